@@ -1,0 +1,136 @@
+// Configuration (spec 15). One schema table in src/core/config_schema.cc
+// drives loading, environment overrides, validation and docs/config.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mnemo/status.h"
+
+namespace mnemo {
+
+struct TokenConfig {
+  std::string principal;
+  std::string role = "user";  // admin | user
+  std::string sha256;         // hex digest of the bearer token
+};
+
+struct AliasConfig {
+  std::vector<std::string> words;
+  std::vector<std::string> tool_contains;
+};
+
+struct ToolConfig {
+  std::string name;
+  std::string plugin;
+  std::string description;
+  bool no_memory = false;
+  std::string cleaner_json;  // the cleaner steps as JSON text ("" = none)
+};
+
+struct Config {
+  struct Memory {
+    bool enabled = true;
+    std::string backend = "sqlite";
+    std::string path;
+    bool hygiene_enabled = true;
+    int64_t archive_after_days = 30;
+    int64_t conversation_retention_days = 7;
+    bool acl_enabled = false;
+  } memory;
+  struct Search {
+    double vector_weight = 0.6;
+    double keyword_weight = 0.4;
+    double min_relevance_score = 0.2;
+    std::string fusion = "weighted";
+  } search;
+  struct Embedding {
+    std::string provider = "hash";
+    std::string model;
+    int64_t dimensions = 384;
+    std::string base_url;
+    std::string api_key_env;
+    int64_t timeout_ms = 10000;
+    int64_t batch_size = 64;
+  } embedding;
+  struct Index {
+    std::string kind = "auto";
+    int64_t hnsw_threshold = 20000;
+    int64_t m = 16;
+    int64_t ef_construction = 100;
+    int64_t ef_search = 64;
+  } index;
+  struct Llm {
+    std::string base_url;
+    std::string model;
+    std::string api_key_env;
+    int64_t timeout_ms = 30000;
+    int64_t recap_token_budget = 2000;
+  } llm;
+  struct Learning {
+    bool episodic_capture_enabled = true;
+    bool tool_memory_capture_enabled = true;
+    bool events_enabled = true;
+    bool profile_enabled = true;
+    bool chat_to_documents_enabled = true;
+    int64_t max_turns_per_segment = 20;
+    int64_t max_time_gap_secs = 600;
+    std::optional<double> min_cosine_similarity;  // absent: 0.4 with openai, 0 with hash
+  } learning;
+  struct Rules {
+    int64_t prompt_cap = 30;
+    std::vector<AliasConfig> aliases;  // empty: the built-in table
+  } rules;
+  struct Context {
+    int64_t protected_events = 10;
+  } context;
+  struct Security {
+    std::string secrets = "reject";
+    bool redact_episodic = true;
+    std::string default_principal = "local";
+    struct Audit {
+      bool enabled = false;
+      std::string path = "audit.log";
+      int64_t max_size_mb = 100;
+      int64_t keep = 5;
+    } audit;
+    std::vector<TokenConfig> tokens;
+  } security;
+  struct Server {
+    std::string listen = "127.0.0.1:8765";
+    int64_t max_body_bytes = 4194304;
+    int64_t request_timeout_ms = 30000;
+    int64_t workers = 8;
+    int64_t queue = 64;
+  } server;
+  struct Postgres {
+    std::string url;
+    int64_t pool_size = 8;
+    std::string schema = "mnemo";
+  } postgres;
+  std::vector<ToolConfig> tools;
+};
+
+// Where configuration comes from, lowest precedence first: built-in defaults,
+// the TOML file, the environment, explicit overrides ("section.key" -> text).
+struct ConfigSources {
+  std::optional<std::string> file;  // path; a missing explicit file is an error
+  bool file_optional = false;       // true: a missing file is the defaults
+  std::map<std::string, std::string> env;  // usually the process environment
+  std::map<std::string, std::string> overrides;
+};
+
+// Loads and validates. Unknown keys, wrong types and bad values are
+// kInvalidArgument errors naming the key (or variable) and what is allowed.
+Result<Config> LoadConfig(const ConfigSources& sources);
+
+// The process environment as a map (only MNEMO_* variables).
+std::map<std::string, std::string> MnemoEnvironment();
+
+// Markdown reference of every key (docs/config.md is generated from this).
+std::string ConfigReferenceMarkdown();
+
+}  // namespace mnemo

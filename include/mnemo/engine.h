@@ -1,0 +1,80 @@
+// mnemo::Engine — the public entry point of libmnemo.
+//
+// Thread-safety: one Engine serves many threads at once; every member function
+// may be called concurrently. Errors are returned as Status/Result, never
+// thrown.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "mnemo/clock.h"
+#include "mnemo/config.h"
+#include "mnemo/status.h"
+#include "mnemo/types.h"
+
+namespace mnemo {
+
+struct EngineOptions {
+  // Workspace folder (spec 00). Created with mode 0700 when missing.
+  // Empty: resolved by ResolveWorkspace("").
+  std::string workspace;
+  Config config;
+  std::shared_ptr<Clock> clock;  // null: SystemClock()
+};
+
+// --workspace DIR, else $MNEMO_WORKSPACE, else
+// ${XDG_DATA_HOME:-$HOME/.local/share}/mnemo.
+std::string ResolveWorkspace(std::string_view flag);
+
+// Called with (done, total) during long operations; total may be 0 if unknown.
+using ProgressFn = std::function<void(int64_t done, int64_t total)>;
+
+class Engine {
+ public:
+  // Opens (and creates, migrating forward if needed) the workspace's storage.
+  static Result<std::unique_ptr<Engine>> Open(const EngineOptions& options);
+
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  const Config& config() const;
+  // Absolute path of the workspace folder.
+  const std::string& workspace() const;
+
+  // The five memory tools (spec 10).
+  Result<StoreResult> Store(const Principal& who, const StoreRequest& req);
+  // Counts an access. kNotFound when missing or not readable by `who`.
+  Result<Entry> Get(const Principal& who, const GetRequest& req);
+  // Returns whether an entry was deleted.
+  Result<bool> Forget(const Principal& who, const ForgetRequest& req);
+  Result<SearchResponse> Search(const Principal& who, const SearchRequest& req);
+  // kDisabled when ACL is on.
+  Result<RecallResponse> Recall(const Principal& who, const RecallRequest& req);
+
+  // Increments useful_count (exempts an entry from hygiene at >= 3).
+  Result<Entry> MarkUseful(const Principal& who, const GetRequest& req);
+  Result<ListPage> List(const Principal& who, const ListRequest& req);
+  Result<Stats> GetStats(const Principal& who);
+
+  // JSONL, one entry per line with every field of Entry.
+  Status ExportJsonl(const Principal& who, std::ostream& out);
+  // Validates every line first; any bad line -> kInvalidArgument whose
+  // message lists every bad line by number ("line 3: ...") and nothing is
+  // imported. Otherwise every line
+  // goes in within one transaction. Idempotent (upsert by owner/namespace/key).
+  Result<ImportReport> ImportJsonl(const Principal& who, std::istream& in,
+                                           const ProgressFn& progress = {});
+
+ struct Impl;  // src/core/engine_impl.h
+
+ private:
+  explicit Engine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mnemo

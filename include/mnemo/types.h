@@ -1,0 +1,150 @@
+// Plain value types of the public API. No behaviour beyond trivial helpers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mnemo {
+
+enum class Role { kUser, kAdmin };
+
+// Who is calling. Comes from the transport (bearer token, --principal) or the
+// configured default ("local"). With ACL off every caller acts as an admin of
+// its own single-user store.
+struct Principal {
+  std::string name = "local";
+  Role role = Role::kAdmin;
+};
+
+enum class Visibility { kPrivate, kPublic };
+
+// Timestamps are milliseconds since the Unix epoch, UTC; rendered as RFC3339.
+using TimeMs = int64_t;
+
+// A memory entry (spec 10). Unique per (owner, namespace, key).
+struct Entry {
+  std::string id;  // UUID, stable across upserts
+  std::string key;
+  std::string content;  // byte for byte as stored
+  std::string category = "core";
+  std::string ns = "global";  // "namespace" on the wire
+  std::vector<std::string> tags;
+  std::string owner = "local";
+  Visibility visibility = Visibility::kPrivate;
+  TimeMs created_at = 0;
+  TimeMs updated_at = 0;
+  int64_t access_count = 0;
+  int64_t useful_count = 0;
+  bool archived = false;
+};
+
+struct StoreRequest {
+  std::string key;
+  std::string content;
+  std::string category = "core";
+  std::string ns = "global";
+  std::optional<std::vector<std::string>> tags;  // absent: keep on upsert
+  std::optional<Visibility> visibility;          // absent: keep on upsert (private when new)
+};
+
+struct StoreResult {
+  std::string key;
+  std::string ns;
+  std::string category;
+  std::string id;
+  bool created = false;
+};
+
+struct GetRequest {
+  std::string key;
+  std::string ns = "global";
+  std::optional<std::string> owner;  // admin only: address one principal's entry
+};
+
+struct ForgetRequest {
+  std::string key;
+  std::string ns = "global";
+  std::optional<std::string> owner;  // admin only
+};
+
+struct SearchRequest {
+  std::string query;
+  std::optional<std::string> category;
+  std::optional<std::string> ns;  // absent: every non-system namespace
+  std::vector<std::string> tags;  // all must match
+  int max_results = 20;           // 1..100
+  std::optional<double> min_score;  // absent: search.min_relevance_score
+  bool include_archived = false;
+};
+
+struct SearchHit {
+  std::string id;
+  std::string key;
+  std::string ns;
+  std::string category;
+  std::string owner;
+  std::string content;
+  std::string snippet;  // best passage, <= 200 chars, matched terms in **
+  double score = 0;     // final score in [0,1]
+  double keyword_score = 0;
+  std::optional<double> vector_score;  // absent when no vector side took part
+  TimeMs updated_at = 0;
+};
+
+struct SearchResponse {
+  std::vector<SearchHit> results;
+  std::optional<std::string> degraded;  // e.g. "embedder_unavailable"
+};
+
+struct RecallRequest {
+  std::string query;
+  std::optional<std::string> ns;
+  int max_results = 20;  // 1..100
+};
+
+// A recall hit from any memory layer.
+struct RecallHit {
+  std::string source = "entry";  // entry, tool_rule, turn, segment, event, document
+  std::string id;
+  std::string key;
+  std::string ns;
+  std::string category;
+  std::string content;
+  double score = 0;
+};
+
+struct RecallResponse {
+  std::vector<RecallHit> results;
+  std::optional<std::string> degraded;
+};
+
+struct ListRequest {
+  std::optional<std::string> category;
+  std::optional<std::string> ns;  // absent: every non-system namespace
+  bool include_archived = true;
+  int limit = 50;  // 1..1000
+  int64_t offset = 0;
+};
+
+struct ListPage {
+  std::vector<Entry> items;
+  std::optional<int64_t> next_offset;
+};
+
+struct Stats {
+  int64_t entries = 0;
+  int64_t archived = 0;
+  std::vector<std::pair<std::string, int64_t>> by_category;   // sorted by name
+  std::vector<std::pair<std::string, int64_t>> by_namespace;  // sorted by name
+  std::string backend;
+  int schema_version = 0;
+};
+
+struct ImportReport {
+  int64_t imported = 0;  // lines written (created or updated)
+  int64_t created = 0;
+};
+
+}  // namespace mnemo

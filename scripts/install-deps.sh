@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs everything mnemo needs to build, test and benchmark, from Debian 12
+# packages only. Idempotent: when every package is present it only checks.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build ccache pkg-config git python3
+  # product libraries (spec 00)
+  libsqlite3-dev libicu-dev nlohmann-json3-dev libcpp-httplib-dev
+  libtomlplusplus-dev libcli11-dev libssl-dev
+  # tests and checks
+  libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy curl
+  # benchmark dataset generator (../shared/bench/datagen.py): word lists, numpy
+  wamerican python3-jieba python3-numpy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

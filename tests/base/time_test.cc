@@ -1,0 +1,36 @@
+#include "base/time.h"
+
+#include <gtest/gtest.h>
+
+namespace mnemo::internal {
+namespace {
+
+TEST(Rfc3339, FormatsUtcWithMilliseconds) {
+  EXPECT_EQ(FormatRfc3339(0), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(FormatRfc3339(1700000000123), "2023-11-14T22:13:20.123Z");
+}
+
+TEST(Rfc3339, ParsesWhatItFormats) {
+  for (TimeMs ms : {TimeMs{0}, TimeMs{1700000000123}, TimeMs{1798531200000}, TimeMs{-1000}}) {
+    auto parsed = ParseRfc3339(FormatRfc3339(ms));
+    ASSERT_TRUE(parsed.has_value());
+    EXPECT_EQ(*parsed, ms);
+  }
+}
+
+TEST(Rfc3339, AppliesOffsetsAndOptionalFraction) {
+  EXPECT_EQ(ParseRfc3339("2026-11-29T10:00:00Z"), 1795946400000);
+  EXPECT_EQ(ParseRfc3339("2026-11-29T12:00:00+02:00"), 1795946400000);
+  EXPECT_EQ(ParseRfc3339("2026-11-29T10:00:00.5Z"), 1795946400500);
+}
+
+TEST(Rfc3339, RejectsMalformedText) {
+  EXPECT_FALSE(ParseRfc3339("").has_value());
+  EXPECT_FALSE(ParseRfc3339("2026-11-29").has_value());
+  EXPECT_FALSE(ParseRfc3339("2026-13-01T00:00:00Z").has_value());
+  EXPECT_FALSE(ParseRfc3339("2026-11-29T10:00:00").has_value());
+  EXPECT_FALSE(ParseRfc3339("2026-11-29T10:00:00Zjunk").has_value());
+}
+
+}  // namespace
+}  // namespace mnemo::internal
