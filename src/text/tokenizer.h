@@ -2,6 +2,29 @@
 // backend: NFKC case folding, ICU word segmentation, identifiers kept whole
 // and split into parts, CJK character bigrams, Porter stemming for English.
 //
+// Tokens, in text order (segmenter.h defines the segments):
+//  - word: NFKC_Casefold (ASCII: lower-case); Arabic cleaned (harakat and
+//    tatweel removed, أ إ آ -> ا); Porter-stemmed when it is ASCII letters
+//    only; cut to 256 bytes.
+//  - Arabic rule: a word starting with ال, بال, وال, كال, فال or لل with at
+//    least 2 letters after the prefix is emitted as written, then the rest R
+//    (colocated), then, for the prefixes other than ال, "ال"+R (colocated).
+//    بالكلمات -> بالكلمات, كلمات, الكلمات; المفتاحية -> المفتاحية, مفتاحية.
+//    The query side (query.h) uses only R for such words, so a query word
+//    with or without the article meets the text word with any of them.
+//  - identifier (deploy.py, send_email, /etc/passwd, a@b.com, 3.14): the
+//    whole identifier lower-cased and NOT stemmed, then each alphanumeric
+//    part normalised like a word (colocated). deploy.py -> deploy.py, deploy, py.
+//  - CJK run: its character bigrams (a 1-character run: the character), and
+//    after the bigram that starts at it, each single-character ICU word of
+//    the run (colocated; the last character's after the last bigram).
+//    Multi-character ICU words are not emitted: bigrams make a 2-character
+//    query match whatever way the segmenter split the longer text.
+//  - everything else (Hangul, Thai, Cyrillic, ...): ICU words.
+//
+// Invalid UTF-8 never fails: ill-formed bytes act as separators (as U+FFFD
+// would). Inputs above INT32_MAX bytes are cut there.
+//
 // Thread-safety: all functions are safe to call from many threads (ICU
 // iterators are cached per thread).
 #pragma once
@@ -26,6 +49,7 @@ struct TokenView {
 using TokenSink = std::function<void(const TokenView&)>;
 
 // Index side: every token of `text`. Invalid UTF-8 is treated as U+FFFD.
+// Tokens are never empty; the first token is never colocated.
 void Tokenize(std::string_view text, const TokenSink& sink);
 
 // Convenience for tests and small inputs.

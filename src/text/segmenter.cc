@@ -1,0 +1,314 @@
+#include "text/segmenter.h"
+
+#include <unicode/brkiter.h>
+#include <unicode/uchar.h>
+#include <unicode/utext.h>
+
+#include <algorithm>
+#include <climits>
+#include <memory>
+#include <mutex>
+
+#include "text/utf8.h"
+
+namespace mnemo::text {
+namespace {
+
+inline bool IsAsciiAlnum(unsigned char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+inline bool IsJoiner(unsigned char c) {
+  switch (c) {
+    case '_':
+    case '.':
+    case '/':
+    case '-':
+    case '@':
+    case ':':
+    case '+':
+    case '#':
+    case '~': return true;
+    default: return false;
+  }
+}
+
+// A letter, digit or mark of a non-CJK script: glued to an ASCII run, it
+// means the run is part of a larger word (not an identifier).
+bool IsForeignWordChar(int32_t cp) {
+  if (cp < 0x80 || IsCjk(cp)) return false;
+  return u_isUAlphabetic(cp) || (U_GET_GC_MASK(cp) & (U_GC_M_MASK | U_GC_ND_MASK)) != 0;
+}
+
+int32_t CodePointBefore(std::string_view text, size_t pos) {
+  size_t start = pos - 1;
+  while (start > 0 && pos - start < 4 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) {
+    --start;
+  }
+  int32_t cp;
+  const int n = DecodeUtf8(text, start, &cp);
+  return start + n == pos ? cp : -1;
+}
+
+int32_t CodePointAt(std::string_view text, size_t pos) {
+  int32_t cp;
+  DecodeUtf8(text, pos, &cp);
+  return cp;
+}
+
+// The prototype is built once; each thread clones it (building one loads and
+// compiles rules, cloning is cheap).
+std::unique_ptr<icu::BreakIterator> NewWordIterator() {
+  static std::mutex mu;
+  static icu::BreakIterator* prototype = [] {
+    UErrorCode status = U_ZERO_ERROR;
+    icu::BreakIterator* bi = icu::BreakIterator::createWordInstance(icu::Locale::getRoot(), status);
+    if (U_FAILURE(status)) {
+      delete bi;
+      return static_cast<icu::BreakIterator*>(nullptr);
+    }
+    return bi;
+  }();
+  if (prototype == nullptr) return nullptr;
+  std::lock_guard<std::mutex> lock(mu);
+  return std::unique_ptr<icu::BreakIterator>(prototype->clone());
+}
+
+struct Context {
+  std::unique_ptr<icu::BreakIterator> bi = NewWordIterator();
+  std::vector<ByteSpan> ids;
+  std::vector<int32_t> cps;
+  std::vector<int32_t> bounds;
+  bool in_use = false;
+};
+
+class Walker {
+ public:
+  Walker(std::string_view text, Context& ctx, SegmentVisitor& visitor)
+      : text_(text), ctx_(ctx), v_(visitor) {}
+
+  void Run() {
+    ctx_.ids.clear();
+    FindIdentifiers(text_, &ctx_.ids);
+    UText ut = UTEXT_INITIALIZER;
+    bi_ = ctx_.bi.get();
+    if (bi_ != nullptr) {
+      UErrorCode status = U_ZERO_ERROR;
+      utext_openUTF8(&ut, text_.data(), static_cast<int64_t>(text_.size()), &status);
+      bi_->setText(&ut, status);
+      if (U_FAILURE(status)) bi_ = nullptr;
+      if (bi_ != nullptr) bi_->first();
+    }
+    prev_ = 0;
+    while (!v_.Done() && Advance()) {
+      ProcessSegment();
+      prev_ = cur_;
+    }
+    utext_close(&ut);
+  }
+
+ private:
+  // Moves to the next segment [prev_, cur_) with status_; false at the end.
+  bool Advance() {
+    if (bi_ != nullptr) {
+      cur_ = bi_->next();
+      if (cur_ == icu::BreakIterator::DONE) return false;
+      status_ = bi_->getRuleStatus();
+      return true;
+    }
+    // Without ICU data: runs of word bytes (ASCII alphanumerics and any
+    // non-ASCII) alternate with runs of separators.
+    const int32_t n = static_cast<int32_t>(text_.size());
+    if (prev_ >= n) return false;
+    auto word = [&](int32_t i) {
+      const auto c = static_cast<unsigned char>(text_[i]);
+      return IsAsciiAlnum(c) || c >= 0x80;
+    };
+    const bool is_word = word(prev_);
+    cur_ = prev_ + 1;
+    while (cur_ < n && word(cur_) == is_word) ++cur_;
+    status_ = is_word ? UBRK_WORD_LETTER : UBRK_WORD_NONE;
+    return true;
+  }
+
+  void ProcessSegment() {
+    int32_t a = std::max(prev_, covered_);
+    auto& ids = ctx_.ids;
+    while (a < cur_) {
+      while (id_idx_ < ids.size() && ids[id_idx_].end <= a) ++id_idx_;
+      const bool has_id = id_idx_ < ids.size() && ids[id_idx_].start < cur_;
+      const int32_t limit = has_id ? std::max(a, ids[id_idx_].start) : cur_;
+      const int32_t cjk = FindCjk(a, limit);
+      if (cjk >= 0) {
+        if (cjk > a) Plain(a, cjk);
+        CjkRun(cjk);
+        a = std::max(prev_, covered_);
+        continue;
+      }
+      if (limit > a) Plain(a, limit);
+      if (!has_id) break;
+      v_.OnIdentifier(ids[id_idx_].start, ids[id_idx_].end);
+      covered_ = ids[id_idx_].end;
+      ++id_idx_;
+      a = std::max(a, covered_);
+    }
+  }
+
+  // Reports [a, b) of the current segment as a word when the segment is one.
+  void Plain(int32_t a, int32_t b) {
+    if (status_ < UBRK_WORD_NONE_LIMIT) return;
+    if (a != prev_ || b != cur_) {
+      // A piece cut out of a word next to an identifier: drop the ASCII
+      // punctuation left at its edges ("naïve" from "naïve.x_y").
+      while (a < b && static_cast<unsigned char>(text_[a]) < 0x80 &&
+             !IsAsciiAlnum(static_cast<unsigned char>(text_[a]))) {
+        ++a;
+      }
+      while (b > a && static_cast<unsigned char>(text_[b - 1]) < 0x80 &&
+             !IsAsciiAlnum(static_cast<unsigned char>(text_[b - 1]))) {
+        --b;
+      }
+      if (a == b) return;
+    }
+    v_.OnWord(a, b);
+  }
+
+  int32_t FindCjk(int32_t a, int32_t b) const {
+    for (int32_t i = a; i < b;) {
+      if (static_cast<unsigned char>(text_[i]) < 0xE3) {
+        ++i;
+        continue;
+      }
+      int32_t cp;
+      const int n = DecodeUtf8(text_, i, &cp);
+      if (IsCjk(cp)) return i;
+      i += n;
+    }
+    return -1;
+  }
+
+  void CjkRun(int32_t start) {
+    auto& cps = ctx_.cps;
+    auto& bounds = ctx_.bounds;
+    cps.clear();
+    bounds.clear();
+    const int32_t n = static_cast<int32_t>(text_.size());
+    int32_t end = start;
+    while (end < n) {
+      int32_t cp;
+      const int len = DecodeUtf8(text_, end, &cp);
+      if (!IsCjk(cp)) break;
+      cps.push_back(end);
+      end += len;
+    }
+    cps.push_back(end);
+    bounds.push_back(start);
+    while (true) {
+      if (cur_ > start && cur_ < end) bounds.push_back(cur_);
+      if (cur_ >= end) break;
+      prev_ = cur_;
+      if (!Advance()) break;
+    }
+    bounds.push_back(end);
+    covered_ = end;
+    v_.OnCjkRun(cps, bounds);
+  }
+
+  std::string_view text_;
+  Context& ctx_;
+  SegmentVisitor& v_;
+  icu::BreakIterator* bi_ = nullptr;  // null: ICU unavailable, byte-class fallback
+  int32_t prev_ = 0;
+  int32_t cur_ = 0;
+  int32_t status_ = 0;
+  int32_t covered_ = 0;
+  size_t id_idx_ = 0;
+};
+
+}  // namespace
+
+bool IsCjk(int32_t cp) {
+  if (cp < 0x3005) return false;
+  if (cp <= 0x30FF) {
+    if (cp <= 0x3007) return true;                  // 々 〆 〇
+    if (cp >= 0x3021 && cp <= 0x3029) return true;  // Hangzhou numerals
+    if (cp >= 0x3038 && cp <= 0x303B) return true;
+    if (cp >= 0x3041 && cp <= 0x3096) return true;  // Hiragana
+    if (cp >= 0x309D && cp <= 0x309F) return true;
+    if (cp >= 0x30A1 && cp <= 0x30FF) return cp != 0x30FB;  // Katakana, not ・
+    return false;
+  }
+  if (cp >= 0x31F0 && cp <= 0x31FF) return true;
+  if (cp >= 0x3400 && cp <= 0x4DBF) return true;
+  if (cp >= 0x4E00 && cp <= 0x9FFF) return true;
+  if (cp >= 0xF900 && cp <= 0xFAFF) return true;
+  if (cp >= 0xFF66 && cp <= 0xFF9F) return true;  // half-width Katakana
+  if (cp >= 0x20000 && cp <= 0x323AF) return true;
+  return false;
+}
+
+void FindIdentifiers(std::string_view text, std::vector<ByteSpan>* out) {
+  const size_t n = text.size();
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  size_t i = 0;
+  while (i < n) {
+    if (!IsAsciiAlnum(byte(i)) && !IsJoiner(byte(i))) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    bool has_joiner = false;
+    while (j < n && (IsAsciiAlnum(byte(j)) || IsJoiner(byte(j)))) ++j;
+    size_t s = i;
+    while (s < j && IsJoiner(byte(s))) ++s;
+    size_t e = j;
+    while (e > s && IsJoiner(byte(e - 1))) --e;
+    for (size_t k = s; k < e && !has_joiner; ++k) has_joiner = IsJoiner(byte(k));
+    const size_t start = (s > i && byte(s - 1) == '/') ? s - 1 : s;
+    bool ok = has_joiner && e - start <= static_cast<size_t>(kMaxIdentifierBytes);
+    if (ok && start == i && i > 0 && byte(i - 1) >= 0x80) {
+      ok = !IsForeignWordChar(CodePointBefore(text, i));
+    }
+    if (ok && e == j && j < n && byte(j) >= 0x80) {
+      ok = !IsForeignWordChar(CodePointAt(text, j));
+    }
+    if (ok) out->push_back({static_cast<int32_t>(start), static_cast<int32_t>(e)});
+    i = j;
+  }
+}
+
+std::string_view PrepareText(std::string_view text, std::string* storage) {
+  if (text.size() > static_cast<size_t>(INT32_MAX)) {
+    size_t cut = INT32_MAX;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    text = text.substr(0, cut);
+  }
+  if (IsValidUtf8(text)) return text;
+  storage->assign(text);
+  for (size_t i = 0; i < text.size();) {
+    int32_t cp;
+    const int len = DecodeUtf8(text, i, &cp);
+    if (cp < 0) std::fill_n(storage->begin() + i, len, ' ');
+    i += len;
+  }
+  return *storage;
+}
+
+void WalkSegments(std::string_view text, SegmentVisitor& visitor) {
+  thread_local Context cached;
+  if (!cached.in_use) {
+    struct InUse {
+      Context& ctx;
+      explicit InUse(Context& c) : ctx(c) { ctx.in_use = true; }
+      ~InUse() { ctx.in_use = false; }
+    } guard(cached);
+    Walker(text, cached, visitor).Run();
+    return;
+  }
+  // Re-entered from a visitor on this thread: the cached context is busy.
+  Context fresh;
+  fresh.in_use = true;
+  Walker(text, fresh, visitor).Run();
+}
+
+}  // namespace mnemo::text

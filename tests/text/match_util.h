@@ -1,0 +1,24 @@
+// Test helper: "query matches text" = every QueryTerms(q) term is one of
+// Tokenize(text)'s tokens (what an AND over the index terms would find).
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "text/query.h"
+#include "text/tokenizer.h"
+
+namespace mnemo::text::testing {
+
+inline bool QueryMatchesText(std::string_view query, std::string_view text) {
+  const std::vector<std::string> terms = QueryTerms(query);
+  const std::vector<std::string> tokens = TokenizeToStrings(text);
+  if (terms.empty()) return false;
+  return std::all_of(terms.begin(), terms.end(), [&](const std::string& t) {
+    return std::find(tokens.begin(), tokens.end(), t) != tokens.end();
+  });
+}
+
+}  // namespace mnemo::text::testing
