@@ -1,1 +1,9 @@
-// placeholder: being written
+#include "storage/backend.h"
+
+namespace mnemo::storage {
+
+bool IsSystemNamespace(std::string_view ns) {
+  return ns.starts_with("tool-") || ns == "tool_effectiveness";
+}
+
+}  // namespace mnemo::storage

@@ -1,1 +1,273 @@
-// placeholder: being written
+#include "storage/memory/memory_backend.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include "storage/bm25.h"
+#include "storage/entry_rules.h"
+
+namespace mnemo::storage {
+namespace internal {
+namespace {
+
+// List order of backend.h, made total by namespace and id.
+bool ListBefore(const Entry& a, const Entry& b) {
+  if (a.updated_at != b.updated_at) return a.updated_at > b.updated_at;
+  return std::tie(a.key, a.owner, a.ns, a.id) < std::tie(b.key, b.owner, b.ns, b.id);
+}
+
+// Every token counts towards its frequency, as every FTS5 instance does.
+void AddColumn(std::string_view text, int64_t& length,
+               std::unordered_map<std::string, int64_t>& frequency) {
+  length += IndexColumn(text, [&](const text::TokenView& t) { ++frequency[std::string(t.text)]; });
+}
+
+}  // namespace
+
+MemoryBackend::Doc MemoryBackend::MakeDoc(Entry entry, const Doc* previous) {
+  Doc doc;
+  if (previous != nullptr && previous->entry.key == entry.key &&
+      previous->entry.content == entry.content) {
+    doc.length = previous->length;
+    doc.frequency = previous->frequency;
+  } else {
+    AddColumn(entry.key, doc.length, doc.frequency);
+    AddColumn(entry.content, doc.length, doc.frequency);
+  }
+  doc.entry = std::move(entry);
+  return doc;
+}
+
+void MemoryBackend::Insert(Row row, Doc doc) {
+  const Entry& e = doc.entry;
+  by_id_[e.id] = row;
+  by_address_[{e.owner, e.ns, e.key}] = row;
+  by_name_[{e.ns, e.key}].insert(row);
+  for (const auto& [token, count] : doc.frequency) postings_[token].insert(row);
+  total_tokens_ += doc.length;
+  docs_[row] = std::move(doc);
+}
+
+MemoryBackend::Doc MemoryBackend::Erase(Row row) {
+  auto it = docs_.find(row);
+  Doc doc = std::move(it->second);
+  docs_.erase(it);
+  const Entry& e = doc.entry;
+  by_id_.erase(e.id);
+  by_address_.erase({e.owner, e.ns, e.key});
+  auto name = by_name_.find({e.ns, e.key});
+  name->second.erase(row);
+  if (name->second.empty()) by_name_.erase(name);
+  for (const auto& [token, count] : doc.frequency) {
+    auto posting = postings_.find(token);
+    posting->second.erase(row);
+    if (posting->second.empty()) postings_.erase(posting);
+  }
+  total_tokens_ -= doc.length;
+  return doc;
+}
+
+Result<UpsertResult> MemoryBackend::ApplyLocked(const EntryWrite& write,
+                                                std::vector<Undo>& undo) {
+  MNEMO_RETURN_IF_ERROR(ValidateWrite(write));
+  auto found = by_address_.find({write.owner, write.ns, write.key});
+  std::optional<Row> row;
+  std::optional<Doc> before;
+  if (found != by_address_.end()) {
+    row = found->second;
+    before = Erase(*row);
+  }
+  Entry merged = MergeWrite(write, before ? std::optional<Entry>(before->entry) : std::nullopt);
+  if (by_id_.contains(merged.id)) {
+    if (row) Insert(*row, std::move(*before));
+    return Conflict("an entry with id " + merged.id + " already exists at another key");
+  }
+  const bool created = !row.has_value();
+  if (created) row = next_row_++;
+  Doc doc = MakeDoc(merged, before ? &*before : nullptr);
+  Insert(*row, std::move(doc));
+  undo.push_back({*row, std::move(before)});
+  return UpsertResult{std::move(merged), created};
+}
+
+void MemoryBackend::RollBackLocked(std::vector<Undo>& undo) {
+  for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
+    Erase(it->row);
+    if (it->before) Insert(it->row, std::move(*it->before));
+  }
+  undo.clear();
+}
+
+Result<UpsertResult> MemoryBackend::Upsert(const EntryWrite& write) {
+  std::unique_lock lock(mu_);
+  std::vector<Undo> undo;
+  return ApplyLocked(write, undo);
+}
+
+Result<int64_t> MemoryBackend::UpsertBatch(std::span<const EntryWrite> writes) {
+  std::unique_lock lock(mu_);
+  std::vector<Undo> undo;
+  int64_t created = 0;
+  for (const EntryWrite& write : writes) {
+    Result<UpsertResult> r = ApplyLocked(write, undo);
+    if (!r.ok()) {
+      RollBackLocked(undo);
+      return r.status();
+    }
+    if (r->created) ++created;
+  }
+  return created;
+}
+
+Result<std::optional<Entry>> MemoryBackend::FindExact(std::string_view owner, std::string_view ns,
+                                                      std::string_view key) {
+  std::shared_lock lock(mu_);
+  auto it = by_address_.find({std::string(owner), std::string(ns), std::string(key)});
+  if (it == by_address_.end()) return std::optional<Entry>();
+  return std::optional<Entry>(docs_.at(it->second).entry);
+}
+
+Result<std::optional<Entry>> MemoryBackend::Resolve(std::string_view ns, std::string_view key,
+                                                    const ReadScope& scope) {
+  std::shared_lock lock(mu_);
+  auto it = by_name_.find({std::string(ns), std::string(key)});
+  if (it == by_name_.end()) return std::optional<Entry>();
+  const Entry* best = nullptr;
+  // Own entry first, then the most recently updated; owner breaks ties.
+  auto rank = [&](const Entry& e) {
+    return std::make_tuple(e.owner == scope.principal, e.updated_at);
+  };
+  for (Row row : it->second) {
+    const Entry& e = docs_.at(row).entry;
+    if (!VisibleIn(scope, e)) continue;
+    if (best == nullptr || rank(e) > rank(*best) ||
+        (rank(e) == rank(*best) && e.owner < best->owner)) {
+      best = &e;
+    }
+  }
+  if (best == nullptr) return std::optional<Entry>();
+  return std::optional<Entry>(*best);
+}
+
+Result<bool> MemoryBackend::Delete(std::string_view id) {
+  std::unique_lock lock(mu_);
+  auto it = by_id_.find(std::string(id));
+  if (it == by_id_.end()) return false;
+  Erase(it->second);
+  return true;
+}
+
+Result<std::optional<Entry>> MemoryBackend::AddCounters(std::string_view id, int64_t access_delta,
+                                                        int64_t useful_delta) {
+  std::unique_lock lock(mu_);
+  auto it = by_id_.find(std::string(id));
+  if (it == by_id_.end()) return std::optional<Entry>();
+  Entry& e = docs_.at(it->second).entry;
+  e.access_count += access_delta;
+  e.useful_count += useful_delta;
+  return std::optional<Entry>(e);
+}
+
+std::vector<const Entry*> MemoryBackend::MatchingLocked(const EntryFilter& filter) const {
+  std::vector<const Entry*> out;
+  for (const auto& [row, doc] : docs_) {
+    if (MatchesFilter(filter, doc.entry)) out.push_back(&doc.entry);
+  }
+  return out;
+}
+
+Result<std::vector<Entry>> MemoryBackend::List(const EntryFilter& filter, int limit,
+                                               int64_t offset) {
+  if (offset < 0) return InvalidArgument("offset must be >= 0", "offset");
+  std::shared_lock lock(mu_);
+  std::vector<const Entry*> matching = MatchingLocked(filter);
+  std::sort(matching.begin(), matching.end(),
+            [](const Entry* a, const Entry* b) { return ListBefore(*a, *b); });
+  std::vector<Entry> out;
+  for (int64_t i = offset; i < static_cast<int64_t>(matching.size()) &&
+                           static_cast<int64_t>(out.size()) < limit;
+       ++i) {
+    out.push_back(*matching[i]);
+  }
+  return out;
+}
+
+Result<std::vector<KeywordHit>> MemoryBackend::KeywordSearch(const KeywordQuery& query) {
+  const std::vector<std::string> terms = DistinctTerms(query.terms);
+  if (terms.empty() || query.limit <= 0) return std::vector<KeywordHit>();
+  std::shared_lock lock(mu_);
+  const Bm25Corpus corpus{static_cast<int64_t>(docs_.size()), total_tokens_};
+  std::vector<const std::unordered_set<Row>*> postings;
+  std::set<Row> candidates;
+  for (const std::string& t : terms) {
+    auto it = postings_.find(t);
+    postings.push_back(it == postings_.end() ? nullptr : &it->second);
+    if (it != postings_.end()) candidates.insert(it->second.begin(), it->second.end());
+  }
+  std::vector<std::pair<double, const Entry*>> scored;
+  std::vector<Bm25Term> stats(terms.size());
+  for (Row row : candidates) {
+    const Doc& doc = docs_.at(row);
+    if (!MatchesFilter(query.filter, doc.entry)) continue;
+    for (size_t i = 0; i < terms.size(); ++i) {
+      stats[i].documents_with_term = postings[i] ? static_cast<int64_t>(postings[i]->size()) : 0;
+      auto f = doc.frequency.find(terms[i]);
+      stats[i].frequency = f == doc.frequency.end() ? 0 : f->second;
+    }
+    scored.emplace_back(NormalisedBm25(corpus, doc.length, stats), &doc.entry);
+  }
+  // Score, then updated_at, then key; owner, namespace and id make it total.
+  auto before = [](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first > b.first;
+    return ListBefore(*a.second, *b.second);
+  };
+  const size_t n = std::min(scored.size(), static_cast<size_t>(query.limit));
+  std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(n), scored.end(),
+                    before);
+  std::vector<KeywordHit> hits;
+  for (size_t i = 0; i < n; ++i) hits.push_back({*scored[i].second, scored[i].first});
+  return hits;
+}
+
+Result<Stats> MemoryBackend::GetStats(const ReadScope& scope) {
+  std::shared_lock lock(mu_);
+  Stats stats;
+  std::map<std::string, int64_t> by_category;
+  std::map<std::string, int64_t> by_namespace;
+  for (const auto& [row, doc] : docs_) {
+    if (!VisibleIn(scope, doc.entry)) continue;
+    ++stats.entries;
+    if (doc.entry.archived) ++stats.archived;
+    ++by_category[doc.entry.category];
+    ++by_namespace[doc.entry.ns];
+  }
+  stats.by_category.assign(by_category.begin(), by_category.end());
+  stats.by_namespace.assign(by_namespace.begin(), by_namespace.end());
+  stats.backend = std::string(name());
+  stats.schema_version = schema_version();
+  return stats;
+}
+
+Status MemoryBackend::ForEach(const ReadScope& scope,
+                              const std::function<Status(const Entry&)>& fn) {
+  std::vector<Entry> entries;
+  {
+    std::shared_lock lock(mu_);
+    for (const auto& [address, row] : by_address_) {
+      const Entry& e = docs_.at(row).entry;
+      if (VisibleIn(scope, e)) entries.push_back(e);
+    }
+  }
+  // Copied out so that `fn` may call back into the backend.
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.ns, a.key, a.owner) < std::tie(b.ns, b.key, b.owner);
+  });
+  for (const Entry& e : entries) MNEMO_RETURN_IF_ERROR(fn(e));
+  return Status::Ok();
+}
+
+}  // namespace internal
+
+std::unique_ptr<Backend> NewMemoryBackend() { return std::make_unique<internal::MemoryBackend>(); }
+
+}  // namespace mnemo::storage

@@ -1,1 +1,507 @@
-// placeholder: being written
+#include "storage/sqlite/sqlite_backend.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+#include "storage/entry_rules.h"
+#include "storage/sqlite/fts_rank.h"
+#include "storage/sqlite/fts_tokenizer.h"
+#include "storage/sqlite/migrations.h"
+#include "storage/sqlite/tags_json.h"
+
+namespace mnemo::storage {
+namespace internal {
+namespace {
+
+constexpr int kBusyTimeoutMs = 5000;
+constexpr int kForEachPage = 256;
+
+// The columns ReadEntry expects, in order, from `entries e`.
+constexpr const char* kEntryColumns =
+    "e.id, e.owner, e.namespace, e.key, e.content, e.category, e.tags, e.visibility, "
+    "e.created_at, e.updated_at, e.access_count, e.useful_count, e.archived";
+constexpr int kEntryColumnCount = 13;
+
+Entry ReadEntry(const Statement& s, int first = 0) {
+  Entry e;
+  e.id = s.ColumnText(first + 0);
+  e.owner = s.ColumnText(first + 1);
+  e.ns = s.ColumnText(first + 2);
+  e.key = s.ColumnText(first + 3);
+  e.content = s.ColumnText(first + 4);
+  e.category = s.ColumnText(first + 5);
+  e.tags = DecodeTags(s.ColumnText(first + 6)).value_or(std::vector<std::string>());
+  e.visibility = s.ColumnText(first + 7) == "public" ? Visibility::kPublic : Visibility::kPrivate;
+  e.created_at = s.ColumnInt(first + 8);
+  e.updated_at = s.ColumnInt(first + 9);
+  e.access_count = s.ColumnInt(first + 10);
+  e.useful_count = s.ColumnInt(first + 11);
+  e.archived = s.ColumnInt(first + 12) != 0;
+  return e;
+}
+
+// A WHERE fragment over `entries e` and its text parameters, bound in order
+// to plain `?` placeholders.
+struct SqlFilter {
+  std::string where;
+  std::vector<std::string> params;
+};
+
+void AddScope(const ReadScope& scope, SqlFilter& f) {
+  if (scope.all) return;
+  f.where += " AND (e.owner = ? OR e.visibility = 'public')";
+  f.params.push_back(scope.principal);
+}
+
+SqlFilter BuildFilter(const EntryFilter& filter) {
+  SqlFilter f{"1", {}};
+  AddScope(filter.scope, f);
+  if (!filter.include_archived) f.where += " AND e.archived = 0";
+  if (filter.category) {
+    f.where += " AND e.category = ?";
+    f.params.push_back(*filter.category);
+  }
+  if (filter.ns) {
+    f.where += " AND e.namespace = ?";
+    f.params.push_back(*filter.ns);
+  } else {
+    // GLOB, not LIKE: LIKE ignores case and would hide "Tool-x" as well.
+    f.where += " AND e.namespace NOT GLOB 'tool-*' AND e.namespace <> 'tool_effectiveness'";
+  }
+  for (const std::string& tag : filter.tags) {
+    f.where += " AND EXISTS (SELECT 1 FROM json_each(e.tags) WHERE json_each.value = ?)";
+    f.params.push_back(tag);
+  }
+  return f;
+}
+
+// Binds `f.params` from index `next` on; returns the next free index.
+int BindFilter(Statement& s, const SqlFilter& f, int next) {
+  for (const std::string& p : f.params) s.Bind(next++, p);
+  return next;
+}
+
+// `"t1" OR "t2"`: each term one FTS5 string (quotes doubled), so no term can
+// be read as FTS5 syntax and each is one phrase of the score.
+std::string MatchExpression(const std::vector<std::string>& terms) {
+  std::string out;
+  for (const std::string& t : terms) {
+    if (!out.empty()) out += " OR ";
+    out += '"';
+    for (const char c : t) {
+      if (c == '"') out += '"';
+      out += c;
+    }
+    out += '"';
+  }
+  return out;
+}
+
+// Creates the file with mode 0600 when missing so that SQLite (which would
+// use 0644) never makes it readable by others; -wal and -shm inherit it.
+Status CreatePrivateFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    ::close(fd);
+    return Status::Ok();
+  }
+  if (errno == EEXIST) return Status::Ok();
+  return Unavailable("cannot create database " + path + ": " + std::strerror(errno));
+}
+
+Result<std::unique_ptr<Connection>> OpenConnection(const std::string& path, bool writer) {
+  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn,
+                         Connection::Open(path, writer, kBusyTimeoutMs));
+  MNEMO_RETURN_IF_ERROR(RegisterFtsTokenizer(conn->handle()));
+  MNEMO_RETURN_IF_ERROR(RegisterFtsRank(conn->handle()));
+  MNEMO_RETURN_IF_ERROR(conn->Exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; "
+                                   "PRAGMA temp_store = MEMORY",
+                                   "configure the connection"));
+  if (writer) {
+    // 32 MiB of page cache keeps a 100k-entry import from re-reading pages.
+    MNEMO_RETURN_IF_ERROR(conn->Exec("PRAGMA journal_mode = WAL; PRAGMA cache_size = -32768",
+                                     "configure the writer connection"));
+  } else {
+    MNEMO_RETURN_IF_ERROR(conn->Exec("PRAGMA query_only = ON; PRAGMA cache_size = -16384",
+                                     "configure a reader connection"));
+  }
+  return conn;
+}
+
+// Removes the FTS5 row `rowid`; a contentless table needs the indexed text.
+Status Unindex(Connection& db, int64_t rowid, std::string_view key, std::string_view content) {
+  MNEMO_ASSIGN_OR_RETURN(Statement unindex,
+                         db.Prepare("INSERT INTO entries_fts (entries_fts, rowid, key, content) "
+                                    "VALUES ('delete', ?, ?, ?)",
+                                    "remove the entry from the text index"));
+  unindex.Bind(1, rowid);
+  unindex.Bind(2, key);
+  unindex.Bind(3, content);
+  return unindex.Run("remove the entry from the text index");
+}
+
+// Replaces the FTS5 row `rowid` (removing the old text when there was one)
+// and returns the new document length, learnt from the insert itself.
+Result<int64_t> Reindex(Connection& db, int64_t rowid, const std::optional<Entry>& old,
+                        const Entry& e) {
+  if (old) MNEMO_RETURN_IF_ERROR(Unindex(db, rowid, old->key, old->content));
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement index, db.Prepare("INSERT INTO entries_fts (rowid, key, content) VALUES (?, ?, ?)",
+                                  "add the entry to the text index"));
+  index.Bind(1, rowid);
+  index.Bind(2, e.key);
+  index.Bind(3, e.content);
+  IndexedLengthCapture capture;
+  MNEMO_RETURN_IF_ERROR(index.Run("add the entry to the text index"));
+  return capture.tokens();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SqliteBackend>> SqliteBackend::Open(const SqliteOptions& options) {
+  if (options.path.empty()) return InvalidArgument("the database path must not be empty", "path");
+  MNEMO_RETURN_IF_ERROR(CreatePrivateFile(options.path));
+  std::unique_ptr<SqliteBackend> backend(new SqliteBackend());
+  MNEMO_ASSIGN_OR_RETURN(backend->writer_, OpenConnection(options.path, /*writer=*/true));
+  MNEMO_ASSIGN_OR_RETURN(backend->schema_version_,
+                         Migrate(*backend->writer_, SchemaMigrations()));
+  for (int i = 0; i < std::max(1, options.readers); ++i) {
+    MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<Connection> reader,
+                           OpenConnection(options.path, /*writer=*/false));
+    backend->idle_readers_.push_back(std::move(reader));
+  }
+  return backend;
+}
+
+SqliteBackend::ReaderLease::~ReaderLease() {
+  if (conn_ == nullptr) return;
+  {
+    std::lock_guard lock(owner_->readers_mu_);
+    owner_->idle_readers_.push_back(std::move(conn_));
+  }
+  owner_->readers_cv_.notify_one();
+}
+
+SqliteBackend::ReaderLease SqliteBackend::AcquireReader() {
+  std::unique_lock lock(readers_mu_);
+  readers_cv_.wait(lock, [&] { return !idle_readers_.empty(); });
+  std::unique_ptr<Connection> conn = std::move(idle_readers_.back());
+  idle_readers_.pop_back();
+  return ReaderLease(this, std::move(conn));
+}
+
+Result<UpsertResult> SqliteBackend::UpsertLocked(const EntryWrite& write) {
+  MNEMO_RETURN_IF_ERROR(ValidateWrite(write));
+  Connection& db = *writer_;
+  std::optional<Entry> existing;
+  int64_t rowid = 0;
+  int64_t doc_length = 0;
+  {
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement find,
+        db.Prepare(std::string("SELECT e.rowid, e.doc_length, ") + kEntryColumns +
+                       " FROM entries e WHERE e.owner = ? AND e.namespace = ? AND e.key = ?",
+                   "look up the entry"));
+    find.Bind(1, write.owner);
+    find.Bind(2, write.ns);
+    find.Bind(3, write.key);
+    MNEMO_ASSIGN_OR_RETURN(bool found, find.Step("look up the entry"));
+    if (found) {
+      rowid = find.ColumnInt(0);
+      doc_length = find.ColumnInt(1);
+      existing = ReadEntry(find, 2);
+    }
+  }
+  Entry e = MergeWrite(write, existing);
+  const bool text_changed = !existing || existing->content != e.content;
+  if (!existing) {
+    // Chosen up front so the FTS5 row (whose insert yields the length) can be
+    // written before the entry row that stores it.
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement next, db.Prepare("SELECT COALESCE(MAX(rowid), 0) + 1 FROM entries",
+                                   "allocate a row id"));
+    MNEMO_ASSIGN_OR_RETURN(bool row, next.Step("allocate a row id"));
+    if (!row) return Internal("allocate a row id: no result");
+    rowid = next.ColumnInt(0);
+  }
+  if (text_changed) {
+    MNEMO_ASSIGN_OR_RETURN(doc_length, Reindex(db, rowid, existing, e));
+  }
+  const std::string tags = EncodeTags(e.tags);
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement put,
+      existing ? db.Prepare("UPDATE entries SET id = ?1, content = ?5, category = ?6, "
+                            "tags = ?7, visibility = ?8, created_at = ?9, updated_at = ?10, "
+                            "access_count = ?11, useful_count = ?12, archived = ?13, "
+                            "doc_length = ?14 WHERE rowid = ?15",
+                            "update the entry")
+               : db.Prepare("INSERT INTO entries (id, owner, namespace, key, content, "
+                            "category, tags, visibility, created_at, updated_at, access_count, "
+                            "useful_count, archived, doc_length, rowid) VALUES (?1, ?2, ?3, ?4, "
+                            "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                            "insert the entry"));
+  put.Bind(1, e.id);
+  if (!existing) {
+    put.Bind(2, e.owner);
+    put.Bind(3, e.ns);
+    put.Bind(4, e.key);
+  }
+  put.Bind(5, e.content);
+  put.Bind(6, e.category);
+  put.Bind(7, tags);
+  put.Bind(8, VisibilityName(e.visibility));
+  put.Bind(9, e.created_at);
+  put.Bind(10, e.updated_at);
+  put.Bind(11, e.access_count);
+  put.Bind(12, e.useful_count);
+  put.Bind(13, static_cast<int64_t>(e.archived ? 1 : 0));
+  put.Bind(14, doc_length);
+  put.Bind(15, rowid);
+  MNEMO_RETURN_IF_ERROR(put.Run(existing ? "update the entry" : "insert the entry"));
+  return UpsertResult{std::move(e), !existing.has_value()};
+}
+
+Result<UpsertResult> SqliteBackend::Upsert(const EntryWrite& write) {
+  std::lock_guard lock(writer_mu_);
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*writer_));
+  MNEMO_ASSIGN_OR_RETURN(UpsertResult result, UpsertLocked(write));
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return result;
+}
+
+Result<int64_t> SqliteBackend::UpsertBatch(std::span<const EntryWrite> writes) {
+  std::lock_guard lock(writer_mu_);
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*writer_));
+  int64_t created = 0;
+  for (const EntryWrite& write : writes) {
+    MNEMO_ASSIGN_OR_RETURN(UpsertResult result, UpsertLocked(write));
+    if (result.created) ++created;
+  }
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return created;
+}
+
+Result<std::optional<Entry>> SqliteBackend::FindExact(std::string_view owner, std::string_view ns,
+                                                      std::string_view key) {
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement s,
+      db->Prepare(std::string("SELECT ") + kEntryColumns +
+                      " FROM entries e WHERE e.owner = ? AND e.namespace = ? AND e.key = ?",
+                  "find the entry"));
+  s.Bind(1, owner);
+  s.Bind(2, ns);
+  s.Bind(3, key);
+  MNEMO_ASSIGN_OR_RETURN(bool found, s.Step("find the entry"));
+  if (!found) return std::optional<Entry>();
+  return std::optional<Entry>(ReadEntry(s));
+}
+
+Result<std::optional<Entry>> SqliteBackend::Resolve(std::string_view ns, std::string_view key,
+                                                    const ReadScope& scope) {
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement s,
+      db->Prepare(std::string("SELECT ") + kEntryColumns +
+                      " FROM entries e WHERE e.namespace = ?1 AND e.key = ?2 AND "
+                      "(?3 OR e.owner = ?4 OR e.visibility = 'public') "
+                      "ORDER BY e.owner = ?4 DESC, e.updated_at DESC, e.owner LIMIT 1",
+                  "resolve the key"));
+  s.Bind(1, ns);
+  s.Bind(2, key);
+  s.Bind(3, static_cast<int64_t>(scope.all ? 1 : 0));
+  s.Bind(4, scope.principal);
+  MNEMO_ASSIGN_OR_RETURN(bool found, s.Step("resolve the key"));
+  if (!found) return std::optional<Entry>();
+  return std::optional<Entry>(ReadEntry(s));
+}
+
+Result<bool> SqliteBackend::Delete(std::string_view id) {
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  int64_t rowid = 0;
+  std::string key;
+  std::string content;
+  {
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement find,
+        db.Prepare("SELECT rowid, key, content FROM entries WHERE id = ?", "find the entry"));
+    find.Bind(1, id);
+    MNEMO_ASSIGN_OR_RETURN(bool found, find.Step("find the entry"));
+    if (!found) return false;
+    rowid = find.ColumnInt(0);
+    key = find.ColumnText(1);
+    content = find.ColumnText(2);
+  }
+  MNEMO_RETURN_IF_ERROR(Unindex(db, rowid, key, content));
+  MNEMO_ASSIGN_OR_RETURN(Statement del,
+                         db.Prepare("DELETE FROM entries WHERE rowid = ?", "delete the entry"));
+  del.Bind(1, rowid);
+  MNEMO_RETURN_IF_ERROR(del.Run("delete the entry"));
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return true;
+}
+
+Result<std::optional<Entry>> SqliteBackend::AddCounters(std::string_view id, int64_t access_delta,
+                                                        int64_t useful_delta) {
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  {
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement add, db.Prepare("UPDATE entries SET access_count = access_count + ?, "
+                                  "useful_count = useful_count + ? WHERE id = ?",
+                                  "update the counters"));
+    add.Bind(1, access_delta);
+    add.Bind(2, useful_delta);
+    add.Bind(3, id);
+    MNEMO_RETURN_IF_ERROR(add.Run("update the counters"));
+  }
+  if (sqlite3_changes(db.handle()) == 0) return std::optional<Entry>();
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement read, db.Prepare(std::string("SELECT ") + kEntryColumns +
+                                     " FROM entries e WHERE e.id = ?",
+                                 "read the entry"));
+  read.Bind(1, id);
+  MNEMO_ASSIGN_OR_RETURN(bool found, read.Step("read the entry"));
+  if (!found) return Internal("an entry vanished while its counters were updated");
+  Entry e = ReadEntry(read);
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return std::optional<Entry>(std::move(e));
+}
+
+Result<std::vector<Entry>> SqliteBackend::List(const EntryFilter& filter, int limit,
+                                               int64_t offset) {
+  if (offset < 0) return InvalidArgument("offset must be >= 0", "offset");
+  if (limit <= 0) return std::vector<Entry>();
+  const SqlFilter f = BuildFilter(filter);
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement s,
+      db->Prepare(std::string("SELECT ") + kEntryColumns + " FROM entries e WHERE " + f.where +
+                      " ORDER BY e.updated_at DESC, e.key, e.owner, e.namespace LIMIT ? OFFSET ?",
+                  "list entries"));
+  const int next = BindFilter(s, f, 1);
+  s.Bind(next, static_cast<int64_t>(limit));
+  s.Bind(next + 1, offset);
+  std::vector<Entry> out;
+  while (true) {
+    MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("list entries"));
+    if (!row) break;
+    out.push_back(ReadEntry(s));
+  }
+  return out;
+}
+
+Result<std::vector<KeywordHit>> SqliteBackend::KeywordSearch(const KeywordQuery& query) {
+  const std::vector<std::string> terms = DistinctTerms(query.terms);
+  if (terms.empty() || query.limit <= 0) return std::vector<KeywordHit>();
+  const SqlFilter f = BuildFilter(query.filter);
+  const std::string match = MatchExpression(terms);
+  ReaderLease db = AcquireReader();
+  // CROSS JOIN keeps entries_fts the outer loop, which mnemo_score needs; the
+  // filters then drop rows before they are scored and sorted.
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement s,
+      db->Prepare(std::string("SELECT ") + kEntryColumns +
+                      ", mnemo_score(entries_fts, e.doc_length) AS score FROM entries_fts "
+                      "CROSS JOIN entries e ON e.rowid = entries_fts.rowid "
+                      "WHERE entries_fts MATCH ? AND " +
+                      f.where +
+                      " ORDER BY score DESC, e.updated_at DESC, e.key, e.owner, e.namespace "
+                      "LIMIT ?",
+                  "search entries"));
+  s.Bind(1, match);
+  const int next = BindFilter(s, f, 2);
+  s.Bind(next, static_cast<int64_t>(query.limit));
+  std::vector<KeywordHit> hits;
+  while (true) {
+    MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("search entries"));
+    if (!row) break;
+    hits.push_back({ReadEntry(s), s.ColumnDouble(kEntryColumnCount)});
+  }
+  return hits;
+}
+
+Result<Stats> SqliteBackend::GetStats(const ReadScope& scope) {
+  SqlFilter f{"1", {}};
+  AddScope(scope, f);
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement s,
+      db->Prepare("SELECT e.category, e.namespace, COUNT(*), SUM(e.archived) FROM entries e "
+                  "WHERE " + f.where + " GROUP BY e.category, e.namespace",
+                  "count entries"));
+  BindFilter(s, f, 1);
+  Stats stats;
+  std::map<std::string, int64_t> by_category;
+  std::map<std::string, int64_t> by_namespace;
+  while (true) {
+    MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("count entries"));
+    if (!row) break;
+    const int64_t count = s.ColumnInt(2);
+    stats.entries += count;
+    stats.archived += s.ColumnInt(3);
+    by_category[std::string(s.ColumnText(0))] += count;
+    by_namespace[std::string(s.ColumnText(1))] += count;
+  }
+  stats.by_category.assign(by_category.begin(), by_category.end());
+  stats.by_namespace.assign(by_namespace.begin(), by_namespace.end());
+  stats.backend = std::string(name());
+  stats.schema_version = schema_version_;
+  return stats;
+}
+
+Status SqliteBackend::ForEach(const ReadScope& scope,
+                              const std::function<Status(const Entry&)>& fn) {
+  SqlFilter f{"1", {}};
+  AddScope(scope, f);
+  const std::string order = " ORDER BY e.namespace, e.key, e.owner LIMIT " +
+                            std::to_string(kForEachPage);
+  const std::string first_sql =
+      std::string("SELECT ") + kEntryColumns + " FROM entries e WHERE " + f.where + order;
+  const std::string next_sql = std::string("SELECT ") + kEntryColumns +
+                               " FROM entries e WHERE " + f.where +
+                               " AND (e.namespace, e.key, e.owner) > (?, ?, ?)" + order;
+  std::optional<Entry> last;
+  while (true) {
+    // Pages by keyset, and `fn` runs with no connection held, so it may call
+    // back into the backend (even with a pool of one reader).
+    std::vector<Entry> page;
+    {
+      ReaderLease db = AcquireReader();
+      MNEMO_ASSIGN_OR_RETURN(Statement s,
+                             db->Prepare(last ? next_sql : first_sql, "read entries"));
+      const int next = BindFilter(s, f, 1);
+      if (last) {
+        s.Bind(next, last->ns);
+        s.Bind(next + 1, last->key);
+        s.Bind(next + 2, last->owner);
+      }
+      while (true) {
+        MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("read entries"));
+        if (!row) break;
+        page.push_back(ReadEntry(s));
+      }
+    }
+    for (const Entry& e : page) MNEMO_RETURN_IF_ERROR(fn(e));
+    if (page.size() < static_cast<size_t>(kForEachPage)) return Status::Ok();
+    last = page.back();
+  }
+}
+
+}  // namespace internal
+
+Result<std::unique_ptr<Backend>> OpenSqliteBackend(const SqliteOptions& options) {
+  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<internal::SqliteBackend> backend,
+                         internal::SqliteBackend::Open(options));
+  return std::unique_ptr<Backend>(std::move(backend));
+}
+
+}  // namespace mnemo::storage

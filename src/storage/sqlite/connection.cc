@@ -1,0 +1,126 @@
+#include "storage/sqlite/connection.h"
+
+#include <utility>
+
+namespace mnemo::storage::internal {
+
+Status SqliteStatus(int rc, std::string_view what) {
+  std::string message = std::string(what) + ": " + sqlite3_errstr(rc);
+  switch (rc & 0xff) {
+    case SQLITE_CONSTRAINT:
+      return Conflict(std::move(message));
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+    case SQLITE_CANTOPEN:
+    case SQLITE_IOERR:
+    case SQLITE_FULL:
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+      return Unavailable(std::move(message));
+    default:
+      return Internal(std::move(message));
+  }
+}
+
+Statement::~Statement() {
+  if (stmt_ != nullptr) {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+}
+
+void Statement::Bind(int index, std::string_view text) {
+  // A non-null pointer even for "" so the value is '' and not NULL.
+  sqlite3_bind_text(stmt_, index, text.empty() ? "" : text.data(),
+                    static_cast<int>(text.size()), SQLITE_STATIC);
+}
+
+void Statement::Bind(int index, int64_t value) { sqlite3_bind_int64(stmt_, index, value); }
+
+void Statement::BindNull(int index) { sqlite3_bind_null(stmt_, index); }
+
+Result<bool> Statement::Step(std::string_view what) {
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return SqliteStatus(rc, what);
+}
+
+Status Statement::Run(std::string_view what) {
+  while (true) {
+    MNEMO_ASSIGN_OR_RETURN(bool row, Step(what));
+    if (!row) return Status::Ok();
+  }
+}
+
+std::string_view Statement::ColumnText(int col) const {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+  const int size = sqlite3_column_bytes(stmt_, col);
+  return text == nullptr ? std::string_view() : std::string_view(text, size);
+}
+
+int64_t Statement::ColumnInt(int col) const { return sqlite3_column_int64(stmt_, col); }
+
+double Statement::ColumnDouble(int col) const { return sqlite3_column_double(stmt_, col); }
+
+bool Statement::ColumnIsNull(int col) const {
+  return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
+}
+
+Connection::~Connection() {
+  for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
+  sqlite3_close_v2(db_);
+}
+
+Result<std::unique_ptr<Connection>> Connection::Open(const std::string& path, bool create,
+                                                     int busy_timeout_ms) {
+  sqlite3* db = nullptr;
+  // NOMUTEX: each connection is used by one thread at a time (see header).
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+  if (create) flags |= SQLITE_OPEN_CREATE;
+  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_close_v2(db);
+    return SqliteStatus(rc, "open database " + path);
+  }
+  sqlite3_extended_result_codes(db, 1);
+  sqlite3_busy_timeout(db, busy_timeout_ms);
+  return std::unique_ptr<Connection>(new Connection(db));
+}
+
+Status Connection::Exec(const char* sql, std::string_view what) {
+  const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
+  return rc == SQLITE_OK ? Status::Ok() : SqliteStatus(rc, what);
+}
+
+Result<Statement> Connection::Prepare(const std::string& sql, std::string_view what) {
+  auto it = cache_.find(sql);
+  if (it != cache_.end()) return Statement(it->second);
+  sqlite3_stmt* stmt = nullptr;
+  const int rc = sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()),
+                                    SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_finalize(stmt);
+    return SqliteStatus(rc, what);
+  }
+  cache_.emplace(sql, stmt);
+  return Statement(stmt);
+}
+
+Result<Transaction> Transaction::Begin(Connection& conn) {
+  MNEMO_RETURN_IF_ERROR(conn.Exec("BEGIN IMMEDIATE", "begin transaction"));
+  return Transaction(&conn);
+}
+
+Transaction::~Transaction() {
+  if (conn_ != nullptr) (void)conn_->Exec("ROLLBACK", "roll back transaction");
+}
+
+Status Transaction::Commit() {
+  Connection* conn = std::exchange(conn_, nullptr);
+  Status s = conn->Exec("COMMIT", "commit transaction");
+  if (!s.ok()) (void)conn->Exec("ROLLBACK", "roll back transaction");
+  return s;
+}
+
+}  // namespace mnemo::storage::internal

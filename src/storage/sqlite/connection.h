@@ -1,0 +1,98 @@
+// RAII wrappers around one sqlite3 connection and its prepared statements.
+// Errors become Status values whose messages name the operation and SQLite's
+// generic error text, never SQL text or user data:
+//   SQLITE_CONSTRAINT -> kConflict; BUSY, LOCKED, CANTOPEN, IOERR, FULL,
+//   READONLY, PERM -> kUnavailable; anything else -> kInternal.
+//
+// Thread-safety: none. A Connection (and its statements) is used by one
+// thread at a time; the backend guards the writer with a mutex and leases
+// readers from a pool.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "mnemo/status.h"
+
+namespace mnemo::storage::internal {
+
+// Maps an SQLite result code to a Status: "<what>: <sqlite's error string>".
+Status SqliteStatus(int rc, std::string_view what);
+
+// A prepared statement borrowed from a Connection's cache. Reset and its
+// bindings cleared when the borrow ends, so no read transaction outlives it.
+class Statement {
+ public:
+  explicit Statement(sqlite3_stmt* stmt) : stmt_(stmt) {}
+  Statement(Statement&& other) noexcept : stmt_(other.stmt_) { other.stmt_ = nullptr; }
+  Statement& operator=(Statement&&) = delete;
+  Statement(const Statement&) = delete;
+  ~Statement();
+
+  // Parameters are 1-based. Text is bound without a copy (SQLITE_STATIC):
+  // the caller keeps it alive until the statement is done.
+  void Bind(int index, std::string_view text);
+  void Bind(int index, int64_t value);
+  void BindNull(int index);
+
+  // Steps once: true when a row is available, false when done.
+  Result<bool> Step(std::string_view what);
+  // Steps to completion, ignoring rows.
+  Status Run(std::string_view what);
+
+  std::string_view ColumnText(int col) const;  // columns are 0-based
+  int64_t ColumnInt(int col) const;
+  double ColumnDouble(int col) const;
+  bool ColumnIsNull(int col) const;
+
+ private:
+  sqlite3_stmt* stmt_;
+};
+
+class Connection {
+ public:
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Opens `path` (created when `create` and missing) with a busy timeout.
+  static Result<std::unique_ptr<Connection>> Open(const std::string& path, bool create,
+                                                  int busy_timeout_ms);
+
+  // Runs one or more statements without results (DDL, pragmas, BEGIN).
+  Status Exec(const char* sql, std::string_view what);
+
+  // The cached prepared statement for `sql` (prepared on first use).
+  Result<Statement> Prepare(const std::string& sql, std::string_view what);
+
+  sqlite3* handle() const { return db_; }
+  int64_t LastInsertRowid() const { return sqlite3_last_insert_rowid(db_); }
+
+ private:
+  explicit Connection(sqlite3* db) : db_(db) {}
+
+  sqlite3* db_;
+  std::unordered_map<std::string, sqlite3_stmt*> cache_;
+};
+
+// BEGIN IMMEDIATE .. COMMIT; rolled back when destroyed uncommitted.
+class Transaction {
+ public:
+  static Result<Transaction> Begin(Connection& conn);
+  Transaction(Transaction&& other) noexcept : conn_(other.conn_) { other.conn_ = nullptr; }
+  Transaction& operator=(Transaction&&) = delete;
+  ~Transaction();
+  Status Commit();
+
+ private:
+  explicit Transaction(Connection* conn) : conn_(conn) {}
+  Connection* conn_;
+};
+
+}  // namespace mnemo::storage::internal

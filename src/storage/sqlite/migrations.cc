@@ -1,0 +1,107 @@
+#include "storage/sqlite/migrations.h"
+
+#include <chrono>
+#include <string>
+
+namespace mnemo::storage::internal {
+namespace {
+
+// Schema v1.
+//   entries: one row per memory entry, unique per (owner, namespace, key).
+//     tags is a JSON array of strings; times are ms since the epoch (UTC);
+//     archived is 0/1. rowid is the FTS5 rowid of the entry's text.
+//     doc_length is the token count of key + content as FTS5 counts it
+//     (entry_rules.h IndexColumn): the BM25 document length, kept here so a
+//     search reads it with the filter columns in one lookup instead of a
+//     second one in FTS5's docsize table (columnsize=0 drops that table).
+//   entries_by_update: List order (updated_at DESC, key, owner).
+//   entries_by_name: Resolve by (namespace, key) and ForEach order.
+//   entries_fts: contentless FTS5 over key and content with the `mnemo`
+//     tokenizer (columnsize=0: lengths live in entries.doc_length; FTS5 still
+//     keeps the collection's total size for avgdl); rows are added with the entry and removed with the FTS5
+//     'delete' command given the old key and content.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE entries (
+  rowid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  owner TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  key TEXT NOT NULL,
+  content TEXT NOT NULL,
+  category TEXT NOT NULL,
+  tags TEXT NOT NULL DEFAULT '[]',
+  visibility TEXT NOT NULL DEFAULT 'private' CHECK (visibility IN ('private', 'public')),
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  access_count INTEGER NOT NULL DEFAULT 0,
+  useful_count INTEGER NOT NULL DEFAULT 0,
+  archived INTEGER NOT NULL DEFAULT 0 CHECK (archived IN (0, 1)),
+  doc_length INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (owner, namespace, key)
+);
+CREATE INDEX entries_by_update ON entries (updated_at DESC, key, owner, namespace);
+CREATE INDEX entries_by_name ON entries (namespace, key, owner);
+CREATE VIRTUAL TABLE entries_fts USING fts5(key, content, content='', columnsize=0,
+  tokenize='mnemo');
+)sql";
+
+constexpr Migration kMigrations[] = {
+    {1, "entries and their full-text index", kSchemaV1},
+};
+
+int64_t NowMs() {
+  using std::chrono::duration_cast;
+  using std::chrono::milliseconds;
+  return duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+Status Apply(Connection& conn, const Migration& m) {
+  MNEMO_RETURN_IF_ERROR(conn.Exec(
+      m.sql, "apply schema migration " + std::to_string(m.version) + " (" + m.description + ")"));
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement insert,
+      conn.Prepare("INSERT INTO schema_version (version, applied_at) VALUES (?1, ?2)",
+                   "record the schema version"));
+  insert.Bind(1, static_cast<int64_t>(m.version));
+  insert.Bind(2, NowMs());
+  return insert.Run("record the schema version");
+}
+
+}  // namespace
+
+std::span<const Migration> SchemaMigrations() { return kMigrations; }
+
+int LatestSchemaVersion() { return SchemaMigrations().back().version; }
+
+Result<int> ReadSchemaVersion(Connection& conn) {
+  MNEMO_RETURN_IF_ERROR(
+      conn.Exec("CREATE TABLE IF NOT EXISTS schema_version ("
+                "version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
+                "create the schema_version table"));
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement select,
+      conn.Prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version",
+                   "read the schema version"));
+  MNEMO_ASSIGN_OR_RETURN(bool row, select.Step("read the schema version"));
+  return row ? static_cast<int>(select.ColumnInt(0)) : 0;
+}
+
+Result<int> Migrate(Connection& conn, std::span<const Migration> migrations) {
+  const int latest = migrations.empty() ? 0 : migrations.back().version;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(conn));
+  MNEMO_ASSIGN_OR_RETURN(int version, ReadSchemaVersion(conn));
+  if (version > latest) {
+    return Unavailable("the database has schema version " + std::to_string(version) +
+                       ", newer than this mnemo supports (" + std::to_string(latest) +
+                       "); use a newer mnemo");
+  }
+  for (const Migration& m : migrations) {
+    if (m.version <= version) continue;
+    MNEMO_RETURN_IF_ERROR(Apply(conn, m));
+    version = m.version;
+  }
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return version;
+}
+
+}  // namespace mnemo::storage::internal

@@ -1,0 +1,621 @@
+// The storage contract (storage/backend.h) as one suite, run unchanged
+// against every backend in kConformanceBackends.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "storage/backend.h"
+#include "storage/backend_factory.h"
+#include "text/query.h"
+
+namespace mnemo::storage {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::Pair;
+
+EntryWrite Write(std::string key, std::string content, TimeMs now = 1000,
+                 std::string ns = "global", std::string owner = "local") {
+  return EntryWrite{.owner = std::move(owner),
+                    .ns = std::move(ns),
+                    .key = std::move(key),
+                    .content = std::move(content),
+                    .now = now};
+}
+
+KeywordQuery Query(std::string_view text, EntryFilter filter = {}, int limit = 20) {
+  return KeywordQuery{.terms = text::QueryTerms(text), .filter = std::move(filter),
+                      .limit = limit};
+}
+
+std::vector<std::string> Keys(const std::vector<Entry>& entries) {
+  std::vector<std::string> keys;
+  for (const Entry& e : entries) keys.push_back(e.key);
+  return keys;
+}
+
+std::vector<std::string> Keys(const std::vector<KeywordHit>& hits) {
+  std::vector<std::string> keys;
+  for (const KeywordHit& h : hits) keys.push_back(h.entry.key);
+  return keys;
+}
+
+ReadScope ScopeOf(std::string name) { return ReadScope{.all = false, .principal = std::move(name)}; }
+
+class BackendConformance : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    backend_ = testing::MakeBackend(GetParam(), dir_);
+    ASSERT_NE(backend_, nullptr) << "cannot open backend " << GetParam();
+  }
+
+  Entry Put(const EntryWrite& w) {
+    auto r = backend_->Upsert(w);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? r->entry : Entry{};
+  }
+
+  std::vector<KeywordHit> Search(const KeywordQuery& q) {
+    auto r = backend_->KeywordSearch(q);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : std::vector<KeywordHit>{};
+  }
+
+  std::vector<Entry> ListAll(EntryFilter filter = {}, int limit = 100, int64_t offset = 0) {
+    auto r = backend_->List(filter, limit, offset);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : std::vector<Entry>{};
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Backend> backend_;
+};
+
+TEST_P(BackendConformance, UpsertCreatesThenUpdatesKeepingIdAndCreatedAt) {
+  auto first = backend_->Upsert(Write("editor", "uses vim", 1000));
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(first->created);
+  EXPECT_FALSE(first->entry.id.empty());
+  EXPECT_EQ(first->entry.created_at, 1000);
+  EXPECT_EQ(first->entry.updated_at, 1000);
+  EXPECT_EQ(first->entry.visibility, Visibility::kPrivate);
+  EXPECT_TRUE(first->entry.tags.empty());
+
+  EntryWrite update = Write("editor", "uses helix", 2000);
+  update.category = "daily";
+  auto second = backend_->Upsert(update);
+  ASSERT_TRUE(second.ok());
+  EXPECT_FALSE(second->created);
+  EXPECT_EQ(second->entry.id, first->entry.id);
+  EXPECT_EQ(second->entry.created_at, 1000);
+  EXPECT_EQ(second->entry.updated_at, 2000);
+  EXPECT_EQ(second->entry.content, "uses helix");
+  EXPECT_EQ(second->entry.category, "daily");
+
+  auto stored = backend_->FindExact("local", "global", "editor");
+  ASSERT_TRUE(stored.ok() && stored->has_value());
+  EXPECT_EQ((*stored)->id, first->entry.id);
+  EXPECT_EQ((*stored)->content, "uses helix");
+  EXPECT_EQ((*stored)->category, "daily");
+  EXPECT_EQ((*stored)->created_at, 1000);
+}
+
+TEST_P(BackendConformance, UpsertKeepsTagsAndVisibilityWhenAbsent) {
+  EntryWrite w = Write("k", "v1");
+  w.tags = std::vector<std::string>{"a", "b \"quoted\"", "\xE4\xB8\xAD"};
+  w.visibility = Visibility::kPublic;
+  Put(w);
+  Put(Write("k", "v2", 2000));
+  auto e = backend_->FindExact("local", "global", "k");
+  ASSERT_TRUE(e.ok() && e->has_value());
+  EXPECT_THAT((*e)->tags, ElementsAre("a", "b \"quoted\"", "\xE4\xB8\xAD"));
+  EXPECT_EQ((*e)->visibility, Visibility::kPublic);
+
+  EntryWrite clear = Write("k", "v3", 3000);
+  clear.tags = std::vector<std::string>{};
+  clear.visibility = Visibility::kPrivate;
+  Put(clear);
+  e = backend_->FindExact("local", "global", "k");
+  ASSERT_TRUE(e.ok() && e->has_value());
+  EXPECT_TRUE((*e)->tags.empty());
+  EXPECT_EQ((*e)->visibility, Visibility::kPrivate);
+}
+
+TEST_P(BackendConformance, UpsertRestoresImportedFields) {
+  EntryWrite w = Write("k", "v", 5000);
+  w.id = "00000000-0000-4000-8000-000000000001";
+  w.created_at = 42;
+  w.access_count = 7;
+  w.useful_count = 3;
+  w.archived = true;
+  Entry e = Put(w);
+  EXPECT_EQ(e.id, *w.id);
+  EXPECT_EQ(e.created_at, 42);
+  EXPECT_EQ(e.updated_at, 5000);
+  EXPECT_EQ(e.access_count, 7);
+  EXPECT_EQ(e.useful_count, 3);
+  EXPECT_TRUE(e.archived);
+  auto stored = backend_->FindExact("local", "global", "k");
+  ASSERT_TRUE(stored.ok() && stored->has_value());
+  EXPECT_EQ((*stored)->id, *w.id);
+  EXPECT_EQ((*stored)->created_at, 42);
+  EXPECT_TRUE((*stored)->archived);
+}
+
+TEST_P(BackendConformance, RestoringAnIdHeldByAnotherEntryIsAConflict) {
+  Entry a = Put(Write("a", "first"));
+  EntryWrite w = Write("b", "second");
+  w.id = a.id;
+  auto r = backend_->Upsert(w);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kConflict);
+  auto b = backend_->FindExact("local", "global", "b");
+  ASSERT_TRUE(b.ok());
+  EXPECT_FALSE(b->has_value());
+}
+
+TEST_P(BackendConformance, SameKeyForTwoOwnersIsTwoEntries) {
+  Entry alice = Put(Write("plan", "alice plan", 1000, "global", "alice"));
+  Entry bob = Put(Write("plan", "bob plan", 2000, "global", "bob"));
+  EXPECT_NE(alice.id, bob.id);
+  auto a = backend_->FindExact("alice", "global", "plan");
+  auto b = backend_->FindExact("bob", "global", "plan");
+  ASSERT_TRUE(a.ok() && a->has_value() && b.ok() && b->has_value());
+  EXPECT_EQ((*a)->content, "alice plan");
+  EXPECT_EQ((*b)->content, "bob plan");
+  // Same key in another namespace is a third entry.
+  Put(Write("plan", "other ns", 3000, "work", "alice"));
+  auto stats = backend_->GetStats({});
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->entries, 3);
+}
+
+TEST_P(BackendConformance, FindExactMissesOtherAddresses) {
+  Put(Write("k", "v", 1000, "global", "alice"));
+  for (auto [owner, ns, key] : {std::tuple{"bob", "global", "k"}, std::tuple{"alice", "work", "k"},
+                                std::tuple{"alice", "global", "K"}}) {
+    auto r = backend_->FindExact(owner, ns, key);
+    ASSERT_TRUE(r.ok());
+    EXPECT_FALSE(r->has_value()) << owner << "/" << ns << "/" << key;
+  }
+}
+
+TEST_P(BackendConformance, ResolvePrefersTheCallersOwnEntry) {
+  EntryWrite pub = Write("k", "bob's", 5000, "global", "bob");
+  pub.visibility = Visibility::kPublic;
+  Put(pub);
+  Put(Write("k", "alice's", 1000, "global", "alice"));
+  auto r = backend_->Resolve("global", "k", ScopeOf("alice"));
+  ASSERT_TRUE(r.ok() && r->has_value());
+  EXPECT_EQ((*r)->owner, "alice");
+  r = backend_->Resolve("global", "k", ReadScope{.all = true, .principal = "alice"});
+  ASSERT_TRUE(r.ok() && r->has_value());
+  EXPECT_EQ((*r)->owner, "alice");
+}
+
+TEST_P(BackendConformance, ResolveFallsBackToTheMostRecentReadableEntry) {
+  for (auto [owner, when] : {std::pair{"bob", 1000}, std::pair{"carol", 3000}}) {
+    EntryWrite w = Write("k", std::string(owner) + "'s", when, "global", owner);
+    w.visibility = Visibility::kPublic;
+    Put(w);
+  }
+  Put(Write("k", "dave's private", 9000, "global", "dave"));
+  auto r = backend_->Resolve("global", "k", ScopeOf("alice"));
+  ASSERT_TRUE(r.ok() && r->has_value());
+  EXPECT_EQ((*r)->owner, "carol");
+  // With the `all` scope the private, most recent one is readable too.
+  r = backend_->Resolve("global", "k", ReadScope{.all = true, .principal = "alice"});
+  ASSERT_TRUE(r.ok() && r->has_value());
+  EXPECT_EQ((*r)->owner, "dave");
+}
+
+TEST_P(BackendConformance, ResolveHidesOtherPrincipalsPrivateEntries) {
+  Put(Write("k", "bob's private", 1000, "global", "bob"));
+  auto r = backend_->Resolve("global", "k", ScopeOf("alice"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->has_value());
+  r = backend_->Resolve("work", "k", ReadScope{});
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->has_value());
+}
+
+TEST_P(BackendConformance, DeleteRemovesTheEntryEverywhere) {
+  Entry e = Put(Write("doomed", "ephemeral marmalade"));
+  Put(Write("kept", "ordinary text"));
+  auto deleted = backend_->Delete(e.id);
+  ASSERT_TRUE(deleted.ok());
+  EXPECT_TRUE(*deleted);
+  auto again = backend_->Delete(e.id);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again);
+  auto found = backend_->FindExact("local", "global", "doomed");
+  ASSERT_TRUE(found.ok());
+  EXPECT_FALSE(found->has_value());
+  EXPECT_TRUE(Search(Query("marmalade")).empty());
+  EXPECT_THAT(Keys(ListAll()), ElementsAre("kept"));
+  // The key can be used again and is a new entry.
+  Entry reborn = Put(Write("doomed", "marmalade again", 2000));
+  EXPECT_NE(reborn.id, e.id);
+  EXPECT_THAT(Keys(Search(Query("marmalade"))), ElementsAre("doomed"));
+}
+
+TEST_P(BackendConformance, AddCountersAddsAndReturnsTheEntry) {
+  Entry e = Put(Write("k", "v"));
+  auto r = backend_->AddCounters(e.id, 2, 1);
+  ASSERT_TRUE(r.ok() && r->has_value());
+  EXPECT_EQ((*r)->access_count, 2);
+  EXPECT_EQ((*r)->useful_count, 1);
+  r = backend_->AddCounters(e.id, 1, 0);
+  ASSERT_TRUE(r.ok() && r->has_value());
+  EXPECT_EQ((*r)->access_count, 3);
+  EXPECT_EQ((*r)->useful_count, 1);
+  EXPECT_EQ((*r)->updated_at, e.updated_at);  // counters are not an update
+  auto gone = backend_->AddCounters("no-such-id", 1, 1);
+  ASSERT_TRUE(gone.ok());
+  EXPECT_FALSE(gone->has_value());
+}
+
+TEST_P(BackendConformance, ListOrdersByUpdatedAtThenKeyThenOwner) {
+  Put(Write("b", "x", 1000));
+  Put(Write("a", "x", 1000));
+  Put(Write("c", "x", 3000));
+  Put(Write("a", "x", 1000, "global", "zed"));
+  Put(Write("d", "x", 2000));
+  auto list = ListAll();
+  ASSERT_EQ(list.size(), 5u);
+  EXPECT_THAT(Keys(list), ElementsAre("c", "d", "a", "a", "b"));
+  EXPECT_EQ(list[2].owner, "local");
+  EXPECT_EQ(list[3].owner, "zed");
+}
+
+TEST_P(BackendConformance, ListAppliesEveryFilter) {
+  EntryWrite tagged = Write("tagged", "x", 1000);
+  tagged.tags = std::vector<std::string>{"red", "blue"};
+  Put(tagged);
+  EntryWrite daily = Write("daily", "x", 2000);
+  daily.category = "daily";
+  daily.tags = std::vector<std::string>{"red"};
+  Put(daily);
+  EntryWrite archived = Write("old", "x", 3000);
+  archived.archived = true;
+  Put(archived);
+  Put(Write("work", "x", 4000, "work"));
+  Put(Write("bobs", "x", 5000, "global", "bob"));
+
+  EXPECT_THAT(Keys(ListAll({.category = "daily"})), ElementsAre("daily"));
+  EXPECT_THAT(Keys(ListAll({.ns = "work"})), ElementsAre("work"));
+  EXPECT_THAT(Keys(ListAll({.tags = {"red"}})), ElementsAre("daily", "tagged"));
+  EXPECT_THAT(Keys(ListAll({.tags = {"red", "blue"}})), ElementsAre("tagged"));
+  EXPECT_THAT(Keys(ListAll({.tags = {"green"}})), ElementsAre());
+  EXPECT_THAT(Keys(ListAll()), ElementsAre("bobs", "work", "daily", "tagged"));
+  EXPECT_THAT(Keys(ListAll({.include_archived = true})),
+              ElementsAre("bobs", "work", "old", "daily", "tagged"));
+  EXPECT_THAT(Keys(ListAll({.scope = ScopeOf("local")})), ElementsAre("work", "daily", "tagged"));
+}
+
+TEST_P(BackendConformance, ListHidesSystemNamespacesUnlessAskedByName) {
+  Put(Write("rule", "x", 1000, "tool-send_email"));
+  Put(Write("stats", "x", 2000, "tool_effectiveness"));
+  Put(Write("plain", "x", 3000, "global"));
+  Put(Write("lookalike", "x", 4000, "tools"));
+  EXPECT_THAT(Keys(ListAll()), ElementsAre("lookalike", "plain"));
+  EXPECT_THAT(Keys(ListAll({.ns = "tool-send_email"})), ElementsAre("rule"));
+  EXPECT_THAT(Keys(ListAll({.ns = "tool_effectiveness"})), ElementsAre("stats"));
+}
+
+TEST_P(BackendConformance, ListPagesWithLimitAndOffset) {
+  for (int i = 0; i < 7; ++i) Put(Write("k" + std::to_string(i), "x", 1000 + i));
+  EXPECT_THAT(Keys(ListAll({}, 3, 0)), ElementsAre("k6", "k5", "k4"));
+  EXPECT_THAT(Keys(ListAll({}, 3, 3)), ElementsAre("k3", "k2", "k1"));
+  EXPECT_THAT(Keys(ListAll({}, 3, 6)), ElementsAre("k0"));
+  EXPECT_THAT(Keys(ListAll({}, 3, 9)), ElementsAre());
+}
+
+TEST_P(BackendConformance, KeywordSearchFindsByContentWordAndByKey) {
+  Put(Write("favourite_editor", "the user prefers helix over vim"));
+  Put(Write("shell", "zsh with starship prompt"));
+  Put(Write("weather", "it rained all day in Lisbon"));
+  EXPECT_THAT(Keys(Search(Query("helix"))), ElementsAre("favourite_editor"));
+  EXPECT_THAT(Keys(Search(Query("Lisbon"))), ElementsAre("weather"));
+  EXPECT_THAT(Keys(Search(Query("shell"))), ElementsAre("shell"));
+  EXPECT_THAT(Keys(Search(Query("favourite_editor"))), ElementsAre("favourite_editor"));
+  EXPECT_TRUE(Search(Query("nonexistentword")).empty());
+}
+
+TEST_P(BackendConformance, KeywordSearchFindsEnglishChineseAndArabic) {
+  Put(Write("deploy", "服务器上的 deploy.py 每天凌晨运行"));
+  Put(Write("rule", "永远不要给 Sarah 发邮件"));
+  Put(Write("arabic", "تسترجع الذكريات بالكلمات المفتاحية"));
+  Put(Write("english", "the deployment pipeline runs nightly"));
+  Put(Write("noise", "今天天气很好 we went hiking"));
+  auto top = [&](std::string_view q) {
+    auto hits = Search(Query(q));
+    return hits.empty() ? std::string("<none>") : hits.front().entry.key;
+  };
+  EXPECT_EQ(top("deploy.py"), "deploy");
+  EXPECT_EQ(top("服务器"), "deploy");
+  EXPECT_EQ(top("服务器上的 deploy.py"), "deploy");
+  EXPECT_EQ(top("永远不要给 Sarah 发邮件"), "rule");
+  EXPECT_EQ(top("邮件"), "rule");
+  EXPECT_EQ(top("Sarah"), "rule");
+  EXPECT_EQ(top("تسترجع الذكريات بالكلمات المفتاحية"), "arabic");
+  EXPECT_EQ(top("الذكريات"), "arabic");
+  EXPECT_EQ(top("pipeline"), "english");
+}
+
+// Four entries of equal length (one key token, three content tokens), so
+// every one is of average length.
+void PutFruit(Backend& b) {
+  const char* rows[][2] = {{"red", "apple banana cherry"},
+                           {"green", "dolphin elephant falcon"},
+                           {"blue", "grape hippo iguana"},
+                           {"gold", "jaguar kiwi lemon"}};
+  for (auto& row : rows) ASSERT_TRUE(b.Upsert(Write(row[0], row[1])).ok());
+}
+
+TEST_P(BackendConformance, KeywordScoreIsOneForAllTermsInAnOrdinaryText) {
+  PutFruit(*backend_);
+  auto hits = Search(Query("apple banana"));
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0].entry.key, "red");
+  EXPECT_DOUBLE_EQ(hits[0].keyword_score, 1.0);
+  hits = Search(Query("cherry"));
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_DOUBLE_EQ(hits[0].keyword_score, 1.0);
+}
+
+TEST_P(BackendConformance, PartialMatchesScoreTheirShareOfTheIdfMass) {
+  PutFruit(*backend_);
+  auto hits = Search(Query("apple dolphin"));
+  ASSERT_EQ(hits.size(), 2u);
+  // Equal idf on both sides: each entry has half of the query's mass.
+  EXPECT_NEAR(hits[0].keyword_score, 0.5, 1e-9);
+  EXPECT_NEAR(hits[1].keyword_score, 0.5, 1e-9);
+  // An unknown word keeps its (large) idf in the mass: the score drops.
+  hits = Search(Query("apple zyzzyvaquux"));
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_GT(hits[0].keyword_score, 0.0);
+  EXPECT_LT(hits[0].keyword_score, 0.5);
+  for (const auto& h : Search(Query("apple banana dolphin jaguar kiwi"))) {
+    EXPECT_GE(h.keyword_score, 0.0);
+    EXPECT_LE(h.keyword_score, 1.0);
+  }
+}
+
+TEST_P(BackendConformance, MoreMatchedTermsRankHigher) {
+  PutFruit(*backend_);
+  auto hits = Search(Query("apple banana dolphin"));
+  ASSERT_EQ(hits.size(), 2u);
+  EXPECT_EQ(hits[0].entry.key, "red");
+  EXPECT_EQ(hits[1].entry.key, "green");
+  EXPECT_GT(hits[0].keyword_score, hits[1].keyword_score);
+}
+
+TEST_P(BackendConformance, KeywordTiesBreakByUpdatedAtThenKey) {
+  Put(Write("bravo", "shared marker", 1000));
+  Put(Write("alpha", "shared marker", 1000));
+  Put(Write("charlie", "shared marker", 2000));
+  Put(Write("delta", "unrelated words", 500));
+  auto hits = Search(Query("marker"));
+  EXPECT_THAT(Keys(hits), ElementsAre("charlie", "alpha", "bravo"));
+  ASSERT_EQ(hits.size(), 3u);
+  EXPECT_EQ(hits[0].keyword_score, hits[1].keyword_score);
+  EXPECT_EQ(hits[1].keyword_score, hits[2].keyword_score);
+}
+
+TEST_P(BackendConformance, KeywordFiltersApplyBeforeTheLimit) {
+  std::vector<EntryWrite> strong;
+  for (int i = 0; i < 30; ++i) {
+    EntryWrite w = Write("strong" + std::to_string(i), "needle needle needle", 1000 + i);
+    w.tags = std::vector<std::string>{"noise"};
+    strong.push_back(w);
+  }
+  ASSERT_TRUE(backend_->UpsertBatch(strong).ok());
+  EntryWrite weak = Write("weak", "a long text with one needle among many other words here", 10);
+  weak.category = "daily";
+  weak.tags = std::vector<std::string>{"wanted", "noise"};
+  Put(weak);
+  Put(Write("elsewhere", "needle", 20, "work"));
+  EntryWrite archived = Write("archived", "needle needle", 30);
+  archived.archived = true;
+  Put(archived);
+
+  EXPECT_THAT(Keys(Search(Query("needle", {.category = "daily"}, 1))), ElementsAre("weak"));
+  EXPECT_THAT(Keys(Search(Query("needle", {.tags = {"wanted"}}, 1))), ElementsAre("weak"));
+  EXPECT_THAT(Keys(Search(Query("needle", {.ns = "work"}, 1))), ElementsAre("elsewhere"));
+  EXPECT_EQ(Search(Query("needle", {}, 100)).size(), 32u);  // every namespace, not archived
+  EXPECT_EQ(Search(Query("needle", {.include_archived = true}, 100)).size(), 33u);
+}
+
+TEST_P(BackendConformance, KeywordSearchHidesSystemNamespacesUnlessAsked) {
+  Put(Write("rule", "never email sarah", 1000, "tool-send_email"));
+  Put(Write("note", "email sarah about the offsite", 1000));
+  EXPECT_THAT(Keys(Search(Query("email"))), ElementsAre("note"));
+  EXPECT_THAT(Keys(Search(Query("email", {.ns = "tool-send_email"}))), ElementsAre("rule"));
+}
+
+TEST_P(BackendConformance, KeywordSearchAppliesTheReadScope) {
+  Put(Write("a", "quarterly budget", 1000, "global", "alice"));
+  Put(Write("b", "quarterly budget", 2000, "global", "bob"));
+  EntryWrite pub = Write("c", "quarterly budget", 3000, "global", "carol");
+  pub.visibility = Visibility::kPublic;
+  Put(pub);
+  EXPECT_THAT(Keys(Search(Query("budget", {.scope = ScopeOf("alice")}))),
+              ElementsAre("c", "a"));
+  EXPECT_THAT(Keys(Search(Query("budget", {.scope = ScopeOf("alice")}, 1))), ElementsAre("c"));
+  EXPECT_THAT(Keys(Search(Query("budget"))), ElementsAre("c", "b", "a"));
+}
+
+TEST_P(BackendConformance, KeywordSearchWithoutTermsFindsNothing) {
+  Put(Write("k", "some content"));
+  EXPECT_TRUE(Search(KeywordQuery{}).empty());
+  EXPECT_TRUE(Search(KeywordQuery{.terms = {""}}).empty());
+  EXPECT_TRUE(Search(Query("content", {}, 0)).empty());
+}
+
+TEST_P(BackendConformance, KeywordSearchFollowsContentUpdates) {
+  Put(Write("k", "original aardvark", 1000));
+  Put(Write("k", "replacement wombat", 2000));
+  EXPECT_TRUE(Search(Query("aardvark")).empty());
+  auto hits = Search(Query("wombat"));
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0].entry.content, "replacement wombat");
+  // A metadata-only update keeps the entry findable.
+  EntryWrite same = Write("k", "replacement wombat", 3000);
+  same.tags = std::vector<std::string>{"t"};
+  Put(same);
+  EXPECT_THAT(Keys(Search(Query("wombat"))), ElementsAre("k"));
+}
+
+TEST_P(BackendConformance, UpsertBatchCountsCreatedAndTheLastDuplicateWins) {
+  Put(Write("existing", "old", 500));
+  std::vector<EntryWrite> batch = {Write("a", "first a", 1000), Write("b", "b", 1000),
+                                   Write("a", "second a", 1100), Write("existing", "new", 1000)};
+  auto created = backend_->UpsertBatch(batch);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(*created, 2);
+  auto a = backend_->FindExact("local", "global", "a");
+  ASSERT_TRUE(a.ok() && a->has_value());
+  EXPECT_EQ((*a)->content, "second a");
+  EXPECT_EQ((*a)->created_at, 1000);
+  EXPECT_EQ(Search(Query("first")).size(), 0u);
+  EXPECT_THAT(Keys(Search(Query("second"))), ElementsAre("a"));
+  auto empty = backend_->UpsertBatch({});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(*empty, 0);
+}
+
+TEST_P(BackendConformance, UpsertBatchWithAFailingWriteChangesNothing) {
+  Entry before = Put(Write("existing", "pristine original", 500));
+  std::vector<EntryWrite> batch = {Write("fresh", "brand new words", 1000),
+                                   Write("existing", "overwritten content", 1000),
+                                   Write("", "empty key is rejected", 1000)};
+  auto r = backend_->UpsertBatch(batch);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  auto fresh = backend_->FindExact("local", "global", "fresh");
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_FALSE(fresh->has_value());
+  auto existing = backend_->FindExact("local", "global", "existing");
+  ASSERT_TRUE(existing.ok() && existing->has_value());
+  EXPECT_EQ((*existing)->content, "pristine original");
+  EXPECT_EQ((*existing)->updated_at, 500);
+  EXPECT_TRUE(Search(Query("overwritten")).empty());
+  EXPECT_TRUE(Search(Query("brand")).empty());
+  EXPECT_THAT(Keys(Search(Query("pristine"))), ElementsAre("existing"));
+  auto stats = backend_->GetStats({});
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->entries, 1);
+}
+
+TEST_P(BackendConformance, UpsertRejectsAnEmptyKey) {
+  auto r = backend_->Upsert(Write("", "x"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_P(BackendConformance, ForEachVisitsEverythingInNamespaceKeyOwnerOrder) {
+  std::vector<EntryWrite> batch;
+  for (int i = 0; i < 300; ++i) {
+    char key[16];
+    std::snprintf(key, sizeof key, "k%03d", i);
+    batch.push_back(Write(key, "bulk", 1000, i % 2 == 0 ? "a" : "b"));
+  }
+  ASSERT_TRUE(backend_->UpsertBatch(batch).ok());
+  Put(Write("rule", "x", 1000, "tool-x"));
+  EntryWrite archived = Write("k000", "x", 1000, "a", "zed");
+  archived.archived = true;
+  Put(archived);
+  Put(Write("k000", "x", 1000, "a", "alice"));
+
+  std::vector<std::string> seen;
+  Status s = backend_->ForEach({}, [&](const Entry& e) {
+    seen.push_back(e.ns + "/" + e.key + "/" + e.owner);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(seen.size(), 303u);
+  EXPECT_EQ(seen[0], "a/k000/alice");
+  EXPECT_EQ(seen[1], "a/k000/local");
+  EXPECT_EQ(seen[2], "a/k000/zed");
+  EXPECT_EQ(seen[3], "a/k002/local");
+  EXPECT_EQ(seen[152], "b/k001/local");
+  EXPECT_EQ(seen.back(), "tool-x/rule/local");
+
+  int count = 0;
+  s = backend_->ForEach(ScopeOf("alice"), [&](const Entry& e) {
+    ++count;
+    EXPECT_EQ(e.owner, "alice");
+    return Status::Ok();
+  });
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(count, 1);
+
+  count = 0;
+  s = backend_->ForEach({}, [&](const Entry&) {
+    return ++count == 5 ? Internal("stop here") : Status::Ok();
+  });
+  EXPECT_EQ(s.code(), StatusCode::kInternal);
+  EXPECT_EQ(count, 5);
+}
+
+TEST_P(BackendConformance, ForEachMayCallBackIntoTheBackend) {
+  for (int i = 0; i < 5; ++i) Put(Write("k" + std::to_string(i), "x"));
+  int found = 0;
+  Status s = backend_->ForEach({}, [&](const Entry& e) {
+    auto again = backend_->FindExact(e.owner, e.ns, e.key);
+    if (again.ok() && again->has_value()) ++found;
+    return backend_->AddCounters(e.id, 1, 0).status();
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(found, 5);
+}
+
+TEST_P(BackendConformance, GetStatsCountsWhatTheScopeSees) {
+  EntryWrite archived = Write("a", "x", 1000, "global", "alice");
+  archived.archived = true;
+  archived.category = "daily";
+  Put(archived);
+  Put(Write("b", "x", 1000, "work", "alice"));
+  Put(Write("c", "x", 1000, "tool-x", "bob"));
+  EntryWrite pub = Write("d", "x", 1000, "global", "bob");
+  pub.visibility = Visibility::kPublic;
+  Put(pub);
+
+  auto all = backend_->GetStats({});
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->entries, 4);
+  EXPECT_EQ(all->archived, 1);
+  EXPECT_THAT(all->by_category, ElementsAre(Pair("core", 3), Pair("daily", 1)));
+  EXPECT_THAT(all->by_namespace, ElementsAre(Pair("global", 2), Pair("tool-x", 1), Pair("work", 1)));
+  EXPECT_EQ(all->backend, backend_->name());
+  EXPECT_EQ(all->schema_version, backend_->schema_version());
+
+  auto alice = backend_->GetStats(ScopeOf("alice"));
+  ASSERT_TRUE(alice.ok());
+  EXPECT_EQ(alice->entries, 3);
+  EXPECT_EQ(alice->archived, 1);
+  EXPECT_THAT(alice->by_namespace, ElementsAre(Pair("global", 2), Pair("work", 1)));
+}
+
+TEST(SystemNamespace, CoversToolPrefixAndToolEffectivenessOnly) {
+  EXPECT_TRUE(IsSystemNamespace("tool-send_email"));
+  EXPECT_TRUE(IsSystemNamespace("tool-"));
+  EXPECT_TRUE(IsSystemNamespace("tool_effectiveness"));
+  EXPECT_FALSE(IsSystemNamespace("tool"));
+  EXPECT_FALSE(IsSystemNamespace("tools"));
+  EXPECT_FALSE(IsSystemNamespace("Tool-x"));
+  EXPECT_FALSE(IsSystemNamespace("tool_effectiveness2"));
+  EXPECT_FALSE(IsSystemNamespace("global"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, BackendConformance,
+                         ::testing::ValuesIn(std::vector<std::string>(
+                             std::begin(testing::kConformanceBackends),
+                             std::end(testing::kConformanceBackends))),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace mnemo::storage

@@ -1,0 +1,108 @@
+#include "storage/sqlite/migrations.h"
+
+#include <gtest/gtest.h>
+
+#include "storage/backend.h"
+#include "storage/sqlite/fts_rank.h"
+#include "storage/sqlite/fts_tokenizer.h"
+#include "storage/temp_dir.h"
+
+namespace mnemo::storage::internal {
+namespace {
+
+std::unique_ptr<Connection> OpenRaw(const std::string& path) {
+  auto conn = Connection::Open(path, /*create=*/true, 1000);
+  EXPECT_TRUE(conn.ok()) << conn.status().ToString();
+  if (!conn.ok()) return nullptr;
+  EXPECT_TRUE(RegisterFtsTokenizer((*conn)->handle()).ok());
+  return std::move(conn).value();
+}
+
+int64_t Count(Connection& conn, const std::string& sql) {
+  auto s = conn.Prepare(sql, "count");
+  EXPECT_TRUE(s.ok());
+  if (!s.ok()) return -1;
+  auto row = s->Step("count");
+  return row.ok() && *row ? s->ColumnInt(0) : -1;
+}
+
+TEST(Migrations, NewDatabaseGetsTheLatestVersionOnce) {
+  testing::TempDir dir;
+  auto conn = OpenRaw(dir.File("db"));
+  ASSERT_NE(conn, nullptr);
+  auto v = Migrate(*conn, SchemaMigrations());
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(*v, LatestSchemaVersion());
+  EXPECT_EQ(LatestSchemaVersion(), 1);
+  v = Migrate(*conn, SchemaMigrations());
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(*v, 1);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 1);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'entries_fts'"), 1);
+}
+
+TEST(Migrations, AppliesOnlyTheMissingOnesInOrder) {
+  testing::TempDir dir;
+  auto conn = OpenRaw(dir.File("db"));
+  ASSERT_NE(conn, nullptr);
+  const Migration v1[] = {{1, "t", "CREATE TABLE t (a INTEGER)"}};
+  ASSERT_TRUE(Migrate(*conn, v1).ok());
+  const Migration v3[] = {{1, "t", "CREATE TABLE t (a INTEGER)"},
+                          {2, "t.b", "ALTER TABLE t ADD COLUMN b INTEGER"},
+                          {3, "row", "INSERT INTO t (a, b) VALUES (1, 2)"}};
+  auto v = Migrate(*conn, v3);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(*v, 3);
+  EXPECT_EQ(Count(*conn, "SELECT b FROM t"), 2);
+  auto read = ReadSchemaVersion(*conn);
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(*read, 3);
+}
+
+TEST(Migrations, AFailingMigrationLeavesThePreviousVersion) {
+  testing::TempDir dir;
+  auto conn = OpenRaw(dir.File("db"));
+  ASSERT_NE(conn, nullptr);
+  const Migration good[] = {{1, "t", "CREATE TABLE t (a INTEGER)"}};
+  ASSERT_TRUE(Migrate(*conn, good).ok());
+  const Migration bad[] = {{1, "t", "CREATE TABLE t (a INTEGER)"},
+                           {2, "u", "CREATE TABLE u (a INTEGER)"},
+                           {3, "broken", "CREATE TABLE t (a INTEGER)"}};
+  auto v = Migrate(*conn, bad);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().message().find("CREATE"), std::string::npos) << v.status().message();
+  auto read = ReadSchemaVersion(*conn);
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(*read, 1);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'u'"), 0);
+}
+
+TEST(Migrations, ANewerDatabaseIsRefused) {
+  testing::TempDir dir;
+  const std::string path = dir.File("mnemo.db");
+  {
+    auto b = OpenSqliteBackend({.path = path});
+    ASSERT_TRUE(b.ok());
+  }
+  {
+    auto conn = OpenRaw(path);
+    ASSERT_NE(conn, nullptr);
+    ASSERT_TRUE(conn->Exec("INSERT INTO schema_version (version, applied_at) VALUES (99, 0)",
+                           "bump")
+                    .ok());
+  }
+  auto b = OpenSqliteBackend({.path = path});
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(b.status().message().find("99"), std::string::npos) << b.status().message();
+  EXPECT_NE(b.status().message().find("newer"), std::string::npos) << b.status().message();
+  // Refused untouched: the version is still 99.
+  auto conn = OpenRaw(path);
+  ASSERT_NE(conn, nullptr);
+  auto v = ReadSchemaVersion(*conn);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(*v, 99);
+}
+
+}  // namespace
+}  // namespace mnemo::storage::internal

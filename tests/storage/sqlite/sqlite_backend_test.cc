@@ -1,0 +1,267 @@
+#include "storage/sqlite/sqlite_backend.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "storage/sqlite/tags_json.h"
+#include "storage/temp_dir.h"
+#include "text/query.h"
+
+namespace mnemo::storage {
+namespace {
+
+using ::testing::ElementsAre;
+
+EntryWrite Write(std::string key, std::string content, TimeMs now = 1000) {
+  return EntryWrite{.key = std::move(key), .content = std::move(content), .now = now};
+}
+
+std::unique_ptr<Backend> Open(const std::string& path, int readers = 2) {
+  auto r = OpenSqliteBackend({.path = path, .readers = readers});
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? std::move(r).value() : nullptr;
+}
+
+std::string PragmaText(const std::string& path, const char* pragma) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* stmt = nullptr;
+  std::string out;
+  if (sqlite3_prepare_v2(db, pragma, -1, &stmt, nullptr) == SQLITE_OK &&
+      sqlite3_step(stmt) == SQLITE_ROW) {
+    out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return out;
+}
+
+TEST(SqliteBackend, DataSurvivesCloseAndReopen) {
+  testing::TempDir dir;
+  const std::string path = dir.File("mnemo.db");
+  std::string id;
+  {
+    auto b = Open(path);
+    ASSERT_NE(b, nullptr);
+    auto r = b->Upsert(Write("editor", "prefers helix over vim"));
+    ASSERT_TRUE(r.ok());
+    id = r->entry.id;
+  }
+  auto b = Open(path);
+  ASSERT_NE(b, nullptr);
+  auto e = b->FindExact("local", "global", "editor");
+  ASSERT_TRUE(e.ok() && e->has_value());
+  EXPECT_EQ((*e)->id, id);
+  auto hits = b->KeywordSearch({.terms = text::QueryTerms("helix")});
+  ASSERT_TRUE(hits.ok());
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].entry.id, id);
+  EXPECT_EQ(b->schema_version(), 1);
+}
+
+TEST(SqliteBackend, UsesWalMode) {
+  testing::TempDir dir;
+  const std::string path = dir.File("mnemo.db");
+  auto b = Open(path);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(PragmaText(path, "PRAGMA journal_mode"), "wal");
+}
+
+TEST(SqliteBackend, CreatesTheDatabaseWithMode0600) {
+  testing::TempDir dir;
+  const std::string path = dir.File("mnemo.db");
+  auto b = Open(path);
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(b->Upsert(Write("k", "v")).ok());
+  for (const std::string& file : {path, path + "-wal"}) {
+    struct stat st {};
+    ASSERT_EQ(::stat(file.c_str(), &st), 0) << file;
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << file;
+  }
+}
+
+TEST(SqliteBackend, RefusesAnEmptyPathAndAnUnreachableDirectory) {
+  auto r = OpenSqliteBackend({.path = ""});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  r = OpenSqliteBackend({.path = "/nonexistent-dir-for-mnemo/x/mnemo.db"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+}
+
+TEST(SqliteBackend, FtsSyntaxInTermsIsJustText) {
+  testing::TempDir dir;
+  auto b = Open(dir.File("mnemo.db"));
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(b->Upsert(Write("k", "plain words AND more")).ok());
+  for (const char* term : {"\"", "\"\"", "AND", "OR", "NOT", "NEAR(a b)", "*", "key:", "^x", "a\"b",
+                           "(", ")", "-", "+", "{key content}: x", "\\"}) {
+    auto r = b->KeywordSearch({.terms = {term}});
+    EXPECT_TRUE(r.ok()) << term << ": " << r.status().ToString();
+  }
+  // A query term is matched verbatim against index tokens.
+  auto hits = b->KeywordSearch({.terms = text::QueryTerms("and more")});
+  ASSERT_TRUE(hits.ok());
+  EXPECT_EQ(hits->size(), 1u);
+}
+
+TEST(SqliteBackend, ReadersRunWhileTheWriterWrites) {
+  testing::TempDir dir;
+  auto b = Open(dir.File("mnemo.db"), 3);
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(b->Upsert(Write("seed", "concurrent marker")).ok());
+  std::atomic<bool> done{false};
+  std::atomic<int> failures{0};
+  std::atomic<int> reads{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 3; ++t) {
+    readers.emplace_back([&] {
+      const auto terms = text::QueryTerms("marker");
+      while (!done) {
+        auto hits = b->KeywordSearch({.terms = terms, .limit = 5});
+        auto list = b->List({}, 10, 0);
+        if (!hits.ok() || hits->empty() || !list.ok()) ++failures;
+        ++reads;
+      }
+    });
+  }
+  for (int batch = 0; batch < 20; ++batch) {
+    std::vector<EntryWrite> writes;
+    for (int i = 0; i < 50; ++i) {
+      writes.push_back(Write("k" + std::to_string(batch * 50 + i), "concurrent marker " +
+                                                                      std::to_string(i)));
+    }
+    ASSERT_TRUE(b->UpsertBatch(writes).ok());
+  }
+  done = true;
+  for (auto& t : readers) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_GT(reads.load(), 0);
+  auto stats = b->GetStats({});
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->entries, 1001);
+}
+
+TEST(SqliteBackend, ScoresEqualTheMemoryBackendsScores) {
+  testing::TempDir dir;
+  auto sqlite = Open(dir.File("mnemo.db"));
+  ASSERT_NE(sqlite, nullptr);
+  auto memory = NewMemoryBackend();
+  const char* rows[][2] = {
+      {"deploy_script", "服务器上的 deploy.py 每天凌晨运行, deploy again"},
+      {"email_rule", "永远不要给 Sarah 发邮件"},
+      {"arabic", "تسترجع الذكريات بالكلمات المفتاحية"},
+      {"send_email", "send_email needs the SMTP relay; the relay is smtp.example.com"},
+      {"notes", "the relay and the relay and the relay"},
+      {"short", "relay"},
+  };
+  TimeMs now = 1000;
+  for (auto& row : rows) {
+    ASSERT_TRUE(sqlite->Upsert(Write(row[0], row[1], now)).ok());
+    ASSERT_TRUE(memory->Upsert(Write(row[0], row[1], now)).ok());
+    ++now;
+  }
+  // An update re-measures the document length; a metadata update keeps it.
+  for (Backend* b : {sqlite.get(), memory.get()}) {
+    ASSERT_TRUE(b->Upsert(Write("notes", "relay relay, then a much longer tail of words", now)).ok());
+    EntryWrite tags_only = Write("short", "relay", now + 1);
+    tags_only.tags = std::vector<std::string>{"t"};
+    ASSERT_TRUE(b->Upsert(tags_only).ok());
+  }
+  for (const char* q : {"relay", "smtp relay", "send_email", "deploy.py 服务器", "邮件 Sarah",
+                        "الذكريات", "email relay deploy missingword"}) {
+    auto a = sqlite->KeywordSearch({.terms = text::QueryTerms(q)});
+    auto b = memory->KeywordSearch({.terms = text::QueryTerms(q)});
+    ASSERT_TRUE(a.ok() && b.ok()) << q;
+    ASSERT_EQ(a->size(), b->size()) << q;
+    for (size_t i = 0; i < a->size(); ++i) {
+      EXPECT_EQ((*a)[i].entry.key, (*b)[i].entry.key) << q;
+      EXPECT_DOUBLE_EQ((*a)[i].keyword_score, (*b)[i].keyword_score) << q << " " << i;
+    }
+  }
+}
+
+TEST(TagsJson, RoundTripsAnyBytes) {
+  const std::vector<std::string> tags = {"", "plain", "q\"uote", "back\\slash", "ctl\x01\n",
+                                         "\xE4\xB8\xAD\xE6\x96\x87", "\xFF raw"};
+  const std::string json = internal::EncodeTags(tags);
+  auto back = internal::DecodeTags(json);
+  ASSERT_TRUE(back.has_value()) << json;
+  EXPECT_EQ(*back, tags);
+  EXPECT_THAT(*internal::DecodeTags(R"( [ "a\u00e9\ud83d\ude00" , "b" ] )"),
+              ElementsAre("a\xC3\xA9\xF0\x9F\x98\x80", "b"));
+  EXPECT_FALSE(internal::DecodeTags("[1]").has_value());
+  EXPECT_FALSE(internal::DecodeTags("[\"a\"").has_value());
+  EXPECT_EQ(internal::EncodeTags({}), "[]");
+}
+
+// Throughput, not a test: run by hand with
+//   storage_tests --gtest_also_run_disabled_tests --gtest_filter='*DISABLED_Throughput*'
+// 100k entries of ~200 bytes drawn from a Zipf-distributed vocabulary of 20k
+// made-up words (like natural text: few very common words, a long tail);
+// queries of 2-3 words drawn from the same distribution.
+TEST(SqliteBackend, DISABLED_ThroughputOf100kImportAndKeywordSearch) {
+  testing::TempDir dir;
+  auto b = Open(dir.File("mnemo.db"));
+  ASSERT_NE(b, nullptr);
+  constexpr int kEntries = 100000;
+  constexpr int kVocabulary = 20000;
+  uint64_t seed = 42;
+  auto next = [&] {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return seed >> 11;
+  };
+  std::vector<std::string> vocabulary;
+  const char* syllables[] = {"ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "do", "gu"};
+  for (int i = 0; i < kVocabulary; ++i) {
+    std::string w;
+    for (int n = i; w.size() < 4 || n > 0; n /= 12) w += syllables[n % 12];
+    vocabulary.push_back(w);
+  }
+  std::vector<double> cumulative;
+  double total = 0;
+  for (int i = 0; i < kVocabulary; ++i) cumulative.push_back(total += 1.0 / (i + 1));
+  auto word = [&]() -> const std::string& {
+    const double u = static_cast<double>(next() % 1000000007) / 1000000007.0 * total;
+    return vocabulary[std::lower_bound(cumulative.begin(), cumulative.end(), u) -
+                      cumulative.begin()];
+  };
+  std::vector<EntryWrite> writes;
+  for (int i = 0; i < kEntries; ++i) {
+    std::string content;
+    while (content.size() < 200) content += word() + " ";
+    writes.push_back(Write("entry_" + std::to_string(i), content, 1000 + i));
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  auto created = b->UpsertBatch(writes);
+  const auto t1 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  const double secs = std::chrono::duration<double>(t1 - t0).count();
+  std::printf("import: %d entries in %.2f s = %.0f entries/s\n", kEntries, secs, kEntries / secs);
+
+  std::vector<double> ms;
+  for (int q = 0; q < 1000; ++q) {
+    std::string query = word() + " " + word();
+    if (q % 2 == 0) query += " " + word();
+    const auto terms = text::QueryTerms(query);
+    const auto s0 = std::chrono::steady_clock::now();
+    auto hits = b->KeywordSearch({.terms = terms, .limit = 10});
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0)
+                     .count());
+    ASSERT_TRUE(hits.ok());
+  }
+  std::sort(ms.begin(), ms.end());
+  std::printf("keyword search: p50 %.2f ms, p95 %.2f ms, max %.2f ms\n", ms[ms.size() / 2],
+              ms[ms.size() * 95 / 100], ms.back());
+}
+
+}  // namespace
+}  // namespace mnemo::storage
