@@ -1,1 +1,425 @@
-// placeholder: being written
+// Loads mnemo.toml, MNEMO_* variables and overrides through the schema table.
+
+#include <toml++/toml.h>
+
+#include <cerrno>
+#include <cstring>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "core/config_schema.h"
+#include "mnemo/config.h"
+
+extern char** environ;  // NOLINT(readability-redundant-declaration)
+
+namespace mnemo {
+namespace {
+
+using internal::ConfigKeys;
+using internal::EnvName;
+using internal::KeySpec;
+using internal::KeyType;
+
+const KeySpec* FindKey(std::string_view path) {
+  for (const KeySpec& k : ConfigKeys()) {
+    if (k.path == path) return &k;
+  }
+  return nullptr;
+}
+
+std::string TypeWord(const KeySpec& k) {
+  switch (k.type) {
+    case KeyType::kBool: return "a boolean (true or false)";
+    case KeyType::kInt: return std::string("an integer (") + std::string(k.allowed) + ")";
+    case KeyType::kFloat:
+    case KeyType::kOptFloat: return std::string("a number (") + std::string(k.allowed) + ")";
+    case KeyType::kString: return "a string";
+    case KeyType::kEnum: {
+      std::string s = "one of ";
+      for (char c : k.allowed) s += c == '|' ? std::string(", ") : std::string(1, c);
+      return s;
+    }
+  }
+  return "a value";
+}
+
+Status Bad(std::string_view where, const KeySpec& k, std::string_view got) {
+  return InvalidArgument(std::string(where) + " " + std::string(got) + ": " +
+                             std::string(k.path) + " must be " + TypeWord(k),
+                         std::string(k.path));
+}
+
+Status SetNumber(Config& c, const KeySpec& k, double v, std::string_view where) {
+  if (!std::isfinite(v) || v < k.min || v > k.max) {
+    return Bad(where, k, "is out of range");
+  }
+  if (k.type == KeyType::kInt) {
+    if (v != std::floor(v)) return Bad(where, k, "is not a whole number");
+    *static_cast<int64_t*>(k.field(c)) = static_cast<int64_t>(v);
+  } else if (k.type == KeyType::kFloat) {
+    *static_cast<double*>(k.field(c)) = v;
+  } else {
+    *static_cast<std::optional<double>*>(k.field(c)) = v;
+  }
+  return Status::Ok();
+}
+
+Status SetString(Config& c, const KeySpec& k, const std::string& v, std::string_view where) {
+  if (k.type == KeyType::kEnum) {
+    std::string_view allowed = k.allowed;
+    bool found = false;
+    size_t start = 0;
+    while (start <= allowed.size()) {
+      size_t bar = allowed.find('|', start);
+      if (bar == std::string_view::npos) bar = allowed.size();
+      if (allowed.substr(start, bar - start) == v) found = true;
+      start = bar + 1;
+    }
+    if (!found) return Bad(where, k, "has \"" + v + "\"");
+  }
+  *static_cast<std::string*>(k.field(c)) = v;
+  return Status::Ok();
+}
+
+// Sets a key from a TOML node (file values keep their TOML types).
+Status SetFromToml(Config& c, const KeySpec& k, const toml::node& n, const std::string& where) {
+  switch (k.type) {
+    case KeyType::kBool:
+      if (!n.is_boolean()) return Bad(where, k, "has the wrong type");
+      *static_cast<bool*>(k.field(c)) = *n.value<bool>();
+      return Status::Ok();
+    case KeyType::kInt:
+      if (!n.is_integer()) return Bad(where, k, "has the wrong type");
+      return SetNumber(c, k, static_cast<double>(*n.value<int64_t>()), where);
+    case KeyType::kFloat:
+    case KeyType::kOptFloat:
+      if (!n.is_number()) return Bad(where, k, "has the wrong type");
+      return SetNumber(c, k, *n.value<double>(), where);
+    case KeyType::kString:
+    case KeyType::kEnum:
+      if (!n.is_string()) return Bad(where, k, "has the wrong type");
+      return SetString(c, k, *n.value<std::string>(), where);
+  }
+  return Status::Ok();
+}
+
+std::optional<bool> ParseBool(std::string_view s) {
+  if (s == "1" || s == "true" || s == "yes" || s == "on") return true;
+  if (s == "0" || s == "false" || s == "no" || s == "off") return false;
+  return std::nullopt;
+}
+
+// Sets a key from text (environment variables and overrides).
+Status SetFromText(Config& c, const KeySpec& k, const std::string& v, const std::string& where) {
+  switch (k.type) {
+    case KeyType::kBool: {
+      auto b = ParseBool(v);
+      if (!b) {
+        return InvalidArgument(where + " has \"" + v + "\": use 1|true|yes|on or 0|false|no|off",
+                               std::string(k.path));
+      }
+      *static_cast<bool*>(k.field(c)) = *b;
+      return Status::Ok();
+    }
+    case KeyType::kInt:
+    case KeyType::kFloat:
+    case KeyType::kOptFloat: {
+      errno = 0;
+      char* end = nullptr;
+      double d = std::strtod(v.c_str(), &end);
+      if (v.empty() || end != v.c_str() + v.size() || errno != 0) {
+        return Bad(where, k, "has \"" + v + "\"");
+      }
+      return SetNumber(c, k, d, where);
+    }
+    case KeyType::kString:
+    case KeyType::kEnum: return SetString(c, k, v, where);
+  }
+  return Status::Ok();
+}
+
+// Seed compatibility: [memory] may carry the three search keys.
+std::optional<std::string> SeedAlias(std::string_view path) {
+  if (path == "memory.vector_weight") return "search.vector_weight";
+  if (path == "memory.keyword_weight") return "search.keyword_weight";
+  if (path == "memory.min_relevance_score") return "search.min_relevance_score";
+  return std::nullopt;
+}
+
+Result<std::vector<std::string>> StringArray(const toml::node* n, const std::string& where) {
+  std::vector<std::string> out;
+  if (n == nullptr) return out;
+  const toml::array* a = n->as_array();
+  if (a == nullptr) return InvalidArgument(where + " must be an array of strings");
+  for (const toml::node& e : *a) {
+    if (!e.is_string()) return InvalidArgument(where + " must be an array of strings");
+    out.push_back(*e.value<std::string>());
+  }
+  return out;
+}
+
+Status CheckTableKeys(const toml::table& t, std::initializer_list<std::string_view> allowed,
+                      const std::string& where) {
+  for (const auto& [key, _] : t) {
+    bool ok = false;
+    for (std::string_view a : allowed) ok = ok || key.str() == a;
+    if (!ok) {
+      std::string list;
+      for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      return InvalidArgument("unknown key \"" + std::string(key.str()) + "\" in " + where +
+                             ": allowed keys are " + list);
+    }
+  }
+  return Status::Ok();
+}
+
+template <typename Fn>
+Status ForEachTableInArray(const toml::node& n, const std::string& name, Fn fn) {
+  const toml::array* a = n.as_array();
+  if (a == nullptr) return InvalidArgument(name + " must be an array of tables ([[" + name + "]])");
+  int i = 0;
+  for (const toml::node& e : *a) {
+    const toml::table* t = e.as_table();
+    std::string where = "[[" + name + "]] #" + std::to_string(++i);
+    if (t == nullptr) return InvalidArgument(where + " must be a table");
+    MNEMO_RETURN_IF_ERROR(fn(*t, where));
+  }
+  return Status::Ok();
+}
+
+std::string Str(const toml::table& t, std::string_view k) {
+  return t[k].value<std::string>().value_or("");
+}
+
+Status LoadTokens(Config& c, const toml::node& n) {
+  return ForEachTableInArray(n, "security.tokens", [&](const toml::table& t, const std::string& w) {
+    MNEMO_RETURN_IF_ERROR(CheckTableKeys(t, {"principal", "role", "sha256"}, w));
+    TokenConfig tok{Str(t, "principal"), Str(t, "role"), Str(t, "sha256")};
+    if (tok.role.empty()) tok.role = "user";
+    if (tok.principal.empty()) return InvalidArgument(w + ": principal must not be empty");
+    if (tok.role != "admin" && tok.role != "user") {
+      return InvalidArgument(w + ": role must be admin or user");
+    }
+    bool hex = tok.sha256.size() == 64 &&
+               tok.sha256.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
+    if (!hex) return InvalidArgument(w + ": sha256 must be the 64-hex-digit SHA-256 of the token");
+    c.security.tokens.push_back(std::move(tok));
+    return Status::Ok();
+  });
+}
+
+Status LoadAliases(Config& c, const toml::node& n) {
+  return ForEachTableInArray(n, "rules.aliases", [&](const toml::table& t, const std::string& w) {
+    MNEMO_RETURN_IF_ERROR(CheckTableKeys(t, {"words", "tool_contains"}, w));
+    AliasConfig a;
+    MNEMO_ASSIGN_OR_RETURN(a.words, StringArray(t.get("words"), w + " words"));
+    MNEMO_ASSIGN_OR_RETURN(a.tool_contains, StringArray(t.get("tool_contains"), w + " tool_contains"));
+    if (a.words.empty() || a.tool_contains.empty()) {
+      return InvalidArgument(w + ": words and tool_contains must both be non-empty");
+    }
+    c.rules.aliases.push_back(std::move(a));
+    return Status::Ok();
+  });
+}
+
+Status LoadTools(Config& c, const toml::node& n) {
+  return ForEachTableInArray(n, "tools", [&](const toml::table& t, const std::string& w) {
+    MNEMO_RETURN_IF_ERROR(
+        CheckTableKeys(t, {"name", "plugin", "description", "no_memory", "cleaner"}, w));
+    ToolConfig tool{Str(t, "name"), Str(t, "plugin"), Str(t, "description"),
+                    t["no_memory"].value<bool>().value_or(false), ""};
+    if (tool.name.empty()) return InvalidArgument(w + ": name must not be empty");
+    if (const toml::node* cl = t.get("cleaner")) {
+      std::ostringstream os;
+      os << toml::json_formatter{*cl};
+      tool.cleaner_json = os.str();
+    }
+    c.tools.push_back(std::move(tool));
+    return Status::Ok();
+  });
+}
+
+// Walks one TOML table; `prefix` is its dotted path ("" for the root).
+Status LoadTable(Config& c, const toml::table& t, const std::string& prefix,
+                 std::map<std::string, double>* seed_aliases) {
+  for (const auto& [raw_key, node] : t) {
+    const std::string key(raw_key.str());
+    const std::string path = prefix.empty() ? key : prefix + "." + key;
+    if (path == "security.tokens") {
+      MNEMO_RETURN_IF_ERROR(LoadTokens(c, node));
+    } else if (path == "rules.aliases") {
+      MNEMO_RETURN_IF_ERROR(LoadAliases(c, node));
+    } else if (path == "tools") {
+      MNEMO_RETURN_IF_ERROR(LoadTools(c, node));
+    } else if (auto alias = SeedAlias(path)) {
+      const KeySpec* k = FindKey(*alias);
+      MNEMO_RETURN_IF_ERROR(SetFromToml(c, *k, node, "mnemo.toml key " + path));
+      (*seed_aliases)[*alias] = *static_cast<double*>(k->field(c));
+    } else if (const KeySpec* k = FindKey(path)) {
+      MNEMO_RETURN_IF_ERROR(SetFromToml(c, *k, node, "mnemo.toml key " + path));
+    } else if (const toml::table* sub = node.as_table()) {
+      bool known_section = false;
+      for (const KeySpec& spec : ConfigKeys()) {
+        known_section = known_section || spec.path.rfind(path + ".", 0) == 0;
+      }
+      if (!known_section) {
+        return InvalidArgument("unknown section [" + path + "] in mnemo.toml: see docs/config.md");
+      }
+      MNEMO_RETURN_IF_ERROR(LoadTable(c, *sub, path, seed_aliases));
+    } else {
+      return InvalidArgument("unknown key \"" + path + "\" in mnemo.toml: see docs/config.md for "
+                             "the keys of each section");
+    }
+  }
+  return Status::Ok();
+}
+
+Status LoadFile(Config& c, const ConfigSources& src) {
+  if (!src.file) return Status::Ok();
+  struct stat st {};
+  if (::stat(src.file->c_str(), &st) != 0) {
+    if (src.file_optional && errno == ENOENT) return Status::Ok();
+    return InvalidArgument("cannot read config file " + *src.file + ": " + std::strerror(errno));
+  }
+  std::ifstream in(*src.file, std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  if (!in) return InvalidArgument("cannot read config file " + *src.file);
+  toml::table table;
+  try {
+    table = toml::parse(buf.str(), *src.file);
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    return InvalidArgument("config file " + *src.file + " is not valid TOML (line " +
+                           std::to_string(b.line) + ", column " + std::to_string(b.column) +
+                           "): " + std::string(e.description()));
+  }
+  std::map<std::string, double> seed_aliases;
+  MNEMO_RETURN_IF_ERROR(LoadTable(c, table, "", &seed_aliases));
+  for (const auto& [path, v] : seed_aliases) {
+    const KeySpec* k = FindKey(path);
+    if (auto direct = table.at_path(path).value<double>(); direct && *direct != v) {
+      return InvalidArgument("mnemo.toml sets " + path + " and its alias memory." +
+                             std::string(path.substr(path.find('.') + 1)) +
+                             " to different values: keep one", path);
+    }
+    (void)k;
+  }
+  return Status::Ok();
+}
+
+bool IsConfigEnvPrefix(std::string_view var) {
+  for (const KeySpec& k : ConfigKeys()) {
+    std::string section = EnvName(k.path.substr(0, k.path.find('.'))) + "_";
+    if (var.rfind(section, 0) == 0) return true;
+  }
+  return false;
+}
+
+Status LoadEnv(Config& c, const ConfigSources& src) {
+  for (const auto& [var, value] : src.env) {
+    const KeySpec* match = nullptr;
+    for (const KeySpec& k : ConfigKeys()) {
+      if (EnvName(k.path) == var) match = &k;
+    }
+    for (std::string_view alias : {"memory.vector_weight", "memory.keyword_weight",
+                                   "memory.min_relevance_score"}) {
+      if (EnvName(alias) == var) match = FindKey(*SeedAlias(alias));
+    }
+    if (match == nullptr) {
+      if (IsConfigEnvPrefix(var)) {
+        return InvalidArgument("environment variable " + var +
+                               " names no configuration key: see docs/config.md");
+      }
+      continue;  // MNEMO_WORKSPACE, MNEMO_LOG, ... are not configuration keys
+    }
+    MNEMO_RETURN_IF_ERROR(SetFromText(c, *match, value, "environment variable " + var));
+  }
+  return Status::Ok();
+}
+
+Status Validate(const Config& c) {
+  if (c.search.vector_weight == 0 && c.search.keyword_weight == 0) {
+    return InvalidArgument(
+        "search.vector_weight and search.keyword_weight are both 0: at least one must be > 0",
+        "search.keyword_weight");
+  }
+  if (c.memory.backend == "embeddings" && c.embedding.provider == "none") {
+    return InvalidArgument(
+        "memory.backend = \"embeddings\" needs an embedder: set [embedding] provider to hash or "
+        "openai",
+        "embedding.provider");
+  }
+  const std::string& listen = c.server.listen;
+  size_t colon = listen.rfind(':');
+  bool port_ok = colon != std::string::npos && colon + 1 < listen.size() &&
+                 listen.find_first_not_of("0123456789", colon + 1) == std::string::npos &&
+                 listen.size() - colon - 1 <= 5 && std::stoi(listen.substr(colon + 1)) <= 65535;
+  if (!port_ok || colon == 0) {
+    return InvalidArgument("server.listen \"" + listen + "\" must be host:port, e.g. 127.0.0.1:8765",
+                           "server.listen");
+  }
+  if (c.security.default_principal.empty()) {
+    return InvalidArgument("security.default_principal must not be empty",
+                           "security.default_principal");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Config> LoadConfig(const ConfigSources& sources) {
+  Config c;
+  MNEMO_RETURN_IF_ERROR(LoadFile(c, sources));
+  MNEMO_RETURN_IF_ERROR(LoadEnv(c, sources));
+  for (const auto& [path, value] : sources.overrides) {
+    const KeySpec* k = FindKey(path);
+    if (k == nullptr) return InvalidArgument("unknown configuration key " + path, path);
+    MNEMO_RETURN_IF_ERROR(SetFromText(c, *k, value, "setting " + path));
+  }
+  MNEMO_RETURN_IF_ERROR(Validate(c));
+  return c;
+}
+
+std::map<std::string, std::string> MnemoEnvironment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string_view kv(*e);
+    size_t eq = kv.find('=');
+    if (eq == std::string_view::npos || kv.rfind("MNEMO_", 0) != 0) continue;
+    env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+  }
+  return env;
+}
+
+std::string ConfigReferenceMarkdown() {
+  std::string out =
+      "# Configuration reference\n\n"
+      "Generated from the schema table in `src/core/config_schema.cc` "
+      "(`mnemo config reference`); a test fails when this file drifts.\n\n"
+      "Precedence: built-in defaults < `mnemo.toml` (workspace, or `--config`) < environment < "
+      "command-line flags. Environment: `MNEMO_` + the key's path joined by `_`, upper-cased. "
+      "Booleans accept `1|true|yes|on` and `0|false|no|off`. Arrays of tables "
+      "(`[[tools]]`, `[[security.tokens]]`, `[[rules.aliases]]`) are file-only.\n\n"
+      "| key | environment | type | default | notes |\n|---|---|---|---|---|\n";
+  for (const KeySpec& k : ConfigKeys()) {
+    out += "| `" + std::string(k.path) + "` | `" + EnvName(k.path) + "` | " + TypeWord(k) +
+           " | `" + std::string(k.default_text) + "` | " + std::string(k.doc) + " |\n";
+  }
+  out +=
+      "\nArrays of tables:\n\n"
+      "- `[[security.tokens]]`: `principal`, `role` (`admin`|`user`), `sha256` (hex digest of "
+      "the bearer token; the token itself never sits in the file).\n"
+      "- `[[rules.aliases]]`: `words` (string array), `tool_contains` (string array); replaces "
+      "the built-in alias table when present.\n"
+      "- `[[tools]]`: `name`, `plugin`, `description`, `no_memory` (bool), `cleaner` (array of "
+      "steps, spec 50).\n"
+      "\n`[memory] vector_weight`, `keyword_weight` and `min_relevance_score` are accepted as "
+      "aliases of the `[search]` keys; setting both places to different values is an error.\n";
+  return out;
+}
+
+}  // namespace mnemo

@@ -1,1 +1,129 @@
-// placeholder: being written
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/engine_impl.h"
+
+namespace mnemo {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? std::string() : std::string(v);
+}
+
+// mkdir -p with mode 0700 for every folder it creates.
+Status MakeWorkspace(const std::string& dir) {
+  std::error_code ec;
+  fs::path p = fs::absolute(dir, ec);
+  if (ec) return Unavailable("workspace " + dir + " cannot be resolved: " + ec.message());
+  fs::path cur;
+  for (const fs::path& part : p) {
+    cur /= part;
+    if (::mkdir(cur.c_str(), 0700) != 0 && errno != EEXIST) {
+      return Unavailable("cannot create workspace folder " + cur.string() + ": " +
+                         std::strerror(errno));
+    }
+  }
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return Unavailable("workspace " + p.string() + " is not a folder");
+  }
+  if (::access(p.c_str(), R_OK | W_OK | X_OK) != 0) {
+    return Unavailable("workspace " + p.string() + " is not writable: " + std::strerror(errno) +
+                       "; choose another with --workspace or MNEMO_WORKSPACE");
+  }
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<storage::Backend>> OpenBackend(const Config& config,
+                                                      const std::string& workspace) {
+  const std::string& kind = config.memory.backend;
+  if (kind == "sqlite" || kind == "embeddings") {
+    return storage::OpenSqliteBackend({.path = workspace + "/mnemo.db"});
+  }
+  if (kind == "in_memory") return storage::NewMemoryBackend();
+  return Unavailable("memory.backend \"" + kind +
+                     "\" is not available in this build yet: use sqlite or in_memory");
+}
+
+}  // namespace
+
+std::string ResolveWorkspace(std::string_view flag) {
+  if (!flag.empty()) return std::string(flag);
+  if (std::string ws = Env("MNEMO_WORKSPACE"); !ws.empty()) return ws;
+  if (std::string xdg = Env("XDG_DATA_HOME"); !xdg.empty()) return xdg + "/mnemo";
+  std::string home = Env("HOME");
+  if (home.empty()) home = ".";
+  return home + "/.local/share/mnemo";
+}
+
+storage::ReadScope Engine::Impl::ScopeFor(const Principal& who) const {
+  if (IsAdmin(who)) return {.all = true, .principal = who.name};
+  return {.all = false, .principal = who.name};
+}
+
+bool Engine::Impl::IsAdmin(const Principal& who) const {
+  return !config.memory.acl_enabled || who.role == Role::kAdmin;
+}
+
+Status Engine::Impl::CheckEnabled() const {
+  if (config.memory.enabled) return Status::Ok();
+  return Disabled("memory is disabled by configuration (memory.enabled = false)");
+}
+
+Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->config = options.config;
+  impl->clock = options.clock ? options.clock : SystemClock();
+  std::string ws = ResolveWorkspace(options.workspace);
+  MNEMO_RETURN_IF_ERROR(MakeWorkspace(ws));
+  std::error_code ec;
+  impl->workspace = std::filesystem::canonical(ws, ec).string();
+  if (ec) return Unavailable("workspace " + ws + " cannot be resolved: " + ec.message());
+  MNEMO_ASSIGN_OR_RETURN(impl->backend, OpenBackend(impl->config, impl->workspace));
+  return std::unique_ptr<Engine>(new Engine(std::move(impl)));
+}
+
+Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Engine::~Engine() = default;
+
+const Config& Engine::config() const { return impl_->config; }
+const std::string& Engine::workspace() const { return impl_->workspace; }
+
+Result<StoreResult> Engine::Store(const Principal& who, const StoreRequest& req) {
+  return impl_->Store(who, req);
+}
+Result<Entry> Engine::Get(const Principal& who, const GetRequest& req) {
+  return impl_->Get(who, req);
+}
+Result<bool> Engine::Forget(const Principal& who, const ForgetRequest& req) {
+  return impl_->Forget(who, req);
+}
+Result<SearchResponse> Engine::Search(const Principal& who, const SearchRequest& req) {
+  return impl_->Search(who, req);
+}
+Result<RecallResponse> Engine::Recall(const Principal& who, const RecallRequest& req) {
+  return impl_->Recall(who, req);
+}
+Result<Entry> Engine::MarkUseful(const Principal& who, const GetRequest& req) {
+  return impl_->MarkUseful(who, req);
+}
+Result<ListPage> Engine::List(const Principal& who, const ListRequest& req) {
+  return impl_->List(who, req);
+}
+Result<Stats> Engine::GetStats(const Principal& who) { return impl_->GetStats(who); }
+Status Engine::ExportJsonl(const Principal& who, std::ostream& out) {
+  return impl_->ExportJsonl(who, out);
+}
+Result<ImportReport> Engine::ImportJsonl(const Principal& who, std::istream& in,
+                                         const ProgressFn& progress) {
+  return impl_->ImportJsonl(who, in, progress);
+}
+
+}  // namespace mnemo

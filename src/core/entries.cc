@@ -1,0 +1,131 @@
+// The entry tools: store, get, forget, mark_useful, list, stats (spec 10).
+
+#include "core/engine_impl.h"
+#include "core/validation.h"
+#include "text/secrets.h"
+
+namespace mnemo {
+namespace {
+
+Status NotFoundFor(std::string_view key) {
+  return NotFound("No memory entry found for key: " + std::string(key));
+}
+
+Status ValidateAddress(std::string_view key, std::string_view ns) {
+  MNEMO_RETURN_IF_ERROR(ValidateKey(key, "key"));
+  return ValidateNamespace(ns, "namespace");
+}
+
+}  // namespace
+
+Status CheckSecret(const Config& config, std::string_view content, std::string_view field) {
+  if (config.security.secrets == "allow") return Status::Ok();
+  if (auto secret = text::FindSecret(content)) {
+    return InvalidArgument(std::string(field) + " looks like it contains a secret (" +
+                               std::string(secret->kind) +
+                               "); mnemo does not store credentials. Remove it, or set "
+                               "security.secrets = \"allow\"",
+                           std::string(field));
+  }
+  return Status::Ok();
+}
+
+Result<StoreResult> Engine::Impl::Store(const Principal& who, const StoreRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  MNEMO_RETURN_IF_ERROR(ValidateAddress(req.key, req.ns));
+  MNEMO_RETURN_IF_ERROR(ValidateContent(req.content, "value"));
+  MNEMO_RETURN_IF_ERROR(ValidateCategory(req.category, "category"));
+  if (req.tags) MNEMO_RETURN_IF_ERROR(ValidateTags(*req.tags, "tags"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(config, req.content, "value"));
+  storage::EntryWrite w;
+  w.owner = who.name;
+  w.ns = req.ns;
+  w.key = req.key;
+  w.content = req.content;
+  w.category = req.category;
+  w.tags = req.tags;
+  w.visibility = req.visibility;
+  w.now = clock->NowMs();
+  MNEMO_ASSIGN_OR_RETURN(storage::UpsertResult r, backend->Upsert(w));
+  return StoreResult{r.entry.key, r.entry.ns, r.entry.category, r.entry.id, r.created};
+}
+
+Result<std::optional<Entry>> Engine::Impl::ResolveForRead(const Principal& who,
+                                                          const GetRequest& req) {
+  MNEMO_RETURN_IF_ERROR(ValidateAddress(req.key, req.ns));
+  if (req.owner) {
+    // Only an admin may address another principal's entry; for anyone else
+    // that is indistinguishable from a missing entry.
+    if (!IsAdmin(who) && *req.owner != who.name) return std::optional<Entry>();
+    return backend->FindExact(*req.owner, req.ns, req.key);
+  }
+  return backend->Resolve(req.ns, req.key, ScopeFor(who));
+}
+
+Result<Entry> Engine::Impl::Get(const Principal& who, const GetRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> found, ResolveForRead(who, req));
+  if (!found) return NotFoundFor(req.key);
+  MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> counted, backend->AddCounters(found->id, 1, 0));
+  if (!counted) return NotFoundFor(req.key);  // forgotten in between
+  return *counted;
+}
+
+Result<Entry> Engine::Impl::MarkUseful(const Principal& who, const GetRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> found, ResolveForRead(who, req));
+  if (!found) return NotFoundFor(req.key);
+  MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> marked, backend->AddCounters(found->id, 0, 1));
+  if (!marked) return NotFoundFor(req.key);
+  return *marked;
+}
+
+Result<bool> Engine::Impl::Forget(const Principal& who, const ForgetRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  MNEMO_RETURN_IF_ERROR(ValidateAddress(req.key, req.ns));
+  std::optional<Entry> target;
+  if (req.owner && IsAdmin(who)) {
+    MNEMO_ASSIGN_OR_RETURN(target, backend->FindExact(*req.owner, req.ns, req.key));
+  } else if (IsAdmin(who)) {
+    // Own entry first, then (admin or ACL off) the most recent one.
+    MNEMO_ASSIGN_OR_RETURN(target, backend->Resolve(req.ns, req.key, ScopeFor(who)));
+  } else {
+    // Under ACL a user forgets only their own entries.
+    MNEMO_ASSIGN_OR_RETURN(target, backend->FindExact(who.name, req.ns, req.key));
+  }
+  if (!target) return false;
+  return backend->Delete(target->id);
+}
+
+Result<ListPage> Engine::Impl::List(const Principal& who, const ListRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  if (req.limit < 1 || req.limit > 1000) {
+    return InvalidArgument("limit must be between 1 and 1000", "limit");
+  }
+  if (req.offset < 0) return InvalidArgument("offset must be >= 0", "offset");
+  if (req.category) MNEMO_RETURN_IF_ERROR(ValidateCategory(*req.category, "category"));
+  if (req.ns) MNEMO_RETURN_IF_ERROR(ValidateNamespace(*req.ns, "namespace"));
+  storage::EntryFilter f;
+  f.category = req.category;
+  f.ns = req.ns;
+  f.include_archived = req.include_archived;
+  f.scope = ScopeFor(who);
+  MNEMO_ASSIGN_OR_RETURN(std::vector<Entry> items, backend->List(f, req.limit + 1, req.offset));
+  ListPage page;
+  if (static_cast<int>(items.size()) > req.limit) {
+    items.resize(static_cast<size_t>(req.limit));
+    page.next_offset = req.offset + req.limit;
+  }
+  page.items = std::move(items);
+  return page;
+}
+
+Result<Stats> Engine::Impl::GetStats(const Principal& who) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  MNEMO_ASSIGN_OR_RETURN(Stats s, backend->GetStats(ScopeFor(who)));
+  s.backend = std::string(backend->name());
+  s.schema_version = backend->schema_version();
+  return s;
+}
+
+}  // namespace mnemo

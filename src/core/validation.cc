@@ -1,0 +1,117 @@
+#include "core/validation.h"
+
+#include <algorithm>
+
+#include "text/utf8.h"
+
+namespace mnemo {
+namespace {
+
+std::string F(std::string_view field) { return std::string(field); }
+
+bool HasControl(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char c) {
+    auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7f;
+  });
+}
+
+bool IsBlank(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+  });
+}
+
+}  // namespace
+
+Status ValidateKey(std::string_view key, std::string_view field) {
+  if (key.empty() || IsBlank(key)) {
+    return InvalidArgument(F(field) + " must not be blank: use 1-256 bytes of text", F(field));
+  }
+  if (key.size() > kMaxKeyBytes) {
+    return InvalidArgument(F(field) + " is " + std::to_string(key.size()) +
+                               " bytes long: at most 256 bytes are allowed",
+                           F(field));
+  }
+  if (!text::IsValidUtf8(key)) {
+    return InvalidArgument(F(field) + " is not valid UTF-8", F(field));
+  }
+  if (HasControl(key)) {
+    return InvalidArgument(F(field) + " contains a control character: use printable text",
+                           F(field));
+  }
+  return Status::Ok();
+}
+
+Status ValidateContent(std::string_view content, std::string_view field) {
+  if (content.empty() || IsBlank(content)) {
+    return InvalidArgument(F(field) + " must not be blank", F(field));
+  }
+  if (content.size() > kMaxContentBytes) {
+    return InvalidArgument(F(field) + " is " + std::to_string(content.size()) +
+                               " bytes long: at most 1 MiB (1048576 bytes) is allowed",
+                           F(field));
+  }
+  if (content.find('\0') != std::string_view::npos) {
+    return InvalidArgument(F(field) + " contains a NUL character: use UTF-8 text without NUL",
+                           F(field));
+  }
+  if (!text::IsValidUtf8(content)) {
+    return InvalidArgument(F(field) + " is not valid UTF-8", F(field));
+  }
+  return Status::Ok();
+}
+
+Status ValidateCategory(std::string_view category, std::string_view field) {
+  bool ok = !category.empty() && category.size() <= 64 &&
+            std::all_of(category.begin(), category.end(), [](char c) {
+              return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+            });
+  if (!ok) {
+    std::string shown = text::IsValidUtf8(category) && category.size() <= 80
+                            ? std::string(category)
+                            : std::string("(") + std::to_string(category.size()) + " bytes)";
+    return InvalidArgument(F(field) + " \"" + shown +
+                               "\" is invalid: use core, daily, conversation or [a-z0-9_-]{1,64}",
+                           F(field));
+  }
+  return Status::Ok();
+}
+
+Status ValidateNamespace(std::string_view ns, std::string_view field) {
+  bool ok = !ns.empty() && ns.size() <= kMaxNamespaceBytes &&
+            std::all_of(ns.begin(), ns.end(), [](char c) {
+              return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                     c == '_' || c == '-' || c == '.' || c == ':' || c == '*';
+            });
+  if (!ok) {
+    std::string shown = text::IsValidUtf8(ns) && ns.size() <= 140
+                            ? std::string(ns)
+                            : std::string("(") + std::to_string(ns.size()) + " bytes)";
+    return InvalidArgument(F(field) + " \"" + shown +
+                               "\" is invalid: use 1-128 characters of [A-Za-z0-9_.:*-] "
+                               "(e.g. global, skill-git, tool-send_email)",
+                           F(field));
+  }
+  return Status::Ok();
+}
+
+Status ValidateTags(const std::vector<std::string>& tags, std::string_view field) {
+  if (tags.size() > kMaxTags) {
+    return InvalidArgument(F(field) + " has " + std::to_string(tags.size()) +
+                               " items: at most 32 tags are allowed",
+                           F(field));
+  }
+  for (const std::string& t : tags) {
+    if (t.empty() || IsBlank(t) || t.size() > kMaxTagBytes || HasControl(t) ||
+        !text::IsValidUtf8(t)) {
+      return InvalidArgument(F(field) +
+                                 " contains an invalid tag: each tag is 1-64 bytes of UTF-8 "
+                                 "text without control characters",
+                             F(field));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace mnemo

@@ -1,0 +1,30 @@
+// Validation of entry fields (spec 10). Messages say what was wrong and what
+// is allowed; the Status field names the parameter.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mnemo/status.h"
+
+namespace mnemo {
+
+inline constexpr size_t kMaxKeyBytes = 256;
+inline constexpr size_t kMaxContentBytes = 1 << 20;  // 1 MiB
+inline constexpr size_t kMaxNamespaceBytes = 128;
+inline constexpr size_t kMaxTagBytes = 64;
+inline constexpr size_t kMaxTags = 32;
+
+// 1-256 bytes, valid UTF-8, no control characters, not blank.
+Status ValidateKey(std::string_view key, std::string_view field = "key");
+// Valid UTF-8 without NUL, not blank, at most 1 MiB.
+Status ValidateContent(std::string_view content, std::string_view field = "value");
+// core, daily, conversation, or [a-z0-9_-]{1,64}.
+Status ValidateCategory(std::string_view category, std::string_view field = "category");
+// 1-128 bytes of [A-Za-z0-9_.:*-] (e.g. global, skill-git, tool-send_email).
+Status ValidateNamespace(std::string_view ns, std::string_view field = "namespace");
+// Up to 32 tags of 1-64 bytes, valid UTF-8 without control characters.
+Status ValidateTags(const std::vector<std::string>& tags, std::string_view field = "tags");
+
+}  // namespace mnemo

@@ -1,0 +1,154 @@
+#include "mnemo/config.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "test_util.h"
+
+namespace mnemo {
+namespace {
+
+using testing::TempDir;
+
+Result<Config> LoadToml(const TempDir& dir, const std::string& toml,
+                        std::map<std::string, std::string> env = {}) {
+  std::string path = dir.Sub("mnemo.toml");
+  std::ofstream(path) << toml;
+  return LoadConfig({.file = path, .env = std::move(env)});
+}
+
+TEST(Config, DefaultsMatchSpec15) {
+  auto c = LoadConfig({});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->memory.backend, "sqlite");
+  EXPECT_DOUBLE_EQ(c->search.vector_weight, 0.6);
+  EXPECT_DOUBLE_EQ(c->search.keyword_weight, 0.4);
+  EXPECT_DOUBLE_EQ(c->search.min_relevance_score, 0.2);
+  EXPECT_EQ(c->server.listen, "127.0.0.1:8765");
+  EXPECT_EQ(c->server.max_body_bytes, 4194304);
+  EXPECT_EQ(c->embedding.dimensions, 384);
+  EXPECT_FALSE(c->learning.min_cosine_similarity.has_value());
+}
+
+TEST(Config, ReadsFileValues) {
+  TempDir dir;
+  auto c = LoadToml(dir, R"([memory]
+backend = "in_memory"
+acl_enabled = true
+archive_after_days = 10
+
+[search]
+min_relevance_score = 0.5
+
+[security.audit]
+enabled = true
+
+[[security.tokens]]
+principal = "alice"
+role = "admin"
+sha256 = "0000000000000000000000000000000000000000000000000000000000000000"
+)");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->memory.backend, "in_memory");
+  EXPECT_TRUE(c->memory.acl_enabled);
+  EXPECT_EQ(c->memory.archive_after_days, 10);
+  EXPECT_DOUBLE_EQ(c->search.min_relevance_score, 0.5);
+  EXPECT_TRUE(c->security.audit.enabled);
+  ASSERT_EQ(c->security.tokens.size(), 1u);
+  EXPECT_EQ(c->security.tokens[0].principal, "alice");
+}
+
+TEST(Config, SeedPlacesSearchKeysUnderMemory) {
+  TempDir dir;
+  auto c = LoadToml(dir, "[memory]\nvector_weight = 0.7\nkeyword_weight = 0.3\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_DOUBLE_EQ(c->search.vector_weight, 0.7);
+  auto clash = LoadToml(dir, "[memory]\nvector_weight = 0.7\n[search]\nvector_weight = 0.5\n");
+  ASSERT_FALSE(clash.ok());
+  EXPECT_NE(clash.status().message().find("different values"), std::string::npos);
+}
+
+TEST(Config, UnknownKeyIsAnErrorNamingIt) {
+  TempDir dir;
+  auto c = LoadToml(dir, "[memory]\nbackend = \"sqlite\"\nbakend = \"x\"\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("memory.bakend"), std::string::npos);
+  auto s = LoadToml(dir, "[memroy]\nbackend = \"sqlite\"\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("[memroy]"), std::string::npos);
+}
+
+TEST(Config, BadValuesNameTheKeyAndWhatIsAllowed) {
+  TempDir dir;
+  auto e = LoadToml(dir, "[memory]\nbackend = \"mysql\"\n");
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("memory.backend"), std::string::npos);
+  EXPECT_NE(e.status().message().find("sqlite, markdown, postgres, in_memory, embeddings"),
+            std::string::npos);
+  auto t = LoadToml(dir, "[memory]\nacl_enabled = \"yes\"\n");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("boolean"), std::string::npos);
+  auto r = LoadToml(dir, "[search]\nmin_relevance_score = 1.5\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("0..1"), std::string::npos);
+  auto w = LoadToml(dir, "[search]\nvector_weight = 0\nkeyword_weight = 0\n");
+  ASSERT_FALSE(w.ok());
+}
+
+TEST(Config, CorruptTomlReportsLine) {
+  TempDir dir;
+  auto c = LoadToml(dir, "[memory]\nbackend = \"sqlite\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("not valid TOML (line 2"), std::string::npos)
+      << c.status().message();
+}
+
+TEST(Config, EnvironmentOverridesFile) {
+  TempDir dir;
+  auto c = LoadToml(dir, "[memory]\nacl_enabled = false\n",
+                    {{"MNEMO_MEMORY_ACL_ENABLED", "yes"},
+                     {"MNEMO_SECURITY_AUDIT_ENABLED", "1"},
+                     {"MNEMO_SEARCH_MIN_RELEVANCE_SCORE", "0.35"},
+                     {"MNEMO_WORKSPACE", "/not/a/config/key"}});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_TRUE(c->memory.acl_enabled);
+  EXPECT_TRUE(c->security.audit.enabled);
+  EXPECT_DOUBLE_EQ(c->search.min_relevance_score, 0.35);
+}
+
+TEST(Config, BadEnvironmentValueNamesTheVariable) {
+  auto c = LoadConfig({.env = {{"MNEMO_LEARNING_EVENTS_ENABLED", "maybe"}}});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("MNEMO_LEARNING_EVENTS_ENABLED"), std::string::npos);
+  EXPECT_NE(c.status().message().find("1|true|yes|on"), std::string::npos);
+  auto u = LoadConfig({.env = {{"MNEMO_MEMORY_BAKEND", "sqlite"}}});
+  ASSERT_FALSE(u.ok());
+  EXPECT_NE(u.status().message().find("MNEMO_MEMORY_BAKEND"), std::string::npos);
+}
+
+TEST(Config, OverridesWinOverEnvironment) {
+  auto c = LoadConfig({.env = {{"MNEMO_SERVER_LISTEN", "127.0.0.1:1"}},
+                       .overrides = {{"server.listen", "127.0.0.1:2"}}});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->server.listen, "127.0.0.1:2");
+}
+
+TEST(Config, MissingExplicitFileIsAnErrorButOptionalFileIsNot) {
+  TempDir dir;
+  EXPECT_FALSE(LoadConfig({.file = dir.Sub("nope.toml")}).ok());
+  EXPECT_TRUE(LoadConfig({.file = dir.Sub("nope.toml"), .file_optional = true}).ok());
+}
+
+TEST(Config, DocsReferenceIsGeneratedFromTheTable) {
+  std::ifstream in(std::string(MNEMO_SOURCE_DIR) + "/docs/config.md");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  EXPECT_EQ(buf.str(), ConfigReferenceMarkdown())
+      << "docs/config.md is stale: regenerate it with `mnemo config reference > docs/config.md`";
+}
+
+}  // namespace
+}  // namespace mnemo

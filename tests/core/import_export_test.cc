@@ -1,0 +1,82 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "mnemo/engine.h"
+#include "test_util.h"
+
+namespace mnemo {
+namespace {
+
+using testing::TempDir;
+
+std::unique_ptr<Engine> OpenAt(const std::string& ws) {
+  auto e = Engine::Open({.workspace = ws});
+  EXPECT_TRUE(e.ok()) << e.status().ToString();
+  return e.ok() ? std::move(*e) : nullptr;
+}
+
+TEST(ImportExport, RoundTripIntoAFreshWorkspace) {
+  TempDir dir;
+  auto a = OpenAt(dir.Sub("a"));
+  Principal me;
+  ASSERT_TRUE(a->Store(me, {.key = "k1", .content = "first", .tags = std::vector<std::string>{"t"}}).ok());
+  ASSERT_TRUE(a->Store(me, {.key = "k2", .content = "永远不要给 Sarah 发邮件", .ns = "skill-mail"}).ok());
+  ASSERT_TRUE(a->Store(me, {.key = "rule/1", .content = "rule", .ns = "tool-shell"}).ok());
+  std::stringstream out;
+  ASSERT_TRUE(a->ExportJsonl(me, out).ok());
+  std::string exported = out.str();
+
+  auto b = OpenAt(dir.Sub("b"));
+  std::stringstream in(exported);
+  auto rep = b->ImportJsonl(me, in);
+  ASSERT_TRUE(rep.ok()) << rep.status().ToString();
+  EXPECT_EQ(rep->imported, 3);
+  EXPECT_EQ(rep->created, 3);
+  std::stringstream again;
+  ASSERT_TRUE(b->ExportJsonl(me, again).ok());
+  EXPECT_EQ(again.str(), exported);
+
+  // Idempotent: importing the same file again changes nothing.
+  std::stringstream in2(exported);
+  auto rep2 = b->ImportJsonl(me, in2);
+  ASSERT_TRUE(rep2.ok());
+  EXPECT_EQ(rep2->created, 0);
+  std::stringstream third;
+  ASSERT_TRUE(b->ExportJsonl(me, third).ok());
+  EXPECT_EQ(third.str(), exported);
+}
+
+TEST(ImportExport, BadLinesAreAllReportedAndNothingIsImported) {
+  TempDir dir;
+  auto e = OpenAt(dir.Sub("ws"));
+  Principal me;
+  std::stringstream in(
+      "{\"key\":\"ok1\",\"content\":\"fine\"}\n"
+      "{\"key\":\"trunc\",\"content\":\"cut off\n"
+      "{\"key\":\"ok2\",\"content\":\"fine too\"}\n"
+      "{\"content\":\"no key\"}\n");
+  auto rep = e->ImportJsonl(me, in);
+  ASSERT_FALSE(rep.ok());
+  EXPECT_EQ(rep.status().code(), StatusCode::kInvalidArgument);
+  const std::string& msg = rep.status().message();
+  EXPECT_NE(msg.find("line 2"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("line 4"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("line 1:"), std::string::npos) << msg;
+  auto stats = e->GetStats(me);
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->entries, 0);
+}
+
+TEST(ImportExport, ImportRefusesSecrets) {
+  TempDir dir;
+  auto e = OpenAt(dir.Sub("ws"));
+  Principal me;
+  std::stringstream in("{\"key\":\"k\",\"content\":\"Authorization: Bearer abcdefghijklmnopqrstuvwxyz123456\"}\n");
+  auto rep = e->ImportJsonl(me, in);
+  ASSERT_FALSE(rep.ok());
+  EXPECT_NE(rep.status().message().find("line 1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mnemo
