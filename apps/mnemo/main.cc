@@ -1,1 +1,79 @@
-int main() { return 0; }
+// The mnemo binary: `mnemo [--workspace DIR] [--config FILE] [--principal P]
+// [--json] <command>` (spec 60). Exit codes: 0 ok, 1 user error, 2 internal.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "bench_cmd.h"
+#include "commands.h"
+
+namespace mnemo::app {
+namespace {
+
+void AddVersionCommand(CLI::App& app, Action& action) {
+  app.add_subcommand("version", "Print the version")->callback([&action] {
+    action = [] {
+      std::cout << "mnemo " << MNEMO_VERSION << "\n";
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace
+
+void AddBenchCommand(CLI::App& app, GlobalOptions& g, Action& action) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* bench = app.add_subcommand("bench", "Run the dataset benchmark (spec 20)");
+  bench->add_option("--dataset", args->dataset, "Folder with memories.jsonl and queries.jsonl")
+      ->required();
+  bench->add_option("--limit", args->limit, "Memories to load (0 = all)");
+  bench->add_option("--queries", args->queries, "Queries to run (0 = all)");
+  bench->add_option("--backend", args->backend, "Storage backend (default sqlite)");
+  bench->callback([&g, &action, args] {
+    action = [&g, args] {
+      args->workspace = g.workspace;
+      return RunBenchCommand(*args);
+    };
+  });
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app{"mnemo: a local-first memory engine for AI agents", "mnemo"};
+  app.fallthrough();
+  app.require_subcommand(1);
+  GlobalOptions g;
+  app.add_option("--workspace", g.workspace,
+                 "Workspace folder (default $MNEMO_WORKSPACE, else ~/.local/share/mnemo)");
+  app.add_option("--config", g.config, "Config file (default <workspace>/mnemo.toml)");
+  app.add_option("--principal", g.principal, "Acting principal (default from the config)");
+  app.add_flag("--json", g.json, "Print results as JSON");
+  Action action;
+  AddServeCommand(app, g, action);
+  AddRpcCommand(app, g, action);
+  AddMemoryCommand(app, g, action);
+  AddDataCommands(app, g, action);
+  AddBenchCommand(app, g, action);
+  AddVersionCommand(app, action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitUser;
+  }
+  try {
+    return action ? action() : kExitOk;
+  } catch (const std::exception& e) {
+    std::cerr << "mnemo: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace mnemo::app
+
+int main(int argc, char** argv) {
+  try {
+    return mnemo::app::Main(argc, argv);
+  } catch (...) {
+    return mnemo::app::kExitInternal;
+  }
+}
