@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Style checks that are part of the build's checks (STYLE.md "Tools"):
+# clang-format on every C++ file, clang-tidy on the sources (needs the
+# compile_commands.json of the build dir given as $1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build/test}
+mapfile -t files < <(git ls-files '*.h' '*.cc' 2>/dev/null || find include src apps tests bench examples -name '*.h' -o -name '*.cc')
+clang-format --dry-run --Werror "${files[@]}"
+echo "check-style: clang-format clean (${#files[@]} files)"
+if [ "${MNEMO_SKIP_TIDY:-0}" = 1 ]; then
+  echo "check-style: clang-tidy skipped (MNEMO_SKIP_TIDY=1)"
+  exit 0
+fi
+mapfile -t sources < <(printf '%s\n' "${files[@]}" | grep -E '^(src|apps)/.*\.cc$')
+printf '%s\n' "${sources[@]}" | xargs -P 2 -n 4 clang-tidy -p "$build" --quiet 2>/dev/null \
+  | { grep -E "(warning|error):" || true; } > "$build/clang-tidy.log"
+if [ -s "$build/clang-tidy.log" ]; then
+  cat "$build/clang-tidy.log"
+  echo "check-style: clang-tidy found problems" >&2
+  exit 1
+fi
+echo "check-style: clang-tidy clean (${#sources[@]} files)"

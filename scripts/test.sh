@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds everything and runs the whole test suite
+# (unit, conformance, end-to-end, install/example) plus the format check.
+#   scripts/test.sh              normal build (build/test)
+#   scripts/test.sh --sanitize   ASan + UBSan build (build/asan)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh
+
+build=build/test
+flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMNEMO_WERROR=ON)
+if [ "${1:-}" = "--sanitize" ]; then
+  build=build/asan
+  flags=(-DCMAKE_BUILD_TYPE=Debug -DMNEMO_SANITIZE=ON -DMNEMO_BUILD_BENCH=OFF -DMNEMO_WERROR=ON)
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+fi
+
+cmake -S . -B "$build" -G Ninja "${flags[@]}" >/dev/null
+cmake --build "$build"
+./scripts/check-style.sh "$build"
+ctest --test-dir "$build" --output-on-failure

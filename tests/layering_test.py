@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Enforces the architecture of spec 00 / docs/architecture.md on #include lines.
+
+Each folder may include only the folders below it; wire formats and SQL stay in
+their rooms. Prints one line per violation and a closing 'N passed, N failed'."""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
+
+# room -> rooms it may include (besides itself and the public include/mnemo).
+ALLOWED = {
+    "src/base": set(),
+    "src/text": {"base"},
+    "src/storage": {"base", "text"},
+    "src/core": {"base", "text", "storage"},
+    "src/transport": {"base", "text", "core"},
+    "apps": {"base", "text", "core", "transport"},
+}
+# third-party headers that only some rooms may use
+RESTRICTED = {
+    "sqlite3.h": {"src/storage"},
+    "libpq-fe.h": {"src/storage"},
+    "httplib.h": {"src/transport", "apps"},
+    "CLI/CLI.hpp": {"apps"},
+}
+INTERNAL_ROOMS = {"base", "text", "storage", "core", "transport", "embed", "index", "rules",
+                  "archivist", "context", "llm"}
+
+include_re = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
+failures = []
+checked = 0
+for room, allowed in ALLOWED.items():
+    for path in sorted((ROOT / room).rglob("*")):
+        if path.suffix not in (".h", ".cc"):
+            continue
+        checked += 1
+        rel = path.relative_to(ROOT).as_posix()
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            m = include_re.match(line)
+            if not m:
+                continue
+            inc = m.group(1)
+            first = inc.split("/")[0]
+            if first in INTERNAL_ROOMS and "/" in inc:
+                own = room.split("/")[-1]
+                if first != own and first not in allowed:
+                    failures.append(f"{rel}:{n}: {room} may not include {inc} (allowed: {sorted(allowed)})")
+            for header, rooms in RESTRICTED.items():
+                if inc == header and not any(room.startswith(r) for r in rooms):
+                    failures.append(f"{rel}:{n}: {inc} belongs in {sorted(rooms)} only")
+        text = path.read_text(encoding="utf-8")
+        if not room.startswith("src/storage") and re.search(r"\bsqlite3_\w+\(|\bPGconn\b", text):
+            failures.append(f"{rel}: SQLite/PostgreSQL API outside src/storage")
+
+for f in failures:
+    print(f)
+print(f"layering: {checked} files checked")
+print(f"{1 if not failures else 0} passed, {1 if failures else 0} failed")
+sys.exit(1 if failures else 0)
