@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   mnemo::Principal me;
-  auto stored = (*engine)->Store(me, {.key = "editor", .content = "The user prefers Helix over Vim."});
+  auto stored =
+      (*engine)->Store(me, {.key = "editor", .content = "The user prefers Helix over Vim."});
   if (!stored.ok()) {
     std::cerr << stored.status().ToString() << "\n";
     return 2;

@@ -117,8 +117,8 @@ struct Config {
 // Where configuration comes from, lowest precedence first: built-in defaults,
 // the TOML file, the environment, explicit overrides ("section.key" -> text).
 struct ConfigSources {
-  std::optional<std::string> file;  // path; a missing explicit file is an error
-  bool file_optional = false;       // true: a missing file is the defaults
+  std::optional<std::string> file;         // path; a missing explicit file is an error
+  bool file_optional = false;              // true: a missing file is the defaults
   std::map<std::string, std::string> env;  // usually the process environment
   std::map<std::string, std::string> overrides;
 };

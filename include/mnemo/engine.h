@@ -68,9 +68,9 @@ class Engine {
   // imported. Otherwise every line
   // goes in within one transaction. Idempotent (upsert by owner/namespace/key).
   Result<ImportReport> ImportJsonl(const Principal& who, std::istream& in,
-                                           const ProgressFn& progress = {});
+                                   const ProgressFn& progress = {});
 
- struct Impl;  // src/core/engine_impl.h
+  struct Impl;  // src/core/engine_impl.h
 
  private:
   explicit Engine(std::unique_ptr<Impl> impl);

@@ -15,13 +15,13 @@ namespace mnemo {
 // one place (JSON-RPC: invalid_argument -> -32602, not_found -> -32001, ...).
 enum class StatusCode {
   kOk = 0,
-  kInvalidArgument,  // the caller sent something malformed or out of range
-  kNotFound,         // missing, or not readable by the caller (indistinguishable)
-  kPermissionDenied, // the caller may not do this
-  kDisabled,         // switched off by configuration
-  kConflict,         // a concurrent change or a uniqueness clash
-  kUnavailable,      // a dependency (file system, server, embedder) is unreachable
-  kInternal,         // a bug or an unexpected failure below us
+  kInvalidArgument,   // the caller sent something malformed or out of range
+  kNotFound,          // missing, or not readable by the caller (indistinguishable)
+  kPermissionDenied,  // the caller may not do this
+  kDisabled,          // switched off by configuration
+  kConflict,          // a concurrent change or a uniqueness clash
+  kUnavailable,       // a dependency (file system, server, embedder) is unreachable
+  kInternal,          // a bug or an unexpected failure below us
 };
 
 // Returns the stable snake_case name of a code ("invalid_argument", ...).
@@ -67,7 +67,7 @@ inline Status Internal(std::string msg) { return {StatusCode::kInternal, std::mo
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   Result(Status status) : v_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     assert(!std::get<Status>(v_).ok() && "Result built from an OK status");
   }
@@ -95,9 +95,9 @@ class [[nodiscard]] Result {
 #define MNEMO_INTERNAL_CONCAT(a, b) MNEMO_INTERNAL_CONCAT2(a, b)
 
 // Returns from the enclosing function when `expr` (a Status) is not OK.
-#define MNEMO_RETURN_IF_ERROR(expr)          \
-  do {                                       \
-    ::mnemo::Status mnemo_status_ = (expr);  \
+#define MNEMO_RETURN_IF_ERROR(expr)                \
+  do {                                             \
+    ::mnemo::Status mnemo_status_ = (expr);        \
     if (!mnemo_status_.ok()) return mnemo_status_; \
   } while (0)
 

@@ -72,9 +72,9 @@ struct ForgetRequest {
 struct SearchRequest {
   std::string query;
   std::optional<std::string> category;
-  std::optional<std::string> ns;  // absent: every non-system namespace
-  std::vector<std::string> tags;  // all must match
-  int max_results = 20;           // 1..100
+  std::optional<std::string> ns;    // absent: every non-system namespace
+  std::vector<std::string> tags;    // all must match
+  int max_results = 20;             // 1..100
   std::optional<double> min_score;  // absent: search.min_relevance_score
   bool include_archived = false;
 };

@@ -10,8 +10,7 @@ class SystemClockImpl final : public Clock {
   TimeMs NowMs() const override {
     using std::chrono::duration_cast;
     using std::chrono::milliseconds;
-    return duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
+    return duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   }
 };
 

@@ -2,13 +2,13 @@
 
 #include <toml++/toml.h>
 
+#include <sys/stat.h>
 #include <cerrno>
-#include <cstring>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
-#include <sys/stat.h>
 
 #include "core/config_schema.h"
 #include "mnemo/config.h"
@@ -47,8 +47,8 @@ std::string TypeWord(const KeySpec& k) {
 }
 
 Status Bad(std::string_view where, const KeySpec& k, std::string_view got) {
-  return InvalidArgument(std::string(where) + " " + std::string(got) + ": " +
-                             std::string(k.path) + " must be " + TypeWord(k),
+  return InvalidArgument(std::string(where) + " " + std::string(got) + ": " + std::string(k.path) +
+                             " must be " + TypeWord(k),
                          std::string(k.path));
 }
 
@@ -216,7 +216,8 @@ Status LoadAliases(Config& c, const toml::node& n) {
     MNEMO_RETURN_IF_ERROR(CheckTableKeys(t, {"words", "tool_contains"}, w));
     AliasConfig a;
     MNEMO_ASSIGN_OR_RETURN(a.words, StringArray(t.get("words"), w + " words"));
-    MNEMO_ASSIGN_OR_RETURN(a.tool_contains, StringArray(t.get("tool_contains"), w + " tool_contains"));
+    MNEMO_ASSIGN_OR_RETURN(a.tool_contains,
+                           StringArray(t.get("tool_contains"), w + " tool_contains"));
     if (a.words.empty() || a.tool_contains.empty()) {
       return InvalidArgument(w + ": words and tool_contains must both be non-empty");
     }
@@ -270,7 +271,8 @@ Status LoadTable(Config& c, const toml::table& t, const std::string& prefix,
       }
       MNEMO_RETURN_IF_ERROR(LoadTable(c, *sub, path, seed_aliases));
     } else {
-      return InvalidArgument("unknown key \"" + path + "\" in mnemo.toml: see docs/config.md for "
+      return InvalidArgument("unknown key \"" + path +
+                             "\" in mnemo.toml: see docs/config.md for "
                              "the keys of each section");
     }
   }
@@ -303,8 +305,9 @@ Status LoadFile(Config& c, const ConfigSources& src) {
     const KeySpec* k = FindKey(path);
     if (auto direct = table.at_path(path).value<double>(); direct && *direct != v) {
       return InvalidArgument("mnemo.toml sets " + path + " and its alias memory." +
-                             std::string(path.substr(path.find('.') + 1)) +
-                             " to different values: keep one", path);
+                                 std::string(path.substr(path.find('.') + 1)) +
+                                 " to different values: keep one",
+                             path);
     }
     (void)k;
   }
@@ -325,8 +328,8 @@ Status LoadEnv(Config& c, const ConfigSources& src) {
     for (const KeySpec& k : ConfigKeys()) {
       if (EnvName(k.path) == var) match = &k;
     }
-    for (std::string_view alias : {"memory.vector_weight", "memory.keyword_weight",
-                                   "memory.min_relevance_score"}) {
+    for (std::string_view alias :
+         {"memory.vector_weight", "memory.keyword_weight", "memory.min_relevance_score"}) {
       if (EnvName(alias) == var) match = FindKey(*SeedAlias(alias));
     }
     if (match == nullptr) {
@@ -359,8 +362,8 @@ Status Validate(const Config& c) {
                  listen.find_first_not_of("0123456789", colon + 1) == std::string::npos &&
                  listen.size() - colon - 1 <= 5 && std::stoi(listen.substr(colon + 1)) <= 65535;
   if (!port_ok || colon == 0) {
-    return InvalidArgument("server.listen \"" + listen + "\" must be host:port, e.g. 127.0.0.1:8765",
-                           "server.listen");
+    return InvalidArgument(
+        "server.listen \"" + listen + "\" must be host:port, e.g. 127.0.0.1:8765", "server.listen");
   }
   if (c.security.default_principal.empty()) {
     return InvalidArgument("security.default_principal must not be empty",
@@ -406,8 +409,8 @@ std::string ConfigReferenceMarkdown() {
       "(`[[tools]]`, `[[security.tokens]]`, `[[rules.aliases]]`) are file-only.\n\n"
       "| key | environment | type | default | notes |\n|---|---|---|---|---|\n";
   for (const KeySpec& k : ConfigKeys()) {
-    out += "| `" + std::string(k.path) + "` | `" + EnvName(k.path) + "` | " + TypeWord(k) +
-           " | `" + std::string(k.default_text) + "` | " + std::string(k.doc) + " |\n";
+    out += "| `" + std::string(k.path) + "` | `" + EnvName(k.path) + "` | " + TypeWord(k) + " | `" +
+           std::string(k.default_text) + "` | " + std::string(k.doc) + " |\n";
   }
   out +=
       "\nArrays of tables:\n\n"

@@ -7,7 +7,6 @@
 namespace mnemo::internal {
 namespace {
 
-
 constexpr double kNoMax = std::numeric_limits<double>::max();
 constexpr double kIntMax = 9.0e15;
 
@@ -16,8 +15,9 @@ constexpr double kIntMax = 9.0e15;
 const std::array kKeys = {
     KeySpec{"memory.enabled", KeyType::kBool, "true", "", 0, 0,
             "false: every memory method answers -32003", MNEMO_FIELD(memory.enabled)},
-    KeySpec{"memory.backend", KeyType::kEnum, "sqlite", "sqlite|markdown|postgres|in_memory|embeddings",
-            0, 0, "storage backend", MNEMO_FIELD(memory.backend)},
+    KeySpec{"memory.backend", KeyType::kEnum, "sqlite",
+            "sqlite|markdown|postgres|in_memory|embeddings", 0, 0, "storage backend",
+            MNEMO_FIELD(memory.backend)},
     KeySpec{"memory.path", KeyType::kString, "", "", 0, 0,
             "markdown backend folder; default <workspace>/memory/", MNEMO_FIELD(memory.path)},
     KeySpec{"memory.hygiene_enabled", KeyType::kBool, "true", "", 0, 0, "",
@@ -96,8 +96,7 @@ const std::array kKeys = {
     KeySpec{"security.redact_episodic", KeyType::kBool, "true", "", 0, 0, "",
             MNEMO_FIELD(security.redact_episodic)},
     KeySpec{"security.default_principal", KeyType::kString, "local", "", 0, 0,
-            "principal for stdio/CLI without --principal",
-            MNEMO_FIELD(security.default_principal)},
+            "principal for stdio/CLI without --principal", MNEMO_FIELD(security.default_principal)},
     KeySpec{"security.audit.enabled", KeyType::kBool, "false", "", 0, 0, "",
             MNEMO_FIELD(security.audit.enabled)},
     KeySpec{"security.audit.path", KeyType::kString, "audit.log", "", 0, 0,
@@ -114,8 +113,8 @@ const std::array kKeys = {
             MNEMO_FIELD(server.request_timeout_ms)},
     KeySpec{"server.workers", KeyType::kInt, "8", "1..256", 1, 256, "",
             MNEMO_FIELD(server.workers)},
-    KeySpec{"server.queue", KeyType::kInt, "64", "1..100000", 1, 100000,
-            "a full queue answers 503", MNEMO_FIELD(server.queue)},
+    KeySpec{"server.queue", KeyType::kInt, "64", "1..100000", 1, 100000, "a full queue answers 503",
+            MNEMO_FIELD(server.queue)},
     KeySpec{"postgres.url", KeyType::kString, "", "", 0, 0, "required for postgres",
             MNEMO_FIELD(postgres.url)},
     KeySpec{"postgres.pool_size", KeyType::kInt, "8", "1..256", 1, 256, "",

@@ -5,9 +5,9 @@
 
 namespace mnemo {
 
-using nlohmann::json;
 using internal::FormatRfc3339;
 using internal::ParseRfc3339;
+using nlohmann::json;
 
 std::string_view VisibilityName(Visibility v) {
   return v == Visibility::kPublic ? "public" : "private";

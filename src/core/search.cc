@@ -18,8 +18,7 @@ constexpr size_t kMaxQueryBytes = 1 << 20;
 
 Status ValidateQuery(std::string_view query) {
   if (query.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) {
-    return InvalidArgument("query must not be empty or whitespace: say what to look for",
-                           "query");
+    return InvalidArgument("query must not be empty or whitespace: say what to look for", "query");
   }
   if (query.size() > kMaxQueryBytes) {
     return InvalidArgument("query is longer than 1 MiB", "query");

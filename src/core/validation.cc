@@ -98,9 +98,9 @@ Status ValidateNamespace(std::string_view ns, std::string_view field) {
 
 Status ValidateTags(const std::vector<std::string>& tags, std::string_view field) {
   if (tags.size() > kMaxTags) {
-    return InvalidArgument(F(field) + " has " + std::to_string(tags.size()) +
-                               " items: at most 32 tags are allowed",
-                           F(field));
+    return InvalidArgument(
+        F(field) + " has " + std::to_string(tags.size()) + " items: at most 32 tags are allowed",
+        F(field));
   }
   for (const std::string& t : tags) {
     if (t.empty() || IsBlank(t) || t.size() > kMaxTagBytes || HasControl(t) ||

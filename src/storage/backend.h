@@ -50,7 +50,7 @@ struct EntryWrite {
   std::string category = "core";
   std::optional<std::vector<std::string>> tags;  // absent: keep (empty when new)
   std::optional<Visibility> visibility;          // absent: keep (private when new)
-  TimeMs now = 0;  // becomes updated_at, and created_at when new
+  TimeMs now = 0;                                // becomes updated_at, and created_at when new
 
   // Import only: restore these exactly when present.
   std::optional<std::string> id;
@@ -111,8 +111,7 @@ class Backend {
                                                    int64_t useful_delta) = 0;
 
   // Ordered by updated_at descending, then key, then owner.
-  virtual Result<std::vector<Entry>> List(const EntryFilter& filter, int limit,
-                                          int64_t offset) = 0;
+  virtual Result<std::vector<Entry>> List(const EntryFilter& filter, int limit, int64_t offset) = 0;
 
   // Best `limit` entries matching any term, ordered by keyword score
   // descending, then updated_at descending, then key ascending. Filters are
@@ -124,8 +123,7 @@ class Backend {
 
   // Calls `fn` for every entry visible in `scope` in (ns, key, owner) order,
   // system namespaces and archived entries included. Stops at the first error.
-  virtual Status ForEach(const ReadScope& scope,
-                         const std::function<Status(const Entry&)>& fn) = 0;
+  virtual Status ForEach(const ReadScope& scope, const std::function<Status(const Entry&)>& fn) = 0;
 };
 
 struct SqliteOptions {

@@ -26,8 +26,7 @@ double NormalisedBm25(const Bm25Corpus& corpus, int64_t document_length,
       static_cast<double>(corpus.total_tokens) / static_cast<double>(corpus.documents);
   // An empty collection of tokens would divide by zero; every length is then
   // "average".
-  const double length_ratio =
-      avgdl > 0 ? static_cast<double>(document_length) / avgdl : 1.0;
+  const double length_ratio = avgdl > 0 ? static_cast<double>(document_length) / avgdl : 1.0;
   const double norm = kBm25K1 * (1 - kBm25B + kBm25B * length_ratio);
   double score = 0;
   double mass = 0;

@@ -40,6 +40,7 @@ std::string_view VisibilityName(Visibility v);
 // colocated token adds no length unless it is the column's first
 // (fts5StorageInsertCallback). Document length = Σ over key and content.
 // The SQLite tokenizer and the in-memory index both go through here.
-int64_t IndexColumn(std::string_view text, const text::TokenSink& on_token);  // "private" | "public"
+int64_t IndexColumn(std::string_view text,
+                    const text::TokenSink& on_token);  // "private" | "public"
 
 }  // namespace mnemo::storage::internal

@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <fstream>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <atomic>
+#include <fstream>
 
 #include "test_util.h"
 
@@ -168,8 +168,7 @@ TEST_P(EngineTest, SearchFindsEnglishChineseAndArabic) {
   EXPECT_EQ(SearchKeys("服务器"), std::vector<std::string>{"deploy"});
   EXPECT_EQ(SearchKeys("发邮件"), std::vector<std::string>{"sarah"});
   EXPECT_EQ(SearchKeys("الذكريات"), std::vector<std::string>{"arabic"});
-  EXPECT_EQ(SearchKeys("which database do we run in production?"),
-            std::vector<std::string>{"db"});
+  EXPECT_EQ(SearchKeys("which database do we run in production?"), std::vector<std::string>{"db"});
 }
 
 TEST_P(EngineTest, ScoresAreNormalisedAndFilteredByMinScore) {
@@ -211,14 +210,14 @@ TEST_P(EngineTest, SearchFiltersByCategoryNamespaceAndTags) {
   Store("t2", "kubernetes cluster notes too", "core");
   EXPECT_EQ(SearchKeys("kubernetes", {.category = "daily"}), std::vector<std::string>{"t1"});
   EXPECT_EQ(SearchKeys("kubernetes", {.ns = "project-alpha"}), std::vector<std::string>{"t1"});
-  EXPECT_EQ(SearchKeys("kubernetes", {.tags = {"infra", "work"}}),
-            std::vector<std::string>{"t1"});
+  EXPECT_EQ(SearchKeys("kubernetes", {.tags = {"infra", "work"}}), std::vector<std::string>{"t1"});
   EXPECT_TRUE(SearchKeys("kubernetes", {.tags = {"infra", "home"}}).empty());
 }
 
 TEST_P(EngineTest, SystemNamespacesStayOutOfPlainSearch) {
   ASSERT_TRUE(
-      engine_->Store(me_, {.key = "rule/1", .content = "never email Sarah", .ns = "tool-send_email"})
+      engine_
+          ->Store(me_, {.key = "rule/1", .content = "never email Sarah", .ns = "tool-send_email"})
           .ok());
   EXPECT_TRUE(SearchKeys("email Sarah").empty());
   EXPECT_EQ(SearchKeys("email Sarah", {.ns = "tool-send_email"}),
@@ -231,8 +230,8 @@ TEST_P(EngineTest, SystemNamespacesStayOutOfPlainSearch) {
 
 TEST_P(EngineTest, QueriesWithSyntaxAreJustText) {
   Store("q", "plain text about quotes and stars");
-  for (const char* q : {"\"", "*", "NEAR(", "OR", ")", "quotes\" OR \"stars", "'; DROP TABLE entries; --",
-                        "bad \xff\xfe utf8", "a AND b NOT c"}) {
+  for (const char* q : {"\"", "*", "NEAR(", "OR", ")", "quotes\" OR \"stars",
+                        "'; DROP TABLE entries; --", "bad \xff\xfe utf8", "a AND b NOT c"}) {
     auto r = engine_->Search(me_, {.query = q});
     EXPECT_TRUE(r.ok()) << q << ": " << r.status().ToString();
   }

@@ -14,9 +14,9 @@ TEST(EntryJson, HasTheSpec60Shape) {
   e.created_at = 0;
   e.updated_at = 1000;
   nlohmann::json j = EntryToJson(e);
-  for (const char* f : {"id", "key", "namespace", "category", "content", "tags", "owner",
-                        "visibility", "created_at", "updated_at", "access_count", "useful_count",
-                        "archived"}) {
+  for (const char* f :
+       {"id", "key", "namespace", "category", "content", "tags", "owner", "visibility",
+        "created_at", "updated_at", "access_count", "useful_count", "archived"}) {
     EXPECT_TRUE(j.contains(f)) << f;
   }
   EXPECT_EQ(j.size(), 13u);
@@ -55,8 +55,8 @@ TEST(EntryJson, ImportNeedsOnlyKeyAndContent) {
 TEST(EntryJson, ImportErrorsNameTheField) {
   auto no_content = EntryFromImportJson(nlohmann::json{{"key", "k"}}, "me");
   EXPECT_EQ(no_content.status().field(), "content");
-  auto bad_tags = EntryFromImportJson(
-      nlohmann::json{{"key", "k"}, {"content", "v"}, {"tags", "x"}}, "me");
+  auto bad_tags =
+      EntryFromImportJson(nlohmann::json{{"key", "k"}, {"content", "v"}, {"tags", "x"}}, "me");
   EXPECT_EQ(bad_tags.status().field(), "tags");
   auto bad_time = EntryFromImportJson(
       nlohmann::json{{"key", "k"}, {"content", "v"}, {"created_at", "yesterday"}}, "me");

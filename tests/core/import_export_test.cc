@@ -20,8 +20,10 @@ TEST(ImportExport, RoundTripIntoAFreshWorkspace) {
   TempDir dir;
   auto a = OpenAt(dir.Sub("a"));
   Principal me;
-  ASSERT_TRUE(a->Store(me, {.key = "k1", .content = "first", .tags = std::vector<std::string>{"t"}}).ok());
-  ASSERT_TRUE(a->Store(me, {.key = "k2", .content = "永远不要给 Sarah 发邮件", .ns = "skill-mail"}).ok());
+  ASSERT_TRUE(
+      a->Store(me, {.key = "k1", .content = "first", .tags = std::vector<std::string>{"t"}}).ok());
+  ASSERT_TRUE(
+      a->Store(me, {.key = "k2", .content = "永远不要给 Sarah 发邮件", .ns = "skill-mail"}).ok());
   ASSERT_TRUE(a->Store(me, {.key = "rule/1", .content = "rule", .ns = "tool-shell"}).ok());
   std::stringstream out;
   ASSERT_TRUE(a->ExportJsonl(me, out).ok());
@@ -72,7 +74,8 @@ TEST(ImportExport, ImportRefusesSecrets) {
   TempDir dir;
   auto e = OpenAt(dir.Sub("ws"));
   Principal me;
-  std::stringstream in("{\"key\":\"k\",\"content\":\"Authorization: Bearer abcdefghijklmnopqrstuvwxyz123456\"}\n");
+  std::stringstream in(
+      "{\"key\":\"k\",\"content\":\"Authorization: Bearer abcdefghijklmnopqrstuvwxyz123456\"}\n");
   auto rep = e->ImportJsonl(me, in);
   ASSERT_FALSE(rep.ok());
   EXPECT_NE(rep.status().message().find("line 1"), std::string::npos);

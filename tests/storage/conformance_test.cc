@@ -16,8 +16,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::Pair;
 
-EntryWrite Write(std::string key, std::string content, TimeMs now = 1000,
-                 std::string ns = "global", std::string owner = "local") {
+EntryWrite Write(std::string key, std::string content, TimeMs now = 1000, std::string ns = "global",
+                 std::string owner = "local") {
   return EntryWrite{.owner = std::move(owner),
                     .ns = std::move(ns),
                     .key = std::move(key),
@@ -26,8 +26,7 @@ EntryWrite Write(std::string key, std::string content, TimeMs now = 1000,
 }
 
 KeywordQuery Query(std::string_view text, EntryFilter filter = {}, int limit = 20) {
-  return KeywordQuery{.terms = text::QueryTerms(text), .filter = std::move(filter),
-                      .limit = limit};
+  return KeywordQuery{.terms = text::QueryTerms(text), .filter = std::move(filter), .limit = limit};
 }
 
 std::vector<std::string> Keys(const std::vector<Entry>& entries) {
@@ -42,7 +41,9 @@ std::vector<std::string> Keys(const std::vector<KeywordHit>& hits) {
   return keys;
 }
 
-ReadScope ScopeOf(std::string name) { return ReadScope{.all = false, .principal = std::move(name)}; }
+ReadScope ScopeOf(std::string name) {
+  return ReadScope{.all = false, .principal = std::move(name)};
+}
 
 class BackendConformance : public ::testing::TestWithParam<std::string> {
  protected:
@@ -442,8 +443,7 @@ TEST_P(BackendConformance, KeywordSearchAppliesTheReadScope) {
   EntryWrite pub = Write("c", "quarterly budget", 3000, "global", "carol");
   pub.visibility = Visibility::kPublic;
   Put(pub);
-  EXPECT_THAT(Keys(Search(Query("budget", {.scope = ScopeOf("alice")}))),
-              ElementsAre("c", "a"));
+  EXPECT_THAT(Keys(Search(Query("budget", {.scope = ScopeOf("alice")}))), ElementsAre("c", "a"));
   EXPECT_THAT(Keys(Search(Query("budget", {.scope = ScopeOf("alice")}, 1))), ElementsAre("c"));
   EXPECT_THAT(Keys(Search(Query("budget"))), ElementsAre("c", "b", "a"));
 }
@@ -554,9 +554,8 @@ TEST_P(BackendConformance, ForEachVisitsEverythingInNamespaceKeyOwnerOrder) {
   EXPECT_EQ(count, 1);
 
   count = 0;
-  s = backend_->ForEach({}, [&](const Entry&) {
-    return ++count == 5 ? Internal("stop here") : Status::Ok();
-  });
+  s = backend_->ForEach(
+      {}, [&](const Entry&) { return ++count == 5 ? Internal("stop here") : Status::Ok(); });
   EXPECT_EQ(s.code(), StatusCode::kInternal);
   EXPECT_EQ(count, 5);
 }
@@ -589,7 +588,8 @@ TEST_P(BackendConformance, GetStatsCountsWhatTheScopeSees) {
   EXPECT_EQ(all->entries, 4);
   EXPECT_EQ(all->archived, 1);
   EXPECT_THAT(all->by_category, ElementsAre(Pair("core", 3), Pair("daily", 1)));
-  EXPECT_THAT(all->by_namespace, ElementsAre(Pair("global", 2), Pair("tool-x", 1), Pair("work", 1)));
+  EXPECT_THAT(all->by_namespace,
+              ElementsAre(Pair("global", 2), Pair("tool-x", 1), Pair("work", 1)));
   EXPECT_EQ(all->backend, backend_->name());
   EXPECT_EQ(all->schema_version, backend_->schema_version());
 
@@ -611,11 +611,11 @@ TEST(SystemNamespace, CoversToolPrefixAndToolEffectivenessOnly) {
   EXPECT_FALSE(IsSystemNamespace("global"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, BackendConformance,
-                         ::testing::ValuesIn(std::vector<std::string>(
-                             std::begin(testing::kConformanceBackends),
-                             std::end(testing::kConformanceBackends))),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(
+    Backends, BackendConformance,
+    ::testing::ValuesIn(std::vector<std::string>(std::begin(testing::kConformanceBackends),
+                                                 std::end(testing::kConformanceBackends))),
+    [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace mnemo::storage

@@ -67,8 +67,7 @@ MemoryBackend::Doc MemoryBackend::Erase(Row row) {
   return doc;
 }
 
-Result<UpsertResult> MemoryBackend::ApplyLocked(const EntryWrite& write,
-                                                std::vector<Undo>& undo) {
+Result<UpsertResult> MemoryBackend::ApplyLocked(const EntryWrite& write, std::vector<Undo>& undo) {
   MNEMO_RETURN_IF_ERROR(ValidateWrite(write));
   auto found = by_address_.find({write.owner, write.ns, write.key});
   std::optional<Row> row;
@@ -184,9 +183,8 @@ Result<std::vector<Entry>> MemoryBackend::List(const EntryFilter& filter, int li
   std::sort(matching.begin(), matching.end(),
             [](const Entry* a, const Entry* b) { return ListBefore(*a, *b); });
   std::vector<Entry> out;
-  for (int64_t i = offset; i < static_cast<int64_t>(matching.size()) &&
-                           static_cast<int64_t>(out.size()) < limit;
-       ++i) {
+  for (int64_t i = offset;
+       i < static_cast<int64_t>(matching.size()) && static_cast<int64_t>(out.size()) < limit; ++i) {
     out.push_back(*matching[i]);
   }
   return out;

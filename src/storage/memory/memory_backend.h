@@ -40,8 +40,7 @@ class MemoryBackend final : public Backend {
   Result<std::vector<Entry>> List(const EntryFilter& filter, int limit, int64_t offset) override;
   Result<std::vector<KeywordHit>> KeywordSearch(const KeywordQuery& query) override;
   Result<Stats> GetStats(const ReadScope& scope) override;
-  Status ForEach(const ReadScope& scope,
-                 const std::function<Status(const Entry&)>& fn) override;
+  Status ForEach(const ReadScope& scope, const std::function<Status(const Entry&)>& fn) override;
 
  private:
   using Row = uint64_t;
@@ -50,7 +49,7 @@ class MemoryBackend final : public Backend {
 
   struct Doc {
     Entry entry;
-    int64_t length = 0;                                // tokens, as FTS5 counts them
+    int64_t length = 0;                                  // tokens, as FTS5 counts them
     std::unordered_map<std::string, int64_t> frequency;  // token -> occurrences
   };
   // What a write replaced, so a failed batch can be undone.

@@ -7,18 +7,15 @@ namespace mnemo::storage::internal {
 Status SqliteStatus(int rc, std::string_view what) {
   std::string message = std::string(what) + ": " + sqlite3_errstr(rc);
   switch (rc & 0xff) {
-    case SQLITE_CONSTRAINT:
-      return Conflict(std::move(message));
+    case SQLITE_CONSTRAINT: return Conflict(std::move(message));
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
     case SQLITE_CANTOPEN:
     case SQLITE_IOERR:
     case SQLITE_FULL:
     case SQLITE_READONLY:
-    case SQLITE_PERM:
-      return Unavailable(std::move(message));
-    default:
-      return Internal(std::move(message));
+    case SQLITE_PERM: return Unavailable(std::move(message));
+    default: return Internal(std::move(message));
   }
 }
 
@@ -31,8 +28,8 @@ Statement::~Statement() {
 
 void Statement::Bind(int index, std::string_view text) {
   // A non-null pointer even for "" so the value is '' and not NULL.
-  sqlite3_bind_text(stmt_, index, text.empty() ? "" : text.data(),
-                    static_cast<int>(text.size()), SQLITE_STATIC);
+  sqlite3_bind_text(stmt_, index, text.empty() ? "" : text.data(), static_cast<int>(text.size()),
+                    SQLITE_STATIC);
 }
 
 void Statement::Bind(int index, int64_t value) { sqlite3_bind_int64(stmt_, index, value); }

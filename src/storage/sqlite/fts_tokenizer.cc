@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "storage/sqlite/connection.h"
 #include "storage/entry_rules.h"
+#include "storage/sqlite/connection.h"
 #include "text/tokenizer.h"
 
 namespace mnemo::storage::internal {
@@ -40,8 +40,8 @@ int Tokenize(Fts5Tokenizer* /*tokenizer*/, void* ctx, int flags, const char* tex
   if ((flags & FTS5_TOKENIZE_QUERY) != 0) return emit(ctx, 0, text, size, 0, size);
   int rc = SQLITE_OK;
   // text::Tokenize cannot be stopped, so after an error the rest is skipped.
-  const int64_t length = IndexColumn(
-      std::string_view(text, static_cast<size_t>(size)), [&](const text::TokenView& t) {
+  const int64_t length =
+      IndexColumn(std::string_view(text, static_cast<size_t>(size)), [&](const text::TokenView& t) {
         if (rc != SQLITE_OK || t.text.empty()) return;
         rc = emit(ctx, t.colocated ? FTS5_TOKEN_COLOCATED : 0, t.text.data(),
                   static_cast<int>(t.text.size()), t.start, t.end);

@@ -18,8 +18,8 @@ namespace {
 //   entries_by_name: Resolve by (namespace, key) and ForEach order.
 //   entries_fts: contentless FTS5 over key and content with the `mnemo`
 //     tokenizer (columnsize=0: lengths live in entries.doc_length; FTS5 still
-//     keeps the collection's total size for avgdl); rows are added with the entry and removed with the FTS5
-//     'delete' command given the old key and content.
+//     keeps the collection's total size for avgdl); rows are added with the entry and removed with
+//     the FTS5 'delete' command given the old key and content.
 constexpr const char* kSchemaV1 = R"sql(
 CREATE TABLE entries (
   rowid INTEGER PRIMARY KEY,
@@ -78,10 +78,9 @@ Result<int> ReadSchemaVersion(Connection& conn) {
       conn.Exec("CREATE TABLE IF NOT EXISTS schema_version ("
                 "version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
                 "create the schema_version table"));
-  MNEMO_ASSIGN_OR_RETURN(
-      Statement select,
-      conn.Prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version",
-                   "read the schema version"));
+  MNEMO_ASSIGN_OR_RETURN(Statement select,
+                         conn.Prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version",
+                                      "read the schema version"));
   MNEMO_ASSIGN_OR_RETURN(bool row, select.Step("read the schema version"));
   return row ? static_cast<int>(select.ColumnInt(0)) : 0;
 }

@@ -121,9 +121,10 @@ Result<std::unique_ptr<Connection>> OpenConnection(const std::string& path, bool
   MNEMO_RETURN_IF_ERROR(RegisterFtsRank(conn->handle()));
   // Reads through a memory map: copying pages out of the kernel with pread
   // was the largest single cost of a keyword search at 100k entries.
-  MNEMO_RETURN_IF_ERROR(conn->Exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; "
-                                   "PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 1073741824",
-                                   "configure the connection"));
+  MNEMO_RETURN_IF_ERROR(
+      conn->Exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; "
+                 "PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 1073741824",
+                 "configure the connection"));
   if (writer) {
     // 32 MiB of page cache keeps a 100k-entry import from re-reading pages.
     MNEMO_RETURN_IF_ERROR(conn->Exec("PRAGMA journal_mode = WAL; PRAGMA cache_size = -32768",
@@ -170,8 +171,7 @@ Result<std::unique_ptr<SqliteBackend>> SqliteBackend::Open(const SqliteOptions& 
   MNEMO_RETURN_IF_ERROR(CreatePrivateFile(options.path));
   std::unique_ptr<SqliteBackend> backend(new SqliteBackend());
   MNEMO_ASSIGN_OR_RETURN(backend->writer_, OpenConnection(options.path, /*writer=*/true));
-  MNEMO_ASSIGN_OR_RETURN(backend->schema_version_,
-                         Migrate(*backend->writer_, SchemaMigrations()));
+  MNEMO_ASSIGN_OR_RETURN(backend->schema_version_, Migrate(*backend->writer_, SchemaMigrations()));
   for (int i = 0; i < std::max(1, options.readers); ++i) {
     MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<Connection> reader,
                            OpenConnection(options.path, /*writer=*/false));
@@ -225,8 +225,8 @@ Result<UpsertResult> SqliteBackend::UpsertLocked(const EntryWrite& write) {
     // Chosen up front so the FTS5 row (whose insert yields the length) can be
     // written before the entry row that stores it.
     MNEMO_ASSIGN_OR_RETURN(
-        Statement next, db.Prepare("SELECT COALESCE(MAX(rowid), 0) + 1 FROM entries",
-                                   "allocate a row id"));
+        Statement next,
+        db.Prepare("SELECT COALESCE(MAX(rowid), 0) + 1 FROM entries", "allocate a row id"));
     MNEMO_ASSIGN_OR_RETURN(bool row, next.Step("allocate a row id"));
     if (!row) return Internal("allocate a row id: no result");
     rowid = next.ColumnInt(0);
@@ -308,12 +308,11 @@ Result<std::optional<Entry>> SqliteBackend::Resolve(std::string_view ns, std::st
                                                     const ReadScope& scope) {
   ReaderLease db = AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(
-      Statement s,
-      db->Prepare(std::string("SELECT ") + kEntryColumns +
-                      " FROM entries e WHERE e.namespace = ?1 AND e.key = ?2 AND "
-                      "(?3 OR e.owner = ?4 OR e.visibility = 'public') "
-                      "ORDER BY e.owner = ?4 DESC, e.updated_at DESC, e.owner LIMIT 1",
-                  "resolve the key"));
+      Statement s, db->Prepare(std::string("SELECT ") + kEntryColumns +
+                                   " FROM entries e WHERE e.namespace = ?1 AND e.key = ?2 AND "
+                                   "(?3 OR e.owner = ?4 OR e.visibility = 'public') "
+                                   "ORDER BY e.owner = ?4 DESC, e.updated_at DESC, e.owner LIMIT 1",
+                               "resolve the key"));
   s.Bind(1, ns);
   s.Bind(2, key);
   s.Bind(3, static_cast<int64_t>(scope.all ? 1 : 0));
@@ -356,20 +355,19 @@ Result<std::optional<Entry>> SqliteBackend::AddCounters(std::string_view id, int
   Connection& db = *writer_;
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   {
-    MNEMO_ASSIGN_OR_RETURN(
-        Statement add, db.Prepare("UPDATE entries SET access_count = access_count + ?, "
-                                  "useful_count = useful_count + ? WHERE id = ?",
-                                  "update the counters"));
+    MNEMO_ASSIGN_OR_RETURN(Statement add,
+                           db.Prepare("UPDATE entries SET access_count = access_count + ?, "
+                                      "useful_count = useful_count + ? WHERE id = ?",
+                                      "update the counters"));
     add.Bind(1, access_delta);
     add.Bind(2, useful_delta);
     add.Bind(3, id);
     MNEMO_RETURN_IF_ERROR(add.Run("update the counters"));
   }
   if (sqlite3_changes(db.handle()) == 0) return std::optional<Entry>();
-  MNEMO_ASSIGN_OR_RETURN(
-      Statement read, db.Prepare(std::string("SELECT ") + kEntryColumns +
-                                     " FROM entries e WHERE e.id = ?",
-                                 "read the entry"));
+  MNEMO_ASSIGN_OR_RETURN(Statement read, db.Prepare(std::string("SELECT ") + kEntryColumns +
+                                                        " FROM entries e WHERE e.id = ?",
+                                                    "read the entry"));
   read.Bind(1, id);
   MNEMO_ASSIGN_OR_RETURN(bool found, read.Step("read the entry"));
   if (!found) return Internal("an entry vanished while its counters were updated");
@@ -438,7 +436,8 @@ Result<Stats> SqliteBackend::GetStats(const ReadScope& scope) {
   MNEMO_ASSIGN_OR_RETURN(
       Statement s,
       db->Prepare("SELECT e.category, e.namespace, COUNT(*), SUM(e.archived) FROM entries e "
-                  "WHERE " + f.where + " GROUP BY e.category, e.namespace",
+                  "WHERE " +
+                      f.where + " GROUP BY e.category, e.namespace",
                   "count entries"));
   BindFilter(s, f, 1);
   Stats stats;
@@ -464,13 +463,12 @@ Status SqliteBackend::ForEach(const ReadScope& scope,
                               const std::function<Status(const Entry&)>& fn) {
   SqlFilter f{"1", {}};
   AddScope(scope, f);
-  const std::string order = " ORDER BY e.namespace, e.key, e.owner LIMIT " +
-                            std::to_string(kForEachPage);
+  const std::string order =
+      " ORDER BY e.namespace, e.key, e.owner LIMIT " + std::to_string(kForEachPage);
   const std::string first_sql =
       std::string("SELECT ") + kEntryColumns + " FROM entries e WHERE " + f.where + order;
-  const std::string next_sql = std::string("SELECT ") + kEntryColumns +
-                               " FROM entries e WHERE " + f.where +
-                               " AND (e.namespace, e.key, e.owner) > (?, ?, ?)" + order;
+  const std::string next_sql = std::string("SELECT ") + kEntryColumns + " FROM entries e WHERE " +
+                               f.where + " AND (e.namespace, e.key, e.owner) > (?, ?, ?)" + order;
   std::optional<Entry> last;
   while (true) {
     // Pages by keyset, and `fn` runs with no connection held, so it may call
@@ -478,8 +476,7 @@ Status SqliteBackend::ForEach(const ReadScope& scope,
     std::vector<Entry> page;
     {
       ReaderLease db = AcquireReader();
-      MNEMO_ASSIGN_OR_RETURN(Statement s,
-                             db->Prepare(last ? next_sql : first_sql, "read entries"));
+      MNEMO_ASSIGN_OR_RETURN(Statement s, db->Prepare(last ? next_sql : first_sql, "read entries"));
       const int next = BindFilter(s, f, 1);
       if (last) {
         s.Bind(next, last->ns);

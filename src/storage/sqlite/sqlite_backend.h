@@ -37,8 +37,7 @@ class SqliteBackend final : public Backend {
   Result<std::vector<Entry>> List(const EntryFilter& filter, int limit, int64_t offset) override;
   Result<std::vector<KeywordHit>> KeywordSearch(const KeywordQuery& query) override;
   Result<Stats> GetStats(const ReadScope& scope) override;
-  Status ForEach(const ReadScope& scope,
-                 const std::function<Status(const Entry&)>& fn) override;
+  Status ForEach(const ReadScope& scope, const std::function<Status(const Entry&)>& fn) override;
 
  private:
   // A reader connection borrowed from the pool; returned when destroyed.

@@ -42,7 +42,8 @@ class Parser {
 
  private:
   void SkipSpace() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r')) {
+    while (i_ < s_.size() &&
+           (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r')) {
       ++i_;
     }
   }
@@ -65,10 +66,14 @@ class Parser {
     for (int k = 0; k < 4; ++k) {
       const char c = s_[i_++];
       v <<= 4;
-      if (c >= '0' && c <= '9') v |= static_cast<uint32_t>(c - '0');
-      else if (c >= 'a' && c <= 'f') v |= static_cast<uint32_t>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') v |= static_cast<uint32_t>(c - 'A' + 10);
-      else return std::nullopt;
+      if (c >= '0' && c <= '9')
+        v |= static_cast<uint32_t>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        v |= static_cast<uint32_t>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        v |= static_cast<uint32_t>(c - 'A' + 10);
+      else
+        return std::nullopt;
     }
     return v;
   }
@@ -106,8 +111,7 @@ class Parser {
           AppendUtf8(*cp, out);
           break;
         }
-        default:
-          return std::nullopt;
+        default: return std::nullopt;
       }
     }
     return std::nullopt;

@@ -22,9 +22,10 @@ class FtsTokenizer : public ::testing::Test {
     conn_ = std::move(conn).value();
     ASSERT_TRUE(RegisterFtsTokenizer(conn_->handle()).ok());
     ASSERT_TRUE(RegisterFtsRank(conn_->handle()).ok());
-    ASSERT_TRUE(conn_->Exec("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='mnemo');"
-                            "CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance');",
-                            "create")
+    ASSERT_TRUE(conn_
+                    ->Exec("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='mnemo');"
+                           "CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance');",
+                           "create")
                     .ok());
   }
 

@@ -87,9 +87,8 @@ TEST(Migrations, ANewerDatabaseIsRefused) {
   {
     auto conn = OpenRaw(path);
     ASSERT_NE(conn, nullptr);
-    ASSERT_TRUE(conn->Exec("INSERT INTO schema_version (version, applied_at) VALUES (99, 0)",
-                           "bump")
-                    .ok());
+    ASSERT_TRUE(
+        conn->Exec("INSERT INTO schema_version (version, applied_at) VALUES (99, 0)", "bump").ok());
   }
   auto b = OpenSqliteBackend({.path = path});
   ASSERT_FALSE(b.ok());

@@ -136,8 +136,8 @@ TEST(SqliteBackend, ReadersRunWhileTheWriterWrites) {
   for (int batch = 0; batch < 20; ++batch) {
     std::vector<EntryWrite> writes;
     for (int i = 0; i < 50; ++i) {
-      writes.push_back(Write("k" + std::to_string(batch * 50 + i), "concurrent marker " +
-                                                                      std::to_string(i)));
+      writes.push_back(
+          Write("k" + std::to_string(batch * 50 + i), "concurrent marker " + std::to_string(i)));
     }
     ASSERT_TRUE(b->UpsertBatch(writes).ok());
   }
@@ -171,7 +171,8 @@ TEST(SqliteBackend, ScoresEqualTheMemoryBackendsScores) {
   }
   // An update re-measures the document length; a metadata update keeps it.
   for (Backend* b : {sqlite.get(), memory.get()}) {
-    ASSERT_TRUE(b->Upsert(Write("notes", "relay relay, then a much longer tail of words", now)).ok());
+    ASSERT_TRUE(
+        b->Upsert(Write("notes", "relay relay, then a much longer tail of words", now)).ok());
     EntryWrite tags_only = Write("short", "relay", now + 1);
     tags_only.tags = std::vector<std::string>{"t"};
     ASSERT_TRUE(b->Upsert(tags_only).ok());
@@ -190,8 +191,8 @@ TEST(SqliteBackend, ScoresEqualTheMemoryBackendsScores) {
 }
 
 TEST(TagsJson, RoundTripsAnyBytes) {
-  const std::vector<std::string> tags = {"", "plain", "q\"uote", "back\\slash", "ctl\x01\n",
-                                         "\xE4\xB8\xAD\xE6\x96\x87", "\xFF raw"};
+  const std::vector<std::string> tags = {
+      "", "plain", "q\"uote", "back\\slash", "ctl\x01\n", "\xE4\xB8\xAD\xE6\x96\x87", "\xFF raw"};
   const std::string json = internal::EncodeTags(tags);
   auto back = internal::DecodeTags(json);
   ASSERT_TRUE(back.has_value()) << json;
@@ -220,7 +221,8 @@ TEST(SqliteBackend, DISABLED_ThroughputOf100kImportAndKeywordSearch) {
     return seed >> 11;
   };
   std::vector<std::string> vocabulary;
-  const char* syllables[] = {"ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "do", "gu"};
+  const char* syllables[] = {"ka", "lo", "mi", "ne", "ru", "sa",
+                             "ti", "vo", "ze", "pa", "do", "gu"};
   for (int i = 0; i < kVocabulary; ++i) {
     std::string w;
     for (int n = i; w.size() < 4 || n > 0; n /= 12) w += syllables[n % 12];
@@ -254,8 +256,8 @@ TEST(SqliteBackend, DISABLED_ThroughputOf100kImportAndKeywordSearch) {
     const auto terms = text::QueryTerms(query);
     const auto s0 = std::chrono::steady_clock::now();
     auto hits = b->KeywordSearch({.terms = terms, .limit = 10});
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0)
-                     .count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count());
     ASSERT_TRUE(hits.ok());
   }
   std::sort(ms.begin(), ms.end());
