@@ -104,7 +104,9 @@ class [[nodiscard]] Result {
 // `lhs = value of expr` (a Result<T>), or returns its Status.
 #define MNEMO_ASSIGN_OR_RETURN(lhs, expr) \
   MNEMO_INTERNAL_ASSIGN_OR_RETURN(MNEMO_INTERNAL_CONCAT(mnemo_result_, __LINE__), lhs, expr)
+// NOLINTBEGIN(bugprone-macro-parentheses): `lhs` may be a declaration.
 #define MNEMO_INTERNAL_ASSIGN_OR_RETURN(tmp, lhs, expr) \
   auto tmp = (expr);                                    \
   if (!tmp.ok()) return tmp.status();                   \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)

@@ -10,6 +10,7 @@ namespace {
 constexpr double kNoMax = std::numeric_limits<double>::max();
 constexpr double kIntMax = 9.0e15;
 
+// NOLINTNEXTLINE(bugprone-macro-parentheses): `member` is a member path.
 #define MNEMO_FIELD(member) [](Config& c) -> void* { return &c.member; }
 
 const std::array kKeys = {

@@ -357,8 +357,8 @@ struct StopSet {
 }  // namespace
 
 bool IsStopWord(std::string_view normalised_token) {
-  static const StopSet set;
-  return set.words.contains(normalised_token);
+  static const StopSet kStopSet;
+  return kStopSet.words.contains(normalised_token);
 }
 
 }  // namespace mnemo::text

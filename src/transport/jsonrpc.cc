@@ -103,7 +103,7 @@ json Dispatcher::HandleJson(const json& message, const Principal& who) const {
 
 json Dispatcher::HandleOne(const json& m, const Principal& who, Clock::time_point deadline) const {
   const auto start = Clock::now();
-  auto invalid = [&](const json& id, std::string why) {
+  auto invalid = [&](const json& id, const std::string& why) {
     Observe("", "invalid_request", start);
     return ErrorResponse(id, kInvalidRequest, "invalid request: " + why);
   };

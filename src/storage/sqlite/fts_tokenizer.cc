@@ -71,8 +71,8 @@ Result<fts5_api*> GetFts5Api(sqlite3* db) {
 
 Status RegisterFtsTokenizer(sqlite3* db) {
   MNEMO_ASSIGN_OR_RETURN(fts5_api * api, GetFts5Api(db));
-  static fts5_tokenizer kTokenizer = {Create, Delete, Tokenize};
-  const int rc = api->xCreateTokenizer(api, kFtsTokenizerName, nullptr, &kTokenizer, nullptr);
+  static fts5_tokenizer tokenizer = {Create, Delete, Tokenize};
+  const int rc = api->xCreateTokenizer(api, kFtsTokenizerName, nullptr, &tokenizer, nullptr);
   return rc == SQLITE_OK ? Status::Ok() : SqliteStatus(rc, "register the FTS5 tokenizer");
 }
 
