@@ -1,0 +1,22 @@
+// `mnemo bench --dataset DIR`: the dataset benchmark of spec 20 on a folder
+// made by ../shared/bench/datagen.py. Prints one JSON result line (the shared
+// format of bench/README.md) on stdout.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace mnemo::app {
+
+struct BenchArgs {
+  std::string dataset;    // folder with memories.jsonl and queries.jsonl
+  std::string workspace;  // empty: a temporary folder, removed afterwards
+  int64_t limit = 0;      // memories to load; 0 = all
+  int64_t queries = 0;    // queries to run; 0 = all
+  std::string backend = "sqlite";
+};
+
+// Returns the process exit code (0 ok, 1 bad arguments or dataset, 2 internal).
+int RunBenchCommand(const BenchArgs& args);
+
+}  // namespace mnemo::app

@@ -1,0 +1,68 @@
+#include "cli_common.h"
+
+#include <filesystem>
+#include <iostream>
+
+#include "transport/jsonrpc.h"
+#include "transport/method_table.h"
+
+namespace mnemo::app {
+
+Result<Session> OpenSession(const GlobalOptions& g,
+                            const std::map<std::string, std::string>& overrides) {
+  std::string workspace = ResolveWorkspace(g.workspace);
+  ConfigSources sources;
+  if (!g.config.empty()) {
+    sources.file = g.config;
+  } else {
+    sources.file = (std::filesystem::path(workspace) / "mnemo.toml").string();
+    sources.file_optional = true;
+  }
+  sources.env = MnemoEnvironment();
+  sources.overrides = overrides;
+  Result<Config> config = LoadConfig(sources);
+  if (!config.ok()) {
+    return Status(config.status().code() == StatusCode::kInternal ? StatusCode::kInternal
+                                                                  : StatusCode::kInvalidArgument,
+                  "configuration: " + config.status().message(), config.status().field());
+  }
+  Session s;
+  // ACL is off in this version: every principal acts as an admin of its store.
+  s.principal = Principal{g.principal.empty() ? config->security.default_principal : g.principal,
+                          Role::kAdmin};
+  MNEMO_ASSIGN_OR_RETURN(
+      s.engine,
+      Engine::Open(EngineOptions{.workspace = workspace, .config = std::move(config).value()}));
+  return s;
+}
+
+int ExitCodeFor(const Status& status) {
+  if (status.ok()) return kExitOk;
+  return status.code() == StatusCode::kInternal ? kExitInternal : kExitUser;
+}
+
+int Fail(const Status& status) {
+  std::cerr << "mnemo: " << status.message() << "\n";
+  return ExitCodeFor(status);
+}
+
+int RunMethod(const GlobalOptions& g, std::string_view method, const nlohmann::json& params,
+              const HumanRenderer& human) {
+  Result<Session> session = OpenSession(g);
+  if (!session.ok()) return Fail(session.status());
+  transport::Dispatcher dispatcher(*session->engine);
+  nlohmann::json validated;
+  Result<nlohmann::json> result = dispatcher.Call(method, params, session->principal, &validated);
+  if (!result.ok()) return Fail(result.status());
+  if (g.json) {
+    std::cout << transport::DumpJson(*result, 2) << "\n";
+  } else if (human) {
+    std::cout << human(validated, *result) << "\n";
+  } else {
+    const transport::MethodSpec* spec = dispatcher.Table().Find(method);
+    std::cout << transport::RenderText(*spec, validated, *result) << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace mnemo::app

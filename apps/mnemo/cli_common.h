@@ -1,0 +1,58 @@
+// What every CLI command shares: the global flags, opening the engine with
+// the configuration of spec 15, the principal, exit codes and calling a
+// method of the table.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "mnemo/engine.h"
+#include "mnemo/status.h"
+
+namespace mnemo::app {
+
+// Exit codes (spec 10): 0 ok, 1 user error, 2 internal error.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitUser = 1;
+inline constexpr int kExitInternal = 2;
+
+struct GlobalOptions {
+  std::string workspace;  // --workspace
+  std::string config;     // --config
+  std::string principal;  // --principal
+  bool json = false;      // --json
+};
+
+struct Session {
+  std::unique_ptr<Engine> engine;
+  Principal principal;
+};
+
+// Resolves the workspace, loads the config (--config, else
+// <workspace>/mnemo.toml when present, then MNEMO_* variables, then
+// `overrides`) and opens the engine.
+Result<Session> OpenSession(const GlobalOptions& g,
+                            const std::map<std::string, std::string>& overrides = {});
+
+// kInternal -> 2, anything else -> 1 (user-fixable: bad input, missing
+// entry, bad config, unusable workspace).
+int ExitCodeFor(const Status& status);
+
+// Prints "mnemo: <message>" on stderr and returns ExitCodeFor(status).
+int Fail(const Status& status);
+
+// Renders a method's result for humans; null: the method's text rendering.
+using HumanRenderer =
+    std::function<std::string(const nlohmann::json& params, const nlohmann::json& result)>;
+
+// Runs one method of the table (the CLI and JSON-RPC share one schema):
+// --json prints the result JSON, otherwise `human` (or the method's text).
+int RunMethod(const GlobalOptions& g, std::string_view method, const nlohmann::json& params,
+              const HumanRenderer& human = nullptr);
+
+}  // namespace mnemo::app

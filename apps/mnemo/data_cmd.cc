@@ -1,0 +1,74 @@
+// `mnemo export [FILE]` and `mnemo import FILE` (JSONL, spec 10).
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "commands.h"
+
+namespace mnemo::app {
+namespace {
+
+int Export(const GlobalOptions& g, const std::string& file) {
+  Result<Session> session = OpenSession(g);
+  if (!session.ok()) return Fail(session.status());
+  if (file.empty()) return Fail(session->engine->ExportJsonl(session->principal, std::cout));
+  const std::string tmp = file + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return Fail(InvalidArgument("cannot write " + file));
+    Status s = session->engine->ExportJsonl(session->principal, out);
+    out.flush();
+    if (s.ok() && !out) s = Unavailable("writing " + file + " failed");
+    if (!s.ok()) {
+      std::remove(tmp.c_str());
+      return Fail(s);
+    }
+  }
+  if (std::rename(tmp.c_str(), file.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return Fail(InvalidArgument("cannot write " + file));
+  }
+  return kExitOk;
+}
+
+int Import(const GlobalOptions& g, const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Fail(InvalidArgument("cannot read " + file + ": no such readable file"));
+  Result<Session> session = OpenSession(g);
+  if (!session.ok()) return Fail(session.status());
+  ProgressFn progress;
+  if (isatty(STDERR_FILENO)) {
+    progress = [](int64_t done, int64_t total) {
+      std::cerr << "\rimporting " << done;
+      if (total > 0) std::cerr << "/" << total;
+      std::cerr << std::flush;
+    };
+  }
+  Result<ImportReport> report = session->engine->ImportJsonl(session->principal, in, progress);
+  if (progress) std::cerr << "\n";
+  if (!report.ok()) return Fail(report.status());
+  if (g.json) {
+    std::cout << nlohmann::json{{"imported", report->imported}, {"created", report->created}}.dump()
+              << "\n";
+  } else {
+    std::cout << "Imported " << report->imported << " entries (" << report->created << " new) from "
+              << file << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddDataCommands(CLI::App& app, GlobalOptions& g, Action& action) {
+  auto file = std::make_shared<std::string>();
+  CLI::App* exp = app.add_subcommand("export", "Write every entry as JSONL (stdout without FILE)");
+  exp->add_option("file", *file, "Output file");
+  exp->callback([&g, &action, file] { action = [&g, file] { return Export(g, *file); }; });
+
+  CLI::App* imp = app.add_subcommand("import", "Load a JSONL file (all lines or none)");
+  imp->add_option("file", *file, "JSONL file, one entry per line")->required();
+  imp->callback([&g, &action, file] { action = [&g, file] { return Import(g, *file); }; });
+}
+
+}  // namespace mnemo::app

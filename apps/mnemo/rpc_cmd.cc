@@ -1,0 +1,64 @@
+// `mnemo rpc --stdio` (JSON-RPC, one message per line) and
+// `mnemo rpc METHOD [JSON]` (one call; prints the result).
+#include <iostream>
+
+#include "commands.h"
+#include "transport/jsonrpc.h"
+#include "transport/stdio.h"
+
+namespace mnemo::app {
+namespace {
+
+struct RpcFlags {
+  bool stdio = false;
+  std::string method;
+  std::string params;
+};
+
+int RunStdio(const GlobalOptions& g) {
+  Result<Session> session = OpenSession(g);
+  if (!session.ok()) return Fail(session.status());
+  transport::Dispatcher dispatcher(*session->engine);
+  return transport::RunStdioLoop(dispatcher, session->principal, std::cin, std::cout);
+}
+
+int RunOne(const GlobalOptions& g, const RpcFlags& f) {
+  nlohmann::json params = nlohmann::json::object();
+  if (!f.params.empty()) {
+    params = nlohmann::json::parse(f.params, nullptr, false);
+    if (params.is_discarded()) {
+      std::cerr << "mnemo: the params argument is not valid JSON; pass an object such as "
+                   "'{\"key\":\"k\"}'\n";
+      return kExitUser;
+    }
+  }
+  Result<Session> session = OpenSession(g);
+  if (!session.ok()) return Fail(session.status());
+  transport::Dispatcher dispatcher(*session->engine);
+  Result<nlohmann::json> r = dispatcher.Call(f.method, params, session->principal);
+  if (!r.ok()) {
+    std::cerr << "mnemo: error " << transport::JsonRpcErrorCode(r.status().code()) << ": "
+              << r.status().message() << "\n";
+    return ExitCodeFor(r.status());
+  }
+  std::cout << transport::DumpJson(*r, 2) << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddRpcCommand(CLI::App& app, GlobalOptions& g, Action& action) {
+  CLI::App* rpc = app.add_subcommand("rpc", "Call JSON-RPC methods (memory.methods lists them)");
+  auto f = std::make_shared<RpcFlags>();
+  rpc->add_flag("--stdio", f->stdio, "Serve JSON-RPC on stdin/stdout, one message per line");
+  rpc->add_option("method", f->method, "Method name, e.g. memory.search");
+  rpc->add_option("params", f->params, "Params as a JSON object");
+  rpc->callback([&g, &action, f, rpc] {
+    if (f->stdio == !f->method.empty()) {
+      throw CLI::ValidationError("rpc", "give either --stdio or a METHOD (see mnemo rpc --help)");
+    }
+    action = [&g, f] { return f->stdio ? RunStdio(g) : RunOne(g, *f); };
+  });
+}
+
+}  // namespace mnemo::app

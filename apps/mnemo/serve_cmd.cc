@@ -1,0 +1,80 @@
+// `mnemo serve [--listen host:port]`: the HTTP daemon. SIGINT/SIGTERM stop
+// accepting, let in-flight requests finish, close the engine and exit 0.
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <ctime>
+#include <iostream>
+#include <thread>
+
+#include "commands.h"
+#include "transport/http_server.h"
+
+namespace mnemo::app {
+namespace {
+
+// Waits for SIGINT/SIGTERM (blocked in every thread, so only sigtimedwait
+// sees them) and stops the server; returns when `done` is set.
+void WaitForSignal(transport::HttpServer& server, const std::atomic<bool>& done) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  const timespec tick{0, 100 * 1000 * 1000};
+  while (!done.load()) {
+    int sig = sigtimedwait(&set, nullptr, &tick);
+    if (sig == SIGINT || sig == SIGTERM) {
+      std::cerr << "mnemo: " << (sig == SIGINT ? "SIGINT" : "SIGTERM")
+                << ": finishing in-flight requests\n";
+      server.Stop();
+      return;
+    }
+  }
+}
+
+int Serve(const GlobalOptions& g, const std::string& listen) {
+  // Block the signals before any thread starts so that every thread
+  // inherits the mask and the waiter is the only one to receive them.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+
+  Result<Session> session = OpenSession(g);
+  if (!session.ok()) return Fail(session.status());
+  Result<transport::HttpServerOptions> options =
+      transport::HttpServerOptionsFromConfig(session->engine->config(), listen);
+  if (!options.ok()) return Fail(options.status());
+  const std::string host = options->listen.host;
+  int status = kExitOk;
+  {
+    transport::HttpServer server(*session->engine, *options);
+    Result<int> port = server.Bind();
+    if (!port.ok()) return Fail(port.status());
+    const bool v6 = host.find(':') != std::string::npos;
+    std::cerr << "listening on " << (v6 ? "[" + host + "]" : host) << ":" << *port << std::endl;
+    std::atomic<bool> done{false};
+    std::thread waiter([&] { WaitForSignal(server, done); });
+    Status served = server.Serve();
+    done = true;
+    waiter.join();
+    if (!served.ok()) status = Fail(served);
+  }
+  session->engine.reset();  // closes storage cleanly
+  std::cerr << "mnemo: stopped\n";
+  return status;
+}
+
+}  // namespace
+
+void AddServeCommand(CLI::App& app, GlobalOptions& g, Action& action) {
+  CLI::App* serve = app.add_subcommand("serve", "Serve JSON-RPC over HTTP (POST /rpc)");
+  auto listen = std::make_shared<std::string>();
+  serve->add_option("--listen", *listen,
+                    "host:port (default [server] listen, 127.0.0.1:8765; port 0 picks one)");
+  serve->callback([&g, &action, listen] { action = [&g, listen] { return Serve(g, *listen); }; });
+}
+
+}  // namespace mnemo::app

@@ -1,0 +1,61 @@
+// The HTTP daemon of `mnemo serve` (spec 60): POST /rpc, GET /healthz,
+// GET /metrics, with a body limit counted while reading, a bounded worker
+// pool and a graceful stop.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "mnemo/engine.h"
+#include "mnemo/status.h"
+
+namespace mnemo::transport {
+
+struct ListenAddress {
+  std::string host;
+  int port = 0;  // 0: any free port
+};
+
+// "host:port" or "[v6]:port"; port 0-65535.
+Result<ListenAddress> ParseListen(std::string_view text);
+
+// 127.0.0.0/8, ::1 and localhost.
+bool IsLoopback(std::string_view host);
+
+struct HttpServerOptions {
+  ListenAddress listen;
+  int64_t max_body_bytes = 4194304;
+  int64_t workers = 8;
+  int64_t queue = 64;
+  int64_t request_timeout_ms = 30000;
+  Principal principal;  // every HTTP caller until bearer tokens map principals
+};
+
+// Options from `config.server` (listen overridden by `listen_override` when
+// non-empty). Refuses a non-loopback address without [security.tokens].
+Result<HttpServerOptions> HttpServerOptionsFromConfig(const Config& config,
+                                                      std::string_view listen_override);
+
+class HttpServer {
+ public:
+  HttpServer(Engine& engine, HttpServerOptions options);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds the socket; returns the bound port (the real one for port 0).
+  Result<int> Bind();
+  // Serves until Stop(); returns after in-flight requests have finished.
+  Status Serve();
+  // Stops accepting. Thread-safe; not async-signal-safe (call it from a
+  // thread that waited for the signal).
+  void Stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mnemo::transport

@@ -1,0 +1,357 @@
+// The memory methods of spec 10: the five tools plus mark_useful, list and
+// stats. One MethodSpec each; AddMemoryMethods appends them to the table.
+#include <optional>
+
+#include "core/entry_json.h"
+#include "core/validation.h"
+#include "transport/memory_wire.h"
+#include "transport/method_table.h"
+
+namespace mnemo::transport {
+namespace {
+
+ParamSpec KeyParam() {
+  return {.name = "key",
+          .description = "The memory's key (1-256 bytes, no control characters).",
+          .required = true,
+          .max_bytes = kMaxKeyBytes};
+}
+
+// `with_default`: key-addressed methods default to "global"; search-like ones
+// cover every non-system namespace when it is absent.
+ParamSpec NamespaceParam(bool with_default) {
+  ParamSpec p{.name = "namespace",
+              .description = with_default
+                                 ? "Namespace of the memory (default \"global\")."
+                                 : "Only this namespace (default: every non-system namespace).",
+              .non_blank = true,
+              .max_bytes = kMaxNamespaceBytes};
+  if (with_default) p.default_value = "global";
+  return p;
+}
+
+ParamSpec OwnerParam() {
+  return {.name = "owner",
+          .description = "Admin only: address the entry of this principal exactly.",
+          .non_blank = true,
+          .max_bytes = kMaxKeyBytes};
+}
+
+ParamSpec CategoryParam(std::optional<std::string> default_value, std::string description) {
+  return {.name = "category",
+          .description = std::move(description),
+          .non_blank = true,
+          .max_bytes = 64,
+          .default_value = default_value ? std::optional<json>(*default_value) : std::nullopt};
+}
+
+ParamSpec QueryParam() {
+  return {.name = "query",
+          .description = "What to look for, in plain words (any text is allowed).",
+          .required = true,
+          .max_bytes = kMaxContentBytes};
+}
+
+ParamSpec MaxResultsParam() {
+  return {.name = "max_results",
+          .type = ParamType::kInteger,
+          .description = "Maximum number of results (1-100, default 20).",
+          .default_value = 20,
+          .minimum = 1,
+          .maximum = 100,
+          .aliases = {"limit"}};
+}
+
+ParamSpec TagsParam(std::string description) {
+  return {.name = "tags", .type = ParamType::kStringArray, .description = std::move(description)};
+}
+
+std::optional<std::string> OptString(const json& p, const char* name) {
+  auto it = p.find(name);
+  if (it == p.end()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+GetRequest ToGetRequest(const json& p) {
+  return {.key = p.at("key"), .ns = p.at("namespace"), .owner = OptString(p, "owner")};
+}
+
+// A miss gets the spec's text whatever the engine's wording.
+Status MissStatus(const Status& s, const std::string& key) {
+  if (s.code() == StatusCode::kNotFound) return NotFound(GetMissText(key));
+  return s;
+}
+
+Result<json> HandleStore(const MethodContext& ctx, const json& p) {
+  StoreRequest req{.key = p.at("key"),
+                   .content = p.at("value"),
+                   .category = p.at("category"),
+                   .ns = p.at("namespace")};
+  if (p.contains("tags")) req.tags = p.at("tags").get<std::vector<std::string>>();
+  if (p.contains("visibility")) {
+    MNEMO_ASSIGN_OR_RETURN(req.visibility, ParseVisibility(p.at("visibility").get<std::string>()));
+  }
+  MNEMO_ASSIGN_OR_RETURN(StoreResult r, ctx.engine.Store(ctx.principal, req));
+  return StoreResultToJson(r);
+}
+
+Result<json> HandleGet(const MethodContext& ctx, const json& p) {
+  Result<Entry> e = ctx.engine.Get(ctx.principal, ToGetRequest(p));
+  if (!e.ok()) return MissStatus(e.status(), p.at("key"));
+  return EntryToJson(*e);
+}
+
+Result<json> HandleForget(const MethodContext& ctx, const json& p) {
+  ForgetRequest req{.key = p.at("key"), .ns = p.at("namespace"), .owner = OptString(p, "owner")};
+  MNEMO_ASSIGN_OR_RETURN(bool forgotten, ctx.engine.Forget(ctx.principal, req));
+  return json{{"forgotten", forgotten}};
+}
+
+Result<json> HandleSearch(const MethodContext& ctx, const json& p) {
+  SearchRequest req{.query = p.at("query"),
+                    .category = OptString(p, "category"),
+                    .ns = OptString(p, "namespace"),
+                    .max_results = p.at("max_results").get<int>(),
+                    .include_archived = p.at("include_archived").get<bool>()};
+  if (p.contains("tags")) req.tags = p.at("tags").get<std::vector<std::string>>();
+  if (p.contains("min_score")) req.min_score = p.at("min_score").get<double>();
+  MNEMO_ASSIGN_OR_RETURN(SearchResponse r, ctx.engine.Search(ctx.principal, req));
+  return SearchResponseToJson(r);
+}
+
+Result<json> HandleRecall(const MethodContext& ctx, const json& p) {
+  RecallRequest req{.query = p.at("query"),
+                    .ns = OptString(p, "namespace"),
+                    .max_results = p.at("max_results").get<int>()};
+  MNEMO_ASSIGN_OR_RETURN(RecallResponse r, ctx.engine.Recall(ctx.principal, req));
+  return RecallResponseToJson(r);
+}
+
+Result<json> HandleMarkUseful(const MethodContext& ctx, const json& p) {
+  Result<Entry> e = ctx.engine.MarkUseful(ctx.principal, ToGetRequest(p));
+  if (!e.ok()) return MissStatus(e.status(), p.at("key"));
+  return EntryToJson(*e);
+}
+
+Result<json> HandleList(const MethodContext& ctx, const json& p) {
+  ListRequest req{.category = OptString(p, "category"),
+                  .ns = OptString(p, "namespace"),
+                  .limit = p.at("limit").get<int>(),
+                  .offset = p.at("offset").get<int64_t>()};
+  MNEMO_ASSIGN_OR_RETURN(ListPage page, ctx.engine.List(ctx.principal, req));
+  return ListPageToJson(page);
+}
+
+Result<json> HandleStats(const MethodContext& ctx, const json&) {
+  MNEMO_ASSIGN_OR_RETURN(Stats s, ctx.engine.GetStats(ctx.principal));
+  return StatsToJson(s);
+}
+
+json EntrySchema() {
+  json str = {{"type", "string"}};
+  json integer = {{"type", "integer"}};
+  return {{"type", "object"},
+          {"properties",
+           {{"id", str},
+            {"key", str},
+            {"namespace", str},
+            {"category", str},
+            {"content", str},
+            {"tags", {{"type", "array"}, {"items", str}}},
+            {"owner", str},
+            {"visibility", {{"type", "string"}, {"enum", {"private", "public"}}}},
+            {"created_at", {{"type", "string"}, {"format", "date-time"}}},
+            {"updated_at", {{"type", "string"}, {"format", "date-time"}}},
+            {"access_count", integer},
+            {"useful_count", integer},
+            {"archived", {{"type", "boolean"}}}}}};
+}
+
+json HitsSchema(json hit_properties) {
+  return {{"type", "object"},
+          {"properties",
+           {{"results",
+             {{"type", "array"}, {"items", {{"type", "object"}, {"properties", hit_properties}}}}},
+            {"degraded", {{"type", {"string", "null"}}}}}}};
+}
+
+json SearchResultSchema() {
+  json str = {{"type", "string"}};
+  json num = {{"type", "number"}};
+  return HitsSchema({{"id", str},
+                     {"key", str},
+                     {"namespace", str},
+                     {"category", str},
+                     {"owner", str},
+                     {"content", str},
+                     {"snippet", str},
+                     {"score", num},
+                     {"keyword_score", num},
+                     {"vector_score", {{"type", {"number", "null"}}}}});
+}
+
+json RecallResultSchema() {
+  json str = {{"type", "string"}};
+  return HitsSchema({{"source",
+                      {{"type", "string"},
+                       {"enum", {"entry", "tool_rule", "turn", "segment", "event", "document"}}}},
+                     {"id", str},
+                     {"key", str},
+                     {"namespace", str},
+                     {"category", str},
+                     {"content", str},
+                     {"score", {{"type", "number"}}}});
+}
+
+MethodSpec StoreSpec() {
+  return {.name = "memory.store",
+          .description =
+              "Store a fact in long-term memory under a key (replaces the memory with "
+              "the same key and namespace).",
+          .params = {KeyParam(),
+                     {.name = "value",
+                      .description = "The content to remember, stored byte for byte (up to 1 MiB).",
+                      .required = true,
+                      .max_bytes = kMaxContentBytes,
+                      .aliases = {"content"}},
+                     CategoryParam("core",
+                                   "core, daily, conversation, or a custom [a-z0-9_-]{1,64} "
+                                   "name (default core)."),
+                     NamespaceParam(true),
+                     TagsParam("Free-form tags."),
+                     {.name = "visibility",
+                      .description = "private (default) or public; matters when ACL is on.",
+                      .allowed = {"private", "public"}}},
+          .result_schema = {{"type", "object"},
+                            {"properties",
+                             {{"key", {{"type", "string"}}},
+                              {"namespace", {{"type", "string"}}},
+                              {"category", {{"type", "string"}}},
+                              {"id", {{"type", "string"}}},
+                              {"created", {{"type", "boolean"}}}}}},
+          .handler = HandleStore,
+          .render = RenderStore,
+          .tool_name = "memory_store"};
+}
+
+MethodSpec GetSpec() {
+  return {.name = "memory.get",
+          .description = "Read one memory by its exact key.",
+          .params = {KeyParam(), NamespaceParam(true), OwnerParam()},
+          .result_schema = EntrySchema(),
+          .handler = HandleGet,
+          .render = RenderEntry,
+          .tool_name = "memory_get"};
+}
+
+MethodSpec RecallSpec() {
+  return {.name = "memory.recall",
+          .description =
+              "Recall anything related to a query across every memory layer "
+              "(entries, tool rules, conversations, documents).",
+          .params = {QueryParam(), MaxResultsParam(), NamespaceParam(false)},
+          .result_schema = RecallResultSchema(),
+          .handler = HandleRecall,
+          .render = RenderRecall,
+          .tool_name = "memory_recall",
+          .tool_hidden_under_acl = true};
+}
+
+MethodSpec SearchSpec() {
+  return {.name = "memory.search",
+          .description = "Search stored memories by meaning and keywords.",
+          .params = {QueryParam(),
+                     CategoryParam(std::nullopt, "Only this category."),
+                     NamespaceParam(false),
+                     TagsParam("Only memories carrying all of these tags."),
+                     MaxResultsParam(),
+                     {.name = "min_score",
+                      .type = ParamType::kNumber,
+                      .description = "Minimum final score in [0,1] (default: the configured "
+                                     "search.min_relevance_score).",
+                      .minimum = 0,
+                      .maximum = 1},
+                     {.name = "include_archived",
+                      .type = ParamType::kBoolean,
+                      .description = "Also search archived memories (default false).",
+                      .default_value = false}},
+          .result_schema = SearchResultSchema(),
+          .handler = HandleSearch,
+          .render = RenderSearch,
+          .tool_name = "memory_search"};
+}
+
+MethodSpec ForgetSpec() {
+  return {
+      .name = "memory.forget",
+      .description = "Delete a memory by its exact key.",
+      .params = {KeyParam(), NamespaceParam(true), OwnerParam()},
+      .result_schema = {{"type", "object"}, {"properties", {{"forgotten", {{"type", "boolean"}}}}}},
+      .handler = HandleForget,
+      .render = RenderForget,
+      .tool_name = "memory_forget"};
+}
+
+MethodSpec MarkUsefulSpec() {
+  return {.name = "memory.mark_useful",
+          .description = "Mark a memory as useful (three marks exempt it from hygiene).",
+          .params = {KeyParam(), NamespaceParam(true), OwnerParam()},
+          .result_schema = EntrySchema(),
+          .handler = HandleMarkUseful,
+          .render = RenderMarkUseful};
+}
+
+MethodSpec ListSpec() {
+  return {.name = "memory.list",
+          .description = "List memories page by page, most recently updated first.",
+          .params = {CategoryParam(std::nullopt, "Only this category."),
+                     NamespaceParam(false),
+                     {.name = "limit",
+                      .type = ParamType::kInteger,
+                      .description = "Page size (1-1000, default 50).",
+                      .default_value = 50,
+                      .minimum = 1,
+                      .maximum = 1000},
+                     {.name = "offset",
+                      .type = ParamType::kInteger,
+                      .description = "Entries to skip (default 0); pass next_offset.",
+                      .default_value = 0,
+                      .minimum = 0}},
+          .result_schema = {{"type", "object"},
+                            {"properties",
+                             {{"items", {{"type", "array"}, {"items", EntrySchema()}}},
+                              {"next_offset", {{"type", {"integer", "null"}}}}}}},
+          .handler = HandleList,
+          .render = RenderList};
+}
+
+MethodSpec StatsSpec() {
+  json counts = {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}};
+  return {.name = "memory.stats",
+          .description = "Counts of memories by category and namespace, backend and schema.",
+          .result_schema = {{"type", "object"},
+                            {"properties",
+                             {{"entries", {{"type", "integer"}}},
+                              {"archived", {{"type", "integer"}}},
+                              {"by_category", counts},
+                              {"by_namespace", counts},
+                              {"backend", {{"type", "string"}}},
+                              {"schema_version", {{"type", "integer"}}}}}},
+          .handler = HandleStats,
+          .render = RenderStats};
+}
+
+}  // namespace
+
+void AddMemoryMethods(MethodTable& table) {
+  table.Add(StoreSpec());
+  table.Add(GetSpec());
+  table.Add(RecallSpec());
+  table.Add(SearchSpec());
+  table.Add(ForgetSpec());
+  table.Add(MarkUsefulSpec());
+  table.Add(ListSpec());
+  table.Add(StatsSpec());
+}
+
+}  // namespace mnemo::transport

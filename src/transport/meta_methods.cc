@@ -1,0 +1,118 @@
+// Methods about the table itself: memory.methods, memory.tools_schema and
+// memory.tool_call (which runs an LLM tool and wraps its text rendering).
+#include <cstdio>
+
+#include "transport/method_table.h"
+#include "transport/param_schema.h"
+
+namespace mnemo::transport {
+namespace {
+
+bool ToolVisible(const MethodSpec& m, const Config& config) {
+  return !m.tool_name.empty() && !(m.tool_hidden_under_acl && config.memory.acl_enabled);
+}
+
+json AliasesOf(const MethodSpec& m) {
+  json aliases = json::object();
+  for (const ParamSpec& p : m.params) {
+    for (const std::string& a : p.aliases) aliases[a] = p.name;
+  }
+  return aliases;
+}
+
+Result<json> HandleMethods(const MethodContext& ctx, const json&) {
+  json methods = json::array();
+  for (const MethodSpec& m : ctx.table.All()) {
+    methods.push_back({{"name", m.name},
+                       {"description", m.description},
+                       {"params", ParamsSchema(m)},
+                       {"result", m.result_schema},
+                       {"aliases", AliasesOf(m)},
+                       {"tool", m.tool_name.empty() ? json(nullptr) : json(m.tool_name)}});
+  }
+  return json{{"methods", std::move(methods)}};
+}
+
+Result<json> HandleToolsSchema(const MethodContext& ctx, const json&) {
+  json tools = json::array();
+  for (const MethodSpec& m : ctx.table.All()) {
+    if (!ToolVisible(m, ctx.engine.config())) continue;
+    tools.push_back({{"type", "function"},
+                     {"function",
+                      {{"name", m.tool_name},
+                       {"description", m.description},
+                       {"parameters", ParamsSchema(m)}}}});
+  }
+  return tools;
+}
+
+json ToolError(std::string message) {
+  return {{"content", std::move(message)}, {"data", nullptr}, {"is_error", true}};
+}
+
+std::string ToolNames(const MethodContext& ctx) {
+  std::string out;
+  for (const MethodSpec& m : ctx.table.All()) {
+    if (ToolVisible(m, ctx.engine.config())) out += (out.empty() ? "" : ", ") + m.tool_name;
+  }
+  return out;
+}
+
+// A failing tool is a result with is_error (the model reads the message), not
+// a JSON-RPC error; only tool_call's own params are protocol errors.
+Result<json> HandleToolCall(const MethodContext& ctx, const json& p) {
+  const std::string& name = p.at("name").get_ref<const std::string&>();
+  const MethodSpec* spec = ctx.table.FindTool(name);
+  if (spec == nullptr || !ToolVisible(*spec, ctx.engine.config())) {
+    return ToolError("Unknown tool \"" + name + "\"; available tools: " + ToolNames(ctx));
+  }
+  json validated;
+  Result<json> r = CallMethod(*spec, ctx, p.at("arguments"), &validated);
+  if (!r.ok()) {
+    if (r.status().code() == StatusCode::kInternal) {
+      std::fprintf(stderr, "mnemo: tool %s failed: %s\n", name.c_str(),
+                   r.status().message().c_str());
+      return ToolError("Tool " + name + " failed with an internal error; see the server log.");
+    }
+    return ToolError(r.status().message());
+  }
+  return json{{"content", RenderText(*spec, validated, *r)}, {"data", *r}, {"is_error", false}};
+}
+
+}  // namespace
+
+void AddMetaMethods(MethodTable& table) {
+  table.Add(
+      {.name = "memory.methods",
+       .description = "Every JSON-RPC method with its parameter and result schemas.",
+       .result_schema = {{"type", "object"}, {"properties", {{"methods", {{"type", "array"}}}}}},
+       .handler = HandleMethods});
+  table.Add({.name = "memory.tools_schema",
+             .description = "The LLM tools in OpenAI function-calling form.",
+             .result_schema = {{"type", "array"},
+                               {"items",
+                                {{"type", "object"},
+                                 {"properties",
+                                  {{"type", {{"const", "function"}}},
+                                   {"function", {{"type", "object"}}}}}}}},
+             .handler = HandleToolsSchema});
+  table.Add({.name = "memory.tool_call",
+             .description = "Run an LLM tool by name; returns the text for the model, the "
+                            "structured result and whether the tool failed.",
+             .params = {{.name = "name",
+                         .description = "Tool name as listed by memory.tools_schema.",
+                         .required = true,
+                         .max_bytes = 128},
+                        {.name = "arguments",
+                         .type = ParamType::kObjectOrText,
+                         .description = "The tool's arguments (an object, or JSON text).",
+                         .default_value = json::object()}},
+             .result_schema = {{"type", "object"},
+                               {"properties",
+                                {{"content", {{"type", "string"}}},
+                                 {"data", json::object()},
+                                 {"is_error", {{"type", "boolean"}}}}}},
+             .handler = HandleToolCall});
+}
+
+}  // namespace mnemo::transport

@@ -1,0 +1,98 @@
+#include "transport/method_table.h"
+
+#include <cassert>
+#include <exception>
+
+#include "transport/param_schema.h"
+
+namespace mnemo::transport {
+
+void MethodTable::Add(MethodSpec spec) {
+  assert(Find(spec.name) == nullptr && "duplicate method name");
+  assert((spec.tool_name.empty() || FindTool(spec.tool_name) == nullptr) && "duplicate tool name");
+  methods_.push_back(std::move(spec));
+}
+
+const MethodSpec* MethodTable::Find(std::string_view name) const {
+  for (const MethodSpec& m : methods_) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+const MethodSpec* MethodTable::FindTool(std::string_view tool_name) const {
+  if (tool_name.empty()) return nullptr;
+  for (const MethodSpec& m : methods_) {
+    if (m.tool_name == tool_name) return &m;
+  }
+  return nullptr;
+}
+
+std::string MethodTable::NameList() const {
+  std::string out;
+  for (const MethodSpec& m : methods_) out += (out.empty() ? "" : ", ") + m.name;
+  return out;
+}
+
+const MethodTable& DefaultMethodTable() {
+  static const MethodTable* table = [] {
+    auto* t = new MethodTable();
+    AddMemoryMethods(*t);
+    AddMetaMethods(*t);
+    return t;
+  }();
+  return *table;
+}
+
+Result<json> CallMethod(const MethodSpec& spec, const MethodContext& ctx, const json& params,
+                        json* validated) {
+  MNEMO_ASSIGN_OR_RETURN(json checked, ValidateParams(spec, params));
+  // Third-party code (nlohmann) may throw inside a handler; nothing escapes
+  // this boundary, and the message is kept for the server log only.
+  try {
+    Result<json> result = spec.handler(ctx, checked);
+    if (validated != nullptr) *validated = std::move(checked);
+    return result;
+  } catch (const std::exception& e) {
+    return Internal(spec.name + " failed: " + e.what());
+  }
+}
+
+std::string RenderText(const MethodSpec& spec, const json& params, const json& result) {
+  if (spec.render) {
+    try {
+      return spec.render(params, result);
+    } catch (const std::exception&) {
+      // Fall through to the JSON form: a renderer bug must not lose the result.
+    }
+  }
+  return DumpJson(result);
+}
+
+bool JsonDepthWithin(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return false;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return true;
+}
+
+std::string DumpJson(const json& j, int indent) {
+  return j.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace mnemo::transport

@@ -1,0 +1,120 @@
+// The one method table (spec 60): every JSON-RPC method's name, description,
+// parameter and result schemas, handler, LLM-tool name and text rendering.
+// JSON-RPC dispatch, `memory.methods`, `memory.tools_schema`,
+// `memory.tool_call` and the CLI all read this table, so they cannot drift.
+//
+// Adding a method is one `MethodSpec` in the group file of its concern
+// (memory_methods.cc, meta_methods.cc, ...) appended by that file's
+// `Add...Methods` function; DefaultMethodTable() calls every group.
+//
+// Parameters are declared as `ParamSpec`s; the JSON Schema published for them
+// is generated from the same declaration that validation uses (param_schema.h).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mnemo/engine.h"
+#include "mnemo/status.h"
+#include "mnemo/types.h"
+
+namespace mnemo::transport {
+
+using nlohmann::json;
+
+// kObjectOrText: an object, or a string holding a JSON object (OpenAI hands
+// tool arguments over as JSON text).
+enum class ParamType { kString, kInteger, kNumber, kBoolean, kStringArray, kObject, kObjectOrText };
+
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::kString;
+  std::string description;
+  bool required = false;
+  // Strings: must contain a non-whitespace character. Required strings are
+  // always non-blank.
+  bool non_blank = false;
+  size_t max_bytes = 0;               // strings: 0 = no limit; counted in UTF-8 bytes
+  std::optional<json> default_value;  // applied before the handler runs
+  std::optional<double> minimum;      // integers and numbers
+  std::optional<double> maximum;
+  std::vector<std::string> allowed;  // strings: an enum
+  std::vector<std::string> aliases;  // other accepted names ("content" for "value")
+};
+
+class MethodTable;
+
+// What a handler may use. The principal comes from the transport.
+struct MethodContext {
+  Engine& engine;
+  const Principal& principal;
+  const MethodTable& table;
+};
+
+// `params` are already validated: aliases resolved to canonical names,
+// defaults applied, types checked.
+using MethodHandler = std::function<Result<json>(const MethodContext&, const json& params)>;
+// The short text for the model (and the CLI's human output) from the
+// validated params and the result.
+using TextRenderer = std::function<std::string(const json& params, const json& result)>;
+
+struct MethodSpec {
+  std::string name;  // "memory.store"
+  std::string description;
+  std::vector<ParamSpec> params;
+  json result_schema = json::object();
+  MethodHandler handler;
+  TextRenderer render;                 // null: the result JSON is the text
+  std::string tool_name;               // non-empty: an LLM tool under this name
+  bool tool_hidden_under_acl = false;  // memory_recall (spec 10)
+};
+
+class MethodTable {
+ public:
+  // Adds a method; names and tool names must be unique (checked by assert).
+  void Add(MethodSpec spec);
+  const MethodSpec* Find(std::string_view name) const;
+  const MethodSpec* FindTool(std::string_view tool_name) const;
+  const std::vector<MethodSpec>& All() const { return methods_; }
+  // Comma-separated method names, for "unknown method" messages.
+  std::string NameList() const;
+
+ private:
+  std::vector<MethodSpec> methods_;
+};
+
+// Every method group of mnemo, built once; thread-safe to read.
+const MethodTable& DefaultMethodTable();
+
+// Method groups (one file each).
+void AddMemoryMethods(MethodTable& table);
+void AddMetaMethods(MethodTable& table);
+
+// Validates `params` against the spec and then runs the handler. Invalid
+// params are kInvalidArgument with the field set. Handler exceptions become
+// kInternal. When `validated` is given it receives the validated params (for
+// RenderText).
+Result<json> CallMethod(const MethodSpec& spec, const MethodContext& ctx, const json& params,
+                        json* validated = nullptr);
+
+// The text rendering of a result (spec.render, else the compact JSON).
+std::string RenderText(const MethodSpec& spec, const json& params, const json& result);
+
+// Deepest nesting of arrays/objects accepted in JSON text. Copying and
+// dumping nlohmann values recurse, so deeper input could exhaust the stack.
+inline constexpr int kMaxJsonDepth = 64;
+
+// True when the JSON text nests at most `max_depth` levels (strings skipped;
+// the text need not be valid JSON).
+bool JsonDepthWithin(std::string_view text, int max_depth = kMaxJsonDepth);
+
+// Compact JSON that never throws on invalid UTF-8 (replaced by U+FFFD).
+std::string DumpJson(const json& j, int indent = -1);
+
+}  // namespace mnemo::transport

@@ -1,0 +1,276 @@
+#include "transport/param_schema.h"
+
+#include <cmath>
+#include <set>
+
+namespace mnemo::transport {
+namespace {
+
+std::string_view TypeName(ParamType t) {
+  switch (t) {
+    case ParamType::kString: return "a string";
+    case ParamType::kInteger: return "an integer";
+    case ParamType::kNumber: return "a number";
+    case ParamType::kBoolean: return "a boolean";
+    case ParamType::kStringArray: return "an array of strings";
+    case ParamType::kObject: return "an object";
+    case ParamType::kObjectOrText: return "an object (or a string holding one)";
+  }
+  return "a value";
+}
+
+std::string_view JsonTypeName(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::string: return "a string";
+    case json::value_t::array: return "an array";
+    case json::value_t::object: return "an object";
+    case json::value_t::number_float: return "a number";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: return "an integer";
+    default: return "an unsupported value";
+  }
+}
+
+bool IsBlank(std::string_view s) {
+  for (char c : s) {
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') return false;
+  }
+  return true;
+}
+
+std::string FormatNumber(double d) {
+  if (d == std::floor(d) && std::fabs(d) < 1e15) return std::to_string(static_cast<int64_t>(d));
+  return json(d).dump();
+}
+
+std::string AllowedNames(const MethodSpec& spec) {
+  if (spec.params.empty()) return "none (this method takes no parameters)";
+  std::string out;
+  for (const ParamSpec& p : spec.params) {
+    if (!out.empty()) out += ", ";
+    out += p.name;
+    for (const std::string& a : p.aliases) out += " (alias " + a + ")";
+  }
+  return out;
+}
+
+Status Invalid(const ParamSpec& p, const std::string& what) {
+  return InvalidArgument("parameter \"" + p.name + "\" " + what, p.name);
+}
+
+Status CheckString(const ParamSpec& p, const std::string& s) {
+  if (!IsValidUtf8(s)) return Invalid(p, "must be valid UTF-8");
+  if ((p.required || p.non_blank) && IsBlank(s)) return Invalid(p, "must not be empty or blank");
+  if (p.max_bytes > 0 && s.size() > p.max_bytes) {
+    return Invalid(p, "is " + std::to_string(s.size()) + " bytes; at most " +
+                          std::to_string(p.max_bytes) + " bytes are allowed");
+  }
+  if (!p.allowed.empty()) {
+    std::string list;
+    for (const std::string& a : p.allowed) {
+      if (a == s) return Status::Ok();
+      list += (list.empty() ? "" : ", ") + a;
+    }
+    return Invalid(p, "is \"" + s + "\"; allowed: " + list);
+  }
+  return Status::Ok();
+}
+
+Status CheckRange(const ParamSpec& p, double d) {
+  if ((p.minimum && d < *p.minimum) || (p.maximum && d > *p.maximum)) {
+    std::string range = p.minimum && p.maximum
+                            ? FormatNumber(*p.minimum) + ".." + FormatNumber(*p.maximum)
+                        : p.minimum ? ">= " + FormatNumber(*p.minimum)
+                                    : "<= " + FormatNumber(*p.maximum);
+    return Invalid(p, "is " + FormatNumber(d) + "; allowed: " + range);
+  }
+  return Status::Ok();
+}
+
+// Checks one present value; may normalise it (3.0 -> 3 for integers).
+Status CheckValue(const ParamSpec& p, json& v) {
+  auto wrong = [&] {
+    return Invalid(
+        p, "must be " + std::string(TypeName(p.type)) + ", got " + std::string(JsonTypeName(v)));
+  };
+  switch (p.type) {
+    case ParamType::kString:
+      if (!v.is_string()) return wrong();
+      return CheckString(p, v.get_ref<const std::string&>());
+    case ParamType::kInteger: {
+      if (v.is_number_float()) {
+        double d = v.get<double>();
+        if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9e15) return wrong();
+        v = static_cast<int64_t>(d);
+      }
+      if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+        return CheckRange(p, v.get<double>());
+      }
+      if (!v.is_number_integer()) return wrong();
+      return CheckRange(p, static_cast<double>(v.get<int64_t>()));
+    }
+    case ParamType::kNumber:
+      if (!v.is_number()) return wrong();
+      return CheckRange(p, v.get<double>());
+    case ParamType::kBoolean:
+      if (!v.is_boolean()) return wrong();
+      return Status::Ok();
+    case ParamType::kStringArray:
+      if (!v.is_array()) return wrong();
+      for (const json& item : v) {
+        if (!item.is_string()) {
+          return Invalid(p, "must be an array of strings, found " +
+                                std::string(JsonTypeName(item)) + " in it");
+        }
+        if (!IsValidUtf8(item.get_ref<const std::string&>())) {
+          return Invalid(p, "items must be valid UTF-8");
+        }
+      }
+      return Status::Ok();
+    case ParamType::kObject:
+      if (!v.is_object()) return wrong();
+      return Status::Ok();
+    case ParamType::kObjectOrText: {
+      if (v.is_object()) return Status::Ok();
+      if (!v.is_string()) return wrong();
+      const std::string& text = v.get_ref<const std::string&>();
+      if (!JsonDepthWithin(text)) {
+        return Invalid(p, "nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+      }
+      json parsed = json::parse(text, nullptr, false);
+      if (!parsed.is_object())
+        return Invalid(p, "must be an object or a string holding a JSON object");
+      v = std::move(parsed);
+      return Status::Ok();
+    }
+  }
+  return wrong();
+}
+
+// The spec a given name refers to (by name or alias), or null.
+const ParamSpec* FindParam(const MethodSpec& spec, const std::string& name) {
+  for (const ParamSpec& p : spec.params) {
+    if (p.name == name) return &p;
+    for (const std::string& a : p.aliases) {
+      if (a == name) return &p;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool IsValidUtf8(std::string_view s) {
+  size_t i = 0;
+  const size_t n = s.size();
+  while (i < n) {
+    auto c = static_cast<unsigned char>(s[i]);
+    size_t len = 0;
+    uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      len = 2, cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3, cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4, cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + len > n) return false;
+    for (size_t k = 1; k < len; ++k) {
+      auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF are invalid.
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+Result<json> ValidateParams(const MethodSpec& spec, const json& params) {
+  if (!params.is_null() && !params.is_object()) {
+    return InvalidArgument("params of " + spec.name +
+                               " must be an object of named parameters, got " +
+                               std::string(JsonTypeName(params)),
+                           "params");
+  }
+  json out = json::object();
+  std::set<std::string> seen;
+  if (params.is_object()) {
+    for (const auto& [name, value] : params.items()) {
+      const ParamSpec* p = FindParam(spec, name);
+      if (p == nullptr) {
+        return InvalidArgument("unknown parameter \"" + name + "\" for " + spec.name +
+                                   "; allowed: " + AllowedNames(spec),
+                               name);
+      }
+      if (!seen.insert(p->name).second) {
+        return InvalidArgument("give \"" + p->name + "\" once: it was also given under an alias",
+                               p->name);
+      }
+      json v = value;
+      if (v.is_null() && !p->required) continue;  // null means absent for optional params
+      MNEMO_RETURN_IF_ERROR(CheckValue(*p, v));
+      out[p->name] = std::move(v);
+    }
+  }
+  for (const ParamSpec& p : spec.params) {
+    if (out.contains(p.name)) continue;
+    if (p.required) return Invalid(p, "is required");
+    if (p.default_value) out[p.name] = *p.default_value;
+  }
+  return out;
+}
+
+json ParamsSchema(const MethodSpec& spec) {
+  json props = json::object();
+  json required = json::array();
+  for (const ParamSpec& p : spec.params) {
+    json s;
+    switch (p.type) {
+      case ParamType::kString: s["type"] = "string"; break;
+      case ParamType::kInteger: s["type"] = "integer"; break;
+      case ParamType::kNumber: s["type"] = "number"; break;
+      case ParamType::kBoolean: s["type"] = "boolean"; break;
+      case ParamType::kStringArray: s = {{"type", "array"}, {"items", {{"type", "string"}}}}; break;
+      case ParamType::kObject: s["type"] = "object"; break;
+      case ParamType::kObjectOrText: s["type"] = {"object", "string"}; break;
+    }
+    std::string desc = p.description;
+    if (!p.aliases.empty()) {
+      desc += " (also accepted as";
+      for (const std::string& a : p.aliases) desc += " \"" + a + "\"";
+      desc += ")";
+    }
+    s["description"] = desc;
+    if (p.required || p.non_blank) s["minLength"] = 1;
+    if (p.max_bytes > 0) s["maxLength"] = p.max_bytes;
+    auto bound = [&](double d) -> json {
+      if (p.type == ParamType::kInteger) return static_cast<int64_t>(d);
+      return d;
+    };
+    if (p.minimum) s["minimum"] = bound(*p.minimum);
+    if (p.maximum) s["maximum"] = bound(*p.maximum);
+    if (!p.allowed.empty()) s["enum"] = p.allowed;
+    if (p.default_value) s["default"] = *p.default_value;
+    if (p.type != ParamType::kString) s.erase("minLength");
+    props[p.name] = std::move(s);
+    if (p.required) required.push_back(p.name);
+  }
+  return {{"type", "object"},
+          {"properties", std::move(props)},
+          {"required", std::move(required)},
+          {"additionalProperties", false}};
+}
+
+}  // namespace mnemo::transport

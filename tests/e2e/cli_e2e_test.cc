@@ -1,0 +1,226 @@
+// The real `mnemo` CLI and `mnemo rpc --stdio` against temp workspaces.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "process.h"
+#include "test_util.h"
+
+namespace mnemo::e2e {
+namespace {
+
+using nlohmann::json;
+
+class Cli : public ::testing::Test {
+ protected:
+  RunResult Mnemo(std::vector<std::string> args, const std::string& workspace = {}) {
+    args.insert(args.begin(), {"--workspace", workspace.empty() ? ws_ : workspace});
+    return RunMnemo(args);
+  }
+
+  json Json(std::vector<std::string> args, const std::string& workspace = {}) {
+    args.insert(args.begin(), "--json");
+    RunResult r = Mnemo(args, workspace);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out, nullptr, false);
+  }
+
+  static void Write(const std::string& path, const std::string& text) {
+    std::ofstream(path, std::ios::binary) << text;
+  }
+
+  testing::TempDir dir_;
+  std::string ws_ = dir_.Sub("ws");
+};
+
+TEST_F(Cli, StoreSearchGetExportImportForget) {
+  RunResult r =
+      Mnemo({"memory", "store", "editor", "The user edits with Helix", "--tags", "tools,pref"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Stored memory: editor\n");
+  ASSERT_EQ(Mnemo({"memory", "store", "shell", "fish shell", "--category", "daily", "--namespace",
+                   "work"})
+                .exit_code,
+            0);
+
+  json found = Json({"memory", "search", "Helix"});
+  ASSERT_FALSE(found["results"].empty()) << found.dump();
+  EXPECT_EQ(found["results"][0]["key"], "editor");
+  r = Mnemo({"memory", "search", "Helix"});
+  EXPECT_NE(r.out.find("SCORE"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("editor"), std::string::npos);
+
+  json got = Json({"memory", "get", "editor"});
+  EXPECT_EQ(got["content"], "The user edits with Helix");
+  EXPECT_EQ(got["tags"], json::array({"tools", "pref"}));
+  EXPECT_EQ(Json({"memory", "get", "shell", "--namespace", "work"})["category"], "daily");
+
+  const std::string file = dir_.Sub("export.jsonl");
+  r = Mnemo({"export", file});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  RunResult to_stdout = Mnemo({"export"});
+  EXPECT_EQ(std::count(to_stdout.out.begin(), to_stdout.out.end(), '\n'), 2) << to_stdout.out;
+
+  const std::string fresh = dir_.Sub("fresh");
+  r = Mnemo({"import", file}, fresh);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << "no progress bar without a terminal: " << r.err;
+  json before = Json({"memory", "list"});
+  json after = Json({"memory", "list"}, fresh);
+  EXPECT_EQ(before["items"].size(), 2u);
+  EXPECT_EQ(before, after);
+
+  r = Mnemo({"memory", "forget", "editor"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "Forgot memory: editor\n");
+  r = Mnemo({"memory", "forget", "editor"});
+  EXPECT_EQ(r.out, "No memory found with key: editor\n");
+  EXPECT_EQ(Json({"memory", "list"})["items"].size(), 1u);
+}
+
+TEST_F(Cli, ListStatsAndHumanOutput) {
+  ASSERT_EQ(Mnemo({"memory", "store", "a", "alpha"}).exit_code, 0);
+  ASSERT_EQ(Mnemo({"memory", "store", "b", "beta", "--category", "daily"}).exit_code, 0);
+  json page = Json({"memory", "list", "--category", "daily", "--limit", "5"});
+  ASSERT_EQ(page["items"].size(), 1u);
+  EXPECT_EQ(page["items"][0]["key"], "b");
+  EXPECT_TRUE(page["next_offset"].is_null());
+  RunResult r = Mnemo({"memory", "list"});
+  EXPECT_NE(r.out.find("KEY"), std::string::npos);
+  EXPECT_NE(r.out.find("alpha"), std::string::npos);
+  EXPECT_EQ(Json({"memory", "stats"})["entries"], 2);
+  r = Mnemo({"memory", "get", "a"});
+  EXPECT_NE(r.out.find("alpha"), std::string::npos);
+}
+
+TEST_F(Cli, ExitCodesForUserErrors) {
+  RunResult r = Mnemo({"memory", "get", "missing"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("No memory entry found for key: missing"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+
+  r = Mnemo({"memory", "store", " ", "v"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("key"), std::string::npos);
+  r = Mnemo({"memory", "store", "k", "v", "--category", "Core!"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Core!"), std::string::npos) << r.err;
+  r = Mnemo({"memory", "list", "--limit", "0"});
+  EXPECT_EQ(r.exit_code, 1);
+  r = Mnemo({"memory", "list", "--limit", "many"});
+  EXPECT_EQ(r.exit_code, 1);
+  r = Mnemo({"memory", "list", "--bogus"});
+  EXPECT_EQ(r.exit_code, 1);
+  r = Mnemo({"frobnicate"});
+  EXPECT_EQ(r.exit_code, 1);
+  r = RunMnemo({});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(Json({"memory", "stats"})["entries"], 0);
+}
+
+TEST_F(Cli, HelpAtEveryLevelAndVersion) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"--help"},
+                                        {"memory", "--help"},
+                                        {"memory", "store", "--help"},
+                                        {"serve", "--help"},
+                                        {"rpc", "--help"},
+                                        {"import", "--help"},
+                                        {"bench", "--help"}}) {
+    RunResult r = RunMnemo(args);
+    EXPECT_EQ(r.exit_code, 0) << args.back() << r.err;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << r.out;
+  }
+  RunResult v = RunMnemo({"version"});
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_EQ(v.out.rfind("mnemo ", 0), 0u) << v.out;
+}
+
+TEST_F(Cli, CorruptConfigIsAClearUserError) {
+  std::filesystem::create_directories(ws_);
+  Write(ws_ + "/mnemo.toml", "[memory\nbackend = ");
+  RunResult r = Mnemo({"memory", "list"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("configuration"), std::string::npos) << r.err;
+  Write(ws_ + "/mnemo.toml", "[memory]\nbackend = \"floppy\"\n");
+  r = Mnemo({"memory", "list"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("backend"), std::string::npos) << r.err;
+  r = RunMnemo({"--workspace", ws_, "--config", dir_.Sub("nope.toml"), "memory", "list"});
+  EXPECT_EQ(r.exit_code, 1);
+}
+
+TEST_F(Cli, MissingWorkspaceIsCreatedAndUnusableOneIsRefused) {
+  RunResult r = Mnemo({"memory", "store", "k", "v"}, dir_.Sub("new/nested"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  Write(dir_.Sub("plainfile"), "x");
+  r = Mnemo({"memory", "store", "k", "v"}, dir_.Sub("plainfile/ws"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.exit_code, 2) << "an unusable workspace is the user's to fix: " << r.err;
+  EXPECT_FALSE(r.err.empty());
+}
+
+TEST_F(Cli, InternalErrorsExitWith2) {
+  std::filesystem::create_directories(ws_);
+  Write(ws_ + "/mnemo.db", std::string(8192, '\x5a'));
+  RunResult r = Mnemo({"memory", "list"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_FALSE(r.err.empty());
+}
+
+TEST_F(Cli, TruncatedImportLineImportsNothing) {
+  const std::string file = dir_.Sub("bad.jsonl");
+  Write(file,
+        "{\"key\":\"a\",\"content\":\"one\"}\n{\"key\":\"b\",\"content\":\"tw\n"
+        "{\"key\":\"c\",\"content\":\"three\"}\n");
+  RunResult r = Mnemo({"import", file});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("line 2"), std::string::npos) << r.err;
+  EXPECT_EQ(Json({"memory", "stats"})["entries"], 0);
+  r = Mnemo({"import", dir_.Sub("absent.jsonl")});
+  EXPECT_EQ(r.exit_code, 1);
+}
+
+TEST_F(Cli, RpcOneCall) {
+  RunResult r = Mnemo({"rpc", "memory.store", R"({"key":"k","content":"v"})"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["created"], true);
+  r = Mnemo({"rpc", "memory.get", R"({"key":"nope"})"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("-32001"), std::string::npos) << r.err;
+  r = Mnemo({"rpc", "memory.get", "{not json"});
+  EXPECT_EQ(r.exit_code, 1);
+  r = Mnemo({"rpc", "memory.nope"});
+  EXPECT_EQ(r.exit_code, 1);
+  json methods = json::parse(Mnemo({"rpc", "memory.methods"}).out);
+  EXPECT_GE(methods["methods"].size(), 11u);
+}
+
+TEST_F(Cli, RpcStdioAnswersLineByLine) {
+  std::string input =
+      R"({"jsonrpc":"2.0","id":1,"method":"memory.store","params":{"key":"k","value":"v"}})"
+      "\n"
+      R"({"jsonrpc":"2.0","method":"memory.stats"})"
+      "\n{broken\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"memory.store\",\"params\":{\"key\":\"\xff\","
+      "\"value\":\"v\"}}\n"
+      R"([{"jsonrpc":"2.0","id":3,"method":"memory.get","params":{"key":"k"}}])"
+      "\n" +
+      std::string(50000, '[') + "\n";
+  RunResult r = RunMnemo({"--workspace", ws_, "rpc", "--stdio"}, input);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::vector<json> out;
+  for (std::string line; std::getline(lines, line);) out.push_back(json::parse(line));
+  ASSERT_EQ(out.size(), 5u) << r.out;
+  EXPECT_EQ(out[0]["result"]["created"], true);
+  EXPECT_EQ(out[1]["error"]["code"], -32700);
+  EXPECT_EQ(out[2]["error"]["code"], -32700);
+  EXPECT_EQ(out[3][0]["result"]["content"], "v");
+  EXPECT_EQ(out[4]["error"]["code"], -32600);
+}
+
+}  // namespace
+}  // namespace mnemo::e2e

@@ -1,0 +1,171 @@
+#include "process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <regex>
+
+extern char** environ;
+
+namespace mnemo::e2e {
+namespace {
+
+struct Child {
+  pid_t pid = -1;
+  int in = -1, out = -1, err = -1;
+};
+
+Child Spawn(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
+  int in[2], out[2], err[2];
+  if (pipe(in) != 0 || pipe(out) != 0 || pipe(err) != 0) return {};
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]}) close(fd);
+    // A clean MNEMO_* environment: only what the test passes.
+    for (char** e = environ; *e != nullptr;) {
+      if (std::strncmp(*e, "MNEMO_", 6) == 0) {
+        std::string name(*e, std::strchr(*e, '=') - *e);
+        unsetenv(name.c_str());
+      } else {
+        ++e;
+      }
+    }
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(kBinary));
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(kBinary, argv.data());
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  close(err[1]);
+  return {pid, in[1], out[0], err[0]};
+}
+
+int WaitExit(pid_t pid) {
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return -1;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+}  // namespace
+
+RunResult RunMnemo(const std::vector<std::string>& args, const std::string& input,
+                   const std::map<std::string, std::string>& env) {
+  signal(SIGPIPE, SIG_IGN);
+  Child c = Spawn(args, env);
+  RunResult r;
+  if (c.pid <= 0) return r;
+  size_t written = 0;
+  if (input.empty()) {
+    close(c.in);
+    c.in = -1;
+  }
+  fcntl(c.in, F_SETFL, O_NONBLOCK);
+  bool out_open = true, err_open = true;
+  char buf[65536];
+  while (out_open || err_open) {
+    std::vector<pollfd> fds;
+    if (out_open) fds.push_back({c.out, POLLIN, 0});
+    if (err_open) fds.push_back({c.err, POLLIN, 0});
+    if (c.in >= 0) fds.push_back({c.in, POLLOUT, 0});
+    if (poll(fds.data(), fds.size(), 30000) <= 0) break;
+    for (const pollfd& p : fds) {
+      if (p.revents == 0) continue;
+      if (p.fd == c.in) {
+        ssize_t n = write(c.in, input.data() + written, input.size() - written);
+        if (n > 0) written += static_cast<size_t>(n);
+        if (n < 0 || written == input.size()) {
+          close(c.in);
+          c.in = -1;
+        }
+        continue;
+      }
+      ssize_t n = read(p.fd, buf, sizeof buf);
+      if (n <= 0) {
+        (p.fd == c.out ? out_open : err_open) = false;
+        continue;
+      }
+      (p.fd == c.out ? r.out : r.err).append(buf, static_cast<size_t>(n));
+    }
+  }
+  if (c.in >= 0) close(c.in);
+  close(c.out);
+  close(c.err);
+  r.exit_code = WaitExit(c.pid);
+  return r;
+}
+
+Daemon::Daemon(const std::string& workspace, const std::map<std::string, std::string>& env,
+               std::vector<std::string> extra_args) {
+  std::vector<std::string> args = {"--workspace", workspace, "serve", "--listen", "127.0.0.1:0"};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  Child c = Spawn(args, env);
+  if (c.pid <= 0) return;
+  pid_ = c.pid;
+  close(c.in);
+  close(c.out);
+  err_fd_ = c.err;
+  reader_ = std::thread([this] {
+    char buf[4096];
+    for (;;) {
+      ssize_t n = read(err_fd_, buf, sizeof buf);
+      if (n <= 0) break;
+      std::lock_guard lock(mu_);
+      err_.append(buf, static_cast<size_t>(n));
+    }
+  });
+  static const std::regex kListening(R"(listening on 127\.0\.0\.1:(\d+))");
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < give_up) {
+    {
+      std::lock_guard lock(mu_);
+      std::smatch m;
+      if (std::regex_search(err_, m, kListening)) {
+        port_ = std::stoi(m[1]);
+        return;
+      }
+    }
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      pid_ = -1;
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+int Daemon::Stop(int sig) {
+  if (pid_ > 0) {
+    kill(pid_, sig);
+    exit_code_ = WaitExit(pid_);
+    pid_ = -1;
+  }
+  if (reader_.joinable()) reader_.join();
+  return exit_code_;
+}
+
+Daemon::~Daemon() {
+  if (pid_ > 0) Stop(SIGKILL);
+  if (reader_.joinable()) reader_.join();
+  if (err_fd_ >= 0) close(err_fd_);
+}
+
+std::string Daemon::Stderr() {
+  std::lock_guard lock(mu_);
+  return err_;
+}
+
+}  // namespace mnemo::e2e

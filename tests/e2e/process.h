@@ -1,0 +1,53 @@
+// Runs the real mnemo binary as a child process for end-to-end tests.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace mnemo::e2e {
+
+// MNEMO_BINARY is the path of the built `mnemo` (a compile definition).
+inline const char* kBinary = MNEMO_BINARY;
+
+struct RunResult {
+  int exit_code = -1;  // 128 + signal when killed
+  std::string out;
+  std::string err;
+};
+
+// Runs `mnemo args...` with `input` on stdin and extra environment
+// variables; waits for it to exit.
+RunResult RunMnemo(const std::vector<std::string>& args, const std::string& input = {},
+                   const std::map<std::string, std::string>& env = {});
+
+// A `mnemo serve --listen 127.0.0.1:0` in a workspace; the port comes from
+// its "listening on" line. Stderr is collected by a thread.
+class Daemon {
+ public:
+  Daemon(const std::string& workspace, const std::map<std::string, std::string>& env = {},
+         std::vector<std::string> extra_args = {});
+  ~Daemon();
+
+  bool started() const { return port_ > 0; }
+  int port() const { return port_; }
+  // Sends `sig` and waits for the exit code (128 + signal when killed).
+  int Stop(int sig);
+  std::string Stderr();
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+  int err_fd_ = -1;
+  std::thread reader_;
+  std::mutex mu_;
+  std::string err_;
+  int exit_code_ = -1;
+};
+
+}  // namespace mnemo::e2e
