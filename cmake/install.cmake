@@ -19,5 +19,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/mnemoConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/mnemoConfig.cmake ${PROJECT_BINARY_DIR}/mnemoConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mnemo)
 
+# Relocatable: the prefix is found relative to the .pc file itself.
+file(RELATIVE_PATH MNEMO_PC_PREFIX_REL "${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig" "${CMAKE_INSTALL_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/mnemo.pc.in ${PROJECT_BINARY_DIR}/mnemo.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/mnemo.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
