@@ -6,6 +6,8 @@
 
 #include "bench_cmd.h"
 #include "commands.h"
+#include "mnemo/config.h"
+#include "transport/method_reference.h"
 
 namespace mnemo::app {
 namespace {
@@ -17,6 +19,25 @@ void AddVersionCommand(CLI::App& app, Action& action) {
       return kExitOk;
     };
   });
+}
+
+// `mnemo docs config|methods`: the generated references in docs/.
+void AddDocsCommand(CLI::App& app, Action& action) {
+  CLI::App* docs = app.add_subcommand("docs", "Print a generated reference (docs/*.md)");
+  docs->require_subcommand(1);
+  docs->add_subcommand("config", "Configuration keys (docs/config.md)")->callback([&action] {
+    action = [] {
+      std::cout << ConfigReferenceMarkdown();
+      return kExitOk;
+    };
+  });
+  docs->add_subcommand("methods", "JSON-RPC methods and tools (docs/methods.md)")
+      ->callback([&action] {
+        action = [] {
+          std::cout << transport::MethodReferenceMarkdown(transport::DefaultMethodTable());
+          return kExitOk;
+        };
+      });
 }
 
 }  // namespace
@@ -54,6 +75,7 @@ int Main(int argc, char** argv) {
   AddDataCommands(app, g, action);
   AddBenchCommand(app, g, action);
   AddVersionCommand(app, action);
+  AddDocsCommand(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -46,7 +46,7 @@ std::string FormatRfc3339(TimeMs ms) {
   int64_t y;
   unsigned m, d;
   CivilFromDays(days, &y, &m, &d);
-  char buf[40];
+  char buf[64];
   std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%03lldZ",
                 static_cast<long long>(y), m, d, static_cast<long long>(rem / 3600000),
                 static_cast<long long>(rem / 60000 % 60), static_cast<long long>(rem / 1000 % 60),

@@ -402,7 +402,7 @@ std::string ConfigReferenceMarkdown() {
   std::string out =
       "# Configuration reference\n\n"
       "Generated from the schema table in `src/core/config_schema.cc` "
-      "(`mnemo config reference`); a test fails when this file drifts.\n\n"
+      "(`mnemo docs config`); a test fails when this file drifts.\n\n"
       "Precedence: built-in defaults < `mnemo.toml` (workspace, or `--config`) < environment < "
       "command-line flags. Environment: `MNEMO_` + the key's path joined by `_`, upper-cased. "
       "Booleans accept `1|true|yes|on` and `0|false|no|off`. Arrays of tables "

@@ -1,11 +1,14 @@
 #include "transport/http_server.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 
 #include <httplib.h>
 
+#include "base/sha256.h"
 #include "transport/bounded_task_queue.h"
 #include "transport/jsonrpc.h"
 #include "transport/metrics.h"
@@ -87,6 +90,7 @@ Result<HttpServerOptions> HttpServerOptionsFromConfig(const Config& config,
   o.queue = config.server.queue;
   o.request_timeout_ms = config.server.request_timeout_ms;
   o.principal = Principal{config.security.default_principal, Role::kAdmin};
+  o.tokens = config.security.tokens;
   return o;
 }
 
@@ -101,6 +105,9 @@ struct HttpServer::Impl {
                        .request_timeout = std::chrono::milliseconds(options.request_timeout_ms)}) {}
 
   void Install();
+  // The caller of `req`, or nullopt (and a 401 in `res`) when tokens are
+  // configured and the request carries none that matches.
+  std::optional<Principal> Authenticate(const httplib::Request& req, httplib::Response& res);
   void HandleRpc(const httplib::Request& req, httplib::Response& res,
                  const httplib::ContentReader& reader);
   httplib::Server::HandlerResponse PreRoute(const httplib::Request& req, httplib::Response& res);
@@ -138,8 +145,39 @@ httplib::Server::HandlerResponse HttpServer::Impl::PreRoute(const httplib::Reque
   return R::Unhandled;
 }
 
+std::optional<Principal> HttpServer::Impl::Authenticate(const httplib::Request& req,
+                                                        httplib::Response& res) {
+  if (options.tokens.empty()) return options.principal;
+  const std::string header = req.get_header_value("Authorization");
+  constexpr std::string_view kScheme = "Bearer ";
+  if (header.size() > kScheme.size() && header.compare(0, kScheme.size(), kScheme) == 0) {
+    // Compare digests, each in constant time, and never log the token.
+    const std::string digest = internal::Sha256Hex(std::string_view(header).substr(kScheme.size()));
+    const TokenConfig* match = nullptr;
+    for (const TokenConfig& t : options.tokens) {
+      std::string want = t.sha256;
+      std::transform(want.begin(), want.end(), want.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (internal::ConstantTimeEquals(digest, want) && match == nullptr) match = &t;
+    }
+    if (match != nullptr) {
+      return Principal{match->principal, match->role == "admin" ? Role::kAdmin : Role::kUser};
+    }
+  }
+  res.status = 401;
+  res.set_header("WWW-Authenticate", "Bearer");
+  res.set_header("Connection", "close");
+  res.set_content(ProtocolError(-32002,
+                                "missing or invalid bearer token: send Authorization: Bearer "
+                                "<token> with a token listed in [[security.tokens]]"),
+                  kJson);
+  return std::nullopt;
+}
+
 void HttpServer::Impl::HandleRpc(const httplib::Request& req, httplib::Response& res,
                                  const httplib::ContentReader& reader) {
+  std::optional<Principal> caller = Authenticate(req, res);
+  if (!caller) return;
   if (!IsJsonContentType(req.get_header_value("Content-Type"))) {
     res.status = 415;
     res.set_header("Connection", "close");
@@ -181,7 +219,7 @@ void HttpServer::Impl::HandleRpc(const httplib::Request& req, httplib::Response&
     res.set_content(ProtocolError(kInvalidRequest, "could not read the request body"), kJson);
     return;
   }
-  std::optional<std::string> out = dispatcher.HandleText(body, options.principal);
+  std::optional<std::string> out = dispatcher.HandleText(body, *caller);
   if (!out) {
     res.status = 204;
     return;
@@ -216,8 +254,10 @@ void HttpServer::Impl::Install() {
         {"status", "ok"}, {"version", MNEMO_VERSION}, {"backend", engine.config().memory.backend}};
     res.set_content(DumpJson(body), kJson);
   });
-  server.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    Result<Stats> stats = engine.GetStats(options.principal);
+  server.Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
+    std::optional<Principal> caller = Authenticate(req, res);
+    if (!caller) return;
+    Result<Stats> stats = engine.GetStats(*caller);
     res.set_content(metrics.Render(stats.ok() ? stats->entries : -1, queue_depth.load()),
                     "text/plain; version=0.0.4");
   });

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mnemo/engine.h"
 #include "mnemo/status.h"
@@ -30,7 +31,12 @@ struct HttpServerOptions {
   int64_t workers = 8;
   int64_t queue = 64;
   int64_t request_timeout_ms = 30000;
-  Principal principal;  // every HTTP caller until bearer tokens map principals
+  // The caller when no tokens are configured (loopback only).
+  Principal principal;
+  // [[security.tokens]]: when non-empty every request but GET /healthz needs
+  // `Authorization: Bearer <token>` whose SHA-256 matches one of them (401
+  // otherwise); the token's principal and role become the caller.
+  std::vector<TokenConfig> tokens;
 };
 
 // Options from `config.server` (listen overridden by `listen_override` when

@@ -147,7 +147,7 @@ TEST(Config, DocsReferenceIsGeneratedFromTheTable) {
   std::stringstream buf;
   buf << in.rdbuf();
   EXPECT_EQ(buf.str(), ConfigReferenceMarkdown())
-      << "docs/config.md is stale: regenerate it with `mnemo config reference > docs/config.md`";
+      << "docs/config.md is stale: regenerate it with `mnemo docs config > docs/config.md`";
 }
 
 }  // namespace

@@ -10,6 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+
+#include "base/sha256.h"
 #include "process.h"
 #include "test_util.h"
 
@@ -281,6 +284,57 @@ TEST(HttpStart, NonLoopbackWithoutTokensRefusesToStart) {
   RunResult r = RunMnemo({"--workspace", dir.path(), "serve", "--listen", "0.0.0.0:0"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("security.tokens"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace mnemo::e2e
+
+namespace mnemo::e2e {
+namespace {
+
+// With [[security.tokens]] every request needs a matching bearer token, and
+// the token's principal owns what it stores.
+TEST(HttpTokens, BearerTokenIsRequiredAndNamesThePrincipal) {
+  testing::TempDir dir;
+  {
+    std::ofstream toml(dir.Sub("mnemo.toml"));
+    toml << "[[security.tokens]]\nprincipal = \"alice\"\nrole = \"user\"\nsha256 = \""
+         << internal::Sha256Hex("alice-token") << "\"\n";
+  }
+  Daemon daemon(dir.path());
+  ASSERT_TRUE(daemon.started()) << daemon.Stderr();
+  httplib::Client client("127.0.0.1", daemon.port());
+  const std::string store =
+      R"({"jsonrpc":"2.0","id":1,"method":"memory.store","params":{"key":"k","value":"v"}})";
+
+  auto none = client.Post("/rpc", store, "application/json");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 401);
+  EXPECT_EQ(none->get_header_value("WWW-Authenticate"), "Bearer");
+
+  auto wrong =
+      client.Post("/rpc", {{"Authorization", "Bearer not-the-token"}}, store, "application/json");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 401);
+  auto metrics = client.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_EQ(metrics->status, 401);
+  auto health = client.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+
+  httplib::Headers auth = {{"Authorization", "Bearer alice-token"}};
+  auto ok = client.Post("/rpc", auth, store, "application/json");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200) << ok->body;
+  auto got = client.Post("/rpc", auth,
+                         R"({"jsonrpc":"2.0","id":2,"method":"memory.get","params":{"key":"k"}})",
+                         "application/json");
+  ASSERT_TRUE(got);
+  nlohmann::json body = nlohmann::json::parse(got->body);
+  EXPECT_EQ(body["result"]["owner"], "alice") << got->body;
+  EXPECT_EQ(daemon.Stderr().find("alice-token"), std::string::npos) << "tokens are never logged";
+  EXPECT_EQ(daemon.Stop(SIGTERM), 0);
 }
 
 }  // namespace
