@@ -12,7 +12,9 @@ TEST(MethodReference, ListsEveryMethodAndTool) {
   std::string md = MethodReferenceMarkdown(DefaultMethodTable());
   for (const MethodSpec& m : DefaultMethodTable().All()) {
     EXPECT_NE(md.find("## `" + m.name + "`"), std::string::npos) << m.name;
-    if (!m.tool_name.empty()) EXPECT_NE(md.find("`" + m.tool_name + "`"), std::string::npos);
+    if (!m.tool_name.empty()) {
+      EXPECT_NE(md.find("`" + m.tool_name + "`"), std::string::npos);
+    }
   }
 }
 
