@@ -13,9 +13,13 @@ if [ "${MNEMO_SKIP_TIDY:-0}" = 1 ]; then
   exit 0
 fi
 mapfile -t sources < <(printf '%s\n' "${files[@]}" | grep -E '^(src|apps)/.*\.cc$')
-printf '%s\n' "${sources[@]}" | xargs -P 2 -n 4 clang-tidy -p "$build" --quiet 2>/dev/null \
-  | { grep -E "(warning|error):" || true; } > "$build/clang-tidy.log"
-if [ -s "$build/clang-tidy.log" ]; then
+# clang-tidy prints findings on stdout and compiler diagnostics on stderr;
+# keep both, drop the "N warnings generated" noise from system headers.
+status=0
+printf '%s\n' "${sources[@]}" | xargs -P 2 -n 4 clang-tidy -p "$build" --quiet \
+  > "$build/clang-tidy.raw" 2>&1 || status=$?
+grep -E "(warning|error):" "$build/clang-tidy.raw" > "$build/clang-tidy.log" || true
+if [ -s "$build/clang-tidy.log" ] || [ "$status" -ne 0 ]; then
   cat "$build/clang-tidy.log"
   echo "check-style: clang-tidy found problems" >&2
   exit 1

@@ -18,5 +18,5 @@ fi
 
 cmake -S . -B "$build" -G Ninja "${flags[@]}" >/dev/null
 cmake --build "$build"
-./scripts/check-style.sh "$build"
 ctest --test-dir "$build" --output-on-failure
+./scripts/check-style.sh "$build"

@@ -53,7 +53,7 @@ void AddRpcCommand(CLI::App& app, GlobalOptions& g, Action& action) {
   rpc->add_flag("--stdio", f->stdio, "Serve JSON-RPC on stdin/stdout, one message per line");
   rpc->add_option("method", f->method, "Method name, e.g. memory.search");
   rpc->add_option("params", f->params, "Params as a JSON object");
-  rpc->callback([&g, &action, f, rpc] {
+  rpc->callback([&g, &action, f] {
     if (f->stdio == !f->method.empty()) {
       throw CLI::ValidationError("rpc", "give either --stdio or a METHOD (see mnemo rpc --help)");
     }
