@@ -1,0 +1,65 @@
+// Embedder: turns texts into vectors for the vector side of hybrid search
+// (spec 20, "Embedders"). Implementations: HashEmbedder (hash_embedder.h,
+// the default, lexical), OpenAiEmbedder (openai_embedder.h, any
+// OpenAI-compatible /v1/embeddings server); CachingEmbedder
+// (embedding_cache.h) decorates either.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/http_client.h"
+#include "mnemo/config.h"
+#include "mnemo/status.h"
+
+namespace mnemo::embed {
+
+using Vector = std::vector<float>;
+
+// Thread-safe: Embed may be called from many threads at once.
+class Embedder {
+ public:
+  virtual ~Embedder() = default;
+
+  // Names the vector space: equal signatures mean comparable vectors
+  // ("hash-v1-384", "openai:nomic-embed-text:768"). Every stored vector
+  // carries it; changing an algorithm changes its signature.
+  virtual const std::string& signature() const = 0;
+  virtual int dimensions() const = 0;
+
+  // One vector per text, in order, each of dimensions() floats and
+  // L2-normalised (|v| = 1), except that a text with nothing to embed (empty,
+  // or no tokens for the hash embedder) gets the all-zero vector: callers
+  // store no vector for it. All or nothing: on error no vector is returned.
+  // kUnavailable when a remote embedder cannot answer (the engine degrades
+  // to keyword-only); never throws.
+  virtual Result<std::vector<Vector>> Embed(std::span<const std::string> texts) = 0;
+};
+
+// Builds the embedder that `config` asks for: nullptr for provider "none".
+// kInvalidArgument (field = the config key) for an unknown provider,
+// dimensions outside [1, kMaxDimensions], a missing embedding.model or
+// embedding.base_url for "openai", non-positive timeout_ms or batch_size,
+// or an api_key_env naming a variable that is not set (read here, once).
+// `http` is used by "openai"; nullptr means NewHttpClient().
+// The result is not cached: wrap it in a CachingEmbedder where repeats are
+// likely and embedding is expensive.
+Result<std::unique_ptr<Embedder>> MakeEmbedder(const Config::Embedding& config,
+                                               std::shared_ptr<internal::HttpClient> http);
+
+inline constexpr int kMaxDimensions = 16384;
+
+// "external:<dim>": the space of vectors that callers bring themselves.
+std::string ExternalSignature(int dimensions);
+
+// Scales `v` to unit length and returns true; leaves an all-zero vector as
+// it is and returns false. Computes the norm in double.
+bool NormalizeL2(std::span<float> v);
+
+// Dot product in double; the cosine for normalised vectors.
+double Dot(std::span<const float> a, std::span<const float> b);
+
+}  // namespace mnemo::embed

@@ -1,0 +1,550 @@
+#include "index/hnsw_index.h"
+
+// hnswlib's SSE paths prefetch one link past the end of a full link list
+// (a heap over-read that ASan reports) and only serve its own distance
+// functions, which DotSpace below replaces: compile them out.
+#define NO_MANUAL_VECTORIZATION
+#include <hnswlib/hnswlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "index/vector_math.h"
+
+namespace mnemo::index {
+
+using Hnsw = hnswlib::HierarchicalNSW<float>;
+using hnswlib::tableint;
+
+namespace {
+
+// hnswlib's InnerProductSpace (distance = 1 - dot) with our Dot kernel:
+// hnswlib picks its SIMD code at compile time (SSE without -mavx), Dot picks
+// AVX2/AVX-512 at load time. Ranking
+// is the same; the saved graph does not depend on the space.
+class DotSpace final : public hnswlib::SpaceInterface<float> {
+ public:
+  explicit DotSpace(size_t dims) : dims_(dims) {}
+  size_t get_data_size() override { return dims_ * sizeof(float); }
+  hnswlib::DISTFUNC<float> get_dist_func() override { return &Distance; }
+  // hnswlib reads the dimension through this pointer as a size_t.
+  void* get_dist_func_param() override { return &dims_; }
+
+ private:
+  static float Distance(const void* a, const void* b, const void* dims) {
+    return 1.0f - Dot(static_cast<const float*>(a), static_cast<const float*>(b),
+                      *static_cast<const size_t*>(dims));
+  }
+  size_t dims_;
+};
+
+}  // namespace
+
+struct HnswIndex::Graph {
+  explicit Graph(size_t dims) : space(dims) {}
+  DotSpace space;  // must outlive hnsw (it points into it)
+  std::unique_ptr<Hnsw> hnsw;
+};
+
+namespace {
+
+constexpr size_t kMaxM = 1024;
+constexpr int kMaxLevel = 64;  // P(level > 64) at M = 2 is 2^-64
+// Subsets this small are always scanned exactly.
+constexpr size_t kAlwaysExactSubset = 2048;
+
+size_t LiveCount(const Hnsw& h) { return h.cur_element_count - h.num_deleted_; }
+
+const float* VectorAt(const Hnsw& h, tableint internal) {
+  return reinterpret_cast<const float*>(h.getDataByInternalId(internal));
+}
+
+Status ValidateParams(size_t dims, const HnswParams& p) {
+  if (dims == 0) return InvalidArgument("an index needs at least 1 dimension");
+  if (p.m < 2 || p.m > kMaxM) {
+    return InvalidArgument("index.m is " + std::to_string(p.m) + ": use 2 to 1024", "index.m");
+  }
+  if (p.ef_construction == 0) {
+    return InvalidArgument("index.ef_construction must be at least 1", "index.ef_construction");
+  }
+  if (p.ef_search == 0)
+    return InvalidArgument("index.ef_search must be at least 1", "index.ef_search");
+  return Status::Ok();
+}
+
+// hnswlib reports failures (out of memory, a full graph) by throwing.
+template <typename Fn>
+Status Guard(const char* what, Fn&& fn) {
+  try {
+    fn();
+    return Status::Ok();
+  } catch (const std::exception& e) {
+    return Internal(std::string("hnsw ") + what + " failed: " + e.what());
+  }
+}
+
+// Makes room for `extra` more elements, doubling so that n inserts cost
+// O(n) in copies.
+Status Reserve(Hnsw& h, size_t extra) {
+  const size_t need = h.cur_element_count + extra;
+  if (need <= h.max_elements_) return Status::Ok();
+  const size_t grown = std::max({need, 2 * h.max_elements_, size_t{1024}});
+  return Guard("resize", [&] { h.resizeIndex(grown); });
+}
+
+std::unique_ptr<Hnsw> NewGraph(DotSpace& space, const HnswParams& p, size_t capacity) {
+  auto h = std::make_unique<Hnsw>(&space, std::max<size_t>(capacity, 16), p.m, p.ef_construction,
+                                  p.seed);
+  h->setEf(p.ef_search);  // once, before any search (see the header)
+  return h;
+}
+
+}  // namespace
+
+HnswIndex::HnswIndex(size_t dims, const HnswParams& params, std::unique_ptr<Graph> graph)
+    : dims_(dims), params_(params), graph_(std::move(graph)) {}
+
+HnswIndex::~HnswIndex() = default;
+
+Result<std::unique_ptr<HnswIndex>> HnswIndex::Make(size_t dims, const HnswParams& params,
+                                                   size_t capacity) {
+  MNEMO_RETURN_IF_ERROR(ValidateParams(dims, params));
+  auto graph = std::make_unique<Graph>(dims);
+  Status st = Guard("allocation", [&] { graph->hnsw = NewGraph(graph->space, params, capacity); });
+  MNEMO_RETURN_IF_ERROR(st);
+  return std::unique_ptr<HnswIndex>(new HnswIndex(dims, params, std::move(graph)));
+}
+
+size_t HnswIndex::size() const {
+  std::shared_lock lock(mu_);
+  return LiveCount(*graph_->hnsw);
+}
+
+size_t HnswIndex::deleted_count() const {
+  std::shared_lock lock(mu_);
+  return graph_->hnsw->num_deleted_;
+}
+
+bool HnswIndex::Contains(uint64_t id) const {
+  std::shared_lock lock(mu_);
+  const Hnsw& h = *graph_->hnsw;
+  auto it = h.label_lookup_.find(id);
+  return it != h.label_lookup_.end() && !h.isMarkedDeleted(it->second);
+}
+
+Status HnswIndex::Upsert(uint64_t id, std::span<const float> v) {
+  MNEMO_RETURN_IF_ERROR(CheckVector(v, dims_, "vector"));
+  std::unique_lock lock(mu_);
+  Hnsw& h = *graph_->hnsw;
+  MNEMO_RETURN_IF_ERROR(Reserve(h, 1));
+  // 0.6.2's addPoint updates an existing label in place (and revives it when
+  // it was marked deleted).
+  return Guard("insert", [&] { h.addPoint(v.data(), id); });
+}
+
+Status HnswIndex::UpsertBatch(std::span<const uint64_t> ids, std::span<const float> vectors) {
+  if (vectors.size() != ids.size() * dims_) {
+    return InvalidArgument("a batch of " + std::to_string(ids.size()) + " ids needs " +
+                           std::to_string(ids.size() * dims_) + " floats, got " +
+                           std::to_string(vectors.size()));
+  }
+  for (size_t i = 0; i < ids.size(); ++i) {
+    MNEMO_RETURN_IF_ERROR(CheckVector(vectors.subspan(i * dims_, dims_), dims_, "vector"));
+  }
+  std::unique_lock lock(mu_);
+  Hnsw& h = *graph_->hnsw;
+  // The last occurrence of an id wins; present ids are updated serially
+  // (updatePoint draws from a shared generator), new ones may go in parallel.
+  std::unordered_map<uint64_t, size_t> last;
+  last.reserve(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) last[ids[i]] = i;
+  std::vector<size_t> fresh;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (last[ids[i]] != i) continue;
+    if (h.label_lookup_.contains(ids[i])) {
+      MNEMO_RETURN_IF_ERROR(Guard("update", [&] { h.addPoint(&vectors[i * dims_], ids[i]); }));
+    } else {
+      fresh.push_back(i);
+    }
+  }
+  MNEMO_RETURN_IF_ERROR(Reserve(h, fresh.size()));
+  const size_t threads = std::clamp<size_t>(params_.build_threads, 1, 64);
+  std::atomic<size_t> next{0};
+  std::mutex error_mu;
+  Status error;
+  auto work = [&] {
+    for (size_t j = next++; j < fresh.size(); j = next++) {
+      const size_t i = fresh[j];
+      Status st = Guard("insert", [&] { h.addPoint(&vectors[i * dims_], ids[i]); });
+      if (!st.ok()) {
+        std::lock_guard guard(error_mu);
+        if (error.ok()) error = st;
+        next = fresh.size();
+      }
+    }
+  };
+  // Parallel only where it pays: small batches keep the serial, seeded order.
+  if (threads == 1 || fresh.size() < 4096) {
+    work();
+  } else {
+    std::vector<std::jthread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+  }
+  return error;
+}
+
+Status HnswIndex::Remove(uint64_t id) {
+  std::unique_lock lock(mu_);
+  Hnsw& h = *graph_->hnsw;
+  auto it = h.label_lookup_.find(id);
+  if (it == h.label_lookup_.end() || h.isMarkedDeleted(it->second)) return Status::Ok();
+  return Guard("remove", [&] { h.markDeletedInternal(it->second); });
+}
+
+void HnswIndex::ForEach(const std::function<void(uint64_t, std::span<const float>)>& fn) const {
+  std::shared_lock lock(mu_);
+  const Hnsw& h = *graph_->hnsw;
+  for (tableint i = 0; i < h.cur_element_count; ++i) {
+    if (h.isMarkedDeleted(i)) continue;
+    fn(h.getExternalLabel(i), std::span<const float>(VectorAt(h, i), dims_));
+  }
+}
+
+namespace {
+
+// Exact scan of every live element not in `skip`.
+std::vector<Neighbor> ScoreAll(const Hnsw& h, const float* q, size_t dims,
+                               const std::unordered_set<uint64_t>* skip) {
+  std::vector<Neighbor> scored;
+  scored.reserve(LiveCount(h));
+  for (tableint i = 0; i < h.cur_element_count; ++i) {
+    if (h.isMarkedDeleted(i)) continue;
+    const uint64_t id = h.getExternalLabel(i);
+    if (skip != nullptr && skip->contains(id)) continue;
+    scored.push_back({id, Dot(q, VectorAt(h, i), dims)});
+  }
+  return scored;
+}
+
+// The live members of `subset`, once each, with their exact scores.
+std::vector<Neighbor> ScoreSubset(const Hnsw& h, const float* q, size_t dims,
+                                  const std::vector<uint64_t>& subset) {
+  std::vector<Neighbor> scored;
+  std::unordered_set<uint64_t> seen;
+  for (uint64_t id : subset) {
+    auto it = h.label_lookup_.find(id);
+    if (it == h.label_lookup_.end() || h.isMarkedDeleted(it->second)) continue;
+    if (!seen.insert(id).second) continue;
+    scored.push_back({id, Dot(q, VectorAt(h, it->second), dims)});
+  }
+  return scored;
+}
+
+// The graph's `n` nearest live elements, rescored with Dot (so both index
+// kinds give a pair the same score), in NeighborBefore order.
+Result<std::vector<Neighbor>> GraphKnn(const Hnsw& h, const float* q, size_t dims, size_t n) {
+  std::priority_queue<std::pair<float, hnswlib::labeltype>> found;
+  MNEMO_RETURN_IF_ERROR(Guard("search", [&] { found = h.searchKnn(q, n); }));
+  std::vector<Neighbor> out;
+  out.reserve(found.size());
+  for (; !found.empty(); found.pop()) {
+    const uint64_t id = found.top().second;
+    auto it = h.label_lookup_.find(id);
+    if (it == h.label_lookup_.end()) continue;
+    out.push_back({id, Dot(q, VectorAt(h, it->second), dims)});
+  }
+  return TopKAccepted(out, out.size(), {});
+}
+
+// Whether scanning `subset_size` ids beats walking the graph until k of them
+// turn up: the graph must produce about want / selectivity results, each
+// costing ~2M distance computations. An estimate, not a measurement.
+bool SubsetIsCheap(size_t subset_size, size_t live, size_t k, const HnswParams& p) {
+  if (subset_size <= kAlwaysExactSubset || subset_size == 0) return true;
+  const double want = static_cast<double>(std::max(4 * k, p.ef_search));
+  const double results = want * static_cast<double>(live) / static_cast<double>(subset_size);
+  return static_cast<double>(subset_size) <= 2.0 * static_cast<double>(p.m) * results;
+}
+
+}  // namespace
+
+Result<std::vector<Neighbor>> HnswIndex::SearchExact(std::span<const float> q, size_t k,
+                                                     const SearchFilter& filter) const {
+  MNEMO_RETURN_IF_ERROR(CheckVector(q, dims_, "query"));
+  std::shared_lock lock(mu_);
+  const Hnsw& h = *graph_->hnsw;
+  std::vector<Neighbor> scored = filter.subset ? ScoreSubset(h, q.data(), dims_, *filter.subset)
+                                               : ScoreAll(h, q.data(), dims_, nullptr);
+  return TopKAccepted(scored, k, filter.accept);
+}
+
+Result<std::vector<Neighbor>> HnswIndex::Search(std::span<const float> q, size_t k,
+                                                const SearchFilter& filter) const {
+  MNEMO_RETURN_IF_ERROR(CheckVector(q, dims_, "query"));
+  std::shared_lock lock(mu_);
+  const Hnsw& h = *graph_->hnsw;
+  const size_t live = LiveCount(h);
+  if (k == 0 || live == 0) return std::vector<Neighbor>{};
+
+  AcceptFn accept = filter.accept;
+  std::unordered_set<uint64_t> members;
+  if (filter.subset) {
+    std::vector<Neighbor> scored = ScoreSubset(h, q.data(), dims_, *filter.subset);
+    if (SubsetIsCheap(scored.size(), live, k, params_)) return TopKAccepted(scored, k, accept);
+    members.reserve(scored.size());
+    for (const Neighbor& n : scored) members.insert(n.id);
+    accept = [&members, &filter](std::span<const uint64_t> ids, std::vector<char>* ok) {
+      for (size_t i = 0; i < ids.size(); ++i) (*ok)[i] = members.contains(ids[i]);
+      if (filter.accept) {
+        std::vector<uint64_t> in;
+        std::vector<size_t> at;
+        for (size_t i = 0; i < ids.size(); ++i) {
+          if ((*ok)[i]) in.push_back(ids[i]), at.push_back(i);
+        }
+        std::vector<char> passed(in.size(), 0);
+        if (!in.empty()) filter.accept(in, &passed);
+        for (size_t j = 0; j < in.size(); ++j) (*ok)[at[j]] = passed[j];
+      }
+    };
+  }
+
+  if (!accept) {
+    MNEMO_ASSIGN_OR_RETURN(std::vector<Neighbor> found, GraphKnn(h, q.data(), dims_, k));
+    if (found.size() >= std::min(k, live)) return found;
+    // Part of the graph is unreachable from the entry point (it happens after
+    // many updates and deletions): fall back to the exact answer.
+    std::vector<Neighbor> scored = ScoreAll(h, q.data(), dims_, nullptr);
+    return TopKAccepted(scored, k, {});
+  }
+
+  // Over-fetch: every id is offered to `accept` once; stop at k accepted or
+  // when the graph has nothing more to give.
+  std::unordered_set<uint64_t> checked;
+  std::vector<Neighbor> accepted;
+  std::vector<uint64_t> batch;
+  std::vector<Neighbor> batch_n;
+  std::vector<char> ok;
+  bool exhausted = false;
+  for (size_t want = std::max(4 * k, params_.ef_search);; want *= 4) {
+    if (want >= live / 2) {
+      exhausted = true;  // a walk this wide costs more than a scan
+      break;
+    }
+    MNEMO_ASSIGN_OR_RETURN(std::vector<Neighbor> found, GraphKnn(h, q.data(), dims_, want));
+    batch.clear();
+    batch_n.clear();
+    for (const Neighbor& n : found) {
+      if (checked.insert(n.id).second) batch.push_back(n.id), batch_n.push_back(n);
+    }
+    ok.assign(batch.size(), 0);
+    if (!batch.empty()) accept(batch, &ok);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (ok[i]) accepted.push_back(batch_n[i]);
+    }
+    if (accepted.size() >= k) break;
+    if (found.size() < want) {
+      exhausted = found.size() < live;  // unreachable elements remain
+      break;
+    }
+  }
+  if (exhausted) {
+    std::vector<Neighbor> rest = ScoreAll(h, q.data(), dims_, &checked);
+    std::vector<Neighbor> more = TopKAccepted(rest, k, accept);
+    accepted.insert(accepted.end(), more.begin(), more.end());
+  }
+  return TopKAccepted(accepted, k, {});
+}
+
+Status HnswIndex::Compact() {
+  std::unique_lock lock(mu_);
+  const Hnsw& old = *graph_->hnsw;
+  auto graph = std::make_unique<Graph>(dims_);
+  Status st = Guard("compaction", [&] {
+    graph->hnsw = NewGraph(graph->space, params_, LiveCount(old));
+    for (tableint i = 0; i < old.cur_element_count; ++i) {
+      if (!old.isMarkedDeleted(i)) graph->hnsw->addPoint(VectorAt(old, i), old.getExternalLabel(i));
+    }
+  });
+  MNEMO_RETURN_IF_ERROR(st);
+  graph_ = std::move(graph);
+  return Status::Ok();
+}
+
+Status HnswIndex::WritePayload(PayloadWriter& out, uint64_t* live_count) const {
+  std::shared_lock lock(mu_);
+  const Hnsw& h = *graph_->hnsw;
+  *live_count = LiveCount(h);
+  // Field for field what hnswlib::HierarchicalNSW::saveIndex writes.
+  out.WritePod(h.offsetLevel0_);
+  out.WritePod(h.max_elements_);
+  out.WritePod(h.cur_element_count);
+  out.WritePod(h.size_data_per_element_);
+  out.WritePod(h.label_offset_);
+  out.WritePod(h.offsetData_);
+  out.WritePod(h.maxlevel_);
+  out.WritePod(h.enterpoint_node_);
+  out.WritePod(h.maxM_);
+  out.WritePod(h.maxM0_);
+  out.WritePod(h.M_);
+  out.WritePod(h.mult_);
+  out.WritePod(h.ef_construction_);
+  out.Write(h.data_level0_memory_, h.cur_element_count * h.size_data_per_element_);
+  for (size_t i = 0; i < h.cur_element_count; ++i) {
+    const unsigned int size =
+        h.element_levels_[i] > 0 ? h.size_links_per_element_ * h.element_levels_[i] : 0;
+    out.WritePod(size);
+    if (size) out.Write(h.linkLists_[i], size);
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+struct SavedFields {
+  size_t offset_level0, max_elements, count, size_per_element, label_offset, offset_data;
+  int max_level;
+  tableint entry_point;
+  size_t max_m, max_m0, m;
+  double mult;
+  size_t ef_construction;
+};
+
+Status ReadFields(PayloadReader& in, SavedFields* f) {
+  MNEMO_RETURN_IF_ERROR(in.ReadPod(&f->offset_level0));
+  MNEMO_RETURN_IF_ERROR(in.ReadPod(&f->max_elements));
+  MNEMO_RETURN_IF_ERROR(in.ReadPod(&f->count));
+  MNEMO_RETURN_IF_ERROR(in.ReadPod(&f->size_per_element));
+  MNEMO_RETURN_IF_ERROR(in.ReadPod(&f->label_offset));
+  MNEMO_RETURN_IF_ERROR(in.ReadPod(&f->offset_data));
+  MNEMO_RETURN_IF_ERROR(in.ReadPod(&f->max_level));
+  MNEMO_RETURN_IF_ERROR(in.ReadPod(&f->entry_point));
+  MNEMO_RETURN_IF_ERROR(in.ReadPod(&f->max_m));
+  MNEMO_RETURN_IF_ERROR(in.ReadPod(&f->max_m0));
+  MNEMO_RETURN_IF_ERROR(in.ReadPod(&f->m));
+  MNEMO_RETURN_IF_ERROR(in.ReadPod(&f->mult));
+  return in.ReadPod(&f->ef_construction);
+}
+
+// Every link of every element points at an element that exists on that
+// level, and the entry point sits on the top level: what searchKnn and
+// addPoint assume without checking.
+Status CheckGraph(const Hnsw& h) {
+  const size_t n = h.cur_element_count;
+  int top = -1;
+  for (tableint i = 0; i < n; ++i) {
+    top = std::max(top, h.element_levels_[i]);
+    for (int level = 0; level <= h.element_levels_[i]; ++level) {
+      hnswlib::linklistsizeint* ll = h.get_linklist_at_level(i, level);
+      const size_t links = h.getListCount(ll);
+      if (links > (level == 0 ? h.maxM0_ : h.maxM_)) {
+        return Corrupt("element " + std::to_string(i) + " has too many links");
+      }
+      const auto* to = reinterpret_cast<const tableint*>(ll + 1);
+      for (size_t j = 0; j < links; ++j) {
+        if (to[j] >= n || h.element_levels_[to[j]] < level) {
+          return Corrupt("element " + std::to_string(i) + " links to a missing element");
+        }
+      }
+    }
+    if (!AllFinite(VectorAt(h, i), h.data_size_ / sizeof(float))) {
+      return Corrupt("a stored vector has a non-finite component");
+    }
+  }
+  if (top != h.maxlevel_) return Corrupt("the graph's top level is wrong");
+  if (n > 0 && (h.enterpoint_node_ >= n || h.element_levels_[h.enterpoint_node_] != top)) {
+    return Corrupt("the graph's entry point is wrong");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<HnswIndex>> HnswIndex::ReadPayload(PayloadReader& in, size_t dims,
+                                                          uint64_t expected_count,
+                                                          const HnswParams& params) {
+  SavedFields f{};
+  MNEMO_RETURN_IF_ERROR(ReadFields(in, &f));
+  if (f.m < 2 || f.m > kMaxM || f.max_m != f.m || f.max_m0 != 2 * f.m) {
+    return Corrupt("the graph's M fields are invalid");
+  }
+  if (f.ef_construction < f.m || f.ef_construction > (size_t{1} << 20)) {
+    return Corrupt("the graph's ef_construction is invalid");
+  }
+  if (f.max_level < -1 || f.max_level > kMaxLevel) return Corrupt("the graph's level is invalid");
+  HnswParams p = params;
+  p.m = f.m;
+  p.ef_construction = f.ef_construction;
+  MNEMO_RETURN_IF_ERROR(ValidateParams(dims, p));
+
+  // What a graph of this M and dimension must look like; the saved layout
+  // fields must agree before any size taken from the file is trusted.
+  const size_t links0 = f.max_m0 * sizeof(tableint) + sizeof(hnswlib::linklistsizeint);
+  const size_t per_element = links0 + dims * sizeof(float) + sizeof(hnswlib::labeltype);
+  if (f.offset_level0 != 0 || f.size_per_element != per_element || f.offset_data != links0 ||
+      f.label_offset != links0 + dims * sizeof(float)) {
+    return Corrupt("the graph's layout does not match " + std::to_string(dims) + " dimensions");
+  }
+  if (f.count > in.remaining() / per_element || f.count >= (size_t{1} << 32) - 1) {
+    return Corrupt("truncated: fewer graph elements than counted");
+  }
+  if (f.count < expected_count)
+    return Corrupt("the graph holds fewer vectors than the header says");
+
+  auto graph = std::make_unique<Graph>(dims);
+  MNEMO_RETURN_IF_ERROR(
+      Guard("allocation", [&] { graph->hnsw = NewGraph(graph->space, p, f.count); }));
+  Hnsw& h = *graph->hnsw;
+  if (!(std::abs(h.mult_ - f.mult) <= 1e-9 * h.mult_))
+    return Corrupt("the graph's mult is invalid");
+  h.mult_ = f.mult;
+  MNEMO_RETURN_IF_ERROR(in.Read(h.data_level0_memory_, f.count * per_element));
+  // cur_element_count grows with each element read so that the destructor
+  // frees exactly the link lists allocated so far if reading fails.
+  for (size_t i = 0; i < f.count; ++i) {
+    unsigned int size = 0;
+    MNEMO_RETURN_IF_ERROR(in.ReadPod(&size));
+    if (size % h.size_links_per_element_ != 0 ||
+        size / h.size_links_per_element_ > static_cast<size_t>(std::max(f.max_level, 0)) ||
+        size > in.remaining()) {
+      return Corrupt("element " + std::to_string(i) + " has an invalid link list size");
+    }
+    h.cur_element_count = i + 1;
+    if (size == 0) {
+      h.linkLists_[i] = nullptr;
+      continue;
+    }
+    h.linkLists_[i] = static_cast<char*>(std::malloc(size));
+    if (h.linkLists_[i] == nullptr) return Internal("out of memory loading the index");
+    h.element_levels_[i] = static_cast<int>(size / h.size_links_per_element_);
+    MNEMO_RETURN_IF_ERROR(in.Read(h.linkLists_[i], size));
+  }
+  if (in.remaining() != 0) return Corrupt("the payload is longer than its contents");
+  h.cur_element_count = f.count;
+  h.maxlevel_ = f.max_level;
+  h.enterpoint_node_ = f.entry_point;
+  MNEMO_RETURN_IF_ERROR(CheckGraph(h));
+  h.num_deleted_ = 0;
+  for (tableint i = 0; i < f.count; ++i) {
+    if (!h.label_lookup_.emplace(h.getExternalLabel(i), i).second) {
+      return Corrupt("id " + std::to_string(h.getExternalLabel(i)) + " is stored twice");
+    }
+    if (h.isMarkedDeleted(i)) ++h.num_deleted_;
+  }
+  if (LiveCount(h) != expected_count) {
+    return Corrupt("the graph holds " + std::to_string(LiveCount(h)) +
+                   " live vectors, the header says " + std::to_string(expected_count));
+  }
+  return std::unique_ptr<HnswIndex>(new HnswIndex(dims, p, std::move(graph)));
+}
+
+}  // namespace mnemo::index

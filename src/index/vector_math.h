@@ -1,0 +1,38 @@
+// The scoring kernel shared by every index, and the checks on input vectors.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "index/vector_index.h"
+#include "mnemo/status.h"
+
+namespace mnemo::index {
+
+// Dot product of two n-float arrays. Written with independent lanes so that
+// -O2 vectorises it without -ffast-math or -march=native, and cloned for
+// AVX2 / AVX-512 (chosen at load time). The summation order is the same in
+// every clone, so a pair always gets the same score on any machine.
+float Dot(const float* a, const float* b, size_t n);
+
+// kInvalidArgument unless v has `dims` finite components. `what` names the
+// vector in the message ("vector", "query").
+Status CheckVector(std::span<const float> v, size_t dims, const char* what);
+
+// True when all n floats are finite.
+bool AllFinite(const float* v, size_t n);
+
+using AcceptFn = std::function<void(std::span<const uint64_t>, std::vector<char>*)>;
+
+// The first k candidates (by NeighborBefore) that `accept` allows; all
+// candidates when `accept` is empty. Candidates are offered to `accept` in
+// score order, in windows that start at max(4k, 64) and grow 4x, so a
+// permissive filter sees few ids and a strict one still yields k results
+// when k exist. `candidates` is reordered.
+std::vector<Neighbor> TopKAccepted(std::vector<Neighbor>& candidates, size_t k,
+                                   const AcceptFn& accept);
+
+}  // namespace mnemo::index

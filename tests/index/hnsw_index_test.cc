@@ -1,0 +1,121 @@
+#include "index/hnsw_index.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <set>
+
+#include "index/flat_index.h"
+#include "index/index_factory.h"
+#include "index/test_vectors.h"
+
+namespace mnemo::index {
+namespace {
+
+using testing::ClusteredVectors;
+using testing::Row;
+
+double RecallAt(const VectorIndex& index, const VectorIndex& oracle,
+                const std::vector<float>& queries, size_t dims, size_t k,
+                const SearchFilter& filter = {}) {
+  size_t hit = 0, total = 0;
+  for (size_t q = 0; q < queries.size() / dims; ++q) {
+    auto got = index.Search(Row(queries, dims, q), k, filter);
+    auto want = oracle.Search(Row(queries, dims, q), k, filter);
+    EXPECT_TRUE(got.ok() && want.ok());
+    EXPECT_EQ(got->size(), want->size());
+    std::set<uint64_t> truth;
+    for (const Neighbor& n : *want) truth.insert(n.id);
+    for (const Neighbor& n : *got) hit += truth.contains(n.id);
+    total += want->size();
+  }
+  return static_cast<double>(hit) / static_cast<double>(total);
+}
+
+struct Built {
+  std::unique_ptr<HnswIndex> hnsw;
+  std::unique_ptr<FlatIndex> flat;
+  std::vector<float> queries;  // from the same clusters, not in the index
+};
+
+// n vectors in both kinds of index, plus `queries` held back.
+Built Build(size_t n, size_t dims, size_t clusters, const HnswParams& params, uint64_t seed,
+            size_t queries = 200) {
+  std::vector<float> data = ClusteredVectors(n + queries, dims, clusters, seed);
+  Built b;
+  b.queries.assign(data.begin() + static_cast<ptrdiff_t>(n * dims), data.end());
+  data.resize(n * dims);
+  std::vector<uint64_t> ids(n);
+  for (size_t i = 0; i < n; ++i) ids[i] = i * 3 + 1;
+  b.hnsw = std::move(HnswIndex::Make(dims, params).value());
+  b.flat = std::move(FlatIndex::Make(dims).value());
+  EXPECT_TRUE(b.hnsw->UpsertBatch(ids, data).ok());
+  EXPECT_TRUE(b.flat->UpsertBatch(ids, data).ok());
+  return b;
+}
+
+TEST(HnswIndex, RecallAtTenIsAtLeast95PercentOfExact) {
+  const size_t dims = 64;
+  Built b = Build(20000, dims, 200, {}, 11, 300);
+  ASSERT_EQ(b.hnsw->size(), 20000u);
+  const double recall = RecallAt(*b.hnsw, *b.flat, b.queries, dims, 10);
+  std::printf("recall@10 (20k x 64, 200 clusters, ef 64): %.4f\n", recall);
+  EXPECT_GE(recall, 0.95);
+}
+
+TEST(HnswIndex, FilteredRecallStaysHigh) {
+  const size_t dims = 32;
+  Built b = Build(8000, dims, 80, {}, 21, 100);
+  SearchFilter tenth;
+  tenth.accept = [](std::span<const uint64_t> ids, std::vector<char>* ok) {
+    for (size_t i = 0; i < ids.size(); ++i) (*ok)[i] = (ids[i] / 3) % 10 == 0;
+  };
+  const double recall = RecallAt(*b.hnsw, *b.flat, b.queries, dims, 10, tenth);
+  std::printf("filtered recall@10 (10%% pass): %.4f\n", recall);
+  EXPECT_GE(recall, 0.9);
+}
+
+TEST(HnswIndex, GrowsPastItsCapacityOneUpsertAtATime) {
+  const size_t dims = 16;
+  auto index = HnswIndex::Make(dims, {}, /*capacity=*/1);
+  ASSERT_TRUE(index.ok());
+  std::vector<float> data = ClusteredVectors(3000, dims, 10, 4);
+  for (size_t i = 0; i < 3000; ++i) ASSERT_TRUE((*index)->Upsert(i, Row(data, dims, i)).ok());
+  EXPECT_EQ((*index)->size(), 3000u);
+  auto r = (*index)->Search(Row(data, dims, 2999), 1);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)[0].id, 2999u);
+}
+
+TEST(HnswIndex, CompactDropsTombstones) {
+  const size_t dims = 16;
+  Built b = Build(4000, dims, 20, {}, 31);
+  IndexOptions options;
+  options.kind = KindChoice::kHnsw;
+  EXPECT_EQ(NeedsMaintenance(*b.hnsw, options), Maintenance::kNone);
+  std::set<uint64_t> removed;
+  for (uint64_t i = 0; i < 4000; i += 3) {
+    ASSERT_TRUE(b.hnsw->Remove(i * 3 + 1).ok());
+    ASSERT_TRUE(b.flat->Remove(i * 3 + 1).ok());
+    removed.insert(i * 3 + 1);
+  }
+  EXPECT_EQ(b.hnsw->deleted_count(), removed.size());
+  EXPECT_EQ(NeedsMaintenance(*b.hnsw, options), Maintenance::kCompact);
+  ASSERT_TRUE(b.hnsw->Compact().ok());
+  EXPECT_EQ(b.hnsw->deleted_count(), 0u);
+  EXPECT_EQ(b.hnsw->size(), 4000 - removed.size());
+  EXPECT_EQ(NeedsMaintenance(*b.hnsw, options), Maintenance::kNone);
+  EXPECT_GE(RecallAt(*b.hnsw, *b.flat, b.queries, dims, 10), 0.95);
+}
+
+TEST(HnswIndex, RejectsBadParameters) {
+  EXPECT_FALSE(HnswIndex::Make(0, {}).ok());
+  EXPECT_FALSE(HnswIndex::Make(8, {.m = 1}).ok());
+  EXPECT_FALSE(HnswIndex::Make(8, {.m = 4096}).ok());
+  EXPECT_FALSE(HnswIndex::Make(8, {.ef_search = 0}).ok());
+}
+
+}  // namespace
+}  // namespace mnemo::index

@@ -1,0 +1,313 @@
+#include "index/index_file.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "index/checksum.h"
+#include "index/flat_index.h"
+#include "index/hnsw_index.h"
+#include "index/test_vectors.h"
+
+namespace mnemo::index {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ClusteredVectors;
+using testing::Row;
+
+constexpr size_t kDims = 24;
+constexpr char kSignature[] = "openai:nomic-embed-text:24";
+
+std::string ReadAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+void WriteAll(const fs::path& p, std::string_view bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+size_t HeaderSize(std::string_view signature) { return 52 + signature.size() + 8; }
+uint64_t Get64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+// Recomputes the checksum of a file whose bytes were changed on purpose,
+// so the payload validation itself is what gets tested.
+void Reseal(std::string& file, std::string_view signature) {
+  const size_t header = 52 + signature.size();
+  Xxh64 h;
+  h.Update(file.data() + header + 8, file.size() - header - 8);
+  h.Update(file.data(), header);
+  const uint64_t sum = h.Digest();
+  std::memcpy(file.data() + header, &sum, 8);
+}
+
+class IndexFileTest : public ::testing::TestWithParam<IndexKind> {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("mnemo_index_file_test_" + std::to_string(::getpid()) +
+                                        "_" + std::to_string(reinterpret_cast<uintptr_t>(this)));
+    fs::create_directories(dir_);
+    data_ = ClusteredVectors(600, kDims, 12, 8);
+    index_ = std::move(MakeIndex(GetParam(), kDims, {}).value());
+    for (size_t i = 0; i < 600; ++i) ASSERT_TRUE(index_->Upsert(10 + i, Row(data_, kDims, i)).ok());
+    ASSERT_TRUE(index_->Remove(15).ok());
+    path_ = IndexFilePath(dir_, kSignature, GetParam());
+    ASSERT_TRUE(SaveIndexFile(path_, *index_, kSignature, 777).ok());
+    bytes_ = ReadAll(path_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Status LoadStatus(VerifyMode mode = VerifyMode::kNow) {
+    auto r = LoadIndexFile(path_, kSignature, kDims, mode);
+    if (r.ok() && r->pending) return r->pending->Run();
+    return r.status();
+  }
+  void ExpectCorrupt(std::string_view bytes, const char* why) {
+    WriteAll(path_, bytes);
+    for (VerifyMode mode : {VerifyMode::kNow, VerifyMode::kDeferred}) {
+      Status st = LoadStatus(mode);
+      EXPECT_EQ(st.code(), StatusCode::kUnavailable) << why << ": " << st.ToString();
+      EXPECT_NE(st.message().find("is corrupt"), std::string::npos) << why << ": " << st.message();
+    }
+  }
+
+  fs::path dir_, path_;
+  std::vector<float> data_;
+  std::unique_ptr<VectorIndex> index_;
+  std::string bytes_;
+};
+
+TEST_P(IndexFileTest, RoundTripKeepsEveryVectorAndTheHeader) {
+  for (VerifyMode mode : {VerifyMode::kNow, VerifyMode::kDeferred}) {
+    auto loaded = LoadIndexFile(path_, kSignature, kDims, mode);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    EXPECT_EQ(loaded->pending.has_value(), mode == VerifyMode::kDeferred);
+    if (loaded->pending) {
+      EXPECT_TRUE(loaded->pending->Run().ok());
+    }
+    const VectorIndex& got = *loaded->index;
+    EXPECT_EQ(got.kind(), GetParam());
+    EXPECT_EQ(got.size(), 599u);
+    EXPECT_FALSE(got.Contains(15));
+    EXPECT_EQ(loaded->header.signature, kSignature);
+    EXPECT_EQ(loaded->header.watermark, 777u);
+    EXPECT_EQ(loaded->header.count, 599u);
+    EXPECT_EQ(loaded->header.dimensions, kDims);
+    for (size_t q = 0; q < 600; q += 37) {
+      auto a = index_->Search(Row(data_, kDims, q), 10);
+      auto b = got.Search(Row(data_, kDims, q), 10);
+      ASSERT_TRUE(a.ok() && b.ok());
+      EXPECT_EQ(*a, *b);
+    }
+  }
+  // A loaded index accepts writes and saves again.
+  auto loaded = LoadIndexFile(path_, kSignature, kDims, VerifyMode::kNow);
+  ASSERT_TRUE(loaded.ok());
+  ASSERT_TRUE(loaded->index->Upsert(15, Row(data_, kDims, 5)).ok());
+  ASSERT_TRUE(SaveIndexFile(path_, *loaded->index, kSignature, 778).ok());
+  auto header = ReadIndexFileHeader(path_);
+  ASSERT_TRUE(header.ok());
+  EXPECT_EQ(header->count, 600u);
+  EXPECT_EQ(header->watermark, 778u);
+  EXPECT_EQ(LoadStatus().code(), StatusCode::kOk);
+  // No temp files are left behind.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+TEST_P(IndexFileTest, MissingFileIsNotFound) {
+  fs::remove(path_);
+  EXPECT_EQ(LoadStatus().code(), StatusCode::kNotFound);
+}
+
+TEST_P(IndexFileTest, EmptyFileIsCorrupt) { ExpectCorrupt("", "empty"); }
+
+TEST_P(IndexFileTest, TruncatedFilesAreCorrupt) {
+  const size_t header = HeaderSize(kSignature);
+  for (size_t len :
+       {size_t{1}, size_t{7}, size_t{8}, size_t{20}, size_t{51}, size_t{52}, header - 1, header,
+        header + 1, header + 9, bytes_.size() / 2, bytes_.size() - 4, bytes_.size() - 1}) {
+    ExpectCorrupt(std::string_view(bytes_).substr(0, len),
+                  ("truncated to " + std::to_string(len)).c_str());
+  }
+  ExpectCorrupt(bytes_ + "x", "one byte too many");
+}
+
+TEST_P(IndexFileTest, EveryFlippedHeaderByteIsDetected) {
+  for (size_t i = 0; i < HeaderSize(kSignature); ++i) {
+    std::string bad = bytes_;
+    bad[i] ^= 0x10;
+    ExpectCorrupt(bad, ("header byte " + std::to_string(i)).c_str());
+  }
+}
+
+TEST_P(IndexFileTest, FlippedPayloadBytesAreDetected) {
+  for (size_t i = HeaderSize(kSignature); i < bytes_.size(); i += 211) {
+    std::string bad = bytes_;
+    bad[i] ^= 0x01;
+    ExpectCorrupt(bad, ("payload byte " + std::to_string(i)).c_str());
+  }
+}
+
+TEST_P(IndexFileTest, NamedErrorsForMagicVersionSignatureAndDimensions) {
+  std::string bad = bytes_;
+  bad[0] = 'X';
+  WriteAll(path_, bad);
+  EXPECT_NE(LoadStatus().message().find("wrong magic"), std::string::npos);
+  bad = bytes_;
+  bad[8] = 2;
+  WriteAll(path_, bad);
+  EXPECT_NE(LoadStatus().message().find("format version 2"), std::string::npos);
+  WriteAll(path_, bytes_);
+  auto r = LoadIndexFile(path_, "hash-v1-24", kDims, VerifyMode::kNow);
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(r.status().message().find("expected \"hash-v1-24\""), std::string::npos);
+  r = LoadIndexFile(path_, kSignature, kDims + 1, VerifyMode::kNow);
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(r.status().message().find("rebuilding from storage"), std::string::npos);
+}
+
+TEST_P(IndexFileTest, RandomBytesAreCorrupt) {
+  std::mt19937 rng(1);
+  for (size_t len : {size_t{3}, size_t{60}, size_t{500}, bytes_.size()}) {
+    std::string junk(len, '\0');
+    for (char& c : junk) c = static_cast<char>(rng());
+    ExpectCorrupt(junk, "random bytes");
+    junk.replace(0, 8, "MNEMOIDX");  // past the magic, still junk
+    ExpectCorrupt(junk, "random bytes after the magic");
+  }
+}
+
+// Bytes with a matching checksum (a bug in a writer, or a hand edit) must
+// still never crash the loader or a search.
+TEST_P(IndexFileTest, ResealedGarbageNeverCrashes) {
+  std::mt19937 rng(7);
+  const size_t header = HeaderSize(kSignature);
+  for (int round = 0; round < 300; ++round) {
+    std::string bad = bytes_;
+    const int flips = 1 + round % 4;
+    for (int f = 0; f < flips; ++f) {
+      // Bias towards the start of the payload, where the layout fields are.
+      const size_t span = round % 2 ? 160 : bad.size() - header;
+      const size_t at = header + rng() % span;
+      bad[at] = static_cast<char>(rng());
+    }
+    Reseal(bad, kSignature);
+    WriteAll(path_, bad);
+    auto loaded = LoadIndexFile(path_, kSignature, kDims, VerifyMode::kNow);
+    if (!loaded.ok()) {
+      EXPECT_EQ(loaded.status().code(), StatusCode::kUnavailable);
+      continue;
+    }
+    for (size_t q = 0; q < 600; q += 150) {
+      auto r = loaded->index->Search(Row(data_, kDims, q), 10);
+      EXPECT_TRUE(r.ok());
+      ASSERT_TRUE(loaded->index->Upsert(100000 + q, Row(data_, kDims, q)).ok());
+    }
+  }
+}
+
+TEST_P(IndexFileTest, DeferredVerificationCatchesACorruptVector) {
+  // Flip a low mantissa bit of the last vector's last float: still a valid
+  // index, only the checksum can tell.
+  std::string bad = bytes_;
+  const size_t at =
+      GetParam() == IndexKind::kFlat ? bad.size() - 4 : HeaderSize(kSignature) + 100 + 200;
+  bad[at] ^= 0x01;
+  WriteAll(path_, bad);
+  auto loaded = LoadIndexFile(path_, kSignature, kDims, VerifyMode::kDeferred);
+  if (loaded.ok()) {
+    ASSERT_TRUE(loaded->pending);
+    Status st = loaded->pending->Run();
+    EXPECT_EQ(st.code(), StatusCode::kUnavailable);
+    EXPECT_NE(st.message().find("checksum mismatch"), std::string::npos) << st.message();
+    EXPECT_TRUE(loaded->index->SearchExact(Row(data_, kDims, 0), 5).ok());
+  }
+  EXPECT_EQ(LoadIndexFile(path_, kSignature, kDims, VerifyMode::kNow).status().code(),
+            StatusCode::kUnavailable);
+}
+
+TEST_P(IndexFileTest, DeferredVerificationNoticesAReplacedFile) {
+  auto loaded = LoadIndexFile(path_, kSignature, kDims, VerifyMode::kDeferred);
+  ASSERT_TRUE(loaded.ok());
+  ASSERT_TRUE(SaveIndexFile(path_, *index_, kSignature, 900).ok());
+  Status st = loaded->pending->Run();
+  EXPECT_EQ(st.code(), StatusCode::kUnavailable);
+  EXPECT_NE(st.message().find("replaced"), std::string::npos) << st.message();
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKinds, IndexFileTest,
+                         ::testing::Values(IndexKind::kFlat, IndexKind::kHnsw),
+                         [](const auto& info) { return std::string(IndexKindName(info.param)); });
+
+TEST(IndexFilePath, SanitisesTheSignatureAndKeepsNamesApart) {
+  EXPECT_EQ(IndexFilePath("/w", "hash-v1-384", IndexKind::kHnsw),
+            fs::path("/w/hash-v1-384.hnsw.idx"));
+  const fs::path a = IndexFilePath("/w", "openai:nomic-embed-text:768", IndexKind::kFlat);
+  const fs::path b = IndexFilePath("/w", "openai_nomic-embed-text_768", IndexKind::kFlat);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a.filename().string().find(':'), std::string::npos);
+  EXPECT_EQ(a.filename().string().rfind("openai_nomic-embed-text_768-", 0), 0u);
+  const fs::path dots = IndexFilePath("/w", "../../etc/passwd", IndexKind::kFlat);
+  EXPECT_EQ(dots.parent_path(), fs::path("/w"));
+  EXPECT_NE(dots.filename().string()[0], '.');
+  EXPECT_LT(
+      IndexFilePath("/w", std::string(5000, 'x'), IndexKind::kFlat).filename().string().size(),
+      140u);
+}
+
+// The hnsw payload follows hnswlib 0.6.2's saveIndex layout: 13 fields
+// (offsetLevel0, max_elements, count, size_data_per_element, label_offset,
+// offsetData, maxlevel, enterpoint, maxM, maxM0, M, mult, ef_construction),
+// the level-0 block, then per element a u32 size and its upper links. (The
+// test cannot include hnswlib itself: its header defines globals that
+// libmnemo defines too, an ODR violation under ASan.)
+TEST(IndexFileFormat, HnswPayloadHasHnswlibsSaveIndexLayout) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("mnemo_hnsw_layout_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::vector<float> data = ClusteredVectors(500, kDims, 10, 3);
+  auto index = HnswIndex::Make(kDims, {.m = 12, .ef_construction = 50}).value();
+  for (size_t i = 0; i < 500; ++i) ASSERT_TRUE(index->Upsert(i + 1, Row(data, kDims, i)).ok());
+  const fs::path path = dir / "x.hnsw.idx";
+  ASSERT_TRUE(SaveIndexFile(path, *index, "s", 1).ok());
+  const std::string bytes = ReadAll(path);
+  fs::remove_all(dir);
+  const char* p = bytes.data() + HeaderSize("s");
+  auto u64 = [&](size_t at) { return Get64(p + at); };
+  const size_t links0 = 2 * 12 * 4 + 4;
+  const size_t per_element = links0 + kDims * 4 + 8;
+  EXPECT_EQ(u64(0), 0u);                   // offsetLevel0
+  EXPECT_EQ(u64(16), 500u);                // cur_element_count
+  EXPECT_EQ(u64(24), per_element);         // size_data_per_element
+  EXPECT_EQ(u64(32), links0 + kDims * 4);  // label_offset
+  EXPECT_EQ(u64(40), links0);              // offsetData
+  const size_t fields = 6 * 8 + 4 + 4 + 3 * 8 + 8 + 8;
+  EXPECT_EQ(u64(56), 12u);  // maxM
+  EXPECT_EQ(u64(64), 24u);  // maxM0
+  EXPECT_EQ(u64(72), 12u);  // M
+  EXPECT_EQ(u64(88), 50u);  // ef_construction
+  // The label of element 0 sits at label_offset inside its level-0 record.
+  EXPECT_EQ(Get64(p + fields + links0 + kDims * 4), 1u);
+  size_t at = fields + 500 * per_element;
+  for (size_t i = 0; i < 500; ++i) {
+    uint32_t size;
+    std::memcpy(&size, p + at, 4);
+    ASSERT_EQ(size % (12 * 4 + 4), 0u);
+    at += 4 + size;
+  }
+  EXPECT_EQ(HeaderSize("s") + at, bytes.size());
+}
+
+}  // namespace
+}  // namespace mnemo::index
