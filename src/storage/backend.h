@@ -60,9 +60,18 @@ struct EntryWrite {
   std::optional<bool> archived;
 };
 
+// Every entry has a label: a positive integer, stable for the entry's life
+// (kept across upserts, never reused while the store is open), that vector
+// indexes use as their id. SQLite: the rowid.
+using Label = int64_t;
+
 struct UpsertResult {
   Entry entry;  // as stored
   bool created = false;
+  Label label = 0;
+  // True when the stored text (key or content) changed, or the entry is new:
+  // its vectors were deleted in the same transaction and need recomputing.
+  bool text_changed = true;
 };
 
 struct KeywordQuery {
@@ -76,6 +85,28 @@ struct KeywordHit {
   Entry entry;
   // min(1, bm25 / sum of the query terms' idf), spec 20.
   double keyword_score = 0;
+  Label label = 0;
+};
+
+struct LabeledVector {
+  Label label = 0;
+  std::vector<float> vector;
+};
+
+// An entry without a vector of some signature: what `mnemo reindex` and the
+// pending-vector filler embed (its key and content are the computation text).
+struct MissingVector {
+  Label label = 0;
+  std::string key;
+  std::string content;
+};
+
+// One change to the vectors of a signature, in commit order: `vector` empty
+// means the label has no vector any more (entry deleted or text changed).
+struct VectorChange {
+  int64_t seq = 0;
+  Label label = 0;
+  std::vector<float> vector;
 };
 
 class Backend {
@@ -124,6 +155,49 @@ class Backend {
   // Calls `fn` for every entry visible in `scope` in (ns, key, owner) order,
   // system namespaces and archived entries included. Stops at the first error.
   virtual Status ForEach(const ReadScope& scope, const std::function<Status(const Entry&)>& fn) = 0;
+
+  // --- Vectors (spec 20). One vector per (entry, signature); deleting an
+  // entry or changing its text deletes its vectors in the same transaction.
+
+  // Stores (replaces) vectors for existing labels in one transaction; labels
+  // that no longer exist are skipped silently (deleted meanwhile).
+  virtual Status PutVectors(std::string_view signature, std::span<const LabeledVector> vectors) = 0;
+
+  // Every vector of `signature` in label order; stops at the first error.
+  virtual Status ForEachVector(std::string_view signature,
+                               const std::function<Status(const LabeledVector&)>& fn) = 0;
+
+  // The vectors of these labels for `signature` (absent ones left out).
+  virtual Result<std::vector<LabeledVector>> VectorsFor(std::string_view signature,
+                                                        std::span<const Label> labels) = 0;
+
+  // Up to `limit` entries (system namespaces and archived included) that have
+  // no vector of `signature`, in label order after `after_label`.
+  virtual Result<std::vector<MissingVector>> MissingVectors(std::string_view signature,
+                                                            Label after_label, int limit) = 0;
+  virtual Result<int64_t> CountMissingVectors(std::string_view signature) = 0;
+
+  // Change log of a signature's vectors, for indexes kept by other processes
+  // or loaded from a file: the newest sequence number (0 when none), and the
+  // changes after `seq` (at most `limit`; fewer means caught up).
+  // `VectorChangesSince` fails with kNotFound when `seq` is older than the
+  // oldest change kept (the log is trimmed): the caller rebuilds instead.
+  virtual Result<int64_t> VectorWatermark(std::string_view signature) = 0;
+  virtual Result<std::vector<VectorChange>> VectorChangesSince(std::string_view signature,
+                                                               int64_t seq, int limit) = 0;
+
+  // The entries among `labels` that pass `filter` (scope included), each with
+  // its keyword score for `terms` (0 when it contains none of them; the same
+  // score KeywordSearch would give). Order: as `labels`. Used to filter vector
+  // candidates in batches and to score them on the keyword side.
+  virtual Result<std::vector<KeywordHit>> FetchByLabels(std::span<const Label> labels,
+                                                        const EntryFilter& filter,
+                                                        const std::vector<std::string>& terms) = 0;
+
+  // How many entries pass `filter`, and (when few) their labels: the vector
+  // search scans a selective filter's entries exactly instead of the graph.
+  virtual Result<int64_t> CountMatching(const EntryFilter& filter) = 0;
+  virtual Result<std::vector<Label>> MatchingLabels(const EntryFilter& filter, int limit) = 0;
 };
 
 struct SqliteOptions {

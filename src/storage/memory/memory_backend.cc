@@ -82,39 +82,55 @@ Result<UpsertResult> MemoryBackend::ApplyLocked(const EntryWrite& write, std::ve
     return Conflict("an entry with id " + merged.id + " already exists at another key");
   }
   const bool created = !row.has_value();
+  const bool text_changed = created || before->entry.content != merged.content;
   if (created) row = next_row_++;
   Doc doc = MakeDoc(merged, before ? &*before : nullptr);
   Insert(*row, std::move(doc));
-  undo.push_back({*row, std::move(before)});
-  return UpsertResult{std::move(merged), created};
+  undo.push_back({*row, std::move(before), {}});
+  // A new label has no vectors: labels are never reused.
+  if (text_changed && !created) DropVectorsLocked(*row, &undo.back());
+  return UpsertResult{
+      .entry = std::move(merged), .created = created, .label = *row, .text_changed = text_changed};
 }
 
-void MemoryBackend::RollBackLocked(std::vector<Undo>& undo) {
+void MemoryBackend::RollBackLocked(std::vector<Undo>& undo, int64_t first_seq) {
   for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
     Erase(it->row);
     if (it->before) Insert(it->row, std::move(*it->before));
+    for (auto& [signature, vector] : it->vectors) {
+      spaces_[signature].vectors[it->row] = std::move(vector);
+    }
   }
   undo.clear();
+  for (auto& [signature, space] : spaces_) {
+    while (!space.log.empty() && space.log.back().seq >= first_seq) space.log.pop_back();
+  }
+  next_seq_ = first_seq;
 }
 
 Result<UpsertResult> MemoryBackend::Upsert(const EntryWrite& write) {
   std::unique_lock lock(mu_);
   std::vector<Undo> undo;
-  return ApplyLocked(write, undo);
+  const int64_t first_seq = next_seq_;
+  MNEMO_ASSIGN_OR_RETURN(UpsertResult result, ApplyLocked(write, undo));
+  LoggedLocked(next_seq_ - first_seq);
+  return result;
 }
 
 Result<int64_t> MemoryBackend::UpsertBatch(std::span<const EntryWrite> writes) {
   std::unique_lock lock(mu_);
   std::vector<Undo> undo;
+  const int64_t first_seq = next_seq_;
   int64_t created = 0;
   for (const EntryWrite& write : writes) {
     Result<UpsertResult> r = ApplyLocked(write, undo);
     if (!r.ok()) {
-      RollBackLocked(undo);
+      RollBackLocked(undo, first_seq);
       return r.status();
     }
     if (r->created) ++created;
   }
+  LoggedLocked(next_seq_ - first_seq);
   return created;
 }
 
@@ -152,7 +168,9 @@ Result<bool> MemoryBackend::Delete(std::string_view id) {
   std::unique_lock lock(mu_);
   auto it = by_id_.find(std::string(id));
   if (it == by_id_.end()) return false;
-  Erase(it->second);
+  const Row row = it->second;
+  Erase(row);
+  LoggedLocked(DropVectorsLocked(row, nullptr));
   return true;
 }
 
@@ -190,40 +208,56 @@ Result<std::vector<Entry>> MemoryBackend::List(const EntryFilter& filter, int li
   return out;
 }
 
+MemoryBackend::KeywordScorer::KeywordScorer(const MemoryBackend& backend,
+                                            std::vector<std::string> terms)
+    : terms_(std::move(terms)),
+      corpus_{static_cast<int64_t>(backend.docs_.size()), backend.total_tokens_},
+      stats_(terms_.size()) {
+  for (const std::string& t : terms_) {
+    auto it = backend.postings_.find(t);
+    postings_.push_back(it == backend.postings_.end() ? nullptr : &it->second);
+    if (it != backend.postings_.end()) candidates_.insert(it->second.begin(), it->second.end());
+  }
+}
+
+double MemoryBackend::KeywordScorer::Score(const Doc& doc) {
+  for (size_t i = 0; i < terms_.size(); ++i) {
+    stats_[i].documents_with_term = postings_[i] ? static_cast<int64_t>(postings_[i]->size()) : 0;
+    auto f = doc.frequency.find(terms_[i]);
+    stats_[i].frequency = f == doc.frequency.end() ? 0 : f->second;
+  }
+  return NormalisedBm25(corpus_, doc.length, stats_);
+}
+
 Result<std::vector<KeywordHit>> MemoryBackend::KeywordSearch(const KeywordQuery& query) {
-  const std::vector<std::string> terms = DistinctTerms(query.terms);
+  std::vector<std::string> terms = DistinctTerms(query.terms);
   if (terms.empty() || query.limit <= 0) return std::vector<KeywordHit>();
   std::shared_lock lock(mu_);
-  const Bm25Corpus corpus{static_cast<int64_t>(docs_.size()), total_tokens_};
-  std::vector<const std::unordered_set<Row>*> postings;
-  std::set<Row> candidates;
-  for (const std::string& t : terms) {
-    auto it = postings_.find(t);
-    postings.push_back(it == postings_.end() ? nullptr : &it->second);
-    if (it != postings_.end()) candidates.insert(it->second.begin(), it->second.end());
-  }
-  std::vector<std::pair<double, const Entry*>> scored;
-  std::vector<Bm25Term> stats(terms.size());
-  for (Row row : candidates) {
+  KeywordScorer scorer(*this, std::move(terms));
+  struct Scored {
+    double score;
+    const Entry* entry;
+    Row row;
+  };
+  std::vector<Scored> scored;
+  for (Row row : scorer.candidates()) {
     const Doc& doc = docs_.at(row);
     if (!MatchesFilter(query.filter, doc.entry)) continue;
-    for (size_t i = 0; i < terms.size(); ++i) {
-      stats[i].documents_with_term = postings[i] ? static_cast<int64_t>(postings[i]->size()) : 0;
-      auto f = doc.frequency.find(terms[i]);
-      stats[i].frequency = f == doc.frequency.end() ? 0 : f->second;
-    }
-    scored.emplace_back(NormalisedBm25(corpus, doc.length, stats), &doc.entry);
+    scored.push_back({scorer.Score(doc), &doc.entry, row});
   }
   // Score, then updated_at, then key; owner, namespace and id make it total.
-  auto before = [](const auto& a, const auto& b) {
-    if (a.first != b.first) return a.first > b.first;
-    return ListBefore(*a.second, *b.second);
+  auto before = [](const Scored& a, const Scored& b) {
+    if (a.score != b.score) return a.score > b.score;
+    return ListBefore(*a.entry, *b.entry);
   };
   const size_t n = std::min(scored.size(), static_cast<size_t>(query.limit));
   std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(n), scored.end(),
                     before);
   std::vector<KeywordHit> hits;
-  for (size_t i = 0; i < n; ++i) hits.push_back({*scored[i].second, scored[i].first});
+  for (size_t i = 0; i < n; ++i) {
+    hits.push_back(
+        {.entry = *scored[i].entry, .keyword_score = scored[i].score, .label = scored[i].row});
+  }
   return hits;
 }
 

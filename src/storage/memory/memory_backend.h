@@ -3,11 +3,15 @@
 // SQLite FTS5 table indexes (key and content tokenised separately by
 // text::Tokenize, document length counted like FTS5 counts it) and scores with
 // bm25.h, so both backends return the same hits with the same scores.
+// Labels are a counter, never reused. Vectors and their change log follow the
+// same rules as the SQLite tables (vector_rules.h); the log's sequence
+// numbers are shared by all signatures, like SQLite's AUTOINCREMENT.
 //
 // Thread-safety: a std::shared_mutex; reads share it, writes hold it alone.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -19,11 +23,17 @@
 #include <vector>
 
 #include "storage/backend.h"
+#include "storage/bm25.h"
+#include "storage/vector_rules.h"
 
 namespace mnemo::storage::internal {
 
 class MemoryBackend final : public Backend {
  public:
+  // `vector_log_limit`: changes kept per signature (vector_rules.h).
+  explicit MemoryBackend(int64_t vector_log_limit = kDefaultVectorLogLimit)
+      : trim_(vector_log_limit) {}
+
   std::string_view name() const override { return "in_memory"; }
   // Nothing is persisted, so there is no schema to version.
   int schema_version() const override { return 0; }
@@ -42,8 +52,26 @@ class MemoryBackend final : public Backend {
   Result<Stats> GetStats(const ReadScope& scope) override;
   Status ForEach(const ReadScope& scope, const std::function<Status(const Entry&)>& fn) override;
 
+  // Vectors: memory_vectors.cc.
+  Status PutVectors(std::string_view signature, std::span<const LabeledVector> vectors) override;
+  Status ForEachVector(std::string_view signature,
+                       const std::function<Status(const LabeledVector&)>& fn) override;
+  Result<std::vector<LabeledVector>> VectorsFor(std::string_view signature,
+                                                std::span<const Label> labels) override;
+  Result<std::vector<MissingVector>> MissingVectors(std::string_view signature, Label after_label,
+                                                    int limit) override;
+  Result<int64_t> CountMissingVectors(std::string_view signature) override;
+  Result<int64_t> VectorWatermark(std::string_view signature) override;
+  Result<std::vector<VectorChange>> VectorChangesSince(std::string_view signature, int64_t seq,
+                                                       int limit) override;
+  Result<std::vector<KeywordHit>> FetchByLabels(std::span<const Label> labels,
+                                                const EntryFilter& filter,
+                                                const std::vector<std::string>& terms) override;
+  Result<int64_t> CountMatching(const EntryFilter& filter) override;
+  Result<std::vector<Label>> MatchingLabels(const EntryFilter& filter, int limit) override;
+
  private:
-  using Row = uint64_t;
+  using Row = Label;
   using Address = std::tuple<std::string, std::string, std::string>;  // owner, ns, key
   using Name = std::pair<std::string, std::string>;                   // ns, key
 
@@ -56,23 +84,61 @@ class MemoryBackend final : public Backend {
   struct Undo {
     Row row;
     std::optional<Doc> before;  // absent: the write created the row
+    std::vector<std::pair<std::string, std::vector<float>>> vectors;  // dropped, by signature
+  };
+  // One row of a signature's change log; `present` as in vector_rules.h.
+  struct LogRow {
+    int64_t seq;
+    Label label;
+    int present;
+  };
+  // The vectors of one signature and their change log (oldest first).
+  struct VectorSpace {
+    std::map<Label, std::vector<float>> vectors;
+    std::deque<LogRow> log;
+  };
+  // The query side of one keyword query: the terms' postings, scored per
+  // document exactly as KeywordSearch scores them.
+  class KeywordScorer {
+   public:
+    KeywordScorer(const MemoryBackend& backend, std::vector<std::string> terms);
+    const std::set<Row>& candidates() const { return candidates_; }
+    double Score(const Doc& doc);
+
+   private:
+    std::vector<std::string> terms_;
+    Bm25Corpus corpus_;
+    std::vector<const std::unordered_set<Row>*> postings_;
+    std::set<Row> candidates_;
+    std::vector<Bm25Term> stats_;
   };
 
   static Doc MakeDoc(Entry entry, const Doc* previous);
   void Insert(Row row, Doc doc);
   Doc Erase(Row row);
   Result<UpsertResult> ApplyLocked(const EntryWrite& write, std::vector<Undo>& undo);
-  void RollBackLocked(std::vector<Undo>& undo);
+  // Undoes `undo` and every change logged from `first_seq` on.
+  void RollBackLocked(std::vector<Undo>& undo, int64_t first_seq);
   std::vector<const Entry*> MatchingLocked(const EntryFilter& filter) const;
+  // Deletes every vector of `row` (logging each); returns how many. Kept in
+  // `undo` when given, so a failed batch can put them back.
+  int64_t DropVectorsLocked(Row row, Undo* undo);
+  void LogLocked(VectorSpace& space, Label label, int present);
+  // Trims the change logs when the policy says so (vector_rules.h).
+  void LoggedLocked(int64_t changes);
+  const VectorSpace* FindSpaceLocked(std::string_view signature) const;
 
   mutable std::shared_mutex mu_;
   Row next_row_ = 1;
-  std::unordered_map<Row, Doc> docs_;
+  std::map<Row, Doc> docs_;  // by label: vector paging walks it in order
   std::unordered_map<std::string, Row> by_id_;
   std::map<Address, Row> by_address_;
   std::map<Name, std::set<Row>> by_name_;
   std::unordered_map<std::string, std::unordered_set<Row>> postings_;
   int64_t total_tokens_ = 0;
+  std::map<std::string, VectorSpace, std::less<>> spaces_;
+  int64_t next_seq_ = 1;
+  VectorLogTrimPolicy trim_;
 };
 
 }  // namespace mnemo::storage::internal

@@ -36,6 +36,12 @@ void Statement::Bind(int index, int64_t value) { sqlite3_bind_int64(stmt_, index
 
 void Statement::BindNull(int index) { sqlite3_bind_null(stmt_, index); }
 
+void Statement::BindBlob(int index, std::string_view bytes) {
+  // A non-null pointer even when empty so the value is a zero-length BLOB.
+  sqlite3_bind_blob(stmt_, index, bytes.empty() ? "" : bytes.data(), static_cast<int>(bytes.size()),
+                    SQLITE_STATIC);
+}
+
 Result<bool> Statement::Step(std::string_view what) {
   const int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
@@ -50,10 +56,18 @@ Status Statement::Run(std::string_view what) {
   }
 }
 
+void Statement::Reset() { sqlite3_reset(stmt_); }
+
 std::string_view Statement::ColumnText(int col) const {
   const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
   const int size = sqlite3_column_bytes(stmt_, col);
   return text == nullptr ? std::string_view() : std::string_view(text, size);
+}
+
+std::string_view Statement::ColumnBlob(int col) const {
+  const auto* bytes = static_cast<const char*>(sqlite3_column_blob(stmt_, col));
+  const int size = sqlite3_column_bytes(stmt_, col);
+  return bytes == nullptr ? std::string_view() : std::string_view(bytes, size);
 }
 
 int64_t Statement::ColumnInt(int col) const { return sqlite3_column_int64(stmt_, col); }
@@ -106,6 +120,11 @@ Result<Statement> Connection::Prepare(const std::string& sql, std::string_view w
 
 Result<Transaction> Transaction::Begin(Connection& conn) {
   MNEMO_RETURN_IF_ERROR(conn.Exec("BEGIN IMMEDIATE", "begin transaction"));
+  return Transaction(&conn);
+}
+
+Result<Transaction> Transaction::BeginRead(Connection& conn) {
+  MNEMO_RETURN_IF_ERROR(conn.Exec("BEGIN", "begin a read transaction"));
   return Transaction(&conn);
 }
 

@@ -40,13 +40,18 @@ class Statement {
   void Bind(int index, std::string_view text);
   void Bind(int index, int64_t value);
   void BindNull(int index);
+  // Bytes bound as a BLOB, without a copy like text.
+  void BindBlob(int index, std::string_view bytes);
 
   // Steps once: true when a row is available, false when done.
   Result<bool> Step(std::string_view what);
   // Steps to completion, ignoring rows.
   Status Run(std::string_view what);
+  // Makes the statement ready to be bound and run again (bindings kept).
+  void Reset();
 
   std::string_view ColumnText(int col) const;  // columns are 0-based
+  std::string_view ColumnBlob(int col) const;
   int64_t ColumnInt(int col) const;
   double ColumnDouble(int col) const;
   bool ColumnIsNull(int col) const;
@@ -85,6 +90,9 @@ class Connection {
 class Transaction {
  public:
   static Result<Transaction> Begin(Connection& conn);
+  // A deferred BEGIN on a reader: the statements until it ends read one
+  // snapshot. Ends (rolled back; nothing was written) when destroyed.
+  static Result<Transaction> BeginRead(Connection& conn);
   Transaction(Transaction&& other) noexcept : conn_(other.conn_) { other.conn_ = nullptr; }
   Transaction& operator=(Transaction&&) = delete;
   ~Transaction();

@@ -4,11 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
 
 #include "storage/entry_rules.h"
+#include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/fts_rank.h"
 #include "storage/sqlite/fts_tokenizer.h"
 #include "storage/sqlite/migrations.h"
@@ -20,87 +22,6 @@ namespace {
 
 constexpr int kBusyTimeoutMs = 5000;
 constexpr int kForEachPage = 256;
-
-// The columns ReadEntry expects, in order, from `entries e`.
-constexpr const char* kEntryColumns =
-    "e.id, e.owner, e.namespace, e.key, e.content, e.category, e.tags, e.visibility, "
-    "e.created_at, e.updated_at, e.access_count, e.useful_count, e.archived";
-constexpr int kEntryColumnCount = 13;
-
-Entry ReadEntry(const Statement& s, int first = 0) {
-  Entry e;
-  e.id = s.ColumnText(first + 0);
-  e.owner = s.ColumnText(first + 1);
-  e.ns = s.ColumnText(first + 2);
-  e.key = s.ColumnText(first + 3);
-  e.content = s.ColumnText(first + 4);
-  e.category = s.ColumnText(first + 5);
-  e.tags = DecodeTags(s.ColumnText(first + 6)).value_or(std::vector<std::string>());
-  e.visibility = s.ColumnText(first + 7) == "public" ? Visibility::kPublic : Visibility::kPrivate;
-  e.created_at = s.ColumnInt(first + 8);
-  e.updated_at = s.ColumnInt(first + 9);
-  e.access_count = s.ColumnInt(first + 10);
-  e.useful_count = s.ColumnInt(first + 11);
-  e.archived = s.ColumnInt(first + 12) != 0;
-  return e;
-}
-
-// A WHERE fragment over `entries e` and its text parameters, bound in order
-// to plain `?` placeholders.
-struct SqlFilter {
-  std::string where;
-  std::vector<std::string> params;
-};
-
-void AddScope(const ReadScope& scope, SqlFilter& f) {
-  if (scope.all) return;
-  f.where += " AND (e.owner = ? OR e.visibility = 'public')";
-  f.params.push_back(scope.principal);
-}
-
-SqlFilter BuildFilter(const EntryFilter& filter) {
-  SqlFilter f{"1", {}};
-  AddScope(filter.scope, f);
-  if (!filter.include_archived) f.where += " AND e.archived = 0";
-  if (filter.category) {
-    f.where += " AND e.category = ?";
-    f.params.push_back(*filter.category);
-  }
-  if (filter.ns) {
-    f.where += " AND e.namespace = ?";
-    f.params.push_back(*filter.ns);
-  } else {
-    // GLOB, not LIKE: LIKE ignores case and would hide "Tool-x" as well.
-    f.where += " AND e.namespace NOT GLOB 'tool-*' AND e.namespace <> 'tool_effectiveness'";
-  }
-  for (const std::string& tag : filter.tags) {
-    f.where += " AND EXISTS (SELECT 1 FROM json_each(e.tags) WHERE json_each.value = ?)";
-    f.params.push_back(tag);
-  }
-  return f;
-}
-
-// Binds `f.params` from index `next` on; returns the next free index.
-int BindFilter(Statement& s, const SqlFilter& f, int next) {
-  for (const std::string& p : f.params) s.Bind(next++, p);
-  return next;
-}
-
-// `"t1" OR "t2"`: each term one FTS5 string (quotes doubled), so no term can
-// be read as FTS5 syntax and each is one phrase of the score.
-std::string MatchExpression(const std::vector<std::string>& terms) {
-  std::string out;
-  for (const std::string& t : terms) {
-    if (!out.empty()) out += " OR ";
-    out += '"';
-    for (const char c : t) {
-      if (c == '"') out += '"';
-      out += c;
-    }
-    out += '"';
-  }
-  return out;
-}
 
 // Creates the file with mode 0600 when missing so that SQLite (which would
 // use 0644) never makes it readable by others; -wal and -shm inherit it.
@@ -166,10 +87,11 @@ Result<int64_t> Reindex(Connection& db, int64_t rowid, const std::optional<Entry
 
 }  // namespace
 
-Result<std::unique_ptr<SqliteBackend>> SqliteBackend::Open(const SqliteOptions& options) {
+Result<std::unique_ptr<SqliteBackend>> SqliteBackend::Open(const SqliteOptions& options,
+                                                           int64_t vector_log_limit) {
   if (options.path.empty()) return InvalidArgument("the database path must not be empty", "path");
   MNEMO_RETURN_IF_ERROR(CreatePrivateFile(options.path));
-  std::unique_ptr<SqliteBackend> backend(new SqliteBackend());
+  std::unique_ptr<SqliteBackend> backend(new SqliteBackend(vector_log_limit));
   MNEMO_ASSIGN_OR_RETURN(backend->writer_, OpenConnection(options.path, /*writer=*/true));
   MNEMO_ASSIGN_OR_RETURN(backend->schema_version_, Migrate(*backend->writer_, SchemaMigrations()));
   for (int i = 0; i < std::max(1, options.readers); ++i) {
@@ -229,7 +151,8 @@ Result<UpsertResult> SqliteBackend::UpsertLocked(const EntryWrite& write) {
         db.Prepare("SELECT COALESCE(MAX(rowid), 0) + 1 FROM entries", "allocate a row id"));
     MNEMO_ASSIGN_OR_RETURN(bool row, next.Step("allocate a row id"));
     if (!row) return Internal("allocate a row id: no result");
-    rowid = next.ColumnInt(0);
+    rowid = std::max(next.ColumnInt(0), next_label_);
+    next_label_ = rowid + 1;
   }
   if (text_changed) {
     MNEMO_ASSIGN_OR_RETURN(doc_length, Reindex(db, rowid, existing, e));
@@ -265,13 +188,19 @@ Result<UpsertResult> SqliteBackend::UpsertLocked(const EntryWrite& write) {
   put.Bind(14, doc_length);
   put.Bind(15, rowid);
   MNEMO_RETURN_IF_ERROR(put.Run(existing ? "update the entry" : "insert the entry"));
-  return UpsertResult{std::move(e), !existing.has_value()};
+  // A new label has no vectors: labels are never reused.
+  if (text_changed && existing) MNEMO_RETURN_IF_ERROR(DropVectorsLocked(rowid));
+  return UpsertResult{.entry = std::move(e),
+                      .created = !existing.has_value(),
+                      .label = rowid,
+                      .text_changed = text_changed};
 }
 
 Result<UpsertResult> SqliteBackend::Upsert(const EntryWrite& write) {
   std::lock_guard lock(writer_mu_);
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*writer_));
   MNEMO_ASSIGN_OR_RETURN(UpsertResult result, UpsertLocked(write));
+  MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked());
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return result;
 }
@@ -284,6 +213,7 @@ Result<int64_t> SqliteBackend::UpsertBatch(std::span<const EntryWrite> writes) {
     MNEMO_ASSIGN_OR_RETURN(UpsertResult result, UpsertLocked(write));
     if (result.created) ++created;
   }
+  MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked());
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return created;
 }
@@ -345,6 +275,8 @@ Result<bool> SqliteBackend::Delete(std::string_view id) {
                          db.Prepare("DELETE FROM entries WHERE rowid = ?", "delete the entry"));
   del.Bind(1, rowid);
   MNEMO_RETURN_IF_ERROR(del.Run("delete the entry"));
+  MNEMO_RETURN_IF_ERROR(DropVectorsLocked(rowid));
+  MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked());
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return true;
 }
@@ -410,7 +342,7 @@ Result<std::vector<KeywordHit>> SqliteBackend::KeywordSearch(const KeywordQuery&
   MNEMO_ASSIGN_OR_RETURN(
       Statement s,
       db->Prepare(std::string("SELECT ") + kEntryColumns +
-                      ", mnemo_score(entries_fts, e.doc_length) AS score FROM entries_fts "
+                      ", mnemo_score(entries_fts, e.doc_length) AS score, e.rowid FROM entries_fts "
                       "CROSS JOIN entries e ON e.rowid = entries_fts.rowid "
                       "WHERE entries_fts MATCH ? AND " +
                       f.where +
@@ -424,7 +356,9 @@ Result<std::vector<KeywordHit>> SqliteBackend::KeywordSearch(const KeywordQuery&
   while (true) {
     MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("search entries"));
     if (!row) break;
-    hits.push_back({ReadEntry(s), s.ColumnDouble(kEntryColumnCount)});
+    hits.push_back({.entry = ReadEntry(s),
+                    .keyword_score = s.ColumnDouble(kEntryColumnCount),
+                    .label = s.ColumnInt(kEntryColumnCount + 1)});
   }
   return hits;
 }

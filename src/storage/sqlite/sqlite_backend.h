@@ -4,7 +4,8 @@
 // transaction; UpsertBatch is one transaction for the whole batch. Keyword
 // search runs on the contentless FTS5 table entries_fts (tokenizer `mnemo`,
 // rank function mnemo_score) with every filter in the same statement.
-// Schema: migrations.cc.
+// Labels are rowids; vectors live in entry_vectors with their change log in
+// vector_changes (sqlite_vectors.cc). Schema: migrations.cc.
 #pragma once
 
 #include <condition_variable>
@@ -15,12 +16,15 @@
 
 #include "storage/backend.h"
 #include "storage/sqlite/connection.h"
+#include "storage/vector_rules.h"
 
 namespace mnemo::storage::internal {
 
 class SqliteBackend final : public Backend {
  public:
-  static Result<std::unique_ptr<SqliteBackend>> Open(const SqliteOptions& options);
+  // `vector_log_limit`: changes kept per signature (vector_rules.h).
+  static Result<std::unique_ptr<SqliteBackend>> Open(
+      const SqliteOptions& options, int64_t vector_log_limit = kDefaultVectorLogLimit);
 
   std::string_view name() const override { return "sqlite"; }
   int schema_version() const override { return schema_version_; }
@@ -39,6 +43,24 @@ class SqliteBackend final : public Backend {
   Result<Stats> GetStats(const ReadScope& scope) override;
   Status ForEach(const ReadScope& scope, const std::function<Status(const Entry&)>& fn) override;
 
+  // Vectors and reads by label: sqlite_vectors.cc.
+  Status PutVectors(std::string_view signature, std::span<const LabeledVector> vectors) override;
+  Status ForEachVector(std::string_view signature,
+                       const std::function<Status(const LabeledVector&)>& fn) override;
+  Result<std::vector<LabeledVector>> VectorsFor(std::string_view signature,
+                                                std::span<const Label> labels) override;
+  Result<std::vector<MissingVector>> MissingVectors(std::string_view signature, Label after_label,
+                                                    int limit) override;
+  Result<int64_t> CountMissingVectors(std::string_view signature) override;
+  Result<int64_t> VectorWatermark(std::string_view signature) override;
+  Result<std::vector<VectorChange>> VectorChangesSince(std::string_view signature, int64_t seq,
+                                                       int limit) override;
+  Result<std::vector<KeywordHit>> FetchByLabels(std::span<const Label> labels,
+                                                const EntryFilter& filter,
+                                                const std::vector<std::string>& terms) override;
+  Result<int64_t> CountMatching(const EntryFilter& filter) override;
+  Result<std::vector<Label>> MatchingLabels(const EntryFilter& filter, int limit) override;
+
  private:
   // A reader connection borrowed from the pool; returned when destroyed.
   class ReaderLease {
@@ -55,13 +77,24 @@ class SqliteBackend final : public Backend {
     std::unique_ptr<Connection> conn_;
   };
 
-  SqliteBackend() = default;
+  explicit SqliteBackend(int64_t vector_log_limit) : trim_(vector_log_limit) {}
   ReaderLease AcquireReader();
   Result<UpsertResult> UpsertLocked(const EntryWrite& write);
+
+  // Writer side of the vectors, inside the caller's transaction: deletes (and
+  // logs) every vector of `label`; trims the change log when the policy says
+  // so (call before committing a write that logged changes).
+  Status DropVectorsLocked(Label label);
+  Status TrimVectorLogLocked();
 
   int schema_version_ = 0;
   std::mutex writer_mu_;
   std::unique_ptr<Connection> writer_;
+  // Guarded by writer_mu_. The next label is at least this, so a label freed
+  // by deleting the newest entry is not handed out again while open.
+  Label next_label_ = 1;
+  VectorLogTrimPolicy trim_;
+  int64_t logged_changes_ = 0;  // since the last trim check
   std::mutex readers_mu_;
   std::condition_variable readers_cv_;
   std::vector<std::unique_ptr<Connection>> idle_readers_;

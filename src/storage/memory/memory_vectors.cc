@@ -1,0 +1,198 @@
+// The vector half of the in-memory backend (backend.h, "Vectors"), with the
+// semantics of the SQLite tables entry_vectors and vector_changes
+// (docs/storage.md), so the conformance suite holds for both.
+#include <algorithm>
+#include <mutex>
+#include <unordered_set>
+
+#include "storage/entry_rules.h"
+#include "storage/memory/memory_backend.h"
+
+namespace mnemo::storage::internal {
+namespace {
+
+// Vectors copied out per lock: memory stays flat however many there are.
+constexpr size_t kForEachVectorPage = 1024;
+
+}  // namespace
+
+const MemoryBackend::VectorSpace* MemoryBackend::FindSpaceLocked(std::string_view signature) const {
+  auto it = spaces_.find(signature);
+  return it == spaces_.end() ? nullptr : &it->second;
+}
+
+void MemoryBackend::LogLocked(VectorSpace& space, Label label, int present) {
+  space.log.push_back({next_seq_++, label, present});
+}
+
+int64_t MemoryBackend::DropVectorsLocked(Row row, Undo* undo) {
+  int64_t dropped = 0;
+  for (auto& [signature, space] : spaces_) {
+    auto it = space.vectors.find(row);
+    if (it == space.vectors.end()) continue;
+    if (undo != nullptr) undo->vectors.emplace_back(signature, std::move(it->second));
+    space.vectors.erase(it);
+    LogLocked(space, row, kChangeRemoved);
+    ++dropped;
+  }
+  return dropped;
+}
+
+void MemoryBackend::LoggedLocked(int64_t changes) {
+  if (changes <= 0 || !trim_.Logged(changes)) return;
+  const auto limit = static_cast<size_t>(trim_.limit());
+  for (auto& [signature, space] : spaces_) {
+    if (space.log.size() <= limit) continue;
+    // The newest row beyond the kept ones becomes the marker; older ones go.
+    const size_t marker = space.log.size() - 1 - limit;
+    space.log.erase(space.log.begin(), space.log.begin() + static_cast<std::ptrdiff_t>(marker));
+    space.log.front().present = kTrimMarker;
+  }
+}
+
+Status MemoryBackend::PutVectors(std::string_view signature,
+                                 std::span<const LabeledVector> vectors) {
+  std::unique_lock lock(mu_);
+  const VectorSpace* existing = FindSpaceLocked(signature);
+  std::optional<size_t> stored_dim;
+  if (existing != nullptr && !existing->vectors.empty()) {
+    stored_dim = existing->vectors.begin()->second.size();
+  }
+  MNEMO_RETURN_IF_ERROR(CheckVectorDimensions(signature, vectors, stored_dim));
+  if (vectors.empty()) return Status::Ok();
+  VectorSpace& space = spaces_.try_emplace(std::string(signature)).first->second;
+  int64_t logged = 0;
+  for (const LabeledVector& v : vectors) {
+    if (!docs_.contains(v.label)) continue;
+    space.vectors[v.label] = v.vector;
+    LogLocked(space, v.label, kChangePresent);
+    ++logged;
+  }
+  LoggedLocked(logged);
+  return Status::Ok();
+}
+
+Status MemoryBackend::ForEachVector(std::string_view signature,
+                                    const std::function<Status(const LabeledVector&)>& fn) {
+  Label after = 0;
+  while (true) {
+    std::vector<LabeledVector> page;
+    {
+      std::shared_lock lock(mu_);
+      const VectorSpace* space = FindSpaceLocked(signature);
+      if (space == nullptr) return Status::Ok();
+      for (auto it = space->vectors.upper_bound(after);
+           it != space->vectors.end() && page.size() < kForEachVectorPage; ++it) {
+        page.push_back({it->first, it->second});
+      }
+    }
+    // `fn` runs unlocked, so it may call back into the backend.
+    for (const LabeledVector& v : page) MNEMO_RETURN_IF_ERROR(fn(v));
+    if (page.size() < kForEachVectorPage) return Status::Ok();
+    after = page.back().label;
+  }
+}
+
+Result<std::vector<LabeledVector>> MemoryBackend::VectorsFor(std::string_view signature,
+                                                             std::span<const Label> labels) {
+  std::shared_lock lock(mu_);
+  std::vector<LabeledVector> out;
+  const VectorSpace* space = FindSpaceLocked(signature);
+  if (space == nullptr) return out;
+  std::unordered_set<Label> seen;
+  for (Label label : labels) {
+    auto it = space->vectors.find(label);
+    if (it != space->vectors.end() && seen.insert(label).second) {
+      out.push_back({label, it->second});
+    }
+  }
+  return out;
+}
+
+Result<std::vector<MissingVector>> MemoryBackend::MissingVectors(std::string_view signature,
+                                                                 Label after_label, int limit) {
+  std::shared_lock lock(mu_);
+  std::vector<MissingVector> out;
+  const VectorSpace* space = FindSpaceLocked(signature);
+  for (auto it = docs_.upper_bound(after_label);
+       it != docs_.end() && static_cast<int64_t>(out.size()) < limit; ++it) {
+    if (space != nullptr && space->vectors.contains(it->first)) continue;
+    out.push_back({it->first, it->second.entry.key, it->second.entry.content});
+  }
+  return out;
+}
+
+Result<int64_t> MemoryBackend::CountMissingVectors(std::string_view signature) {
+  std::shared_lock lock(mu_);
+  const VectorSpace* space = FindSpaceLocked(signature);
+  int64_t missing = 0;
+  for (const auto& [row, doc] : docs_) {
+    if (space == nullptr || !space->vectors.contains(row)) ++missing;
+  }
+  return missing;
+}
+
+Result<int64_t> MemoryBackend::VectorWatermark(std::string_view signature) {
+  std::shared_lock lock(mu_);
+  const VectorSpace* space = FindSpaceLocked(signature);
+  return space == nullptr || space->log.empty() ? int64_t{0} : space->log.back().seq;
+}
+
+Result<std::vector<VectorChange>> MemoryBackend::VectorChangesSince(std::string_view signature,
+                                                                    int64_t seq, int limit) {
+  std::shared_lock lock(mu_);
+  std::vector<VectorChange> out;
+  const VectorSpace* space = FindSpaceLocked(signature);
+  if (space == nullptr || space->log.empty()) return out;
+  const LogRow& oldest = space->log.front();
+  if (oldest.present == kTrimMarker && seq < oldest.seq) {
+    return TrimmedLogError(signature, seq, oldest.seq);
+  }
+  auto it = std::upper_bound(space->log.begin(), space->log.end(), seq,
+                             [](int64_t s, const LogRow& row) { return s < row.seq; });
+  for (; it != space->log.end() && static_cast<int64_t>(out.size()) < limit; ++it) {
+    if (it->present == kTrimMarker) continue;
+    VectorChange change{.seq = it->seq, .label = it->label, .vector = {}};
+    // Like the SQLite join: a present row carries the label's current vector.
+    if (it->present == kChangePresent) {
+      auto v = space->vectors.find(it->label);
+      if (v != space->vectors.end()) change.vector = v->second;
+    }
+    out.push_back(std::move(change));
+  }
+  return out;
+}
+
+Result<std::vector<KeywordHit>> MemoryBackend::FetchByLabels(
+    std::span<const Label> labels, const EntryFilter& filter,
+    const std::vector<std::string>& terms) {
+  std::shared_lock lock(mu_);
+  KeywordScorer scorer(*this, DistinctTerms(terms));
+  std::vector<KeywordHit> out;
+  std::unordered_set<Label> seen;
+  for (Label label : labels) {
+    auto it = docs_.find(label);
+    if (it == docs_.end() || !MatchesFilter(filter, it->second.entry)) continue;
+    if (!seen.insert(label).second) continue;
+    out.push_back(
+        {.entry = it->second.entry, .keyword_score = scorer.Score(it->second), .label = label});
+  }
+  return out;
+}
+
+Result<int64_t> MemoryBackend::CountMatching(const EntryFilter& filter) {
+  std::shared_lock lock(mu_);
+  return static_cast<int64_t>(MatchingLocked(filter).size());
+}
+
+Result<std::vector<Label>> MemoryBackend::MatchingLabels(const EntryFilter& filter, int limit) {
+  std::shared_lock lock(mu_);
+  std::vector<Label> out;
+  for (auto it = docs_.begin(); it != docs_.end() && static_cast<int64_t>(out.size()) < limit;
+       ++it) {
+    if (MatchesFilter(filter, it->second.entry)) out.push_back(it->first);
+  }
+  return out;
+}
+
+}  // namespace mnemo::storage::internal

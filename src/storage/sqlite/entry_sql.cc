@@ -1,0 +1,72 @@
+#include "storage/sqlite/entry_sql.h"
+
+#include "storage/sqlite/tags_json.h"
+
+namespace mnemo::storage::internal {
+
+Entry ReadEntry(const Statement& s, int first) {
+  Entry e;
+  e.id = s.ColumnText(first + 0);
+  e.owner = s.ColumnText(first + 1);
+  e.ns = s.ColumnText(first + 2);
+  e.key = s.ColumnText(first + 3);
+  e.content = s.ColumnText(first + 4);
+  e.category = s.ColumnText(first + 5);
+  e.tags = DecodeTags(s.ColumnText(first + 6)).value_or(std::vector<std::string>());
+  e.visibility = s.ColumnText(first + 7) == "public" ? Visibility::kPublic : Visibility::kPrivate;
+  e.created_at = s.ColumnInt(first + 8);
+  e.updated_at = s.ColumnInt(first + 9);
+  e.access_count = s.ColumnInt(first + 10);
+  e.useful_count = s.ColumnInt(first + 11);
+  e.archived = s.ColumnInt(first + 12) != 0;
+  return e;
+}
+
+void AddScope(const ReadScope& scope, SqlFilter& f) {
+  if (scope.all) return;
+  f.where += " AND (e.owner = ? OR e.visibility = 'public')";
+  f.params.push_back(scope.principal);
+}
+
+SqlFilter BuildFilter(const EntryFilter& filter) {
+  SqlFilter f{"1", {}};
+  AddScope(filter.scope, f);
+  if (!filter.include_archived) f.where += " AND e.archived = 0";
+  if (filter.category) {
+    f.where += " AND e.category = ?";
+    f.params.push_back(*filter.category);
+  }
+  if (filter.ns) {
+    f.where += " AND e.namespace = ?";
+    f.params.push_back(*filter.ns);
+  } else {
+    // GLOB, not LIKE: LIKE ignores case and would hide "Tool-x" as well.
+    f.where += " AND e.namespace NOT GLOB 'tool-*' AND e.namespace <> 'tool_effectiveness'";
+  }
+  for (const std::string& tag : filter.tags) {
+    f.where += " AND EXISTS (SELECT 1 FROM json_each(e.tags) WHERE json_each.value = ?)";
+    f.params.push_back(tag);
+  }
+  return f;
+}
+
+int BindFilter(Statement& s, const SqlFilter& f, int next) {
+  for (const std::string& p : f.params) s.Bind(next++, p);
+  return next;
+}
+
+std::string MatchExpression(const std::vector<std::string>& terms) {
+  std::string out;
+  for (const std::string& t : terms) {
+    if (!out.empty()) out += " OR ";
+    out += '"';
+    for (const char c : t) {
+      if (c == '"') out += '"';
+      out += c;
+    }
+    out += '"';
+  }
+  return out;
+}
+
+}  // namespace mnemo::storage::internal

@@ -1,0 +1,45 @@
+// SQL pieces over the `entries` table shared by the entry and the vector half
+// of the SQLite backend: the entry columns and their reader, the WHERE
+// fragment of an EntryFilter, and the FTS5 MATCH expression of query terms.
+// One place, so every statement filters and matches the same way.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/backend.h"
+#include "storage/sqlite/connection.h"
+
+namespace mnemo::storage::internal {
+
+// The columns ReadEntry expects, in order, from `entries e`.
+inline constexpr const char* kEntryColumns =
+    "e.id, e.owner, e.namespace, e.key, e.content, e.category, e.tags, e.visibility, "
+    "e.created_at, e.updated_at, e.access_count, e.useful_count, e.archived";
+inline constexpr int kEntryColumnCount = 13;
+
+// The entry in kEntryColumns starting at column `first`.
+Entry ReadEntry(const Statement& s, int first = 0);
+
+// A WHERE fragment over `entries e` and its text parameters, bound in order
+// to plain `?` placeholders.
+struct SqlFilter {
+  std::string where;
+  std::vector<std::string> params;
+};
+
+// Appends the read-scope condition to `f`.
+void AddScope(const ReadScope& scope, SqlFilter& f);
+
+// Every part of `filter` (scope included), as MatchesFilter in entry_rules.h.
+SqlFilter BuildFilter(const EntryFilter& filter);
+
+// Binds `f.params` from index `next` on; returns the next free index.
+int BindFilter(Statement& s, const SqlFilter& f, int next);
+
+// `"t1" OR "t2"`: each term one FTS5 string (quotes doubled), so no term can
+// be read as FTS5 syntax and each is one phrase of the score.
+std::string MatchExpression(const std::vector<std::string>& terms);
+
+}  // namespace mnemo::storage::internal

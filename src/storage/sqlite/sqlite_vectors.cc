@@ -1,0 +1,426 @@
+// The vector half of the SQLite backend (backend.h, "Vectors") and its reads
+// by label: tables entry_vectors and vector_changes of schema v2
+// (migrations.cc, docs/storage.md).
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "storage/entry_rules.h"
+#include "storage/sqlite/entry_sql.h"
+#include "storage/sqlite/sqlite_backend.h"
+
+namespace mnemo::storage::internal {
+namespace {
+
+// Vectors read per reader lease: memory stays flat however many there are.
+constexpr int kForEachVectorPage = 1024;
+
+static_assert(sizeof(float) == 4 && std::numeric_limits<float>::is_iec559,
+              "vectors are stored as IEEE-754 float32");
+
+// The stored form of a vector: float32 little-endian. On a little-endian host
+// (every one mnemo builds on today) these are the floats' own bytes; `buffer`
+// holds a byte-swapped copy elsewhere.
+std::string_view EncodeVector(const std::vector<float>& v, std::string& buffer) {
+  const std::string_view bytes(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+  if constexpr (std::endian::native == std::endian::little) return bytes;
+  buffer.assign(bytes);
+  for (size_t i = 0; i < buffer.size(); i += 4) {
+    std::swap(buffer[i], buffer[i + 3]);
+    std::swap(buffer[i + 1], buffer[i + 2]);
+  }
+  return buffer;
+}
+
+std::vector<float> DecodeVector(std::string_view blob) {
+  std::vector<float> v(blob.size() / sizeof(float));
+  std::memcpy(v.data(), blob.data(), v.size() * sizeof(float));
+  if constexpr (std::endian::native != std::endian::little) {
+    for (float& f : v) f = std::bit_cast<float>(__builtin_bswap32(std::bit_cast<uint32_t>(f)));
+  }
+  return v;
+}
+
+// `[1,2,3]`: a label list bound as one parameter and read with json_each, so
+// a batch is one statement whatever its size.
+std::string LabelsJson(std::span<const Label> labels) {
+  std::string out = "[";
+  for (Label label : labels) {
+    if (out.size() > 1) out += ',';
+    out += std::to_string(label);
+  }
+  out += ']';
+  return out;
+}
+
+// The items of `by_label` in the order of `labels`, each once; labels
+// without an item are left out.
+template <typename T>
+std::vector<T> InLabelOrder(std::span<const Label> labels, std::unordered_map<Label, T>& by_label) {
+  std::vector<T> out;
+  for (Label label : labels) {
+    auto it = by_label.find(label);
+    if (it == by_label.end()) continue;
+    out.push_back(std::move(it->second));
+    by_label.erase(it);  // a repeated label is returned once
+  }
+  return out;
+}
+
+Result<std::optional<size_t>> StoredDimension(Connection& db, std::string_view signature) {
+  MNEMO_ASSIGN_OR_RETURN(Statement s,
+                         db.Prepare("SELECT dim FROM entry_vectors WHERE signature = ? LIMIT 1",
+                                    "read the vector dimension"));
+  s.Bind(1, signature);
+  MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("read the vector dimension"));
+  if (!row) return std::optional<size_t>();
+  return std::optional<size_t>(static_cast<size_t>(s.ColumnInt(0)));
+}
+
+// Keeps the newest `limit` changes of `signature`; the newest older one
+// becomes the trim marker and the rest are deleted (vector_rules.h).
+Status TrimSignature(Connection& db, const std::string& signature, int64_t limit) {
+  int64_t marker = 0;
+  {
+    MNEMO_ASSIGN_OR_RETURN(Statement find,
+                           db.Prepare("SELECT seq FROM vector_changes WHERE signature = ? "
+                                      "ORDER BY seq DESC LIMIT 1 OFFSET ?",
+                                      "find where to trim the vector change log"));
+    find.Bind(1, signature);
+    find.Bind(2, limit);
+    MNEMO_ASSIGN_OR_RETURN(bool row, find.Step("find where to trim the vector change log"));
+    if (!row) return Status::Ok();
+    marker = find.ColumnInt(0);
+  }
+  MNEMO_ASSIGN_OR_RETURN(Statement drop,
+                         db.Prepare("DELETE FROM vector_changes WHERE signature = ? AND seq < ?",
+                                    "trim the vector change log"));
+  drop.Bind(1, signature);
+  drop.Bind(2, marker);
+  MNEMO_RETURN_IF_ERROR(drop.Run("trim the vector change log"));
+  MNEMO_ASSIGN_OR_RETURN(Statement mark,
+                         db.Prepare("UPDATE vector_changes SET present = ? WHERE seq = ?",
+                                    "mark the trimmed vector change log"));
+  mark.Bind(1, static_cast<int64_t>(kTrimMarker));
+  mark.Bind(2, marker);
+  return mark.Run("mark the trimmed vector change log");
+}
+
+}  // namespace
+
+Status SqliteBackend::DropVectorsLocked(Label label) {
+  Connection& db = *writer_;
+  {
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement log, db.Prepare("INSERT INTO vector_changes (signature, label, present) "
+                                  "SELECT signature, label, ? FROM entry_vectors WHERE label = ?",
+                                  "log the removal of the entry's vectors"));
+    log.Bind(1, static_cast<int64_t>(kChangeRemoved));
+    log.Bind(2, label);
+    MNEMO_RETURN_IF_ERROR(log.Run("log the removal of the entry's vectors"));
+  }
+  const int removed = sqlite3_changes(db.handle());
+  if (removed == 0) return Status::Ok();
+  logged_changes_ += removed;
+  MNEMO_ASSIGN_OR_RETURN(Statement drop, db.Prepare("DELETE FROM entry_vectors WHERE label = ?",
+                                                    "delete the entry's vectors"));
+  drop.Bind(1, label);
+  return drop.Run("delete the entry's vectors");
+}
+
+Status SqliteBackend::TrimVectorLogLocked() {
+  const int64_t logged = std::exchange(logged_changes_, 0);
+  if (logged == 0 || !trim_.Logged(logged)) return Status::Ok();
+  Connection& db = *writer_;
+  // Every signature, each found by one index seek (a skip-scan by hand).
+  std::optional<std::string> signature;
+  while (true) {
+    std::string found;
+    {
+      MNEMO_ASSIGN_OR_RETURN(
+          Statement next,
+          signature ? db.Prepare("SELECT signature FROM vector_changes WHERE signature > ? "
+                                 "ORDER BY signature LIMIT 1",
+                                 "list the vector signatures")
+                    : db.Prepare("SELECT signature FROM vector_changes ORDER BY signature LIMIT 1",
+                                 "list the vector signatures"));
+      if (signature) next.Bind(1, *signature);
+      MNEMO_ASSIGN_OR_RETURN(bool row, next.Step("list the vector signatures"));
+      if (!row) return Status::Ok();
+      found = next.ColumnText(0);
+    }
+    signature = std::move(found);
+    MNEMO_RETURN_IF_ERROR(TrimSignature(db, *signature, trim_.limit()));
+  }
+}
+
+Status SqliteBackend::PutVectors(std::string_view signature,
+                                 std::span<const LabeledVector> vectors) {
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  MNEMO_ASSIGN_OR_RETURN(std::optional<size_t> stored_dim, StoredDimension(db, signature));
+  MNEMO_RETURN_IF_ERROR(CheckVectorDimensions(signature, vectors, stored_dim));
+  if (vectors.empty()) return Status::Ok();
+  {
+    // Labels deleted meanwhile are skipped by the EXISTS; WHERE also keeps
+    // the upsert clause from being read as a join constraint.
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement put,
+        db.Prepare("INSERT INTO entry_vectors (label, signature, dim, vector) "
+                   "SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM entries WHERE rowid = ?1) "
+                   "ON CONFLICT (signature, label) DO UPDATE SET dim = excluded.dim, "
+                   "vector = excluded.vector",
+                   "store a vector"));
+    MNEMO_ASSIGN_OR_RETURN(Statement log,
+                           db.Prepare("INSERT INTO vector_changes (signature, label, present) "
+                                      "VALUES (?, ?, ?)",
+                                      "log a vector change"));
+    const auto dim = static_cast<int64_t>(vectors.front().vector.size());
+    std::string buffer;
+    for (const LabeledVector& v : vectors) {
+      put.Bind(1, v.label);
+      put.Bind(2, signature);
+      put.Bind(3, dim);
+      put.BindBlob(4, EncodeVector(v.vector, buffer));
+      MNEMO_RETURN_IF_ERROR(put.Run("store a vector"));
+      put.Reset();
+      if (sqlite3_changes(db.handle()) == 0) continue;
+      log.Bind(1, signature);
+      log.Bind(2, v.label);
+      log.Bind(3, static_cast<int64_t>(kChangePresent));
+      MNEMO_RETURN_IF_ERROR(log.Run("log a vector change"));
+      log.Reset();
+      ++logged_changes_;
+    }
+  }
+  MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked());
+  return txn.Commit();
+}
+
+Status SqliteBackend::ForEachVector(std::string_view signature,
+                                    const std::function<Status(const LabeledVector&)>& fn) {
+  Label after = 0;
+  while (true) {
+    // Pages by keyset, and `fn` runs with no connection held, so it may call
+    // back into the backend (even with a pool of one reader).
+    std::vector<LabeledVector> page;
+    {
+      ReaderLease db = AcquireReader();
+      MNEMO_ASSIGN_OR_RETURN(
+          Statement s,
+          db->Prepare("SELECT label, vector FROM entry_vectors WHERE signature = ? AND label > ? "
+                      "ORDER BY label LIMIT " +
+                          std::to_string(kForEachVectorPage),
+                      "read vectors"));
+      s.Bind(1, signature);
+      s.Bind(2, after);
+      while (true) {
+        MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("read vectors"));
+        if (!row) break;
+        page.push_back({s.ColumnInt(0), DecodeVector(s.ColumnBlob(1))});
+      }
+    }
+    for (const LabeledVector& v : page) MNEMO_RETURN_IF_ERROR(fn(v));
+    if (page.size() < static_cast<size_t>(kForEachVectorPage)) return Status::Ok();
+    after = page.back().label;
+  }
+}
+
+Result<std::vector<LabeledVector>> SqliteBackend::VectorsFor(std::string_view signature,
+                                                             std::span<const Label> labels) {
+  if (labels.empty()) return std::vector<LabeledVector>();
+  const std::string json = LabelsJson(labels);
+  std::unordered_map<Label, LabeledVector> found;
+  {
+    ReaderLease db = AcquireReader();
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement s, db->Prepare("SELECT label, vector FROM entry_vectors WHERE signature = ? "
+                                 "AND label IN (SELECT value FROM json_each(?))",
+                                 "read vectors"));
+    s.Bind(1, signature);
+    s.Bind(2, json);
+    while (true) {
+      MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("read vectors"));
+      if (!row) break;
+      const Label label = s.ColumnInt(0);
+      found[label] = {label, DecodeVector(s.ColumnBlob(1))};
+    }
+  }
+  return InLabelOrder(labels, found);
+}
+
+Result<std::vector<MissingVector>> SqliteBackend::MissingVectors(std::string_view signature,
+                                                                 Label after_label, int limit) {
+  std::vector<MissingVector> out;
+  if (limit <= 0) return out;
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement s,
+      db->Prepare("SELECT e.rowid, e.key, e.content FROM entries e WHERE e.rowid > ? AND NOT "
+                  "EXISTS (SELECT 1 FROM entry_vectors v WHERE v.signature = ? AND "
+                  "v.label = e.rowid) ORDER BY e.rowid LIMIT ?",
+                  "find entries without vectors"));
+  s.Bind(1, after_label);
+  s.Bind(2, signature);
+  s.Bind(3, static_cast<int64_t>(limit));
+  while (true) {
+    MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("find entries without vectors"));
+    if (!row) break;
+    out.push_back({s.ColumnInt(0), std::string(s.ColumnText(1)), std::string(s.ColumnText(2))});
+  }
+  return out;
+}
+
+Result<int64_t> SqliteBackend::CountMissingVectors(std::string_view signature) {
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement s, db->Prepare("SELECT COUNT(*) FROM entries e WHERE NOT EXISTS (SELECT 1 FROM "
+                               "entry_vectors v WHERE v.signature = ? AND v.label = e.rowid)",
+                               "count entries without vectors"));
+  s.Bind(1, signature);
+  MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("count entries without vectors"));
+  return row ? s.ColumnInt(0) : int64_t{0};
+}
+
+Result<int64_t> SqliteBackend::VectorWatermark(std::string_view signature) {
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(Statement s,
+                         db->Prepare("SELECT seq FROM vector_changes WHERE signature = ? "
+                                     "ORDER BY seq DESC LIMIT 1",
+                                     "read the vector watermark"));
+  s.Bind(1, signature);
+  MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("read the vector watermark"));
+  return row ? s.ColumnInt(0) : int64_t{0};
+}
+
+Result<std::vector<VectorChange>> SqliteBackend::VectorChangesSince(std::string_view signature,
+                                                                    int64_t seq, int limit) {
+  std::vector<VectorChange> out;
+  ReaderLease db = AcquireReader();
+  // One snapshot: the trim check and the changes must agree.
+  MNEMO_ASSIGN_OR_RETURN(Transaction snapshot, Transaction::BeginRead(*db));
+  {
+    MNEMO_ASSIGN_OR_RETURN(Statement oldest,
+                           db->Prepare("SELECT seq, present FROM vector_changes WHERE "
+                                       "signature = ? ORDER BY seq LIMIT 1",
+                                       "read the oldest vector change"));
+    oldest.Bind(1, signature);
+    MNEMO_ASSIGN_OR_RETURN(bool row, oldest.Step("read the oldest vector change"));
+    if (row && oldest.ColumnInt(1) == kTrimMarker && seq < oldest.ColumnInt(0)) {
+      return TrimmedLogError(signature, seq, oldest.ColumnInt(0));
+    }
+  }
+  if (limit <= 0) return out;
+  // A put carries the label's current vector (a later put's, or none when it
+  // was removed since): what a reader catching up needs, in fewer bytes.
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement s,
+      db->Prepare("SELECT c.seq, c.label, v.vector FROM vector_changes c "
+                  "LEFT JOIN entry_vectors v ON c.present = 1 AND v.signature = c.signature "
+                  "AND v.label = c.label WHERE c.signature = ? AND c.seq > ? AND c.present >= 0 "
+                  "ORDER BY c.seq LIMIT ?",
+                  "read vector changes"));
+  s.Bind(1, signature);
+  s.Bind(2, seq);
+  s.Bind(3, static_cast<int64_t>(limit));
+  while (true) {
+    MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("read vector changes"));
+    if (!row) break;
+    out.push_back(
+        {.seq = s.ColumnInt(0),
+         .label = s.ColumnInt(1),
+         .vector = s.ColumnIsNull(2) ? std::vector<float>() : DecodeVector(s.ColumnBlob(2))});
+  }
+  return out;
+}
+
+Result<std::vector<KeywordHit>> SqliteBackend::FetchByLabels(
+    std::span<const Label> labels, const EntryFilter& filter,
+    const std::vector<std::string>& terms) {
+  if (labels.empty()) return std::vector<KeywordHit>();
+  const SqlFilter f = BuildFilter(filter);
+  std::unordered_map<Label, KeywordHit> hits;
+  ReaderLease db = AcquireReader();
+  // One snapshot: the scores are those of the entries read.
+  MNEMO_ASSIGN_OR_RETURN(Transaction snapshot, Transaction::BeginRead(*db));
+  {
+    const std::string json = LabelsJson(labels);
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement s,
+        db->Prepare(std::string("SELECT e.rowid, ") + kEntryColumns +
+                        " FROM entries e WHERE e.rowid IN (SELECT value FROM json_each(?)) AND " +
+                        f.where,
+                    "read entries by label"));
+    s.Bind(1, json);
+    BindFilter(s, f, 2);
+    while (true) {
+      MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("read entries by label"));
+      if (!row) break;
+      const Label label = s.ColumnInt(0);
+      hits[label] = {.entry = ReadEntry(s, 1), .keyword_score = 0, .label = label};
+    }
+  }
+  const std::vector<std::string> distinct = DistinctTerms(terms);
+  if (!hits.empty() && !distinct.empty()) {
+    std::vector<Label> passed;
+    passed.reserve(hits.size());
+    for (const auto& [label, hit] : hits) passed.push_back(label);
+    const std::string json = LabelsJson(passed);
+    const std::string match = MatchExpression(distinct);
+    // The MATCH and mnemo_score of KeywordSearch, so the scores are the same.
+    // `+rowid` keeps the label list away from FTS5: given it as a rowid
+    // constraint, SQLite would run one FTS5 query (and recount every term's
+    // documents) per label.
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement s,
+        db->Prepare("SELECT entries_fts.rowid, mnemo_score(entries_fts, e.doc_length) FROM "
+                    "entries_fts CROSS JOIN entries e ON e.rowid = entries_fts.rowid "
+                    "WHERE entries_fts MATCH ? AND "
+                    "+entries_fts.rowid IN (SELECT value FROM json_each(?))",
+                    "score entries by label"));
+    s.Bind(1, match);
+    s.Bind(2, json);
+    while (true) {
+      MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("score entries by label"));
+      if (!row) break;
+      auto it = hits.find(s.ColumnInt(0));
+      if (it != hits.end()) it->second.keyword_score = s.ColumnDouble(1);
+    }
+  }
+  return InLabelOrder(labels, hits);
+}
+
+Result<int64_t> SqliteBackend::CountMatching(const EntryFilter& filter) {
+  const SqlFilter f = BuildFilter(filter);
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(Statement s, db->Prepare("SELECT COUNT(*) FROM entries e WHERE " + f.where,
+                                                  "count matching entries"));
+  BindFilter(s, f, 1);
+  MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("count matching entries"));
+  return row ? s.ColumnInt(0) : int64_t{0};
+}
+
+Result<std::vector<Label>> SqliteBackend::MatchingLabels(const EntryFilter& filter, int limit) {
+  std::vector<Label> out;
+  if (limit <= 0) return out;
+  const SqlFilter f = BuildFilter(filter);
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(Statement s, db->Prepare("SELECT e.rowid FROM entries e WHERE " + f.where +
+                                                      " ORDER BY e.rowid LIMIT ?",
+                                                  "list matching labels"));
+  const int next = BindFilter(s, f, 1);
+  s.Bind(next, static_cast<int64_t>(limit));
+  while (true) {
+    MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("list matching labels"));
+    if (!row) break;
+    out.push_back(s.ColumnInt(0));
+  }
+  return out;
+}
+
+}  // namespace mnemo::storage::internal

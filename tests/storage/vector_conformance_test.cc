@@ -1,0 +1,487 @@
+// The vector part of the storage contract (backend.h, "Vectors"): labels,
+// vectors per signature, their change log, and reads by label. Run unchanged
+// against every backend in kConformanceBackends.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "storage/backend.h"
+#include "storage/backend_factory.h"
+#include "text/query.h"
+
+namespace mnemo::storage {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+EntryWrite Write(std::string key, std::string content, std::string ns = "global") {
+  return EntryWrite{
+      .ns = std::move(ns), .key = std::move(key), .content = std::move(content), .now = 1000};
+}
+
+std::vector<float> Vec(float a, float b, float c) { return {a, b, c}; }
+
+std::vector<Label> LabelsOf(const std::vector<LabeledVector>& vectors) {
+  std::vector<Label> out;
+  for (const LabeledVector& v : vectors) out.push_back(v.label);
+  return out;
+}
+
+std::vector<Label> LabelsOf(const std::vector<KeywordHit>& hits) {
+  std::vector<Label> out;
+  for (const KeywordHit& h : hits) out.push_back(h.label);
+  return out;
+}
+
+std::vector<Label> LabelsOf(const std::vector<MissingVector>& missing) {
+  std::vector<Label> out;
+  for (const MissingVector& m : missing) out.push_back(m.label);
+  return out;
+}
+
+class VectorConformance : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    backend_ = testing::MakeBackend(GetParam(), dir_);
+    ASSERT_NE(backend_, nullptr) << "cannot open backend " << GetParam();
+  }
+
+  UpsertResult Put(const EntryWrite& w) {
+    auto r = backend_->Upsert(w);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : UpsertResult{};
+  }
+
+  void PutVectors(std::string_view signature, std::vector<LabeledVector> vectors) {
+    Status s = backend_->PutVectors(signature, vectors);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+  }
+
+  std::vector<LabeledVector> All(std::string_view signature) {
+    std::vector<LabeledVector> out;
+    Status s = backend_->ForEachVector(signature, [&](const LabeledVector& v) {
+      out.push_back(v);
+      return Status::Ok();
+    });
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return out;
+  }
+
+  std::vector<VectorChange> ChangesSince(std::string_view signature, int64_t seq,
+                                         int limit = 1000) {
+    auto r = backend_->VectorChangesSince(signature, seq, limit);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : std::vector<VectorChange>{};
+  }
+
+  int64_t Watermark(std::string_view signature) {
+    auto r = backend_->VectorWatermark(signature);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : -1;
+  }
+
+  std::vector<KeywordHit> Fetch(std::vector<Label> labels, const EntryFilter& filter = {},
+                                std::string_view query = "") {
+    auto r = backend_->FetchByLabels(labels, filter, text::QueryTerms(query));
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : std::vector<KeywordHit>{};
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Backend> backend_;
+};
+
+TEST_P(VectorConformance, LabelsArePositiveDistinctAndStableAcrossUpserts) {
+  const UpsertResult a = Put(Write("a", "alpha text"));
+  const UpsertResult b = Put(Write("b", "beta text"));
+  EXPECT_GT(a.label, 0);
+  EXPECT_GT(b.label, 0);
+  EXPECT_NE(a.label, b.label);
+  EntryWrite rewrite = Write("a", "alpha rewritten");
+  rewrite.tags = std::vector<std::string>{"t"};
+  EXPECT_EQ(Put(rewrite).label, a.label);
+  auto hits = backend_->KeywordSearch({.terms = text::QueryTerms("alpha")});
+  ASSERT_TRUE(hits.ok());
+  EXPECT_THAT(LabelsOf(*hits), ElementsAre(a.label));
+  EXPECT_THAT(LabelsOf(Fetch({b.label, a.label})), ElementsAre(b.label, a.label));
+}
+
+TEST_P(VectorConformance, LabelsOfDeletedEntriesAreNotReused) {
+  Put(Write("a", "one"));
+  const UpsertResult newest = Put(Write("b", "two"));
+  ASSERT_TRUE(backend_->Delete(newest.entry.id).ok());
+  const UpsertResult next = Put(Write("c", "three"));
+  EXPECT_GT(next.label, newest.label);
+}
+
+TEST_P(VectorConformance, TextChangedIsTrueForNewEntriesAndContentChangesOnly) {
+  EXPECT_TRUE(Put(Write("k", "first")).text_changed);
+  EntryWrite tags_only = Write("k", "first");
+  tags_only.tags = std::vector<std::string>{"x"};
+  tags_only.category = "daily";
+  EXPECT_FALSE(Put(tags_only).text_changed);
+  EXPECT_TRUE(Put(Write("k", "second")).text_changed);
+}
+
+TEST_P(VectorConformance, AContentChangeDeletesTheVectorsOfEverySignature) {
+  const Label k = Put(Write("k", "first")).label;
+  const Label other = Put(Write("other", "stays")).label;
+  PutVectors("s1", {{k, Vec(1, 2, 3)}, {other, Vec(4, 5, 6)}});
+  PutVectors("s2", {{k, {7, 8}}});
+  const int64_t before_s1 = Watermark("s1");
+  const int64_t before_s2 = Watermark("s2");
+
+  EntryWrite tags_only = Write("k", "first");
+  tags_only.tags = std::vector<std::string>{"x"};
+  Put(tags_only);
+  EXPECT_THAT(LabelsOf(All("s1")), ElementsAre(k, other));
+  EXPECT_THAT(LabelsOf(All("s2")), ElementsAre(k));
+  EXPECT_EQ(Watermark("s1"), before_s1);
+
+  const UpsertResult rewritten = Put(Write("k", "second"));
+  EXPECT_TRUE(rewritten.text_changed);
+  EXPECT_THAT(LabelsOf(All("s1")), ElementsAre(other));
+  EXPECT_THAT(All("s2"), IsEmpty());
+  const auto s1 = ChangesSince("s1", before_s1);
+  ASSERT_EQ(s1.size(), 1u);
+  EXPECT_EQ(s1[0].label, k);
+  EXPECT_THAT(s1[0].vector, IsEmpty());
+  const auto s2 = ChangesSince("s2", before_s2);
+  ASSERT_EQ(s2.size(), 1u);
+  EXPECT_EQ(s2[0].label, k);
+  EXPECT_THAT(s2[0].vector, IsEmpty());
+}
+
+TEST_P(VectorConformance, DeletingAnEntryDeletesAndLogsItsVectors) {
+  const UpsertResult k = Put(Write("k", "text"));
+  PutVectors("s", {{k.label, Vec(1, 0, 0)}});
+  const int64_t before = Watermark("s");
+  ASSERT_TRUE(backend_->Delete(k.entry.id).ok());
+  EXPECT_THAT(All("s"), IsEmpty());
+  auto changes = ChangesSince("s", before);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].label, k.label);
+  EXPECT_THAT(changes[0].vector, IsEmpty());
+  EXPECT_GT(Watermark("s"), before);
+}
+
+TEST_P(VectorConformance, UpsertBatchDeletesVectorsPerWriteAndAFailedBatchKeepsThem) {
+  const Label a = Put(Write("a", "one")).label;
+  const Label b = Put(Write("b", "two")).label;
+  PutVectors("s", {{a, Vec(1, 0, 0)}, {b, Vec(0, 1, 0)}});
+  const int64_t before = Watermark("s");
+
+  std::vector<EntryWrite> failing = {Write("a", "changed"), Write("", "empty key")};
+  ASSERT_FALSE(backend_->UpsertBatch(failing).ok());
+  EXPECT_THAT(LabelsOf(All("s")), ElementsAre(a, b));
+  EXPECT_EQ(Watermark("s"), before);
+  EXPECT_THAT(ChangesSince("s", before), IsEmpty());
+
+  std::vector<EntryWrite> batch = {Write("a", "changed"), Write("b", "two"), Write("c", "new")};
+  auto created = backend_->UpsertBatch(batch);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(*created, 1);
+  EXPECT_THAT(LabelsOf(All("s")), ElementsAre(b));
+  auto changes = ChangesSince("s", before);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].label, a);
+}
+
+TEST_P(VectorConformance, PutVectorsChecksDimensions) {
+  const Label a = Put(Write("a", "one")).label;
+  const Label b = Put(Write("b", "two")).label;
+  Status mixed =
+      backend_->PutVectors("s", std::vector<LabeledVector>{{a, Vec(1, 2, 3)}, {b, {1, 2}}});
+  EXPECT_EQ(mixed.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(mixed.message(), HasSubstr("expected 3"));
+  EXPECT_THAT(mixed.message(), HasSubstr("got 2"));
+  EXPECT_THAT(All("s"), IsEmpty());
+
+  Status empty = backend_->PutVectors("s", std::vector<LabeledVector>{{a, {}}});
+  EXPECT_EQ(empty.code(), StatusCode::kInvalidArgument);
+
+  PutVectors("s", {{a, Vec(1, 2, 3)}});
+  Status other = backend_->PutVectors("s", std::vector<LabeledVector>{{b, {1, 2, 3, 4}}});
+  EXPECT_EQ(other.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(other.message(), HasSubstr("expected 3"));
+  EXPECT_THAT(other.message(), HasSubstr("got 4"));
+  // Another signature is another space, with its own dimension.
+  PutVectors("t", {{b, {1, 2, 3, 4}}});
+  EXPECT_TRUE(backend_->PutVectors("s", std::vector<LabeledVector>{}).ok());
+
+  // Once a signature has no vectors left, any dimension starts it again.
+  Put(Write("a", "rewritten"));
+  PutVectors("s", {{a, {1, 2}}});
+  EXPECT_THAT(LabelsOf(All("s")), ElementsAre(a));
+}
+
+TEST_P(VectorConformance, PutVectorsReplacesAndSkipsLabelsThatDoNotExist) {
+  const UpsertResult a = Put(Write("a", "one"));
+  const UpsertResult gone = Put(Write("gone", "two"));
+  ASSERT_TRUE(backend_->Delete(gone.entry.id).ok());
+  const int64_t before = Watermark("s");
+  PutVectors("s", {{a.label, Vec(1, 2, 3)}, {gone.label, Vec(4, 5, 6)}, {999999, Vec(7, 8, 9)}});
+  PutVectors("s", {{a.label, Vec(3, 2, 1)}});
+  auto all = All("s");
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].label, a.label);
+  EXPECT_EQ(all[0].vector, Vec(3, 2, 1));
+  // Only stored vectors are logged.
+  EXPECT_EQ(ChangesSince("s", before).size(), 2u);
+}
+
+TEST_P(VectorConformance, ForEachVectorVisitsEveryVectorInLabelOrderAndStopsAtAnError) {
+  constexpr int kEntries = 2500;  // more than one page
+  std::vector<EntryWrite> writes;
+  for (int i = 0; i < kEntries; ++i) {
+    writes.push_back(Write("k" + std::to_string(i), "text " + std::to_string(i)));
+  }
+  ASSERT_TRUE(backend_->UpsertBatch(writes).ok());
+  std::vector<Label> labels;
+  auto missing = backend_->MissingVectors("s", 0, kEntries);
+  ASSERT_TRUE(missing.ok());
+  ASSERT_EQ(missing->size(), static_cast<size_t>(kEntries));
+  std::vector<LabeledVector> vectors;
+  // Stored in reverse order; read back in label order.
+  for (auto it = missing->rbegin(); it != missing->rend(); ++it) {
+    vectors.push_back({it->label, Vec(static_cast<float>(it->label), 0.5f, -1)});
+    labels.push_back(it->label);
+  }
+  PutVectors("s", vectors);
+  std::sort(labels.begin(), labels.end());
+  auto all = All("s");
+  EXPECT_EQ(LabelsOf(all), labels);
+  for (const LabeledVector& v : all)
+    EXPECT_EQ(v.vector, Vec(static_cast<float>(v.label), 0.5f, -1));
+
+  int seen = 0;
+  Status s = backend_->ForEachVector("s", [&](const LabeledVector&) {
+    return ++seen == 3 ? Internal("stop here") : Status::Ok();
+  });
+  EXPECT_EQ(s.code(), StatusCode::kInternal);
+  EXPECT_EQ(seen, 3);
+
+  // The callback may call back into the backend.
+  int nested = 0;
+  s = backend_->ForEachVector("s", [&](const LabeledVector& v) {
+    if (++nested > 2) return Status::Ok();
+    auto again = backend_->VectorsFor("s", std::vector<Label>{v.label});
+    return again.ok() && again->size() == 1 ? Status::Ok() : Internal("nested read failed");
+  });
+  EXPECT_TRUE(s.ok()) << s.ToString();
+}
+
+TEST_P(VectorConformance, VectorsForReturnsThePresentOnesInTheGivenOrder) {
+  const Label a = Put(Write("a", "one")).label;
+  const Label b = Put(Write("b", "two")).label;
+  const Label c = Put(Write("c", "three")).label;
+  PutVectors("s", {{a, Vec(1, 0, 0)}, {c, Vec(0, 0, 1)}});
+  auto r = backend_->VectorsFor("s", std::vector<Label>{c, b, a, 424242, c});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_THAT(LabelsOf(*r), ElementsAre(c, a));
+  EXPECT_EQ((*r)[0].vector, Vec(0, 0, 1));
+  auto none = backend_->VectorsFor("other", std::vector<Label>{a});
+  ASSERT_TRUE(none.ok());
+  EXPECT_THAT(*none, IsEmpty());
+}
+
+TEST_P(VectorConformance, MissingVectorsPagesOverEveryNamespaceAndArchivedEntries) {
+  const Label a = Put(Write("a", "one")).label;
+  const Label b = Put(Write("b", "two", "tool-send_email")).label;
+  EntryWrite archived = Write("c", "three", "work");
+  archived.archived = true;
+  const Label c = Put(archived).label;
+  const Label d = Put(Write("d", "four")).label;
+  const Label e = Put(Write("e", "five")).label;
+  PutVectors("s", {{d, Vec(1, 1, 1)}});
+  auto count = backend_->CountMissingVectors("s");
+  ASSERT_TRUE(count.ok());
+  EXPECT_EQ(*count, 4);
+
+  auto page = backend_->MissingVectors("s", 0, 2);
+  ASSERT_TRUE(page.ok());
+  EXPECT_THAT(LabelsOf(*page), ElementsAre(a, b));
+  EXPECT_EQ((*page)[1].key, "b");
+  EXPECT_EQ((*page)[1].content, "two");
+  page = backend_->MissingVectors("s", (*page)[1].label, 2);
+  ASSERT_TRUE(page.ok());
+  EXPECT_THAT(LabelsOf(*page), ElementsAre(c, e));
+  page = backend_->MissingVectors("s", e, 2);
+  ASSERT_TRUE(page.ok());
+  EXPECT_THAT(*page, IsEmpty());
+
+  auto other = backend_->CountMissingVectors("other");
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(*other, 5);
+}
+
+TEST_P(VectorConformance, TheWatermarkGrowsAndChangesListPutsAndRemovalsInOrder) {
+  EXPECT_EQ(Watermark("s"), 0);
+  EXPECT_THAT(ChangesSince("s", 0), IsEmpty());
+  const UpsertResult a = Put(Write("a", "one"));
+  const UpsertResult b = Put(Write("b", "two"));
+  PutVectors("s", {{a.label, Vec(1, 0, 0)}});
+  const int64_t w1 = Watermark("s");
+  EXPECT_GT(w1, 0);
+  PutVectors("t", {{a.label, {5}}});
+  EXPECT_EQ(Watermark("s"), w1) << "another signature's change";
+  PutVectors("s", {{b.label, Vec(0, 1, 0)}});
+  const int64_t w2 = Watermark("s");
+  EXPECT_GT(w2, w1);
+  ASSERT_TRUE(backend_->Delete(b.entry.id).ok());
+  PutVectors("s", {{a.label, Vec(0, 0, 2)}});
+  const int64_t w3 = Watermark("s");
+  EXPECT_GT(w3, w2);
+
+  auto changes = ChangesSince("s", 0);
+  ASSERT_EQ(changes.size(), 4u);
+  EXPECT_EQ(changes[0].label, a.label);
+  // A put reads the label's current vector (replaced since).
+  EXPECT_EQ(changes[0].vector, Vec(0, 0, 2));
+  EXPECT_EQ(changes[1].label, b.label);
+  EXPECT_THAT(changes[1].vector, IsEmpty()) << "deleted since";
+  EXPECT_EQ(changes[2].label, b.label);
+  EXPECT_THAT(changes[2].vector, IsEmpty());
+  EXPECT_EQ(changes[3].label, a.label);
+  EXPECT_EQ(changes[3].vector, Vec(0, 0, 2));
+  EXPECT_EQ(changes[0].seq, w1);
+  EXPECT_EQ(changes[3].seq, w3);
+  for (size_t i = 1; i < changes.size(); ++i) EXPECT_GT(changes[i].seq, changes[i - 1].seq);
+
+  auto limited = ChangesSince("s", 0, 2);
+  ASSERT_EQ(limited.size(), 2u);
+  EXPECT_EQ(ChangesSince("s", limited[1].seq).size(), 2u);
+  EXPECT_THAT(ChangesSince("s", w3), IsEmpty());
+}
+
+TEST_P(VectorConformance, AReaderBehindATrimmedLogIsToldToRebuild) {
+  testing::TempDir dir;
+  auto small = testing::MakeBackend(GetParam(), dir, /*vector_log_limit=*/4);
+  ASSERT_NE(small, nullptr);
+  auto r = small->Upsert(Write("a", "one"));
+  ASSERT_TRUE(r.ok());
+  const Label a = r->label;
+  // "t" starts late: its log was never trimmed, so a reader from 0 is fine
+  // even though earlier sequence numbers belong to "s".
+  std::vector<int64_t> seqs;
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(
+        small->PutVectors("s", std::vector<LabeledVector>{{a, Vec(static_cast<float>(i), 0, 0)}})
+            .ok());
+    auto w = small->VectorWatermark("s");
+    ASSERT_TRUE(w.ok());
+    seqs.push_back(*w);
+  }
+  ASSERT_TRUE(small->PutVectors("t", std::vector<LabeledVector>{{a, {1}}}).ok());
+  auto from_zero = small->VectorChangesSince("t", 0, 100);
+  ASSERT_TRUE(from_zero.ok()) << from_zero.status().ToString();
+  EXPECT_EQ(from_zero->size(), 1u);
+
+  // The newest 4 changes of "s" are kept; a reader that saw the one before
+  // them misses nothing, an older one must rebuild.
+  auto kept = small->VectorChangesSince("s", seqs[5], 100);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  ASSERT_EQ(kept->size(), 4u);
+  EXPECT_EQ(kept->front().seq, seqs[6]);
+  for (int64_t behind : {int64_t{0}, seqs[0], seqs[4]}) {
+    auto old = small->VectorChangesSince("s", behind, 100);
+    ASSERT_FALSE(old.ok()) << behind;
+    EXPECT_EQ(old.status().code(), StatusCode::kNotFound);
+    EXPECT_THAT(old.status().message(), HasSubstr("rebuild"));
+  }
+  auto w = small->VectorWatermark("s");
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(*w, seqs[9]);
+}
+
+TEST_P(VectorConformance, FetchByLabelsFiltersScoresLikeKeywordSearchAndKeepsTheOrder) {
+  const Label relay = Put(Write("smtp", "the smtp relay is smtp.example.com")).label;
+  const Label notes = Put(Write("notes", "relay relay relay and a longer tail of words")).label;
+  const Label other = Put(Write("other", "nothing to see")).label;
+  const Label system = Put(Write("tool", "relay settings", "tool-send_email")).label;
+  EntryWrite archived_write = Write("old", "an archived relay");
+  archived_write.archived = true;
+  const Label archived = Put(archived_write).label;
+  EntryWrite daily_write = Write("daily", "relay daily note");
+  daily_write.category = "daily";
+  daily_write.tags = std::vector<std::string>{"ops"};
+  const Label daily = Put(daily_write).label;
+  EntryWrite private_write = Write("secret", "bob's relay");
+  private_write.owner = "bob";
+  const Label secret = Put(private_write).label;
+
+  const std::vector<Label> order = {other, daily, system, 987654, notes, archived, secret, relay};
+  auto hits = Fetch(order, {}, "smtp relay");
+  EXPECT_THAT(LabelsOf(hits), ElementsAre(other, daily, notes, secret, relay));
+  auto search = backend_->KeywordSearch({.terms = text::QueryTerms("smtp relay")});
+  ASSERT_TRUE(search.ok());
+  ASSERT_FALSE(search->empty());
+  for (const KeywordHit& hit : hits) {
+    if (hit.label == other) {
+      EXPECT_EQ(hit.keyword_score, 0.0);
+      EXPECT_EQ(hit.entry.key, "other");
+      continue;
+    }
+    bool found = false;
+    for (const KeywordHit& s : *search) {
+      if (s.label != hit.label) continue;
+      found = true;
+      EXPECT_EQ(hit.keyword_score, s.keyword_score) << hit.entry.key;  // exactly
+      EXPECT_EQ(hit.entry.id, s.entry.id);
+    }
+    EXPECT_TRUE(found) << hit.entry.key;
+    EXPECT_GT(hit.keyword_score, 0) << hit.entry.key;
+  }
+
+  EXPECT_THAT(LabelsOf(Fetch(order, {.include_archived = true})),
+              ElementsAre(other, daily, notes, archived, secret, relay));
+  EXPECT_THAT(LabelsOf(Fetch(order, {.ns = "tool-send_email"})), ElementsAre(system));
+  EXPECT_THAT(LabelsOf(Fetch(order, {.category = "daily"})), ElementsAre(daily));
+  EXPECT_THAT(LabelsOf(Fetch(order, {.tags = {"ops"}})), ElementsAre(daily));
+  EXPECT_THAT(LabelsOf(Fetch(order, {.scope = {.all = false, .principal = "local"}})),
+              ElementsAre(other, daily, notes, relay));
+  EXPECT_THAT(Fetch({}), IsEmpty());
+  auto no_terms = Fetch({relay, relay});
+  ASSERT_EQ(no_terms.size(), 1u);
+  EXPECT_EQ(no_terms[0].keyword_score, 0.0);
+}
+
+TEST_P(VectorConformance, CountMatchingAndMatchingLabelsApplyTheFilterInLabelOrder) {
+  std::vector<Label> work;
+  for (int i = 0; i < 5; ++i) {
+    EntryWrite w = Write("w" + std::to_string(i), "text", "work");
+    w.category = i % 2 == 0 ? "daily" : "core";
+    work.push_back(Put(w).label);
+    Put(Write("g" + std::to_string(i), "text"));
+  }
+  Put(Write("sys", "text", "tool_effectiveness"));
+  auto all = backend_->CountMatching({});
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(*all, 10);
+  auto in_work = backend_->CountMatching({.ns = "work"});
+  ASSERT_TRUE(in_work.ok());
+  EXPECT_EQ(*in_work, 5);
+  auto daily = backend_->MatchingLabels({.category = "daily", .ns = "work"}, 10);
+  ASSERT_TRUE(daily.ok());
+  EXPECT_THAT(*daily, ElementsAre(work[0], work[2], work[4]));
+  auto limited = backend_->MatchingLabels({.ns = "work"}, 2);
+  ASSERT_TRUE(limited.ok());
+  EXPECT_THAT(*limited, ElementsAre(work[0], work[1]));
+  auto none = backend_->CountMatching({.ns = "nowhere"});
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(*none, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Backends, VectorConformance,
+    ::testing::ValuesIn(std::vector<std::string>(std::begin(testing::kConformanceBackends),
+                                                 std::end(testing::kConformanceBackends))),
+    [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace mnemo::storage
