@@ -219,7 +219,7 @@ Status SaveIndexFile(const std::filesystem::path& path, const VectorIndex& index
     return Unavailable("cannot create index file " + temp.string() + ": " + Errno());
   }
   auto fail = [&](const std::string& what) {
-    const Status st = Unavailable("cannot write index file " + path.string() + ": " + what);
+    Status st = Unavailable("cannot write index file " + path.string() + ": " + what);
     ::unlink(temp.c_str());
     return st;
   };
