@@ -14,6 +14,8 @@ struct BenchArgs {
   int64_t limit = 0;      // memories to load; 0 = all
   int64_t queries = 0;    // queries to run; 0 = all
   std::string backend = "sqlite";
+  // keyword (embedder none), hybrid (hash embedder) or all (both runs).
+  std::string mode = "all";
 };
 
 // Returns the process exit code (0 ok, 1 bad arguments or dataset, 2 internal).

@@ -1,3 +1,8 @@
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+
 #include "cli_common.h"
 
 #include <filesystem>
@@ -63,6 +68,24 @@ int RunMethod(const GlobalOptions& g, std::string_view method, const nlohmann::j
     std::cout << transport::RenderText(*spec, validated, *result) << "\n";
   }
   return kExitOk;
+}
+
+ProgressFn TerminalProgress(std::string label) {
+  if (!isatty(STDERR_FILENO)) return {};
+  return [label = std::move(label)](int64_t done, int64_t total) {
+    constexpr int kWidth = 30;
+    std::string line = "\r" + label + " ";
+    if (total > 0) {
+      const int64_t filled = std::min<int64_t>(kWidth, done * kWidth / total);
+      line += "[" + std::string(static_cast<size_t>(filled), '#') +
+              std::string(static_cast<size_t>(kWidth - filled), '-') + "] " +
+              std::to_string(done * 100 / total) + "% " + std::to_string(done) + "/" +
+              std::to_string(total);
+    } else {
+      line += std::to_string(done);
+    }
+    std::cerr << line << std::flush;
+  };
 }
 
 }  // namespace mnemo::app

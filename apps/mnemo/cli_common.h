@@ -46,6 +46,11 @@ int ExitCodeFor(const Status& status);
 // Prints "mnemo: <message>" on stderr and returns ExitCodeFor(status).
 int Fail(const Status& status);
 
+// A progress bar on stderr for long operations ("importing [#####-----] 50%
+// 500/1000"), or an empty function when stderr is not a terminal, so scripts
+// and logs stay quiet (spec 60).
+ProgressFn TerminalProgress(std::string label);
+
 // Renders a method's result for humans; null: the method's text rendering.
 using HumanRenderer =
     std::function<std::string(const nlohmann::json& params, const nlohmann::json& result)>;

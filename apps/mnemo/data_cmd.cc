@@ -37,14 +37,7 @@ int Import(const GlobalOptions& g, const std::string& file) {
   if (!in) return Fail(InvalidArgument("cannot read " + file + ": no such readable file"));
   Result<Session> session = OpenSession(g);
   if (!session.ok()) return Fail(session.status());
-  ProgressFn progress;
-  if (isatty(STDERR_FILENO)) {
-    progress = [](int64_t done, int64_t total) {
-      std::cerr << "\rimporting " << done;
-      if (total > 0) std::cerr << "/" << total;
-      std::cerr << std::flush;
-    };
-  }
+  ProgressFn progress = TerminalProgress("importing");
   Result<ImportReport> report = session->engine->ImportJsonl(session->principal, in, progress);
   if (progress) std::cerr << "\n";
   if (!report.ok()) return Fail(report.status());
@@ -54,6 +47,34 @@ int Import(const GlobalOptions& g, const std::string& file) {
   } else {
     std::cout << "Imported " << report->imported << " entries (" << report->created << " new) from "
               << file << "\n";
+  }
+  return kExitOk;
+}
+
+int Reindex(const GlobalOptions& g) {
+  Result<Session> session = OpenSession(g);
+  if (!session.ok()) return Fail(session.status());
+  ProgressFn progress = TerminalProgress("embedding");
+  Result<ReindexReport> r = session->engine->Reindex(session->principal, progress);
+  if (progress) std::cerr << "\n";
+  if (!r.ok()) return Fail(r.status());
+  if (g.json) {
+    std::cout << nlohmann::json{{"signature", r->signature},
+                                {"embedded", r->embedded},
+                                {"failed", r->failed},
+                                {"indexed", r->indexed}}
+                     .dump()
+              << "\n";
+  } else if (r->signature.empty()) {
+    std::cout << "No embedder configured ([embedding] provider = \"none\"): nothing to embed\n";
+  } else {
+    std::cout << "Reindexed " << r->signature << ": " << r->embedded << " embedded, " << r->failed
+              << " still pending, " << r->indexed << " vectors in the index\n";
+  }
+  if (r->failed > 0) {
+    std::cerr << "mnemo: " << r->failed
+              << " entries still have no vector: the embedder did not answer (see above)\n";
+    return kExitUser;
   }
   return kExitOk;
 }
@@ -69,6 +90,9 @@ void AddDataCommands(CLI::App& app, GlobalOptions& g, Action& action) {
   CLI::App* imp = app.add_subcommand("import", "Load a JSONL file (all lines or none)");
   imp->add_option("file", *file, "JSONL file, one entry per line")->required();
   imp->callback([&g, &action, file] { action = [&g, file] { return Import(g, *file); }; });
+
+  app.add_subcommand("reindex", "Embed entries missing a vector and rebuild the vector index")
+      ->callback([&g, &action] { action = [&g] { return Reindex(g); }; });
 }
 
 }  // namespace mnemo::app

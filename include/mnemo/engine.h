@@ -61,6 +61,11 @@ class Engine {
   Result<ListPage> List(const Principal& who, const ListRequest& req);
   Result<Stats> GetStats(const Principal& who);
 
+  // Embeds every entry that lacks a vector of the embedder's signature
+  // (new signature, text changed, embedder failed earlier) and rebuilds the
+  // vector index from storage. Progress counts entries embedded.
+  Result<ReindexReport> Reindex(const Principal& who, const ProgressFn& progress = {});
+
   // JSONL, one entry per line with every field of Entry.
   Status ExportJsonl(const Principal& who, std::ostream& out);
   // Validates every line first; any bad line -> kInvalidArgument whose

@@ -47,6 +47,9 @@ struct StoreRequest {
   std::string ns = "global";
   std::optional<std::vector<std::string>> tags;  // absent: keep on upsert
   std::optional<Visibility> visibility;          // absent: keep on upsert (private when new)
+  // Bring-your-own vector (spec 20): stored in the space `external:<dim>`
+  // beside the embedder's own vector. Normalised by the engine.
+  std::optional<std::vector<float>> embedding;
 };
 
 struct StoreResult {
@@ -77,6 +80,9 @@ struct SearchRequest {
   int max_results = 20;             // 1..100
   std::optional<double> min_score;  // absent: search.min_relevance_score
   bool include_archived = false;
+  // Bring-your-own query vector: the vector side searches `external:<dim>`
+  // instead of embedding the query.
+  std::optional<std::vector<float>> embedding;
 };
 
 struct SearchHit {
@@ -140,6 +146,13 @@ struct Stats {
   std::vector<std::pair<std::string, int64_t>> by_namespace;  // sorted by name
   std::string backend;
   int schema_version = 0;
+};
+
+struct ReindexReport {
+  std::string signature;  // the embedder's space ("" without an embedder)
+  int64_t embedded = 0;   // vectors computed and stored
+  int64_t failed = 0;     // left pending (embedder errors)
+  int64_t indexed = 0;    // vectors in the rebuilt index
 };
 
 struct ImportReport {

@@ -87,6 +87,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->workspace = std::filesystem::canonical(ws, ec).string();
   if (ec) return Unavailable("workspace " + ws + " cannot be resolved: " + ec.message());
   MNEMO_ASSIGN_OR_RETURN(impl->backend, OpenBackend(impl->config, impl->workspace));
+  MNEMO_RETURN_IF_ERROR(impl->OpenVectors());
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
@@ -118,6 +119,9 @@ Result<ListPage> Engine::List(const Principal& who, const ListRequest& req) {
   return impl_->List(who, req);
 }
 Result<Stats> Engine::GetStats(const Principal& who) { return impl_->GetStats(who); }
+Result<ReindexReport> Engine::Reindex(const Principal& who, const ProgressFn& progress) {
+  return impl_->Reindex(who, progress);
+}
 Status Engine::ExportJsonl(const Principal& who, std::ostream& out) {
   return impl_->ExportJsonl(who, out);
 }

@@ -1,9 +1,14 @@
 // Engine::Impl: the state behind the public Engine. Private to src/core.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
+#include "core/hybrid_search.h"
+#include "core/vector_space.h"
+#include "embed/embedder.h"
 #include "mnemo/engine.h"
 #include "storage/backend.h"
 
@@ -18,6 +23,13 @@ struct Engine::Impl {
   std::string workspace;  // absolute
   std::shared_ptr<Clock> clock;
   std::unique_ptr<storage::Backend> backend;
+  // Vectors (vectors.cc). `embedder` is null with provider "none".
+  std::unique_ptr<embed::Embedder> embedder;
+  index::IndexOptions index_options;
+  std::mutex spaces_mu;
+  std::map<std::string, std::shared_ptr<VectorSpace>> spaces;  // by signature
+
+  ~Impl();
 
   // Whose entries `who` may read: everything while ACL is off or for admins.
   storage::ReadScope ScopeFor(const Principal& who) const;
@@ -36,6 +48,28 @@ struct Engine::Impl {
   // Search (search.cc).
   Result<SearchResponse> Search(const Principal& who, const SearchRequest& req);
   Result<RecallResponse> Recall(const Principal& who, const RecallRequest& req);
+  // Hybrid search parts (hybrid_search.cc): picks the vector space and query
+  // vector (or records why the vector side is degraded), then gathers the
+  // candidates of both sides with both signals.
+  Status PrepareVectorSide(const SearchRequest& req, HybridQuery* q,
+                           std::optional<std::string>* degraded);
+  Result<std::vector<Candidate>> CollectCandidates(const HybridQuery& q);
+
+  // Vectors (vectors.cc).
+  Status OpenVectors();
+  // The space of `signature` (opened on first use).
+  Result<std::shared_ptr<VectorSpace>> Space(const std::string& signature, size_t dims);
+  // The embedder's own space, or null without an embedder.
+  Result<std::shared_ptr<VectorSpace>> EmbedderSpace();
+  // Embeds `texts` and stores them under `labels` in the embedder's space.
+  // Failure is not fatal (spec 20): the entries stay without a vector
+  // (pending) and the returned count says how many were stored.
+  int64_t EmbedAndStore(std::span<const storage::Label> labels, std::span<const std::string> texts,
+                        bool sync = true);
+  // Embeds every entry lacking a vector in the embedder's space.
+  Result<ReindexReport> FillMissingVectors(const ProgressFn& progress);
+  Result<ReindexReport> Reindex(const Principal& who, const ProgressFn& progress);
+  Status StoreExternalVector(storage::Label label, const std::vector<float>& v);
 
   // Export and import (import_export.cc).
   Status ExportJsonl(const Principal& who, std::ostream& out);

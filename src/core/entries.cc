@@ -37,6 +37,7 @@ Result<StoreResult> Engine::Impl::Store(const Principal& who, const StoreRequest
   MNEMO_RETURN_IF_ERROR(ValidateCategory(req.category, "category"));
   if (req.tags) MNEMO_RETURN_IF_ERROR(ValidateTags(*req.tags, "tags"));
   MNEMO_RETURN_IF_ERROR(CheckSecret(config, req.content, "value"));
+  if (req.embedding) MNEMO_RETURN_IF_ERROR(ValidateEmbedding(*req.embedding));
   storage::EntryWrite w;
   w.owner = who.name;
   w.ns = req.ns;
@@ -47,6 +48,13 @@ Result<StoreResult> Engine::Impl::Store(const Principal& who, const StoreRequest
   w.visibility = req.visibility;
   w.now = clock->NowMs();
   MNEMO_ASSIGN_OR_RETURN(storage::UpsertResult r, backend->Upsert(w));
+  // The entry is stored; vectors follow, and their failure is not fatal.
+  if (r.text_changed) {
+    const storage::Label labels[] = {r.label};
+    const std::string texts[] = {req.content};
+    EmbedAndStore(labels, texts);
+  }
+  if (req.embedding) MNEMO_RETURN_IF_ERROR(StoreExternalVector(r.label, *req.embedding));
   return StoreResult{r.entry.key, r.entry.ns, r.entry.category, r.entry.id, r.created};
 }
 

@@ -90,7 +90,11 @@ Result<ImportReport> Engine::Impl::ImportJsonl(const Principal& who, std::istrea
   ImportReport report;
   MNEMO_ASSIGN_OR_RETURN(report.created, backend->UpsertBatch(writes));
   report.imported = static_cast<int64_t>(writes.size());
+  writes.clear();
   if (progress) progress(line_no, line_no);
+  // Vectors for what changed; an embedder failure leaves them pending.
+  MNEMO_ASSIGN_OR_RETURN(ReindexReport vectors, FillMissingVectors({}));
+  (void)vectors;
   return report;
 }
 

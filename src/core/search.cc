@@ -1,11 +1,14 @@
 // memory_search and memory_recall over entries (spec 10, spec 20 "Scores").
 //
-// Keyword side only for now: the final score is the normalised keyword score
-// and vector_score is null. Fusion with vectors plugs in here (spec 20).
+// Hybrid: candidates come from both sides (top-N keyword hits and top-N
+// vector neighbours, filters applied inside each), every candidate gets both
+// signals (hybrid_search.cc), and fusion.h turns them into the final score.
 
 #include <algorithm>
 
 #include "core/engine_impl.h"
+#include "core/fusion.h"
+#include "core/hybrid_search.h"
 #include "core/validation.h"
 #include "text/query.h"
 #include "text/snippet.h"
@@ -42,36 +45,55 @@ Result<SearchResponse> Engine::Impl::Search(const Principal& who, const SearchRe
   if (req.category) MNEMO_RETURN_IF_ERROR(ValidateCategory(*req.category, "category"));
   if (req.ns) MNEMO_RETURN_IF_ERROR(ValidateNamespace(*req.ns, "namespace"));
   MNEMO_RETURN_IF_ERROR(ValidateTags(req.tags, "tags"));
+  if (req.embedding) MNEMO_RETURN_IF_ERROR(ValidateEmbedding(*req.embedding));
   double min_score = req.min_score.value_or(config.search.min_relevance_score);
   if (!(min_score >= 0 && min_score <= 1)) {
     return InvalidArgument("min_score must be between 0 and 1", "min_score");
   }
 
-  storage::KeywordQuery q;
+  HybridQuery q;
   q.terms = text::QueryTerms(req.query);
   q.filter.category = req.category;
   q.filter.ns = req.ns;
   q.filter.tags = req.tags;
   q.filter.include_archived = req.include_archived;
   q.filter.scope = ScopeFor(who);
-  q.limit = req.max_results;
+  // Candidates from both sides, N >= 4k each (spec 20).
+  q.candidates = std::max(4 * req.max_results, 40);
   SearchResponse resp;
-  if (q.terms.empty()) return resp;  // nothing searchable (punctuation only)
-  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::KeywordHit> hits, backend->KeywordSearch(q));
-  for (storage::KeywordHit& h : hits) {
-    // Hits arrive ordered by score, so the first one under the threshold ends it.
-    if (h.keyword_score < min_score) break;
+  MNEMO_RETURN_IF_ERROR(PrepareVectorSide(req, &q, &resp.degraded));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<Candidate> found, CollectCandidates(q));
+
+  std::vector<FusionInput> inputs;
+  inputs.reserve(found.size());
+  for (const Candidate& c : found) {
+    inputs.push_back({.keyword = c.hit.keyword_score,
+                      .vector = c.vector,
+                      .updated_at = c.hit.entry.updated_at,
+                      .key = c.hit.entry.key});
+  }
+  FusionOptions fusion{
+      .mode = config.search.fusion == "rrf" ? FusionMode::kRrf : FusionMode::kWeighted,
+      .vector_weight = config.search.vector_weight,
+      .keyword_weight = config.search.keyword_weight,
+      .vector_side = q.space != nullptr};
+  std::vector<double> scores = FuseScores(inputs, fusion);
+  for (size_t i : RankOrder(inputs, scores)) {
+    if (static_cast<int>(resp.results.size()) == req.max_results) break;
+    if (scores[i] < min_score) break;  // ordered by score: the rest are lower
+    Entry& e = found[i].hit.entry;
     SearchHit out;
-    out.snippet = text::MakeSnippet(h.entry.content, q.terms);
-    out.id = std::move(h.entry.id);
-    out.key = std::move(h.entry.key);
-    out.ns = std::move(h.entry.ns);
-    out.category = std::move(h.entry.category);
-    out.owner = std::move(h.entry.owner);
-    out.content = std::move(h.entry.content);
-    out.keyword_score = h.keyword_score;
-    out.score = h.keyword_score;
-    out.updated_at = h.entry.updated_at;
+    out.snippet = text::MakeSnippet(e.content, q.terms);
+    out.id = std::move(e.id);
+    out.key = std::move(e.key);
+    out.ns = std::move(e.ns);
+    out.category = std::move(e.category);
+    out.owner = std::move(e.owner);
+    out.content = std::move(e.content);
+    out.keyword_score = found[i].hit.keyword_score;
+    out.vector_score = found[i].vector;
+    out.score = scores[i];
+    out.updated_at = e.updated_at;
     resp.results.push_back(std::move(out));
   }
   return resp;

@@ -1,6 +1,7 @@
 #include "core/validation.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "text/utf8.h"
 
@@ -93,6 +94,23 @@ Status ValidateNamespace(std::string_view ns, std::string_view field) {
                                "(e.g. global, skill-git, tool-send_email)",
                            F(field));
   }
+  return Status::Ok();
+}
+
+Status ValidateEmbedding(const std::vector<float>& v, std::string_view field) {
+  if (v.empty() || v.size() > 16384) {
+    return InvalidArgument(
+        F(field) + " has " + std::to_string(v.size()) + " numbers: use a vector of 1-16384 numbers",
+        F(field));
+  }
+  bool nonzero = false;
+  for (float x : v) {
+    if (!std::isfinite(x)) {
+      return InvalidArgument(F(field) + " contains a non-finite number", F(field));
+    }
+    nonzero = nonzero || x != 0;
+  }
+  if (!nonzero) return InvalidArgument(F(field) + " must not be all zeros", F(field));
   return Status::Ok();
 }
 

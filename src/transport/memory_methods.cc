@@ -66,6 +66,11 @@ ParamSpec TagsParam(std::string description) {
   return {.name = "tags", .type = ParamType::kStringArray, .description = std::move(description)};
 }
 
+ParamSpec EmbeddingParam(std::string description) {
+  return {
+      .name = "embedding", .type = ParamType::kNumberArray, .description = std::move(description)};
+}
+
 std::optional<std::string> OptString(const json& p, const char* name) {
   auto it = p.find(name);
   if (it == p.end()) return std::nullopt;
@@ -91,6 +96,7 @@ Result<json> HandleStore(const MethodContext& ctx, const json& p) {
   if (p.contains("visibility")) {
     MNEMO_ASSIGN_OR_RETURN(req.visibility, ParseVisibility(p.at("visibility").get<std::string>()));
   }
+  if (p.contains("embedding")) req.embedding = p.at("embedding").get<std::vector<float>>();
   MNEMO_ASSIGN_OR_RETURN(StoreResult r, ctx.engine.Store(ctx.principal, req));
   return StoreResultToJson(r);
 }
@@ -115,6 +121,7 @@ Result<json> HandleSearch(const MethodContext& ctx, const json& p) {
                     .include_archived = p.at("include_archived").get<bool>()};
   if (p.contains("tags")) req.tags = p.at("tags").get<std::vector<std::string>>();
   if (p.contains("min_score")) req.min_score = p.at("min_score").get<double>();
+  if (p.contains("embedding")) req.embedding = p.at("embedding").get<std::vector<float>>();
   MNEMO_ASSIGN_OR_RETURN(SearchResponse r, ctx.engine.Search(ctx.principal, req));
   return SearchResponseToJson(r);
 }
@@ -221,7 +228,9 @@ MethodSpec StoreSpec() {
                      TagsParam("Free-form tags."),
                      {.name = "visibility",
                       .description = "private (default) or public; matters when ACL is on.",
-                      .allowed = {"private", "public"}}},
+                      .allowed = {"private", "public"}},
+                     EmbeddingParam("Your own vector for this memory (stored in the space "
+                                    "external:<dim> beside the embedder's).")},
           .result_schema = {{"type", "object"},
                             {"properties",
                              {{"key", {{"type", "string"}}},
@@ -265,6 +274,8 @@ MethodSpec SearchSpec() {
                      NamespaceParam(false),
                      TagsParam("Only memories carrying all of these tags."),
                      MaxResultsParam(),
+                     EmbeddingParam("Your own query vector: the vector side searches "
+                                    "external:<dim> instead of embedding the query."),
                      {.name = "min_score",
                       .type = ParamType::kNumber,
                       .description = "Minimum final score in [0,1] (default: the configured "

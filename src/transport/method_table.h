@@ -30,7 +30,16 @@ using nlohmann::json;
 
 // kObjectOrText: an object, or a string holding a JSON object (OpenAI hands
 // tool arguments over as JSON text).
-enum class ParamType { kString, kInteger, kNumber, kBoolean, kStringArray, kObject, kObjectOrText };
+enum class ParamType {
+  kString,
+  kInteger,
+  kNumber,
+  kBoolean,
+  kStringArray,
+  kNumberArray,
+  kObject,
+  kObjectOrText
+};
 
 struct ParamSpec {
   std::string name;

@@ -13,6 +13,7 @@ std::string_view TypeName(ParamType t) {
     case ParamType::kNumber: return "a number";
     case ParamType::kBoolean: return "a boolean";
     case ParamType::kStringArray: return "an array of strings";
+    case ParamType::kNumberArray: return "an array of numbers";
     case ParamType::kObject: return "an object";
     case ParamType::kObjectOrText: return "an object (or a string holding one)";
   }
@@ -126,6 +127,15 @@ Status CheckValue(const ParamSpec& p, json& v) {
         }
         if (!IsValidUtf8(item.get_ref<const std::string&>())) {
           return Invalid(p, "items must be valid UTF-8");
+        }
+      }
+      return Status::Ok();
+    case ParamType::kNumberArray:
+      if (!v.is_array()) return wrong();
+      for (const json& item : v) {
+        if (!item.is_number()) {
+          return Invalid(p, "must be an array of numbers, found " +
+                                std::string(JsonTypeName(item)) + " in it");
         }
       }
       return Status::Ok();
@@ -243,6 +253,7 @@ json ParamsSchema(const MethodSpec& spec) {
       case ParamType::kNumber: s["type"] = "number"; break;
       case ParamType::kBoolean: s["type"] = "boolean"; break;
       case ParamType::kStringArray: s = {{"type", "array"}, {"items", {{"type", "string"}}}}; break;
+      case ParamType::kNumberArray: s = {{"type", "array"}, {"items", {{"type", "number"}}}}; break;
       case ParamType::kObject: s["type"] = "object"; break;
       case ParamType::kObjectOrText: s["type"] = {"object", "string"}; break;
     }

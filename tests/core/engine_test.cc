@@ -28,9 +28,12 @@ class EngineTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override { Reopen(Config{}); }
 
+  // Keyword semantics are tested without an embedder; hybrid_test.cc covers
+  // the vector side.
   void Reopen(Config config) {
     engine_.reset();
     config.memory.backend = GetParam();
+    config.embedding.provider = "none";
     auto e = Engine::Open({.workspace = dir_.Sub("ws"), .config = config, .clock = clock_});
     ASSERT_TRUE(e.ok()) << e.status().ToString();
     engine_ = std::move(*e);

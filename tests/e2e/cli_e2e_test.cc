@@ -224,3 +224,31 @@ TEST_F(Cli, RpcStdioAnswersLineByLine) {
 
 }  // namespace
 }  // namespace mnemo::e2e
+
+namespace mnemo::e2e {
+namespace {
+
+TEST(CliReindex, FillsVectorsForANewEmbedderSignature) {
+  testing::TempDir dir;
+  const std::string ws = dir.Sub("ws");
+  ASSERT_EQ(RunMnemo({"--workspace", ws, "memory", "store", "k1", "kites fly high"}).exit_code, 0);
+  ASSERT_EQ(RunMnemo({"--workspace", ws, "memory", "store", "k2", "boats float"}).exit_code, 0);
+  // Stored with the default hash-v1-384: nothing is missing.
+  RunResult same = RunMnemo({"--workspace", ws, "--json", "reindex"});
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  auto j = nlohmann::json::parse(same.out);
+  EXPECT_EQ(j["signature"], "hash-v1-384");
+  EXPECT_EQ(j["embedded"], 0);
+  EXPECT_EQ(j["indexed"], 2);
+  // A new signature: every entry is embedded again, in its own space.
+  RunResult other = RunMnemo({"--workspace", ws, "--json", "reindex"}, "",
+                             {{"MNEMO_EMBEDDING_DIMENSIONS", "128"}});
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  auto k = nlohmann::json::parse(other.out);
+  EXPECT_EQ(k["signature"], "hash-v1-128");
+  EXPECT_EQ(k["embedded"], 2);
+  EXPECT_EQ(k["indexed"], 2);
+}
+
+}  // namespace
+}  // namespace mnemo::e2e

@@ -68,6 +68,9 @@ TEST_F(Methods, MissingBlankWrongTypedAndOversizedParamsAre32602WithTheField) {
       {"memory.store", {{"key", "k"}, {"value", big_value}}, "value"},
       {"memory.store", {{"key", 7}, {"value", "v"}}, "key"},
       {"memory.store", {{"key", "k"}, {"value", json::array()}}, "value"},
+      {"memory.store", {{"key", "k"}, {"value", "v"}, {"embedding", {1, "x"}}}, "embedding"},
+      {"memory.store", {{"key", "k"}, {"value", "v"}, {"embedding", json::array()}}, "embedding"},
+      {"memory.search", {{"query", "q"}, {"embedding", "0.1,0.2"}}, "embedding"},
       {"memory.store", {{"key", "k"}, {"value", "v"}, {"tags", "a,b"}}, "tags"},
       {"memory.store", {{"key", "k"}, {"value", "v"}, {"tags", {1, 2}}}, "tags"},
       {"memory.store", {{"key", "k"}, {"value", "v"}, {"visibility", "secret"}}, "visibility"},
@@ -92,6 +95,15 @@ TEST_F(Methods, MissingBlankWrongTypedAndOversizedParamsAre32602WithTheField) {
     EXPECT_EQ(e["data"].value("field", ""), c.field) << c.method << " " << e.dump().substr(0, 300);
   }
   EXPECT_EQ(Ok("memory.stats", nullptr)["entries"], 0);
+}
+
+TEST_F(Methods, BringYourOwnVectorsTravelThroughStoreAndSearch) {
+  Ok("memory.store", {{"key", "v1"}, {"value", "unrelated words"}, {"embedding", {1, 0, 0}}});
+  json r = Ok("memory.search",
+              {{"query", "something else"}, {"embedding", {1, 0.1, 0}}, {"min_score", 0}});
+  ASSERT_EQ(r["results"].size(), 1u) << r.dump();
+  EXPECT_EQ(r["results"][0]["key"], "v1");
+  EXPECT_GT(r["results"][0]["vector_score"].get<double>(), 0.9);
 }
 
 TEST_F(Methods, UnknownParamErrorNamesTheAllowedOnes) {

@@ -1,0 +1,68 @@
+#include "core/fusion.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace mnemo {
+namespace {
+
+// Ranks (1-based) of the inputs by one signal; 0 for a zero or absent one.
+template <typename Signal>
+std::vector<size_t> Ranks(std::span<const FusionInput> inputs, Signal signal) {
+  std::vector<double> by(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) by[i] = signal(inputs[i]);
+  std::vector<size_t> ranked = RankOrder(inputs, by);
+  std::vector<size_t> rank(inputs.size(), 0);
+  size_t r = 0;
+  for (size_t i : ranked) {
+    if (by[i] > 0) rank[i] = ++r;
+  }
+  return rank;
+}
+
+}  // namespace
+
+std::vector<double> FuseScores(std::span<const FusionInput> inputs, const FusionOptions& options) {
+  std::vector<double> out(inputs.size(), 0);
+  if (!options.vector_side) {
+    for (size_t i = 0; i < inputs.size(); ++i) out[i] = inputs[i].keyword;
+    return out;
+  }
+  if (options.mode == FusionMode::kWeighted) {
+    const double total = options.vector_weight + options.keyword_weight;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const FusionInput& in = inputs[i];
+      out[i] =
+          !in.vector || total <= 0
+              ? in.keyword
+              : (options.vector_weight * *in.vector + options.keyword_weight * in.keyword) / total;
+    }
+    return out;
+  }
+  std::vector<size_t> kw = Ranks(inputs, [](const FusionInput& in) { return in.keyword; });
+  std::vector<size_t> vec =
+      Ranks(inputs, [](const FusionInput& in) { return in.vector.value_or(0.0); });
+  const double max = 2.0 / (kRrfK + 1.0);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    double s = 0;
+    if (kw[i] > 0) s += 1.0 / (kRrfK + static_cast<double>(kw[i]));
+    if (vec[i] > 0) s += 1.0 / (kRrfK + static_cast<double>(vec[i]));
+    out[i] = std::min(1.0, s / max);
+  }
+  return out;
+}
+
+std::vector<size_t> RankOrder(std::span<const FusionInput> inputs, std::span<const double> scores) {
+  std::vector<size_t> order(inputs.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (scores[a] != scores[b]) return scores[a] > scores[b];
+    if (inputs[a].updated_at != inputs[b].updated_at) {
+      return inputs[a].updated_at > inputs[b].updated_at;
+    }
+    return inputs[a].key < inputs[b].key;
+  });
+  return order;
+}
+
+}  // namespace mnemo

@@ -1,0 +1,141 @@
+// The engine's vector side (spec 20): the embedder, one VectorSpace per
+// signature, embedding on store and import, and reindexing.
+
+#include <iostream>
+
+#include "core/engine_impl.h"
+#include "embed/embedding_cache.h"
+
+namespace mnemo {
+namespace {
+
+constexpr int kEmbedPage = 512;
+
+bool IsZero(std::span<const float> v) {
+  for (float x : v) {
+    if (x != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Engine::Impl::~Impl() {
+  std::lock_guard lock(spaces_mu);
+  for (auto& [signature, space] : spaces) {
+    if (Status s = space->Save(); !s.ok()) {
+      std::cerr << "mnemo: warning: cannot save the vector index of " << signature << ": "
+                << s.message() << "\n";
+    }
+  }
+}
+
+Status Engine::Impl::OpenVectors() {
+  MNEMO_ASSIGN_OR_RETURN(index_options, index::IndexOptionsFromConfig(config.index));
+  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<embed::Embedder> made,
+                         embed::MakeEmbedder(config.embedding, nullptr));
+  if (made == nullptr) return Status::Ok();
+  embedder = std::make_unique<embed::CachingEmbedder>(std::move(made),
+                                                      std::make_shared<embed::LruEmbeddingCache>());
+  return EmbedderSpace().status();
+}
+
+Result<std::shared_ptr<VectorSpace>> Engine::Impl::Space(const std::string& signature,
+                                                         size_t dims) {
+  std::lock_guard lock(spaces_mu);
+  auto it = spaces.find(signature);
+  if (it != spaces.end()) return it->second;
+  // In-memory stores keep no index files.
+  std::filesystem::path dir;
+  if (backend->name() != "in_memory") dir = workspace + "/index";
+  MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space,
+                         VectorSpace::Open(*backend, signature, dims, index_options, dir));
+  spaces.emplace(signature, space);
+  return space;
+}
+
+Result<std::shared_ptr<VectorSpace>> Engine::Impl::EmbedderSpace() {
+  if (embedder == nullptr) return std::shared_ptr<VectorSpace>();
+  return Space(embedder->signature(), static_cast<size_t>(embedder->dimensions()));
+}
+
+int64_t Engine::Impl::EmbedAndStore(std::span<const storage::Label> labels,
+                                    std::span<const std::string> texts, bool sync) {
+  if (embedder == nullptr || labels.empty()) return 0;
+  auto space = EmbedderSpace();
+  auto vectors = embedder->Embed(texts);
+  if (!space.ok() || !vectors.ok()) {
+    const Status& why = space.ok() ? vectors.status() : space.status();
+    std::cerr << "mnemo: warning: " << labels.size()
+              << " vector(s) left pending (mnemo reindex fills them): " << why.message() << "\n";
+    return 0;
+  }
+  std::vector<storage::LabeledVector> batch;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (IsZero((*vectors)[i])) continue;  // nothing to embed (no tokens)
+    batch.push_back({labels[i], std::move((*vectors)[i])});
+  }
+  if (Status s = (*space)->Put(batch, sync); !s.ok()) {
+    std::cerr << "mnemo: warning: cannot store vectors: " << s.message() << "\n";
+    return 0;
+  }
+  return static_cast<int64_t>(batch.size());
+}
+
+Status Engine::Impl::StoreExternalVector(storage::Label label, const std::vector<float>& v) {
+  std::vector<float> unit = v;
+  if (!embed::NormalizeL2(unit)) {
+    return InvalidArgument("embedding must have a non-zero length", "embedding");
+  }
+  MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space,
+                         Space(embed::ExternalSignature(static_cast<int>(v.size())), v.size()));
+  std::vector<storage::LabeledVector> one = {{label, std::move(unit)}};
+  return space->Put(one);
+}
+
+Result<ReindexReport> Engine::Impl::FillMissingVectors(const ProgressFn& progress) {
+  ReindexReport report;
+  if (embedder == nullptr) return report;
+  report.signature = embedder->signature();
+  MNEMO_ASSIGN_OR_RETURN(int64_t total, backend->CountMissingVectors(report.signature));
+  storage::Label after = 0;
+  for (;;) {
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::MissingVector> page,
+                           backend->MissingVectors(report.signature, after, kEmbedPage));
+    if (page.empty()) break;
+    std::vector<storage::Label> labels;
+    std::vector<std::string> texts;
+    for (storage::MissingVector& m : page) {
+      labels.push_back(m.label);
+      texts.push_back(std::move(m.content));
+    }
+    after = labels.back();
+    int64_t stored = EmbedAndStore(labels, texts, /*sync=*/false);
+    report.embedded += stored;
+    report.failed += static_cast<int64_t>(labels.size()) - stored;
+    if (progress) progress(report.embedded + report.failed, total);
+  }
+  if (report.embedded > 0) {
+    MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, EmbedderSpace());
+    MNEMO_RETURN_IF_ERROR(space->Sync());
+  }
+  return report;
+}
+
+Result<ReindexReport> Engine::Impl::Reindex(const Principal& who, const ProgressFn& progress) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  if (!IsAdmin(who)) return PermissionDenied("reindex needs the admin role");
+  // Drop the in-process spaces and their files: they are rebuilt from storage.
+  {
+    std::lock_guard lock(spaces_mu);
+    spaces.clear();
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(workspace + "/index", ec);
+  MNEMO_ASSIGN_OR_RETURN(ReindexReport report, FillMissingVectors(progress));
+  MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, EmbedderSpace());
+  if (space != nullptr) report.indexed = static_cast<int64_t>(space->size());
+  return report;
+}
+
+}  // namespace mnemo

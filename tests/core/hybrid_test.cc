@@ -1,0 +1,176 @@
+// Hybrid search through the Engine (spec 20): both candidate sides, both
+// signals, bring-your-own vectors, the degraded path, index files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "mnemo/engine.h"
+#include "test_util.h"
+
+namespace mnemo {
+namespace {
+
+using testing::TempDir;
+
+class HybridTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { Reopen(Config{}); }
+
+  void Reopen(Config config) {
+    engine_.reset();
+    config.memory.backend = GetParam();
+    auto e = Engine::Open({.workspace = dir_.Sub("ws"), .config = config});
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    engine_ = std::move(*e);
+  }
+
+  void Store(const std::string& key, const std::string& value,
+             std::optional<std::vector<float>> embedding = std::nullopt) {
+    auto r = engine_->Store(me_, {.key = key, .content = value, .embedding = embedding});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+
+  const SearchHit* Find(const SearchResponse& r, const std::string& key) {
+    for (const SearchHit& h : r.results) {
+      if (h.key == key) return &h;
+    }
+    return nullptr;
+  }
+
+  TempDir dir_;
+  Principal me_;
+  std::unique_ptr<Engine> engine_;
+};
+
+TEST_P(HybridTest, HashEmbedderGivesBothSignals) {
+  Store("editor", "The user prefers the Helix editor over Vim for Rust work.");
+  Store("food", "Dinner on Friday is pasta with tomato sauce.");
+  auto r = engine_->Search(me_, {.query = "Helix editor", .min_score = 0.0});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->results.empty());
+  const SearchHit& top = r->results[0];
+  EXPECT_EQ(top.key, "editor");
+  ASSERT_TRUE(top.vector_score.has_value());
+  EXPECT_GT(*top.vector_score, 0.0);
+  EXPECT_NEAR(top.score, 0.6 * *top.vector_score + 0.4 * top.keyword_score, 1e-9);
+  EXPECT_FALSE(r->degraded.has_value());
+}
+
+TEST_P(HybridTest, VectorOnlyAndKeywordOnlyCandidatesBothRank) {
+  // Bring-your-own vectors make the two sides independent of each other.
+  Store("by_vector", "nothing in common with the query text", std::vector<float>{1, 0, 0, 0});
+  Store("by_keyword", "the zebra crossing near the station", std::vector<float>{0, 0, 0, 1});
+  auto r = engine_->Search(
+      me_, {.query = "zebra", .min_score = 0.0, .embedding = std::vector<float>{1, 0.05f, 0, 0}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const SearchHit* v = Find(*r, "by_vector");
+  const SearchHit* k = Find(*r, "by_keyword");
+  ASSERT_NE(v, nullptr);
+  ASSERT_NE(k, nullptr);
+  EXPECT_DOUBLE_EQ(v->keyword_score, 0.0);
+  EXPECT_GT(*v->vector_score, 0.9);
+  EXPECT_GT(k->keyword_score, 0.5);
+  ASSERT_TRUE(k->vector_score.has_value());  // computed from its stored vector
+  EXPECT_DOUBLE_EQ(*k->vector_score, 0.0);
+}
+
+TEST_P(HybridTest, BadEmbeddingIsAClearError) {
+  auto r = engine_->Store(me_, {.key = "k", .content = "v", .embedding = std::vector<float>{}});
+  EXPECT_EQ(r.status().field(), "embedding");
+  auto z = engine_->Search(me_, {.query = "v", .embedding = std::vector<float>{0, 0}});
+  EXPECT_EQ(z.status().field(), "embedding");
+  auto stats = engine_->GetStats(me_);
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->entries, 0);
+}
+
+TEST_P(HybridTest, UnreachableEmbedderDegradesToKeywordSearch) {
+  Config c;
+  c.embedding.provider = "openai";
+  c.embedding.model = "test-model";
+  c.embedding.base_url = "http://127.0.0.1:1";  // nothing listens on port 1
+  c.embedding.dimensions = 8;
+  c.embedding.timeout_ms = 2000;
+  Reopen(c);
+  Store("k", "kubernetes cluster upgrade notes");  // stored even without a vector
+  auto r = engine_->Search(me_, {.query = "kubernetes"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->results.size(), 1u);
+  EXPECT_EQ(r->degraded, "embedder_unavailable");
+  EXPECT_FALSE(r->results[0].vector_score.has_value());
+  EXPECT_DOUBLE_EQ(r->results[0].score, r->results[0].keyword_score);
+  auto re = engine_->Reindex(me_);
+  ASSERT_TRUE(re.ok()) << re.status().ToString();
+  EXPECT_EQ(re->embedded, 0);
+  EXPECT_EQ(re->failed, 1);
+}
+
+TEST_P(HybridTest, SwitchingEmbedderNeverMixesSignatures) {
+  Store("k", "a note about the deployment pipeline");
+  Config small;
+  small.embedding.dimensions = 64;  // a new signature: hash-v1-64
+  Reopen(small);
+  auto before = engine_->Search(me_, {.query = "deployment pipeline", .min_score = 0.0});
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  ASSERT_EQ(before->results.size(), GetParam() == "sqlite" ? 1u : 0u);
+  if (GetParam() == "sqlite") {
+    // The old 384-d vector is never compared with a 64-d query.
+    EXPECT_FALSE(before->results[0].vector_score.has_value());
+    auto re = engine_->Reindex(me_);
+    ASSERT_TRUE(re.ok()) << re.status().ToString();
+    EXPECT_EQ(re->signature, "hash-v1-64");
+    EXPECT_EQ(re->embedded, 1);
+    auto after = engine_->Search(me_, {.query = "deployment pipeline", .min_score = 0.0});
+    ASSERT_TRUE(after.ok());
+    ASSERT_EQ(after->results.size(), 1u);
+    EXPECT_TRUE(after->results[0].vector_score.has_value());
+  }
+}
+
+TEST_P(HybridTest, ForgetRemovesTheVectorSideToo) {
+  Store("gone", "ephemeral fact about llamas", std::vector<float>{0, 1, 0});
+  ASSERT_TRUE(engine_->Forget(me_, {.key = "gone"}).ok());
+  auto r = engine_->Search(
+      me_, {.query = "llamas", .min_score = 0.0, .embedding = std::vector<float>{0, 1, 0}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->results.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, HybridTest, ::testing::Values("sqlite", "in_memory"),
+                         [](const auto& info) { return info.param; });
+
+TEST(HybridIndexFile, CorruptIndexFileIsRebuiltFromStorage) {
+  TempDir dir;
+  Principal me;
+  std::vector<std::string> keys;
+  {
+    auto e = Engine::Open({.workspace = dir.Sub("ws")});
+    ASSERT_TRUE(e.ok());
+    for (int i = 0; i < 50; ++i) {
+      ASSERT_TRUE((*e)->Store(me, {.key = "k" + std::to_string(i),
+                                   .content = "note number " + std::to_string(i) + " about kites"})
+                      .ok());
+    }
+  }  // closing saves the index file
+  std::vector<std::filesystem::path> files;
+  for (const auto& f : std::filesystem::directory_iterator(dir.Sub("ws/index"))) {
+    files.push_back(f.path());
+  }
+  ASSERT_FALSE(files.empty()) << "the index was not saved";
+  for (const auto& f : files) {
+    std::fstream io(f, std::ios::in | std::ios::out | std::ios::binary);
+    io.seekp(static_cast<std::streamoff>(std::filesystem::file_size(f) / 2));
+    io.put('\x5a');
+    io.put('\xa5');
+  }
+  auto e = Engine::Open({.workspace = dir.Sub("ws")});
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  auto r = (*e)->Search(me, {.query = "kites", .max_results = 100, .min_score = 0.0});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->results.size(), 50u);
+  for (const SearchHit& h : r->results) EXPECT_TRUE(h.vector_score.has_value()) << h.key;
+}
+
+}  // namespace
+}  // namespace mnemo
