@@ -14,7 +14,8 @@ struct BenchArgs {
   int64_t limit = 0;      // memories to load; 0 = all
   int64_t queries = 0;    // queries to run; 0 = all
   std::string backend = "sqlite";
-  // keyword (embedder none), hybrid (hash embedder) or all (both runs).
+  // keyword (embedder none), hybrid (hash embedder), vector (the dataset's
+  // vectors as bring-your-own embeddings) or all.
   std::string mode = "all";
 };
 

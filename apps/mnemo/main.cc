@@ -50,7 +50,7 @@ void AddBenchCommand(CLI::App& app, GlobalOptions& g, Action& action) {
   bench->add_option("--limit", args->limit, "Memories to load (0 = all)");
   bench->add_option("--queries", args->queries, "Queries to run (0 = all)");
   bench->add_option("--backend", args->backend, "Storage backend (default sqlite)");
-  bench->add_option("--mode", args->mode, "keyword, hybrid or all (default)");
+  bench->add_option("--mode", args->mode, "keyword, hybrid, vector or all (default)");
   bench->callback([&g, &action, args] {
     action = [&g, args] {
       args->workspace = g.workspace;

@@ -70,6 +70,10 @@ struct Engine::Impl {
   Result<ReindexReport> FillMissingVectors(const ProgressFn& progress);
   Result<ReindexReport> Reindex(const Principal& who, const ProgressFn& progress);
   Status StoreExternalVector(storage::Label label, const std::vector<float>& v);
+  // Import's vectors: (index into `labels`, vector), grouped into one space
+  // per dimension, stored in batches and indexed once.
+  Status StoreExternalVectors(std::span<const storage::Label> labels,
+                              std::span<std::pair<size_t, std::vector<float>>> vectors);
 
   // Export and import (import_export.cc).
   Status ExportJsonl(const Principal& who, std::ostream& out);

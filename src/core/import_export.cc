@@ -5,6 +5,7 @@
 
 #include "core/engine_impl.h"
 #include "core/entry_json.h"
+#include "core/validation.h"
 
 namespace mnemo {
 namespace {
@@ -30,6 +31,8 @@ Result<ImportReport> Engine::Impl::ImportJsonl(const Principal& who, std::istrea
                                                const ProgressFn& progress) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
   std::vector<storage::EntryWrite> writes;
+  // Bring-your-own vectors on import lines: (index into writes, vector).
+  std::vector<std::pair<size_t, std::vector<float>>> external;
   std::vector<std::string> errors;
   size_t error_count = 0;
   std::string line;
@@ -57,6 +60,21 @@ Result<ImportReport> Engine::Impl::ImportJsonl(const Principal& who, std::istrea
     if (Status s = CheckSecret(config, e->content, "content"); !s.ok()) {
       fail(s.message());
       continue;
+    }
+    if (auto emb = j.find("embedding"); emb != j.end() && !emb->is_null()) {
+      std::vector<float> v;
+      bool numbers = emb->is_array();
+      for (const nlohmann::json& x : numbers ? *emb : nlohmann::json::array()) {
+        numbers = numbers && x.is_number();
+        if (numbers) v.push_back(x.get<float>());
+      }
+      Status ok =
+          numbers ? ValidateEmbedding(v) : InvalidArgument("embedding must be an array of numbers");
+      if (!ok.ok()) {
+        fail(ok.message());
+        continue;
+      }
+      external.emplace_back(writes.size(), std::move(v));
     }
     // Under ACL a user imports only into their own entries.
     if (!IsAdmin(who)) e->owner = who.name;
@@ -88,10 +106,12 @@ Result<ImportReport> Engine::Impl::ImportJsonl(const Principal& who, std::istrea
     return InvalidArgument(msg);
   }
   ImportReport report;
-  MNEMO_ASSIGN_OR_RETURN(report.created, backend->UpsertBatch(writes));
+  std::vector<storage::Label> labels;
+  MNEMO_ASSIGN_OR_RETURN(report.created, backend->UpsertBatch(writes, &labels));
   report.imported = static_cast<int64_t>(writes.size());
   writes.clear();
   if (progress) progress(line_no, line_no);
+  MNEMO_RETURN_IF_ERROR(StoreExternalVectors(labels, external));
   // Vectors for what changed; an embedder failure leaves them pending.
   MNEMO_ASSIGN_OR_RETURN(ReindexReport vectors, FillMissingVectors({}));
   (void)vectors;

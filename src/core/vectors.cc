@@ -1,7 +1,9 @@
 // The engine's vector side (spec 20): the embedder, one VectorSpace per
 // signature, embedding on store and import, and reindexing.
 
+#include <algorithm>
 #include <iostream>
+#include <map>
 
 #include "core/engine_impl.h"
 #include "embed/embedding_cache.h"
@@ -91,6 +93,26 @@ Status Engine::Impl::StoreExternalVector(storage::Label label, const std::vector
                          Space(embed::ExternalSignature(static_cast<int>(v.size())), v.size()));
   std::vector<storage::LabeledVector> one = {{label, std::move(unit)}};
   return space->Put(one);
+}
+
+Status Engine::Impl::StoreExternalVectors(
+    std::span<const storage::Label> labels,
+    std::span<std::pair<size_t, std::vector<float>>> vectors) {
+  std::map<size_t, std::vector<storage::LabeledVector>> by_dims;
+  for (auto& [at, v] : vectors) {
+    if (!embed::NormalizeL2(v)) continue;  // validated non-zero already
+    by_dims[v.size()].push_back({labels[at], std::move(v)});
+  }
+  for (auto& [dims, batch] : by_dims) {
+    MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space,
+                           Space(embed::ExternalSignature(static_cast<int>(dims)), dims));
+    for (size_t i = 0; i < batch.size(); i += kEmbedPage * 8) {
+      const size_t n = std::min(batch.size() - i, static_cast<size_t>(kEmbedPage) * 8);
+      MNEMO_RETURN_IF_ERROR(space->Put(std::span(batch).subspan(i, n), /*sync=*/false));
+    }
+    MNEMO_RETURN_IF_ERROR(space->Sync());
+  }
+  return Status::Ok();
 }
 
 Result<ReindexReport> Engine::Impl::FillMissingVectors(const ProgressFn& progress) {

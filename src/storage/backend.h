@@ -123,7 +123,9 @@ class Backend {
 
   // All writes in one transaction: either every one is applied or none.
   // Returns how many created a new entry.
-  virtual Result<int64_t> UpsertBatch(std::span<const EntryWrite> writes) = 0;
+  // When `labels` is given it receives each write's label, in order.
+  virtual Result<int64_t> UpsertBatch(std::span<const EntryWrite> writes,
+                                      std::vector<Label>* labels = nullptr) = 0;
 
   // The entry of exactly this (owner, ns, key), if any.
   virtual Result<std::optional<Entry>> FindExact(std::string_view owner, std::string_view ns,

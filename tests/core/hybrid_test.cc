@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "mnemo/engine.h"
 #include "test_util.h"
@@ -170,6 +171,34 @@ TEST(HybridIndexFile, CorruptIndexFileIsRebuiltFromStorage) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->results.size(), 50u);
   for (const SearchHit& h : r->results) EXPECT_TRUE(h.vector_score.has_value()) << h.key;
+}
+
+}  // namespace
+}  // namespace mnemo
+
+namespace mnemo {
+namespace {
+
+TEST(HybridImport, ImportLinesMayCarryTheirOwnVectors) {
+  testing::TempDir dir;
+  auto e = Engine::Open({.workspace = dir.Sub("ws")});
+  ASSERT_TRUE(e.ok());
+  Principal me;
+  std::stringstream bad(
+      "{\"key\":\"a\",\"content\":\"first\",\"embedding\":[1,0,0]}\n"
+      "{\"key\":\"b\",\"content\":\"second\",\"embedding\":[0,\"x\",0]}\n");
+  auto refused = (*e)->ImportJsonl(me, bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("line 2"), std::string::npos);
+  std::stringstream good(
+      "{\"key\":\"a\",\"content\":\"first\",\"embedding\":[1,0,0]}\n"
+      "{\"key\":\"b\",\"content\":\"second\",\"embedding\":[0,1,0]}\n");
+  ASSERT_TRUE((*e)->ImportJsonl(me, good).ok());
+  auto r = (*e)->Search(
+      me, {.query = "?", .min_score = 0.0, .embedding = std::vector<float>{0.1f, 1, 0}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->results.empty());
+  EXPECT_EQ(r->results[0].key, "b");
 }
 
 }  // namespace

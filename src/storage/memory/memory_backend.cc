@@ -117,7 +117,8 @@ Result<UpsertResult> MemoryBackend::Upsert(const EntryWrite& write) {
   return result;
 }
 
-Result<int64_t> MemoryBackend::UpsertBatch(std::span<const EntryWrite> writes) {
+Result<int64_t> MemoryBackend::UpsertBatch(std::span<const EntryWrite> writes,
+                                           std::vector<Label>* labels) {
   std::unique_lock lock(mu_);
   std::vector<Undo> undo;
   const int64_t first_seq = next_seq_;
@@ -129,6 +130,7 @@ Result<int64_t> MemoryBackend::UpsertBatch(std::span<const EntryWrite> writes) {
       return r.status();
     }
     if (r->created) ++created;
+    if (labels != nullptr) labels->push_back(r->label);
   }
   LoggedLocked(next_seq_ - first_seq);
   return created;

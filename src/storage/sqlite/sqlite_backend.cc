@@ -205,13 +205,15 @@ Result<UpsertResult> SqliteBackend::Upsert(const EntryWrite& write) {
   return result;
 }
 
-Result<int64_t> SqliteBackend::UpsertBatch(std::span<const EntryWrite> writes) {
+Result<int64_t> SqliteBackend::UpsertBatch(std::span<const EntryWrite> writes,
+                                           std::vector<Label>* labels) {
   std::lock_guard lock(writer_mu_);
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*writer_));
   int64_t created = 0;
   for (const EntryWrite& write : writes) {
     MNEMO_ASSIGN_OR_RETURN(UpsertResult result, UpsertLocked(write));
     if (result.created) ++created;
+    if (labels != nullptr) labels->push_back(result.label);
   }
   MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked());
   MNEMO_RETURN_IF_ERROR(txn.Commit());

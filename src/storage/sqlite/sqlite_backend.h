@@ -30,7 +30,8 @@ class SqliteBackend final : public Backend {
   int schema_version() const override { return schema_version_; }
 
   Result<UpsertResult> Upsert(const EntryWrite& write) override;
-  Result<int64_t> UpsertBatch(std::span<const EntryWrite> writes) override;
+  Result<int64_t> UpsertBatch(std::span<const EntryWrite> writes,
+                              std::vector<Label>* labels = nullptr) override;
   Result<std::optional<Entry>> FindExact(std::string_view owner, std::string_view ns,
                                          std::string_view key) override;
   Result<std::optional<Entry>> Resolve(std::string_view ns, std::string_view key,
