@@ -9,6 +9,8 @@ namespace {
 
 constexpr int kChangePage = 4096;
 constexpr size_t kBuildBatch = 8192;
+// Save the index file only once this many changes are not in it yet.
+constexpr int64_t kSaveAfterChanges = 2048;
 
 void LogWarning(const std::string& message) { std::cerr << "mnemo: warning: " << message << "\n"; }
 
@@ -34,6 +36,7 @@ Result<std::unique_ptr<VectorSpace>> VectorSpace::Open(storage::Backend& backend
       }
       space->index_ = std::move(file->index);
       space->watermark_ = static_cast<int64_t>(file->header.watermark);
+      space->file_watermark_ = space->watermark_;
       loaded = true;
       break;
     }
@@ -47,6 +50,7 @@ Result<std::unique_ptr<VectorSpace>> VectorSpace::Open(storage::Backend& backend
         LogWarning("index file of " + space->signature_ + " is older than the change log; " +
                    "rebuilding from storage");
         loaded = false;
+        space->file_watermark_ = -1;
         break;
       }
       MNEMO_RETURN_IF_ERROR(space->ApplyChanges(*changes));
@@ -89,6 +93,7 @@ Status VectorSpace::Rebuild() {
   index_ = std::move(flat);
   watermark_ = watermark;
   dirty_ = true;
+  file_watermark_ = -1;  // whatever is on disk is older than the change log
   return Status::Ok();
 }
 
@@ -133,6 +138,7 @@ Status VectorSpace::Maintain() {
       MNEMO_ASSIGN_OR_RETURN(auto rebuilt, index::RebuildAs(*index_, kind, options_));
       index_ = std::move(rebuilt);
       dirty_ = true;
+      file_watermark_ = -1;  // the file on disk holds the other kind
       return Status::Ok();
     }
   }
@@ -152,6 +158,7 @@ Status VectorSpace::Sync() {
     MNEMO_ASSIGN_OR_RETURN(auto grown,
                            index::RebuildAs(*index_, index::IndexKind::kHnsw, options_));
     index_ = std::move(grown);
+    file_watermark_ = -1;
   }
   for (;;) {
     auto changes = backend_.VectorChangesSince(signature_, watermark_, kChangePage);
@@ -181,6 +188,9 @@ Status VectorSpace::Save() {
   if (dir_.empty()) return Status::Ok();
   std::lock_guard lock(mu_);
   if (!dirty_) return Status::Ok();
+  if (file_watermark_ >= 0 && watermark_.load() - file_watermark_ < kSaveAfterChanges) {
+    return Status::Ok();
+  }
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec) return Unavailable("cannot create " + dir_.string() + ": " + ec.message());
@@ -192,6 +202,7 @@ Status VectorSpace::Save() {
   MNEMO_RETURN_IF_ERROR(index::SaveIndexFile(index::IndexFilePath(dir_, signature_, index_->kind()),
                                              *index_, signature_,
                                              static_cast<uint64_t>(watermark_.load())));
+  file_watermark_ = watermark_.load();
   dirty_ = false;
   return Status::Ok();
 }

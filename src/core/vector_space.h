@@ -75,6 +75,10 @@ class VectorSpace {
   std::shared_ptr<index::VectorIndex> index_;
   std::atomic<int64_t> watermark_{0};  // storage change seq the index reflects
   bool dirty_ = false;                 // changed since load or save
+  // Watermark of the index file on disk (-1: none usable). A few changes
+  // past it are cheaper to replay from the change log at the next open
+  // than to rewrite the whole file (1.6 GB at 1M vectors) on every close.
+  int64_t file_watermark_ = -1;
 };
 
 }  // namespace mnemo

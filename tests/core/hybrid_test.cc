@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "mnemo/engine.h"
@@ -199,6 +200,56 @@ TEST(HybridImport, ImportLinesMayCarryTheirOwnVectors) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_FALSE(r->results.empty());
   EXPECT_EQ(r->results[0].key, "b");
+}
+
+}  // namespace
+}  // namespace mnemo
+
+namespace mnemo {
+namespace {
+
+// A few changes are replayed from the change log at the next open instead of
+// rewriting the whole index file at every close.
+TEST(HybridIndexFile, FewChangesReplayInsteadOfRewritingTheFile) {
+  testing::TempDir dir;
+  Principal me;
+  auto open = [&] {
+    auto e = Engine::Open({.workspace = dir.Sub("ws")});
+    EXPECT_TRUE(e.ok()) << e.status().ToString();
+    return std::move(*e);
+  };
+  {
+    auto e = open();
+    for (int i = 0; i < 20; ++i) {
+      ASSERT_TRUE(
+          e->Store(me, {.key = "k" + std::to_string(i),
+                        .content = "kites " + std::to_string(i),
+                        .embedding = std::vector<float>{1, 0.01f * static_cast<float>(i), 0}})
+              .ok());
+    }
+  }
+  std::map<std::filesystem::path, std::filesystem::file_time_type> saved;
+  for (const auto& f : std::filesystem::directory_iterator(dir.Sub("ws/index"))) {
+    saved[f.path()] = std::filesystem::last_write_time(f.path());
+  }
+  ASSERT_EQ(saved.size(), 2u);  // hash-v1-384 and external:3
+  {
+    auto e = open();
+    ASSERT_TRUE(e->Store(me, {.key = "late",
+                              .content = "a late note about balloons",
+                              .embedding = std::vector<float>{0, 1, 0}})
+                    .ok());
+  }
+  for (const auto& [path, time] : saved) {
+    EXPECT_EQ(std::filesystem::last_write_time(path), time) << path << " was rewritten";
+  }
+  // "?" has no terms, so only the vector index can find the late entry.
+  auto e = open();
+  auto r =
+      e->Search(me, {.query = "?", .min_score = 0.0, .embedding = std::vector<float>{0, 1, 0}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->results.empty());
+  EXPECT_EQ(r->results[0].key, "late") << "the late vector was not replayed into the index";
 }
 
 }  // namespace
