@@ -254,3 +254,30 @@ TEST(HybridIndexFile, FewChangesReplayInsteadOfRewritingTheFile) {
 
 }  // namespace
 }  // namespace mnemo
+
+namespace mnemo {
+namespace {
+
+// Two engines on one workspace (as two processes would be): a vector stored
+// through one reaches the other's in-memory index through the change log.
+TEST(HybridSharedWorkspace, EachEngineSeesTheOthersVectors) {
+  testing::TempDir dir;
+  Principal me;
+  auto a = Engine::Open({.workspace = dir.Sub("ws")});
+  auto b = Engine::Open({.workspace = dir.Sub("ws")});
+  ASSERT_TRUE(a.ok() && b.ok());
+  const std::vector<float> up = {0, 1, 0};
+  ASSERT_TRUE((*b)->Store(me, {.key = "first", .content = "first", .embedding = up}).ok());
+  auto before = (*b)->Search(me, {.query = "?", .min_score = 0.0, .embedding = up});
+  ASSERT_TRUE(before.ok());
+  ASSERT_EQ(before->results.size(), 1u);
+  ASSERT_TRUE((*a)->Store(me, {.key = "second", .content = "second", .embedding = up}).ok());
+  ASSERT_TRUE((*a)->Forget(me, {.key = "first"}).ok());
+  auto after = (*b)->Search(me, {.query = "?", .min_score = 0.0, .embedding = up});
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  ASSERT_EQ(after->results.size(), 1u);
+  EXPECT_EQ(after->results[0].key, "second");
+}
+
+}  // namespace
+}  // namespace mnemo
