@@ -101,7 +101,8 @@ Status Engine::Impl::StoreExternalVectors(
   std::map<size_t, std::vector<storage::LabeledVector>> by_dims;
   for (auto& [at, v] : vectors) {
     if (!embed::NormalizeL2(v)) continue;  // validated non-zero already
-    by_dims[v.size()].push_back({labels[at], std::move(v)});
+    const size_t dims = v.size();
+    by_dims[dims].push_back({labels[at], std::move(v)});
   }
   for (auto& [dims, batch] : by_dims) {
     MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space,
