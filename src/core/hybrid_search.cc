@@ -44,7 +44,7 @@ Status Engine::Impl::PrepareVectorSide(const SearchRequest& req, HybridQuery* q,
     return Status::Ok();
   }
   std::vector<float>& unit = (*v)[0];
-  if (std::all_of(unit.begin(), unit.end(), [](float x) { return x == 0; })) {
+  if (embed::IsZeroVector(unit)) {
     return Status::Ok();  // nothing to embed in the query
   }
   MNEMO_ASSIGN_OR_RETURN(q->space, EmbedderSpace());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "embed/embedder.h"
 #include "text/utf8.h"
 
 namespace mnemo {
@@ -98,10 +99,11 @@ Status ValidateNamespace(std::string_view ns, std::string_view field) {
 }
 
 Status ValidateEmbedding(const std::vector<float>& v, std::string_view field) {
-  if (v.empty() || v.size() > 16384) {
-    return InvalidArgument(
-        F(field) + " has " + std::to_string(v.size()) + " numbers: use a vector of 1-16384 numbers",
-        F(field));
+  if (v.empty() || v.size() > static_cast<size_t>(embed::kMaxDimensions)) {
+    return InvalidArgument(F(field) + " has " + std::to_string(v.size()) +
+                               " numbers: use a vector of 1-" +
+                               std::to_string(embed::kMaxDimensions) + " numbers",
+                           F(field));
   }
   bool nonzero = false;
   for (float x : v) {

@@ -13,13 +13,6 @@ namespace {
 
 constexpr int kEmbedPage = 512;
 
-bool IsZero(std::span<const float> v) {
-  for (float x : v) {
-    if (x != 0) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 Engine::Impl::~Impl() {
@@ -74,7 +67,7 @@ int64_t Engine::Impl::EmbedAndStore(std::span<const storage::Label> labels,
   }
   std::vector<storage::LabeledVector> batch;
   for (size_t i = 0; i < labels.size(); ++i) {
-    if (IsZero((*vectors)[i])) continue;  // nothing to embed (no tokens)
+    if (embed::IsZeroVector((*vectors)[i])) continue;  // nothing to embed (no tokens)
     batch.push_back({labels[i], std::move((*vectors)[i])});
   }
   if (Status s = (*space)->Put(batch, sync); !s.ok()) {

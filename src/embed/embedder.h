@@ -52,6 +52,14 @@ Result<std::unique_ptr<Embedder>> MakeEmbedder(const Config::Embedding& config,
 
 inline constexpr int kMaxDimensions = 16384;
 
+// True for the all-zero vector Embed returns for a text with nothing to embed.
+inline bool IsZeroVector(std::span<const float> v) {
+  for (float x : v) {
+    if (x != 0) return false;
+  }
+  return true;
+}
+
 // "external:<dim>": the space of vectors that callers bring themselves.
 std::string ExternalSignature(int dimensions);
 
