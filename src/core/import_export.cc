@@ -16,7 +16,7 @@ constexpr size_t kMaxReportedErrors = 100;
 
 Status Engine::Impl::ExportJsonl(const Principal& who, std::ostream& out) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
-  Status st = backend->ForEach(ScopeFor(who), [&](const Entry& e) -> Status {
+  Status st = backend->ForEach(ScopeFor(who), "", [&](const Entry& e) -> Status {
     out << EntryToJson(e).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     if (!out) return Unavailable("cannot write the export: the output stream failed");
     return Status::Ok();

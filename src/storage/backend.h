@@ -60,6 +60,14 @@ struct EntryWrite {
   std::optional<bool> archived;
 };
 
+// The entries of one owner in one namespace (or only the one with `key`).
+struct EntryGroup {
+  std::string owner = "local";
+  std::string ns;
+  std::optional<std::string> key;
+};
+using MutateFn = std::function<Result<std::vector<EntryWrite>>(const std::vector<Entry>& current)>;
+
 // Every entry has a label: a positive integer, stable for the entry's life
 // (kept across upserts, never reused while the store is open), that vector
 // indexes use as their id. SQLite: the rowid.
@@ -127,6 +135,15 @@ class Backend {
   virtual Result<int64_t> UpsertBatch(std::span<const EntryWrite> writes,
                                       std::vector<Label>* labels = nullptr) = 0;
 
+  // Read-modify-write of one group of entries: `decide` runs inside one write
+  // transaction, serialised with every other writer of the store (SQLite:
+  // other processes too). It sees the group's current entries in key order
+  // and returns the writes to apply; each must address the group's owner and
+  // namespace (else kInvalidArgument). An error from `decide` or from any
+  // write applies nothing. Results are in the order of the writes.
+  virtual Result<std::vector<UpsertResult>> Mutate(const EntryGroup& group,
+                                                   const MutateFn& decide) = 0;
+
   // The entry of exactly this (owner, ns, key), if any.
   virtual Result<std::optional<Entry>> FindExact(std::string_view owner, std::string_view ns,
                                                  std::string_view key) = 0;
@@ -154,9 +171,16 @@ class Backend {
   // Counts of entries visible in `scope` (archived included in `entries`).
   virtual Result<Stats> GetStats(const ReadScope& scope) = 0;
 
-  // Calls `fn` for every entry visible in `scope` in (ns, key, owner) order,
-  // system namespaces and archived entries included. Stops at the first error.
-  virtual Status ForEach(const ReadScope& scope, const std::function<Status(const Entry&)>& fn) = 0;
+  // Calls `fn` for every entry visible in `scope` whose namespace starts with
+  // `ns_prefix` ("" = all), in (ns, key, owner) order, system namespaces and
+  // archived entries included. Stops at the first error.
+  virtual Status ForEach(const ReadScope& scope, std::string_view ns_prefix,
+                         const std::function<Status(const Entry&)>& fn) = 0;
+
+  // A number that changes whenever an entry of a `tool-*` namespace (the tool
+  // rules) is written or deleted, by this or (SQLite) any other process.
+  // Equal numbers mean the rules are unchanged.
+  virtual Result<int64_t> ToolRulesGeneration() = 0;
 
   // --- Vectors (spec 20). One vector per (entry, signature); deleting an
   // entry or changing its text deletes its vectors in the same transaction.

@@ -15,6 +15,15 @@ Status ValidateWrite(const EntryWrite& write) {
   return Status::Ok();
 }
 
+Status ValidateGroupWrite(const EntryGroup& group, const EntryWrite& write) {
+  if (write.owner != group.owner || write.ns != group.ns) {
+    return InvalidArgument("a grouped write must stay in its group (owner " + group.owner +
+                               ", namespace " + group.ns + ")",
+                           "namespace");
+  }
+  return Status::Ok();
+}
+
 Entry MergeWrite(const EntryWrite& write, const std::optional<Entry>& existing) {
   Entry e;
   if (existing) {

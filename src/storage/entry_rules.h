@@ -19,6 +19,9 @@ namespace mnemo::storage::internal {
 // (kInvalidArgument). Content rules (size, UTF-8) belong to the engine.
 Status ValidateWrite(const EntryWrite& write);
 
+// Rejects a write of Backend::Mutate that leaves its group (kInvalidArgument).
+Status ValidateGroupWrite(const EntryGroup& group, const EntryWrite& write);
+
 // The entry as stored after `write`: a new entry (`existing` absent; id from
 // the write or a fresh UUID) or an update of `existing` per backend.h.
 Entry MergeWrite(const EntryWrite& write, const std::optional<Entry>& existing);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "storage/backend.h"
@@ -531,7 +532,7 @@ TEST_P(BackendConformance, ForEachVisitsEverythingInNamespaceKeyOwnerOrder) {
   Put(Write("k000", "x", 1000, "a", "alice"));
 
   std::vector<std::string> seen;
-  Status s = backend_->ForEach({}, [&](const Entry& e) {
+  Status s = backend_->ForEach({}, "", [&](const Entry& e) {
     seen.push_back(e.ns + "/" + e.key + "/" + e.owner);
     return Status::Ok();
   });
@@ -545,7 +546,7 @@ TEST_P(BackendConformance, ForEachVisitsEverythingInNamespaceKeyOwnerOrder) {
   EXPECT_EQ(seen.back(), "tool-x/rule/local");
 
   int count = 0;
-  s = backend_->ForEach(ScopeOf("alice"), [&](const Entry& e) {
+  s = backend_->ForEach(ScopeOf("alice"), "", [&](const Entry& e) {
     ++count;
     EXPECT_EQ(e.owner, "alice");
     return Status::Ok();
@@ -555,15 +556,52 @@ TEST_P(BackendConformance, ForEachVisitsEverythingInNamespaceKeyOwnerOrder) {
 
   count = 0;
   s = backend_->ForEach(
-      {}, [&](const Entry&) { return ++count == 5 ? Internal("stop here") : Status::Ok(); });
+      {}, "", [&](const Entry&) { return ++count == 5 ? Internal("stop here") : Status::Ok(); });
   EXPECT_EQ(s.code(), StatusCode::kInternal);
   EXPECT_EQ(count, 5);
+}
+
+TEST_P(BackendConformance, ForEachWithAPrefixVisitsOnlyThoseNamespaces) {
+  Put(Write("a", "x", 1000, "tool-shell"));
+  Put(Write("b", "x", 1000, "tool-*"));
+  Put(Write("c", "x", 1000, "tool."));
+  Put(Write("d", "x", 1000, "tool"));
+  Put(Write("e", "x", 1000, "tool_effectiveness"));
+  Put(Write("f", "x", 1000, "global"));
+  std::vector<std::string> seen;
+  Status s = backend_->ForEach({}, "tool-", [&](const Entry& e) {
+    seen.push_back(e.ns + "/" + e.key);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_THAT(seen, ElementsAre("tool-*/b", "tool-shell/a"));
+}
+
+TEST_P(BackendConformance, ToolRulesGenerationChangesWithRuleWritesOnly) {
+  auto generation = [&] {
+    auto g = backend_->ToolRulesGeneration();
+    EXPECT_TRUE(g.ok()) << g.status().ToString();
+    return g.ok() ? *g : -1;
+  };
+  const int64_t g0 = generation();
+  Put(Write("k", "a global entry"));
+  Put(Write("tool/shell", "{}", 1000, "tool_effectiveness"));
+  EXPECT_EQ(generation(), g0);
+  Entry rule = Put(Write("rule/1", "Prefer rg.", 1000, "tool-shell"));
+  const int64_t g1 = generation();
+  EXPECT_NE(g1, g0);
+  Put(Write("rule/1", "Prefer rg over grep.", 2000, "tool-shell"));
+  const int64_t g2 = generation();
+  EXPECT_NE(g2, g1);
+  auto deleted = backend_->Delete(rule.id);
+  ASSERT_TRUE(deleted.ok() && *deleted);
+  EXPECT_NE(generation(), g2);
 }
 
 TEST_P(BackendConformance, ForEachMayCallBackIntoTheBackend) {
   for (int i = 0; i < 5; ++i) Put(Write("k" + std::to_string(i), "x"));
   int found = 0;
-  Status s = backend_->ForEach({}, [&](const Entry& e) {
+  Status s = backend_->ForEach({}, "", [&](const Entry& e) {
     auto again = backend_->FindExact(e.owner, e.ns, e.key);
     if (again.ok() && again->has_value()) ++found;
     return backend_->AddCounters(e.id, 1, 0).status();
@@ -609,6 +647,92 @@ TEST(SystemNamespace, CoversToolPrefixAndToolEffectivenessOnly) {
   EXPECT_FALSE(IsSystemNamespace("Tool-x"));
   EXPECT_FALSE(IsSystemNamespace("tool_effectiveness2"));
   EXPECT_FALSE(IsSystemNamespace("global"));
+}
+
+TEST_P(BackendConformance, MutateSeesTheGroupInKeyOrderAndAppliesItsWrites) {
+  Put(Write("b", "two", 1000, "tool-shell"));
+  Put(Write("a", "one", 1000, "tool-shell"));
+  Put(Write("c", "elsewhere", 1000, "tool-mail"));
+  Put(Write("d", "other owner", 1000, "tool-shell", "bob"));
+  std::vector<std::string> seen;
+  auto r = backend_->Mutate(
+      EntryGroup{.owner = "local", .ns = "tool-shell"},
+      [&](const std::vector<Entry>& current) -> Result<std::vector<EntryWrite>> {
+        for (const Entry& e : current) seen.push_back(e.key);
+        return std::vector<EntryWrite>{Write("a", "one, changed", 2000, "tool-shell"),
+                                       Write("e", "new", 2000, "tool-shell")};
+      });
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_THAT(seen, ElementsAre("a", "b"));
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_FALSE((*r)[0].created);
+  EXPECT_EQ((*r)[0].entry.created_at, 1000);
+  EXPECT_TRUE((*r)[1].created);
+  auto a = backend_->FindExact("local", "tool-shell", "a");
+  ASSERT_TRUE(a.ok() && a->has_value());
+  EXPECT_EQ((*a)->content, "one, changed");
+  EXPECT_EQ(Keys(Search(Query("changed", {.ns = "tool-shell"}))), std::vector<std::string>{"a"});
+}
+
+TEST_P(BackendConformance, MutateWithAKeySeesOnlyThatEntry) {
+  Put(Write("tool/a", "1", 1000, "tool_effectiveness"));
+  Put(Write("tool/b", "2", 1000, "tool_effectiveness"));
+  std::vector<std::string> seen;
+  auto r =
+      backend_->Mutate(EntryGroup{.owner = "local", .ns = "tool_effectiveness", .key = "tool/b"},
+                       [&](const std::vector<Entry>& current) -> Result<std::vector<EntryWrite>> {
+                         for (const Entry& e : current) seen.push_back(e.content);
+                         return std::vector<EntryWrite>{};
+                       });
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->empty());
+  EXPECT_THAT(seen, ElementsAre("2"));
+}
+
+TEST_P(BackendConformance, MutateAppliesNothingWhenAWriteLeavesTheGroupOrDecideFails) {
+  Put(Write("a", "one", 1000, "tool-shell"));
+  auto leaves =
+      backend_->Mutate(EntryGroup{.owner = "local", .ns = "tool-shell"},
+                       [&](const std::vector<Entry>&) -> Result<std::vector<EntryWrite>> {
+                         return std::vector<EntryWrite>{Write("a", "changed", 2000, "tool-shell"),
+                                                        Write("x", "escape", 2000, "global")};
+                       });
+  EXPECT_EQ(leaves.status().code(), StatusCode::kInvalidArgument);
+  auto fails = backend_->Mutate(EntryGroup{.owner = "local", .ns = "tool-shell"},
+                                [&](const std::vector<Entry>&) -> Result<std::vector<EntryWrite>> {
+                                  return Conflict("decided against it");
+                                });
+  EXPECT_EQ(fails.status().code(), StatusCode::kConflict);
+  auto a = backend_->FindExact("local", "tool-shell", "a");
+  ASSERT_TRUE(a.ok() && a->has_value());
+  EXPECT_EQ((*a)->content, "one");
+  auto x = backend_->FindExact("local", "global", "x");
+  ASSERT_TRUE(x.ok());
+  EXPECT_FALSE(x->has_value());
+}
+
+TEST_P(BackendConformance, ConcurrentMutationsOfOneCounterLoseNoUpdate) {
+  constexpr int kThreads = 8;
+  constexpr int kEach = 25;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kEach; ++i) {
+        auto r = backend_->Mutate(
+            EntryGroup{.owner = "local", .ns = "tool_effectiveness", .key = "tool/x"},
+            [&](const std::vector<Entry>& current) -> Result<std::vector<EntryWrite>> {
+              int n = current.empty() ? 0 : std::stoi(current[0].content);
+              return std::vector<EntryWrite>{
+                  Write("tool/x", std::to_string(n + 1), 1000, "tool_effectiveness")};
+            });
+        EXPECT_TRUE(r.ok()) << r.status().ToString();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  auto x = backend_->FindExact("local", "tool_effectiveness", "tool/x");
+  ASSERT_TRUE(x.ok() && x->has_value());
+  EXPECT_EQ((*x)->content, std::to_string(kThreads * kEach));
 }
 
 INSTANTIATE_TEST_SUITE_P(

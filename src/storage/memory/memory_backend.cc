@@ -40,6 +40,7 @@ MemoryBackend::Doc MemoryBackend::MakeDoc(Entry entry, const Doc* previous) {
 
 void MemoryBackend::Insert(Row row, Doc doc) {
   const Entry& e = doc.entry;
+  if (e.ns.starts_with("tool-")) ++tool_rules_generation_;
   by_id_[e.id] = row;
   by_address_[{e.owner, e.ns, e.key}] = row;
   by_name_[{e.ns, e.key}].insert(row);
@@ -52,6 +53,7 @@ MemoryBackend::Doc MemoryBackend::Erase(Row row) {
   auto it = docs_.find(row);
   Doc doc = std::move(it->second);
   docs_.erase(it);
+  if (doc.entry.ns.starts_with("tool-")) ++tool_rules_generation_;
   const Entry& e = doc.entry;
   by_id_.erase(e.id);
   by_address_.erase({e.owner, e.ns, e.key});
@@ -134,6 +136,33 @@ Result<int64_t> MemoryBackend::UpsertBatch(std::span<const EntryWrite> writes,
   }
   LoggedLocked(next_seq_ - first_seq);
   return created;
+}
+
+Result<std::vector<UpsertResult>> MemoryBackend::Mutate(const EntryGroup& group,
+                                                        const MutateFn& decide) {
+  std::unique_lock lock(mu_);
+  std::vector<Entry> current;
+  auto first = by_address_.lower_bound({group.owner, group.ns, group.key.value_or("")});
+  for (auto it = first; it != by_address_.end(); ++it) {
+    const auto& [owner, ns, key] = it->first;
+    if (owner != group.owner || ns != group.ns || (group.key && key != *group.key)) break;
+    current.push_back(docs_.at(it->second).entry);
+  }
+  MNEMO_ASSIGN_OR_RETURN(std::vector<EntryWrite> writes, decide(current));
+  std::vector<Undo> undo;
+  const int64_t first_seq = next_seq_;
+  std::vector<UpsertResult> results;
+  for (const EntryWrite& write : writes) {
+    Status valid = ValidateGroupWrite(group, write);
+    Result<UpsertResult> r = valid.ok() ? ApplyLocked(write, undo) : Result<UpsertResult>(valid);
+    if (!r.ok()) {
+      RollBackLocked(undo, first_seq);
+      return r.status();
+    }
+    results.push_back(std::move(*r));
+  }
+  LoggedLocked(next_seq_ - first_seq);
+  return results;
 }
 
 Result<std::optional<Entry>> MemoryBackend::FindExact(std::string_view owner, std::string_view ns,
@@ -282,14 +311,19 @@ Result<Stats> MemoryBackend::GetStats(const ReadScope& scope) {
   return stats;
 }
 
-Status MemoryBackend::ForEach(const ReadScope& scope,
+Result<int64_t> MemoryBackend::ToolRulesGeneration() {
+  std::shared_lock lock(mu_);
+  return tool_rules_generation_;
+}
+
+Status MemoryBackend::ForEach(const ReadScope& scope, std::string_view ns_prefix,
                               const std::function<Status(const Entry&)>& fn) {
   std::vector<Entry> entries;
   {
     std::shared_lock lock(mu_);
     for (const auto& [address, row] : by_address_) {
       const Entry& e = docs_.at(row).entry;
-      if (VisibleIn(scope, e)) entries.push_back(e);
+      if (VisibleIn(scope, e) && e.ns.starts_with(ns_prefix)) entries.push_back(e);
     }
   }
   // Copied out so that `fn` may call back into the backend.

@@ -41,6 +41,8 @@ class MemoryBackend final : public Backend {
   Result<UpsertResult> Upsert(const EntryWrite& write) override;
   Result<int64_t> UpsertBatch(std::span<const EntryWrite> writes,
                               std::vector<Label>* labels = nullptr) override;
+  Result<std::vector<UpsertResult>> Mutate(const EntryGroup& group,
+                                           const MutateFn& decide) override;
   Result<std::optional<Entry>> FindExact(std::string_view owner, std::string_view ns,
                                          std::string_view key) override;
   Result<std::optional<Entry>> Resolve(std::string_view ns, std::string_view key,
@@ -51,7 +53,9 @@ class MemoryBackend final : public Backend {
   Result<std::vector<Entry>> List(const EntryFilter& filter, int limit, int64_t offset) override;
   Result<std::vector<KeywordHit>> KeywordSearch(const KeywordQuery& query) override;
   Result<Stats> GetStats(const ReadScope& scope) override;
-  Status ForEach(const ReadScope& scope, const std::function<Status(const Entry&)>& fn) override;
+  Result<int64_t> ToolRulesGeneration() override;
+  Status ForEach(const ReadScope& scope, std::string_view ns_prefix,
+                 const std::function<Status(const Entry&)>& fn) override;
 
   // Vectors: memory_vectors.cc.
   Status PutVectors(std::string_view signature, std::span<const LabeledVector> vectors) override;
@@ -139,6 +143,7 @@ class MemoryBackend final : public Backend {
   int64_t total_tokens_ = 0;
   std::map<std::string, VectorSpace, std::less<>> spaces_;
   int64_t next_seq_ = 1;
+  int64_t tool_rules_generation_ = 0;  // see Backend::ToolRulesGeneration
   VectorLogTrimPolicy trim_;
 };
 

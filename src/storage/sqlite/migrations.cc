@@ -73,9 +73,29 @@ CREATE TABLE vector_changes (
 CREATE INDEX vector_changes_by_signature ON vector_changes (signature, seq);
 )sql";
 
+// Schema v3: generation counters. `tool_rules` changes (in the writing
+// transaction, whichever process writes) whenever an entry of a `tool-*`
+// namespace is inserted, updated or deleted, so a process can cache what it
+// derived from the rules (the pinned prompt block) and notice any change with
+// one primary-key read.
+constexpr const char* kSchemaV3 = R"sql(
+CREATE TABLE generations (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+INSERT INTO generations (name, value) VALUES ('tool_rules', 0);
+CREATE TRIGGER entries_tool_rules_insert AFTER INSERT ON entries
+  WHEN substr(NEW.namespace, 1, 5) = 'tool-'
+  BEGIN UPDATE generations SET value = value + 1 WHERE name = 'tool_rules'; END;
+CREATE TRIGGER entries_tool_rules_update AFTER UPDATE ON entries
+  WHEN substr(NEW.namespace, 1, 5) = 'tool-' OR substr(OLD.namespace, 1, 5) = 'tool-'
+  BEGIN UPDATE generations SET value = value + 1 WHERE name = 'tool_rules'; END;
+CREATE TRIGGER entries_tool_rules_delete AFTER DELETE ON entries
+  WHEN substr(OLD.namespace, 1, 5) = 'tool-'
+  BEGIN UPDATE generations SET value = value + 1 WHERE name = 'tool_rules'; END;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "entries and their full-text index", kSchemaV1},
     {2, "entry vectors and their change log", kSchemaV2},
+    {3, "generation counter of the tool rules", kSchemaV3},
 };
 
 int64_t NowMs() {

@@ -220,6 +220,43 @@ Result<int64_t> SqliteBackend::UpsertBatch(std::span<const EntryWrite> writes,
   return created;
 }
 
+Result<std::vector<UpsertResult>> SqliteBackend::Mutate(const EntryGroup& group,
+                                                        const MutateFn& decide) {
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  std::vector<Entry> current;
+  {
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement s, db.Prepare(std::string("SELECT ") + kEntryColumns +
+                                    " FROM entries e WHERE e.owner = ?1 AND e.namespace = ?2 AND "
+                                    "(?3 IS NULL OR e.key = ?3) ORDER BY e.key",
+                                "read the group"));
+    s.Bind(1, group.owner);
+    s.Bind(2, group.ns);
+    if (group.key) {
+      s.Bind(3, *group.key);
+    } else {
+      s.BindNull(3);
+    }
+    for (;;) {
+      MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("read the group"));
+      if (!row) break;
+      current.push_back(ReadEntry(s));
+    }
+  }
+  MNEMO_ASSIGN_OR_RETURN(std::vector<EntryWrite> writes, decide(current));
+  std::vector<UpsertResult> results;
+  for (const EntryWrite& write : writes) {
+    MNEMO_RETURN_IF_ERROR(ValidateGroupWrite(group, write));
+    MNEMO_ASSIGN_OR_RETURN(UpsertResult result, UpsertLocked(write));
+    results.push_back(std::move(result));
+  }
+  MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked());
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return results;
+}
+
 Result<std::optional<Entry>> SqliteBackend::FindExact(std::string_view owner, std::string_view ns,
                                                       std::string_view key) {
   ReaderLease db = AcquireReader();
@@ -395,16 +432,40 @@ Result<Stats> SqliteBackend::GetStats(const ReadScope& scope) {
   return stats;
 }
 
-Status SqliteBackend::ForEach(const ReadScope& scope,
+Result<int64_t> SqliteBackend::ToolRulesGeneration() {
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(Statement s,
+                         db->Prepare("SELECT value FROM generations WHERE name = 'tool_rules'",
+                                     "read the tool rules generation"));
+  MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("read the tool rules generation"));
+  return row ? s.ColumnInt(0) : 0;
+}
+
+Status SqliteBackend::ForEach(const ReadScope& scope, std::string_view ns_prefix,
                               const std::function<Status(const Entry&)>& fn) {
   SqlFilter f{"1", {}};
   AddScope(scope, f);
+  // A prefix is the range [prefix, prefix+1) of the (namespace, key, owner)
+  // index. Later pages start after the last row by row value alone, which
+  // SQLite also seeks in that index (a second lower bound would make it
+  // scan from the prefix again on every page).
+  std::optional<std::string> lower;
+  if (!ns_prefix.empty()) {
+    std::string upper(ns_prefix);
+    while (!upper.empty() && static_cast<unsigned char>(upper.back()) == 0xFF) upper.pop_back();
+    if (!upper.empty()) {
+      upper.back() = static_cast<char>(static_cast<unsigned char>(upper.back()) + 1);
+      f.where += " AND e.namespace < ?";
+      f.params.push_back(upper);
+    }
+    lower = std::string(ns_prefix);
+  }
   const std::string order =
       " ORDER BY e.namespace, e.key, e.owner LIMIT " + std::to_string(kForEachPage);
-  const std::string first_sql =
-      std::string("SELECT ") + kEntryColumns + " FROM entries e WHERE " + f.where + order;
-  const std::string next_sql = std::string("SELECT ") + kEntryColumns + " FROM entries e WHERE " +
-                               f.where + " AND (e.namespace, e.key, e.owner) > (?, ?, ?)" + order;
+  const std::string select = std::string("SELECT ") + kEntryColumns + " FROM entries e WHERE ";
+  const std::string first_sql = select + f.where + (lower ? " AND e.namespace >= ?" : "") + order;
+  const std::string next_sql =
+      select + f.where + " AND (e.namespace, e.key, e.owner) > (?, ?, ?)" + order;
   std::optional<Entry> last;
   while (true) {
     // Pages by keyset, and `fn` runs with no connection held, so it may call
@@ -418,6 +479,8 @@ Status SqliteBackend::ForEach(const ReadScope& scope,
         s.Bind(next, last->ns);
         s.Bind(next + 1, last->key);
         s.Bind(next + 2, last->owner);
+      } else if (lower) {
+        s.Bind(next, *lower);
       }
       while (true) {
         MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("read entries"));

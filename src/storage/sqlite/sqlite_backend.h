@@ -32,6 +32,8 @@ class SqliteBackend final : public Backend {
   Result<UpsertResult> Upsert(const EntryWrite& write) override;
   Result<int64_t> UpsertBatch(std::span<const EntryWrite> writes,
                               std::vector<Label>* labels = nullptr) override;
+  Result<std::vector<UpsertResult>> Mutate(const EntryGroup& group,
+                                           const MutateFn& decide) override;
   Result<std::optional<Entry>> FindExact(std::string_view owner, std::string_view ns,
                                          std::string_view key) override;
   Result<std::optional<Entry>> Resolve(std::string_view ns, std::string_view key,
@@ -42,7 +44,9 @@ class SqliteBackend final : public Backend {
   Result<std::vector<Entry>> List(const EntryFilter& filter, int limit, int64_t offset) override;
   Result<std::vector<KeywordHit>> KeywordSearch(const KeywordQuery& query) override;
   Result<Stats> GetStats(const ReadScope& scope) override;
-  Status ForEach(const ReadScope& scope, const std::function<Status(const Entry&)>& fn) override;
+  Result<int64_t> ToolRulesGeneration() override;
+  Status ForEach(const ReadScope& scope, std::string_view ns_prefix,
+                 const std::function<Status(const Entry&)>& fn) override;
 
   // Vectors and reads by label: sqlite_vectors.cc.
   Status PutVectors(std::string_view signature, std::span<const LabeledVector> vectors) override;

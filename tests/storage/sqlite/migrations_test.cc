@@ -33,12 +33,41 @@ TEST(Migrations, NewDatabaseGetsTheLatestVersionOnce) {
   auto v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(*v, LatestSchemaVersion());
-  EXPECT_EQ(LatestSchemaVersion(), 2);
+  EXPECT_EQ(LatestSchemaVersion(), 3);
   v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok());
-  EXPECT_EQ(*v, 2);
-  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 2);
+  EXPECT_EQ(*v, 3);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 3);
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'entries_fts'"), 1);
+}
+
+TEST(Migrations, V3CountsToolRuleWritesOfAnExistingV2Database) {
+  testing::TempDir dir;
+  auto conn = OpenRaw(dir.File("db"));
+  ASSERT_NE(conn, nullptr);
+  ASSERT_TRUE(Migrate(*conn, SchemaMigrations().first(2)).ok());
+  ASSERT_TRUE(conn->Exec("INSERT INTO entries (id, owner, namespace, key, content, category, "
+                         "tags, visibility, created_at, updated_at, access_count, useful_count, "
+                         "archived, doc_length) VALUES ('r1', 'local', 'tool-shell', 'rule/r1', "
+                         "'Prefer rg.', 'high', '[]', 'private', 1, 1, 0, 0, 0, 2)",
+                         "a v2 rule")
+                  .ok());
+  auto v = Migrate(*conn, SchemaMigrations());
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(*v, 3);
+  const char* kGeneration = "SELECT value FROM generations WHERE name = 'tool_rules'";
+  EXPECT_EQ(Count(*conn, kGeneration), 0);
+  ASSERT_TRUE(conn->Exec("UPDATE entries SET content = 'Prefer rg!' WHERE id = 'r1'", "u").ok());
+  EXPECT_EQ(Count(*conn, kGeneration), 1);
+  ASSERT_TRUE(conn->Exec("INSERT INTO entries (id, owner, namespace, key, content, category, "
+                         "tags, visibility, created_at, updated_at, access_count, useful_count, "
+                         "archived, doc_length) VALUES ('g1', 'local', 'global', 'k', 'v', "
+                         "'core', '[]', 'private', 1, 1, 0, 0, 0, 2)",
+                         "a global entry")
+                  .ok());
+  EXPECT_EQ(Count(*conn, kGeneration), 1);
+  ASSERT_TRUE(conn->Exec("DELETE FROM entries WHERE id = 'r1'", "d").ok());
+  EXPECT_EQ(Count(*conn, kGeneration), 2);
 }
 
 TEST(Migrations, AppliesOnlyTheMissingOnesInOrder) {
