@@ -38,7 +38,8 @@ enum class ParamType {
   kStringArray,
   kNumberArray,
   kObject,
-  kObjectOrText
+  kObjectOrText,
+  kObjectArray  // an array of objects, each validated against `fields`
 };
 
 struct ParamSpec {
@@ -55,6 +56,7 @@ struct ParamSpec {
   std::optional<double> maximum;
   std::vector<std::string> allowed;  // strings: an enum
   std::vector<std::string> aliases;  // other accepted names ("content" for "value")
+  std::vector<ParamSpec> fields;     // kObjectArray: the fields of each item
 };
 
 class MethodTable;
@@ -104,6 +106,8 @@ const MethodTable& DefaultMethodTable();
 // Method groups (one file each).
 void AddMemoryMethods(MethodTable& table);
 void AddMetaMethods(MethodTable& table);
+void AddRuleMethods(MethodTable& table);
+void AddTurnMethods(MethodTable& table);
 
 // Validates `params` against the spec and then runs the handler. Invalid
 // params are kInvalidArgument with the field set. Handler exceptions become

@@ -16,6 +16,7 @@ std::string_view TypeName(ParamType t) {
     case ParamType::kNumberArray: return "an array of numbers";
     case ParamType::kObject: return "an object";
     case ParamType::kObjectOrText: return "an object (or a string holding one)";
+    case ParamType::kObjectArray: return "an array of objects";
   }
   return "a value";
 }
@@ -46,10 +47,10 @@ std::string FormatNumber(double d) {
   return json(d).dump();
 }
 
-std::string AllowedNames(const MethodSpec& spec) {
-  if (spec.params.empty()) return "none (this method takes no parameters)";
+std::string AllowedNames(const std::vector<ParamSpec>& specs) {
+  if (specs.empty()) return "none (this method takes no parameters)";
   std::string out;
-  for (const ParamSpec& p : spec.params) {
+  for (const ParamSpec& p : specs) {
     if (!out.empty()) out += ", ";
     out += p.name;
     for (const std::string& a : p.aliases) out += " (alias " + a + ")";
@@ -89,6 +90,9 @@ Status CheckRange(const ParamSpec& p, double d) {
   }
   return Status::Ok();
 }
+
+Result<json> ValidateObject(const std::vector<ParamSpec>& specs, const json& object,
+                            const std::string& path, const std::string& what);
 
 // Checks one present value; may normalise it (3.0 -> 3 for integers).
 Status CheckValue(const ParamSpec& p, json& v) {
@@ -155,13 +159,26 @@ Status CheckValue(const ParamSpec& p, json& v) {
       v = std::move(parsed);
       return Status::Ok();
     }
+    case ParamType::kObjectArray: {
+      if (!v.is_array()) return wrong();
+      for (size_t i = 0; i < v.size(); ++i) {
+        const std::string path = p.name + "[" + std::to_string(i) + "]";
+        if (!v[i].is_object()) {
+          return InvalidArgument("parameter \"" + path + "\" must be an object, got " +
+                                     std::string(JsonTypeName(v[i])),
+                                 path);
+        }
+        MNEMO_ASSIGN_OR_RETURN(v[i], ValidateObject(p.fields, v[i], path + ".", path));
+      }
+      return Status::Ok();
+    }
   }
   return wrong();
 }
 
 // The spec a given name refers to (by name or alias), or null.
-const ParamSpec* FindParam(const MethodSpec& spec, const std::string& name) {
-  for (const ParamSpec& p : spec.params) {
+const ParamSpec* FindParam(const std::vector<ParamSpec>& specs, const std::string& name) {
+  for (const ParamSpec& p : specs) {
     if (p.name == name) return &p;
     for (const std::string& a : p.aliases) {
       if (a == name) return &p;
@@ -207,6 +224,49 @@ bool IsValidUtf8(std::string_view s) {
   return true;
 }
 
+namespace {
+
+// Validates the named members of `object` against `specs`. `path` prefixes
+// every reported name ("tool_calls[0]." for items); `what` names the object
+// in "unknown parameter" errors.
+Result<json> ValidateObject(const std::vector<ParamSpec>& specs, const json& object,
+                            const std::string& path, const std::string& what) {
+  json out = json::object();
+  std::set<std::string> seen;
+  for (const auto& [name, value] : object.items()) {
+    const ParamSpec* p = FindParam(specs, name);
+    if (p == nullptr) {
+      return InvalidArgument("unknown parameter \"" + path + name + "\" for " + what +
+                                 "; allowed: " + AllowedNames(specs),
+                             path + name);
+    }
+    if (!seen.insert(p->name).second) {
+      return InvalidArgument(
+          "give \"" + path + p->name + "\" once: it was also given under an alias", path + p->name);
+    }
+    json v = value;
+    if (v.is_null() && !p->required) continue;  // null means absent for optional params
+    if (path.empty()) {
+      MNEMO_RETURN_IF_ERROR(CheckValue(*p, v));
+    } else {
+      ParamSpec named = *p;
+      named.name = path + p->name;
+      MNEMO_RETURN_IF_ERROR(CheckValue(named, v));
+    }
+    out[p->name] = std::move(v);
+  }
+  for (const ParamSpec& p : specs) {
+    if (out.contains(p.name)) continue;
+    if (p.required) {
+      return InvalidArgument("parameter \"" + path + p.name + "\" is required", path + p.name);
+    }
+    if (p.default_value) out[p.name] = *p.default_value;
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<json> ValidateParams(const MethodSpec& spec, const json& params) {
   if (!params.is_null() && !params.is_object()) {
     return InvalidArgument("params of " + spec.name +
@@ -214,38 +274,15 @@ Result<json> ValidateParams(const MethodSpec& spec, const json& params) {
                                std::string(JsonTypeName(params)),
                            "params");
   }
-  json out = json::object();
-  std::set<std::string> seen;
-  if (params.is_object()) {
-    for (const auto& [name, value] : params.items()) {
-      const ParamSpec* p = FindParam(spec, name);
-      if (p == nullptr) {
-        return InvalidArgument("unknown parameter \"" + name + "\" for " + spec.name +
-                                   "; allowed: " + AllowedNames(spec),
-                               name);
-      }
-      if (!seen.insert(p->name).second) {
-        return InvalidArgument("give \"" + p->name + "\" once: it was also given under an alias",
-                               p->name);
-      }
-      json v = value;
-      if (v.is_null() && !p->required) continue;  // null means absent for optional params
-      MNEMO_RETURN_IF_ERROR(CheckValue(*p, v));
-      out[p->name] = std::move(v);
-    }
-  }
-  for (const ParamSpec& p : spec.params) {
-    if (out.contains(p.name)) continue;
-    if (p.required) return Invalid(p, "is required");
-    if (p.default_value) out[p.name] = *p.default_value;
-  }
-  return out;
+  return ValidateObject(spec.params, params.is_object() ? params : json::object(), "", spec.name);
 }
 
-json ParamsSchema(const MethodSpec& spec) {
+namespace {
+
+json ObjectSchema(const std::vector<ParamSpec>& specs) {
   json props = json::object();
   json required = json::array();
-  for (const ParamSpec& p : spec.params) {
+  for (const ParamSpec& p : specs) {
     json s;
     switch (p.type) {
       case ParamType::kString: s["type"] = "string"; break;
@@ -256,6 +293,9 @@ json ParamsSchema(const MethodSpec& spec) {
       case ParamType::kNumberArray: s = {{"type", "array"}, {"items", {{"type", "number"}}}}; break;
       case ParamType::kObject: s["type"] = "object"; break;
       case ParamType::kObjectOrText: s["type"] = {"object", "string"}; break;
+      case ParamType::kObjectArray:
+        s = {{"type", "array"}, {"items", ObjectSchema(p.fields)}};
+        break;
     }
     std::string desc = p.description;
     if (!p.aliases.empty()) {
@@ -283,5 +323,9 @@ json ParamsSchema(const MethodSpec& spec) {
           {"required", std::move(required)},
           {"additionalProperties", false}};
 }
+
+}  // namespace
+
+json ParamsSchema(const MethodSpec& spec) { return ObjectSchema(spec.params); }
 
 }  // namespace mnemo::transport

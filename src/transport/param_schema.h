@@ -9,7 +9,9 @@
 // - required strings and `non_blank` strings must contain a non-whitespace
 //   character; strings must be valid UTF-8 and within `max_bytes`;
 // - integers must be JSON integers (3.0 is accepted, 3.5 is not) within
-//   [minimum, maximum]; booleans must be true/false (no "true" strings).
+//   [minimum, maximum]; booleans must be true/false (no "true" strings);
+// - an array of objects (kObjectArray) checks every item's members against
+//   the spec's `fields` by the same rules, naming them "tool_calls[2].name".
 // Every error is kInvalidArgument with Status::field() set to the parameter.
 #pragma once
 
