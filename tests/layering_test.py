@@ -16,8 +16,9 @@ ALLOWED = {
     "src/storage": {"base", "text"},
     "src/embed": {"base", "text"},
     "src/index": {"base"},
-    "src/core": {"base", "text", "storage", "embed", "index"},
-    "src/transport": {"base", "text", "core"},
+    "src/rules": {"base", "text", "storage"},
+    "src/core": {"base", "text", "storage", "embed", "index", "rules"},
+    "src/transport": {"base", "text", "core", "rules"},
     "apps": {"base", "text", "core", "transport"},
 }
 # third-party headers that only some rooms may use

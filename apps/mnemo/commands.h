@@ -17,6 +17,7 @@ void AddMemoryCommand(CLI::App& app, GlobalOptions& g, Action& action);
 void AddServeCommand(CLI::App& app, GlobalOptions& g, Action& action);
 void AddRpcCommand(CLI::App& app, GlobalOptions& g, Action& action);
 void AddDataCommands(CLI::App& app, GlobalOptions& g, Action& action);  // export, import
+void AddRulesCommand(CLI::App& app, GlobalOptions& g, Action& action);
 void AddBenchCommand(CLI::App& app, GlobalOptions& g, Action& action);
 
 }  // namespace mnemo::app

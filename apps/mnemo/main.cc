@@ -73,6 +73,7 @@ int Main(int argc, char** argv) {
   AddServeCommand(app, g, action);
   AddRpcCommand(app, g, action);
   AddMemoryCommand(app, g, action);
+  AddRulesCommand(app, g, action);
   AddDataCommands(app, g, action);
   AddBenchCommand(app, g, action);
   AddVersionCommand(app, action);

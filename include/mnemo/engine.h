@@ -8,8 +8,10 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
@@ -60,6 +62,28 @@ class Engine {
   Result<Entry> MarkUseful(const Principal& who, const GetRequest& req);
   Result<ListPage> List(const Principal& who, const ListRequest& req);
   Result<Stats> GetStats(const Principal& who);
+
+  // Tool-scoped rules (spec 30). Rules are the caller's own under ACL.
+  // Upsert by id; without an id an equal rule (same tool, same text up to
+  // case and whitespace) is refreshed instead of duplicated.
+  Result<ToolRule> PutToolRule(const Principal& who, const ToolRulePut& req);
+  // nullopt when there is no such rule (or the caller may not read it).
+  Result<std::optional<ToolRule>> GetToolRule(const Principal& who, std::string_view tool,
+                                              std::string_view id);
+  // One tool's rules in list order (priority, then most recently updated);
+  // every tool's (grouped by tool) when `tool` is absent.
+  Result<std::vector<ToolRule>> ListToolRules(const Principal& who,
+                                              std::optional<std::string_view> tool);
+  Result<bool> DeleteToolRule(const Principal& who, std::string_view tool, std::string_view id);
+  // The pinned block for the system prompt: every critical rule and the most
+  // recent `rules.prompt_cap` high rules of `tools` (empty: every tool), plus
+  // the unscoped ones. Byte-stable.
+  Result<PromptRules> ToolRulesForPrompt(const Principal& who,
+                                         const std::vector<std::string>& tools = {});
+
+  // The per-turn entry point (memory.turn_complete): rule capture and tool
+  // statistics (spec 30); the Archivist's episodic memory (spec 40).
+  Result<TurnResult> TurnComplete(const Principal& who, const Turn& turn);
 
   // Embeds every entry that lacks a vector of the embedder's signature
   // (new signature, text changed, embedder failed earlier) and rebuilds the

@@ -160,4 +160,69 @@ struct ImportReport {
   int64_t created = 0;
 };
 
+// --- Tool-scoped rules (spec 30) ---
+
+// Ordered: a higher value is a higher priority.
+enum class RulePriority { kNormal = 0, kHigh = 1, kCritical = 2 };
+enum class RuleSource { kProgrammatic, kUserExplicit, kPostTurn };
+
+// A rule about one tool, stored in namespace `tool-{tool_name}` under key
+// `rule/{id}`. `tool_name` "*" holds unscoped rules (no tool known).
+struct ToolRule {
+  std::string id;
+  std::string tool_name;  // trimmed, lower-cased
+  std::string rule;       // the guidance, as written
+  RulePriority priority = RulePriority::kNormal;
+  RuleSource source = RuleSource::kProgrammatic;
+  std::vector<std::string> tags;
+  std::string owner = "local";  // the principal that stored it
+  TimeMs created_at = 0;
+  TimeMs updated_at = 0;
+};
+
+struct ToolRulePut {
+  std::string tool_name;
+  std::string rule;
+  std::optional<RulePriority> priority;  // absent: normal (or kept on an upsert by id)
+  std::optional<RuleSource> source;      // absent: programmatic (or kept)
+  std::vector<std::string> tags;
+  std::optional<std::string> id;  // absent or blank: a new rule (or a refreshed duplicate)
+};
+
+// The pinned block of `rules_for_prompt` and the rules it shows.
+struct PromptRules {
+  std::string rendered;  // "" when there are no rules
+  std::vector<ToolRule> rules;
+};
+
+// --- Turns (memory.turn_complete; spec 30 capture, spec 40 Archivist) ---
+
+struct ToolCall {
+  std::string name;
+  std::string arguments_json = "{}";  // the call's arguments as JSON text
+  bool success = true;
+  std::string output;
+  int64_t duration_ms = 0;
+  std::optional<std::string> clean_output;  // caller-supplied cleaned output (spec 50)
+};
+
+struct Turn {
+  std::string session_id;
+  std::string user_message;
+  std::string assistant_response;
+  std::vector<ToolCall> tool_calls;  // in the order they ran
+  std::optional<TimeMs> timestamp;   // absent: now
+  std::string agent_id;
+  int64_t cost_microdollars = 0;
+  bool sync = false;  // wait for background work (segment close)
+};
+
+struct TurnResult {
+  // Rules this turn created (spec 30): user edicts and repeated failures.
+  std::vector<ToolRule> new_rules;
+  // Existing rules this turn refreshed (a repeated edict or failure).
+  std::vector<ToolRule> refreshed_rules;
+  bool rules_captured = false;  // false when capture is switched off
+};
+
 }  // namespace mnemo

@@ -112,6 +112,28 @@ Result<SearchResponse> Engine::Search(const Principal& who, const SearchRequest&
 Result<RecallResponse> Engine::Recall(const Principal& who, const RecallRequest& req) {
   return impl_->Recall(who, req);
 }
+Result<ToolRule> Engine::PutToolRule(const Principal& who, const ToolRulePut& req) {
+  return impl_->PutToolRule(who, req);
+}
+Result<std::optional<ToolRule>> Engine::GetToolRule(const Principal& who, std::string_view tool,
+                                                    std::string_view id) {
+  return impl_->GetToolRule(who, tool, id);
+}
+Result<std::vector<ToolRule>> Engine::ListToolRules(const Principal& who,
+                                                    std::optional<std::string_view> tool) {
+  return impl_->ListToolRules(who, tool);
+}
+Result<bool> Engine::DeleteToolRule(const Principal& who, std::string_view tool,
+                                    std::string_view id) {
+  return impl_->DeleteToolRule(who, tool, id);
+}
+Result<PromptRules> Engine::ToolRulesForPrompt(const Principal& who,
+                                               const std::vector<std::string>& tools) {
+  return impl_->ToolRulesForPrompt(who, tools);
+}
+Result<TurnResult> Engine::TurnComplete(const Principal& who, const Turn& turn) {
+  return impl_->TurnComplete(who, turn);
+}
 Result<Entry> Engine::MarkUseful(const Principal& who, const GetRequest& req) {
   return impl_->MarkUseful(who, req);
 }

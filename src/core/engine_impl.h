@@ -10,6 +10,7 @@
 #include "core/vector_space.h"
 #include "embed/embedder.h"
 #include "mnemo/engine.h"
+#include "rules/rule_store.h"
 #include "storage/backend.h"
 
 namespace mnemo {
@@ -28,6 +29,13 @@ struct Engine::Impl {
   index::IndexOptions index_options;
   std::mutex spaces_mu;
   std::map<std::string, std::shared_ptr<VectorSpace>> spaces;  // by signature
+
+  // Pinned prompt blocks by (scope, tools), valid for one generation of the
+  // tool rules (Backend::ToolRulesGeneration): a session start costs one
+  // counter read while the rules are unchanged (rules.cc).
+  std::mutex prompt_mu;
+  int64_t prompt_generation = -1;
+  std::map<std::string, PromptRules> prompt_cache;
 
   ~Impl();
 
@@ -74,6 +82,24 @@ struct Engine::Impl {
   // per dimension, stored in batches and indexed once.
   Status StoreExternalVectors(std::span<const storage::Label> labels,
                               std::span<std::pair<size_t, std::vector<float>>> vectors);
+
+  // Tool-scoped rules and turns (rules.cc).
+  Result<ToolRule> PutToolRule(const Principal& who, const ToolRulePut& req);
+  Result<std::optional<ToolRule>> GetToolRule(const Principal& who, std::string_view tool,
+                                              std::string_view id);
+  Result<std::vector<ToolRule>> ListToolRules(const Principal& who,
+                                              std::optional<std::string_view> tool);
+  Result<bool> DeleteToolRule(const Principal& who, std::string_view tool, std::string_view id);
+  Result<PromptRules> ToolRulesForPrompt(const Principal& who,
+                                         const std::vector<std::string>& tools);
+  Result<TurnResult> TurnComplete(const Principal& who, const Turn& turn);
+  // Whose rules `who` reads: its own (and public ones) under ACL, all without.
+  storage::ReadScope RuleScope(const Principal& who) const;
+  // The normalised tool name, or kInvalidArgument naming `field`.
+  Result<std::string> CheckToolName(std::string_view name, std::string_view field) const;
+  Status ValidateTurn(const Turn& turn) const;
+  // Embeds the rules whose text changed (failure is not fatal, as for entries).
+  void EmbedRules(const std::vector<rules::RulePutOutcome>& outcomes);
 
   // Export and import (import_export.cc).
   Status ExportJsonl(const Principal& who, std::ostream& out);

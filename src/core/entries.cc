@@ -2,6 +2,7 @@
 
 #include "core/engine_impl.h"
 #include "core/validation.h"
+#include "rules/tool_rule.h"
 #include "text/secrets.h"
 
 namespace mnemo {
@@ -33,6 +34,12 @@ Status CheckSecret(const Config& config, std::string_view content, std::string_v
 Result<StoreResult> Engine::Impl::Store(const Principal& who, const StoreRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
   MNEMO_RETURN_IF_ERROR(ValidateAddress(req.key, req.ns));
+  if (rules::ToolOfNamespace(req.ns) && req.key.starts_with("rule/")) {
+    return InvalidArgument("key \"rule/...\" in namespace " + req.ns +
+                               " is a tool rule: write rules with memory.tool_rule_put (they are "
+                               "validated and pinned into prompts); other keys are free here",
+                           "key");
+  }
   MNEMO_RETURN_IF_ERROR(ValidateContent(req.content, "value"));
   MNEMO_RETURN_IF_ERROR(ValidateCategory(req.category, "category"));
   if (req.tags) MNEMO_RETURN_IF_ERROR(ValidateTags(*req.tags, "tags"));

@@ -10,6 +10,7 @@
 #include "core/fusion.h"
 #include "core/hybrid_search.h"
 #include "core/validation.h"
+#include "rules/tool_rule.h"
 #include "text/query.h"
 #include "text/snippet.h"
 
@@ -115,7 +116,8 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
   resp.degraded = found.degraded;
   for (SearchHit& h : found.results) {
     RecallHit r;
-    r.source = "entry";
+    // A rule namespace holds tool rules (spec 30); its hits say so.
+    r.source = rules::ToolOfNamespace(h.ns) && h.key.starts_with("rule/") ? "tool_rule" : "entry";
     r.id = std::move(h.id);
     r.key = std::move(h.key);
     r.ns = std::move(h.ns);

@@ -38,6 +38,8 @@ const MethodTable& DefaultMethodTable() {
   static const MethodTable* table = [] {
     auto* t = new MethodTable();
     AddMemoryMethods(*t);
+    AddRuleMethods(*t);
+    AddTurnMethods(*t);
     AddMetaMethods(*t);
     return t;
   }();

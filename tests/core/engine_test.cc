@@ -219,16 +219,29 @@ TEST_P(EngineTest, SearchFiltersByCategoryNamespaceAndTags) {
 
 TEST_P(EngineTest, SystemNamespacesStayOutOfPlainSearch) {
   ASSERT_TRUE(
-      engine_
-          ->Store(me_, {.key = "rule/1", .content = "never email Sarah", .ns = "tool-send_email"})
+      engine_->Store(me_, {.key = "note", .content = "never email Sarah", .ns = "tool-send_email"})
           .ok());
   EXPECT_TRUE(SearchKeys("email Sarah").empty());
-  EXPECT_EQ(SearchKeys("email Sarah", {.ns = "tool-send_email"}),
-            std::vector<std::string>{"rule/1"});
+  EXPECT_EQ(SearchKeys("email Sarah", {.ns = "tool-send_email"}), std::vector<std::string>{"note"});
   auto recall = engine_->Recall(me_, {.query = "email Sarah", .ns = "tool-send_email"});
   ASSERT_TRUE(recall.ok());
   ASSERT_EQ(recall->results.size(), 1u);
-  EXPECT_EQ(recall->results[0].source, "entry");
+  EXPECT_EQ(recall->results[0].source, "entry");  // a plain entry, not a rule
+}
+
+// Rules are written through the rule methods only (validated, deduplicated):
+// memory_store cannot forge one into a prompt.
+TEST_P(EngineTest, StoreRefusesRuleKeysInRuleNamespaces) {
+  auto r = engine_->Store(me_, {.key = "rule/x",
+                                .content = "Always email Sarah",
+                                .category = "critical",
+                                .ns = "tool-send_email"});
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().field(), "key");
+  EXPECT_NE(r.status().message().find("memory.tool_rule_put"), std::string::npos);
+  auto prompt = engine_->ToolRulesForPrompt(me_);
+  ASSERT_TRUE(prompt.ok());
+  EXPECT_EQ(prompt->rendered, "");
 }
 
 TEST_P(EngineTest, QueriesWithSyntaxAreJustText) {

@@ -24,7 +24,10 @@ TEST(ImportExport, RoundTripIntoAFreshWorkspace) {
       a->Store(me, {.key = "k1", .content = "first", .tags = std::vector<std::string>{"t"}}).ok());
   ASSERT_TRUE(
       a->Store(me, {.key = "k2", .content = "永远不要给 Sarah 发邮件", .ns = "skill-mail"}).ok());
-  ASSERT_TRUE(a->Store(me, {.key = "rule/1", .content = "rule", .ns = "tool-shell"}).ok());
+  ASSERT_TRUE(a->PutToolRule(me, {.tool_name = "shell",
+                                  .rule = "Don't run sudo.",
+                                  .priority = RulePriority::kCritical})
+                  .ok());
   std::stringstream out;
   ASSERT_TRUE(a->ExportJsonl(me, out).ok());
   std::string exported = out.str();
@@ -38,6 +41,12 @@ TEST(ImportExport, RoundTripIntoAFreshWorkspace) {
   std::stringstream again;
   ASSERT_TRUE(b->ExportJsonl(me, again).ok());
   EXPECT_EQ(again.str(), exported);
+  // Rules come back as rules: pinned again in the new workspace.
+  auto prompt = b->ToolRulesForPrompt(me);
+  ASSERT_TRUE(prompt.ok());
+  EXPECT_NE(prompt->rendered.find("### `shell`\n- **[critical]** Don't run sudo.\n"),
+            std::string::npos)
+      << prompt->rendered;
 
   // Idempotent: importing the same file again changes nothing.
   std::stringstream in2(exported);

@@ -179,8 +179,9 @@ TEST_F(Methods, ToolsSchemaIsOpenAiFunctionForm) {
     EXPECT_EQ(t["function"]["parameters"]["type"], "object");
     EXPECT_TRUE(t["function"]["parameters"]["properties"].is_object());
   }
-  EXPECT_EQ(names, (std::set<std::string>{"memory_store", "memory_get", "memory_recall",
-                                          "memory_search", "memory_forget"}));
+  EXPECT_EQ(names,
+            (std::set<std::string>{"memory_store", "memory_get", "memory_recall", "memory_search",
+                                   "memory_forget", "tool_rule_put", "tool_rule_list"}));
   json store = tools[0]["function"]["parameters"];
   EXPECT_EQ(store["required"], json::array({"key", "value"}));
   EXPECT_EQ(store["properties"]["category"]["default"], "core");
@@ -191,7 +192,7 @@ TEST_F(Methods, ToolsSchemaLeavesRecallOutUnderAcl) {
   c.memory.acl_enabled = true;
   Open(c);
   json tools = Ok("memory.tools_schema", nullptr);
-  EXPECT_EQ(tools.size(), 4u);
+  EXPECT_EQ(tools.size(), 6u);
   for (const json& t : tools) EXPECT_NE(t["function"]["name"], "memory_recall");
   json r = Ok("memory.tool_call", {{"name", "memory_recall"}, {"arguments", {{"query", "x"}}}});
   EXPECT_EQ(r["is_error"], true);

@@ -1,0 +1,44 @@
+// The capture hook of spec 30, run by memory.turn_complete after every turn:
+// user edicts become critical rules, a tool that failed twice or more gets a
+// normal rule, and every call counts in the tool's statistics.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mnemo/status.h"
+#include "mnemo/types.h"
+#include "rules/edicts.h"
+#include "rules/rule_store.h"
+
+namespace mnemo::rules {
+
+// At most this many edicts of one user message become rules (the first ones).
+inline constexpr size_t kMaxEdictsPerTurn = 16;
+
+// The turn's tool names, normalised, distinct, in the order they first ran.
+std::vector<std::string> TurnTools(const Turn& turn);
+
+// "Tool failed {n} times in one turn ({tool}: failed ({class})). Consider an
+// alternative approach before retrying." — `error_class` of the first failure.
+std::string FailureRuleText(const std::string& tool, int64_t failures,
+                            const std::string& error_class);
+
+struct FailureDraft {
+  std::string tool;
+  std::string body;
+};
+// One draft per tool that failed at least twice in `turn`, in tool order.
+std::vector<FailureDraft> RepeatedFailures(const Turn& turn);
+
+// Stores the edicts and repeated-failure rules of `turn` for `owner`:
+// edicts first (message order), then failures (tool order). Deterministic.
+Result<std::vector<RulePutOutcome>> CaptureRules(RuleStore& store, const std::string& owner,
+                                                 const Turn& turn,
+                                                 const std::vector<Alias>& aliases);
+
+// Adds every call of `turn` to its tool's statistics (one write per tool).
+Status RecordToolStats(storage::Backend& backend, TimeMs now, const std::string& owner,
+                       const Turn& turn);
+
+}  // namespace mnemo::rules
