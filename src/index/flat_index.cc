@@ -52,8 +52,13 @@ Status FlatIndex::UpsertBatch(std::span<const uint64_t> ids, std::span<const flo
     MNEMO_RETURN_IF_ERROR(CheckVector(vectors.subspan(i * dims_, dims_), dims_, "vector"));
   }
   std::unique_lock lock(mu_);
-  ids_.reserve(ids_.size() + ids.size());
-  vectors_.reserve(vectors_.size() + vectors.size());
+  // Geometric growth: reserving exactly the new size made every single
+  // insert reallocate and copy all stored vectors (O(n) per store).
+  auto grow = [](auto& v, size_t need) {
+    if (need > v.capacity()) v.reserve(std::max(need, v.capacity() * 2));
+  };
+  grow(ids_, ids_.size() + ids.size());
+  grow(vectors_, vectors_.size() + vectors.size());
   for (size_t i = 0; i < ids.size(); ++i) UpsertLocked(ids[i], vectors.data() + i * dims_);
   return Status::Ok();
 }
