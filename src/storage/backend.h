@@ -18,6 +18,7 @@
 
 #include "mnemo/status.h"
 #include "mnemo/types.h"
+#include "storage/episodic.h"
 
 namespace mnemo::storage {
 
@@ -181,6 +182,21 @@ class Backend {
   // rules) is written or deleted, by this or (SQLite) any other process.
   // Equal numbers mean the rules are unchanged.
   virtual Result<int64_t> ToolRulesGeneration() = 0;
+
+  // --- Episodic turns (spec 40; episodic.h).
+
+  // Appends `rows`, all of one (owner, session), in one transaction, with
+  // consecutive sequence numbers after the session's last: concurrent
+  // appends (threads or processes) never share or skip a number. Returns the
+  // rows with id and seq set, in order.
+  virtual Result<std::vector<TurnRow>> AppendTurns(std::span<const TurnWrite> rows) = 0;
+  // The rows of (owner, session) with from_seq <= seq <= to_seq, by seq.
+  virtual Result<std::vector<TurnRow>> SessionTurns(std::string_view owner,
+                                                    std::string_view session_id, int64_t from_seq,
+                                                    int64_t to_seq) = 0;
+  // Best `limit` rows matching any term: score descending, then timestamp
+  // descending, then id.
+  virtual Result<std::vector<TurnHit>> SearchTurns(const TurnQuery& query) = 0;
 
   // --- Vectors (spec 20). One vector per (entry, signature); deleting an
   // entry or changing its text deletes its vectors in the same transaction.

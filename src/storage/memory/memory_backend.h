@@ -53,6 +53,11 @@ class MemoryBackend final : public Backend {
   Result<std::vector<Entry>> List(const EntryFilter& filter, int limit, int64_t offset) override;
   Result<std::vector<KeywordHit>> KeywordSearch(const KeywordQuery& query) override;
   Result<Stats> GetStats(const ReadScope& scope) override;
+  // Episodic turns: *_episodic.cc.
+  Result<std::vector<TurnRow>> AppendTurns(std::span<const TurnWrite> rows) override;
+  Result<std::vector<TurnRow>> SessionTurns(std::string_view owner, std::string_view session_id,
+                                            int64_t from_seq, int64_t to_seq) override;
+  Result<std::vector<TurnHit>> SearchTurns(const TurnQuery& query) override;
   Result<int64_t> ToolRulesGeneration() override;
   Status ForEach(const ReadScope& scope, std::string_view ns_prefix,
                  const std::function<Status(const Entry&)>& fn) override;
@@ -144,6 +149,18 @@ class MemoryBackend final : public Backend {
   std::map<std::string, VectorSpace, std::less<>> spaces_;
   int64_t next_seq_ = 1;
   int64_t tool_rules_generation_ = 0;  // see Backend::ToolRulesGeneration
+
+  // Episodic turns (memory_episodic.cc), by id.
+  struct TurnDoc {
+    TurnRow row;
+    int64_t length = 0;
+    std::unordered_map<std::string, int64_t> frequency;
+  };
+  std::map<int64_t, TurnDoc> turns_;
+  std::map<std::tuple<std::string, std::string, int64_t>, int64_t> turns_by_session_;
+  std::unordered_map<std::string, std::unordered_set<int64_t>> turn_postings_;
+  int64_t turn_tokens_ = 0;
+  int64_t next_turn_id_ = 1;
   VectorLogTrimPolicy trim_;
 };
 

@@ -38,6 +38,8 @@ class Statement {
   // Parameters are 1-based. Text is bound without a copy (SQLITE_STATIC):
   // the caller keeps it alive until the statement is done.
   void Bind(int index, std::string_view text);
+  // A temporary string would be freed before the statement runs.
+  void Bind(int index, std::string&& text) = delete;
   void Bind(int index, int64_t value);
   void BindNull(int index);
   // Bytes bound as a BLOB, without a copy like text.

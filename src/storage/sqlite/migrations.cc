@@ -92,10 +92,35 @@ CREATE TRIGGER entries_tool_rules_delete AFTER DELETE ON entries
   BEGIN UPDATE generations SET value = value + 1 WHERE name = 'tool_rules'; END;
 )sql";
 
+// Schema v4: episodic turns (spec 40). `seq` is per (owner, session_id) and
+// assigned inside the appending transaction. `search_text` is the
+// computation text the contentless `turns_fts` indexed (kept so the row can
+// be unindexed exactly); `doc_length` as for entries.
+constexpr const char* kSchemaV4 = R"sql(
+CREATE TABLE turns (
+  id INTEGER PRIMARY KEY,
+  owner TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+  content TEXT NOT NULL,
+  lesson TEXT NOT NULL DEFAULT '',
+  tool_calls_json TEXT NOT NULL DEFAULT '',
+  timestamp_ms INTEGER NOT NULL,
+  cost_microdollars INTEGER NOT NULL DEFAULT 0,
+  agent_id TEXT NOT NULL DEFAULT '',
+  search_text TEXT NOT NULL,
+  doc_length INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (owner, session_id, seq)
+);
+CREATE VIRTUAL TABLE turns_fts USING fts5(body, content='', columnsize=0, tokenize='mnemo');
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "entries and their full-text index", kSchemaV1},
     {2, "entry vectors and their change log", kSchemaV2},
     {3, "generation counter of the tool rules", kSchemaV3},
+    {4, "episodic turns and their full-text index", kSchemaV4},
 };
 
 int64_t NowMs() {

@@ -44,6 +44,11 @@ class SqliteBackend final : public Backend {
   Result<std::vector<Entry>> List(const EntryFilter& filter, int limit, int64_t offset) override;
   Result<std::vector<KeywordHit>> KeywordSearch(const KeywordQuery& query) override;
   Result<Stats> GetStats(const ReadScope& scope) override;
+  // Episodic turns: *_episodic.cc.
+  Result<std::vector<TurnRow>> AppendTurns(std::span<const TurnWrite> rows) override;
+  Result<std::vector<TurnRow>> SessionTurns(std::string_view owner, std::string_view session_id,
+                                            int64_t from_seq, int64_t to_seq) override;
+  Result<std::vector<TurnHit>> SearchTurns(const TurnQuery& query) override;
   Result<int64_t> ToolRulesGeneration() override;
   Status ForEach(const ReadScope& scope, std::string_view ns_prefix,
                  const std::function<Status(const Entry&)>& fn) override;
@@ -98,6 +103,7 @@ class SqliteBackend final : public Backend {
   // Guarded by writer_mu_. The next label is at least this, so a label freed
   // by deleting the newest entry is not handed out again while open.
   Label next_label_ = 1;
+  int64_t next_turn_id_ = 1;  // turn ids are never reused while open (like labels)
   VectorLogTrimPolicy trim_;
   int64_t logged_changes_ = 0;  // since the last trim check
   std::mutex readers_mu_;

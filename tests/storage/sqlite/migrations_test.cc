@@ -33,11 +33,11 @@ TEST(Migrations, NewDatabaseGetsTheLatestVersionOnce) {
   auto v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(*v, LatestSchemaVersion());
-  EXPECT_EQ(LatestSchemaVersion(), 3);
+  EXPECT_EQ(LatestSchemaVersion(), 4);
   v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok());
-  EXPECT_EQ(*v, 3);
-  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 3);
+  EXPECT_EQ(*v, 4);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 4);
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'entries_fts'"), 1);
 }
 
@@ -54,7 +54,7 @@ TEST(Migrations, V3CountsToolRuleWritesOfAnExistingV2Database) {
                   .ok());
   auto v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok()) << v.status().ToString();
-  EXPECT_EQ(*v, 3);
+  EXPECT_EQ(*v, LatestSchemaVersion());
   const char* kGeneration = "SELECT value FROM generations WHERE name = 'tool_rules'";
   EXPECT_EQ(Count(*conn, kGeneration), 0);
   ASSERT_TRUE(conn->Exec("UPDATE entries SET content = 'Prefer rg!' WHERE id = 'r1'", "u").ok());
