@@ -17,7 +17,9 @@ ALLOWED = {
     "src/embed": {"base", "text"},
     "src/index": {"base"},
     "src/rules": {"base", "text", "storage"},
-    "src/core": {"base", "text", "storage", "embed", "index", "rules"},
+    "src/llm": {"base"},
+    "src/archivist": {"base", "text", "storage", "embed", "llm"},
+    "src/core": {"base", "text", "storage", "embed", "index", "rules", "llm", "archivist"},
     "src/transport": {"base", "text", "core", "rules"},
     "apps": {"base", "text", "core", "transport"},
 }

@@ -1,0 +1,292 @@
+#include "archivist/events.h"
+
+#include <cstdint>
+#include <span>
+#include <unordered_set>
+#include <utility>
+
+#include "text/utf8.h"
+
+// Hand-written scanners instead of std::regex: topic markers run on every
+// turn (spec 40 targets p50 <= 2 ms per turn) and all of this must stay
+// linear on hostile input.
+
+namespace mnemo::archivist {
+namespace {
+
+struct CodePoint {
+  int32_t cp = -1;  // -1 for an ill-formed sequence
+  size_t len = 1;
+};
+
+CodePoint At(std::string_view s, size_t pos) {
+  const auto byte = static_cast<unsigned char>(s[pos]);
+  if (byte < 0x80) return {.cp = byte, .len = 1};
+  CodePoint c;
+  c.len = static_cast<size_t>(text::DecodeUtf8(s, pos, &c.cp));
+  return c;
+}
+
+// Unicode White_Space (PropList.txt).
+bool IsSpace(int32_t cp) {
+  return cp == ' ' || (cp >= '\t' && cp <= '\r') || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
+         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
+         cp == 0x205F || cp == 0x3000;
+}
+
+bool IsLineBreak(int32_t cp) {
+  return (cp >= '\n' && cp <= '\r') || cp == 0x85 || cp == 0x2028 || cp == 0x2029;
+}
+
+bool IsAsciiTerminator(int32_t cp) { return cp == '.' || cp == '!' || cp == '?'; }
+
+// 。！？
+bool IsWideTerminator(int32_t cp) { return cp == 0x3002 || cp == 0xFF01 || cp == 0xFF1F; }
+
+// Closing quotes and brackets that stay with the sentence they close, and
+// the ellipsis ("Wait?…").
+bool IsCloser(int32_t cp) {
+  switch (cp) {
+    case '"':
+    case '\'':
+    case ')':
+    case ']':
+    case 0x00BB:  // »
+    case 0x2019:  // ’
+    case 0x201D:  // ”
+    case 0x2026:  // …
+    case 0x300D:  // 」
+    case 0x300F:  // 』
+    case 0x3011:  // 】
+    case 0xFF09:  // ）
+      return true;
+    default: return false;
+  }
+}
+
+// ’ ‘ ʼ
+bool IsApostropheVariant(int32_t cp) { return cp == 0x2019 || cp == 0x2018 || cp == 0x02BC; }
+
+bool IsWordByte(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; }
+
+std::string_view Trim(std::string_view s) {
+  size_t pos = 0;
+  size_t begin = s.size();
+  size_t end = 0;
+  while (pos < s.size()) {
+    const CodePoint c = At(s, pos);
+    if (!IsSpace(c.cp)) {
+      if (begin == s.size()) begin = pos;
+      end = pos + c.len;
+    }
+    pos += c.len;
+  }
+  return begin < end ? s.substr(begin, end - begin) : std::string_view();
+}
+
+// One row of the pattern table: `lead` (a phrase, see ContainsPhrase), and
+// when `then` is set, `then` somewhere after it in the same sentence.
+struct Pattern {
+  std::string_view lead;
+  std::string_view then;
+};
+
+struct EventPatterns {
+  std::string_view type;
+  std::span<const Pattern> patterns;
+};
+
+// Spec 40's table, English then Chinese, in folded form.
+constexpr Pattern kDecision[] = {
+    {"let's go with"}, {"i've decided"},    {"i decided"},  {"we decided"},
+    {"we agreed"},     {"the decision is"}, {"going with"}, {"we'll use"},
+    {"i'll use"},      {"chosen to"},       {"i choose"},   {"we choose"},
+    {"我决定"},        {"我们决定"},        {"决定用"},     {"就用"},
+    {"我选择"},        {"我们选择"},        {"定了"},
+};
+
+constexpr Pattern kCommitment[] = {
+    {"by monday"},
+    {"by tuesday"},
+    {"by wednesday"},
+    {"by thursday"},
+    {"by friday"},
+    {"by saturday"},
+    {"by sunday"},
+    {"by tomorrow"},
+    {"by next week"},
+    {"by end of"},
+    {"deadline is"},
+    {"due date"},
+    {"i will"},
+    {"i'll do"},
+    {"i promise"},
+    {"i commit"},
+    {"we need to finish"},
+    {"scheduled for"},
+    {"plan to"},
+    {"planning to"},
+    {"我会"},
+    {"我保证"},
+    {"截止"},
+    {"之前完成"},
+    {"计划"},
+    {"打算"},
+    {"下周前"},
+};
+
+constexpr Pattern kPreference[] = {
+    {"i prefer"}, {"i like"},      {"i love"},       {"i hate"},    {"i dislike"}, {"i always"},
+    {"i never"},  {"my favorite"}, {"my favourite"}, {"i usually"}, {"i tend to"}, {"i'm used to"},
+    {"我喜欢"},   {"我更喜欢"},    {"我爱"},         {"我讨厌"},    {"我不喜欢"},  {"我习惯"},
+    {"我总是"},   {"我从不"},      {"我偏好"},
+};
+
+constexpr Pattern kFact[] = {
+    {"i'm based in"}, {"i live in"},    {"i work at"},  {"i work for"}, {"my name is"},
+    {"i'm a"},        {"i am a"},       {"my role is"}, {"i've been"},  {"i'm from"},
+    {"my timezone"},  {"my time zone"}, {"我叫"},       {"我的名字是"}, {"我住在"},
+    {"我在", "工作"}, {"我是一名"},     {"我来自"},     {"我的时区"},
+};
+
+constexpr EventPatterns kTable[] = {
+    {.type = kEventDecision, .patterns = kDecision},
+    {.type = kEventCommitment, .patterns = kCommitment},
+    {.type = kEventPreference, .patterns = kPreference},
+    {.type = kEventFact, .patterns = kFact},
+};
+
+constexpr std::string_view kHedges[] = {
+    "i think", "maybe", "probably", "not sure", "我觉得", "可能", "也许", "好像",
+};
+
+bool Matches(std::string_view folded, const Pattern& pattern) {
+  if (pattern.then.empty()) return ContainsPhrase(folded, pattern.lead);
+  // Only ever a Chinese row (我在…工作): plain substrings, and the first
+  // occurrence of the lead leaves the most room for what must follow it.
+  const size_t lead = folded.find(pattern.lead);
+  return lead != std::string_view::npos &&
+         folded.find(pattern.then, lead + pattern.lead.size()) != std::string_view::npos;
+}
+
+bool IsHedged(std::string_view folded) {
+  for (std::string_view hedge : kHedges) {
+    if (ContainsPhrase(folded, hedge)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string FoldForMatch(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_space = false;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const CodePoint c = At(text, pos);
+    if (IsSpace(c.cp)) {
+      if (!in_space) out += ' ';
+      in_space = true;
+    } else if (c.cp >= 'A' && c.cp <= 'Z') {
+      out += static_cast<char>(c.cp - 'A' + 'a');
+    } else if (IsApostropheVariant(c.cp)) {
+      out += '\'';
+    } else {
+      out.append(text.substr(pos, c.len));
+    }
+    if (!IsSpace(c.cp)) in_space = false;
+    pos += c.len;
+  }
+  return out;
+}
+
+bool ContainsPhrase(std::string_view folded, std::string_view phrase) {
+  if (phrase.empty()) return false;
+  const bool check_before = IsWordByte(phrase.front());
+  const bool check_after = IsWordByte(phrase.back());
+  size_t pos = folded.find(phrase);
+  while (pos != std::string_view::npos) {
+    const size_t end = pos + phrase.size();
+    const bool starts_word = !check_before || pos == 0 || !IsWordByte(folded[pos - 1]);
+    const bool ends_word = !check_after || end == folded.size() || !IsWordByte(folded[end]);
+    if (starts_word && ends_word) return true;
+    pos = folded.find(phrase, pos + 1);
+  }
+  return false;
+}
+
+std::vector<std::string> EventSentences(std::string_view text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  // [start, content_end) is the sentence without its closing punctuation,
+  // the part whose length decides whether it is a sentence at all.
+  auto emit = [&](size_t content_end, size_t end) {
+    if (Trim(text.substr(start, content_end - start)).size() >= kMinSentenceBytes) {
+      out.emplace_back(Trim(text.substr(start, end - start)));
+    }
+    start = end;
+  };
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const CodePoint c = At(text, pos);
+    if (IsLineBreak(c.cp)) {
+      emit(pos, pos);
+      pos += c.len;
+      start = pos;
+      continue;
+    }
+    bool wide = IsWideTerminator(c.cp);
+    if (!wide && !IsAsciiTerminator(c.cp)) {
+      pos += c.len;
+      continue;
+    }
+    // The whole run of terminators and closers ("?!", "...", ".\"", "。」").
+    size_t end = pos + c.len;
+    while (end < text.size()) {
+      const CodePoint d = At(text, end);
+      if (IsWideTerminator(d.cp)) {
+        wide = true;
+      } else if (!IsAsciiTerminator(d.cp) && !IsCloser(d.cp)) {
+        break;
+      }
+      end += d.len;
+    }
+    // ASCII punctuation glued to more ASCII is part of a token, not an end:
+    // e-mail addresses, URLs, file names, decimals, version numbers.
+    const bool ends_here = wide || end == text.size() ||
+                           static_cast<unsigned char>(text[end]) >= 0x80 ||
+                           IsSpace(static_cast<unsigned char>(text[end]));
+    if (ends_here) emit(pos, end);
+    pos = end;
+  }
+  emit(text.size(), text.size());
+  return out;
+}
+
+std::vector<Event> ExtractEvents(std::string_view user_message) {
+  std::vector<Event> events;
+  std::unordered_set<std::string> seen;
+  for (std::string& sentence : EventSentences(user_message)) {
+    if (seen.contains(sentence)) continue;
+    const std::string folded = FoldForMatch(sentence);
+    for (const EventPatterns& row : kTable) {
+      bool matched = false;
+      for (const Pattern& pattern : row.patterns) {
+        if (Matches(folded, pattern)) {
+          matched = true;
+          break;
+        }
+      }
+      if (!matched) continue;
+      seen.insert(sentence);
+      const double confidence = IsHedged(folded) ? kHedgedConfidence : kPlainConfidence;
+      events.push_back(
+          {.type = std::string(row.type), .text = std::move(sentence), .confidence = confidence});
+      break;
+    }
+  }
+  return events;
+}
+
+}  // namespace mnemo::archivist
