@@ -85,6 +85,16 @@ class Engine {
   // statistics (spec 30); the Archivist's episodic memory (spec 40).
   Result<TurnResult> TurnComplete(const Principal& who, const Turn& turn);
 
+  // The Archivist's read side (spec 40). Episodic rows are the caller's own
+  // under ACL.
+  Result<std::vector<EpisodicHit>> EpisodicSearch(const Principal& who, const EpisodicQuery& q);
+  // Every row of one session, in sequence order.
+  Result<std::vector<EpisodicTurn>> SessionTurns(const Principal& who, std::string_view session_id);
+
+  // Appends to or replaces a section of MEMORY.md / SKILL.md in the workspace
+  // (whitelisted, locked across processes, written atomically).
+  Result<MemoryMdReport> UpdateMemoryMd(const Principal& who, const MemoryMdRequest& req);
+
   // Embeds every entry that lacks a vector of the embedder's signature
   // (new signature, text changed, embedder failed earlier) and rebuilds the
   // vector index from storage. Progress counts entries embedded.

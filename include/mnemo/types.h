@@ -217,12 +217,57 @@ struct Turn {
   bool sync = false;  // wait for background work (segment close)
 };
 
+// One episodic row (spec 40): a turn gives a user row, then an assistant row.
+struct EpisodicTurn {
+  int64_t id = 0;
+  std::string session_id;
+  int64_t seq = 0;   // per session, in the order the turns arrived
+  std::string role;  // "user" | "assistant"
+  std::string content;
+  std::string lesson;           // assistant rows: "Tools that failed in this turn: ..."
+  std::string tool_calls_json;  // assistant rows: the calls as stored ("" when none)
+  TimeMs timestamp = 0;
+  int64_t cost_microdollars = 0;
+  std::string agent_id;
+  std::string owner = "local";
+};
+
+struct EpisodicQuery {
+  std::string query;
+  std::optional<std::string> session_id;
+  int limit = 20;  // 1..100
+};
+
+struct EpisodicHit {
+  EpisodicTurn turn;
+  double score = 0;     // [0, 1]
+  std::string snippet;  // best passage, matched terms in **
+};
+
 struct TurnResult {
+  // The episodic rows this turn stored (absent when episodic capture is off).
+  std::optional<EpisodicTurn> user_row;
+  std::optional<EpisodicTurn> assistant_row;
+  int redactions = 0;  // secrets replaced by [REDACTED] in the stored rows
   // Rules this turn created (spec 30): user edicts and repeated failures.
   std::vector<ToolRule> new_rules;
   // Existing rules this turn refreshed (a repeated edict or failure).
   std::vector<ToolRule> refreshed_rules;
   bool rules_captured = false;  // false when capture is switched off
+};
+
+// memory.update_memory_md (spec 40).
+struct MemoryMdRequest {
+  std::string file;               // MEMORY.md or SKILL.md
+  std::string action = "append";  // append | replace_section
+  std::string section_title;      // replace_section: the title without "## "
+  std::string content;
+};
+
+struct MemoryMdReport {
+  std::string file;
+  int64_t bytes = 0;  // the file's size after the write
+  bool section_created = false;
 };
 
 }  // namespace mnemo

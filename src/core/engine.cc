@@ -134,6 +134,17 @@ Result<PromptRules> Engine::ToolRulesForPrompt(const Principal& who,
 Result<TurnResult> Engine::TurnComplete(const Principal& who, const Turn& turn) {
   return impl_->TurnComplete(who, turn);
 }
+Result<std::vector<EpisodicHit>> Engine::EpisodicSearch(const Principal& who,
+                                                        const EpisodicQuery& q) {
+  return impl_->EpisodicSearch(who, q);
+}
+Result<std::vector<EpisodicTurn>> Engine::SessionTurns(const Principal& who,
+                                                       std::string_view session_id) {
+  return impl_->SessionTurns(who, session_id);
+}
+Result<MemoryMdReport> Engine::UpdateMemoryMd(const Principal& who, const MemoryMdRequest& req) {
+  return impl_->UpdateMemoryMd(who, req);
+}
 Result<Entry> Engine::MarkUseful(const Principal& who, const GetRequest& req) {
   return impl_->MarkUseful(who, req);
 }

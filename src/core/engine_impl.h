@@ -101,6 +101,14 @@ struct Engine::Impl {
   // Embeds the rules whose text changed (failure is not fatal, as for entries).
   void EmbedRules(const std::vector<rules::RulePutOutcome>& outcomes);
 
+  // The Archivist (episodic.cc).
+  Result<std::vector<EpisodicHit>> EpisodicSearch(const Principal& who, const EpisodicQuery& q);
+  Result<std::vector<EpisodicTurn>> SessionTurns(const Principal& who, std::string_view session_id);
+  Result<MemoryMdReport> UpdateMemoryMd(const Principal& who, const MemoryMdRequest& req);
+  // The per-turn episodic work of memory.turn_complete into `result`.
+  Status IndexTurnRows(const Principal& who, const Turn& turn, TimeMs timestamp,
+                       TurnResult& result);
+
   // Export and import (import_export.cc).
   Status ExportJsonl(const Principal& who, std::ostream& out);
   Result<ImportReport> ImportJsonl(const Principal& who, std::istream& in,

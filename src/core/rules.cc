@@ -195,6 +195,8 @@ Result<TurnResult> Engine::Impl::TurnComplete(const Principal& who, const Turn& 
   MNEMO_RETURN_IF_ERROR(ValidateTurn(turn));
   TurnResult result;
   const TimeMs now = clock->NowMs();
+  // Episodic rows first: the turn is kept even if rule capture fails later.
+  MNEMO_RETURN_IF_ERROR(IndexTurnRows(who, turn, turn.timestamp.value_or(now), result));
   if (config.learning.tool_memory_capture_enabled) {
     Turn captured = turn;
     // Rules are pinned into prompts: never a credential, even from an edict.

@@ -40,6 +40,7 @@ const MethodTable& DefaultMethodTable() {
     AddMemoryMethods(*t);
     AddRuleMethods(*t);
     AddTurnMethods(*t);
+    AddEpisodicMethods(*t);
     AddMetaMethods(*t);
     return t;
   }();

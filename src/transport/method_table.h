@@ -108,6 +108,7 @@ void AddMemoryMethods(MethodTable& table);
 void AddMetaMethods(MethodTable& table);
 void AddRuleMethods(MethodTable& table);
 void AddTurnMethods(MethodTable& table);
+void AddEpisodicMethods(MethodTable& table);
 
 // Validates `params` against the spec and then runs the handler. Invalid
 // params are kInvalidArgument with the field set. Handler exceptions become

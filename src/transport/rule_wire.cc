@@ -52,9 +52,48 @@ json ToolRuleSchema() {
 }
 
 json TurnResultToJson(const TurnResult& r) {
+  auto ref = [](const std::optional<EpisodicTurn>& t) -> json {
+    if (!t) return nullptr;
+    return {{"id", t->id}, {"seq", t->seq}};
+  };
   return {{"new_rules", ToolRulesToJson(r.new_rules)},
           {"refreshed_rules", ToolRulesToJson(r.refreshed_rules)},
-          {"rules_captured", r.rules_captured}};
+          {"rules_captured", r.rules_captured},
+          {"episodic", {{"user", ref(r.user_row)}, {"assistant", ref(r.assistant_row)}}},
+          {"redactions", r.redactions},
+          {"segment_closed", false}};
+}
+
+json EpisodicTurnToJson(const EpisodicTurn& t) {
+  return {{"id", t.id},
+          {"session_id", t.session_id},
+          {"seq", t.seq},
+          {"role", t.role},
+          {"content", t.content},
+          {"lesson", t.lesson},
+          {"tool_calls_json", t.tool_calls_json},
+          {"timestamp", internal::FormatRfc3339(t.timestamp)},
+          {"cost_microdollars", t.cost_microdollars},
+          {"agent_id", t.agent_id},
+          {"owner", t.owner}};
+}
+
+json EpisodicTurnSchema() {
+  json str = {{"type", "string"}};
+  json integer = {{"type", "integer"}};
+  return {{"type", "object"},
+          {"properties",
+           {{"id", integer},
+            {"session_id", str},
+            {"seq", integer},
+            {"role", {{"type", "string"}, {"enum", {"user", "assistant"}}}},
+            {"content", str},
+            {"lesson", str},
+            {"tool_calls_json", str},
+            {"timestamp", {{"type", "string"}, {"format", "date-time"}}},
+            {"cost_microdollars", integer},
+            {"agent_id", str},
+            {"owner", str}}}};
 }
 
 std::string RenderRulePut(const json& params, const json& r) {

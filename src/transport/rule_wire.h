@@ -17,6 +17,10 @@ nlohmann::json ToolRuleToJson(const ToolRule& rule);
 nlohmann::json ToolRulesToJson(const std::vector<ToolRule>& rules);
 nlohmann::json ToolRuleSchema();
 nlohmann::json TurnResultToJson(const TurnResult& result);
+// {"id","session_id","seq","role","content","lesson","tool_calls_json",
+//  "timestamp","cost_microdollars","agent_id","owner"}.
+nlohmann::json EpisodicTurnToJson(const EpisodicTurn& turn);
+nlohmann::json EpisodicTurnSchema();
 
 // put:    "Stored rule for <tool> [<priority>]: <rule>"
 // get:    "[<priority>] <tool>: <rule>" | "No rule found."

@@ -181,7 +181,8 @@ TEST_F(Methods, ToolsSchemaIsOpenAiFunctionForm) {
   }
   EXPECT_EQ(names,
             (std::set<std::string>{"memory_store", "memory_get", "memory_recall", "memory_search",
-                                   "memory_forget", "tool_rule_put", "tool_rule_list"}));
+                                   "memory_forget", "tool_rule_put", "tool_rule_list",
+                                   "episodic_search", "update_memory_md"}));
   json store = tools[0]["function"]["parameters"];
   EXPECT_EQ(store["required"], json::array({"key", "value"}));
   EXPECT_EQ(store["properties"]["category"]["default"], "core");
@@ -192,7 +193,7 @@ TEST_F(Methods, ToolsSchemaLeavesRecallOutUnderAcl) {
   c.memory.acl_enabled = true;
   Open(c);
   json tools = Ok("memory.tools_schema", nullptr);
-  EXPECT_EQ(tools.size(), 6u);
+  EXPECT_EQ(tools.size(), 8u);
   for (const json& t : tools) EXPECT_NE(t["function"]["name"], "memory_recall");
   json r = Ok("memory.tool_call", {{"name", "memory_recall"}, {"arguments", {{"query", "x"}}}});
   EXPECT_EQ(r["is_error"], true);

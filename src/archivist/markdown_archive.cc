@@ -1,0 +1,328 @@
+#include "archivist/markdown_archive.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+#include "base/sha256.h"
+#include "text/utf8.h"
+
+namespace mnemo::archivist {
+namespace {
+
+constexpr mode_t kFolderMode = 0700;
+constexpr mode_t kFileMode = 0600;
+constexpr size_t kSeqDigits = 6;
+constexpr std::string_view kTempInfix = ".tmp.";
+
+// Closes on scope exit.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() { Reset(); }
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&& other) noexcept {
+    if (this != &other) {
+      Reset();
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  // close(2)'s result: on some file systems a failed write shows up only here.
+  bool Close() { return ::close(std::exchange(fd_, -1)) == 0; }
+
+ private:
+  void Reset() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  int fd_;
+};
+
+// Unlinks the temp name on scope exit unless Remove() already did. The final
+// name is a second hard link, so removing the temp name never loses the file.
+class TempName {
+ public:
+  TempName(int dir_fd, std::string name) : dir_fd_(dir_fd), name_(std::move(name)) {}
+  ~TempName() { Remove(); }
+  TempName(const TempName&) = delete;
+  TempName& operator=(const TempName&) = delete;
+  const std::string& name() const { return name_; }
+  // Best effort: a leftover temp name costs disk space, not correctness.
+  void Remove() {
+    if (!removed_) ::unlinkat(dir_fd_, name_.c_str(), 0);
+    removed_ = true;
+  }
+
+ private:
+  int dir_fd_;
+  std::string name_;
+  bool removed_ = false;
+};
+
+std::string ErrnoText(int err) { return std::strerror(err); }
+
+bool IsSafeFolderByte(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_';
+}
+
+bool IsControl(int32_t cp) { return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F); }
+
+void AppendJsonString(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  for (size_t pos = 0; pos < s.size();) {
+    int32_t cp = 0;
+    const auto n = static_cast<size_t>(text::DecodeUtf8(s, pos, &cp));
+    switch (cp) {
+      case -1: out += text::kReplacementChar; break;
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (IsControl(cp)) {
+          out += "\\u00";
+          out += kHex[(cp >> 4) & 0xF];
+          out += kHex[cp & 0xF];
+        } else {
+          out.append(s.substr(pos, n));
+        }
+    }
+    pos += n;
+  }
+  out += '"';
+}
+
+void AppendStringField(std::string& out, std::string_view key, std::string_view value) {
+  out.append(key);
+  out += ": ";
+  AppendJsonString(out, value);
+  out += '\n';
+}
+
+void AppendNumberField(std::string& out, std::string_view key, int64_t value) {
+  out.append(key);
+  out += ": ";
+  out += std::to_string(value);
+  out += '\n';
+}
+
+std::string JoinPath(const std::string& folder, std::string_view name) {
+  std::string path = folder;
+  if (path.empty() || path.back() != '/') path += '/';
+  path.append(name);
+  return path;
+}
+
+std::string ArchiveFileName(int64_t seq) {
+  std::string digits = std::to_string(seq);
+  if (seq >= 0 && digits.size() < kSeqDigits) digits.insert(0, kSeqDigits - digits.size(), '0');
+  return digits + ".md";
+}
+
+Status SyncFolder(const std::string& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0 || ::fsync(fd.get()) != 0) {
+    return Unavailable("cannot sync folder '" + path + "': " + ErrnoText(errno));
+  }
+  return Status::Ok();
+}
+
+// mkdir -p with kFolderMode. Each folder created here is made durable by
+// fsyncing its parent, so an archived file is never lost with its folder.
+Status MakeFolders(const std::string& root) {
+  namespace fs = std::filesystem;
+  fs::path prefix;
+  for (const fs::path& part : fs::path(root).lexically_normal()) {
+    if (part.empty()) continue;  // the trailing "/" of "a/b/"
+    prefix /= part;
+    if (::mkdir(prefix.c_str(), kFolderMode) == 0) {
+      const fs::path parent = prefix.has_relative_path() ? prefix.parent_path() : prefix;
+      MNEMO_RETURN_IF_ERROR(SyncFolder(parent.empty() ? "." : parent.string()));
+    } else if (errno != EEXIST) {
+      return Unavailable("cannot create archive folder '" + prefix.string() +
+                         "': " + ErrnoText(errno));
+    }
+  }
+  return Status::Ok();
+}
+
+Result<Fd> OpenRoot(const std::string& root) {
+  if (root.empty()) return Unavailable("the archive folder is not set");
+  for (int attempt = 0;; ++attempt) {
+    Fd fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (fd.get() >= 0) return fd;
+    const int err = errno;
+    if (err == ENOTDIR) return Unavailable("archive folder '" + root + "' is not a folder");
+    if (err != ENOENT || attempt > 0) {
+      return Unavailable("cannot open archive folder '" + root + "': " + ErrnoText(err));
+    }
+    MNEMO_RETURN_IF_ERROR(MakeFolders(root));
+  }
+}
+
+// O_NOFOLLOW: a symlink planted as the session folder must not send the
+// file elsewhere, even inside the root.
+Result<Fd> OpenSessionFolder(int root_fd, const std::string& folder, const std::string& path) {
+  for (int attempt = 0;; ++attempt) {
+    Fd fd(::openat(root_fd, folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (fd.get() >= 0) return fd;
+    const int err = errno;
+    if (err == ELOOP || err == ENOTDIR) {
+      struct stat st {};
+      if (::fstatat(root_fd, folder.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+          S_ISLNK(st.st_mode)) {
+        return Unavailable("session folder '" + path +
+                           "' is a symbolic link; refusing to follow it (remove it and retry)");
+      }
+      return Unavailable("session folder '" + path + "' is not a folder");
+    }
+    if (err != ENOENT || attempt > 0) {
+      return Unavailable("cannot open session folder '" + path + "': " + ErrnoText(err));
+    }
+    if (::mkdirat(root_fd, folder.c_str(), kFolderMode) == 0) {
+      if (::fsync(root_fd) != 0) {
+        return Unavailable("cannot sync the folder holding '" + path + "': " + ErrnoText(errno));
+      }
+    } else if (errno != EEXIST) {  // EEXIST: another writer created it first
+      return Unavailable("cannot create session folder '" + path + "': " + ErrnoText(errno));
+    }
+  }
+}
+
+Status WriteAll(int fd, std::string_view data, const std::string& what) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      const int err = errno;
+      if (err == EINTR) continue;
+      return Unavailable("cannot write " + what + ": " + ErrnoText(err));
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::Ok();
+}
+
+// Creates ".<file>.tmp.<pid>.<n>" holding `text`, fsynced and closed.
+Result<std::string> WriteTemp(int dir_fd, const std::string& folder_path, const std::string& file,
+                              std::string_view text) {
+  static std::atomic<uint64_t> counter{0};
+  const std::string prefix =
+      "." + file + std::string(kTempInfix) + std::to_string(::getpid()) + ".";
+  Fd fd(-1);
+  std::string name;
+  int err = 0;
+  // A name can be taken only by a killed writer whose pid we now reuse.
+  for (int attempt = 0; attempt < 8 && fd.get() < 0; ++attempt) {
+    name = prefix + std::to_string(counter.fetch_add(1));
+    fd = Fd(::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                     kFileMode));
+    err = errno;
+    if (fd.get() < 0 && err != EEXIST) break;
+  }
+  if (fd.get() < 0) {
+    return Unavailable("cannot create a temp file in '" + folder_path + "': " + ErrnoText(err));
+  }
+  const std::string what = "'" + JoinPath(folder_path, name) + "'";
+  Status status = WriteAll(fd.get(), text, what);
+  // fchmod is not subject to the umask, so the file is exactly 0600.
+  if (status.ok() &&
+      (::fchmod(fd.get(), kFileMode) != 0 || ::fsync(fd.get()) != 0 || !fd.Close())) {
+    status = Unavailable("cannot write " + what + ": " + ErrnoText(errno));
+  }
+  if (!status.ok()) {
+    ::unlinkat(dir_fd, name.c_str(), 0);
+    return status;
+  }
+  return name;
+}
+
+}  // namespace
+
+std::string SessionFolderName(std::string_view session_id) {
+  const bool keep = !session_id.empty() && session_id.size() <= kMaxKeptSessionIdBytes &&
+                    std::all_of(session_id.begin(), session_id.end(), IsSafeFolderByte);
+  if (keep) return std::string(session_id);
+  std::string name;
+  for (const char c : session_id.substr(0, kMaxKeptSessionIdBytes)) {
+    name += IsSafeFolderByte(c) ? c : '_';
+  }
+  name += '-';
+  name += internal::Sha256Hex(session_id).substr(0, kSessionHashHexDigits);
+  return name;
+}
+
+std::string RenderArchiveFile(const ArchiveRow& row) {
+  std::string out = "---\n";
+  AppendStringField(out, "session_id", row.session_id);
+  AppendNumberField(out, "seq", row.seq);
+  AppendNumberField(out, "timestamp_ms", row.timestamp_ms);
+  AppendStringField(out, "role", row.role);
+  AppendNumberField(out, "cost_microdollars", row.cost_microdollars);
+  if (!row.lesson.empty()) AppendStringField(out, "lesson", row.lesson);
+  if (!row.tool_calls_json.empty()) AppendStringField(out, "tool_calls_json", row.tool_calls_json);
+  out += "---\n\n";
+  if (text::IsValidUtf8(row.content)) {
+    out += row.content;
+  } else {
+    out += text::SanitizeUtf8(row.content);
+  }
+  if (out.back() != '\n') out += '\n';  // "---\n\n" ends an empty content
+  return out;
+}
+
+std::string ArchivePath(const std::string& archive_root, const ArchiveRow& row) {
+  return JoinPath(JoinPath(archive_root, SessionFolderName(row.session_id)),
+                  ArchiveFileName(row.seq));
+}
+
+Result<ArchiveOutcome> WriteArchiveFile(const std::string& archive_root, const ArchiveRow& row) {
+  if (row.seq < 0) {
+    return InvalidArgument("seq " + std::to_string(row.seq) + " is invalid: use 0 or more", "seq");
+  }
+  const std::string folder = SessionFolderName(row.session_id);
+  const std::string folder_path = JoinPath(archive_root, folder);
+  const std::string file = ArchiveFileName(row.seq);
+  const std::string path = JoinPath(folder_path, file);
+
+  MNEMO_ASSIGN_OR_RETURN(const Fd root, OpenRoot(archive_root));
+  MNEMO_ASSIGN_OR_RETURN(const Fd dir, OpenSessionFolder(root.get(), folder, folder_path));
+  MNEMO_ASSIGN_OR_RETURN(std::string temp_name,
+                         WriteTemp(dir.get(), folder_path, file, RenderArchiveFile(row)));
+  TempName temp(dir.get(), std::move(temp_name));
+
+  // linkat without AT_SYMLINK_FOLLOW never replaces the final name and never
+  // follows a symlink found there: it fails with EEXIST.
+  if (::linkat(dir.get(), temp.name().c_str(), dir.get(), file.c_str(), 0) != 0) {
+    const int err = errno;
+    if (err != EEXIST) return Unavailable("cannot create '" + path + "': " + ErrnoText(err));
+    struct stat st {};
+    if (::fstatat(dir.get(), file.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+      return ArchiveOutcome::kAlreadyExisted;
+    }
+    return Unavailable("'" + path + "' exists and is not a regular file; it was left as it is");
+  }
+  temp.Remove();
+  // Makes the new name (and the temp name's removal) durable.
+  if (::fsync(dir.get()) != 0) {
+    return Unavailable("cannot sync folder '" + folder_path + "': " + ErrnoText(errno));
+  }
+  return ArchiveOutcome::kWritten;
+}
+
+}  // namespace mnemo::archivist

@@ -1,0 +1,183 @@
+// Spec 40, per-turn part, end to end through the real daemon: episodic rows,
+// their search, the markdown archive and the MEMORY.md writer.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "process.h"
+#include "test_util.h"
+
+namespace mnemo::e2e {
+namespace {
+
+using nlohmann::json;
+
+class EpisodicE2e : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    daemon_ = std::make_unique<Daemon>(dir_.path());
+    ASSERT_TRUE(daemon_->started()) << daemon_->Stderr();
+    http_ = std::make_unique<httplib::Client>("127.0.0.1", daemon_->port());
+    http_->set_read_timeout(20, 0);
+  }
+
+  json Call(const std::string& method, const json& params) {
+    auto r = http_->Post(
+        "/rpc", json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}}.dump(),
+        "application/json");
+    EXPECT_TRUE(r);
+    if (!r) return nullptr;
+    return json::parse(r->body, nullptr, false);
+  }
+
+  json Turn(const std::string& session, const std::string& user, const std::string& assistant,
+            const std::string& timestamp, json calls = json::array()) {
+    json r = Call("memory.turn_complete", {{"session_id", session},
+                                           {"user_message", user},
+                                           {"assistant_response", assistant},
+                                           {"timestamp", timestamp},
+                                           {"tool_calls", std::move(calls)}});
+    EXPECT_TRUE(r.contains("result")) << r.dump();
+    return r["result"];
+  }
+
+  static std::string Read(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Daemon> daemon_;
+  std::unique_ptr<httplib::Client> http_;
+};
+
+TEST_F(EpisodicE2e, EveryTurnIsTwoRowsInArrivalOrderWhateverTheTimestamps) {
+  json a = Turn("s1", "first question", "first answer", "2026-11-29T10:00:00Z");
+  json b = Turn("s1", "second question", "second answer", "2026-11-29T10:00:00Z");  // equal
+  json c = Turn("s1", "third question", "third answer", "2026-11-29T09:00:00Z");    // backwards
+  EXPECT_EQ(a["episodic"]["user"]["seq"], 0);
+  EXPECT_EQ(a["episodic"]["assistant"]["seq"], 1);
+  EXPECT_EQ(c["episodic"]["assistant"]["seq"], 5);
+  json rows = Call("memory.session_turns", {{"session_id", "s1"}})["result"]["turns"];
+  ASSERT_EQ(rows.size(), 6u) << rows.dump();
+  const char* expected[] = {"first question", "first answer",   "second question",
+                            "second answer",  "third question", "third answer"};
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(rows[i]["seq"], static_cast<int>(i));
+    EXPECT_EQ(rows[i]["content"], expected[i]);
+    EXPECT_EQ(rows[i]["role"], i % 2 == 0 ? "user" : "assistant");
+  }
+}
+
+TEST_F(EpisodicE2e, EnglishAndChineseTurnsAreFoundAndToolOutputsStoredRaw) {
+  json calls = json::array({{{"name", "files_read"},
+                             {"arguments", {{"path", "/srv/app/config.yaml"}}},
+                             {"success", false},
+                             {"output", "ERROR: permission denied on /srv/app/config.yaml"}}});
+  Turn("work", "Why does the deployment of the billing service fail?", "Looking into it.",
+       "2026-11-29T10:00:00Z", calls);
+  Turn("work", "我们明天讨论数据库迁移的计划", "好的，明天见。", "2026-11-29T10:01:00Z");
+  json en = Call("memory.episodic_search", {{"query", "billing deployment"}})["result"]["results"];
+  ASSERT_FALSE(en.empty());
+  EXPECT_EQ(en[0]["content"], "Why does the deployment of the billing service fail?");
+  EXPECT_NE(en[0]["snippet"].get<std::string>().find("**billing**"), std::string::npos);
+  json zh = Call("memory.episodic_search", {{"query", "数据库迁移"}})["result"]["results"];
+  ASSERT_FALSE(zh.empty());
+  EXPECT_EQ(zh[0]["content"], "我们明天讨论数据库迁移的计划");
+  // The tool's output is searchable and stored as it came, with the lesson.
+  json tool = Call("memory.episodic_search", {{"query", "permission denied"}})["result"]["results"];
+  ASSERT_EQ(tool.size(), 1u) << tool.dump();
+  EXPECT_EQ(tool[0]["role"], "assistant");
+  EXPECT_EQ(tool[0]["lesson"], "Tools that failed in this turn: files_read");
+  json stored = json::parse(tool[0]["tool_calls_json"].get<std::string>());
+  EXPECT_EQ(stored[0]["output"], "ERROR: permission denied on /srv/app/config.yaml");
+  EXPECT_EQ(stored[0]["arguments"]["path"], "/srv/app/config.yaml");
+  // Session filter.
+  EXPECT_TRUE(Call("memory.episodic_search",
+                   {{"query", "billing"}, {"session_id", "other"}})["result"]["results"]
+                  .empty());
+}
+
+TEST_F(EpisodicE2e, SecretsAreRedactedInStoredRowsAndCounted) {
+  json r =
+      Turn("sec", "my key is sk-abcdefghijklmnopqrstuvwxyz0123456789 keep it", "noted",
+           "2026-11-29T10:00:00Z",
+           json::array(
+               {{{"name", "shell"},
+                 {"arguments", {{"cmd", "export TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789"}}},
+                 {"output", "password=hunter2hunter2"}}}));
+  EXPECT_GE(r["redactions"].get<int>(), 3) << r.dump();
+  json rows = Call("memory.session_turns", {{"session_id", "sec"}})["result"]["turns"];
+  ASSERT_EQ(rows.size(), 2u);
+  const std::string all = rows.dump();
+  EXPECT_EQ(all.find("sk-abcdefghijklmnop"), std::string::npos) << all;
+  EXPECT_EQ(all.find("ghp_abcdefghijklmnop"), std::string::npos) << all;
+  EXPECT_EQ(all.find("hunter2"), std::string::npos) << all;
+  EXPECT_NE(all.find("[REDACTED]"), std::string::npos);
+  // The archive file holds the redacted text too.
+  const std::string file = Read(dir_.path() + "/memory_tree/content/episodic/sec/000000.md");
+  EXPECT_EQ(file.find("sk-abcdefghijklmnop"), std::string::npos) << file;
+  EXPECT_NE(file.find("[REDACTED]"), std::string::npos) << file;
+}
+
+TEST_F(EpisodicE2e, ArchiveFileHasTheExactBytesOfSpec40) {
+  Turn("sess-1", "Hello \"world\"", "Hi there.", "2023-11-14T22:13:20Z",
+       json::array({{{"name", "shell"}, {"success", false}, {"output", "boom"}}}));
+  const std::string dir = dir_.path() + "/memory_tree/content/episodic/sess-1/";
+  EXPECT_EQ(Read(dir + "000000.md"),
+            "---\n"
+            "session_id: \"sess-1\"\n"
+            "seq: 0\n"
+            "timestamp_ms: 1700000000000\n"
+            "role: \"user\"\n"
+            "cost_microdollars: 0\n"
+            "---\n"
+            "\n"
+            "Hello \"world\"\n");
+  const std::string assistant = Read(dir + "000001.md");
+  EXPECT_TRUE(assistant.starts_with("---\nsession_id: \"sess-1\"\nseq: 1\n")) << assistant;
+  EXPECT_NE(assistant.find("lesson: \"Tools that failed in this turn: shell\"\n"),
+            std::string::npos)
+      << assistant;
+  EXPECT_NE(assistant.find("tool_calls_json: \"[{\\\"arguments\\\":{},"), std::string::npos)
+      << assistant;
+  EXPECT_TRUE(assistant.ends_with("---\n\nHi there.\n")) << assistant;
+  // An unsafe session id stays inside the archive.
+  Turn("../escape", "x", "y", "2026-11-29T10:00:00Z");
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/memory_tree/content/escape"));
+  int inside = 0;
+  for (const auto& e :
+       std::filesystem::directory_iterator(dir_.path() + "/memory_tree/content/episodic")) {
+    if (e.path().filename().string().find("escape") != std::string::npos) ++inside;
+  }
+  EXPECT_EQ(inside, 1);
+}
+
+TEST_F(EpisodicE2e, UpdateMemoryMdAppendsReplacesAndRefusesOtherFiles) {
+  json r = Call("memory.update_memory_md",
+                {{"file", "MEMORY.md"}, {"content", "## Facts\nThe user is in Berlin."}});
+  ASSERT_TRUE(r.contains("result")) << r.dump();
+  r = Call("memory.update_memory_md", {{"file", "MEMORY.md"},
+                                       {"action", "replace_section"},
+                                       {"section_title", "Facts"},
+                                       {"content", "The user moved to Lisbon."}});
+  ASSERT_TRUE(r.contains("result")) << r.dump();
+  EXPECT_EQ(Read(dir_.path() + "/MEMORY.md"), "## Facts\nThe user moved to Lisbon.\n");
+  for (const char* bad : {"../MEMORY.md", "memory.md/../x", "notes.md", "/etc/passwd"}) {
+    r = Call("memory.update_memory_md", {{"file", bad}, {"content", "x"}});
+    EXPECT_EQ(r["error"]["code"], -32602) << r.dump();
+    EXPECT_EQ(r["error"]["message"], std::string("File '") + bad +
+                                         "' is not allowed. Permitted files: MEMORY.md, SKILL.md");
+  }
+}
+
+}  // namespace
+}  // namespace mnemo::e2e
