@@ -198,6 +198,51 @@ class Backend {
   // descending, then id.
   virtual Result<std::vector<TurnHit>> SearchTurns(const TurnQuery& query) = 0;
 
+  // Segments (SegmentRow). The session's open segment, if any.
+  virtual Result<std::optional<SegmentRow>> OpenSegment(std::string_view owner,
+                                                        std::string_view session_id) = 0;
+  // Inserts or replaces the segment with `s.id`. kConflict when the put would
+  // make a closed segment open again, or a second open segment of its
+  // (owner, session); kInvalidArgument for a blank id, owner or session, an
+  // unknown status or recap_source.
+  virtual Status PutSegment(const SegmentRow& s) = 0;
+  // Open -> closed, atomically (threads and processes): true when this call
+  // closed it; false when it was not open (already closed, or missing).
+  virtual Result<bool> CloseSegment(std::string_view id, TimeMs closed_at) = 0;
+  virtual Result<std::optional<SegmentRow>> GetSegment(std::string_view id) = 0;
+  // Every owner's segments when `all`, else `owner`'s; of one session when
+  // given. By started_at, then id.
+  virtual Result<std::vector<SegmentRow>> Segments(bool all, std::string_view owner,
+                                                   std::optional<std::string_view> session_id) = 0;
+  // Up to `limit` closed segments of any owner whose recap_source is
+  // "extractive" and recap_attempts < max_attempts, by closed_at, then id.
+  virtual Result<std::vector<SegmentRow>> SegmentsNeedingRecap(int limit, int64_t max_attempts) = 0;
+
+  // Events (EventRow). Adds `rows` in one transaction: a row with the (owner,
+  // type, text) of a stored one, or of an earlier row of the batch, is
+  // skipped. Returns how many were added. kConflict (nothing added) when a
+  // row that is not skipped reuses an id; kInvalidArgument for a blank id,
+  // owner or text, an unknown type, or a confidence outside [0, 1].
+  virtual Result<int64_t> AddEvents(std::span<const EventRow> rows) = 0;
+  // With terms: the best `limit` events matching any term of `text`, by score
+  // descending, then created_at descending, then id. Without terms: the
+  // newest `limit`, by created_at descending, then id (score 0). The type and
+  // owner filters apply before the limit.
+  virtual Result<std::vector<EventHit>> SearchEvents(const EventQuery& query) = 0;
+
+  // Profile facets (FacetRow). Folds one observation into the facet of its
+  // (owner, facet_type, key) in one write transaction (SQLite: serialised
+  // with other processes too). Absent: stored as observed, evidence_count 1.
+  // Present: evidence_count + 1, the observation's segment ids appended
+  // unless already present (order kept), value and confidence replaced only
+  // when observation.confidence >= the stored confidence, updated_at =
+  // observation.updated_at. Returns the facet as stored. kInvalidArgument for
+  // a blank owner, facet_type or key, or a confidence outside [0, 1].
+  virtual Result<FacetRow> MergeFacet(const FacetRow& observation) = 0;
+  // Every owner's facets when `all`, else `owner`'s; by facet_type, key,
+  // then owner.
+  virtual Result<std::vector<FacetRow>> Facets(bool all, std::string_view owner) = 0;
+
   // --- Vectors (spec 20). One vector per (entry, signature); deleting an
   // entry or changing its text deletes its vectors in the same transaction.
 

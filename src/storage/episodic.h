@@ -2,7 +2,8 @@
 // memory.turn_complete becomes a user row and an assistant row, ordered by a
 // sequence number per (owner, session) that the store assigns, never by
 // timestamp. Their keyword index reads the computation text (spec 50), not
-// the stored content.
+// the stored content. Turns are grouped into segments; a closed segment
+// gives events and profile facets.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +47,66 @@ struct TurnQuery {
 struct TurnHit {
   TurnRow row;
   double score = 0;  // normalised BM25 in [0, 1], the formula of entries (spec 20)
+};
+
+// A segment: a run of one session's turns on one topic. A session has at
+// most one open segment; a segment goes from open to closed once. Ids are
+// UUIDs assigned by the caller.
+struct SegmentRow {
+  std::string id;
+  std::string owner = "local";
+  std::string session_id;
+  std::string status = "open";  // "open" | "closed"
+  int64_t first_seq = 0;        // first turn row of the segment (inclusive)
+  int64_t last_seq = 0;         // last turn row so far (inclusive)
+  int64_t turn_count = 0;
+  TimeMs started_at = 0;
+  TimeMs last_turn_at = 0;
+  TimeMs closed_at = 0;
+  std::vector<float> centroid;  // running mean of the turn vectors (empty: none)
+  std::string recap;
+  std::string recap_source;    // "" | "llm" | "extractive"
+  int64_t recap_attempts = 0;  // LLM re-summarise attempts made
+};
+
+// An event extracted from a closed segment's user messages. Events are
+// unique per (owner, type, text).
+struct EventRow {
+  std::string id;  // UUID assigned by the caller
+  std::string owner = "local";
+  std::string session_id;
+  std::string segment_id;
+  std::string type;  // "decision" | "commitment" | "preference" | "fact"
+  std::string text;
+  double confidence = 0;  // in [0, 1]
+  TimeMs created_at = 0;
+};
+
+struct EventQuery {
+  std::optional<std::string> type;
+  // From text::QueryTerms; empty: every event, newest first.
+  std::vector<std::string> terms;
+  // Whose events: every owner's when `all`, else `owner` only.
+  bool all = true;
+  std::string owner;
+  int limit = 20;
+};
+
+struct EventHit {
+  EventRow row;
+  double score = 0;  // as TurnHit::score; 0 without terms
+};
+
+// A profile facet, unique per (owner, facet_type, key).
+struct FacetRow {
+  std::string owner = "local";
+  std::string facet_type;
+  std::string key;
+  std::string value;
+  double confidence = 0;  // in [0, 1]
+  int64_t evidence_count = 1;
+  std::vector<std::string> segment_ids;  // segments that gave evidence, first seen first
+  TimeMs updated_at = 0;
 };
 
 }  // namespace mnemo::storage

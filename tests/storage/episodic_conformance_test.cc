@@ -3,10 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/uuid.h"
 #include "storage/backend.h"
 #include "storage/backend_factory.h"
 #include "text/query.h"
@@ -15,6 +18,43 @@ namespace mnemo::storage {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+SegmentRow Segment(std::string session, TimeMs started_at = 1000, std::string owner = "local") {
+  SegmentRow s;
+  s.id = mnemo::internal::NewUuidV4();
+  s.owner = std::move(owner);
+  s.session_id = std::move(session);
+  s.started_at = started_at;
+  s.last_turn_at = started_at;
+  return s;
+}
+
+EventRow Event(std::string type, std::string text, TimeMs created_at = 1000,
+               std::string owner = "local") {
+  EventRow e;
+  e.id = mnemo::internal::NewUuidV4();
+  e.owner = std::move(owner);
+  e.session_id = "s";
+  e.segment_id = "seg";
+  e.type = std::move(type);
+  e.text = std::move(text);
+  e.confidence = 0.6;
+  e.created_at = created_at;
+  return e;
+}
+
+FacetRow Facet(std::string key, std::string value, double confidence,
+               std::vector<std::string> segment_ids, TimeMs updated_at = 1000,
+               std::string owner = "local", std::string type = "preference") {
+  return FacetRow{.owner = std::move(owner),
+                  .facet_type = std::move(type),
+                  .key = std::move(key),
+                  .value = std::move(value),
+                  .confidence = confidence,
+                  .segment_ids = std::move(segment_ids),
+                  .updated_at = updated_at};
+}
 
 TurnWrite Row(std::string session, std::string role, std::string content, TimeMs ts = 1000,
               std::string owner = "local") {
@@ -60,6 +100,39 @@ class EpisodicConformance : public ::testing::TestWithParam<std::string> {
       for (const TurnHit& h : *r) out.push_back(h.row.content);
     }
     return out;
+  }
+
+  int64_t AddEvents(std::vector<EventRow> rows) {
+    auto r = backend_->AddEvents(rows);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : -1;
+  }
+
+  // The texts of the events SearchEvents returns for `q` (terms of `q`).
+  std::vector<std::string> Events(std::string_view q, EventQuery query = {}) {
+    query.terms = text::QueryTerms(q);
+    auto r = backend_->SearchEvents(query);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    std::vector<std::string> out;
+    if (r.ok()) {
+      for (const EventHit& h : *r) out.push_back(h.row.text);
+    }
+    return out;
+  }
+
+  std::vector<std::string> SegmentIds(const Result<std::vector<SegmentRow>>& r) {
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    std::vector<std::string> out;
+    if (r.ok()) {
+      for (const SegmentRow& s : *r) out.push_back(s.id);
+    }
+    return out;
+  }
+
+  FacetRow Merge(const FacetRow& observation) {
+    auto r = backend_->MergeFacet(observation);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : FacetRow{};
   }
 
   testing::TempDir dir_;
@@ -176,11 +249,415 @@ TEST_P(EpisodicConformance, ConcurrentAppendsToOneSessionGetDistinctSequences) {
   for (size_t i = 0; i < seqs.size(); ++i) EXPECT_EQ(seqs[i], static_cast<int64_t>(i));
 }
 
+TEST_P(EpisodicConformance, ASegmentGoesFromOpenToClosedOnce) {
+  SegmentRow a = Segment("s1");
+  ASSERT_TRUE(backend_->PutSegment(a).ok());
+  auto open = backend_->OpenSegment("local", "s1");
+  ASSERT_TRUE(open.ok() && open->has_value());
+  EXPECT_EQ((*open)->id, a.id);
+  EXPECT_EQ((*open)->status, "open");
+  // Another owner's session of the same name has none.
+  auto other = backend_->OpenSegment("bob", "s1");
+  ASSERT_TRUE(other.ok());
+  EXPECT_FALSE(other->has_value());
+
+  auto closed = backend_->CloseSegment(a.id, 5000);
+  ASSERT_TRUE(closed.ok());
+  EXPECT_TRUE(*closed);
+  closed = backend_->CloseSegment(a.id, 6000);
+  ASSERT_TRUE(closed.ok());
+  EXPECT_FALSE(*closed);
+  closed = backend_->CloseSegment("no-such-segment", 6000);
+  ASSERT_TRUE(closed.ok());
+  EXPECT_FALSE(*closed);
+  open = backend_->OpenSegment("local", "s1");
+  ASSERT_TRUE(open.ok());
+  EXPECT_FALSE(open->has_value());
+  auto stored = backend_->GetSegment(a.id);
+  ASSERT_TRUE(stored.ok() && stored->has_value());
+  EXPECT_EQ((*stored)->status, "closed");
+  EXPECT_EQ((*stored)->closed_at, 5000);  // the second close changed nothing
+
+  // A put never reopens it; a closed put updates it.
+  EXPECT_EQ(backend_->PutSegment(a).code(), StatusCode::kConflict);
+  SegmentRow recapped = **stored;
+  recapped.recap = "Talked about tea.";
+  recapped.recap_source = "extractive";
+  EXPECT_TRUE(backend_->PutSegment(recapped).ok());
+  stored = backend_->GetSegment(a.id);
+  ASSERT_TRUE(stored.ok() && stored->has_value());
+  EXPECT_EQ((*stored)->recap, "Talked about tea.");
+  EXPECT_EQ((*stored)->status, "closed");
+
+  // After the close the session may open another, but only one at a time.
+  SegmentRow b = Segment("s1", 6000);
+  EXPECT_TRUE(backend_->PutSegment(b).ok());
+  b.turn_count = 3;
+  EXPECT_TRUE(backend_->PutSegment(b).ok());  // replacing the open one is fine
+  EXPECT_EQ(backend_->PutSegment(Segment("s1", 7000)).code(), StatusCode::kConflict);
+  EXPECT_TRUE(backend_->PutSegment(Segment("s1", 7000, "bob")).ok());
+  EXPECT_TRUE(backend_->PutSegment(Segment("s2", 7000)).ok());
+  open = backend_->OpenSegment("local", "s1");
+  ASSERT_TRUE(open.ok() && open->has_value());
+  EXPECT_EQ((*open)->id, b.id);
+  EXPECT_EQ((*open)->turn_count, 3);
+}
+
+TEST_P(EpisodicConformance, SegmentFieldsAndCentroidRoundTrip) {
+  SegmentRow s = Segment("sess", 1700000000000);
+  s.first_seq = 4;
+  s.last_seq = 11;
+  s.turn_count = 4;
+  s.last_turn_at = 1700000060000;
+  s.centroid = {0.25f, -1.5f, 3.0e-8f, 1.0f / 3.0f, 0.0f};
+  s.recap = "Chose SQLite. 选择了数据库";
+  s.recap_source = "llm";
+  s.recap_attempts = 2;
+  ASSERT_TRUE(backend_->PutSegment(s).ok());
+  SegmentRow empty = Segment("other");
+  ASSERT_TRUE(backend_->PutSegment(empty).ok());
+  auto got = backend_->GetSegment(s.id);
+  ASSERT_TRUE(got.ok() && got->has_value());
+  const SegmentRow& r = **got;
+  EXPECT_EQ(r.owner, "local");
+  EXPECT_EQ(r.session_id, "sess");
+  EXPECT_EQ(r.first_seq, 4);
+  EXPECT_EQ(r.last_seq, 11);
+  EXPECT_EQ(r.turn_count, 4);
+  EXPECT_EQ(r.started_at, 1700000000000);
+  EXPECT_EQ(r.last_turn_at, 1700000060000);
+  EXPECT_EQ(r.centroid, s.centroid);  // bit for bit
+  EXPECT_EQ(r.recap, s.recap);
+  EXPECT_EQ(r.recap_source, "llm");
+  EXPECT_EQ(r.recap_attempts, 2);
+  auto none = backend_->GetSegment(empty.id);
+  ASSERT_TRUE(none.ok() && none->has_value());
+  EXPECT_THAT((*none)->centroid, IsEmpty());
+  auto missing = backend_->GetSegment("missing");
+  ASSERT_TRUE(missing.ok());
+  EXPECT_FALSE(missing->has_value());
+}
+
+TEST_P(EpisodicConformance, PutSegmentRejectsBlankAddressesAndUnknownValues) {
+  SegmentRow s = Segment("");
+  EXPECT_EQ(backend_->PutSegment(s).code(), StatusCode::kInvalidArgument);
+  s = Segment("s");
+  s.id.clear();
+  EXPECT_EQ(backend_->PutSegment(s).code(), StatusCode::kInvalidArgument);
+  s = Segment("s");
+  s.status = "paused";
+  EXPECT_EQ(backend_->PutSegment(s).code(), StatusCode::kInvalidArgument);
+  s = Segment("s");
+  s.recap_source = "guess";
+  EXPECT_EQ(backend_->PutSegment(s).code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(SegmentIds(backend_->Segments(true, "", std::nullopt)), IsEmpty());
+}
+
+TEST_P(EpisodicConformance, SegmentsAreListedByStartThenIdWithFilters) {
+  SegmentRow late = Segment("s1", 3000);
+  SegmentRow tie1 = Segment("s1", 2000);
+  SegmentRow tie2 = Segment("s1", 2000);
+  tie1.id = "b-" + tie1.id;
+  tie2.id = "a-" + tie2.id;
+  tie1.status = tie2.status = "closed";  // one open segment per session
+  SegmentRow other_session = Segment("s2", 1000);
+  SegmentRow bobs = Segment("s1", 500, "bob");
+  for (const SegmentRow* s : {&late, &tie1, &tie2, &other_session, &bobs}) {
+    ASSERT_TRUE(backend_->PutSegment(*s).ok());
+  }
+  EXPECT_THAT(SegmentIds(backend_->Segments(true, "", std::nullopt)),
+              ElementsAre(bobs.id, other_session.id, tie2.id, tie1.id, late.id));
+  EXPECT_THAT(SegmentIds(backend_->Segments(false, "local", std::nullopt)),
+              ElementsAre(other_session.id, tie2.id, tie1.id, late.id));
+  EXPECT_THAT(SegmentIds(backend_->Segments(false, "local", "s1")),
+              ElementsAre(tie2.id, tie1.id, late.id));
+  EXPECT_THAT(SegmentIds(backend_->Segments(true, "", "s1")),
+              ElementsAre(bobs.id, tie2.id, tie1.id, late.id));
+  EXPECT_THAT(SegmentIds(backend_->Segments(false, "carol", std::nullopt)), IsEmpty());
+}
+
+TEST_P(EpisodicConformance, SegmentsNeedingRecapAreClosedExtractiveUnderTheAttemptLimit) {
+  auto closed = [](std::string session, TimeMs closed_at, std::string source, int64_t attempts,
+                   std::string owner = "local") {
+    SegmentRow s = Segment(std::move(session), 1000, std::move(owner));
+    s.status = "closed";
+    s.closed_at = closed_at;
+    s.recap_source = std::move(source);
+    s.recap_attempts = attempts;
+    return s;
+  };
+  SegmentRow newest = closed("a", 9000, "extractive", 0);
+  SegmentRow oldest = closed("b", 1000, "extractive", 1, "bob");
+  SegmentRow middle = closed("c", 5000, "extractive", 0);
+  SegmentRow exhausted = closed("d", 500, "extractive", 2);
+  SegmentRow llm = closed("e", 700, "llm", 0);
+  SegmentRow none = closed("f", 800, "", 0);
+  SegmentRow open = Segment("g");
+  open.recap_source = "extractive";
+  for (const SegmentRow* s : {&newest, &oldest, &middle, &exhausted, &llm, &none, &open}) {
+    ASSERT_TRUE(backend_->PutSegment(*s).ok());
+  }
+  EXPECT_THAT(SegmentIds(backend_->SegmentsNeedingRecap(10, 2)),
+              ElementsAre(oldest.id, middle.id, newest.id));
+  EXPECT_THAT(SegmentIds(backend_->SegmentsNeedingRecap(2, 2)), ElementsAre(oldest.id, middle.id));
+  EXPECT_THAT(SegmentIds(backend_->SegmentsNeedingRecap(10, 1)), ElementsAre(middle.id, newest.id));
+  EXPECT_THAT(SegmentIds(backend_->SegmentsNeedingRecap(0, 2)), IsEmpty());
+}
+
+TEST_P(EpisodicConformance, AnEventIsAddedOncePerOwnerTypeAndText) {
+  EXPECT_EQ(AddEvents({Event("decision", "We decided to use SQLite."),
+                       Event("decision", "We decided to use SQLite."),
+                       Event("fact", "We decided to use SQLite.")}),
+            2);
+  EXPECT_EQ(AddEvents({Event("decision", "We decided to use SQLite."),
+                       Event("decision", "We decided to use SQLite.", 1000, "bob"),
+                       Event("preference", "I prefer tabs.")}),
+            2);
+  auto all = backend_->SearchEvents({.limit = 100});
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 4u);
+  EXPECT_EQ(AddEvents({}), 0);
+}
+
+TEST_P(EpisodicConformance, AddEventsRejectsBadRowsAndReusedIdsWholly) {
+  EventRow first = Event("fact", "I live in Berlin.");
+  EXPECT_EQ(AddEvents({first}), 1);
+  std::vector<EventRow> reused = {Event("fact", "I work at Acme."),
+                                  Event("fact", "I am a chemist.")};
+  reused[1].id = first.id;
+  EXPECT_EQ(backend_->AddEvents(reused).status().code(), StatusCode::kConflict);
+  std::vector<EventRow> twice = {Event("fact", "I work at Acme."),
+                                 Event("fact", "I am a chemist.")};
+  twice[1].id = twice[0].id;
+  EXPECT_EQ(backend_->AddEvents(twice).status().code(), StatusCode::kConflict);
+  std::vector<EventRow> bad_type = {Event("fact", "I work at Acme."), Event("rumour", "Maybe.")};
+  EXPECT_EQ(backend_->AddEvents(bad_type).status().code(), StatusCode::kInvalidArgument);
+  std::vector<EventRow> bad_confidence = {Event("fact", "I work at Acme.")};
+  bad_confidence[0].confidence = 1.5;
+  EXPECT_EQ(backend_->AddEvents(bad_confidence).status().code(), StatusCode::kInvalidArgument);
+  std::vector<EventRow> blank = {Event("fact", "")};
+  EXPECT_EQ(backend_->AddEvents(blank).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(Events(""), ElementsAre("I live in Berlin."));
+  EXPECT_THAT(Events("acme"), IsEmpty());
+}
+
+TEST_P(EpisodicConformance, EventSearchFindsEnglishAndChinese) {
+  AddEvents({Event("decision", "Let's go with PostgreSQL for billing."),
+             Event("commitment", "I will finish the migration by Friday."),
+             Event("preference", "我喜欢用数据库迁移工具"), Event("fact", "我住在北京")});
+  EXPECT_THAT(Events("postgresql"), ElementsAre("Let's go with PostgreSQL for billing."));
+  EXPECT_THAT(Events("migration friday"), ElementsAre("I will finish the migration by Friday."));
+  EXPECT_THAT(Events("数据库"), ElementsAre("我喜欢用数据库迁移工具"));
+  EXPECT_THAT(Events("北京"), ElementsAre("我住在北京"));
+  EXPECT_THAT(Events("kubernetes"), IsEmpty());
+  auto hits = backend_->SearchEvents({.terms = text::QueryTerms("billing postgresql")});
+  ASSERT_TRUE(hits.ok());
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_GT((*hits)[0].score, 0.0);
+  EXPECT_LE((*hits)[0].score, 1.0);
+  EXPECT_EQ((*hits)[0].row.type, "decision");
+  EXPECT_EQ((*hits)[0].row.session_id, "s");
+  EXPECT_EQ((*hits)[0].row.segment_id, "seg");
+}
+
+TEST_P(EpisodicConformance, EventSearchRanksByScoreThenNewestThenId) {
+  // The same text under three types scores the same: newest first, then id.
+  EventRow a = Event("fact", "green tea every morning", 1000);
+  EventRow b = Event("preference", "green tea every morning", 1000);
+  EventRow c = Event("decision", "green tea every morning", 3000);
+  a.id = "a-" + a.id;
+  b.id = "b-" + b.id;
+  AddEvents({b, c, a, Event("fact", "coffee at noon", 4000),
+             Event("fact", "tea, tea and more tea with lemon and honey", 500),
+             Event("fact", "black coffee only", 2000)});
+  auto hits = backend_->SearchEvents({.terms = text::QueryTerms("green tea")});
+  ASSERT_TRUE(hits.ok());
+  ASSERT_EQ(hits->size(), 4u);
+  EXPECT_EQ((*hits)[0].row.id, c.id);
+  EXPECT_EQ((*hits)[1].row.id, a.id);
+  EXPECT_EQ((*hits)[2].row.id, b.id);
+  EXPECT_EQ((*hits)[0].score, (*hits)[2].score);
+  EXPECT_GT((*hits)[2].score, (*hits)[3].score);  // only "tea": a share of the query
+  EXPECT_GT((*hits)[3].score, 0.0);
+}
+
+TEST_P(EpisodicConformance, EventFiltersApplyBeforeTheLimit) {
+  for (int i = 0; i < 5; ++i) {
+    AddEvents({Event("fact", "shared words number " + std::to_string(i), 5000 + i)});
+  }
+  AddEvents({Event("decision", "shared words decided", 1000),
+             Event("preference", "shared words of bob", 900, "bob")});
+  EXPECT_THAT(Events("shared words", {.type = "decision", .limit = 1}),
+              ElementsAre("shared words decided"));
+  EXPECT_THAT(Events("shared words", {.all = false, .owner = "bob", .limit = 1}),
+              ElementsAre("shared words of bob"));
+  EXPECT_THAT(Events("", {.type = "decision", .limit = 1}), ElementsAre("shared words decided"));
+  EXPECT_THAT(Events("", {.all = false, .owner = "bob", .limit = 1}),
+              ElementsAre("shared words of bob"));
+  EXPECT_THAT(Events("shared", {.type = "fact", .all = false, .owner = "bob"}), IsEmpty());
+  EXPECT_EQ(Events("shared words", {.limit = 100}).size(), 7u);
+  EXPECT_THAT(Events("shared", {.limit = 0}), IsEmpty());
+}
+
+TEST_P(EpisodicConformance, EventsWithoutTermsAreNewestFirst) {
+  EventRow hedged = Event("preference", "I think I like tea.", 2000);
+  hedged.confidence = 0.4;
+  EventRow stated = Event("fact", "My name is Ada.", 3000);
+  stated.confidence = 0.9;
+  AddEvents({Event("decision", "We agreed on Rust.", 1000), hedged, stated});
+  auto all = backend_->SearchEvents({});
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ((*all)[0].row.text, "My name is Ada.");
+  EXPECT_EQ((*all)[1].row.text, "I think I like tea.");
+  EXPECT_EQ((*all)[2].row.text, "We agreed on Rust.");
+  EXPECT_EQ((*all)[0].score, 0.0);
+  EXPECT_EQ((*all)[0].row.confidence, 0.9);  // exactly
+  EXPECT_EQ((*all)[1].row.confidence, 0.4);
+  EXPECT_EQ((*all)[2].row.confidence, 0.6);
+  EXPECT_EQ((*all)[0].row.id, stated.id);
+  EXPECT_EQ((*all)[0].row.created_at, 3000);
+  EXPECT_THAT(Events("", {.limit = 2}), ElementsAre("My name is Ada.", "I think I like tea."));
+}
+
+TEST_P(EpisodicConformance, MergeFacetCountsEvidenceAndKeepsTheStrongerValue) {
+  FacetRow first = Merge(Facet("preference_like_tea", "I like tea", 0.6, {"s2", "s1", "s2"}, 1));
+  EXPECT_EQ(first.evidence_count, 1);
+  EXPECT_THAT(first.segment_ids, ElementsAre("s2", "s1"));
+  FacetRow weaker = Merge(Facet("preference_like_tea", "I think I like tea", 0.4, {"s3", "s1"}, 2));
+  EXPECT_EQ(weaker.evidence_count, 2);
+  EXPECT_EQ(weaker.value, "I like tea");
+  EXPECT_EQ(weaker.confidence, 0.6);
+  EXPECT_EQ(weaker.updated_at, 2);
+  EXPECT_THAT(weaker.segment_ids, ElementsAre("s2", "s1", "s3"));
+  FacetRow equal = Merge(Facet("preference_like_tea", "I really like tea", 0.6, {}, 3));
+  EXPECT_EQ(equal.evidence_count, 3);
+  EXPECT_EQ(equal.value, "I really like tea");
+  FacetRow stronger = Merge(Facet("preference_like_tea", "I love tea", 0.9, {"s4"}, 4));
+  EXPECT_EQ(stronger.value, "I love tea");
+  EXPECT_EQ(stronger.confidence, 0.9);
+  // Another owner's facet of the same key is its own.
+  EXPECT_EQ(Merge(Facet("preference_like_tea", "tea", 0.6, {}, 5, "bob")).evidence_count, 1);
+
+  auto stored = backend_->Facets(false, "local");
+  ASSERT_TRUE(stored.ok());
+  ASSERT_EQ(stored->size(), 1u);
+  const FacetRow& f = (*stored)[0];
+  EXPECT_EQ(f.evidence_count, 4);
+  EXPECT_EQ(f.value, "I love tea");
+  EXPECT_EQ(f.confidence, 0.9);
+  EXPECT_EQ(f.updated_at, 4);
+  EXPECT_THAT(f.segment_ids, ElementsAre("s2", "s1", "s3", "s4"));
+  EXPECT_EQ(backend_->MergeFacet(Facet("", "v", 0.6, {})).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(backend_->MergeFacet(Facet("k", "v", -0.1, {})).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST_P(EpisodicConformance, ConcurrentMergesOfOneFacetLoseNoEvidence) {
+  constexpr int kThreads = 8;
+  constexpr int kEach = 25;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        auto r = backend_->MergeFacet(
+            Facet("context_live_berlin", "I live in Berlin", 0.6, {"seg" + std::to_string(t)}));
+        ASSERT_TRUE(r.ok()) << r.status().ToString();
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  auto facets = backend_->Facets(true, "");
+  ASSERT_TRUE(facets.ok());
+  ASSERT_EQ(facets->size(), 1u);
+  EXPECT_EQ((*facets)[0].evidence_count, kThreads * kEach);
+  std::vector<std::string> ids = (*facets)[0].segment_ids;
+  std::sort(ids.begin(), ids.end());
+  EXPECT_THAT(ids, ElementsAre("seg0", "seg1", "seg2", "seg3", "seg4", "seg5", "seg6", "seg7"));
+}
+
+TEST_P(EpisodicConformance, FacetsAreListedByTypeKeyThenOwner) {
+  Merge(Facet("preference_tea", "tea", 0.6, {}, 1, "local", "preference"));
+  Merge(Facet("context_berlin", "Berlin", 0.6, {}, 1, "local", "context"));
+  Merge(Facet("preference_coffee", "coffee", 0.6, {}, 1, "local", "preference"));
+  Merge(Facet("preference_coffee", "coffee", 0.6, {}, 1, "bob", "preference"));
+  auto all = backend_->Facets(true, "");
+  ASSERT_TRUE(all.ok());
+  std::vector<std::string> order;
+  for (const FacetRow& f : *all) order.push_back(f.facet_type + "/" + f.key + "/" + f.owner);
+  EXPECT_THAT(order,
+              ElementsAre("context/context_berlin/local", "preference/preference_coffee/bob",
+                          "preference/preference_coffee/local", "preference/preference_tea/local"));
+  auto bobs = backend_->Facets(false, "bob");
+  ASSERT_TRUE(bobs.ok());
+  ASSERT_EQ(bobs->size(), 1u);
+  EXPECT_EQ((*bobs)[0].key, "preference_coffee");
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Backends, EpisodicConformance,
     ::testing::ValuesIn(std::vector<std::string>(std::begin(testing::kConformanceBackends),
                                                  std::end(testing::kConformanceBackends))),
     [](const auto& info) { return info.param; });
+
+// The in-memory index scores events exactly as events_fts + mnemo_score.
+TEST(EpisodicScores, EventScoresAreEqualOnEveryBackend) {
+  std::vector<EventRow> rows;
+  const char* texts[] = {"I prefer dark mode in every editor", "I prefer tea",
+                         "We decided to ship on Friday", "dark roast coffee, dark chocolate",
+                         "我喜欢深色模式"};
+  for (const char* t : texts) rows.push_back(Event("preference", t));
+  std::vector<std::vector<double>> scores;
+  for (const char* name : testing::kConformanceBackends) {
+    testing::TempDir dir;
+    auto backend = testing::MakeBackend(name, dir);
+    ASSERT_NE(backend, nullptr);
+    ASSERT_TRUE(backend->AddEvents(rows).ok());
+    auto hits = backend->SearchEvents({.terms = text::QueryTerms("dark prefer mode 深色")});
+    ASSERT_TRUE(hits.ok());
+    std::vector<double> s;
+    for (const EventHit& h : *hits) s.push_back(h.score);
+    scores.push_back(s);
+  }
+  ASSERT_EQ(scores[0].size(), 4u);
+  for (size_t i = 1; i < scores.size(); ++i) EXPECT_EQ(scores[i], scores[0]);
+}
+
+// Two SQLite backends on one file stand for two processes: their writers
+// are separate connections, serialised only by SQLite's own lock.
+TEST(SqliteEpisodic, TwoWritersOfOneFileMergeAndCloseAtomically) {
+  testing::TempDir dir;
+  auto first = testing::MakeBackend("sqlite", dir);
+  auto second = testing::MakeBackend("sqlite", dir);
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  constexpr int kEach = 40;
+  std::vector<SegmentRow> segments;
+  for (int i = 0; i < kEach; ++i) {
+    segments.push_back(Segment("s" + std::to_string(i)));
+    ASSERT_TRUE(first->PutSegment(segments.back()).ok());
+  }
+  std::atomic<int> closes{0};
+  auto work = [&](Backend* b) {
+    for (int i = 0; i < kEach; ++i) {
+      auto merged = b->MergeFacet(Facet("context_live_berlin", "I live in Berlin", 0.6, {}));
+      ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+      auto closed = b->CloseSegment(segments[static_cast<size_t>(i)].id, 1000 + i);
+      ASSERT_TRUE(closed.ok()) << closed.status().ToString();
+      if (*closed) ++closes;
+    }
+  };
+  std::thread t1(work, first.get());
+  std::thread t2(work, second.get());
+  t1.join();
+  t2.join();
+  EXPECT_EQ(closes.load(), kEach);  // each segment closed by exactly one of them
+  auto facets = second->Facets(true, "");
+  ASSERT_TRUE(facets.ok());
+  ASSERT_EQ(facets->size(), 1u);
+  EXPECT_EQ((*facets)[0].evidence_count, 2 * kEach);
+}
 
 }  // namespace
 }  // namespace mnemo::storage

@@ -20,6 +20,7 @@
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "storage/backend.h"
@@ -53,11 +54,23 @@ class MemoryBackend final : public Backend {
   Result<std::vector<Entry>> List(const EntryFilter& filter, int limit, int64_t offset) override;
   Result<std::vector<KeywordHit>> KeywordSearch(const KeywordQuery& query) override;
   Result<Stats> GetStats(const ReadScope& scope) override;
-  // Episodic turns: *_episodic.cc.
+  // Episodic turns, segments, events and facets: *_episodic.cc.
   Result<std::vector<TurnRow>> AppendTurns(std::span<const TurnWrite> rows) override;
   Result<std::vector<TurnRow>> SessionTurns(std::string_view owner, std::string_view session_id,
                                             int64_t from_seq, int64_t to_seq) override;
   Result<std::vector<TurnHit>> SearchTurns(const TurnQuery& query) override;
+  Result<std::optional<SegmentRow>> OpenSegment(std::string_view owner,
+                                                std::string_view session_id) override;
+  Status PutSegment(const SegmentRow& s) override;
+  Result<bool> CloseSegment(std::string_view id, TimeMs closed_at) override;
+  Result<std::optional<SegmentRow>> GetSegment(std::string_view id) override;
+  Result<std::vector<SegmentRow>> Segments(bool all, std::string_view owner,
+                                           std::optional<std::string_view> session_id) override;
+  Result<std::vector<SegmentRow>> SegmentsNeedingRecap(int limit, int64_t max_attempts) override;
+  Result<int64_t> AddEvents(std::span<const EventRow> rows) override;
+  Result<std::vector<EventHit>> SearchEvents(const EventQuery& query) override;
+  Result<FacetRow> MergeFacet(const FacetRow& observation) override;
+  Result<std::vector<FacetRow>> Facets(bool all, std::string_view owner) override;
   Result<int64_t> ToolRulesGeneration() override;
   Status ForEach(const ReadScope& scope, std::string_view ns_prefix,
                  const std::function<Status(const Entry&)>& fn) override;
@@ -161,6 +174,23 @@ class MemoryBackend final : public Backend {
   std::unordered_map<std::string, std::unordered_set<int64_t>> turn_postings_;
   int64_t turn_tokens_ = 0;
   int64_t next_turn_id_ = 1;
+  // Segments by id, and the id of each (owner, session)'s open segment.
+  std::map<std::string, SegmentRow> segments_;
+  std::map<std::pair<std::string, std::string>, std::string> open_segments_;
+  // Events by row (insertion order), indexed like turns.
+  struct EventDoc {
+    EventRow row;
+    int64_t length = 0;
+    std::unordered_map<std::string, int64_t> frequency;
+  };
+  std::map<int64_t, EventDoc> events_;
+  std::unordered_set<std::string> event_ids_;
+  std::set<std::tuple<std::string, std::string, std::string>> event_texts_;  // owner, type, text
+  std::unordered_map<std::string, std::unordered_set<int64_t>> event_postings_;
+  int64_t event_tokens_ = 0;
+  int64_t next_event_row_ = 1;
+  // Facets by (facet_type, key, owner): Facets order.
+  std::map<std::tuple<std::string, std::string, std::string>, FacetRow> facets_;
   VectorLogTrimPolicy trim_;
 };
 

@@ -1,10 +1,13 @@
-// Episodic turns in memory: the same sequence, scoring and order as SQLite.
+// Episodic turns, segments, events and profile facets in memory: the same
+// sequences, scoring, rules and order as SQLite.
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <mutex>
 #include <set>
 #include <shared_mutex>
 #include <tuple>
+#include <utility>
 
 #include "storage/bm25.h"
 #include "storage/entry_rules.h"
@@ -12,6 +15,59 @@
 #include "storage/memory/memory_backend.h"
 
 namespace mnemo::storage::internal {
+namespace {
+
+using Postings = std::unordered_map<std::string, std::unordered_set<int64_t>>;
+
+// Indexes `text` as document `id`, the way the contentless FTS5 tables do:
+// fills the document's term frequencies and length and the postings.
+template <typename Doc>
+void IndexDoc(std::string_view text, int64_t id, Doc& doc, Postings& postings,
+              int64_t& total_tokens) {
+  doc.length =
+      IndexColumn(text, [&](const text::TokenView& t) { ++doc.frequency[std::string(t.text)]; });
+  for (const auto& [token, count] : doc.frequency) postings[token].insert(id);
+  total_tokens += doc.length;
+}
+
+// Every document of `docs` that contains one of `terms` (distinct) and
+// passes `keep`, with the score mnemo_score gives it: the corpus is every
+// document, as FTS5 counts it.
+template <typename Doc, typename Keep>
+std::vector<std::pair<const Doc*, double>> ScoreDocs(const std::vector<std::string>& terms,
+                                                     const std::map<int64_t, Doc>& docs,
+                                                     const Postings& postings, int64_t total_tokens,
+                                                     Keep keep) {
+  const Bm25Corpus corpus{static_cast<int64_t>(docs.size()), total_tokens};
+  std::vector<const std::unordered_set<int64_t>*> term_postings;
+  std::set<int64_t> candidates;
+  for (const std::string& t : terms) {
+    auto it = postings.find(t);
+    term_postings.push_back(it == postings.end() ? nullptr : &it->second);
+    if (it != postings.end()) candidates.insert(it->second.begin(), it->second.end());
+  }
+  std::vector<Bm25Term> stats(terms.size());
+  std::vector<std::pair<const Doc*, double>> scored;
+  for (int64_t id : candidates) {
+    const Doc& doc = docs.at(id);
+    if (!keep(doc.row)) continue;
+    for (size_t i = 0; i < terms.size(); ++i) {
+      stats[i].documents_with_term =
+          term_postings[i] ? static_cast<int64_t>(term_postings[i]->size()) : 0;
+      auto f = doc.frequency.find(terms[i]);
+      stats[i].frequency = f == doc.frequency.end() ? 0 : f->second;
+    }
+    scored.emplace_back(&doc, NormalisedBm25(corpus, doc.length, stats));
+  }
+  return scored;
+}
+
+template <typename T>
+void Truncate(std::vector<T>& v, int limit) {
+  if (v.size() > static_cast<size_t>(limit)) v.resize(static_cast<size_t>(limit));
+}
+
+}  // namespace
 
 Result<std::vector<TurnRow>> MemoryBackend::AppendTurns(std::span<const TurnWrite> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnWrites(rows));
@@ -29,10 +85,7 @@ Result<std::vector<TurnRow>> MemoryBackend::AppendTurns(std::span<const TurnWrit
     TurnDoc doc{.row = w.row};
     doc.row.seq = seq++;
     doc.row.id = next_turn_id_++;
-    doc.length = IndexColumn(
-        w.search_text, [&](const text::TokenView& t) { ++doc.frequency[std::string(t.text)]; });
-    for (const auto& [token, count] : doc.frequency) turn_postings_[token].insert(doc.row.id);
-    turn_tokens_ += doc.length;
+    IndexDoc(w.search_text, doc.row.id, doc, turn_postings_, turn_tokens_);
     turns_by_session_[{doc.row.owner, doc.row.session_id, doc.row.seq}] = doc.row.id;
     out.push_back(doc.row);
     turns_.emplace(doc.row.id, std::move(doc));
@@ -60,34 +113,174 @@ Result<std::vector<TurnHit>> MemoryBackend::SearchTurns(const TurnQuery& query) 
   const std::vector<std::string> terms = DistinctTerms(query.terms);
   if (terms.empty() || query.limit <= 0) return std::vector<TurnHit>();
   std::shared_lock lock(mu_);
-  const Bm25Corpus corpus{static_cast<int64_t>(turns_.size()), turn_tokens_};
-  std::vector<const std::unordered_set<int64_t>*> postings;
-  std::set<int64_t> candidates;
-  for (const std::string& t : terms) {
-    auto it = turn_postings_.find(t);
-    postings.push_back(it == turn_postings_.end() ? nullptr : &it->second);
-    if (it != turn_postings_.end()) candidates.insert(it->second.begin(), it->second.end());
-  }
-  std::vector<Bm25Term> stats(terms.size());
   std::vector<TurnHit> hits;
-  for (int64_t id : candidates) {
-    const TurnDoc& doc = turns_.at(id);
-    if (!query.all && doc.row.owner != query.owner) continue;
-    if (query.session_id && doc.row.session_id != *query.session_id) continue;
-    for (size_t i = 0; i < terms.size(); ++i) {
-      stats[i].documents_with_term = postings[i] ? static_cast<int64_t>(postings[i]->size()) : 0;
-      auto f = doc.frequency.find(terms[i]);
-      stats[i].frequency = f == doc.frequency.end() ? 0 : f->second;
-    }
-    hits.push_back({.row = doc.row, .score = NormalisedBm25(corpus, doc.length, stats)});
+  for (const auto& [doc, score] :
+       ScoreDocs(terms, turns_, turn_postings_, turn_tokens_, [&](const TurnRow& row) {
+         return (query.all || row.owner == query.owner) &&
+                (!query.session_id || row.session_id == *query.session_id);
+       })) {
+    hits.push_back({.row = doc->row, .score = score});
   }
   std::sort(hits.begin(), hits.end(), [](const TurnHit& a, const TurnHit& b) {
     if (a.score != b.score) return a.score > b.score;
     if (a.row.timestamp_ms != b.row.timestamp_ms) return a.row.timestamp_ms > b.row.timestamp_ms;
     return a.row.id < b.row.id;
   });
-  if (hits.size() > static_cast<size_t>(query.limit)) hits.resize(static_cast<size_t>(query.limit));
+  Truncate(hits, query.limit);
   return hits;
+}
+
+Result<std::optional<SegmentRow>> MemoryBackend::OpenSegment(std::string_view owner,
+                                                             std::string_view session_id) {
+  std::shared_lock lock(mu_);
+  auto it = open_segments_.find({std::string(owner), std::string(session_id)});
+  if (it == open_segments_.end()) return std::optional<SegmentRow>();
+  return std::optional<SegmentRow>(segments_.at(it->second));
+}
+
+Status MemoryBackend::PutSegment(const SegmentRow& seg) {
+  MNEMO_RETURN_IF_ERROR(ValidateSegment(seg));
+  std::unique_lock lock(mu_);
+  auto stored = segments_.find(seg.id);
+  const std::pair<std::string, std::string> session{seg.owner, seg.session_id};
+  auto open = open_segments_.find(session);
+  MNEMO_RETURN_IF_ERROR(CheckSegmentPut(
+      seg,
+      stored == segments_.end() ? std::nullopt
+                                : std::optional<std::string_view>(stored->second.status),
+      open == open_segments_.end() ? std::nullopt : std::optional<std::string_view>(open->second)));
+  if (stored != segments_.end() && stored->second.status == "open") {
+    open_segments_.erase({stored->second.owner, stored->second.session_id});
+  }
+  if (seg.status == "open") open_segments_[session] = seg.id;
+  segments_[seg.id] = seg;
+  return Status::Ok();
+}
+
+Result<bool> MemoryBackend::CloseSegment(std::string_view id, TimeMs closed_at) {
+  std::unique_lock lock(mu_);
+  auto it = segments_.find(std::string(id));
+  if (it == segments_.end() || it->second.status != "open") return false;
+  SegmentRow& seg = it->second;
+  open_segments_.erase({seg.owner, seg.session_id});
+  seg.status = "closed";
+  seg.closed_at = closed_at;
+  return true;
+}
+
+Result<std::optional<SegmentRow>> MemoryBackend::GetSegment(std::string_view id) {
+  std::shared_lock lock(mu_);
+  auto it = segments_.find(std::string(id));
+  if (it == segments_.end()) return std::optional<SegmentRow>();
+  return std::optional<SegmentRow>(it->second);
+}
+
+Result<std::vector<SegmentRow>> MemoryBackend::Segments(
+    bool all, std::string_view owner, std::optional<std::string_view> session_id) {
+  std::shared_lock lock(mu_);
+  std::vector<SegmentRow> out;
+  for (const auto& [id, seg] : segments_) {
+    if (!all && seg.owner != owner) continue;
+    if (session_id && seg.session_id != *session_id) continue;
+    out.push_back(seg);
+  }
+  // segments_ is in id order, so a stable sort by started_at gives (started_at, id).
+  std::stable_sort(out.begin(), out.end(), [](const SegmentRow& a, const SegmentRow& b) {
+    return a.started_at < b.started_at;
+  });
+  return out;
+}
+
+Result<std::vector<SegmentRow>> MemoryBackend::SegmentsNeedingRecap(int limit,
+                                                                    int64_t max_attempts) {
+  if (limit <= 0) return std::vector<SegmentRow>();
+  std::shared_lock lock(mu_);
+  std::vector<SegmentRow> out;
+  for (const auto& [id, seg] : segments_) {
+    if (seg.status == "closed" && seg.recap_source == "extractive" &&
+        seg.recap_attempts < max_attempts) {
+      out.push_back(seg);
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const SegmentRow& a, const SegmentRow& b) {
+    return a.closed_at < b.closed_at;
+  });
+  Truncate(out, limit);
+  return out;
+}
+
+Result<int64_t> MemoryBackend::AddEvents(std::span<const EventRow> rows) {
+  MNEMO_RETURN_IF_ERROR(ValidateEvents(rows));
+  std::unique_lock lock(mu_);
+  // Decide first, so a conflict adds nothing (SQLite: one transaction).
+  std::vector<const EventRow*> added;
+  std::set<std::tuple<std::string, std::string, std::string>> batch_texts;
+  std::set<std::string> batch_ids;
+  for (const EventRow& e : rows) {
+    std::tuple<std::string, std::string, std::string> text{e.owner, e.type, e.text};
+    if (event_texts_.contains(text) || !batch_texts.insert(std::move(text)).second) continue;
+    if (event_ids_.contains(e.id) || !batch_ids.insert(e.id).second) {
+      return Conflict("event id " + e.id + " is already used");
+    }
+    added.push_back(&e);
+  }
+  for (const EventRow* e : added) {
+    const int64_t row = next_event_row_++;
+    EventDoc doc{.row = *e};
+    IndexDoc(e->text, row, doc, event_postings_, event_tokens_);
+    event_ids_.insert(e->id);
+    event_texts_.emplace(e->owner, e->type, e->text);
+    events_.emplace(row, std::move(doc));
+  }
+  return static_cast<int64_t>(added.size());
+}
+
+Result<std::vector<EventHit>> MemoryBackend::SearchEvents(const EventQuery& query) {
+  if (query.limit <= 0) return std::vector<EventHit>();
+  const std::vector<std::string> terms = DistinctTerms(query.terms);
+  auto keep = [&](const EventRow& row) {
+    return (!query.type || row.type == *query.type) && (query.all || row.owner == query.owner);
+  };
+  std::shared_lock lock(mu_);
+  std::vector<EventHit> hits;
+  if (terms.empty()) {
+    for (const auto& [row, doc] : events_) {
+      if (keep(doc.row)) hits.push_back({.row = doc.row});
+    }
+  } else {
+    for (const auto& [doc, score] :
+         ScoreDocs(terms, events_, event_postings_, event_tokens_, keep)) {
+      hits.push_back({.row = doc->row, .score = score});
+    }
+  }
+  std::sort(hits.begin(), hits.end(), [](const EventHit& a, const EventHit& b) {
+    if (a.score != b.score) return a.score > b.score;
+    if (a.row.created_at != b.row.created_at) return a.row.created_at > b.row.created_at;
+    return a.row.id < b.row.id;
+  });
+  Truncate(hits, query.limit);
+  return hits;
+}
+
+Result<FacetRow> MemoryBackend::MergeFacet(const FacetRow& observation) {
+  MNEMO_RETURN_IF_ERROR(ValidateFacet(observation));
+  std::unique_lock lock(mu_);
+  const std::tuple<std::string, std::string, std::string> address{
+      observation.facet_type, observation.key, observation.owner};
+  auto it = facets_.find(address);
+  FacetRow merged = MergeFacetRow(
+      it == facets_.end() ? std::nullopt : std::optional<FacetRow>(it->second), observation);
+  facets_[address] = merged;
+  return merged;
+}
+
+Result<std::vector<FacetRow>> MemoryBackend::Facets(bool all, std::string_view owner) {
+  std::shared_lock lock(mu_);
+  std::vector<FacetRow> out;
+  for (const auto& [address, facet] : facets_) {
+    if (all || facet.owner == owner) out.push_back(facet);
+  }
+  return out;
 }
 
 }  // namespace mnemo::storage::internal

@@ -34,6 +34,8 @@ void Statement::Bind(int index, std::string_view text) {
 
 void Statement::Bind(int index, int64_t value) { sqlite3_bind_int64(stmt_, index, value); }
 
+void Statement::Bind(int index, double value) { sqlite3_bind_double(stmt_, index, value); }
+
 void Statement::BindNull(int index) { sqlite3_bind_null(stmt_, index); }
 
 void Statement::BindBlob(int index, std::string_view bytes) {

@@ -41,6 +41,7 @@ class Statement {
   // A temporary string would be freed before the statement runs.
   void Bind(int index, std::string&& text) = delete;
   void Bind(int index, int64_t value);
+  void Bind(int index, double value);
   void BindNull(int index);
   // Bytes bound as a BLOB, without a copy like text.
   void BindBlob(int index, std::string_view bytes);

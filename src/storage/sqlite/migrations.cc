@@ -116,11 +116,73 @@ CREATE TABLE turns (
 CREATE VIRTUAL TABLE turns_fts USING fts5(body, content='', columnsize=0, tokenize='mnemo');
 )sql";
 
+// Schema v5: segments, events and profile facets (spec 40).
+//   segments: `centroid` is float32 little-endian like entry_vectors.vector
+//     (NULL: none). segments_one_open keeps one open segment per (owner,
+//     session); CloseSegment's `UPDATE ... WHERE status = 'open'` makes the
+//     open -> closed step happen once. segments_needing_recap serves the
+//     re-summarise pass.
+//   events: unique per (owner, type, text); rowid is the rowid of the
+//     contentless `events_fts` over `text`; doc_length as for entries.
+//     confidence is written from its shortest round-trip decimal.
+//   facets: segment_ids is a JSON array of strings (tags_json.h).
+constexpr const char* kSchemaV5 = R"sql(
+CREATE TABLE segments (
+  id TEXT NOT NULL PRIMARY KEY,
+  owner TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('open', 'closed')),
+  first_seq INTEGER NOT NULL,
+  last_seq INTEGER NOT NULL,
+  turn_count INTEGER NOT NULL,
+  started_at INTEGER NOT NULL,
+  last_turn_at INTEGER NOT NULL,
+  closed_at INTEGER NOT NULL DEFAULT 0,
+  centroid BLOB,
+  recap TEXT NOT NULL DEFAULT '',
+  recap_source TEXT NOT NULL DEFAULT '' CHECK (recap_source IN ('', 'llm', 'extractive')),
+  recap_attempts INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX segments_by_session ON segments (owner, session_id, status);
+CREATE UNIQUE INDEX segments_one_open ON segments (owner, session_id) WHERE status = 'open';
+CREATE INDEX segments_by_start ON segments (started_at, id);
+CREATE INDEX segments_needing_recap ON segments (closed_at, id)
+  WHERE status = 'closed' AND recap_source = 'extractive';
+CREATE TABLE events (
+  rowid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  owner TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  segment_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  text TEXT NOT NULL,
+  confidence REAL NOT NULL,
+  created_at INTEGER NOT NULL,
+  doc_length INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (owner, type, text)
+);
+CREATE INDEX events_by_time ON events (created_at DESC, id);
+CREATE VIRTUAL TABLE events_fts USING fts5(body, content='', columnsize=0, tokenize='mnemo');
+CREATE TABLE facets (
+  owner TEXT NOT NULL,
+  facet_type TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  confidence REAL NOT NULL,
+  evidence_count INTEGER NOT NULL,
+  segment_ids TEXT NOT NULL DEFAULT '[]',
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (owner, facet_type, key)
+) WITHOUT ROWID;
+CREATE INDEX facets_by_type ON facets (facet_type, key, owner);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "entries and their full-text index", kSchemaV1},
     {2, "entry vectors and their change log", kSchemaV2},
     {3, "generation counter of the tool rules", kSchemaV3},
     {4, "episodic turns and their full-text index", kSchemaV4},
+    {5, "segments, events and profile facets", kSchemaV5},
 };
 
 int64_t NowMs() {

@@ -44,11 +44,23 @@ class SqliteBackend final : public Backend {
   Result<std::vector<Entry>> List(const EntryFilter& filter, int limit, int64_t offset) override;
   Result<std::vector<KeywordHit>> KeywordSearch(const KeywordQuery& query) override;
   Result<Stats> GetStats(const ReadScope& scope) override;
-  // Episodic turns: *_episodic.cc.
+  // Episodic turns, segments, events and facets: *_episodic.cc.
   Result<std::vector<TurnRow>> AppendTurns(std::span<const TurnWrite> rows) override;
   Result<std::vector<TurnRow>> SessionTurns(std::string_view owner, std::string_view session_id,
                                             int64_t from_seq, int64_t to_seq) override;
   Result<std::vector<TurnHit>> SearchTurns(const TurnQuery& query) override;
+  Result<std::optional<SegmentRow>> OpenSegment(std::string_view owner,
+                                                std::string_view session_id) override;
+  Status PutSegment(const SegmentRow& s) override;
+  Result<bool> CloseSegment(std::string_view id, TimeMs closed_at) override;
+  Result<std::optional<SegmentRow>> GetSegment(std::string_view id) override;
+  Result<std::vector<SegmentRow>> Segments(bool all, std::string_view owner,
+                                           std::optional<std::string_view> session_id) override;
+  Result<std::vector<SegmentRow>> SegmentsNeedingRecap(int limit, int64_t max_attempts) override;
+  Result<int64_t> AddEvents(std::span<const EventRow> rows) override;
+  Result<std::vector<EventHit>> SearchEvents(const EventQuery& query) override;
+  Result<FacetRow> MergeFacet(const FacetRow& observation) override;
+  Result<std::vector<FacetRow>> Facets(bool all, std::string_view owner) override;
   Result<int64_t> ToolRulesGeneration() override;
   Status ForEach(const ReadScope& scope, std::string_view ns_prefix,
                  const std::function<Status(const Entry&)>& fn) override;

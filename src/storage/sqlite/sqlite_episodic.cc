@@ -1,13 +1,21 @@
-// Episodic turns on SQLite (schema v4, docs/storage.md).
+// Episodic turns (schema v4), segments, events and profile facets (schema
+// v5) on SQLite (docs/storage.md).
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <charconv>
+#include <cstring>
+#include <limits>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "storage/entry_rules.h"
 #include "storage/episodic_rules.h"
 #include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/fts_tokenizer.h"
 #include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/tags_json.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -29,6 +37,118 @@ TurnRow ReadTurn(const Statement& s) {
                  .timestamp_ms = s.ColumnInt(8),
                  .cost_microdollars = s.ColumnInt(9),
                  .agent_id = std::string(s.ColumnText(10))};
+}
+
+// Adds `text` as row `rowid` of the contentless FTS5 table `table` (column
+// `body`) and returns its document length, learnt from the insert itself.
+Result<int64_t> IndexBody(Connection& db, std::string_view table, int64_t rowid,
+                          std::string_view text) {
+  MNEMO_ASSIGN_OR_RETURN(Statement index, db.Prepare("INSERT INTO " + std::string(table) +
+                                                         " (rowid, body) VALUES (?, ?)",
+                                                     "add the row to the text index"));
+  index.Bind(1, rowid);
+  index.Bind(2, text);
+  IndexedLengthCapture capture;
+  MNEMO_RETURN_IF_ERROR(index.Run("add the row to the text index"));
+  return capture.tokens();
+}
+
+static_assert(sizeof(float) == 4 && std::numeric_limits<float>::is_iec559,
+              "centroids are stored as IEEE-754 float32");
+
+// A centroid's stored form: float32 little-endian, as entry_vectors.vector.
+std::string EncodeFloats(const std::vector<float>& v) {
+  std::string bytes(v.size() * sizeof(float), '\0');
+  std::memcpy(bytes.data(), v.data(), bytes.size());
+  if constexpr (std::endian::native != std::endian::little) {
+    for (size_t i = 0; i < bytes.size(); i += 4) {
+      std::swap(bytes[i], bytes[i + 3]);
+      std::swap(bytes[i + 1], bytes[i + 2]);
+    }
+  }
+  return bytes;
+}
+
+std::vector<float> DecodeFloats(std::string_view blob) {
+  std::vector<float> v(blob.size() / sizeof(float));
+  std::memcpy(v.data(), blob.data(), v.size() * sizeof(float));
+  if constexpr (std::endian::native != std::endian::little) {
+    for (float& f : v) f = std::bit_cast<float>(__builtin_bswap32(std::bit_cast<uint32_t>(f)));
+  }
+  return v;
+}
+
+// The shortest decimal that reads back as `value`, bound as text and written
+// with CAST(? AS REAL): Statement binds no doubles. Confidences are short
+// decimals (0.4, 0.6, 0.9), which SQLite reads back exactly.
+std::string DecimalText(double value) {
+  std::array<char, 32> buffer{};
+  const auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  return ec == std::errc() ? std::string(buffer.data(), end) : std::string("0");
+}
+
+constexpr const char* kSegmentColumns =
+    "id, owner, session_id, status, first_seq, last_seq, turn_count, started_at, last_turn_at, "
+    "closed_at, centroid, recap, recap_source, recap_attempts";
+
+SegmentRow ReadSegment(const Statement& s) {
+  return SegmentRow{.id = std::string(s.ColumnText(0)),
+                    .owner = std::string(s.ColumnText(1)),
+                    .session_id = std::string(s.ColumnText(2)),
+                    .status = std::string(s.ColumnText(3)),
+                    .first_seq = s.ColumnInt(4),
+                    .last_seq = s.ColumnInt(5),
+                    .turn_count = s.ColumnInt(6),
+                    .started_at = s.ColumnInt(7),
+                    .last_turn_at = s.ColumnInt(8),
+                    .closed_at = s.ColumnInt(9),
+                    .centroid = DecodeFloats(s.ColumnBlob(10)),
+                    .recap = std::string(s.ColumnText(11)),
+                    .recap_source = std::string(s.ColumnText(12)),
+                    .recap_attempts = s.ColumnInt(13)};
+}
+
+// Every row of `s` (bound, not yet stepped) read by `read`.
+template <typename Row, typename Read>
+Result<std::vector<Row>> ReadAll(Statement& s, std::string_view what, Read read) {
+  std::vector<Row> rows;
+  while (true) {
+    MNEMO_ASSIGN_OR_RETURN(bool row, s.Step(what));
+    if (!row) break;
+    rows.push_back(read(s));
+  }
+  return rows;
+}
+
+constexpr const char* kEventColumns =
+    "e.id, e.owner, e.session_id, e.segment_id, e.type, e.text, e.confidence, e.created_at";
+constexpr int kEventColumnCount = 8;
+
+EventRow ReadEvent(const Statement& s) {
+  return EventRow{.id = std::string(s.ColumnText(0)),
+                  .owner = std::string(s.ColumnText(1)),
+                  .session_id = std::string(s.ColumnText(2)),
+                  .segment_id = std::string(s.ColumnText(3)),
+                  .type = std::string(s.ColumnText(4)),
+                  .text = std::string(s.ColumnText(5)),
+                  .confidence = s.ColumnDouble(6),
+                  .created_at = s.ColumnInt(7)};
+}
+
+constexpr const char* kFacetColumns =
+    "owner, facet_type, key, value, confidence, evidence_count, segment_ids, updated_at";
+
+Result<FacetRow> ReadFacet(const Statement& s) {
+  std::optional<std::vector<std::string>> ids = DecodeTags(s.ColumnText(6));
+  if (!ids) return Internal("a facet's segment_ids is not a JSON array of strings");
+  return FacetRow{.owner = std::string(s.ColumnText(0)),
+                  .facet_type = std::string(s.ColumnText(1)),
+                  .key = std::string(s.ColumnText(2)),
+                  .value = std::string(s.ColumnText(3)),
+                  .confidence = s.ColumnDouble(4),
+                  .evidence_count = s.ColumnInt(5),
+                  .segment_ids = std::move(*ids),
+                  .updated_at = s.ColumnInt(7)};
 }
 
 }  // namespace
@@ -64,17 +184,7 @@ Result<std::vector<TurnRow>> SqliteBackend::AppendTurns(std::span<const TurnWrit
       id = std::max(next.ColumnInt(0), next_turn_id_);
       next_turn_id_ = id + 1;
     }
-    int64_t length = 0;
-    {
-      MNEMO_ASSIGN_OR_RETURN(Statement index,
-                             db.Prepare("INSERT INTO turns_fts (rowid, body) VALUES (?, ?)",
-                                        "add the turn to the text index"));
-      index.Bind(1, id);
-      index.Bind(2, w.search_text);
-      IndexedLengthCapture capture;
-      MNEMO_RETURN_IF_ERROR(index.Run("add the turn to the text index"));
-      length = capture.tokens();
-    }
+    MNEMO_ASSIGN_OR_RETURN(int64_t length, IndexBody(db, "turns_fts", id, w.search_text));
     MNEMO_ASSIGN_OR_RETURN(
         Statement put,
         db.Prepare("INSERT INTO turns (id, owner, session_id, seq, role, content, lesson, "
@@ -115,13 +225,7 @@ Result<std::vector<TurnRow>> SqliteBackend::SessionTurns(std::string_view owner,
   s.Bind(2, session_id);
   s.Bind(3, from_seq);
   s.Bind(4, to_seq);
-  std::vector<TurnRow> rows;
-  while (true) {
-    MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("read the session's turns"));
-    if (!row) break;
-    rows.push_back(ReadTurn(s));
-  }
-  return rows;
+  return ReadAll<TurnRow>(s, "read the session's turns", ReadTurn);
 }
 
 Result<std::vector<TurnHit>> SqliteBackend::SearchTurns(const TurnQuery& query) {
@@ -148,13 +252,297 @@ Result<std::vector<TurnHit>> SqliteBackend::SearchTurns(const TurnQuery& query) 
     s.BindNull(4);
   }
   s.Bind(5, static_cast<int64_t>(query.limit));
-  std::vector<TurnHit> hits;
-  while (true) {
-    MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("search turns"));
-    if (!row) break;
-    hits.push_back({.row = ReadTurn(s), .score = s.ColumnDouble(kTurnColumnCount)});
+  return ReadAll<TurnHit>(s, "search turns", [](const Statement& row) {
+    return TurnHit{.row = ReadTurn(row), .score = row.ColumnDouble(kTurnColumnCount)};
+  });
+}
+
+Result<std::optional<SegmentRow>> SqliteBackend::OpenSegment(std::string_view owner,
+                                                             std::string_view session_id) {
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(Statement s,
+                         db->Prepare(std::string("SELECT ") + kSegmentColumns +
+                                         " FROM segments WHERE owner = ? AND session_id = ? AND "
+                                         "status = 'open'",
+                                     "find the session's open segment"));
+  s.Bind(1, owner);
+  s.Bind(2, session_id);
+  MNEMO_ASSIGN_OR_RETURN(bool found, s.Step("find the session's open segment"));
+  if (!found) return std::optional<SegmentRow>();
+  return std::optional<SegmentRow>(ReadSegment(s));
+}
+
+Status SqliteBackend::PutSegment(const SegmentRow& seg) {
+  MNEMO_RETURN_IF_ERROR(ValidateSegment(seg));
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  std::optional<std::string> stored_status;
+  std::optional<std::string> open_id;
+  {
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement find, db.Prepare("SELECT status FROM segments WHERE id = ?", "find the segment"));
+    find.Bind(1, seg.id);
+    MNEMO_ASSIGN_OR_RETURN(bool found, find.Step("find the segment"));
+    if (found) stored_status = std::string(find.ColumnText(0));
   }
-  return hits;
+  {
+    MNEMO_ASSIGN_OR_RETURN(Statement open, db.Prepare("SELECT id FROM segments WHERE owner = ? AND "
+                                                      "session_id = ? AND status = 'open'",
+                                                      "find the session's open segment"));
+    open.Bind(1, seg.owner);
+    open.Bind(2, seg.session_id);
+    MNEMO_ASSIGN_OR_RETURN(bool found, open.Step("find the session's open segment"));
+    if (found) open_id = std::string(open.ColumnText(0));
+  }
+  MNEMO_RETURN_IF_ERROR(CheckSegmentPut(seg, stored_status, open_id));
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement put,
+      db.Prepare(std::string("INSERT INTO segments (") + kSegmentColumns +
+                     ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
+                     "ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, "
+                     "session_id = excluded.session_id, status = excluded.status, "
+                     "first_seq = excluded.first_seq, last_seq = excluded.last_seq, "
+                     "turn_count = excluded.turn_count, started_at = excluded.started_at, "
+                     "last_turn_at = excluded.last_turn_at, closed_at = excluded.closed_at, "
+                     "centroid = excluded.centroid, recap = excluded.recap, "
+                     "recap_source = excluded.recap_source, "
+                     "recap_attempts = excluded.recap_attempts",
+                 "store the segment"));
+  put.Bind(1, seg.id);
+  put.Bind(2, seg.owner);
+  put.Bind(3, seg.session_id);
+  put.Bind(4, seg.status);
+  put.Bind(5, seg.first_seq);
+  put.Bind(6, seg.last_seq);
+  put.Bind(7, seg.turn_count);
+  put.Bind(8, seg.started_at);
+  put.Bind(9, seg.last_turn_at);
+  put.Bind(10, seg.closed_at);
+  const std::string centroid = EncodeFloats(seg.centroid);
+  if (centroid.empty()) {
+    put.BindNull(11);
+  } else {
+    put.BindBlob(11, centroid);
+  }
+  put.Bind(12, seg.recap);
+  put.Bind(13, seg.recap_source);
+  put.Bind(14, seg.recap_attempts);
+  MNEMO_RETURN_IF_ERROR(put.Run("store the segment"));
+  return txn.Commit();
+}
+
+Result<bool> SqliteBackend::CloseSegment(std::string_view id, TimeMs closed_at) {
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  {
+    MNEMO_ASSIGN_OR_RETURN(Statement close,
+                           db.Prepare("UPDATE segments SET status = 'closed', closed_at = ? "
+                                      "WHERE id = ? AND status = 'open'",
+                                      "close the segment"));
+    close.Bind(1, closed_at);
+    close.Bind(2, id);
+    MNEMO_RETURN_IF_ERROR(close.Run("close the segment"));
+  }
+  const bool closed = sqlite3_changes(db.handle()) > 0;
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return closed;
+}
+
+Result<std::optional<SegmentRow>> SqliteBackend::GetSegment(std::string_view id) {
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(Statement s, db->Prepare(std::string("SELECT ") + kSegmentColumns +
+                                                      " FROM segments WHERE id = ?",
+                                                  "read the segment"));
+  s.Bind(1, id);
+  MNEMO_ASSIGN_OR_RETURN(bool found, s.Step("read the segment"));
+  if (!found) return std::optional<SegmentRow>();
+  return std::optional<SegmentRow>(ReadSegment(s));
+}
+
+Result<std::vector<SegmentRow>> SqliteBackend::Segments(
+    bool all, std::string_view owner, std::optional<std::string_view> session_id) {
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(Statement s,
+                         db->Prepare(std::string("SELECT ") + kSegmentColumns +
+                                         " FROM segments WHERE (?1 OR owner = ?2) AND "
+                                         "(?3 IS NULL OR session_id = ?3) ORDER BY started_at, id",
+                                     "list segments"));
+  s.Bind(1, static_cast<int64_t>(all ? 1 : 0));
+  s.Bind(2, owner);
+  if (session_id) {
+    s.Bind(3, *session_id);
+  } else {
+    s.BindNull(3);
+  }
+  return ReadAll<SegmentRow>(s, "list segments", ReadSegment);
+}
+
+Result<std::vector<SegmentRow>> SqliteBackend::SegmentsNeedingRecap(int limit,
+                                                                    int64_t max_attempts) {
+  if (limit <= 0) return std::vector<SegmentRow>();
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(Statement s,
+                         db->Prepare(std::string("SELECT ") + kSegmentColumns +
+                                         " FROM segments WHERE status = 'closed' AND "
+                                         "recap_source = 'extractive' AND recap_attempts < ? "
+                                         "ORDER BY closed_at, id LIMIT ?",
+                                     "find segments to re-summarise"));
+  s.Bind(1, max_attempts);
+  s.Bind(2, static_cast<int64_t>(limit));
+  return ReadAll<SegmentRow>(s, "find segments to re-summarise", ReadSegment);
+}
+
+Result<int64_t> SqliteBackend::AddEvents(std::span<const EventRow> rows) {
+  MNEMO_RETURN_IF_ERROR(ValidateEvents(rows));
+  if (rows.empty()) return int64_t{0};
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  int64_t added = 0;
+  for (const EventRow& e : rows) {
+    int64_t rowid = 0;
+    {
+      MNEMO_ASSIGN_OR_RETURN(
+          Statement find,
+          db.Prepare("SELECT 1 FROM events WHERE owner = ? AND type = ? AND text = ?",
+                     "find an identical event"));
+      find.Bind(1, e.owner);
+      find.Bind(2, e.type);
+      find.Bind(3, e.text);
+      MNEMO_ASSIGN_OR_RETURN(bool found, find.Step("find an identical event"));
+      if (found) continue;
+    }
+    {
+      MNEMO_ASSIGN_OR_RETURN(
+          Statement next,
+          db.Prepare("SELECT COALESCE(MAX(rowid), 0) + 1 FROM events", "allocate an event row"));
+      MNEMO_ASSIGN_OR_RETURN(bool found, next.Step("allocate an event row"));
+      if (!found) return Internal("allocate an event row: no result");
+      rowid = next.ColumnInt(0);
+    }
+    MNEMO_ASSIGN_OR_RETURN(int64_t length, IndexBody(db, "events_fts", rowid, e.text));
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement put,
+        db.Prepare("INSERT INTO events (rowid, id, owner, session_id, segment_id, type, text, "
+                   "confidence, created_at, doc_length) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, CAST(?8 AS REAL), ?9, ?10)",
+                   "store the event"));
+    const std::string confidence = DecimalText(e.confidence);
+    put.Bind(1, rowid);
+    put.Bind(2, e.id);
+    put.Bind(3, e.owner);
+    put.Bind(4, e.session_id);
+    put.Bind(5, e.segment_id);
+    put.Bind(6, e.type);
+    put.Bind(7, e.text);
+    put.Bind(8, confidence);
+    put.Bind(9, e.created_at);
+    put.Bind(10, length);
+    MNEMO_RETURN_IF_ERROR(put.Run("store the event"));
+    ++added;
+  }
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return added;
+}
+
+Result<std::vector<EventHit>> SqliteBackend::SearchEvents(const EventQuery& query) {
+  if (query.limit <= 0) return std::vector<EventHit>();
+  const std::vector<std::string> terms = DistinctTerms(query.terms);
+  // Bound without a copy: must outlive the statement's steps.
+  const std::string match = MatchExpression(terms);
+  // ?1 the match, ?2 the type (NULL: any), ?3 all owners, ?4 the owner, ?5 the limit.
+  constexpr const char* kFilter = "(?2 IS NULL OR e.type = ?2) AND (?3 OR e.owner = ?4)";
+  ReaderLease db = AcquireReader();
+  // CROSS JOIN keeps events_fts the outer loop, which mnemo_score needs.
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement s,
+      terms.empty()
+          ? db->Prepare(std::string("SELECT ") + kEventColumns + ", 0.0 FROM events e WHERE " +
+                            kFilter + " ORDER BY e.created_at DESC, e.id LIMIT ?5",
+                        "list events")
+          : db->Prepare(std::string("SELECT ") + kEventColumns +
+                            ", mnemo_score(events_fts, e.doc_length) AS score FROM events_fts "
+                            "CROSS JOIN events e ON e.rowid = events_fts.rowid "
+                            "WHERE events_fts MATCH ?1 AND " +
+                            kFilter + " ORDER BY score DESC, e.created_at DESC, e.id LIMIT ?5",
+                        "search events"));
+  if (!terms.empty()) s.Bind(1, match);
+  if (query.type) {
+    s.Bind(2, *query.type);
+  } else {
+    s.BindNull(2);
+  }
+  s.Bind(3, static_cast<int64_t>(query.all ? 1 : 0));
+  s.Bind(4, query.owner);
+  s.Bind(5, static_cast<int64_t>(query.limit));
+  return ReadAll<EventHit>(s, "search events", [](const Statement& row) {
+    return EventHit{.row = ReadEvent(row), .score = row.ColumnDouble(kEventColumnCount)};
+  });
+}
+
+Result<FacetRow> SqliteBackend::MergeFacet(const FacetRow& observation) {
+  MNEMO_RETURN_IF_ERROR(ValidateFacet(observation));
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  std::optional<FacetRow> stored;
+  {
+    MNEMO_ASSIGN_OR_RETURN(Statement find,
+                           db.Prepare(std::string("SELECT ") + kFacetColumns +
+                                          " FROM facets WHERE owner = ? AND facet_type = ? AND "
+                                          "key = ?",
+                                      "find the facet"));
+    find.Bind(1, observation.owner);
+    find.Bind(2, observation.facet_type);
+    find.Bind(3, observation.key);
+    MNEMO_ASSIGN_OR_RETURN(bool found, find.Step("find the facet"));
+    if (found) {
+      MNEMO_ASSIGN_OR_RETURN(FacetRow row, ReadFacet(find));
+      stored = std::move(row);
+    }
+  }
+  FacetRow merged = MergeFacetRow(stored, observation);
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement put,
+      db.Prepare(std::string("INSERT INTO facets (") + kFacetColumns +
+                     ") VALUES (?1, ?2, ?3, ?4, CAST(?5 AS REAL), ?6, ?7, ?8) "
+                     "ON CONFLICT (owner, facet_type, key) DO UPDATE SET value = excluded.value, "
+                     "confidence = excluded.confidence, evidence_count = excluded.evidence_count, "
+                     "segment_ids = excluded.segment_ids, updated_at = excluded.updated_at",
+                 "store the facet"));
+  const std::string confidence = DecimalText(merged.confidence);
+  const std::string segment_ids = EncodeTags(merged.segment_ids);
+  put.Bind(1, merged.owner);
+  put.Bind(2, merged.facet_type);
+  put.Bind(3, merged.key);
+  put.Bind(4, merged.value);
+  put.Bind(5, confidence);
+  put.Bind(6, merged.evidence_count);
+  put.Bind(7, segment_ids);
+  put.Bind(8, merged.updated_at);
+  MNEMO_RETURN_IF_ERROR(put.Run("store the facet"));
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return merged;
+}
+
+Result<std::vector<FacetRow>> SqliteBackend::Facets(bool all, std::string_view owner) {
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(Statement s, db->Prepare(std::string("SELECT ") + kFacetColumns +
+                                                      " FROM facets WHERE ?1 OR owner = ?2 "
+                                                      "ORDER BY facet_type, key, owner",
+                                                  "list facets"));
+  s.Bind(1, static_cast<int64_t>(all ? 1 : 0));
+  s.Bind(2, owner);
+  std::vector<FacetRow> facets;
+  while (true) {
+    MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("list facets"));
+    if (!row) break;
+    MNEMO_ASSIGN_OR_RETURN(FacetRow f, ReadFacet(s));
+    facets.push_back(std::move(f));
+  }
+  return facets;
 }
 
 }  // namespace mnemo::storage::internal

@@ -33,11 +33,11 @@ TEST(Migrations, NewDatabaseGetsTheLatestVersionOnce) {
   auto v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(*v, LatestSchemaVersion());
-  EXPECT_EQ(LatestSchemaVersion(), 4);
+  EXPECT_EQ(LatestSchemaVersion(), 5);
   v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok());
-  EXPECT_EQ(*v, 4);
-  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 4);
+  EXPECT_EQ(*v, 5);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 5);
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'entries_fts'"), 1);
 }
 
