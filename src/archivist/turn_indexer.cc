@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "archivist/markdown_archive.h"
 #include "text/secrets.h"
 
 namespace mnemo::archivist {
@@ -97,6 +96,21 @@ int RedactTurn(Turn& turn) {
   return count;
 }
 
+std::vector<ArchiveRow> ArchiveRowsOf(const IndexedTurn& turn) {
+  std::vector<ArchiveRow> rows;
+  for (const storage::TurnRow* r : {&turn.user, &turn.assistant}) {
+    rows.push_back(ArchiveRow{.session_id = r->session_id,
+                              .seq = r->seq,
+                              .timestamp_ms = r->timestamp_ms,
+                              .role = r->role,
+                              .cost_microdollars = r->cost_microdollars,
+                              .lesson = r->lesson,
+                              .tool_calls_json = r->tool_calls_json,
+                              .content = r->content});
+  }
+  return rows;
+}
+
 Result<IndexedTurn> IndexTurn(storage::Backend& backend, const std::string& owner, Turn turn,
                               TimeMs timestamp, const TurnIndexOptions& options) {
   IndexedTurn out;
@@ -125,26 +139,6 @@ Result<IndexedTurn> IndexTurn(storage::Backend& backend, const std::string& owne
   if (stored.size() != 2) return Internal("append turn: expected two rows");
   out.user = std::move(stored[0]);
   out.assistant = std::move(stored[1]);
-  if (!options.archive_root.empty()) {
-    for (const storage::TurnRow* r : {&out.user, &out.assistant}) {
-      ArchiveRow row{.session_id = r->session_id,
-                     .seq = r->seq,
-                     .timestamp_ms = r->timestamp_ms,
-                     .role = r->role,
-                     .cost_microdollars = r->cost_microdollars,
-                     .lesson = r->lesson,
-                     .tool_calls_json = r->tool_calls_json,
-                     .content = r->content};
-      Result<ArchiveOutcome> written = WriteArchiveFile(options.archive_root, row);
-      if (!written.ok()) {
-        out.warnings.push_back("cannot write the archive file of " + r->session_id + " seq " +
-                               std::to_string(r->seq) + ": " + written.status().message());
-      } else if (*written == ArchiveOutcome::kAlreadyExisted) {
-        out.warnings.push_back("archive file " + ArchivePath(options.archive_root, row) +
-                               " already exists (kept)");
-      }
-    }
-  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "archivist/markdown_archive.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 #include "storage/backend.h"
@@ -16,16 +17,12 @@ struct TurnIndexOptions {
   // Replace secret-looking strings by [REDACTED] in everything stored
   // (security.redact_episodic).
   bool redact = true;
-  // Folder of the markdown archive ("" = none): <workspace>/memory_tree/content/episodic.
-  std::string archive_root;
 };
 
 struct IndexedTurn {
   storage::TurnRow user;
   storage::TurnRow assistant;
   int redactions = 0;
-  // Best-effort archive problems (logged by the caller; never fail the turn).
-  std::vector<std::string> warnings;
 };
 
 // "Tools that failed in this turn: a, b" (distinct names in call order), or
@@ -45,8 +42,10 @@ std::string AssistantSearchText(const Turn& turn, const std::string& lesson);
 // outputs); returns how many secrets were replaced.
 int RedactTurn(Turn& turn);
 
-// Appends the turn's two rows for `owner` (sequence numbers from the store)
-// and writes their archive files.
+// The archive files of stored rows (ArchiveWriter writes them).
+std::vector<ArchiveRow> ArchiveRowsOf(const IndexedTurn& turn);
+
+// Appends the turn's two rows for `owner` (sequence numbers from the store).
 Result<IndexedTurn> IndexTurn(storage::Backend& backend, const std::string& owner, Turn turn,
                               TimeMs timestamp, const TurnIndexOptions& options);
 

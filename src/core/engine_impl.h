@@ -6,6 +6,7 @@
 #include <mutex>
 #include <string>
 
+#include "archivist/archive_writer.h"
 #include "core/hybrid_search.h"
 #include "core/vector_space.h"
 #include "embed/embedder.h"
@@ -36,6 +37,10 @@ struct Engine::Impl {
   std::mutex prompt_mu;
   int64_t prompt_generation = -1;
   std::map<std::string, PromptRules> prompt_cache;
+
+  // Markdown archive of episodic rows (spec 40), written in the background;
+  // drained when the engine closes.
+  std::unique_ptr<archivist::ArchiveWriter> archive;
 
   ~Impl();
 

@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "archivist/archive_writer.h"
 #include "archivist/memory_md.h"
 #include "archivist/turn_indexer.h"
 #include "core/engine_impl.h"
@@ -39,12 +40,13 @@ Status ValidateSessionId(std::string_view session_id) {
 Status Engine::Impl::IndexTurnRows(const Principal& who, const Turn& turn, TimeMs timestamp,
                                    TurnResult& result) {
   if (!config.learning.episodic_capture_enabled) return Status::Ok();
-  archivist::TurnIndexOptions options{.redact = config.security.redact_episodic,
-                                      .archive_root = workspace + "/memory_tree/content/episodic"};
+  archivist::TurnIndexOptions options{.redact = config.security.redact_episodic};
   MNEMO_ASSIGN_OR_RETURN(archivist::IndexedTurn indexed,
                          archivist::IndexTurn(*backend, who.name, turn, timestamp, options));
-  // The archive is best effort (spec 40): a failure is logged, never fatal.
-  for (const std::string& w : indexed.warnings) std::cerr << "mnemo: warning: " << w << "\n";
+  // The archive is best effort (spec 40) and written in the background; a
+  // failure is logged, never fatal. "sync": true waits for it.
+  archive->Enqueue(archivist::ArchiveRowsOf(indexed));
+  if (turn.sync) archive->Flush();
   result.redactions = indexed.redactions;
   result.user_row = ToPublic(std::move(indexed.user));
   result.assistant_row = ToPublic(std::move(indexed.assistant));

@@ -42,7 +42,8 @@ class EpisodicE2e : public ::testing::Test {
                                            {"user_message", user},
                                            {"assistant_response", assistant},
                                            {"timestamp", timestamp},
-                                           {"tool_calls", std::move(calls)}});
+                                           {"tool_calls", std::move(calls)},
+                                           {"sync", true}});
     EXPECT_TRUE(r.contains("result")) << r.dump();
     return r["result"];
   }

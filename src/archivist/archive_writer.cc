@@ -1,0 +1,66 @@
+#include "archivist/archive_writer.h"
+
+#include <iostream>
+#include <utility>
+
+namespace mnemo::archivist {
+
+ArchiveWriter::ArchiveWriter(std::string archive_root)
+    : root_(std::move(archive_root)), thread_([this] { Run(); }) {}
+
+ArchiveWriter::~ArchiveWriter() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  work_cv_.notify_all();
+  thread_.join();
+}
+
+void ArchiveWriter::Enqueue(std::vector<ArchiveRow> rows) {
+  {
+    std::lock_guard lock(mu_);
+    for (ArchiveRow& r : rows) queue_.push_back(std::move(r));
+    queued_ += static_cast<int64_t>(rows.size());
+  }
+  work_cv_.notify_one();
+}
+
+void ArchiveWriter::Flush() {
+  std::unique_lock lock(mu_);
+  const int64_t target = queued_;
+  done_cv_.wait(lock, [&] { return written_ >= target; });
+}
+
+int64_t ArchiveWriter::problems() const {
+  std::lock_guard lock(mu_);
+  return problems_;
+}
+
+void ArchiveWriter::Run() {
+  std::unique_lock lock(mu_);
+  while (true) {
+    work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, and everything is written
+    ArchiveRow row = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    Result<ArchiveOutcome> written = WriteArchiveFile(root_, row);
+    bool problem = false;
+    if (!written.ok()) {
+      problem = true;
+      std::cerr << "mnemo: warning: cannot write the archive file of session " << row.session_id
+                << " seq " << row.seq << ": " << written.status().message() << "\n";
+    } else if (*written == ArchiveOutcome::kAlreadyExisted) {
+      problem = true;
+      std::cerr << "mnemo: warning: archive file " << ArchivePath(root_, row)
+                << " already exists (kept)\n";
+    }
+    lock.lock();
+    ++written_;
+    if (problem) ++problems_;
+    done_cv_.notify_all();
+  }
+}
+
+}  // namespace mnemo::archivist

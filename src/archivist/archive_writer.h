@@ -1,0 +1,48 @@
+// Writes the markdown archive files of episodic rows (spec 40) on a
+// background thread, so memory.turn_complete does not wait for file creation
+// and fsync (the archive is best effort: the database holds every row).
+// Flush() waits for everything queued so far ("sync": true, tests, close).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "archivist/markdown_archive.h"
+
+namespace mnemo::archivist {
+
+class ArchiveWriter {
+ public:
+  explicit ArchiveWriter(std::string archive_root);
+  // Writes what is queued, then stops.
+  ~ArchiveWriter();
+  ArchiveWriter(const ArchiveWriter&) = delete;
+  ArchiveWriter& operator=(const ArchiveWriter&) = delete;
+
+  void Enqueue(std::vector<ArchiveRow> rows);
+  // Returns once every row queued before the call is written (or failed).
+  void Flush();
+  // Rows that failed or already existed so far (each one logged).
+  int64_t problems() const;
+
+ private:
+  void Run();
+
+  const std::string root_;
+  mutable std::mutex mu_;
+  std::condition_variable work_cv_;
+  std::condition_variable done_cv_;
+  std::deque<ArchiveRow> queue_;
+  int64_t queued_ = 0;   // rows ever queued
+  int64_t written_ = 0;  // rows ever handled
+  int64_t problems_ = 0;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace mnemo::archivist
