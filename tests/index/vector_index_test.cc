@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -310,11 +311,21 @@ TEST_P(VectorIndexTest, SearchesRunWhileAWriterUpserts) {
       }
     });
   }
+  // Every 100 writes wait (up to 2 s) for a search to finish, so searches
+  // really overlap the writes however fast the writer is.
+  auto overlap = [&] {
+    const size_t seen = searches.load();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (searches.load() == seen && std::chrono::steady_clock::now() < until) {
+      std::this_thread::yield();
+    }
+  };
   for (size_t i = 0; i < extra.size() / kDims; ++i) {
     ASSERT_TRUE(index->Upsert(100000 + i, Row(extra, kDims, i)).ok());
     if (i % 4 == 0) {
       ASSERT_TRUE(index->Remove(1000 + i).ok());
     }
+    if (i % 100 == 0) overlap();
   }
   done = true;
   for (auto& t : readers) t.join();

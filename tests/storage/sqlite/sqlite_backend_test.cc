@@ -140,6 +140,12 @@ TEST(SqliteBackend, ReadersRunWhileTheWriterWrites) {
           Write("k" + std::to_string(batch * 50 + i), "concurrent marker " + std::to_string(i)));
     }
     ASSERT_TRUE(b->UpsertBatch(writes).ok());
+    // Wait (up to 2 s) for a read to finish, so reads really overlap writes.
+    const int seen = reads.load();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (reads.load() == seen && std::chrono::steady_clock::now() < until) {
+      std::this_thread::yield();
+    }
   }
   done = true;
   for (auto& t : readers) t.join();
