@@ -91,6 +91,17 @@ class Engine {
   // Every row of one session, in sequence order.
   Result<std::vector<EpisodicTurn>> SessionTurns(const Principal& who, std::string_view session_id);
 
+  // Closes the session's open segment and finalises it (recap, events,
+  // profile) in the background; `sync` waits. Idempotent.
+  Result<SessionEndResult> SessionEnd(const Principal& who, std::string_view session_id,
+                                      bool sync = false);
+  // Segments of one session (every session when empty), oldest first.
+  Result<std::vector<SegmentInfo>> Segments(const Principal& who, std::string_view session_id);
+  Result<std::vector<EventInfo>> Events(const Principal& who, const EventsQuery& q);
+  Result<std::vector<ProfileFacet>> Profile(const Principal& who);
+  // "### Preference" / "- key: value (confirmed Nx)" sections.
+  Result<std::string> ProfileRender(const Principal& who);
+
   // Appends to or replaces a section of MEMORY.md / SKILL.md in the workspace
   // (whitelisted, locked across processes, written atomically).
   Result<MemoryMdReport> UpdateMemoryMd(const Principal& who, const MemoryMdRequest& req);

@@ -248,12 +248,63 @@ struct TurnResult {
   // The episodic rows this turn stored (absent when episodic capture is off).
   std::optional<EpisodicTurn> user_row;
   std::optional<EpisodicTurn> assistant_row;
-  int redactions = 0;  // secrets replaced by [REDACTED] in the stored rows
+  int redactions = 0;             // secrets replaced by [REDACTED] in the stored rows
+  std::string segment_id;         // the open segment this turn belongs to
+  std::string closed_segment_id;  // the segment this turn closed ("" = none)
   // Rules this turn created (spec 30): user edicts and repeated failures.
   std::vector<ToolRule> new_rules;
   // Existing rules this turn refreshed (a repeated edict or failure).
   std::vector<ToolRule> refreshed_rules;
   bool rules_captured = false;  // false when capture is switched off
+};
+
+// A segment of a conversation (spec 40).
+struct SegmentInfo {
+  std::string id;
+  std::string session_id;
+  std::string status;  // open | closed
+  int64_t first_seq = 0;
+  int64_t last_seq = 0;
+  int64_t turn_count = 0;
+  TimeMs started_at = 0;
+  TimeMs last_turn_at = 0;
+  TimeMs closed_at = 0;
+  std::string recap;
+  std::string recap_source;  // "" | llm | extractive
+};
+
+struct SessionEndResult {
+  bool closed = false;     // false: no open segment (already ended)
+  std::string segment_id;  // the segment closed
+};
+
+// An event of a closed segment (decision, commitment, preference, fact).
+struct EventInfo {
+  std::string id;
+  std::string session_id;
+  std::string segment_id;
+  std::string type;
+  std::string text;
+  double confidence = 0;
+  TimeMs created_at = 0;
+  double score = 0;  // with a query: keyword score in [0, 1]
+};
+
+struct EventsQuery {
+  std::optional<std::string> type;
+  std::string query;  // "" = newest first
+  int limit = 20;     // 1..100
+};
+
+// A profile facet: what the user prefers (preference) or who they are (context).
+struct ProfileFacet {
+  std::string facet_type;
+  std::string key;
+  std::string value;
+  double confidence = 0;
+  int64_t evidence_count = 0;
+  std::vector<std::string> segment_ids;
+  TimeMs updated_at = 0;
 };
 
 // memory.update_memory_md (spec 40).

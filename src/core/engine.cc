@@ -90,6 +90,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   MNEMO_RETURN_IF_ERROR(impl->OpenVectors());
   impl->archive =
       std::make_unique<archivist::ArchiveWriter>(impl->workspace + "/memory_tree/content/episodic");
+  MNEMO_RETURN_IF_ERROR(impl->OpenArchivist());
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
@@ -143,6 +144,23 @@ Result<std::vector<EpisodicHit>> Engine::EpisodicSearch(const Principal& who,
 Result<std::vector<EpisodicTurn>> Engine::SessionTurns(const Principal& who,
                                                        std::string_view session_id) {
   return impl_->SessionTurns(who, session_id);
+}
+Result<SessionEndResult> Engine::SessionEnd(const Principal& who, std::string_view session_id,
+                                            bool sync) {
+  return impl_->SessionEnd(who, session_id, sync);
+}
+Result<std::vector<SegmentInfo>> Engine::Segments(const Principal& who,
+                                                  std::string_view session_id) {
+  return impl_->Segments(who, session_id);
+}
+Result<std::vector<EventInfo>> Engine::Events(const Principal& who, const EventsQuery& q) {
+  return impl_->Events(who, q);
+}
+Result<std::vector<ProfileFacet>> Engine::Profile(const Principal& who) {
+  return impl_->Profile(who);
+}
+Result<std::string> Engine::ProfileRender(const Principal& who) {
+  return impl_->ProfileRender(who);
 }
 Result<MemoryMdReport> Engine::UpdateMemoryMd(const Principal& who, const MemoryMdRequest& req) {
   return impl_->UpdateMemoryMd(who, req);

@@ -7,9 +7,11 @@
 #include <string>
 
 #include "archivist/archive_writer.h"
+#include "base/background_worker.h"
 #include "core/hybrid_search.h"
 #include "core/vector_space.h"
 #include "embed/embedder.h"
+#include "llm/chat_client.h"
 #include "mnemo/engine.h"
 #include "rules/rule_store.h"
 #include "storage/backend.h"
@@ -41,6 +43,10 @@ struct Engine::Impl {
   // Markdown archive of episodic rows (spec 40), written in the background;
   // drained when the engine closes.
   std::unique_ptr<archivist::ArchiveWriter> archive;
+  // Segment finalisation (recap, events, profile) runs here; declared after
+  // the backend and the LLM client so it is destroyed (drained) first.
+  std::unique_ptr<llm::ChatClient> llm;
+  std::unique_ptr<internal::BackgroundWorker> segment_worker;
 
   ~Impl();
 
@@ -110,6 +116,15 @@ struct Engine::Impl {
   Result<std::vector<EpisodicHit>> EpisodicSearch(const Principal& who, const EpisodicQuery& q);
   Result<std::vector<EpisodicTurn>> SessionTurns(const Principal& who, std::string_view session_id);
   Result<MemoryMdReport> UpdateMemoryMd(const Principal& who, const MemoryMdRequest& req);
+  Result<SessionEndResult> SessionEnd(const Principal& who, std::string_view session_id, bool sync);
+  Result<std::vector<SegmentInfo>> Segments(const Principal& who, std::string_view session_id);
+  Result<std::vector<EventInfo>> Events(const Principal& who, const EventsQuery& q);
+  Result<std::vector<ProfileFacet>> Profile(const Principal& who);
+  Result<std::string> ProfileRender(const Principal& who);
+  // The LLM client (when [llm] is configured) and the segment worker.
+  Status OpenArchivist();
+  // Finalises a closed segment on the worker.
+  void PostFinalize(std::string segment_id);
   // The per-turn episodic work of memory.turn_complete into `result`.
   Status IndexTurnRows(const Principal& who, const Turn& turn, TimeMs timestamp,
                        TurnResult& result);

@@ -5,6 +5,8 @@
 
 #include "archivist/archive_writer.h"
 #include "archivist/memory_md.h"
+#include "archivist/profile.h"
+#include "archivist/segments.h"
 #include "archivist/turn_indexer.h"
 #include "core/engine_impl.h"
 #include "core/validation.h"
@@ -28,6 +30,14 @@ EpisodicTurn ToPublic(storage::TurnRow r) {
                       .owner = std::move(r.owner)};
 }
 
+archivist::SegmentPolicy SegmentPolicyOf(const Config& config) {
+  // The drift check is meaningful with a semantic embedder only (spec 15).
+  const double fallback = config.embedding.provider == "openai" ? 0.4 : 0.0;
+  return {.max_turns = config.learning.max_turns_per_segment,
+          .max_time_gap_secs = config.learning.max_time_gap_secs,
+          .min_cosine = config.learning.min_cosine_similarity.value_or(fallback)};
+}
+
 Status ValidateSessionId(std::string_view session_id) {
   if (session_id.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     return InvalidArgument("session_id must not be blank", "session_id");
@@ -46,7 +56,25 @@ Status Engine::Impl::IndexTurnRows(const Principal& who, const Turn& turn, TimeM
   // The archive is best effort (spec 40) and written in the background; a
   // failure is logged, never fatal. "sync": true waits for it.
   archive->Enqueue(archivist::ArchiveRowsOf(indexed));
-  if (turn.sync) archive->Flush();
+  // Segmentation (spec 40): the drift check needs the turn's vector, so it is
+  // computed only when that check is on.
+  const archivist::SegmentPolicy policy = SegmentPolicyOf(config);
+  std::vector<float> vector;
+  if (policy.min_cosine > 0 && embedder != nullptr) {
+    const std::string text = turn.user_message + "\n" + turn.assistant_response;
+    auto embedded = embedder->Embed(std::span<const std::string>(&text, 1));
+    if (embedded.ok() && embedded->size() == 1) vector = std::move((*embedded)[0]);
+  }
+  MNEMO_ASSIGN_OR_RETURN(archivist::SegmentStep step,
+                         archivist::AdvanceSegment(*backend, indexed.user, indexed.assistant,
+                                                   turn.user_message, vector, policy));
+  result.segment_id = step.open_id;
+  result.closed_segment_id = step.closed_id;
+  if (!step.closed_id.empty()) PostFinalize(step.closed_id);
+  if (turn.sync) {
+    archive->Flush();
+    segment_worker->Flush();
+  }
   result.redactions = indexed.redactions;
   result.user_row = ToPublic(std::move(indexed.user));
   result.assistant_row = ToPublic(std::move(indexed.assistant));
@@ -90,6 +118,123 @@ Result<std::vector<EpisodicTurn>> Engine::Impl::SessionTurns(const Principal& wh
   out.reserve(rows.size());
   for (storage::TurnRow& r : rows) out.push_back(ToPublic(std::move(r)));
   return out;
+}
+
+Status Engine::Impl::OpenArchivist() {
+  MNEMO_ASSIGN_OR_RETURN(llm, llm::MakeChatClient(config.llm));
+  segment_worker = std::make_unique<internal::BackgroundWorker>();
+  return Status::Ok();
+}
+
+void Engine::Impl::PostFinalize(std::string segment_id) {
+  segment_worker->Post([this, id = std::move(segment_id)] {
+    archivist::FinalizeOptions options{.token_budget = config.llm.recap_token_budget,
+                                       .events = config.learning.events_enabled,
+                                       .profile = config.learning.profile_enabled,
+                                       .llm = llm.get()};
+    if (Status s = archivist::FinalizeSegment(*backend, id, options, clock->NowMs()); !s.ok()) {
+      std::cerr << "mnemo: warning: cannot finalise segment " << id << ": " << s.message() << "\n";
+    }
+  });
+}
+
+Result<SessionEndResult> Engine::Impl::SessionEnd(const Principal& who, std::string_view session_id,
+                                                  bool sync) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  MNEMO_RETURN_IF_ERROR(ValidateSessionId(session_id));
+  MNEMO_ASSIGN_OR_RETURN(std::string closed, archivist::CloseOpenSegment(
+                                                 *backend, who.name, session_id, clock->NowMs()));
+  SessionEndResult out{.closed = !closed.empty(), .segment_id = closed};
+  if (out.closed) PostFinalize(std::move(closed));
+  if (sync) segment_worker->Flush();
+  return out;
+}
+
+Result<std::vector<SegmentInfo>> Engine::Impl::Segments(const Principal& who,
+                                                        std::string_view session_id) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  std::optional<std::string_view> session;
+  if (!session_id.empty()) {
+    MNEMO_RETURN_IF_ERROR(ValidateSessionId(session_id));
+    session = session_id;
+  }
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> rows,
+                         backend->Segments(!config.memory.acl_enabled, who.name, session));
+  std::vector<SegmentInfo> out;
+  out.reserve(rows.size());
+  for (storage::SegmentRow& r : rows) {
+    out.push_back({.id = std::move(r.id),
+                   .session_id = std::move(r.session_id),
+                   .status = std::move(r.status),
+                   .first_seq = r.first_seq,
+                   .last_seq = r.last_seq,
+                   .turn_count = r.turn_count,
+                   .started_at = r.started_at,
+                   .last_turn_at = r.last_turn_at,
+                   .closed_at = r.closed_at,
+                   .recap = std::move(r.recap),
+                   .recap_source = std::move(r.recap_source)});
+  }
+  return out;
+}
+
+Result<std::vector<EventInfo>> Engine::Impl::Events(const Principal& who, const EventsQuery& q) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  if (q.limit < 1 || q.limit > 100) {
+    return InvalidArgument("limit must be between 1 and 100", "limit");
+  }
+  storage::EventQuery query{.type = q.type,
+                            .terms = text::QueryTerms(q.query),
+                            .all = !config.memory.acl_enabled,
+                            .owner = who.name,
+                            .limit = q.limit};
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::EventHit> hits, backend->SearchEvents(query));
+  std::vector<EventInfo> out;
+  out.reserve(hits.size());
+  for (storage::EventHit& h : hits) {
+    out.push_back({.id = std::move(h.row.id),
+                   .session_id = std::move(h.row.session_id),
+                   .segment_id = std::move(h.row.segment_id),
+                   .type = std::move(h.row.type),
+                   .text = std::move(h.row.text),
+                   .confidence = h.row.confidence,
+                   .created_at = h.row.created_at,
+                   .score = h.score});
+  }
+  return out;
+}
+
+Result<std::vector<ProfileFacet>> Engine::Impl::Profile(const Principal& who) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> rows,
+                         backend->Facets(!config.memory.acl_enabled, who.name));
+  std::vector<ProfileFacet> out;
+  out.reserve(rows.size());
+  for (storage::FacetRow& r : rows) {
+    out.push_back({.facet_type = std::move(r.facet_type),
+                   .key = std::move(r.key),
+                   .value = std::move(r.value),
+                   .confidence = r.confidence,
+                   .evidence_count = r.evidence_count,
+                   .segment_ids = std::move(r.segment_ids),
+                   .updated_at = r.updated_at});
+  }
+  return out;
+}
+
+Result<std::string> Engine::Impl::ProfileRender(const Principal& who) {
+  MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets, Profile(who));
+  std::vector<archivist::Facet> view;
+  view.reserve(facets.size());
+  for (ProfileFacet& f : facets) {
+    view.push_back({.facet_type = std::move(f.facet_type),
+                    .key = std::move(f.key),
+                    .value = std::move(f.value),
+                    .confidence = f.confidence,
+                    .evidence_count = f.evidence_count,
+                    .segment_ids = std::move(f.segment_ids)});
+  }
+  return archivist::RenderProfile(view);
 }
 
 Result<MemoryMdReport> Engine::Impl::UpdateMemoryMd(const Principal& who,

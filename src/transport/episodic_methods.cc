@@ -67,6 +67,146 @@ std::string RenderUpdateMemoryMd(const json& params, const json& result) {
          params.at("action").get<std::string>() + ").";
 }
 
+Result<json> HandleSessionEnd(const MethodContext& ctx, const json& p) {
+  MNEMO_ASSIGN_OR_RETURN(SessionEndResult r,
+                         ctx.engine.SessionEnd(ctx.principal, p.at("session_id").get<std::string>(),
+                                               p.at("sync").get<bool>()));
+  return json{{"closed", r.closed}, {"segment_id", r.segment_id}};
+}
+
+json SegmentToJson(const SegmentInfo& s) {
+  return {{"id", s.id},
+          {"session_id", s.session_id},
+          {"status", s.status},
+          {"first_seq", s.first_seq},
+          {"last_seq", s.last_seq},
+          {"turn_count", s.turn_count},
+          {"started_at", internal::FormatRfc3339(s.started_at)},
+          {"last_turn_at", internal::FormatRfc3339(s.last_turn_at)},
+          {"closed_at", s.closed_at > 0 ? json(internal::FormatRfc3339(s.closed_at)) : json()},
+          {"recap", s.recap},
+          {"recap_source", s.recap_source}};
+}
+
+Result<json> HandleSegments(const MethodContext& ctx, const json& p) {
+  std::string session;
+  if (p.contains("session_id")) session = p.at("session_id").get<std::string>();
+  MNEMO_ASSIGN_OR_RETURN(std::vector<SegmentInfo> segments,
+                         ctx.engine.Segments(ctx.principal, session));
+  json out = json::array();
+  for (const SegmentInfo& s : segments) out.push_back(SegmentToJson(s));
+  return json{{"segments", std::move(out)}};
+}
+
+Result<json> HandleEvents(const MethodContext& ctx, const json& p) {
+  EventsQuery q{.limit = p.at("limit").get<int>()};
+  if (p.contains("type")) q.type = p.at("type").get<std::string>();
+  if (p.contains("query")) q.query = p.at("query").get<std::string>();
+  MNEMO_ASSIGN_OR_RETURN(std::vector<EventInfo> events, ctx.engine.Events(ctx.principal, q));
+  json out = json::array();
+  for (const EventInfo& e : events) {
+    out.push_back({{"id", e.id},
+                   {"session_id", e.session_id},
+                   {"segment_id", e.segment_id},
+                   {"type", e.type},
+                   {"text", e.text},
+                   {"confidence", e.confidence},
+                   {"created_at", internal::FormatRfc3339(e.created_at)},
+                   {"score", e.score}});
+  }
+  return json{{"events", std::move(out)}};
+}
+
+Result<json> HandleProfile(const MethodContext& ctx, const json&) {
+  MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets, ctx.engine.Profile(ctx.principal));
+  json out = json::array();
+  for (const ProfileFacet& f : facets) {
+    out.push_back({{"facet_type", f.facet_type},
+                   {"key", f.key},
+                   {"value", f.value},
+                   {"confidence", f.confidence},
+                   {"evidence_count", f.evidence_count},
+                   {"segment_ids", f.segment_ids},
+                   {"updated_at", internal::FormatRfc3339(f.updated_at)}});
+  }
+  return json{{"facets", std::move(out)}};
+}
+
+Result<json> HandleProfileRender(const MethodContext& ctx, const json&) {
+  MNEMO_ASSIGN_OR_RETURN(std::string rendered, ctx.engine.ProfileRender(ctx.principal));
+  return json{{"rendered", rendered}};
+}
+
+std::string RenderProfileText(const json&, const json& result) {
+  const std::string rendered = result.at("rendered").get<std::string>();
+  return rendered.empty() ? "No profile facets yet." : rendered;
+}
+
+MethodSpec SessionEndSpec() {
+  return {.name = "memory.session_end",
+          .description =
+              "End a conversation: close its open segment and summarise it (recap, "
+              "events, profile). Calling it again does nothing.",
+          .params = {SessionParam(true),
+                     {.name = "sync",
+                      .type = ParamType::kBoolean,
+                      .description = "Wait until the segment is summarised (default false).",
+                      .default_value = false}},
+          .result_schema = {{"type", "object"},
+                            {"properties",
+                             {{"closed", {{"type", "boolean"}}},
+                              {"segment_id", {{"type", "string"}}}}}},
+          .handler = HandleSessionEnd};
+}
+
+MethodSpec SegmentsSpec() {
+  return {
+      .name = "memory.segments",
+      .description =
+          "The segments of a conversation (every conversation when session_id is "
+          "absent), oldest first, with their recaps.",
+      .params = {SessionParam(false)},
+      .result_schema = {{"type", "object"}, {"properties", {{"segments", {{"type", "array"}}}}}},
+      .handler = HandleSegments};
+}
+
+MethodSpec EventsSpec() {
+  return {.name = "memory.events",
+          .description =
+              "Decisions, commitments, preferences and facts found in past "
+              "conversations; newest first, or by relevance to a query.",
+          .params = {{.name = "type",
+                      .description = "Only this type.",
+                      .allowed = {"decision", "commitment", "preference", "fact"}},
+                     {.name = "query",
+                      .description = "Rank by relevance to these words.",
+                      .max_bytes = kMaxContentBytes},
+                     {.name = "limit",
+                      .type = ParamType::kInteger,
+                      .description = "Maximum number of events (1-100, default 20).",
+                      .default_value = 20,
+                      .minimum = 1,
+                      .maximum = 100}},
+          .result_schema = {{"type", "object"}, {"properties", {{"events", {{"type", "array"}}}}}},
+          .handler = HandleEvents};
+}
+
+MethodSpec ProfileSpec() {
+  return {.name = "memory.profile",
+          .description = "The user's profile facets (preferences and context) with their evidence.",
+          .result_schema = {{"type", "object"}, {"properties", {{"facets", {{"type", "array"}}}}}},
+          .handler = HandleProfile};
+}
+
+MethodSpec ProfileRenderSpec() {
+  return {
+      .name = "memory.profile_render",
+      .description = "The user's profile as markdown sections for a system prompt.",
+      .result_schema = {{"type", "object"}, {"properties", {{"rendered", {{"type", "string"}}}}}},
+      .handler = HandleProfileRender,
+      .render = RenderProfileText};
+}
+
 MethodSpec EpisodicSearchSpec() {
   return {.name = "memory.episodic_search",
           .description =
@@ -139,6 +279,11 @@ void AddEpisodicMethods(MethodTable& table) {
   table.Add(EpisodicSearchSpec());
   table.Add(SessionTurnsSpec());
   table.Add(UpdateMemoryMdSpec());
+  table.Add(SessionEndSpec());
+  table.Add(SegmentsSpec());
+  table.Add(EventsSpec());
+  table.Add(ProfileSpec());
+  table.Add(ProfileRenderSpec());
 }
 
 }  // namespace mnemo::transport

@@ -61,7 +61,9 @@ json TurnResultToJson(const TurnResult& r) {
           {"rules_captured", r.rules_captured},
           {"episodic", {{"user", ref(r.user_row)}, {"assistant", ref(r.assistant_row)}}},
           {"redactions", r.redactions},
-          {"segment_closed", false}};
+          {"segment_id", r.segment_id},
+          {"segment_closed", !r.closed_segment_id.empty()},
+          {"closed_segment_id", r.closed_segment_id}};
 }
 
 json EpisodicTurnToJson(const EpisodicTurn& t) {

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -178,6 +179,63 @@ TEST_F(EpisodicE2e, UpdateMemoryMdAppendsReplacesAndRefusesOtherFiles) {
     EXPECT_EQ(r["error"]["message"], std::string("File '") + bad +
                                          "' is not allowed. Permitted files: MEMORY.md, SKILL.md");
   }
+}
+
+TEST_F(EpisodicE2e, SegmentsCloseOnATopicMarkerAndYieldRecapEventsAndProfile) {
+  Turn("seg", "I prefer dark mode in every editor.", "Noted, dark mode it is.",
+       "2026-11-29T10:00:00Z");
+  Turn("seg", "We decided to use PostgreSQL for the billing service.",
+       "Good choice for the billing service.", "2026-11-29T10:01:00Z");
+  json third =
+      Turn("seg", "By the way, can you help me with my taxes?", "Sure.", "2026-11-29T10:02:00Z");
+  EXPECT_EQ(third["segment_closed"], true) << third.dump();
+  json segments = Call("memory.segments", {{"session_id", "seg"}})["result"]["segments"];
+  ASSERT_EQ(segments.size(), 2u) << segments.dump();
+  EXPECT_EQ(segments[0]["status"], "closed");
+  EXPECT_EQ(segments[0]["turn_count"], 2);
+  EXPECT_EQ(segments[0]["first_seq"], 0);
+  EXPECT_EQ(segments[0]["last_seq"], 3);
+  EXPECT_EQ(segments[0]["recap_source"], "extractive");
+  EXPECT_FALSE(segments[0]["recap"].get<std::string>().empty());
+  EXPECT_EQ(segments[1]["status"], "open");
+  EXPECT_EQ(segments[1]["first_seq"], 4);
+
+  json events = Call("memory.events", json::object())["result"]["events"];
+  std::map<std::string, std::string> by_type;
+  for (const json& e : events) by_type[e["type"]] = e["text"];
+  EXPECT_EQ(by_type["preference"], "I prefer dark mode in every editor.") << events.dump();
+  EXPECT_EQ(by_type["decision"], "We decided to use PostgreSQL for the billing service.");
+  json found = Call("memory.events", {{"query", "PostgreSQL"}})["result"]["events"];
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0]["type"], "decision");
+
+  const std::string profile = Call("memory.profile_render", json::object())["result"]["rendered"];
+  EXPECT_TRUE(profile.starts_with("### Preference\n")) << profile;
+  EXPECT_NE(profile.find(": I prefer dark mode in every editor. (confirmed 1x)"), std::string::npos)
+      << profile;
+}
+
+TEST_F(EpisodicE2e, SessionEndClosesOnceAndChineseEventsAreFound) {
+  Turn("zh", "我决定用 Rust 写这个服务。", "好的。", "2026-11-29T10:00:00Z");
+  json first = Call("memory.session_end", {{"session_id", "zh"}, {"sync", true}})["result"];
+  EXPECT_EQ(first["closed"], true) << first.dump();
+  json again = Call("memory.session_end", {{"session_id", "zh"}, {"sync", true}})["result"];
+  EXPECT_EQ(again["closed"], false) << again.dump();
+  json segments = Call("memory.segments", {{"session_id", "zh"}})["result"]["segments"];
+  ASSERT_EQ(segments.size(), 1u);
+  EXPECT_EQ(segments[0]["status"], "closed");
+  EXPECT_EQ(segments[0]["recap"], "我决定用 Rust 写这个服务。 好的。");
+  json events = Call("memory.events", {{"type", "decision"}})["result"]["events"];
+  ASSERT_EQ(events.size(), 1u) << events.dump();
+  EXPECT_EQ(events[0]["text"], "我决定用 Rust 写这个服务。");
+}
+
+TEST_F(EpisodicE2e, ATimeGapStartsANewSegment) {
+  Turn("gap", "first topic", "ok", "2026-11-29T10:00:00Z");
+  json later = Turn("gap", "much later", "ok", "2026-11-29T10:20:00Z");  // > 600 s
+  EXPECT_EQ(later["segment_closed"], true) << later.dump();
+  json back = Turn("gap", "earlier clock", "ok", "2026-11-29T09:00:00Z");  // backwards: no gap
+  EXPECT_EQ(back["segment_closed"], false) << back.dump();
 }
 
 }  // namespace

@@ -1,0 +1,47 @@
+// Segments of a conversation (spec 40): each turn continues the session's
+// open segment or closes it and opens a new one at this turn; a closed
+// segment is finalised (recap, events, profile facets) by FinalizeSegment,
+// which the engine runs on a background worker.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "archivist/topics.h"
+#include "llm/chat_client.h"
+#include "mnemo/status.h"
+#include "storage/backend.h"
+
+namespace mnemo::archivist {
+
+struct SegmentStep {
+  std::string open_id;    // the segment this turn belongs to
+  std::string closed_id;  // the segment this turn closed ("" = none)
+  BoundaryReason reason = BoundaryReason::kNone;
+};
+
+// After the turn's rows are stored. `turn_vector` may be empty.
+Result<SegmentStep> AdvanceSegment(storage::Backend& backend, const storage::TurnRow& user,
+                                   const storage::TurnRow& assistant, std::string_view user_message,
+                                   std::span<const float> turn_vector, const SegmentPolicy& policy);
+
+// Closes the open segment of (owner, session): its id, or "" when none was
+// open (or another caller closed it first). Idempotent.
+Result<std::string> CloseOpenSegment(storage::Backend& backend, std::string_view owner,
+                                     std::string_view session_id, TimeMs now);
+
+struct FinalizeOptions {
+  int64_t token_budget = 2000;
+  bool events = true;
+  bool profile = true;
+  llm::ChatClient* llm = nullptr;  // null: extractive recap only
+};
+
+// Recap (LLM when available, else extractive; its source recorded), events
+// from the segment's user rows, and their profile facets. Run once per
+// closed segment (CloseSegment decides which caller closed it).
+Status FinalizeSegment(storage::Backend& backend, std::string_view segment_id,
+                       const FinalizeOptions& options, TimeMs now);
+
+}  // namespace mnemo::archivist
