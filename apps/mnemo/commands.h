@@ -18,6 +18,7 @@ void AddServeCommand(CLI::App& app, GlobalOptions& g, Action& action);
 void AddRpcCommand(CLI::App& app, GlobalOptions& g, Action& action);
 void AddDataCommands(CLI::App& app, GlobalOptions& g, Action& action);  // export, import
 void AddRulesCommand(CLI::App& app, GlobalOptions& g, Action& action);
+void AddSessionsCommands(CLI::App& app, GlobalOptions& g, Action& action);  // sessions, profile
 void AddBenchCommand(CLI::App& app, GlobalOptions& g, Action& action);
 
 }  // namespace mnemo::app

@@ -74,6 +74,7 @@ int Main(int argc, char** argv) {
   AddRpcCommand(app, g, action);
   AddMemoryCommand(app, g, action);
   AddRulesCommand(app, g, action);
+  AddSessionsCommands(app, g, action);
   AddDataCommands(app, g, action);
   AddBenchCommand(app, g, action);
   AddVersionCommand(app, action);

@@ -238,5 +238,34 @@ TEST_F(EpisodicE2e, ATimeGapStartsANewSegment) {
   EXPECT_EQ(back["segment_closed"], false) << back.dump();
 }
 
+TEST(SessionsCli, ListShowAndProfile) {
+  testing::TempDir dir;
+  const std::string ws = dir.Sub("ws");
+  auto mnemo = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--workspace", ws});
+    return RunMnemo(args);
+  };
+  RunResult r = mnemo({"rpc", "memory.turn_complete",
+                       R"({"session_id":"cli-1","user_message":"I prefer tea over coffee.",
+                           "assistant_response":"Noted.","sync":true})"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = mnemo({"rpc", "memory.session_end", R"({"session_id":"cli-1","sync":true})"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = mnemo({"sessions", "list"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("cli-1"), std::string::npos) << r.out;
+  r = mnemo({"sessions", "show", "cli-1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("#0 user"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("#1 assistant"), std::string::npos) << r.out;
+  r = mnemo({"profile"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("### Preference\n- "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("I prefer tea over coffee. (confirmed 1x)"), std::string::npos) << r.out;
+  r = mnemo({"sessions", "show", " "});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("session_id"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace mnemo::e2e
