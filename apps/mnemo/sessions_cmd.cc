@@ -29,6 +29,7 @@ std::string SessionsTable(const json&, const json& result) {
   }
   if (sessions.empty()) return "No sessions.";
   std::vector<std::vector<std::string>> rows;
+  rows.reserve(sessions.size());
   for (const auto& [id, r] : sessions) {
     rows.push_back({id, std::to_string(r.turns), std::to_string(r.segments),
                     r.open.empty() ? "no" : "yes", r.last});

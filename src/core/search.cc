@@ -126,6 +126,40 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
     r.score = h.score;
     resp.results.push_back(std::move(r));
   }
+  // Every layer (spec 10): without a namespace, conversation turns and the
+  // events of closed segments join the entries, all on the same [0,1] keyword
+  // scale, best first.
+  if (!req.ns) {
+    const std::vector<std::string> terms = text::QueryTerms(req.query);
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnHit> turns,
+                           backend->SearchTurns({.terms = terms, .limit = req.max_results}));
+    const double min_score = config.search.min_relevance_score;
+    for (storage::TurnHit& h : turns) {
+      if (h.score < min_score) continue;
+      resp.results.push_back({.source = "turn",
+                              .id = std::to_string(h.row.id),
+                              .key = h.row.session_id + "#" + std::to_string(h.row.seq),
+                              .category = h.row.role,
+                              .content = std::move(h.row.content),
+                              .score = h.score});
+    }
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::EventHit> events,
+                           backend->SearchEvents({.terms = terms, .limit = req.max_results}));
+    for (storage::EventHit& h : events) {
+      if (h.score < min_score) continue;
+      resp.results.push_back({.source = "event",
+                              .id = h.row.id,
+                              .key = h.row.session_id,
+                              .category = std::move(h.row.type),
+                              .content = std::move(h.row.text),
+                              .score = h.score});
+    }
+    std::stable_sort(resp.results.begin(), resp.results.end(),
+                     [](const RecallHit& a, const RecallHit& b) { return a.score > b.score; });
+    if (resp.results.size() > static_cast<size_t>(req.max_results)) {
+      resp.results.resize(static_cast<size_t>(req.max_results));
+    }
+  }
   return resp;
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -208,6 +209,13 @@ TEST_F(EpisodicE2e, SegmentsCloseOnATopicMarkerAndYieldRecapEventsAndProfile) {
   json found = Call("memory.events", {{"query", "PostgreSQL"}})["result"]["events"];
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0]["type"], "decision");
+
+  // Recall reaches every layer: the turn and the event, each with its source.
+  json recall = Call("memory.recall", {{"query", "PostgreSQL billing"}})["result"]["results"];
+  std::set<std::string> sources;
+  for (const json& h : recall) sources.insert(h["source"]);
+  EXPECT_TRUE(sources.contains("turn")) << recall.dump();
+  EXPECT_TRUE(sources.contains("event")) << recall.dump();
 
   const std::string profile = Call("memory.profile_render", json::object())["result"]["rendered"];
   EXPECT_TRUE(profile.starts_with("### Preference\n")) << profile;
