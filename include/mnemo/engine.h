@@ -99,6 +99,10 @@ class Engine {
   Result<std::vector<SegmentInfo>> Segments(const Principal& who, std::string_view session_id);
   Result<std::vector<EventInfo>> Events(const Principal& who, const EventsQuery& q);
   Result<std::vector<ProfileFacet>> Profile(const Principal& who);
+  // States a facet directly (confidence 0.9, spec 40): merged like an
+  // observed one, so it replaces weaker values and counts as evidence.
+  Result<ProfileFacet> ProfilePut(const Principal& who, std::string_view facet_type,
+                                  std::string_view key, std::string_view value);
   // "### Preference" / "- key: value (confirmed Nx)" sections.
   Result<std::string> ProfileRender(const Principal& who);
 

@@ -68,6 +68,45 @@ Result<std::string> CloseOpenSegment(storage::Backend& backend, std::string_view
   return closed ? open->id : std::string();
 }
 
+namespace {
+
+// The (role, text) turns of a segment, for the recap prompt.
+Result<std::vector<std::pair<std::string, std::string>>> RecapTurns(
+    storage::Backend& backend, const storage::SegmentRow& segment) {
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<storage::TurnRow> rows,
+      backend.SessionTurns(segment.owner, segment.session_id, segment.first_seq, segment.last_seq));
+  std::vector<std::pair<std::string, std::string>> turns;
+  for (storage::TurnRow& r : rows) {
+    if (!r.content.empty()) turns.emplace_back(std::move(r.role), std::move(r.content));
+  }
+  return turns;
+}
+
+}  // namespace
+
+Result<int> ResummarisePass(storage::Backend& backend, const FinalizeOptions& options) {
+  if (options.llm == nullptr) return 0;
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> pending,
+                         backend.SegmentsNeedingRecap(kResummariseBatch, kResummariseAttempts));
+  int replaced = 0;
+  for (storage::SegmentRow& segment : pending) {
+    MNEMO_ASSIGN_OR_RETURN(auto turns, RecapTurns(backend, segment));
+    ++segment.recap_attempts;
+    Result<std::string> summary =
+        turns.empty() ? Result<std::string>(Unavailable("no turns"))
+                      : options.llm->Complete(llm::RecapPrompt(turns, options.token_budget),
+                                              options.token_budget);
+    if (summary.ok()) {
+      segment.recap = std::move(*summary);
+      segment.recap_source = "llm";
+      ++replaced;
+    }
+    MNEMO_RETURN_IF_ERROR(backend.PutSegment(segment));
+  }
+  return replaced;
+}
+
 Status FinalizeSegment(storage::Backend& backend, std::string_view segment_id,
                        const FinalizeOptions& options, TimeMs now) {
   MNEMO_ASSIGN_OR_RETURN(std::optional<storage::SegmentRow> segment,

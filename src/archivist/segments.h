@@ -44,4 +44,13 @@ struct FinalizeOptions {
 Status FinalizeSegment(storage::Backend& backend, std::string_view segment_id,
                        const FinalizeOptions& options, TimeMs now);
 
+// Extractive recaps are re-summarised once an LLM answers (spec 40): at most
+// kResummariseBatch segments per pass, kResummariseAttempts attempts each.
+inline constexpr int kResummariseBatch = 3;
+inline constexpr int64_t kResummariseAttempts = 2;
+
+// One pass; returns how many recaps the LLM replaced. Does nothing without
+// an LLM.
+Result<int> ResummarisePass(storage::Backend& backend, const FinalizeOptions& options);
+
 }  // namespace mnemo::archivist

@@ -159,6 +159,10 @@ Result<std::vector<EventInfo>> Engine::Events(const Principal& who, const Events
 Result<std::vector<ProfileFacet>> Engine::Profile(const Principal& who) {
   return impl_->Profile(who);
 }
+Result<ProfileFacet> Engine::ProfilePut(const Principal& who, std::string_view facet_type,
+                                        std::string_view key, std::string_view value) {
+  return impl_->ProfilePut(who, facet_type, key, value);
+}
 Result<std::string> Engine::ProfileRender(const Principal& who) {
   return impl_->ProfileRender(who);
 }

@@ -121,6 +121,8 @@ struct Engine::Impl {
   Result<std::vector<EventInfo>> Events(const Principal& who, const EventsQuery& q);
   Result<std::vector<ProfileFacet>> Profile(const Principal& who);
   Result<std::string> ProfileRender(const Principal& who);
+  Result<ProfileFacet> ProfilePut(const Principal& who, std::string_view facet_type,
+                                  std::string_view key, std::string_view value);
   // The LLM client (when [llm] is configured) and the segment worker.
   Status OpenArchivist();
   // Finalises a closed segment on the worker.

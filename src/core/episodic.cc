@@ -30,6 +30,10 @@ EpisodicTurn ToPublic(storage::TurnRow r) {
                       .owner = std::move(r.owner)};
 }
 
+// Facets stated through memory.profile_put (spec 40).
+constexpr double kStatedConfidence = 0.9;
+constexpr size_t kMaxFacetValueBytes = 4096;
+
 archivist::SegmentPolicy SegmentPolicyOf(const Config& config) {
   // The drift check is meaningful with a semantic embedder only (spec 15).
   const double fallback = config.embedding.provider == "openai" ? 0.4 : 0.0;
@@ -135,6 +139,10 @@ void Engine::Impl::PostFinalize(std::string segment_id) {
     if (Status s = archivist::FinalizeSegment(*backend, id, options, clock->NowMs()); !s.ok()) {
       std::cerr << "mnemo: warning: cannot finalise segment " << id << ": " << s.message() << "\n";
     }
+    // Then give earlier extractive recaps another chance with the LLM.
+    if (Result<int> pass = archivist::ResummarisePass(*backend, options); !pass.ok()) {
+      std::cerr << "mnemo: warning: re-summarising recaps: " << pass.status().message() << "\n";
+    }
   });
 }
 
@@ -220,6 +228,35 @@ Result<std::vector<ProfileFacet>> Engine::Impl::Profile(const Principal& who) {
                    .updated_at = r.updated_at});
   }
   return out;
+}
+
+Result<ProfileFacet> Engine::Impl::ProfilePut(const Principal& who, std::string_view facet_type,
+                                              std::string_view key, std::string_view value) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  MNEMO_RETURN_IF_ERROR(ValidateCategory(facet_type, "facet_type"));
+  MNEMO_RETURN_IF_ERROR(ValidateKey(key, "key"));
+  MNEMO_RETURN_IF_ERROR(ValidateContent(value, "value"));
+  if (value.size() > kMaxFacetValueBytes) {
+    return InvalidArgument(
+        "value is " + std::to_string(value.size()) + " bytes long: at most 4096 bytes are allowed",
+        "value");
+  }
+  MNEMO_RETURN_IF_ERROR(CheckSecret(config, value, "value"));
+  MNEMO_ASSIGN_OR_RETURN(storage::FacetRow r,
+                         backend->MergeFacet({.owner = who.name,
+                                              .facet_type = std::string(facet_type),
+                                              .key = std::string(key),
+                                              .value = std::string(value),
+                                              .confidence = kStatedConfidence,
+                                              .evidence_count = 1,
+                                              .updated_at = clock->NowMs()}));
+  return ProfileFacet{.facet_type = std::move(r.facet_type),
+                      .key = std::move(r.key),
+                      .value = std::move(r.value),
+                      .confidence = r.confidence,
+                      .evidence_count = r.evidence_count,
+                      .segment_ids = std::move(r.segment_ids),
+                      .updated_at = r.updated_at};
 }
 
 Result<std::string> Engine::Impl::ProfileRender(const Principal& who) {

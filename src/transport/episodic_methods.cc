@@ -132,6 +132,20 @@ Result<json> HandleProfile(const MethodContext& ctx, const json&) {
   return json{{"facets", std::move(out)}};
 }
 
+Result<json> HandleProfilePut(const MethodContext& ctx, const json& p) {
+  MNEMO_ASSIGN_OR_RETURN(
+      ProfileFacet f,
+      ctx.engine.ProfilePut(ctx.principal, p.at("facet_type").get<std::string>(),
+                            p.at("key").get<std::string>(), p.at("value").get<std::string>()));
+  return json{{"facet_type", f.facet_type},
+              {"key", f.key},
+              {"value", f.value},
+              {"confidence", f.confidence},
+              {"evidence_count", f.evidence_count},
+              {"segment_ids", f.segment_ids},
+              {"updated_at", internal::FormatRfc3339(f.updated_at)}};
+}
+
 Result<json> HandleProfileRender(const MethodContext& ctx, const json&) {
   MNEMO_ASSIGN_OR_RETURN(std::string rendered, ctx.engine.ProfileRender(ctx.principal));
   return json{{"rendered", rendered}};
@@ -196,6 +210,27 @@ MethodSpec ProfileSpec() {
           .description = "The user's profile facets (preferences and context) with their evidence.",
           .result_schema = {{"type", "object"}, {"properties", {{"facets", {{"type", "array"}}}}}},
           .handler = HandleProfile};
+}
+
+MethodSpec ProfilePutSpec() {
+  return {.name = "memory.profile_put",
+          .description =
+              "State a profile facet directly (confidence 0.9): e.g. facet_type "
+              "preference, key editor, value \"Helix\".",
+          .params = {{.name = "facet_type",
+                      .description = "preference, context or another [a-z0-9_-] name.",
+                      .required = true,
+                      .max_bytes = 64},
+                     {.name = "key",
+                      .description = "The facet's key.",
+                      .required = true,
+                      .max_bytes = kMaxKeyBytes},
+                     {.name = "value",
+                      .description = "The facet's value.",
+                      .required = true,
+                      .max_bytes = 4096}},
+          .result_schema = {{"type", "object"}},
+          .handler = HandleProfilePut};
 }
 
 MethodSpec ProfileRenderSpec() {
@@ -284,6 +319,7 @@ void AddEpisodicMethods(MethodTable& table) {
   table.Add(EventsSpec());
   table.Add(ProfileSpec());
   table.Add(ProfileRenderSpec());
+  table.Add(ProfilePutSpec());
 }
 
 }  // namespace mnemo::transport

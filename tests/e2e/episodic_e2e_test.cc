@@ -238,6 +238,23 @@ TEST_F(EpisodicE2e, SessionEndClosesOnceAndChineseEventsAreFound) {
   EXPECT_EQ(events[0]["text"], "我决定用 Rust 写这个服务。");
 }
 
+TEST_F(EpisodicE2e, ProfilePutStatesAFacetThatOutranksObservedOnes) {
+  json r = Call("memory.profile_put",
+                {{"facet_type", "preference"}, {"key", "editor"}, {"value", "Helix"}});
+  ASSERT_TRUE(r.contains("result")) << r.dump();
+  EXPECT_EQ(r["result"]["confidence"], 0.9);
+  EXPECT_EQ(r["result"]["evidence_count"], 1);
+  r = Call("memory.profile_put",
+           {{"facet_type", "preference"}, {"key", "editor"}, {"value", "Zed"}});
+  EXPECT_EQ(r["result"]["value"], "Zed");  // equal confidence replaces
+  EXPECT_EQ(r["result"]["evidence_count"], 2);
+  EXPECT_EQ(Call("memory.profile_render", json::object())["result"]["rendered"],
+            "### Preference\n- editor: Zed (confirmed 2x)\n");
+  r = Call("memory.profile_put", {{"facet_type", "Bad Type"}, {"key", "k"}, {"value", "v"}});
+  EXPECT_EQ(r["error"]["code"], -32602) << r.dump();
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("facet_type"), std::string::npos);
+}
+
 TEST_F(EpisodicE2e, ATimeGapStartsANewSegment) {
   Turn("gap", "first topic", "ok", "2026-11-29T10:00:00Z");
   json later = Turn("gap", "much later", "ok", "2026-11-29T10:20:00Z");  // > 600 s

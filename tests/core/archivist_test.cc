@@ -1,0 +1,121 @@
+// The Archivist through the Engine with a real local server speaking the
+// OpenAI chat protocol: LLM recaps, the extractive fallback, and the bounded
+// re-summarising of extractive recaps (spec 40).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "llm/local_chat_server.h"
+#include "mnemo/engine.h"
+#include "test_util.h"
+
+namespace mnemo {
+namespace {
+
+using llm::testing::ChatAnswer;
+using llm::testing::LocalChatServer;
+using llm::testing::Raw;
+using llm::testing::Reply;
+
+class ArchivistRecaps : public ::testing::Test {
+ protected:
+  std::unique_ptr<Engine> Open(const std::string& base_url) {
+    Config config;
+    config.llm.base_url = base_url;
+    config.llm.model = "recapper";
+    config.llm.timeout_ms = 2000;
+    auto e = Engine::Open({.workspace = dir_.Sub("ws"), .config = config});
+    EXPECT_TRUE(e.ok()) << e.status().ToString();
+    return e.ok() ? std::move(*e) : nullptr;
+  }
+
+  // One turn in `session`, then session_end (waiting for the recap).
+  void Converse(Engine& e, const std::string& session, const std::string& text) {
+    ASSERT_TRUE(e.TurnComplete(who_, {.session_id = session,
+                                      .user_message = text,
+                                      .assistant_response = "Understood: " + text})
+                    .ok());
+    auto end = e.SessionEnd(who_, session, /*sync=*/true);
+    ASSERT_TRUE(end.ok()) << end.status().ToString();
+    ASSERT_TRUE(end->closed);
+  }
+
+  SegmentInfo Only(Engine& e, const std::string& session) {
+    auto segments = e.Segments(who_, session);
+    EXPECT_TRUE(segments.ok());
+    EXPECT_EQ(segments.ok() ? segments->size() : 0u, 1u);
+    return segments.ok() && !segments->empty() ? (*segments)[0] : SegmentInfo{};
+  }
+
+  testing::TempDir dir_;
+  Principal who_;
+};
+
+TEST_F(ArchivistRecaps, TheLlmWritesTheRecapWhenItAnswers) {
+  LocalChatServer server("The user planned the billing migration.");
+  auto e = Open(server.base_url());
+  ASSERT_NE(e, nullptr);
+  Converse(*e, "a", "Let's plan the billing migration for Friday.");
+  SegmentInfo s = Only(*e, "a");
+  EXPECT_EQ(s.recap_source, "llm");
+  EXPECT_EQ(s.recap, "The user planned the billing migration.");
+  ASSERT_EQ(server.request_count(), 1u);
+  const std::string prompt = server.requests()[0].body.dump();
+  EXPECT_NE(prompt.find("Let's plan the billing migration for Friday."), std::string::npos);
+}
+
+TEST_F(ArchivistRecaps, AFailingLlmGivesAnExtractiveRecapThatIsReplacedLater) {
+  std::atomic<bool> up{false};
+  LocalChatServer server([&](int, const nlohmann::json&) -> ChatAnswer {
+    return up ? Reply("LLM recap") : Raw(R"({"error":{"message":"down"}})", 500);
+  });
+  auto e = Open(server.base_url());
+  ASSERT_NE(e, nullptr);
+  Converse(*e, "a", "We decided to use PostgreSQL for billing.");
+  SegmentInfo a = Only(*e, "a");
+  EXPECT_EQ(a.recap_source, "extractive");
+  EXPECT_NE(a.recap.find("PostgreSQL"), std::string::npos) << a.recap;
+  up = true;
+  // The next finalised segment runs a pass that re-summarises "a" too.
+  Converse(*e, "b", "I prefer short answers.");
+  EXPECT_EQ(Only(*e, "b").recap_source, "llm");
+  a = Only(*e, "a");
+  EXPECT_EQ(a.recap_source, "llm");
+  EXPECT_EQ(a.recap, "LLM recap");
+}
+
+TEST_F(ArchivistRecaps, ReSummarisingIsBoundedToTwoAttemptsPerSegment) {
+  LocalChatServer server(
+      [](int, const nlohmann::json&) { return Raw(R"({"error":{"message":"down"}})", 503); });
+  auto e = Open(server.base_url());
+  ASSERT_NE(e, nullptr);
+  Converse(*e, "s0", "First topic about invoices.");
+  // Each later session costs its own first try plus at most one retry of
+  // each pending segment that still has attempts left.
+  for (int i = 1; i <= 4; ++i) {
+    Converse(*e, "s" + std::to_string(i), "Topic number " + std::to_string(i) + " about budgets.");
+  }
+  // s0: 1 first try + 2 re-summarise attempts, never more.
+  size_t about_s0 = 0;
+  for (const auto& r : server.requests()) {
+    if (r.body.dump().find("First topic about invoices.") != std::string::npos) ++about_s0;
+  }
+  EXPECT_EQ(about_s0, 3u);
+  EXPECT_EQ(Only(*e, "s0").recap_source, "extractive");
+}
+
+TEST_F(ArchivistRecaps, NoLlmConfiguredMeansExtractiveAndNoRequests) {
+  auto e = Open("");
+  ASSERT_NE(e, nullptr);
+  Converse(*e, "a", "My name is Ada and I work at Acme.");
+  SegmentInfo s = Only(*e, "a");
+  EXPECT_EQ(s.recap_source, "extractive");
+  EXPECT_NE(s.recap.find("Ada"), std::string::npos);
+  auto facets = e->Profile(who_);
+  ASSERT_TRUE(facets.ok());
+  ASSERT_FALSE(facets->empty());
+  EXPECT_EQ((*facets)[0].facet_type, "context");
+}
+
+}  // namespace
+}  // namespace mnemo
