@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "embed/local_embeddings_server.h"
 #include "llm/local_chat_server.h"
 #include "mnemo/engine.h"
 #include "test_util.h"
@@ -115,6 +116,43 @@ TEST_F(ArchivistRecaps, NoLlmConfiguredMeansExtractiveAndNoRequests) {
   ASSERT_TRUE(facets.ok());
   ASSERT_FALSE(facets->empty());
   EXPECT_EQ((*facets)[0].facet_type, "context");
+}
+
+// Drift (spec 40) with a semantic embedder: a local embeddings server gives
+// every turn of one subject the same direction and the fourth turn another.
+TEST(ArchivistDrift, ATurnFarFromTheSegmentCentroidStartsANewSegment) {
+  embed::testing::LocalEmbeddingsServer embeddings(8);
+  testing::TempDir dir;
+  Config config;
+  config.embedding.provider = "openai";
+  config.embedding.model = "test-model";
+  config.embedding.base_url = embeddings.base_url();
+  config.embedding.dimensions = 8;
+  auto e = Engine::Open({.workspace = dir.Sub("ws"), .config = config});
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  const Principal who;
+  // The server's vector of a text is [n, 1, 0...] for a text ending in n: the
+  // turn text ends with the assistant response.
+  std::vector<bool> closed;
+  for (const char* answer : {"noted 0", "noted 0", "noted 0", "noted 1000"}) {
+    auto r = (*e)->TurnComplete(
+        who,
+        {.session_id = "d", .user_message = "about the same thing", .assistant_response = answer});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    closed.push_back(!r->closed_segment_id.empty());
+  }
+  EXPECT_EQ(closed, (std::vector<bool>{false, false, false, true}));
+  // The same turns with the hash embedder never drift (its check is off).
+  testing::TempDir other;
+  auto h = Engine::Open({.workspace = other.Sub("ws")});
+  ASSERT_TRUE(h.ok());
+  for (const char* answer : {"noted 0", "noted 0", "noted 0", "noted 1000"}) {
+    auto r = (*h)->TurnComplete(
+        who,
+        {.session_id = "d", .user_message = "about the same thing", .assistant_response = answer});
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(r->closed_segment_id.empty());
+  }
 }
 
 }  // namespace
