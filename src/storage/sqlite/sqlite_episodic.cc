@@ -59,6 +59,7 @@ static_assert(sizeof(float) == 4 && std::numeric_limits<float>::is_iec559,
 // A centroid's stored form: float32 little-endian, as entry_vectors.vector.
 std::string EncodeFloats(const std::vector<float>& v) {
   std::string bytes(v.size() * sizeof(float), '\0');
+  if (v.empty()) return bytes;  // memcpy from a null pointer is undefined
   std::memcpy(bytes.data(), v.data(), bytes.size());
   if constexpr (std::endian::native != std::endian::little) {
     for (size_t i = 0; i < bytes.size(); i += 4) {
@@ -71,6 +72,7 @@ std::string EncodeFloats(const std::vector<float>& v) {
 
 std::vector<float> DecodeFloats(std::string_view blob) {
   std::vector<float> v(blob.size() / sizeof(float));
+  if (v.empty()) return v;  // memcpy with a null pointer is undefined, even for 0 bytes
   std::memcpy(v.data(), blob.data(), v.size() * sizeof(float));
   if constexpr (std::endian::native != std::endian::little) {
     for (float& f : v) f = std::bit_cast<float>(__builtin_bswap32(std::bit_cast<uint32_t>(f)));

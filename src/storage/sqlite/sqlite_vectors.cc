@@ -38,6 +38,7 @@ std::string_view EncodeVector(const std::vector<float>& v, std::string& buffer) 
 
 std::vector<float> DecodeVector(std::string_view blob) {
   std::vector<float> v(blob.size() / sizeof(float));
+  if (v.empty()) return v;  // memcpy with a null pointer is undefined, even for 0 bytes
   std::memcpy(v.data(), blob.data(), v.size() * sizeof(float));
   if constexpr (std::endian::native != std::endian::little) {
     for (float& f : v) f = std::bit_cast<float>(__builtin_bswap32(std::bit_cast<uint32_t>(f)));
