@@ -1,5 +1,8 @@
 #include "storage/sqlite/entry_sql.h"
 
+#include <bit>
+#include <cstring>
+
 #include "storage/sqlite/tags_json.h"
 
 namespace mnemo::storage::internal {
@@ -67,6 +70,30 @@ std::string MatchExpression(const std::vector<std::string>& terms) {
     out += '"';
   }
   return out;
+}
+
+// The stored form of a vector: float32 little-endian. On a little-endian host
+// (every one mnemo builds on today) these are the floats' own bytes; `buffer`
+// holds a byte-swapped copy elsewhere.
+std::string_view EncodeVector(const std::vector<float>& v, std::string& buffer) {
+  const std::string_view bytes(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+  if constexpr (std::endian::native == std::endian::little) return bytes;
+  buffer.assign(bytes);
+  for (size_t i = 0; i < buffer.size(); i += 4) {
+    std::swap(buffer[i], buffer[i + 3]);
+    std::swap(buffer[i + 1], buffer[i + 2]);
+  }
+  return buffer;
+}
+
+std::vector<float> DecodeVector(std::string_view blob) {
+  std::vector<float> v(blob.size() / sizeof(float));
+  if (v.empty()) return v;  // memcpy with a null pointer is undefined, even for 0 bytes
+  std::memcpy(v.data(), blob.data(), v.size() * sizeof(float));
+  if constexpr (std::endian::native != std::endian::little) {
+    for (float& f : v) f = std::bit_cast<float>(__builtin_bswap32(std::bit_cast<uint32_t>(f)));
+  }
+  return v;
 }
 
 }  // namespace mnemo::storage::internal

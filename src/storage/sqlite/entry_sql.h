@@ -42,4 +42,10 @@ int BindFilter(Statement& s, const SqlFilter& f, int next);
 // be read as FTS5 syntax and each is one phrase of the score.
 std::string MatchExpression(const std::vector<std::string>& terms);
 
+// Float vectors as BLOBs (entry_vectors.vector, segments.centroid): float32
+// little-endian. EncodeVector returns the floats' own bytes on a
+// little-endian host, else a byte-swapped copy kept in `buffer`.
+std::string_view EncodeVector(const std::vector<float>& v, std::string& buffer);
+std::vector<float> DecodeVector(std::string_view blob);
+
 }  // namespace mnemo::storage::internal

@@ -53,33 +53,6 @@ Result<int64_t> IndexBody(Connection& db, std::string_view table, int64_t rowid,
   return capture.tokens();
 }
 
-static_assert(sizeof(float) == 4 && std::numeric_limits<float>::is_iec559,
-              "centroids are stored as IEEE-754 float32");
-
-// A centroid's stored form: float32 little-endian, as entry_vectors.vector.
-std::string EncodeFloats(const std::vector<float>& v) {
-  std::string bytes(v.size() * sizeof(float), '\0');
-  if (v.empty()) return bytes;  // memcpy from a null pointer is undefined
-  std::memcpy(bytes.data(), v.data(), bytes.size());
-  if constexpr (std::endian::native != std::endian::little) {
-    for (size_t i = 0; i < bytes.size(); i += 4) {
-      std::swap(bytes[i], bytes[i + 3]);
-      std::swap(bytes[i + 1], bytes[i + 2]);
-    }
-  }
-  return bytes;
-}
-
-std::vector<float> DecodeFloats(std::string_view blob) {
-  std::vector<float> v(blob.size() / sizeof(float));
-  if (v.empty()) return v;  // memcpy with a null pointer is undefined, even for 0 bytes
-  std::memcpy(v.data(), blob.data(), v.size() * sizeof(float));
-  if constexpr (std::endian::native != std::endian::little) {
-    for (float& f : v) f = std::bit_cast<float>(__builtin_bswap32(std::bit_cast<uint32_t>(f)));
-  }
-  return v;
-}
-
 // The shortest decimal that reads back as `value`, bound as text and written
 // with CAST(? AS REAL): Statement binds no doubles. Confidences are short
 // decimals (0.4, 0.6, 0.9), which SQLite reads back exactly.
@@ -104,7 +77,7 @@ SegmentRow ReadSegment(const Statement& s) {
                     .started_at = s.ColumnInt(7),
                     .last_turn_at = s.ColumnInt(8),
                     .closed_at = s.ColumnInt(9),
-                    .centroid = DecodeFloats(s.ColumnBlob(10)),
+                    .centroid = DecodeVector(s.ColumnBlob(10)),
                     .recap = std::string(s.ColumnText(11)),
                     .recap_source = std::string(s.ColumnText(12)),
                     .recap_attempts = s.ColumnInt(13)};
@@ -321,7 +294,8 @@ Status SqliteBackend::PutSegment(const SegmentRow& seg) {
   put.Bind(8, seg.started_at);
   put.Bind(9, seg.last_turn_at);
   put.Bind(10, seg.closed_at);
-  const std::string centroid = EncodeFloats(seg.centroid);
+  std::string buffer;
+  const std::string_view centroid = EncodeVector(seg.centroid, buffer);
   if (centroid.empty()) {
     put.BindNull(11);
   } else {
