@@ -1,4 +1,5 @@
 #include "archivist/markdown_archive.h"
+#include "archivist/file_io.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -22,33 +23,6 @@ constexpr mode_t kFileMode = 0600;
 constexpr size_t kSeqDigits = 6;
 constexpr std::string_view kTempInfix = ".tmp.";
 
-// Closes on scope exit.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() { Reset(); }
-  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Fd& operator=(Fd&& other) noexcept {
-    if (this != &other) {
-      Reset();
-      fd_ = std::exchange(other.fd_, -1);
-    }
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  // close(2)'s result: on some file systems a failed write shows up only here.
-  bool Close() { return ::close(std::exchange(fd_, -1)) == 0; }
-
- private:
-  void Reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-  int fd_;
-};
-
 // Unlinks the temp name on scope exit unless Remove() already did. The final
 // name is a second hard link, so removing the temp name never loses the file.
 class TempName {
@@ -69,8 +43,6 @@ class TempName {
   std::string name_;
   bool removed_ = false;
 };
-
-std::string ErrnoText(int err) { return std::strerror(err); }
 
 bool IsSafeFolderByte(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
@@ -203,19 +175,6 @@ Result<Fd> OpenSessionFolder(int root_fd, const std::string& folder, const std::
       return Unavailable("cannot create session folder '" + path + "': " + ErrnoText(errno));
     }
   }
-}
-
-Status WriteAll(int fd, std::string_view data, const std::string& what) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      const int err = errno;
-      if (err == EINTR) continue;
-      return Unavailable("cannot write " + what + ": " + ErrnoText(err));
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return Status::Ok();
 }
 
 // Creates ".<file>.tmp.<pid>.<n>" holding `text`, fsynced and closed.

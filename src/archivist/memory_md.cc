@@ -1,4 +1,5 @@
 #include "archivist/memory_md.h"
+#include "archivist/file_io.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -28,36 +29,6 @@ namespace {
 constexpr size_t kMaxEchoCodePoints = 128;
 constexpr mode_t kNewFileMode = 0600;
 constexpr std::string_view kTempInfix = ".tmp.";
-
-// Closes on scope exit.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() { Reset(); }
-  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Fd& operator=(Fd&& other) noexcept {
-    if (this != &other) {
-      Reset();
-      fd_ = std::exchange(other.fd_, -1);
-    }
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-  // close(2)'s result: on some file systems a failed write shows up only here.
-  bool Close() { return ::close(release()) == 0; }
-
- private:
-  void Reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-  int fd_;
-};
-
-std::string ErrnoText(int err) { return std::strerror(err); }
 
 bool IsControl(int32_t cp) { return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F); }
 
@@ -330,19 +301,6 @@ class TempFile {
   std::string name_;
   bool committed_ = false;
 };
-
-Status WriteAll(int fd, std::string_view data, const std::string& what) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      const int err = errno;
-      if (err == EINTR) continue;
-      return Unavailable("cannot write " + what + ": " + ErrnoText(err));
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return Status::Ok();
-}
 
 // Temp file, write, fsync, rename over the target, fsync of the folder. The
 // temp name (".MEMORY.md.tmp.<pid>.<n>") is never the target's, so a reader
