@@ -5,6 +5,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "text/sentences.h"
 #include "text/utf8.h"
 
 // Hand-written scanners instead of std::regex: topic markers run on every
@@ -34,55 +35,10 @@ bool IsSpace(int32_t cp) {
          cp == 0x205F || cp == 0x3000;
 }
 
-bool IsLineBreak(int32_t cp) {
-  return (cp >= '\n' && cp <= '\r') || cp == 0x85 || cp == 0x2028 || cp == 0x2029;
-}
-
-bool IsAsciiTerminator(int32_t cp) { return cp == '.' || cp == '!' || cp == '?'; }
-
-// 。！？
-bool IsWideTerminator(int32_t cp) { return cp == 0x3002 || cp == 0xFF01 || cp == 0xFF1F; }
-
-// Closing quotes and brackets that stay with the sentence they close, and
-// the ellipsis ("Wait?…").
-bool IsCloser(int32_t cp) {
-  switch (cp) {
-    case '"':
-    case '\'':
-    case ')':
-    case ']':
-    case 0x00BB:  // »
-    case 0x2019:  // ’
-    case 0x201D:  // ”
-    case 0x2026:  // …
-    case 0x300D:  // 」
-    case 0x300F:  // 』
-    case 0x3011:  // 】
-    case 0xFF09:  // ）
-      return true;
-    default: return false;
-  }
-}
-
 // ’ ‘ ʼ
 bool IsApostropheVariant(int32_t cp) { return cp == 0x2019 || cp == 0x2018 || cp == 0x02BC; }
 
 bool IsWordByte(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; }
-
-std::string_view Trim(std::string_view s) {
-  size_t pos = 0;
-  size_t begin = s.size();
-  size_t end = 0;
-  while (pos < s.size()) {
-    const CodePoint c = At(s, pos);
-    if (!IsSpace(c.cp)) {
-      if (begin == s.size()) begin = pos;
-      end = pos + c.len;
-    }
-    pos += c.len;
-  }
-  return begin < end ? s.substr(begin, end - begin) : std::string_view();
-}
 
 // One row of the pattern table: `lead` (a phrase, see ContainsPhrase), and
 // when `then` is set, `then` somewhere after it in the same sentence.
@@ -217,51 +173,7 @@ bool ContainsPhrase(std::string_view folded, std::string_view phrase) {
 }
 
 std::vector<std::string> EventSentences(std::string_view text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  // [start, content_end) is the sentence without its closing punctuation,
-  // the part whose length decides whether it is a sentence at all.
-  auto emit = [&](size_t content_end, size_t end) {
-    if (Trim(text.substr(start, content_end - start)).size() >= kMinSentenceBytes) {
-      out.emplace_back(Trim(text.substr(start, end - start)));
-    }
-    start = end;
-  };
-  size_t pos = 0;
-  while (pos < text.size()) {
-    const CodePoint c = At(text, pos);
-    if (IsLineBreak(c.cp)) {
-      emit(pos, pos);
-      pos += c.len;
-      start = pos;
-      continue;
-    }
-    bool wide = IsWideTerminator(c.cp);
-    if (!wide && !IsAsciiTerminator(c.cp)) {
-      pos += c.len;
-      continue;
-    }
-    // The whole run of terminators and closers ("?!", "...", ".\"", "。」").
-    size_t end = pos + c.len;
-    while (end < text.size()) {
-      const CodePoint d = At(text, end);
-      if (IsWideTerminator(d.cp)) {
-        wide = true;
-      } else if (!IsAsciiTerminator(d.cp) && !IsCloser(d.cp)) {
-        break;
-      }
-      end += d.len;
-    }
-    // ASCII punctuation glued to more ASCII is part of a token, not an end:
-    // e-mail addresses, URLs, file names, decimals, version numbers.
-    const bool ends_here = wide || end == text.size() ||
-                           static_cast<unsigned char>(text[end]) >= 0x80 ||
-                           IsSpace(static_cast<unsigned char>(text[end]));
-    if (ends_here) emit(pos, end);
-    pos = end;
-  }
-  emit(text.size(), text.size());
-  return out;
+  return text::SplitSentences(text, kEventSentenceOptions);
 }
 
 std::vector<Event> ExtractEvents(std::string_view user_message) {

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "text/sentences.h"
+
 namespace mnemo::archivist {
 
 // `text` prepared for phrase matching: ASCII lower-cased, the typographic
@@ -41,7 +43,9 @@ inline constexpr double kHedgedConfidence = 0.4;
 inline constexpr size_t kMinSentenceBytes = 6;
 
 // Sentences of `text`, in order, each trimmed of whitespace and keeping its
-// closing punctuation as written. A sentence ends:
+// closing punctuation as written: text::SplitSentences (text/sentences.h)
+// without ';' and abbreviations, splitting before non-ASCII, with
+// kMinSentenceBytes. A sentence ends:
 //  - at a line break (which belongs to no sentence);
 //  - after 。！？ (full-width), together with any further terminators and
 //    closing quotes or brackets right after it ("好的！」");
@@ -53,6 +57,11 @@ inline constexpr size_t kMinSentenceBytes = 6;
 // is shorter than kMinSentenceBytes bytes ("Hello.", "Sure!", "嗯。"), as if
 // the punctuation had been cut away. Abbreviations are not special: "e.g.
 // tea is fine" gives "e.g." (skipped) and "tea is fine".
+// The splitter settings of EventSentences.
+inline constexpr text::SentenceOptions kEventSentenceOptions{.split_on_semicolon = false,
+                                                             .keep_abbreviations = false,
+                                                             .split_before_non_ascii = true,
+                                                             .min_bytes = kMinSentenceBytes};
 std::vector<std::string> EventSentences(std::string_view text);
 
 struct Event {

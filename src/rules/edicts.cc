@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "rules/tool_rule.h"
+#include "text/sentences.h"
 #include "text/utf8.h"
 
 // Everything here is a hand-written scanner over bytes: std::regex is far too
@@ -39,10 +40,6 @@ bool IsSpace(int32_t cp) {
          cp == 0x205F || cp == 0x3000;
 }
 
-bool IsLineBreak(int32_t cp) {
-  return (cp >= 0x0A && cp <= 0x0D) || cp == 0x85 || cp == 0x2028 || cp == 0x2029;
-}
-
 bool IsAsciiTerminal(int32_t cp) { return cp == '.' || cp == '!' || cp == '?' || cp == ';'; }
 
 // 。！？；
@@ -51,29 +48,6 @@ bool IsWideTerminal(int32_t cp) {
 }
 
 bool IsQuestionMark(int32_t cp) { return cp == '?' || cp == 0xFF1F; }
-
-// Closing quotes and brackets that stay with the sentence they close, and the
-// ellipsis character, which may follow a terminal ("Never…").
-bool IsCloser(int32_t cp) {
-  switch (cp) {
-    case '"':
-    case '\'':
-    case ')':
-    case ']':
-    case '}':
-    case 0x00BB:  // »
-    case 0x2019:  // ’
-    case 0x201D:  // ”
-    case 0x2026:  // …
-    case 0x300B:  // 》
-    case 0x300D:  // 」
-    case 0x300F:  // 』
-    case 0x3011:  // 】
-    case 0xFF09:  // ）
-      return true;
-    default: return false;
-  }
-}
 
 // Opening quotes, brackets and list bullets in front of a sentence.
 bool IsLeadingMark(int32_t cp) {
@@ -212,37 +186,6 @@ size_t SkipEver(std::string_view s, size_t pos) {
 }
 
 // ---------------------------------------------------------------------------
-// Sentence splitting
-
-// Abbreviations whose period does not end a sentence ("e.g." "Mr.").
-constexpr std::string_view kAbbreviations[] = {"e.g", "i.e", "etc", "mr", "mrs",
-                                               "ms",  "dr",  "vs",  "st"};
-
-// Whether the '.' at `dot` ends an abbreviation or a single capital initial
-// ("J. Smith"). Only [A-Za-z.] runs of up to 4 bytes are looked at, so the
-// look-back is bounded whatever the input.
-bool IsAbbreviationDot(std::string_view text, size_t dot) {
-  constexpr size_t kMaxToken = 4;
-  size_t begin = dot;
-  while (begin > 0 && dot - begin < kMaxToken + 1 &&
-         (IsAsciiAlpha(text[begin - 1]) || text[begin - 1] == '.')) {
-    --begin;
-  }
-  if (begin == dot || dot - begin > kMaxToken) return false;
-  if (begin > 0) {
-    const auto before = static_cast<unsigned char>(text[begin - 1]);
-    if (before >= 0x80 || IsAsciiDigit(before)) return false;  // glued to another word
-  }
-  const std::string_view token = text.substr(begin, dot - begin);
-  if (token.size() == 1 && token[0] >= 'A' && token[0] <= 'Z') return true;
-  const std::string lowered = LowerAscii(token);
-  for (std::string_view abbreviation : kAbbreviations) {
-    if (lowered == abbreviation) return true;
-  }
-  return false;
-}
-
-// ---------------------------------------------------------------------------
 // Edict detection
 
 // True when the sentence ends as a question: a question mark in the final
@@ -256,7 +199,7 @@ bool EndsAsQuestion(std::string_view s) {
     const CodePoint c = At(s, pos);
     if (IsQuestionMark(c.cp)) {
       question = true;
-    } else if (c.cp == '!' || c.cp == 0xFF01 || IsCloser(c.cp) || IsSpace(c.cp)) {
+    } else if (c.cp == '!' || c.cp == 0xFF01 || text::IsSentenceCloser(c.cp) || IsSpace(c.cp)) {
       // "?!" is still a question.
     } else {
       question = false;
@@ -636,51 +579,9 @@ const std::vector<Alias>& BuiltinAliases() {
 }
 
 std::vector<std::string> SplitSentences(std::string_view text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  auto emit = [&](size_t end) {
-    const std::string_view sentence = TrimSpace(text.substr(start, end - start));
-    if (!sentence.empty()) out.emplace_back(sentence);
-    start = end;
-  };
-  size_t pos = 0;
-  while (pos < text.size()) {
-    const CodePoint c = At(text, pos);
-    if (IsLineBreak(c.cp)) {
-      emit(pos);
-      pos += c.len;
-      start = pos;
-      continue;
-    }
-    const bool ascii = IsAsciiTerminal(c.cp);
-    bool wide = IsWideTerminal(c.cp);
-    if (!ascii && !wide) {
-      pos += c.len;
-      continue;
-    }
-    // The whole run of terminals and closers ("?!", "...", ".\"", "。」").
-    size_t end = pos + c.len;
-    bool single_dot = c.cp == '.';
-    while (end < text.size()) {
-      const CodePoint d = At(text, end);
-      if (IsAsciiTerminal(d.cp) || IsWideTerminal(d.cp)) {
-        single_dot = false;
-        wide = wide || IsWideTerminal(d.cp);
-      } else if (!IsCloser(d.cp)) {
-        break;
-      }
-      end += d.len;
-    }
-    // ASCII punctuation ends a sentence only before whitespace or the end:
-    // "sarah@example.com", "a.b?c=1", "report.pdf" and "3.14" stay whole.
-    const bool at_boundary = end == text.size() || IsSpace(At(text, end).cp);
-    if ((wide || at_boundary) && !(single_dot && !wide && IsAbbreviationDot(text, pos))) {
-      emit(end);
-    }
-    pos = end;
-  }
-  emit(text.size());
-  return out;
+  // Edicts are often terse ("别用sudo。", "No."): every piece counts, and a
+  // ';' separates two instructions.
+  return text::SplitSentences(text);
 }
 
 bool IsEdict(std::string_view sentence) {

@@ -22,9 +22,10 @@ struct Alias {
 const std::vector<Alias>& BuiltinAliases();
 
 // Sentences of `text`, in order, each trimmed and keeping its closing
-// punctuation. Splits after . ! ? ; (followed by whitespace or the end) and
-// after 。！？；and line breaks; never inside e-mail addresses, URLs, file
-// names, decimals or common abbreviations ("e.g.", "Mr.").
+// punctuation: text::SplitSentences (text/sentences.h) with its defaults.
+// Splits after . ! ? ; (followed by whitespace or the end) and after 。！？；
+// and line breaks; never inside e-mail addresses, URLs, file names, decimals
+// or common abbreviations ("e.g.", "Mr."); keeps every non-empty piece.
 std::vector<std::string> SplitSentences(std::string_view text);
 
 // Whether one sentence (an element of SplitSentences) is an edict: after
