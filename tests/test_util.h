@@ -26,6 +26,7 @@ class TempDir {
 
   const std::string& path() const { return path_; }
   std::string Sub(const std::string& name) const { return path_ + "/" + name; }
+  std::string File(const std::string& name) const { return Sub(name); }
 
  private:
   std::string path_;

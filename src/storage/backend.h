@@ -18,6 +18,7 @@
 
 #include "mnemo/status.h"
 #include "mnemo/types.h"
+#include "storage/documents.h"
 #include "storage/episodic.h"
 
 namespace mnemo::storage {
@@ -217,6 +218,15 @@ class Backend {
   // Up to `limit` closed segments of any owner whose recap_source is
   // "extractive" and recap_attempts < max_attempts, by closed_at, then id.
   virtual Result<std::vector<SegmentRow>> SegmentsNeedingRecap(int limit, int64_t max_attempts) = 0;
+  // Reads the segment state of (owner, session), lets `decide` choose a
+  // change and applies it, all in one write transaction (SQLite: serialised
+  // with other processes too), so concurrent turns of one session never lose
+  // an extension or open two segments. The change obeys the rules of
+  // CloseSegment and PutSegment; a callback error aborts with nothing
+  // written. Returns the change applied.
+  using SegmentDecision = std::function<Result<SegmentChange>(const SegmentView&)>;
+  virtual Result<SegmentChange> StepSegment(std::string_view owner, std::string_view session_id,
+                                            const SegmentDecision& decide) = 0;
 
   // Events (EventRow). Adds `rows` in one transaction: a row with the (owner,
   // type, text) of a stored one, or of an earlier row of the batch, is
@@ -242,6 +252,67 @@ class Backend {
   // Every owner's facets when `all`, else `owner`'s; by facet_type, key,
   // then owner.
   virtual Result<std::vector<FacetRow>> Facets(bool all, std::string_view owner) = 0;
+
+  // --- Segment recaps (spec 40, "When a segment closes"). Every recap
+  // PutSegment (or StepSegment) writes is indexed with it, in the same
+  // transaction; a replaced recap replaces its index row.
+
+  // Best `limit` closed segments whose recap matches any term: score
+  // descending, then closed_at descending, then id. Open segments and empty
+  // recaps are never returned. The owner and session filters apply before
+  // the limit.
+  virtual Result<std::vector<SegmentHit>> SearchSegments(const SegmentQuery& query) = 0;
+  // Stores (replaces) the recap vector of `segment_id` for `signature` with
+  // a new version, larger than every version written before (by any process).
+  // kNotFound when the segment does not exist; kInvalidArgument for a blank
+  // signature, an empty vector or a dimension other than that of the
+  // signature's stored vectors.
+  virtual Status PutSegmentVector(std::string_view segment_id, std::string_view signature,
+                                  std::span<const float> vector) = 0;
+  // Up to `limit` recap vectors of `signature` with version > after_version,
+  // by version ascending (fewer than `limit`: caught up). A replaced vector
+  // appears once, with its newest version.
+  virtual Result<std::vector<SegmentVector>> SegmentVectorsSince(std::string_view signature,
+                                                                 int64_t after_version,
+                                                                 int limit) = 0;
+
+  // --- Documents (spec 50; documents.h).
+
+  // Stores `row` unless its owner already has a document with the same
+  // content: then nothing is written and that document is returned with
+  // created = false. Atomic (threads and processes): of many puts of one
+  // content, one creates it. The store computes content_hash; an empty id
+  // gets a new UUID; updated_at 0 becomes created_at. kInvalidArgument for a
+  // blank owner; kConflict when the id is another document's.
+  virtual Result<DocumentPut> PutDocument(const DocumentRow& row) = 0;
+  // The document `id`, if any. With `count_access`, its access_count is
+  // incremented atomically and the incremented value returned.
+  virtual Result<std::optional<DocumentRow>> GetDocument(std::string_view id,
+                                                         bool count_access) = 0;
+  // Best `limit` documents whose search_text, summary or tags match any
+  // term: score descending, then created_at descending, then id. The owner
+  // filter applies before the limit.
+  virtual Result<std::vector<DocumentHit>> SearchDocuments(const DocumentQuery& query) = 0;
+  // Newest first (created_at descending, then id), optionally only `owner`'s
+  // and only those whose source starts with `source_prefix` (bytes).
+  // kInvalidArgument for a negative offset.
+  virtual Result<std::vector<DocumentRow>> ListDocuments(std::optional<std::string> owner,
+                                                         std::optional<std::string> source_prefix,
+                                                         int limit, int64_t offset) = 0;
+  // Deletes the document and its index row; returns whether it existed.
+  virtual Result<bool> DeleteDocument(std::string_view id) = 0;
+  // How many documents (of `owner`, or of every owner).
+  virtual Result<int64_t> CountDocuments(std::optional<std::string> owner) = 0;
+  // For each index token of `terms` (text::Tokenize output, e.g. a
+  // document's own tokens), in how many documents of any owner it occurs
+  // (search_text, summary or tags): the document frequencies of TF-IDF tags.
+  virtual Result<std::vector<int64_t>> DocumentFrequencies(std::span<const std::string> terms) = 0;
+  // Replaces the derived fields of document `id` (content never changes) and
+  // its index row; updated_at becomes `updated_at`. kNotFound when missing.
+  virtual Status UpdateDocumentDerived(std::string_view id, std::string_view search_text,
+                                       std::string_view summary, std::span<const std::string> tags,
+                                       std::span<const std::string> entities,
+                                       TimeMs updated_at) = 0;
 
   // --- Vectors (spec 20). One vector per (entry, signature); deleting an
   // entry or changing its text deletes its vectors in the same transaction.

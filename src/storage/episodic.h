@@ -69,6 +69,47 @@ struct SegmentRow {
   int64_t recap_attempts = 0;  // LLM re-summarise attempts made
 };
 
+// What Backend::StepSegment shows its callback: the session's open segment
+// and the first turn seq that no segment of the session covers yet (0 for a
+// session without segments).
+struct SegmentView {
+  std::optional<SegmentRow> open;
+  int64_t next_seq = 0;
+};
+
+// What the callback decides: close the open segment at `closed_at`, and/or
+// store `put` (the open segment extended, or a new open segment).
+struct SegmentChange {
+  bool close_open = false;
+  TimeMs closed_at = 0;
+  std::optional<SegmentRow> put;
+};
+
+// Keyword search over the recaps of closed segments (Backend::SearchSegments).
+struct SegmentQuery {
+  std::vector<std::string> terms;         // from text::QueryTerms
+  std::optional<std::string> owner;       // whose segments; nullopt: every owner's
+  std::optional<std::string> session_id;  // nullopt: every session
+  int limit = 20;
+};
+
+struct SegmentHit {
+  SegmentRow row;
+  double score = 0;  // as TurnHit::score
+};
+
+// A segment's recap vector of one embedder signature (spec 40, "When a
+// segment closes", point 3). `version` orders every write of any signature:
+// a reader that remembers the largest version it has seen reads only what
+// was written (or replaced) after it, by this or another process.
+struct SegmentVector {
+  std::string segment_id;
+  std::string owner;
+  std::string session_id;
+  int64_t version = 0;
+  std::vector<float> vector;
+};
+
 // An event extracted from a closed segment's user messages. Events are
 // unique per (owner, type, text).
 struct EventRow {

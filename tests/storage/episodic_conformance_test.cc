@@ -303,6 +303,89 @@ TEST_P(EpisodicConformance, ASegmentGoesFromOpenToClosedOnce) {
   EXPECT_EQ((*open)->turn_count, 3);
 }
 
+TEST_P(EpisodicConformance, StepSegmentReadsDecidesAndWritesAtomically) {
+  // The view of a session without segments.
+  auto step = backend_->StepSegment("local", "st", [](const SegmentView& v) {
+    EXPECT_FALSE(v.open.has_value());
+    EXPECT_EQ(v.next_seq, 0);
+    SegmentChange c;
+    c.put = Segment("st");
+    c.put->first_seq = 0;
+    c.put->last_seq = 1;
+    return Result<SegmentChange>(c);
+  });
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
+  const std::string first = step->put->id;
+  // Close it and open the next in one step.
+  step = backend_->StepSegment("local", "st", [&](const SegmentView& v) {
+    EXPECT_TRUE(v.open.has_value() && v.open->id == first);
+    EXPECT_EQ(v.next_seq, 2);
+    SegmentChange c{.close_open = true, .closed_at = 9000};
+    c.put = Segment("st", 9000);
+    c.put->first_seq = 2;
+    c.put->last_seq = 3;
+    return Result<SegmentChange>(c);
+  });
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
+  EXPECT_TRUE(step->close_open);
+  auto closed = backend_->GetSegment(first);
+  ASSERT_TRUE(closed.ok() && closed->has_value());
+  EXPECT_EQ((*closed)->status, "closed");
+  EXPECT_EQ((*closed)->closed_at, 9000);
+  // A refused put (a second open segment) undoes the close too.
+  const std::string second = step->put->id;
+  step = backend_->StepSegment("local", "st", [&](const SegmentView&) {
+    SegmentChange c{.close_open = true, .closed_at = 9500};
+    c.put = Segment("st", 9500);
+    c.put->id = first;  // reopening a closed segment: kConflict
+    return Result<SegmentChange>(c);
+  });
+  EXPECT_EQ(step.status().code(), StatusCode::kConflict);
+  auto open = backend_->OpenSegment("local", "st");
+  ASSERT_TRUE(open.ok() && open->has_value());
+  EXPECT_EQ((*open)->id, second);
+  // A callback error writes nothing.
+  step = backend_->StepSegment("local", "st", [](const SegmentView&) {
+    return Result<SegmentChange>(InvalidArgument("no", "x"));
+  });
+  EXPECT_EQ(step.status().code(), StatusCode::kInvalidArgument);
+  open = backend_->OpenSegment("local", "st");
+  ASSERT_TRUE(open.ok() && open->has_value());
+  EXPECT_EQ((*open)->id, second);
+}
+
+TEST_P(EpisodicConformance, ConcurrentStepsOfOneSessionLoseNoExtension) {
+  ASSERT_TRUE(backend_
+                  ->StepSegment("local", "many",
+                                [](const SegmentView&) {
+                                  SegmentChange c;
+                                  c.put = Segment("many");
+                                  c.put->turn_count = 0;
+                                  return Result<SegmentChange>(c);
+                                })
+                  .ok());
+  constexpr int kThreads = 8;
+  constexpr int kEach = 25;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kEach; ++i) {
+        auto r = backend_->StepSegment("local", "many", [](const SegmentView& v) {
+          SegmentChange c;
+          c.put = *v.open;
+          c.put->turn_count += 1;
+          return Result<SegmentChange>(c);
+        });
+        ASSERT_TRUE(r.ok()) << r.status().ToString();
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  auto open = backend_->OpenSegment("local", "many");
+  ASSERT_TRUE(open.ok() && open->has_value());
+  EXPECT_EQ((*open)->turn_count, kThreads * kEach);
+}
+
 TEST_P(EpisodicConformance, SegmentFieldsAndCentroidRoundTrip) {
   SegmentRow s = Segment("sess", 1700000000000);
   s.first_seq = 4;

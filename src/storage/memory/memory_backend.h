@@ -25,6 +25,7 @@
 
 #include "storage/backend.h"
 #include "storage/bm25.h"
+#include "storage/memory/text_index.h"
 #include "storage/vector_rules.h"
 
 namespace mnemo::storage::internal {
@@ -63,6 +64,8 @@ class MemoryBackend final : public Backend {
                                                 std::string_view session_id) override;
   Status PutSegment(const SegmentRow& s) override;
   Result<bool> CloseSegment(std::string_view id, TimeMs closed_at) override;
+  Result<SegmentChange> StepSegment(std::string_view owner, std::string_view session_id,
+                                    const SegmentDecision& decide) override;
   Result<std::optional<SegmentRow>> GetSegment(std::string_view id) override;
   Result<std::vector<SegmentRow>> Segments(bool all, std::string_view owner,
                                            std::optional<std::string_view> session_id) override;
@@ -71,6 +74,25 @@ class MemoryBackend final : public Backend {
   Result<std::vector<EventHit>> SearchEvents(const EventQuery& query) override;
   Result<FacetRow> MergeFacet(const FacetRow& observation) override;
   Result<std::vector<FacetRow>> Facets(bool all, std::string_view owner) override;
+  // Segment recap search and recap vectors: *_recaps.cc.
+  Result<std::vector<SegmentHit>> SearchSegments(const SegmentQuery& query) override;
+  Status PutSegmentVector(std::string_view segment_id, std::string_view signature,
+                          std::span<const float> vector) override;
+  Result<std::vector<SegmentVector>> SegmentVectorsSince(std::string_view signature,
+                                                         int64_t after_version, int limit) override;
+  // Documents: *_documents.cc.
+  Result<DocumentPut> PutDocument(const DocumentRow& row) override;
+  Result<std::optional<DocumentRow>> GetDocument(std::string_view id, bool count_access) override;
+  Result<std::vector<DocumentHit>> SearchDocuments(const DocumentQuery& query) override;
+  Result<std::vector<DocumentRow>> ListDocuments(std::optional<std::string> owner,
+                                                 std::optional<std::string> source_prefix,
+                                                 int limit, int64_t offset) override;
+  Result<bool> DeleteDocument(std::string_view id) override;
+  Result<int64_t> CountDocuments(std::optional<std::string> owner) override;
+  Result<std::vector<int64_t>> DocumentFrequencies(std::span<const std::string> terms) override;
+  Status UpdateDocumentDerived(std::string_view id, std::string_view search_text,
+                               std::string_view summary, std::span<const std::string> tags,
+                               std::span<const std::string> entities, TimeMs updated_at) override;
   Result<int64_t> ToolRulesGeneration() override;
   Status ForEach(const ReadScope& scope, std::string_view ns_prefix,
                  const std::function<Status(const Entry&)>& fn) override;
@@ -94,6 +116,9 @@ class MemoryBackend final : public Backend {
   Result<std::vector<Label>> MatchingLabels(const EntryFilter& filter, int limit) override;
 
  private:
+  // PutSegment and CloseSegment with mu_ held exclusively.
+  Status PutSegmentLocked(const SegmentRow& s);
+  Result<bool> CloseSegmentLocked(std::string_view id, TimeMs closed_at);
   using Row = Label;
   using Address = std::tuple<std::string, std::string, std::string>;  // owner, ns, key
   using Name = std::pair<std::string, std::string>;                   // ns, key
@@ -191,6 +216,28 @@ class MemoryBackend final : public Backend {
   int64_t next_event_row_ = 1;
   // Facets by (facet_type, key, owner): Facets order.
   std::map<std::tuple<std::string, std::string, std::string>, FacetRow> facets_;
+  // The recap index (memory_recaps.cc): every segment with a non-empty
+  // recap, as a document of recap_index_ numbered by a row of its own.
+  // Kept by SyncRecapLocked, which every write of a segment calls.
+  void SyncRecapLocked(const SegmentRow& segment);
+  TextIndex recap_index_;
+  std::unordered_map<std::string, int64_t> recap_rows_;      // segment id -> row
+  std::unordered_map<int64_t, std::string> recap_segments_;  // row -> segment id
+  int64_t next_recap_row_ = 1;
+  // Recap vectors by (signature, segment id), and the same by version.
+  struct StoredSegmentVector {
+    int64_t version = 0;
+    std::vector<float> vector;
+  };
+  std::map<std::pair<std::string, std::string>, StoredSegmentVector> segment_vectors_;
+  std::map<std::pair<std::string, int64_t>, std::string> segment_vector_versions_;
+  int64_t segment_vector_version_ = 0;  // the last version handed out
+  // Documents (memory_documents.cc) by row, indexed like documents_fts.
+  std::map<int64_t, DocumentRow> documents_;
+  std::unordered_map<std::string, int64_t> document_rows_;                  // id -> row
+  std::map<std::pair<std::string, std::string>, int64_t> document_hashes_;  // owner, content_hash
+  TextIndex document_index_;
+  int64_t next_document_row_ = 1;
   VectorLogTrimPolicy trim_;
 };
 

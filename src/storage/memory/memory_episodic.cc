@@ -139,8 +139,12 @@ Result<std::optional<SegmentRow>> MemoryBackend::OpenSegment(std::string_view ow
 }
 
 Status MemoryBackend::PutSegment(const SegmentRow& seg) {
-  MNEMO_RETURN_IF_ERROR(ValidateSegment(seg));
   std::unique_lock lock(mu_);
+  return PutSegmentLocked(seg);
+}
+
+Status MemoryBackend::PutSegmentLocked(const SegmentRow& seg) {
+  MNEMO_RETURN_IF_ERROR(ValidateSegment(seg));
   auto stored = segments_.find(seg.id);
   const std::pair<std::string, std::string> session{seg.owner, seg.session_id};
   auto open = open_segments_.find(session);
@@ -153,12 +157,45 @@ Status MemoryBackend::PutSegment(const SegmentRow& seg) {
     open_segments_.erase({stored->second.owner, stored->second.session_id});
   }
   if (seg.status == "open") open_segments_[session] = seg.id;
+  SyncRecapLocked(seg);
   segments_[seg.id] = seg;
   return Status::Ok();
 }
 
 Result<bool> MemoryBackend::CloseSegment(std::string_view id, TimeMs closed_at) {
   std::unique_lock lock(mu_);
+  return CloseSegmentLocked(id, closed_at);
+}
+
+Result<SegmentChange> MemoryBackend::StepSegment(std::string_view owner,
+                                                 std::string_view session_id,
+                                                 const SegmentDecision& decide) {
+  std::unique_lock lock(mu_);
+  SegmentView view;
+  auto open = open_segments_.find({std::string(owner), std::string(session_id)});
+  if (open != open_segments_.end()) view.open = segments_.at(open->second);
+  for (const auto& [id, seg] : segments_) {
+    if (seg.owner == owner && seg.session_id == session_id) {
+      view.next_seq = std::max(view.next_seq, seg.last_seq + 1);
+    }
+  }
+  MNEMO_ASSIGN_OR_RETURN(SegmentChange change, decide(view));
+  change.close_open =
+      change.close_open && view.open && *CloseSegmentLocked(view.open->id, change.closed_at);
+  if (change.put) {
+    if (Status put = PutSegmentLocked(*change.put); !put.ok()) {
+      // All or nothing: undo the close.
+      if (change.close_open) {
+        segments_[view.open->id] = *view.open;
+        open_segments_[{view.open->owner, view.open->session_id}] = view.open->id;
+      }
+      return put;
+    }
+  }
+  return change;
+}
+
+Result<bool> MemoryBackend::CloseSegmentLocked(std::string_view id, TimeMs closed_at) {
   auto it = segments_.find(std::string(id));
   if (it == segments_.end() || it->second.status != "open") return false;
   SegmentRow& seg = it->second;

@@ -16,7 +16,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "mnemo/status.h"
 
@@ -62,6 +65,33 @@ class Statement {
  private:
   sqlite3_stmt* stmt_;
 };
+
+// Binds `value`, or NULL when absent (for `?n IS NULL OR ...` filters).
+inline void BindOptional(Statement& s, int index, const std::optional<std::string>& value) {
+  if (value) {
+    s.Bind(index, std::string_view(*value));
+  } else {
+    s.BindNull(index);
+  }
+}
+
+// Every row of `s` (bound, not yet stepped) read by `read`, which returns a
+// Row, or a Result<Row> whose first error ends the read.
+template <typename Row, typename Read>
+Result<std::vector<Row>> ReadAll(Statement& s, std::string_view what, Read read) {
+  std::vector<Row> rows;
+  while (true) {
+    MNEMO_ASSIGN_OR_RETURN(bool row, s.Step(what));
+    if (!row) break;
+    if constexpr (std::is_same_v<std::invoke_result_t<Read, const Statement&>, Row>) {
+      rows.push_back(read(s));
+    } else {
+      MNEMO_ASSIGN_OR_RETURN(Row r, read(s));
+      rows.push_back(std::move(r));
+    }
+  }
+  return rows;
+}
 
 class Connection {
  public:

@@ -75,7 +75,7 @@ std::string MatchExpression(const std::vector<std::string>& terms) {
 // The stored form of a vector: float32 little-endian. On a little-endian host
 // (every one mnemo builds on today) these are the floats' own bytes; `buffer`
 // holds a byte-swapped copy elsewhere.
-std::string_view EncodeVector(const std::vector<float>& v, std::string& buffer) {
+std::string_view EncodeVector(std::span<const float> v, std::string& buffer) {
   const std::string_view bytes(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
   if constexpr (std::endian::native == std::endian::little) return bytes;
   buffer.assign(bytes);

@@ -4,6 +4,7 @@
 // One place, so every statement filters and matches the same way.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,7 +46,7 @@ std::string MatchExpression(const std::vector<std::string>& terms);
 // Float vectors as BLOBs (entry_vectors.vector, segments.centroid): float32
 // little-endian. EncodeVector returns the floats' own bytes on a
 // little-endian host, else a byte-swapped copy kept in `buffer`.
-std::string_view EncodeVector(const std::vector<float>& v, std::string& buffer);
+std::string_view EncodeVector(std::span<const float> v, std::string& buffer);
 std::vector<float> DecodeVector(std::string_view blob);
 
 }  // namespace mnemo::storage::internal

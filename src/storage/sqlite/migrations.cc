@@ -3,6 +3,8 @@
 #include <chrono>
 #include <string>
 
+#include "storage/sqlite/recap_index.h"
+
 namespace mnemo::storage::internal {
 namespace {
 
@@ -177,12 +179,73 @@ CREATE TABLE facets (
 CREATE INDEX facets_by_type ON facets (facet_type, key, owner);
 )sql";
 
+// Schema v6: documents (spec 50), search over segment recaps and recap
+// vectors (spec 40).
+//   documents: unique per (owner, content_hash); content is stored byte for
+//     byte and never indexed. rowid is the rowid of the contentless
+//     `documents_fts` over (search_text, summary, tags one per line); the
+//     indexed texts are kept here so the row can be unindexed exactly.
+//     tags and entities are JSON arrays of strings; doc_length as for entries.
+//   documents_vocab: FTS5's own per-token document counts of documents_fts,
+//     for TF-IDF tags against the store.
+//   segment_recaps: one row per segment with a non-empty recap; rowid is the
+//     rowid of `segment_recaps_fts`, `body` the recap it indexed. A side table
+//     because segments has a text key (its implicit rowid may change on
+//     VACUUM). Migration 6 indexes the recaps already stored.
+//   segment_vectors: one recap vector per (signature, segment), float32
+//     little-endian like entry_vectors.vector. `version` comes from the
+//     generation counter 'segment_vectors', raised by every write, so readers
+//     catch up with `version > last seen` (a replacement gets a new version).
+constexpr const char* kSchemaV6 = R"sql(
+CREATE TABLE documents (
+  rowid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  owner TEXT NOT NULL,
+  source TEXT NOT NULL DEFAULT '',
+  meta TEXT NOT NULL DEFAULT '',
+  content TEXT NOT NULL,
+  search_text TEXT NOT NULL,
+  summary TEXT NOT NULL DEFAULT '',
+  tags TEXT NOT NULL DEFAULT '[]',
+  entities TEXT NOT NULL DEFAULT '[]',
+  content_hash TEXT NOT NULL,
+  access_count INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  doc_length INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (owner, content_hash)
+);
+CREATE INDEX documents_by_time ON documents (created_at DESC, id);
+CREATE VIRTUAL TABLE documents_fts USING fts5(body, summary, tags, content='', columnsize=0,
+  tokenize='mnemo');
+CREATE VIRTUAL TABLE documents_vocab USING fts5vocab(documents_fts, row);
+CREATE TABLE segment_recaps (
+  rowid INTEGER PRIMARY KEY,
+  segment_id TEXT NOT NULL UNIQUE,
+  body TEXT NOT NULL,
+  doc_length INTEGER NOT NULL DEFAULT 0
+);
+CREATE VIRTUAL TABLE segment_recaps_fts USING fts5(body, content='', columnsize=0,
+  tokenize='mnemo');
+CREATE TABLE segment_vectors (
+  segment_id TEXT NOT NULL,
+  signature TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  dim INTEGER NOT NULL,
+  vector BLOB NOT NULL,
+  PRIMARY KEY (signature, segment_id)
+);
+CREATE UNIQUE INDEX segment_vectors_by_version ON segment_vectors (signature, version);
+INSERT INTO generations (name, value) VALUES ('segment_vectors', 0);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "entries and their full-text index", kSchemaV1},
     {2, "entry vectors and their change log", kSchemaV2},
     {3, "generation counter of the tool rules", kSchemaV3},
     {4, "episodic turns and their full-text index", kSchemaV4},
     {5, "segments, events and profile facets", kSchemaV5},
+    {6, "documents, recap search and recap vectors", kSchemaV6, IndexExistingRecaps},
 };
 
 int64_t NowMs() {
@@ -192,8 +255,14 @@ int64_t NowMs() {
 }
 
 Status Apply(Connection& conn, const Migration& m) {
-  MNEMO_RETURN_IF_ERROR(conn.Exec(
-      m.sql, "apply schema migration " + std::to_string(m.version) + " (" + m.description + ")"));
+  const std::string what =
+      "apply schema migration " + std::to_string(m.version) + " (" + m.description + ")";
+  MNEMO_RETURN_IF_ERROR(conn.Exec(m.sql, what));
+  if (m.backfill != nullptr) {
+    if (Status filled = m.backfill(conn); !filled.ok()) {
+      return Status(filled.code(), what + ": " + filled.message());
+    }
+  }
   MNEMO_ASSIGN_OR_RETURN(
       Statement insert,
       conn.Prepare("INSERT INTO schema_version (version, applied_at) VALUES (?1, ?2)",

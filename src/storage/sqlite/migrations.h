@@ -19,6 +19,9 @@ struct Migration {
   int version;
   const char* description;
   const char* sql;  // one or more statements
+  // Run after `sql`, in the same transaction, when the data already stored
+  // must be carried into the new tables in C++ (through the text pipeline).
+  Status (*backfill)(Connection&) = nullptr;
 };
 
 // Every migration of this binary, in order; the last one's version is the

@@ -12,6 +12,7 @@
 #include "storage/entry_rules.h"
 #include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/fts_rank.h"
+#include "storage/sqlite/fts_rows.h"
 #include "storage/sqlite/fts_tokenizer.h"
 #include "storage/sqlite/migrations.h"
 #include "storage/sqlite/tags_json.h"
@@ -59,30 +60,15 @@ Result<std::unique_ptr<Connection>> OpenConnection(const std::string& path, bool
 
 // Removes the FTS5 row `rowid`; a contentless table needs the indexed text.
 Status Unindex(Connection& db, int64_t rowid, std::string_view key, std::string_view content) {
-  MNEMO_ASSIGN_OR_RETURN(Statement unindex,
-                         db.Prepare("INSERT INTO entries_fts (entries_fts, rowid, key, content) "
-                                    "VALUES ('delete', ?, ?, ?)",
-                                    "remove the entry from the text index"));
-  unindex.Bind(1, rowid);
-  unindex.Bind(2, key);
-  unindex.Bind(3, content);
-  return unindex.Run("remove the entry from the text index");
+  return UnindexFtsRow(db, "entries_fts", rowid, {{"key", key}, {"content", content}});
 }
 
 // Replaces the FTS5 row `rowid` (removing the old text when there was one)
-// and returns the new document length, learnt from the insert itself.
+// and returns the new document length.
 Result<int64_t> Reindex(Connection& db, int64_t rowid, const std::optional<Entry>& old,
                         const Entry& e) {
   if (old) MNEMO_RETURN_IF_ERROR(Unindex(db, rowid, old->key, old->content));
-  MNEMO_ASSIGN_OR_RETURN(
-      Statement index, db.Prepare("INSERT INTO entries_fts (rowid, key, content) VALUES (?, ?, ?)",
-                                  "add the entry to the text index"));
-  index.Bind(1, rowid);
-  index.Bind(2, e.key);
-  index.Bind(3, e.content);
-  IndexedLengthCapture capture;
-  MNEMO_RETURN_IF_ERROR(index.Run("add the entry to the text index"));
-  return capture.tokens();
+  return IndexFtsRow(db, "entries_fts", rowid, {{"key", e.key}, {"content", e.content}});
 }
 
 }  // namespace

@@ -53,6 +53,8 @@ class SqliteBackend final : public Backend {
                                                 std::string_view session_id) override;
   Status PutSegment(const SegmentRow& s) override;
   Result<bool> CloseSegment(std::string_view id, TimeMs closed_at) override;
+  Result<SegmentChange> StepSegment(std::string_view owner, std::string_view session_id,
+                                    const SegmentDecision& decide) override;
   Result<std::optional<SegmentRow>> GetSegment(std::string_view id) override;
   Result<std::vector<SegmentRow>> Segments(bool all, std::string_view owner,
                                            std::optional<std::string_view> session_id) override;
@@ -61,6 +63,25 @@ class SqliteBackend final : public Backend {
   Result<std::vector<EventHit>> SearchEvents(const EventQuery& query) override;
   Result<FacetRow> MergeFacet(const FacetRow& observation) override;
   Result<std::vector<FacetRow>> Facets(bool all, std::string_view owner) override;
+  // Segment recap search and recap vectors: *_recaps.cc.
+  Result<std::vector<SegmentHit>> SearchSegments(const SegmentQuery& query) override;
+  Status PutSegmentVector(std::string_view segment_id, std::string_view signature,
+                          std::span<const float> vector) override;
+  Result<std::vector<SegmentVector>> SegmentVectorsSince(std::string_view signature,
+                                                         int64_t after_version, int limit) override;
+  // Documents: *_documents.cc.
+  Result<DocumentPut> PutDocument(const DocumentRow& row) override;
+  Result<std::optional<DocumentRow>> GetDocument(std::string_view id, bool count_access) override;
+  Result<std::vector<DocumentHit>> SearchDocuments(const DocumentQuery& query) override;
+  Result<std::vector<DocumentRow>> ListDocuments(std::optional<std::string> owner,
+                                                 std::optional<std::string> source_prefix,
+                                                 int limit, int64_t offset) override;
+  Result<bool> DeleteDocument(std::string_view id) override;
+  Result<int64_t> CountDocuments(std::optional<std::string> owner) override;
+  Result<std::vector<int64_t>> DocumentFrequencies(std::span<const std::string> terms) override;
+  Status UpdateDocumentDerived(std::string_view id, std::string_view search_text,
+                               std::string_view summary, std::span<const std::string> tags,
+                               std::span<const std::string> entities, TimeMs updated_at) override;
   Result<int64_t> ToolRulesGeneration() override;
   Status ForEach(const ReadScope& scope, std::string_view ns_prefix,
                  const std::function<Status(const Entry&)>& fn) override;

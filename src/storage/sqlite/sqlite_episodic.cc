@@ -13,7 +13,9 @@
 #include "storage/entry_rules.h"
 #include "storage/episodic_rules.h"
 #include "storage/sqlite/entry_sql.h"
-#include "storage/sqlite/fts_tokenizer.h"
+#include "storage/sqlite/episodic_sql.h"
+#include "storage/sqlite/fts_rows.h"
+#include "storage/sqlite/recap_index.h"
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/sqlite/tags_json.h"
 
@@ -39,20 +41,6 @@ TurnRow ReadTurn(const Statement& s) {
                  .agent_id = std::string(s.ColumnText(10))};
 }
 
-// Adds `text` as row `rowid` of the contentless FTS5 table `table` (column
-// `body`) and returns its document length, learnt from the insert itself.
-Result<int64_t> IndexBody(Connection& db, std::string_view table, int64_t rowid,
-                          std::string_view text) {
-  MNEMO_ASSIGN_OR_RETURN(Statement index, db.Prepare("INSERT INTO " + std::string(table) +
-                                                         " (rowid, body) VALUES (?, ?)",
-                                                     "add the row to the text index"));
-  index.Bind(1, rowid);
-  index.Bind(2, text);
-  IndexedLengthCapture capture;
-  MNEMO_RETURN_IF_ERROR(index.Run("add the row to the text index"));
-  return capture.tokens();
-}
-
 // The shortest decimal that reads back as `value`, bound as text and written
 // with CAST(? AS REAL): Statement binds no doubles. Confidences are short
 // decimals (0.4, 0.6, 0.9), which SQLite reads back exactly.
@@ -60,39 +48,6 @@ std::string DecimalText(double value) {
   std::array<char, 32> buffer{};
   const auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
   return ec == std::errc() ? std::string(buffer.data(), end) : std::string("0");
-}
-
-constexpr const char* kSegmentColumns =
-    "id, owner, session_id, status, first_seq, last_seq, turn_count, started_at, last_turn_at, "
-    "closed_at, centroid, recap, recap_source, recap_attempts";
-
-SegmentRow ReadSegment(const Statement& s) {
-  return SegmentRow{.id = std::string(s.ColumnText(0)),
-                    .owner = std::string(s.ColumnText(1)),
-                    .session_id = std::string(s.ColumnText(2)),
-                    .status = std::string(s.ColumnText(3)),
-                    .first_seq = s.ColumnInt(4),
-                    .last_seq = s.ColumnInt(5),
-                    .turn_count = s.ColumnInt(6),
-                    .started_at = s.ColumnInt(7),
-                    .last_turn_at = s.ColumnInt(8),
-                    .closed_at = s.ColumnInt(9),
-                    .centroid = DecodeVector(s.ColumnBlob(10)),
-                    .recap = std::string(s.ColumnText(11)),
-                    .recap_source = std::string(s.ColumnText(12)),
-                    .recap_attempts = s.ColumnInt(13)};
-}
-
-// Every row of `s` (bound, not yet stepped) read by `read`.
-template <typename Row, typename Read>
-Result<std::vector<Row>> ReadAll(Statement& s, std::string_view what, Read read) {
-  std::vector<Row> rows;
-  while (true) {
-    MNEMO_ASSIGN_OR_RETURN(bool row, s.Step(what));
-    if (!row) break;
-    rows.push_back(read(s));
-  }
-  return rows;
 }
 
 constexpr const char* kEventColumns =
@@ -159,7 +114,8 @@ Result<std::vector<TurnRow>> SqliteBackend::AppendTurns(std::span<const TurnWrit
       id = std::max(next.ColumnInt(0), next_turn_id_);
       next_turn_id_ = id + 1;
     }
-    MNEMO_ASSIGN_OR_RETURN(int64_t length, IndexBody(db, "turns_fts", id, w.search_text));
+    MNEMO_ASSIGN_OR_RETURN(int64_t length,
+                           IndexFtsRow(db, "turns_fts", id, {{"body", w.search_text}}));
     MNEMO_ASSIGN_OR_RETURN(
         Statement put,
         db.Prepare("INSERT INTO turns (id, owner, session_id, seq, role, content, lesson, "
@@ -247,11 +203,11 @@ Result<std::optional<SegmentRow>> SqliteBackend::OpenSegment(std::string_view ow
   return std::optional<SegmentRow>(ReadSegment(s));
 }
 
-Status SqliteBackend::PutSegment(const SegmentRow& seg) {
+namespace {
+
+// PutSegment inside the caller's write transaction.
+Status PutSegmentIn(Connection& db, const SegmentRow& seg) {
   MNEMO_RETURN_IF_ERROR(ValidateSegment(seg));
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
-  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   std::optional<std::string> stored_status;
   std::optional<std::string> open_id;
   {
@@ -305,6 +261,29 @@ Status SqliteBackend::PutSegment(const SegmentRow& seg) {
   put.Bind(13, seg.recap_source);
   put.Bind(14, seg.recap_attempts);
   MNEMO_RETURN_IF_ERROR(put.Run("store the segment"));
+  return SyncRecapIndex(db, seg.id, seg.recap);
+}
+
+// CloseSegment inside the caller's write transaction.
+Result<bool> CloseSegmentIn(Connection& db, std::string_view id, TimeMs closed_at) {
+  MNEMO_ASSIGN_OR_RETURN(Statement close,
+                         db.Prepare("UPDATE segments SET status = 'closed', closed_at = ? "
+                                    "WHERE id = ? AND status = 'open'",
+                                    "close the segment"));
+  close.Bind(1, closed_at);
+  close.Bind(2, id);
+  MNEMO_RETURN_IF_ERROR(close.Run("close the segment"));
+  return sqlite3_changes(db.handle()) > 0;
+}
+
+}  // namespace
+
+Status SqliteBackend::PutSegment(const SegmentRow& seg) {
+  MNEMO_RETURN_IF_ERROR(ValidateSegment(seg));
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  MNEMO_RETURN_IF_ERROR(PutSegmentIn(db, seg));
   return txn.Commit();
 }
 
@@ -312,18 +291,49 @@ Result<bool> SqliteBackend::CloseSegment(std::string_view id, TimeMs closed_at) 
   std::lock_guard lock(writer_mu_);
   Connection& db = *writer_;
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
-  {
-    MNEMO_ASSIGN_OR_RETURN(Statement close,
-                           db.Prepare("UPDATE segments SET status = 'closed', closed_at = ? "
-                                      "WHERE id = ? AND status = 'open'",
-                                      "close the segment"));
-    close.Bind(1, closed_at);
-    close.Bind(2, id);
-    MNEMO_RETURN_IF_ERROR(close.Run("close the segment"));
-  }
-  const bool closed = sqlite3_changes(db.handle()) > 0;
+  MNEMO_ASSIGN_OR_RETURN(bool closed, CloseSegmentIn(db, id, closed_at));
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return closed;
+}
+
+Result<SegmentChange> SqliteBackend::StepSegment(std::string_view owner,
+                                                 std::string_view session_id,
+                                                 const SegmentDecision& decide) {
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  SegmentView view;
+  {
+    MNEMO_ASSIGN_OR_RETURN(Statement s,
+                           db.Prepare(std::string("SELECT ") + kSegmentColumns +
+                                          " FROM segments WHERE owner = ? AND session_id = ? AND "
+                                          "status = 'open'",
+                                      "find the session's open segment"));
+    s.Bind(1, owner);
+    s.Bind(2, session_id);
+    MNEMO_ASSIGN_OR_RETURN(bool found, s.Step("find the session's open segment"));
+    if (found) view.open = ReadSegment(s);
+  }
+  {
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement s,
+        db.Prepare("SELECT max(last_seq) FROM segments WHERE owner = ? AND session_id = ?",
+                   "find the session's last segmented turn"));
+    s.Bind(1, owner);
+    s.Bind(2, session_id);
+    MNEMO_ASSIGN_OR_RETURN(bool found, s.Step("find the session's last segmented turn"));
+    if (found && !s.ColumnIsNull(0)) view.next_seq = s.ColumnInt(0) + 1;
+  }
+  MNEMO_ASSIGN_OR_RETURN(SegmentChange change, decide(view));
+  if (change.close_open && view.open) {
+    MNEMO_ASSIGN_OR_RETURN(bool closed, CloseSegmentIn(db, view.open->id, change.closed_at));
+    change.close_open = closed;
+  } else {
+    change.close_open = false;
+  }
+  if (change.put) MNEMO_RETURN_IF_ERROR(PutSegmentIn(db, *change.put));
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return change;
 }
 
 Result<std::optional<SegmentRow>> SqliteBackend::GetSegment(std::string_view id) {
@@ -378,7 +388,6 @@ Result<int64_t> SqliteBackend::AddEvents(std::span<const EventRow> rows) {
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   int64_t added = 0;
   for (const EventRow& e : rows) {
-    int64_t rowid = 0;
     {
       MNEMO_ASSIGN_OR_RETURN(
           Statement find,
@@ -390,15 +399,9 @@ Result<int64_t> SqliteBackend::AddEvents(std::span<const EventRow> rows) {
       MNEMO_ASSIGN_OR_RETURN(bool found, find.Step("find an identical event"));
       if (found) continue;
     }
-    {
-      MNEMO_ASSIGN_OR_RETURN(
-          Statement next,
-          db.Prepare("SELECT COALESCE(MAX(rowid), 0) + 1 FROM events", "allocate an event row"));
-      MNEMO_ASSIGN_OR_RETURN(bool found, next.Step("allocate an event row"));
-      if (!found) return Internal("allocate an event row: no result");
-      rowid = next.ColumnInt(0);
-    }
-    MNEMO_ASSIGN_OR_RETURN(int64_t length, IndexBody(db, "events_fts", rowid, e.text));
+    MNEMO_ASSIGN_OR_RETURN(const int64_t rowid, NextRowid(db, "events"));
+    MNEMO_ASSIGN_OR_RETURN(int64_t length,
+                           IndexFtsRow(db, "events_fts", rowid, {{"body", e.text}}));
     MNEMO_ASSIGN_OR_RETURN(
         Statement put,
         db.Prepare("INSERT INTO events (rowid, id, owner, session_id, segment_id, type, text, "

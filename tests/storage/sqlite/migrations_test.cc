@@ -6,6 +6,7 @@
 #include "storage/sqlite/fts_rank.h"
 #include "storage/sqlite/fts_tokenizer.h"
 #include "storage/temp_dir.h"
+#include "text/query.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -33,11 +34,11 @@ TEST(Migrations, NewDatabaseGetsTheLatestVersionOnce) {
   auto v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(*v, LatestSchemaVersion());
-  EXPECT_EQ(LatestSchemaVersion(), 5);
+  EXPECT_EQ(LatestSchemaVersion(), 6);
   v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok());
-  EXPECT_EQ(*v, 5);
-  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 5);
+  EXPECT_EQ(*v, 6);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 6);
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'entries_fts'"), 1);
 }
 
@@ -55,7 +56,7 @@ TEST(Migrations, V3CountsToolRuleWritesOfAnExistingV2Database) {
   auto v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(*v, LatestSchemaVersion());
-  const char* kGeneration = "SELECT value FROM generations WHERE name = 'tool_rules'";
+  constexpr const char* kGeneration = "SELECT value FROM generations WHERE name = 'tool_rules'";
   EXPECT_EQ(Count(*conn, kGeneration), 0);
   ASSERT_TRUE(conn->Exec("UPDATE entries SET content = 'Prefer rg!' WHERE id = 'r1'", "u").ok());
   EXPECT_EQ(Count(*conn, kGeneration), 1);
@@ -68,6 +69,64 @@ TEST(Migrations, V3CountsToolRuleWritesOfAnExistingV2Database) {
   EXPECT_EQ(Count(*conn, kGeneration), 1);
   ASSERT_TRUE(conn->Exec("DELETE FROM entries WHERE id = 'r1'", "d").ok());
   EXPECT_EQ(Count(*conn, kGeneration), 2);
+}
+
+// A version-5 database (as mnemo 5 left it: segments with recaps) opens,
+// is migrated in place, and its recaps are searchable.
+TEST(Migrations, V6IndexesTheRecapsOfAnExistingV5Database) {
+  testing::TempDir dir;
+  const std::string path = dir.File("mnemo.db");
+  {
+    auto conn = OpenRaw(path);
+    ASSERT_NE(conn, nullptr);
+    auto v = Migrate(*conn, SchemaMigrations().first(5));
+    ASSERT_TRUE(v.ok()) << v.status().ToString();
+    ASSERT_EQ(*v, 5);
+    ASSERT_TRUE(conn->Exec("INSERT INTO segments (id, owner, session_id, status, first_seq, "
+                           "last_seq, turn_count, started_at, last_turn_at, closed_at, recap, "
+                           "recap_source) VALUES "
+                           "('seg-1', 'local', 's1', 'closed', 0, 3, 2, 1, 2, 3, "
+                           "'We chose PostgreSQL for billing.', 'extractive'), "
+                           "('seg-2', 'local', 's1', 'closed', 4, 5, 1, 4, 4, 5, "
+                           "'我们决定迁移数据库', 'llm'), "
+                           "('seg-3', 'local', 's1', 'open', 6, 7, 1, 6, 6, 0, '', '')",
+                           "v5 segments")
+                    .ok());
+  }
+  auto b = OpenSqliteBackend({.path = path});
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  Backend& backend = **b;
+  EXPECT_EQ(backend.schema_version(), 6);
+  auto hits = backend.SearchSegments({.terms = text::QueryTerms("postgresql")});
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].row.id, "seg-1");
+  EXPECT_GT((*hits)[0].score, 0.0);
+  hits = backend.SearchSegments({.terms = text::QueryTerms("数据库")});
+  ASSERT_TRUE(hits.ok());
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].row.id, "seg-2");
+  // A recap replaced after the migration replaces the migrated index row.
+  auto seg = backend.GetSegment("seg-1");
+  ASSERT_TRUE(seg.ok() && seg->has_value());
+  SegmentRow replaced = **seg;
+  replaced.recap = "An LLM recap about kafka.";
+  ASSERT_TRUE(backend.PutSegment(replaced).ok());
+  hits = backend.SearchSegments({.terms = text::QueryTerms("postgresql")});
+  ASSERT_TRUE(hits.ok());
+  EXPECT_TRUE(hits->empty());
+  hits = backend.SearchSegments({.terms = text::QueryTerms("kafka")});
+  ASSERT_TRUE(hits.ok());
+  EXPECT_EQ(hits->size(), 1u);
+  // The new tables work: documents and recap vectors.
+  auto put = backend.PutDocument({.content = "evidence", .search_text = "evidence"});
+  ASSERT_TRUE(put.ok()) << put.status().ToString();
+  EXPECT_TRUE(put->created);
+  ASSERT_TRUE(backend.PutSegmentVector("seg-1", "sig", std::vector<float>{1.0F}).ok());
+  auto vectors = backend.SegmentVectorsSince("sig", 0, 10);
+  ASSERT_TRUE(vectors.ok());
+  ASSERT_EQ(vectors->size(), 1u);
+  EXPECT_EQ((*vectors)[0].version, 1);
 }
 
 TEST(Migrations, AppliesOnlyTheMissingOnesInOrder) {
