@@ -17,9 +17,11 @@ ALLOWED = {
     "src/embed": {"base", "text"},
     "src/index": {"base"},
     "src/rules": {"base", "text", "storage"},
+    "src/context": {"base", "text", "storage"},
     "src/llm": {"base"},
-    "src/archivist": {"base", "text", "storage", "embed", "llm"},
-    "src/core": {"base", "text", "storage", "embed", "index", "rules", "llm", "archivist"},
+    "src/archivist": {"base", "text", "storage", "embed", "llm", "context"},
+    "src/core": {"base", "text", "storage", "embed", "index", "rules", "llm", "archivist",
+                 "context"},
     "src/transport": {"base", "text", "core", "rules"},
     "apps": {"base", "text", "core", "transport"},
 }

@@ -7,19 +7,26 @@
 #include "archivist/profile.h"
 #include "archivist/recap.h"
 #include "base/uuid.h"
+#include "context/documents.h"
 
 namespace mnemo::archivist {
 namespace {
 
-storage::SegmentRow NewSegment(const storage::TurnRow& user, const storage::TurnRow& assistant,
-                               std::span<const float> vector) {
+// Turns in the rows first_seq..last_seq (each turn is a user and an
+// assistant row with consecutive seqs).
+int64_t TurnsBetween(int64_t first_seq, int64_t last_seq) { return (last_seq - first_seq + 1) / 2; }
+
+// A new open segment from `first_seq` (the first turn no segment covers yet,
+// so turns still on their way join it) to this turn.
+storage::SegmentRow NewSegment(int64_t first_seq, const storage::TurnRow& user,
+                               const storage::TurnRow& assistant, std::span<const float> vector) {
   return storage::SegmentRow{.id = mnemo::internal::NewUuidV4(),
                              .owner = user.owner,
                              .session_id = user.session_id,
                              .status = "open",
-                             .first_seq = user.seq,
+                             .first_seq = first_seq,
                              .last_seq = assistant.seq,
-                             .turn_count = 1,
+                             .turn_count = TurnsBetween(first_seq, assistant.seq),
                              .started_at = user.timestamp_ms,
                              .last_turn_at = user.timestamp_ms,
                              .centroid = std::vector<float>(vector.begin(), vector.end())};
@@ -27,35 +34,60 @@ storage::SegmentRow NewSegment(const storage::TurnRow& user, const storage::Turn
 
 }  // namespace
 
+// Turns run concurrently (threads, processes): their rows get consecutive
+// seqs when stored, but they may reach this step in any order. The whole
+// read-decide-write happens in one storage transaction (StepSegment), and
+// segments tile the session's seqs: a new segment starts right after the
+// last covered row, so a turn that is still on its way is never left out,
+// and a turn that arrives after its rows were covered by a closed segment
+// changes nothing.
 Result<SegmentStep> AdvanceSegment(storage::Backend& backend, const storage::TurnRow& user,
                                    const storage::TurnRow& assistant, std::string_view user_message,
                                    std::span<const float> turn_vector,
                                    const SegmentPolicy& policy) {
   SegmentStep step;
-  MNEMO_ASSIGN_OR_RETURN(std::optional<storage::SegmentRow> open,
-                         backend.OpenSegment(user.owner, user.session_id));
-  if (open) {
+  auto decide = [&](const storage::SegmentView& view) -> Result<storage::SegmentChange> {
+    step = SegmentStep();
+    storage::SegmentChange change;
+    if (user.seq < view.next_seq && (!view.open || user.seq < view.open->first_seq)) {
+      // Already inside a closed segment's range.
+      return change;
+    }
+    if (!view.open) {
+      change.put = NewSegment(view.next_seq, user, assistant, turn_vector);
+      step.open_id = change.put->id;
+      return change;
+    }
+    const storage::SegmentRow& open = *view.open;
     step.reason = SegmentBoundary(
-        {.turn_count = open->turn_count,
-         .last_turn_at_ms = open->last_turn_at,
-         .centroid = open->centroid},
+        {.turn_count = open.turn_count,
+         .last_turn_at_ms = open.last_turn_at,
+         .centroid = open.centroid},
         {.timestamp_ms = user.timestamp_ms, .user_message = user_message, .vector = turn_vector},
         policy);
-    if (step.reason == BoundaryReason::kNone) {
-      UpdateCentroid(open->centroid, open->turn_count, turn_vector);
-      open->last_seq = assistant.seq;
-      open->turn_count += 1;
-      open->last_turn_at = std::max(open->last_turn_at, user.timestamp_ms);
-      MNEMO_RETURN_IF_ERROR(backend.PutSegment(*open));
-      step.open_id = open->id;
-      return step;
+    if (step.reason == BoundaryReason::kNone || user.seq <= open.last_seq) {
+      // Continues the segment (a turn inside the open range always does).
+      storage::SegmentRow extended = open;
+      UpdateCentroid(extended.centroid, open.turn_count, turn_vector);
+      extended.last_seq = std::max(open.last_seq, assistant.seq);
+      extended.turn_count = TurnsBetween(extended.first_seq, extended.last_seq);
+      extended.last_turn_at = std::max(open.last_turn_at, user.timestamp_ms);
+      step.reason = BoundaryReason::kNone;
+      step.open_id = open.id;
+      change.put = std::move(extended);
+      return change;
     }
-    MNEMO_ASSIGN_OR_RETURN(bool closed, backend.CloseSegment(open->id, user.timestamp_ms));
-    if (closed) step.closed_id = open->id;
-  }
-  storage::SegmentRow fresh = NewSegment(user, assistant, turn_vector);
-  MNEMO_RETURN_IF_ERROR(backend.PutSegment(fresh));
-  step.open_id = fresh.id;
+    change.close_open = true;
+    change.closed_at = user.timestamp_ms;
+    step.closed_id = open.id;
+    change.put = NewSegment(open.last_seq + 1, user, assistant, turn_vector);
+    step.open_id = change.put->id;
+    return change;
+  };
+  MNEMO_ASSIGN_OR_RETURN(storage::SegmentChange applied,
+                         backend.StepSegment(user.owner, user.session_id, decide));
+  // Only the call whose close was applied finalises the segment.
+  if (!applied.close_open) step.closed_id.clear();
   return step;
 }
 
@@ -85,6 +117,46 @@ Result<std::vector<std::pair<std::string, std::string>>> RecapTurns(
 
 }  // namespace
 
+std::string SegmentDocumentSource(const storage::SegmentRow& segment) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out = "agent://session/";
+  for (const char c : segment.session_id) {
+    const auto b = static_cast<unsigned char>(c);
+    if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || b == '-' ||
+        b == '.' || b == '_' || b == '~') {
+      out += c;
+    } else {
+      out += '%';
+      out += kHex[b >> 4];
+      out += kHex[b & 0xF];
+    }
+  }
+  out += "/segment/" + segment.id + "#seq" + std::to_string(segment.first_seq) + "-" +
+         std::to_string(segment.last_seq);
+  return out;
+}
+
+std::string SegmentProse(std::span<const storage::TurnRow> rows) {
+  std::string prose;
+  for (const storage::TurnRow& r : rows) {
+    if (r.content.empty()) continue;
+    if (!prose.empty()) prose += "\n\n";
+    prose += r.role;
+    prose += ": ";
+    prose += r.content;
+  }
+  return prose;
+}
+
+Status EmbedRecap(storage::Backend& backend, const storage::SegmentRow& segment,
+                  embed::Embedder* embedder) {
+  if (embedder == nullptr || segment.recap.empty()) return Status::Ok();
+  MNEMO_ASSIGN_OR_RETURN(std::vector<embed::Vector> vectors,
+                         embedder->Embed(std::span<const std::string>(&segment.recap, 1)));
+  if (vectors.size() != 1 || embed::IsZeroVector(vectors[0])) return Status::Ok();
+  return backend.PutSegmentVector(segment.id, embedder->signature(), vectors[0]);
+}
+
 Result<int> ResummarisePass(storage::Backend& backend, const FinalizeOptions& options) {
   if (options.llm == nullptr) return 0;
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> pending,
@@ -97,12 +169,16 @@ Result<int> ResummarisePass(storage::Backend& backend, const FinalizeOptions& op
         turns.empty() ? Result<std::string>(Unavailable("no turns"))
                       : options.llm->Complete(llm::RecapPrompt(turns, options.token_budget),
                                               options.token_budget);
-    if (summary.ok()) {
+    const bool ok = summary.ok();
+    if (ok) {
       segment.recap = std::move(*summary);
       segment.recap_source = "llm";
       ++replaced;
     }
     MNEMO_RETURN_IF_ERROR(backend.PutSegment(segment));
+    // The replaced recap replaces its vector; an embedder failure leaves the
+    // recap without one until the next change (logged by the caller).
+    if (ok) MNEMO_RETURN_IF_ERROR(EmbedRecap(backend, segment, options.embedder));
   }
   return replaced;
 }
@@ -123,6 +199,7 @@ Status FinalizeSegment(storage::Backend& backend, std::string_view segment_id,
     texts.push_back(r.content);
     turns.emplace_back(r.role, r.content);
   }
+  Status recap_vector = Status::Ok();
   if (segment->recap.empty() || segment->recap_source != "llm") {
     std::string recap;
     std::string source = "extractive";
@@ -138,8 +215,26 @@ Status FinalizeSegment(storage::Backend& backend, std::string_view segment_id,
     segment->recap = std::move(recap);
     segment->recap_source = texts.empty() ? "" : source;
     MNEMO_RETURN_IF_ERROR(backend.PutSegment(*segment));
+    // A remote embedder that cannot answer must not cost the events: its
+    // error is reported once the rest is done.
+    recap_vector = EmbedRecap(backend, *segment, options.embedder);
   }
-  if (!options.events) return Status::Ok();
+  // Evidence, not interpretation (spec 40 point 6): the turns themselves,
+  // never the recap.
+  if (options.documents) {
+    std::string prose = SegmentProse(rows);
+    if (!prose.empty()) {
+      std::string computation = prose;
+      MNEMO_RETURN_IF_ERROR(
+          context::StoreDocument(backend, {.owner = segment->owner,
+                                           .source = SegmentDocumentSource(*segment),
+                                           .content = std::move(prose),
+                                           .computation_text = std::move(computation),
+                                           .now = now})
+              .status());
+    }
+  }
+  if (!options.events) return recap_vector;
   std::vector<storage::EventRow> events;
   for (const storage::TurnRow& r : rows) {
     if (r.role != "user") continue;
@@ -168,7 +263,8 @@ Status FinalizeSegment(storage::Backend& backend, std::string_view segment_id,
                         .created_at = now});
     }
   }
-  return backend.AddEvents(events).status();
+  MNEMO_RETURN_IF_ERROR(backend.AddEvents(events).status());
+  return recap_vector;
 }
 
 }  // namespace mnemo::archivist

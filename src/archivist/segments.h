@@ -9,6 +9,7 @@
 #include <string>
 
 #include "archivist/topics.h"
+#include "embed/embedder.h"
 #include "llm/chat_client.h"
 #include "mnemo/status.h"
 #include "storage/backend.h"
@@ -36,7 +37,29 @@ struct FinalizeOptions {
   bool events = true;
   bool profile = true;
   llm::ChatClient* llm = nullptr;  // null: extractive recap only
+  // Embeds recaps into the recap vectors of its signature (spec 40, point
+  // 3); null: no recap vectors.
+  embed::Embedder* embedder = nullptr;
+  // The segment's raw prose becomes a document (spec 40 point 6,
+  // learning.chat_to_documents_enabled).
+  bool documents = true;
 };
+
+// The provenance of a segment's document:
+// "agent://session/<s>/segment/<seg>#seq<a>-<b>", the session id
+// percent-encoded (RFC 3986: every byte but unreserved ones).
+std::string SegmentDocumentSource(const storage::SegmentRow& segment);
+
+// The segment's prose: one "<role>: <content>" paragraph per row with
+// content, in seq order, separated by a blank line. Tool calls are not part
+// of it (they are stored beside the rows).
+std::string SegmentProse(std::span<const storage::TurnRow> rows);
+
+// Stores the vector of `segment`'s recap for the embedder's signature; does
+// nothing for an empty recap (or one with nothing to embed) or without an
+// embedder.
+Status EmbedRecap(storage::Backend& backend, const storage::SegmentRow& segment,
+                  embed::Embedder* embedder);
 
 // Recap (LLM when available, else extractive; its source recorded), events
 // from the segment's user rows, and their profile facets. Run once per

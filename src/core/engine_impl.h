@@ -9,6 +9,7 @@
 #include "archivist/archive_writer.h"
 #include "base/background_worker.h"
 #include "core/hybrid_search.h"
+#include "core/recap_vectors.h"
 #include "core/vector_space.h"
 #include "embed/embedder.h"
 #include "llm/chat_client.h"
@@ -46,6 +47,9 @@ struct Engine::Impl {
   // Segment finalisation (recap, events, profile) runs here; declared after
   // the backend and the LLM client so it is destroyed (drained) first.
   std::unique_ptr<llm::ChatClient> llm;
+  // Recap vectors of the embedder's signature, for recall (null without an
+  // embedder).
+  std::unique_ptr<RecapVectors> recaps;
   std::unique_ptr<internal::BackgroundWorker> segment_worker;
 
   ~Impl();
@@ -67,6 +71,10 @@ struct Engine::Impl {
   // Search (search.cc).
   Result<SearchResponse> Search(const Principal& who, const SearchRequest& req);
   Result<RecallResponse> Recall(const Principal& who, const RecallRequest& req);
+  // Recaps of closed segments for recall: keyword side over the recap text,
+  // vector side over the recap vectors, fused like entries (episodic.cc).
+  Result<std::vector<RecallHit>> RecallRecaps(const std::string& query,
+                                              const std::vector<std::string>& terms, int limit);
   // Hybrid search parts (hybrid_search.cc): picks the vector space and query
   // vector (or records why the vector side is degraded), then gathers the
   // candidates of both sides with both signals.

@@ -1,7 +1,9 @@
 // The Archivist's engine side (spec 40): the per-turn episodic rows of
 // memory.turn_complete, the read methods and the MEMORY.md writer.
 
+#include <algorithm>
 #include <iostream>
+#include <map>
 
 #include "archivist/archive_writer.h"
 #include "archivist/memory_md.h"
@@ -9,6 +11,7 @@
 #include "archivist/segments.h"
 #include "archivist/turn_indexer.h"
 #include "core/engine_impl.h"
+#include "core/fusion.h"
 #include "core/validation.h"
 #include "text/query.h"
 #include "text/snippet.h"
@@ -124,7 +127,77 @@ Result<std::vector<EpisodicTurn>> Engine::Impl::SessionTurns(const Principal& wh
   return out;
 }
 
+Result<std::vector<RecallHit>> Engine::Impl::RecallRecaps(const std::string& query,
+                                                          const std::vector<std::string>& terms,
+                                                          int limit) {
+  const size_t k = static_cast<size_t>(std::max(4 * limit, 40));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentHit> keyword,
+                         backend->SearchSegments({.terms = terms, .limit = static_cast<int>(k)}));
+  std::vector<float> q;
+  if (recaps != nullptr) {
+    auto embedded = embedder->Embed(std::span<const std::string>(&query, 1));
+    // Without a query vector (embedder down, nothing to embed) recaps are
+    // ranked by their keyword side alone, as entries are.
+    if (embedded.ok() && embedded->size() == 1 && !embed::IsZeroVector((*embedded)[0])) {
+      q = std::move((*embedded)[0]);
+    }
+  }
+  std::map<std::string, size_t> at;
+  std::vector<storage::SegmentRow> rows;
+  std::vector<FusionInput> inputs;
+  for (storage::SegmentHit& h : keyword) {
+    at.emplace(h.row.id, rows.size());
+    inputs.push_back({.keyword = h.score, .updated_at = h.row.closed_at});
+    rows.push_back(std::move(h.row));
+  }
+  if (!q.empty()) {
+    MNEMO_ASSIGN_OR_RETURN(std::vector<RecapVectors::Hit> near,
+                           recaps->Nearest(q, k, std::nullopt));
+    for (const RecapVectors::Hit& n : near) {
+      const double cosine = std::clamp(n.cosine, 0.0, 1.0);
+      if (auto it = at.find(n.segment_id); it != at.end()) {
+        inputs[it->second].vector = cosine;
+        continue;
+      }
+      MNEMO_ASSIGN_OR_RETURN(std::optional<storage::SegmentRow> row,
+                             backend->GetSegment(n.segment_id));
+      if (!row || row->status != "closed" || row->recap.empty()) continue;
+      at.emplace(row->id, rows.size());
+      inputs.push_back({.vector = cosine, .updated_at = row->closed_at});
+      rows.push_back(std::move(*row));
+    }
+    // Keyword hits beyond the vector side's k still get their cosine.
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (!inputs[i].vector) {
+        if (auto c = recaps->Cosine(q, rows[i].id)) inputs[i].vector = std::clamp(*c, 0.0, 1.0);
+      }
+    }
+  }
+  for (size_t i = 0; i < rows.size(); ++i) inputs[i].key = rows[i].id;
+  const FusionOptions fusion{
+      .mode = config.search.fusion == "rrf" ? FusionMode::kRrf : FusionMode::kWeighted,
+      .vector_weight = config.search.vector_weight,
+      .keyword_weight = config.search.keyword_weight,
+      .vector_side = !q.empty()};
+  const std::vector<double> scores = FuseScores(inputs, fusion);
+  std::vector<RecallHit> out;
+  for (size_t i : RankOrder(inputs, scores)) {
+    if (static_cast<int>(out.size()) == limit) break;
+    if (scores[i] < config.search.min_relevance_score) break;
+    storage::SegmentRow& r = rows[i];
+    out.push_back({.source = "segment",
+                   .id = r.id,
+                   .key = r.session_id + "#seq" + std::to_string(r.first_seq) + "-" +
+                          std::to_string(r.last_seq),
+                   .category = r.recap_source,
+                   .content = std::move(r.recap),
+                   .score = scores[i]});
+  }
+  return out;
+}
+
 Status Engine::Impl::OpenArchivist() {
+  if (embedder != nullptr) recaps = std::make_unique<RecapVectors>(*backend, embedder->signature());
   MNEMO_ASSIGN_OR_RETURN(llm, llm::MakeChatClient(config.llm));
   segment_worker = std::make_unique<internal::BackgroundWorker>();
   return Status::Ok();
@@ -135,7 +208,8 @@ void Engine::Impl::PostFinalize(std::string segment_id) {
     archivist::FinalizeOptions options{.token_budget = config.llm.recap_token_budget,
                                        .events = config.learning.events_enabled,
                                        .profile = config.learning.profile_enabled,
-                                       .llm = llm.get()};
+                                       .llm = llm.get(),
+                                       .embedder = embedder.get()};
     if (Status s = archivist::FinalizeSegment(*backend, id, options, clock->NowMs()); !s.ok()) {
       std::cerr << "mnemo: warning: cannot finalise segment " << id << ": " << s.message() << "\n";
     }

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "embed/local_embeddings_server.h"
 #include "llm/local_chat_server.h"
@@ -153,6 +155,70 @@ TEST(ArchivistDrift, ATurnFarFromTheSegmentCentroidStartsANewSegment) {
     ASSERT_TRUE(r.ok());
     EXPECT_TRUE(r->closed_segment_id.empty());
   }
+}
+
+// Recaps join recall (spec 40 point 3, spec 10): each closed segment's recap
+// is embedded with the engine's embedder, so a query that shares no word
+// with it still finds it by meaning, and a keyword finds it too.
+TEST(ArchivistRecapRecall, RecapsAreFoundByVectorAndByKeyword) {
+  // Meaning, as this server sees it: texts about alpha or lambda point one
+  // way, everything else another.
+  embed::testing::LocalEmbeddingsServer embeddings([](int, const nlohmann::json& body,
+                                                      httplib::Response& res) {
+    nlohmann::json data = nlohmann::json::array();
+    for (size_t i = 0; i < body["input"].size(); ++i) {
+      const std::string text = body["input"][i];
+      const bool first =
+          text.find("alpha") != std::string::npos || text.find("lambda") != std::string::npos;
+      data.push_back({{"object", "embedding"},
+                      {"index", i},
+                      {"embedding",
+                       first ? std::vector<double>{1, 0, 0, 0} : std::vector<double>{0, 1, 0, 0}}});
+    }
+    res.set_content(nlohmann::json{{"object", "list"}, {"data", data}}.dump(), "application/json");
+  });
+  testing::TempDir dir;
+  Config config;
+  config.embedding.provider = "openai";
+  config.embedding.model = "test-model";
+  config.embedding.base_url = embeddings.base_url();
+  config.embedding.dimensions = 4;
+  auto e = Engine::Open({.workspace = dir.Sub("ws"), .config = config});
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  const Principal who;
+  for (const auto& [session, answer] : std::vector<std::pair<std::string, std::string>>{
+           {"a", "alpha is the first letter"}, {"b", "bravo is a word for it"}}) {
+    ASSERT_TRUE((*e)->TurnComplete(who, {.session_id = session,
+                                         .user_message = "Keep this in mind please.",
+                                         .assistant_response = answer})
+                    .ok());
+    auto end = (*e)->SessionEnd(who, session, /*sync=*/true);
+    ASSERT_TRUE(end.ok() && end->closed) << end.status().ToString();
+  }
+  // No word in common with either recap: only the vector side can find one.
+  auto found = (*e)->Recall(who, {.query = "lambda", .max_results = 10});
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  std::vector<std::string> segment_sessions;
+  for (const RecallHit& h : found->results) {
+    if (h.source == "segment") segment_sessions.push_back(h.key.substr(0, 1));
+  }
+  EXPECT_EQ(segment_sessions, std::vector<std::string>{"a"});
+  // A keyword of the other recap finds it, as a segment and as a turn.
+  found = (*e)->Recall(who, {.query = "bravo", .max_results = 10});
+  ASSERT_TRUE(found.ok());
+  bool segment = false;
+  bool turn = false;
+  for (const RecallHit& h : found->results) {
+    if (h.source == "segment") {
+      segment = true;
+      EXPECT_EQ(h.key, "b#seq0-1");
+      EXPECT_EQ(h.category, "extractive");
+      EXPECT_NE(h.content.find("bravo"), std::string::npos) << h.content;
+    }
+    turn = turn || h.source == "turn";
+  }
+  EXPECT_TRUE(segment);
+  EXPECT_TRUE(turn);
 }
 
 }  // namespace

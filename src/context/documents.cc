@@ -1,0 +1,63 @@
+#include "context/documents.h"
+
+#include <utility>
+
+#include "text/entities.h"
+#include "text/keywords.h"
+#include "text/summary.h"
+
+namespace mnemo::context {
+
+std::string EncodeEntity(std::string_view kind, std::string_view text) {
+  std::string out(kind);
+  out += ':';
+  out += text;
+  return out;
+}
+
+std::pair<std::string_view, std::string_view> DecodeEntity(std::string_view encoded) {
+  const size_t colon = encoded.find(':');
+  if (colon == std::string_view::npos) return {std::string_view(), encoded};
+  return {encoded.substr(0, colon), encoded.substr(colon + 1)};
+}
+
+Result<DocumentFields> DeriveFields(storage::Backend& backend, std::string_view computation_text) {
+  DocumentFields fields;
+  fields.summary = text::ExtractiveSummary({std::string(computation_text)}, kSummaryMaxBytes, {});
+  MNEMO_ASSIGN_OR_RETURN(int64_t n_docs, backend.CountDocuments(std::nullopt));
+  Status df_error;
+  const text::DocFreqFn df = [&](std::string_view token) -> int64_t {
+    const std::string terms[] = {std::string(token)};
+    Result<std::vector<int64_t>> counts = backend.DocumentFrequencies(terms);
+    if (!counts.ok() || counts->size() != 1) {
+      if (df_error.ok()) df_error = counts.ok() ? Internal("document frequency") : counts.status();
+      return 0;
+    }
+    return (*counts)[0];
+  };
+  fields.tags = text::TopKeywords(computation_text, kMaxTags, df, n_docs);
+  MNEMO_RETURN_IF_ERROR(df_error);
+  for (const text::Entity& e : text::ExtractEntities(computation_text)) {
+    if (fields.entities.size() == kMaxEntities) break;
+    fields.entities.push_back(EncodeEntity(text::EntityKindName(e.kind), e.text));
+  }
+  return fields;
+}
+
+Result<storage::DocumentPut> StoreDocument(storage::Backend& backend, NewDocument doc) {
+  MNEMO_ASSIGN_OR_RETURN(DocumentFields fields, DeriveFields(backend, doc.computation_text));
+  storage::DocumentRow row;
+  row.owner = std::move(doc.owner);
+  row.source = std::move(doc.source);
+  row.meta = std::move(doc.meta);
+  row.content = std::move(doc.content);
+  row.search_text = std::move(doc.computation_text);
+  row.summary = std::move(fields.summary);
+  row.tags = std::move(fields.tags);
+  row.entities = std::move(fields.entities);
+  row.created_at = doc.now;
+  row.updated_at = doc.now;
+  return backend.PutDocument(row);
+}
+
+}  // namespace mnemo::context

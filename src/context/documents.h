@@ -1,0 +1,51 @@
+// Documents (spec 50, "Context window and documents"): evidence kept as it
+// was written — context events that left the window, the raw prose of a
+// closed segment (spec 40), anything given to memory.doc_put. The content is
+// stored byte for byte; the summary, tags and entities are derived from the
+// computation text (spec 00) and can be derived again (reindex).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "mnemo/status.h"
+#include "mnemo/types.h"
+#include "storage/backend.h"
+
+namespace mnemo::context {
+
+// Sizes of the derived fields.
+inline constexpr size_t kSummaryMaxBytes = 600;
+inline constexpr size_t kMaxTags = 8;
+inline constexpr size_t kMaxEntities = 64;
+
+struct DocumentFields {
+  std::string summary;                // extractive (text/summary.h)
+  std::vector<std::string> tags;      // top keywords by TF-IDF against the store
+  std::vector<std::string> entities;  // "<kind>:<text>" (EncodeEntity)
+};
+
+// "<kind>:<text>", e.g. "email:sarah@example.com"; kinds hold no ':'.
+std::string EncodeEntity(std::string_view kind, std::string_view text);
+// The (kind, text) of an encoded entity; kind "" when it has no ':'.
+std::pair<std::string_view, std::string_view> DecodeEntity(std::string_view encoded);
+
+// Summary, tags (document frequencies from `backend`) and entities of a
+// document whose computation text is `computation_text`.
+Result<DocumentFields> DeriveFields(storage::Backend& backend, std::string_view computation_text);
+
+struct NewDocument {
+  std::string owner = "local";
+  std::string source;
+  std::string meta;              // a JSON object's text ("" = none)
+  std::string content;           // stored as given
+  std::string computation_text;  // what every index reads
+  TimeMs now = 0;
+};
+
+// Derives the fields and stores the document; an owner's second copy of the
+// same content is not stored again (created = false, the first returned).
+Result<storage::DocumentPut> StoreDocument(storage::Backend& backend, NewDocument doc);
+
+}  // namespace mnemo::context

@@ -1,0 +1,57 @@
+// The recap vectors of one embedder signature (spec 40, "When a segment
+// closes", point 3), held in memory for recall. Storage is the truth: the
+// cache only ever catches up with Backend::SegmentVectorsSince, so recaps
+// embedded by other processes, and replaced ones, arrive the same way.
+// Recaps are few (one per segment), so the nearest ones are found by an
+// exact scan.
+//
+// Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "storage/backend.h"
+
+namespace mnemo {
+
+class RecapVectors {
+ public:
+  RecapVectors(storage::Backend& backend, std::string signature)
+      : backend_(backend), signature_(std::move(signature)) {}
+
+  struct Hit {
+    std::string segment_id;
+    double cosine = 0;
+  };
+
+  // The k recaps most similar to the unit vector `q` (cosine descending,
+  // then segment id), after catching up with storage; only `owner`'s when
+  // given. Vectors of another dimension are skipped.
+  Result<std::vector<Hit>> Nearest(std::span<const float> q, size_t k,
+                                   const std::optional<std::string>& owner);
+  // The cosine of `q` with the stored recap vector of `segment_id`, if any
+  // (as of the last catch-up).
+  std::optional<double> Cosine(std::span<const float> q, const std::string& segment_id) const;
+
+ private:
+  struct Item {
+    std::string owner;
+    std::vector<float> vector;
+  };
+  Status CatchUp();
+
+  storage::Backend& backend_;
+  const std::string signature_;
+  mutable std::mutex mu_;
+  int64_t version_ = 0;
+  std::map<std::string, Item> items_;  // by segment id
+};
+
+}  // namespace mnemo
