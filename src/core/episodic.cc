@@ -209,7 +209,8 @@ void Engine::Impl::PostFinalize(std::string segment_id) {
                                        .events = config.learning.events_enabled,
                                        .profile = config.learning.profile_enabled,
                                        .llm = llm.get(),
-                                       .embedder = embedder.get()};
+                                       .embedder = embedder.get(),
+                                       .documents = config.learning.chat_to_documents_enabled};
     if (Status s = archivist::FinalizeSegment(*backend, id, options, clock->NowMs()); !s.ok()) {
       std::cerr << "mnemo: warning: cannot finalise segment " << id << ": " << s.message() << "\n";
     }
