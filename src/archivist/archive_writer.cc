@@ -1,12 +1,15 @@
 #include "archivist/archive_writer.h"
 
+#include <algorithm>
 #include <iostream>
 #include <utility>
 
 namespace mnemo::archivist {
 
-ArchiveWriter::ArchiveWriter(std::string archive_root)
-    : root_(std::move(archive_root)), thread_([this] { Run(); }) {}
+ArchiveWriter::ArchiveWriter(std::string archive_root, size_t max_backlog)
+    : root_(std::move(archive_root)),
+      max_backlog_(std::max<size_t>(max_backlog, 1)),
+      thread_([this] { Run(); }) {}
 
 ArchiveWriter::~ArchiveWriter() {
   {
@@ -19,9 +22,11 @@ ArchiveWriter::~ArchiveWriter() {
 
 void ArchiveWriter::Enqueue(std::vector<ArchiveRow> rows) {
   {
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
+    done_cv_.wait(lock, [&] { return stop_ || queue_.size() < max_backlog_; });
     for (ArchiveRow& r : rows) queue_.push_back(std::move(r));
     queued_ += static_cast<int64_t>(rows.size());
+    peak_backlog_ = std::max(peak_backlog_, queue_.size());
   }
   work_cv_.notify_one();
 }
@@ -35,6 +40,11 @@ void ArchiveWriter::Flush() {
 int64_t ArchiveWriter::problems() const {
   std::lock_guard lock(mu_);
   return problems_;
+}
+
+size_t ArchiveWriter::peak_backlog() const {
+  std::lock_guard lock(mu_);
+  return peak_backlog_;
 }
 
 void ArchiveWriter::Run() {

@@ -2,6 +2,9 @@
 // background thread, so memory.turn_complete does not wait for file creation
 // and fsync (the archive is best effort: the database holds every row).
 // Flush() waits for everything queued so far ("sync": true, tests, close).
+// The queue is bounded: when turns arrive faster than files can be written,
+// Enqueue waits for room (back-pressure) instead of growing without limit or
+// dropping a file.
 #pragma once
 
 #include <condition_variable>
@@ -18,7 +21,10 @@ namespace mnemo::archivist {
 
 class ArchiveWriter {
  public:
-  explicit ArchiveWriter(std::string archive_root);
+  // Rows waiting at most (one Enqueue may go past it by its own rows).
+  static constexpr size_t kDefaultMaxBacklog = 8192;
+
+  explicit ArchiveWriter(std::string archive_root, size_t max_backlog = kDefaultMaxBacklog);
   // Writes what is queued, then stops.
   ~ArchiveWriter();
   ArchiveWriter(const ArchiveWriter&) = delete;
@@ -29,11 +35,14 @@ class ArchiveWriter {
   void Flush();
   // Rows that failed or already existed so far (each one logged).
   int64_t problems() const;
+  // The longest the queue has been (tests of the bound).
+  size_t peak_backlog() const;
 
  private:
   void Run();
 
   const std::string root_;
+  const size_t max_backlog_;
   mutable std::mutex mu_;
   std::condition_variable work_cv_;
   std::condition_variable done_cv_;
@@ -41,6 +50,7 @@ class ArchiveWriter {
   int64_t queued_ = 0;   // rows ever queued
   int64_t written_ = 0;  // rows ever handled
   int64_t problems_ = 0;
+  size_t peak_backlog_ = 0;
   bool stop_ = false;
   std::thread thread_;
 };
