@@ -3,7 +3,7 @@
 namespace mnemo::storage {
 
 bool IsSystemNamespace(std::string_view ns) {
-  return ns.starts_with("tool-") || ns == "tool_effectiveness";
+  return ns.starts_with("tool-") || ns == "tool_effectiveness" || ns == kToolRegistryNamespace;
 }
 
 }  // namespace mnemo::storage

@@ -18,8 +18,10 @@
 
 #include "mnemo/status.h"
 #include "mnemo/types.h"
+#include "storage/context_events.h"
 #include "storage/documents.h"
 #include "storage/episodic.h"
+#include "storage/graph.h"
 
 namespace mnemo::storage {
 
@@ -39,9 +41,11 @@ struct EntryFilter {
   ReadScope scope;
 };
 
-// True for the system namespaces `tool-*` and `tool_effectiveness` (spec 10):
-// left out of unfiltered search and list.
+// True for the system namespaces `tool-*`, `tool_effectiveness` (spec 10)
+// and `tool_registry` (spec 50): left out of unfiltered search and list.
 bool IsSystemNamespace(std::string_view ns);
+// Where memory.tool_register persists tool declarations (one entry per tool).
+inline constexpr std::string_view kToolRegistryNamespace = "tool_registry";
 
 // A write of one entry, addressed by (owner, ns, key).
 struct EntryWrite {
@@ -198,6 +202,12 @@ class Backend {
   // Best `limit` rows matching any term: score descending, then timestamp
   // descending, then id.
   virtual Result<std::vector<TurnHit>> SearchTurns(const TurnQuery& query) = 0;
+  // Up to `limit` rows of every owner with id > after_id, by id (reindex).
+  virtual Result<std::vector<TurnRow>> TurnsAfter(int64_t after_id, int limit) = 0;
+  // Replaces the text the keyword index reads for row `id` (its stored
+  // fields never change): `mnemo reindex` after a tool registry change.
+  // kNotFound when there is no such row.
+  virtual Status ReplaceTurnSearchText(int64_t id, std::string_view search_text) = 0;
 
   // Segments (SegmentRow). The session's open segment, if any.
   virtual Result<std::optional<SegmentRow>> OpenSegment(std::string_view owner,
@@ -313,6 +323,53 @@ class Backend {
                                        std::string_view summary, std::span<const std::string> tags,
                                        std::span<const std::string> entities,
                                        TimeMs updated_at) = 0;
+
+  // --- Context events (spec 50; context_events.h).
+
+  // Appends `row` to its (owner, session) with the next sequence number
+  // (one more than any the session ever had, deleted events included),
+  // assigned in the writing transaction: concurrent appends (threads or
+  // processes) never share or skip a number. Returns the row with id and seq
+  // set. kInvalidArgument for a blank owner or session_id.
+  virtual Result<ContextEventRow> AppendContextEvent(const ContextEventRow& row) = 0;
+  // The events of (owner, session), by seq.
+  virtual Result<std::vector<ContextEventRow>> ContextEvents(std::string_view owner,
+                                                             std::string_view session_id) = 0;
+  // Best `limit` events whose search_text matches any term: score
+  // descending, then seq descending, then id. The owner and session filters
+  // apply before the limit.
+  virtual Result<std::vector<ContextEventHit>> SearchContextEvents(
+      const ContextEventQuery& query) = 0;
+  // Deletes, in one transaction, the events of (owner, session) with
+  // seq <= up_to_seq; returns how many.
+  virtual Result<int64_t> DeleteContextEventsUpTo(std::string_view owner,
+                                                  std::string_view session_id,
+                                                  int64_t up_to_seq) = 0;
+  // Deletes, in one transaction, the events with these ids (missing ones
+  // are skipped); returns how many.
+  virtual Result<int64_t> DeleteContextEventsByIds(std::span<const int64_t> ids) = 0;
+
+  // --- Graph (spec 50; graph.h).
+
+  // Stores `row` (ids, normalisation and checks of graph_rules.h
+  // NewTripleRow) in one write transaction (SQLite: serialised with other
+  // processes too). When the owner already has a current triple with the
+  // same subject, predicate and object, that one is refreshed instead:
+  // confidence becomes the larger of both, nothing else changes, created =
+  // false. Otherwise the row is added and, when `single_valued`, every other
+  // current triple of the same (owner, subject, predicate) gets valid_to =
+  // SupersededAt (it stays stored as history) and is listed in `superseded`.
+  // So an owner never has two current triples of a single-valued
+  // (subject, predicate), whatever the concurrency.
+  virtual Result<TripleUpsert> UpsertTriple(const TripleRow& row, bool single_valued) = 0;
+  // Triples matching every filter of `query`, in TripleOrder (graph_rules.h):
+  // subject, predicate, current before history, newest valid_from first,
+  // object, id. At most `limit` (none when limit <= 0).
+  virtual Result<std::vector<TripleRow>> QueryTriples(const TripleQuery& query) = 0;
+  // Deletes every triple (current and history) whose source is `source`,
+  // in one transaction; returns how many. Superseded triples of other
+  // sources are not revived.
+  virtual Result<int64_t> DeleteTriplesFromSource(std::string_view source) = 0;
 
   // --- Vectors (spec 20). One vector per (entry, signature); deleting an
   // entry or changing its text deletes its vectors in the same transaction.

@@ -195,6 +195,43 @@ TEST_P(EpisodicConformance, SearchReadsTheSearchTextInEnglishAndChinese) {
   EXPECT_THAT(Found("数据库"), ElementsAre("我们明天讨论数据库迁移"));
 }
 
+TEST_P(EpisodicConformance, ReplacedSearchTextIsWhatSearchReadsAndNothingStoredChanges) {
+  TurnWrite w = Row("s", "assistant", "stored answer");
+  w.search_text = "alpha words";
+  w.row.tool_calls_json = R"([{"name":"t","output":"{\"k\":1}"}])";
+  const std::vector<TurnRow> rows = Append({Row("s", "user", "question"), w});
+  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_TRUE(backend_->ReplaceTurnSearchText(rows[1].id, "beta words").ok());
+  EXPECT_TRUE(Found("alpha").empty());
+  EXPECT_THAT(Found("beta"), ElementsAre("stored answer"));
+  EXPECT_THAT(Found("words"), ElementsAre("stored answer"));
+  // Twice in a row: the old index row is really gone, the new one counted once.
+  ASSERT_TRUE(backend_->ReplaceTurnSearchText(rows[1].id, "gamma").ok());
+  EXPECT_TRUE(Found("beta").empty());
+  EXPECT_THAT(Found("gamma"), ElementsAre("stored answer"));
+  auto stored = backend_->SessionTurns("local", "s", 0, INT64_MAX);
+  ASSERT_TRUE(stored.ok());
+  ASSERT_EQ(stored->size(), 2u);
+  EXPECT_EQ((*stored)[1].content, "stored answer");
+  EXPECT_EQ((*stored)[1].tool_calls_json, w.row.tool_calls_json);
+  EXPECT_EQ(backend_->ReplaceTurnSearchText(rows[1].id + 100, "x").code(), StatusCode::kNotFound);
+}
+
+TEST_P(EpisodicConformance, TurnsAfterPagesEveryOwnersRowsById) {
+  Append({Row("s1", "user", "a"), Row("s1", "assistant", "b")});
+  Append({Row("s2", "user", "c", 1000, "bob")});
+  auto first = backend_->TurnsAfter(0, 2);
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ(first->size(), 2u);
+  EXPECT_EQ((*first)[0].content, "a");
+  EXPECT_EQ((*first)[1].content, "b");
+  auto rest = backend_->TurnsAfter((*first)[1].id, 2);
+  ASSERT_TRUE(rest.ok());
+  ASSERT_EQ(rest->size(), 1u);
+  EXPECT_EQ((*rest)[0].owner, "bob");
+  EXPECT_TRUE(backend_->TurnsAfter((*rest)[0].id, 2)->empty());
+}
+
 TEST_P(EpisodicConformance, SearchFiltersByOwnerAndSessionBeforeTheLimit) {
   for (int i = 0; i < 5; ++i) Append({Row("other", "user", "shared words here")});
   Append({Row("mine", "user", "shared words here too")});

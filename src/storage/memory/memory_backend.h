@@ -60,6 +60,8 @@ class MemoryBackend final : public Backend {
   Result<std::vector<TurnRow>> SessionTurns(std::string_view owner, std::string_view session_id,
                                             int64_t from_seq, int64_t to_seq) override;
   Result<std::vector<TurnHit>> SearchTurns(const TurnQuery& query) override;
+  Result<std::vector<TurnRow>> TurnsAfter(int64_t after_id, int limit) override;
+  Status ReplaceTurnSearchText(int64_t id, std::string_view search_text) override;
   Result<std::optional<SegmentRow>> OpenSegment(std::string_view owner,
                                                 std::string_view session_id) override;
   Status PutSegment(const SegmentRow& s) override;
@@ -93,6 +95,18 @@ class MemoryBackend final : public Backend {
   Status UpdateDocumentDerived(std::string_view id, std::string_view search_text,
                                std::string_view summary, std::span<const std::string> tags,
                                std::span<const std::string> entities, TimeMs updated_at) override;
+  // Context events: *_context_events.cc.
+  Result<ContextEventRow> AppendContextEvent(const ContextEventRow& row) override;
+  Result<std::vector<ContextEventRow>> ContextEvents(std::string_view owner,
+                                                     std::string_view session_id) override;
+  Result<std::vector<ContextEventHit>> SearchContextEvents(const ContextEventQuery& query) override;
+  Result<int64_t> DeleteContextEventsUpTo(std::string_view owner, std::string_view session_id,
+                                          int64_t up_to_seq) override;
+  Result<int64_t> DeleteContextEventsByIds(std::span<const int64_t> ids) override;
+  // Graph: *_graph.cc.
+  Result<TripleUpsert> UpsertTriple(const TripleRow& row, bool single_valued) override;
+  Result<std::vector<TripleRow>> QueryTriples(const TripleQuery& query) override;
+  Result<int64_t> DeleteTriplesFromSource(std::string_view source) override;
   Result<int64_t> ToolRulesGeneration() override;
   Status ForEach(const ReadScope& scope, std::string_view ns_prefix,
                  const std::function<Status(const Entry&)>& fn) override;
@@ -238,6 +252,19 @@ class MemoryBackend final : public Backend {
   std::map<std::pair<std::string, std::string>, int64_t> document_hashes_;  // owner, content_hash
   TextIndex document_index_;
   int64_t next_document_row_ = 1;
+  // Context events (memory_context_events.cc) by id, indexed like
+  // context_events_fts; the next seq of each (owner, session) survives the
+  // deletion of its events.
+  std::map<int64_t, ContextEventRow> context_events_;
+  std::map<std::tuple<std::string, std::string, int64_t>, int64_t> context_by_session_;
+  std::map<std::pair<std::string, std::string>, int64_t> context_next_seq_;
+  TextIndex context_index_;
+  int64_t next_context_id_ = 1;
+  // Removes context event `id` (present) and its index row.
+  void EraseContextEventLocked(int64_t id);
+  // Triples (memory_graph.cc) by row, in insertion order.
+  std::map<int64_t, TripleRow> triples_;
+  int64_t next_triple_row_ = 1;
   VectorLogTrimPolicy trim_;
 };
 

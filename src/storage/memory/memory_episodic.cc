@@ -30,6 +30,20 @@ void IndexDoc(std::string_view text, int64_t id, Doc& doc, Postings& postings,
   total_tokens += doc.length;
 }
 
+// Undoes IndexDoc of document `id`.
+template <typename Doc>
+void UnindexDoc(int64_t id, Doc& doc, Postings& postings, int64_t& total_tokens) {
+  for (const auto& [token, count] : doc.frequency) {
+    auto it = postings.find(token);
+    if (it == postings.end()) continue;
+    it->second.erase(id);
+    if (it->second.empty()) postings.erase(it);
+  }
+  total_tokens -= doc.length;
+  doc.frequency.clear();
+  doc.length = 0;
+}
+
 // Every document of `docs` that contains one of `terms` (distinct) and
 // passes `keep`, with the score mnemo_score gives it: the corpus is every
 // document, as FTS5 counts it.
@@ -128,6 +142,25 @@ Result<std::vector<TurnHit>> MemoryBackend::SearchTurns(const TurnQuery& query) 
   });
   Truncate(hits, query.limit);
   return hits;
+}
+
+Result<std::vector<TurnRow>> MemoryBackend::TurnsAfter(int64_t after_id, int limit) {
+  std::shared_lock lock(mu_);
+  std::vector<TurnRow> rows;
+  for (auto it = turns_.upper_bound(after_id);
+       it != turns_.end() && rows.size() < static_cast<size_t>(std::max(limit, 0)); ++it) {
+    rows.push_back(it->second.row);
+  }
+  return rows;
+}
+
+Status MemoryBackend::ReplaceTurnSearchText(int64_t id, std::string_view search_text) {
+  std::unique_lock lock(mu_);
+  auto it = turns_.find(id);
+  if (it == turns_.end()) return NotFound("no turn " + std::to_string(id));
+  UnindexDoc(id, it->second, turn_postings_, turn_tokens_);
+  IndexDoc(search_text, id, it->second, turn_postings_, turn_tokens_);
+  return Status::Ok();
 }
 
 Result<std::optional<SegmentRow>> MemoryBackend::OpenSegment(std::string_view owner,

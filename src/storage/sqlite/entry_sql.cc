@@ -44,7 +44,9 @@ SqlFilter BuildFilter(const EntryFilter& filter) {
     f.params.push_back(*filter.ns);
   } else {
     // GLOB, not LIKE: LIKE ignores case and would hide "Tool-x" as well.
-    f.where += " AND e.namespace NOT GLOB 'tool-*' AND e.namespace <> 'tool_effectiveness'";
+    f.where +=
+        " AND e.namespace NOT GLOB 'tool-*' AND e.namespace NOT IN ('tool_effectiveness', "
+        "'tool_registry')";
   }
   for (const std::string& tag : filter.tags) {
     f.where += " AND EXISTS (SELECT 1 FROM json_each(e.tags) WHERE json_each.value = ?)";

@@ -239,6 +239,69 @@ CREATE UNIQUE INDEX segment_vectors_by_version ON segment_vectors (signature, ve
 INSERT INTO generations (name, value) VALUES ('segment_vectors', 0);
 )sql";
 
+// Schema v7: the graph (spec 50, "Graph"; storage/graph.h).
+//   triples: subject–predicate–object with provenance and validity.
+//     `subject_key` / `object_key` are graph_rules.h TripleTermKey of subject
+//     and object (ASCII case-folded), what upserts and queries compare.
+//     `valid_to` NULL: current. The partial unique index keeps one current
+//     row per (owner, subject, predicate, object); UpsertTriple ends the
+//     other current rows of a single-valued predicate in its transaction.
+constexpr const char* kSchemaV7 = R"sql(
+CREATE TABLE triples (
+  rowid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  owner TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  subject_key TEXT NOT NULL,
+  predicate TEXT NOT NULL,
+  object TEXT NOT NULL,
+  object_key TEXT NOT NULL,
+  confidence REAL NOT NULL,
+  source TEXT NOT NULL DEFAULT '',
+  sentence TEXT NOT NULL DEFAULT '',
+  valid_from INTEGER NOT NULL,
+  valid_to INTEGER,
+  created_at INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX triples_current ON triples (owner, subject_key, predicate, object_key)
+  WHERE valid_to IS NULL;
+CREATE INDEX triples_by_subject ON triples (subject_key, predicate);
+CREATE INDEX triples_by_object ON triples (object_key);
+CREATE INDEX triples_by_source ON triples (source);
+)sql";
+
+// Schema v8: context events (spec 50, "Context window and documents").
+//   context_events: one row per memory.context_append, `event_json` byte for
+//     byte as received; `id` (AUTOINCREMENT: never reused) is the rowid of
+//     the contentless `context_events_fts` over `search_text` (the event's
+//     computation text, kept so the row can be unindexed exactly);
+//     doc_length as for entries.
+//   context_sessions: the next seq of each (owner, session), raised in the
+//     appending transaction, so a seq is never handed out twice even after
+//     the events that had it are deleted (pruned).
+constexpr const char* kSchemaV8 = R"sql(
+CREATE TABLE context_events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  owner TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  event_json TEXT NOT NULL,
+  search_text TEXT NOT NULL,
+  timestamp_ms INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  doc_length INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (owner, session_id, seq)
+);
+CREATE TABLE context_sessions (
+  owner TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  next_seq INTEGER NOT NULL,
+  PRIMARY KEY (owner, session_id)
+) WITHOUT ROWID;
+CREATE VIRTUAL TABLE context_events_fts USING fts5(body, content='', columnsize=0,
+  tokenize='mnemo');
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "entries and their full-text index", kSchemaV1},
     {2, "entry vectors and their change log", kSchemaV2},
@@ -246,6 +309,8 @@ constexpr Migration kMigrations[] = {
     {4, "episodic turns and their full-text index", kSchemaV4},
     {5, "segments, events and profile facets", kSchemaV5},
     {6, "documents, recap search and recap vectors", kSchemaV6, IndexExistingRecaps},
+    {7, "the graph: subject-predicate-object triples", kSchemaV7},
+    {8, "context events and their full-text index", kSchemaV8},
 };
 
 int64_t NowMs() {

@@ -49,6 +49,8 @@ class SqliteBackend final : public Backend {
   Result<std::vector<TurnRow>> SessionTurns(std::string_view owner, std::string_view session_id,
                                             int64_t from_seq, int64_t to_seq) override;
   Result<std::vector<TurnHit>> SearchTurns(const TurnQuery& query) override;
+  Result<std::vector<TurnRow>> TurnsAfter(int64_t after_id, int limit) override;
+  Status ReplaceTurnSearchText(int64_t id, std::string_view search_text) override;
   Result<std::optional<SegmentRow>> OpenSegment(std::string_view owner,
                                                 std::string_view session_id) override;
   Status PutSegment(const SegmentRow& s) override;
@@ -82,6 +84,18 @@ class SqliteBackend final : public Backend {
   Status UpdateDocumentDerived(std::string_view id, std::string_view search_text,
                                std::string_view summary, std::span<const std::string> tags,
                                std::span<const std::string> entities, TimeMs updated_at) override;
+  // Context events: *_context_events.cc.
+  Result<ContextEventRow> AppendContextEvent(const ContextEventRow& row) override;
+  Result<std::vector<ContextEventRow>> ContextEvents(std::string_view owner,
+                                                     std::string_view session_id) override;
+  Result<std::vector<ContextEventHit>> SearchContextEvents(const ContextEventQuery& query) override;
+  Result<int64_t> DeleteContextEventsUpTo(std::string_view owner, std::string_view session_id,
+                                          int64_t up_to_seq) override;
+  Result<int64_t> DeleteContextEventsByIds(std::span<const int64_t> ids) override;
+  // Graph: *_graph.cc.
+  Result<TripleUpsert> UpsertTriple(const TripleRow& row, bool single_valued) override;
+  Result<std::vector<TripleRow>> QueryTriples(const TripleQuery& query) override;
+  Result<int64_t> DeleteTriplesFromSource(std::string_view source) override;
   Result<int64_t> ToolRulesGeneration() override;
   Status ForEach(const ReadScope& scope, std::string_view ns_prefix,
                  const std::function<Status(const Entry&)>& fn) override;

@@ -188,6 +188,44 @@ Result<std::vector<TurnHit>> SqliteBackend::SearchTurns(const TurnQuery& query) 
   });
 }
 
+Result<std::vector<TurnRow>> SqliteBackend::TurnsAfter(int64_t after_id, int limit) {
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(Statement s, db->Prepare(std::string("SELECT ") + kTurnColumns +
+                                                      " FROM turns t WHERE t.id > ? ORDER BY t.id "
+                                                      "LIMIT ?",
+                                                  "read turns"));
+  s.Bind(1, after_id);
+  s.Bind(2, static_cast<int64_t>(std::max(limit, 0)));
+  return ReadAll<TurnRow>(s, "read turns", ReadTurn);
+}
+
+Status SqliteBackend::ReplaceTurnSearchText(int64_t id, std::string_view search_text) {
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  std::string old_text;
+  {
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement find, db.Prepare("SELECT search_text FROM turns WHERE id = ?", "find the turn"));
+    find.Bind(1, id);
+    MNEMO_ASSIGN_OR_RETURN(bool found, find.Step("find the turn"));
+    if (!found) return NotFound("no turn " + std::to_string(id));
+    old_text = std::string(find.ColumnText(0));
+  }
+  MNEMO_RETURN_IF_ERROR(UnindexFtsRow(db, "turns_fts", id, {{"body", old_text}}));
+  MNEMO_ASSIGN_OR_RETURN(int64_t length, IndexFtsRow(db, "turns_fts", id, {{"body", search_text}}));
+  {
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement put, db.Prepare("UPDATE turns SET search_text = ?, doc_length = ? WHERE id = ?",
+                                  "replace the turn's search text"));
+    put.Bind(1, search_text);
+    put.Bind(2, length);
+    put.Bind(3, id);
+    MNEMO_RETURN_IF_ERROR(put.Run("replace the turn's search text"));
+  }
+  return txn.Commit();
+}
+
 Result<std::optional<SegmentRow>> SqliteBackend::OpenSegment(std::string_view owner,
                                                              std::string_view session_id) {
   ReaderLease db = AcquireReader();

@@ -34,11 +34,11 @@ TEST(Migrations, NewDatabaseGetsTheLatestVersionOnce) {
   auto v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(*v, LatestSchemaVersion());
-  EXPECT_EQ(LatestSchemaVersion(), 6);
+  EXPECT_EQ(LatestSchemaVersion(), 8);
   v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok());
-  EXPECT_EQ(*v, 6);
-  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 6);
+  EXPECT_EQ(*v, 8);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 8);
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'entries_fts'"), 1);
 }
 
@@ -96,7 +96,7 @@ TEST(Migrations, V6IndexesTheRecapsOfAnExistingV5Database) {
   auto b = OpenSqliteBackend({.path = path});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   Backend& backend = **b;
-  EXPECT_EQ(backend.schema_version(), 6);
+  EXPECT_EQ(backend.schema_version(), 8);
   auto hits = backend.SearchSegments({.terms = text::QueryTerms("postgresql")});
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   ASSERT_EQ(hits->size(), 1u);
@@ -127,6 +127,39 @@ TEST(Migrations, V6IndexesTheRecapsOfAnExistingV5Database) {
   ASSERT_TRUE(vectors.ok());
   ASSERT_EQ(vectors->size(), 1u);
   EXPECT_EQ((*vectors)[0].version, 1);
+}
+
+// A version-7 database with documents gains context events in place; the
+// documents stay, and the events get seqs from 0.
+TEST(Migrations, V8AddsContextEventsToAnExistingV7Database) {
+  testing::TempDir dir;
+  const std::string path = dir.File("mnemo.db");
+  {
+    auto conn = OpenRaw(path);
+    ASSERT_NE(conn, nullptr);
+    auto v = Migrate(*conn, SchemaMigrations().first(7));
+    ASSERT_TRUE(v.ok()) << v.status().ToString();
+    ASSERT_EQ(*v, 7);
+    EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'context_events'"), 0);
+  }
+  {
+    auto b = OpenSqliteBackend({.path = path});
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    ASSERT_TRUE((*b)->PutDocument({.content = "kept", .search_text = "kept"}).ok());
+  }
+  auto b = OpenSqliteBackend({.path = path});
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ((*b)->schema_version(), 8);
+  auto e = (*b)->AppendContextEvent(
+      {.session_id = "s", .event_json = "{}", .search_text = "pelican", .timestamp_ms = 1});
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_EQ(e->seq, 0);
+  auto hits = (*b)->SearchContextEvents({.terms = text::QueryTerms("pelican")});
+  ASSERT_TRUE(hits.ok());
+  EXPECT_EQ(hits->size(), 1u);
+  auto count = (*b)->CountDocuments(std::nullopt);
+  ASSERT_TRUE(count.ok());
+  EXPECT_EQ(*count, 1);
 }
 
 TEST(Migrations, AppliesOnlyTheMissingOnesInOrder) {

@@ -64,7 +64,7 @@ TEST(SqliteBackend, DataSurvivesCloseAndReopen) {
   ASSERT_TRUE(hits.ok());
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].entry.id, id);
-  EXPECT_EQ(b->schema_version(), 6);
+  EXPECT_EQ(b->schema_version(), 8);
 }
 
 TEST(SqliteBackend, UsesWalMode) {

@@ -1,0 +1,97 @@
+// Context events in memory: the semantics, scores and order of the SQLite
+// table `context_events` and its index `context_events_fts`.
+#include <algorithm>
+#include <mutex>
+#include <shared_mutex>
+
+#include "storage/context_event_rules.h"
+#include "storage/entry_rules.h"
+#include "storage/memory/memory_backend.h"
+
+namespace mnemo::storage::internal {
+
+Result<ContextEventRow> MemoryBackend::AppendContextEvent(const ContextEventRow& row) {
+  MNEMO_RETURN_IF_ERROR(ValidateContextEvent(row));
+  ContextEventRow out = row;
+  std::unique_lock lock(mu_);
+  out.seq = context_next_seq_[{out.owner, out.session_id}]++;
+  out.id = next_context_id_++;
+  context_index_.Add(out.id, {out.search_text});
+  context_by_session_[{out.owner, out.session_id, out.seq}] = out.id;
+  context_events_[out.id] = out;
+  return out;
+}
+
+Result<std::vector<ContextEventRow>> MemoryBackend::ContextEvents(std::string_view owner,
+                                                                  std::string_view session_id) {
+  std::shared_lock lock(mu_);
+  std::vector<ContextEventRow> out;
+  const std::string o(owner);
+  const std::string s(session_id);
+  for (auto it = context_by_session_.lower_bound({o, s, INT64_MIN});
+       it != context_by_session_.end() && std::get<0>(it->first) == o &&
+       std::get<1>(it->first) == s;
+       ++it) {
+    out.push_back(context_events_.at(it->second));
+  }
+  return out;
+}
+
+Result<std::vector<ContextEventHit>> MemoryBackend::SearchContextEvents(
+    const ContextEventQuery& query) {
+  const std::vector<std::string> terms = DistinctTerms(query.terms);
+  if (terms.empty() || query.limit <= 0) return std::vector<ContextEventHit>();
+  std::shared_lock lock(mu_);
+  std::vector<ContextEventHit> hits;
+  for (const auto& [id, score] : context_index_.Score(terms, [&](int64_t id) {
+         const ContextEventRow& r = context_events_.at(id);
+         return (query.all || r.owner == query.owner) &&
+                (!query.session_id || r.session_id == *query.session_id);
+       })) {
+    hits.push_back({.row = context_events_.at(id), .score = score});
+  }
+  std::sort(hits.begin(), hits.end(), [](const ContextEventHit& a, const ContextEventHit& b) {
+    if (a.score != b.score) return a.score > b.score;
+    if (a.row.seq != b.row.seq) return a.row.seq > b.row.seq;
+    return a.row.id < b.row.id;
+  });
+  if (hits.size() > static_cast<size_t>(query.limit)) hits.resize(static_cast<size_t>(query.limit));
+  return hits;
+}
+
+void MemoryBackend::EraseContextEventLocked(int64_t id) {
+  const ContextEventRow& r = context_events_.at(id);
+  context_index_.Remove(id);
+  context_by_session_.erase({r.owner, r.session_id, r.seq});
+  context_events_.erase(id);
+}
+
+Result<int64_t> MemoryBackend::DeleteContextEventsUpTo(std::string_view owner,
+                                                       std::string_view session_id,
+                                                       int64_t up_to_seq) {
+  std::unique_lock lock(mu_);
+  const std::string o(owner);
+  const std::string s(session_id);
+  std::vector<int64_t> doomed;
+  for (auto it = context_by_session_.lower_bound({o, s, INT64_MIN});
+       it != context_by_session_.end() && std::get<0>(it->first) == o &&
+       std::get<1>(it->first) == s && std::get<2>(it->first) <= up_to_seq;
+       ++it) {
+    doomed.push_back(it->second);
+  }
+  for (const int64_t id : doomed) EraseContextEventLocked(id);
+  return static_cast<int64_t>(doomed.size());
+}
+
+Result<int64_t> MemoryBackend::DeleteContextEventsByIds(std::span<const int64_t> ids) {
+  std::unique_lock lock(mu_);
+  int64_t deleted = 0;
+  for (const int64_t id : ids) {
+    if (!context_events_.contains(id)) continue;
+    EraseContextEventLocked(id);
+    ++deleted;
+  }
+  return deleted;
+}
+
+}  // namespace mnemo::storage::internal

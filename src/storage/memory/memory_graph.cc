@@ -1,0 +1,73 @@
+// The graph in memory: the semantics and order of the SQLite table `triples`.
+#include <algorithm>
+#include <mutex>
+#include <shared_mutex>
+
+#include "storage/graph_rules.h"
+#include "storage/memory/memory_backend.h"
+
+namespace mnemo::storage::internal {
+
+Result<TripleUpsert> MemoryBackend::UpsertTriple(const TripleRow& row, bool single_valued) {
+  MNEMO_ASSIGN_OR_RETURN(TripleRow incoming, NewTripleRow(row));
+  const std::string subject_key = TripleTermKey(incoming.subject);
+  const std::string object_key = TripleTermKey(incoming.object);
+  std::unique_lock lock(mu_);
+  std::vector<TripleRow*> current;
+  for (auto& [r, t] : triples_) {
+    if (t.id == incoming.id) return Conflict("triple id " + incoming.id + " is already used");
+    if (t.valid_to == 0 && t.owner == incoming.owner && t.predicate == incoming.predicate &&
+        TripleTermKey(t.subject) == subject_key) {
+      current.push_back(&t);
+    }
+  }
+  TripleUpsert out;
+  auto same = std::find_if(current.begin(), current.end(), [&](const TripleRow* t) {
+    return TripleTermKey(t->object) == object_key;
+  });
+  if (same != current.end()) {
+    (*same)->confidence = std::max((*same)->confidence, incoming.confidence);
+    out.row = **same;
+  } else {
+    triples_[next_triple_row_++] = incoming;
+    out.row = incoming;
+    out.created = true;
+  }
+  if (single_valued) {
+    // SQLite's order: the superseded ids by id.
+    std::sort(current.begin(), current.end(),
+              [](const TripleRow* a, const TripleRow* b) { return a->id < b->id; });
+    for (TripleRow* t : current) {
+      if (t->id == out.row.id) continue;
+      t->valid_to = SupersededAt(*t, incoming);
+      out.superseded.push_back(t->id);
+    }
+  }
+  return out;
+}
+
+Result<std::vector<TripleRow>> MemoryBackend::QueryTriples(const TripleQuery& query) {
+  std::vector<TripleRow> out;
+  if (query.limit <= 0) return out;
+  const TripleQuery q = NormalizedQuery(query);
+  std::shared_lock lock(mu_);
+  for (const auto& [r, t] : triples_) {
+    if (q.owner && t.owner != *q.owner) continue;
+    if (!q.include_history && t.valid_to != 0) continue;
+    if (q.predicate && t.predicate != *q.predicate) continue;
+    if (q.subject && TripleTermKey(t.subject) != *q.subject) continue;
+    if (q.object && TripleTermKey(t.object) != *q.object) continue;
+    out.push_back(t);
+  }
+  std::sort(out.begin(), out.end(), TripleOrder);
+  if (out.size() > static_cast<size_t>(q.limit)) out.resize(static_cast<size_t>(q.limit));
+  return out;
+}
+
+Result<int64_t> MemoryBackend::DeleteTriplesFromSource(std::string_view source) {
+  std::unique_lock lock(mu_);
+  return static_cast<int64_t>(
+      std::erase_if(triples_, [&](const auto& entry) { return entry.second.source == source; }));
+}
+
+}  // namespace mnemo::storage::internal

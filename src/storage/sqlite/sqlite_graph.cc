@@ -1,0 +1,159 @@
+// The graph (schema v7) on SQLite (docs/storage.md): rows in `triples`,
+// compared through their subject_key / object_key columns.
+#include <algorithm>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "storage/graph_rules.h"
+#include "storage/sqlite/sqlite_backend.h"
+
+namespace mnemo::storage::internal {
+namespace {
+
+constexpr const char* kTripleColumns =
+    "t.id, t.owner, t.subject, t.predicate, t.object, t.confidence, t.source, t.sentence, "
+    "t.valid_from, t.valid_to, t.created_at";
+
+TripleRow ReadTriple(const Statement& s) {
+  return TripleRow{.id = std::string(s.ColumnText(0)),
+                   .owner = std::string(s.ColumnText(1)),
+                   .subject = std::string(s.ColumnText(2)),
+                   .predicate = std::string(s.ColumnText(3)),
+                   .object = std::string(s.ColumnText(4)),
+                   .confidence = s.ColumnDouble(5),
+                   .source = std::string(s.ColumnText(6)),
+                   .sentence = std::string(s.ColumnText(7)),
+                   .valid_from = s.ColumnInt(8),
+                   .valid_to = s.ColumnIsNull(9) ? 0 : s.ColumnInt(9),
+                   .created_at = s.ColumnInt(10)};
+}
+
+Status InsertTriple(Connection& db, const TripleRow& t) {
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement put,
+      db.Prepare("INSERT INTO triples (id, owner, subject, subject_key, predicate, object, "
+                 "object_key, confidence, source, sentence, valid_from, valid_to, created_at) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, NULL, ?12)",
+                 "store the triple"));
+  const std::string subject_key = TripleTermKey(t.subject);
+  const std::string object_key = TripleTermKey(t.object);
+  put.Bind(1, t.id);
+  put.Bind(2, t.owner);
+  put.Bind(3, t.subject);
+  put.Bind(4, subject_key);
+  put.Bind(5, t.predicate);
+  put.Bind(6, t.object);
+  put.Bind(7, object_key);
+  put.Bind(8, t.confidence);
+  put.Bind(9, t.source);
+  put.Bind(10, t.sentence);
+  put.Bind(11, t.valid_from);
+  put.Bind(12, t.created_at);
+  return put.Run("store the triple");
+}
+
+}  // namespace
+
+Result<TripleUpsert> SqliteBackend::UpsertTriple(const TripleRow& row, bool single_valued) {
+  MNEMO_ASSIGN_OR_RETURN(TripleRow incoming, NewTripleRow(row));
+  const std::string subject_key = TripleTermKey(incoming.subject);
+  const std::string object_key = TripleTermKey(incoming.object);
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  std::vector<TripleRow> current;
+  {
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement find,
+        db.Prepare(std::string("SELECT ") + kTripleColumns +
+                       " FROM triples t WHERE t.owner = ?1 AND t.subject_key = ?2 AND "
+                       "t.predicate = ?3 AND t.valid_to IS NULL ORDER BY t.id",
+                   "find the current triples"));
+    find.Bind(1, incoming.owner);
+    find.Bind(2, subject_key);
+    find.Bind(3, incoming.predicate);
+    MNEMO_ASSIGN_OR_RETURN(current,
+                           ReadAll<TripleRow>(find, "find the current triples", ReadTriple));
+  }
+  TripleUpsert out;
+  auto same = std::find_if(current.begin(), current.end(), [&](const TripleRow& t) {
+    return TripleTermKey(t.object) == object_key;
+  });
+  if (same != current.end()) {
+    same->confidence = std::max(same->confidence, incoming.confidence);
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement refresh,
+        db.Prepare("UPDATE triples SET confidence = ?1 WHERE id = ?2", "refresh the triple"));
+    refresh.Bind(1, same->confidence);
+    refresh.Bind(2, same->id);
+    MNEMO_RETURN_IF_ERROR(refresh.Run("refresh the triple"));
+    out.row = *same;
+  } else {
+    {
+      MNEMO_ASSIGN_OR_RETURN(Statement taken,
+                             db.Prepare("SELECT 1 FROM triples WHERE id = ?", "check the id"));
+      taken.Bind(1, incoming.id);
+      MNEMO_ASSIGN_OR_RETURN(bool found, taken.Step("check the id"));
+      if (found) return Conflict("triple id " + incoming.id + " is already used");
+    }
+    MNEMO_RETURN_IF_ERROR(InsertTriple(db, incoming));
+    out.row = incoming;
+    out.created = true;
+  }
+  if (single_valued) {
+    for (const TripleRow& t : current) {
+      if (t.id == out.row.id) continue;
+      MNEMO_ASSIGN_OR_RETURN(
+          Statement end,
+          db.Prepare("UPDATE triples SET valid_to = ?1 WHERE id = ?2", "supersede a triple"));
+      end.Bind(1, SupersededAt(t, incoming));
+      end.Bind(2, t.id);
+      MNEMO_RETURN_IF_ERROR(end.Run("supersede a triple"));
+      out.superseded.push_back(t.id);
+    }
+  }
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return out;
+}
+
+Result<std::vector<TripleRow>> SqliteBackend::QueryTriples(const TripleQuery& query) {
+  if (query.limit <= 0) return std::vector<TripleRow>();
+  const TripleQuery q = NormalizedQuery(query);
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement s,
+      db->Prepare(std::string("SELECT ") + kTripleColumns +
+                      " FROM triples t WHERE (?1 IS NULL OR t.owner = ?1) AND "
+                      "(?2 IS NULL OR t.subject_key = ?2) AND (?3 IS NULL OR t.predicate = ?3) "
+                      "AND (?4 IS NULL OR t.object_key = ?4) AND (?5 = 1 OR t.valid_to IS NULL) "
+                      "ORDER BY t.subject_key, t.predicate, t.valid_to IS NOT NULL, "
+                      "t.valid_from DESC, t.object_key, t.id LIMIT ?6",
+                  "query triples"));
+  BindOptional(s, 1, q.owner);
+  BindOptional(s, 2, q.subject);
+  BindOptional(s, 3, q.predicate);
+  BindOptional(s, 4, q.object);
+  s.Bind(5, static_cast<int64_t>(q.include_history ? 1 : 0));
+  s.Bind(6, static_cast<int64_t>(q.limit));
+  return ReadAll<TripleRow>(s, "query triples", ReadTriple);
+}
+
+Result<int64_t> SqliteBackend::DeleteTriplesFromSource(std::string_view source) {
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  {
+    MNEMO_ASSIGN_OR_RETURN(Statement del, db.Prepare("DELETE FROM triples WHERE source = ?",
+                                                     "delete the triples of a source"));
+    del.Bind(1, source);
+    MNEMO_RETURN_IF_ERROR(del.Run("delete the triples of a source"));
+  }
+  const int64_t deleted = sqlite3_changes(db.handle());
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return deleted;
+}
+
+}  // namespace mnemo::storage::internal
