@@ -62,7 +62,10 @@ int Reindex(const GlobalOptions& g) {
     std::cout << nlohmann::json{{"signature", r->signature},
                                 {"embedded", r->embedded},
                                 {"failed", r->failed},
-                                {"indexed", r->indexed}}
+                                {"indexed", r->indexed},
+                                {"turns_reindexed", r->turns_reindexed},
+                                {"documents_reindexed", r->documents_reindexed},
+                                {"cleaner_failures", r->cleaner_failures}}
                      .dump()
               << "\n";
   } else if (r->signature.empty()) {
@@ -70,6 +73,14 @@ int Reindex(const GlobalOptions& g) {
   } else {
     std::cout << "Reindexed " << r->signature << ": " << r->embedded << " embedded, " << r->failed
               << " still pending, " << r->indexed << " vectors in the index\n";
+  }
+  if (!g.json) {
+    std::cout << "Rebuilt from stored text: " << r->turns_reindexed << " turn rows, "
+              << r->documents_reindexed << " documents";
+    if (r->cleaner_failures > 0) {
+      std::cout << " (" << r->cleaner_failures << " tool outputs indexed raw: cleaner failed)";
+    }
+    std::cout << "\n";
   }
   if (r->failed > 0) {
     std::cerr << "mnemo: " << r->failed
@@ -91,7 +102,10 @@ void AddDataCommands(CLI::App& app, GlobalOptions& g, Action& action) {
   imp->add_option("file", *file, "JSONL file, one entry per line")->required();
   imp->callback([&g, &action, file] { action = [&g, file] { return Import(g, *file); }; });
 
-  app.add_subcommand("reindex", "Embed entries missing a vector and rebuild the vector index")
+  app.add_subcommand("reindex",
+                     "Embed entries missing a vector, rebuild the vector index, and rebuild what "
+                     "is derived from text (turn search text, document fields) with the current "
+                     "tool registry")
       ->callback([&g, &action] { action = [&g] { return Reindex(g); }; });
 }
 

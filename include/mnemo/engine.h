@@ -110,9 +110,44 @@ class Engine {
   // (whitelisted, locked across processes, written atomically).
   Result<MemoryMdReport> UpdateMemoryMd(const Principal& who, const MemoryMdRequest& req);
 
+  // The graph (spec 50). Triples belong to the principal that stated them or
+  // whose documents they were extracted from; while ACL is off every caller
+  // reads every owner's. An upsert of a single-valued predicate (lives_in,
+  // works_at, timezone, name, ...) ends the subject's current triple with
+  // another object (valid_to), which stays queryable as history. Fields are
+  // validated by name: subject, predicate and object non-blank, at most
+  // 1024 bytes; confidence in [0, 1].
+  Result<GraphUpsertResult> GraphUpsert(const Principal& who, const GraphUpsertRequest& req);
+  // Subject, predicate, then current before history and newest first.
+  Result<std::vector<Triple>> GraphQuery(const Principal& who, const GraphQueryRequest& req);
+
+  // The memory context to inject for this turn (spec 50): relevant entries,
+  // the profile, recaps of earlier segments, relevant turns and documents,
+  // each within its share of the budget; the same store and request give
+  // the same bytes.
+  Result<ContextBlock> ContextBuild(const Principal& who, const ContextBuildRequest& req);
+
+  // The tool registry (spec 50). Sources, a later one hiding an earlier one
+  // of the same name: [[tools]] in mnemo.toml < RegisterTool(who, ...)
+  // (memory.tool_register: persisted in the reserved namespace
+  // `tool_registry`, shared by every process of the workspace) <
+  // RegisterTool(spec) (this Engine only; may carry a C++ cleaner).
+  // Invalid names or cleaner specs are kInvalidArgument naming the failing
+  // step. A change applies to later turns; `mnemo reindex` applies it to
+  // what is already stored. Persisting needs the admin role under ACL, and
+  // a spec with `cleaner_fn` cannot be persisted (kInvalidArgument).
+  Result<ToolInfo> RegisterTool(const Principal& who, const ToolSpec& spec);
+  Result<ToolInfo> RegisterTool(const ToolSpec& spec);
+  // Every tool in force, by name.
+  Result<std::vector<ToolInfo>> ListTools(const Principal& who);
+
   // Embeds every entry that lacks a vector of the embedder's signature
   // (new signature, text changed, embedder failed earlier) and rebuilds the
-  // vector index from storage. Progress counts entries embedded.
+  // vector index from storage. Progress counts entries embedded. Then
+  // rebuilds what is derived from text with the current tool registry: each
+  // assistant turn row's keyword index (from its stored response and tool
+  // calls) and each document's summary, tags and entities. Stored text is
+  // never changed.
   Result<ReindexReport> Reindex(const Principal& who, const ProgressFn& progress = {});
 
   // JSONL, one entry per line with every field of Entry.
@@ -123,6 +158,34 @@ class Engine {
   // goes in within one transaction. Idempotent (upsert by owner/namespace/key).
   Result<ImportReport> ImportJsonl(const Principal& who, std::istream& in,
                                    const ProgressFn& progress = {});
+
+  // Documents (spec 50). Stored byte for byte; summary, tags and entities are
+  // derived from the content. An owner's identical contents are stored once
+  // (created = false, the first id). Scoped like episodic rows: the
+  // caller's own under ACL, where another principal's document is kNotFound
+  // (DocGet) or not deleted (DocDelete) exactly like a missing one.
+  Result<DocumentPutResult> DocPut(const Principal& who, const DocumentPutRequest& req);
+  // Counts an access. kNotFound when missing or not readable by `who`.
+  Result<Document> DocGet(const Principal& who, std::string_view id);
+  Result<std::vector<DocumentSearchHit>> DocSearch(const Principal& who,
+                                                   const DocumentSearchRequest& req);
+  Result<DocumentList> DocList(const Principal& who, const DocumentListRequest& req);
+  // Returns whether a document was deleted.
+  Result<bool> DocDelete(const Principal& who, std::string_view id);
+
+  // The context window (spec 50). Events are the caller's own, per session.
+  Result<ContextAppendResult> ContextAppend(const Principal& who, const ContextAppendRequest& req);
+  // The newest `protected_count` events, taken newest first while they fit
+  // the budget (the newest always, cut to the budget when it alone is
+  // larger), then the older events that match the query, best first, each
+  // when it still fits; returned in seq order. The rendered texts never sum
+  // to more than budget_chars code points.
+  Result<ContextWindow> GetContextWindow(const Principal& who, const ContextWindowRequest& req);
+  // Removes every event but the newest `keep` from the window; the removed
+  // events are archived as documents first (nothing is lost; a prune
+  // repeated after a crash stores no duplicate).
+  Result<ContextPruneResult> ContextPrune(const Principal& who, std::string_view session_id,
+                                          int64_t keep);
 
   struct Impl;  // src/core/engine_impl.h
 

@@ -2,9 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "mnemo/status.h"
 
 namespace mnemo {
 
@@ -149,10 +153,16 @@ struct Stats {
 };
 
 struct ReindexReport {
-  std::string signature;  // the embedder's space ("" without an embedder)
-  int64_t embedded = 0;   // vectors computed and stored
-  int64_t failed = 0;     // left pending (embedder errors)
-  int64_t indexed = 0;    // vectors in the rebuilt index
+  std::string signature;        // the embedder's space ("" without an embedder)
+  int64_t embedded = 0;         // vectors computed and stored
+  int64_t failed = 0;           // left pending (embedder errors)
+  int64_t indexed = 0;          // vectors in the rebuilt index
+  int64_t recaps_embedded = 0;  // segment recaps that lacked a vector of the space
+  // Keyword index rows rebuilt from stored text and the current tool
+  // registry (spec 50): assistant turn rows and documents' derived fields.
+  int64_t turns_reindexed = 0;
+  int64_t documents_reindexed = 0;
+  int64_t cleaner_failures = 0;  // tool outputs whose cleaner failed (raw output indexed)
 };
 
 struct ImportReport {
@@ -193,6 +203,36 @@ struct ToolRulePut {
 struct PromptRules {
   std::string rendered;  // "" when there are no rules
   std::vector<ToolRule> rules;
+};
+
+// --- Tool registry (spec 50): how a tool's output takes part in computation ---
+
+// A C++ cleaner: the text that takes part in computation, or an error (a
+// cleaner failure: the raw output is used and the failure counted).
+using ToolCleanerFn = std::function<Result<std::string>(std::string_view output)>;
+
+struct ToolSpec {
+  std::string name;  // trimmed and lower-cased like tool-rule tool names
+  std::string plugin;
+  std::string description;
+  bool no_memory = false;  // true: the output takes no part in any computation
+  // Declarative cleaner steps as JSON text (spec 50), e.g.
+  // `[{"json_field": "content"}]`; "" = none.
+  std::string cleaner;
+  // C++ only (Engine::RegisterTool; never persisted): used instead of
+  // `cleaner` when set.
+  ToolCleanerFn cleaner_fn;
+};
+
+// A tool as the registry holds it.
+struct ToolInfo {
+  std::string name;
+  std::string plugin;
+  std::string description;
+  bool no_memory = false;
+  std::string cleaner;      // canonical JSON of the steps ("" = none)
+  bool cleaner_fn = false;  // a C++ cleaner is set
+  std::string source;       // "config" | "registered" | "code"
 };
 
 // --- Turns (memory.turn_complete; spec 30 capture, spec 40 Archivist) ---
@@ -319,6 +359,203 @@ struct MemoryMdReport {
   std::string file;
   int64_t bytes = 0;  // the file's size after the write
   bool section_created = false;
+};
+
+// A subject–predicate–object fact of the graph (spec 50). Predicates are
+// normalised ("lives in" = "lives_in"); subject and object compare
+// case-insensitively for ASCII letters. First person in extracted text is
+// the subject "user".
+struct Triple {
+  std::string id;  // UUID
+  std::string subject;
+  std::string predicate;
+  std::string object;
+  double confidence = 0;  // [0, 1]
+  std::string source;     // the document it was extracted from, or the caller's source
+  std::string sentence;   // the sentence it was extracted from ("" when stated)
+  TimeMs valid_from = 0;
+  TimeMs valid_to = 0;  // 0: current; else when a newer fact superseded it
+  TimeMs created_at = 0;
+  std::string owner;
+};
+
+// memory.graph_upsert: a stated fact.
+struct GraphUpsertRequest {
+  std::string subject;
+  std::string predicate;
+  std::string object;
+  std::optional<double> confidence;  // absent: 0.9, like other stated facts (spec 40)
+  std::string source;
+};
+
+struct GraphUpsertResult {
+  Triple triple;                        // as stored
+  bool created = false;                 // false: an identical current triple was refreshed
+  std::vector<std::string> superseded;  // ids of the triples it ended (single-valued predicates)
+};
+
+// memory.graph_query: every filter given must match.
+struct GraphQueryRequest {
+  std::optional<std::string> subject;
+  std::optional<std::string> predicate;
+  std::optional<std::string> object;
+  bool include_history = false;  // false: current triples only
+  int limit = 100;               // 1..1000
+};
+
+// memory.context_build (spec 50, "Context block").
+struct ContextBuildRequest {
+  std::optional<std::string> session_id;  // recaps of this conversation's earlier segments
+  std::string query;
+  std::string preset = "balanced";      // minimal, balanced, extended, maximum
+  std::optional<int64_t> budget_chars;  // absent: the preset's budget
+};
+
+struct ContextBlockSection {
+  std::string name;
+  int64_t items = 0;
+  int64_t chars = 0;
+};
+
+struct ContextBlock {
+  std::string text;  // what the harness injects; at most budget_chars code points
+  std::string preset;
+  int64_t budget_chars = 0;
+  int64_t used_chars = 0;
+  std::vector<ContextBlockSection> sections;
+};
+
+// --- Documents (spec 50): memory.doc_put and friends ---
+
+// A document is its owner's: under ACL nobody else reads, finds, lists or
+// deletes it (another principal's document is "not found", like a missing
+// one); with ACL off every principal reads every document.
+struct DocumentPutRequest {
+  std::string content;  // stored byte for byte; its computation text is itself
+  std::string source;   // provenance ("" = none), at most 1024 bytes
+  std::string meta;     // a JSON object's text ("" = none)
+};
+
+struct DocumentPutResult {
+  std::string id;
+  bool created = false;  // false: the owner already had this content (that id)
+};
+
+struct DocumentEntity {
+  std::string kind;  // email, url, path, file, identifier, name, quantity, ...
+  std::string text;
+};
+
+struct Document {
+  std::string id;
+  std::string owner;
+  std::string source;
+  std::string meta;     // a JSON object's text ("" = none)
+  std::string content;  // empty in lists and search hits
+  std::string summary;
+  std::vector<std::string> tags;
+  std::vector<DocumentEntity> entities;
+  std::string content_hash;  // lower-case hex SHA-256 of content
+  int64_t access_count = 0;
+  TimeMs created_at = 0;
+  TimeMs updated_at = 0;
+};
+
+struct DocumentSearchRequest {
+  std::string query;
+  int max_results = 20;  // 1..100
+};
+
+struct DocumentSearchHit {
+  Document document;    // without content
+  double score = 0;     // keyword score in [0, 1]
+  std::string snippet;  // best passage of the content, matched terms in **
+};
+
+struct DocumentListRequest {
+  std::optional<std::string> source;  // only sources starting with this
+  int limit = 50;                     // 1..1000
+  int64_t offset = 0;
+};
+
+struct DocumentList {
+  std::vector<Document> documents;  // newest first, without content
+  std::optional<int64_t> next_offset;
+};
+
+// --- Context window (spec 50): memory.context_append / _window / _prune ---
+
+struct ContextToolResult {
+  std::string name;
+  std::string output;  // kept raw; rendered as "[tool] <name>: <output>"
+  bool success = true;
+  std::optional<std::string> clean_output;  // what takes part in computation instead
+};
+
+// One event of a harness's working context (one turn).
+struct ContextEvent {
+  std::string input;     // what the user said
+  std::string response;  // what the assistant answered
+  std::vector<ContextToolResult> tool_results;
+  std::optional<TimeMs> timestamp;  // absent: arrival time
+};
+
+struct ContextAppendRequest {
+  std::string session_id;
+  ContextEvent event;
+  // The event's JSON as received, stored byte for byte; when set, the event
+  // is read from it and `event` is ignored. "" = the engine stores the
+  // canonical JSON of `event`.
+  std::string raw_json;
+};
+
+struct ContextAppendResult {
+  std::string session_id;
+  int64_t seq = 0;    // per (principal, session), never reused
+  int64_t chars = 0;  // code points of the rendered event
+};
+
+struct ContextWindowRequest {
+  std::string session_id;
+  std::string query;         // ranks the older events ("" = none join)
+  int64_t budget_chars = 0;  // >= 1: code points of the rendered events, summed
+  int protected_count = 10;  // the most recent events, always preferred; 0..1000
+};
+
+struct ContextWindowEvent {
+  int64_t seq = 0;
+  ContextEvent event;
+  std::string raw_json;  // as stored
+  // The rendered event ("user: ...\nassistant: ...\n[tool] name: output"),
+  // cut to the budget when `truncated`.
+  std::string text;
+  int64_t chars = 0;  // code points of `text`
+  bool is_protected = false;
+  bool truncated = false;
+  double score = 0;  // keyword score in [0, 1] against the query
+  TimeMs timestamp = 0;
+};
+
+struct ContextWindow {
+  std::string session_id;
+  std::vector<ContextWindowEvent> events;  // in seq order
+  int64_t used_chars = 0;                  // <= budget_chars
+  int64_t total_events = 0;                // events of the session
+};
+
+struct ContextArchive {
+  std::string document_id;
+  std::string source;  // "context:<session_id>#seq<a>-<b>"
+  int64_t first_seq = 0;
+  int64_t last_seq = 0;
+  bool created = false;
+};
+
+struct ContextPruneResult {
+  std::string session_id;
+  int64_t pruned = 0;  // events removed from the window
+  int64_t kept = 0;
+  std::vector<ContextArchive> documents;  // where the pruned events went
 };
 
 }  // namespace mnemo

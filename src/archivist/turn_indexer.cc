@@ -1,6 +1,7 @@
 #include "archivist/turn_indexer.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -64,16 +65,43 @@ std::string ToolCallsJson(const Turn& turn) {
   return calls.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-std::string AssistantSearchText(const Turn& turn, const std::string& lesson) {
-  std::string text = turn.assistant_response;
-  auto add = [&](const std::string& part) {
-    if (part.empty()) return;
-    if (!text.empty()) text += "\n";
-    text += part;
+Result<std::vector<ToolCall>> ToolCallsFromJson(std::string_view tool_calls_json) {
+  std::vector<ToolCall> calls;
+  if (tool_calls_json.empty()) return calls;
+  const json parsed = json::parse(tool_calls_json, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_array()) return InvalidArgument("stored tool calls are not a JSON array");
+  auto text = [](const json& call, const char* name) -> std::optional<std::string> {
+    auto it = call.find(name);
+    if (it == call.end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
   };
-  add(lesson);
-  for (const ToolCall& c : turn.tool_calls) add(c.clean_output ? *c.clean_output : c.output);
+  for (const json& c : parsed) {
+    if (!c.is_object()) return InvalidArgument("a stored tool call is not a JSON object");
+    ToolCall call{.name = text(c, "name").value_or(""), .output = text(c, "output").value_or("")};
+    if (auto it = c.find("success"); it != c.end() && it->is_boolean()) call.success = *it;
+    call.clean_output = text(c, "clean_output");
+    calls.push_back(std::move(call));
+  }
+  return calls;
+}
+
+std::string AssistantSearchText(const context::TurnComputation& computation,
+                                const std::string& lesson) {
+  std::string text = computation.assistant;
+  if (!lesson.empty()) {
+    if (!text.empty()) text += "\n";
+    text += lesson;
+  }
   return text;
+}
+
+Result<std::string> RecomputeAssistantSearchText(const context::ToolRegistry& tools,
+                                                 const storage::TurnRow& row,
+                                                 std::vector<context::CleanerFailure>* failures) {
+  MNEMO_ASSIGN_OR_RETURN(std::vector<ToolCall> calls, ToolCallsFromJson(row.tool_calls_json));
+  context::TurnComputation computation = context::ComputeTurnText(tools, "", row.content, calls);
+  if (failures != nullptr) *failures = std::move(computation.failures);
+  return AssistantSearchText(computation, row.lesson);
 }
 
 int RedactTurn(Turn& turn) {
@@ -116,6 +144,10 @@ Result<IndexedTurn> IndexTurn(storage::Backend& backend, const std::string& owne
   IndexedTurn out;
   if (options.redact) out.redactions = RedactTurn(turn);
   const std::string lesson = LessonFor(turn);
+  static const context::ToolRegistry kNoTools;
+  out.computation =
+      context::ComputeTurnText(options.tools != nullptr ? *options.tools : kNoTools,
+                               turn.user_message, turn.assistant_response, turn.tool_calls);
   storage::TurnWrite user{.row = {.owner = owner,
                                   .session_id = turn.session_id,
                                   .role = "user",
@@ -123,7 +155,7 @@ Result<IndexedTurn> IndexTurn(storage::Backend& backend, const std::string& owne
                                   .timestamp_ms = timestamp,
                                   .cost_microdollars = 0,
                                   .agent_id = turn.agent_id},
-                          .search_text = turn.user_message};
+                          .search_text = out.computation.user};
   storage::TurnWrite assistant{.row = {.owner = owner,
                                        .session_id = turn.session_id,
                                        .role = "assistant",
@@ -133,7 +165,7 @@ Result<IndexedTurn> IndexTurn(storage::Backend& backend, const std::string& owne
                                        .timestamp_ms = timestamp,
                                        .cost_microdollars = turn.cost_microdollars,
                                        .agent_id = turn.agent_id},
-                               .search_text = AssistantSearchText(turn, lesson)};
+                               .search_text = AssistantSearchText(out.computation, lesson)};
   const storage::TurnWrite rows[] = {user, assistant};
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> stored, backend.AppendTurns(rows));
   if (stored.size() != 2) return Internal("append turn: expected two rows");

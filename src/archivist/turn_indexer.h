@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "archivist/markdown_archive.h"
+#include "context/computation_text.h"
+#include "context/tool_registry.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 #include "storage/backend.h"
@@ -17,12 +19,17 @@ struct TurnIndexOptions {
   // Replace secret-looking strings by [REDACTED] in everything stored
   // (security.redact_episodic).
   bool redact = true;
+  // How tool outputs take part in the keyword index (spec 50); null: every
+  // output as is.
+  const context::ToolRegistry* tools = nullptr;
 };
 
 struct IndexedTurn {
   storage::TurnRow user;
   storage::TurnRow assistant;
   int redactions = 0;
+  // The (redacted) turn's computation text, with the cleaner failures.
+  context::TurnComputation computation;
 };
 
 // "Tools that failed in this turn: a, b" (distinct names in call order), or
@@ -33,10 +40,23 @@ std::string LessonFor(const Turn& turn);
 // arguments, success, output, duration_ms[, clean_output]}; "" without calls.
 std::string ToolCallsJson(const Turn& turn);
 
-// What the keyword index reads for the assistant row: the response, the
-// lesson and each call's output — its `clean_output` when the caller gave
-// one (spec 50), else the output as stored.
-std::string AssistantSearchText(const Turn& turn, const std::string& lesson);
+// The calls of a stored `tool_calls_json` (ToolCallsJson's format), for
+// recomputing an assistant row's search text; kInvalidArgument when it is
+// not that format. "" gives no calls.
+Result<std::vector<ToolCall>> ToolCallsFromJson(std::string_view tool_calls_json);
+
+// What the keyword index reads for the assistant row: its computation text
+// (the response and the tool outputs that take part, spec 50), then the
+// lesson.
+std::string AssistantSearchText(const context::TurnComputation& computation,
+                                const std::string& lesson);
+
+// The assistant row's search text recomputed from what it stores (content,
+// lesson, tool_calls_json) with `tools`; `failures` (optional) receives the
+// cleaner failures.
+Result<std::string> RecomputeAssistantSearchText(const context::ToolRegistry& tools,
+                                                 const storage::TurnRow& row,
+                                                 std::vector<context::CleanerFailure>* failures);
 
 // Redacts `turn` in place when `redact` (messages, tool arguments and
 // outputs); returns how many secrets were replaced.

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "context/graph.h"
 #include "text/entities.h"
 #include "text/keywords.h"
 #include "text/summary.h"
@@ -57,7 +58,15 @@ Result<storage::DocumentPut> StoreDocument(storage::Backend& backend, NewDocumen
   row.entities = std::move(fields.entities);
   row.created_at = doc.now;
   row.updated_at = doc.now;
-  return backend.PutDocument(row);
+  MNEMO_ASSIGN_OR_RETURN(storage::DocumentPut put, backend.PutDocument(row));
+  // Distilled once, when the content is new (spec 50, "Graph"): a second
+  // put of old evidence must not supersede newer facts.
+  if (put.created) {
+    const std::vector<ExtractedTriple> triples = ExtractTriplesFromText(put.row.search_text);
+    MNEMO_RETURN_IF_ERROR(
+        StoreTriples(backend, put.row.owner, put.row.id, doc.now, triples).status());
+  }
+  return put;
 }
 
 }  // namespace mnemo::context

@@ -46,6 +46,8 @@ struct NewDocument {
 
 // Derives the fields and stores the document; an owner's second copy of the
 // same content is not stored again (created = false, the first returned).
+// A new document's computation text is distilled into triples (graph.h)
+// with the document's id as their source.
 Result<storage::DocumentPut> StoreDocument(storage::Backend& backend, NewDocument doc);
 
 }  // namespace mnemo::context

@@ -11,7 +11,9 @@
 #include <sstream>
 
 #include "core/config_schema.h"
+#include "core/tool_specs.h"
 #include "mnemo/config.h"
+#include "rules/tool_rule.h"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration)
 
@@ -230,13 +232,45 @@ Status LoadTools(Config& c, const toml::node& n) {
   return ForEachTableInArray(n, "tools", [&](const toml::table& t, const std::string& w) {
     MNEMO_RETURN_IF_ERROR(
         CheckTableKeys(t, {"name", "plugin", "description", "no_memory", "cleaner"}, w));
+    for (std::string_view key : {"name", "plugin", "description"}) {
+      if (t.contains(key) && !t[key].is_string()) {
+        return InvalidArgument(w + ": " + std::string(key) + " must be a string");
+      }
+    }
+    if (t.contains("no_memory") && !t["no_memory"].is_boolean()) {
+      return InvalidArgument(w + ": no_memory must be a boolean (true or false)");
+    }
     ToolConfig tool{Str(t, "name"), Str(t, "plugin"), Str(t, "description"),
                     t["no_memory"].value<bool>().value_or(false), ""};
     if (tool.name.empty()) return InvalidArgument(w + ": name must not be empty");
+    // The cleaner: an array of step tables, or the same as JSON text.
     if (const toml::node* cl = t.get("cleaner")) {
-      std::ostringstream os;
-      os << toml::json_formatter{*cl};
-      tool.cleaner_json = os.str();
+      if (cl->is_string()) {
+        tool.cleaner_json = *cl->value<std::string>();
+      } else if (cl->is_array()) {
+        std::ostringstream os;
+        os << toml::json_formatter{*cl};
+        tool.cleaner_json = os.str();
+      } else {
+        return InvalidArgument(w +
+                               ": cleaner must be an array of step tables (e.g. "
+                               "[{json_field = \"content\"}]) or JSON text");
+      }
+    }
+    Result<context::ToolSpec> compiled = internal::CompileToolSpec({.name = tool.name,
+                                                                    .plugin = tool.plugin,
+                                                                    .description = tool.description,
+                                                                    .no_memory = tool.no_memory,
+                                                                    .cleaner = tool.cleaner_json});
+    if (!compiled.ok()) {
+      return InvalidArgument(w + ": " + compiled.status().message(),
+                             "tools." + compiled.status().field());
+    }
+    for (const ToolConfig& other : c.tools) {
+      if (rules::NormalizeToolName(other.name) == compiled->name) {
+        return InvalidArgument(w + ": tool \"" + compiled->name +
+                               "\" is declared twice: keep one [[tools]] table per tool");
+      }
     }
     c.tools.push_back(std::move(tool));
     return Status::Ok();
@@ -418,8 +452,13 @@ std::string ConfigReferenceMarkdown() {
       "the bearer token; the token itself never sits in the file).\n"
       "- `[[rules.aliases]]`: `words` (string array), `tool_contains` (string array); replaces "
       "the built-in alias table when present.\n"
-      "- `[[tools]]`: `name`, `plugin`, `description`, `no_memory` (bool), `cleaner` (array of "
-      "steps, spec 50).\n"
+      "- `[[tools]]` (spec 50): `name` (like a tool-rule tool name; trimmed and lower-cased), "
+      "`plugin`, `description`, `no_memory` (bool: the output takes no part in computation), "
+      "`cleaner`: an array of step tables (`cleaner = [{json_field = \"content\"}, "
+      "{truncate = 2000}]`) or the same steps as JSON text (`cleaner = '[{\"strip_ansi\": "
+      "true}]'`). An invalid name or cleaner step is an error naming the tool and the step. "
+      "A tool registered with `memory.tool_register` (or in C++) of the same name takes "
+      "precedence; after a change, `mnemo reindex` applies it to what is stored.\n"
       "\n`[memory] vector_weight`, `keyword_weight` and `min_relevance_score` are accepted as "
       "aliases of the `[search]` keys; setting both places to different values is an error.\n";
   return out;

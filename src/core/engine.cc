@@ -91,6 +91,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->archive =
       std::make_unique<archivist::ArchiveWriter>(impl->workspace + "/memory_tree/content/episodic");
   MNEMO_RETURN_IF_ERROR(impl->OpenArchivist());
+  MNEMO_RETURN_IF_ERROR(impl->OpenTools());
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
@@ -169,6 +170,16 @@ Result<std::string> Engine::ProfileRender(const Principal& who) {
 Result<MemoryMdReport> Engine::UpdateMemoryMd(const Principal& who, const MemoryMdRequest& req) {
   return impl_->UpdateMemoryMd(who, req);
 }
+Result<GraphUpsertResult> Engine::GraphUpsert(const Principal& who, const GraphUpsertRequest& req) {
+  return impl_->GraphUpsert(who, req);
+}
+Result<std::vector<Triple>> Engine::GraphQuery(const Principal& who, const GraphQueryRequest& req) {
+  return impl_->GraphQuery(who, req);
+}
+
+Result<ContextBlock> Engine::ContextBuild(const Principal& who, const ContextBuildRequest& req) {
+  return impl_->ContextBuild(who, req);
+}
 Result<Entry> Engine::MarkUseful(const Principal& who, const GetRequest& req) {
   return impl_->MarkUseful(who, req);
 }
@@ -176,6 +187,15 @@ Result<ListPage> Engine::List(const Principal& who, const ListRequest& req) {
   return impl_->List(who, req);
 }
 Result<Stats> Engine::GetStats(const Principal& who) { return impl_->GetStats(who); }
+Result<ToolInfo> Engine::RegisterTool(const Principal& who, const ToolSpec& spec) {
+  return impl_->RegisterTool(&who, spec);
+}
+Result<ToolInfo> Engine::RegisterTool(const ToolSpec& spec) {
+  return impl_->RegisterTool(nullptr, spec);
+}
+Result<std::vector<ToolInfo>> Engine::ListTools(const Principal& who) {
+  return impl_->ListTools(who);
+}
 Result<ReindexReport> Engine::Reindex(const Principal& who, const ProgressFn& progress) {
   return impl_->Reindex(who, progress);
 }

@@ -8,6 +8,7 @@
 
 #include "archivist/archive_writer.h"
 #include "base/background_worker.h"
+#include "context/tool_registry.h"
 #include "core/hybrid_search.h"
 #include "core/recap_vectors.h"
 #include "core/vector_space.h"
@@ -51,6 +52,11 @@ struct Engine::Impl {
   // embedder).
   std::unique_ptr<RecapVectors> recaps;
   std::unique_ptr<internal::BackgroundWorker> segment_worker;
+  // The tool registry (spec 50; tools.cc) and the persisted registrations
+  // it last loaded (key -> entry content), to reload only on a change.
+  std::unique_ptr<context::ToolRegistry> tools;
+  std::mutex stored_tools_mu;
+  std::map<std::string, std::string> stored_tools_seen;
 
   ~Impl();
 
@@ -73,8 +79,13 @@ struct Engine::Impl {
   Result<RecallResponse> Recall(const Principal& who, const RecallRequest& req);
   // Recaps of closed segments for recall: keyword side over the recap text,
   // vector side over the recap vectors, fused like entries (episodic.cc).
+  // Embeds the closed segments' recaps that lack a vector of the embedder's
+  // signature; returns how many (episodic.cc).
+  Result<int64_t> FillMissingRecapVectors();
+  // `owner` "": every owner's recaps.
   Result<std::vector<RecallHit>> RecallRecaps(const std::string& query,
-                                              const std::vector<std::string>& terms, int limit);
+                                              const std::vector<std::string>& terms, int limit,
+                                              const std::string& owner = "");
   // Hybrid search parts (hybrid_search.cc): picks the vector space and query
   // vector (or records why the vector side is degraded), then gathers the
   // candidates of both sides with both signals.
@@ -124,6 +135,11 @@ struct Engine::Impl {
   Result<std::vector<EpisodicHit>> EpisodicSearch(const Principal& who, const EpisodicQuery& q);
   Result<std::vector<EpisodicTurn>> SessionTurns(const Principal& who, std::string_view session_id);
   Result<MemoryMdReport> UpdateMemoryMd(const Principal& who, const MemoryMdRequest& req);
+  // The graph (graph.cc).
+  Result<GraphUpsertResult> GraphUpsert(const Principal& who, const GraphUpsertRequest& req);
+  Result<std::vector<Triple>> GraphQuery(const Principal& who, const GraphQueryRequest& req);
+  // Context block (context_build.cc).
+  Result<ContextBlock> ContextBuild(const Principal& who, const ContextBuildRequest& req);
   Result<SessionEndResult> SessionEnd(const Principal& who, std::string_view session_id, bool sync);
   Result<std::vector<SegmentInfo>> Segments(const Principal& who, std::string_view session_id);
   Result<std::vector<EventInfo>> Events(const Principal& who, const EventsQuery& q);
@@ -136,8 +152,38 @@ struct Engine::Impl {
   // Finalises a closed segment on the worker.
   void PostFinalize(std::string segment_id);
   // The per-turn episodic work of memory.turn_complete into `result`.
-  Status IndexTurnRows(const Principal& who, const Turn& turn, TimeMs timestamp,
-                       TurnResult& result);
+  // `cleaner_failed` receives the indexes of the calls whose cleaner failed.
+  Status IndexTurnRows(const Principal& who, const Turn& turn, TimeMs timestamp, TurnResult& result,
+                       std::vector<size_t>& cleaner_failed);
+
+  // The tool registry (tools.cc). OpenTools loads mnemo.toml's [[tools]] and
+  // the persisted registrations; RefreshStoredTools reloads the latter when
+  // another process changed them. RegisterTool persists for a principal, and
+  // registers in this process only for `who` null.
+  Status OpenTools();
+  Status RefreshStoredTools();
+  Result<ToolInfo> RegisterTool(const Principal* who, const ToolSpec& spec);
+  Result<std::vector<ToolInfo>> ListTools(const Principal& who);
+  // Reindex of what is derived from text with the current registry.
+  Status ReindexDerivedText(ReindexReport& report);
+
+  // Documents (documents.cc).
+  Result<DocumentPutResult> DocPut(const Principal& who, const DocumentPutRequest& req);
+  Result<Document> DocGet(const Principal& who, std::string_view id);
+  Result<std::vector<DocumentSearchHit>> DocSearch(const Principal& who,
+                                                   const DocumentSearchRequest& req);
+  Result<DocumentList> DocList(const Principal& who, const DocumentListRequest& req);
+  Result<bool> DocDelete(const Principal& who, std::string_view id);
+  // Documents for recall: keyword hits as RecallHits of source "document".
+  Result<std::vector<RecallHit>> DocumentHits(const std::vector<std::string>& terms, int limit);
+  // The owner whose documents `who` reads: nullopt (everyone's) while ACL is off.
+  std::optional<std::string> DocumentOwner(const Principal& who) const;
+
+  // The context window (context_window.cc).
+  Result<ContextAppendResult> ContextAppend(const Principal& who, const ContextAppendRequest& req);
+  Result<ContextWindow> GetContextWindow(const Principal& who, const ContextWindowRequest& req);
+  Result<ContextPruneResult> ContextPrune(const Principal& who, std::string_view session_id,
+                                          int64_t keep);
 
   // Export and import (import_export.cc).
   Status ExportJsonl(const Principal& who, std::ostream& out);

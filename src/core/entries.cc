@@ -40,6 +40,12 @@ Result<StoreResult> Engine::Impl::Store(const Principal& who, const StoreRequest
                                "validated and pinned into prompts); other keys are free here",
                            "key");
   }
+  if (req.ns == storage::kToolRegistryNamespace) {
+    return InvalidArgument(
+        "namespace tool_registry is reserved for tool declarations: register "
+        "a tool with memory.tool_register",
+        "namespace");
+  }
   MNEMO_RETURN_IF_ERROR(ValidateContent(req.content, "value"));
   MNEMO_RETURN_IF_ERROR(ValidateCategory(req.category, "category"));
   if (req.tags) MNEMO_RETURN_IF_ERROR(ValidateTags(*req.tags, "tags"));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "archivist/archive_writer.h"
 #include "archivist/memory_md.h"
@@ -55,20 +56,25 @@ Status ValidateSessionId(std::string_view session_id) {
 }  // namespace
 
 Status Engine::Impl::IndexTurnRows(const Principal& who, const Turn& turn, TimeMs timestamp,
-                                   TurnResult& result) {
+                                   TurnResult& result, std::vector<size_t>& cleaner_failed) {
   if (!config.learning.episodic_capture_enabled) return Status::Ok();
-  archivist::TurnIndexOptions options{.redact = config.security.redact_episodic};
+  MNEMO_RETURN_IF_ERROR(RefreshStoredTools());
+  archivist::TurnIndexOptions options{.redact = config.security.redact_episodic,
+                                      .tools = tools.get()};
   MNEMO_ASSIGN_OR_RETURN(archivist::IndexedTurn indexed,
                          archivist::IndexTurn(*backend, who.name, turn, timestamp, options));
   // The archive is best effort (spec 40) and written in the background; a
   // failure is logged, never fatal. "sync": true waits for it.
   archive->Enqueue(archivist::ArchiveRowsOf(indexed));
+  for (const context::CleanerFailure& f : indexed.computation.failures) {
+    cleaner_failed.push_back(f.call_index);
+  }
   // Segmentation (spec 40): the drift check needs the turn's vector, so it is
   // computed only when that check is on.
   const archivist::SegmentPolicy policy = SegmentPolicyOf(config);
   std::vector<float> vector;
   if (policy.min_cosine > 0 && embedder != nullptr) {
-    const std::string text = turn.user_message + "\n" + turn.assistant_response;
+    const std::string text = indexed.computation.Joined();
     auto embedded = embedder->Embed(std::span<const std::string>(&text, 1));
     if (embedded.ok() && embedded->size() == 1) vector = std::move((*embedded)[0]);
   }
@@ -129,10 +135,13 @@ Result<std::vector<EpisodicTurn>> Engine::Impl::SessionTurns(const Principal& wh
 
 Result<std::vector<RecallHit>> Engine::Impl::RecallRecaps(const std::string& query,
                                                           const std::vector<std::string>& terms,
-                                                          int limit) {
+                                                          int limit, const std::string& owner) {
   const size_t k = static_cast<size_t>(std::max(4 * limit, 40));
-  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentHit> keyword,
-                         backend->SearchSegments({.terms = terms, .limit = static_cast<int>(k)}));
+  const std::optional<std::string> scope =
+      owner.empty() ? std::nullopt : std::optional<std::string>(owner);
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<storage::SegmentHit> keyword,
+      backend->SearchSegments({.terms = terms, .owner = scope, .limit = static_cast<int>(k)}));
   std::vector<float> q;
   if (recaps != nullptr) {
     auto embedded = embedder->Embed(std::span<const std::string>(&query, 1));
@@ -151,8 +160,7 @@ Result<std::vector<RecallHit>> Engine::Impl::RecallRecaps(const std::string& que
     rows.push_back(std::move(h.row));
   }
   if (!q.empty()) {
-    MNEMO_ASSIGN_OR_RETURN(std::vector<RecapVectors::Hit> near,
-                           recaps->Nearest(q, k, std::nullopt));
+    MNEMO_ASSIGN_OR_RETURN(std::vector<RecapVectors::Hit> near, recaps->Nearest(q, k, scope));
     for (const RecapVectors::Hit& n : near) {
       const double cosine = std::clamp(n.cosine, 0.0, 1.0);
       if (auto it = at.find(n.segment_id); it != at.end()) {
@@ -196,10 +204,43 @@ Result<std::vector<RecallHit>> Engine::Impl::RecallRecaps(const std::string& que
   return out;
 }
 
+Result<int64_t> Engine::Impl::FillMissingRecapVectors() {
+  if (embedder == nullptr) return 0;
+  std::set<std::string> have;
+  for (int64_t version = 0;;) {
+    constexpr int kBatch = 1000;
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentVector> batch,
+                           backend->SegmentVectorsSince(embedder->signature(), version, kBatch));
+    for (storage::SegmentVector& v : batch) {
+      version = std::max(version, v.version);
+      have.insert(std::move(v.segment_id));
+    }
+    if (batch.size() < static_cast<size_t>(kBatch)) break;
+  }
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> segments,
+                         backend->Segments(true, "", std::nullopt));
+  int64_t embedded = 0;
+  for (const storage::SegmentRow& s : segments) {
+    if (s.status != "closed" || s.recap.empty() || have.contains(s.id)) continue;
+    MNEMO_RETURN_IF_ERROR(archivist::EmbedRecap(*backend, s, embedder.get()));
+    ++embedded;
+  }
+  return embedded;
+}
+
 Status Engine::Impl::OpenArchivist() {
   if (embedder != nullptr) recaps = std::make_unique<RecapVectors>(*backend, embedder->signature());
   MNEMO_ASSIGN_OR_RETURN(llm, llm::MakeChatClient(config.llm));
   segment_worker = std::make_unique<internal::BackgroundWorker>();
+  // Recaps written under another embedder (or while it was down) get their
+  // vector of this one, in the background.
+  if (embedder != nullptr) {
+    segment_worker->Post([this] {
+      if (Result<int64_t> n = FillMissingRecapVectors(); !n.ok()) {
+        std::cerr << "mnemo: warning: embedding earlier recaps: " << n.status().message() << "\n";
+      }
+    });
+  }
   return Status::Ok();
 }
 

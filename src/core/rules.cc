@@ -196,7 +196,9 @@ Result<TurnResult> Engine::Impl::TurnComplete(const Principal& who, const Turn& 
   TurnResult result;
   const TimeMs now = clock->NowMs();
   // Episodic rows first: the turn is kept even if rule capture fails later.
-  MNEMO_RETURN_IF_ERROR(IndexTurnRows(who, turn, turn.timestamp.value_or(now), result));
+  std::vector<size_t> cleaner_failed;
+  MNEMO_RETURN_IF_ERROR(
+      IndexTurnRows(who, turn, turn.timestamp.value_or(now), result, cleaner_failed));
   if (config.learning.tool_memory_capture_enabled) {
     Turn captured = turn;
     // Rules are pinned into prompts: never a credential, even from an edict.
@@ -217,7 +219,7 @@ Result<TurnResult> Engine::Impl::TurnComplete(const Principal& who, const Turn& 
     }
     result.rules_captured = true;
   }
-  MNEMO_RETURN_IF_ERROR(rules::RecordToolStats(*backend, now, who.name, turn));
+  MNEMO_RETURN_IF_ERROR(rules::RecordToolStats(*backend, now, who.name, turn, cleaner_failed));
   return result;
 }
 

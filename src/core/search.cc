@@ -127,8 +127,8 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
     resp.results.push_back(std::move(r));
   }
   // Every layer (spec 10): without a namespace, conversation turns, the
-  // recaps and events of closed segments join the entries, all scored in
-  // [0,1], best first.
+  // recaps and events of closed segments and documents join the entries, all
+  // scored in [0,1], best first.
   if (!req.ns) {
     const std::vector<std::string> terms = text::QueryTerms(req.query);
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnHit> turns,
@@ -157,6 +157,8 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
     MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> recaps,
                            RecallRecaps(req.query, terms, req.max_results));
     for (RecallHit& h : recaps) resp.results.push_back(std::move(h));
+    MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> documents, DocumentHits(terms, req.max_results));
+    for (RecallHit& h : documents) resp.results.push_back(std::move(h));
     std::stable_sort(resp.results.begin(), resp.results.end(),
                      [](const RecallHit& a, const RecallHit& b) { return a.score > b.score; });
     if (resp.results.size() > static_cast<size_t>(req.max_results)) {

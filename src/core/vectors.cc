@@ -149,8 +149,10 @@ Result<ReindexReport> Engine::Impl::Reindex(const Principal& who, const Progress
   std::error_code ec;
   std::filesystem::remove_all(workspace + "/index", ec);
   MNEMO_ASSIGN_OR_RETURN(ReindexReport report, FillMissingVectors(progress));
+  MNEMO_ASSIGN_OR_RETURN(report.recaps_embedded, FillMissingRecapVectors());
   MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, EmbedderSpace());
   if (space != nullptr) report.indexed = static_cast<int64_t>(space->size());
+  MNEMO_RETURN_IF_ERROR(ReindexDerivedText(report));
   return report;
 }
 

@@ -70,13 +70,16 @@ Result<std::vector<RulePutOutcome>> CaptureRules(RuleStore& store, const std::st
 }
 
 Status RecordToolStats(storage::Backend& backend, TimeMs now, const std::string& owner,
-                       const Turn& turn) {
+                       const Turn& turn, std::span<const size_t> cleaner_failed_calls) {
   std::map<std::string, std::vector<CallOutcome>> by_tool;
-  for (const ToolCall& call : turn.tool_calls) {
-    by_tool[NormalizeToolName(call.name)].push_back(
-        CallOutcome{.success = call.success,
-                    .duration_ms = call.duration_ms,
-                    .error_class = call.success ? std::string() : ClassifyFailure(call.output)});
+  for (size_t i = 0; i < turn.tool_calls.size(); ++i) {
+    const ToolCall& call = turn.tool_calls[i];
+    by_tool[NormalizeToolName(call.name)].push_back(CallOutcome{
+        .success = call.success,
+        .duration_ms = call.duration_ms,
+        .error_class = call.success ? std::string() : ClassifyFailure(call.output),
+        .cleaner_failed = std::find(cleaner_failed_calls.begin(), cleaner_failed_calls.end(), i) !=
+                          cleaner_failed_calls.end()});
   }
   for (const auto& [tool, calls] : by_tool) {
     if (tool.empty()) continue;

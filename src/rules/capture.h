@@ -3,6 +3,7 @@
 // normal rule, and every call counts in the tool's statistics.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,9 @@ Result<std::vector<RulePutOutcome>> CaptureRules(RuleStore& store, const std::st
                                                  const std::vector<Alias>& aliases);
 
 // Adds every call of `turn` to its tool's statistics (one write per tool).
+// `cleaner_failed_calls`: indexes into turn.tool_calls of the calls whose
+// output cleaner failed (spec 50).
 Status RecordToolStats(storage::Backend& backend, TimeMs now, const std::string& owner,
-                       const Turn& turn);
+                       const Turn& turn, std::span<const size_t> cleaner_failed_calls = {});
 
 }  // namespace mnemo::rules

@@ -34,6 +34,7 @@ std::string EncodeToolStats(const ToolStats& s) {
          {"successes", s.successes},
          {"failures", s.failures},
          {"mean_duration_ms", s.mean_duration_ms},
+         {"cleaner_failures", s.cleaner_failures},
          {"recent_error_classes", s.recent_error_classes}};
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -45,6 +46,7 @@ ToolStats DecodeToolStats(std::string_view text, std::string_view tool) {
   s.total_calls = IntField(j, "total_calls");
   s.successes = IntField(j, "successes");
   s.failures = IntField(j, "failures");
+  s.cleaner_failures = IntField(j, "cleaner_failures");
   if (auto it = j.find("mean_duration_ms"); it != j.end() && it->is_number()) {
     const double mean = it->get<double>();
     if (std::isfinite(mean) && mean >= 0) s.mean_duration_ms = mean;
@@ -61,6 +63,7 @@ ToolStats DecodeToolStats(std::string_view text, std::string_view tool) {
 
 void AddCall(ToolStats& s, const CallOutcome& call) {
   ++s.total_calls;
+  if (call.cleaner_failed) ++s.cleaner_failures;
   s.mean_duration_ms +=
       (static_cast<double>(std::max<int64_t>(call.duration_ms, 0)) - s.mean_duration_ms) /
       static_cast<double>(s.total_calls);

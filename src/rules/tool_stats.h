@@ -21,6 +21,9 @@ struct ToolStats {
   int64_t successes = 0;
   int64_t failures = 0;
   double mean_duration_ms = 0;  // running mean over every call
+  // Calls whose output cleaner failed or left only whitespace (spec 50): the
+  // raw output was indexed instead.
+  int64_t cleaner_failures = 0;
   // Up to 5 distinct failure classes, the most recent first.
   std::vector<std::string> recent_error_classes;
 };
@@ -30,6 +33,7 @@ struct CallOutcome {
   bool success = true;
   int64_t duration_ms = 0;
   std::string error_class;  // failures only (ClassifyFailure)
+  bool cleaner_failed = false;
 };
 
 std::string StatsKey(std::string_view tool);  // "tool/" + tool

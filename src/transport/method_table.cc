@@ -41,6 +41,11 @@ const MethodTable& DefaultMethodTable() {
     AddRuleMethods(*t);
     AddTurnMethods(*t);
     AddEpisodicMethods(*t);
+    AddGraphMethods(*t);
+    AddDocumentMethods(*t);
+    AddContextMethods(*t);
+    AddContextBuildMethods(*t);
+    AddToolMethods(*t);
     AddMetaMethods(*t);
     return t;
   }();

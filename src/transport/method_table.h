@@ -109,6 +109,11 @@ void AddMetaMethods(MethodTable& table);
 void AddRuleMethods(MethodTable& table);
 void AddTurnMethods(MethodTable& table);
 void AddEpisodicMethods(MethodTable& table);
+void AddGraphMethods(MethodTable& table);
+void AddToolMethods(MethodTable& table);
+void AddDocumentMethods(MethodTable& table);
+void AddContextMethods(MethodTable& table);
+void AddContextBuildMethods(MethodTable& table);
 
 // Validates `params` against the spec and then runs the handler. Invalid
 // params are kInvalidArgument with the field set. Handler exceptions become

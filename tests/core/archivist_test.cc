@@ -221,5 +221,42 @@ TEST(ArchivistRecapRecall, RecapsAreFoundByVectorAndByKeyword) {
   EXPECT_TRUE(turn);
 }
 
+// Recaps closed before an embedder was configured get their vector once one
+// is: in the background at open, and `reindex` finds nothing left to do.
+TEST(ArchivistRecapRecall, EarlierRecapsAreEmbeddedWhenAnEmbedderArrives) {
+  testing::TempDir dir;
+  const Principal who;
+  {
+    auto e = Engine::Open({.workspace = dir.Sub("ws")});  // hash embedder
+    ASSERT_TRUE(e.ok());
+    ASSERT_TRUE((*e)->TurnComplete(who, {.session_id = "old",
+                                         .user_message = "Remember the harbour plan.",
+                                         .assistant_response = "The harbour plan is noted."})
+                    .ok());
+    ASSERT_TRUE((*e)->SessionEnd(who, "old", /*sync=*/true).ok());
+  }
+  embed::testing::LocalEmbeddingsServer embeddings(4);
+  Config config;
+  config.embedding.provider = "openai";
+  config.embedding.model = "test-model";
+  config.embedding.base_url = embeddings.base_url();
+  config.embedding.dimensions = 4;
+  auto e = Engine::Open({.workspace = dir.Sub("ws"), .config = config});
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  // Waits for the segment worker, where the backfill was posted at open.
+  ASSERT_TRUE((*e)->SessionEnd(who, "none", /*sync=*/true).ok());
+  bool recap_embedded = false;
+  for (const auto& request : embeddings.requests()) {
+    for (const auto& input : request.body["input"]) {
+      recap_embedded =
+          recap_embedded || input.get<std::string>().find("harbour plan") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(recap_embedded);
+  auto report = (*e)->Reindex(who);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->recaps_embedded, 0);
+}
+
 }  // namespace
 }  // namespace mnemo

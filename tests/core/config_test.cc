@@ -142,6 +142,73 @@ TEST(Config, MissingExplicitFileIsAnErrorButOptionalFileIsNot) {
   EXPECT_TRUE(LoadConfig({.file = dir.Sub("nope.toml"), .file_optional = true}).ok());
 }
 
+TEST(Config, ToolsTakeACleanerAsStepTablesOrJsonText) {
+  TempDir dir;
+  auto c = LoadToml(dir, R"toml([[tools]]
+name = "cmd_run"
+plugin = "shell"
+no_memory = true
+
+[[tools]]
+name = "files_read"
+cleaner = [{json_field = "content"}, {truncate = 2000}]
+
+[[tools]]
+name = "web_fetch"
+description = "Fetches a page"
+cleaner = '[{"strip_html": true}, {"regex_extract": "a(b)", "group": 1}]'
+)toml");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_EQ(c->tools.size(), 3u);
+  EXPECT_EQ(c->tools[0].name, "cmd_run");
+  EXPECT_EQ(c->tools[0].plugin, "shell");
+  EXPECT_TRUE(c->tools[0].no_memory);
+  EXPECT_TRUE(c->tools[0].cleaner_json.empty());
+  EXPECT_FALSE(c->tools[1].no_memory);
+  EXPECT_NE(c->tools[1].cleaner_json.find("json_field"), std::string::npos);
+  EXPECT_NE(c->tools[1].cleaner_json.find("2000"), std::string::npos);
+  EXPECT_EQ(c->tools[2].description, "Fetches a page");
+  EXPECT_NE(c->tools[2].cleaner_json.find("regex_extract"), std::string::npos);
+}
+
+TEST(Config, InvalidToolsAreErrorsNamingTheToolAndTheStep) {
+  TempDir dir;
+  auto bad_step = LoadToml(dir, R"([[tools]]
+name = "files_read"
+
+[[tools]]
+name = "grep"
+cleaner = [{strip_ansi = true}, {regex_remove = "(unclosed"}]
+)");
+  ASSERT_FALSE(bad_step.ok());
+  const std::string& m = bad_step.status().message();
+  EXPECT_NE(m.find("[[tools]] #2"), std::string::npos) << m;
+  EXPECT_NE(m.find("\"grep\""), std::string::npos) << m;
+  EXPECT_NE(m.find("step 2 (regex_remove)"), std::string::npos) << m;
+
+  auto unknown_step = LoadToml(dir, "[[tools]]\nname = \"t\"\ncleaner = [{frobnicate = 1}]\n");
+  ASSERT_FALSE(unknown_step.ok());
+  EXPECT_NE(unknown_step.status().message().find("step 1"), std::string::npos)
+      << unknown_step.status().message();
+
+  auto bad_name = LoadToml(dir, "[[tools]]\nname = \"send mail!\"\n");
+  ASSERT_FALSE(bad_name.ok());
+  EXPECT_NE(bad_name.status().message().find("is invalid"), std::string::npos)
+      << bad_name.status().message();
+
+  auto bad_flag = LoadToml(dir, "[[tools]]\nname = \"t\"\nno_memory = \"yes\"\n");
+  ASSERT_FALSE(bad_flag.ok());
+  EXPECT_NE(bad_flag.status().message().find("no_memory"), std::string::npos);
+
+  auto twice = LoadToml(dir, "[[tools]]\nname = \"T\"\n[[tools]]\nname = \"t\"\n");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("twice"), std::string::npos);
+
+  auto not_steps = LoadToml(dir, "[[tools]]\nname = \"t\"\ncleaner = 3\n");
+  ASSERT_FALSE(not_steps.ok());
+  EXPECT_NE(not_steps.status().message().find("cleaner"), std::string::npos);
+}
+
 TEST(Config, DocsReferenceIsGeneratedFromTheTable) {
   std::ifstream in(std::string(MNEMO_SOURCE_DIR) + "/docs/config.md");
   std::stringstream buf;

@@ -1,0 +1,220 @@
+// The context window (spec 50): memory.context_append, memory.context_window
+// and memory.context_prune. Events are the caller's own, per session (like
+// a session's turns); pruned events become the caller's documents.
+#include <algorithm>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "context/context_window.h"
+#include "context/documents.h"
+#include "core/context_event_json.h"
+#include "core/engine_impl.h"
+#include "core/validation.h"
+#include "text/query.h"
+#include "text/utf8.h"
+
+namespace mnemo {
+namespace {
+
+constexpr int kMaxProtected = 1000;
+constexpr int64_t kMaxBudgetChars = int64_t{1} << 30;
+// Rendered events of one archive document are joined by a blank line.
+constexpr std::string_view kEventSeparator = "\n\n";
+
+Status ValidateSession(std::string_view session_id) {
+  if (session_id.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    return InvalidArgument("session_id must not be blank", "session_id");
+  }
+  return ValidateKey(session_id, "session_id");
+}
+
+struct LoadedEvent {
+  storage::ContextEventRow row;
+  ContextEvent event;
+  std::string text;  // RenderEvent
+};
+
+Result<std::vector<LoadedEvent>> LoadEvents(storage::Backend& backend, std::string_view owner,
+                                            std::string_view session_id) {
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::ContextEventRow> rows,
+                         backend.ContextEvents(owner, session_id));
+  std::vector<LoadedEvent> out;
+  out.reserve(rows.size());
+  for (storage::ContextEventRow& r : rows) {
+    Result<ContextEvent> event = ParseContextEvent(r.event_json);
+    if (!event.ok()) {
+      return Internal("context event " + std::to_string(r.seq) + " of session " + r.session_id +
+                      " cannot be read: " + event.status().message());
+    }
+    std::string text = context::RenderEvent(*event);
+    out.push_back({.row = std::move(r), .event = std::move(*event), .text = std::move(text)});
+  }
+  return out;
+}
+
+std::string ArchiveSource(std::string_view session_id, int64_t first_seq, int64_t last_seq) {
+  return "context:" + std::string(session_id) + "#seq" + std::to_string(first_seq) + "-" +
+         std::to_string(last_seq);
+}
+
+}  // namespace
+
+Result<ContextAppendResult> Engine::Impl::ContextAppend(const Principal& who,
+                                                        const ContextAppendRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  MNEMO_RETURN_IF_ERROR(ValidateSession(req.session_id));
+  ContextEvent event = req.event;
+  std::string raw = req.raw_json;
+  if (raw.empty()) {
+    raw = ContextEventToJson(event).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  // The stored text is the one source of the event: whatever came in is read
+  // back exactly as a window will read it.
+  MNEMO_ASSIGN_OR_RETURN(event, ParseContextEvent(raw));
+  // Another process may have registered tools since (their no_memory and
+  // cleaners decide what is indexed).
+  MNEMO_RETURN_IF_ERROR(RefreshStoredTools());
+  const TimeMs now = clock->NowMs();
+  storage::ContextEventRow row{.owner = who.name,
+                               .session_id = req.session_id,
+                               .event_json = std::move(raw),
+                               .search_text = context::EventComputationText(*tools, event),
+                               .timestamp_ms = event.timestamp.value_or(now),
+                               .created_at = now};
+  MNEMO_ASSIGN_OR_RETURN(storage::ContextEventRow stored, backend->AppendContextEvent(row));
+  return ContextAppendResult{
+      .session_id = req.session_id,
+      .seq = stored.seq,
+      .chars = static_cast<int64_t>(text::CountCodePoints(context::RenderEvent(event)))};
+}
+
+Result<ContextWindow> Engine::Impl::GetContextWindow(const Principal& who,
+                                                     const ContextWindowRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  MNEMO_RETURN_IF_ERROR(ValidateSession(req.session_id));
+  if (req.budget_chars < 1 || req.budget_chars > kMaxBudgetChars) {
+    return InvalidArgument("budget_chars must be between 1 and 1073741824", "budget_chars");
+  }
+  if (req.protected_count < 0 || req.protected_count > kMaxProtected) {
+    return InvalidArgument("protected must be between 0 and 1000", "protected");
+  }
+  if (req.query.size() > kMaxContentBytes) {
+    return InvalidArgument("query is longer than 1 MiB", "query");
+  }
+  MNEMO_ASSIGN_OR_RETURN(std::vector<LoadedEvent> events,
+                         LoadEvents(*backend, who.name, req.session_id));
+  // Keyword relevance over the events' computation text. (A vector side
+  // would need event vectors, which are not stored.)
+  std::map<int64_t, double> score_of;  // by event id
+  const std::vector<std::string> terms = text::QueryTerms(req.query);
+  if (!terms.empty() && !events.empty()) {
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::ContextEventHit> hits,
+                           backend->SearchContextEvents({.terms = terms,
+                                                         .all = false,
+                                                         .owner = who.name,
+                                                         .session_id = req.session_id,
+                                                         .limit = static_cast<int>(std::min<size_t>(
+                                                             events.size(), INT32_MAX))}));
+    for (const storage::ContextEventHit& h : hits) score_of[h.row.id] = h.score;
+  }
+  std::vector<context::WindowItem> items;
+  items.reserve(events.size());
+  for (const LoadedEvent& e : events) {
+    auto it = score_of.find(e.row.id);
+    items.push_back({.chars = static_cast<int64_t>(text::CountCodePoints(e.text)),
+                     .score = it == score_of.end() ? 0.0 : it->second});
+  }
+  ContextWindow out{.session_id = req.session_id,
+                    .total_events = static_cast<int64_t>(events.size())};
+  for (const context::WindowPick& pick :
+       context::SelectWindow(items, static_cast<size_t>(req.protected_count), req.budget_chars)) {
+    LoadedEvent& e = events[pick.index];
+    std::string text = std::move(e.text);
+    if (pick.truncated) {
+      text.resize(text::Utf8PrefixBytes(text, static_cast<size_t>(pick.chars)));
+    }
+    out.used_chars += pick.chars;
+    out.events.push_back({.seq = e.row.seq,
+                          .event = std::move(e.event),
+                          .raw_json = std::move(e.row.event_json),
+                          .text = std::move(text),
+                          .chars = pick.chars,
+                          .is_protected = pick.is_protected,
+                          .truncated = pick.truncated,
+                          .score = items[pick.index].score,
+                          .timestamp = e.row.timestamp_ms});
+  }
+  return out;
+}
+
+Result<ContextPruneResult> Engine::Impl::ContextPrune(const Principal& who,
+                                                      std::string_view session_id, int64_t keep) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  MNEMO_RETURN_IF_ERROR(ValidateSession(session_id));
+  if (keep < 0) return InvalidArgument("keep must be >= 0", "keep");
+  MNEMO_ASSIGN_OR_RETURN(std::vector<LoadedEvent> events,
+                         LoadEvents(*backend, who.name, session_id));
+  ContextPruneResult out{.session_id = std::string(session_id)};
+  const size_t n = events.size();
+  const size_t pruned = n > static_cast<size_t>(keep) ? n - static_cast<size_t>(keep) : 0;
+  out.kept = static_cast<int64_t>(n - pruned);
+  if (pruned == 0) return out;
+  // Archived first, deleted after: a crash in between leaves the events in
+  // the window, and the next prune finds its documents already stored (an
+  // owner's identical content is stored once). One document per run of
+  // events whose rendered text stays within the 1 MiB of a doc_put.
+  const TimeMs now = clock->NowMs();
+  size_t begin = 0;
+  while (begin < pruned) {
+    std::string content = events[begin].text;
+    std::string computation = events[begin].row.search_text;
+    size_t end = begin + 1;
+    while (end < pruned &&
+           content.size() + kEventSeparator.size() + events[end].text.size() <= kMaxContentBytes) {
+      content.append(kEventSeparator).append(events[end].text);
+      computation.append(kEventSeparator).append(events[end].row.search_text);
+      ++end;
+    }
+    const int64_t first_seq = events[begin].row.seq;
+    const int64_t last_seq = events[end - 1].row.seq;
+    const nlohmann::json meta = {{"session_id", session_id},
+                                 {"first_seq", first_seq},
+                                 {"last_seq", last_seq},
+                                 {"events", end - begin}};
+    std::string source = ArchiveSource(session_id, first_seq, last_seq);
+    MNEMO_ASSIGN_OR_RETURN(
+        storage::DocumentPut put,
+        context::StoreDocument(
+            *backend, {.owner = who.name,
+                       .source = source,
+                       .meta = meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                       .content = std::move(content),
+                       .computation_text = std::move(computation),
+                       .now = now}));
+    out.documents.push_back({.document_id = std::move(put.row.id),
+                             .source = std::move(source),
+                             .first_seq = first_seq,
+                             .last_seq = last_seq,
+                             .created = put.created});
+    begin = end;
+  }
+  MNEMO_ASSIGN_OR_RETURN(out.pruned, backend->DeleteContextEventsUpTo(who.name, session_id,
+                                                                      events[pruned - 1].row.seq));
+  return out;
+}
+
+Result<ContextAppendResult> Engine::ContextAppend(const Principal& who,
+                                                  const ContextAppendRequest& req) {
+  return impl_->ContextAppend(who, req);
+}
+Result<ContextWindow> Engine::GetContextWindow(const Principal& who,
+                                               const ContextWindowRequest& req) {
+  return impl_->GetContextWindow(who, req);
+}
+Result<ContextPruneResult> Engine::ContextPrune(const Principal& who, std::string_view session_id,
+                                                int64_t keep) {
+  return impl_->ContextPrune(who, session_id, keep);
+}
+
+}  // namespace mnemo

@@ -1,0 +1,214 @@
+// Documents (spec 50): memory.doc_put, doc_get, doc_search, doc_list,
+// doc_delete, and the document part of memory_recall. A document is its
+// owner's; while ACL is off every principal reads every document (as for
+// episodic rows, episodic.cc).
+#include <algorithm>
+#include <exception>
+
+#include <nlohmann/json.hpp>
+
+#include "context/documents.h"
+#include "core/engine_impl.h"
+#include "core/validation.h"
+#include "text/query.h"
+#include "text/snippet.h"
+
+namespace mnemo {
+namespace {
+
+constexpr size_t kMaxSourceBytes = 1024;
+constexpr int kMaxSearchResults = 100;
+constexpr int kMaxListLimit = 1000;
+// A recall hit shows the document's summary, else its beginning.
+constexpr size_t kRecallPreviewChars = 600;
+
+Status ValidateMeta(std::string_view meta) {
+  if (meta.empty()) return Status::Ok();
+  // JSON as a data format: the meta is stored as given, only its shape is
+  // checked here.
+  try {
+    const nlohmann::json parsed = nlohmann::json::parse(meta);
+    if (parsed.is_object()) return Status::Ok();
+  } catch (const std::exception&) {
+    return InvalidArgument("meta must be a JSON object, e.g. {\"origin\": \"wiki\"}: not JSON",
+                           "meta");
+  }
+  return InvalidArgument("meta must be a JSON object, e.g. {\"origin\": \"wiki\"}", "meta");
+}
+
+Status ValidateSource(std::string_view source) {
+  if (source.size() > kMaxSourceBytes) {
+    return InvalidArgument("source is " + std::to_string(source.size()) +
+                               " bytes long: at most 1024 bytes are allowed",
+                           "source");
+  }
+  if (!source.empty()) MNEMO_RETURN_IF_ERROR(ValidateContent(source, "source"));
+  return Status::Ok();
+}
+
+Status ValidateDocumentId(std::string_view id) {
+  if (id.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    return InvalidArgument("id must not be blank", "id");
+  }
+  return Status::Ok();
+}
+
+Document ToPublic(storage::DocumentRow r, bool with_content) {
+  Document d{.id = std::move(r.id),
+             .owner = std::move(r.owner),
+             .source = std::move(r.source),
+             .meta = std::move(r.meta),
+             .summary = std::move(r.summary),
+             .tags = std::move(r.tags),
+             .content_hash = std::move(r.content_hash),
+             .access_count = r.access_count,
+             .created_at = r.created_at,
+             .updated_at = r.updated_at};
+  if (with_content) d.content = std::move(r.content);
+  for (const std::string& e : r.entities) {
+    auto [kind, text] = context::DecodeEntity(e);
+    d.entities.push_back({.kind = std::string(kind), .text = std::string(text)});
+  }
+  return d;
+}
+
+}  // namespace
+
+std::optional<std::string> Engine::Impl::DocumentOwner(const Principal& who) const {
+  if (!config.memory.acl_enabled) return std::nullopt;
+  return who.name;
+}
+
+Result<DocumentPutResult> Engine::Impl::DocPut(const Principal& who,
+                                               const DocumentPutRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  MNEMO_RETURN_IF_ERROR(ValidateContent(req.content, "content"));
+  MNEMO_RETURN_IF_ERROR(ValidateSource(req.source));
+  MNEMO_RETURN_IF_ERROR(ValidateMeta(req.meta));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(config, req.content, "content"));
+  MNEMO_ASSIGN_OR_RETURN(storage::DocumentPut put,
+                         context::StoreDocument(*backend, {.owner = who.name,
+                                                           .source = req.source,
+                                                           .meta = req.meta,
+                                                           .content = req.content,
+                                                           .computation_text = req.content,
+                                                           .now = clock->NowMs()}));
+  return DocumentPutResult{.id = std::move(put.row.id), .created = put.created};
+}
+
+Result<Document> Engine::Impl::DocGet(const Principal& who, std::string_view id) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  MNEMO_RETURN_IF_ERROR(ValidateDocumentId(id));
+  const std::optional<std::string> owner = DocumentOwner(who);
+  // Another principal's document is checked before its access is counted,
+  // so reading it leaves no trace.
+  if (owner) {
+    MNEMO_ASSIGN_OR_RETURN(std::optional<storage::DocumentRow> peek,
+                           backend->GetDocument(id, /*count_access=*/false));
+    if (!peek || peek->owner != *owner) return NotFound("no document " + std::string(id));
+  }
+  MNEMO_ASSIGN_OR_RETURN(std::optional<storage::DocumentRow> row,
+                         backend->GetDocument(id, /*count_access=*/true));
+  if (!row) return NotFound("no document " + std::string(id));
+  return ToPublic(std::move(*row), /*with_content=*/true);
+}
+
+Result<std::vector<DocumentSearchHit>> Engine::Impl::DocSearch(const Principal& who,
+                                                               const DocumentSearchRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  if (req.query.find_first_not_of(" \t\r\n\f\v") == std::string::npos) {
+    return InvalidArgument("query must not be empty or whitespace: say what to look for", "query");
+  }
+  if (req.query.size() > kMaxContentBytes) {
+    return InvalidArgument("query is longer than 1 MiB", "query");
+  }
+  if (req.max_results < 1 || req.max_results > kMaxSearchResults) {
+    return InvalidArgument("max_results must be between 1 and 100", "max_results");
+  }
+  const std::vector<std::string> terms = text::QueryTerms(req.query);
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<storage::DocumentHit> hits,
+      backend->SearchDocuments(
+          {.terms = terms, .owner = DocumentOwner(who), .limit = req.max_results}));
+  std::vector<DocumentSearchHit> out;
+  out.reserve(hits.size());
+  for (storage::DocumentHit& h : hits) {
+    DocumentSearchHit hit{.score = h.score};
+    hit.snippet = text::MakeSnippet(h.row.content, terms);
+    hit.document = ToPublic(std::move(h.row), /*with_content=*/false);
+    out.push_back(std::move(hit));
+  }
+  return out;
+}
+
+Result<DocumentList> Engine::Impl::DocList(const Principal& who, const DocumentListRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  if (req.limit < 1 || req.limit > kMaxListLimit) {
+    return InvalidArgument("limit must be between 1 and 1000", "limit");
+  }
+  if (req.offset < 0) return InvalidArgument("offset must be >= 0", "offset");
+  if (req.source) MNEMO_RETURN_IF_ERROR(ValidateSource(*req.source));
+  // One more than asked tells whether there is a next page.
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<storage::DocumentRow> rows,
+      backend->ListDocuments(DocumentOwner(who), req.source, req.limit + 1, req.offset));
+  DocumentList out;
+  if (rows.size() > static_cast<size_t>(req.limit)) {
+    rows.resize(static_cast<size_t>(req.limit));
+    out.next_offset = req.offset + req.limit;
+  }
+  out.documents.reserve(rows.size());
+  for (storage::DocumentRow& r : rows) {
+    out.documents.push_back(ToPublic(std::move(r), /*with_content=*/false));
+  }
+  return out;
+}
+
+Result<bool> Engine::Impl::DocDelete(const Principal& who, std::string_view id) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  MNEMO_RETURN_IF_ERROR(ValidateDocumentId(id));
+  if (const std::optional<std::string> owner = DocumentOwner(who)) {
+    MNEMO_ASSIGN_OR_RETURN(std::optional<storage::DocumentRow> row,
+                           backend->GetDocument(id, /*count_access=*/false));
+    if (!row || row->owner != *owner) return false;
+  }
+  return backend->DeleteDocument(id);
+}
+
+Result<std::vector<RecallHit>> Engine::Impl::DocumentHits(const std::vector<std::string>& terms,
+                                                          int limit) {
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::DocumentHit> hits,
+                         backend->SearchDocuments({.terms = terms, .limit = limit}));
+  std::vector<RecallHit> out;
+  for (storage::DocumentHit& h : hits) {
+    if (h.score < config.search.min_relevance_score) continue;
+    std::string preview = !h.row.summary.empty()
+                              ? std::move(h.row.summary)
+                              : text::MakeSnippet(h.row.content, terms, kRecallPreviewChars);
+    out.push_back({.source = "document",
+                   .id = std::move(h.row.id),
+                   .key = std::move(h.row.source),
+                   .content = std::move(preview),
+                   .score = h.score});
+  }
+  return out;
+}
+
+Result<DocumentPutResult> Engine::DocPut(const Principal& who, const DocumentPutRequest& req) {
+  return impl_->DocPut(who, req);
+}
+Result<Document> Engine::DocGet(const Principal& who, std::string_view id) {
+  return impl_->DocGet(who, id);
+}
+Result<std::vector<DocumentSearchHit>> Engine::DocSearch(const Principal& who,
+                                                         const DocumentSearchRequest& req) {
+  return impl_->DocSearch(who, req);
+}
+Result<DocumentList> Engine::DocList(const Principal& who, const DocumentListRequest& req) {
+  return impl_->DocList(who, req);
+}
+Result<bool> Engine::DocDelete(const Principal& who, std::string_view id) {
+  return impl_->DocDelete(who, id);
+}
+
+}  // namespace mnemo

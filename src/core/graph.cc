@@ -1,0 +1,101 @@
+// The graph's engine side (spec 50, "Graph"): facts stated through
+// memory.graph_upsert and the query over them and over the triples
+// distilled from documents (context/graph.h).
+#include <cmath>
+#include <string>
+
+#include "context/graph.h"
+#include "core/engine_impl.h"
+#include "core/validation.h"
+#include "storage/graph_rules.h"
+
+namespace mnemo {
+namespace {
+
+// Stated facts weigh like facts stated through memory.profile_put (spec 40).
+constexpr double kStatedConfidence = 0.9;
+constexpr size_t kMaxTermBytes = 1024;
+constexpr int kMaxQueryLimit = 1000;
+
+// Subject, predicate, object (and source, which may be empty): at most
+// 1024 bytes of UTF-8 without NUL.
+Status ValidateTerm(std::string_view value, std::string_view field, bool allow_empty = false) {
+  if (allow_empty && value.empty()) return Status::Ok();
+  if (value.size() > kMaxTermBytes) {
+    return InvalidArgument(std::string(field) + " is " + std::to_string(value.size()) +
+                               " bytes long: at most 1024 bytes are allowed",
+                           std::string(field));
+  }
+  return ValidateContent(value, field);
+}
+
+Triple ToPublic(storage::TripleRow r) {
+  return Triple{.id = std::move(r.id),
+                .subject = std::move(r.subject),
+                .predicate = std::move(r.predicate),
+                .object = std::move(r.object),
+                .confidence = r.confidence,
+                .source = std::move(r.source),
+                .sentence = std::move(r.sentence),
+                .valid_from = r.valid_from,
+                .valid_to = r.valid_to,
+                .created_at = r.created_at,
+                .owner = std::move(r.owner)};
+}
+
+}  // namespace
+
+Result<GraphUpsertResult> Engine::Impl::GraphUpsert(const Principal& who,
+                                                    const GraphUpsertRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  MNEMO_RETURN_IF_ERROR(ValidateTerm(req.subject, "subject"));
+  MNEMO_RETURN_IF_ERROR(ValidateTerm(req.predicate, "predicate"));
+  MNEMO_RETURN_IF_ERROR(ValidateTerm(req.object, "object"));
+  MNEMO_RETURN_IF_ERROR(ValidateTerm(req.source, "source", /*allow_empty=*/true));
+  const double confidence = req.confidence.value_or(kStatedConfidence);
+  if (!std::isfinite(confidence) || confidence < 0.0 || confidence > 1.0) {
+    return InvalidArgument("confidence must be a number between 0 and 1", "confidence");
+  }
+  MNEMO_RETURN_IF_ERROR(CheckSecret(config, req.subject, "subject"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(config, req.object, "object"));
+  const TimeMs now = clock->NowMs();
+  storage::TripleRow row{.owner = who.name,
+                         .subject = req.subject,
+                         .predicate = req.predicate,
+                         .object = req.object,
+                         .confidence = confidence,
+                         .source = req.source,
+                         .valid_from = now,
+                         .created_at = now};
+  // Whether the predicate is single-valued is decided on its stored form.
+  const bool single = context::IsSingleValued(storage::internal::NormalizePredicate(req.predicate));
+  MNEMO_ASSIGN_OR_RETURN(storage::TripleUpsert u, backend->UpsertTriple(row, single));
+  return GraphUpsertResult{.triple = ToPublic(std::move(u.row)),
+                           .created = u.created,
+                           .superseded = std::move(u.superseded)};
+}
+
+Result<std::vector<Triple>> Engine::Impl::GraphQuery(const Principal& who,
+                                                     const GraphQueryRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  if (req.subject) MNEMO_RETURN_IF_ERROR(ValidateTerm(*req.subject, "subject"));
+  if (req.predicate) MNEMO_RETURN_IF_ERROR(ValidateTerm(*req.predicate, "predicate"));
+  if (req.object) MNEMO_RETURN_IF_ERROR(ValidateTerm(*req.object, "object"));
+  if (req.limit < 1 || req.limit > kMaxQueryLimit) {
+    return InvalidArgument("limit must be between 1 and 1000", "limit");
+  }
+  storage::TripleQuery query{.subject = req.subject,
+                             .predicate = req.predicate,
+                             .object = req.object,
+                             .include_history = req.include_history,
+                             .limit = req.limit};
+  // Scoped like episodic rows: everyone's while ACL is off.
+  if (config.memory.acl_enabled) query.owner = who.name;
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TripleRow> rows, backend->QueryTriples(query));
+  std::vector<Triple> out;
+  out.reserve(rows.size());
+  for (storage::TripleRow& r : rows) out.push_back(ToPublic(std::move(r)));
+  return out;
+}
+
+}  // namespace mnemo

@@ -1,0 +1,105 @@
+// The graph through the Engine (spec 50): GraphUpsert / GraphQuery, their
+// validation and their scope (the principal's own triples under ACL).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "mnemo/engine.h"
+#include "test_util.h"
+
+namespace mnemo {
+namespace {
+
+class GraphTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { Reopen(Config{}); }
+
+  void Reopen(Config config) {
+    engine_.reset();
+    config.memory.backend = GetParam();
+    config.embedding.provider = "none";
+    auto e = Engine::Open({.workspace = dir_.Sub("ws"), .config = config});
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    engine_ = std::move(*e);
+  }
+
+  std::vector<std::string> Objects(const Principal& who, GraphQueryRequest q = {}) {
+    auto r = engine_->GraphQuery(who, q);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    std::vector<std::string> out;
+    if (r.ok()) {
+      for (const Triple& t : *r) out.push_back(t.object);
+    }
+    return out;
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Engine> engine_;
+  Principal me_;
+};
+
+TEST_P(GraphTest, ValidationNamesTheField) {
+  struct Case {
+    GraphUpsertRequest req;
+    std::string field;
+  };
+  const std::string big(1025, 'x');
+  std::vector<Case> cases = {
+      {{.subject = " ", .predicate = "uses", .object = "vim"}, "subject"},
+      {{.subject = "user", .predicate = "", .object = "vim"}, "predicate"},
+      {{.subject = "user", .predicate = "uses", .object = big}, "object"},
+      {{.subject = "user", .predicate = "uses", .object = "vim", .confidence = 1.01}, "confidence"},
+      {{.subject = "user", .predicate = "uses", .object = "vim", .confidence = -1}, "confidence"},
+      {{.subject = "user", .predicate = "uses", .object = "vim", .source = big}, "source"},
+  };
+  for (const Case& c : cases) {
+    auto r = engine_->GraphUpsert(me_, c.req);
+    ASSERT_FALSE(r.ok()) << c.field;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(r.status().field(), c.field);
+  }
+  EXPECT_TRUE(
+      engine_
+          ->GraphUpsert(me_,
+                        {.subject = "user", .predicate = "uses", .object = std::string(1024, 'x')})
+          .ok());
+  EXPECT_EQ(engine_->GraphQuery(me_, {.subject = " "}).status().field(), "subject");
+  EXPECT_EQ(engine_->GraphQuery(me_, {.limit = 0}).status().field(), "limit");
+}
+
+TEST_P(GraphTest, UnderAclEachPrincipalSeesItsOwnTriples) {
+  Config acl;
+  acl.memory.acl_enabled = true;
+  Reopen(acl);
+  const Principal alice{"alice", Role::kUser};
+  const Principal bob{"bob", Role::kUser};
+  ASSERT_TRUE(
+      engine_->GraphUpsert(alice, {.subject = "user", .predicate = "lives in", .object = "Rome"})
+          .ok());
+  auto bobs =
+      engine_->GraphUpsert(bob, {.subject = "user", .predicate = "lives in", .object = "Oslo"});
+  ASSERT_TRUE(bobs.ok());
+  // Bob's move does not end Alice's fact: single-valued is per owner.
+  EXPECT_THAT(bobs->superseded, ::testing::IsEmpty());
+  EXPECT_EQ(bobs->triple.owner, "bob");
+  EXPECT_THAT(Objects(alice), ::testing::ElementsAre("Rome"));
+  EXPECT_THAT(Objects(bob), ::testing::ElementsAre("Oslo"));
+}
+
+TEST_P(GraphTest, WithoutAclEveryoneReadsEveryTriple) {
+  const Principal alice{"alice", Role::kUser};
+  ASSERT_TRUE(
+      engine_->GraphUpsert(alice, {.subject = "Rust", .predicate = "is", .object = "a language"})
+          .ok());
+  EXPECT_THAT(Objects(me_), ::testing::ElementsAre("a language"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, GraphTest, ::testing::Values("in_memory", "sqlite"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
+
+}  // namespace
+}  // namespace mnemo
