@@ -15,25 +15,11 @@
 namespace mnemo::archivist {
 namespace {
 
-struct CodePoint {
-  int32_t cp = -1;  // -1 for an ill-formed sequence
-  size_t len = 1;
-};
+using text::CodePoint;
 
-CodePoint At(std::string_view s, size_t pos) {
-  const auto byte = static_cast<unsigned char>(s[pos]);
-  if (byte < 0x80) return {.cp = byte, .len = 1};
-  CodePoint c;
-  c.len = static_cast<size_t>(text::DecodeUtf8(s, pos, &c.cp));
-  return c;
-}
+CodePoint At(std::string_view s, size_t pos) { return text::DecodeAt(s, pos); }
 
-// Unicode White_Space (PropList.txt).
-bool IsSpace(int32_t cp) {
-  return cp == ' ' || (cp >= '\t' && cp <= '\r') || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
-         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
-         cp == 0x205F || cp == 0x3000;
-}
+bool IsSpace(int32_t cp) { return text::IsWhiteSpace(cp); }
 
 // ’ ‘ ʼ
 bool IsApostropheVariant(int32_t cp) { return cp == 0x2019 || cp == 0x2018 || cp == 0x02BC; }

@@ -18,27 +18,11 @@
 namespace mnemo::rules {
 namespace {
 
-struct CodePoint {
-  int32_t cp = -1;  // -1 for an ill-formed sequence
-  size_t len = 1;
-};
+using text::CodePoint;
 
-// The code point at s[pos] (pos < s.size()). ASCII is decoded inline: the
-// scanners call this for every character.
-CodePoint At(std::string_view s, size_t pos) {
-  const auto byte = static_cast<unsigned char>(s[pos]);
-  if (byte < 0x80) return {.cp = byte, .len = 1};
-  CodePoint c;
-  c.len = static_cast<size_t>(text::DecodeUtf8(s, pos, &c.cp));
-  return c;
-}
+CodePoint At(std::string_view s, size_t pos) { return text::DecodeAt(s, pos); }
 
-// Unicode White_Space (PropList.txt), ASCII and line breaks included.
-bool IsSpace(int32_t cp) {
-  return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
-         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
-         cp == 0x205F || cp == 0x3000;
-}
+bool IsSpace(int32_t cp) { return text::IsWhiteSpace(cp); }
 
 bool IsAsciiTerminal(int32_t cp) { return cp == '.' || cp == '!' || cp == '?' || cp == ';'; }
 

@@ -17,11 +17,7 @@
 namespace mnemo::text {
 namespace internal {
 
-bool IsSpace(int32_t cp) {
-  return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
-         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
-         cp == 0x205F || cp == 0x3000;
-}
+bool IsSpace(int32_t cp) { return IsWhiteSpace(cp); }
 
 bool IsForeignWordChar(int32_t cp) {
   if (cp < 0x80 || IsCjk(cp)) return false;

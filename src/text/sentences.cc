@@ -12,27 +12,9 @@
 namespace mnemo::text {
 namespace {
 
-struct CodePoint {
-  int32_t cp = -1;  // -1 for an ill-formed sequence
-  size_t len = 1;
-};
+CodePoint At(std::string_view s, size_t pos) { return DecodeAt(s, pos); }
 
-// The code point at s[pos] (pos < s.size()). ASCII is decoded inline: the
-// scanner calls this for every character.
-CodePoint At(std::string_view s, size_t pos) {
-  const auto byte = static_cast<unsigned char>(s[pos]);
-  if (byte < 0x80) return {.cp = byte, .len = 1};
-  CodePoint c;
-  c.len = static_cast<size_t>(DecodeUtf8(s, pos, &c.cp));
-  return c;
-}
-
-// Unicode White_Space (PropList.txt), ASCII and line breaks included.
-bool IsSpace(int32_t cp) {
-  return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
-         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
-         cp == 0x205F || cp == 0x3000;
-}
+bool IsSpace(int32_t cp) { return IsWhiteSpace(cp); }
 
 bool IsLineBreak(int32_t cp) {
   return (cp >= 0x0A && cp <= 0x0D) || cp == 0x85 || cp == 0x2028 || cp == 0x2029;

@@ -244,10 +244,6 @@ size_t SkipEscape(std::string_view s, size_t i) {
 
 // ---- collapse_whitespace ---------------------------------------------------
 
-bool IsWhiteSpace(int32_t cp) {
-  if (cp < 0x80) return cp == ' ' || (cp >= '\t' && cp <= '\r');
-  return u_hasBinaryProperty(cp, UCHAR_WHITE_SPACE) != 0;
-}
 bool IsLineBreak(int32_t cp) {
   return (cp >= '\n' && cp <= '\r') || cp == 0x85 || cp == 0x2028 || cp == 0x2029;
 }

@@ -18,6 +18,28 @@ inline constexpr std::string_view kReplacementChar = "\xEF\xBF\xBD";
 // Unicode's "U+FFFD substitution of maximal subparts" replaces.
 int DecodeUtf8(std::string_view s, size_t pos, int32_t* cp);
 
+struct CodePoint {
+  int32_t cp = -1;  // -1 for an ill-formed sequence
+  size_t len = 1;   // bytes
+};
+
+// The code point at s[pos] (pos < s.size()). ASCII is decoded inline: byte
+// scanners call this for every character.
+inline CodePoint DecodeAt(std::string_view s, size_t pos) {
+  const auto byte = static_cast<unsigned char>(s[pos]);
+  if (byte < 0x80) return {.cp = byte, .len = 1};
+  CodePoint c;
+  c.len = static_cast<size_t>(DecodeUtf8(s, pos, &c.cp));
+  return c;
+}
+
+// Unicode White_Space (PropList.txt), ASCII and line breaks included.
+inline bool IsWhiteSpace(int32_t cp) {
+  return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
+         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
+         cp == 0x205F || cp == 0x3000;
+}
+
 // Appends the UTF-8 encoding of `cp` (a scalar value) to *out.
 void AppendUtf8(char32_t cp, std::string* out);
 
