@@ -4,12 +4,17 @@
 #include <iostream>
 #include <utility>
 
+#include "base/background_worker.h"
+
 namespace mnemo::archivist {
 
 ArchiveWriter::ArchiveWriter(std::string archive_root, size_t max_backlog)
     : root_(std::move(archive_root)),
       max_backlog_(std::max<size_t>(max_backlog, 1)),
-      thread_([this] { Run(); }) {}
+      thread_([this] {
+        mnemo::internal::LowerThisThreadPriority();
+        Run();
+      }) {}
 
 ArchiveWriter::~ArchiveWriter() {
   {

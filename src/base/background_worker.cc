@@ -1,10 +1,23 @@
 #include "base/background_worker.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <utility>
 
 namespace mnemo::internal {
 
-BackgroundWorker::BackgroundWorker() : thread_([this] { Run(); }) {}
+void LowerThisThreadPriority() {
+  // Linux applies nice per thread: PRIO_PROCESS with the thread id.
+  (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+}
+
+BackgroundWorker::BackgroundWorker()
+    : thread_([this] {
+        LowerThisThreadPriority();
+        Run();
+      }) {}
 
 BackgroundWorker::~BackgroundWorker() {
   {

@@ -11,6 +11,12 @@
 
 namespace mnemo::internal {
 
+// Lowers the calling thread's scheduling priority (nice 10): background
+// threads (archive files, segment work, checkpoints) give the CPU to the
+// threads answering requests, so their latency does not depend on how much
+// background work is queued. Best effort: a failure changes nothing.
+void LowerThisThreadPriority();
+
 class BackgroundWorker {
  public:
   BackgroundWorker();

@@ -36,7 +36,7 @@ struct Engine::Impl {
   std::map<std::string, std::shared_ptr<VectorSpace>> spaces;  // by signature
 
   // Pinned prompt blocks by (scope, tools), valid for one generation of the
-  // tool rules (Backend::ToolRulesGeneration): a session start costs one
+  // tool rules (Backend::Generation): a session start costs one
   // counter read while the rules are unchanged (rules.cc).
   std::mutex prompt_mu;
   int64_t prompt_generation = -1;
@@ -57,6 +57,9 @@ struct Engine::Impl {
   std::unique_ptr<context::ToolRegistry> tools;
   std::mutex stored_tools_mu;
   std::map<std::string, std::string> stored_tools_seen;
+  // Backend::Generation(kToolRegistry) when stored_tools_seen was read; -1
+  // before the first read.
+  int64_t stored_tools_generation = -1;
 
   ~Impl();
 

@@ -151,7 +151,8 @@ Result<PromptRules> Engine::Impl::ToolRulesForPrompt(const Principal& who,
   const storage::ReadScope scope = RuleScope(who);
   std::string cache_key = scope.all ? std::string("*") : "=" + scope.principal;
   for (const std::string& tool : wanted) cache_key += "\n" + tool;
-  MNEMO_ASSIGN_OR_RETURN(const int64_t generation, backend->ToolRulesGeneration());
+  MNEMO_ASSIGN_OR_RETURN(const int64_t generation,
+                         backend->Generation(storage::Counter::kToolRules));
   {
     std::lock_guard lock(prompt_mu);
     if (generation != prompt_generation) {

@@ -132,8 +132,16 @@ Status Engine::Impl::OpenTools() {
 }
 
 Status Engine::Impl::RefreshStoredTools() {
-  // Another process may have registered a tool: read the few entries of the
-  // namespace and recompile only when they changed.
+  // Another process may have registered a tool: one counter read tells, and
+  // then the few entries of the namespace are read (and recompiled only when
+  // they changed). The counter is read first, so a write racing the read
+  // below shows as a newer counter next time.
+  MNEMO_ASSIGN_OR_RETURN(const int64_t generation,
+                         backend->Generation(storage::Counter::kToolRegistry));
+  {
+    std::lock_guard lock(stored_tools_mu);
+    if (generation == stored_tools_generation) return Status::Ok();
+  }
   std::map<std::string, std::string> current;
   MNEMO_RETURN_IF_ERROR(backend->ForEach(
       {.all = true}, storage::kToolRegistryNamespace, [&](const Entry& e) -> Status {
@@ -143,6 +151,7 @@ Status Engine::Impl::RefreshStoredTools() {
         return Status::Ok();
       }));
   std::lock_guard lock(stored_tools_mu);
+  stored_tools_generation = generation;
   if (current == stored_tools_seen) return Status::Ok();
   std::vector<context::ToolSpec> specs;
   for (const auto& [key, content] : current) {

@@ -32,17 +32,21 @@ bool HasTag(const ToolRule& r, std::string_view tag) {
   return std::find(r.tags.begin(), r.tags.end(), tag) != r.tags.end();
 }
 
-// Runs one read-modify-write of (owner, tool): `decide` returns the rule to
+// Runs one read-modify-write of (owner, tool): `decide` sees the group's
+// rules (narrowed by `narrow`'s key or fingerprint) and returns the rule to
 // write (created or changed) and whether it refreshed an equal one.
 template <typename Decide>
 Result<RulePutOutcome> MutateRule(storage::Backend& backend, TimeMs now, const std::string& owner,
-                                  const std::string& tool, Decide decide) {
+                                  const std::string& tool, storage::EntryGroup narrow,
+                                  Decide decide) {
   ToolRule written;
   bool refreshed = false;
+  narrow.owner = owner;
+  narrow.ns = RuleNamespace(tool);
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<storage::UpsertResult> results,
       backend.Mutate(
-          storage::EntryGroup{.owner = owner, .ns = RuleNamespace(tool)},
+          narrow,
           [&](const std::vector<Entry>& current) -> Result<std::vector<storage::EntryWrite>> {
             written = decide(RulesOf(current), &refreshed);
             written.owner = owner;
@@ -72,7 +76,15 @@ void SortForList(std::vector<ToolRule>& rules) {
 
 Result<RulePutOutcome> RuleStore::Put(const std::string& owner, const ToolRulePut& req) {
   const TimeMs now = clock_.NowMs();
-  return MutateRule(backend_, now, owner, req.tool_name,
+  // An id reads that rule alone; otherwise only rules that may share the
+  // normalised body (same fingerprint, or written by another path).
+  storage::EntryGroup narrow;
+  if (req.id) {
+    narrow.key = RuleKey(*req.id);
+  } else {
+    narrow.fingerprint = BodyFingerprint(req.rule);
+  }
+  return MutateRule(backend_, now, owner, req.tool_name, std::move(narrow),
                     [&](const std::vector<ToolRule>& existing, bool* refreshed) -> ToolRule {
                       if (req.id) {
                         for (const ToolRule& r : existing) {
@@ -107,7 +119,7 @@ Result<RulePutOutcome> RuleStore::Put(const std::string& owner, const ToolRulePu
 Result<RulePutOutcome> RuleStore::PutFailureRule(const std::string& owner, const std::string& tool,
                                                  const std::string& body) {
   const TimeMs now = clock_.NowMs();
-  return MutateRule(backend_, now, owner, tool,
+  return MutateRule(backend_, now, owner, tool, storage::EntryGroup{},
                     [&](const std::vector<ToolRule>& existing, bool* refreshed) -> ToolRule {
                       for (const ToolRule& r : existing) {
                         if (r.source != RuleSource::kPostTurn || !HasTag(r, kFailureTag)) continue;

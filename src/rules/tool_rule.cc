@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/sha256.h"
 #include "text/normalizer.h"
 #include "text/utf8.h"
 
@@ -141,6 +142,10 @@ std::string NormalizedBody(std::string_view rule) {
   return folded;
 }
 
+std::string BodyFingerprint(std::string_view rule) {
+  return mnemo::internal::Sha256Hex(NormalizedBody(rule));
+}
+
 storage::EntryWrite RuleToWrite(const ToolRule& rule, TimeMs now) {
   std::vector<std::string> tags = rule.tags;
   tags.push_back(std::string(kSourceTagPrefix) + std::string(SourceName(rule.source)));
@@ -150,7 +155,8 @@ storage::EntryWrite RuleToWrite(const ToolRule& rule, TimeMs now) {
                         .content = rule.rule,
                         .category = std::string(PriorityName(rule.priority)),
                         .tags = std::move(tags),
-                        .now = now};
+                        .now = now,
+                        .fingerprint = BodyFingerprint(rule.rule)};
   return w;
 }
 

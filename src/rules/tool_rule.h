@@ -48,9 +48,13 @@ std::string CollapseWhitespace(std::string_view text);
 // The body compared by the no-duplicate rule: whitespace collapsed, case
 // folded, trailing sentence punctuation (. ! 。 ！) dropped.
 std::string NormalizedBody(std::string_view rule);
+// SHA-256 of NormalizedBody: the entry fingerprint of a rule, so the
+// no-duplicate check reads only the rules that may equal a new one.
+std::string BodyFingerprint(std::string_view rule);
 
 // Entry <-> rule. The entry's content is the rule text, its category the
-// priority, its tags the rule's tags plus "source:<source>".
+// priority, its tags the rule's tags plus "source:<source>", its
+// fingerprint BodyFingerprint.
 storage::EntryWrite RuleToWrite(const ToolRule& rule, TimeMs now);
 // nullopt when the entry is not a rule: a namespace without a valid tool
 // name, a key not "rule/<id>", a category that is no priority, or no source

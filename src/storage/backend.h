@@ -57,6 +57,11 @@ struct EntryWrite {
   std::optional<std::vector<std::string>> tags;  // absent: keep (empty when new)
   std::optional<Visibility> visibility;          // absent: keep (private when new)
   TimeMs now = 0;                                // becomes updated_at, and created_at when new
+  // The caller's identity of the content (a hash of a normalised form, say):
+  // a Mutate group can be narrowed to it (EntryGroup::fingerprint). Not an
+  // entry field; a write without one clears the stored one, so a fingerprint
+  // never outlives the content it was computed from.
+  std::optional<std::string> fingerprint;
 
   // Import only: restore these exactly when present.
   std::optional<std::string> id;
@@ -66,11 +71,21 @@ struct EntryWrite {
   std::optional<bool> archived;
 };
 
+// Change counters of Backend::Generation.
+enum class Counter {
+  kToolRules,     // the `tool-*` namespaces (tool rules)
+  kToolRegistry,  // kToolRegistryNamespace (saved tool registrations)
+};
+
 // The entries of one owner in one namespace (or only the one with `key`).
+// With `fingerprint`, only those written with that fingerprint or with none
+// (so entries written by other paths are still seen): a de-duplicating
+// read-modify-write reads its few candidates instead of the whole group.
 struct EntryGroup {
   std::string owner = "local";
   std::string ns;
   std::optional<std::string> key;
+  std::optional<std::string> fingerprint;
 };
 using MutateFn = std::function<Result<std::vector<EntryWrite>>(const std::vector<Entry>& current)>;
 
@@ -183,10 +198,11 @@ class Backend {
   virtual Status ForEach(const ReadScope& scope, std::string_view ns_prefix,
                          const std::function<Status(const Entry&)>& fn) = 0;
 
-  // A number that changes whenever an entry of a `tool-*` namespace (the tool
-  // rules) is written or deleted, by this or (SQLite) any other process.
-  // Equal numbers mean the rules are unchanged.
-  virtual Result<int64_t> ToolRulesGeneration() = 0;
+  // A number that changes whenever an entry of the counter's namespaces is
+  // written or deleted, by this or (SQLite) any other process. Equal numbers
+  // mean those entries are unchanged, so a process can cache what it derived
+  // from them and check it with one cheap read.
+  virtual Result<int64_t> Generation(Counter which) = 0;
 
   // --- Episodic turns (spec 40; episodic.h).
 

@@ -229,6 +229,34 @@ TEST_P(RuleStoreTest, SameBodyWithoutIdRefreshesInsteadOfDuplicating) {
   EXPECT_EQ(all[0].tags, (std::vector<std::string>{"a", "shared", "b"}));
 }
 
+// The no-duplicate check reads only the rules of the body's fingerprint and
+// those stored without one (before fingerprints, or by another write path).
+TEST_P(RuleStoreTest, SameBodyFindsRulesStoredWithoutAFingerprintAndAfterAnEdit) {
+  storage::EntryWrite legacy = RuleToWrite({.id = "7b2a4c1e-0f3d-4a5b-9c6d-1e2f3a4b5c6d",
+                                            .tool_name = "send_email",
+                                            .rule = "Never email Sarah.",
+                                            .source = RuleSource::kUserExplicit,
+                                            .owner = "local"},
+                                           kStart);
+  legacy.fingerprint.reset();
+  ASSERT_TRUE(backend_->Upsert(legacy).ok());
+  RulePutOutcome again = Put({.tool_name = "send_email", .rule = "never email sarah"});
+  EXPECT_TRUE(again.refreshed);
+  EXPECT_EQ(again.rule.id, "7b2a4c1e-0f3d-4a5b-9c6d-1e2f3a4b5c6d");
+
+  // An edit by id moves the rule to its new body's fingerprint.
+  RulePutOutcome edited = Put(
+      {.tool_name = "send_email", .rule = "Never email Sarah after 6 pm.", .id = again.rule.id});
+  EXPECT_FALSE(edited.created);
+  RulePutOutcome same_as_edit =
+      Put({.tool_name = "send_email", .rule = "never email sarah after 6 PM"});
+  EXPECT_TRUE(same_as_edit.refreshed);
+  EXPECT_EQ(same_as_edit.rule.id, again.rule.id);
+  RulePutOutcome old_body = Put({.tool_name = "send_email", .rule = "Never email Sarah."});
+  EXPECT_TRUE(old_body.created);
+  EXPECT_EQ(List("send_email").size(), 2u);
+}
+
 TEST_P(RuleStoreTest, SameBodyInAnotherToolOrOwnerIsAnotherRule) {
   RulePutOutcome a = Put({.tool_name = "send_email", .rule = "Never email Sarah."});
   RulePutOutcome b = Put({.tool_name = "slack_dm", .rule = "Never email Sarah."});

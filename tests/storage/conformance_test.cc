@@ -579,7 +579,7 @@ TEST_P(BackendConformance, ForEachWithAPrefixVisitsOnlyThoseNamespaces) {
 
 TEST_P(BackendConformance, ToolRulesGenerationChangesWithRuleWritesOnly) {
   auto generation = [&] {
-    auto g = backend_->ToolRulesGeneration();
+    auto g = backend_->Generation(storage::Counter::kToolRules);
     EXPECT_TRUE(g.ok()) << g.status().ToString();
     return g.ok() ? *g : -1;
   };
@@ -687,6 +687,62 @@ TEST_P(BackendConformance, MutateWithAKeySeesOnlyThatEntry) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(r->empty());
   EXPECT_THAT(seen, ElementsAre("2"));
+}
+
+TEST_P(BackendConformance, MutateWithAFingerprintSeesThatFingerprintAndEntriesWithout) {
+  auto put = [&](const std::string& key, std::optional<std::string> fingerprint,
+                 const std::string& owner = "local") {
+    EntryWrite w = Write(key, "body " + key, 1000, "tool-shell", owner);
+    w.fingerprint = std::move(fingerprint);
+    Put(w);
+  };
+  put("a", "f1");
+  put("b", "f2");
+  put("c", std::nullopt);  // another path (memory_store, a hand edit)
+  put("d", "f1");
+  put("e", "f1", "bob");
+  // A write without a fingerprint clears the stored one: "b" becomes a
+  // candidate of every fingerprint.
+  put("b2", "f2");
+  put("b2", std::nullopt);
+  auto seen_with = [&](const EntryGroup& group) {
+    std::vector<std::string> seen;
+    auto r = backend_->Mutate(
+        group, [&](const std::vector<Entry>& current) -> Result<std::vector<EntryWrite>> {
+          for (const Entry& e : current) seen.push_back(e.key);
+          return std::vector<EntryWrite>{};
+        });
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return seen;
+  };
+  EXPECT_THAT(seen_with({.owner = "local", .ns = "tool-shell", .fingerprint = "f1"}),
+              ElementsAre("a", "b2", "c", "d"));
+  EXPECT_THAT(seen_with({.owner = "local", .ns = "tool-shell", .fingerprint = "f2"}),
+              ElementsAre("b", "b2", "c"));
+  EXPECT_THAT(seen_with({.owner = "local", .ns = "tool-shell", .fingerprint = "f3"}),
+              ElementsAre("b2", "c"));
+  EXPECT_THAT(seen_with({.owner = "local", .ns = "tool-shell", .key = "d", .fingerprint = "f2"}),
+              ElementsAre());
+  EXPECT_THAT(seen_with({.owner = "local", .ns = "tool-shell"}),
+              ElementsAre("a", "b", "b2", "c", "d"));
+}
+
+TEST_P(BackendConformance, GenerationOfTheToolRegistryChangesWithRegistryWritesOnly) {
+  auto generation = [&] {
+    auto g = backend_->Generation(storage::Counter::kToolRegistry);
+    EXPECT_TRUE(g.ok()) << g.status().ToString();
+    return g.ok() ? *g : -1;
+  };
+  const int64_t g0 = generation();
+  Put(Write("k", "a global entry"));
+  Put(Write("rule/1", "Prefer rg.", 1000, "tool-shell"));
+  EXPECT_EQ(generation(), g0);
+  Entry tool = Put(Write("cmd_run", "{}", 1000, std::string(kToolRegistryNamespace)));
+  const int64_t g1 = generation();
+  EXPECT_NE(g1, g0);
+  auto deleted = backend_->Delete(tool.id);
+  ASSERT_TRUE(deleted.ok() && *deleted);
+  EXPECT_NE(generation(), g1);
 }
 
 TEST_P(BackendConformance, MutateAppliesNothingWhenAWriteLeavesTheGroupOrDecideFails) {

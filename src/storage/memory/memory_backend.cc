@@ -38,9 +38,14 @@ MemoryBackend::Doc MemoryBackend::MakeDoc(Entry entry, const Doc* previous) {
   return doc;
 }
 
+void MemoryBackend::CountChangeLocked(std::string_view ns) {
+  if (ns.starts_with("tool-")) ++tool_rules_generation_;
+  if (ns == kToolRegistryNamespace) ++tool_registry_generation_;
+}
+
 void MemoryBackend::Insert(Row row, Doc doc) {
   const Entry& e = doc.entry;
-  if (e.ns.starts_with("tool-")) ++tool_rules_generation_;
+  CountChangeLocked(e.ns);
   by_id_[e.id] = row;
   by_address_[{e.owner, e.ns, e.key}] = row;
   by_name_[{e.ns, e.key}].insert(row);
@@ -53,7 +58,7 @@ MemoryBackend::Doc MemoryBackend::Erase(Row row) {
   auto it = docs_.find(row);
   Doc doc = std::move(it->second);
   docs_.erase(it);
-  if (doc.entry.ns.starts_with("tool-")) ++tool_rules_generation_;
+  CountChangeLocked(doc.entry.ns);
   const Entry& e = doc.entry;
   by_id_.erase(e.id);
   by_address_.erase({e.owner, e.ns, e.key});
@@ -87,6 +92,7 @@ Result<UpsertResult> MemoryBackend::ApplyLocked(const EntryWrite& write, std::ve
   const bool text_changed = created || before->entry.content != merged.content;
   if (created) row = next_row_++;
   Doc doc = MakeDoc(merged, before ? &*before : nullptr);
+  doc.fingerprint = write.fingerprint;
   Insert(*row, std::move(doc));
   undo.push_back({*row, std::move(before), {}});
   // A new label has no vectors: labels are never reused.
@@ -146,7 +152,9 @@ Result<std::vector<UpsertResult>> MemoryBackend::Mutate(const EntryGroup& group,
   for (auto it = first; it != by_address_.end(); ++it) {
     const auto& [owner, ns, key] = it->first;
     if (owner != group.owner || ns != group.ns || (group.key && key != *group.key)) break;
-    current.push_back(docs_.at(it->second).entry);
+    const Doc& doc = docs_.at(it->second);
+    if (group.fingerprint && doc.fingerprint && *doc.fingerprint != *group.fingerprint) continue;
+    current.push_back(doc.entry);
   }
   MNEMO_ASSIGN_OR_RETURN(std::vector<EntryWrite> writes, decide(current));
   std::vector<Undo> undo;
@@ -311,9 +319,9 @@ Result<Stats> MemoryBackend::GetStats(const ReadScope& scope) {
   return stats;
 }
 
-Result<int64_t> MemoryBackend::ToolRulesGeneration() {
+Result<int64_t> MemoryBackend::Generation(Counter which) {
   std::shared_lock lock(mu_);
-  return tool_rules_generation_;
+  return which == Counter::kToolRules ? tool_rules_generation_ : tool_registry_generation_;
 }
 
 Status MemoryBackend::ForEach(const ReadScope& scope, std::string_view ns_prefix,

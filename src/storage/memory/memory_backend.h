@@ -107,7 +107,7 @@ class MemoryBackend final : public Backend {
   Result<TripleUpsert> UpsertTriple(const TripleRow& row, bool single_valued) override;
   Result<std::vector<TripleRow>> QueryTriples(const TripleQuery& query) override;
   Result<int64_t> DeleteTriplesFromSource(std::string_view source) override;
-  Result<int64_t> ToolRulesGeneration() override;
+  Result<int64_t> Generation(Counter which) override;
   Status ForEach(const ReadScope& scope, std::string_view ns_prefix,
                  const std::function<Status(const Entry&)>& fn) override;
 
@@ -141,6 +141,7 @@ class MemoryBackend final : public Backend {
     Entry entry;
     int64_t length = 0;                                  // tokens, as FTS5 counts them
     std::unordered_map<std::string, int64_t> frequency;  // token -> occurrences
+    std::optional<std::string> fingerprint;              // EntryWrite::fingerprint
   };
   // What a write replaced, so a failed batch can be undone.
   struct Undo {
@@ -177,6 +178,8 @@ class MemoryBackend final : public Backend {
 
   static Doc MakeDoc(Entry entry, const Doc* previous);
   void Insert(Row row, Doc doc);
+  // Advances the Generation counters `ns` belongs to.
+  void CountChangeLocked(std::string_view ns);
   Doc Erase(Row row);
   Result<UpsertResult> ApplyLocked(const EntryWrite& write, std::vector<Undo>& undo);
   // Undoes `undo` and every change logged from `first_seq` on.
@@ -200,7 +203,9 @@ class MemoryBackend final : public Backend {
   int64_t total_tokens_ = 0;
   std::map<std::string, VectorSpace, std::less<>> spaces_;
   int64_t next_seq_ = 1;
-  int64_t tool_rules_generation_ = 0;  // see Backend::ToolRulesGeneration
+  // Backend::Generation.
+  int64_t tool_rules_generation_ = 0;
+  int64_t tool_registry_generation_ = 0;
 
   // Episodic turns (memory_episodic.cc), by id.
   struct TurnDoc {

@@ -302,6 +302,27 @@ CREATE VIRTUAL TABLE context_events_fts USING fts5(body, content='', columnsize=
   tokenize='mnemo');
 )sql";
 
+// Schema v9:
+//   entries.fingerprint (EntryWrite::fingerprint), NULL unless the writer gave
+//     one; by_fingerprint serves a Mutate narrowed to it (tool rule
+//     de-duplication reads its candidates, not every rule of the tool).
+//   generation `tool_registry`: as `tool_rules` (v3), for the namespace of
+//     saved tool registrations, so a turn checks them with one read.
+constexpr const char* kSchemaV9 = R"sql(
+ALTER TABLE entries ADD COLUMN fingerprint TEXT;
+CREATE INDEX entries_by_fingerprint ON entries (owner, namespace, fingerprint);
+INSERT INTO generations (name, value) VALUES ('tool_registry', 0);
+CREATE TRIGGER entries_tool_registry_insert AFTER INSERT ON entries
+  WHEN NEW.namespace = 'tool_registry'
+  BEGIN UPDATE generations SET value = value + 1 WHERE name = 'tool_registry'; END;
+CREATE TRIGGER entries_tool_registry_update AFTER UPDATE ON entries
+  WHEN NEW.namespace = 'tool_registry' OR OLD.namespace = 'tool_registry'
+  BEGIN UPDATE generations SET value = value + 1 WHERE name = 'tool_registry'; END;
+CREATE TRIGGER entries_tool_registry_delete AFTER DELETE ON entries
+  WHEN OLD.namespace = 'tool_registry'
+  BEGIN UPDATE generations SET value = value + 1 WHERE name = 'tool_registry'; END;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "entries and their full-text index", kSchemaV1},
     {2, "entry vectors and their change log", kSchemaV2},
@@ -311,6 +332,7 @@ constexpr Migration kMigrations[] = {
     {6, "documents, recap search and recap vectors", kSchemaV6, IndexExistingRecaps},
     {7, "the graph: subject-predicate-object triples", kSchemaV7},
     {8, "context events and their full-text index", kSchemaV8},
+    {9, "entry fingerprints; generation of the tool registry", kSchemaV9},
 };
 
 int64_t NowMs() {

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "storage/entry_rules.h"
+#include "storage/sqlite/checkpointer.h"
 #include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/fts_rank.h"
 #include "storage/sqlite/fts_rows.h"
@@ -85,8 +86,16 @@ Result<std::unique_ptr<SqliteBackend>> SqliteBackend::Open(const SqliteOptions& 
                            OpenConnection(options.path, /*writer=*/false));
     backend->idle_readers_.push_back(std::move(reader));
   }
+  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<Connection> checkpoints,
+                         OpenConnection(options.path, /*writer=*/false));
+  backend->checkpointer_ =
+      std::make_unique<Checkpointer>(std::move(checkpoints), *backend->writer_);
   return backend;
 }
+
+SqliteBackend::SqliteBackend(int64_t vector_log_limit) : trim_(vector_log_limit) {}
+
+SqliteBackend::~SqliteBackend() = default;
 
 SqliteBackend::ReaderLease::~ReaderLease() {
   if (conn_ == nullptr) return;
@@ -149,12 +158,12 @@ Result<UpsertResult> SqliteBackend::UpsertLocked(const EntryWrite& write) {
       existing ? db.Prepare("UPDATE entries SET id = ?1, content = ?5, category = ?6, "
                             "tags = ?7, visibility = ?8, created_at = ?9, updated_at = ?10, "
                             "access_count = ?11, useful_count = ?12, archived = ?13, "
-                            "doc_length = ?14 WHERE rowid = ?15",
+                            "doc_length = ?14, fingerprint = ?16 WHERE rowid = ?15",
                             "update the entry")
                : db.Prepare("INSERT INTO entries (id, owner, namespace, key, content, "
                             "category, tags, visibility, created_at, updated_at, access_count, "
-                            "useful_count, archived, doc_length, rowid) VALUES (?1, ?2, ?3, ?4, "
-                            "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                            "useful_count, archived, doc_length, rowid, fingerprint) VALUES (?1, "
+                            "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
                             "insert the entry"));
   put.Bind(1, e.id);
   if (!existing) {
@@ -173,6 +182,11 @@ Result<UpsertResult> SqliteBackend::UpsertLocked(const EntryWrite& write) {
   put.Bind(13, static_cast<int64_t>(e.archived ? 1 : 0));
   put.Bind(14, doc_length);
   put.Bind(15, rowid);
+  if (write.fingerprint) {
+    put.Bind(16, *write.fingerprint);
+  } else {
+    put.BindNull(16);
+  }
   MNEMO_RETURN_IF_ERROR(put.Run(existing ? "update the entry" : "insert the entry"));
   // A new label has no vectors: labels are never reused.
   if (text_changed && existing) MNEMO_RETURN_IF_ERROR(DropVectorsLocked(rowid));
@@ -213,17 +227,32 @@ Result<std::vector<UpsertResult>> SqliteBackend::Mutate(const EntryGroup& group,
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   std::vector<Entry> current;
   {
-    MNEMO_ASSIGN_OR_RETURN(
-        Statement s, db.Prepare(std::string("SELECT ") + kEntryColumns +
-                                    " FROM entries e WHERE e.owner = ?1 AND e.namespace = ?2 AND "
-                                    "(?3 IS NULL OR e.key = ?3) ORDER BY e.key",
-                                "read the group"));
+    // A fingerprint (without a key) is two seeks of entries_by_fingerprint:
+    // that fingerprint, then none. Left to itself the planner walks the
+    // whole group in the (owner, namespace, key) index.
+    const std::string cols = std::string("SELECT ") + kEntryColumns +
+                             " FROM entries e INDEXED BY entries_by_fingerprint WHERE "
+                             "e.owner = ?1 AND e.namespace = ?2 AND ";
+    const std::string sql =
+        group.fingerprint && !group.key
+            ? cols + "e.fingerprint = ?4 UNION ALL " + cols +
+                  "e.fingerprint IS NULL AND ?3 IS NULL ORDER BY key"
+            : std::string("SELECT ") + kEntryColumns +
+                  " FROM entries e WHERE e.owner = ?1 AND e.namespace = ?2 AND "
+                  "(?3 IS NULL OR e.key = ?3) AND (?4 IS NULL OR e.fingerprint = ?4 OR "
+                  "e.fingerprint IS NULL) ORDER BY e.key";
+    MNEMO_ASSIGN_OR_RETURN(Statement s, db.Prepare(sql, "read the group"));
     s.Bind(1, group.owner);
     s.Bind(2, group.ns);
     if (group.key) {
       s.Bind(3, *group.key);
     } else {
       s.BindNull(3);
+    }
+    if (group.fingerprint) {
+      s.Bind(4, *group.fingerprint);
+    } else {
+      s.BindNull(4);
     }
     for (;;) {
       MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("read the group"));
@@ -418,12 +447,12 @@ Result<Stats> SqliteBackend::GetStats(const ReadScope& scope) {
   return stats;
 }
 
-Result<int64_t> SqliteBackend::ToolRulesGeneration() {
+Result<int64_t> SqliteBackend::Generation(Counter which) {
   ReaderLease db = AcquireReader();
-  MNEMO_ASSIGN_OR_RETURN(Statement s,
-                         db->Prepare("SELECT value FROM generations WHERE name = 'tool_rules'",
-                                     "read the tool rules generation"));
-  MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("read the tool rules generation"));
+  MNEMO_ASSIGN_OR_RETURN(Statement s, db->Prepare("SELECT value FROM generations WHERE name = ?",
+                                                  "read a generation counter"));
+  s.Bind(1, std::string_view(which == Counter::kToolRules ? "tool_rules" : "tool_registry"));
+  MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("read a generation counter"));
   return row ? s.ColumnInt(0) : 0;
 }
 

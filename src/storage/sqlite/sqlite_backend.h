@@ -20,11 +20,14 @@
 
 namespace mnemo::storage::internal {
 
+class Checkpointer;
+
 class SqliteBackend final : public Backend {
  public:
   // `vector_log_limit`: changes kept per signature (vector_rules.h).
   static Result<std::unique_ptr<SqliteBackend>> Open(
       const SqliteOptions& options, int64_t vector_log_limit = kDefaultVectorLogLimit);
+  ~SqliteBackend() override;
 
   std::string_view name() const override { return "sqlite"; }
   int schema_version() const override { return schema_version_; }
@@ -96,7 +99,7 @@ class SqliteBackend final : public Backend {
   Result<TripleUpsert> UpsertTriple(const TripleRow& row, bool single_valued) override;
   Result<std::vector<TripleRow>> QueryTriples(const TripleQuery& query) override;
   Result<int64_t> DeleteTriplesFromSource(std::string_view source) override;
-  Result<int64_t> ToolRulesGeneration() override;
+  Result<int64_t> Generation(Counter which) override;
   Status ForEach(const ReadScope& scope, std::string_view ns_prefix,
                  const std::function<Status(const Entry&)>& fn) override;
 
@@ -134,7 +137,7 @@ class SqliteBackend final : public Backend {
     std::unique_ptr<Connection> conn_;
   };
 
-  explicit SqliteBackend(int64_t vector_log_limit) : trim_(vector_log_limit) {}
+  explicit SqliteBackend(int64_t vector_log_limit);
   ReaderLease AcquireReader();
   Result<UpsertResult> UpsertLocked(const EntryWrite& write);
 
@@ -156,6 +159,9 @@ class SqliteBackend final : public Backend {
   std::mutex readers_mu_;
   std::condition_variable readers_cv_;
   std::vector<std::unique_ptr<Connection>> idle_readers_;
+  // Declared after writer_: stopped (and its hook removed) before the
+  // writer closes.
+  std::unique_ptr<Checkpointer> checkpointer_;
 };
 
 }  // namespace mnemo::storage::internal

@@ -34,11 +34,11 @@ TEST(Migrations, NewDatabaseGetsTheLatestVersionOnce) {
   auto v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(*v, LatestSchemaVersion());
-  EXPECT_EQ(LatestSchemaVersion(), 8);
+  EXPECT_EQ(LatestSchemaVersion(), 9);
   v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok());
-  EXPECT_EQ(*v, 8);
-  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 8);
+  EXPECT_EQ(*v, 9);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 9);
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'entries_fts'"), 1);
 }
 
@@ -96,7 +96,7 @@ TEST(Migrations, V6IndexesTheRecapsOfAnExistingV5Database) {
   auto b = OpenSqliteBackend({.path = path});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   Backend& backend = **b;
-  EXPECT_EQ(backend.schema_version(), 8);
+  EXPECT_EQ(backend.schema_version(), LatestSchemaVersion());
   auto hits = backend.SearchSegments({.terms = text::QueryTerms("postgresql")});
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   ASSERT_EQ(hits->size(), 1u);
@@ -149,7 +149,7 @@ TEST(Migrations, V8AddsContextEventsToAnExistingV7Database) {
   }
   auto b = OpenSqliteBackend({.path = path});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
-  EXPECT_EQ((*b)->schema_version(), 8);
+  EXPECT_EQ((*b)->schema_version(), LatestSchemaVersion());
   auto e = (*b)->AppendContextEvent(
       {.session_id = "s", .event_json = "{}", .search_text = "pelican", .timestamp_ms = 1});
   ASSERT_TRUE(e.ok()) << e.status().ToString();
@@ -160,6 +160,43 @@ TEST(Migrations, V8AddsContextEventsToAnExistingV7Database) {
   auto count = (*b)->CountDocuments(std::nullopt);
   ASSERT_TRUE(count.ok());
   EXPECT_EQ(*count, 1);
+}
+
+// A version-8 database gains entry fingerprints (NULL for what is stored:
+// such entries are candidates of every fingerprint) and the tool registry
+// counter, which then moves with registry writes only.
+TEST(Migrations, V9AddsFingerprintsAndTheToolRegistryCounterToAnExistingV8Database) {
+  testing::TempDir dir;
+  const std::string path = dir.File("mnemo.db");
+  {
+    auto conn = OpenRaw(path);
+    ASSERT_NE(conn, nullptr);
+    auto v = Migrate(*conn, SchemaMigrations().first(8));
+    ASSERT_TRUE(v.ok()) << v.status().ToString();
+    ASSERT_EQ(*v, 8);
+    ASSERT_TRUE(conn->Exec("INSERT INTO entries (id, owner, namespace, key, content, category, "
+                           "created_at, updated_at) VALUES ('e1', 'local', 'tool-shell', "
+                           "'rule/1', 'Prefer rg.', 'normal', 1, 1)",
+                           "insert")
+                    .ok());
+  }
+  auto b = OpenSqliteBackend({.path = path});
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ((*b)->schema_version(), LatestSchemaVersion());
+  std::vector<std::string> seen;
+  auto r = (*b)->Mutate({.owner = "local", .ns = "tool-shell", .fingerprint = "any"},
+                        [&](const std::vector<Entry>& current) -> Result<std::vector<EntryWrite>> {
+                          for (const Entry& e : current) seen.push_back(e.key);
+                          return std::vector<EntryWrite>{};
+                        });
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(seen, std::vector<std::string>{"rule/1"});
+  auto g0 = (*b)->Generation(Counter::kToolRegistry);
+  ASSERT_TRUE(g0.ok());
+  ASSERT_TRUE((*b)->Upsert({.ns = "global", .key = "k", .content = "x"}).ok());
+  EXPECT_EQ(*(*b)->Generation(Counter::kToolRegistry), *g0);
+  ASSERT_TRUE((*b)->Upsert({.ns = "tool_registry", .key = "cmd_run", .content = "{}"}).ok());
+  EXPECT_NE(*(*b)->Generation(Counter::kToolRegistry), *g0);
 }
 
 TEST(Migrations, AppliesOnlyTheMissingOnesInOrder) {

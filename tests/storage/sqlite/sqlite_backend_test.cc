@@ -1,4 +1,5 @@
 #include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/migrations.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -64,7 +65,7 @@ TEST(SqliteBackend, DataSurvivesCloseAndReopen) {
   ASSERT_TRUE(hits.ok());
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].entry.id, id);
-  EXPECT_EQ(b->schema_version(), 8);
+  EXPECT_EQ(b->schema_version(), internal::LatestSchemaVersion());
 }
 
 TEST(SqliteBackend, UsesWalMode) {

@@ -54,7 +54,7 @@ TEST(SqliteVectors, AVersion1DatabaseMigratesToVersion2WithItsEntries) {
   }
   auto b = Open(path);
   ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->schema_version(), 8);
+  EXPECT_EQ(b->schema_version(), internal::LatestSchemaVersion());
   auto e = b->FindExact("local", "global", "editor");
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_EQ((*e)->id, "id-7");
