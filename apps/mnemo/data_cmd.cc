@@ -65,6 +65,7 @@ int Reindex(const GlobalOptions& g) {
                                 {"indexed", r->indexed},
                                 {"turns_reindexed", r->turns_reindexed},
                                 {"documents_reindexed", r->documents_reindexed},
+                                {"triples_derived", r->triples_derived},
                                 {"cleaner_failures", r->cleaner_failures}}
                      .dump()
               << "\n";
@@ -76,7 +77,7 @@ int Reindex(const GlobalOptions& g) {
   }
   if (!g.json) {
     std::cout << "Rebuilt from stored text: " << r->turns_reindexed << " turn rows, "
-              << r->documents_reindexed << " documents";
+              << r->documents_reindexed << " documents, " << r->triples_derived << " graph triples";
     if (r->cleaner_failures > 0) {
       std::cout << " (" << r->cleaner_failures << " tool outputs indexed raw: cleaner failed)";
     }

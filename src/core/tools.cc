@@ -2,14 +2,17 @@
 // memory.tool_register (persisted in namespace `tool_registry`) and C++, and
 // `mnemo reindex` of everything derived from text through it.
 
+#include <algorithm>
 #include <iostream>
 #include <map>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "archivist/turn_indexer.h"
 #include "context/computation_text.h"
 #include "context/documents.h"
+#include "context/graph.h"
 #include "core/engine_impl.h"
 #include "core/tool_specs.h"
 #include "rules/tool_rule.h"
@@ -238,7 +241,18 @@ Status Engine::Impl::ReindexDerivedText(ReindexReport& report) {
       report.cleaner_failures += static_cast<int64_t>(failures.size());
     }
   }
-  // Documents: summary, tags and entities derived again.
+  // Documents: summary, tags and entities derived again, and their triples
+  // extracted again (a line now from a no_memory tool must stop yielding
+  // one). A document's old triples go first; the new ones are stored
+  // afterwards in the documents' time order, so supersession replays as it
+  // happened (older evidence never ends a newer fact: PlanTripleUpsert).
+  struct Distilled {
+    TimeMs at;
+    std::string id;
+    std::string owner;
+    std::vector<context::ExtractedTriple> triples;
+  };
+  std::vector<Distilled> distilled;
   for (int64_t offset = 0;; offset += kReindexPage) {
     MNEMO_ASSIGN_OR_RETURN(
         std::vector<storage::DocumentRow> page,
@@ -251,10 +265,20 @@ Status Engine::Impl::ReindexDerivedText(ReindexReport& report) {
       MNEMO_RETURN_IF_ERROR(backend->UpdateDocumentDerived(
           doc.id, computation, fields.summary, fields.tags, fields.entities, doc.updated_at));
       ++report.documents_reindexed;
+      MNEMO_RETURN_IF_ERROR(backend->DeleteTriplesFromSource(doc.id).status());
+      std::vector<context::ExtractedTriple> triples = context::ExtractTriplesFromText(computation);
+      if (!triples.empty()) {
+        distilled.push_back({doc.created_at, doc.id, doc.owner, std::move(triples)});
+      }
     }
   }
-  // Graph triples are derived from documents' computation text (spec 50);
-  // their rebuild joins here once the graph exists.
+  std::sort(distilled.begin(), distilled.end(), [](const Distilled& a, const Distilled& b) {
+    return std::tie(a.at, a.id) < std::tie(b.at, b.id);
+  });
+  for (const Distilled& d : distilled) {
+    MNEMO_RETURN_IF_ERROR(context::StoreTriples(*backend, d.owner, d.id, d.at, d.triples).status());
+    report.triples_derived += static_cast<int64_t>(d.triples.size());
+  }
   return Status::Ok();
 }
 

@@ -1,7 +1,9 @@
 // The graph (spec 50, "Graph"): subject–predicate–object triples distilled
 // from documents or stated through memory.graph_upsert, with confidence,
 // provenance and validity. Nothing is deleted when a fact changes: a
-// superseded triple gets `valid_to` and stays as history. Only reindex
+// superseded triple gets `valid_to` and stays as history; an older fact
+// arriving after a newer one is stored as history (PlanTripleUpsert
+// in graph_rules.h) instead of superseding it. Only reindex
 // deletes triples (DeleteTriplesFromSource), to derive them again.
 //
 // Matching (upserts and queries) uses the normalised forms of graph_rules.h:

@@ -69,6 +69,39 @@ TimeMs SupersededAt(const TripleRow& current, const TripleRow& incoming) {
   return std::max(current.valid_from, incoming.valid_from);
 }
 
+TripleUpsertPlan PlanTripleUpsert(const std::vector<TripleRow>& existing, const TripleRow& incoming,
+                                  bool single_valued) {
+  TripleUpsertPlan plan;
+  const std::string object_key = TripleTermKey(incoming.object);
+  std::vector<bool> other(existing.size());
+  TimeMs late_end = 0;  // earliest start of another object after incoming's
+  for (size_t i = 0; i < existing.size(); ++i) {
+    const TripleRow& t = existing[i];
+    other[i] = TripleTermKey(t.object) != object_key;
+    if (!other[i] && t.valid_to == 0 && !plan.refresh) plan.refresh = i;
+    if (other[i] && t.valid_from > incoming.valid_from &&
+        (late_end == 0 || t.valid_from < late_end)) {
+      late_end = t.valid_from;
+    }
+  }
+  if (!single_valued) return plan;
+  if (late_end == 0 || plan.refresh) {
+    for (size_t i = 0; i < existing.size(); ++i) {
+      if (other[i] && existing[i].valid_to == 0) plan.supersede.push_back(i);
+    }
+    return plan;
+  }
+  plan.insert_valid_to = late_end;
+  for (size_t i = 0; i < existing.size(); ++i) {
+    const TripleRow& t = existing[i];
+    if (other[i] && t.valid_to != 0 && t.valid_from < incoming.valid_from &&
+        t.valid_to > incoming.valid_from) {
+      plan.trim.push_back(i);
+    }
+  }
+  return plan;
+}
+
 bool TripleOrder(const TripleRow& a, const TripleRow& b) {
   const std::string as = TripleTermKey(a.subject);
   const std::string bs = TripleTermKey(b.subject);

@@ -2,6 +2,8 @@
 // (backend.h, graph.h), shared by every backend so that they cannot drift.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +33,25 @@ Result<TripleRow> NewTripleRow(const TripleRow& row);
 // The valid_to a current triple gets when `incoming` supersedes it: the new
 // valid_from, but never before the old triple's own valid_from.
 TimeMs SupersededAt(const TripleRow& current, const TripleRow& incoming);
+
+// What UpsertTriple does, given `existing`: every triple (current and
+// history) of the incoming one's owner, subject and predicate, in id order.
+//   - A current triple with the same object is refreshed (confidence the
+//     larger); otherwise `incoming` is inserted.
+//   - Single-valued predicates: a newer fact ends the current triples of
+//     other objects (SupersededAt). Older evidence arriving late (a document
+//     re-derived by reindex, a statement dated in the past), i.e. when a
+//     triple of another object started after `incoming`, ends nothing: it is
+//     inserted as history up to the earliest such start, and a history triple
+//     of another object that was still valid when it began now ends there.
+struct TripleUpsertPlan {
+  std::optional<size_t> refresh;  // index into `existing`
+  TimeMs insert_valid_to = 0;     // for the inserted triple (0: current)
+  std::vector<size_t> supersede;  // current triples that end at SupersededAt
+  std::vector<size_t> trim;       // history triples that end at incoming.valid_from
+};
+TripleUpsertPlan PlanTripleUpsert(const std::vector<TripleRow>& existing, const TripleRow& incoming,
+                                  bool single_valued);
 
 // The QueryTriples order: subject key, predicate, current before history,
 // valid_from descending, object key, id.

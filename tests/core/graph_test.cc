@@ -20,7 +20,7 @@ class GraphTest : public ::testing::TestWithParam<std::string> {
     engine_.reset();
     config.memory.backend = GetParam();
     config.embedding.provider = "none";
-    auto e = Engine::Open({.workspace = dir_.Sub("ws"), .config = config});
+    auto e = Engine::Open({.workspace = dir_.Sub("ws"), .config = config, .clock = clock_});
     ASSERT_TRUE(e.ok()) << e.status().ToString();
     engine_ = std::move(*e);
   }
@@ -36,6 +36,7 @@ class GraphTest : public ::testing::TestWithParam<std::string> {
   }
 
   testing::TempDir dir_;
+  std::shared_ptr<testing::ManualClock> clock_ = std::make_shared<testing::ManualClock>();
   std::unique_ptr<Engine> engine_;
   Principal me_;
 };
@@ -94,6 +95,41 @@ TEST_P(GraphTest, WithoutAclEveryoneReadsEveryTriple) {
       engine_->GraphUpsert(alice, {.subject = "Rust", .predicate = "is", .object = "a language"})
           .ok());
   EXPECT_THAT(Objects(me_), ::testing::ElementsAre("a language"));
+}
+
+// mnemo reindex derives every document's triples again from its stored
+// computation text: none is duplicated, the documents' own history replays
+// in time order, and a fact stated later is not ended by older documents.
+TEST_P(GraphTest, ReindexDerivesTheTriplesAgainInTimeOrder) {
+  ASSERT_TRUE(engine_->DocPut(me_, {.content = "I live in Berlin."}).ok());
+  clock_->Advance(1000);
+  ASSERT_TRUE(engine_->DocPut(me_, {.content = "I moved to Lisbon."}).ok());
+  clock_->Advance(1000);
+  ASSERT_TRUE(engine_->DocPut(me_, {.content = "Alice uses Vim."}).ok());
+  clock_->Advance(1000);
+  ASSERT_TRUE(
+      engine_->GraphUpsert(me_, {.subject = "user", .predicate = "lives in", .object = "Porto"})
+          .ok());
+  const GraphQueryRequest all{.include_history = true};
+  const std::vector<std::string> before = Objects(me_, all);
+  ASSERT_EQ(before.size(), 4u);
+  EXPECT_THAT(Objects(me_, {.predicate = "lives_in"}), ::testing::ElementsAre("Porto"));
+
+  auto report = engine_->Reindex(me_);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->triples_derived, 3);
+  auto rows = engine_->GraphQuery(me_, {.predicate = "lives_in", .include_history = true});
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 3u);
+  EXPECT_EQ((*rows)[0].object, "Porto");  // current: the stated fact stands
+  EXPECT_EQ((*rows)[0].valid_to, 0);
+  // History, newest first, each ending where the next fact began.
+  EXPECT_EQ((*rows)[1].object, "Lisbon");
+  EXPECT_EQ((*rows)[1].valid_to, (*rows)[0].valid_from);
+  EXPECT_EQ((*rows)[2].object, "Berlin");
+  EXPECT_EQ((*rows)[2].valid_to, (*rows)[1].valid_from);
+  EXPECT_EQ(Objects(me_, all).size(), 4u);  // nothing duplicated
+  EXPECT_THAT(Objects(me_, {.predicate = "uses"}), ::testing::ElementsAre("Vim"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, GraphTest, ::testing::Values("in_memory", "sqlite"),

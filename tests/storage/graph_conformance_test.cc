@@ -133,13 +133,30 @@ TEST_P(GraphConformance, MultiValuedPredicatesKeepEveryObjectCurrent) {
               ElementsAre("user|likes|coffee", "user|likes|tea"));  // newest first
 }
 
-TEST_P(GraphConformance, SupersessionNeverEndsBeforeTheOldTripleBegan) {
-  TripleUpsert late = Upsert(Triple("user", "works_at", "Acme", 5000), true);
-  Upsert(Triple("user", "works_at", "Initech", 3000), true);
+// Older evidence arriving after newer evidence (reindex re-deriving a
+// document, a statement dated in the past) never ends the newer fact.
+TEST_P(GraphConformance, AnOlderFactArrivingLateBecomesHistoryAndTheNewerOneStands) {
+  TripleUpsert acme = Upsert(Triple("user", "works_at", "Acme", 5000), true);
+  TripleUpsert initech = Upsert(Triple("user", "works_at", "Initech", 3000), true);
+  EXPECT_TRUE(initech.created);
+  EXPECT_THAT(initech.superseded, IsEmpty());
+  EXPECT_EQ(initech.row.valid_to, 5000);  // until the newer fact began
+  EXPECT_THAT(Spo(Query({})), ElementsAre("user|works_at|Acme"));
   std::vector<TripleRow> all = Query({.include_history = true});
   ASSERT_EQ(all.size(), 2u);
-  EXPECT_EQ(all[1].id, late.row.id);
+  EXPECT_EQ(all[0].id, acme.row.id);
+  EXPECT_EQ(all[0].valid_to, 0);
+  EXPECT_EQ(all[1].id, initech.row.id);
+  EXPECT_EQ(all[1].valid_from, 3000);
   EXPECT_EQ(all[1].valid_to, 5000);
+  // A newer fact still supersedes as before; the same time counts as newer.
+  TripleUpsert globex = Upsert(Triple("user", "works_at", "Globex", 5000), true);
+  EXPECT_THAT(globex.superseded, ElementsAre(acme.row.id));
+  EXPECT_THAT(Spo(Query({})), ElementsAre("user|works_at|Globex"));
+  // Multi-valued predicates are unaffected.
+  Upsert(Triple("user", "likes", "tea", 9000));
+  TripleUpsert old_like = Upsert(Triple("user", "likes", "coffee", 1000));
+  EXPECT_EQ(old_like.row.valid_to, 0);
 }
 
 TEST_P(GraphConformance, SingleValuedScopeIsPerOwnerAndSubject) {

@@ -11,38 +11,38 @@ namespace mnemo::storage::internal {
 Result<TripleUpsert> MemoryBackend::UpsertTriple(const TripleRow& row, bool single_valued) {
   MNEMO_ASSIGN_OR_RETURN(TripleRow incoming, NewTripleRow(row));
   const std::string subject_key = TripleTermKey(incoming.subject);
-  const std::string object_key = TripleTermKey(incoming.object);
   std::unique_lock lock(mu_);
-  std::vector<TripleRow*> current;
+  std::vector<TripleRow*> found;
   for (auto& [r, t] : triples_) {
     if (t.id == incoming.id) return Conflict("triple id " + incoming.id + " is already used");
-    if (t.valid_to == 0 && t.owner == incoming.owner && t.predicate == incoming.predicate &&
+    if (t.owner == incoming.owner && t.predicate == incoming.predicate &&
         TripleTermKey(t.subject) == subject_key) {
-      current.push_back(&t);
+      found.push_back(&t);
     }
   }
+  // SQLite's order: by id.
+  std::sort(found.begin(), found.end(),
+            [](const TripleRow* a, const TripleRow* b) { return a->id < b->id; });
+  std::vector<TripleRow> existing;
+  existing.reserve(found.size());
+  for (const TripleRow* t : found) existing.push_back(*t);
+  const TripleUpsertPlan plan = PlanTripleUpsert(existing, incoming, single_valued);
   TripleUpsert out;
-  auto same = std::find_if(current.begin(), current.end(), [&](const TripleRow* t) {
-    return TripleTermKey(t->object) == object_key;
-  });
-  if (same != current.end()) {
-    (*same)->confidence = std::max((*same)->confidence, incoming.confidence);
-    out.row = **same;
+  if (plan.refresh) {
+    TripleRow& same = *found[*plan.refresh];
+    same.confidence = std::max(same.confidence, incoming.confidence);
+    out.row = same;
   } else {
+    incoming.valid_to = plan.insert_valid_to;
     triples_[next_triple_row_++] = incoming;
     out.row = incoming;
     out.created = true;
   }
-  if (single_valued) {
-    // SQLite's order: the superseded ids by id.
-    std::sort(current.begin(), current.end(),
-              [](const TripleRow* a, const TripleRow* b) { return a->id < b->id; });
-    for (TripleRow* t : current) {
-      if (t->id == out.row.id) continue;
-      t->valid_to = SupersededAt(*t, incoming);
-      out.superseded.push_back(t->id);
-    }
+  for (const size_t i : plan.supersede) {
+    found[i]->valid_to = SupersededAt(*found[i], incoming);
+    out.superseded.push_back(found[i]->id);
   }
+  for (const size_t i : plan.trim) found[i]->valid_to = incoming.valid_from;
   return out;
 }
 

@@ -36,7 +36,7 @@ Status InsertTriple(Connection& db, const TripleRow& t) {
       Statement put,
       db.Prepare("INSERT INTO triples (id, owner, subject, subject_key, predicate, object, "
                  "object_key, confidence, source, sentence, valid_from, valid_to, created_at) "
-                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, NULL, ?12)",
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?13, ?12)",
                  "store the triple"));
   const std::string subject_key = TripleTermKey(t.subject);
   const std::string object_key = TripleTermKey(t.object);
@@ -52,6 +52,11 @@ Status InsertTriple(Connection& db, const TripleRow& t) {
   put.Bind(10, t.sentence);
   put.Bind(11, t.valid_from);
   put.Bind(12, t.created_at);
+  if (t.valid_to == 0) {
+    put.BindNull(13);
+  } else {
+    put.Bind(13, t.valid_to);
+  }
   return put.Run("store the triple");
 }
 
@@ -60,37 +65,42 @@ Status InsertTriple(Connection& db, const TripleRow& t) {
 Result<TripleUpsert> SqliteBackend::UpsertTriple(const TripleRow& row, bool single_valued) {
   MNEMO_ASSIGN_OR_RETURN(TripleRow incoming, NewTripleRow(row));
   const std::string subject_key = TripleTermKey(incoming.subject);
-  const std::string object_key = TripleTermKey(incoming.object);
   std::lock_guard lock(writer_mu_);
   Connection& db = *writer_;
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
-  std::vector<TripleRow> current;
+  std::vector<TripleRow> existing;
   {
     MNEMO_ASSIGN_OR_RETURN(
         Statement find,
         db.Prepare(std::string("SELECT ") + kTripleColumns +
                        " FROM triples t WHERE t.owner = ?1 AND t.subject_key = ?2 AND "
-                       "t.predicate = ?3 AND t.valid_to IS NULL ORDER BY t.id",
-                   "find the current triples"));
+                       "t.predicate = ?3 ORDER BY t.id",
+                   "find the triples"));
     find.Bind(1, incoming.owner);
     find.Bind(2, subject_key);
     find.Bind(3, incoming.predicate);
-    MNEMO_ASSIGN_OR_RETURN(current,
-                           ReadAll<TripleRow>(find, "find the current triples", ReadTriple));
+    MNEMO_ASSIGN_OR_RETURN(existing, ReadAll<TripleRow>(find, "find the triples", ReadTriple));
   }
+  const TripleUpsertPlan plan = PlanTripleUpsert(existing, incoming, single_valued);
+  auto end_at = [&](const TripleRow& t, TimeMs at) -> Status {
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement end,
+        db.Prepare("UPDATE triples SET valid_to = ?1 WHERE id = ?2", "end a triple"));
+    end.Bind(1, at);
+    end.Bind(2, t.id);
+    return end.Run("end a triple");
+  };
   TripleUpsert out;
-  auto same = std::find_if(current.begin(), current.end(), [&](const TripleRow& t) {
-    return TripleTermKey(t.object) == object_key;
-  });
-  if (same != current.end()) {
-    same->confidence = std::max(same->confidence, incoming.confidence);
+  if (plan.refresh) {
+    TripleRow& same = existing[*plan.refresh];
+    same.confidence = std::max(same.confidence, incoming.confidence);
     MNEMO_ASSIGN_OR_RETURN(
         Statement refresh,
         db.Prepare("UPDATE triples SET confidence = ?1 WHERE id = ?2", "refresh the triple"));
-    refresh.Bind(1, same->confidence);
-    refresh.Bind(2, same->id);
+    refresh.Bind(1, same.confidence);
+    refresh.Bind(2, same.id);
     MNEMO_RETURN_IF_ERROR(refresh.Run("refresh the triple"));
-    out.row = *same;
+    out.row = same;
   } else {
     {
       MNEMO_ASSIGN_OR_RETURN(Statement taken,
@@ -99,22 +109,16 @@ Result<TripleUpsert> SqliteBackend::UpsertTriple(const TripleRow& row, bool sing
       MNEMO_ASSIGN_OR_RETURN(bool found, taken.Step("check the id"));
       if (found) return Conflict("triple id " + incoming.id + " is already used");
     }
+    incoming.valid_to = plan.insert_valid_to;
     MNEMO_RETURN_IF_ERROR(InsertTriple(db, incoming));
     out.row = incoming;
     out.created = true;
   }
-  if (single_valued) {
-    for (const TripleRow& t : current) {
-      if (t.id == out.row.id) continue;
-      MNEMO_ASSIGN_OR_RETURN(
-          Statement end,
-          db.Prepare("UPDATE triples SET valid_to = ?1 WHERE id = ?2", "supersede a triple"));
-      end.Bind(1, SupersededAt(t, incoming));
-      end.Bind(2, t.id);
-      MNEMO_RETURN_IF_ERROR(end.Run("supersede a triple"));
-      out.superseded.push_back(t.id);
-    }
+  for (const size_t i : plan.supersede) {
+    MNEMO_RETURN_IF_ERROR(end_at(existing[i], SupersededAt(existing[i], incoming)));
+    out.superseded.push_back(existing[i].id);
   }
+  for (const size_t i : plan.trim) MNEMO_RETURN_IF_ERROR(end_at(existing[i], incoming.valid_from));
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return out;
 }
