@@ -1,10 +1,13 @@
 // Small helpers shared by tests: temporary folders that clean up after
-// themselves. No fixed paths, no global state.
+// themselves, and a clock the test moves. No fixed paths, no global state.
 #pragma once
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+
+#include "mnemo/clock.h"
 
 namespace mnemo::testing {
 
@@ -30,6 +33,16 @@ class TempDir {
 
  private:
   std::string path_;
+};
+
+// A clock that stands still until the test advances it.
+class ManualClock final : public Clock {
+ public:
+  TimeMs NowMs() const override { return now_.load(); }
+  void Advance(TimeMs ms) { now_ += ms; }
+
+ private:
+  std::atomic<TimeMs> now_{1795946400000};
 };
 
 }  // namespace mnemo::testing

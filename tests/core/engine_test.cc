@@ -12,16 +12,8 @@
 namespace mnemo {
 namespace {
 
+using testing::ManualClock;
 using testing::TempDir;
-
-class ManualClock final : public Clock {
- public:
-  TimeMs NowMs() const override { return now_.load(); }
-  void Advance(TimeMs ms) { now_ += ms; }
-
- private:
-  std::atomic<TimeMs> now_{1795946400000};
-};
 
 // Every engine test runs on both backends.
 class EngineTest : public ::testing::TestWithParam<std::string> {

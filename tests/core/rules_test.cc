@@ -17,18 +17,10 @@
 namespace mnemo {
 namespace {
 
+using testing::ManualClock;
 using testing::TempDir;
 
 constexpr char kSarah[] = "Never email Sarah at sarah@example.com.";
-
-class ManualClock final : public Clock {
- public:
-  TimeMs NowMs() const override { return now_.load(); }
-  void Advance(TimeMs ms) { now_ += ms; }
-
- private:
-  std::atomic<TimeMs> now_{1795946400000};
-};
 
 size_t Count(const std::string& haystack, const std::string& needle) {
   size_t n = 0;
