@@ -4,11 +4,13 @@
 // events and documents), through the public Engine on real SQLite.
 //
 //   context_bench --dataset DIR [--entries N] [--turns T] [--sessions S]
-//                 [--queries Q] [--workspace W]
+//                 [--queries Q] [--workspace W [--continue-from K]]
 //
 // With --workspace, a workspace built before (marked by a file
-// `context_bench.ready`) is reused, so the slow ingest runs once. Prints one
-// JSON line. Not a test: run by hand on an idle machine.
+// `context_bench.ready`) is reused, so the slow ingest runs once;
+// --continue-from K first adds turns K..T-1 to it (the turns an interrupted
+// ingest did not reach: turn i is the same whichever run stores it). Prints
+// one JSON line. Not a test: run by hand on an idle machine.
 #include <unistd.h>
 
 #include <algorithm>
@@ -69,6 +71,7 @@ int main(int argc, char** argv) {
   int queries = 300;
   std::string dataset;
   std::string workspace;
+  int64_t continue_from = -1;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const std::string value = argv[i + 1];
@@ -78,6 +81,7 @@ int main(int argc, char** argv) {
     if (flag == "--queries") queries = std::atoi(value.c_str());
     if (flag == "--dataset") dataset = value;
     if (flag == "--workspace") workspace = value;
+    if (flag == "--continue-from") continue_from = std::atoll(value.c_str());
   }
   if (dataset.empty()) {
     std::fprintf(stderr, "context_bench: --dataset DIR is required\n");
@@ -118,13 +122,15 @@ int main(int argc, char** argv) {
   const mnemo::Principal who;
 
   double ingest_s = 0;
-  if (!reuse) {
+  if (!reuse || continue_from >= 0) {
     const auto start = Clock::now();
-    std::string all;
-    for (const std::string& l : lines) all += l + "\n";
-    std::istringstream in(all);
-    Check(e.ImportJsonl(who, in).status(), "import");
-    for (int64_t i = 0; i < turns; ++i) {
+    if (!reuse) {
+      std::string all;
+      for (const std::string& l : lines) all += l + "\n";
+      std::istringstream in(all);
+      Check(e.ImportJsonl(who, in).status(), "import");
+    }
+    for (int64_t i = reuse ? continue_from : 0; i < turns; ++i) {
       const size_t a = static_cast<size_t>((2 * i) % static_cast<int64_t>(texts.size()));
       const size_t b = static_cast<size_t>((2 * i + 1) % static_cast<int64_t>(texts.size()));
       Check(e.TurnComplete(who, {.session_id = "session-" + std::to_string(i % sessions),
