@@ -35,7 +35,9 @@ Result<TripleRow> NewTripleRow(const TripleRow& row);
 TimeMs SupersededAt(const TripleRow& current, const TripleRow& incoming);
 
 // What UpsertTriple does, given `existing`: every triple (current and
-// history) of the incoming one's owner, subject and predicate, in id order.
+// history) of the incoming one's owner, subject and predicate, in id order
+// (for a multi-valued predicate, the current one of the same object is
+// enough).
 //   - A current triple with the same object is refreshed (confidence the
 //     larger); otherwise `incoming` is inserted.
 //   - Single-valued predicates: a newer fact ends the current triples of
