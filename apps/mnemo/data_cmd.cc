@@ -103,6 +103,17 @@ void AddDataCommands(CLI::App& app, GlobalOptions& g, Action& action) {
   imp->add_option("file", *file, "JSONL file, one entry per line")->required();
   imp->callback([&g, &action, file] { action = [&g, file] { return Import(g, *file); }; });
 
+  CLI::App* hygiene = app.add_subcommand("hygiene", "Archive and delete old memories (spec 10)");
+  hygiene->require_subcommand(1);
+  hygiene
+      ->add_subcommand("run",
+                       "Run hygiene now: archive daily and custom memories past "
+                       "memory.archive_after_days, delete conversation memories past "
+                       "memory.conversation_retention_days")
+      ->callback([&g, &action] {
+        action = [&g] { return RunMethod(g, "memory.hygiene_run", nlohmann::json::object()); };
+      });
+
   app.add_subcommand("reindex",
                      "Embed entries missing a vector, rebuild the vector index, and rebuild what "
                      "is derived from text (turn search text, document fields) with the current "

@@ -25,6 +25,7 @@ struct MemoryFlags {
   std::string visibility;
   std::optional<int64_t> limit;
   std::optional<int64_t> offset;
+  bool include_archived = false;
 };
 
 std::vector<std::string> SplitTags(const std::string& text) {
@@ -127,9 +128,11 @@ void AddMemoryCommand(CLI::App& app, GlobalOptions& g, Action& action) {
         PutIf(p, "namespace", f->ns);
         if (!f->tags.empty()) p["tags"] = SplitTags(f->tags);
         if (f->limit) p["max_results"] = *f->limit;
+        if (f->include_archived) p["include_archived"] = true;
         return p;
       },
       SearchTable);
+  search->add_flag("--include-archived", f->include_archived, "Also entries hygiene archived");
   search->add_option("query", f->query, "What to look for")->required();
   search->add_option("--category", f->category, "Only this category");
   search->add_option("--namespace", f->ns, "Only this namespace");

@@ -4,8 +4,11 @@
 #include <signal.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <ctime>
 #include <iostream>
+#include <mutex>
 #include <thread>
 
 #include "commands.h"
@@ -33,6 +36,40 @@ void WaitForSignal(transport::HttpServer& server, const std::atomic<bool>& done)
   }
 }
 
+// Hygiene every 12 hours (spec 10): asks every 10 minutes whether a run is
+// due (the last one, by any process on the workspace, is 12 hours old) until
+// `stop` is set.
+class HygieneSchedule {
+ public:
+  explicit HygieneSchedule(Engine& engine) : thread_([this, &engine] { Run(engine); }) {}
+  ~HygieneSchedule() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+
+ private:
+  void Run(Engine& engine) {
+    std::unique_lock lock(mu_);
+    while (!stop_) {
+      lock.unlock();
+      if (auto r = engine.RunHygieneIfDue(); !r.ok()) {
+        std::cerr << "mnemo: warning: hygiene: " << r.status().message() << "\n";
+      }
+      lock.lock();
+      cv_.wait_for(lock, std::chrono::minutes(10), [&] { return stop_; });
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;  // last: starts after the members it uses
+};
+
 int Serve(const GlobalOptions& g, const std::string& listen) {
   // Block the signals before any thread starts so that every thread
   // inherits the mask and the waiter is the only one to receive them.
@@ -57,6 +94,7 @@ int Serve(const GlobalOptions& g, const std::string& listen) {
     std::cerr << "listening on " << (v6 ? "[" + host + "]" : host) << ":" << *port << std::endl;
     std::atomic<bool> done{false};
     std::thread waiter([&] { WaitForSignal(server, done); });
+    HygieneSchedule hygiene(*session->engine);
     Status served = server.Serve();
     done = true;
     waiter.join();

@@ -150,6 +150,16 @@ class Engine {
   // never changed.
   Result<ReindexReport> Reindex(const Principal& who, const ProgressFn& progress = {});
 
+  // Hygiene (spec 10) now: archives daily and custom entries not written for
+  // memory.archive_after_days, deletes conversation entries past
+  // memory.conversation_retention_days; core, useful_count >= 3 and system
+  // namespaces are exempt. Admin only under ACL. Also runs by itself: at
+  // open when 12 hours passed since the last run (by any process), and
+  // through RunHygieneIfDue, which the daemon calls periodically.
+  Result<HygieneReport> RunHygiene(const Principal& who);
+  // The report when a run was due (and done), nullopt otherwise.
+  Result<std::optional<HygieneReport>> RunHygieneIfDue();
+
   // JSONL, one entry per line with every field of Entry.
   Status ExportJsonl(const Principal& who, std::ostream& out);
   // Validates every line first; any bad line -> kInvalidArgument whose

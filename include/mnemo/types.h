@@ -152,6 +152,15 @@ struct Stats {
   int schema_version = 0;
 };
 
+// mnemo hygiene run / memory.hygiene_run (spec 10).
+struct HygieneReport {
+  TimeMs ran_at = 0;
+  int64_t scanned = 0;        // entries looked at (every namespace)
+  int64_t archived = 0;       // daily and custom categories past archive_after_days
+  int64_t deleted = 0;        // conversation entries past conversation_retention_days
+  int64_t exempt_useful = 0;  // would have gone, kept because useful_count >= 3
+};
+
 struct ReindexReport {
   std::string signature;        // the embedder's space ("" without an embedder)
   int64_t embedded = 0;         // vectors computed and stored

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 
 #include "core/engine_impl.h"
 
@@ -92,6 +93,13 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       std::make_unique<archivist::ArchiveWriter>(impl->workspace + "/memory_tree/content/episodic");
   MNEMO_RETURN_IF_ERROR(impl->OpenArchivist());
   MNEMO_RETURN_IF_ERROR(impl->OpenTools());
+  // Hygiene at start-up when due (spec 10), off the opening thread.
+  Engine::Impl* raw = impl.get();
+  impl->segment_worker->Post([raw] {
+    if (auto r = raw->RunHygieneIfDue(); !r.ok()) {
+      std::cerr << "mnemo: warning: hygiene: " << r.status().message() << "\n";
+    }
+  });
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
@@ -199,6 +207,8 @@ Result<std::vector<ToolInfo>> Engine::ListTools(const Principal& who) {
 Result<ReindexReport> Engine::Reindex(const Principal& who, const ProgressFn& progress) {
   return impl_->Reindex(who, progress);
 }
+Result<HygieneReport> Engine::RunHygiene(const Principal& who) { return impl_->RunHygiene(who); }
+Result<std::optional<HygieneReport>> Engine::RunHygieneIfDue() { return impl_->RunHygieneIfDue(); }
 Status Engine::ExportJsonl(const Principal& who, std::ostream& out) {
   return impl_->ExportJsonl(who, out);
 }

@@ -110,6 +110,12 @@ struct Engine::Impl {
   // Embeds every entry lacking a vector in the embedder's space.
   Result<ReindexReport> FillMissingVectors(const ProgressFn& progress);
   Result<ReindexReport> Reindex(const Principal& who, const ProgressFn& progress);
+
+  // Hygiene (hygiene.cc).
+  static constexpr TimeMs kHygieneIntervalMs = 12LL * 60 * 60 * 1000;
+  Result<HygieneReport> RunHygiene(const Principal& who);
+  Result<HygieneReport> RunHygieneNow(TimeMs now);
+  Result<std::optional<HygieneReport>> RunHygieneIfDue();
   Status StoreExternalVector(storage::Label label, const std::vector<float>& v);
   // Import's vectors: (index into `labels`, vector), grouped into one space
   // per dimension, stored in batches and indexed once.

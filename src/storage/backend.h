@@ -68,7 +68,15 @@ struct EntryWrite {
   std::optional<TimeMs> created_at;
   std::optional<int64_t> access_count;
   std::optional<int64_t> useful_count;
-  std::optional<bool> archived;
+  std::optional<bool> archived;  // absent: false (any other write un-archives)
+};
+
+// Hygiene (spec 10): what ApplyHygiene does to one entry.
+enum class HygieneAction { kKeep, kArchive, kDelete };
+using HygieneFn = std::function<HygieneAction(const Entry&)>;
+struct HygieneCounts {
+  int64_t archived = 0;
+  int64_t deleted = 0;
 };
 
 // Change counters of Backend::Generation.
@@ -176,6 +184,17 @@ class Backend {
 
   // Deletes by id; returns whether it existed.
   virtual Result<bool> Delete(std::string_view id) = 0;
+
+  // Hygiene: in one write transaction, calls `decide` on each entry of `ids`
+  // as it is now (gone ones are skipped), so a write racing the caller's
+  // scan is judged by its new state. kArchive sets `archived` and changes
+  // nothing else (not updated_at); kDelete deletes as Delete does.
+  virtual Result<HygieneCounts> ApplyHygiene(std::span<const std::string> ids,
+                                             const HygieneFn& decide) = 0;
+  // Claims the periodic hygiene run: true (and `now` recorded as the last
+  // run) when none ran in the last `interval` ms, by this or (SQLite) any
+  // other process; else false. Atomic, so one process runs it per interval.
+  virtual Result<bool> ClaimHygieneRun(TimeMs now, TimeMs interval) = 0;
 
   // Adds to the counters of one entry by id and returns it (nullopt: gone).
   virtual Result<std::optional<Entry>> AddCounters(std::string_view id, int64_t access_delta,

@@ -44,7 +44,9 @@ Entry MergeWrite(const EntryWrite& write, const std::optional<Entry>& existing) 
   if (write.created_at) e.created_at = *write.created_at;
   if (write.access_count) e.access_count = *write.access_count;
   if (write.useful_count) e.useful_count = *write.useful_count;
-  if (write.archived) e.archived = *write.archived;
+  // Hygiene archives what nobody touched: a new write makes it live again
+  // (an import restores the flag as exported).
+  e.archived = write.archived.value_or(false);
   return e;
 }
 

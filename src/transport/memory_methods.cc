@@ -2,6 +2,7 @@
 // stats. One MethodSpec each; AddMemoryMethods appends them to the table.
 #include <optional>
 
+#include "base/time.h"
 #include "core/entry_json.h"
 #include "core/validation.h"
 #include "transport/memory_wire.h"
@@ -352,6 +353,36 @@ MethodSpec StatsSpec() {
           .render = RenderStats};
 }
 
+MethodSpec HygieneSpec() {
+  json integer = {{"type", "integer"}};
+  return {.name = "memory.hygiene_run",
+          .description =
+              "Run hygiene now (admin under ACL): archive daily and custom memories "
+              "not written for memory.archive_after_days, delete conversation "
+              "memories past memory.conversation_retention_days; core memories, "
+              "useful ones (useful_count >= 3) and system namespaces are kept.",
+          .result_schema = {{"type", "object"},
+                            {"properties",
+                             {{"ran_at", {{"type", "string"}, {"format", "date-time"}}},
+                              {"scanned", integer},
+                              {"archived", integer},
+                              {"deleted", integer},
+                              {"exempt_useful", integer}}}},
+          .handler = [](const MethodContext& ctx, const json&) -> Result<json> {
+            MNEMO_ASSIGN_OR_RETURN(HygieneReport r, ctx.engine.RunHygiene(ctx.principal));
+            return json{{"ran_at", mnemo::internal::FormatRfc3339(r.ran_at)},
+                        {"scanned", r.scanned},
+                        {"archived", r.archived},
+                        {"deleted", r.deleted},
+                        {"exempt_useful", r.exempt_useful}};
+          },
+          .render = [](const json&, const json& r) -> std::string {
+            return "Hygiene: " + r.at("archived").dump() + " archived, " + r.at("deleted").dump() +
+                   " deleted, " + r.at("exempt_useful").dump() + " kept as useful (" +
+                   r.at("scanned").dump() + " entries scanned)";
+          }};
+}
+
 }  // namespace
 
 void AddMemoryMethods(MethodTable& table) {
@@ -363,6 +394,7 @@ void AddMemoryMethods(MethodTable& table) {
   table.Add(MarkUsefulSpec());
   table.Add(ListSpec());
   table.Add(StatsSpec());
+  table.Add(HygieneSpec());
 }
 
 }  // namespace mnemo::transport

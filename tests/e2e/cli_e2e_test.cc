@@ -222,6 +222,50 @@ TEST_F(Cli, RpcStdioAnswersLineByLine) {
   EXPECT_EQ(out[4]["error"]["code"], -32600);
 }
 
+// `mnemo hygiene run` archives a daily note and deletes a conversation entry
+// last written years ago, keeps core, and reports it; archived entries leave
+// search but --include-archived and get still reach them.
+TEST(CliHygiene, RunArchivesAndDeletesOldEntriesAndReports) {
+  testing::TempDir dir;
+  const std::string ws = dir.Sub("ws");
+  // The first open of a workspace runs hygiene (due: never ran); let that
+  // happen on the empty store so the explicit run below does the work.
+  ASSERT_EQ(RunMnemo({"--workspace", ws, "memory", "stats"}).exit_code, 0);
+  const std::string old =
+      R"(,"created_at":"2020-01-01T00:00:00Z","updated_at":"2020-01-01T00:00:00Z"})";
+  const std::string file = dir.File("old.jsonl");
+  std::ofstream(file) << R"({"key":"note","content":"pelican daily note","category":"daily")" << old
+                      << "\n"
+                      << R"({"key":"chat","content":"pelican chat","category":"conversation")"
+                      << old << "\n"
+                      << R"({"key":"fact","content":"pelican fact","category":"core")" << old
+                      << "\n";
+  RunResult imported = RunMnemo({"--workspace", ws, "import", file});
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  RunResult run = RunMnemo({"--workspace", ws, "--json", "hygiene", "run"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto j = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << run.out;
+  EXPECT_EQ(j["archived"], 1);
+  EXPECT_EQ(j["deleted"], 1);
+  EXPECT_GE(j["scanned"].get<int>(), 3);
+  RunResult human = RunMnemo({"--workspace", ws, "hygiene", "run"});
+  ASSERT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_NE(human.out.find("0 archived, 0 deleted"), std::string::npos) << human.out;
+
+  RunResult found = RunMnemo({"--workspace", ws, "--json", "memory", "search", "pelican"});
+  ASSERT_EQ(found.exit_code, 0) << found.err;
+  EXPECT_EQ(found.out.find("\"note\""), std::string::npos) << found.out;
+  EXPECT_NE(found.out.find("\"fact\""), std::string::npos) << found.out;
+  RunResult archived =
+      RunMnemo({"--workspace", ws, "--json", "memory", "search", "pelican", "--include-archived"});
+  ASSERT_EQ(archived.exit_code, 0) << archived.err;
+  EXPECT_NE(archived.out.find("\"note\""), std::string::npos) << archived.out;
+  EXPECT_EQ(archived.out.find("\"chat\""), std::string::npos) << archived.out;
+  EXPECT_EQ(RunMnemo({"--workspace", ws, "memory", "get", "note"}).exit_code, 0);
+  EXPECT_NE(RunMnemo({"--workspace", ws, "memory", "get", "chat"}).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace mnemo::e2e
 

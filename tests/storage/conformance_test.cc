@@ -745,6 +745,58 @@ TEST_P(BackendConformance, GenerationOfTheToolRegistryChangesWithRegistryWritesO
   EXPECT_NE(generation(), g1);
 }
 
+TEST_P(BackendConformance, ApplyHygieneJudgesEachEntryAsItIsNow) {
+  Entry old_note = Put(Write("note", "pelican note", 1000));
+  Entry chat = Put(Write("chat", "pelican chat", 1000));
+  Entry kept = Put(Write("kept", "pelican kept", 1000));
+  // Rewritten after the caller's scan: judged by its new state.
+  Put(Write("kept", "pelican kept, rewritten", 9000));
+  const std::vector<std::string> ids = {old_note.id, chat.id, kept.id, "no-such-id"};
+  auto counts = backend_->ApplyHygiene(ids, [](const Entry& e) {
+    if (e.updated_at > 5000) return HygieneAction::kKeep;
+    return e.key == "chat" ? HygieneAction::kDelete : HygieneAction::kArchive;
+  });
+  ASSERT_TRUE(counts.ok()) << counts.status().ToString();
+  EXPECT_EQ(counts->archived, 1);
+  EXPECT_EQ(counts->deleted, 1);
+  auto note = backend_->FindExact("local", "global", "note");
+  ASSERT_TRUE(note.ok() && note->has_value());
+  EXPECT_TRUE((*note)->archived);
+  EXPECT_EQ((*note)->updated_at, 1000);  // archiving is not a write
+  EXPECT_EQ((*note)->content, "pelican note");
+  auto gone = backend_->FindExact("local", "global", "chat");
+  ASSERT_TRUE(gone.ok());
+  EXPECT_FALSE(gone->has_value());
+  // Keyword search: the deleted entry's row is gone, the archived one only
+  // with include_archived.
+  EXPECT_EQ(Keys(Search(Query("pelican"))), std::vector<std::string>{"kept"});
+  KeywordQuery all = Query("pelican");
+  all.filter.include_archived = true;
+  EXPECT_THAT(Keys(Search(all)), ::testing::UnorderedElementsAre("kept", "note"));
+  // Archiving twice counts once; a plain write un-archives.
+  auto twice = backend_->ApplyHygiene(std::vector<std::string>{old_note.id},
+                                      [](const Entry&) { return HygieneAction::kArchive; });
+  ASSERT_TRUE(twice.ok());
+  EXPECT_EQ(twice->archived, 0);
+  Put(Write("note", "pelican note again", 10000));
+  auto live = backend_->FindExact("local", "global", "note");
+  ASSERT_TRUE(live.ok() && live->has_value());
+  EXPECT_FALSE((*live)->archived);
+}
+
+TEST_P(BackendConformance, ClaimHygieneRunGrantsOneRunPerInterval) {
+  auto claim = [&](TimeMs now) {
+    auto r = backend_->ClaimHygieneRun(now, 1000);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() && *r;
+  };
+  EXPECT_TRUE(claim(5000));   // never ran
+  EXPECT_FALSE(claim(5500));  // within the interval
+  EXPECT_FALSE(claim(5999));
+  EXPECT_TRUE(claim(6000));
+  EXPECT_FALSE(claim(6001));
+}
+
 TEST_P(BackendConformance, MutateAppliesNothingWhenAWriteLeavesTheGroupOrDecideFails) {
   Put(Write("a", "one", 1000, "tool-shell"));
   auto leaves =

@@ -213,6 +213,41 @@ Result<bool> MemoryBackend::Delete(std::string_view id) {
   return true;
 }
 
+Result<HygieneCounts> MemoryBackend::ApplyHygiene(std::span<const std::string> ids,
+                                                  const HygieneFn& decide) {
+  std::unique_lock lock(mu_);
+  HygieneCounts counts;
+  int64_t logged = 0;
+  for (const std::string& id : ids) {
+    auto it = by_id_.find(id);
+    if (it == by_id_.end()) continue;
+    const Row row = it->second;
+    Entry& e = docs_.at(row).entry;
+    switch (decide(e)) {
+      case HygieneAction::kKeep: break;
+      case HygieneAction::kArchive:
+        if (e.archived) break;
+        e.archived = true;
+        ++counts.archived;
+        break;
+      case HygieneAction::kDelete:
+        Erase(row);
+        logged += DropVectorsLocked(row, nullptr);
+        ++counts.deleted;
+        break;
+    }
+  }
+  LoggedLocked(logged);
+  return counts;
+}
+
+Result<bool> MemoryBackend::ClaimHygieneRun(TimeMs now, TimeMs interval) {
+  std::unique_lock lock(mu_);
+  if (hygiene_last_run_ && now - *hygiene_last_run_ < interval) return false;
+  hygiene_last_run_ = now;
+  return true;
+}
+
 Result<std::optional<Entry>> MemoryBackend::AddCounters(std::string_view id, int64_t access_delta,
                                                         int64_t useful_delta) {
   std::unique_lock lock(mu_);

@@ -108,6 +108,9 @@ class MemoryBackend final : public Backend {
   Result<std::vector<TripleRow>> QueryTriples(const TripleQuery& query) override;
   Result<int64_t> DeleteTriplesFromSource(std::string_view source) override;
   Result<int64_t> Generation(Counter which) override;
+  Result<HygieneCounts> ApplyHygiene(std::span<const std::string> ids,
+                                     const HygieneFn& decide) override;
+  Result<bool> ClaimHygieneRun(TimeMs now, TimeMs interval) override;
   Status ForEach(const ReadScope& scope, std::string_view ns_prefix,
                  const std::function<Status(const Entry&)>& fn) override;
 
@@ -206,6 +209,7 @@ class MemoryBackend final : public Backend {
   // Backend::Generation.
   int64_t tool_rules_generation_ = 0;
   int64_t tool_registry_generation_ = 0;
+  std::optional<TimeMs> hygiene_last_run_;  // ClaimHygieneRun
 
   // Episodic turns (memory_episodic.cc), by id.
   struct TurnDoc {

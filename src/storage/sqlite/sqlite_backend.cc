@@ -324,13 +324,84 @@ Result<bool> SqliteBackend::Delete(std::string_view id) {
     key = find.ColumnText(1);
     content = find.ColumnText(2);
   }
+  MNEMO_RETURN_IF_ERROR(DropEntryLocked(rowid, key, content));
+  MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked());
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return true;
+}
+
+Status SqliteBackend::DropEntryLocked(int64_t rowid, std::string_view key,
+                                      std::string_view content) {
+  Connection& db = *writer_;
   MNEMO_RETURN_IF_ERROR(Unindex(db, rowid, key, content));
   MNEMO_ASSIGN_OR_RETURN(Statement del,
                          db.Prepare("DELETE FROM entries WHERE rowid = ?", "delete the entry"));
   del.Bind(1, rowid);
   MNEMO_RETURN_IF_ERROR(del.Run("delete the entry"));
-  MNEMO_RETURN_IF_ERROR(DropVectorsLocked(rowid));
+  return DropVectorsLocked(rowid);
+}
+
+Result<HygieneCounts> SqliteBackend::ApplyHygiene(std::span<const std::string> ids,
+                                                  const HygieneFn& decide) {
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  HygieneCounts counts;
+  for (const std::string& id : ids) {
+    int64_t rowid = 0;
+    Entry e;
+    {
+      MNEMO_ASSIGN_OR_RETURN(Statement find,
+                             db.Prepare(std::string("SELECT e.rowid, ") + kEntryColumns +
+                                            " FROM entries e WHERE e.id = ?",
+                                        "find the entry"));
+      find.Bind(1, id);
+      MNEMO_ASSIGN_OR_RETURN(bool found, find.Step("find the entry"));
+      if (!found) continue;
+      rowid = find.ColumnInt(0);
+      e = ReadEntry(find, 1);
+    }
+    switch (decide(e)) {
+      case HygieneAction::kKeep: break;
+      case HygieneAction::kArchive: {
+        if (e.archived) break;
+        MNEMO_ASSIGN_OR_RETURN(
+            Statement archive,
+            db.Prepare("UPDATE entries SET archived = 1 WHERE rowid = ?", "archive the entry"));
+        archive.Bind(1, rowid);
+        MNEMO_RETURN_IF_ERROR(archive.Run("archive the entry"));
+        ++counts.archived;
+        break;
+      }
+      case HygieneAction::kDelete:
+        MNEMO_RETURN_IF_ERROR(DropEntryLocked(rowid, e.key, e.content));
+        ++counts.deleted;
+        break;
+    }
+  }
   MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked());
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return counts;
+}
+
+Result<bool> SqliteBackend::ClaimHygieneRun(TimeMs now, TimeMs interval) {
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  {
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement last, db.Prepare("SELECT value FROM generations WHERE name = 'hygiene_last_run'",
+                                   "read the last hygiene run"));
+    MNEMO_ASSIGN_OR_RETURN(bool found, last.Step("read the last hygiene run"));
+    if (found && now - last.ColumnInt(0) < interval) return false;
+  }
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement put,
+      db.Prepare("INSERT INTO generations (name, value) VALUES ('hygiene_last_run', ?1) "
+                 "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                 "record the hygiene run"));
+  put.Bind(1, now);
+  MNEMO_RETURN_IF_ERROR(put.Run("record the hygiene run"));
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return true;
 }

@@ -100,6 +100,9 @@ class SqliteBackend final : public Backend {
   Result<std::vector<TripleRow>> QueryTriples(const TripleQuery& query) override;
   Result<int64_t> DeleteTriplesFromSource(std::string_view source) override;
   Result<int64_t> Generation(Counter which) override;
+  Result<HygieneCounts> ApplyHygiene(std::span<const std::string> ids,
+                                     const HygieneFn& decide) override;
+  Result<bool> ClaimHygieneRun(TimeMs now, TimeMs interval) override;
   Status ForEach(const ReadScope& scope, std::string_view ns_prefix,
                  const std::function<Status(const Entry&)>& fn) override;
 
@@ -145,6 +148,9 @@ class SqliteBackend final : public Backend {
   // logs) every vector of `label`; trims the change log when the policy says
   // so (call before committing a write that logged changes).
   Status DropVectorsLocked(Label label);
+  // Deletes one entry row with its keyword row (the indexed key and
+  // content) and its vectors, inside the caller's write transaction.
+  Status DropEntryLocked(int64_t rowid, std::string_view key, std::string_view content);
   Status TrimVectorLogLocked();
 
   int schema_version_ = 0;

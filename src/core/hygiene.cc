@@ -1,0 +1,95 @@
+// Hygiene (spec 10): `core` is permanent; `daily` and custom categories are
+// archived after memory.archive_after_days without a write; `conversation`
+// entries are deleted after memory.conversation_retention_days; entries with
+// useful_count >= 3 and system namespaces are exempt. Runs at start-up when
+// due, every 12 hours in the daemon, and on `mnemo hygiene run`.
+#include <algorithm>
+#include <iostream>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/engine_impl.h"
+
+namespace mnemo {
+namespace {
+
+constexpr TimeMs kDayMs = 24LL * 60 * 60 * 1000;
+constexpr int64_t kUsefulExempt = 3;
+constexpr size_t kApplyBatch = 256;  // entries per write transaction
+
+storage::HygieneAction ActionFor(const Entry& e, const Config& config, TimeMs now) {
+  if (storage::IsSystemNamespace(e.ns) || e.category == "core" || e.useful_count >= kUsefulExempt) {
+    return storage::HygieneAction::kKeep;
+  }
+  const TimeMs age = now - e.updated_at;
+  if (e.category == "conversation") {
+    const int64_t days = config.memory.conversation_retention_days;
+    return days > 0 && age > days * kDayMs ? storage::HygieneAction::kDelete
+                                           : storage::HygieneAction::kKeep;
+  }
+  const int64_t days = config.memory.archive_after_days;
+  return days > 0 && !e.archived && age > days * kDayMs ? storage::HygieneAction::kArchive
+                                                        : storage::HygieneAction::kKeep;
+}
+
+// Would the entry be archived or deleted but for its useful_count?
+bool ExemptAsUseful(const Entry& e, const Config& config, TimeMs now) {
+  if (e.useful_count < kUsefulExempt) return false;
+  Entry plain = e;
+  plain.useful_count = 0;
+  return ActionFor(plain, config, now) != storage::HygieneAction::kKeep;
+}
+
+}  // namespace
+
+Result<HygieneReport> Engine::Impl::RunHygiene(const Principal& who) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  if (!IsAdmin(who))
+    return PermissionDenied("hygiene needs the admin role: it reaches every entry");
+  return RunHygieneNow(clock->NowMs());
+}
+
+Result<HygieneReport> Engine::Impl::RunHygieneNow(TimeMs now) {
+  HygieneReport report{.ran_at = now};
+  // Candidates from a read; each is judged again as it is inside the write
+  // (ApplyHygiene), so an entry written meanwhile is not archived or lost.
+  std::vector<std::string> ids;
+  MNEMO_RETURN_IF_ERROR(backend->ForEach({.all = true}, "", [&](const Entry& e) -> Status {
+    ++report.scanned;
+    if (ExemptAsUseful(e, config, now)) ++report.exempt_useful;
+    if (ActionFor(e, config, now) != storage::HygieneAction::kKeep) ids.push_back(e.id);
+    return Status::Ok();
+  }));
+  for (size_t at = 0; at < ids.size(); at += kApplyBatch) {
+    const std::span<const std::string> batch(ids.data() + at,
+                                             std::min(kApplyBatch, ids.size() - at));
+    MNEMO_ASSIGN_OR_RETURN(
+        storage::HygieneCounts counts,
+        backend->ApplyHygiene(batch, [&](const Entry& e) { return ActionFor(e, config, now); }));
+    report.archived += counts.archived;
+    report.deleted += counts.deleted;
+  }
+  return report;
+}
+
+Result<std::optional<HygieneReport>> Engine::Impl::RunHygieneIfDue() {
+  if (!config.memory.enabled || !config.memory.hygiene_enabled) {
+    return std::optional<HygieneReport>();
+  }
+  const TimeMs now = clock->NowMs();
+  MNEMO_ASSIGN_OR_RETURN(bool due, backend->ClaimHygieneRun(now, kHygieneIntervalMs));
+  if (!due) return std::optional<HygieneReport>();
+  MNEMO_ASSIGN_OR_RETURN(HygieneReport report, RunHygieneNow(now));
+  // A scheduled run has no caller to show the report to: the log has it
+  // (only when it changed something, so idle runs stay quiet).
+  if (report.archived > 0 || report.deleted > 0) {
+    std::cerr << "mnemo: hygiene: " << report.archived << " archived, " << report.deleted
+              << " deleted, " << report.exempt_useful << " kept as useful, " << report.scanned
+              << " entries scanned\n";
+  }
+  return std::optional<HygieneReport>(report);
+}
+
+}  // namespace mnemo
