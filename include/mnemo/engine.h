@@ -150,6 +150,19 @@ class Engine {
   // never changed.
   Result<ReindexReport> Reindex(const Principal& who, const ProgressFn& progress = {});
 
+  // Appends one line to the audit log when [security.audit] is enabled (else
+  // nothing). The transports call it for every method they run; direct C++
+  // calls are not audited unless the caller does the same.
+  void Audit(const Principal& who, const AuditEvent& event);
+
+  // Whether `path` is part of mnemo's storage (spec 10, "Files"): inside the
+  // workspace (database, -wal/-shm, index, archive, MEMORY.md/SKILL.md and
+  // their lock, mnemo.toml), the markdown store, or the audit log and its
+  // rotations; or another name (hard link) of one of those files. Symlinks
+  // and `..` are resolved first; a relative path is taken from the working
+  // directory of this process. Any principal may ask.
+  Result<PathCheck> PathProtected(const Principal& who, std::string_view path);
+
   // Hygiene (spec 10) now: archives daily and custom entries not written for
   // memory.archive_after_days, deletes conversation entries past
   // memory.conversation_retention_days; core, useful_count >= 3 and system

@@ -152,6 +152,25 @@ struct Stats {
   int schema_version = 0;
 };
 
+// One line of the audit log (spec 10, "Audit"): the address an operation
+// touched and how it ended, never content.
+struct AuditEvent {
+  std::string method;  // "memory.get"
+  std::string ns;      // "" when the operation has none
+  std::string key;
+  std::string category;
+  std::string outcome;  // ok, not_found, denied, invalid, error; redacted (spec 40)
+  double duration_ms = 0;
+  int64_t count = 0;  // redacted: how many secrets
+};
+
+// memory.path_protected (spec 10, "Files").
+struct PathCheck {
+  bool is_protected = false;
+  std::string resolved;  // the path with symlinks, `.` and `..` resolved
+  std::string reason;    // what it belongs to ("" when not protected)
+};
+
 // mnemo hygiene run / memory.hygiene_run (spec 10).
 struct HygieneReport {
   TimeMs ran_at = 0;

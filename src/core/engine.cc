@@ -93,6 +93,15 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       std::make_unique<archivist::ArchiveWriter>(impl->workspace + "/memory_tree/content/episodic");
   MNEMO_RETURN_IF_ERROR(impl->OpenArchivist());
   MNEMO_RETURN_IF_ERROR(impl->OpenTools());
+  if (impl->config.security.audit.enabled) {
+    std::filesystem::path audit(impl->config.security.audit.path);
+    if (audit.is_relative()) audit = std::filesystem::path(impl->workspace) / audit;
+    constexpr int64_t kMiB = 1024 * 1024;
+    MNEMO_ASSIGN_OR_RETURN(
+        impl->audit,
+        internal::AuditLog::Open(audit.string(), impl->config.security.audit.max_size_mb * kMiB,
+                                 impl->config.security.audit.keep));
+  }
   // Hygiene at start-up when due (spec 10), off the opening thread.
   Engine::Impl* raw = impl.get();
   impl->segment_worker->Post([raw] {
@@ -208,6 +217,12 @@ Result<ReindexReport> Engine::Reindex(const Principal& who, const ProgressFn& pr
   return impl_->Reindex(who, progress);
 }
 Result<HygieneReport> Engine::RunHygiene(const Principal& who) { return impl_->RunHygiene(who); }
+void Engine::Audit(const Principal& who, const AuditEvent& event) {
+  if (impl_->audit != nullptr) impl_->audit->Append(impl_->clock->NowMs(), who, event);
+}
+Result<PathCheck> Engine::PathProtected(const Principal& /*who*/, std::string_view path) {
+  return impl_->PathProtected(path);
+}
 Result<std::optional<HygieneReport>> Engine::RunHygieneIfDue() { return impl_->RunHygieneIfDue(); }
 Status Engine::ExportJsonl(const Principal& who, std::ostream& out) {
   return impl_->ExportJsonl(who, out);

@@ -9,6 +9,7 @@
 #include "archivist/archive_writer.h"
 #include "base/background_worker.h"
 #include "context/tool_registry.h"
+#include "core/audit_log.h"
 #include "core/hybrid_search.h"
 #include "core/recap_vectors.h"
 #include "core/vector_space.h"
@@ -110,6 +111,12 @@ struct Engine::Impl {
   // Embeds every entry lacking a vector in the embedder's space.
   Result<ReindexReport> FillMissingVectors(const ProgressFn& progress);
   Result<ReindexReport> Reindex(const Principal& who, const ProgressFn& progress);
+
+  // The audit log ([security.audit]; null when disabled).
+  std::unique_ptr<internal::AuditLog> audit;
+
+  // memory.path_protected (path_guard.cc).
+  Result<PathCheck> PathProtected(std::string_view path);
 
   // Hygiene (hygiene.cc).
   static constexpr TimeMs kHygieneIntervalMs = 12LL * 60 * 60 * 1000;

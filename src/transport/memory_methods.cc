@@ -383,6 +383,38 @@ MethodSpec HygieneSpec() {
           }};
 }
 
+MethodSpec PathProtectedSpec() {
+  return {
+      .name = "memory.path_protected",
+      .description =
+          "Whether a path is part of mnemo's storage (workspace database, "
+          "index, archive, knowledge files, markdown store, audit log), after "
+          "resolving symlinks and '..': a file tool should refuse it.",
+      .params = {{.name = "path",
+                  .type = ParamType::kString,
+                  .description = "Absolute path (a relative one is taken from the "
+                                 "daemon's working directory)",
+                  .required = true,
+                  .max_bytes = 4096}},
+      .result_schema = {{"type", "object"},
+                        {"properties",
+                         {{"protected", {{"type", "boolean"}}},
+                          {"path", {{"type", "string"}}},
+                          {"reason", {{"type", "string"}}}}}},
+      .handler = [](const MethodContext& ctx, const json& p) -> Result<json> {
+        MNEMO_ASSIGN_OR_RETURN(
+            PathCheck c, ctx.engine.PathProtected(ctx.principal, p.at("path").get<std::string>()));
+        json out = {{"protected", c.is_protected}, {"path", c.resolved}};
+        if (c.is_protected) out["reason"] = c.reason;
+        return out;
+      },
+      .render = [](const json&, const json& r) -> std::string {
+        return r.at("protected").get<bool>() ? "protected: " + r.at("path").get<std::string>() +
+                                                   " is " + r.at("reason").get<std::string>()
+                                             : "not protected: " + r.at("path").get<std::string>();
+      }};
+}
+
 }  // namespace
 
 void AddMemoryMethods(MethodTable& table) {
@@ -395,6 +427,7 @@ void AddMemoryMethods(MethodTable& table) {
   table.Add(ListSpec());
   table.Add(StatsSpec());
   table.Add(HygieneSpec());
+  table.Add(PathProtectedSpec());
 }
 
 }  // namespace mnemo::transport

@@ -1,6 +1,7 @@
 #include "transport/method_table.h"
 
 #include <cassert>
+#include <chrono>
 #include <exception>
 
 #include "transport/param_schema.h"
@@ -52,18 +53,70 @@ const MethodTable& DefaultMethodTable() {
   return *table;
 }
 
-Result<json> CallMethod(const MethodSpec& spec, const MethodContext& ctx, const json& params,
-                        json* validated) {
-  MNEMO_ASSIGN_OR_RETURN(json checked, ValidateParams(spec, params));
+namespace {
+
+Result<json> RunHandler(const MethodSpec& spec, const MethodContext& ctx, const json& checked) {
   // Third-party code (nlohmann) may throw inside a handler; nothing escapes
   // this boundary, and the message is kept for the server log only.
   try {
-    Result<json> result = spec.handler(ctx, checked);
-    if (validated != nullptr) *validated = std::move(checked);
-    return result;
+    return spec.handler(ctx, checked);
   } catch (const std::exception& e) {
     return Internal(spec.name + " failed: " + e.what());
   }
+}
+
+std::string AuditOutcome(const Result<json>& result) {
+  if (!result.ok()) {
+    switch (result.status().code()) {
+      case StatusCode::kNotFound: return "not_found";
+      case StatusCode::kPermissionDenied: return "denied";
+      case StatusCode::kInvalidArgument: return "invalid";
+      default: return "error";
+    }
+  }
+  // memory.forget of nothing is a miss, not an error.
+  if (result->is_object()) {
+    auto forgotten = result->find("forgotten");
+    if (forgotten != result->end() && *forgotten == false) return "not_found";
+  }
+  return "ok";
+}
+
+// The address fields of the params, never content (spec 10, "Audit").
+std::string ParamText(const json& params, const char* name) {
+  auto it = params.find(name);
+  return it != params.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+Result<json> CallMethod(const MethodSpec& spec, const MethodContext& ctx, const json& params,
+                        json* validated) {
+  const auto start = std::chrono::steady_clock::now();
+  Result<json> checked = ValidateParams(spec, params);
+  Result<json> result = checked.ok() ? RunHandler(spec, ctx, *checked) : checked.status();
+  const json& address = checked.ok() ? *checked : params;
+  AuditEvent event{.method = spec.name,
+                   .ns = address.is_object() ? ParamText(address, "namespace") : "",
+                   .key = address.is_object() ? ParamText(address, "key") : "",
+                   .category = address.is_object() ? ParamText(address, "category") : "",
+                   .outcome = AuditOutcome(result),
+                   .duration_ms = std::chrono::duration<double, std::milli>(
+                                      std::chrono::steady_clock::now() - start)
+                                      .count()};
+  ctx.engine.Audit(ctx.principal, event);
+  // Secrets redacted from stored turns are audited too (spec 40), by count.
+  if (result.ok() && result->is_object()) {
+    auto redactions = result->find("redactions");
+    if (redactions != result->end() && redactions->is_number_integer() &&
+        redactions->get<int64_t>() > 0) {
+      event.outcome = "redacted";
+      event.count = redactions->get<int64_t>();
+      ctx.engine.Audit(ctx.principal, event);
+    }
+  }
+  if (checked.ok() && validated != nullptr) *validated = std::move(checked).value();
+  return result;
 }
 
 std::string RenderText(const MethodSpec& spec, const json& params, const json& result) {
