@@ -22,45 +22,16 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "mnemo/engine.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double MsSince(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
-double Percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
-}
-
-void Check(const mnemo::Status& s, const char* what) {
-  if (!s.ok()) {
-    std::fprintf(stderr, "episodic_bench: %s: %s\n", what, s.ToString().c_str());
-    std::exit(2);
-  }
-}
-
-// The "content" (or "query") string of one JSONL line; minimal, for the
-// generator's own output.
-std::string Field(const std::string& line, const std::string& name) {
-  const std::string key = "\"" + name + "\": \"";
-  size_t at = line.find(key);
-  if (at == std::string::npos) return "";
-  std::string out;
-  for (size_t i = at + key.size(); i < line.size() && line[i] != '"'; ++i) {
-    if (line[i] == '\\' && i + 1 < line.size()) {
-      ++i;
-      out += line[i] == 'n' ? '\n' : line[i];
-    } else {
-      out += line[i];
-    }
-  }
-  return out;
-}
+using mnemo::bench::Check;
+using mnemo::bench::Clock;
+using mnemo::bench::Field;
+using mnemo::bench::MsSince;
+using mnemo::bench::Percentile;
 
 std::vector<std::string> ReadField(const std::string& path, const std::string& name, size_t max) {
   std::vector<std::string> out;

@@ -19,8 +19,9 @@ constexpr TimeMs kDayMs = 24LL * 60 * 60 * 1000;
 constexpr int64_t kUsefulExempt = 3;
 constexpr size_t kApplyBatch = 256;  // entries per write transaction
 
-storage::HygieneAction ActionFor(const Entry& e, const Config& config, TimeMs now) {
-  if (storage::IsSystemNamespace(e.ns) || e.category == "core" || e.useful_count >= kUsefulExempt) {
+// What the entry's namespace, category and age call for, useful_count aside.
+storage::HygieneAction AgeAction(const Entry& e, const Config& config, TimeMs now) {
+  if (storage::IsSystemNamespace(e.ns) || e.category == "core") {
     return storage::HygieneAction::kKeep;
   }
   const TimeMs age = now - e.updated_at;
@@ -34,12 +35,15 @@ storage::HygieneAction ActionFor(const Entry& e, const Config& config, TimeMs no
                                                         : storage::HygieneAction::kKeep;
 }
 
+storage::HygieneAction ActionFor(const Entry& e, const Config& config, TimeMs now) {
+  return e.useful_count >= kUsefulExempt ? storage::HygieneAction::kKeep
+                                         : AgeAction(e, config, now);
+}
+
 // Would the entry be archived or deleted but for its useful_count?
 bool ExemptAsUseful(const Entry& e, const Config& config, TimeMs now) {
-  if (e.useful_count < kUsefulExempt) return false;
-  Entry plain = e;
-  plain.useful_count = 0;
-  return ActionFor(plain, config, now) != storage::HygieneAction::kKeep;
+  return e.useful_count >= kUsefulExempt &&
+         AgeAction(e, config, now) != storage::HygieneAction::kKeep;
 }
 
 }  // namespace

@@ -384,7 +384,20 @@ Result<HygieneCounts> SqliteBackend::ApplyHygiene(std::span<const std::string> i
   return counts;
 }
 
+Result<std::optional<TimeMs>> SqliteBackend::LastHygieneRun() {
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement last, db->Prepare("SELECT value FROM generations WHERE name = 'hygiene_last_run'",
+                                  "read the last hygiene run"));
+  MNEMO_ASSIGN_OR_RETURN(bool found, last.Step("read the last hygiene run"));
+  return found ? std::optional<TimeMs>(last.ColumnInt(0)) : std::nullopt;
+}
+
 Result<bool> SqliteBackend::ClaimHygieneRun(TimeMs now, TimeMs interval) {
+  // Every engine open asks; a reader answers "not due" without taking the
+  // write lock, and the claim itself is re-checked inside the write.
+  MNEMO_ASSIGN_OR_RETURN(std::optional<TimeMs> last, LastHygieneRun());
+  if (last && now - *last < interval) return false;
   std::lock_guard lock(writer_mu_);
   Connection& db = *writer_;
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));

@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,8 @@ class SqliteBackend final : public Backend {
   // logs) every vector of `label`; trims the change log when the policy says
   // so (call before committing a write that logged changes).
   Status DropVectorsLocked(Label label);
+  // The time ClaimHygieneRun last recorded, read without the write lock.
+  Result<std::optional<TimeMs>> LastHygieneRun();
   // Deletes one entry row with its keyword row (the indexed key and
   // content) and its vectors, inside the caller's write transaction.
   Status DropEntryLocked(int64_t rowid, std::string_view key, std::string_view content);
