@@ -8,9 +8,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <utility>
+
+#include <nlohmann/json.hpp>
 
 #include "base/sha256.h"
 #include "text/utf8.h"
@@ -211,6 +215,37 @@ Result<std::string> WriteTemp(int dir_fd, const std::string& folder_path, const 
   return name;
 }
 
+Status BadLine(size_t line, std::string_view what) {
+  return InvalidArgument("archive file line " + std::to_string(line) + ": " + std::string(what));
+}
+
+// The next "\n"-terminated line of `text` from `pos`, without its "\n";
+// nullopt when no "\n" is left.
+std::optional<std::string_view> NextLine(std::string_view text, size_t& pos) {
+  const size_t end = text.find('\n', pos);
+  if (end == std::string_view::npos) return std::nullopt;
+  std::string_view line = text.substr(pos, end - pos);
+  pos = end + 1;
+  return line;
+}
+
+std::optional<std::string> JsonStringValue(std::string_view literal) {
+  if (literal.size() < 2 || literal.front() != '"') return std::nullopt;
+  nlohmann::json v = nlohmann::json::parse(literal, nullptr, /*allow_exceptions=*/false);
+  if (!v.is_string()) return std::nullopt;
+  return v.get<std::string>();
+}
+
+std::optional<int64_t> IntegerValue(std::string_view s) {
+  int64_t v = 0;
+  const char* first = s.data();
+  const char* last = s.data() + s.size();
+  if (s.empty() || (s.size() > 1 && s[0] == '0')) return std::nullopt;
+  const auto [ptr, ec] = std::from_chars(first, last, v);
+  if (ec != std::errc() || ptr != last) return std::nullopt;
+  return v;
+}
+
 }  // namespace
 
 std::string SessionFolderName(std::string_view session_id) {
@@ -243,6 +278,64 @@ std::string RenderArchiveFile(const ArchiveRow& row) {
   }
   if (out.back() != '\n') out += '\n';  // "---\n\n" ends an empty content
   return out;
+}
+
+Result<ArchiveRow> ParseArchiveFile(std::string_view text) {
+  if (!text::IsValidUtf8(text)) return InvalidArgument("archive file is not valid UTF-8");
+  size_t pos = 0;
+  size_t line_no = 1;
+  if (NextLine(text, pos) != "---") return BadLine(line_no, "expected \"---\"");
+  ArchiveRow row;
+  enum Field { kSession, kSeq, kTime, kRole, kCost, kLesson, kToolCalls, kFieldCount };
+  static constexpr std::string_view kNames[kFieldCount] = {
+      "session_id",        "seq",    "timestamp_ms",   "role",
+      "cost_microdollars", "lesson", "tool_calls_json"};
+  bool seen[kFieldCount] = {};
+  for (;;) {
+    ++line_no;
+    const std::optional<std::string_view> line = NextLine(text, pos);
+    if (!line) return BadLine(line_no, "the front matter does not end with \"---\"");
+    if (*line == "---") break;
+    const size_t colon = line->find(": ");
+    if (colon == std::string_view::npos) return BadLine(line_no, "expected \"name: value\"");
+    const std::string_view name = line->substr(0, colon);
+    const std::string_view value = line->substr(colon + 2);
+    const auto* it = std::find(std::begin(kNames), std::end(kNames), name);
+    if (it == std::end(kNames)) {
+      return BadLine(line_no, "unknown field \"" + std::string(name) +
+                                  "\" (allowed: session_id, seq, timestamp_ms, role, "
+                                  "cost_microdollars, lesson, tool_calls_json)");
+    }
+    const auto field = static_cast<Field>(it - std::begin(kNames));
+    if (seen[field]) return BadLine(line_no, "field \"" + std::string(name) + "\" repeated");
+    seen[field] = true;
+    if (field == kSeq || field == kTime || field == kCost) {
+      const std::optional<int64_t> v = IntegerValue(value);
+      if (!v) return BadLine(line_no, std::string(name) + " must be a decimal integer");
+      (field == kSeq ? row.seq : field == kTime ? row.timestamp_ms : row.cost_microdollars) = *v;
+      continue;
+    }
+    std::optional<std::string> v = JsonStringValue(value);
+    if (!v) return BadLine(line_no, std::string(name) + " must be a JSON string literal");
+    std::string& target = field == kSession  ? row.session_id
+                          : field == kRole   ? row.role
+                          : field == kLesson ? row.lesson
+                                             : row.tool_calls_json;
+    target = std::move(*v);
+  }
+  for (int f = kSession; f <= kCost; ++f) {
+    if (!seen[f]) return BadLine(line_no, "field \"" + std::string(kNames[f]) + "\" is missing");
+  }
+  ++line_no;
+  if (NextLine(text, pos) != "") return BadLine(line_no, "expected an empty line");
+  // The writer adds a "\n" only after a content without one, so only such a
+  // final "\n" is taken off ("x\n\n" and "\n" were written as they are).
+  std::string_view content = text.substr(pos);
+  if (content.size() >= 2 && content.back() == '\n' && content[content.size() - 2] != '\n') {
+    content.remove_suffix(1);
+  }
+  row.content = std::string(content);
+  return row;
 }
 
 std::string ArchivePath(const std::string& archive_root, const ArchiveRow& row) {

@@ -88,6 +88,18 @@ std::string SessionFolderName(std::string_view session_id);
 // The exact text of the row's archive file (format above).
 std::string RenderArchiveFile(const ArchiveRow& row);
 
+// The row of an archive file's text: the inverse of RenderArchiveFile, for
+// tools that read the archive back (verification after a crash, a rebuild
+// from the archive). Strict: the text must be valid UTF-8; the front matter
+// must open and close with "---" lines and hold exactly the fields above, each
+// once, in any order (lesson and tool_calls_json optional), string values as
+// JSON string literals and numbers as decimal integers, then one empty line.
+// The content is the rest, less a final "\n" that the writer may have
+// added (one not preceded by another "\n"), so a content "x" or "x\n" reads
+// back as "x", and RenderArchiveFile of the parsed row is the text again. Errors are
+// kInvalidArgument naming the line and what was expected; never throws.
+Result<ArchiveRow> ParseArchiveFile(std::string_view text);
+
 // "<archive_root>/<SessionFolderName>/<seq:06>.md": seq zero-padded to six
 // digits ("000012.md"); from 1000000 on it simply has more digits. A "/" at
 // the end of archive_root is not doubled.

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "test_util.h"
@@ -157,6 +158,96 @@ TEST(MarkdownArchiveFormat, NumbersAreDecimalIncludingNegatives) {
 }
 
 // --- session folder names -----------------------------------------------------------
+
+// --- reading a file back --------------------------------------------------------
+
+void ExpectSameRow(const ArchiveRow& got, const ArchiveRow& want) {
+  EXPECT_EQ(got.session_id, want.session_id);
+  EXPECT_EQ(got.seq, want.seq);
+  EXPECT_EQ(got.timestamp_ms, want.timestamp_ms);
+  EXPECT_EQ(got.role, want.role);
+  EXPECT_EQ(got.cost_microdollars, want.cost_microdollars);
+  EXPECT_EQ(got.lesson, want.lesson);
+  EXPECT_EQ(got.tool_calls_json, want.tool_calls_json);
+  EXPECT_EQ(got.content, want.content);
+}
+
+TEST(MarkdownArchiveParse, ReadsBackEveryFieldIncludingEscapes) {
+  ArchiveRow row = UserRow(13, "第一行\n\"第二行\"\n\nend");
+  row.role = "assistant";
+  row.cost_microdollars = -7;
+  row.session_id = std::string("s\x01\x1f\x7f\xc2\x85\b\f\r/\\\"", 13);
+  row.lesson = "失败的工具\n\"q\"\t";
+  row.tool_calls_json = R"([{"name":"grep","arguments":{"pattern":"a\"b\n"}}])";
+  auto parsed = ParseArchiveFile(RenderArchiveFile(row));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ExpectSameRow(*parsed, row);
+
+  row.lesson.clear();
+  row.tool_calls_json.clear();
+  row.content.clear();
+  parsed = ParseArchiveFile(RenderArchiveFile(row));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ExpectSameRow(*parsed, row);
+}
+
+TEST(MarkdownArchiveParse, OnlyANewlineTheWriterMayHaveAddedIsDropped) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"x", "x"}, {"x\n", "x"}, {"x\n\n", "x\n\n"}, {"\n", "\n"}, {"", ""}, {"a\nb", "a\nb"}};
+  for (const auto& [written, read] : cases) {
+    const std::string text = RenderArchiveFile(UserRow(1, written));
+    auto parsed = ParseArchiveFile(text);
+    ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+    EXPECT_EQ(parsed->content, read) << "written: " << written;
+    EXPECT_EQ(RenderArchiveFile(*parsed), text);
+  }
+}
+
+TEST(MarkdownArchiveParse, FieldsMayComeInAnyOrder) {
+  auto parsed = ParseArchiveFile(
+      "---\nrole: \"user\"\nseq: 3\ncost_microdollars: 0\ntimestamp_ms: 5\n"
+      "session_id: \"s\"\n---\n\nhi\n");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->seq, 3);
+  EXPECT_EQ(parsed->timestamp_ms, 5);
+  EXPECT_EQ(parsed->session_id, "s");
+  EXPECT_EQ(parsed->content, "hi");
+}
+
+TEST(MarkdownArchiveParse, RejectsMalformedFilesNamingTheLine) {
+  const std::string good = RenderArchiveFile(UserRow());
+  struct Case {
+    std::string text;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"", "line 1: expected \"---\""},
+      {good.substr(0, good.find("---\n\n")), "does not end with \"---\""},  // torn
+      {"---\nseq: 1\n---\n\n", "\"session_id\" is missing"},
+      {"---\nsession_id: s\n", "line 2: session_id must be a JSON string literal"},
+      {"---\nsession_id: \"s\"\nseq: 01\n", "line 3: seq must be a decimal integer"},
+      {"---\nsession_id: \"s\"\nseq: 1x\n", "seq must be a decimal integer"},
+      {"---\nseq: 99999999999999999999\n", "seq must be a decimal integer"},
+      {"---\nsession_id: \"s\"\nsession_id: \"t\"\n", "line 3: field \"session_id\" repeated"},
+      {"---\nowner: \"x\"\n", "unknown field \"owner\""},
+      {"---\nsession_id \"s\"\n", "expected \"name: value\""},
+      {"---\nsession_id: \"\\ud800\"\n", "JSON string literal"},
+      {"---\nsession_id: \"a\" \"b\"\n", "JSON string literal"},
+      {std::string("---\nsession_id: \"\xff\"\n"), "not valid UTF-8"},
+  };
+  for (const Case& c : cases) {
+    auto parsed = ParseArchiveFile(c.text);
+    ASSERT_FALSE(parsed.ok()) << c.text;
+    EXPECT_EQ(parsed.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(parsed.status().message().find(c.message), std::string::npos)
+        << parsed.status().message() << " / wanted: " << c.message;
+  }
+  std::string no_blank = good;
+  no_blank.replace(no_blank.find("---\n\n"), 5, "---\nHello");
+  auto parsed = ParseArchiveFile(no_blank);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(parsed.status().message().find("expected an empty line"), std::string::npos);
+}
 
 TEST(MarkdownArchiveFolderName, KeepsSafeIdsUnchanged) {
   EXPECT_EQ(SessionFolderName("sess-1"), "sess-1");
