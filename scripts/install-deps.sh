@@ -11,6 +11,8 @@ packages=(
   libtomlplusplus-dev libcli11-dev libssl-dev libhnswlib-dev
   # tests and checks
   libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy curl
+  # the sanitizer build and libFuzzer (tests/fuzz)
+  clang libclang-rt-14-dev
   # benchmark dataset generator (../shared/bench/datagen.py): word lists, numpy
   wamerican python3-jieba python3-numpy
 )

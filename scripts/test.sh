@@ -2,7 +2,7 @@
 # Installs dependencies, builds everything and runs the whole test suite
 # (unit, conformance, end-to-end, install/example) plus the format check.
 #   scripts/test.sh              normal build (build/test)
-#   scripts/test.sh --sanitize   ASan + UBSan build (build/asan)
+#   scripts/test.sh --sanitize   ASan + UBSan build with clang (build/asan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -13,9 +13,11 @@ cd "$(dirname "$0")/.."
 build=build/test
 flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG" -DMNEMO_WERROR=ON)
 if [ "${1:-}" = "--sanitize" ]; then
+  # clang, so the fuzz targets are libFuzzer binaries (scripts/fuzz.sh runs
+  # them); the suite replays their seed corpus either way.
   build=build/asan
-  flags=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1" -DMNEMO_SANITIZE=ON
-    -DMNEMO_BUILD_BENCH=OFF -DMNEMO_WERROR=ON)
+  flags=(-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1"
+    -DMNEMO_SANITIZE=ON -DMNEMO_FUZZ=ON -DMNEMO_BUILD_BENCH=OFF -DMNEMO_WERROR=ON)
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 fi
