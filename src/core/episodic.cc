@@ -393,6 +393,10 @@ Result<std::string> Engine::Impl::ProfileRender(const Principal& who) {
 Result<MemoryMdReport> Engine::Impl::UpdateMemoryMd(const Principal& who,
                                                     const MemoryMdRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  if (!IsAdmin(who)) {
+    return PermissionDenied(
+        "writing MEMORY.md or SKILL.md needs the admin role: every principal's agent reads them");
+  }
   MNEMO_ASSIGN_OR_RETURN(archivist::MemoryMdAction action,
                          archivist::ParseMemoryMdAction(req.action));
   MNEMO_RETURN_IF_ERROR(CheckSecret(config, req.content, "content"));

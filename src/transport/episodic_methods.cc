@@ -282,7 +282,8 @@ MethodSpec UpdateMemoryMdSpec() {
   return {.name = "memory.update_memory_md",
           .description =
               "Append to, or replace a section of, the workspace's MEMORY.md or "
-              "SKILL.md (the knowledge files a harness loads).",
+              "SKILL.md (the knowledge files a harness loads). Admin under ACL: "
+              "every principal's agent reads these files.",
           .params = {{.name = "file",
                       .description = "MEMORY.md or SKILL.md.",
                       .required = true,

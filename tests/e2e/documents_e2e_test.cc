@@ -12,6 +12,7 @@
 
 #include "base/sha256.h"
 #include "process.h"
+#include "rpc_client.h"
 #include "test_util.h"
 
 namespace mnemo::e2e {
@@ -19,36 +20,7 @@ namespace {
 
 using nlohmann::json;
 
-class Rpc {
- public:
-  Rpc(int port, std::string token) : http_("127.0.0.1", port), token_(std::move(token)) {
-    http_.set_read_timeout(20, 0);
-  }
-
-  // The whole JSON-RPC response.
-  json Call(const std::string& method, const json& params) {
-    httplib::Headers headers;
-    if (!token_.empty()) headers.emplace("Authorization", "Bearer " + token_);
-    auto r = http_.Post(
-        "/rpc", headers,
-        json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}}.dump(),
-        "application/json");
-    EXPECT_TRUE(r);
-    if (!r) return nullptr;
-    return json::parse(r->body, nullptr, false);
-  }
-
-  // The result, failing the test on an error.
-  json Result(const std::string& method, const json& params) {
-    json r = Call(method, params);
-    EXPECT_TRUE(r.contains("result")) << method << ": " << r.dump();
-    return r.contains("result") ? r["result"] : json();
-  }
-
- private:
-  httplib::Client http_;
-  std::string token_;
-};
+using Rpc = RpcClient;
 
 class DocumentsE2e : public ::testing::Test {
  protected:

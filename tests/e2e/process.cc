@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <regex>
 
@@ -59,10 +60,10 @@ int WaitExit(pid_t pid) {
   return -1;
 }
 
-}  // namespace
-
-RunResult RunMnemo(const std::vector<std::string>& args, const std::string& input,
-                   const std::map<std::string, std::string>& env) {
+// RunMnemo, killing the child with SIGKILL at `kill_at` when given.
+RunResult Run(const std::vector<std::string>& args, const std::string& input,
+              const std::map<std::string, std::string>& env,
+              std::optional<std::chrono::steady_clock::time_point> kill_at) {
   signal(SIGPIPE, SIG_IGN);
   Child c = Spawn(args, env);
   RunResult r;
@@ -80,7 +81,20 @@ RunResult RunMnemo(const std::vector<std::string>& args, const std::string& inpu
     if (out_open) fds.push_back({c.out, POLLIN, 0});
     if (err_open) fds.push_back({c.err, POLLIN, 0});
     if (c.in >= 0) fds.push_back({c.in, POLLOUT, 0});
-    if (poll(fds.data(), fds.size(), 30000) <= 0) break;
+    int timeout_ms = 30000;
+    if (kill_at) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          *kill_at - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        kill(c.pid, SIGKILL);
+        kill_at.reset();
+        continue;
+      }
+      timeout_ms = static_cast<int>(std::min<int64_t>(left.count() + 1, timeout_ms));
+    }
+    const int ready = poll(fds.data(), fds.size(), timeout_ms);
+    if (ready == 0 && kill_at) continue;
+    if (ready <= 0) break;
     for (const pollfd& p : fds) {
       if (p.revents == 0) continue;
       if (p.fd == c.in) {
@@ -105,6 +119,18 @@ RunResult RunMnemo(const std::vector<std::string>& args, const std::string& inpu
   close(c.err);
   r.exit_code = WaitExit(c.pid);
   return r;
+}
+
+}  // namespace
+
+RunResult RunMnemo(const std::vector<std::string>& args, const std::string& input,
+                   const std::map<std::string, std::string>& env) {
+  return Run(args, input, env, std::nullopt);
+}
+
+RunResult RunMnemoKilledAfter(const std::vector<std::string>& args,
+                              std::chrono::microseconds kill_after) {
+  return Run(args, {}, {}, std::chrono::steady_clock::now() + kill_after);
 }
 
 Daemon::Daemon(const std::string& workspace, const std::map<std::string, std::string>& env,
@@ -145,6 +171,10 @@ Daemon::Daemon(const std::string& workspace, const std::map<std::string, std::st
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+}
+
+void Daemon::Signal(int sig) {
+  if (pid_ > 0) kill(pid_, sig);
 }
 
 int Daemon::Stop(int sig) {

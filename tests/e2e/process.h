@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,6 +27,11 @@ struct RunResult {
 RunResult RunMnemo(const std::vector<std::string>& args, const std::string& input = {},
                    const std::map<std::string, std::string>& env = {});
 
+// Runs `mnemo args...` and sends it SIGKILL once `kill_after` has passed if it
+// is still running (exit_code 137 then); for crash tests.
+RunResult RunMnemoKilledAfter(const std::vector<std::string>& args,
+                              std::chrono::microseconds kill_after);
+
 // A `mnemo serve --listen 127.0.0.1:0` in a workspace; the port comes from
 // its "listening on" line. Stderr is collected by a thread.
 class Daemon {
@@ -38,6 +44,8 @@ class Daemon {
   int port() const { return port_; }
   // Sends `sig` and waits for the exit code (128 + signal when killed).
   int Stop(int sig);
+  // Sends `sig` without waiting.
+  void Signal(int sig);
   std::string Stderr();
 
  private:
