@@ -241,6 +241,51 @@ TEST_F(AclMatrix, OthersPrivateThingsAreIndistinguishableFromMissingOnes) {
   EXPECT_EQ(found["results"][0]["key"], "b-private");
 }
 
+// bob's writes that name alice's things (her rule id, her session ids, her
+// graph subject, her profile key) land in bob's own data or nowhere.
+TEST_F(AclMatrix, WritesNeverReachAnotherPrincipalsData) {
+  // A put with alice's rule id makes bob's own rule, as with any new id.
+  json put =
+      bob_->Result("memory.tool_rule_put",
+                   {{"tool_name", "email"}, {"id", rule_id_}, {"rule", "bob rewrote this rule"}});
+  EXPECT_EQ(put["owner"], "bob") << put.dump();
+  json rules = alice_->Result("memory.tool_rule_list", {{"tool_name", "email"}});
+  EXPECT_TRUE(Has(rules, kRule));
+  EXPECT_FALSE(Has(rules, "bob rewrote")) << rules.dump();
+
+  bob_->Result("memory.context_prune", {{"session_id", "alice-ctx"}, {"keep", 0}});
+  bob_->Result(
+      "memory.context_append",
+      {{"session_id", "alice-ctx"}, {"event", {{"input", "bob intrudes"}, {"response", "x"}}}});
+  json window = alice_->Result(
+      "memory.context_window",
+      {{"session_id", "alice-ctx"}, {"query", "kumquat intrudes"}, {"budget_chars", 2000}});
+  EXPECT_TRUE(Has(window, kContextEvent));
+  EXPECT_FALSE(Has(window, "intrudes")) << window.dump();
+
+  bob_->Result("memory.turn_complete", {{"session_id", "alice-s"},
+                                        {"user_message", "bob intrudes here"},
+                                        {"assistant_response", "ok"},
+                                        {"sync", true}});
+  json turns = alice_->Result("memory.session_turns", {{"session_id", "alice-s"}});
+  EXPECT_EQ(turns["turns"].size(), 2u) << turns.dump();
+  EXPECT_FALSE(Has(turns, "intrudes"));
+  bob_->Result("memory.session_end", {{"session_id", "alice-s"}, {"sync", true}});
+  EXPECT_TRUE(Has(alice_->Result("memory.episodic_search", {{"query", "pistachio"}}), kTurn));
+
+  bob_->Result("memory.graph_upsert",
+               {{"subject", "alice"}, {"predicate", "travels_to"}, {"object", "mars"}});
+  json graph = alice_->Result("memory.graph_query", {{"subject", "alice"}});
+  EXPECT_TRUE(Has(graph, kTriple));
+  EXPECT_FALSE(Has(graph, "mars")) << graph.dump();
+
+  bob_->Result("memory.profile_put",
+               {{"facet_type", "preference"}, {"key", "tea"}, {"value", "green"}});
+  json profile = alice_->Result("memory.profile", json::object());
+  EXPECT_TRUE(Has(profile, kProfile));
+  EXPECT_FALSE(Has(profile, "green")) << profile.dump();
+}
+
 // The filter runs inside the storage query: alice's many matching entries do
 // not crowd bob's out of a small limit.
 TEST_F(AclMatrix, OthersEntriesNeverCostACallerResults) {
@@ -257,8 +302,12 @@ TEST_F(AclMatrix, OthersEntriesNeverCostACallerResults) {
   }
   json stats = bob_->Result("memory.stats", json::object());
   json list = bob_->Result("memory.list", {{"limit", 1000}});
-  // Counts cover what bob may read: his own entries and public ones.
-  EXPECT_EQ(stats["entries"], list["items"].size()) << stats.dump() << list.dump();
+  // Counts cover what bob may read: his own entries and public ones (the
+  // list shows the memory namespaces, stats also counts bob's rules).
+  EXPECT_EQ(stats["by_namespace"]["global"], list["items"].size()) << stats.dump() << list.dump();
+  for (const json& item : list["items"]) {
+    EXPECT_TRUE(item["owner"] == "bob" || item["visibility"] == "public") << item.dump();
+  }
 }
 
 TEST_F(AclMatrix, AdminReachesEveryEntryAndAdminOnlyMethodsRefuseUsers) {

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <regex>
 
+#include <gtest/gtest.h>
+
 extern char** environ;
 
 namespace mnemo::e2e {
@@ -50,6 +52,19 @@ Child Spawn(const std::vector<std::string>& args, const std::map<std::string, st
   close(out[1]);
   close(err[1]);
   return {pid, in[1], out[0], err[0]};
+}
+
+// The sanitizer build runs every child under ASan, UBSan and LeakSanitizer
+// (scripts/test.sh): a report on its stderr fails the test that ran it, even
+// one that does not look at the exit code. This is the leak check of the
+// end-to-end suite.
+void ExpectNoSanitizerReport(const std::string& err, const std::string& what) {
+  for (const char* marker : {"LeakSanitizer", "AddressSanitizer", "runtime error:"}) {
+    if (err.find(marker) != std::string::npos) {
+      ADD_FAILURE() << what << " printed a sanitizer report:\n" << err;
+      return;
+    }
+  }
 }
 
 int WaitExit(pid_t pid) {
@@ -118,6 +133,7 @@ RunResult Run(const std::vector<std::string>& args, const std::string& input,
   close(c.out);
   close(c.err);
   r.exit_code = WaitExit(c.pid);
+  ExpectNoSanitizerReport(r.err, "mnemo " + (args.empty() ? std::string() : args.back()));
   return r;
 }
 
@@ -184,6 +200,7 @@ int Daemon::Stop(int sig) {
     pid_ = -1;
   }
   if (reader_.joinable()) reader_.join();
+  ExpectNoSanitizerReport(Stderr(), "mnemo serve");
   return exit_code_;
 }
 
