@@ -8,10 +8,6 @@
 namespace mnemo::transport {
 namespace {
 
-bool ToolVisible(const MethodSpec& m, const Config& config) {
-  return !m.tool_name.empty() && !(m.tool_hidden_under_acl && config.memory.acl_enabled);
-}
-
 json AliasesOf(const MethodSpec& m) {
   json aliases = json::object();
   for (const ParamSpec& p : m.params) {
@@ -36,7 +32,7 @@ Result<json> HandleMethods(const MethodContext& ctx, const json&) {
 Result<json> HandleToolsSchema(const MethodContext& ctx, const json&) {
   json tools = json::array();
   for (const MethodSpec& m : ctx.table.All()) {
-    if (!ToolVisible(m, ctx.engine.config())) continue;
+    if (!IsToolFor(m, ToolAudience::kLlm, ctx.engine.config())) continue;
     tools.push_back({{"type", "function"},
                      {"function",
                       {{"name", m.tool_name},
@@ -46,40 +42,57 @@ Result<json> HandleToolsSchema(const MethodContext& ctx, const json&) {
   return tools;
 }
 
-json ToolError(std::string message) {
-  return {{"content", std::move(message)}, {"data", nullptr}, {"is_error", true}};
-}
-
-std::string ToolNames(const MethodContext& ctx) {
-  std::string out;
-  for (const MethodSpec& m : ctx.table.All()) {
-    if (ToolVisible(m, ctx.engine.config())) out += (out.empty() ? "" : ", ") + m.tool_name;
-  }
-  return out;
-}
-
 // A failing tool is a result with is_error (the model reads the message), not
 // a JSON-RPC error; only tool_call's own params are protocol errors.
 Result<json> HandleToolCall(const MethodContext& ctx, const json& p) {
   const std::string& name = p.at("name").get_ref<const std::string&>();
-  const MethodSpec* spec = ctx.table.FindTool(name);
-  if (spec == nullptr || !ToolVisible(*spec, ctx.engine.config())) {
-    return ToolError("Unknown tool \"" + name + "\"; available tools: " + ToolNames(ctx));
+  std::optional<ToolOutcome> out = RunTool(ctx, ToolAudience::kLlm, name, p.at("arguments"));
+  if (!out) {
+    out = ToolOutcome{.text = "Unknown tool \"" + name + "\"; available tools: " +
+                              ToolNameList(ctx.table, ToolAudience::kLlm, ctx.engine.config()),
+                      .data = nullptr,
+                      .is_error = true};
   }
-  json validated;
-  Result<json> r = CallMethod(*spec, ctx, p.at("arguments"), &validated);
-  if (!r.ok()) {
-    if (r.status().code() == StatusCode::kInternal) {
-      std::fprintf(stderr, "mnemo: tool %s failed: %s\n", name.c_str(),
-                   r.status().message().c_str());
-      return ToolError("Tool " + name + " failed with an internal error; see the server log.");
-    }
-    return ToolError(r.status().message());
-  }
-  return json{{"content", RenderText(*spec, validated, *r)}, {"data", *r}, {"is_error", false}};
+  return json{{"content", std::move(out->text)},
+              {"data", std::move(out->data)},
+              {"is_error", out->is_error}};
 }
 
 }  // namespace
+
+bool IsToolFor(const MethodSpec& m, ToolAudience audience, const Config& config) {
+  if (m.tool_name.empty()) return false;
+  if (m.tool_hidden_under_acl && config.memory.acl_enabled) return false;
+  return audience == ToolAudience::kMcp || !m.tool_mcp_only;
+}
+
+std::string ToolNameList(const MethodTable& table, ToolAudience audience, const Config& config) {
+  std::string out;
+  for (const MethodSpec& m : table.All()) {
+    if (IsToolFor(m, audience, config)) out += (out.empty() ? "" : ", ") + m.tool_name;
+  }
+  return out;
+}
+
+std::optional<ToolOutcome> RunTool(const MethodContext& ctx, ToolAudience audience,
+                                   std::string_view name, const json& arguments) {
+  const MethodSpec* spec = ctx.table.FindTool(name);
+  if (spec == nullptr || !IsToolFor(*spec, audience, ctx.engine.config())) return std::nullopt;
+  json validated;
+  Result<json> r = CallMethod(*spec, ctx, arguments, &validated);
+  if (!r.ok()) {
+    if (r.status().code() == StatusCode::kInternal) {
+      std::fprintf(stderr, "mnemo: tool %s failed: %s\n", spec->tool_name.c_str(),
+                   r.status().message().c_str());
+      return ToolOutcome{
+          .text = "Tool " + spec->tool_name + " failed with an internal error; see the server log.",
+          .data = nullptr,
+          .is_error = true};
+    }
+    return ToolOutcome{.text = r.status().message(), .data = nullptr, .is_error = true};
+  }
+  return ToolOutcome{.text = RenderText(*spec, validated, *r), .data = std::move(*r)};
+}
 
 void AddMetaMethods(MethodTable& table) {
   table.Add(

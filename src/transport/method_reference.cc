@@ -10,15 +10,18 @@ std::string MethodReferenceMarkdown(const MethodTable& table) {
       "Generated from the method table (`src/transport/*_methods.cc`) by `mnemo docs methods`; "
       "a test fails when this file drifts. Every method is `POST /rpc` (JSON-RPC 2.0), "
       "`mnemo rpc --stdio`, and `mnemo rpc METHOD JSON`. Tools are listed by "
-      "`memory.tools_schema` (OpenAI function-calling form) and run by `memory.tool_call`.\n\n"
+      "`memory.tools_schema` (OpenAI function-calling form) and run by `memory.tool_call`; MCP "
+      "clients (`mnemo mcp`, `/mcp`) get the same tools plus the MCP-only ones from `tools/list` "
+      "and run them with `tools/call`.\n\n"
       "Errors: -32700 parse error, -32600 invalid request, -32601 method not found, -32602 "
       "invalid params (`data.field` names the field), -32001 not found, -32002 denied, -32003 "
       "disabled by configuration, -32004 conflict, -32005 unavailable, -32000 internal (with "
       "`data.request_id`).\n\n"
-      "| method | LLM tool |\n|---|---|\n";
+      "| method | tool |\n|---|---|\n";
   for (const MethodSpec& m : table.All()) {
     out += "| `" + m.name + "` | " + (m.tool_name.empty() ? "—" : "`" + m.tool_name + "`") +
-           (m.tool_hidden_under_acl ? " (not under ACL)" : "") + " |\n";
+           (m.tool_hidden_under_acl ? " (not under ACL)" : "") +
+           (m.tool_mcp_only ? " (MCP only)" : "") + " |\n";
   }
   for (const MethodSpec& m : table.All()) {
     out += "\n## `" + m.name + "`\n\n" + m.description + "\n\nParams:\n\n```json\n" +

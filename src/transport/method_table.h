@@ -82,9 +82,36 @@ struct MethodSpec {
   json result_schema = json::object();
   MethodHandler handler;
   TextRenderer render;                 // null: the result JSON is the text
-  std::string tool_name;               // non-empty: an LLM tool under this name
+  std::string tool_name;               // non-empty: a tool under this name
   bool tool_hidden_under_acl = false;  // memory_recall (spec 10)
+  bool tool_mcp_only = false;          // an MCP tool, not in the LLM list (spec 60)
 };
+
+// Who lists and calls tools: the LLM tool list (memory.tools_schema,
+// memory.tool_call) or MCP (tools/list, tools/call). Spec 60's table.
+enum class ToolAudience { kLlm, kMcp };
+
+// Whether `m` is a tool for `audience` under `config`.
+bool IsToolFor(const MethodSpec& m, ToolAudience audience, const Config& config);
+
+// A tool call's outcome: the text for the model, the method's result (null
+// on failure) and whether the tool failed.
+struct ToolOutcome {
+  std::string text;
+  json data;
+  bool is_error = false;
+};
+
+// Runs tool `name` with `arguments` (validated like the method's params). A
+// failing tool (bad arguments, not found, denied, ...) is an outcome with
+// is_error and a readable message, never an error of the call; an internal
+// error is logged and reported without details. nullopt when `name` is not
+// a tool for `audience` under the engine's config.
+std::optional<ToolOutcome> RunTool(const MethodContext& ctx, ToolAudience audience,
+                                   std::string_view name, const json& arguments);
+
+// The tool names for `audience`, comma-separated (for "unknown tool").
+std::string ToolNameList(const MethodTable& table, ToolAudience audience, const Config& config);
 
 class MethodTable {
  public:

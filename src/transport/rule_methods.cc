@@ -107,7 +107,8 @@ MethodSpec PutSpec() {
           .result_schema = ToolRuleSchema(),
           .handler = HandlePut,
           .render = RenderRulePut,
-          .tool_name = "tool_rule_put"};
+          .tool_name = "tool_rule_put",
+          .tool_mcp_only = true};
 }
 
 MethodSpec GetSpec() {
@@ -126,7 +127,8 @@ MethodSpec ListSpec() {
           .result_schema = RulesArraySchema(),
           .handler = HandleList,
           .render = RenderRuleList,
-          .tool_name = "tool_rule_list"};
+          .tool_name = "tool_rule_list",
+          .tool_mcp_only = true};
 }
 
 MethodSpec DeleteSpec() {

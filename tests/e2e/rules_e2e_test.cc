@@ -181,15 +181,17 @@ TEST_F(RulesE2e, CaptureSwitchedOffByTheEnvironment) {
   EXPECT_EQ(c.Call("memory.tool_rules_json", json::object())["result"], json::array());
 }
 
-TEST_F(RulesE2e, ToolsSchemaOffersTheRuleTools) {
+// Spec 60's tool table: the rule tools are MCP tools, not LLM tools.
+TEST_F(RulesE2e, ToolsSchemaLeavesTheRuleToolsToMcp) {
   auto daemon = Start();
   ASSERT_TRUE(daemon->started());
   Client c(daemon->port());
   json tools = c.Call("memory.tools_schema", json::object())["result"];
   std::vector<std::string> names;
   for (const json& t : tools) names.push_back(t["function"]["name"]);
-  EXPECT_NE(std::find(names.begin(), names.end(), "tool_rule_put"), names.end());
-  EXPECT_NE(std::find(names.begin(), names.end(), "tool_rule_list"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "memory_store"), names.end());
+  EXPECT_EQ(std::find(names.begin(), names.end(), "tool_rule_put"), names.end());
+  EXPECT_EQ(std::find(names.begin(), names.end(), "tool_rule_list"), names.end());
 }
 
 TEST(RulesCli, PutListPromptDelete) {

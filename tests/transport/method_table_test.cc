@@ -179,10 +179,13 @@ TEST_F(Methods, ToolsSchemaIsOpenAiFunctionForm) {
     EXPECT_EQ(t["function"]["parameters"]["type"], "object");
     EXPECT_TRUE(t["function"]["parameters"]["properties"].is_object());
   }
+  // Spec 60's table: tool_rule_put and tool_rule_list are MCP tools only.
   EXPECT_EQ(names,
             (std::set<std::string>{"memory_store", "memory_get", "memory_recall", "memory_search",
-                                   "memory_forget", "tool_rule_put", "tool_rule_list",
-                                   "episodic_search", "update_memory_md"}));
+                                   "memory_forget", "episodic_search", "update_memory_md"}));
+  json r = Ok("memory.tool_call",
+              {{"name", "tool_rule_put"}, {"arguments", {{"tool_name", "email"}, {"rule", "x"}}}});
+  EXPECT_EQ(r["is_error"], true) << r.dump();
   json store = tools[0]["function"]["parameters"];
   EXPECT_EQ(store["required"], json::array({"key", "value"}));
   EXPECT_EQ(store["properties"]["category"]["default"], "core");
@@ -193,7 +196,7 @@ TEST_F(Methods, ToolsSchemaLeavesRecallOutUnderAcl) {
   c.memory.acl_enabled = true;
   Open(c);
   json tools = Ok("memory.tools_schema", nullptr);
-  EXPECT_EQ(tools.size(), 8u);
+  EXPECT_EQ(tools.size(), 6u);
   for (const json& t : tools) EXPECT_NE(t["function"]["name"], "memory_recall");
   json r = Ok("memory.tool_call", {{"name", "memory_recall"}, {"arguments", {{"query", "x"}}}});
   EXPECT_EQ(r["is_error"], true);
