@@ -16,6 +16,7 @@ using Action = std::function<int()>;
 void AddMemoryCommand(CLI::App& app, GlobalOptions& g, Action& action);
 void AddServeCommand(CLI::App& app, GlobalOptions& g, Action& action);
 void AddRpcCommand(CLI::App& app, GlobalOptions& g, Action& action);
+void AddMcpCommand(CLI::App& app, GlobalOptions& g, Action& action);
 void AddDataCommands(CLI::App& app, GlobalOptions& g, Action& action);  // export, import
 void AddRulesCommand(CLI::App& app, GlobalOptions& g, Action& action);
 void AddSessionsCommands(CLI::App& app, GlobalOptions& g, Action& action);  // sessions, profile

@@ -72,6 +72,7 @@ int Main(int argc, char** argv) {
   Action action;
   AddServeCommand(app, g, action);
   AddRpcCommand(app, g, action);
+  AddMcpCommand(app, g, action);
   AddMemoryCommand(app, g, action);
   AddRulesCommand(app, g, action);
   AddSessionsCommands(app, g, action);

@@ -1,9 +1,11 @@
-// `mnemo rpc --stdio` (JSON-RPC, one message per line) and
-// `mnemo rpc METHOD [JSON]` (one call; prints the result).
+// `mnemo rpc --stdio` (JSON-RPC, one message per line),
+// `mnemo rpc METHOD [JSON]` (one call; prints the result) and `mnemo mcp`
+// (the MCP server on stdin/stdout).
 #include <iostream>
 
 #include "commands.h"
 #include "transport/jsonrpc.h"
+#include "transport/mcp.h"
 #include "transport/stdio.h"
 
 namespace mnemo::app {
@@ -15,11 +17,26 @@ struct RpcFlags {
   std::string params;
 };
 
+size_t MaxLineBytes(const Session& session) {
+  return static_cast<size_t>(session.engine->config().server.max_body_bytes);
+}
+
 int RunStdio(const GlobalOptions& g) {
   Result<Session> session = OpenSession(g);
   if (!session.ok()) return Fail(session.status());
+  std::ios::sync_with_stdio(false);  // lines are read a byte at a time
   transport::Dispatcher dispatcher(*session->engine);
-  return transport::RunStdioLoop(dispatcher, session->principal, std::cin, std::cout);
+  return transport::RunStdioLoop(dispatcher, session->principal, std::cin, std::cout,
+                                 MaxLineBytes(*session));
+}
+
+int RunMcp(const GlobalOptions& g) {
+  Result<Session> session = OpenSession(g);
+  if (!session.ok()) return Fail(session.status());
+  std::ios::sync_with_stdio(false);
+  transport::McpServer server(*session->engine);
+  return transport::RunMcpStdioLoop(server, session->principal, std::cin, std::cout,
+                                    MaxLineBytes(*session));
 }
 
 int RunOne(const GlobalOptions& g, const RpcFlags& f) {
@@ -59,6 +76,12 @@ void AddRpcCommand(CLI::App& app, GlobalOptions& g, Action& action) {
     }
     action = [&g, f] { return f->stdio ? RunStdio(g) : RunOne(g, *f); };
   });
+}
+
+void AddMcpCommand(CLI::App& app, GlobalOptions& g, Action& action) {
+  CLI::App* mcp = app.add_subcommand(
+      "mcp", "Serve MCP (Model Context Protocol) on stdin/stdout for MCP clients");
+  mcp->callback([&g, &action] { action = [&g] { return RunMcp(g); }; });
 }
 
 }  // namespace mnemo::app
