@@ -17,6 +17,12 @@ packages=(
   wamerican python3-jieba python3-numpy
 )
 
+# The MCP SDK integration test (tests/mcp) needs Node.js and npm: Debian's,
+# unless the machine already has them (a newer Node.js is kept).
+if ! command -v node > /dev/null 2>&1 || ! command -v npm > /dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -5,12 +5,17 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <list>
+#include <mutex>
+#include <unordered_map>
 
 #include <httplib.h>
 
 #include "base/sha256.h"
+#include "base/uuid.h"
 #include "transport/bounded_task_queue.h"
 #include "transport/jsonrpc.h"
+#include "transport/mcp.h"
 #include "transport/metrics.h"
 
 namespace mnemo::transport {
@@ -37,6 +42,65 @@ bool HasBody(const httplib::Request& req) {
 bool IsJsonContentType(const std::string& type) {
   std::string_view t = type;
   return t.substr(0, t.find(';')) == kJson;
+}
+
+// MCP sessions of streamable HTTP: the id handed out by initialize (header
+// Mcp-Session-Id) to what the session negotiated and whose it is. Bounded: the
+// least recently used session goes first (its client gets 404 and
+// initializes again, as the protocol asks).
+class McpSessions {
+ public:
+  static constexpr size_t kMaxSessions = 4096;
+
+  std::string Create(const std::string& owner, const McpSession& state) {
+    std::string id = internal::NewUuidV4();
+    std::lock_guard lock(mu_);
+    if (map_.size() >= kMaxSessions) {
+      map_.erase(order_.back());
+      order_.pop_back();
+    }
+    order_.push_front(id);
+    map_.emplace(id, Entry{owner, state, order_.begin()});
+    return id;
+  }
+
+  // The session's state when `id` exists and is `owner`'s.
+  std::optional<McpSession> Find(const std::string& id, const std::string& owner) {
+    std::lock_guard lock(mu_);
+    auto it = map_.find(id);
+    if (it == map_.end() || it->second.owner != owner) return std::nullopt;
+    order_.splice(order_.begin(), order_, it->second.position);
+    return it->second.state;
+  }
+
+  void Update(const std::string& id, const McpSession& state) {
+    std::lock_guard lock(mu_);
+    auto it = map_.find(id);
+    if (it != map_.end()) it->second.state = state;
+  }
+
+  bool Erase(const std::string& id, const std::string& owner) {
+    std::lock_guard lock(mu_);
+    auto it = map_.find(id);
+    if (it == map_.end() || it->second.owner != owner) return false;
+    order_.erase(it->second.position);
+    map_.erase(it);
+    return true;
+  }
+
+ private:
+  struct Entry {
+    std::string owner;
+    McpSession state;
+    std::list<std::string>::iterator position;
+  };
+  std::mutex mu_;
+  std::list<std::string> order_;  // most recently used first
+  std::unordered_map<std::string, Entry> map_;
+};
+
+bool IsInitialize(const json& message) {
+  return message.is_object() && message.value("method", json()) == "initialize";
 }
 
 time_t TimeoutSeconds(int64_t ms) {
@@ -102,14 +166,22 @@ struct HttpServer::Impl {
                    DispatcherOptions{
                        .observer = [this](std::string_view m, std::string_view outcome,
                                           double s) { metrics.RecordCall(m, outcome, s); },
-                       .request_timeout = std::chrono::milliseconds(options.request_timeout_ms)}) {}
+                       .request_timeout = std::chrono::milliseconds(options.request_timeout_ms)}),
+        mcp(e) {}
 
   void Install();
   // The caller of `req`, or nullopt (and a 401 in `res`) when tokens are
   // configured and the request carries none that matches.
   std::optional<Principal> Authenticate(const httplib::Request& req, httplib::Response& res);
+  // The JSON body of a POST, read within the size limit; nullopt (and the
+  // error in `res`) when it is not JSON, too large or unreadable.
+  std::optional<std::string> ReadBody(const httplib::Request& req, httplib::Response& res,
+                                      const httplib::ContentReader& reader);
   void HandleRpc(const httplib::Request& req, httplib::Response& res,
                  const httplib::ContentReader& reader);
+  void HandleMcp(const httplib::Request& req, httplib::Response& res,
+                 const httplib::ContentReader& reader);
+  void HandleMcpDelete(const httplib::Request& req, httplib::Response& res);
   httplib::Server::HandlerResponse PreRoute(const httplib::Request& req, httplib::Response& res);
 
   Engine& engine;
@@ -117,6 +189,8 @@ struct HttpServer::Impl {
   Metrics metrics;
   std::atomic<int64_t> queue_depth{0};
   Dispatcher dispatcher;
+  McpServer mcp;
+  McpSessions mcp_sessions;
   httplib::Server server;
 };
 
@@ -134,12 +208,13 @@ httplib::Server::HandlerResponse HttpServer::Impl::PreRoute(const httplib::Reque
         kJson);
     return R::Handled;
   }
-  // Only POST /rpc reads a body, through the counting reader; anything else
-  // with a body is refused before httplib would buffer it without bound.
-  if (HasBody(req) && !(req.method == "POST" && req.path == "/rpc")) {
+  // Only POST /rpc and /mcp read a body, through the counting reader;
+  // anything else with a body is refused before httplib would buffer it
+  // without bound.
+  if (HasBody(req) && !(req.method == "POST" && (req.path == "/rpc" || req.path == "/mcp"))) {
     res.status = 400;
     res.set_header("Connection", "close");
-    res.set_content("only POST /rpc takes a request body\n", "text/plain");
+    res.set_content("only POST /rpc and POST /mcp take a request body\n", "text/plain");
     return R::Handled;
   }
   return R::Unhandled;
@@ -174,16 +249,16 @@ std::optional<Principal> HttpServer::Impl::Authenticate(const httplib::Request& 
   return std::nullopt;
 }
 
-void HttpServer::Impl::HandleRpc(const httplib::Request& req, httplib::Response& res,
-                                 const httplib::ContentReader& reader) {
-  std::optional<Principal> caller = Authenticate(req, res);
-  if (!caller) return;
+std::optional<std::string> HttpServer::Impl::ReadBody(const httplib::Request& req,
+                                                      httplib::Response& res,
+                                                      const httplib::ContentReader& reader) {
   if (!IsJsonContentType(req.get_header_value("Content-Type"))) {
     res.status = 415;
     res.set_header("Connection", "close");
-    res.set_content(
-        ProtocolError(kInvalidRequest, "POST /rpc needs Content-Type: application/json"), kJson);
-    return;
+    res.set_content(ProtocolError(kInvalidRequest,
+                                  "POST " + req.path + " needs Content-Type: application/json"),
+                    kJson);
+    return std::nullopt;
   }
   const auto limit = static_cast<size_t>(options.max_body_bytes);
   const std::string too_large =
@@ -192,7 +267,7 @@ void HttpServer::Impl::HandleRpc(const httplib::Request& req, httplib::Response&
     res.status = 413;
     res.set_header("Connection", "close");
     res.set_content(ProtocolError(kInvalidRequest, too_large), kJson);
-    return;
+    return std::nullopt;
   }
   std::string body;
   size_t total = 0;
@@ -211,20 +286,102 @@ void HttpServer::Impl::HandleRpc(const httplib::Request& req, httplib::Response&
     res.status = 413;
     res.set_header("Connection", "close");
     res.set_content(ProtocolError(kInvalidRequest, too_large), kJson);
-    return;
+    return std::nullopt;
   }
   if (!read_ok) {
     res.status = 400;
     res.set_header("Connection", "close");
     res.set_content(ProtocolError(kInvalidRequest, "could not read the request body"), kJson);
-    return;
+    return std::nullopt;
   }
-  std::optional<std::string> out = dispatcher.HandleText(body, *caller);
+  return body;
+}
+
+void HttpServer::Impl::HandleRpc(const httplib::Request& req, httplib::Response& res,
+                                 const httplib::ContentReader& reader) {
+  std::optional<Principal> caller = Authenticate(req, res);
+  if (!caller) return;
+  std::optional<std::string> body = ReadBody(req, res, reader);
+  if (!body) return;
+  std::optional<std::string> out = dispatcher.HandleText(*body, *caller);
   if (!out) {
     res.status = 204;
     return;
   }
   res.set_content(*out, kJson);
+}
+
+// Streamable HTTP (spec 60): every POST is answered with a JSON body (or 202
+// for notifications and responses); no server-initiated stream, so GET is
+// 405. initialize creates the session; every later request names it.
+void HttpServer::Impl::HandleMcp(const httplib::Request& req, httplib::Response& res,
+                                 const httplib::ContentReader& reader) {
+  std::optional<Principal> caller = Authenticate(req, res);
+  if (!caller) return;
+  std::optional<std::string> body = ReadBody(req, res, reader);
+  if (!body) return;
+  const std::string version = req.get_header_value("MCP-Protocol-Version");
+  if (!version.empty() && !IsMcpProtocolVersion(version)) {
+    res.status = 400;
+    res.set_content(
+        ProtocolError(kInvalidRequest, "unsupported MCP-Protocol-Version \"" + version +
+                                           "\"; this server speaks 2025-11-25, 2025-06-18, "
+                                           "2025-03-26, 2024-11-05 and 2024-10-07"),
+        kJson);
+    return;
+  }
+  json parse_error;
+  const json message = McpServer::Parse(*body, parse_error);
+  if (message.is_discarded()) {
+    res.status = 400;
+    res.set_content(DumpJson(parse_error), kJson);
+    return;
+  }
+  const bool initialize = IsInitialize(message);
+  std::string session_id;
+  McpSession state;
+  if (!initialize) {
+    session_id = req.get_header_value("Mcp-Session-Id");
+    if (session_id.empty()) {
+      res.status = 400;
+      res.set_content(ProtocolError(kInvalidRequest,
+                                    "missing Mcp-Session-Id header: send initialize first, then "
+                                    "the session id it returned with every request"),
+                      kJson);
+      return;
+    }
+    std::optional<McpSession> found = mcp_sessions.Find(session_id, caller->name);
+    if (!found) {
+      res.status = 404;
+      res.set_content(
+          ProtocolError(kInvalidRequest, "unknown or expired MCP session; initialize again"),
+          kJson);
+      return;
+    }
+    state = *found;
+  }
+  const json answer = mcp.HandleJson(message, *caller, state);
+  if (initialize && answer.is_object() && answer.contains("result")) {
+    res.set_header("Mcp-Session-Id", mcp_sessions.Create(caller->name, state));
+  } else if (!initialize) {
+    mcp_sessions.Update(session_id, state);
+  }
+  if (answer.is_null()) {
+    res.status = 202;
+    return;
+  }
+  res.set_content(DumpJson(answer), kJson);
+}
+
+void HttpServer::Impl::HandleMcpDelete(const httplib::Request& req, httplib::Response& res) {
+  std::optional<Principal> caller = Authenticate(req, res);
+  if (!caller) return;
+  if (!mcp_sessions.Erase(req.get_header_value("Mcp-Session-Id"), caller->name)) {
+    res.status = 404;
+    res.set_content(ProtocolError(kInvalidRequest, "unknown or expired MCP session"), kJson);
+    return;
+  }
+  res.status = 204;
 }
 
 void HttpServer::Impl::Install() {
@@ -249,6 +406,18 @@ void HttpServer::Impl::Install() {
   server.Post("/rpc",
               [this](const httplib::Request& req, httplib::Response& res,
                      const httplib::ContentReader& reader) { HandleRpc(req, res, reader); });
+  server.Post("/mcp",
+              [this](const httplib::Request& req, httplib::Response& res,
+                     const httplib::ContentReader& reader) { HandleMcp(req, res, reader); });
+  server.Delete("/mcp", [this](const httplib::Request& req, httplib::Response& res) {
+    HandleMcpDelete(req, res);
+  });
+  server.Get("/mcp", [](const httplib::Request&, httplib::Response& res) {
+    res.status = 405;
+    res.set_header("Allow", "POST, DELETE");
+    res.set_content("this server offers no server-initiated stream: POST MCP messages\n",
+                    "text/plain");
+  });
   server.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
     json body = {
         {"status", "ok"}, {"version", MNEMO_VERSION}, {"backend", engine.config().memory.backend}};

@@ -1,6 +1,6 @@
-// The HTTP daemon of `mnemo serve` (spec 60): POST /rpc, GET /healthz,
-// GET /metrics, with a body limit counted while reading, a bounded worker
-// pool and a graceful stop.
+// The HTTP daemon of `mnemo serve` (spec 60): POST /rpc, /mcp (MCP
+// streamable HTTP, transport/mcp.h), GET /healthz, GET /metrics, with a body
+// limit counted while reading, a bounded worker pool and a graceful stop.
 #pragma once
 
 #include <atomic>
