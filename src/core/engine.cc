@@ -45,6 +45,14 @@ Status MakeWorkspace(const std::string& dir) {
 Result<std::unique_ptr<storage::Backend>> OpenBackend(const Config& config,
                                                       const std::string& workspace) {
   const std::string& kind = config.memory.backend;
+  // `embeddings` is sqlite with an embedder required (spec 10).
+  if (kind == "embeddings" && config.embedding.provider == "none") {
+    return InvalidArgument(
+        "memory.backend = \"embeddings\" needs an embedder, but [embedding] provider is "
+        "\"none\": set [embedding] provider to \"hash\" or \"openai\" "
+        "(MNEMO_EMBEDDING_PROVIDER), or use memory.backend = \"sqlite\"",
+        "embedding.provider");
+  }
   if (kind == "sqlite" || kind == "embeddings") {
     return storage::OpenSqliteBackend({.path = workspace + "/mnemo.db"});
   }

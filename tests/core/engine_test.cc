@@ -374,5 +374,36 @@ TEST(Workspace, AFileInTheWayIsAClearError) {
   EXPECT_NE(e.status().message().find("file"), std::string::npos);
 }
 
+// `embeddings` (spec 10) is sqlite with an embedder required.
+TEST(EmbeddingsBackend, RefusesToOpenWithoutAnEmbedderNamingTheSetting) {
+  TempDir dir;
+  Config config;
+  config.memory.backend = "embeddings";
+  config.embedding.provider = "none";
+  auto e = Engine::Open({.workspace = dir.Sub("ws"), .config = config});
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(e.status().message().find("[embedding] provider"), std::string::npos)
+      << e.status().message();
+  EXPECT_FALSE(std::ifstream(dir.Sub("ws/mnemo.db")).good()) << "nothing is created";
+}
+
+TEST(EmbeddingsBackend, WithAnEmbedderIsSqliteWithVectors) {
+  TempDir dir;
+  Config config;
+  config.memory.backend = "embeddings";
+  config.embedding.provider = "hash";
+  auto e = Engine::Open({.workspace = dir.Sub("ws"), .config = config});
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  const Principal me;
+  ASSERT_TRUE((*e)->Store(me, {.key = "k", .content = "The user edits with Helix"}).ok());
+  auto found = (*e)->Search(me, {.query = "The user edits with Helix"});
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  ASSERT_EQ(found->results.size(), 1u);
+  ASSERT_TRUE(found->results[0].vector_score.has_value());
+  EXPECT_GT(*found->results[0].vector_score, 0.9);
+  EXPECT_TRUE(std::ifstream(dir.Sub("ws/mnemo.db")).good());
+}
+
 }  // namespace
 }  // namespace mnemo
