@@ -29,6 +29,10 @@ class HygieneTest : public ::testing::TestWithParam<std::string> {
     auto e = Engine::Open({.workspace = dir_.Sub("ws"), .config = config, .clock = clock_});
     ASSERT_TRUE(e.ok()) << e.status().ToString();
     engine_ = std::move(*e);
+    // The start-up run is queued on the background worker and reads the
+    // clock when it runs: wait for it (a sync session end flushes that
+    // worker) before a test moves the clock, or a slow machine runs it late.
+    ASSERT_TRUE(engine_->SessionEnd(me_, "hygiene-test-barrier", /*sync=*/true).ok());
   }
 
   void Store(const std::string& key, const std::string& category,
