@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <list>
 #include <mutex>
@@ -101,6 +102,34 @@ class McpSessions {
 
 bool IsInitialize(const json& message) {
   return message.is_object() && message.value("method", json()) == "initialize";
+}
+
+// The metrics label of an MCP message: "mcp/<method>" for the methods the
+// server offers, "" (reported as unknown) otherwise, so clients cannot grow
+// the label set.
+std::string McpMetricsLabel(const json& message) {
+  static constexpr std::string_view kKnown[] = {"initialize",
+                                                "ping",
+                                                "tools/list",
+                                                "tools/call",
+                                                "resources/list",
+                                                "resources/read",
+                                                "resources/templates/list"};
+  if (!message.is_object()) return "";
+  const auto it = message.find("method");
+  if (it == message.end() || !it->is_string()) return "";
+  const std::string& method = it->get_ref<const std::string&>();
+  for (const std::string_view known : kKnown) {
+    if (method == known) return "mcp/" + method;
+  }
+  return "";
+}
+
+// "ok", "tool_error" (a tools/call result with isError) or "error".
+std::string_view McpOutcome(const json& answer) {
+  if (!answer.is_object() || answer.contains("error")) return "error";
+  const json& result = answer["result"];
+  return result.is_object() && result.value("isError", false) ? "tool_error" : "ok";
 }
 
 time_t TimeoutSeconds(int64_t ms) {
@@ -360,7 +389,13 @@ void HttpServer::Impl::HandleMcp(const httplib::Request& req, httplib::Response&
     }
     state = *found;
   }
+  const auto start = std::chrono::steady_clock::now();
   const json answer = mcp.HandleJson(message, *caller, state);
+  if (message.is_object() && message.contains("id")) {  // requests, not notifications
+    metrics.RecordCall(
+        McpMetricsLabel(message), McpOutcome(answer),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
   if (initialize && answer.is_object() && answer.contains("result")) {
     res.set_header("Mcp-Session-Id", mcp_sessions.Create(caller->name, state));
   } else if (!initialize) {

@@ -165,6 +165,15 @@ TEST_F(McpHttpE2e, SessionsVersionsAndTokens) {
   auto get = http_->Get("/mcp", {{"Authorization", "Bearer alice-token"}});
   EXPECT_EQ(get->status, 405);
 
+  // MCP requests are counted in /metrics by MCP method and outcome.
+  auto metrics = http_->Get("/metrics", {{"Authorization", "Bearer alice-token"}});
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find(R"(method="mcp/tools/call",outcome="ok"} 1)"), std::string::npos)
+      << metrics->body;
+  EXPECT_NE(metrics->body.find(R"(method="mcp/tools/call",outcome="tool_error"} 1)"),
+            std::string::npos);
+  EXPECT_NE(metrics->body.find(R"(method="mcp/initialize",outcome="ok"} 2)"), std::string::npos);
+
   auto end =
       http_->Delete("/mcp", {{"Authorization", "Bearer alice-token"}, {"Mcp-Session-Id", alice}});
   EXPECT_EQ(end->status, 204);
