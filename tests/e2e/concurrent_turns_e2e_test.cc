@@ -4,7 +4,6 @@
 // (user at an even seq, its assistant right after), every seq exactly once,
 // and the markdown archive must hold one whole file per row.
 #include <gtest/gtest.h>
-#include <httplib.h>
 
 #include <atomic>
 #include <csignal>
@@ -21,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "process.h"
+#include "rpc_client.h"
 #include "test_util.h"
 
 namespace mnemo::e2e {
@@ -32,14 +32,6 @@ constexpr int kProcesses = 4;
 constexpr int kThreads = 24;
 constexpr int kTurnsEach = 8;
 constexpr const char* kSession = "shared-session";
-
-json Post(httplib::Client& http, const std::string& method, const json& params) {
-  auto r = http.Post(
-      "/rpc", json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}}.dump(),
-      "application/json");
-  if (!r) return nullptr;
-  return json::parse(r->body, nullptr, false);
-}
 
 std::string ReadFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -61,16 +53,15 @@ TEST(ConcurrentTurnsE2e, TwentyFourThreadsOverFourProcessesLoseNoTurnAndNoArchiv
   threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      httplib::Client http("127.0.0.1", daemons[t % kProcesses]->port());
-      http.set_read_timeout(60, 0);
+      RpcClient client(daemons[t % kProcesses]->port());
       for (int i = 0; i < kTurnsEach; ++i) {
         const std::string tag = "thread " + std::to_string(t) + " turn " + std::to_string(i);
-        json r = Post(http, "memory.turn_complete",
-                      {{"session_id", kSession},
-                       {"user_message", "question from " + tag},
-                       {"assistant_response", "answer to " + tag},
-                       // Equal timestamps everywhere: order comes from seq alone.
-                       {"timestamp", "2026-11-29T10:00:00Z"}});
+        json r = client.CallQuietly("memory.turn_complete",
+                                    {{"session_id", kSession},
+                                     {"user_message", "question from " + tag},
+                                     {"assistant_response", "answer to " + tag},
+                                     // Equal timestamps everywhere: order comes from seq alone.
+                                     {"timestamp", "2026-11-29T10:00:00Z"}});
         if (!r.is_object() || !r.contains("result")) {
           ++failures;
           ADD_FAILURE() << tag << ": " << (r.is_null() ? "no response" : r.dump());
