@@ -1,5 +1,5 @@
 #include "archivist/markdown_archive.h"
-#include "archivist/file_io.h"
+#include "base/file_io.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -21,6 +21,10 @@
 
 namespace mnemo::archivist {
 namespace {
+
+using internal::ErrnoText;
+using internal::Fd;
+using internal::WriteAll;
 
 constexpr mode_t kFolderMode = 0700;
 constexpr mode_t kFileMode = 0600;

@@ -1,5 +1,5 @@
 #include "archivist/memory_md.h"
-#include "archivist/file_io.h"
+#include "base/file_io.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -23,6 +23,10 @@
 
 namespace mnemo::archivist {
 namespace {
+
+using internal::ErrnoText;
+using internal::Fd;
+using internal::WriteAll;
 
 // Caller input echoed in a message is cut here, so a megabyte of "file"
 // does not become a megabyte of error.

@@ -17,11 +17,11 @@
 namespace mnemo::internal {
 namespace {
 
-Result<archivist::Fd> OpenForAppend(const std::string& path) {
-  archivist::Fd fd(
+Result<internal::Fd> OpenForAppend(const std::string& path) {
+  internal::Fd fd(
       ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (fd.get() < 0) {
-    return Unavailable("cannot open the audit log " + path + ": " + archivist::ErrnoText(errno));
+    return Unavailable("cannot open the audit log " + path + ": " + internal::ErrnoText(errno));
   }
   return fd;
 }
@@ -30,11 +30,11 @@ Result<archivist::Fd> OpenForAppend(const std::string& path) {
 
 Result<std::unique_ptr<AuditLog>> AuditLog::Open(std::string path, int64_t max_bytes,
                                                  int64_t keep) {
-  MNEMO_ASSIGN_OR_RETURN(archivist::Fd fd, OpenForAppend(path));
+  MNEMO_ASSIGN_OR_RETURN(internal::Fd fd, OpenForAppend(path));
   return std::unique_ptr<AuditLog>(new AuditLog(std::move(path), max_bytes, keep, std::move(fd)));
 }
 
-AuditLog::AuditLog(std::string path, int64_t max_bytes, int64_t keep, archivist::Fd fd)
+AuditLog::AuditLog(std::string path, int64_t max_bytes, int64_t keep, internal::Fd fd)
     : path_(std::move(path)), max_bytes_(max_bytes), keep_(keep), fd_(std::move(fd)) {}
 
 void AuditLog::Append(TimeMs time, const Principal& who, const AuditEvent& event) {
@@ -56,7 +56,7 @@ void AuditLog::Append(TimeMs time, const Principal& who, const AuditEvent& event
   const ssize_t n = ::write(fd_.get(), text.data(), text.size());
   if (n != static_cast<ssize_t>(text.size())) {
     return Report(Unavailable("cannot append to the audit log " + path_ + ": " +
-                              (n < 0 ? archivist::ErrnoText(errno) : "short write")));
+                              (n < 0 ? internal::ErrnoText(errno) : "short write")));
   }
   if (Status s = RotateIfFullLocked(); !s.ok()) Report(s);
 }
@@ -75,10 +75,10 @@ Status AuditLog::ReopenIfMovedLocked() {
 Status AuditLog::RotateIfFullLocked() {
   struct stat st {};
   if (::fstat(fd_.get(), &st) != 0 || st.st_size < max_bytes_) return Status::Ok();
-  archivist::Fd lock(
+  internal::Fd lock(
       ::open((path_ + ".lock").c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (lock.get() < 0 || ::flock(lock.get(), LOCK_EX) != 0) {
-    return Unavailable("cannot lock the audit log for rotation: " + archivist::ErrnoText(errno));
+    return Unavailable("cannot lock the audit log for rotation: " + internal::ErrnoText(errno));
   }
   // Another process may have rotated while we waited: only a full file that
   // is still the named one moves.

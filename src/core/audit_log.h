@@ -18,7 +18,7 @@
 #include <mutex>
 #include <string>
 
-#include "archivist/file_io.h"
+#include "base/file_io.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 
@@ -32,7 +32,7 @@ class AuditLog {
   void Append(TimeMs time, const Principal& who, const AuditEvent& event);
 
  private:
-  AuditLog(std::string path, int64_t max_bytes, int64_t keep, archivist::Fd fd);
+  AuditLog(std::string path, int64_t max_bytes, int64_t keep, internal::Fd fd);
   // Reopens when the path no longer names the open file (rotated by another
   // process). Caller holds mu_.
   Status ReopenIfMovedLocked();
@@ -44,7 +44,7 @@ class AuditLog {
   const int64_t max_bytes_;
   const int64_t keep_;
   std::mutex mu_;
-  archivist::Fd fd_;        // guarded by mu_
+  internal::Fd fd_;         // guarded by mu_
   std::string last_error_;  // guarded by mu_: reported once
 };
 

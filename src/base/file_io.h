@@ -1,6 +1,6 @@
-// Small POSIX file helpers shared by the Archivist's file writers (the
-// markdown archive and MEMORY.md): an owning descriptor, strerror text and a
-// write loop.
+// Small POSIX file helpers shared by the file writers (the markdown archive,
+// MEMORY.md, the audit log, the markdown backend): an owning descriptor,
+// strerror text and a write loop.
 #pragma once
 
 #include <string>
@@ -9,7 +9,7 @@
 
 #include "mnemo/status.h"
 
-namespace mnemo::archivist {
+namespace mnemo::internal {
 
 // Closes on scope exit.
 class Fd {
@@ -41,4 +41,4 @@ std::string ErrnoText(int err);
 // Writes all of `data` (retrying on EINTR); kUnavailable naming `what`.
 Status WriteAll(int fd, std::string_view data, const std::string& what);
 
-}  // namespace mnemo::archivist
+}  // namespace mnemo::internal

@@ -1,11 +1,11 @@
-#include "archivist/file_io.h"
+#include "base/file_io.h"
 
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
-namespace mnemo::archivist {
+namespace mnemo::internal {
 
 bool Fd::Close() { return ::close(release()) == 0; }
 
@@ -29,4 +29,4 @@ Status WriteAll(int fd, std::string_view data, const std::string& what) {
   return Status::Ok();
 }
 
-}  // namespace mnemo::archivist
+}  // namespace mnemo::internal
