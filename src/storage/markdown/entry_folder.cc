@@ -1,0 +1,197 @@
+#include "storage/markdown/entry_folder.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+namespace mnemo::storage::markdown {
+namespace {
+
+namespace fs = std::filesystem;
+using internal::ErrnoText;
+using internal::Fd;
+
+constexpr mode_t kFolderMode = 0700;
+constexpr mode_t kFileMode = 0600;
+constexpr std::string_view kLockName = ".mnemo.lock";
+
+bool IsCategory(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (const char c : s) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) return false;
+  }
+  return true;
+}
+
+bool IsDateName(std::string_view s) {  // YYYY-MM-DD.md
+  if (s.size() != 13 || !s.ends_with(".md")) return false;
+  for (size_t i = 0; i < 10; ++i) {
+    const bool dash = i == 4 || i == 7;
+    if (dash ? s[i] != '-' : (s[i] < '0' || s[i] > '9')) return false;
+  }
+  return true;
+}
+
+FileStamp StampOf(const struct stat& st) {
+  return {.size = st.st_size,
+          .mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec,
+          .inode = st.st_ino};
+}
+
+Status MakeFolders(const fs::path& folder) {
+  fs::path prefix;
+  for (const fs::path& part : folder) {
+    prefix /= part;
+    if (::mkdir(prefix.c_str(), kFolderMode) != 0 && errno != EEXIST) {
+      return Unavailable("cannot create folder '" + prefix.string() + "': " + ErrnoText(errno));
+    }
+  }
+  return Status::Ok();
+}
+
+Status SyncFolder(const fs::path& folder) {
+  Fd fd(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0 || ::fsync(fd.get()) != 0) {
+    return Unavailable("cannot sync folder '" + folder.string() + "': " + ErrnoText(errno));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::optional<FilePlace> PlaceOfFile(std::string_view relative) {
+  FilePlace place;
+  if (relative.starts_with("archive/")) {
+    place.archived = true;
+    relative.remove_prefix(8);
+  }
+  const size_t slash = relative.find('/');
+  if (slash == std::string_view::npos) {
+    if (!relative.ends_with(".md")) return std::nullopt;
+    const std::string_view category = relative.substr(0, relative.size() - 3);
+    if (!IsCategory(category) || category == "daily" || category == "conversation") {
+      return std::nullopt;
+    }
+    place.category = std::string(category);
+    return place;
+  }
+  const std::string_view folder = relative.substr(0, slash);
+  if ((folder != "daily" && folder != "conversation") || !IsDateName(relative.substr(slash + 1))) {
+    return std::nullopt;
+  }
+  place.category = std::string(folder);
+  return place;
+}
+
+Result<std::map<std::string, FileStamp>> ScanEntryFiles(const std::string& root) {
+  std::map<std::string, FileStamp> out;
+  std::error_code ec;
+  if (!fs::exists(root, ec)) return out;
+  fs::recursive_directory_iterator it(root, fs::directory_options::none, ec);
+  if (ec) return Unavailable("cannot read folder '" + root + "': " + ec.message());
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) return Unavailable("cannot read folder '" + root + "': " + ec.message());
+    if (it->is_directory() && it->path().filename().string().starts_with(".")) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    const std::string relative = fs::relative(it->path(), root, ec).string();
+    if (ec || !PlaceOfFile(relative)) continue;
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    out.emplace(relative, StampOf(st));
+  }
+  return out;
+}
+
+Result<std::string> ReadEntryFile(const std::string& root, const std::string& relative) {
+  const fs::path path = fs::path(root) / relative;
+  Fd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd.get() < 0) {
+    const int err = errno;
+    if (err == ENOENT) return NotFound("'" + path.string() + "' is gone");
+    return Unavailable("cannot read '" + path.string() + "': " + ErrnoText(err));
+  }
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Unavailable("cannot read '" + path.string() + "': " + ErrnoText(errno));
+    }
+    text.append(buf, static_cast<size_t>(n));
+  }
+  return text;
+}
+
+Result<std::optional<FileStamp>> ReplaceEntryFile(const std::string& root,
+                                                  const std::string& relative,
+                                                  std::string_view text) {
+  const fs::path path = fs::path(root) / relative;
+  const fs::path folder = path.parent_path();
+  if (text.empty()) {
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      return Unavailable("cannot remove '" + path.string() + "': " + ErrnoText(errno));
+    }
+    MNEMO_RETURN_IF_ERROR(SyncFolder(folder));
+    return std::optional<FileStamp>();
+  }
+  MNEMO_RETURN_IF_ERROR(MakeFolders(folder));
+  static std::atomic<uint64_t> counter{0};
+  const fs::path temp =
+      folder / ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()) + "." +
+                std::to_string(counter.fetch_add(1)));
+  {
+    Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, kFileMode));
+    if (fd.get() < 0) {
+      return Unavailable("cannot create '" + temp.string() + "': " + ErrnoText(errno));
+    }
+    Status written = internal::WriteAll(fd.get(), text, "'" + temp.string() + "'");
+    if (written.ok() && (::fsync(fd.get()) != 0 || !fd.Close())) {
+      written = Unavailable("cannot write '" + temp.string() + "': " + ErrnoText(errno));
+    }
+    if (!written.ok()) {
+      ::unlink(temp.c_str());
+      return written;
+    }
+  }
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(temp.c_str());
+    return Unavailable("cannot replace '" + path.string() + "': " + ErrnoText(err));
+  }
+  MNEMO_RETURN_IF_ERROR(SyncFolder(folder));
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    return Unavailable("cannot stat '" + path.string() + "': " + ErrnoText(errno));
+  }
+  return std::optional<FileStamp>(StampOf(st));
+}
+
+Result<FolderLock> FolderLock::Acquire(const std::string& root) {
+  MNEMO_RETURN_IF_ERROR(MakeFolders(root));
+  const fs::path path = fs::path(root) / kLockName;
+  Fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, kFileMode));
+  if (fd.get() < 0) {
+    return Unavailable("cannot open lock file '" + path.string() + "': " + ErrnoText(errno));
+  }
+  while (::flock(fd.get(), LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      return Unavailable("cannot lock '" + path.string() + "': " + ErrnoText(errno));
+    }
+  }
+  return FolderLock(std::move(fd));
+}
+
+}  // namespace mnemo::storage::markdown
