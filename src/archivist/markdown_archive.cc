@@ -115,33 +115,6 @@ std::string ArchiveFileName(int64_t seq) {
   return digits + ".md";
 }
 
-Status SyncFolder(const std::string& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (fd.get() < 0 || ::fsync(fd.get()) != 0) {
-    return Unavailable("cannot sync folder '" + path + "': " + ErrnoText(errno));
-  }
-  return Status::Ok();
-}
-
-// mkdir -p with kFolderMode. Each folder created here is made durable by
-// fsyncing its parent, so an archived file is never lost with its folder.
-Status MakeFolders(const std::string& root) {
-  namespace fs = std::filesystem;
-  fs::path prefix;
-  for (const fs::path& part : fs::path(root).lexically_normal()) {
-    if (part.empty()) continue;  // the trailing "/" of "a/b/"
-    prefix /= part;
-    if (::mkdir(prefix.c_str(), kFolderMode) == 0) {
-      const fs::path parent = prefix.has_relative_path() ? prefix.parent_path() : prefix;
-      MNEMO_RETURN_IF_ERROR(SyncFolder(parent.empty() ? "." : parent.string()));
-    } else if (errno != EEXIST) {
-      return Unavailable("cannot create archive folder '" + prefix.string() +
-                         "': " + ErrnoText(errno));
-    }
-  }
-  return Status::Ok();
-}
-
 Result<Fd> OpenRoot(const std::string& root) {
   if (root.empty()) return Unavailable("the archive folder is not set");
   for (int attempt = 0;; ++attempt) {
@@ -152,7 +125,7 @@ Result<Fd> OpenRoot(const std::string& root) {
     if (err != ENOENT || attempt > 0) {
       return Unavailable("cannot open archive folder '" + root + "': " + ErrnoText(err));
     }
-    MNEMO_RETURN_IF_ERROR(MakeFolders(root));
+    MNEMO_RETURN_IF_ERROR(internal::MakeFolders(root, kFolderMode));
   }
 }
 

@@ -26,6 +26,7 @@ namespace {
 
 using internal::ErrnoText;
 using internal::Fd;
+using internal::ReadAll;
 using internal::WriteAll;
 
 // Caller input echoed in a message is cut here, so a megabyte of "file"
@@ -243,20 +244,6 @@ struct Existing {
   std::string text;
   mode_t mode = kNewFileMode;  // kept for the new file
 };
-
-Status ReadAll(int fd, const std::string& path, std::string& out) {
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
-    if (n == 0) return Status::Ok();
-    if (n < 0) {
-      const int err = errno;
-      if (err == EINTR) continue;
-      return Unavailable("cannot read '" + path + "': " + ErrnoText(err));
-    }
-    out.append(buffer, static_cast<size_t>(n));
-  }
-}
 
 // The current text of the target: empty when it does not exist. A symlink
 // is refused before anything is opened (lstat), and O_NOFOLLOW covers one

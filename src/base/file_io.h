@@ -41,4 +41,15 @@ std::string ErrnoText(int err);
 // Writes all of `data` (retrying on EINTR); kUnavailable naming `what`.
 Status WriteAll(int fd, std::string_view data, const std::string& what);
 
+// Appends everything left to read from `fd` to `out` (retrying on EINTR);
+// kUnavailable naming `path`.
+Status ReadAll(int fd, const std::string& path, std::string& out);
+
+// fsync of a folder, so names created or removed in it are durable.
+Status SyncFolder(const std::string& path);
+
+// mkdir -p with `mode`. Each folder created is made durable by fsyncing its
+// parent, so a file written inside is never lost with its folder.
+Status MakeFolders(const std::string& path, unsigned mode);
+
 }  // namespace mnemo::internal

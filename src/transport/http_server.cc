@@ -125,6 +125,16 @@ std::string McpMetricsLabel(const json& message) {
   return "";
 }
 
+// The versions of kMcpProtocolVersions, comma-separated.
+std::string McpVersionList() {
+  std::string out;
+  for (const std::string_view v : kMcpProtocolVersions) {
+    if (!out.empty()) out += ", ";
+    out += v;
+  }
+  return out;
+}
+
 // "ok", "tool_error" (a tools/call result with isError) or "error".
 std::string_view McpOutcome(const json& answer) {
   if (!answer.is_object() || answer.contains("error")) return "error";
@@ -354,8 +364,7 @@ void HttpServer::Impl::HandleMcp(const httplib::Request& req, httplib::Response&
     res.status = 400;
     res.set_content(
         ProtocolError(kInvalidRequest, "unsupported MCP-Protocol-Version \"" + version +
-                                           "\"; this server speaks 2025-11-25, 2025-06-18, "
-                                           "2025-03-26, 2024-11-05 and 2024-10-07"),
+                                           "\"; this server speaks " + McpVersionList()),
         kJson);
     return;
   }

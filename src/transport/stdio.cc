@@ -7,8 +7,8 @@
 namespace mnemo::transport {
 namespace {
 
-std::string TooLong(size_t max_bytes, int code) {
-  return DumpJson(ErrorResponse(nullptr, code,
+std::string TooLong(size_t max_bytes) {
+  return DumpJson(ErrorResponse(nullptr, kInvalidRequest,
                                 "invalid request: the message is longer than " +
                                     std::to_string(max_bytes) +
                                     " bytes (server.max_body_bytes); it was skipped"));
@@ -24,7 +24,7 @@ int Loop(std::istream& in, std::ostream& out, size_t max_bytes, Answer answer) {
     if (r == LineRead::kEnd) return 0;
     std::optional<std::string> response;
     if (r == LineRead::kTooLong) {
-      response = TooLong(max_bytes, kInvalidRequest);
+      response = TooLong(max_bytes);
     } else if (line.find_first_not_of(" \t") != std::string::npos) {
       response = answer(line);
     }

@@ -124,37 +124,25 @@ bool ApplyMeta(std::string_view text, Entry& e) {
   return true;
 }
 
-// Splits `text` at "\n" (a final "\n" ends the last line, it does not start
-// an empty one).
-std::vector<std::string_view> Lines(std::string_view text) {
+// Splits `text` at "\n". A content keeps a final empty line ("a\n" is "a"
+// and ""); a file's final "\n" ends its last line instead.
+std::vector<std::string_view> SplitLines(std::string_view text, bool keep_final_empty) {
   std::vector<std::string_view> lines;
-  size_t start = 0;
-  while (start < text.size()) {
+  for (size_t start = 0;;) {
     const size_t end = text.find('\n', start);
     if (end == std::string_view::npos) {
-      lines.push_back(text.substr(start));
-      break;
+      if (keep_final_empty || start < text.size()) lines.push_back(text.substr(start));
+      return lines;
     }
     lines.push_back(text.substr(start, end - start));
     start = end + 1;
   }
-  return lines;
 }
 
 }  // namespace
 
 std::string RenderItem(const Entry& entry) {
-  std::vector<std::string_view> lines;
-  std::string_view content = entry.content;
-  for (size_t start = 0;;) {
-    const size_t end = content.find('\n', start);
-    if (end == std::string_view::npos) {
-      lines.push_back(content.substr(start));
-      break;
-    }
-    lines.push_back(content.substr(start, end - start));
-    start = end + 1;
-  }
+  const std::vector<std::string_view> lines = SplitLines(entry.content, true);
   std::string out;
   out += kItemStart;
   out += EscapeKey(entry.key);
@@ -187,7 +175,7 @@ std::string RenderEntryFile(std::string_view title, const std::vector<Entry>& en
 ParsedFile ParseEntryFile(std::string_view text, std::string_view file, std::string_view category,
                           bool archived, std::string_view default_owner) {
   ParsedFile out;
-  const std::vector<std::string_view> lines = Lines(text);
+  const std::vector<std::string_view> lines = SplitLines(text, false);
   auto problem = [&](size_t line, const std::string& what) {
     out.problems.push_back(std::string(file) + ":" + std::to_string(line) + ": " + what +
                            "; the line was skipped");

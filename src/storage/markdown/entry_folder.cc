@@ -47,25 +47,6 @@ FileStamp StampOf(const struct stat& st) {
           .inode = st.st_ino};
 }
 
-Status MakeFolders(const fs::path& folder) {
-  fs::path prefix;
-  for (const fs::path& part : folder) {
-    prefix /= part;
-    if (::mkdir(prefix.c_str(), kFolderMode) != 0 && errno != EEXIST) {
-      return Unavailable("cannot create folder '" + prefix.string() + "': " + ErrnoText(errno));
-    }
-  }
-  return Status::Ok();
-}
-
-Status SyncFolder(const fs::path& folder) {
-  Fd fd(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (fd.get() < 0 || ::fsync(fd.get()) != 0) {
-    return Unavailable("cannot sync folder '" + folder.string() + "': " + ErrnoText(errno));
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 std::optional<FilePlace> PlaceOfFile(std::string_view relative) {
@@ -122,16 +103,7 @@ Result<std::string> ReadEntryFile(const std::string& root, const std::string& re
     return Unavailable("cannot read '" + path.string() + "': " + ErrnoText(err));
   }
   std::string text;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Unavailable("cannot read '" + path.string() + "': " + ErrnoText(errno));
-    }
-    text.append(buf, static_cast<size_t>(n));
-  }
+  MNEMO_RETURN_IF_ERROR(internal::ReadAll(fd.get(), path.string(), text));
   return text;
 }
 
@@ -144,10 +116,10 @@ Result<std::optional<FileStamp>> ReplaceEntryFile(const std::string& root,
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
       return Unavailable("cannot remove '" + path.string() + "': " + ErrnoText(errno));
     }
-    MNEMO_RETURN_IF_ERROR(SyncFolder(folder));
+    MNEMO_RETURN_IF_ERROR(internal::SyncFolder(folder.string()));
     return std::optional<FileStamp>();
   }
-  MNEMO_RETURN_IF_ERROR(MakeFolders(folder));
+  MNEMO_RETURN_IF_ERROR(internal::MakeFolders(folder.string(), kFolderMode));
   static std::atomic<uint64_t> counter{0};
   const fs::path temp =
       folder / ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()) + "." +
@@ -171,7 +143,7 @@ Result<std::optional<FileStamp>> ReplaceEntryFile(const std::string& root,
     ::unlink(temp.c_str());
     return Unavailable("cannot replace '" + path.string() + "': " + ErrnoText(err));
   }
-  MNEMO_RETURN_IF_ERROR(SyncFolder(folder));
+  MNEMO_RETURN_IF_ERROR(internal::SyncFolder(folder.string()));
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     return Unavailable("cannot stat '" + path.string() + "': " + ErrnoText(errno));
@@ -180,7 +152,7 @@ Result<std::optional<FileStamp>> ReplaceEntryFile(const std::string& root,
 }
 
 Result<FolderLock> FolderLock::Acquire(const std::string& root) {
-  MNEMO_RETURN_IF_ERROR(MakeFolders(root));
+  MNEMO_RETURN_IF_ERROR(internal::MakeFolders(root, kFolderMode));
   const fs::path path = fs::path(root) / kLockName;
   Fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, kFileMode));
   if (fd.get() < 0) {
