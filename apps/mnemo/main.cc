@@ -87,7 +87,13 @@ int Main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitUser;
   }
   try {
-    return action ? action() : kExitOk;
+    int code = action ? action() : kExitOk;
+    // A result nobody received is not a success (a closed pipe, a full disk).
+    if (!std::cout.flush()) {
+      std::cerr << "mnemo: cannot write the output to stdout\n";
+      return kExitInternal;
+    }
+    return code;
   } catch (const std::exception& e) {
     std::cerr << "mnemo: internal error: " << e.what() << "\n";
     return kExitInternal;

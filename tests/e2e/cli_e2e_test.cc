@@ -1,5 +1,8 @@
 // The real `mnemo` CLI and `mnemo rpc --stdio` against temp workspaces.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
 
 #include <fstream>
 #include <sstream>
@@ -136,6 +139,21 @@ TEST_F(Cli, HelpAtEveryLevelAndVersion) {
   RunResult v = RunMnemo({"version"});
   EXPECT_EQ(v.exit_code, 0);
   EXPECT_EQ(v.out.rfind("mnemo ", 0), 0u) << v.out;
+}
+
+// An answer that could not be written is not a success: a store through a
+// full disk (/dev/full) exits 2 and says so, and what it stored is there.
+TEST_F(Cli, UnwritableOutputIsAnError) {
+  const std::string command = std::string(kBinary) + " --workspace " + ws_ +
+                              " memory store k v > /dev/full 2> " + dir_.Sub("err.txt");
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  std::ifstream err(dir_.Sub("err.txt"));
+  std::stringstream text;
+  text << err.rdbuf();
+  EXPECT_NE(text.str().find("cannot write the output"), std::string::npos) << text.str();
+  EXPECT_EQ(Json({"memory", "get", "k"})["content"], "v");
 }
 
 TEST_F(Cli, CorruptConfigIsAClearUserError) {
