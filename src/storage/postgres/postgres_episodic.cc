@@ -1,0 +1,510 @@
+// Episodic turns, segments, events and profile facets on PostgreSQL
+// (pg_schema.cc), with the semantics of sqlite_episodic.cc. Every write runs
+// under the schema's writer lock (PostgresBackend::Write), so the
+// read-modify-write steps here (the next seq of a session, StepSegment,
+// MergeFacet, the duplicate check of AddEvents) see no interleaved write
+// from any thread or process.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "storage/entry_rules.h"
+#include "storage/episodic_rules.h"
+#include "storage/postgres/pg_entry_sql.h"
+#include "storage/postgres/pg_episodic_sql.h"
+#include "storage/postgres/pg_text.h"
+#include "storage/postgres/postgres_backend.h"
+
+namespace mnemo::storage::internal {
+namespace {
+
+using pg::Params;
+using pg::PgConn;
+using pg::Rows;
+
+constexpr const char* kTurnColumns =
+    "t.id, t.owner, t.session_id, t.seq, t.role, t.content, t.lesson, t.tool_calls_json, "
+    "t.timestamp_ms, t.cost_microdollars, t.agent_id";
+constexpr int kTurnColumnCount = 11;
+
+TurnRow ReadTurn(const Rows& rows, int row) {
+  return TurnRow{.id = rows.Int(row, 0),
+                 .owner = std::string(rows.Text(row, 1)),
+                 .session_id = std::string(rows.Text(row, 2)),
+                 .seq = rows.Int(row, 3),
+                 .role = std::string(rows.Text(row, 4)),
+                 .content = std::string(rows.Text(row, 5)),
+                 .lesson = std::string(rows.Text(row, 6)),
+                 .tool_calls_json = std::string(rows.Text(row, 7)),
+                 .timestamp_ms = rows.Int(row, 8),
+                 .cost_microdollars = rows.Int(row, 9),
+                 .agent_id = std::string(rows.Text(row, 10))};
+}
+
+std::vector<TurnRow> ReadTurns(const Rows& rows) {
+  std::vector<TurnRow> out;
+  out.reserve(static_cast<size_t>(rows.size()));
+  for (int i = 0; i < rows.size(); ++i) out.push_back(ReadTurn(rows, i));
+  return out;
+}
+
+std::vector<SegmentRow> ReadSegments(const Rows& rows) {
+  std::vector<SegmentRow> out;
+  out.reserve(static_cast<size_t>(rows.size()));
+  for (int i = 0; i < rows.size(); ++i) out.push_back(pg::ReadSegment(rows, i));
+  return out;
+}
+
+constexpr const char* kEventColumns =
+    "e.id, e.owner, e.session_id, e.segment_id, e.type, e.text, e.confidence, e.created_at";
+constexpr int kEventColumnCount = 8;
+
+EventRow ReadEvent(const Rows& rows, int row) {
+  return EventRow{.id = std::string(rows.Text(row, 0)),
+                  .owner = std::string(rows.Text(row, 1)),
+                  .session_id = std::string(rows.Text(row, 2)),
+                  .segment_id = std::string(rows.Text(row, 3)),
+                  .type = std::string(rows.Text(row, 4)),
+                  .text = std::string(rows.Text(row, 5)),
+                  .confidence = rows.Double(row, 6),
+                  .created_at = rows.Int(row, 7)};
+}
+
+constexpr const char* kFacetColumns =
+    "owner, facet_type, key, value, confidence, evidence_count, segment_ids, updated_at";
+
+FacetRow ReadFacet(const Rows& rows, int row) {
+  return FacetRow{.owner = std::string(rows.Text(row, 0)),
+                  .facet_type = std::string(rows.Text(row, 1)),
+                  .key = std::string(rows.Text(row, 2)),
+                  .value = std::string(rows.Text(row, 3)),
+                  .confidence = rows.Double(row, 4),
+                  .evidence_count = rows.Int(row, 5),
+                  .segment_ids = rows.TextArray(row, 6),
+                  .updated_at = rows.Int(row, 7)};
+}
+
+// The open segment of (owner, session), read inside or outside a write.
+Result<std::optional<SegmentRow>> FindOpenSegment(PgConn& conn, std::string_view owner,
+                                                  std::string_view session_id) {
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows rows, conn.Exec(std::string("SELECT ") + pg::kSegmentColumns +
+                               " FROM segments s WHERE s.owner = $1 AND s.session_id = $2 AND "
+                               "s.status = 'open'",
+                           Params().Add(owner).Add(session_id), "find the session's open segment"));
+  if (rows.empty()) return std::optional<SegmentRow>();
+  return std::optional<SegmentRow>(pg::ReadSegment(rows, 0));
+}
+
+// PutSegment inside the caller's write transaction.
+Status PutSegmentIn(PgConn& conn, const SegmentRow& seg) {
+  MNEMO_RETURN_IF_ERROR(ValidateSegment(seg));
+  std::optional<std::string> stored_status;
+  std::optional<std::string> open_id;
+  {
+    MNEMO_ASSIGN_OR_RETURN(Rows found, conn.Exec("SELECT status FROM segments WHERE id = $1",
+                                                 Params().Add(seg.id), "find the segment"));
+    if (!found.empty()) stored_status = std::string(found.Text(0, 0));
+  }
+  {
+    MNEMO_ASSIGN_OR_RETURN(Rows open, conn.Exec("SELECT id FROM segments WHERE owner = $1 AND "
+                                                "session_id = $2 AND status = 'open'",
+                                                Params().Add(seg.owner).Add(seg.session_id),
+                                                "find the session's open segment"));
+    if (!open.empty()) open_id = std::string(open.Text(0, 0));
+  }
+  MNEMO_RETURN_IF_ERROR(CheckSegmentPut(seg, stored_status, open_id));
+  Params p;
+  p.Add(seg.id)
+      .Add(seg.owner)
+      .Add(seg.session_id)
+      .Add(seg.status)
+      .Add(seg.first_seq)
+      .Add(seg.last_seq)
+      .Add(seg.turn_count)
+      .Add(seg.started_at)
+      .Add(seg.last_turn_at)
+      .Add(seg.closed_at);
+  if (seg.centroid.empty()) {
+    p.AddNull();
+  } else {
+    p.AddFloats(seg.centroid);
+  }
+  p.Add(seg.recap).Add(seg.recap_source).Add(seg.recap_attempts);
+  MNEMO_RETURN_IF_ERROR(
+      conn.Exec("INSERT INTO segments (id, owner, session_id, status, first_seq, last_seq, "
+                "turn_count, started_at, last_turn_at, closed_at, centroid, recap, recap_source, "
+                "recap_attempts) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::bytea, "
+                "$12, $13, $14) ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, "
+                "session_id = excluded.session_id, status = excluded.status, "
+                "first_seq = excluded.first_seq, last_seq = excluded.last_seq, "
+                "turn_count = excluded.turn_count, started_at = excluded.started_at, "
+                "last_turn_at = excluded.last_turn_at, closed_at = excluded.closed_at, "
+                "centroid = excluded.centroid, recap = excluded.recap, "
+                "recap_source = excluded.recap_source, recap_attempts = excluded.recap_attempts",
+                p, "store the segment")
+          .status());
+  return pg::SyncRecapIndex(conn, seg.id, seg.recap);
+}
+
+// CloseSegment inside the caller's write transaction.
+Result<bool> CloseSegmentIn(PgConn& conn, std::string_view id, TimeMs closed_at) {
+  MNEMO_ASSIGN_OR_RETURN(Rows closed,
+                         conn.Exec("UPDATE segments SET status = 'closed', "
+                                   "closed_at = $2 WHERE id = $1 AND status = 'open'",
+                                   Params().Add(id).Add(closed_at), "close the segment"));
+  return closed.affected() > 0;
+}
+
+}  // namespace
+
+Result<std::vector<TurnRow>> PostgresBackend::AppendTurns(std::span<const TurnWrite> rows) {
+  MNEMO_RETURN_IF_ERROR(ValidateTurnWrites(rows));
+  std::vector<TurnRow> out;
+  if (rows.empty()) return out;
+  // Tokenised before the writer lock is taken, which every writer waits for.
+  std::vector<pg::IndexedText> texts;
+  texts.reserve(rows.size());
+  for (const TurnWrite& w : rows) texts.push_back(pg::IndexText({w.search_text}));
+  MNEMO_RETURN_IF_ERROR(Write("store the turns", [&](PgConn& conn) -> Status {
+    out.clear();
+    // MAX + 1 is safe: the writer lock serialises every append of every
+    // process, and the UNIQUE (owner, session_id, seq) backs it up.
+    MNEMO_ASSIGN_OR_RETURN(
+        Rows last, conn.Exec("SELECT COALESCE(MAX(seq) + 1, 0) FROM turns WHERE owner = $1 AND "
+                             "session_id = $2",
+                             Params().Add(rows[0].row.owner).Add(rows[0].row.session_id),
+                             "find the session's next sequence number"));
+    int64_t seq = last.Int(0, 0);
+    int64_t tokens = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const TurnWrite& w = rows[i];
+      const pg::IndexedText& text = texts[i];
+      TurnRow row = w.row;
+      row.seq = seq++;
+      Params p;
+      p.Add(row.owner)
+          .Add(row.session_id)
+          .Add(row.seq)
+          .Add(row.role)
+          .Add(row.content)
+          .Add(row.lesson)
+          .Add(row.tool_calls_json)
+          .Add(row.timestamp_ms)
+          .Add(row.cost_microdollars)
+          .Add(row.agent_id)
+          .Add(w.search_text)
+          .Add(text.length)
+          .Add(text.tsvector);
+      MNEMO_ASSIGN_OR_RETURN(
+          Rows put,
+          conn.Exec("INSERT INTO turns (id, owner, session_id, seq, role, content, lesson, "
+                    "tool_calls_json, timestamp_ms, cost_microdollars, agent_id, search_text, "
+                    "doc_length, tsv) VALUES (nextval('turn_ids'), $1, $2, $3, $4, $5, $6, $7, "
+                    "$8, $9, $10, $11, $12, $13::tsvector) RETURNING id",
+                    p, "store the turn"));
+      row.id = put.Int(0, 0);
+      tokens += text.length;
+      out.push_back(std::move(row));
+    }
+    return pg::AddTextStats(conn, "turns", static_cast<int64_t>(rows.size()), tokens);
+  }));
+  return out;
+}
+
+Result<std::vector<TurnRow>> PostgresBackend::SessionTurns(std::string_view owner,
+                                                           std::string_view session_id,
+                                                           int64_t from_seq, int64_t to_seq) {
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows rows, conn->Exec(std::string("SELECT ") + kTurnColumns +
+                                " FROM turns t WHERE t.owner = $1 AND t.session_id = $2 AND "
+                                "t.seq BETWEEN $3 AND $4 ORDER BY t.seq",
+                            Params().Add(owner).Add(session_id).Add(from_seq).Add(to_seq),
+                            "read the session's turns"));
+  return ReadTurns(rows);
+}
+
+Result<std::vector<TurnHit>> PostgresBackend::SearchTurns(const TurnQuery& query) {
+  const std::vector<std::string> terms = DistinctTerms(query.terms);
+  if (terms.empty() || query.limit <= 0) return std::vector<TurnHit>();
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(pg::TermWeights weights, pg::WeighTerms(*conn, "turns", "turns", terms));
+  if (weights.empty()) return std::vector<TurnHit>();
+  Params p;
+  const pg::ScoreSql score = pg::AddScoreParams(p, weights, "t");
+  p.Add(query.all);
+  std::string where = " AND (" + pg::Last(p) + "::boolean";
+  p.Add(query.owner);
+  where += " OR t.owner = " + pg::Last(p) + ")";
+  p.Add(query.session_id);
+  where += " AND (" + pg::Last(p) + "::text IS NULL OR t.session_id = " + pg::Last(p) + ")";
+  p.Add(static_cast<int64_t>(query.limit));
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows rows,
+      conn->Exec(std::string("SELECT ") + kTurnColumns + ", " + score.score +
+                     " AS score FROM turns t WHERE " + score.match + where +
+                     " ORDER BY score DESC, t.timestamp_ms DESC, t.id LIMIT " + pg::Last(p),
+                 p, "search turns"));
+  std::vector<TurnHit> hits;
+  hits.reserve(static_cast<size_t>(rows.size()));
+  for (int i = 0; i < rows.size(); ++i) {
+    hits.push_back({.row = ReadTurn(rows, i), .score = rows.Double(i, kTurnColumnCount)});
+  }
+  return hits;
+}
+
+Result<std::vector<TurnRow>> PostgresBackend::TurnsAfter(int64_t after_id, int limit) {
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows rows, conn->Exec(std::string("SELECT ") + kTurnColumns +
+                                " FROM turns t WHERE t.id > $1 ORDER BY t.id LIMIT $2",
+                            Params().Add(after_id).Add(static_cast<int64_t>(std::max(limit, 0))),
+                            "read turns"));
+  return ReadTurns(rows);
+}
+
+Status PostgresBackend::ReplaceTurnSearchText(int64_t id, std::string_view search_text) {
+  const pg::IndexedText text = pg::IndexText({search_text});
+  return Write("replace the turn's search text", [&](PgConn& conn) -> Status {
+    MNEMO_ASSIGN_OR_RETURN(Rows found, conn.Exec("SELECT doc_length FROM turns WHERE id = $1",
+                                                 Params().Add(id), "find the turn"));
+    if (found.empty()) return NotFound("no turn " + std::to_string(id));
+    MNEMO_RETURN_IF_ERROR(
+        conn.Exec("UPDATE turns SET search_text = $2, doc_length = $3, tsv = $4::tsvector "
+                  "WHERE id = $1",
+                  Params().Add(id).Add(search_text).Add(text.length).Add(text.tsvector),
+                  "replace the turn's search text")
+            .status());
+    return pg::AddTextStats(conn, "turns", 0, text.length - found.Int(0, 0));
+  });
+}
+
+Result<std::optional<SegmentRow>> PostgresBackend::OpenSegment(std::string_view owner,
+                                                               std::string_view session_id) {
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  return FindOpenSegment(*conn, owner, session_id);
+}
+
+Status PostgresBackend::PutSegment(const SegmentRow& s) {
+  MNEMO_RETURN_IF_ERROR(ValidateSegment(s));
+  return Write("store the segment", [&](PgConn& conn) { return PutSegmentIn(conn, s); });
+}
+
+Result<bool> PostgresBackend::CloseSegment(std::string_view id, TimeMs closed_at) {
+  bool closed = false;
+  MNEMO_RETURN_IF_ERROR(Write("close the segment", [&](PgConn& conn) -> Status {
+    MNEMO_ASSIGN_OR_RETURN(closed, CloseSegmentIn(conn, id, closed_at));
+    return Status::Ok();
+  }));
+  return closed;
+}
+
+Result<SegmentChange> PostgresBackend::StepSegment(std::string_view owner,
+                                                   std::string_view session_id,
+                                                   const SegmentDecision& decide) {
+  // Read, decide and write in one transaction under the writer lock: no
+  // other step of any process runs between the read and the write. A
+  // retried attempt reads afresh and asks `decide` again.
+  SegmentChange change;
+  MNEMO_RETURN_IF_ERROR(Write("step the segment", [&](PgConn& conn) -> Status {
+    SegmentView view;
+    MNEMO_ASSIGN_OR_RETURN(view.open, FindOpenSegment(conn, owner, session_id));
+    MNEMO_ASSIGN_OR_RETURN(
+        Rows last,
+        conn.Exec("SELECT max(last_seq) FROM segments WHERE owner = $1 AND "
+                  "session_id = $2",
+                  Params().Add(owner).Add(session_id), "find the session's last segmented turn"));
+    if (!last.IsNull(0, 0)) view.next_seq = last.Int(0, 0) + 1;
+    MNEMO_ASSIGN_OR_RETURN(change, decide(view));
+    if (change.close_open && view.open) {
+      MNEMO_ASSIGN_OR_RETURN(change.close_open,
+                             CloseSegmentIn(conn, view.open->id, change.closed_at));
+    } else {
+      change.close_open = false;
+    }
+    if (change.put) MNEMO_RETURN_IF_ERROR(PutSegmentIn(conn, *change.put));
+    return Status::Ok();
+  }));
+  return change;
+}
+
+Result<std::optional<SegmentRow>> PostgresBackend::GetSegment(std::string_view id) {
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->Exec(std::string("SELECT ") + pg::kSegmentColumns +
+                                                   " FROM segments s WHERE s.id = $1",
+                                               Params().Add(id), "read the segment"));
+  if (rows.empty()) return std::optional<SegmentRow>();
+  return std::optional<SegmentRow>(pg::ReadSegment(rows, 0));
+}
+
+Result<std::vector<SegmentRow>> PostgresBackend::Segments(
+    bool all, std::string_view owner, std::optional<std::string_view> session_id) {
+  Params p;
+  p.Add(all).Add(owner);
+  if (session_id) {
+    p.Add(*session_id);
+  } else {
+    p.AddNull();
+  }
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(Rows rows,
+                         conn->Exec(std::string("SELECT ") + pg::kSegmentColumns +
+                                        " FROM segments s WHERE ($1::boolean OR s.owner = $2) AND "
+                                        "($3::text IS NULL OR s.session_id = $3) "
+                                        "ORDER BY s.started_at, s.id",
+                                    p, "list segments"));
+  return ReadSegments(rows);
+}
+
+Result<std::vector<SegmentRow>> PostgresBackend::SegmentsNeedingRecap(int limit,
+                                                                      int64_t max_attempts) {
+  if (limit <= 0) return std::vector<SegmentRow>();
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(Rows rows,
+                         conn->Exec(std::string("SELECT ") + pg::kSegmentColumns +
+                                        " FROM segments s WHERE s.status = 'closed' AND "
+                                        "s.recap_source = 'extractive' AND s.recap_attempts < $1 "
+                                        "ORDER BY s.closed_at, s.id LIMIT $2",
+                                    Params().Add(max_attempts).Add(static_cast<int64_t>(limit)),
+                                    "find segments to re-summarise"));
+  return ReadSegments(rows);
+}
+
+Result<int64_t> PostgresBackend::AddEvents(std::span<const EventRow> rows) {
+  MNEMO_RETURN_IF_ERROR(ValidateEvents(rows));
+  if (rows.empty()) return int64_t{0};
+  // Tokenised before the writer lock is taken, which every writer waits for.
+  std::vector<pg::IndexedText> texts;
+  texts.reserve(rows.size());
+  for (const EventRow& e : rows) texts.push_back(pg::IndexText({e.text}));
+  int64_t added = 0;
+  MNEMO_RETURN_IF_ERROR(Write("store the events", [&](PgConn& conn) -> Status {
+    added = 0;
+    int64_t tokens = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const EventRow& e = rows[i];
+      // md5 first: the unique index is on md5(text) (a long text would not
+      // fit a btree entry), so this lookup uses it.
+      MNEMO_ASSIGN_OR_RETURN(
+          Rows found,
+          conn.Exec("SELECT 1 FROM events WHERE owner = $1 AND type = $2 AND "
+                    "md5(text) = md5($3) AND text = $3",
+                    Params().Add(e.owner).Add(e.type).Add(e.text), "find an identical event"));
+      if (!found.empty()) continue;
+      const pg::IndexedText& text = texts[i];
+      Params p;
+      p.Add(e.id)
+          .Add(e.owner)
+          .Add(e.session_id)
+          .Add(e.segment_id)
+          .Add(e.type)
+          .Add(e.text)
+          .Add(e.confidence)
+          .Add(e.created_at)
+          .Add(text.length)
+          .Add(text.tsvector);
+      // A reused id violates UNIQUE (id): kConflict, and the whole batch
+      // rolls back.
+      MNEMO_RETURN_IF_ERROR(
+          conn.Exec("INSERT INTO events (row_id, id, owner, session_id, segment_id, type, text, "
+                    "confidence, created_at, doc_length, tsv) VALUES (nextval('event_rows'), "
+                    "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10::tsvector)",
+                    p, "store the event")
+              .status());
+      tokens += text.length;
+      ++added;
+    }
+    return pg::AddTextStats(conn, "events", added, tokens);
+  }));
+  return added;
+}
+
+Result<std::vector<EventHit>> PostgresBackend::SearchEvents(const EventQuery& query) {
+  if (query.limit <= 0) return std::vector<EventHit>();
+  const std::vector<std::string> terms = DistinctTerms(query.terms);
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  Params p;
+  std::string sql = std::string("SELECT ") + kEventColumns;
+  std::string order = " ORDER BY e.created_at DESC, e.id";
+  std::string where;
+  if (terms.empty()) {
+    sql += ", 0.0::float8 FROM events e WHERE true";
+  } else {
+    MNEMO_ASSIGN_OR_RETURN(pg::TermWeights weights,
+                           pg::WeighTerms(*conn, "events", "events", terms));
+    if (weights.empty()) return std::vector<EventHit>();
+    const pg::ScoreSql score = pg::AddScoreParams(p, weights, "e");
+    sql += ", " + score.score + " AS score FROM events e WHERE " + score.match;
+    order = " ORDER BY score DESC, e.created_at DESC, e.id";
+  }
+  p.Add(query.type);
+  where += " AND (" + pg::Last(p) + "::text IS NULL OR e.type = " + pg::Last(p) + ")";
+  p.Add(query.all);
+  where += " AND (" + pg::Last(p) + "::boolean";
+  p.Add(query.owner);
+  where += " OR e.owner = " + pg::Last(p) + ")";
+  p.Add(static_cast<int64_t>(query.limit));
+  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->Exec(sql + where + order + " LIMIT " + pg::Last(p), p,
+                                               terms.empty() ? "list events" : "search events"));
+  std::vector<EventHit> hits;
+  hits.reserve(static_cast<size_t>(rows.size()));
+  for (int i = 0; i < rows.size(); ++i) {
+    hits.push_back({.row = ReadEvent(rows, i), .score = rows.Double(i, kEventColumnCount)});
+  }
+  return hits;
+}
+
+Result<FacetRow> PostgresBackend::MergeFacet(const FacetRow& observation) {
+  MNEMO_RETURN_IF_ERROR(ValidateFacet(observation));
+  FacetRow merged;
+  MNEMO_RETURN_IF_ERROR(Write("store the facet", [&](PgConn& conn) -> Status {
+    std::optional<FacetRow> stored;
+    {
+      MNEMO_ASSIGN_OR_RETURN(
+          Rows found,
+          conn.Exec(
+              std::string("SELECT ") + kFacetColumns +
+                  " FROM facets WHERE owner = $1 AND facet_type = $2 AND "
+                  "key = $3",
+              Params().Add(observation.owner).Add(observation.facet_type).Add(observation.key),
+              "find the facet"));
+      if (!found.empty()) stored = ReadFacet(found, 0);
+    }
+    merged = MergeFacetRow(stored, observation);
+    Params p;
+    p.Add(merged.owner)
+        .Add(merged.facet_type)
+        .Add(merged.key)
+        .Add(merged.value)
+        .Add(merged.confidence)
+        .Add(merged.evidence_count)
+        .AddTextArray(merged.segment_ids)
+        .Add(merged.updated_at);
+    return conn
+        .Exec(std::string("INSERT INTO facets (") + kFacetColumns +
+                  ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+                  "ON CONFLICT (owner, facet_type, key) DO UPDATE SET value = excluded.value, "
+                  "confidence = excluded.confidence, evidence_count = excluded.evidence_count, "
+                  "segment_ids = excluded.segment_ids, updated_at = excluded.updated_at",
+              p, "store the facet")
+        .status();
+  }));
+  return merged;
+}
+
+Result<std::vector<FacetRow>> PostgresBackend::Facets(bool all, std::string_view owner) {
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->Exec(std::string("SELECT ") + kFacetColumns +
+                                                   " FROM facets WHERE $1::boolean OR owner = $2 "
+                                                   "ORDER BY facet_type, key, owner",
+                                               Params().Add(all).Add(owner), "list facets"));
+  std::vector<FacetRow> facets;
+  facets.reserve(static_cast<size_t>(rows.size()));
+  for (int i = 0; i < rows.size(); ++i) facets.push_back(ReadFacet(rows, i));
+  return facets;
+}
+
+}  // namespace mnemo::storage::internal
