@@ -1,0 +1,117 @@
+// Episodic writes of two PostgreSQL backends on one schema, standing for two
+// processes: separate pools, serialised only by the schema's writer lock.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/uuid.h"
+#include "storage/backend_factory.h"
+#include "storage/postgres/postgres_backend.h"
+
+namespace mnemo::storage {
+namespace {
+
+struct TwoBackends {
+  std::unique_ptr<Backend> first;
+  std::unique_ptr<Backend> second;
+};
+
+TwoBackends OpenTwo() {
+  const PostgresOptions options{
+      .url = testing::PostgresTestUrl(), .schema = testing::FreshPostgresSchema(), .pool_size = 2};
+  TwoBackends out;
+  auto first = internal::PostgresBackend::Open(options);
+  auto second = internal::PostgresBackend::Open(options);
+  EXPECT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(second.ok()) << second.status().ToString();
+  if (first.ok()) out.first = std::move(first).value();
+  if (second.ok()) out.second = std::move(second).value();
+  return out;
+}
+
+SegmentRow OpenSegmentRow(std::string session) {
+  SegmentRow s;
+  s.id = mnemo::internal::NewUuidV4();
+  s.session_id = std::move(session);
+  s.started_at = 1000;
+  s.last_turn_at = 1000;
+  return s;
+}
+
+TEST(PostgresEpisodic, TwoProcessesMergeCloseAndAppendAtomically) {
+  TwoBackends b = OpenTwo();
+  ASSERT_NE(b.first, nullptr);
+  ASSERT_NE(b.second, nullptr);
+  constexpr int kEach = 30;
+  std::vector<SegmentRow> segments;
+  for (int i = 0; i < kEach; ++i) {
+    segments.push_back(OpenSegmentRow("s" + std::to_string(i)));
+    ASSERT_TRUE(b.first->PutSegment(segments.back()).ok());
+  }
+  std::atomic<int> closes{0};
+  auto work = [&](Backend* backend) {
+    for (int i = 0; i < kEach; ++i) {
+      auto merged = backend->MergeFacet({.facet_type = "context",
+                                         .key = "context_live_berlin",
+                                         .value = "I live in Berlin",
+                                         .confidence = 0.6});
+      ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+      auto closed = backend->CloseSegment(segments[static_cast<size_t>(i)].id, 1000 + i);
+      ASSERT_TRUE(closed.ok()) << closed.status().ToString();
+      if (*closed) ++closes;
+      TurnWrite w;
+      w.row.session_id = "shared";
+      w.row.role = "user";
+      w.row.content = "turn";
+      w.search_text = "turn";
+      auto appended = backend->AppendTurns(std::vector<TurnWrite>{w, w});
+      ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+      EXPECT_EQ((*appended)[1].seq, (*appended)[0].seq + 1);
+    }
+  };
+  std::thread t1(work, b.first.get());
+  std::thread t2(work, b.second.get());
+  t1.join();
+  t2.join();
+  EXPECT_EQ(closes.load(), kEach);  // each segment closed by exactly one of them
+  auto facets = b.second->Facets(true, "");
+  ASSERT_TRUE(facets.ok());
+  ASSERT_EQ(facets->size(), 1u);
+  EXPECT_EQ((*facets)[0].evidence_count, 2 * kEach);
+  auto turns = b.first->SessionTurns("local", "shared", 0, INT64_MAX);
+  ASSERT_TRUE(turns.ok());
+  ASSERT_EQ(turns->size(), static_cast<size_t>(4 * kEach));
+  for (size_t i = 0; i < turns->size(); ++i) EXPECT_EQ((*turns)[i].seq, static_cast<int64_t>(i));
+  auto hits = b.second->SearchTurns({.terms = {"turn"}, .limit = 1000});
+  ASSERT_TRUE(hits.ok());
+  EXPECT_EQ(hits->size(), static_cast<size_t>(4 * kEach));
+}
+
+TEST(PostgresEpisodic, RecapVectorVersionsOfTwoProcessesAreOneSequence) {
+  TwoBackends b = OpenTwo();
+  ASSERT_NE(b.first, nullptr);
+  ASSERT_NE(b.second, nullptr);
+  SegmentRow s = OpenSegmentRow("s");
+  ASSERT_TRUE(b.first->PutSegment(s).ok());
+  const std::vector<float> v = {1.0F, 2.0F};
+  ASSERT_TRUE(b.first->PutSegmentVector(s.id, "sig", v).ok());
+  auto seen = b.second->SegmentVectorsSince("sig", 0, 10);
+  ASSERT_TRUE(seen.ok());
+  ASSERT_EQ(seen->size(), 1u);
+  // A write through the other process gets a later version and is all a
+  // caught-up reader of the first sees.
+  const std::vector<float> w = {3.0F, 4.0F};
+  ASSERT_TRUE(b.second->PutSegmentVector(s.id, "sig", w).ok());
+  auto later = b.first->SegmentVectorsSince("sig", (*seen)[0].version, 10);
+  ASSERT_TRUE(later.ok());
+  ASSERT_EQ(later->size(), 1u);
+  EXPECT_GT((*later)[0].version, (*seen)[0].version);
+  EXPECT_EQ((*later)[0].vector, w);
+}
+
+}  // namespace
+}  // namespace mnemo::storage
