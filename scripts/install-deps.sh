@@ -8,9 +8,11 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git python3
   # product libraries (spec 00)
   libsqlite3-dev libicu-dev nlohmann-json3-dev libcpp-httplib-dev
-  libtomlplusplus-dev libcli11-dev libssl-dev libhnswlib-dev
+  libtomlplusplus-dev libcli11-dev libssl-dev libhnswlib-dev libpq-dev
   # tests and checks
   libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy curl
+  # the PostgreSQL server the tests start (scripts/pg-cluster.sh)
+  postgresql
   # the sanitizer build and libFuzzer (tests/fuzz)
   clang libclang-rt-14-dev
   # benchmark dataset generator (../shared/bench/datagen.py): word lists, numpy

@@ -390,6 +390,16 @@ Status Validate(const Config& c) {
         "openai",
         "embedding.provider");
   }
+  if (c.memory.backend == "postgres" && c.postgres.url.empty()) {
+    return InvalidArgument(
+        "memory.backend = \"postgres\" needs a server: set [postgres] url (MNEMO_POSTGRES_URL), "
+        "for example \"postgresql://mnemo@localhost:5432/mnemo\"",
+        "postgres.url");
+  }
+  if (c.postgres.schema.empty()) {
+    return InvalidArgument("postgres.schema must not be empty (default \"mnemo\")",
+                           "postgres.schema");
+  }
   const std::string& listen = c.server.listen;
   size_t colon = listen.rfind(':');
   bool port_ok = colon != std::string::npos && colon + 1 < listen.size() &&

@@ -57,6 +57,11 @@ Result<std::unique_ptr<storage::Backend>> OpenBackend(const Config& config,
     return storage::OpenSqliteBackend({.path = workspace + "/mnemo.db"});
   }
   if (kind == "in_memory") return storage::NewMemoryBackend();
+  if (kind == "postgres") {
+    return storage::OpenPostgresBackend({.url = config.postgres.url,
+                                         .schema = config.postgres.schema,
+                                         .pool_size = static_cast<int>(config.postgres.pool_size)});
+  }
   return Unavailable("memory.backend \"" + kind +
                      "\" is not available in this build yet: use sqlite or in_memory");
 }

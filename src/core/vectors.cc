@@ -43,6 +43,10 @@ Result<std::shared_ptr<VectorSpace>> Engine::Impl::Space(const std::string& sign
   // In-memory stores keep no index files.
   std::filesystem::path dir;
   if (backend->name() != "in_memory") dir = workspace + "/index";
+  // A server's store has an index folder of its own per store (backend.h).
+  if (!backend->store_id().empty()) {
+    dir /= std::string(backend->name()) + "-" + std::string(backend->store_id());
+  }
   MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space,
                          VectorSpace::Open(*backend, signature, dims, index_options, dir));
   spaces.emplace(signature, space);

@@ -152,6 +152,12 @@ class Backend {
 
   virtual std::string_view name() const = 0;
   virtual int schema_version() const = 0;
+  // An identity of the stored data for what a process keeps outside it (the
+  // vector index files in its workspace): empty when the store is the
+  // workspace's own (sqlite, markdown, in_memory); a server store's id
+  // otherwise, so a process never applies one store's change log to an
+  // index built from another.
+  virtual std::string_view store_id() const { return {}; }
 
   // Insert or update by (owner, ns, key). An update keeps id and created_at
   // (unless the write restores them) and replaces content, category and
@@ -456,6 +462,15 @@ struct SqliteOptions {
 };
 
 Result<std::unique_ptr<Backend>> OpenSqliteBackend(const SqliteOptions& options);
+
+struct PostgresOptions {
+  std::string url;               // libpq connection string or postgresql:// url
+  std::string schema = "mnemo";  // created when missing; one memory per schema
+  int pool_size = 4;             // connections kept open
+  int connect_attempts = 5;      // at start-up, 500 ms apart
+};
+
+Result<std::unique_ptr<Backend>> OpenPostgresBackend(const PostgresOptions& options);
 std::unique_ptr<Backend> NewMemoryBackend();
 
 }  // namespace mnemo::storage

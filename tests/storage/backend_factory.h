@@ -2,19 +2,46 @@
 // line to kConformanceBackends and one branch to MakeBackend.
 #pragma once
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
 #include <memory>
 #include <string>
 
 #include "storage/backend.h"
 #include "storage/memory/memory_backend.h"
+#include "storage/postgres/postgres_backend.h"
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/temp_dir.h"
 #include "storage/vector_rules.h"
 
 namespace mnemo::testing {
 
-inline constexpr const char* kConformanceBackends[] = {"memory", "sqlite"};
+inline constexpr const char* kConformanceBackends[] = {"memory", "sqlite", "postgres"};
+
+// The PostgreSQL server of the tests: $MNEMO_TEST_POSTGRES_URL, else the
+// cluster CTest started (scripts/pg-cluster.sh wrote its url into the build
+// folder); "" when neither.
+inline std::string PostgresTestUrl() {
+  if (const char* url = std::getenv("MNEMO_TEST_POSTGRES_URL"); url != nullptr && *url != '\0') {
+    return url;
+  }
+  std::ifstream in(MNEMO_TEST_POSTGRES_URL_FILE);
+  std::string url;
+  std::getline(in, url);
+  return url;
+}
+
+// A schema no other backend of any test process uses: an empty store.
+inline std::string FreshPostgresSchema() {
+  static std::atomic<int> next{0};
+  return "t_" + std::to_string(::getpid()) + "_" + std::to_string(next++) + "_" +
+         std::to_string(std::rand());
+}
 
 // A new, empty backend of kind `name` whose files (if any) live in `dir`.
 // `vector_log_limit`: vector changes kept per signature (small to test
@@ -27,6 +54,16 @@ inline std::unique_ptr<storage::Backend> MakeBackend(
     auto backend = storage::internal::SqliteBackend::Open(
         {.path = dir.File("mnemo.db"), .readers = 2}, vector_log_limit);
     if (!backend.ok()) return nullptr;
+    return std::move(backend).value();
+  }
+  if (name == "postgres") {
+    auto backend = storage::internal::PostgresBackend::Open(
+        {.url = PostgresTestUrl(), .schema = FreshPostgresSchema(), .pool_size = 2},
+        vector_log_limit);
+    if (!backend.ok()) {
+      std::cerr << "postgres test backend: " << backend.status().ToString() << "\n";
+      return nullptr;
+    }
     return std::move(backend).value();
   }
   return nullptr;

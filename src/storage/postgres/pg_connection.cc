@@ -1,0 +1,391 @@
+#include "storage/postgres/pg_connection.h"
+
+#include <libpq-fe.h>
+
+#include <bit>
+#include <charconv>
+#include <cstring>
+#include <iostream>
+#include <thread>
+
+namespace mnemo::storage::internal::pg {
+namespace {
+
+constexpr int kTransactionAttempts = 5;
+
+// Element of an array literal: always quoted, " and \ escaped.
+void AppendArrayElement(std::string& out, std::string_view item) {
+  out += '"';
+  for (char c : item) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  out += '"';
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return 0;
+}
+
+bool Retryable(const PgConn& conn) {
+  const std::string& state = conn.last_sqlstate();
+  return !conn.ok() || state == "40001" || state == "40P01" || state.starts_with("08");
+}
+
+Status StatusFor(std::string_view state, std::string_view what, std::string_view detail) {
+  std::string msg = std::string(what) + ": " + std::string(detail);
+  if (!state.empty()) msg += " (SQLSTATE " + std::string(state) + ")";
+  if (state.starts_with("23")) return Conflict(std::move(msg));
+  if (state.empty() || state.starts_with("08") || state == "40001" || state == "40P01" ||
+      state.starts_with("53") || state.starts_with("57")) {
+    return Unavailable(std::move(msg));
+  }
+  return Internal(std::move(msg));
+}
+
+// The server's primary message without SQL text: libpq's message may quote
+// the statement in its context lines, so only the first line is kept.
+std::string FirstLine(const char* text) {
+  std::string s = text == nullptr ? "" : text;
+  if (auto nl = s.find('\n'); nl != std::string::npos) s.resize(nl);
+  return s;
+}
+
+}  // namespace
+
+std::string RedactUrl(std::string_view url) {
+  // postgresql://user:password@host/... -> postgresql://user:***@host/...
+  std::string out(url);
+  const size_t scheme = out.find("://");
+  if (scheme != std::string::npos) {
+    const size_t at = out.find('@', scheme + 3);
+    const size_t colon = out.find(':', scheme + 3);
+    if (at != std::string::npos && colon != std::string::npos && colon < at) {
+      out.replace(colon + 1, at - colon - 1, "***");
+    }
+  }
+  // key=value form: password=... up to the next space.
+  if (size_t p = out.find("password="); p != std::string::npos) {
+    size_t end = out.find(' ', p);
+    out.replace(p + 9, (end == std::string::npos ? out.size() : end) - p - 9, "***");
+  }
+  return out;
+}
+
+std::string QuoteLexeme(std::string_view lexeme) {
+  std::string out = "'";
+  for (char c : lexeme) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  out += '\'';
+  return out;
+}
+
+// --- Params ---
+
+void Params::Push(std::optional<std::string> v) {
+  values_.push_back(std::move(v));
+  pointers_.clear();
+  for (const auto& value : values_) pointers_.push_back(value ? value->c_str() : nullptr);
+}
+
+Params& Params::Add(std::string_view text) {
+  Push(std::string(text));
+  return *this;
+}
+Params& Params::Add(int64_t value) {
+  Push(std::to_string(value));
+  return *this;
+}
+Params& Params::Add(double value) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+  Push(std::string(buf, end));
+  return *this;
+}
+Params& Params::Add(bool value) {
+  Push(value ? "true" : "false");
+  return *this;
+}
+Params& Params::AddNull() {
+  Push(std::nullopt);
+  return *this;
+}
+Params& Params::Add(const std::optional<std::string>& text) {
+  Push(text);
+  return *this;
+}
+Params& Params::AddTextArray(std::span<const std::string> items) {
+  std::string out = "{";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ',';
+    AppendArrayElement(out, items[i]);
+  }
+  out += '}';
+  Push(std::move(out));
+  return *this;
+}
+Params& Params::AddIntArray(std::span<const int64_t> items) {
+  std::string out = "{";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ',';
+    out += std::to_string(items[i]);
+  }
+  out += '}';
+  Push(std::move(out));
+  return *this;
+}
+Params& Params::AddDoubleArray(std::span<const double> items) {
+  std::string out = "{";
+  char buf[64];
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ',';
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, items[i]);
+    out.append(buf, end);
+  }
+  out += '}';
+  Push(std::move(out));
+  return *this;
+}
+Params& Params::AddFloats(std::span<const float> v) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\\x";
+  out.reserve(2 + v.size() * 8);
+  for (float f : v) {
+    uint32_t bits = std::bit_cast<uint32_t>(f);
+    for (int b = 0; b < 4; ++b) {  // little-endian byte order
+      const auto byte = static_cast<unsigned>((bits >> (8 * b)) & 0xFF);
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xF];
+    }
+  }
+  Push(std::move(out));
+  return *this;
+}
+
+// --- Rows ---
+
+Rows::Rows(pg_result* result) : result_(result) {}
+Rows::Rows(Rows&& other) noexcept : result_(other.result_) { other.result_ = nullptr; }
+Rows& Rows::operator=(Rows&& other) noexcept {
+  if (this != &other) {
+    if (result_ != nullptr) PQclear(result_);
+    result_ = other.result_;
+    other.result_ = nullptr;
+  }
+  return *this;
+}
+Rows::~Rows() {
+  if (result_ != nullptr) PQclear(result_);
+}
+
+int Rows::size() const { return result_ == nullptr ? 0 : PQntuples(result_); }
+
+int64_t Rows::affected() const {
+  const char* n = result_ == nullptr ? nullptr : PQcmdTuples(result_);
+  return n == nullptr || *n == '\0' ? 0 : std::strtoll(n, nullptr, 10);
+}
+
+bool Rows::IsNull(int row, int col) const { return PQgetisnull(result_, row, col) != 0; }
+
+std::string_view Rows::Text(int row, int col) const {
+  return {PQgetvalue(result_, row, col), static_cast<size_t>(PQgetlength(result_, row, col))};
+}
+
+int64_t Rows::Int(int row, int col) const {
+  if (IsNull(row, col)) return 0;
+  return std::strtoll(PQgetvalue(result_, row, col), nullptr, 10);
+}
+
+double Rows::Double(int row, int col) const {
+  if (IsNull(row, col)) return 0;
+  return std::strtod(PQgetvalue(result_, row, col), nullptr);
+}
+
+bool Rows::Bool(int row, int col) const {
+  return !IsNull(row, col) && PQgetvalue(result_, row, col)[0] == 't';
+}
+
+std::vector<float> Rows::Floats(int row, int col) const {
+  std::string_view hex = Text(row, col);  // bytea_output = hex: \x0a1b...
+  if (hex.starts_with("\\x")) hex.remove_prefix(2);
+  std::vector<float> out(hex.size() / 8);
+  for (size_t i = 0; i < out.size(); ++i) {
+    uint32_t bits = 0;
+    for (int b = 0; b < 4; ++b) {
+      const size_t at = i * 8 + static_cast<size_t>(b) * 2;
+      const auto byte = static_cast<uint32_t>(HexValue(hex[at]) << 4 | HexValue(hex[at + 1]));
+      bits |= byte << (8 * b);
+    }
+    out[i] = std::bit_cast<float>(bits);
+  }
+  return out;
+}
+
+std::vector<std::string> Rows::TextArray(int row, int col) const {
+  // {a,"b c",NULL}: elements quoted when needed, \ escapes inside quotes.
+  std::vector<std::string> out;
+  std::string_view s = Text(row, col);
+  if (s.size() < 2) return out;
+  s = s.substr(1, s.size() - 2);
+  size_t i = 0;
+  while (i < s.size()) {
+    std::string item;
+    if (s[i] == '"') {
+      ++i;
+      while (i < s.size() && s[i] != '"') {
+        if (s[i] == '\\' && i + 1 < s.size()) ++i;
+        item += s[i++];
+      }
+      ++i;  // closing quote
+    } else {
+      while (i < s.size() && s[i] != ',') item += s[i++];
+    }
+    out.push_back(std::move(item));
+    if (i < s.size() && s[i] == ',') ++i;
+  }
+  return out;
+}
+
+// --- PgConn ---
+
+Result<std::unique_ptr<PgConn>> PgConn::Connect(const std::string& url,
+                                                const std::string& init_sql) {
+  pg_conn* conn = PQconnectdb(url.c_str());
+  if (conn == nullptr) return Unavailable("cannot connect to PostgreSQL: out of memory");
+  if (PQstatus(conn) != CONNECTION_OK) {
+    std::string msg = FirstLine(PQerrorMessage(conn));
+    PQfinish(conn);
+    return Unavailable("cannot connect to PostgreSQL at " + RedactUrl(url) + ": " + msg);
+  }
+  std::unique_ptr<PgConn> c(new PgConn(conn));
+  // Quiet notices (they would go to stderr); UTC; hex bytea.
+  PQsetNoticeProcessor(
+      conn, [](void*, const char*) {}, nullptr);
+  MNEMO_RETURN_IF_ERROR(
+      c->ExecScript("SET client_encoding = 'UTF8'; SET TIME ZONE 'UTC'; SET bytea_output = 'hex'",
+                    "configure the connection"));
+  if (!init_sql.empty()) MNEMO_RETURN_IF_ERROR(c->ExecScript(init_sql, "configure the connection"));
+  return c;
+}
+
+PgConn::~PgConn() {
+  if (conn_ != nullptr) PQfinish(conn_);
+}
+
+bool PgConn::ok() const { return PQstatus(conn_) == CONNECTION_OK; }
+
+Result<Rows> PgConn::Check(pg_result* result, std::string_view what) {
+  Rows rows(result);
+  const ExecStatusType st = result == nullptr ? PGRES_FATAL_ERROR : PQresultStatus(result);
+  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+    last_sqlstate_.clear();
+    return rows;
+  }
+  const char* state = result == nullptr ? nullptr : PQresultErrorField(result, PG_DIAG_SQLSTATE);
+  last_sqlstate_ = state == nullptr ? (ok() ? "XX000" : "08006") : state;
+  const char* primary =
+      result == nullptr ? nullptr : PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY);
+  return StatusFor(last_sqlstate_, what,
+                   FirstLine(primary != nullptr ? primary : PQerrorMessage(conn_)));
+}
+
+Result<Rows> PgConn::Exec(std::string_view sql, const Params& params, std::string_view what) {
+  const std::string text(sql);
+  return Check(PQexecParams(conn_, text.c_str(), params.size(), nullptr, params.values(), nullptr,
+                            nullptr, 0),
+               what);
+}
+
+Status PgConn::ExecScript(std::string_view sql, std::string_view what) {
+  const std::string text(sql);
+  return Check(PQexec(conn_, text.c_str()), what).status();
+}
+
+// --- Pool ---
+
+Pool::Pool(PoolOptions options) : options_(std::move(options)), where_(RedactUrl(options_.url)) {}
+
+Result<std::unique_ptr<Pool>> Pool::Open(const PoolOptions& options) {
+  if (options.url.empty()) {
+    return InvalidArgument(
+        "memory.backend = \"postgres\" needs a server: set [postgres] url "
+        "(for example \"postgresql://mnemo@localhost:5432/mnemo\")",
+        "postgres.url");
+  }
+  std::unique_ptr<Pool> pool(new Pool(options));
+  for (int i = 0; i < std::max(1, options.size); ++i) {
+    Result<std::unique_ptr<PgConn>> conn = Unavailable("not tried");
+    for (int attempt = 1; attempt <= std::max(1, options.connect_attempts); ++attempt) {
+      conn = PgConn::Connect(options.url, options.init_sql);
+      if (conn.ok()) break;
+      if (attempt < options.connect_attempts) {
+        std::cerr << "mnemo: warning: " << conn.status().message() << "; retrying (" << attempt
+                  << "/" << options.connect_attempts << ")\n";
+        std::this_thread::sleep_for(options.retry_delay);
+      }
+    }
+    if (!conn.ok()) return conn.status();
+    pool->idle_.push_back(std::move(conn).value());
+  }
+  return pool;
+}
+
+Pool::Lease::~Lease() {
+  if (conn_ != nullptr) pool_->Return(std::move(conn_));
+}
+
+void Pool::Return(std::unique_ptr<PgConn> conn) {
+  {
+    std::lock_guard lock(mu_);
+    idle_.push_back(std::move(conn));
+  }
+  cv_.notify_one();
+}
+
+Result<Pool::Lease> Pool::Acquire() {
+  std::unique_ptr<PgConn> conn;
+  {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return !idle_.empty(); });
+    conn = std::move(idle_.back());
+    idle_.pop_back();
+  }
+  if (!conn->ok()) {
+    // The server restarted or the network dropped: one fresh connection.
+    auto fresh = PgConn::Connect(options_.url, options_.init_sql);
+    if (!fresh.ok()) {
+      Return(std::move(conn));  // keep the slot; a later call tries again
+      return fresh.status();
+    }
+    conn = std::move(fresh).value();
+  }
+  return Lease(this, std::move(conn));
+}
+
+Status Pool::Transaction(std::string_view what, const std::function<Status(PgConn&)>& body) {
+  Status last = Status::Ok();
+  for (int attempt = 1; attempt <= kTransactionAttempts; ++attempt) {
+    MNEMO_ASSIGN_OR_RETURN(Lease lease, Acquire());
+    PgConn& conn = *lease;
+    last = conn.ExecScript("BEGIN", what);
+    if (last.ok()) last = body(conn);
+    if (last.ok()) {
+      last = conn.ExecScript("COMMIT", what);
+      // A broken connection at COMMIT leaves the outcome unknown: not
+      // retried, the caller gets the error.
+      if (last.ok() || !conn.ok()) return last;
+    }
+    const bool retry = Retryable(conn);
+    if (conn.ok()) (void)conn.ExecScript("ROLLBACK", "roll back");
+    if (!retry) return last;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10 * attempt));
+  }
+  return last;
+}
+
+}  // namespace mnemo::storage::internal::pg

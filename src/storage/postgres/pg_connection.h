@@ -1,0 +1,176 @@
+// libpq underneath the PostgreSQL backend: a pool of connections, queries
+// with parameters sent as text, results read by row and column, and
+// transactions that are retried when the server asks for it.
+//
+// Errors become Status values naming the operation and the server's
+// SQLSTATE class, never SQL text or user data:
+//   23xxx (integrity) -> kConflict; 08xxx (connection), 40001/40P01
+//   (serialization, deadlock), 53xxx (resources), 57xxx (shutdown) ->
+//   kUnavailable; anything else -> kInternal.
+//
+// Thread-safety: a Pool may be used from many threads; a PgConn by one
+// thread at a time (the lease that holds it).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mnemo/status.h"
+
+struct pg_conn;
+struct pg_result;
+
+namespace mnemo::storage::internal::pg {
+
+// Query parameters, $1, $2, ... in the order added, all in text format.
+class Params {
+ public:
+  Params& Add(std::string_view text);
+  Params& Add(const char* text) { return Add(std::string_view(text)); }
+  Params& Add(const std::string& text) { return Add(std::string_view(text)); }
+  Params& Add(int64_t value);
+  Params& Add(int value) { return Add(static_cast<int64_t>(value)); }
+  Params& Add(double value);
+  Params& Add(bool value);
+  Params& AddNull();
+  Params& Add(const std::optional<std::string>& text);
+  // A text[] literal ({"a","b"}) of `items`.
+  Params& AddTextArray(std::span<const std::string> items);
+  Params& AddIntArray(std::span<const int64_t> items);
+  Params& AddDoubleArray(std::span<const double> items);
+  // float32 little-endian bytes as a bytea (hex input form).
+  Params& AddFloats(std::span<const float> v);
+
+  int size() const { return static_cast<int>(values_.size()); }
+  const char* const* values() const { return pointers_.data(); }
+
+ private:
+  void Push(std::optional<std::string> v);
+  std::vector<std::optional<std::string>> values_;
+  std::vector<const char*> pointers_;
+};
+
+// The rows of one statement. Columns and rows are 0-based.
+class Rows {
+ public:
+  explicit Rows(pg_result* result);
+  Rows(Rows&& other) noexcept;
+  Rows& operator=(Rows&& other) noexcept;
+  Rows(const Rows&) = delete;
+  ~Rows();
+
+  int size() const;
+  bool empty() const { return size() == 0; }
+  // Rows changed by an INSERT/UPDATE/DELETE.
+  int64_t affected() const;
+  bool IsNull(int row, int col) const;
+  std::string_view Text(int row, int col) const;
+  int64_t Int(int row, int col) const;
+  double Double(int row, int col) const;
+  bool Bool(int row, int col) const;
+  // A bytea column of float32 little-endian values.
+  std::vector<float> Floats(int row, int col) const;
+  // A text[] column.
+  std::vector<std::string> TextArray(int row, int col) const;
+
+ private:
+  pg_result* result_ = nullptr;
+};
+
+class PgConn {
+ public:
+  // Connects and runs `init_sql` (session settings such as search_path).
+  static Result<std::unique_ptr<PgConn>> Connect(const std::string& url,
+                                                 const std::string& init_sql = {});
+  ~PgConn();
+  PgConn(const PgConn&) = delete;
+  PgConn& operator=(const PgConn&) = delete;
+
+  Result<Rows> Exec(std::string_view sql, const Params& params, std::string_view what);
+  Result<Rows> Exec(std::string_view sql, std::string_view what) {
+    return Exec(sql, Params(), what);
+  }
+  // Several statements without parameters (schema scripts).
+  Status ExecScript(std::string_view sql, std::string_view what);
+  // Whether the connection is still usable (false after a connection error).
+  bool ok() const;
+  // The SQLSTATE of the last failed statement ("" after a success).
+  const std::string& last_sqlstate() const { return last_sqlstate_; }
+
+ private:
+  explicit PgConn(pg_conn* conn) : conn_(conn) {}
+  Result<Rows> Check(pg_result* result, std::string_view what);
+  pg_conn* conn_;
+  std::string last_sqlstate_;
+};
+
+struct PoolOptions {
+  std::string url;
+  // Run on every new connection (search_path, say).
+  std::string init_sql;
+  int size = 4;
+  // Connection attempts at start-up before giving up, `retry_delay` apart.
+  int connect_attempts = 5;
+  std::chrono::milliseconds retry_delay{500};
+};
+
+class Pool {
+ public:
+  // Connects `options.size` connections, retrying while the server is not
+  // reachable yet; the error names the server (without the password).
+  static Result<std::unique_ptr<Pool>> Open(const PoolOptions& options);
+
+  class Lease {
+   public:
+    Lease(Pool* pool, std::unique_ptr<PgConn> conn) : pool_(pool), conn_(std::move(conn)) {}
+    Lease(Lease&&) = default;
+    ~Lease();
+    PgConn& operator*() { return *conn_; }
+    PgConn* operator->() { return conn_.get(); }
+
+   private:
+    Pool* pool_;
+    std::unique_ptr<PgConn> conn_;
+  };
+
+  // A connection; a broken one is replaced (reconnecting) before it is
+  // handed out.
+  Result<Lease> Acquire();
+
+  // Runs `body` in a transaction on one connection: BEGIN, body, COMMIT.
+  // Retried from the start (a new BEGIN) up to a few times when the server
+  // reports a serialization failure or deadlock, or the connection breaks
+  // before COMMIT was sent; `body` must therefore keep no state across
+  // attempts outside what it returns.
+  Status Transaction(std::string_view what, const std::function<Status(PgConn&)>& body);
+
+  // The url without its password, for messages.
+  const std::string& where() const { return where_; }
+
+ private:
+  explicit Pool(PoolOptions options);
+  void Return(std::unique_ptr<PgConn> conn);
+
+  PoolOptions options_;
+  std::string where_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::unique_ptr<PgConn>> idle_;
+};
+
+// The url with any password replaced by "***".
+std::string RedactUrl(std::string_view url);
+
+// A tsquery/tsvector lexeme literal: 'text' with ' and \ escaped.
+std::string QuoteLexeme(std::string_view lexeme);
+
+}  // namespace mnemo::storage::internal::pg

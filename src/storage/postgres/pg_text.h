@@ -1,0 +1,74 @@
+// Keyword search on PostgreSQL with mnemo's own tokens and mnemo's score.
+//
+// Indexing: the columns of a row go through IndexColumn (entry_rules.h), the
+// same tokenizer as the SQLite FTS5 tables, and are stored as a tsvector
+// literal built here: each distinct token once, with positions 1..tf, so the
+// server never parses the text (its `simple` parser would split Chinese and
+// Arabic differently) and a token's term frequency is the number of its
+// positions. PostgreSQL keeps at most 256 positions per lexeme, so tf is
+// capped at 256 (a difference from SQLite only for a token repeated more
+// than 256 times in one row).
+//
+// Scoring: bm25.h's normalised BM25, computed by the server per candidate:
+//   score = min(1, Σ_t idf(t) · tf·(k1+1) / (tf + k1·(1 − b + b·dl/avgdl)) / Σ_t idf(t))
+// with N and avgdl from text_stats, n_t counted with the GIN index, and
+// idf(t) = max(1e-6, ln((N − n_t + 0.5)/(n_t + 0.5))) computed here, exactly
+// as the SQLite rank function computes it.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/postgres/pg_connection.h"
+
+namespace mnemo::storage::internal::pg {
+
+struct IndexedText {
+  std::string tsvector;  // a tsvector literal
+  int64_t length = 0;    // BM25 document length, as FTS5 counts it
+};
+
+// The tokens of `columns` (one indexed column each, like an FTS5 row).
+IndexedText IndexText(std::initializer_list<std::string_view> columns);
+
+// Adds `documents` and `tokens` to the text_stats row `name` (negative to
+// remove), inside the caller's write transaction.
+Status AddTextStats(PgConn& conn, std::string_view name, int64_t documents, int64_t tokens);
+
+// How many rows of `table` (with a `tsv` column) hold each of `terms`, in
+// order, counted with the GIN index. A term no tsvector can hold (empty, or
+// longer than IndexText keeps) counts 0.
+Result<std::vector<int64_t>> CountTermRows(PgConn& conn, std::string_view table,
+                                           std::span<const std::string> terms);
+
+// What a search of `terms` over a table needs: the tsquery matching any term,
+// each term's idf, the sum of the idfs, and avgdl.
+struct TermWeights {
+  std::string tsquery;
+  std::vector<std::string> terms;
+  std::vector<double> idf;
+  double mass = 0;
+  double avgdl = 1;
+  bool empty() const { return terms.empty() || mass <= 0; }
+};
+
+// Reads N and the token total of text_stats `stats_name` and counts the rows
+// of `table` (with a `tsv` column) holding each of `terms` (distinct, in
+// order).
+Result<TermWeights> WeighTerms(PgConn& conn, std::string_view stats_name, std::string_view table,
+                               const std::vector<std::string>& terms);
+
+// Adds the weights as four parameters (tsquery, terms, idf, avgdl then mass:
+// five) to `params` and returns the SQL of the normalised score of the row
+// `alias` (with columns tsv and doc_length), plus its match condition.
+struct ScoreSql {
+  std::string match;  // "<alias>.tsv @@ $n::tsquery"
+  std::string score;  // a double in [0, 1]
+};
+ScoreSql AddScoreParams(Params& params, const TermWeights& weights, std::string_view alias);
+
+}  // namespace mnemo::storage::internal::pg

@@ -1,0 +1,449 @@
+#include "storage/postgres/postgres_backend.h"
+
+#include <map>
+
+#include "storage/entry_rules.h"
+#include "storage/postgres/pg_entry_sql.h"
+#include "storage/postgres/pg_schema.h"
+#include "storage/postgres/pg_text.h"
+
+namespace mnemo::storage {
+namespace internal {
+namespace {
+
+using pg::Params;
+using pg::PgConn;
+using pg::Rows;
+
+constexpr int kForEachPage = 256;
+
+}  // namespace
+
+Result<std::unique_ptr<PostgresBackend>> PostgresBackend::Open(const PostgresOptions& options,
+                                                               int64_t vector_log_limit) {
+  if (options.schema.empty()) {
+    return InvalidArgument("the PostgreSQL schema name must not be empty", "postgres.schema");
+  }
+  std::unique_ptr<PostgresBackend> backend(new PostgresBackend(vector_log_limit));
+  backend->schema_ = options.schema;
+  {
+    // Migrate on a connection of its own, before the pool's connections set
+    // their search_path to a schema that may not exist yet.
+    pg::PoolOptions bootstrap{
+        .url = options.url, .size = 1, .connect_attempts = options.connect_attempts};
+    MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<pg::Pool> pool, pg::Pool::Open(bootstrap));
+    MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, pool->Acquire());
+    MNEMO_ASSIGN_OR_RETURN(backend->schema_version_, pg::MigrateSchema(*conn, options.schema));
+    MNEMO_ASSIGN_OR_RETURN(
+        Rows id, conn->Exec("SELECT id FROM " + pg::QuoteIdentifier(options.schema) + ".store_info",
+                            "read the store id"));
+    if (id.empty()) return Internal("the PostgreSQL schema has no store id (store_info)");
+    backend->store_id_ = id.Text(0, 0);
+  }
+  pg::PoolOptions pool{.url = options.url,
+                       .init_sql = "SET search_path TO " + pg::QuoteIdentifier(options.schema),
+                       .size = std::max(1, options.pool_size),
+                       .connect_attempts = options.connect_attempts};
+  MNEMO_ASSIGN_OR_RETURN(backend->pool_, pg::Pool::Open(pool));
+  return backend;
+}
+
+PostgresBackend::PostgresBackend(int64_t vector_log_limit) : trim_(vector_log_limit) {}
+
+PostgresBackend::~PostgresBackend() = default;
+
+Status PostgresBackend::Write(std::string_view what,
+                              const std::function<Status(pg::PgConn&)>& body) {
+  std::lock_guard lock(writer_mu_);
+  return pool_->Transaction(what, [&](PgConn& conn) -> Status {
+    logged_changes_ = 0;  // a retried attempt logs afresh
+    MNEMO_RETURN_IF_ERROR(conn.Exec("SELECT pg_advisory_xact_lock(hashtext(current_schema()))",
+                                    "take the writer lock")
+                              .status());
+    MNEMO_RETURN_IF_ERROR(body(conn));
+    return TrimVectorLogIn(conn);
+  });
+}
+
+Result<pg::Pool::Lease> PostgresBackend::Read() { return pool_->Acquire(); }
+
+Result<UpsertResult> PostgresBackend::UpsertIn(PgConn& conn, const EntryWrite& write) {
+  MNEMO_RETURN_IF_ERROR(ValidateWrite(write));
+  std::optional<Entry> existing;
+  Label label = 0;
+  int64_t old_length = 0;
+  {
+    MNEMO_ASSIGN_OR_RETURN(
+        Rows found,
+        conn.Exec(std::string("SELECT e.label, e.doc_length, ") + pg::kEntryColumns +
+                      " FROM entries e WHERE e.owner = $1 AND e.namespace = $2 AND e.key = $3",
+                  Params().Add(write.owner).Add(write.ns).Add(write.key), "look up the entry"));
+    if (!found.empty()) {
+      label = found.Int(0, 0);
+      old_length = found.Int(0, 1);
+      existing = pg::ReadEntry(found, 0, 2);
+    }
+  }
+  Entry e = MergeWrite(write, existing);
+  const bool text_changed = !existing || existing->content != e.content;
+  Params p;
+  p.Add(e.id)
+      .Add(e.owner)
+      .Add(e.ns)
+      .Add(e.key)
+      .Add(e.content)
+      .Add(e.category)
+      .AddTextArray(e.tags)
+      .Add(VisibilityName(e.visibility))
+      .Add(e.created_at)
+      .Add(e.updated_at)
+      .Add(e.access_count)
+      .Add(e.useful_count)
+      .Add(e.archived)
+      .Add(write.fingerprint);
+  if (!existing) {
+    pg::IndexedText text = pg::IndexText({e.key, e.content});
+    p.Add(text.length).Add(text.tsvector);
+    MNEMO_ASSIGN_OR_RETURN(
+        Rows inserted,
+        conn.Exec("INSERT INTO entries (label, id, owner, namespace, key, content, category, "
+                  "tags, visibility, created_at, updated_at, access_count, useful_count, "
+                  "archived, fingerprint, doc_length, tsv) VALUES (nextval('labels'), $1, $2, "
+                  "$3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::tsvector) "
+                  "RETURNING label",
+                  p, "insert the entry"));
+    label = inserted.Int(0, 0);
+    MNEMO_RETURN_IF_ERROR(pg::AddTextStats(conn, "entries", 1, text.length));
+  } else if (text_changed) {
+    pg::IndexedText text = pg::IndexText({e.key, e.content});
+    p.Add(text.length).Add(text.tsvector).Add(label);
+    MNEMO_RETURN_IF_ERROR(
+        conn.Exec("UPDATE entries SET id = $1, content = $5, category = $6, tags = $7, "
+                  "visibility = $8, created_at = $9, updated_at = $10, access_count = $11, "
+                  "useful_count = $12, archived = $13, fingerprint = $14, doc_length = $15, "
+                  "tsv = $16::tsvector WHERE label = $17 AND owner = $2 AND namespace = $3 AND "
+                  "key = $4",
+                  p, "update the entry")
+            .status());
+    MNEMO_RETURN_IF_ERROR(pg::AddTextStats(conn, "entries", 0, text.length - old_length));
+    MNEMO_RETURN_IF_ERROR(DropVectorsIn(conn, label));
+  } else {
+    p.Add(label);
+    MNEMO_RETURN_IF_ERROR(
+        conn.Exec("UPDATE entries SET id = $1, content = $5, category = $6, tags = $7, "
+                  "visibility = $8, created_at = $9, updated_at = $10, access_count = $11, "
+                  "useful_count = $12, archived = $13, fingerprint = $14 WHERE label = $15 AND "
+                  "owner = $2 AND namespace = $3 AND key = $4",
+                  p, "update the entry")
+            .status());
+  }
+  return UpsertResult{.entry = std::move(e),
+                      .created = !existing.has_value(),
+                      .label = label,
+                      .text_changed = text_changed};
+}
+
+Result<UpsertResult> PostgresBackend::Upsert(const EntryWrite& write) {
+  UpsertResult result;
+  MNEMO_RETURN_IF_ERROR(Write("store the entry", [&](PgConn& conn) -> Status {
+    MNEMO_ASSIGN_OR_RETURN(result, UpsertIn(conn, write));
+    return Status::Ok();
+  }));
+  return result;
+}
+
+Result<int64_t> PostgresBackend::UpsertBatch(std::span<const EntryWrite> writes,
+                                             std::vector<Label>* labels) {
+  int64_t created = 0;
+  std::vector<Label> out;
+  MNEMO_RETURN_IF_ERROR(Write("store the entries", [&](PgConn& conn) -> Status {
+    created = 0;
+    out.clear();
+    for (const EntryWrite& write : writes) {
+      MNEMO_ASSIGN_OR_RETURN(UpsertResult result, UpsertIn(conn, write));
+      if (result.created) ++created;
+      out.push_back(result.label);
+    }
+    return Status::Ok();
+  }));
+  if (labels != nullptr) labels->insert(labels->end(), out.begin(), out.end());
+  return created;
+}
+
+Result<std::vector<UpsertResult>> PostgresBackend::Mutate(const EntryGroup& group,
+                                                          const MutateFn& decide) {
+  std::vector<UpsertResult> results;
+  MNEMO_RETURN_IF_ERROR(Write("change the entries", [&](PgConn& conn) -> Status {
+    results.clear();
+    Params p;
+    p.Add(group.owner).Add(group.ns).Add(group.key).Add(group.fingerprint);
+    MNEMO_ASSIGN_OR_RETURN(
+        Rows rows, conn.Exec(std::string("SELECT ") + pg::kEntryColumns +
+                                 " FROM entries e WHERE e.owner = $1 AND e.namespace = $2 AND "
+                                 "($3::text IS NULL OR e.key = $3) AND ($4::text IS NULL OR "
+                                 "e.fingerprint = $4 OR e.fingerprint IS NULL) ORDER BY e.key",
+                             p, "read the group"));
+    std::vector<Entry> current;
+    for (int i = 0; i < rows.size(); ++i) current.push_back(pg::ReadEntry(rows, i));
+    MNEMO_ASSIGN_OR_RETURN(std::vector<EntryWrite> writes, decide(current));
+    for (const EntryWrite& write : writes) {
+      MNEMO_RETURN_IF_ERROR(ValidateGroupWrite(group, write));
+      MNEMO_ASSIGN_OR_RETURN(UpsertResult result, UpsertIn(conn, write));
+      results.push_back(std::move(result));
+    }
+    return Status::Ok();
+  }));
+  return results;
+}
+
+Result<std::optional<Entry>> PostgresBackend::FindExact(std::string_view owner, std::string_view ns,
+                                                        std::string_view key) {
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows rows, conn->Exec(std::string("SELECT ") + pg::kEntryColumns +
+                                " FROM entries e WHERE e.owner = $1 AND e.namespace = $2 AND "
+                                "e.key = $3",
+                            Params().Add(owner).Add(ns).Add(key), "find the entry"));
+  if (rows.empty()) return std::optional<Entry>();
+  return std::optional<Entry>(pg::ReadEntry(rows, 0));
+}
+
+Result<std::optional<Entry>> PostgresBackend::Resolve(std::string_view ns, std::string_view key,
+                                                      const ReadScope& scope) {
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows rows,
+      conn->Exec(std::string("SELECT ") + pg::kEntryColumns +
+                     " FROM entries e WHERE e.namespace = $1 AND e.key = $2 AND "
+                     "($3 OR e.owner = $4 OR e.visibility = 'public') "
+                     "ORDER BY e.owner = $4 DESC, e.updated_at DESC, e.owner LIMIT 1",
+                 Params().Add(ns).Add(key).Add(scope.all).Add(scope.principal), "resolve the key"));
+  if (rows.empty()) return std::optional<Entry>();
+  return std::optional<Entry>(pg::ReadEntry(rows, 0));
+}
+
+Status PostgresBackend::DropEntryIn(PgConn& conn, Label label, int64_t doc_length) {
+  MNEMO_RETURN_IF_ERROR(
+      conn.Exec("DELETE FROM entries WHERE label = $1", Params().Add(label), "delete the entry")
+          .status());
+  MNEMO_RETURN_IF_ERROR(pg::AddTextStats(conn, "entries", -1, -doc_length));
+  return DropVectorsIn(conn, label);
+}
+
+Result<bool> PostgresBackend::Delete(std::string_view id) {
+  bool deleted = false;
+  MNEMO_RETURN_IF_ERROR(Write("delete the entry", [&](PgConn& conn) -> Status {
+    MNEMO_ASSIGN_OR_RETURN(Rows found,
+                           conn.Exec("SELECT label, doc_length FROM entries WHERE id = $1",
+                                     Params().Add(id), "find the entry"));
+    deleted = !found.empty();
+    if (!deleted) return Status::Ok();
+    return DropEntryIn(conn, found.Int(0, 0), found.Int(0, 1));
+  }));
+  return deleted;
+}
+
+Result<HygieneCounts> PostgresBackend::ApplyHygiene(std::span<const std::string> ids,
+                                                    const HygieneFn& decide) {
+  HygieneCounts counts;
+  MNEMO_RETURN_IF_ERROR(Write("apply hygiene", [&](PgConn& conn) -> Status {
+    counts = {};
+    for (const std::string& id : ids) {
+      MNEMO_ASSIGN_OR_RETURN(
+          Rows found, conn.Exec(std::string("SELECT e.label, e.doc_length, ") + pg::kEntryColumns +
+                                    " FROM entries e WHERE e.id = $1",
+                                Params().Add(id), "find the entry"));
+      if (found.empty()) continue;
+      const Label label = found.Int(0, 0);
+      const Entry e = pg::ReadEntry(found, 0, 2);
+      switch (decide(e)) {
+        case HygieneAction::kKeep: break;
+        case HygieneAction::kArchive:
+          if (e.archived) break;
+          MNEMO_RETURN_IF_ERROR(conn.Exec("UPDATE entries SET archived = true WHERE label = $1",
+                                          Params().Add(label), "archive the entry")
+                                    .status());
+          ++counts.archived;
+          break;
+        case HygieneAction::kDelete:
+          MNEMO_RETURN_IF_ERROR(DropEntryIn(conn, label, found.Int(0, 1)));
+          ++counts.deleted;
+          break;
+      }
+    }
+    return Status::Ok();
+  }));
+  return counts;
+}
+
+Result<bool> PostgresBackend::ClaimHygieneRun(TimeMs now, TimeMs interval) {
+  {
+    MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+    MNEMO_ASSIGN_OR_RETURN(
+        Rows last, conn->Exec("SELECT value FROM generations WHERE name = 'hygiene_last_run'",
+                              "read the last hygiene run"));
+    if (!last.empty() && now - last.Int(0, 0) < interval) return false;
+  }
+  bool claimed = false;
+  MNEMO_RETURN_IF_ERROR(Write("record the hygiene run", [&](PgConn& conn) -> Status {
+    MNEMO_ASSIGN_OR_RETURN(
+        Rows last, conn.Exec("SELECT value FROM generations WHERE name = 'hygiene_last_run'",
+                             "read the last hygiene run"));
+    claimed = last.empty() || now - last.Int(0, 0) >= interval;
+    if (!claimed) return Status::Ok();
+    return conn
+        .Exec(
+            "INSERT INTO generations (name, value) VALUES ('hygiene_last_run', $1) "
+            "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+            Params().Add(now), "record the hygiene run")
+        .status();
+  }));
+  return claimed;
+}
+
+Result<std::optional<Entry>> PostgresBackend::AddCounters(std::string_view id, int64_t access_delta,
+                                                          int64_t useful_delta) {
+  std::optional<Entry> out;
+  MNEMO_RETURN_IF_ERROR(Write("update the counters", [&](PgConn& conn) -> Status {
+    MNEMO_ASSIGN_OR_RETURN(
+        Rows rows,
+        conn.Exec(std::string("UPDATE entries e SET access_count = access_count + $1, "
+                              "useful_count = useful_count + $2 WHERE id = $3 RETURNING ") +
+                      pg::kEntryColumns,
+                  Params().Add(access_delta).Add(useful_delta).Add(id), "update the counters"));
+    out = rows.empty() ? std::nullopt : std::optional<Entry>(pg::ReadEntry(rows, 0));
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Result<std::vector<Entry>> PostgresBackend::List(const EntryFilter& filter, int limit,
+                                                 int64_t offset) {
+  if (offset < 0) return InvalidArgument("offset must be >= 0", "offset");
+  if (limit <= 0) return std::vector<Entry>();
+  Params p;
+  const std::string where = pg::FilterSql(filter, p);
+  p.Add(static_cast<int64_t>(limit)).Add(offset);
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows rows,
+      conn->Exec(std::string("SELECT ") + pg::kEntryColumns + " FROM entries e WHERE " + where +
+                     " ORDER BY e.updated_at DESC, e.key, e.owner, e.namespace LIMIT $" +
+                     std::to_string(p.size() - 1) + " OFFSET $" + std::to_string(p.size()),
+                 p, "list entries"));
+  std::vector<Entry> out;
+  for (int i = 0; i < rows.size(); ++i) out.push_back(pg::ReadEntry(rows, i));
+  return out;
+}
+
+Result<std::vector<KeywordHit>> PostgresBackend::KeywordSearch(const KeywordQuery& query) {
+  const std::vector<std::string> terms = DistinctTerms(query.terms);
+  if (terms.empty() || query.limit <= 0) return std::vector<KeywordHit>();
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(pg::TermWeights weights,
+                         pg::WeighTerms(*conn, "entries", "entries", terms));
+  if (weights.empty()) return std::vector<KeywordHit>();
+  Params p;
+  const pg::ScoreSql score = pg::AddScoreParams(p, weights, "e");
+  const std::string where = pg::FilterSql(query.filter, p);
+  p.Add(static_cast<int64_t>(query.limit));
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows rows,
+      conn->Exec(std::string("SELECT ") + pg::kEntryColumns + ", " + score.score +
+                     " AS score, e.label FROM entries e WHERE " + score.match + " AND " + where +
+                     " ORDER BY score DESC, e.updated_at DESC, e.key, e.owner, "
+                     "e.namespace LIMIT " +
+                     pg::Last(p),
+                 p, "search entries"));
+  std::vector<KeywordHit> hits;
+  for (int i = 0; i < rows.size(); ++i) {
+    hits.push_back({.entry = pg::ReadEntry(rows, i),
+                    .keyword_score = rows.Double(i, pg::kEntryColumnCount),
+                    .label = rows.Int(i, pg::kEntryColumnCount + 1)});
+  }
+  return hits;
+}
+
+Result<Stats> PostgresBackend::GetStats(const ReadScope& scope) {
+  Params p;
+  const std::string where = "true" + pg::ScopeSql(scope, p);
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(Rows rows,
+                         conn->Exec("SELECT e.category, e.namespace, count(*), "
+                                    "count(*) FILTER (WHERE e.archived) FROM entries e WHERE " +
+                                        where + " GROUP BY e.category, e.namespace",
+                                    p, "count entries"));
+  Stats stats;
+  std::map<std::string, int64_t> by_category;
+  std::map<std::string, int64_t> by_namespace;
+  for (int i = 0; i < rows.size(); ++i) {
+    const int64_t count = rows.Int(i, 2);
+    stats.entries += count;
+    stats.archived += rows.Int(i, 3);
+    by_category[std::string(rows.Text(i, 0))] += count;
+    by_namespace[std::string(rows.Text(i, 1))] += count;
+  }
+  stats.by_category.assign(by_category.begin(), by_category.end());
+  stats.by_namespace.assign(by_namespace.begin(), by_namespace.end());
+  stats.backend = std::string(name());
+  stats.schema_version = schema_version_;
+  return stats;
+}
+
+Result<int64_t> PostgresBackend::Generation(Counter which) {
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows rows,
+      conn->Exec("SELECT value FROM generations WHERE name = $1",
+                 Params().Add(which == Counter::kToolRules ? "tool_rules" : "tool_registry"),
+                 "read a generation counter"));
+  return rows.empty() ? 0 : rows.Int(0, 0);
+}
+
+Status PostgresBackend::ForEach(const ReadScope& scope, std::string_view ns_prefix,
+                                const std::function<Status(const Entry&)>& fn) {
+  std::optional<Entry> last;
+  while (true) {
+    // Pages by keyset; `fn` runs with no connection held, so it may call
+    // back into the backend.
+    std::vector<Entry> page;
+    {
+      Params p;
+      std::string where = "true" + pg::ScopeSql(scope, p);
+      if (!ns_prefix.empty()) {
+        p.Add(ns_prefix);
+        where += " AND left(e.namespace, length(" + pg::Last(p) + ")) = " + pg::Last(p);
+      }
+      if (last) {
+        p.Add(last->ns);
+        const std::string ns = pg::Last(p);
+        p.Add(last->key);
+        const std::string key = pg::Last(p);
+        p.Add(last->owner);
+        where +=
+            " AND (e.namespace, e.key, e.owner) > (" + ns + ", " + key + ", " + pg::Last(p) + ")";
+      }
+      MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+      MNEMO_ASSIGN_OR_RETURN(
+          Rows rows,
+          conn->Exec(std::string("SELECT ") + pg::kEntryColumns + " FROM entries e WHERE " + where +
+                         " ORDER BY e.namespace, e.key, e.owner LIMIT " +
+                         std::to_string(kForEachPage),
+                     p, "read entries"));
+      for (int i = 0; i < rows.size(); ++i) page.push_back(pg::ReadEntry(rows, i));
+    }
+    for (const Entry& e : page) MNEMO_RETURN_IF_ERROR(fn(e));
+    if (page.size() < static_cast<size_t>(kForEachPage)) return Status::Ok();
+    last = page.back();
+  }
+}
+
+}  // namespace internal
+
+Result<std::unique_ptr<Backend>> OpenPostgresBackend(const PostgresOptions& options) {
+  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<internal::PostgresBackend> backend,
+                         internal::PostgresBackend::Open(options));
+  return std::unique_ptr<Backend>(std::move(backend));
+}
+
+}  // namespace mnemo::storage

@@ -1,0 +1,297 @@
+// The vector half of the PostgreSQL backend (backend.h, "Vectors") and its
+// reads by label: tables entry_vectors and vector_changes (pg_schema.cc),
+// the same log as SQLite's (vector_rules.h). Writers are serialised by the
+// writer lock, so a change's seq is also its commit order and a reader that
+// has seen seq s has seen every change up to s.
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "storage/entry_rules.h"
+#include "storage/postgres/pg_entry_sql.h"
+#include "storage/postgres/pg_text.h"
+#include "storage/postgres/postgres_backend.h"
+
+namespace mnemo::storage::internal {
+namespace {
+
+using pg::Params;
+using pg::PgConn;
+using pg::Rows;
+
+constexpr int kForEachVectorPage = 1024;
+
+// The items of `by_label` in the order of `labels`, each once.
+template <typename T>
+std::vector<T> InLabelOrder(std::span<const Label> labels, std::unordered_map<Label, T>& by_label) {
+  std::vector<T> out;
+  for (Label label : labels) {
+    auto it = by_label.find(label);
+    if (it == by_label.end()) continue;
+    out.push_back(std::move(it->second));
+    by_label.erase(it);
+  }
+  return out;
+}
+
+// A read-only snapshot on one connection: every statement until the end of
+// the scope sees the same committed state.
+class Snapshot {
+ public:
+  static Result<Snapshot> Begin(PgConn& conn) {
+    MNEMO_RETURN_IF_ERROR(conn.ExecScript("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+                                          "begin a read snapshot"));
+    return Snapshot(conn);
+  }
+  Snapshot(Snapshot&& other) noexcept : conn_(std::exchange(other.conn_, nullptr)) {}
+  ~Snapshot() {
+    if (conn_ != nullptr && conn_->ok()) (void)conn_->ExecScript("COMMIT", "end a read snapshot");
+  }
+
+ private:
+  explicit Snapshot(PgConn& conn) : conn_(&conn) {}
+  PgConn* conn_;
+};
+
+// Keeps the newest `limit` changes of `signature`; the newest older one
+// becomes the trim marker and the rest are deleted (vector_rules.h).
+Status TrimSignature(PgConn& conn, const std::string& signature, int64_t limit) {
+  MNEMO_ASSIGN_OR_RETURN(Rows found, conn.Exec("SELECT seq FROM vector_changes WHERE signature = "
+                                               "$1 ORDER BY seq DESC LIMIT 1 OFFSET $2",
+                                               Params().Add(signature).Add(limit),
+                                               "find where to trim the vector change log"));
+  if (found.empty()) return Status::Ok();
+  const int64_t marker = found.Int(0, 0);
+  MNEMO_RETURN_IF_ERROR(conn.Exec("DELETE FROM vector_changes WHERE signature = $1 AND seq < $2",
+                                  Params().Add(signature).Add(marker), "trim the vector change log")
+                            .status());
+  return conn
+      .Exec("UPDATE vector_changes SET present = $1 WHERE seq = $2",
+            Params().Add(static_cast<int64_t>(kTrimMarker)).Add(marker),
+            "mark the trimmed vector change log")
+      .status();
+}
+
+}  // namespace
+
+Status PostgresBackend::DropVectorsIn(PgConn& conn, Label label) {
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows logged,
+      conn.Exec("INSERT INTO vector_changes (signature, label, present) SELECT signature, label, "
+                "$1 FROM entry_vectors WHERE label = $2 ORDER BY signature",
+                Params().Add(static_cast<int64_t>(kChangeRemoved)).Add(label),
+                "log the removal of the entry's vectors"));
+  if (logged.affected() == 0) return Status::Ok();
+  logged_changes_ += logged.affected();
+  return conn
+      .Exec("DELETE FROM entry_vectors WHERE label = $1", Params().Add(label),
+            "delete the entry's vectors")
+      .status();
+}
+
+Status PostgresBackend::TrimVectorLogIn(PgConn& conn) {
+  const int64_t logged = std::exchange(logged_changes_, 0);
+  if (logged == 0 || !trim_.Logged(logged)) return Status::Ok();
+  MNEMO_ASSIGN_OR_RETURN(Rows signatures, conn.Exec("SELECT DISTINCT signature FROM vector_changes",
+                                                    "list the vector signatures"));
+  for (int i = 0; i < signatures.size(); ++i) {
+    MNEMO_RETURN_IF_ERROR(TrimSignature(conn, std::string(signatures.Text(i, 0)), trim_.limit()));
+  }
+  return Status::Ok();
+}
+
+Status PostgresBackend::PutVectors(std::string_view signature,
+                                   std::span<const LabeledVector> vectors) {
+  return Write("store vectors", [&](PgConn& conn) -> Status {
+    MNEMO_ASSIGN_OR_RETURN(Rows dim,
+                           conn.Exec("SELECT dim FROM entry_vectors WHERE signature = "
+                                     "$1 LIMIT 1",
+                                     Params().Add(signature), "read the vector dimension"));
+    std::optional<size_t> stored;
+    if (!dim.empty()) stored = static_cast<size_t>(dim.Int(0, 0));
+    MNEMO_RETURN_IF_ERROR(CheckVectorDimensions(signature, vectors, stored));
+    for (const LabeledVector& v : vectors) {
+      // Labels deleted meanwhile are skipped; each stored vector is logged.
+      MNEMO_ASSIGN_OR_RETURN(
+          Rows put,
+          conn.Exec("WITH put AS (INSERT INTO entry_vectors (label, signature, dim, vector) "
+                    "SELECT $1, $2, $3, $4::bytea WHERE EXISTS (SELECT 1 FROM entries WHERE "
+                    "label = $1) ON CONFLICT (signature, label) DO UPDATE SET dim = "
+                    "excluded.dim, vector = excluded.vector RETURNING label) "
+                    "INSERT INTO vector_changes (signature, label, present) SELECT $2, label, $5 "
+                    "FROM put",
+                    Params()
+                        .Add(v.label)
+                        .Add(signature)
+                        .Add(static_cast<int64_t>(v.vector.size()))
+                        .AddFloats(v.vector)
+                        .Add(static_cast<int64_t>(kChangePresent)),
+                    "store a vector"));
+      logged_changes_ += put.affected();
+    }
+    return Status::Ok();
+  });
+}
+
+Status PostgresBackend::ForEachVector(std::string_view signature,
+                                      const std::function<Status(const LabeledVector&)>& fn) {
+  Label after = 0;
+  while (true) {
+    // Pages by keyset; `fn` runs with no connection held.
+    std::vector<LabeledVector> page;
+    {
+      MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+      MNEMO_ASSIGN_OR_RETURN(
+          Rows rows, conn->Exec("SELECT label, vector FROM entry_vectors WHERE signature = $1 AND "
+                                "label > $2 ORDER BY label LIMIT " +
+                                    std::to_string(kForEachVectorPage),
+                                Params().Add(signature).Add(after), "read vectors"));
+      for (int i = 0; i < rows.size(); ++i) page.push_back({rows.Int(i, 0), rows.Floats(i, 1)});
+    }
+    for (const LabeledVector& v : page) MNEMO_RETURN_IF_ERROR(fn(v));
+    if (page.size() < static_cast<size_t>(kForEachVectorPage)) return Status::Ok();
+    after = page.back().label;
+  }
+}
+
+Result<std::vector<LabeledVector>> PostgresBackend::VectorsFor(std::string_view signature,
+                                                               std::span<const Label> labels) {
+  if (labels.empty()) return std::vector<LabeledVector>();
+  std::unordered_map<Label, LabeledVector> found;
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows rows, conn->Exec("SELECT label, vector FROM entry_vectors WHERE signature = $1 AND "
+                            "label = ANY($2::bigint[])",
+                            Params().Add(signature).AddIntArray(labels), "read vectors"));
+  for (int i = 0; i < rows.size(); ++i) {
+    const Label label = rows.Int(i, 0);
+    found[label] = {label, rows.Floats(i, 1)};
+  }
+  return InLabelOrder(labels, found);
+}
+
+Result<std::vector<MissingVector>> PostgresBackend::MissingVectors(std::string_view signature,
+                                                                   Label after_label, int limit) {
+  std::vector<MissingVector> out;
+  if (limit <= 0) return out;
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows rows,
+      conn->Exec("SELECT e.label, e.key, e.content FROM entries e WHERE e.label > $1 AND NOT "
+                 "EXISTS (SELECT 1 FROM entry_vectors v WHERE v.signature = $2 AND "
+                 "v.label = e.label) ORDER BY e.label LIMIT $3",
+                 Params().Add(after_label).Add(signature).Add(static_cast<int64_t>(limit)),
+                 "find entries without vectors"));
+  for (int i = 0; i < rows.size(); ++i) {
+    out.push_back({rows.Int(i, 0), std::string(rows.Text(i, 1)), std::string(rows.Text(i, 2))});
+  }
+  return out;
+}
+
+Result<int64_t> PostgresBackend::CountMissingVectors(std::string_view signature) {
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows rows, conn->Exec("SELECT count(*) FROM entries e WHERE NOT EXISTS (SELECT 1 FROM "
+                            "entry_vectors v WHERE v.signature = $1 AND v.label = e.label)",
+                            Params().Add(signature), "count entries without vectors"));
+  return rows.Int(0, 0);
+}
+
+Result<int64_t> PostgresBackend::VectorWatermark(std::string_view signature) {
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(Rows rows,
+                         conn->Exec("SELECT max(seq) FROM vector_changes WHERE signature = $1",
+                                    Params().Add(signature), "read the vector watermark"));
+  return rows.Int(0, 0);
+}
+
+Result<std::vector<VectorChange>> PostgresBackend::VectorChangesSince(std::string_view signature,
+                                                                      int64_t seq, int limit) {
+  std::vector<VectorChange> out;
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  // One snapshot: the trim check and the changes must agree.
+  MNEMO_ASSIGN_OR_RETURN(Snapshot snapshot, Snapshot::Begin(*conn));
+  MNEMO_ASSIGN_OR_RETURN(Rows oldest,
+                         conn->Exec("SELECT seq, present FROM vector_changes WHERE signature = $1 "
+                                    "ORDER BY seq LIMIT 1",
+                                    Params().Add(signature), "read the oldest vector change"));
+  if (!oldest.empty() && oldest.Int(0, 1) == kTrimMarker && seq < oldest.Int(0, 0)) {
+    return TrimmedLogError(signature, seq, oldest.Int(0, 0));
+  }
+  if (limit <= 0) return out;
+  // A put carries the label's current vector, as on SQLite.
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows rows,
+      conn->Exec("SELECT c.seq, c.label, v.vector FROM vector_changes c LEFT JOIN entry_vectors v "
+                 "ON c.present = 1 AND v.signature = c.signature AND v.label = c.label "
+                 "WHERE c.signature = $1 AND c.seq > $2 AND c.present >= 0 ORDER BY c.seq "
+                 "LIMIT $3",
+                 Params().Add(signature).Add(seq).Add(static_cast<int64_t>(limit)),
+                 "read vector changes"));
+  for (int i = 0; i < rows.size(); ++i) {
+    out.push_back({.seq = rows.Int(i, 0),
+                   .label = rows.Int(i, 1),
+                   .vector = rows.IsNull(i, 2) ? std::vector<float>() : rows.Floats(i, 2)});
+  }
+  return out;
+}
+
+Result<std::vector<KeywordHit>> PostgresBackend::FetchByLabels(
+    std::span<const Label> labels, const EntryFilter& filter,
+    const std::vector<std::string>& terms) {
+  if (labels.empty()) return std::vector<KeywordHit>();
+  std::unordered_map<Label, KeywordHit> hits;
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  // One snapshot: the scores are those of the entries read.
+  MNEMO_ASSIGN_OR_RETURN(Snapshot snapshot, Snapshot::Begin(*conn));
+  const std::vector<std::string> distinct = DistinctTerms(terms);
+  pg::TermWeights weights;
+  if (!distinct.empty()) {
+    MNEMO_ASSIGN_OR_RETURN(weights, pg::WeighTerms(*conn, "entries", "entries", distinct));
+  }
+  Params p;
+  p.AddIntArray(labels);
+  std::string score = "0.0";
+  if (!weights.empty()) {
+    const pg::ScoreSql s = pg::AddScoreParams(p, weights, "e");
+    score = "CASE WHEN " + s.match + " THEN " + s.score + " ELSE 0.0 END";
+  }
+  const std::string where = pg::FilterSql(filter, p);
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows rows, conn->Exec(std::string("SELECT e.label, ") + pg::kEntryColumns + ", " + score +
+                                " FROM entries e WHERE e.label = ANY($1::bigint[]) AND " + where,
+                            p, "read entries by label"));
+  for (int i = 0; i < rows.size(); ++i) {
+    const Label label = rows.Int(i, 0);
+    hits[label] = {.entry = pg::ReadEntry(rows, i, 1),
+                   .keyword_score = rows.Double(i, 1 + pg::kEntryColumnCount),
+                   .label = label};
+  }
+  return InLabelOrder(labels, hits);
+}
+
+Result<int64_t> PostgresBackend::CountMatching(const EntryFilter& filter) {
+  Params p;
+  const std::string where = pg::FilterSql(filter, p);
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->Exec("SELECT count(*) FROM entries e WHERE " + where, p,
+                                               "count matching entries"));
+  return rows.Int(0, 0);
+}
+
+Result<std::vector<Label>> PostgresBackend::MatchingLabels(const EntryFilter& filter, int limit) {
+  std::vector<Label> out;
+  if (limit <= 0) return out;
+  Params p;
+  const std::string where = pg::FilterSql(filter, p);
+  p.Add(static_cast<int64_t>(limit));
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->Exec("SELECT e.label FROM entries e WHERE " + where +
+                                                   " ORDER BY e.label LIMIT " + pg::Last(p),
+                                               p, "list matching labels"));
+  for (int i = 0; i < rows.size(); ++i) out.push_back(rows.Int(i, 0));
+  return out;
+}
+
+}  // namespace mnemo::storage::internal
