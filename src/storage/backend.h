@@ -473,4 +473,15 @@ struct PostgresOptions {
 Result<std::unique_ptr<Backend>> OpenPostgresBackend(const PostgresOptions& options);
 std::unique_ptr<Backend> NewMemoryBackend();
 
+// The markdown backend (spec 10, "Backends"): entries in human-readable files
+// under `root`, the source of truth, with a rebuildable SQLite index beside
+// them (storage/markdown/markdown_backend.h).
+struct MarkdownOptions {
+  std::string root;        // the memory folder; created when missing
+  std::string index_path;  // the entries' index; default <root>/.index/mnemo-index.db
+  std::string data_path;   // what is not an entry (turns, documents...); default: in the index
+};
+
+Result<std::unique_ptr<Backend>> OpenMarkdownBackend(const MarkdownOptions& options);
+
 }  // namespace mnemo::storage

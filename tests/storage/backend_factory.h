@@ -13,6 +13,7 @@
 #include <string>
 
 #include "storage/backend.h"
+#include "storage/markdown/markdown_backend.h"
 #include "storage/memory/memory_backend.h"
 #include "storage/postgres/postgres_backend.h"
 #include "storage/sqlite/sqlite_backend.h"
@@ -21,7 +22,7 @@
 
 namespace mnemo::testing {
 
-inline constexpr const char* kConformanceBackends[] = {"memory", "sqlite", "postgres"};
+inline constexpr const char* kConformanceBackends[] = {"memory", "sqlite", "markdown", "postgres"};
 
 // The PostgreSQL server of the tests: $MNEMO_TEST_POSTGRES_URL, else the
 // cluster CTest started (scripts/pg-cluster.sh wrote its url into the build
@@ -53,6 +54,19 @@ inline std::unique_ptr<storage::Backend> MakeBackend(
   if (name == "sqlite") {
     auto backend = storage::internal::SqliteBackend::Open(
         {.path = dir.File("mnemo.db"), .readers = 2}, vector_log_limit);
+    if (!backend.ok()) return nullptr;
+    return std::move(backend).value();
+  }
+  if (name == "markdown") {
+    // As the engine opens it: entries in files with their index, the rest
+    // in a second database.
+    auto index = storage::internal::SqliteBackend::Open(
+        {.path = dir.File("mnemo-index.db"), .readers = 2}, vector_log_limit);
+    auto data =
+        storage::internal::SqliteBackend::Open({.path = dir.File("mnemo.db"), .readers = 2});
+    if (!index.ok() || !data.ok()) return nullptr;
+    auto backend = storage::markdown::MarkdownBackend::Open(
+        dir.Sub("memory"), std::move(index).value(), std::move(data).value());
     if (!backend.ok()) return nullptr;
     return std::move(backend).value();
   }

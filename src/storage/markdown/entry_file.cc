@@ -141,6 +141,8 @@ std::vector<std::string_view> SplitLines(std::string_view text, bool keep_final_
 
 }  // namespace
 
+std::vector<std::string_view> FileLines(std::string_view text) { return SplitLines(text, false); }
+
 std::string RenderItem(const Entry& entry) {
   const std::vector<std::string_view> lines = SplitLines(entry.content, true);
   std::string out;
@@ -175,7 +177,7 @@ std::string RenderEntryFile(std::string_view title, const std::vector<Entry>& en
 ParsedFile ParseEntryFile(std::string_view text, std::string_view file, std::string_view category,
                           bool archived, std::string_view default_owner) {
   ParsedFile out;
-  const std::vector<std::string_view> lines = SplitLines(text, false);
+  const std::vector<std::string_view> lines = FileLines(text);
   auto problem = [&](size_t line, const std::string& what) {
     out.problems.push_back(std::string(file) + ":" + std::to_string(line) + ": " + what +
                            "; the line was skipped");
@@ -209,6 +211,7 @@ ParsedFile ParseEntryFile(std::string_view text, std::string_view file, std::str
     while (i + 1 < lines.size() && lines[i + 1].starts_with(kIndent)) {
       parts.push_back(lines[++i].substr(kIndent.size()));
     }
+    fe.last_line = static_cast<int>(i) + 1;
     // Metadata at the end of the last line.
     std::string_view& last = parts.back();
     bool bad_meta = false;

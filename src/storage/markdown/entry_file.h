@@ -43,6 +43,7 @@ namespace mnemo::storage::markdown {
 struct FileEntry {
   Entry entry;
   int line = 0;           // 1-based line of its "- **" line
+  int last_line = 0;      // 1-based line of its last (continuation) line
   bool has_meta = false;  // false: written by a person, defaults applied
 };
 
@@ -54,6 +55,11 @@ struct ParsedFile {
 
 // The text of a file holding `entries` (in order) under a "# <title>" line.
 std::string RenderEntryFile(std::string_view title, const std::vector<Entry>& entries);
+
+// The lines of a file's text, without their "\n" (a final "\n" ends the
+// last line; it does not start an empty one). FileEntry line numbers count
+// these lines from 1.
+std::vector<std::string_view> FileLines(std::string_view text);
 
 // The item of one entry (its lines, each ending in "\n").
 std::string RenderItem(const Entry& entry);
