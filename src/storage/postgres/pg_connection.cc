@@ -342,6 +342,9 @@ Pool::Lease::~Lease() {
 void Pool::Return(std::unique_ptr<PgConn> conn) {
   {
     std::lock_guard lock(mu_);
+    // A broken connection means the others may be broken too (a restarted
+    // server): each is checked before its next use.
+    if (!conn->ok()) ++epoch_;
     idle_.push_back(std::move(conn));
   }
   cv_.notify_one();
@@ -349,12 +352,20 @@ void Pool::Return(std::unique_ptr<PgConn> conn) {
 
 Result<Pool::Lease> Pool::Acquire() {
   std::unique_ptr<PgConn> conn;
+  uint64_t epoch = 0;
   {
     std::unique_lock lock(mu_);
     cv_.wait(lock, [&] { return !idle_.empty(); });
     conn = std::move(idle_.back());
     idle_.pop_back();
+    epoch = epoch_;
   }
+  if (conn->ok() && conn->checked_epoch != epoch) {
+    // libpq notices a dead server only when a statement fails: one cheap
+    // statement now, so the caller's own is not the one that finds out.
+    (void)conn->ExecScript("SELECT 1", "check the connection");
+  }
+  conn->checked_epoch = epoch;
   if (!conn->ok()) {
     // The server restarted or the network dropped: one fresh connection.
     auto fresh = PgConn::Connect(options_.url, options_.init_sql);
@@ -372,6 +383,7 @@ Status Pool::Transaction(std::string_view what, const std::function<Status(PgCon
   for (int attempt = 1; attempt <= kTransactionAttempts; ++attempt) {
     MNEMO_ASSIGN_OR_RETURN(Lease lease, Acquire());
     PgConn& conn = *lease;
+    conn.text_stats_delta.clear();
     last = conn.ExecScript("BEGIN", what);
     if (last.ok()) last = body(conn);
     if (last.ok()) {

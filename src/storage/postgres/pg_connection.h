@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -106,6 +107,12 @@ class PgConn {
   // The SQLSTATE of the last failed statement ("" after a success).
   const std::string& last_sqlstate() const { return last_sqlstate_; }
 
+  // The Pool's failure epoch when this connection was last checked.
+  uint64_t checked_epoch = 0;
+  // Keyword statistics changes of the open write transaction (pg_text.h);
+  // cleared when a transaction begins.
+  std::map<std::string, std::pair<int64_t, int64_t>> text_stats_delta;
+
  private:
   explicit PgConn(pg_conn* conn) : conn_(conn) {}
   Result<Rows> Check(pg_result* result, std::string_view what);
@@ -165,6 +172,7 @@ class Pool {
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::unique_ptr<PgConn>> idle_;
+  uint64_t epoch_ = 0;  // raised when a broken connection comes back; guarded by mu_
 };
 
 // The url with any password replaced by "***".

@@ -37,13 +37,24 @@ IndexedText IndexText(std::initializer_list<std::string_view> columns) {
 }
 
 Status AddTextStats(PgConn& conn, std::string_view name, int64_t documents, int64_t tokens) {
-  if (documents == 0 && tokens == 0) return Status::Ok();
-  return conn
-      .Exec(
-          "UPDATE text_stats SET documents = documents + $2, total_tokens = total_tokens + $3 "
-          "WHERE name = $1",
-          Params().Add(name).Add(documents).Add(tokens), "update the keyword statistics")
-      .status();
+  auto& delta = conn.text_stats_delta[std::string(name)];
+  delta.first += documents;
+  delta.second += tokens;
+  return Status::Ok();
+}
+
+Status FlushTextStats(PgConn& conn) {
+  for (const auto& [name, delta] : conn.text_stats_delta) {
+    if (delta.first == 0 && delta.second == 0) continue;
+    MNEMO_RETURN_IF_ERROR(
+        conn.Exec("UPDATE text_stats SET documents = documents + $2, total_tokens = "
+                  "total_tokens + $3 WHERE name = $1",
+                  Params().Add(name).Add(delta.first).Add(delta.second),
+                  "update the keyword statistics")
+            .status());
+  }
+  conn.text_stats_delta.clear();
+  return Status::Ok();
 }
 
 Result<std::vector<int64_t>> CountTermRows(PgConn& conn, std::string_view table,

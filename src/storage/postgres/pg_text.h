@@ -36,8 +36,12 @@ struct IndexedText {
 IndexedText IndexText(std::initializer_list<std::string_view> columns);
 
 // Adds `documents` and `tokens` to the text_stats row `name` (negative to
-// remove), inside the caller's write transaction.
+// remove) for the caller's write transaction: collected on `conn` and written
+// once by FlushTextStats before the commit (PostgresBackend::Write). Updating
+// the row per written row would cost O(n²) in a bulk import: every update in
+// one transaction walks the chain of that row's earlier versions.
 Status AddTextStats(PgConn& conn, std::string_view name, int64_t documents, int64_t tokens);
+Status FlushTextStats(PgConn& conn);
 
 // How many rows of `table` (with a `tsv` column) hold each of `terms`, in
 // order, counted with the GIN index. A term no tsvector can hold (empty, or

@@ -61,6 +61,7 @@ Status PostgresBackend::Write(std::string_view what,
                                     "take the writer lock")
                               .status());
     MNEMO_RETURN_IF_ERROR(body(conn));
+    MNEMO_RETURN_IF_ERROR(pg::FlushTextStats(conn));
     return TrimVectorLogIn(conn);
   });
 }
