@@ -3,9 +3,11 @@
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -95,6 +97,19 @@ double TwoThreadSpeedup(Engine& engine, const std::vector<Query>& queries) {
   return two > 0 ? one / two : 0;
 }
 
+// A PostgreSQL run gets a fresh schema of its own, as a sqlite run gets a
+// fresh workspace.
+void SetPostgres(const BenchArgs& args, const std::string& run, Config& config) {
+  if (args.backend != "postgres") return;
+  config.postgres.url = args.postgres_url;
+  if (config.postgres.url.empty()) {
+    if (const char* url = std::getenv("MNEMO_POSTGRES_URL"); url != nullptr) {
+      config.postgres.url = url;
+    }
+  }
+  config.postgres.schema = "mnemo_bench_" + std::to_string(::getpid()) + "_" + run;
+}
+
 // Imports the dataset into a fresh workspace with `provider` as embedder and
 // runs every query once after a warm-up. Returns an exit code on failure.
 std::variant<RunResult, int> RunOnce(const BenchArgs& args, const std::string& data,
@@ -109,6 +124,7 @@ std::variant<RunResult, int> RunOnce(const BenchArgs& args, const std::string& d
   fs::remove_all(ws, ec);
   Config config;
   config.memory.backend = args.backend;
+  SetPostgres(args, provider, config);
   config.embedding.provider = provider;
   auto opened = Engine::Open({.workspace = ws, .config = config});
   if (!opened.ok()) {
@@ -237,6 +253,7 @@ int RunVectors(const BenchArgs& args, const fs::path& dir, const std::string& da
   fs::remove_all(ws, ec);
   Config config;
   config.memory.backend = args.backend;
+  SetPostgres(args, "vectors", config);
   config.embedding.provider = "none";
   auto opened = Engine::Open({.workspace = ws, .config = config});
   if (!opened.ok()) {
