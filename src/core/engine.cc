@@ -57,6 +57,15 @@ Result<std::unique_ptr<storage::Backend>> OpenBackend(const Config& config,
     return storage::OpenSqliteBackend({.path = workspace + "/mnemo.db"});
   }
   if (kind == "in_memory") return storage::NewMemoryBackend();
+  if (kind == "markdown") {
+    // Entries in the files (spec 10), with their index in a dot folder
+    // beside them; turns, documents and the rest stay in the workspace
+    // database, so deleting the index loses nothing.
+    std::filesystem::path root(config.memory.path.empty() ? "memory" : config.memory.path);
+    if (root.is_relative()) root = std::filesystem::path(workspace) / root;
+    return storage::OpenMarkdownBackend(
+        {.root = root.string(), .data_path = workspace + "/mnemo.db"});
+  }
   if (kind == "postgres") {
     return storage::OpenPostgresBackend({.url = config.postgres.url,
                                          .schema = config.postgres.schema,

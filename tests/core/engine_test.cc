@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <atomic>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "test_util.h"
 
@@ -15,7 +17,7 @@ namespace {
 using testing::ManualClock;
 using testing::TempDir;
 
-// Every engine test runs on both backends.
+// Every engine test runs on every local backend.
 class EngineTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override { Reopen(Config{}); }
@@ -277,7 +279,7 @@ TEST_P(EngineTest, ListPagesAndStatsCount) {
   auto s = engine_->GetStats(me_);
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s->entries, 5);
-  EXPECT_EQ(s->backend, GetParam() == "sqlite" ? "sqlite" : "in_memory");
+  EXPECT_EQ(s->backend, GetParam());
 }
 
 TEST_P(EngineTest, MarkUsefulCounts) {
@@ -326,14 +328,14 @@ TEST_P(EngineTest, AclKeepsPrivateEntriesApart) {
   EXPECT_TRUE(engine_->Get(alice, {.key = "diary"}).ok());
 }
 
-TEST_P(EngineTest, ReopenKeepsDataOnSqlite) {
+TEST_P(EngineTest, ReopenKeepsDataUnlessInMemory) {
   Store("persist", "survives a restart");
   Reopen(Config{});
   auto e = engine_->Get(me_, {.key = "persist"});
-  EXPECT_EQ(e.ok(), GetParam() == "sqlite");
+  EXPECT_EQ(e.ok(), GetParam() != "in_memory");
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, EngineTest, ::testing::Values("sqlite", "in_memory"),
+INSTANTIATE_TEST_SUITE_P(Backends, EngineTest, ::testing::Values("sqlite", "in_memory", "markdown"),
                          [](const auto& info) { return info.param; });
 
 TEST(Workspace, ResolutionOrder) {
@@ -375,6 +377,44 @@ TEST(Workspace, AFileInTheWayIsAClearError) {
 }
 
 // `embeddings` (spec 10) is sqlite with an embedder required.
+// memory.backend = "markdown" (spec 10): the entries are files under
+// <workspace>/memory/ (or memory.path), which a person may edit.
+TEST(MarkdownBackend, StoresEntriesAsFilesUnderTheWorkspaceMemoryFolder) {
+  TempDir dir;
+  Config config;
+  config.memory.backend = "markdown";
+  config.embedding.provider = "none";
+  const Principal me;
+  {
+    auto e = Engine::Open({.workspace = dir.Sub("ws"), .config = config});
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    ASSERT_TRUE(
+        (*e)->Store(me, {.key = "user_editor", .content = "The user edits with Helix"}).ok());
+    auto found = (*e)->Search(me, {.query = "Helix"});
+    ASSERT_TRUE(found.ok()) << found.status().ToString();
+    ASSERT_EQ(found->results.size(), 1u);
+    EXPECT_EQ(found->results[0].key, "user_editor");
+  }
+  std::stringstream core;
+  core << std::ifstream(dir.Sub("ws/memory/core.md")).rdbuf();
+  EXPECT_NE(core.str().find("- **user_editor**: The user edits with Helix <!-- mnemo: "),
+            std::string::npos)
+      << core.str();
+
+  // A person's edit is what the next engine finds; memory.path moves the folder.
+  std::string text = core.str();
+  text.replace(text.find("Helix"), 5, "Emacs");
+  std::ofstream(dir.Sub("ws/memory/core.md"), std::ios::trunc) << text;
+  std::filesystem::rename(dir.Sub("ws/memory"), dir.Sub("notes"));
+  config.memory.path = dir.Sub("notes");
+  auto e = Engine::Open({.workspace = dir.Sub("ws"), .config = config});
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  auto got = (*e)->Get(me, {.key = "user_editor"});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->content, "The user edits with Emacs");
+  EXPECT_FALSE(std::filesystem::exists(dir.Sub("ws/memory/core.md")));
+}
+
 TEST(EmbeddingsBackend, RefusesToOpenWithoutAnEmbedderNamingTheSetting) {
   TempDir dir;
   Config config;

@@ -115,8 +115,8 @@ TEST_P(HybridTest, SwitchingEmbedderNeverMixesSignatures) {
   Reopen(small);
   auto before = engine_->Search(me_, {.query = "deployment pipeline", .min_score = 0.0});
   ASSERT_TRUE(before.ok()) << before.status().ToString();
-  ASSERT_EQ(before->results.size(), GetParam() == "sqlite" ? 1u : 0u);
-  if (GetParam() == "sqlite") {
+  ASSERT_EQ(before->results.size(), GetParam() == "in_memory" ? 0u : 1u);
+  if (GetParam() != "in_memory") {
     // The old 384-d vector is never compared with a 64-d query.
     EXPECT_FALSE(before->results[0].vector_score.has_value());
     auto re = engine_->Reindex(me_);
@@ -139,7 +139,7 @@ TEST_P(HybridTest, ForgetRemovesTheVectorSideToo) {
   EXPECT_TRUE(r->results.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, HybridTest, ::testing::Values("sqlite", "in_memory"),
+INSTANTIATE_TEST_SUITE_P(Backends, HybridTest, ::testing::Values("sqlite", "in_memory", "markdown"),
                          [](const auto& info) { return info.param; });
 
 TEST(HybridIndexFile, CorruptIndexFileIsRebuiltFromStorage) {

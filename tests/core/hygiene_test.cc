@@ -144,7 +144,8 @@ TEST_P(HygieneTest, UnderAclOnlyAnAdminRunsIt) {
   EXPECT_TRUE(engine_->RunHygiene({.name = "root", .role = Role::kAdmin}).ok());
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, HygieneTest, ::testing::Values("in_memory", "sqlite"),
+INSTANTIATE_TEST_SUITE_P(Backends, HygieneTest,
+                         ::testing::Values("in_memory", "sqlite", "markdown"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });
