@@ -1,5 +1,6 @@
 #include "storage/markdown/entry_folder.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <system_error>
 #include <utility>
@@ -74,22 +76,30 @@ std::optional<FilePlace> PlaceOfFile(std::string_view relative) {
 }
 
 Result<std::map<std::string, FileStamp>> ScanEntryFiles(const std::string& root) {
+  // Only the folders of the layout: every operation of the backend scans,
+  // so other folders (a person's attachments, say) are never walked, and
+  // one fstatat per file is the whole cost (no path building per entry).
   std::map<std::string, FileStamp> out;
-  std::error_code ec;
-  if (!fs::exists(root, ec)) return out;
-  fs::recursive_directory_iterator it(root, fs::directory_options::none, ec);
-  if (ec) return Unavailable("cannot read folder '" + root + "': " + ec.message());
-  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) return Unavailable("cannot read folder '" + root + "': " + ec.message());
-    if (it->is_directory() && it->path().filename().string().starts_with(".")) {
-      it.disable_recursion_pending();
-      continue;
+  for (const char* prefix :
+       {"", "daily/", "conversation/", "archive/", "archive/daily/", "archive/conversation/"}) {
+    const std::string folder = root + "/" + prefix;
+    std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(folder.c_str()), &::closedir);
+    if (dir == nullptr) {
+      if (errno == ENOENT || errno == ENOTDIR) continue;
+      return Unavailable("cannot read folder '" + folder + "': " + ErrnoText(errno));
     }
-    const std::string relative = fs::relative(it->path(), root, ec).string();
-    if (ec || !PlaceOfFile(relative)) continue;
-    struct stat st {};
-    if (::lstat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    out.emplace(relative, StampOf(st));
+    while (const dirent* d = ::readdir(dir.get())) {
+      const std::string_view name = d->d_name;
+      if (!name.ends_with(".md")) continue;
+      std::string relative = prefix + std::string(name);
+      if (!PlaceOfFile(relative)) continue;
+      struct stat st {};
+      if (::fstatat(::dirfd(dir.get()), d->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+          !S_ISREG(st.st_mode)) {
+        continue;
+      }
+      out.emplace(std::move(relative), StampOf(st));
+    }
   }
   return out;
 }

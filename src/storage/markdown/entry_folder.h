@@ -40,7 +40,8 @@ struct FileStamp {
   bool operator==(const FileStamp&) const = default;
 };
 
-// Every entry file under `root` with its stamp, by relative path. A missing
+// Every entry file under `root` with its stamp, by relative path: one
+// fstatat per file of the layout's folders, nothing else walked. A missing
 // root is an empty folder.
 Result<std::map<std::string, FileStamp>> ScanEntryFiles(const std::string& root);
 
