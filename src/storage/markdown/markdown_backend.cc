@@ -67,8 +67,14 @@ bool Fits(const std::string& path, const Entry& e) {
   return place && place->category == e.category && place->archived == e.archived;
 }
 
-// A category the layout has a file for (spec 10).
-Status CheckCategory(const std::string& category) {
+// What the files can hold: a category the layout has a file for (spec 10),
+// and a key on one line (an item's key cannot span lines; the engine
+// refuses control characters in keys anyway).
+Status CheckWrite(const EntryWrite& write) {
+  if (write.key.find('\n') != std::string::npos) {
+    return InvalidArgument("key must not contain a line break", "key");
+  }
+  const std::string& category = write.category;
   if (category == "daily" || category == "conversation" || PlaceOfFile(category + ".md")) {
     return Status::Ok();
   }
@@ -377,7 +383,7 @@ Result<T> MarkdownBackend::Write(Fn&& apply) {
 }
 
 Result<UpsertResult> MarkdownBackend::Upsert(const EntryWrite& write) {
-  MNEMO_RETURN_IF_ERROR(CheckCategory(write.category));
+  MNEMO_RETURN_IF_ERROR(CheckWrite(write));
   return Write<UpsertResult>([&](Dirty& dirty) -> Result<UpsertResult> {
     MNEMO_ASSIGN_OR_RETURN(UpsertResult r, index_->Upsert(write));
     PlaceLocked(r.entry, dirty);
@@ -387,7 +393,7 @@ Result<UpsertResult> MarkdownBackend::Upsert(const EntryWrite& write) {
 
 Result<int64_t> MarkdownBackend::UpsertBatch(std::span<const EntryWrite> writes,
                                              std::vector<Label>* labels) {
-  for (const EntryWrite& w : writes) MNEMO_RETURN_IF_ERROR(CheckCategory(w.category));
+  for (const EntryWrite& w : writes) MNEMO_RETURN_IF_ERROR(CheckWrite(w));
   return Write<int64_t>([&](Dirty& dirty) -> Result<int64_t> {
     MNEMO_ASSIGN_OR_RETURN(int64_t created, index_->UpsertBatch(writes, labels));
     std::unordered_set<std::string> placed;
@@ -408,8 +414,7 @@ Result<std::vector<UpsertResult>> MarkdownBackend::Mutate(const EntryGroup& grou
         index_->Mutate(group,
                        [&](const std::vector<Entry>& current) -> Result<std::vector<EntryWrite>> {
                          MNEMO_ASSIGN_OR_RETURN(std::vector<EntryWrite> writes, decide(current));
-                         for (const EntryWrite& w : writes)
-                           MNEMO_RETURN_IF_ERROR(CheckCategory(w.category));
+                         for (const EntryWrite& w : writes) MNEMO_RETURN_IF_ERROR(CheckWrite(w));
                          return writes;
                        }));
     for (const UpsertResult& r : results) PlaceLocked(r.entry, dirty);

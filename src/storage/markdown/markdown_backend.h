@@ -28,6 +28,9 @@
 //   EntryFilePath. If a file cannot be written the write fails and the file
 //   is parsed again on the next operation, which puts the index back in
 //   step with it.
+// - Writes refuse (kInvalidArgument) what no file can hold: a category
+//   other than core, daily, conversation or [a-z0-9_-]{1,64}, a key with a
+//   line break.
 // - Usage counters (access_count, useful_count) are not in the files: they
 //   live in the index only, and a rebuilt index starts them at 0.
 //

@@ -222,11 +222,15 @@ TEST_F(MarkdownBackendTest, NotesAndDuplicatesAPersonWroteSurviveWrites) {
   EXPECT_THAT(core, HasSubstr("- **other**: written by mnemo"));
 }
 
-TEST_F(MarkdownBackendTest, RejectsACategoryWithoutAFile) {
+TEST_F(MarkdownBackendTest, RejectsWhatNoFileCanHold) {
   auto r = backend_->Upsert(Write("k", "v", kNov30, "Core!"));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(r.status().message(), HasSubstr("[a-z0-9_-]{1,64}"));
+  auto two_lines = backend_->Upsert(Write("a\nb", "v"));
+  ASSERT_FALSE(two_lines.ok());
+  EXPECT_EQ(two_lines.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_FALSE(fs::exists(File("core.md")));
 }
 
 TEST_F(MarkdownBackendTest, DeletingTheIndexRebuildsTheSameEntries) {
