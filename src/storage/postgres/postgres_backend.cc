@@ -185,6 +185,7 @@ Result<std::vector<UpsertResult>> PostgresBackend::Mutate(const EntryGroup& grou
                                  "e.fingerprint = $4 OR e.fingerprint IS NULL) ORDER BY e.key",
                              p, "read the group"));
     std::vector<Entry> current;
+    current.reserve(static_cast<size_t>(rows.size()));
     for (int i = 0; i < rows.size(); ++i) current.push_back(pg::ReadEntry(rows, i));
     MNEMO_ASSIGN_OR_RETURN(std::vector<EntryWrite> writes, decide(current));
     for (const EntryWrite& write : writes) {
@@ -333,6 +334,7 @@ Result<std::vector<Entry>> PostgresBackend::List(const EntryFilter& filter, int 
                      std::to_string(p.size() - 1) + " OFFSET $" + std::to_string(p.size()),
                  p, "list entries"));
   std::vector<Entry> out;
+  out.reserve(static_cast<size_t>(rows.size()));
   for (int i = 0; i < rows.size(); ++i) out.push_back(pg::ReadEntry(rows, i));
   return out;
 }
@@ -357,6 +359,7 @@ Result<std::vector<KeywordHit>> PostgresBackend::KeywordSearch(const KeywordQuer
                      pg::Last(p),
                  p, "search entries"));
   std::vector<KeywordHit> hits;
+  hits.reserve(static_cast<size_t>(rows.size()));
   for (int i = 0; i < rows.size(); ++i) {
     hits.push_back({.entry = pg::ReadEntry(rows, i),
                     .keyword_score = rows.Double(i, pg::kEntryColumnCount),
