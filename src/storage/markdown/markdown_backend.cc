@@ -180,7 +180,9 @@ Status MarkdownBackend::ReconcileLocked(bool full) {
       return text.status();
     }
     const FilePlace place = *PlaceOfFile(path);
-    ParsedFile parsed = ParseEntryFile(*text, path, place.category, place.archived, kDefaultOwner);
+    // Problems name the file as a person finds it.
+    const std::string shown = (std::filesystem::path(root_) / path).string();
+    ParsedFile parsed = ParseEntryFile(*text, shown, place.category, place.archived, kDefaultOwner);
     for (const std::string& problem : parsed.problems) Warn(problem);
     KnownFile& known = files_[path];
     known.stamp = stamp->second;
@@ -190,12 +192,12 @@ Status MarkdownBackend::ReconcileLocked(bool full) {
       Entry& want = item.entry;
       const std::string address = Address(want);
       if (id_at_.contains(address)) {
-        Warn(path + ":" + std::to_string(item.line) + ": a second item for key \"" + want.key +
+        Warn(shown + ":" + std::to_string(item.line) + ": a second item for key \"" + want.key +
              "\" (namespace " + want.ns + ", owner " + want.owner + "); the line was skipped");
         continue;
       }
       if (!want.id.empty() && where_.contains(want.id)) {
-        Warn(path + ":" + std::to_string(item.line) + ": the id of item \"" + want.key +
+        Warn(shown + ":" + std::to_string(item.line) + ": the id of item \"" + want.key +
              "\" is another item's; it gets a new id");
         want.id.clear();
       }
@@ -229,7 +231,7 @@ Status MarkdownBackend::ReconcileLocked(bool full) {
           put = index_->Upsert(WriteOf(want));
         }
         if (!put.ok()) {
-          Warn(path + ":" + std::to_string(item.line) +
+          Warn(shown + ":" + std::to_string(item.line) +
                ": cannot index the item: " + put.status().ToString() + "; the line was skipped");
           continue;
         }

@@ -147,8 +147,8 @@ TEST_F(MarkdownBackendTest, HandEditsArePickedUpOnTheNextOperation) {
   // The malformed line: reported with file and line, skipped, and still in
   // the file for the person to fix.
   const int malformed_line = 6;  // title, blank, editor, kept, added_by_hand, this
-  EXPECT_THAT(warnings, HasSubstr("mnemo: warning: core.md:" + std::to_string(malformed_line) +
-                                  ": expected an item"));
+  EXPECT_THAT(warnings, HasSubstr("mnemo: warning: " + File("core.md") + ":" +
+                                  std::to_string(malformed_line) + ": expected an item"));
   EXPECT_THAT(warnings, HasSubstr("the line was skipped"));
   core = ReadText(File("core.md"));
   EXPECT_THAT(core, HasSubstr("- not an item\n"));
