@@ -1,17 +1,33 @@
 #include "base/uuid.h"
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <random>
 
 namespace mnemo::internal {
 
+namespace {
+
+std::mt19937_64 FreshRng() {
+  std::random_device rd;
+  std::seed_seq seq{rd(), rd(), rd(), rd(), rd(), rd(), rd(), rd()};
+  return std::mt19937_64(seq);
+}
+
+}  // namespace
+
 std::string NewUuidV4() {
-  thread_local std::mt19937_64 rng([] {
-    std::random_device rd;
-    std::seed_seq seq{rd(), rd(), rd(), rd(), rd(), rd(), rd(), rd()};
-    return std::mt19937_64(seq);
-  }());
+  // A forked child inherits the generator's state: reseeded when the
+  // process changed, else parent and child hand out the same ids (two
+  // processes writing one markdown folder or database would collide).
+  thread_local pid_t seeded_in = ::getpid();
+  thread_local std::mt19937_64 rng = FreshRng();
+  if (const pid_t now = ::getpid(); now != seeded_in) {
+    seeded_in = now;
+    rng = FreshRng();
+  }
   uint64_t hi = rng();
   uint64_t lo = rng();
   hi = (hi & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;  // version 4

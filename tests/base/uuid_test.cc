@@ -1,8 +1,11 @@
 #include "base/uuid.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <set>
+#include <string>
 
 namespace mnemo::internal {
 namespace {
@@ -18,6 +21,30 @@ TEST(Uuid, IsCanonicalVersion4) {
 TEST(Uuid, DoesNotRepeat) {
   std::set<std::string> seen;
   for (int i = 0; i < 10000; ++i) EXPECT_TRUE(seen.insert(NewUuidV4()).second);
+}
+
+// A forked child must not repeat its parent's ids (it inherits the
+// generator's state).
+TEST(Uuid, AForkedChildDoesNotRepeatItsParent) {
+  NewUuidV4();  // the parent's generator is seeded before the fork
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string child = NewUuidV4();
+    const bool written =
+        ::write(pipe_fds[1], child.data(), child.size()) == static_cast<ssize_t>(child.size());
+    ::_exit(written ? 0 : 1);
+  }
+  ::close(pipe_fds[1]);
+  const std::string parent = NewUuidV4();
+  std::string child(36, '\0');
+  ASSERT_EQ(::read(pipe_fds[0], child.data(), child.size()), 36);
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_NE(child, parent);
 }
 
 }  // namespace
