@@ -320,9 +320,15 @@ TEST_F(MarkdownBackendTest, AFileWrittenWhileClosedIsTheTruthAtOpen) {
   EXPECT_FALSE(Find("b").has_value()) << "an index entry in no file is deleted at open";
 }
 
-// Two processes, each with its own backend (and its own index, so only the
-// files carry one's writes to the other), write different keys at once.
-TEST_F(MarkdownBackendTest, WritersInTwoProcessesLoseNothing) {
+// Two processes, each with its own backend, write different keys at once:
+// with their own index each (only the files carry one's writes to the
+// other) and with the one index of the folder (two `mnemo serve` of one
+// workspace).
+class MarkdownTwoProcesses : public MarkdownBackendTest,
+                             public ::testing::WithParamInterface<bool> {};
+
+TEST_P(MarkdownTwoProcesses, WritersLoseNothing) {
+  const bool shared_index = GetParam();
   backend_.reset();
   constexpr int kEach = 40;
   std::vector<pid_t> children;
@@ -331,14 +337,17 @@ TEST_F(MarkdownBackendTest, WritersInTwoProcessesLoseNothing) {
     ASSERT_GE(pid, 0);
     if (pid == 0) {
       auto b = OpenMarkdownBackend(
-          {.root = root_, .index_path = dir_.File("index-" + std::to_string(p) + ".db")});
+          {.root = root_,
+           .index_path = shared_index ? "" : dir_.File("index-" + std::to_string(p) + ".db")});
       if (!b.ok()) ::_exit(2);
       for (int i = 0; i < kEach; ++i) {
         const std::string key = "p" + std::to_string(p) + "-" + std::to_string(i);
         // Half in core.md (both write it), half in a file of their own.
         const std::string category = i % 2 == 0 ? "core" : "proc" + std::to_string(p);
-        if (!(*b)->Upsert(Write(key, "written by " + std::to_string(p), kNov30 + i, category))
-                 .ok()) {
+        auto put =
+            (*b)->Upsert(Write(key, "written by " + std::to_string(p), kNov30 + i, category));
+        if (!put.ok()) {
+          std::fprintf(stderr, "process %d: %s\n", p, put.status().ToString().c_str());
           ::_exit(3);
         }
       }
@@ -373,6 +382,9 @@ TEST_F(MarkdownBackendTest, WritersInTwoProcessesLoseNothing) {
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->entries, 2 * kEach);
 }
+
+INSTANTIATE_TEST_SUITE_P(Index, MarkdownTwoProcesses, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "Shared" : "OwnEach"; });
 
 }  // namespace
 }  // namespace mnemo::storage::markdown
