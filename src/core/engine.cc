@@ -71,8 +71,11 @@ Result<std::unique_ptr<storage::Backend>> OpenBackend(const Config& config,
                                          .schema = config.postgres.schema,
                                          .pool_size = static_cast<int>(config.postgres.pool_size)});
   }
-  return Unavailable("memory.backend \"" + kind +
-                     "\" is not available in this build yet: use sqlite or in_memory");
+  // The config loader admits only the kinds above.
+  return InvalidArgument("memory.backend \"" + kind +
+                             "\" is unknown: use sqlite, markdown, postgres, in_memory or "
+                             "embeddings",
+                         "memory.backend");
 }
 
 }  // namespace
