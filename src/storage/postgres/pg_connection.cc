@@ -151,20 +151,27 @@ Params& Params::AddDoubleArray(std::span<const double> items) {
   Push(std::move(out));
   return *this;
 }
-Params& Params::AddFloats(std::span<const float> v) {
+Params& Params::AddBytes(std::string_view bytes) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out = "\\x";
-  out.reserve(2 + v.size() * 8);
-  for (float f : v) {
-    uint32_t bits = std::bit_cast<uint32_t>(f);
-    for (int b = 0; b < 4; ++b) {  // little-endian byte order
-      const auto byte = static_cast<unsigned>((bits >> (8 * b)) & 0xFF);
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xF];
-    }
+  out.reserve(2 + bytes.size() * 2);
+  for (const char c : bytes) {
+    const auto byte = static_cast<unsigned char>(c);
+    out += kHex[byte >> 4];
+    out += kHex[byte & 0xF];
   }
   Push(std::move(out));
   return *this;
+}
+
+Params& Params::AddFloats(std::span<const float> v) {
+  // float32 little-endian, as the SQLite blobs.
+  std::string bytes(v.size() * 4, '\0');
+  for (size_t i = 0; i < v.size(); ++i) {
+    const auto bits = std::bit_cast<uint32_t>(v[i]);
+    for (size_t b = 0; b < 4; ++b) bytes[i * 4 + b] = static_cast<char>((bits >> (8 * b)) & 0xFF);
+  }
+  return AddBytes(bytes);
 }
 
 // --- Rows ---
@@ -210,16 +217,23 @@ bool Rows::Bool(int row, int col) const {
   return !IsNull(row, col) && PQgetvalue(result_, row, col)[0] == 't';
 }
 
-std::vector<float> Rows::Floats(int row, int col) const {
-  std::string_view hex = Text(row, col);  // bytea_output = hex: \x0a1b...
+std::string Rows::Bytes(int row, int col) const {
+  std::string_view hex = Text(row, col);  // \x0a1b...
   if (hex.starts_with("\\x")) hex.remove_prefix(2);
-  std::vector<float> out(hex.size() / 8);
+  std::string out(hex.size() / 2, '\0');
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i] = static_cast<char>(HexValue(hex[2 * i]) << 4 | HexValue(hex[2 * i + 1]));
+  }
+  return out;
+}
+
+std::vector<float> Rows::Floats(int row, int col) const {
+  const std::string bytes = Bytes(row, col);
+  std::vector<float> out(bytes.size() / 4);
   for (size_t i = 0; i < out.size(); ++i) {
     uint32_t bits = 0;
-    for (int b = 0; b < 4; ++b) {
-      const size_t at = i * 8 + static_cast<size_t>(b) * 2;
-      const auto byte = static_cast<uint32_t>(HexValue(hex[at]) << 4 | HexValue(hex[at + 1]));
-      bits |= byte << (8 * b);
+    for (size_t b = 0; b < 4; ++b) {
+      bits |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[i * 4 + b])) << (8 * b);
     }
     out[i] = std::bit_cast<float>(bits);
   }

@@ -48,7 +48,9 @@ class Params {
   Params& AddTextArray(std::span<const std::string> items);
   Params& AddIntArray(std::span<const int64_t> items);
   Params& AddDoubleArray(std::span<const double> items);
-  // float32 little-endian bytes as a bytea (hex input form).
+  // `bytes` as a bytea (hex input form), byte for byte.
+  Params& AddBytes(std::string_view bytes);
+  // float32 little-endian bytes as a bytea.
   Params& AddFloats(std::span<const float> v);
 
   int size() const { return static_cast<int>(values_.size()); }
@@ -78,6 +80,8 @@ class Rows {
   int64_t Int(int row, int col) const;
   double Double(int row, int col) const;
   bool Bool(int row, int col) const;
+  // The bytes of a bytea column (the connection sets bytea_output = hex).
+  std::string Bytes(int row, int col) const;
   // A bytea column of float32 little-endian values.
   std::vector<float> Floats(int row, int col) const;
   // A text[] column.

@@ -26,44 +26,12 @@ constexpr const char* kDocumentColumns =
     "d.content_hash, d.access_count, d.created_at, d.updated_at";
 constexpr int kDocumentColumnCount = 13;
 
-// The bytea input form of `bytes` (\x followed by hex digits).
-std::string ByteaLiteral(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\\x";
-  out.reserve(2 + bytes.size() * 2);
-  for (const char c : bytes) {
-    const auto byte = static_cast<unsigned char>(c);
-    out += kHex[byte >> 4];
-    out += kHex[byte & 0xF];
-  }
-  return out;
-}
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return 0;
-}
-
-// The bytes of a bytea column (the connection sets bytea_output = hex).
-std::string ReadBytea(const Rows& rows, int row, int col) {
-  std::string_view hex = rows.Text(row, col);
-  if (hex.starts_with("\\x")) hex.remove_prefix(2);
-  std::string out;
-  out.reserve(hex.size() / 2);
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-    out += static_cast<char>(HexDigit(hex[i]) << 4 | HexDigit(hex[i + 1]));
-  }
-  return out;
-}
-
 DocumentRow ReadDocument(const Rows& rows, int i) {
   return DocumentRow{.id = std::string(rows.Text(i, 0)),
                      .owner = std::string(rows.Text(i, 1)),
                      .source = std::string(rows.Text(i, 2)),
                      .meta = std::string(rows.Text(i, 3)),
-                     .content = ReadBytea(rows, i, 4),
+                     .content = rows.Bytes(i, 4),
                      .search_text = std::string(rows.Text(i, 5)),
                      .summary = std::string(rows.Text(i, 6)),
                      .tags = rows.TextArray(i, 7),
@@ -113,7 +81,7 @@ Result<DocumentPut> PostgresBackend::PutDocument(const DocumentRow& row) {
         .Add(doc.owner)
         .Add(doc.source)
         .Add(doc.meta)
-        .Add(ByteaLiteral(doc.content))
+        .AddBytes(doc.content)
         .Add(doc.search_text)
         .Add(doc.summary)
         .AddTextArray(doc.tags)
