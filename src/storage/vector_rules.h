@@ -15,6 +15,9 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "storage/backend.h"
 
@@ -34,6 +37,21 @@ inline constexpr int kTrimMarker = -1;
 // when there are any. kInvalidArgument naming what was expected and got.
 Status CheckVectorDimensions(std::string_view signature, std::span<const LabeledVector> vectors,
                              std::optional<size_t> stored_dim);
+
+// The items of `by_label` in the order of `labels`, each once; labels
+// without an item are left out. Reads by label (VectorsFor, FetchByLabels)
+// answer in the caller's order whatever order the store returned.
+template <typename T>
+std::vector<T> InLabelOrder(std::span<const Label> labels, std::unordered_map<Label, T>& by_label) {
+  std::vector<T> out;
+  for (Label label : labels) {
+    auto it = by_label.find(label);
+    if (it == by_label.end()) continue;
+    out.push_back(std::move(it->second));
+    by_label.erase(it);  // a repeated label is returned once
+  }
+  return out;
+}
 
 // kNotFound for a reader at `seq` of a log trimmed through `marker_seq`.
 Status TrimmedLogError(std::string_view signature, int64_t seq, int64_t marker_seq);

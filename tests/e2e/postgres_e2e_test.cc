@@ -6,7 +6,6 @@
 // The server is the throwaway cluster CTest starts (scripts/pg-cluster.sh).
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -22,6 +21,7 @@
 
 #include "process.h"
 #include "rpc_client.h"
+#include "storage/backend_factory.h"
 #include "storage/postgres/pg_connection.h"
 #include "test_util.h"
 
@@ -36,19 +36,6 @@ std::string ReadLine(const std::string& path) {
   std::string line;
   std::getline(in, line);
   return line;
-}
-
-std::string ServerUrl() {
-  if (const char* url = std::getenv("MNEMO_TEST_POSTGRES_URL"); url != nullptr && *url != '\0') {
-    return url;
-  }
-  return ReadLine(MNEMO_TEST_POSTGRES_URL_FILE);
-}
-
-std::string FreshSchema() {
-  static std::atomic<int> next{0};
-  return "e2e_" + std::to_string(::getpid()) + "_" + std::to_string(next++) + "_" +
-         std::to_string(std::random_device{}() % 100000);
 }
 
 // A workspace whose config points at `schema` on `url`.
@@ -74,10 +61,10 @@ int64_t Count(const std::string& url, const std::string& schema, const std::stri
 class PostgresE2e : public ::testing::Test {
  protected:
   void SetUp() override {
-    url_ = ServerUrl();
+    url_ = testing::PostgresTestUrl();
     ASSERT_FALSE(url_.empty()) << "no PostgreSQL server: run through ctest (which starts one) or "
                                   "set MNEMO_TEST_POSTGRES_URL";
-    schema_ = FreshSchema();
+    schema_ = testing::FreshPostgresSchema();
   }
   testing::TempDir dir_;
   std::string url_;

@@ -22,19 +22,6 @@ using pg::Rows;
 
 constexpr int kForEachVectorPage = 1024;
 
-// The items of `by_label` in the order of `labels`, each once.
-template <typename T>
-std::vector<T> InLabelOrder(std::span<const Label> labels, std::unordered_map<Label, T>& by_label) {
-  std::vector<T> out;
-  for (Label label : labels) {
-    auto it = by_label.find(label);
-    if (it == by_label.end()) continue;
-    out.push_back(std::move(it->second));
-    by_label.erase(it);
-  }
-  return out;
-}
-
 // A read-only snapshot on one connection: every statement until the end of
 // the scope sees the same committed state.
 class Snapshot {

@@ -34,20 +34,6 @@ std::string LabelsJson(std::span<const Label> labels) {
   return out;
 }
 
-// The items of `by_label` in the order of `labels`, each once; labels
-// without an item are left out.
-template <typename T>
-std::vector<T> InLabelOrder(std::span<const Label> labels, std::unordered_map<Label, T>& by_label) {
-  std::vector<T> out;
-  for (Label label : labels) {
-    auto it = by_label.find(label);
-    if (it == by_label.end()) continue;
-    out.push_back(std::move(it->second));
-    by_label.erase(it);  // a repeated label is returned once
-  }
-  return out;
-}
-
 Result<std::optional<size_t>> StoredDimension(Connection& db, std::string_view signature) {
   MNEMO_ASSIGN_OR_RETURN(Statement s,
                          db.Prepare("SELECT dim FROM entry_vectors WHERE signature = ? LIMIT 1",
