@@ -32,9 +32,8 @@ Result<Session> OpenSession(const GlobalOptions& g,
                   "configuration: " + config.status().message(), config.status().field());
   }
   Session s;
-  // ACL is off in this version: every principal acts as an admin of its store.
-  s.principal = Principal{g.principal.empty() ? config->security.default_principal : g.principal,
-                          Role::kAdmin};
+  // --principal P acts with the role the configuration grants P (spec 10).
+  s.principal = ProcessPrincipal(*config, g.principal);
   MNEMO_ASSIGN_OR_RETURN(
       s.engine,
       Engine::Open(EngineOptions{.workspace = workspace, .config = std::move(config).value()}));

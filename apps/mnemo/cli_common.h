@@ -30,7 +30,7 @@ struct GlobalOptions {
 
 struct Session {
   std::unique_ptr<Engine> engine;
-  Principal principal;
+  Principal principal;  // ProcessPrincipal(config, --principal), mnemo/config.h
 };
 
 // Resolves the workspace, loads the config (--config, else

@@ -89,7 +89,11 @@ int Serve(const GlobalOptions& g, const std::string& listen) {
   {
     transport::HttpServer server(*session->engine, *options);
     Result<int> port = server.Bind();
-    if (!port.ok()) return Fail(port.status());
+    if (!port.ok()) {
+      // A daemon that cannot listen (the address is taken) exits 2 at once.
+      Fail(port.status());
+      return kExitInternal;
+    }
     const bool v6 = host.find(':') != std::string::npos;
     std::cerr << "listening on " << (v6 ? "[" + host + "]" : host) << ":" << *port << std::endl;
     std::atomic<bool> done{false};

@@ -6,9 +6,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mnemo/status.h"
+#include "mnemo/types.h"
 
 namespace mnemo {
 
@@ -16,6 +18,13 @@ struct TokenConfig {
   std::string principal;
   std::string role = "user";  // admin | user
   std::string sha256;         // hex digest of the bearer token
+};
+
+// [[security.principals]]: the role a principal named on stdio, the CLI or
+// `mnemo mcp` (--principal) acts with.
+struct PrincipalConfig {
+  std::string name;
+  std::string role;  // admin | user
 };
 
 struct AliasConfig {
@@ -91,6 +100,7 @@ struct Config {
     std::string secrets = "reject";
     bool redact_episodic = true;
     std::string default_principal = "local";
+    std::string default_role = "admin";  // admin | user: the role of default_principal
     struct Audit {
       bool enabled = false;
       std::string path = "audit.log";
@@ -98,6 +108,7 @@ struct Config {
       int64_t keep = 5;
     } audit;
     std::vector<TokenConfig> tokens;
+    std::vector<PrincipalConfig> principals;
   } security;
   struct Server {
     std::string listen = "127.0.0.1:8765";
@@ -125,7 +136,24 @@ struct ConfigSources {
 
 // Loads and validates. Unknown keys, wrong types and bad values are
 // kInvalidArgument errors naming the key (or variable) and what is allowed.
+// One principal has one role: a name listed twice in
+// [[security.principals]], or granted different roles by
+// [[security.principals]], [[security.tokens]] and (for
+// security.default_principal) security.default_role, is an error.
 Result<Config> LoadConfig(const ConfigSources& sources);
+
+// The role the configuration grants principal `name` (spec 10 ACL), the one
+// role lookup of every transport: its [[security.principals]] entry, else a
+// [[security.tokens]] entry naming it, else security.default_role for
+// security.default_principal, else user. (With memory.acl_enabled = false
+// the engine treats every caller as an admin whatever its role.)
+Role ConfiguredRole(const Config& config, std::string_view name);
+
+// Who a process acts as on stdio, the CLI, `mnemo mcp`, and HTTP without
+// tokens: `requested` (--principal P) with ConfiguredRole(P), or, when
+// `requested` is empty, security.default_principal with
+// security.default_role.
+Principal ProcessPrincipal(const Config& config, std::string_view requested);
 
 // The process environment as a map (only MNEMO_* variables).
 std::map<std::string, std::string> MnemoEnvironment();

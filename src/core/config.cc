@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/config_schema.h"
+#include "core/principals.h"
 #include "core/tool_specs.h"
 #include "mnemo/config.h"
 #include "rules/tool_rule.h"
@@ -202,15 +203,42 @@ Status LoadTokens(Config& c, const toml::node& n) {
     TokenConfig tok{Str(t, "principal"), Str(t, "role"), Str(t, "sha256")};
     if (tok.role.empty()) tok.role = "user";
     if (tok.principal.empty()) return InvalidArgument(w + ": principal must not be empty");
-    if (tok.role != "admin" && tok.role != "user") {
-      return InvalidArgument(w + ": role must be admin or user");
-    }
+    MNEMO_RETURN_IF_ERROR(internal::CheckRole(tok.role, w, "role"));
     bool hex = tok.sha256.size() == 64 &&
                tok.sha256.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
     if (!hex) return InvalidArgument(w + ": sha256 must be the 64-hex-digit SHA-256 of the token");
     c.security.tokens.push_back(std::move(tok));
     return Status::Ok();
   });
+}
+
+Status LoadPrincipals(Config& c, const toml::node& n) {
+  return ForEachTableInArray(
+      n, "security.principals", [&](const toml::table& t, const std::string& w) {
+        MNEMO_RETURN_IF_ERROR(CheckTableKeys(t, {"name", "role"}, w));
+        for (std::string_view key : {"name", "role"}) {
+          if (!t[key].is_string()) {
+            return InvalidArgument(w + ": " + std::string(key) + " must be a string" +
+                                       (key == "role" ? " (admin or user)" : ""),
+                                   "security.principals." + std::string(key));
+          }
+        }
+        PrincipalConfig p{Str(t, "name"), Str(t, "role")};
+        if (p.name.empty()) {
+          return InvalidArgument(w + ": name must not be empty", "security.principals.name");
+        }
+        MNEMO_RETURN_IF_ERROR(internal::CheckRole(p.role, w, "role"));
+        for (const PrincipalConfig& other : c.security.principals) {
+          if (other.name == p.name) {
+            return InvalidArgument(w + ": principal \"" + p.name +
+                                       "\" is listed twice: keep one [[security.principals]] "
+                                       "table per principal",
+                                   "security.principals.name");
+          }
+        }
+        c.security.principals.push_back(std::move(p));
+        return Status::Ok();
+      });
 }
 
 Status LoadAliases(Config& c, const toml::node& n) {
@@ -285,6 +313,8 @@ Status LoadTable(Config& c, const toml::table& t, const std::string& prefix,
     const std::string path = prefix.empty() ? key : prefix + "." + key;
     if (path == "security.tokens") {
       MNEMO_RETURN_IF_ERROR(LoadTokens(c, node));
+    } else if (path == "security.principals") {
+      MNEMO_RETURN_IF_ERROR(LoadPrincipals(c, node));
     } else if (path == "rules.aliases") {
       MNEMO_RETURN_IF_ERROR(LoadAliases(c, node));
     } else if (path == "tools") {
@@ -413,7 +443,7 @@ Status Validate(const Config& c) {
     return InvalidArgument("security.default_principal must not be empty",
                            "security.default_principal");
   }
-  return Status::Ok();
+  return internal::CheckOneRolePerPrincipal(c);
 }
 
 }  // namespace
@@ -450,7 +480,8 @@ std::string ConfigReferenceMarkdown() {
       "Precedence: built-in defaults < `mnemo.toml` (workspace, or `--config`) < environment < "
       "command-line flags. Environment: `MNEMO_` + the key's path joined by `_`, upper-cased. "
       "Booleans accept `1|true|yes|on` and `0|false|no|off`. Arrays of tables "
-      "(`[[tools]]`, `[[security.tokens]]`, `[[rules.aliases]]`) are file-only.\n\n"
+      "(`[[tools]]`, `[[security.tokens]]`, `[[security.principals]]`, `[[rules.aliases]]`) are "
+      "file-only.\n\n"
       "| key | environment | type | default | notes |\n|---|---|---|---|---|\n";
   for (const KeySpec& k : ConfigKeys()) {
     out += "| `" + std::string(k.path) + "` | `" + EnvName(k.path) + "` | " + TypeWord(k) + " | `" +
@@ -460,6 +491,12 @@ std::string ConfigReferenceMarkdown() {
       "\nArrays of tables:\n\n"
       "- `[[security.tokens]]`: `principal`, `role` (`admin`|`user`), `sha256` (hex digest of "
       "the bearer token; the token itself never sits in the file).\n"
+      "- `[[security.principals]]`: `name`, `role` (`admin`|`user`, required): the role "
+      "`--principal NAME` acts with on stdio, the CLI and `mnemo mcp` when "
+      "`memory.acl_enabled = true`. A name without a table acts with the role of a "
+      "`[[security.tokens]]` entry naming it, else `user`; without `--principal` the process "
+      "acts as `security.default_principal` with `security.default_role`. A name listed twice, "
+      "or granted two different roles by these places, is an error.\n"
       "- `[[rules.aliases]]`: `words` (string array), `tool_contains` (string array); replaces "
       "the built-in alias table when present.\n"
       "- `[[tools]]` (spec 50): `name` (like a tool-rule tool name; trimmed and lower-cased), "

@@ -97,7 +97,12 @@ const std::array kKeys = {
     KeySpec{"security.redact_episodic", KeyType::kBool, "true", "", 0, 0, "",
             MNEMO_FIELD(security.redact_episodic)},
     KeySpec{"security.default_principal", KeyType::kString, "local", "", 0, 0,
-            "principal for stdio/CLI without --principal", MNEMO_FIELD(security.default_principal)},
+            "principal for stdio/CLI/mcp without --principal",
+            MNEMO_FIELD(security.default_principal)},
+    KeySpec{"security.default_role", KeyType::kEnum, "admin", "admin|user", 0, 0,
+            "its role under ACL (the owner of the workspace); --principal P acts with the role "
+            "[[security.principals]] or [[security.tokens]] grant P, else user",
+            MNEMO_FIELD(security.default_role)},
     KeySpec{"security.audit.enabled", KeyType::kBool, "false", "", 0, 0, "",
             MNEMO_FIELD(security.audit.enabled)},
     KeySpec{"security.audit.path", KeyType::kString, "audit.log", "", 0, 0,

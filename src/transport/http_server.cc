@@ -192,7 +192,7 @@ Result<HttpServerOptions> HttpServerOptionsFromConfig(const Config& config,
   o.workers = config.server.workers;
   o.queue = config.server.queue;
   o.request_timeout_ms = config.server.request_timeout_ms;
-  o.principal = Principal{config.security.default_principal, Role::kAdmin};
+  o.principal = ProcessPrincipal(config, "");
   o.tokens = config.security.tokens;
   return o;
 }
@@ -275,7 +275,7 @@ std::optional<Principal> HttpServer::Impl::Authenticate(const httplib::Request& 
       if (internal::ConstantTimeEquals(digest, want) && match == nullptr) match = &t;
     }
     if (match != nullptr) {
-      return Principal{match->principal, match->role == "admin" ? Role::kAdmin : Role::kUser};
+      return Principal{match->principal, ConfiguredRole(engine.config(), match->principal)};
     }
   }
   res.status = 401;
@@ -434,6 +434,14 @@ void HttpServer::Impl::Install() {
   server.new_task_queue = [this, workers, queue] {
     return new BoundedTaskQueue(workers, queue, &queue_depth);
   };
+  // httplib's default sets SO_REUSEPORT, with which a second daemon binds the
+  // same port and the kernel splits the connections between the two: only
+  // SO_REUSEADDR (a restart may bind while old connections sit in TIME_WAIT;
+  // on Linux it never admits a second listener), so Bind fails instead.
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   server.set_read_timeout(TimeoutSeconds(options.request_timeout_ms));
   server.set_write_timeout(TimeoutSeconds(options.request_timeout_ms));
   server.set_payload_max_length(static_cast<size_t>(options.max_body_bytes));
@@ -493,8 +501,15 @@ Result<int> HttpServer::Bind() {
     port = -1;
   }
   if (port <= 0) {
+    const bool v6 = a.host.find(':') != std::string::npos;
+    const std::string address = (v6 ? "[" + a.host + "]" : a.host) + ":" + std::to_string(a.port);
+    if (errno == EADDRINUSE) {
+      return Unavailable(address +
+                         " is already in use: another mnemo serve or program listens there; "
+                         "stop it or choose another --listen");
+    }
     std::string why = errno != 0 ? std::strerror(errno) : "address unavailable";
-    return Unavailable("cannot listen on " + a.host + ":" + std::to_string(a.port) + ": " + why);
+    return Unavailable("cannot listen on " + address + ": " + why);
   }
   return port;
 }

@@ -31,11 +31,14 @@ struct HttpServerOptions {
   int64_t workers = 8;
   int64_t queue = 64;
   int64_t request_timeout_ms = 30000;
-  // The caller when no tokens are configured (loopback only).
+  // The caller when no tokens are configured (loopback only): from the
+  // configuration, security.default_principal with security.default_role.
   Principal principal;
   // [[security.tokens]]: when non-empty every request but GET /healthz needs
   // `Authorization: Bearer <token>` whose SHA-256 matches one of them (401
-  // otherwise); the token's principal and role become the caller.
+  // otherwise); the token's principal becomes the caller, with the role the
+  // engine's configuration grants it (ConfiguredRole, mnemo/config.h: the
+  // token's own role, since one principal has one role).
   std::vector<TokenConfig> tokens;
 };
 
@@ -51,7 +54,9 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  // Binds the socket; returns the bound port (the real one for port 0).
+  // Binds the socket (never shared: no SO_REUSEPORT); returns the bound port
+  // (the real one for port 0). An address another socket listens on is
+  // kUnavailable "<host:port> is already in use: ...".
   Result<int> Bind();
   // Serves until Stop(); returns after in-flight requests have finished.
   Status Serve();

@@ -98,6 +98,106 @@ TEST(Config, BadValuesNameTheKeyAndWhatIsAllowed) {
   ASSERT_FALSE(w.ok());
 }
 
+constexpr const char* kDigest = "0000000000000000000000000000000000000000000000000000000000000000";
+
+std::string TokenToml(const std::string& principal, const std::string& role) {
+  return "[[security.tokens]]\nprincipal = \"" + principal + "\"\nrole = \"" + role +
+         "\"\nsha256 = \"" + kDigest + "\"\n";
+}
+
+TEST(Config, PrincipalsGrantRolesAndEveryOtherNameIsAUser) {
+  TempDir dir;
+  auto c = LoadToml(dir,
+                    "[[security.principals]]\nname = \"ops\"\nrole = \"admin\"\n\n"
+                    "[[security.principals]]\nname = \"alice\"\nrole = \"user\"\n\n" +
+                        TokenToml("root", "admin") + TokenToml("bob", "user"));
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_EQ(c->security.principals.size(), 2u);
+  EXPECT_EQ(c->security.default_role, "admin");
+  EXPECT_EQ(ConfiguredRole(*c, "ops"), Role::kAdmin);
+  EXPECT_EQ(ConfiguredRole(*c, "alice"), Role::kUser);
+  EXPECT_EQ(ConfiguredRole(*c, "root"), Role::kAdmin);  // from its token
+  EXPECT_EQ(ConfiguredRole(*c, "bob"), Role::kUser);
+  EXPECT_EQ(ConfiguredRole(*c, "mallory"), Role::kUser);
+  const Principal ops = ProcessPrincipal(*c, "ops");
+  EXPECT_EQ(ops.name, "ops");
+  EXPECT_EQ(ops.role, Role::kAdmin);
+  EXPECT_EQ(ProcessPrincipal(*c, "mallory").role, Role::kUser);
+  const Principal owner = ProcessPrincipal(*c, "");
+  EXPECT_EQ(owner.name, "local");
+  EXPECT_EQ(owner.role, Role::kAdmin);
+  EXPECT_EQ(ProcessPrincipal(*c, "local").role, Role::kAdmin);
+}
+
+TEST(Config, DefaultRoleComesFromTheFileOrTheEnvironment) {
+  TempDir dir;
+  auto file = LoadToml(dir, "[security]\ndefault_principal = \"me\"\ndefault_role = \"user\"\n");
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  EXPECT_EQ(ProcessPrincipal(*file, "").name, "me");
+  EXPECT_EQ(ProcessPrincipal(*file, "").role, Role::kUser);
+  auto env = LoadConfig({.env = {{"MNEMO_SECURITY_DEFAULT_ROLE", "user"}}});
+  ASSERT_TRUE(env.ok()) << env.status().ToString();
+  EXPECT_EQ(ProcessPrincipal(*env, "").role, Role::kUser);
+  auto bad = LoadConfig({.env = {{"MNEMO_SECURITY_DEFAULT_ROLE", "root"}}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("security.default_role must be one of admin, user"),
+            std::string::npos)
+      << bad.status().message();
+}
+
+TEST(Config, BadPrincipalTablesAreErrorsNamingTheFieldAndWhatIsAllowed) {
+  TempDir dir;
+  auto role = LoadToml(dir, "[[security.principals]]\nname = \"ops\"\nrole = \"root\"\n");
+  ASSERT_FALSE(role.ok());
+  EXPECT_EQ(role.status().message(),
+            "[[security.principals]] #1: role is \"root\"; it must be admin or user");
+  auto missing = LoadToml(dir, "[[security.principals]]\nname = \"ops\"\n");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("role must be a string (admin or user)"),
+            std::string::npos)
+      << missing.status().message();
+  auto nameless = LoadToml(dir, "[[security.principals]]\nname = \"\"\nrole = \"user\"\n");
+  ASSERT_FALSE(nameless.ok());
+  EXPECT_NE(nameless.status().message().find("name must not be empty"), std::string::npos);
+  auto unknown =
+      LoadToml(dir, "[[security.principals]]\nname = \"ops\"\nrole = \"user\"\ntoken = 1\n");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("allowed keys are name, role"), std::string::npos);
+  auto twice = LoadToml(dir,
+                        "[[security.principals]]\nname = \"ops\"\nrole = \"admin\"\n"
+                        "[[security.principals]]\nname = \"ops\"\nrole = \"admin\"\n");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("[[security.principals]] #2: principal \"ops\" is "
+                                          "listed twice"),
+            std::string::npos)
+      << twice.status().message();
+  auto token_role = LoadToml(dir, TokenToml("alice", "owner"));
+  ASSERT_FALSE(token_role.ok());
+  EXPECT_NE(token_role.status().message().find("role is \"owner\"; it must be admin or user"),
+            std::string::npos);
+}
+
+TEST(Config, OnePrincipalHasOneRole) {
+  TempDir dir;
+  auto table_and_token =
+      LoadToml(dir, "[[security.principals]]\nname = \"alice\"\nrole = \"admin\"\n" +
+                        TokenToml("alice", "user"));
+  ASSERT_FALSE(table_and_token.ok());
+  EXPECT_EQ(table_and_token.status().message(),
+            "principal \"alice\" is granted two roles: admin by [[security.principals]] and user "
+            "by [[security.tokens]]; give one principal one role");
+  auto two_tokens = LoadToml(dir, TokenToml("bob", "user") + TokenToml("bob", "admin"));
+  EXPECT_FALSE(two_tokens.ok());
+  auto default_principal =
+      LoadToml(dir, "[[security.principals]]\nname = \"local\"\nrole = \"user\"\n");
+  ASSERT_FALSE(default_principal.ok());
+  EXPECT_NE(default_principal.status().message().find("security.default_role"), std::string::npos);
+  // Agreeing grants are fine: a token of a listed principal, two tokens of one.
+  EXPECT_TRUE(LoadToml(dir, "[[security.principals]]\nname = \"bob\"\nrole = \"user\"\n" +
+                                TokenToml("bob", "user") + TokenToml("bob", "user"))
+                  .ok());
+}
+
 TEST(Config, CorruptTomlReportsLine) {
   TempDir dir;
   auto c = LoadToml(dir, "[memory]\nbackend = \"sqlite\n");

@@ -1,12 +1,24 @@
-// Spec 10's ACL through the real daemon with real bearer tokens: every read
-// and write method seen by the principal that owns the data, by another user
-// (the owner's private and public data) and by an admin; the audit log of
-// those requests. Each of alice's artefacts carries its own marker word, so
-// "bob cannot see it" is checked on the whole response, whatever its shape.
+// Spec 10's ACL through the real binary on every transport (issue 16): the
+// same tests run over HTTP with bearer tokens (`mnemo serve`), over stdio
+// JSON-RPC (`mnemo --principal P rpc --stdio`) and over MCP stdio
+// (`mnemo --principal P mcp`, tools/call; only the methods that are MCP tools).
+// Every read and write method is seen by the principal that owns the data, by
+// another user (the owner's private and public data) and by an admin; then
+// the audit log of those requests. Each of alice's artefacts carries its own
+// marker word, so "bob cannot see it" is checked on the whole answer,
+// whatever its shape. All transports share one seeded workspace; each child
+// process starts once for the suite.
+//
+// To extend the matrix with a method: call it through alice(), bob() or
+// root() in a test below (guarded by Offers() when it is not an MCP tool);
+// the per-transport method counts printed at the end follow.
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <array>
 #include <fstream>
+#include <iostream>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -19,6 +31,7 @@
 #include "process.h"
 #include "rpc_client.h"
 #include "test_util.h"
+#include "transport_client.h"
 
 namespace mnemo::e2e {
 namespace {
@@ -39,8 +52,11 @@ bool Has(const json& response, const std::string& word) {
   return response.dump().find(word) != std::string::npos;
 }
 
-class AclMatrix : public ::testing::Test {
+class AclMatrix : public ::testing::TestWithParam<Transport> {
  protected:
+  static constexpr std::array kTransports = {Transport::kHttp, Transport::kStdio, Transport::kMcp};
+  static constexpr std::array kPrincipals = {"alice", "bob", "root"};
+
   static void SetUpTestSuite() {
     dir_ = new testing::TempDir();
     {
@@ -54,11 +70,20 @@ class AclMatrix : public ::testing::Test {
     }
     daemon_ = new Daemon(dir_->path());
     ASSERT_TRUE(daemon_->started()) << daemon_->Stderr();
-    alice_ = new RpcClient(daemon_->port(), "alice-secret-token");
-    bob_ = new RpcClient(daemon_->port(), "bob-secret-token");
-    root_ = new RpcClient(daemon_->port(), "root-secret-token");
+    Seed();
+    // Every child after the seed, once for the suite.
+    clients_ = new std::map<Transport, std::vector<std::unique_ptr<TransportClient>>>();
+    for (Transport t : kTransports) {
+      for (const char* who : kPrincipals) {
+        (*clients_)[t].push_back(MakeTransportClient(t, daemon_->port(), dir_->path(), who));
+      }
+    }
+  }
 
-    RpcClient& a = *alice_;
+  // alice's artefacts (and one private entry of bob's), written over HTTP by
+  // clients of their own so that the method counts cover the tests only.
+  static void Seed() {
+    RpcClient a(daemon_->port(), "alice-secret-token");
     a.Result("memory.store", {{"key", "a-private"}, {"value", "Alice keeps a walrus figurine"}});
     a.Result("memory.store", {{"key", "a-public"},
                               {"value", "Alice's narwhal poster is in the lobby"},
@@ -81,14 +106,14 @@ class AclMatrix : public ::testing::Test {
     a.Result("memory.context_append",
              {{"session_id", "alice-ctx"},
               {"event", {{"input", "buy kumquat jam"}, {"response", "added"}}}});
-    bob_->Result("memory.store",
-                 {{"key", "b-private"}, {"value", "Bob keeps a porcelain figurine"}});
+    RpcClient(daemon_->port(), "bob-secret-token")
+        .Result("memory.store",
+                {{"key", "b-private"}, {"value", "Bob keeps a porcelain figurine"}});
   }
 
   static void TearDownTestSuite() {
-    delete alice_;
-    delete bob_;
-    delete root_;
+    ReportMethodCounts();
+    delete clients_;  // closes every child's stdin; each exits
     if (daemon_ != nullptr) {
       EXPECT_EQ(daemon_->Stop(SIGTERM), 0);
     }
@@ -96,20 +121,61 @@ class AclMatrix : public ::testing::Test {
     delete dir_;
   }
 
+  // The methods each transport ran (the counts of the report), and, when the
+  // whole suite ran: stdio ran what HTTP ran, MCP what HTTP ran of its tools.
+  static void ReportMethodCounts() {
+    if (clients_ == nullptr) return;
+    std::map<Transport, std::set<std::string>> ran;
+    for (auto& [t, clients] : *clients_) {
+      for (const auto& c : clients)
+        ran[t].insert(c->MethodsCalled().begin(), c->MethodsCalled().end());
+      std::cout << "[ ACL matrix ] " << TransportName(t) << ": " << ran[t].size() << " methods\n";
+    }
+    const ::testing::TestSuite* suite = ::testing::UnitTest::GetInstance()->current_test_suite();
+    if (suite == nullptr || suite->test_to_run_count() != suite->total_test_count()) return;
+    EXPECT_EQ(ran[Transport::kStdio], ran[Transport::kHttp]);
+    std::set<std::string> mcp_tools;
+    for (const std::string& m : ran[Transport::kHttp]) {
+      if ((*clients_)[Transport::kMcp][0]->Offers(m)) mcp_tools.insert(m);
+    }
+    EXPECT_EQ(ran[Transport::kMcp], mcp_tools);
+    EXPECT_GE(mcp_tools.size(), 8u);
+  }
+
+  TransportClient& alice() { return *(*clients_)[GetParam()][0]; }
+  TransportClient& bob() { return *(*clients_)[GetParam()][1]; }
+  TransportClient& root() { return *(*clients_)[GetParam()][2]; }
+  // Whether this transport offers every one of `methods`.
+  bool Offers(std::initializer_list<const char*> methods) {
+    for (const char* m : methods) {
+      if (!alice().Offers(m)) return false;
+    }
+    return true;
+  }
+
+  // An error; with the JSON-RPC `code` where the transport reports codes.
+  static void ExpectError(TransportClient& who, const std::string& method, const json& params,
+                          int code) {
+    const int got = who.ErrorCode(method, params);
+    EXPECT_NE(got, 0) << method << " succeeded";
+    if (who.ReportsCodes()) {
+      EXPECT_EQ(got, code) << method;
+    }
+  }
+
   // bob's answer for `params` (about alice's thing) equals his answer for
   // `missing` (about nothing): the same result, or the same error code and
   // message with the names swapped.
-  static void ExpectSameAsMissing(const std::string& method, const json& params,
-                                  const json& missing, const std::string& name,
-                                  const std::string& missing_name) {
-    json got = bob_->Call(method, params);
-    json none = bob_->Call(method, missing);
+  void ExpectSameAsMissing(const std::string& method, const json& params, const json& missing,
+                           const std::string& name, const std::string& missing_name) {
+    json got = bob().Call(method, params);
+    json none = bob().Call(method, missing);
     if (none.contains("result")) {  // "null when there is none"
-      EXPECT_EQ(got, none) << method;
+      EXPECT_EQ(got["result"], none["result"]) << method;
       return;
     }
     ASSERT_TRUE(got.contains("error")) << method << " " << got.dump();
-    EXPECT_EQ(got["error"]["code"], none["error"]["code"]) << method;
+    EXPECT_EQ(got["error"].value("code", 0), none["error"].value("code", 0)) << method;
     std::string message = got["error"]["message"];
     if (const size_t at = message.find(name); at != std::string::npos) {
       message.replace(at, name.size(), missing_name);
@@ -119,18 +185,14 @@ class AclMatrix : public ::testing::Test {
 
   static testing::TempDir* dir_;
   static Daemon* daemon_;
-  static RpcClient* alice_;
-  static RpcClient* bob_;
-  static RpcClient* root_;
+  static std::map<Transport, std::vector<std::unique_ptr<TransportClient>>>* clients_;
   static std::string rule_id_;
   static std::string doc_id_;
 };
 
 testing::TempDir* AclMatrix::dir_ = nullptr;
 Daemon* AclMatrix::daemon_ = nullptr;
-RpcClient* AclMatrix::alice_ = nullptr;
-RpcClient* AclMatrix::bob_ = nullptr;
-RpcClient* AclMatrix::root_ = nullptr;
+std::map<Transport, std::vector<std::unique_ptr<TransportClient>>>* AclMatrix::clients_ = nullptr;
 std::string AclMatrix::rule_id_;
 std::string AclMatrix::doc_id_;
 
@@ -138,7 +200,7 @@ std::string AclMatrix::doc_id_;
 // admin the entries (admin sees every entry) but not the per-principal
 // artefacts (rules, turns, profile, graph, documents, context: scoped to the
 // principal that produced them, an admin included).
-TEST_F(AclMatrix, EveryReadMethodShowsAliceHerDataAndBobNoneOfIt) {
+TEST_P(AclMatrix, EveryReadMethodShowsAliceHerDataAndBobNoneOfIt) {
   ASSERT_FALSE(rule_id_.empty());
   ASSERT_FALSE(doc_id_.empty());
   struct Read {
@@ -149,13 +211,14 @@ TEST_F(AclMatrix, EveryReadMethodShowsAliceHerDataAndBobNoneOfIt) {
   };
   const std::vector<Read> reads = {
       {"memory.get", {{"key", "a-private"}}, kPrivateEntry, true},
-      {"memory.search", {{"query", "walrus figurine"}, {"min_score", 0}}, kPrivateEntry, true},
+      // No query holds its marker: an MCP text answer repeats the query.
+      {"memory.search", {{"query", "Alice keeps figurine"}, {"min_score", 0}}, kPrivateEntry, true},
       {"memory.list", json::object(), kPrivateEntry, true},
       {"memory.tool_rule_list", {{"tool_name", "email"}}, kRule, false},
       {"memory.tool_rule_get", {{"tool_name", "email"}, {"id", rule_id_}}, kRule, false},
       {"memory.tool_rules_for_prompt", {{"tools", {"email"}}}, kRule, false},
       {"memory.tool_rules_json", {{"tool_name", "email"}}, kRule, false},
-      {"memory.episodic_search", {{"query", "pistachio"}}, kTurn, false},
+      {"memory.episodic_search", {{"query", "favourite ice cream"}}, kTurn, false},
       {"memory.session_turns", {{"session_id", "alice-s"}}, kTurn, false},
       {"memory.profile", json::object(), kProfile, false},
       {"memory.profile_render", json::object(), kProfile, false},
@@ -169,10 +232,11 @@ TEST_F(AclMatrix, EveryReadMethodShowsAliceHerDataAndBobNoneOfIt) {
        false},
   };
   for (const Read& r : reads) {
+    if (!Offers({r.method.c_str()})) continue;
     SCOPED_TRACE(r.method);
-    EXPECT_TRUE(Has(alice_->Result(r.method, r.params), r.marker));
-    EXPECT_FALSE(Has(bob_->Call(r.method, r.params), r.marker));
-    EXPECT_EQ(Has(root_->Call(r.method, r.params), r.marker), r.admin_sees);
+    EXPECT_TRUE(Has(alice().Result(r.method, r.params), r.marker));
+    EXPECT_FALSE(Has(bob().Call(r.method, r.params), r.marker));
+    EXPECT_EQ(Has(root().Call(r.method, r.params), r.marker), r.admin_sees);
   }
   // Reads whose answer may or may not hold alice's words for alice herself
   // (summaries, recaps, blocks) never hold them for bob.
@@ -187,8 +251,9 @@ TEST_F(AclMatrix, EveryReadMethodShowsAliceHerDataAndBobNoneOfIt) {
       {"memory.stats", json::object()},
   };
   for (const auto& [method, params] : blind) {
+    if (!Offers({method.c_str()})) continue;
     SCOPED_TRACE(method + " " + params.dump());
-    json r = bob_->Call(method, params);
+    json r = bob().Call(method, params);
     EXPECT_TRUE(r.contains("result")) << r.dump();
     for (const char* marker :
          {kPrivateEntry, kRule, kTurn, kProfile, kTriple, kDocument, kContextEvent}) {
@@ -197,111 +262,127 @@ TEST_F(AclMatrix, EveryReadMethodShowsAliceHerDataAndBobNoneOfIt) {
   }
 }
 
-TEST_F(AclMatrix, PublicEntriesAreReadableByOthersButNotWritable) {
-  EXPECT_TRUE(Has(bob_->Result("memory.get", {{"key", "a-public"}}), kPublicEntry));
-  EXPECT_TRUE(Has(bob_->Result("memory.search", {{"query", "narwhal poster"}}), kPublicEntry));
-  EXPECT_TRUE(Has(bob_->Result("memory.list", json::object()), kPublicEntry));
+TEST_P(AclMatrix, PublicEntriesAreReadableByOthersButNotWritable) {
+  EXPECT_TRUE(Has(bob().Result("memory.get", {{"key", "a-public"}}), kPublicEntry));
+  EXPECT_TRUE(Has(bob().Result("memory.search", {{"query", "narwhal poster"}}), kPublicEntry));
+  if (Offers({"memory.list"})) {
+    EXPECT_TRUE(Has(bob().Result("memory.list", json::object()), kPublicEntry));
+  }
   // Forget deletes only one's own entries: alice's public one is not bob's.
-  EXPECT_EQ(bob_->Result("memory.forget", {{"key", "a-public"}})["forgotten"], false);
+  EXPECT_EQ(bob().Result("memory.forget", {{"key", "a-public"}})["forgotten"], false);
   // A store under the same key makes bob's own entry; alice's is unchanged.
-  EXPECT_EQ(bob_->Result("memory.store", {{"key", "a-public"}, {"value", "bob's own"}})["created"],
+  EXPECT_EQ(bob().Result("memory.store", {{"key", "a-public"}, {"value", "bob's own"}})["created"],
             true);
-  EXPECT_TRUE(Has(alice_->Result("memory.get", {{"key", "a-public"}}), kPublicEntry));
-  EXPECT_EQ(bob_->Result("memory.get", {{"key", "a-public"}})["content"], "bob's own");
-  EXPECT_EQ(bob_->Result("memory.forget", {{"key", "a-public"}})["forgotten"], true);
-  EXPECT_TRUE(Has(alice_->Result("memory.get", {{"key", "a-public"}}), kPublicEntry));
+  EXPECT_TRUE(Has(alice().Result("memory.get", {{"key", "a-public"}}), kPublicEntry));
+  EXPECT_EQ(bob().Result("memory.get", {{"key", "a-public"}})["content"], "bob's own");
+  EXPECT_EQ(bob().Result("memory.forget", {{"key", "a-public"}})["forgotten"], true);
+  EXPECT_TRUE(Has(alice().Result("memory.get", {{"key", "a-public"}}), kPublicEntry));
 }
 
 // Another principal's private things answer exactly like things that do not
 // exist: same code, same message.
-TEST_F(AclMatrix, OthersPrivateThingsAreIndistinguishableFromMissingOnes) {
+TEST_P(AclMatrix, OthersPrivateThingsAreIndistinguishableFromMissingOnes) {
   ExpectSameAsMissing("memory.get", {{"key", "a-private"}}, {{"key", "zz-none"}}, "a-private",
                       "zz-none");
   ExpectSameAsMissing("memory.get", {{"key", "a-private"}, {"owner", "alice"}},
                       {{"key", "zz-none"}, {"owner", "alice"}}, "a-private", "zz-none");
-  ExpectSameAsMissing("memory.mark_useful", {{"key", "a-private"}}, {{"key", "zz-none"}},
-                      "a-private", "zz-none");
-  ExpectSameAsMissing("memory.tool_rule_get", {{"tool_name", "email"}, {"id", rule_id_}},
-                      {{"tool_name", "email"}, {"id", "00000000-0000-4000-8000-000000000000"}},
-                      rule_id_, "00000000-0000-4000-8000-000000000000");
-  ExpectSameAsMissing("memory.doc_get", {{"id", doc_id_}}, {{"id", "zz-none"}}, doc_id_, "zz-none");
+  if (Offers({"memory.mark_useful", "memory.tool_rule_get", "memory.doc_get"})) {
+    ExpectSameAsMissing("memory.mark_useful", {{"key", "a-private"}}, {{"key", "zz-none"}},
+                        "a-private", "zz-none");
+    ExpectSameAsMissing("memory.tool_rule_get", {{"tool_name", "email"}, {"id", rule_id_}},
+                        {{"tool_name", "email"}, {"id", "00000000-0000-4000-8000-000000000000"}},
+                        rule_id_, "00000000-0000-4000-8000-000000000000");
+    ExpectSameAsMissing("memory.doc_get", {{"id", doc_id_}}, {{"id", "zz-none"}}, doc_id_,
+                        "zz-none");
+  }
   // Writes that would touch them report "nothing there" and change nothing.
-  EXPECT_EQ(bob_->Result("memory.forget", {{"key", "a-private"}})["forgotten"], false);
-  EXPECT_EQ(bob_->Result("memory.forget", {{"key", "a-private"}, {"owner", "alice"}})["forgotten"],
+  EXPECT_EQ(bob().Result("memory.forget", {{"key", "a-private"}})["forgotten"], false);
+  EXPECT_EQ(bob().Result("memory.forget", {{"key", "a-private"}, {"owner", "alice"}})["forgotten"],
             false);
-  EXPECT_EQ(bob_->Result("memory.doc_delete", {{"id", doc_id_}})["deleted"], false);
-  json del = bob_->Call("memory.tool_rule_delete", {{"tool_name", "email"}, {"id", rule_id_}});
-  EXPECT_FALSE(Has(del, "\"deleted\":true")) << del.dump();
-  EXPECT_TRUE(Has(alice_->Result("memory.get", {{"key", "a-private"}}), kPrivateEntry));
-  EXPECT_TRUE(Has(alice_->Result("memory.doc_get", {{"id", doc_id_}}), kDocument));
-  EXPECT_TRUE(Has(alice_->Result("memory.tool_rule_list", {{"tool_name", "email"}}), kRule));
+  if (Offers({"memory.doc_delete", "memory.tool_rule_delete", "memory.doc_get"})) {
+    EXPECT_EQ(bob().Result("memory.doc_delete", {{"id", doc_id_}})["deleted"], false);
+    json del = bob().Call("memory.tool_rule_delete", {{"tool_name", "email"}, {"id", rule_id_}});
+    EXPECT_FALSE(Has(del, "\"deleted\":true")) << del.dump();
+    EXPECT_TRUE(Has(alice().Result("memory.doc_get", {{"id", doc_id_}}), kDocument));
+  }
+  EXPECT_TRUE(Has(alice().Result("memory.get", {{"key", "a-private"}}), kPrivateEntry));
+  EXPECT_TRUE(Has(alice().Result("memory.tool_rule_list", {{"tool_name", "email"}}), kRule));
   // bob's search for a word both wrote finds only his own entry.
-  json found = bob_->Result("memory.search", {{"query", "figurine"}});
+  json found = bob().Result("memory.search", {{"query", "figurine"}});
   ASSERT_EQ(found["results"].size(), 1u) << found.dump();
   EXPECT_EQ(found["results"][0]["key"], "b-private");
 }
 
 // bob's writes that name alice's things (her rule id, her session ids, her
 // graph subject, her profile key) land in bob's own data or nowhere.
-TEST_F(AclMatrix, WritesNeverReachAnotherPrincipalsData) {
+TEST_P(AclMatrix, WritesNeverReachAnotherPrincipalsData) {
   // A put with alice's rule id makes bob's own rule, as with any new id.
   json put =
-      bob_->Result("memory.tool_rule_put",
+      bob().Result("memory.tool_rule_put",
                    {{"tool_name", "email"}, {"id", rule_id_}, {"rule", "bob rewrote this rule"}});
   EXPECT_EQ(put["owner"], "bob") << put.dump();
-  json rules = alice_->Result("memory.tool_rule_list", {{"tool_name", "email"}});
+  json rules = alice().Result("memory.tool_rule_list", {{"tool_name", "email"}});
   EXPECT_TRUE(Has(rules, kRule));
   EXPECT_FALSE(Has(rules, "bob rewrote")) << rules.dump();
 
-  bob_->Result("memory.context_prune", {{"session_id", "alice-ctx"}, {"keep", 0}});
-  bob_->Result(
-      "memory.context_append",
-      {{"session_id", "alice-ctx"}, {"event", {{"input", "bob intrudes"}, {"response", "x"}}}});
-  json window = alice_->Result(
-      "memory.context_window",
-      {{"session_id", "alice-ctx"}, {"query", "kumquat intrudes"}, {"budget_chars", 2000}});
-  EXPECT_TRUE(Has(window, kContextEvent));
-  EXPECT_FALSE(Has(window, "intrudes")) << window.dump();
+  if (Offers({"memory.context_prune", "memory.context_append", "memory.context_window"})) {
+    bob().Result("memory.context_prune", {{"session_id", "alice-ctx"}, {"keep", 0}});
+    bob().Result(
+        "memory.context_append",
+        {{"session_id", "alice-ctx"}, {"event", {{"input", "bob intrudes"}, {"response", "x"}}}});
+    json window = alice().Result(
+        "memory.context_window",
+        {{"session_id", "alice-ctx"}, {"query", "kumquat intrudes"}, {"budget_chars", 2000}});
+    EXPECT_TRUE(Has(window, kContextEvent));
+    EXPECT_FALSE(Has(window, "intrudes")) << window.dump();
+  }
 
-  bob_->Result("memory.turn_complete", {{"session_id", "alice-s"},
-                                        {"user_message", "bob intrudes here"},
-                                        {"assistant_response", "ok"},
-                                        {"sync", true}});
-  json turns = alice_->Result("memory.session_turns", {{"session_id", "alice-s"}});
-  EXPECT_EQ(turns["turns"].size(), 2u) << turns.dump();
-  EXPECT_FALSE(Has(turns, "intrudes"));
-  bob_->Result("memory.session_end", {{"session_id", "alice-s"}, {"sync", true}});
-  EXPECT_TRUE(Has(alice_->Result("memory.episodic_search", {{"query", "pistachio"}}), kTurn));
+  if (Offers({"memory.turn_complete", "memory.session_turns", "memory.session_end"})) {
+    bob().Result("memory.turn_complete", {{"session_id", "alice-s"},
+                                          {"user_message", "bob intrudes here"},
+                                          {"assistant_response", "ok"},
+                                          {"sync", true}});
+    json turns = alice().Result("memory.session_turns", {{"session_id", "alice-s"}});
+    EXPECT_EQ(turns["turns"].size(), 2u) << turns.dump();
+    EXPECT_FALSE(Has(turns, "intrudes"));
+    bob().Result("memory.session_end", {{"session_id", "alice-s"}, {"sync", true}});
+  }
+  EXPECT_TRUE(Has(alice().Result("memory.episodic_search", {{"query", "pistachio"}}), kTurn));
 
-  bob_->Result("memory.graph_upsert",
-               {{"subject", "alice"}, {"predicate", "travels_to"}, {"object", "mars"}});
-  json graph = alice_->Result("memory.graph_query", {{"subject", "alice"}});
-  EXPECT_TRUE(Has(graph, kTriple));
-  EXPECT_FALSE(Has(graph, "mars")) << graph.dump();
+  if (Offers({"memory.graph_upsert", "memory.graph_query"})) {
+    bob().Result("memory.graph_upsert",
+                 {{"subject", "alice"}, {"predicate", "travels_to"}, {"object", "mars"}});
+    json graph = alice().Result("memory.graph_query", {{"subject", "alice"}});
+    EXPECT_TRUE(Has(graph, kTriple));
+    EXPECT_FALSE(Has(graph, "mars")) << graph.dump();
+  }
 
-  bob_->Result("memory.profile_put",
-               {{"facet_type", "preference"}, {"key", "tea"}, {"value", "green"}});
-  json profile = alice_->Result("memory.profile", json::object());
-  EXPECT_TRUE(Has(profile, kProfile));
-  EXPECT_FALSE(Has(profile, "green")) << profile.dump();
+  if (Offers({"memory.profile_put", "memory.profile"})) {
+    bob().Result("memory.profile_put",
+                 {{"facet_type", "preference"}, {"key", "tea"}, {"value", "green"}});
+    json profile = alice().Result("memory.profile", json::object());
+    EXPECT_TRUE(Has(profile, kProfile));
+    EXPECT_FALSE(Has(profile, "green")) << profile.dump();
+  }
 }
 
 // The filter runs inside the storage query: alice's many matching entries do
 // not crowd bob's out of a small limit.
-TEST_F(AclMatrix, OthersEntriesNeverCostACallerResults) {
+TEST_P(AclMatrix, OthersEntriesNeverCostACallerResults) {
   for (int i = 0; i < 12; ++i) {
-    alice_->Result("memory.store",
+    alice().Result("memory.store",
                    {{"key", "heron-" + std::to_string(i)}, {"value", "heron heron sighting"}});
   }
-  bob_->Result("memory.store", {{"key", "bob-heron-1"}, {"value", "a heron once"}});
-  bob_->Result("memory.store", {{"key", "bob-heron-2"}, {"value", "another heron"}});
-  json found = bob_->Result("memory.search", {{"query", "heron"}, {"max_results", 2}});
+  bob().Result("memory.store", {{"key", "bob-heron-1"}, {"value", "a heron once"}});
+  bob().Result("memory.store", {{"key", "bob-heron-2"}, {"value", "another heron"}});
+  json found = bob().Result("memory.search", {{"query", "heron"}, {"max_results", 2}});
   ASSERT_EQ(found["results"].size(), 2u) << found.dump();
   for (const json& hit : found["results"]) {
     EXPECT_EQ(hit["key"].get<std::string>().rfind("bob-heron-", 0), 0u) << hit.dump();
   }
-  json stats = bob_->Result("memory.stats", json::object());
-  json list = bob_->Result("memory.list", {{"limit", 1000}});
+  if (!Offers({"memory.stats", "memory.list"})) return;
+  json stats = bob().Result("memory.stats", json::object());
+  json list = bob().Result("memory.list", {{"limit", 1000}});
   // Counts cover what bob may read: his own entries and public ones (the
   // list shows the memory namespaces, stats also counts bob's rules).
   EXPECT_EQ(stats["by_namespace"]["global"], list["items"].size()) << stats.dump() << list.dump();
@@ -310,31 +391,38 @@ TEST_F(AclMatrix, OthersEntriesNeverCostACallerResults) {
   }
 }
 
-TEST_F(AclMatrix, AdminReachesEveryEntryAndAdminOnlyMethodsRefuseUsers) {
+TEST_P(AclMatrix, AdminReachesEveryEntryAndAdminOnlyMethodsRefuseUsers) {
   EXPECT_TRUE(
-      Has(root_->Result("memory.get", {{"key", "a-private"}, {"owner", "alice"}}), kPrivateEntry));
-  EXPECT_EQ(bob_->ErrorCode("memory.hygiene_run", json::object()), -32002);
-  EXPECT_TRUE(root_->Call("memory.hygiene_run", json::object()).contains("result"));
-  EXPECT_EQ(bob_->ErrorCode("memory.tool_register", {{"name", "web_fetch"}}), -32002);
-  EXPECT_TRUE(root_->Call("memory.tool_register", {{"name", "web_fetch"}}).contains("result"));
-  EXPECT_TRUE(Has(bob_->Result("memory.tool_list", json::object()), "web_fetch"));
+      Has(root().Result("memory.get", {{"key", "a-private"}, {"owner", "alice"}}), kPrivateEntry));
+  if (Offers({"memory.hygiene_run", "memory.tool_register", "memory.tool_list"})) {
+    ExpectError(bob(), "memory.hygiene_run", json::object(), -32002);
+    EXPECT_TRUE(root().Call("memory.hygiene_run", json::object()).contains("result"));
+    ExpectError(bob(), "memory.tool_register", {{"name", "web_fetch"}}, -32002);
+    EXPECT_TRUE(root().Call("memory.tool_register", {{"name", "web_fetch"}}).contains("result"));
+    EXPECT_TRUE(Has(bob().Result("memory.tool_list", json::object()), "web_fetch"));
+  }
   // MEMORY.md is one file every principal's agent reads: only an admin writes it.
-  EXPECT_EQ(bob_->ErrorCode("memory.update_memory_md",
-                            {{"file", "MEMORY.md"}, {"content", "bob was here"}}),
-            -32002);
-  EXPECT_TRUE(root_
-                  ->Call("memory.update_memory_md",
-                         {{"file", "MEMORY.md"}, {"content", "Deploys happen on Tuesdays."}})
+  ExpectError(bob(), "memory.update_memory_md",
+              {{"file", "MEMORY.md"}, {"content", "bob was here"}}, -32002);
+  EXPECT_TRUE(root()
+                  .Call("memory.update_memory_md",
+                        {{"file", "MEMORY.md"}, {"content", "Deploys happen on Tuesdays."}})
                   .contains("result"));
   // An admin's forget by owner removes another principal's entry.
-  alice_->Result("memory.store", {{"key", "a-doomed"}, {"value", "temporary"}});
-  EXPECT_EQ(root_->Result("memory.forget", {{"key", "a-doomed"}, {"owner", "alice"}})["forgotten"],
+  alice().Result("memory.store", {{"key", "a-doomed"}, {"value", "temporary"}});
+  EXPECT_EQ(root().Result("memory.forget", {{"key", "a-doomed"}, {"owner", "alice"}})["forgotten"],
             true);
-  EXPECT_EQ(alice_->ErrorCode("memory.get", {{"key", "a-doomed"}}), -32001);
+  ExpectError(alice(), "memory.get", {{"key", "a-doomed"}}, -32001);
 }
 
-TEST_F(AclMatrix, RecallIsRemovedEverywhere) {
-  for (RpcClient* who : {alice_, root_}) {
+TEST_P(AclMatrix, RecallIsRemovedEverywhere) {
+  if (!Offers({"memory.recall", "memory.tool_call", "memory.tools_schema"})) {
+    // MCP: memory_recall is not in tools/list under ACL.
+    EXPECT_FALSE(alice().Offers("memory.recall"));
+    EXPECT_TRUE(alice().Offers("memory.search"));
+    return;
+  }
+  for (TransportClient* who : {&alice(), &root()}) {
     EXPECT_EQ(who->ErrorCode("memory.recall", {{"query", "walrus"}}), -32003);
     // A tool failure is a result with is_error, as for a model's tool call.
     json call = who->Result("memory.tool_call",
@@ -349,24 +437,25 @@ TEST_F(AclMatrix, RecallIsRemovedEverywhere) {
     EXPECT_FALSE(names.count("memory_recall"));
   }
   // The tool interface applies the same rules as the methods.
-  json via_tool = bob_->Call("memory.tool_call",
+  json via_tool = bob().Call("memory.tool_call",
                              {{"name", "memory_get"}, {"arguments", {{"key", "a-private"}}}});
   EXPECT_FALSE(Has(via_tool, kPrivateEntry)) << via_tool.dump();
-  EXPECT_TRUE(Has(alice_->Result("memory.tool_call",
+  EXPECT_TRUE(Has(alice().Result("memory.tool_call",
                                  {{"name", "memory_get"}, {"arguments", {{"key", "a-private"}}}}),
                   kPrivateEntry));
 }
 
-TEST_F(AclMatrix, PathGuardAnswersEveryone) {
-  for (RpcClient* who : {alice_, bob_, root_}) {
+TEST_P(AclMatrix, PathGuardAnswersEveryone) {
+  if (!Offers({"memory.path_protected"})) return;
+  for (TransportClient* who : {&alice(), &bob(), &root()}) {
     EXPECT_EQ(who->Result("memory.path_protected", {{"path", dir_->Sub("audit.log")}})["protected"],
               true);
   }
 }
 
 // Runs last in the suite's order: the audit log of everything above.
-TEST_F(AclMatrix, ZzAuditLogRecordsEveryOutcomeAndNoContent) {
-  bob_->Call("memory.store", {{"key", ""}, {"value", "x"}});  // invalid
+TEST_P(AclMatrix, ZzAuditLogRecordsEveryOutcomeAndNoContent) {
+  bob().Call("memory.store", {{"key", ""}, {"value", "x"}});  // invalid
   std::ifstream in(dir_->Sub("audit.log"));
   ASSERT_TRUE(in) << "no audit.log";
   std::stringstream all;
@@ -390,6 +479,12 @@ TEST_F(AclMatrix, ZzAuditLogRecordsEveryOutcomeAndNoContent) {
     EXPECT_EQ(log.find(secret), std::string::npos) << secret << " in the audit log";
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Transports, AclMatrix,
+                         ::testing::Values(Transport::kHttp, Transport::kStdio, Transport::kMcp),
+                         [](const ::testing::TestParamInfo<Transport>& info) {
+                           return TransportName(info.param);
+                         });
 
 }  // namespace
 }  // namespace mnemo::e2e

@@ -286,6 +286,41 @@ TEST(HttpStart, NonLoopbackWithoutTokensRefusesToStart) {
   EXPECT_NE(r.err.find("security.tokens"), std::string::npos) << r.err;
 }
 
+// A port is never shared (issue 16): with SO_REUSEPORT a second daemon said
+// "listening" and the kernel split the connections between the two.
+TEST(HttpStart, ASecondDaemonOnAServedPortExits2AndTheFirstKeepsServing) {
+  testing::TempDir first_dir;
+  testing::TempDir second_dir;
+  Daemon first(first_dir.path());
+  ASSERT_TRUE(first.started()) << first.Stderr();
+  const std::string address = "127.0.0.1:" + std::to_string(first.port());
+  // Killed after 10 s if it serves instead of exiting (137 then).
+  RunResult second = RunMnemoKilledAfter(
+      {"--workspace", second_dir.path(), "serve", "--listen", address}, std::chrono::seconds(10));
+  EXPECT_EQ(second.exit_code, 2) << second.err;
+  EXPECT_NE(second.err.find(address + " is already in use"), std::string::npos) << second.err;
+  EXPECT_EQ(second.err.find("listening on"), std::string::npos) << second.err;
+  // Every connection reaches the first daemon's workspace.
+  httplib::Client client("127.0.0.1", first.port());
+  client.set_read_timeout(20, 0);
+  for (int i = 0; i < 10; ++i) {
+    const json store = {{"jsonrpc", "2.0"},
+                        {"id", i},
+                        {"method", "memory.store"},
+                        {"params", {{"key", "k" + std::to_string(i)}, {"value", "v"}}}};
+    httplib::Client once("127.0.0.1", first.port());
+    auto r = once.Post("/rpc", store.dump(), "application/json");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200);
+  }
+  auto stats =
+      client.Post("/rpc", R"({"jsonrpc":"2.0","id":1,"method":"memory.stats","params":{}})",
+                  "application/json");
+  ASSERT_TRUE(stats);
+  EXPECT_EQ(json::parse(stats->body)["result"]["entries"], 10) << stats->body;
+  EXPECT_EQ(first.Stop(SIGTERM), 0);
+}
+
 }  // namespace
 }  // namespace mnemo::e2e
 

@@ -25,7 +25,11 @@ struct Child {
 
 Child Spawn(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
   int in[2], out[2], err[2];
-  if (pipe(in) != 0 || pipe(out) != 0 || pipe(err) != 0) return {};
+  // Close-on-exec: a later child must not hold an earlier one's stdin open
+  // (a LineChild would never see EOF); dup2 clears it on 0, 1 and 2.
+  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
+    return {};
+  }
   pid_t pid = fork();
   if (pid == 0) {
     dup2(in[0], 0);
@@ -214,6 +218,85 @@ Daemon::~Daemon() {
 }
 
 std::string Daemon::Stderr() {
+  std::lock_guard lock(mu_);
+  return err_;
+}
+
+LineChild::LineChild(const std::vector<std::string>& args,
+                     const std::map<std::string, std::string>& env) {
+  signal(SIGPIPE, SIG_IGN);
+  Child c = Spawn(args, env);
+  if (c.pid <= 0) return;
+  pid_ = c.pid;
+  in_ = c.in;
+  out_ = c.out;
+  err_fd_ = c.err;
+  reader_ = std::thread([this] {
+    char buf[4096];
+    for (;;) {
+      ssize_t n = read(err_fd_, buf, sizeof buf);
+      if (n <= 0) break;
+      std::lock_guard lock(mu_);
+      err_.append(buf, static_cast<size_t>(n));
+    }
+  });
+}
+
+void LineChild::Send(const std::string& line) {
+  const std::string data = line + "\n";
+  size_t written = 0;
+  while (in_ >= 0 && written < data.size()) {
+    ssize_t n = write(in_, data.data() + written, data.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    written += static_cast<size_t>(n);
+  }
+}
+
+std::optional<std::string> LineChild::Ask(const std::string& line) {
+  Send(line);
+  char buf[65536];
+  for (;;) {
+    if (size_t nl = pending_.find('\n'); nl != std::string::npos) {
+      std::string answer = pending_.substr(0, nl);
+      pending_.erase(0, nl + 1);
+      return answer;
+    }
+    pollfd p{out_, POLLIN, 0};
+    const int ready = poll(&p, 1, 60000);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return std::nullopt;
+    ssize_t n = read(out_, buf, sizeof buf);
+    if (n <= 0) return std::nullopt;
+    pending_.append(buf, static_cast<size_t>(n));
+  }
+}
+
+int LineChild::Close() {
+  if (in_ >= 0) {
+    close(in_);
+    in_ = -1;
+  }
+  if (pid_ > 0) {
+    exit_code_ = WaitExit(pid_);
+    pid_ = -1;
+  }
+  if (reader_.joinable()) reader_.join();
+  if (out_ >= 0) {
+    close(out_);
+    out_ = -1;
+  }
+  if (err_fd_ >= 0) {
+    close(err_fd_);
+    err_fd_ = -1;
+    ExpectNoSanitizerReport(Stderr(), "mnemo line child");
+  }
+  return exit_code_;
+}
+
+LineChild::~LineChild() { Close(); }
+
+std::string LineChild::Stderr() {
   std::lock_guard lock(mu_);
   return err_;
 }

@@ -58,4 +58,36 @@ class Daemon {
   int exit_code_ = -1;
 };
 
+// A `mnemo args...` that answers lines on stdin with lines on stdout
+// (`rpc --stdio`, `mcp`): started once, asked many times. Stderr is
+// collected by a thread.
+class LineChild {
+ public:
+  explicit LineChild(const std::vector<std::string>& args,
+                     const std::map<std::string, std::string>& env = {});
+  ~LineChild();
+  LineChild(const LineChild&) = delete;
+  LineChild& operator=(const LineChild&) = delete;
+
+  // Writes `line` and a newline.
+  void Send(const std::string& line);
+  // Send, then the next line of stdout; nullopt when stdout closed or
+  // nothing came for 60 s.
+  std::optional<std::string> Ask(const std::string& line);
+  // Closes stdin and waits for the exit code.
+  int Close();
+  std::string Stderr();
+
+ private:
+  pid_t pid_ = -1;
+  int in_ = -1;
+  int out_ = -1;
+  int err_fd_ = -1;
+  std::string pending_;  // stdout read past the last line returned
+  std::thread reader_;
+  std::mutex mu_;
+  std::string err_;
+  int exit_code_ = -1;
+};
+
 }  // namespace mnemo::e2e

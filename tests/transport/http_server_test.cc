@@ -38,6 +38,19 @@ TEST(HttpServerOptions, NonLoopbackWithoutTokensIsRefused) {
   EXPECT_TRUE(HttpServerOptionsFromConfig(c, "0.0.0.0:8765").ok());
 }
 
+TEST(HttpServerOptions, WithoutTokensTheCallerIsTheDefaultPrincipalWithTheDefaultRole) {
+  Config c;
+  c.security.default_principal = "me";
+  auto owner = HttpServerOptionsFromConfig(c, "");
+  ASSERT_TRUE(owner.ok());
+  EXPECT_EQ(owner->principal.name, "me");
+  EXPECT_EQ(owner->principal.role, Role::kAdmin);
+  c.security.default_role = "user";
+  auto user = HttpServerOptionsFromConfig(c, "");
+  ASSERT_TRUE(user.ok());
+  EXPECT_EQ(user->principal.role, Role::kUser);
+}
+
 TEST(HttpServerOptions, DefaultsComeFromTheServerSection) {
   Config c;
   c.server.workers = 3;
