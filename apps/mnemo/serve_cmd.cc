@@ -89,7 +89,12 @@ int Serve(const GlobalOptions& g, const std::string& listen) {
   {
     transport::HttpServer server(*session->engine, *options);
     Result<int> port = server.Bind();
-    if (!port.ok()) return Fail(port.status());
+    // An address that cannot be had (taken: "127.0.0.1:8765 is already in
+    // use") is exit 2, told at once.
+    if (!port.ok()) {
+      Fail(port.status());
+      return kExitInternal;
+    }
     const bool v6 = host.find(':') != std::string::npos;
     std::cerr << "listening on " << (v6 ? "[" + host + "]" : host) << ":" << *port << std::endl;
     std::atomic<bool> done{false};
