@@ -80,7 +80,7 @@ struct Completion {
 
 struct HttpEventLoop::Impl {
   Impl(EventLoopOptions o, HttpHandler& h)
-      : options(std::move(o)),
+      : options(o),
         handler(h),
         pool(std::in_place, static_cast<size_t>(std::max<int64_t>(1, options.workers)),
              static_cast<size_t>(std::max<int64_t>(0, options.queue))) {}
@@ -330,7 +330,7 @@ int HttpEventLoop::Impl::PollTimeoutMs(Clock::time_point now) const {
 }
 
 HttpEventLoop::HttpEventLoop(EventLoopOptions options, HttpHandler& handler)
-    : impl_(std::make_unique<Impl>(std::move(options), handler)) {}
+    : impl_(std::make_unique<Impl>(options, handler)) {}
 
 HttpEventLoop::~HttpEventLoop() = default;
 

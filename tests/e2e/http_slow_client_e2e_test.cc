@@ -102,7 +102,8 @@ class Socket {
           return response;
         }
       }
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up - Clock::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(give_up - Clock::now());
       if (left.count() <= 0 || !ReadSome(left)) return "";
     }
   }
@@ -112,7 +113,8 @@ class Socket {
   bool ClosedWithin(std::chrono::milliseconds wait) {
     const auto give_up = Clock::now() + wait;
     while (Clock::now() < give_up) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up - Clock::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(give_up - Clock::now());
       if (!ReadSome(left)) return true;
     }
     return false;
@@ -208,7 +210,9 @@ TEST_F(SlowClients, ARequestNotCompleteWithinTheRequestTimeoutIsDropped) {
   ASSERT_TRUE(closed) << "still open after " << MsSince(start) << " ms";
   EXPECT_LT(MsSince(start), 2500);
   // Answered 408 (or closed without a word).
-  if (!slow.received().empty()) EXPECT_EQ(StatusOf(slow.received()), 408) << slow.received();
+  if (!slow.received().empty()) {
+    EXPECT_EQ(StatusOf(slow.received()), 408) << slow.received();
+  }
   EXPECT_GE(ProbeMs(), 0);
 }
 
@@ -231,10 +235,10 @@ TEST_F(SlowClients, IdleKeepAliveConnectionsAreClosedAfterTheIdleTimeout) {
 // close while other addresses are still served; past server.max_connections
 // everyone does.
 TEST_F(SlowClients, ConnectionsPastTheLimitsAreRefusedWith503) {
-  Start({{"MNEMO_SERVER_MAX_CONNECTIONS_PER_CLIENT", "3"},
-         {"MNEMO_SERVER_MAX_CONNECTIONS", "5"}});
+  Start({{"MNEMO_SERVER_MAX_CONNECTIONS_PER_CLIENT", "3"}, {"MNEMO_SERVER_MAX_CONNECTIONS", "5"}});
   std::vector<std::unique_ptr<Socket>> held;
-  for (int i = 0; i < 3; ++i) held.push_back(std::make_unique<Socket>(daemon_->port(), "127.0.0.2"));
+  for (int i = 0; i < 3; ++i)
+    held.push_back(std::make_unique<Socket>(daemon_->port(), "127.0.0.2"));
   Socket fourth(daemon_->port(), "127.0.0.2");
   ASSERT_TRUE(fourth.ok());
   fourth.Send(RpcRequest(1, "memory.stats", json::object()));
