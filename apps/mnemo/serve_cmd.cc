@@ -89,8 +89,9 @@ int Serve(const GlobalOptions& g, const std::string& listen) {
   {
     transport::HttpServer server(*session->engine, *options);
     Result<int> port = server.Bind();
+    // An address that cannot be had (taken: "127.0.0.1:8765 is already in
+    // use") is exit 2, told at once.
     if (!port.ok()) {
-      // A daemon that cannot listen (the address is taken) exits 2 at once.
       Fail(port.status());
       return kExitInternal;
     }

@@ -114,6 +114,9 @@ struct Config {
     std::string listen = "127.0.0.1:8765";
     int64_t max_body_bytes = 4194304;
     int64_t request_timeout_ms = 30000;
+    int64_t idle_timeout_ms = 15000;
+    int64_t max_connections = 512;
+    int64_t max_connections_per_client = 128;
     int64_t workers = 8;
     int64_t queue = 64;
   } server;

@@ -10,11 +10,10 @@
 #include <mutex>
 #include <unordered_map>
 
-#include <httplib.h>
-
 #include "base/sha256.h"
 #include "base/uuid.h"
-#include "transport/bounded_task_queue.h"
+#include "transport/http_event_loop.h"
+#include "transport/http_message.h"
 #include "transport/jsonrpc.h"
 #include "transport/mcp.h"
 #include "transport/metrics.h"
@@ -28,16 +27,10 @@ std::string ProtocolError(int code, std::string message) {
   return DumpJson(ErrorResponse(nullptr, code, std::move(message)));
 }
 
-uint64_t ContentLength(const httplib::Request& req) {
-  std::string v = req.get_header_value("Content-Length");
-  uint64_t n = 0;
-  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (ec == std::errc::result_out_of_range) return UINT64_MAX;
-  return n;
-}
-
-bool HasBody(const httplib::Request& req) {
-  return req.has_header("Transfer-Encoding") || ContentLength(req) > 0;
+bool HasBody(const HttpRequest& req) {
+  const std::string length = req.Header("Content-Length");
+  return req.HasHeader("Transfer-Encoding") ||
+         (!length.empty() && length.find_first_not_of('0') != std::string::npos);
 }
 
 bool IsJsonContentType(const std::string& type) {
@@ -142,10 +135,6 @@ std::string_view McpOutcome(const json& answer) {
   return result.is_object() && result.value("isError", false) ? "tool_error" : "ok";
 }
 
-time_t TimeoutSeconds(int64_t ms) {
-  return static_cast<time_t>(std::max<int64_t>(1, (ms + 999) / 1000));
-}
-
 }  // namespace
 
 Result<ListenAddress> ParseListen(std::string_view text) {
@@ -192,12 +181,15 @@ Result<HttpServerOptions> HttpServerOptionsFromConfig(const Config& config,
   o.workers = config.server.workers;
   o.queue = config.server.queue;
   o.request_timeout_ms = config.server.request_timeout_ms;
+  o.idle_timeout_ms = config.server.idle_timeout_ms;
+  o.max_connections = config.server.max_connections;
+  o.max_connections_per_client = config.server.max_connections_per_client;
   o.principal = ProcessPrincipal(config, "");
   o.tokens = config.security.tokens;
   return o;
 }
 
-struct HttpServer::Impl {
+struct HttpServer::Impl final : HttpHandler {
   Impl(Engine& e, HttpServerOptions o)
       : engine(e),
         options(std::move(o)),
@@ -206,63 +198,110 @@ struct HttpServer::Impl {
                        .observer = [this](std::string_view m, std::string_view outcome,
                                           double s) { metrics.RecordCall(m, outcome, s); },
                        .request_timeout = std::chrono::milliseconds(options.request_timeout_ms)}),
-        mcp(e) {}
+        mcp(e),
+        loop(EventLoopOptions{.request_timeout_ms = options.request_timeout_ms,
+                              .idle_timeout_ms = options.idle_timeout_ms,
+                              .max_connections = options.max_connections,
+                              .max_connections_per_client = options.max_connections_per_client,
+                              .workers = options.workers,
+                              .queue = options.queue,
+                              .limits = {.max_body_bytes =
+                                             static_cast<size_t>(options.max_body_bytes)}},
+             *this) {}
 
-  void Install();
+  std::optional<HttpResponse> CheckHead(const HttpRequest& head) override;
+  HttpResponse Handle(const HttpRequest& req) override;
+  HttpResponse Refusal(int status, const std::string& message) override;
+  void Responded(int status) override { metrics.RecordHttp(status); }
+
   // The caller of `req`, or nullopt (and a 401 in `res`) when tokens are
   // configured and the request carries none that matches.
-  std::optional<Principal> Authenticate(const httplib::Request& req, httplib::Response& res);
-  // The JSON body of a POST, read within the size limit; nullopt (and the
-  // error in `res`) when it is not JSON, too large or unreadable.
-  std::optional<std::string> ReadBody(const httplib::Request& req, httplib::Response& res,
-                                      const httplib::ContentReader& reader);
-  void HandleRpc(const httplib::Request& req, httplib::Response& res,
-                 const httplib::ContentReader& reader);
-  void HandleMcp(const httplib::Request& req, httplib::Response& res,
-                 const httplib::ContentReader& reader);
-  void HandleMcpDelete(const httplib::Request& req, httplib::Response& res);
-  httplib::Server::HandlerResponse PreRoute(const httplib::Request& req, httplib::Response& res);
+  std::optional<Principal> Authenticate(const HttpRequest& req, HttpResponse& res) const;
+  HttpResponse Route(const HttpRequest& req);
+  void HandleRpc(const HttpRequest& req, HttpResponse& res);
+  void HandleMcp(const HttpRequest& req, HttpResponse& res);
+  void HandleMcpDelete(const HttpRequest& req, HttpResponse& res);
+  void HandleMetrics(const HttpRequest& req, HttpResponse& res);
 
   Engine& engine;
   HttpServerOptions options;
   Metrics metrics;
-  std::atomic<int64_t> queue_depth{0};
   Dispatcher dispatcher;
   McpServer mcp;
   McpSessions mcp_sessions;
-  httplib::Server server;
+  HttpEventLoop loop;  // last: its workers use everything above
 };
 
-httplib::Server::HandlerResponse HttpServer::Impl::PreRoute(const httplib::Request& req,
-                                                            httplib::Response& res) {
-  using R = httplib::Server::HandlerResponse;
-  if (BoundedTaskQueue::IsOverflowTask()) {
-    res.status = 503;
-    res.set_header("Connection", "close");
-    res.set_header("Retry-After", "1");
-    res.set_content(
-        ProtocolError(-32005, "server busy: all " + std::to_string(options.workers) +
-                                  " workers and the queue of " + std::to_string(options.queue) +
-                                  " are taken; retry later"),
-        kJson);
-    return R::Handled;
-  }
-  // Only POST /rpc and /mcp read a body, through the counting reader;
-  // anything else with a body is refused before httplib would buffer it
-  // without bound.
-  if (HasBody(req) && !(req.method == "POST" && (req.path == "/rpc" || req.path == "/mcp"))) {
-    res.status = 400;
-    res.set_header("Connection", "close");
-    res.set_content("only POST /rpc and POST /mcp take a request body\n", "text/plain");
-    return R::Handled;
-  }
-  return R::Unhandled;
+HttpResponse HttpServer::Impl::Refusal(int status, const std::string& message) {
+  HttpResponse res;
+  res.close = true;
+  if (status == 503) res.AddHeader("Retry-After", "1");
+  res.Set(status, ProtocolError(status == 503 ? -32005 : kInvalidRequest, message), kJson);
+  return res;
 }
 
-std::optional<Principal> HttpServer::Impl::Authenticate(const httplib::Request& req,
-                                                        httplib::Response& res) {
+// Before the body is read: a caller without a valid token, a body where
+// none is taken and a POST that is not JSON are refused here, so none of
+// them makes the server buffer a body.
+std::optional<HttpResponse> HttpServer::Impl::CheckHead(const HttpRequest& head) {
+  const bool takes_body = head.method == "POST" && (head.path == "/rpc" || head.path == "/mcp");
+  HttpResponse res;
+  if (HasBody(head) && !takes_body) {
+    res.Set(400, "only POST /rpc and POST /mcp take a request body\n", "text/plain");
+    return res;
+  }
+  if (!takes_body) return std::nullopt;
+  if (!Authenticate(head, res)) return res;
+  if (!IsJsonContentType(head.Header("Content-Type"))) {
+    res.Set(415,
+            ProtocolError(kInvalidRequest,
+                          "POST " + head.path + " needs Content-Type: application/json"),
+            kJson);
+    return res;
+  }
+  return std::nullopt;
+}
+
+HttpResponse HttpServer::Impl::Handle(const HttpRequest& req) {
+  try {
+    return Route(req);
+  } catch (const std::exception&) {  // a last line: nothing below should throw
+    HttpResponse res;
+    res.Set(500, ProtocolError(-32000, "internal error"), kJson);
+    return res;
+  }
+}
+
+HttpResponse HttpServer::Impl::Route(const HttpRequest& req) {
+  HttpResponse res;
+  const std::string& m = req.method;
+  if (req.path == "/rpc" && m == "POST") {
+    HandleRpc(req, res);
+  } else if (req.path == "/mcp" && m == "POST") {
+    HandleMcp(req, res);
+  } else if (req.path == "/mcp" && m == "DELETE") {
+    HandleMcpDelete(req, res);
+  } else if (req.path == "/mcp" && m == "GET") {
+    res.AddHeader("Allow", "POST, DELETE");
+    res.Set(405, "this server offers no server-initiated stream: POST MCP messages\n",
+            "text/plain");
+  } else if (req.path == "/healthz" && m == "GET") {
+    json body = {
+        {"status", "ok"}, {"version", MNEMO_VERSION}, {"backend", engine.config().memory.backend}};
+    res.Set(200, DumpJson(body), kJson);
+  } else if (req.path == "/metrics" && m == "GET") {
+    HandleMetrics(req, res);
+  } else {
+    res.Set(404, "no such endpoint: the daemon serves POST /rpc, /mcp, GET /healthz, /metrics\n",
+            "text/plain");
+  }
+  return res;
+}
+
+std::optional<Principal> HttpServer::Impl::Authenticate(const HttpRequest& req,
+                                                        HttpResponse& res) const {
   if (options.tokens.empty()) return options.principal;
-  const std::string header = req.get_header_value("Authorization");
+  const std::string header = req.Header("Authorization");
   constexpr std::string_view kScheme = "Bearer ";
   if (header.size() > kScheme.size() && header.compare(0, kScheme.size(), kScheme) == 0) {
     // Compare digests, each in constant time, and never log the token.
@@ -278,122 +317,65 @@ std::optional<Principal> HttpServer::Impl::Authenticate(const httplib::Request& 
       return Principal{match->principal, ConfiguredRole(engine.config(), match->principal)};
     }
   }
-  res.status = 401;
-  res.set_header("WWW-Authenticate", "Bearer");
-  res.set_header("Connection", "close");
-  res.set_content(ProtocolError(-32002,
-                                "missing or invalid bearer token: send Authorization: Bearer "
-                                "<token> with a token listed in [[security.tokens]]"),
-                  kJson);
+  res.AddHeader("WWW-Authenticate", "Bearer");
+  res.close = true;
+  res.Set(401,
+          ProtocolError(-32002,
+                        "missing or invalid bearer token: send Authorization: Bearer "
+                        "<token> with a token listed in [[security.tokens]]"),
+          kJson);
   return std::nullopt;
 }
 
-std::optional<std::string> HttpServer::Impl::ReadBody(const httplib::Request& req,
-                                                      httplib::Response& res,
-                                                      const httplib::ContentReader& reader) {
-  if (!IsJsonContentType(req.get_header_value("Content-Type"))) {
-    res.status = 415;
-    res.set_header("Connection", "close");
-    res.set_content(ProtocolError(kInvalidRequest,
-                                  "POST " + req.path + " needs Content-Type: application/json"),
-                    kJson);
-    return std::nullopt;
-  }
-  const auto limit = static_cast<size_t>(options.max_body_bytes);
-  const std::string too_large =
-      "request body exceeds server.max_body_bytes (" + std::to_string(limit) + " bytes)";
-  if (ContentLength(req) > 2 * limit) {
-    res.status = 413;
-    res.set_header("Connection", "close");
-    res.set_content(ProtocolError(kInvalidRequest, too_large), kJson);
-    return std::nullopt;
-  }
-  std::string body;
-  size_t total = 0;
-  // Counted while reading, so chunked bodies are bounded too. Past the limit
-  // the reader drains up to one more limit's worth so an ordinary client can
-  // still read the 413, then gives up.
-  bool read_ok = reader([&](const char* data, size_t n) {
-    total += n;
-    if (total > limit) return total <= 2 * limit;
-    body.append(data, n);
-    return true;
-  });
-  // httplib itself refuses a declared Content-Length above the limit (set as
-  // its payload maximum) after discarding the body, without calling us.
-  if (total > limit || ContentLength(req) > limit) {
-    res.status = 413;
-    res.set_header("Connection", "close");
-    res.set_content(ProtocolError(kInvalidRequest, too_large), kJson);
-    return std::nullopt;
-  }
-  if (!read_ok) {
-    res.status = 400;
-    res.set_header("Connection", "close");
-    res.set_content(ProtocolError(kInvalidRequest, "could not read the request body"), kJson);
-    return std::nullopt;
-  }
-  return body;
-}
-
-void HttpServer::Impl::HandleRpc(const httplib::Request& req, httplib::Response& res,
-                                 const httplib::ContentReader& reader) {
+void HttpServer::Impl::HandleRpc(const HttpRequest& req, HttpResponse& res) {
   std::optional<Principal> caller = Authenticate(req, res);
   if (!caller) return;
-  std::optional<std::string> body = ReadBody(req, res, reader);
-  if (!body) return;
-  std::optional<std::string> out = dispatcher.HandleText(*body, *caller);
+  std::optional<std::string> out = dispatcher.HandleText(req.body, *caller);
   if (!out) {
     res.status = 204;
     return;
   }
-  res.set_content(*out, kJson);
+  res.Set(200, std::move(*out), kJson);
 }
 
 // Streamable HTTP (spec 60): every POST is answered with a JSON body (or 202
 // for notifications and responses); no server-initiated stream, so GET is
 // 405. initialize creates the session; every later request names it.
-void HttpServer::Impl::HandleMcp(const httplib::Request& req, httplib::Response& res,
-                                 const httplib::ContentReader& reader) {
+void HttpServer::Impl::HandleMcp(const HttpRequest& req, HttpResponse& res) {
   std::optional<Principal> caller = Authenticate(req, res);
   if (!caller) return;
-  std::optional<std::string> body = ReadBody(req, res, reader);
-  if (!body) return;
-  const std::string version = req.get_header_value("MCP-Protocol-Version");
+  const std::string version = req.Header("MCP-Protocol-Version");
   if (!version.empty() && !IsMcpProtocolVersion(version)) {
-    res.status = 400;
-    res.set_content(
-        ProtocolError(kInvalidRequest, "unsupported MCP-Protocol-Version \"" + version +
-                                           "\"; this server speaks " + McpVersionList()),
-        kJson);
+    res.Set(400,
+            ProtocolError(kInvalidRequest, "unsupported MCP-Protocol-Version \"" + version +
+                                               "\"; this server speaks " + McpVersionList()),
+            kJson);
     return;
   }
   json parse_error;
-  const json message = McpServer::Parse(*body, parse_error);
+  const json message = McpServer::Parse(req.body, parse_error);
   if (message.is_discarded()) {
-    res.status = 400;
-    res.set_content(DumpJson(parse_error), kJson);
+    res.Set(400, DumpJson(parse_error), kJson);
     return;
   }
   const bool initialize = IsInitialize(message);
   std::string session_id;
   McpSession state;
   if (!initialize) {
-    session_id = req.get_header_value("Mcp-Session-Id");
+    session_id = req.Header("Mcp-Session-Id");
     if (session_id.empty()) {
-      res.status = 400;
-      res.set_content(ProtocolError(kInvalidRequest,
-                                    "missing Mcp-Session-Id header: send initialize first, then "
-                                    "the session id it returned with every request"),
-                      kJson);
+      res.Set(400,
+              ProtocolError(kInvalidRequest,
+                            "missing Mcp-Session-Id header: send initialize first, then "
+                            "the session id it returned with every request"),
+              kJson);
       return;
     }
     std::optional<McpSession> found = mcp_sessions.Find(session_id, caller->name);
     if (!found) {
-      res.status = 404;
-      res.set_content(
-          ProtocolError(kInvalidRequest, "unknown or expired MCP session; initialize again"),
-          kJson);
+      res.Set(404,
+              ProtocolError(kInvalidRequest, "unknown or expired MCP session; initialize again"),
+              kJson);
       return;
     }
     state = *found;
@@ -406,7 +388,7 @@ void HttpServer::Impl::HandleMcp(const httplib::Request& req, httplib::Response&
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   if (initialize && answer.is_object() && answer.contains("result")) {
-    res.set_header("Mcp-Session-Id", mcp_sessions.Create(caller->name, state));
+    res.AddHeader("Mcp-Session-Id", mcp_sessions.Create(caller->name, state));
   } else if (!initialize) {
     mcp_sessions.Update(session_id, state);
   }
@@ -414,112 +396,38 @@ void HttpServer::Impl::HandleMcp(const httplib::Request& req, httplib::Response&
     res.status = 202;
     return;
   }
-  res.set_content(DumpJson(answer), kJson);
+  res.Set(200, DumpJson(answer), kJson);
 }
 
-void HttpServer::Impl::HandleMcpDelete(const httplib::Request& req, httplib::Response& res) {
+void HttpServer::Impl::HandleMcpDelete(const HttpRequest& req, HttpResponse& res) {
   std::optional<Principal> caller = Authenticate(req, res);
   if (!caller) return;
-  if (!mcp_sessions.Erase(req.get_header_value("Mcp-Session-Id"), caller->name)) {
-    res.status = 404;
-    res.set_content(ProtocolError(kInvalidRequest, "unknown or expired MCP session"), kJson);
+  if (!mcp_sessions.Erase(req.Header("Mcp-Session-Id"), caller->name)) {
+    res.Set(404, ProtocolError(kInvalidRequest, "unknown or expired MCP session"), kJson);
     return;
   }
   res.status = 204;
 }
 
-void HttpServer::Impl::Install() {
-  const auto workers = static_cast<size_t>(std::max<int64_t>(1, options.workers));
-  const auto queue = static_cast<size_t>(std::max<int64_t>(0, options.queue));
-  server.new_task_queue = [this, workers, queue] {
-    return new BoundedTaskQueue(workers, queue, &queue_depth);
-  };
-  // httplib's default sets SO_REUSEPORT, with which a second daemon binds the
-  // same port and the kernel splits the connections between the two: only
-  // SO_REUSEADDR (a restart may bind while old connections sit in TIME_WAIT;
-  // on Linux it never admits a second listener), so Bind fails instead.
-  server.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
-  server.set_read_timeout(TimeoutSeconds(options.request_timeout_ms));
-  server.set_write_timeout(TimeoutSeconds(options.request_timeout_ms));
-  server.set_payload_max_length(static_cast<size_t>(options.max_body_bytes));
-  server.set_pre_routing_handler(
-      [this](const httplib::Request& req, httplib::Response& res) { return PreRoute(req, res); });
-  server.set_logger([this](const httplib::Request&, const httplib::Response& res) {
-    metrics.RecordHttp(res.status);
-  });
-  server.set_exception_handler(
-      [](const httplib::Request&, httplib::Response& res, const std::exception_ptr&) {
-        res.status = 500;
-        res.set_content(ProtocolError(-32000, "internal error"), kJson);
-      });
-  server.Post("/rpc",
-              [this](const httplib::Request& req, httplib::Response& res,
-                     const httplib::ContentReader& reader) { HandleRpc(req, res, reader); });
-  server.Post("/mcp",
-              [this](const httplib::Request& req, httplib::Response& res,
-                     const httplib::ContentReader& reader) { HandleMcp(req, res, reader); });
-  server.Delete("/mcp", [this](const httplib::Request& req, httplib::Response& res) {
-    HandleMcpDelete(req, res);
-  });
-  server.Get("/mcp", [](const httplib::Request&, httplib::Response& res) {
-    res.status = 405;
-    res.set_header("Allow", "POST, DELETE");
-    res.set_content("this server offers no server-initiated stream: POST MCP messages\n",
-                    "text/plain");
-  });
-  server.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
-    json body = {
-        {"status", "ok"}, {"version", MNEMO_VERSION}, {"backend", engine.config().memory.backend}};
-    res.set_content(DumpJson(body), kJson);
-  });
-  server.Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
-    std::optional<Principal> caller = Authenticate(req, res);
-    if (!caller) return;
-    Result<Stats> stats = engine.GetStats(*caller);
-    res.set_content(metrics.Render(stats.ok() ? stats->entries : -1, queue_depth.load()),
-                    "text/plain; version=0.0.4");
-  });
+void HttpServer::Impl::HandleMetrics(const HttpRequest& req, HttpResponse& res) {
+  std::optional<Principal> caller = Authenticate(req, res);
+  if (!caller) return;
+  Result<Stats> stats = engine.GetStats(*caller);
+  res.Set(200, metrics.Render(stats.ok() ? stats->entries : -1, loop.QueueDepth()),
+          "text/plain; version=0.0.4");
 }
 
 HttpServer::HttpServer(Engine& engine, HttpServerOptions options)
-    : impl_(std::make_unique<Impl>(engine, std::move(options))) {
-  impl_->Install();
-}
+    : impl_(std::make_unique<Impl>(engine, std::move(options))) {}
 
 HttpServer::~HttpServer() = default;
 
 Result<int> HttpServer::Bind() {
-  const ListenAddress& a = impl_->options.listen;
-  int port = a.port;
-  errno = 0;
-  if (a.port == 0) {
-    port = impl_->server.bind_to_any_port(a.host);
-  } else if (!impl_->server.bind_to_port(a.host, a.port)) {
-    port = -1;
-  }
-  if (port <= 0) {
-    const bool v6 = a.host.find(':') != std::string::npos;
-    const std::string address = (v6 ? "[" + a.host + "]" : a.host) + ":" + std::to_string(a.port);
-    if (errno == EADDRINUSE) {
-      return Unavailable(address +
-                         " is already in use: another mnemo serve or program listens there; "
-                         "stop it or choose another --listen");
-    }
-    std::string why = errno != 0 ? std::strerror(errno) : "address unavailable";
-    return Unavailable("cannot listen on " + address + ": " + why);
-  }
-  return port;
+  return impl_->loop.Bind(impl_->options.listen.host, impl_->options.listen.port);
 }
 
-Status HttpServer::Serve() {
-  if (!impl_->server.listen_after_bind())
-    return Unavailable("the HTTP server stopped with an error");
-  return Status::Ok();
-}
+Status HttpServer::Serve() { return impl_->loop.Run(); }
 
-void HttpServer::Stop() { impl_->server.stop(); }
+void HttpServer::Stop() { impl_->loop.Stop(); }
 
 }  // namespace mnemo::transport

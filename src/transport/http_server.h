@@ -1,6 +1,8 @@
 // The HTTP daemon of `mnemo serve` (spec 60): POST /rpc, /mcp (MCP
 // streamable HTTP, transport/mcp.h), GET /healthz, GET /metrics, with a body
 // limit counted while reading, a bounded worker pool and a graceful stop.
+// Connections are handled by transport/http_event_loop.h (deadlines, limits,
+// pipelining; docs/http-server.md); this file routes and authenticates.
 #pragma once
 
 #include <atomic>
@@ -30,7 +32,15 @@ struct HttpServerOptions {
   int64_t max_body_bytes = 4194304;
   int64_t workers = 8;
   int64_t queue = 64;
+  // A request's head and body must arrive within this of its first byte
+  // (408 and close otherwise); also the engine's per-request deadline.
   int64_t request_timeout_ms = 30000;
+  // A connection without a request in progress is closed after this.
+  int64_t idle_timeout_ms = 15000;
+  // Open connections in all and from one client address; past them a new
+  // connection gets 503 and is closed.
+  int64_t max_connections = 512;
+  int64_t max_connections_per_client = 128;
   // The caller when no tokens are configured (loopback only): from the
   // configuration, security.default_principal with security.default_role.
   Principal principal;
@@ -55,8 +65,8 @@ class HttpServer {
   HttpServer& operator=(const HttpServer&) = delete;
 
   // Binds the socket (never shared: no SO_REUSEPORT); returns the bound port
-  // (the real one for port 0). An address another socket listens on is
-  // kUnavailable "<host:port> is already in use: ...".
+  // (the real one for port 0). A taken address is Unavailable
+  // "<host>:<port> is already in use".
   Result<int> Bind();
   // Serves until Stop(); returns after in-flight requests have finished.
   Status Serve();

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <thread>
+#include <vector>
 
 #include "base/sha256.h"
 #include "process.h"
@@ -260,20 +262,44 @@ int ConnectIdle(int port) {
 TEST_F(Http, FullQueueAnswers503) {
   daemon_->Stop(SIGTERM);
   Start({{"MNEMO_SERVER_WORKERS", "1"}, {"MNEMO_SERVER_QUEUE", "1"}});
-  // One idle connection holds the only worker, one fills the queue.
-  int busy = ConnectIdle(daemon_->port());
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  int queued = ConnectIdle(daemon_->port());
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  ASSERT_GE(busy, 0);
-  ASSERT_GE(queued, 0);
-  auto r = client_->Get("/healthz");
-  close(busy);
-  close(queued);
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->status, 503);
-  // Capacity comes back once the connections are gone.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Idle connections hold no worker (the event loop keeps them).
+  int idle = ConnectIdle(daemon_->port());
+  ASSERT_GE(idle, 0);
+  auto healthy = client_->Get("/healthz");
+  ASSERT_TRUE(healthy);
+  EXPECT_EQ(healthy->status, 200);
+  close(idle);
+  // Twelve slow batches at once: one runs, one waits, the rest are refused.
+  json batch = json::array();
+  for (int i = 0; i < 200; ++i) {
+    batch.push_back({{"jsonrpc", "2.0"},
+                     {"id", i},
+                     {"method", "memory.store"},
+                     {"params", {{"key", "k" + std::to_string(i)}, {"value", "v"}}}});
+  }
+  std::vector<int> statuses(12, 0);
+  std::vector<std::string> bodies(12);
+  std::vector<std::thread> clients;
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    clients.emplace_back([&, i] {
+      httplib::Client c("127.0.0.1", daemon_->port());
+      c.set_read_timeout(30, 0);
+      if (auto r = c.Post("/rpc", batch.dump(), "application/json")) {
+        statuses[i] = r->status;
+        bodies[i] = r->body;
+      }
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  int refused = 0;
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    EXPECT_TRUE(statuses[i] == 200 || statuses[i] == 503) << statuses[i] << " " << bodies[i];
+    if (statuses[i] != 503) continue;
+    ++refused;
+    EXPECT_NE(bodies[i].find("-32005"), std::string::npos) << bodies[i];
+  }
+  EXPECT_GE(refused, 1);
+  // Capacity comes back once the batches are done.
   auto ok = client_->Get("/healthz");
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 200);

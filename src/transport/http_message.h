@@ -1,0 +1,109 @@
+// HTTP/1.1 messages of the daemon (spec 60): a request framed incrementally
+// from the bytes of a connection, and a response written in one piece.
+// Framing only — routing, authentication and JSON live in http_server.cc,
+// sockets and deadlines in http_event_loop.cc.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace mnemo::transport {
+
+using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
+
+struct HttpRequest {
+  std::string method;     // as sent: GET, POST, ...
+  std::string target;     // as sent, query included
+  std::string path;       // target up to '?'
+  int minor_version = 1;  // HTTP/1.<minor>
+  HttpHeaders headers;    // in arrival order, names as sent
+  std::string body;       // de-chunked
+  std::string client;     // the peer's address, set by the event loop
+
+  // The first header named `name` (case-insensitive), "" when absent.
+  std::string Header(std::string_view name) const;
+  bool HasHeader(std::string_view name) const;
+  // Whether the connection may carry another request after this one
+  // (HTTP/1.1 unless "Connection: close"; HTTP/1.0 only with keep-alive).
+  bool KeepAlive() const;
+};
+
+struct HttpResponse {
+  int status = 200;
+  HttpHeaders headers;  // besides Content-Length, Content-Type and Connection
+  std::string content_type;
+  std::string body;
+  bool close = false;  // close the connection after this response
+
+  void Set(int code, std::string content, std::string type) {
+    status = code;
+    body = std::move(content);
+    content_type = std::move(type);
+  }
+  void AddHeader(std::string name, std::string value) {
+    headers.emplace_back(std::move(name), std::move(value));
+  }
+};
+
+// The bytes of `response`: status line, headers (Content-Length always,
+// "Connection: close" when `keep_alive` is false, otherwise "Keep-Alive:
+// timeout=<idle_timeout_s>"), body.
+std::string SerializeResponse(const HttpResponse& response, bool keep_alive,
+                              int64_t idle_timeout_s);
+
+// "OK", "Not Found", ... ("Unknown" for codes it does not name).
+std::string_view ReasonPhrase(int status);
+
+// Frames one request at a time from the front of a connection's buffer.
+// Bounded: the request line and headers by `max_header_bytes` (431), the
+// body by `max_body_bytes` whether declared by Content-Length or chunked
+// (413). Anything it cannot frame is an error with a status (400, 501, 505).
+class RequestParser {
+ public:
+  struct Limits {
+    size_t max_header_bytes = 65536;
+    size_t max_body_bytes = 4194304;
+  };
+  enum class State {
+    kNeedMore,     // no complete request yet: read more
+    kHeadersDone,  // the head is parsed, the body is not complete yet
+    kComplete,     // Take() the request
+    kError,        // error_status()/error_message(); the connection must close
+  };
+
+  explicit RequestParser(Limits limits) : limits_(limits) {}
+
+  // Consumes what it can of `buffer` (from the front; bytes past the
+  // request stay for the next one). Call again after more bytes arrive.
+  State Feed(std::string& buffer);
+  // The head once State is kHeadersDone or kComplete (body empty until then).
+  const HttpRequest& head() const { return request_; }
+  // The complete request; resets the parser for the next one.
+  HttpRequest Take();
+  // True once, right after the head of a request carrying
+  // "Expect: 100-continue" is parsed (the caller answers 100 Continue).
+  bool TakeContinue();
+
+  int error_status() const { return error_status_; }
+  const std::string& error_message() const { return error_message_; }
+
+ private:
+  enum class Phase { kHead, kFixedBody, kChunkSize, kChunkData, kChunkDataEnd, kTrailer, kDone };
+  State Fail(int status, std::string message);
+  State ParseHead(std::string& buffer);
+  State ParseBody(std::string& buffer);
+
+  Limits limits_;
+  Phase phase_ = Phase::kHead;
+  HttpRequest request_;
+  uint64_t remaining_ = 0;  // of the fixed body or the current chunk
+  bool expect_continue_ = false;
+  int error_status_ = 0;
+  std::string error_message_;
+};
+
+}  // namespace mnemo::transport

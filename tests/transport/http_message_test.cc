@@ -1,0 +1,145 @@
+// Request framing of the daemon (transport/http_message.h) and the listening
+// rules of its event loop.
+#include "transport/http_message.h"
+
+#include <gtest/gtest.h>
+
+#include "transport/http_event_loop.h"
+
+namespace mnemo::transport {
+namespace {
+
+using State = RequestParser::State;
+
+RequestParser Parser(size_t max_body = 1024) {
+  return RequestParser({.max_header_bytes = 4096, .max_body_bytes = max_body});
+}
+
+TEST(RequestParser, FramesPipelinedRequestsOneAtATimeInOrder) {
+  RequestParser p = Parser();
+  std::string in =
+      "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\none"
+      "POST /rpc?x=1 HTTP/1.1\r\ncontent-length: 3\r\n\r\ntwo"
+      "GET /healthz HTTP/1.0\r\n\r\n";
+  ASSERT_EQ(p.Feed(in), State::kComplete);
+  HttpRequest a = p.Take();
+  EXPECT_EQ(a.body, "one");
+  EXPECT_TRUE(a.KeepAlive());
+  ASSERT_EQ(p.Feed(in), State::kComplete);
+  HttpRequest b = p.Take();
+  EXPECT_EQ(b.path, "/rpc");
+  EXPECT_EQ(b.target, "/rpc?x=1");
+  EXPECT_EQ(b.body, "two");
+  ASSERT_EQ(p.Feed(in), State::kComplete);
+  HttpRequest c = p.Take();
+  EXPECT_EQ(c.method, "GET");
+  EXPECT_FALSE(c.KeepAlive());  // HTTP/1.0 without keep-alive
+  EXPECT_TRUE(in.empty());
+  EXPECT_EQ(p.Feed(in), State::kNeedMore);
+}
+
+TEST(RequestParser, WaitsForBytesThatArriveInPieces) {
+  RequestParser p = Parser();
+  const std::string whole = "POST /rpc HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello";
+  std::string in;
+  for (size_t i = 0; i + 1 < whole.size(); ++i) {
+    in += whole[i];
+    EXPECT_NE(p.Feed(in), State::kComplete) << i;
+  }
+  in += whole.back();
+  ASSERT_EQ(p.Feed(in), State::kComplete);
+  EXPECT_EQ(p.Take().body, "hello");
+}
+
+TEST(RequestParser, DechunksAndCountsChunkedBodiesAgainstTheLimit) {
+  RequestParser p = Parser(10);
+  std::string in =
+      "POST /rpc HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "4\r\nabcd\r\n3;ext=1\r\nefg\r\n0\r\nTrailer: x\r\n\r\n";
+  ASSERT_EQ(p.Feed(in), State::kComplete);
+  EXPECT_EQ(p.Take().body, "abcdefg");
+  std::string big =
+      "POST /rpc HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n12345678\r\n8\r\n";
+  EXPECT_EQ(p.Feed(big), State::kError);
+  EXPECT_EQ(p.error_status(), 413);
+}
+
+TEST(RequestParser, RefusesADeclaredBodyOverTheLimitBeforeReadingIt) {
+  RequestParser p = Parser(10);
+  std::string in = "POST /rpc HTTP/1.1\r\nContent-Length: 11\r\n\r\n";
+  EXPECT_EQ(p.Feed(in), State::kError);
+  EXPECT_EQ(p.error_status(), 413);
+  EXPECT_NE(p.error_message().find("server.max_body_bytes"), std::string::npos);
+}
+
+TEST(RequestParser, RefusesWhatItCannotFrameSafely) {
+  struct Case {
+    std::string in;
+    int status;
+  };
+  const Case cases[] = {
+      {"POST /rpc HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n", 400},
+      {"POST /rpc HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400},
+      {"POST /rpc HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400},
+      {"POST /rpc HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501},
+      {"GET / HTTP/2.0\r\n\r\n", 505},
+      {"GET /\r\n\r\n", 400},
+      {"GET / HTTP/1.1\r\nbad header\r\n\r\n", 400},
+      {"GET / HTTP/1.1\r\nX: " + std::string(5000, 'a'), 431},
+  };
+  for (const Case& c : cases) {
+    RequestParser p = Parser();
+    std::string in = c.in;
+    EXPECT_EQ(p.Feed(in), State::kError) << c.in.substr(0, 60);
+    EXPECT_EQ(p.error_status(), c.status) << c.in.substr(0, 60);
+  }
+}
+
+TEST(RequestParser, AsksForContinueOnceForExpect100) {
+  RequestParser p = Parser();
+  std::string in = "POST /rpc HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n";
+  ASSERT_EQ(p.Feed(in), State::kHeadersDone);
+  EXPECT_TRUE(p.TakeContinue());
+  EXPECT_FALSE(p.TakeContinue());
+  in = "{}";
+  ASSERT_EQ(p.Feed(in), State::kComplete);
+}
+
+TEST(SerializeResponse, WritesLengthAndConnectionHeaders) {
+  HttpResponse r;
+  r.Set(200, "{}", "application/json");
+  r.AddHeader("Mcp-Session-Id", "s");
+  EXPECT_EQ(SerializeResponse(r, true, 15),
+            "HTTP/1.1 200 OK\r\nMcp-Session-Id: s\r\nContent-Type: application/json\r\n"
+            "Content-Length: 2\r\nKeep-Alive: timeout=15\r\n\r\n{}");
+  HttpResponse none;
+  none.status = 204;
+  EXPECT_EQ(SerializeResponse(none, false, 15),
+            "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
+}
+
+class NullHandler : public HttpHandler {
+ public:
+  std::optional<HttpResponse> CheckHead(const HttpRequest&) override { return std::nullopt; }
+  HttpResponse Handle(const HttpRequest&) override { return {}; }
+  HttpResponse Refusal(int status, const std::string&) override {
+    HttpResponse r;
+    r.status = status;
+    return r;
+  }
+  void Responded(int) override {}
+};
+
+TEST(HttpEventLoop, ATakenAddressIsAlreadyInUse) {
+  NullHandler handler;
+  HttpEventLoop first(EventLoopOptions{}, handler);
+  Result<int> port = first.Bind("127.0.0.1", 0);
+  ASSERT_TRUE(port.ok()) << port.status().message();
+  HttpEventLoop second(EventLoopOptions{}, handler);
+  Result<int> again = second.Bind("127.0.0.1", *port);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().message(), "127.0.0.1:" + std::to_string(*port) + " is already in use");
+}
+
+}  // namespace
+}  // namespace mnemo::transport
