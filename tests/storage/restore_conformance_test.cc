@@ -213,8 +213,10 @@ TEST_P(RestoreConformance, ABadRowWritesNothing) {
   EXPECT_TRUE(turns->empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, RestoreConformance,
-                         ::testing::ValuesIn(testing::kConformanceBackends));
+INSTANTIATE_TEST_SUITE_P(
+    Backends, RestoreConformance,
+    ::testing::ValuesIn(std::vector<std::string>(std::begin(testing::kConformanceBackends),
+                                                 std::end(testing::kConformanceBackends))));
 
 }  // namespace
 }  // namespace mnemo::storage
