@@ -13,7 +13,8 @@ namespace {
 int Export(const GlobalOptions& g, const std::string& file, const ExportOptions& options) {
   Result<Session> session = OpenSession(g);
   if (!session.ok()) return Fail(session.status());
-  if (file.empty()) return Fail(session->engine->ExportJsonl(session->principal, std::cout, options));
+  if (file.empty())
+    return Fail(session->engine->ExportJsonl(session->principal, std::cout, options));
   const std::string tmp = file + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -39,13 +40,13 @@ int Import(const GlobalOptions& g, const std::string& file, const ImportOptions&
   Result<Session> session = OpenSession(g);
   if (!session.ok()) return Fail(session.status());
   ProgressFn progress = TerminalProgress("importing");
-  Result<ImportReport> report = session->engine->ImportJsonl(session->principal, in, progress, options);
+  Result<ImportReport> report =
+      session->engine->ImportJsonl(session->principal, in, progress, options);
   if (progress) std::cerr << "\n";
   if (!report.ok()) return Fail(report.status());
   if (g.json) {
-    nlohmann::json out{{"imported", report->imported},
-                       {"created", report->created},
-                       {"version", report->version}};
+    nlohmann::json out{
+        {"imported", report->imported}, {"created", report->created}, {"version", report->version}};
     if (report->version >= 2) {
       out["records"] = report->records;
       out["skipped"] = report->skipped;

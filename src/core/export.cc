@@ -50,7 +50,8 @@ class Sink {
       out.write(buffer.data(), static_cast<std::streamsize>(n));
       if (!out) return Unavailable("cannot write the export: the output stream failed");
     }
-    if (std::ferror(file_.get()) != 0) return Unavailable("cannot read the export's temporary file");
+    if (std::ferror(file_.get()) != 0)
+      return Unavailable("cannot read the export's temporary file");
     return Status::Ok();
   }
 
@@ -84,6 +85,7 @@ Status Engine::Impl::ExportJsonl(const Principal& who, std::ostream& out,
       std::vector<storage::LabeledVector> page;
       auto flush = [&]() -> Status {
         std::vector<storage::Label> labels;
+        labels.reserve(page.size());
         for (const storage::LabeledVector& v : page) labels.push_back(v.label);
         MNEMO_ASSIGN_OR_RETURN(std::vector<storage::KeywordHit> hits,
                                backend->FetchByLabels(labels, filter, {}));
@@ -124,8 +126,7 @@ Status Engine::Impl::ExportJsonl(const Principal& who, std::ostream& out,
   events.clear();
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> facets, backend->Facets(all, me));
   for (const storage::FacetRow& r : facets) sink.Put(internal::FacetToJson(r), "facet");
-  const std::optional<std::string> owner =
-      all ? std::nullopt : std::optional<std::string>(me);
+  const std::optional<std::string> owner = all ? std::nullopt : std::optional<std::string>(me);
   for (int64_t offset = 0;; offset += kPage) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::DocumentRow> page,
                            backend->ListDocuments(owner, std::nullopt, kPage, offset));

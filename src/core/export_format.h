@@ -12,8 +12,7 @@ inline constexpr int kExportVersion = 2;
 
 // Record types ("type" of a line) and their names in the header's counts.
 inline constexpr std::array<std::string_view, 9> kRecordTypes = {
-    "entry",    "vector",   "turn",          "segment", "event",
-    "facet",    "document", "context_event", "triple"};
+    "entry", "vector", "turn", "segment", "event", "facet", "document", "context_event", "triple"};
 inline constexpr std::array<std::string_view, 9> kCountNames = {
     "entries", "vectors",   "turns",          "segments", "events",
     "facets",  "documents", "context_events", "triples"};

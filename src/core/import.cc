@@ -116,8 +116,8 @@ Result<std::string> Engine::Impl::NonEmptyParts(const Principal& who) {
   int64_t context_rows = 0;
   for (const auto& r : context) context_rows += scope.all || r.owner == me ? 1 : 0;
   parts.emplace_back("context events", context_rows);
-  MNEMO_ASSIGN_OR_RETURN(auto triples, backend->QueryTriples(
-                                           {.owner = owner, .include_history = true, .limit = 1}));
+  MNEMO_ASSIGN_OR_RETURN(
+      auto triples, backend->QueryTriples({.owner = owner, .include_history = true, .limit = 1}));
   parts.emplace_back("graph triples", static_cast<int64_t>(triples.size()));
   std::string out;
   for (const auto& [name, n] : parts) {
@@ -129,8 +129,7 @@ Result<std::string> Engine::Impl::NonEmptyParts(const Principal& who) {
 }
 
 Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& header,
-                                            internal::LineReader& lines,
-                                            const ProgressFn& progress,
+                                            internal::LineReader& lines, const ProgressFn& progress,
                                             const ImportOptions& options) {
   MNEMO_ASSIGN_OR_RETURN(const auto declared, HeaderCounts(header));
   const bool admin = IsAdmin(who);
@@ -155,8 +154,9 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
         type_it != j.end() && type_it->is_string() ? type_it->get<std::string>() : "";
     const std::string_view count_name = internal::CountName(type);
     if (count_name.empty()) {
-      errors.Add(line_no, "\"type\" must be one of entry, vector, turn, segment, event, facet, "
-                          "document, context_event, triple");
+      errors.Add(line_no,
+                 "\"type\" must be one of entry, vector, turn, segment, event, facet, "
+                 "document, context_event, triple");
       continue;
     }
     ++seen[std::string(count_name)];
@@ -180,8 +180,8 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
       } else {
         Result<std::vector<float>> f = internal::FloatsFromJson(*vec, "vector");
         st = f.ok() ? ValidateEmbedding(*f, "vector") : f.status();
-        if (st.ok() && sig->get<std::string>() != embed::ExternalSignature(
-                                                      static_cast<int>(f->size()))) {
+        if (st.ok() &&
+            sig->get<std::string>() != embed::ExternalSignature(static_cast<int>(f->size()))) {
           st = InvalidArgument("signature must be " +
                                embed::ExternalSignature(static_cast<int>(f->size())) +
                                " (bring-your-own vectors only)");
@@ -292,17 +292,18 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
   if (!options.merge) {
     MNEMO_ASSIGN_OR_RETURN(const std::string parts, NonEmptyParts(who));
     if (!parts.empty()) {
-      return Conflict("import refused, nothing was imported: the workspace is not empty (it holds " +
-                      parts +
-                      "); import a backup into an empty workspace (mnemo --workspace NEW import "
-                      "FILE), or add --merge to add its records to what is there (records "
-                      "already stored are kept)");
+      return Conflict(
+          "import refused, nothing was imported: the workspace is not empty (it holds " + parts +
+          "); import a backup into an empty workspace (mnemo --workspace NEW import "
+          "FILE), or add --merge to add its records to what is there (records "
+          "already stored are kept)");
     }
   }
 
   // Keyword texts, through the registry as it will be: this process's
   // declarations plus the file's registrations.
-  context::ToolRegistry registry([](std::string_view name) { return rules::NormalizeToolName(name); });
+  context::ToolRegistry registry(
+      [](std::string_view name) { return rules::NormalizeToolName(name); });
   MNEMO_RETURN_IF_ERROR(RefreshStoredTools());
   for (const context::ToolRegistry::Listed& l : tools->All()) registry.Put(l.source, *l.spec);
   for (const storage::EntryWrite& w : batch.entries) {
@@ -310,8 +311,8 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
       continue;
     }
     Result<ToolSpec> decoded = internal::DecodeStoredTool(w.content);
-    Result<context::ToolSpec> spec =
-        decoded.ok() ? internal::CompileToolSpec(*decoded) : Result<context::ToolSpec>(decoded.status());
+    Result<context::ToolSpec> spec = decoded.ok() ? internal::CompileToolSpec(*decoded)
+                                                  : Result<context::ToolSpec>(decoded.status());
     if (spec.ok()) registry.Put(context::ToolSource::kStored, std::move(spec).value());
   }
   for (storage::TurnWrite& w : batch.turns) {
@@ -331,8 +332,11 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
   }
 
   MNEMO_ASSIGN_OR_RETURN(storage::RestoreReport restored, backend->Restore(batch));
-  ImportReport report{.imported = 0, .created = restored.entries_created, .version = 2,
-                      .records = seen, .skipped = restored.skipped};
+  ImportReport report{.imported = 0,
+                      .created = restored.entries_created,
+                      .version = 2,
+                      .records = seen,
+                      .skipped = restored.skipped};
   for (const auto& [name, n] : seen) report.imported += n;
   if (progress) progress(lines.number(), lines.number());
   // Derived state after the write: the registry, the spaces of the

@@ -116,12 +116,18 @@ Result<std::vector<float>> FloatsFromJson(const json& j, std::string_view field)
 }
 
 json TurnToJson(const storage::TurnRow& r) {
-  return {{"type", "turn"},       {"id", r.id},
-          {"owner", r.owner},     {"session_id", r.session_id},
-          {"seq", r.seq},         {"role", r.role},
-          {"content", r.content}, {"lesson", r.lesson},
-          {"tool_calls", r.tool_calls_json}, {"timestamp_ms", r.timestamp_ms},
-          {"cost_microdollars", r.cost_microdollars}, {"agent_id", r.agent_id}};
+  return {{"type", "turn"},
+          {"id", r.id},
+          {"owner", r.owner},
+          {"session_id", r.session_id},
+          {"seq", r.seq},
+          {"role", r.role},
+          {"content", r.content},
+          {"lesson", r.lesson},
+          {"tool_calls", r.tool_calls_json},
+          {"timestamp_ms", r.timestamp_ms},
+          {"cost_microdollars", r.cost_microdollars},
+          {"agent_id", r.agent_id}};
 }
 
 Result<storage::TurnRow> TurnFromJson(const json& j) {
@@ -180,10 +186,14 @@ Result<storage::SegmentRow> SegmentFromJson(const json& j) {
 }
 
 json EventToJson(const storage::EventRow& r) {
-  return {{"type", "event"},           {"id", r.id},
-          {"owner", r.owner},          {"session_id", r.session_id},
-          {"segment_id", r.segment_id}, {"event_type", r.type},
-          {"text", r.text},            {"confidence", r.confidence},
+  return {{"type", "event"},
+          {"id", r.id},
+          {"owner", r.owner},
+          {"session_id", r.session_id},
+          {"segment_id", r.segment_id},
+          {"event_type", r.type},
+          {"text", r.text},
+          {"confidence", r.confidence},
           {"created_at", r.created_at}};
 }
 
@@ -228,12 +238,18 @@ Result<storage::FacetRow> FacetFromJson(const json& j) {
 }
 
 json DocumentToJson(const storage::DocumentRow& r) {
-  return {{"type", "document"},     {"id", r.id},
-          {"owner", r.owner},       {"source", r.source},
-          {"meta", r.meta},         {"content", r.content},
-          {"summary", r.summary},   {"tags", r.tags},
-          {"entities", r.entities}, {"access_count", r.access_count},
-          {"created_at", r.created_at}, {"updated_at", r.updated_at}};
+  return {{"type", "document"},
+          {"id", r.id},
+          {"owner", r.owner},
+          {"source", r.source},
+          {"meta", r.meta},
+          {"content", r.content},
+          {"summary", r.summary},
+          {"tags", r.tags},
+          {"entities", r.entities},
+          {"access_count", r.access_count},
+          {"created_at", r.created_at},
+          {"updated_at", r.updated_at}};
 }
 
 Result<storage::DocumentRow> DocumentFromJson(const json& j) {
@@ -254,10 +270,14 @@ Result<storage::DocumentRow> DocumentFromJson(const json& j) {
 }
 
 json ContextEventRowToJson(const storage::ContextEventRow& r) {
-  return {{"type", "context_event"}, {"id", r.id},
-          {"owner", r.owner},        {"session_id", r.session_id},
-          {"seq", r.seq},            {"event", r.event_json},
-          {"timestamp_ms", r.timestamp_ms}, {"created_at", r.created_at}};
+  return {{"type", "context_event"},
+          {"id", r.id},
+          {"owner", r.owner},
+          {"session_id", r.session_id},
+          {"seq", r.seq},
+          {"event", r.event_json},
+          {"timestamp_ms", r.timestamp_ms},
+          {"created_at", r.created_at}};
 }
 
 Result<storage::ContextEventRow> ContextEventRowFromJson(const json& j) {
@@ -274,12 +294,12 @@ Result<storage::ContextEventRow> ContextEventRowFromJson(const json& j) {
 }
 
 json TripleToJson(const storage::TripleRow& r) {
-  return {{"type", "triple"},         {"id", r.id},
-          {"owner", r.owner},         {"subject", r.subject},
-          {"predicate", r.predicate}, {"object", r.object},
+  return {{"type", "triple"},           {"id", r.id},
+          {"owner", r.owner},           {"subject", r.subject},
+          {"predicate", r.predicate},   {"object", r.object},
           {"confidence", r.confidence}, {"source", r.source},
-          {"sentence", r.sentence},   {"valid_from", r.valid_from},
-          {"valid_to", r.valid_to},   {"created_at", r.created_at}};
+          {"sentence", r.sentence},     {"valid_from", r.valid_from},
+          {"valid_to", r.valid_to},     {"created_at", r.created_at}};
 }
 
 Result<storage::TripleRow> TripleFromJson(const json& j) {

@@ -42,7 +42,8 @@ Status ValidateRestoreBatch(const RestoreBatch& batch) {
     MNEMO_RETURN_IF_ERROR(Named(s, "vector", i));
   }
   for (size_t i = 0; i < batch.turns.size(); ++i) {
-    MNEMO_RETURN_IF_ERROR(Named(internal::ValidateTurnWrites(std::span(&batch.turns[i], 1)), "turn", i));
+    MNEMO_RETURN_IF_ERROR(
+        Named(internal::ValidateTurnWrites(std::span(&batch.turns[i], 1)), "turn", i));
     if (batch.turns[i].row.seq < 0) {
       return Named(InvalidArgument("seq must not be negative"), "turn", i);
     }

@@ -220,7 +220,8 @@ TEST_F(Cli, ExportAndImportCarryTurnsSegmentsAndDocuments) {
   EXPECT_EQ(json::parse(r.out)["records"]["turns"], 6) << r.out;
   for (const char* method : {"memory.session_turns", "memory.segments", "memory.doc_list"}) {
     const std::string params = R"({"session_id":"s1"})";
-    RunResult want = Mnemo({"rpc", method, std::string(method) == "memory.doc_list" ? "{}" : params});
+    RunResult want =
+        Mnemo({"rpc", method, std::string(method) == "memory.doc_list" ? "{}" : params});
     RunResult got =
         Mnemo({"rpc", method, std::string(method) == "memory.doc_list" ? "{}" : params}, fresh);
     EXPECT_EQ(want.exit_code, 0) << want.err;

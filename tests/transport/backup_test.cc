@@ -87,8 +87,7 @@ void BuildRichWorkspace(Workspace& w) {
   w.Ok("memory.tool_rule_put",
        {{"tool_name", "shell"}, {"rule", "Never run rm -rf /"}, {"priority", "critical"}});
   const char* topics[] = {"deploy the billing service to staging",
-                          "write the quarterly report on churn",
-                          "plan the trip to Lisbon in May"};
+                          "write the quarterly report on churn", "plan the trip to Lisbon in May"};
   for (int s = 0; s < 3; ++s) {
     const std::string session = "session-" + std::to_string(s);
     for (int t = 0; t < 4; ++t) {
@@ -125,9 +124,11 @@ void BuildRichWorkspace(Workspace& w) {
                                            {"success", true}}})}}}});
   }
   w.Ok("memory.context_prune", {{"session_id", "ctx"}, {"keep", 2}});
-  w.Ok("memory.graph_upsert", {{"subject", "user"}, {"predicate", "lives in"}, {"object", "Berlin"}});
+  w.Ok("memory.graph_upsert",
+       {{"subject", "user"}, {"predicate", "lives in"}, {"object", "Berlin"}});
   w.clock->Advance(86'400'000);
-  w.Ok("memory.graph_upsert", {{"subject", "user"}, {"predicate", "lives in"}, {"object", "Lisbon"}});
+  w.Ok("memory.graph_upsert",
+       {{"subject", "user"}, {"predicate", "lives in"}, {"object", "Lisbon"}});
   w.Ok("memory.graph_upsert", {{"subject", "user"}, {"predicate", "uses"}, {"object", "vim"}});
 }
 
@@ -156,7 +157,8 @@ std::vector<std::pair<std::string, json>> ReadCalls(Workspace& w) {
       {"memory.profile_render", json::object()},
       {"memory.doc_list", json::object()},
       {"memory.doc_search", {{"query", "billing Postgres"}}},
-      {"memory.context_window", {{"session_id", "ctx"}, {"query", "migration"}, {"budget_chars", 4000}}},
+      {"memory.context_window",
+       {{"session_id", "ctx"}, {"query", "migration"}, {"budget_chars", 4000}}},
       {"memory.context_build", {{"query", "billing"}, {"session_id", "session-0"}}},
       {"memory.graph_query", {{"subject", "user"}, {"include_history", true}}},
       {"memory.graph_query", {{"object", "vim"}}},
@@ -341,20 +343,23 @@ TEST_F(Backup, AUsersExportUnderAclHoldsNothingPrivateOfAnotherUser) {
   const Principal bob{.name = "bob", .role = Role::kUser};
   w.Ok("memory.store", {{"key", "a"}, {"value", "alice-private-marker"}}, alice);
   w.Ok("memory.store", {{"key", "b"}, {"value", "bob-private-marker"}}, bob);
-  w.Ok("memory.store",
-       {{"key", "p"}, {"value", "bob-public-marker"}, {"visibility", "public"}}, bob);
+  w.Ok("memory.store", {{"key", "p"}, {"value", "bob-public-marker"}, {"visibility", "public"}},
+       bob);
   w.Ok("memory.turn_complete",
-       {{"session_id", "s"}, {"user_message", "bob-turn-marker"}, {"assistant_response", "ok"},
+       {{"session_id", "s"},
+        {"user_message", "bob-turn-marker"},
+        {"assistant_response", "ok"},
         {"sync", true}},
        bob);
   w.Ok("memory.session_end", {{"session_id", "s"}, {"sync", true}}, bob);
   w.Ok("memory.doc_put", {{"content", "bob-document-marker"}}, bob);
-  w.Ok("memory.graph_upsert", {{"subject", "bob"}, {"predicate", "uses"}, {"object", "bob-graph-marker"}}, bob);
+  w.Ok("memory.graph_upsert",
+       {{"subject", "bob"}, {"predicate", "uses"}, {"object", "bob-graph-marker"}}, bob);
   const std::string mine = w.Export({}, alice);
   EXPECT_NE(mine.find("alice-private-marker"), std::string::npos);
   EXPECT_NE(mine.find("bob-public-marker"), std::string::npos);
-  for (const char* marker : {"bob-private-marker", "bob-turn-marker", "bob-document-marker",
-                             "bob-graph-marker"}) {
+  for (const char* marker :
+       {"bob-private-marker", "bob-turn-marker", "bob-document-marker", "bob-graph-marker"}) {
     EXPECT_EQ(mine.find(marker), std::string::npos) << marker;
   }
   const std::string all = w.Export({}, Principal{.name = "root", .role = Role::kAdmin});

@@ -88,7 +88,8 @@ Result<RestoreReport> MemoryBackend::Restore(const RestoreBatch& batch) {
   for (const DocumentRow& given : batch.documents) {
     DocumentRow doc = given;
     doc.content_hash = ContentHash(doc.content);
-    if (document_rows_.contains(doc.id) || document_hashes_.contains({doc.owner, doc.content_hash})) {
+    if (document_rows_.contains(doc.id) ||
+        document_hashes_.contains({doc.owner, doc.content_hash})) {
       ++report.skipped;
       continue;
     }

@@ -15,8 +15,8 @@
 #include "storage/postgres/pg_entry_sql.h"
 #include "storage/postgres/pg_episodic_sql.h"
 #include "storage/postgres/pg_text.h"
-#include "storage/postgres/postgres_backend.h"
 #include "storage/postgres/pg_writes.h"
+#include "storage/postgres/postgres_backend.h"
 
 namespace mnemo::storage::internal {
 namespace {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "storage/graph_rules.h"
-#include "storage/postgres/postgres_backend.h"
 #include "storage/postgres/pg_writes.h"
+#include "storage/postgres/postgres_backend.h"
 
 namespace mnemo::storage::internal {
 namespace {

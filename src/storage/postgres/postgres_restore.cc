@@ -42,6 +42,7 @@ Result<std::vector<std::string>> PostgresBackend::VectorSignatures() {
                                     "signature",
                                     "list the vector signatures"));
   std::vector<std::string> out;
+  out.reserve(static_cast<size_t>(rows.size()));
   for (int i = 0; i < rows.size(); ++i) out.emplace_back(rows.Text(i, 0));
   return out;
 }
@@ -78,17 +79,17 @@ Result<RestoreReport> PostgresBackend::Restore(const RestoreBatch& batch) {
     int64_t turn_tokens = 0;
     for (size_t i = 0; i < batch.turns.size(); ++i) {
       TurnRow row = batch.turns[i].row;
-      MNEMO_ASSIGN_OR_RETURN(
-          bool stored, Exists(conn,
-                              "SELECT 1 FROM turns WHERE owner = $1 AND session_id = $2 AND "
-                              "seq = $3",
-                              Params().Add(row.owner).Add(row.session_id).Add(row.seq)));
+      MNEMO_ASSIGN_OR_RETURN(bool stored,
+                             Exists(conn,
+                                    "SELECT 1 FROM turns WHERE owner = $1 AND session_id = $2 AND "
+                                    "seq = $3",
+                                    Params().Add(row.owner).Add(row.session_id).Add(row.seq)));
       if (stored) {
         ++report.skipped;
         continue;
       }
-      MNEMO_ASSIGN_OR_RETURN(bool taken, Exists(conn, "SELECT 1 FROM turns WHERE id = $1",
-                                                Params().Add(row.id)));
+      MNEMO_ASSIGN_OR_RETURN(
+          bool taken, Exists(conn, "SELECT 1 FROM turns WHERE id = $1", Params().Add(row.id)));
       if (taken) row.id = 0;
       MNEMO_RETURN_IF_ERROR(
           InsertTurnIn(conn, row, batch.turns[i].search_text, turn_texts[i]).status());
@@ -116,8 +117,8 @@ Result<RestoreReport> PostgresBackend::Restore(const RestoreBatch& batch) {
     int64_t event_tokens = 0;
     for (size_t i = 0; i < batch.events.size(); ++i) {
       const EventRow& e = batch.events[i];
-      MNEMO_ASSIGN_OR_RETURN(bool taken, Exists(conn, "SELECT 1 FROM events WHERE id = $1",
-                                                Params().Add(e.id)));
+      MNEMO_ASSIGN_OR_RETURN(
+          bool taken, Exists(conn, "SELECT 1 FROM events WHERE id = $1", Params().Add(e.id)));
       bool added = false;
       if (!taken) {
         MNEMO_ASSIGN_OR_RETURN(added, AddEventIn(conn, e, event_texts[i]));

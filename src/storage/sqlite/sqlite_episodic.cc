@@ -85,28 +85,28 @@ Result<FacetRow> ReadFacet(const Statement& s) {
 }  // namespace
 
 Status InsertTurnIn(Connection& db, const TurnRow& row, std::string_view search_text) {
-    MNEMO_ASSIGN_OR_RETURN(int64_t length,
-                           IndexFtsRow(db, "turns_fts", row.id, {{"body", search_text}}));
-    MNEMO_ASSIGN_OR_RETURN(
-        Statement put,
-        db.Prepare("INSERT INTO turns (id, owner, session_id, seq, role, content, lesson, "
-                   "tool_calls_json, timestamp_ms, cost_microdollars, agent_id, search_text, "
-                   "doc_length) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-                   "store the turn"));
-    put.Bind(1, row.id);
-    put.Bind(2, row.owner);
-    put.Bind(3, row.session_id);
-    put.Bind(4, row.seq);
-    put.Bind(5, row.role);
-    put.Bind(6, row.content);
-    put.Bind(7, row.lesson);
-    put.Bind(8, row.tool_calls_json);
-    put.Bind(9, row.timestamp_ms);
-    put.Bind(10, row.cost_microdollars);
-    put.Bind(11, row.agent_id);
-    put.Bind(12, search_text);
-    put.Bind(13, length);
-    MNEMO_RETURN_IF_ERROR(put.Run("store the turn"));
+  MNEMO_ASSIGN_OR_RETURN(int64_t length,
+                         IndexFtsRow(db, "turns_fts", row.id, {{"body", search_text}}));
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement put,
+      db.Prepare("INSERT INTO turns (id, owner, session_id, seq, role, content, lesson, "
+                 "tool_calls_json, timestamp_ms, cost_microdollars, agent_id, search_text, "
+                 "doc_length) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                 "store the turn"));
+  put.Bind(1, row.id);
+  put.Bind(2, row.owner);
+  put.Bind(3, row.session_id);
+  put.Bind(4, row.seq);
+  put.Bind(5, row.role);
+  put.Bind(6, row.content);
+  put.Bind(7, row.lesson);
+  put.Bind(8, row.tool_calls_json);
+  put.Bind(9, row.timestamp_ms);
+  put.Bind(10, row.cost_microdollars);
+  put.Bind(11, row.agent_id);
+  put.Bind(12, search_text);
+  put.Bind(13, length);
+  MNEMO_RETURN_IF_ERROR(put.Run("store the turn"));
   return Status::Ok();
 }
 
@@ -428,9 +428,8 @@ Result<std::vector<SegmentRow>> SqliteBackend::SegmentsNeedingRecap(int limit,
 Result<bool> AddEventIn(Connection& db, const EventRow& e) {
   {
     MNEMO_ASSIGN_OR_RETURN(
-        Statement find,
-        db.Prepare("SELECT 1 FROM events WHERE owner = ? AND type = ? AND text = ?",
-                   "find an identical event"));
+        Statement find, db.Prepare("SELECT 1 FROM events WHERE owner = ? AND type = ? AND text = ?",
+                                   "find an identical event"));
     find.Bind(1, e.owner);
     find.Bind(2, e.type);
     find.Bind(3, e.text);
@@ -438,8 +437,7 @@ Result<bool> AddEventIn(Connection& db, const EventRow& e) {
     if (found) return false;
   }
   MNEMO_ASSIGN_OR_RETURN(const int64_t rowid, NextRowid(db, "events"));
-  MNEMO_ASSIGN_OR_RETURN(int64_t length,
-                         IndexFtsRow(db, "events_fts", rowid, {{"body", e.text}}));
+  MNEMO_ASSIGN_OR_RETURN(int64_t length, IndexFtsRow(db, "events_fts", rowid, {{"body", e.text}}));
   MNEMO_ASSIGN_OR_RETURN(
       Statement put,
       db.Prepare("INSERT INTO events (rowid, id, owner, session_id, segment_id, type, text, "

@@ -63,9 +63,7 @@ Status InsertTriple(Connection& db, const TripleRow& t) {
   return put.Run("store the triple");
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 Result<TripleUpsert> SqliteBackend::UpsertTriple(const TripleRow& row, bool single_valued) {
   MNEMO_ASSIGN_OR_RETURN(TripleRow incoming, NewTripleRow(row));

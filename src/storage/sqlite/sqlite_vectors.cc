@@ -401,9 +401,8 @@ Result<std::vector<std::string>> SqliteBackend::VectorSignatures() {
   MNEMO_ASSIGN_OR_RETURN(Statement s, db->Prepare("SELECT DISTINCT signature FROM entry_vectors "
                                                   "ORDER BY signature",
                                                   "list the vector signatures"));
-  return ReadAll<std::string>(s, "list the vector signatures", [](const Statement& row) {
-    return std::string(row.ColumnText(0));
-  });
+  return ReadAll<std::string>(s, "list the vector signatures",
+                              [](const Statement& row) { return std::string(row.ColumnText(0)); });
 }
 
 }  // namespace mnemo::storage::internal
