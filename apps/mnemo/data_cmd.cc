@@ -1,4 +1,5 @@
-// `mnemo export [FILE]` and `mnemo import FILE` (JSONL, spec 10).
+// `mnemo export [--with-vectors] [FILE]` and `mnemo import [--merge] FILE`
+// (JSONL, spec 10; format version 2 in docs/storage.md).
 #include <unistd.h>
 
 #include <fstream>
@@ -9,15 +10,16 @@
 namespace mnemo::app {
 namespace {
 
-int Export(const GlobalOptions& g, const std::string& file) {
+int Export(const GlobalOptions& g, const std::string& file, const ExportOptions& options) {
   Result<Session> session = OpenSession(g);
   if (!session.ok()) return Fail(session.status());
-  if (file.empty()) return Fail(session->engine->ExportJsonl(session->principal, std::cout));
+  if (file.empty())
+    return Fail(session->engine->ExportJsonl(session->principal, std::cout, options));
   const std::string tmp = file + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return Fail(InvalidArgument("cannot write " + file));
-    Status s = session->engine->ExportJsonl(session->principal, out);
+    Status s = session->engine->ExportJsonl(session->principal, out, options);
     out.flush();
     if (s.ok() && !out) s = Unavailable("writing " + file + " failed");
     if (!s.ok()) {
@@ -32,21 +34,32 @@ int Export(const GlobalOptions& g, const std::string& file) {
   return kExitOk;
 }
 
-int Import(const GlobalOptions& g, const std::string& file) {
+int Import(const GlobalOptions& g, const std::string& file, const ImportOptions& options) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return Fail(InvalidArgument("cannot read " + file + ": no such readable file"));
   Result<Session> session = OpenSession(g);
   if (!session.ok()) return Fail(session.status());
   ProgressFn progress = TerminalProgress("importing");
-  Result<ImportReport> report = session->engine->ImportJsonl(session->principal, in, progress);
+  Result<ImportReport> report =
+      session->engine->ImportJsonl(session->principal, in, progress, options);
   if (progress) std::cerr << "\n";
   if (!report.ok()) return Fail(report.status());
   if (g.json) {
-    std::cout << nlohmann::json{{"imported", report->imported}, {"created", report->created}}.dump()
-              << "\n";
-  } else {
+    nlohmann::json out{
+        {"imported", report->imported}, {"created", report->created}, {"version", report->version}};
+    if (report->version >= 2) {
+      out["records"] = report->records;
+      out["skipped"] = report->skipped;
+    }
+    std::cout << out.dump() << "\n";
+  } else if (report->version < 2) {
     std::cout << "Imported " << report->imported << " entries (" << report->created << " new) from "
               << file << "\n";
+  } else {
+    std::cout << "Imported " << report->imported << " records from " << file << ":";
+    for (const auto& [name, n] : report->records) std::cout << " " << n << " " << name;
+    std::cout << " (" << report->created << " new entries, " << report->skipped
+              << " records already stored)\n";
   }
   return kExitOk;
 }
@@ -95,13 +108,28 @@ int Reindex(const GlobalOptions& g) {
 
 void AddDataCommands(CLI::App& app, GlobalOptions& g, Action& action) {
   auto file = std::make_shared<std::string>();
-  CLI::App* exp = app.add_subcommand("export", "Write every entry as JSONL (stdout without FILE)");
+  auto export_options = std::make_shared<ExportOptions>();
+  auto import_options = std::make_shared<ImportOptions>();
+  CLI::App* exp = app.add_subcommand(
+      "export",
+      "Write the whole workspace as JSONL, format version 2 (stdout without FILE): entries, "
+      "rules, tool statistics and registry, turns, segments, events, profile, documents, context "
+      "events, graph");
   exp->add_option("file", *file, "Output file");
-  exp->callback([&g, &action, file] { action = [&g, file] { return Export(g, *file); }; });
+  exp->add_flag("--with-vectors", export_options->with_vectors,
+                "Also write bring-your-own vectors (embedder vectors are recomputed on import)");
+  exp->callback([&g, &action, file, export_options] {
+    action = [&g, file, export_options] { return Export(g, *file, *export_options); };
+  });
 
-  CLI::App* imp = app.add_subcommand("import", "Load a JSONL file (all lines or none)");
-  imp->add_option("file", *file, "JSONL file, one entry per line")->required();
-  imp->callback([&g, &action, file] { action = [&g, file] { return Import(g, *file); }; });
+  CLI::App* imp = app.add_subcommand(
+      "import", "Load an export (version 2) or a JSONL file of entries (version 1): all or none");
+  imp->add_option("file", *file, "JSONL file")->required();
+  imp->add_flag("--merge", import_options->merge,
+                "Version 2: add to a workspace that is not empty (stored records are kept)");
+  imp->callback([&g, &action, file, import_options] {
+    action = [&g, file, import_options] { return Import(g, *file, *import_options); };
+  });
 
   CLI::App* hygiene = app.add_subcommand("hygiene", "Archive and delete old memories (spec 10)");
   hygiene->require_subcommand(1);

@@ -173,14 +173,27 @@ class Engine {
   // The report when a run was due (and done), nullopt otherwise.
   Result<std::optional<HygieneReport>> RunHygieneIfDue();
 
-  // JSONL, one entry per line with every field of Entry.
-  Status ExportJsonl(const Principal& who, std::ostream& out);
+  // A backup as JSONL, format version 2 (docs/storage.md "Export format"):
+  // a header line {"mnemo_export": 2, "counts": {...}, ...}, then one line
+  // per record ("type": entry, vector, turn, segment, event, facet,
+  // document, context_event, triple) of everything the workspace holds
+  // that `who` may read: everything for an admin (or with ACL off), else
+  // the principal's own rows and public entries. Read in pages; the records
+  // go to a temporary file first so the header can count them.
+  Status ExportJsonl(const Principal& who, std::ostream& out, const ExportOptions& options = {});
+  // Reads version 1 (one entry per line, no header: upserted by
+  // owner/namespace/key, idempotent) or version 2 (a header line first).
   // Validates every line first; any bad line -> kInvalidArgument whose
   // message lists every bad line by number ("line 3: ...") and nothing is
-  // imported. Otherwise every line
-  // goes in within one transaction. Idempotent (upsert by owner/namespace/key).
+  // imported. Version 2 also checks the header's counts against the lines,
+  // and refuses a workspace that already holds rows (visible to `who`)
+  // unless options.merge; then writes every record in one storage
+  // transaction (Backend::Restore), and recomputes what is derived: keyword
+  // index texts through the tool registry (the file's included), embedder
+  // vectors of entries and recaps. Under ACL a user's rows all become theirs.
   Result<ImportReport> ImportJsonl(const Principal& who, std::istream& in,
-                                   const ProgressFn& progress = {});
+                                   const ProgressFn& progress = {},
+                                   const ImportOptions& options = {});
 
   // Documents (spec 50). Stored byte for byte; summary, tags and entities are
   // derived from the content. An owner's identical contents are stored once

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -196,7 +197,24 @@ struct ReindexReport {
 
 struct ImportReport {
   int64_t imported = 0;  // lines written (created or updated)
-  int64_t created = 0;
+  int64_t created = 0;   // entries that were new
+  int version = 1;       // of the file: 1 (entries only) or 2 (a whole workspace)
+  // Version 2: records read, by the header's count names ("entries",
+  // "turns", ...), and how many of them --merge skipped (already stored).
+  std::map<std::string, int64_t> records;
+  int64_t skipped = 0;
+};
+
+struct ExportOptions {
+  // Also carry bring-your-own vectors (signatures "external:<dims>");
+  // embedder vectors are never exported (import recomputes them).
+  bool with_vectors = false;
+};
+
+struct ImportOptions {
+  // Version 2 files: add to a workspace that already holds rows (rows
+  // already stored are kept and skipped) instead of refusing it.
+  bool merge = false;
 };
 
 // --- Tool-scoped rules (spec 30) ---

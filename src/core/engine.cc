@@ -249,12 +249,12 @@ Result<PathCheck> Engine::PathProtected(const Principal& /*who*/, std::string_vi
   return impl_->PathProtected(path);
 }
 Result<std::optional<HygieneReport>> Engine::RunHygieneIfDue() { return impl_->RunHygieneIfDue(); }
-Status Engine::ExportJsonl(const Principal& who, std::ostream& out) {
-  return impl_->ExportJsonl(who, out);
+Status Engine::ExportJsonl(const Principal& who, std::ostream& out, const ExportOptions& options) {
+  return impl_->ExportJsonl(who, out, options);
 }
 Result<ImportReport> Engine::ImportJsonl(const Principal& who, std::istream& in,
-                                         const ProgressFn& progress) {
-  return impl_->ImportJsonl(who, in, progress);
+                                         const ProgressFn& progress, const ImportOptions& options) {
+  return impl_->ImportJsonl(who, in, progress, options);
 }
 
 }  // namespace mnemo

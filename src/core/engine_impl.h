@@ -6,11 +6,14 @@
 #include <mutex>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "archivist/archive_writer.h"
 #include "base/background_worker.h"
 #include "context/tool_registry.h"
 #include "core/audit_log.h"
 #include "core/hybrid_search.h"
+#include "core/line_reader.h"
 #include "core/recap_vectors.h"
 #include "core/vector_space.h"
 #include "embed/embedder.h"
@@ -24,6 +27,9 @@ namespace mnemo {
 // kInvalidArgument naming `field` when `content` looks like a secret and
 // security.secrets is "reject" (spec 10). Never echoes the secret.
 Status CheckSecret(const Config& config, std::string_view content, std::string_view field);
+// The write that restores an imported entry as given (id, times, counters,
+// flags); `now` stands in for a missing updated_at (import_v1.cc).
+storage::EntryWrite WriteOfEntry(const Entry& e, TimeMs now);
 
 struct Engine::Impl {
   Config config;
@@ -201,10 +207,17 @@ struct Engine::Impl {
   Result<ContextPruneResult> ContextPrune(const Principal& who, std::string_view session_id,
                                           int64_t keep);
 
-  // Export and import (import_export.cc).
-  Status ExportJsonl(const Principal& who, std::ostream& out);
+  // Export (export.cc) and import (import.cc; version 1: import_v1.cc).
+  Status ExportJsonl(const Principal& who, std::ostream& out, const ExportOptions& options);
   Result<ImportReport> ImportJsonl(const Principal& who, std::istream& in,
-                                   const ProgressFn& progress);
+                                   const ProgressFn& progress, const ImportOptions& options);
+  Result<ImportReport> ImportV1(const Principal& who, internal::LineReader& lines,
+                                const ProgressFn& progress);
+  Result<ImportReport> ImportV2(const Principal& who, const nlohmann::json& header,
+                                internal::LineReader& lines, const ProgressFn& progress,
+                                const ImportOptions& options);
+  // What already holds rows visible to `who` ("3 entries, 12 turns"), "" when nothing.
+  Result<std::string> NonEmptyParts(const Principal& who);
 
  private:
   Result<std::optional<Entry>> ResolveForRead(const Principal& who, const GetRequest& req);

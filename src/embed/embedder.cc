@@ -62,7 +62,16 @@ Result<std::unique_ptr<Embedder>> MakeEmbedder(const Config::Embedding& config,
   return std::unique_ptr<Embedder>(std::move(embedder));
 }
 
-std::string ExternalSignature(int dimensions) { return "external:" + std::to_string(dimensions); }
+namespace {
+constexpr std::string_view kExternalPrefix = "external:";
+}  // namespace
+
+std::string ExternalSignature(int dimensions) {
+  return std::string(kExternalPrefix) + std::to_string(dimensions);
+}
+bool IsExternalSignature(std::string_view signature) {
+  return signature.starts_with(kExternalPrefix);
+}
 
 bool NormalizeL2(std::span<float> v) {
   double norm2 = 0;

@@ -62,6 +62,8 @@ inline bool IsZeroVector(std::span<const float> v) {
 
 // "external:<dim>": the space of vectors that callers bring themselves.
 std::string ExternalSignature(int dimensions);
+// True for the signatures ExternalSignature makes.
+bool IsExternalSignature(std::string_view signature);
 
 // Scales `v` to unit length and returns true; leaves an all-zero vector as
 // it is and returns false. Computes the norm in double.

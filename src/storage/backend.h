@@ -22,6 +22,7 @@
 #include "storage/documents.h"
 #include "storage/episodic.h"
 #include "storage/graph.h"
+#include "storage/restore.h"
 
 namespace mnemo::storage {
 
@@ -454,6 +455,22 @@ class Backend {
   // search scans a selective filter's entries exactly instead of the graph.
   virtual Result<int64_t> CountMatching(const EntryFilter& filter) = 0;
   virtual Result<std::vector<Label>> MatchingLabels(const EntryFilter& filter, int limit) = 0;
+
+  // --- Backup: the full export and its restore (spec 10 CLI, export/import
+  // version 2; core/export.cc and core/import.cc; restore.h). Kept in one
+  // block so the reads and the one write a backup needs stay together.
+
+  // Up to `limit` context events of every owner with id > after_id, by id.
+  virtual Result<std::vector<ContextEventRow>> ContextEventsAfter(int64_t after_id, int limit) = 0;
+  // Every signature with at least one entry vector, ascending.
+  virtual Result<std::vector<std::string>> VectorSignatures() = 0;
+  // Writes every row of `batch` in ONE write transaction (SQLite: serialised
+  // with other processes too), as given: ids, sequence numbers, timestamps,
+  // counters and validity are kept, with their keyword index rows (from
+  // the rows' search texts). An error writes nothing. The rules per kind
+  // (which stored rows make a row a duplicate, what is kept) are those of
+  // RestoreBatch in restore.h; duplicates are skipped and counted.
+  virtual Result<RestoreReport> Restore(const RestoreBatch& batch) = 0;
 };
 
 struct SqliteOptions {

@@ -65,7 +65,8 @@ TEST_F(Cli, StoreSearchGetExportImportForget) {
   r = Mnemo({"export", file});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   RunResult to_stdout = Mnemo({"export"});
-  EXPECT_EQ(std::count(to_stdout.out.begin(), to_stdout.out.end(), '\n'), 2) << to_stdout.out;
+  // The header, then the two entries.
+  EXPECT_EQ(std::count(to_stdout.out.begin(), to_stdout.out.end(), '\n'), 3) << to_stdout.out;
 
   const std::string fresh = dir_.Sub("fresh");
   r = Mnemo({"import", file}, fresh);
@@ -186,6 +187,52 @@ TEST_F(Cli, InternalErrorsExitWith2) {
   RunResult r = Mnemo({"memory", "list"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_FALSE(r.err.empty());
+}
+
+TEST_F(Cli, ExportAndImportCarryTurnsSegmentsAndDocuments) {
+  for (int t = 0; t < 3; ++t) {
+    json turn = {{"session_id", "s1"},
+                 {"user_message", "We deploy the billing service, step " + std::to_string(t)},
+                 {"assistant_response", "Deploying step " + std::to_string(t)},
+                 {"tool_calls", json::array({{{"name", "shell"},
+                                              {"arguments", {{"cmd", "make"}}},
+                                              {"success", t != 1},
+                                              {"output", "built"}}})},
+                 {"sync", true}};
+    RunResult r = Mnemo({"rpc", "memory.turn_complete", turn.dump()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  ASSERT_EQ(Mnemo({"rpc", "memory.session_end", R"({"session_id":"s1","sync":true})"}).exit_code,
+            0);
+  const std::string file = dir_.Sub("backup.jsonl");
+  RunResult r = Mnemo({"export", file});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(file);
+  std::string first;
+  std::getline(in, first);
+  json header = json::parse(first);
+  EXPECT_EQ(header["mnemo_export"], 2);
+  EXPECT_EQ(header["counts"]["turns"], 6);
+
+  const std::string fresh = dir_.Sub("fresh");
+  r = Mnemo({"--json", "import", file}, fresh);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["records"]["turns"], 6) << r.out;
+  for (const char* method : {"memory.session_turns", "memory.segments", "memory.doc_list"}) {
+    const std::string params = R"({"session_id":"s1"})";
+    RunResult want =
+        Mnemo({"rpc", method, std::string(method) == "memory.doc_list" ? "{}" : params});
+    RunResult got =
+        Mnemo({"rpc", method, std::string(method) == "memory.doc_list" ? "{}" : params}, fresh);
+    EXPECT_EQ(want.exit_code, 0) << want.err;
+    EXPECT_EQ(want.out, got.out) << method;
+  }
+  // Not into a workspace that holds something, unless --merge.
+  r = Mnemo({"import", file}, fresh);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--merge"), std::string::npos) << r.err;
+  r = Mnemo({"import", "--merge", file}, fresh);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 TEST_F(Cli, TruncatedImportLineImportsNothing) {

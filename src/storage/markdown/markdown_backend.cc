@@ -393,6 +393,37 @@ Result<UpsertResult> MarkdownBackend::Upsert(const EntryWrite& write) {
   });
 }
 
+// Entries (and their vectors) go to the index and the files in one write;
+// the other rows go with them when they live in the index, else to the
+// data store first, so an entry restore never runs after a failed one.
+Result<RestoreReport> MarkdownBackend::Restore(const RestoreBatch& batch) {
+  for (const EntryWrite& w : batch.entries) MNEMO_RETURN_IF_ERROR(CheckWrite(w));
+  MNEMO_RETURN_IF_ERROR(ValidateRestoreBatch(batch));
+  RestoreReport forwarded;
+  const RestoreBatch* to_index = &batch;
+  RestoreBatch entries_only;
+  if (data_ != nullptr) {
+    RestoreBatch rest = batch;
+    rest.entries.clear();
+    rest.vectors.clear();
+    MNEMO_ASSIGN_OR_RETURN(forwarded, data_->Restore(rest));
+    entries_only.entries = batch.entries;
+    entries_only.vectors = batch.vectors;
+    to_index = &entries_only;
+  }
+  return Write<RestoreReport>([&](Dirty& dirty) -> Result<RestoreReport> {
+    MNEMO_ASSIGN_OR_RETURN(RestoreReport report, index_->Restore(*to_index));
+    std::unordered_set<std::string> placed;
+    for (const EntryWrite& w : batch.entries) {
+      if (!placed.insert(Address(w.owner, w.ns, w.key)).second) continue;
+      MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> stored, index_->FindExact(w.owner, w.ns, w.key));
+      if (stored) PlaceLocked(*stored, dirty);
+    }
+    report.skipped += forwarded.skipped;
+    return report;
+  });
+}
+
 Result<int64_t> MarkdownBackend::UpsertBatch(std::span<const EntryWrite> writes,
                                              std::vector<Label>* labels) {
   for (const EntryWrite& w : writes) MNEMO_RETURN_IF_ERROR(CheckWrite(w));

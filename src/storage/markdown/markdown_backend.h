@@ -160,6 +160,12 @@ class MarkdownBackend final : public Backend {
   Result<std::vector<TripleRow>> QueryTriples(const TripleQuery& query) override;
   Result<int64_t> DeleteTriplesFromSource(std::string_view source) override;
 
+  // Backup: Restore in markdown_backend.cc (entries to the files), the
+  // reads forwarded (markdown_forward.cc).
+  Result<std::vector<ContextEventRow>> ContextEventsAfter(int64_t after_id, int limit) override;
+  Result<std::vector<std::string>> VectorSignatures() override;
+  Result<RestoreReport> Restore(const RestoreBatch& batch) override;
+
  private:
   // What this process last saw of one file: its stamp (nullopt: parse it
   // again) and its entries by address (owner, namespace, key), as the index

@@ -230,4 +230,13 @@ Result<int64_t> MarkdownBackend::DeleteTriplesFromSource(std::string_view source
   return data().DeleteTriplesFromSource(source);
 }
 
+Result<std::vector<ContextEventRow>> MarkdownBackend::ContextEventsAfter(int64_t after_id,
+                                                                         int limit) {
+  return data().ContextEventsAfter(after_id, limit);
+}
+
+Result<std::vector<std::string>> MarkdownBackend::VectorSignatures() {
+  return index_->VectorSignatures();
+}
+
 }  // namespace mnemo::storage::markdown

@@ -129,6 +129,11 @@ class MemoryBackend final : public Backend {
   Result<std::vector<KeywordHit>> FetchByLabels(std::span<const Label> labels,
                                                 const EntryFilter& filter,
                                                 const std::vector<std::string>& terms) override;
+
+  // Backup: memory_restore.cc (ContextEventsAfter: *_context_events.cc).
+  Result<std::vector<ContextEventRow>> ContextEventsAfter(int64_t after_id, int limit) override;
+  Result<std::vector<std::string>> VectorSignatures() override;
+  Result<RestoreReport> Restore(const RestoreBatch& batch) override;
   Result<int64_t> CountMatching(const EntryFilter& filter) override;
   Result<std::vector<Label>> MatchingLabels(const EntryFilter& filter, int limit) override;
 
@@ -136,6 +141,12 @@ class MemoryBackend final : public Backend {
   // PutSegment and CloseSegment with mu_ held exclusively.
   Status PutSegmentLocked(const SegmentRow& s);
   Result<bool> CloseSegmentLocked(std::string_view id, TimeMs closed_at);
+  // Row inserts with mu_ held exclusively, as given (ids and seqs set),
+  // with their index rows; shared by the public writes and Restore.
+  void InsertTurnLocked(const TurnRow& row, std::string_view search_text);
+  void InsertEventLocked(const EventRow& e);
+  void InsertDocumentLocked(const DocumentRow& doc);
+  void InsertContextEventLocked(const ContextEventRow& row);
   using Row = Label;
   using Address = std::tuple<std::string, std::string, std::string>;  // owner, ns, key
   using Name = std::pair<std::string, std::string>;                   // ns, key

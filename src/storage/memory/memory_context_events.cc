@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <mutex>
 #include <shared_mutex>
+#include <utility>
 
 #include "storage/context_event_rules.h"
 #include "storage/entry_rules.h"
@@ -14,11 +15,29 @@ Result<ContextEventRow> MemoryBackend::AppendContextEvent(const ContextEventRow&
   MNEMO_RETURN_IF_ERROR(ValidateContextEvent(row));
   ContextEventRow out = row;
   std::unique_lock lock(mu_);
-  out.seq = context_next_seq_[{out.owner, out.session_id}]++;
-  out.id = next_context_id_++;
-  context_index_.Add(out.id, {out.search_text});
-  context_by_session_[{out.owner, out.session_id, out.seq}] = out.id;
-  context_events_[out.id] = out;
+  out.seq = context_next_seq_[{out.owner, out.session_id}];
+  out.id = next_context_id_;
+  InsertContextEventLocked(out);
+  return out;
+}
+
+void MemoryBackend::InsertContextEventLocked(const ContextEventRow& row) {
+  context_index_.Add(row.id, {row.search_text});
+  context_by_session_[{row.owner, row.session_id, row.seq}] = row.id;
+  context_events_[row.id] = row;
+  int64_t& next = context_next_seq_[{row.owner, row.session_id}];
+  next = std::max(next, row.seq + 1);
+  next_context_id_ = std::max(next_context_id_, row.id + 1);
+}
+
+Result<std::vector<ContextEventRow>> MemoryBackend::ContextEventsAfter(int64_t after_id,
+                                                                       int limit) {
+  std::shared_lock lock(mu_);
+  std::vector<ContextEventRow> out;
+  for (auto it = context_events_.upper_bound(after_id);
+       it != context_events_.end() && std::cmp_less(out.size(), limit); ++it) {
+    out.push_back(it->second);
+  }
   return out;
 }
 

@@ -30,12 +30,16 @@ Result<DocumentPut> MemoryBackend::PutDocument(const DocumentRow& row) {
   if (document_rows_.contains(doc.id)) {
     return Conflict("document id " + doc.id + " is already used");
   }
+  InsertDocumentLocked(doc);
+  return DocumentPut{.row = std::move(doc), .created = true};
+}
+
+void MemoryBackend::InsertDocumentLocked(const DocumentRow& doc) {
   const int64_t r = next_document_row_++;
   document_index_.Add(r, {doc.search_text, doc.summary, TagsText(doc.tags)});
   document_rows_[doc.id] = r;
   document_hashes_[{doc.owner, doc.content_hash}] = r;
   documents_[r] = doc;
-  return DocumentPut{.row = std::move(doc), .created = true};
 }
 
 Result<std::optional<DocumentRow>> MemoryBackend::GetDocument(std::string_view id,

@@ -96,15 +96,21 @@ Result<std::vector<TurnRow>> MemoryBackend::AppendTurns(std::span<const TurnWrit
     if (owner == first.owner && session == first.session_id) seq = s + 1;
   }
   for (const TurnWrite& w : rows) {
-    TurnDoc doc{.row = w.row};
-    doc.row.seq = seq++;
-    doc.row.id = next_turn_id_++;
-    IndexDoc(w.search_text, doc.row.id, doc, turn_postings_, turn_tokens_);
-    turns_by_session_[{doc.row.owner, doc.row.session_id, doc.row.seq}] = doc.row.id;
-    out.push_back(doc.row);
-    turns_.emplace(doc.row.id, std::move(doc));
+    TurnRow row = w.row;
+    row.seq = seq++;
+    row.id = next_turn_id_;
+    InsertTurnLocked(row, w.search_text);
+    out.push_back(std::move(row));
   }
   return out;
+}
+
+void MemoryBackend::InsertTurnLocked(const TurnRow& row, std::string_view search_text) {
+  TurnDoc doc{.row = row};
+  IndexDoc(search_text, row.id, doc, turn_postings_, turn_tokens_);
+  turns_by_session_[{row.owner, row.session_id, row.seq}] = row.id;
+  turns_.emplace(row.id, std::move(doc));
+  next_turn_id_ = std::max(next_turn_id_, row.id + 1);
 }
 
 Result<std::vector<TurnRow>> MemoryBackend::SessionTurns(std::string_view owner,
@@ -294,15 +300,17 @@ Result<int64_t> MemoryBackend::AddEvents(std::span<const EventRow> rows) {
     }
     added.push_back(&e);
   }
-  for (const EventRow* e : added) {
-    const int64_t row = next_event_row_++;
-    EventDoc doc{.row = *e};
-    IndexDoc(e->text, row, doc, event_postings_, event_tokens_);
-    event_ids_.insert(e->id);
-    event_texts_.emplace(e->owner, e->type, e->text);
-    events_.emplace(row, std::move(doc));
-  }
+  for (const EventRow* e : added) InsertEventLocked(*e);
   return static_cast<int64_t>(added.size());
+}
+
+void MemoryBackend::InsertEventLocked(const EventRow& e) {
+  const int64_t row = next_event_row_++;
+  EventDoc doc{.row = e};
+  IndexDoc(e.text, row, doc, event_postings_, event_tokens_);
+  event_ids_.insert(e.id);
+  event_texts_.emplace(e.owner, e.type, e.text);
+  events_.emplace(row, std::move(doc));
 }
 
 Result<std::vector<EventHit>> MemoryBackend::SearchEvents(const EventQuery& query) {

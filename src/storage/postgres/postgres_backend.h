@@ -127,6 +127,11 @@ class PostgresBackend final : public Backend {
   Result<std::vector<KeywordHit>> FetchByLabels(std::span<const Label> labels,
                                                 const EntryFilter& filter,
                                                 const std::vector<std::string>& terms) override;
+
+  // Backup: postgres_restore.cc.
+  Result<std::vector<ContextEventRow>> ContextEventsAfter(int64_t after_id, int limit) override;
+  Result<std::vector<std::string>> VectorSignatures() override;
+  Result<RestoreReport> Restore(const RestoreBatch& batch) override;
   Result<int64_t> CountMatching(const EntryFilter& filter) override;
   Result<std::vector<Label>> MatchingLabels(const EntryFilter& filter, int limit) override;
 
@@ -145,6 +150,9 @@ class PostgresBackend final : public Backend {
   Status DropEntryIn(pg::PgConn& conn, Label label, int64_t doc_length);
   // Inside a write: deletes (and logs) every vector of `label`.
   Status DropVectorsIn(pg::PgConn& conn, Label label);
+  // Inside a write: PutVectors.
+  Status PutVectorsIn(pg::PgConn& conn, std::string_view signature,
+                      std::span<const LabeledVector> vectors);
   // Inside a write: trims the vector change log when the policy says so.
   Status TrimVectorLogIn(pg::PgConn& conn);
 

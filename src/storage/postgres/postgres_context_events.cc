@@ -8,6 +8,7 @@
 #include "storage/entry_rules.h"
 #include "storage/postgres/pg_entry_sql.h"
 #include "storage/postgres/pg_text.h"
+#include "storage/postgres/pg_writes.h"
 #include "storage/postgres/postgres_backend.h"
 
 namespace mnemo::storage::internal {
@@ -49,6 +50,36 @@ Result<int64_t> DeleteWhere(PgConn& conn, const std::string& condition, const Pa
 
 }  // namespace
 
+// The event with row.seq (row.id <= 0: the next id) and its index row and
+// statistics; returns its id. The session's next seq is the caller's.
+Result<int64_t> InsertContextEventIn(PgConn& conn, const ContextEventRow& row,
+                                     const pg::IndexedText& text) {
+  Params p;
+  p.Add(row.owner)
+      .Add(row.session_id)
+      .Add(row.seq)
+      .Add(row.event_json)
+      .Add(row.search_text)
+      .Add(row.timestamp_ms)
+      .Add(row.created_at)
+      .Add(text.length)
+      .Add(text.tsvector);
+  if (row.id > 0) {
+    p.Add(row.id);
+  } else {
+    p.AddNull();
+  }
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows put,
+      conn.Exec("INSERT INTO context_events (id, owner, session_id, seq, event_json, "
+                "search_text, timestamp_ms, created_at, doc_length, tsv) VALUES "
+                "(COALESCE($10::bigint, nextval('context_event_ids')), $1, $2, $3, $4, $5, $6, "
+                "$7, $8, $9::tsvector) RETURNING id",
+                p, "store the context event"));
+  MNEMO_RETURN_IF_ERROR(pg::AddTextStats(conn, "context_events", 1, text.length));
+  return put.Int(0, 0);
+}
+
 Result<ContextEventRow> PostgresBackend::AppendContextEvent(const ContextEventRow& row) {
   MNEMO_RETURN_IF_ERROR(ValidateContextEvent(row));
   const pg::IndexedText text = pg::IndexText({row.search_text});
@@ -63,25 +94,9 @@ Result<ContextEventRow> PostgresBackend::AppendContextEvent(const ContextEventRo
                   Params().Add(out.owner).Add(out.session_id),
                   "allocate the event's sequence number"));
     out.seq = next.Int(0, 0);
-    MNEMO_ASSIGN_OR_RETURN(
-        Rows put,
-        conn.Exec("INSERT INTO context_events (id, owner, session_id, seq, event_json, "
-                  "search_text, timestamp_ms, created_at, doc_length, tsv) VALUES "
-                  "(nextval('context_event_ids'), $1, $2, $3, $4, $5, $6, $7, $8, $9::tsvector) "
-                  "RETURNING id",
-                  Params()
-                      .Add(out.owner)
-                      .Add(out.session_id)
-                      .Add(out.seq)
-                      .Add(out.event_json)
-                      .Add(out.search_text)
-                      .Add(out.timestamp_ms)
-                      .Add(out.created_at)
-                      .Add(text.length)
-                      .Add(text.tsvector),
-                  "store the context event"));
-    out.id = put.Int(0, 0);
-    return pg::AddTextStats(conn, "context_events", 1, text.length);
+    out.id = 0;
+    MNEMO_ASSIGN_OR_RETURN(out.id, InsertContextEventIn(conn, out, text));
+    return Status::Ok();
   }));
   return out;
 }
@@ -95,6 +110,19 @@ Result<std::vector<ContextEventRow>> PostgresBackend::ContextEvents(std::string_
                      " FROM context_events c WHERE c.owner = $1 AND c.session_id = $2 "
                      "ORDER BY c.seq",
                  Params().Add(owner).Add(session_id), "read the session's context events"));
+  std::vector<ContextEventRow> out;
+  out.reserve(static_cast<size_t>(rows.size()));
+  for (int i = 0; i < rows.size(); ++i) out.push_back(ReadEvent(rows, i));
+  return out;
+}
+
+Result<std::vector<ContextEventRow>> PostgresBackend::ContextEventsAfter(int64_t after_id,
+                                                                         int limit) {
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows rows, conn->Exec(std::string("SELECT ") + kEventColumns +
+                                " FROM context_events c WHERE c.id > $1 ORDER BY c.id LIMIT $2",
+                            Params().Add(after_id).Add(limit), "read context events by id"));
   std::vector<ContextEventRow> out;
   out.reserve(static_cast<size_t>(rows.size()));
   for (int i = 0; i < rows.size(); ++i) out.push_back(ReadEvent(rows, i));

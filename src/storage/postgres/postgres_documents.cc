@@ -12,6 +12,7 @@
 #include "storage/entry_rules.h"
 #include "storage/postgres/pg_entry_sql.h"
 #include "storage/postgres/pg_text.h"
+#include "storage/postgres/pg_writes.h"
 #include "storage/postgres/postgres_backend.h"
 
 namespace mnemo::storage::internal {
@@ -56,6 +57,35 @@ pg::IndexedText IndexDocument(std::string_view search_text, std::string_view sum
 
 }  // namespace
 
+// `doc` as given (content_hash included) with its index row and statistics.
+Status InsertDocumentIn(PgConn& conn, const DocumentRow& doc) {
+  const pg::IndexedText text = IndexDocument(doc.search_text, doc.summary, doc.tags);
+  Params p;
+  p.Add(doc.id)
+      .Add(doc.owner)
+      .Add(doc.source)
+      .Add(doc.meta)
+      .AddBytes(doc.content)
+      .Add(doc.search_text)
+      .Add(doc.summary)
+      .AddTextArray(doc.tags)
+      .AddTextArray(doc.entities)
+      .Add(doc.content_hash)
+      .Add(doc.access_count)
+      .Add(doc.created_at)
+      .Add(doc.updated_at)
+      .Add(text.length)
+      .Add(text.tsvector);
+  MNEMO_RETURN_IF_ERROR(
+      conn.Exec("INSERT INTO documents (row_id, id, owner, source, meta, content, search_text, "
+                "summary, tags, entities, content_hash, access_count, created_at, updated_at, "
+                "doc_length, tsv) VALUES (nextval('document_rows'), $1, $2, $3, $4, "
+                "$5::bytea, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::tsvector)",
+                p, "store the document")
+          .status());
+  return pg::AddTextStats(conn, "documents", 1, text.length);
+}
+
 Result<DocumentPut> PostgresBackend::PutDocument(const DocumentRow& row) {
   MNEMO_RETURN_IF_ERROR(ValidateDocument(row));
   // Outside the transaction: a retried attempt stores the same id.
@@ -75,31 +105,7 @@ Result<DocumentPut> PostgresBackend::PutDocument(const DocumentRow& row) {
     MNEMO_ASSIGN_OR_RETURN(Rows taken, conn.Exec("SELECT 1 FROM documents WHERE id = $1",
                                                  Params().Add(doc.id), "check the id"));
     if (!taken.empty()) return Conflict("document id " + doc.id + " is already used");
-    const pg::IndexedText text = IndexDocument(doc.search_text, doc.summary, doc.tags);
-    Params p;
-    p.Add(doc.id)
-        .Add(doc.owner)
-        .Add(doc.source)
-        .Add(doc.meta)
-        .AddBytes(doc.content)
-        .Add(doc.search_text)
-        .Add(doc.summary)
-        .AddTextArray(doc.tags)
-        .AddTextArray(doc.entities)
-        .Add(doc.content_hash)
-        .Add(doc.access_count)
-        .Add(doc.created_at)
-        .Add(doc.updated_at)
-        .Add(text.length)
-        .Add(text.tsvector);
-    MNEMO_RETURN_IF_ERROR(
-        conn.Exec("INSERT INTO documents (row_id, id, owner, source, meta, content, search_text, "
-                  "summary, tags, entities, content_hash, access_count, created_at, updated_at, "
-                  "doc_length, tsv) VALUES (nextval('document_rows'), $1, $2, $3, $4, "
-                  "$5::bytea, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::tsvector)",
-                  p, "store the document")
-            .status());
-    MNEMO_RETURN_IF_ERROR(pg::AddTextStats(conn, "documents", 1, text.length));
+    MNEMO_RETURN_IF_ERROR(InsertDocumentIn(conn, doc));
     out = {.row = doc, .created = true};
     return Status::Ok();
   }));

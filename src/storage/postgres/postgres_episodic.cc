@@ -15,6 +15,7 @@
 #include "storage/postgres/pg_entry_sql.h"
 #include "storage/postgres/pg_episodic_sql.h"
 #include "storage/postgres/pg_text.h"
+#include "storage/postgres/pg_writes.h"
 #include "storage/postgres/postgres_backend.h"
 
 namespace mnemo::storage::internal {
@@ -98,6 +99,8 @@ Result<std::optional<SegmentRow>> FindOpenSegment(PgConn& conn, std::string_view
   return std::optional<SegmentRow>(pg::ReadSegment(rows, 0));
 }
 
+}  // namespace
+
 // PutSegment inside the caller's write transaction.
 Status PutSegmentIn(PgConn& conn, const SegmentRow& seg) {
   MNEMO_RETURN_IF_ERROR(ValidateSegment(seg));
@@ -149,6 +152,8 @@ Status PutSegmentIn(PgConn& conn, const SegmentRow& seg) {
   return pg::SyncRecapIndex(conn, seg.id, seg.recap);
 }
 
+namespace {
+
 // CloseSegment inside the caller's write transaction.
 Result<bool> CloseSegmentIn(PgConn& conn, std::string_view id, TimeMs closed_at) {
   MNEMO_ASSIGN_OR_RETURN(Rows closed,
@@ -159,6 +164,71 @@ Result<bool> CloseSegmentIn(PgConn& conn, std::string_view id, TimeMs closed_at)
 }
 
 }  // namespace
+
+// A turn row inside the caller's write (row.id <= 0: the next turn id);
+// returns its id. Text statistics are the caller's.
+Result<int64_t> InsertTurnIn(PgConn& conn, const TurnRow& row, std::string_view search_text,
+                             const pg::IndexedText& text) {
+  Params p;
+  p.Add(row.owner)
+      .Add(row.session_id)
+      .Add(row.seq)
+      .Add(row.role)
+      .Add(row.content)
+      .Add(row.lesson)
+      .Add(row.tool_calls_json)
+      .Add(row.timestamp_ms)
+      .Add(row.cost_microdollars)
+      .Add(row.agent_id)
+      .Add(search_text)
+      .Add(text.length)
+      .Add(text.tsvector);
+  if (row.id > 0) {
+    p.Add(row.id);
+  } else {
+    p.AddNull();
+  }
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows put,
+      conn.Exec("INSERT INTO turns (id, owner, session_id, seq, role, content, lesson, "
+                "tool_calls_json, timestamp_ms, cost_microdollars, agent_id, search_text, "
+                "doc_length, tsv) VALUES (COALESCE($14::bigint, nextval('turn_ids')), $1, $2, "
+                "$3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::tsvector) RETURNING id",
+                p, "store the turn"));
+  return put.Int(0, 0);
+}
+
+// An event inside the caller's write; false (nothing written) when the
+// (owner, type, text) is stored. Text statistics are the caller's.
+Result<bool> AddEventIn(PgConn& conn, const EventRow& e, const pg::IndexedText& text) {
+  // md5 first: the unique index is on md5(text) (a long text would not
+  // fit a btree entry), so this lookup uses it.
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows found,
+      conn.Exec("SELECT 1 FROM events WHERE owner = $1 AND type = $2 AND "
+                "md5(text) = md5($3) AND text = $3",
+                Params().Add(e.owner).Add(e.type).Add(e.text), "find an identical event"));
+  if (!found.empty()) return false;
+  Params p;
+  p.Add(e.id)
+      .Add(e.owner)
+      .Add(e.session_id)
+      .Add(e.segment_id)
+      .Add(e.type)
+      .Add(e.text)
+      .Add(e.confidence)
+      .Add(e.created_at)
+      .Add(text.length)
+      .Add(text.tsvector);
+  // A reused id violates UNIQUE (id): kConflict, and the whole write rolls back.
+  MNEMO_RETURN_IF_ERROR(
+      conn.Exec("INSERT INTO events (row_id, id, owner, session_id, segment_id, type, text, "
+                "confidence, created_at, doc_length, tsv) VALUES (nextval('event_rows'), "
+                "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10::tsvector)",
+                p, "store the event")
+          .status());
+  return true;
+}
 
 Result<std::vector<TurnRow>> PostgresBackend::AppendTurns(std::span<const TurnWrite> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnWrites(rows));
@@ -184,28 +254,8 @@ Result<std::vector<TurnRow>> PostgresBackend::AppendTurns(std::span<const TurnWr
       const pg::IndexedText& text = texts[i];
       TurnRow row = w.row;
       row.seq = seq++;
-      Params p;
-      p.Add(row.owner)
-          .Add(row.session_id)
-          .Add(row.seq)
-          .Add(row.role)
-          .Add(row.content)
-          .Add(row.lesson)
-          .Add(row.tool_calls_json)
-          .Add(row.timestamp_ms)
-          .Add(row.cost_microdollars)
-          .Add(row.agent_id)
-          .Add(w.search_text)
-          .Add(text.length)
-          .Add(text.tsvector);
-      MNEMO_ASSIGN_OR_RETURN(
-          Rows put,
-          conn.Exec("INSERT INTO turns (id, owner, session_id, seq, role, content, lesson, "
-                    "tool_calls_json, timestamp_ms, cost_microdollars, agent_id, search_text, "
-                    "doc_length, tsv) VALUES (nextval('turn_ids'), $1, $2, $3, $4, $5, $6, $7, "
-                    "$8, $9, $10, $11, $12, $13::tsvector) RETURNING id",
-                    p, "store the turn"));
-      row.id = put.Int(0, 0);
+      row.id = 0;
+      MNEMO_ASSIGN_OR_RETURN(row.id, InsertTurnIn(conn, row, w.search_text, text));
       tokens += text.length;
       out.push_back(std::move(row));
     }
@@ -385,35 +435,9 @@ Result<int64_t> PostgresBackend::AddEvents(std::span<const EventRow> rows) {
     added = 0;
     int64_t tokens = 0;
     for (size_t i = 0; i < rows.size(); ++i) {
-      const EventRow& e = rows[i];
-      // md5 first: the unique index is on md5(text) (a long text would not
-      // fit a btree entry), so this lookup uses it.
-      MNEMO_ASSIGN_OR_RETURN(
-          Rows found,
-          conn.Exec("SELECT 1 FROM events WHERE owner = $1 AND type = $2 AND "
-                    "md5(text) = md5($3) AND text = $3",
-                    Params().Add(e.owner).Add(e.type).Add(e.text), "find an identical event"));
-      if (!found.empty()) continue;
       const pg::IndexedText& text = texts[i];
-      Params p;
-      p.Add(e.id)
-          .Add(e.owner)
-          .Add(e.session_id)
-          .Add(e.segment_id)
-          .Add(e.type)
-          .Add(e.text)
-          .Add(e.confidence)
-          .Add(e.created_at)
-          .Add(text.length)
-          .Add(text.tsvector);
-      // A reused id violates UNIQUE (id): kConflict, and the whole batch
-      // rolls back.
-      MNEMO_RETURN_IF_ERROR(
-          conn.Exec("INSERT INTO events (row_id, id, owner, session_id, segment_id, type, text, "
-                    "confidence, created_at, doc_length, tsv) VALUES (nextval('event_rows'), "
-                    "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10::tsvector)",
-                    p, "store the event")
-              .status());
+      MNEMO_ASSIGN_OR_RETURN(const bool stored, AddEventIn(conn, rows[i], text));
+      if (!stored) continue;
       tokens += text.length;
       ++added;
     }
@@ -457,6 +481,27 @@ Result<std::vector<EventHit>> PostgresBackend::SearchEvents(const EventQuery& qu
   return hits;
 }
 
+// Inserts or replaces the facet of (owner, facet_type, key) with `merged`.
+Status PutFacetIn(PgConn& conn, const FacetRow& merged) {
+  Params p;
+  p.Add(merged.owner)
+      .Add(merged.facet_type)
+      .Add(merged.key)
+      .Add(merged.value)
+      .Add(merged.confidence)
+      .Add(merged.evidence_count)
+      .AddTextArray(merged.segment_ids)
+      .Add(merged.updated_at);
+  return conn
+      .Exec(std::string("INSERT INTO facets (") + kFacetColumns +
+                ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+                "ON CONFLICT (owner, facet_type, key) DO UPDATE SET value = excluded.value, "
+                "confidence = excluded.confidence, evidence_count = excluded.evidence_count, "
+                "segment_ids = excluded.segment_ids, updated_at = excluded.updated_at",
+            p, "store the facet")
+      .status();
+}
+
 Result<FacetRow> PostgresBackend::MergeFacet(const FacetRow& observation) {
   MNEMO_RETURN_IF_ERROR(ValidateFacet(observation));
   FacetRow merged;
@@ -474,23 +519,7 @@ Result<FacetRow> PostgresBackend::MergeFacet(const FacetRow& observation) {
       if (!found.empty()) stored = ReadFacet(found, 0);
     }
     merged = MergeFacetRow(stored, observation);
-    Params p;
-    p.Add(merged.owner)
-        .Add(merged.facet_type)
-        .Add(merged.key)
-        .Add(merged.value)
-        .Add(merged.confidence)
-        .Add(merged.evidence_count)
-        .AddTextArray(merged.segment_ids)
-        .Add(merged.updated_at);
-    return conn
-        .Exec(std::string("INSERT INTO facets (") + kFacetColumns +
-                  ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
-                  "ON CONFLICT (owner, facet_type, key) DO UPDATE SET value = excluded.value, "
-                  "confidence = excluded.confidence, evidence_count = excluded.evidence_count, "
-                  "segment_ids = excluded.segment_ids, updated_at = excluded.updated_at",
-              p, "store the facet")
-        .status();
+    return PutFacetIn(conn, merged);
   }));
   return merged;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "storage/graph_rules.h"
+#include "storage/postgres/pg_writes.h"
 #include "storage/postgres/postgres_backend.h"
 
 namespace mnemo::storage::internal {
@@ -40,6 +41,8 @@ std::vector<TripleRow> ReadTriples(const Rows& rows) {
   return out;
 }
 
+}  // namespace
+
 Status InsertTriple(PgConn& conn, const TripleRow& t) {
   Params p;
   p.Add(t.id)
@@ -67,6 +70,8 @@ Status InsertTriple(PgConn& conn, const TripleRow& t) {
           p, "store the triple")
       .status();
 }
+
+namespace {
 
 Status EndTriple(PgConn& conn, const TripleRow& t, TimeMs at) {
   return conn

@@ -90,7 +90,13 @@ Status PostgresBackend::TrimVectorLogIn(PgConn& conn) {
 
 Status PostgresBackend::PutVectors(std::string_view signature,
                                    std::span<const LabeledVector> vectors) {
-  return Write("store vectors", [&](PgConn& conn) -> Status {
+  return Write("store vectors",
+               [&](PgConn& conn) -> Status { return PutVectorsIn(conn, signature, vectors); });
+}
+
+Status PostgresBackend::PutVectorsIn(PgConn& conn, std::string_view signature,
+                                     std::span<const LabeledVector> vectors) {
+  {
     MNEMO_ASSIGN_OR_RETURN(Rows dim,
                            conn.Exec("SELECT dim FROM entry_vectors WHERE signature = "
                                      "$1 LIMIT 1",
@@ -118,7 +124,7 @@ Status PostgresBackend::PutVectors(std::string_view signature,
       logged_changes_ += put.affected();
     }
     return Status::Ok();
-  });
+  }
 }
 
 Status PostgresBackend::ForEachVector(std::string_view signature,

@@ -122,6 +122,12 @@ class SqliteBackend final : public Backend {
   Result<std::vector<KeywordHit>> FetchByLabels(std::span<const Label> labels,
                                                 const EntryFilter& filter,
                                                 const std::vector<std::string>& terms) override;
+
+  // Backup: sqlite_restore.cc (ContextEventsAfter: *_context_events.cc;
+  // VectorSignatures: *_vectors.cc).
+  Result<std::vector<ContextEventRow>> ContextEventsAfter(int64_t after_id, int limit) override;
+  Result<std::vector<std::string>> VectorSignatures() override;
+  Result<RestoreReport> Restore(const RestoreBatch& batch) override;
   Result<int64_t> CountMatching(const EntryFilter& filter) override;
   Result<std::vector<Label>> MatchingLabels(const EntryFilter& filter, int limit) override;
 
@@ -155,6 +161,8 @@ class SqliteBackend final : public Backend {
   // content) and its vectors, inside the caller's write transaction.
   Status DropEntryLocked(int64_t rowid, std::string_view key, std::string_view content);
   Status TrimVectorLogLocked();
+  // PutVectors inside the caller's write transaction (no trim).
+  Status PutVectorsLocked(std::string_view signature, std::span<const LabeledVector> vectors);
 
   int schema_version_ = 0;
   std::mutex writer_mu_;

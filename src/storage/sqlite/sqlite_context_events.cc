@@ -11,6 +11,7 @@
 #include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/fts_rows.h"
 #include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/sqlite_writes.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -52,6 +53,41 @@ Result<int64_t> DeleteSelected(Connection& db, Statement& select) {
 
 }  // namespace
 
+Status InsertContextEventIn(Connection& db, ContextEventRow& out) {
+  {
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement put,
+        db.Prepare("INSERT INTO context_events (owner, session_id, seq, event_json, search_text, "
+                   "timestamp_ms, created_at, id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                   "store the context event"));
+    put.Bind(1, out.owner);
+    put.Bind(2, out.session_id);
+    put.Bind(3, out.seq);
+    put.Bind(4, out.event_json);
+    put.Bind(5, out.search_text);
+    put.Bind(6, out.timestamp_ms);
+    put.Bind(7, out.created_at);
+    if (out.id > 0) {
+      put.Bind(8, out.id);
+    } else {
+      put.BindNull(8);
+    }
+    MNEMO_RETURN_IF_ERROR(put.Run("store the context event"));
+  }
+  out.id = sqlite3_last_insert_rowid(db.handle());
+  MNEMO_ASSIGN_OR_RETURN(const int64_t length, IndexFtsRow(db, "context_events_fts", out.id,
+                                                           {{"body", out.search_text}}));
+  {
+    MNEMO_ASSIGN_OR_RETURN(Statement len,
+                           db.Prepare("UPDATE context_events SET doc_length = ? WHERE id = ?",
+                                      "record the event's length"));
+    len.Bind(1, length);
+    len.Bind(2, out.id);
+    MNEMO_RETURN_IF_ERROR(len.Run("record the event's length"));
+  }
+  return Status::Ok();
+}
+
 Result<ContextEventRow> SqliteBackend::AppendContextEvent(const ContextEventRow& row) {
   MNEMO_RETURN_IF_ERROR(ValidateContextEvent(row));
   ContextEventRow out = row;
@@ -72,32 +108,7 @@ Result<ContextEventRow> SqliteBackend::AppendContextEvent(const ContextEventRow&
     out.seq = next.ColumnInt(0);
     MNEMO_RETURN_IF_ERROR(next.Run("allocate the event's sequence number"));
   }
-  {
-    MNEMO_ASSIGN_OR_RETURN(
-        Statement put,
-        db.Prepare("INSERT INTO context_events (owner, session_id, seq, event_json, search_text, "
-                   "timestamp_ms, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                   "store the context event"));
-    put.Bind(1, out.owner);
-    put.Bind(2, out.session_id);
-    put.Bind(3, out.seq);
-    put.Bind(4, out.event_json);
-    put.Bind(5, out.search_text);
-    put.Bind(6, out.timestamp_ms);
-    put.Bind(7, out.created_at);
-    MNEMO_RETURN_IF_ERROR(put.Run("store the context event"));
-  }
-  out.id = sqlite3_last_insert_rowid(db.handle());
-  MNEMO_ASSIGN_OR_RETURN(const int64_t length, IndexFtsRow(db, "context_events_fts", out.id,
-                                                           {{"body", out.search_text}}));
-  {
-    MNEMO_ASSIGN_OR_RETURN(Statement len,
-                           db.Prepare("UPDATE context_events SET doc_length = ? WHERE id = ?",
-                                      "record the event's length"));
-    len.Bind(1, length);
-    len.Bind(2, out.id);
-    MNEMO_RETURN_IF_ERROR(len.Run("record the event's length"));
-  }
+  MNEMO_RETURN_IF_ERROR(InsertContextEventIn(db, out));
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return out;
 }
@@ -113,6 +124,19 @@ Result<std::vector<ContextEventRow>> SqliteBackend::ContextEvents(std::string_vi
   s.Bind(1, owner);
   s.Bind(2, session_id);
   return ReadAll<ContextEventRow>(s, "read the session's context events", ReadEvent);
+}
+
+Result<std::vector<ContextEventRow>> SqliteBackend::ContextEventsAfter(int64_t after_id,
+                                                                       int limit) {
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(Statement s,
+                         db->Prepare(std::string("SELECT ") + kEventColumns +
+                                         " FROM context_events c WHERE c.id > ? ORDER BY c.id "
+                                         "LIMIT ?",
+                                     "read context events by id"));
+  s.Bind(1, after_id);
+  s.Bind(2, static_cast<int64_t>(limit));
+  return ReadAll<ContextEventRow>(s, "read context events by id", ReadEvent);
 }
 
 Result<std::vector<ContextEventHit>> SqliteBackend::SearchContextEvents(

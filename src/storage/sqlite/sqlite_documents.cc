@@ -12,6 +12,7 @@
 #include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/fts_rows.h"
 #include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/sqlite_writes.h"
 #include "storage/sqlite/tags_json.h"
 
 namespace mnemo::storage::internal {
@@ -86,30 +87,7 @@ Result<int64_t> Index(Connection& db, int64_t rowid, std::string_view search_tex
 
 }  // namespace
 
-Result<DocumentPut> SqliteBackend::PutDocument(const DocumentRow& row) {
-  MNEMO_RETURN_IF_ERROR(ValidateDocument(row));
-  DocumentRow doc = NewDocumentRow(row);
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
-  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
-  {
-    MNEMO_ASSIGN_OR_RETURN(Statement same, db.Prepare(std::string("SELECT ") + kDocumentColumns +
-                                                          " FROM documents d WHERE d.owner = ? AND "
-                                                          "d.content_hash = ?",
-                                                      "find a document with the same content"));
-    same.Bind(1, doc.owner);
-    same.Bind(2, doc.content_hash);
-    MNEMO_ASSIGN_OR_RETURN(std::optional<DocumentRow> existing,
-                           ReadOne(same, "find a document with the same content"));
-    if (existing) return DocumentPut{.row = std::move(*existing), .created = false};
-  }
-  {
-    MNEMO_ASSIGN_OR_RETURN(Statement taken,
-                           db.Prepare("SELECT 1 FROM documents WHERE id = ?", "check the id"));
-    taken.Bind(1, doc.id);
-    MNEMO_ASSIGN_OR_RETURN(bool found, taken.Step("check the id"));
-    if (found) return Conflict("document id " + doc.id + " is already used");
-  }
+Status InsertDocumentIn(Connection& db, const DocumentRow& doc) {
   MNEMO_ASSIGN_OR_RETURN(const int64_t rowid, NextRowid(db, "documents"));
   MNEMO_ASSIGN_OR_RETURN(const int64_t length,
                          Index(db, rowid, doc.search_text, doc.summary, TagsText(doc.tags)));
@@ -137,7 +115,34 @@ Result<DocumentPut> SqliteBackend::PutDocument(const DocumentRow& row) {
   put.Bind(13, doc.created_at);
   put.Bind(14, doc.updated_at);
   put.Bind(15, length);
-  MNEMO_RETURN_IF_ERROR(put.Run("store the document"));
+  return put.Run("store the document");
+}
+
+Result<DocumentPut> SqliteBackend::PutDocument(const DocumentRow& row) {
+  MNEMO_RETURN_IF_ERROR(ValidateDocument(row));
+  DocumentRow doc = NewDocumentRow(row);
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  {
+    MNEMO_ASSIGN_OR_RETURN(Statement same, db.Prepare(std::string("SELECT ") + kDocumentColumns +
+                                                          " FROM documents d WHERE d.owner = ? AND "
+                                                          "d.content_hash = ?",
+                                                      "find a document with the same content"));
+    same.Bind(1, doc.owner);
+    same.Bind(2, doc.content_hash);
+    MNEMO_ASSIGN_OR_RETURN(std::optional<DocumentRow> existing,
+                           ReadOne(same, "find a document with the same content"));
+    if (existing) return DocumentPut{.row = std::move(*existing), .created = false};
+  }
+  {
+    MNEMO_ASSIGN_OR_RETURN(Statement taken,
+                           db.Prepare("SELECT 1 FROM documents WHERE id = ?", "check the id"));
+    taken.Bind(1, doc.id);
+    MNEMO_ASSIGN_OR_RETURN(bool found, taken.Step("check the id"));
+    if (found) return Conflict("document id " + doc.id + " is already used");
+  }
+  MNEMO_RETURN_IF_ERROR(InsertDocumentIn(db, doc));
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return DocumentPut{.row = std::move(doc), .created = true};
 }

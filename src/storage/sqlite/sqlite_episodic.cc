@@ -17,6 +17,7 @@
 #include "storage/sqlite/fts_rows.h"
 #include "storage/sqlite/recap_index.h"
 #include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/sqlite_writes.h"
 #include "storage/sqlite/tags_json.h"
 
 namespace mnemo::storage::internal {
@@ -83,6 +84,32 @@ Result<FacetRow> ReadFacet(const Statement& s) {
 
 }  // namespace
 
+Status InsertTurnIn(Connection& db, const TurnRow& row, std::string_view search_text) {
+  MNEMO_ASSIGN_OR_RETURN(int64_t length,
+                         IndexFtsRow(db, "turns_fts", row.id, {{"body", search_text}}));
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement put,
+      db.Prepare("INSERT INTO turns (id, owner, session_id, seq, role, content, lesson, "
+                 "tool_calls_json, timestamp_ms, cost_microdollars, agent_id, search_text, "
+                 "doc_length) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                 "store the turn"));
+  put.Bind(1, row.id);
+  put.Bind(2, row.owner);
+  put.Bind(3, row.session_id);
+  put.Bind(4, row.seq);
+  put.Bind(5, row.role);
+  put.Bind(6, row.content);
+  put.Bind(7, row.lesson);
+  put.Bind(8, row.tool_calls_json);
+  put.Bind(9, row.timestamp_ms);
+  put.Bind(10, row.cost_microdollars);
+  put.Bind(11, row.agent_id);
+  put.Bind(12, search_text);
+  put.Bind(13, length);
+  MNEMO_RETURN_IF_ERROR(put.Run("store the turn"));
+  return Status::Ok();
+}
+
 Result<std::vector<TurnRow>> SqliteBackend::AppendTurns(std::span<const TurnWrite> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnWrites(rows));
   std::vector<TurnRow> out;
@@ -114,28 +141,8 @@ Result<std::vector<TurnRow>> SqliteBackend::AppendTurns(std::span<const TurnWrit
       id = std::max(next.ColumnInt(0), next_turn_id_);
       next_turn_id_ = id + 1;
     }
-    MNEMO_ASSIGN_OR_RETURN(int64_t length,
-                           IndexFtsRow(db, "turns_fts", id, {{"body", w.search_text}}));
-    MNEMO_ASSIGN_OR_RETURN(
-        Statement put,
-        db.Prepare("INSERT INTO turns (id, owner, session_id, seq, role, content, lesson, "
-                   "tool_calls_json, timestamp_ms, cost_microdollars, agent_id, search_text, "
-                   "doc_length) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-                   "store the turn"));
-    put.Bind(1, id);
-    put.Bind(2, row.owner);
-    put.Bind(3, row.session_id);
-    put.Bind(4, row.seq);
-    put.Bind(5, row.role);
-    put.Bind(6, row.content);
-    put.Bind(7, row.lesson);
-    put.Bind(8, row.tool_calls_json);
-    put.Bind(9, row.timestamp_ms);
-    put.Bind(10, row.cost_microdollars);
-    put.Bind(11, row.agent_id);
-    put.Bind(12, w.search_text);
-    put.Bind(13, length);
-    MNEMO_RETURN_IF_ERROR(put.Run("store the turn"));
+    row.id = id;
+    MNEMO_RETURN_IF_ERROR(InsertTurnIn(db, row, w.search_text));
     row.id = id;
     out.push_back(std::move(row));
   }
@@ -241,8 +248,6 @@ Result<std::optional<SegmentRow>> SqliteBackend::OpenSegment(std::string_view ow
   return std::optional<SegmentRow>(ReadSegment(s));
 }
 
-namespace {
-
 // PutSegment inside the caller's write transaction.
 Status PutSegmentIn(Connection& db, const SegmentRow& seg) {
   MNEMO_RETURN_IF_ERROR(ValidateSegment(seg));
@@ -301,6 +306,8 @@ Status PutSegmentIn(Connection& db, const SegmentRow& seg) {
   MNEMO_RETURN_IF_ERROR(put.Run("store the segment"));
   return SyncRecapIndex(db, seg.id, seg.recap);
 }
+
+namespace {
 
 // CloseSegment inside the caller's write transaction.
 Result<bool> CloseSegmentIn(Connection& db, std::string_view id, TimeMs closed_at) {
@@ -418,6 +425,40 @@ Result<std::vector<SegmentRow>> SqliteBackend::SegmentsNeedingRecap(int limit,
   return ReadAll<SegmentRow>(s, "find segments to re-summarise", ReadSegment);
 }
 
+Result<bool> AddEventIn(Connection& db, const EventRow& e) {
+  {
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement find, db.Prepare("SELECT 1 FROM events WHERE owner = ? AND type = ? AND text = ?",
+                                   "find an identical event"));
+    find.Bind(1, e.owner);
+    find.Bind(2, e.type);
+    find.Bind(3, e.text);
+    MNEMO_ASSIGN_OR_RETURN(bool found, find.Step("find an identical event"));
+    if (found) return false;
+  }
+  MNEMO_ASSIGN_OR_RETURN(const int64_t rowid, NextRowid(db, "events"));
+  MNEMO_ASSIGN_OR_RETURN(int64_t length, IndexFtsRow(db, "events_fts", rowid, {{"body", e.text}}));
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement put,
+      db.Prepare("INSERT INTO events (rowid, id, owner, session_id, segment_id, type, text, "
+                 "confidence, created_at, doc_length) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, CAST(?8 AS REAL), ?9, ?10)",
+                 "store the event"));
+  const std::string confidence = DecimalText(e.confidence);
+  put.Bind(1, rowid);
+  put.Bind(2, e.id);
+  put.Bind(3, e.owner);
+  put.Bind(4, e.session_id);
+  put.Bind(5, e.segment_id);
+  put.Bind(6, e.type);
+  put.Bind(7, e.text);
+  put.Bind(8, confidence);
+  put.Bind(9, e.created_at);
+  put.Bind(10, length);
+  MNEMO_RETURN_IF_ERROR(put.Run("store the event"));
+  return true;
+}
+
 Result<int64_t> SqliteBackend::AddEvents(std::span<const EventRow> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateEvents(rows));
   if (rows.empty()) return int64_t{0};
@@ -426,39 +467,8 @@ Result<int64_t> SqliteBackend::AddEvents(std::span<const EventRow> rows) {
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   int64_t added = 0;
   for (const EventRow& e : rows) {
-    {
-      MNEMO_ASSIGN_OR_RETURN(
-          Statement find,
-          db.Prepare("SELECT 1 FROM events WHERE owner = ? AND type = ? AND text = ?",
-                     "find an identical event"));
-      find.Bind(1, e.owner);
-      find.Bind(2, e.type);
-      find.Bind(3, e.text);
-      MNEMO_ASSIGN_OR_RETURN(bool found, find.Step("find an identical event"));
-      if (found) continue;
-    }
-    MNEMO_ASSIGN_OR_RETURN(const int64_t rowid, NextRowid(db, "events"));
-    MNEMO_ASSIGN_OR_RETURN(int64_t length,
-                           IndexFtsRow(db, "events_fts", rowid, {{"body", e.text}}));
-    MNEMO_ASSIGN_OR_RETURN(
-        Statement put,
-        db.Prepare("INSERT INTO events (rowid, id, owner, session_id, segment_id, type, text, "
-                   "confidence, created_at, doc_length) "
-                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, CAST(?8 AS REAL), ?9, ?10)",
-                   "store the event"));
-    const std::string confidence = DecimalText(e.confidence);
-    put.Bind(1, rowid);
-    put.Bind(2, e.id);
-    put.Bind(3, e.owner);
-    put.Bind(4, e.session_id);
-    put.Bind(5, e.segment_id);
-    put.Bind(6, e.type);
-    put.Bind(7, e.text);
-    put.Bind(8, confidence);
-    put.Bind(9, e.created_at);
-    put.Bind(10, length);
-    MNEMO_RETURN_IF_ERROR(put.Run("store the event"));
-    ++added;
+    MNEMO_ASSIGN_OR_RETURN(const bool stored, AddEventIn(db, e));
+    if (stored) ++added;
   }
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return added;
@@ -499,6 +509,28 @@ Result<std::vector<EventHit>> SqliteBackend::SearchEvents(const EventQuery& quer
   });
 }
 
+Status PutFacetIn(Connection& db, const FacetRow& merged) {
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement put,
+      db.Prepare(std::string("INSERT INTO facets (") + kFacetColumns +
+                     ") VALUES (?1, ?2, ?3, ?4, CAST(?5 AS REAL), ?6, ?7, ?8) "
+                     "ON CONFLICT (owner, facet_type, key) DO UPDATE SET value = excluded.value, "
+                     "confidence = excluded.confidence, evidence_count = excluded.evidence_count, "
+                     "segment_ids = excluded.segment_ids, updated_at = excluded.updated_at",
+                 "store the facet"));
+  const std::string confidence = DecimalText(merged.confidence);
+  const std::string segment_ids = EncodeTags(merged.segment_ids);
+  put.Bind(1, merged.owner);
+  put.Bind(2, merged.facet_type);
+  put.Bind(3, merged.key);
+  put.Bind(4, merged.value);
+  put.Bind(5, confidence);
+  put.Bind(6, merged.evidence_count);
+  put.Bind(7, segment_ids);
+  put.Bind(8, merged.updated_at);
+  return put.Run("store the facet");
+}
+
 Result<FacetRow> SqliteBackend::MergeFacet(const FacetRow& observation) {
   MNEMO_RETURN_IF_ERROR(ValidateFacet(observation));
   std::lock_guard lock(writer_mu_);
@@ -521,25 +553,7 @@ Result<FacetRow> SqliteBackend::MergeFacet(const FacetRow& observation) {
     }
   }
   FacetRow merged = MergeFacetRow(stored, observation);
-  MNEMO_ASSIGN_OR_RETURN(
-      Statement put,
-      db.Prepare(std::string("INSERT INTO facets (") + kFacetColumns +
-                     ") VALUES (?1, ?2, ?3, ?4, CAST(?5 AS REAL), ?6, ?7, ?8) "
-                     "ON CONFLICT (owner, facet_type, key) DO UPDATE SET value = excluded.value, "
-                     "confidence = excluded.confidence, evidence_count = excluded.evidence_count, "
-                     "segment_ids = excluded.segment_ids, updated_at = excluded.updated_at",
-                 "store the facet"));
-  const std::string confidence = DecimalText(merged.confidence);
-  const std::string segment_ids = EncodeTags(merged.segment_ids);
-  put.Bind(1, merged.owner);
-  put.Bind(2, merged.facet_type);
-  put.Bind(3, merged.key);
-  put.Bind(4, merged.value);
-  put.Bind(5, confidence);
-  put.Bind(6, merged.evidence_count);
-  put.Bind(7, segment_ids);
-  put.Bind(8, merged.updated_at);
-  MNEMO_RETURN_IF_ERROR(put.Run("store the facet"));
+  MNEMO_RETURN_IF_ERROR(PutFacetIn(db, merged));
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return merged;
 }

@@ -9,6 +9,7 @@
 
 #include "storage/graph_rules.h"
 #include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/sqlite_writes.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -30,6 +31,8 @@ TripleRow ReadTriple(const Statement& s) {
                    .valid_to = s.ColumnIsNull(9) ? 0 : s.ColumnInt(9),
                    .created_at = s.ColumnInt(10)};
 }
+
+}  // namespace
 
 Status InsertTriple(Connection& db, const TripleRow& t) {
   MNEMO_ASSIGN_OR_RETURN(
@@ -60,7 +63,7 @@ Status InsertTriple(Connection& db, const TripleRow& t) {
   return put.Run("store the triple");
 }
 
-}  // namespace
+namespace {}  // namespace
 
 Result<TripleUpsert> SqliteBackend::UpsertTriple(const TripleRow& row, bool single_valued) {
   MNEMO_ASSIGN_OR_RETURN(TripleRow incoming, NewTripleRow(row));

@@ -124,8 +124,15 @@ Status SqliteBackend::TrimVectorLogLocked() {
 Status SqliteBackend::PutVectors(std::string_view signature,
                                  std::span<const LabeledVector> vectors) {
   std::lock_guard lock(writer_mu_);
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*writer_));
+  MNEMO_RETURN_IF_ERROR(PutVectorsLocked(signature, vectors));
+  MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked());
+  return txn.Commit();
+}
+
+Status SqliteBackend::PutVectorsLocked(std::string_view signature,
+                                       std::span<const LabeledVector> vectors) {
   Connection& db = *writer_;
-  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   MNEMO_ASSIGN_OR_RETURN(std::optional<size_t> stored_dim, StoredDimension(db, signature));
   MNEMO_RETURN_IF_ERROR(CheckVectorDimensions(signature, vectors, stored_dim));
   if (vectors.empty()) return Status::Ok();
@@ -161,8 +168,7 @@ Status SqliteBackend::PutVectors(std::string_view signature,
       ++logged_changes_;
     }
   }
-  MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked());
-  return txn.Commit();
+  return Status::Ok();
 }
 
 Status SqliteBackend::ForEachVector(std::string_view signature,
@@ -384,6 +390,19 @@ Result<std::vector<Label>> SqliteBackend::MatchingLabels(const EntryFilter& filt
     out.push_back(s.ColumnInt(0));
   }
   return out;
+}
+
+}  // namespace mnemo::storage::internal
+
+namespace mnemo::storage::internal {
+
+Result<std::vector<std::string>> SqliteBackend::VectorSignatures() {
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(Statement s, db->Prepare("SELECT DISTINCT signature FROM entry_vectors "
+                                                  "ORDER BY signature",
+                                                  "list the vector signatures"));
+  return ReadAll<std::string>(s, "list the vector signatures",
+                              [](const Statement& row) { return std::string(row.ColumnText(0)); });
 }
 
 }  // namespace mnemo::storage::internal

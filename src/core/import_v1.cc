@@ -1,0 +1,84 @@
+// Import of version 1 files (spec 10 CLI): one entry per line, no header,
+// upserted by (owner, namespace, key) in one transaction. The reader has
+// returned the file's first line already (import.cc looked at it).
+
+#include "core/engine_impl.h"
+#include "core/entry_json.h"
+#include "core/record_json.h"
+#include "core/validation.h"
+
+namespace mnemo {
+
+Result<ImportReport> Engine::Impl::ImportV1(const Principal& who, internal::LineReader& lines,
+                                            const ProgressFn& progress) {
+  std::vector<storage::EntryWrite> writes;
+  // Bring-your-own vectors on import lines: (index into writes, vector).
+  std::vector<std::pair<size_t, std::vector<float>>> external;
+  internal::LineErrors errors;
+  const TimeMs now = clock->NowMs();
+  std::string line = lines.pending;
+  do {
+    const int64_t line_no = lines.number();
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) {
+      errors.Add(line_no, "not valid JSON (truncated or malformed line)");
+      continue;
+    }
+    Result<Entry> e = EntryFromImportJson(j, who.name);
+    if (!e.ok()) {
+      errors.Add(line_no, e.status().message());
+      continue;
+    }
+    if (Status s = CheckSecret(config, e->content, "content"); !s.ok()) {
+      errors.Add(line_no, s.message());
+      continue;
+    }
+    if (auto emb = j.find("embedding"); emb != j.end() && !emb->is_null()) {
+      Result<std::vector<float>> v = internal::FloatsFromJson(*emb, "embedding");
+      Status ok = v.ok() ? ValidateEmbedding(*v) : v.status();
+      if (!ok.ok()) {
+        errors.Add(line_no, ok.message());
+        continue;
+      }
+      external.emplace_back(writes.size(), std::move(v).value());
+    }
+    // Under ACL a user imports only into their own entries.
+    if (!IsAdmin(who)) e->owner = who.name;
+    writes.push_back(WriteOfEntry(*e, now));
+    if (progress && line_no % 4096 == 0) progress(line_no, 0);
+  } while (lines.Next(line));
+  if (lines.bad()) return Unavailable("cannot read the import input");
+  MNEMO_RETURN_IF_ERROR(errors.ToStatus());
+  ImportReport report;
+  std::vector<storage::Label> labels;
+  MNEMO_ASSIGN_OR_RETURN(report.created, backend->UpsertBatch(writes, &labels));
+  report.imported = static_cast<int64_t>(writes.size());
+  writes.clear();
+  if (progress) progress(lines.number(), lines.number());
+  MNEMO_RETURN_IF_ERROR(StoreExternalVectors(labels, external));
+  // Vectors for what changed; an embedder failure leaves them pending.
+  MNEMO_ASSIGN_OR_RETURN(ReindexReport vectors, FillMissingVectors({}));
+  (void)vectors;
+  return report;
+}
+
+// The write that restores `e` as exported (id, times, counters, flags).
+storage::EntryWrite WriteOfEntry(const Entry& e, TimeMs now) {
+  storage::EntryWrite w;
+  w.owner = e.owner;
+  w.ns = e.ns;
+  w.key = e.key;
+  w.content = e.content;
+  w.category = e.category;
+  w.tags = e.tags;
+  w.visibility = e.visibility;
+  w.now = e.updated_at != 0 ? e.updated_at : now;
+  if (!e.id.empty()) w.id = e.id;
+  if (e.created_at != 0) w.created_at = e.created_at;
+  w.access_count = e.access_count;
+  w.useful_count = e.useful_count;
+  w.archived = e.archived;
+  return w;
+}
+
+}  // namespace mnemo

@@ -1,0 +1,67 @@
+// The lines of an import file, numbered, and the bad ones reported by
+// number (import.cc, import_v1.cc): both versions read and refuse alike.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <istream>
+#include <string>
+#include <vector>
+
+#include "mnemo/status.h"
+
+namespace mnemo::internal {
+
+class LineReader {
+ public:
+  explicit LineReader(std::istream& in) : in_(in) {}
+  // The next line that is not blank; false at the end.
+  bool Next(std::string& line) {
+    while (std::getline(in_, line)) {
+      ++number_;
+      if (line.find_first_not_of(" \t\r") != std::string::npos) return true;
+    }
+    return false;
+  }
+  // The number of the line Next returned last (1-based).
+  int64_t number() const { return number_; }
+  bool bad() const { return in_.bad(); }
+
+  // The first line, read to tell the version; the version's reader starts
+  // from it.
+  std::string pending;
+
+ private:
+  std::istream& in_;
+  int64_t number_ = 0;
+};
+
+// Bad lines: the first kMaxReported messages, and how many in all.
+class LineErrors {
+ public:
+  static constexpr size_t kMaxReported = 100;
+  void Add(int64_t line, const std::string& message) {
+    if (messages_.size() < kMaxReported) {
+      messages_.push_back("line " + std::to_string(line) + ": " + message);
+    }
+    ++count_;
+  }
+  bool empty() const { return count_ == 0; }
+  // kInvalidArgument listing them; OK when there are none.
+  Status ToStatus() const {
+    if (count_ == 0) return Status::Ok();
+    std::string msg = "import refused, nothing was imported: " + std::to_string(count_) +
+                      " bad line" + (count_ == 1 ? "" : "s");
+    for (const std::string& m : messages_) msg += "\n" + m;
+    if (count_ > messages_.size()) {
+      msg += "\n(" + std::to_string(count_ - messages_.size()) + " more)";
+    }
+    return InvalidArgument(msg);
+  }
+
+ private:
+  std::vector<std::string> messages_;
+  size_t count_ = 0;
+};
+
+}  // namespace mnemo::internal

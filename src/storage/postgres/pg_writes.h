@@ -1,0 +1,24 @@
+// Row writes of the PostgreSQL backend inside the caller's write
+// (PostgresBackend::Write: writer lock held): the one statement of each
+// kind that the public writes and Restore (postgres_restore.cc) share.
+#pragma once
+
+#include <string_view>
+
+#include "storage/backend.h"
+#include "storage/postgres/pg_connection.h"
+#include "storage/postgres/pg_text.h"
+
+namespace mnemo::storage::internal {
+
+Result<int64_t> InsertTurnIn(pg::PgConn& conn, const TurnRow& row, std::string_view search_text,
+                             const pg::IndexedText& text);
+Status PutSegmentIn(pg::PgConn& conn, const SegmentRow& seg);
+Result<bool> AddEventIn(pg::PgConn& conn, const EventRow& e, const pg::IndexedText& text);
+Status PutFacetIn(pg::PgConn& conn, const FacetRow& merged);
+Status InsertDocumentIn(pg::PgConn& conn, const DocumentRow& doc);
+Result<int64_t> InsertContextEventIn(pg::PgConn& conn, const ContextEventRow& row,
+                                     const pg::IndexedText& text);
+Status InsertTriple(pg::PgConn& conn, const TripleRow& t);
+
+}  // namespace mnemo::storage::internal

@@ -1,0 +1,72 @@
+// What Backend::Restore writes (a backup's rows, core/import.cc) and the
+// rules every backend applies to them. A restore into an empty store
+// recreates every row exactly; into a non-empty one (import --merge) a row
+// that is already stored, by the identity given per kind below, is skipped
+// and the stored one kept.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mnemo/status.h"
+#include "mnemo/types.h"
+#include "storage/context_events.h"
+#include "storage/documents.h"
+#include "storage/episodic.h"
+#include "storage/graph.h"
+
+namespace mnemo::storage {
+
+struct EntryWrite;
+
+// A vector of `entries[entry]` of the batch under `signature` (stored as
+// given: the caller normalises). Same dimension rules as PutVectors.
+struct RestoreVector {
+  size_t entry = 0;
+  std::string signature;
+  std::vector<float> vector;
+};
+
+struct RestoreBatch {
+  // Entries: as UpsertBatch (by owner, namespace and key; a stored one is
+  // updated, never skipped), with id, created_at, counters and archived.
+  std::vector<EntryWrite> entries;
+  std::vector<RestoreVector> vectors;
+  // Turns: skipped when (owner, session_id, seq) is stored; row.id kept
+  // unless another turn has it (then a new id), row.seq kept.
+  std::vector<TurnWrite> turns;
+  // Segments: skipped when the id is stored, or when the row is open and
+  // its (owner, session) already has an open segment. Recaps indexed.
+  std::vector<SegmentRow> segments;
+  // Events: skipped when the id, or the (owner, type, text), is stored.
+  std::vector<EventRow> events;
+  // Facets: skipped when (owner, facet_type, key) is stored; else stored
+  // as given (evidence_count and segment_ids included).
+  std::vector<FacetRow> facets;
+  // Documents: skipped when the id, or the owner's content, is stored;
+  // content_hash is computed.
+  std::vector<DocumentRow> documents;
+  // Context events: skipped when (owner, session_id, seq) is stored; id kept
+  // unless taken (then a new one); the session's next seq becomes at least
+  // seq + 1.
+  std::vector<ContextEventRow> context_events;
+  // Triples: skipped when the id is stored, or when the row is current and
+  // its owner has the same current (subject, predicate, object); valid_to
+  // kept (history stays history).
+  std::vector<TripleRow> triples;
+};
+
+struct RestoreReport {
+  int64_t entries_created = 0;
+  int64_t skipped = 0;  // rows of the other kinds already stored
+};
+
+// Checks every row of `batch` as the kind's own write would (blank owners,
+// roles, statuses, confidences, vector dimensions and entry indexes):
+// kInvalidArgument naming the first bad row.
+// Every backend's Restore calls it first; import calls it per line.
+Status ValidateRestoreBatch(const RestoreBatch& batch);
+
+}  // namespace mnemo::storage

@@ -1,0 +1,87 @@
+#include <map>
+#include <string>
+
+#include "storage/backend.h"
+#include "storage/context_event_rules.h"
+#include "storage/document_rules.h"
+#include "storage/episodic_rules.h"
+#include "storage/restore.h"
+
+namespace mnemo::storage {
+namespace {
+
+Status Named(const Status& s, std::string_view kind, size_t at) {
+  if (s.ok()) return s;
+  return InvalidArgument(std::string(kind) + " " + std::to_string(at + 1) + ": " + s.message());
+}
+
+bool ConfidenceOk(double c) { return c >= 0.0 && c <= 1.0; }  // NaN fails
+
+}  // namespace
+
+Status ValidateRestoreBatch(const RestoreBatch& batch) {
+  for (size_t i = 0; i < batch.entries.size(); ++i) {
+    const EntryWrite& w = batch.entries[i];
+    if (w.owner.empty() || w.ns.empty() || w.key.empty()) {
+      return Named(InvalidArgument("owner, namespace and key must not be empty"), "entry", i);
+    }
+  }
+  std::map<std::string, size_t, std::less<>> dims;
+  for (size_t i = 0; i < batch.vectors.size(); ++i) {
+    const RestoreVector& v = batch.vectors[i];
+    Status s = Status::Ok();
+    if (v.entry >= batch.entries.size()) {
+      s = InvalidArgument("names an entry the batch does not hold");
+    } else if (v.signature.empty() || v.vector.empty()) {
+      s = InvalidArgument("signature and vector must not be empty");
+    } else if (auto [it, fresh] = dims.emplace(v.signature, v.vector.size());
+               !fresh && it->second != v.vector.size()) {
+      s = InvalidArgument("dimension " + std::to_string(v.vector.size()) + " of " + v.signature +
+                          " differs from the batch's " + std::to_string(it->second));
+    }
+    MNEMO_RETURN_IF_ERROR(Named(s, "vector", i));
+  }
+  for (size_t i = 0; i < batch.turns.size(); ++i) {
+    MNEMO_RETURN_IF_ERROR(
+        Named(internal::ValidateTurnWrites(std::span(&batch.turns[i], 1)), "turn", i));
+    if (batch.turns[i].row.seq < 0) {
+      return Named(InvalidArgument("seq must not be negative"), "turn", i);
+    }
+  }
+  for (size_t i = 0; i < batch.segments.size(); ++i) {
+    MNEMO_RETURN_IF_ERROR(Named(internal::ValidateSegment(batch.segments[i]), "segment", i));
+  }
+  MNEMO_RETURN_IF_ERROR(Named(internal::ValidateEvents(batch.events), "events", 0));
+  for (size_t i = 0; i < batch.facets.size(); ++i) {
+    MNEMO_RETURN_IF_ERROR(Named(internal::ValidateFacet(batch.facets[i]), "facet", i));
+  }
+  for (size_t i = 0; i < batch.documents.size(); ++i) {
+    MNEMO_RETURN_IF_ERROR(Named(internal::ValidateDocument(batch.documents[i]), "document", i));
+    if (batch.documents[i].id.empty()) {
+      return Named(InvalidArgument("id must not be empty"), "document", i);
+    }
+  }
+  for (size_t i = 0; i < batch.context_events.size(); ++i) {
+    MNEMO_RETURN_IF_ERROR(
+        Named(internal::ValidateContextEvent(batch.context_events[i]), "context event", i));
+    if (batch.context_events[i].seq < 0) {
+      return Named(InvalidArgument("seq must not be negative"), "context event", i);
+    }
+  }
+  for (size_t i = 0; i < batch.triples.size(); ++i) {
+    const TripleRow& t = batch.triples[i];
+    Status s = Status::Ok();
+    if (t.id.empty() || t.owner.empty() || t.subject.empty() || t.predicate.empty() ||
+        t.object.empty()) {
+      s = InvalidArgument("id, owner, subject, predicate and object must not be empty");
+    } else if (!ConfidenceOk(t.confidence)) {
+      s = InvalidArgument("confidence must be between 0 and 1");
+    } else if (t.valid_to != 0 && t.valid_to < t.valid_from) {
+      s = InvalidArgument("valid_to must not be before valid_from");
+    }
+    MNEMO_RETURN_IF_ERROR(Named(s, "triple", i));
+  }
+  return Status::Ok();
+}
+
+}  // namespace mnemo::storage
