@@ -3,6 +3,7 @@
 #include <istream>
 #include <ostream>
 
+#include "base/json_limits.h"
 #include "core/engine_impl.h"
 #include "core/entry_json.h"
 #include "core/validation.h"
@@ -47,6 +48,11 @@ Result<ImportReport> Engine::Impl::ImportJsonl(const Principal& who, std::istrea
   while (std::getline(in, line)) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (Status s = internal::CheckJsonLimits(line, "the line", config.server.max_body_bytes);
+        !s.ok()) {
+      fail(s.message());
+      continue;
+    }
     nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) {
       fail("not valid JSON (truncated or malformed line)");
