@@ -3,6 +3,7 @@
 // code 1 (a user error, the CLI's rule) and a message naming the problem.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -13,10 +14,17 @@
 namespace mnemo::e2e {
 namespace {
 
+// `mnemo serve` in `workspace`, killed after 20 s if it started serving (exit
+// code 137: the configuration was accepted).
+RunResult Serve(const std::string& workspace) {
+  return RunMnemoKilledAfter({"--workspace", workspace, "serve", "--listen", "127.0.0.1:0"},
+                             std::chrono::seconds(20));
+}
+
 TEST(ConfigE2e, ServeRefusesAMnemoTomlThatIsADirectory) {
   testing::TempDir dir;
   std::filesystem::create_directory(dir.Sub("mnemo.toml"));
-  RunResult r = RunMnemo({"--workspace", dir.path(), "serve", "--listen", "127.0.0.1:0"});
+  RunResult r = Serve(dir.path());
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("mnemo.toml is a directory"), std::string::npos) << r.err;
 }
@@ -28,7 +36,7 @@ TEST(ConfigE2e, ServeRefusesTwoTokensWithTheSameDigest) {
       << "[memory]\nacl_enabled = true\n"
       << "[[security.tokens]]\nprincipal = \"alice\"\nrole = \"admin\"\nsha256 = \"" << digest
       << "\"\n[[security.tokens]]\nprincipal = \"bob\"\nsha256 = \"" << digest << "\"\n";
-  RunResult r = RunMnemo({"--workspace", dir.path(), "serve", "--listen", "127.0.0.1:0"});
+  RunResult r = Serve(dir.path());
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("[[security.tokens]] #1 and [[security.tokens]] #2 have the same sha256"),
             std::string::npos)
