@@ -3,6 +3,7 @@
 // (the MCP server on stdin/stdout).
 #include <iostream>
 
+#include "base/json_limits.h"
 #include "commands.h"
 #include "transport/jsonrpc.h"
 #include "transport/mcp.h"
@@ -42,6 +43,11 @@ int RunMcp(const GlobalOptions& g) {
 int RunOne(const GlobalOptions& g, const RpcFlags& f) {
   nlohmann::json params = nlohmann::json::object();
   if (!f.params.empty()) {
+    // A command line is bounded by the system (ARG_MAX); its depth is not.
+    if (Status s = internal::CheckJsonLimits(f.params, "params", /*max_bytes=*/-1); !s.ok()) {
+      std::cerr << "mnemo: " << s.message() << "\n";
+      return kExitUser;
+    }
     params = nlohmann::json::parse(f.params, nullptr, false);
     if (params.is_discarded()) {
       std::cerr << "mnemo: the params argument is not valid JSON; pass an object such as "

@@ -50,7 +50,9 @@ class Engine {
 
   // The five memory tools (spec 10).
   Result<StoreResult> Store(const Principal& who, const StoreRequest& req);
-  // Counts an access. kNotFound when missing or not readable by `who`.
+  // Counts an access, best effort: when the count cannot be written (a full
+  // or read-only disk) the entry is returned uncounted and a warning is
+  // printed. kNotFound when missing or not readable by `who`.
   Result<Entry> Get(const Principal& who, const GetRequest& req);
   // Returns whether an entry was deleted.
   Result<bool> Forget(const Principal& who, const ForgetRequest& req);
@@ -201,7 +203,8 @@ class Engine {
   // caller's own under ACL, where another principal's document is kNotFound
   // (DocGet) or not deleted (DocDelete) exactly like a missing one.
   Result<DocumentPutResult> DocPut(const Principal& who, const DocumentPutRequest& req);
-  // Counts an access. kNotFound when missing or not readable by `who`.
+  // Counts an access, best effort like Get. kNotFound when missing or not
+  // readable by `who`.
   Result<Document> DocGet(const Principal& who, std::string_view id);
   Result<std::vector<DocumentSearchHit>> DocSearch(const Principal& who,
                                                    const DocumentSearchRequest& req);

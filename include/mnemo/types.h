@@ -264,7 +264,8 @@ struct ToolSpec {
   std::string description;
   bool no_memory = false;  // true: the output takes no part in any computation
   // Declarative cleaner steps as JSON text (spec 50), e.g.
-  // `[{"json_field": "content"}]`; "" = none.
+  // `[{"json_field": "content"}]`; "" = none. Nesting at most 64 levels (and
+  // when registered, at most server.max_body_bytes bytes).
   std::string cleaner;
   // C++ only (Engine::RegisterTool; never persisted): used instead of
   // `cleaner` when set.
@@ -286,7 +287,10 @@ struct ToolInfo {
 
 struct ToolCall {
   std::string name;
-  std::string arguments_json = "{}";  // the call's arguments as JSON text
+  // The call's arguments as JSON text: at most server.max_body_bytes bytes
+  // nesting at most 64 levels (kInvalidArgument naming
+  // "tool_calls[i].arguments").
+  std::string arguments_json = "{}";
   bool success = true;
   std::string output;
   int64_t duration_ms = 0;
@@ -480,7 +484,9 @@ struct ContextBlock {
 struct DocumentPutRequest {
   std::string content;  // stored byte for byte; its computation text is itself
   std::string source;   // provenance ("" = none), at most 1024 bytes
-  std::string meta;     // a JSON object's text ("" = none)
+  // A JSON object's text ("" = none), at most server.max_body_bytes bytes
+  // nesting at most 64 levels.
+  std::string meta;
 };
 
 struct DocumentPutResult {
@@ -552,7 +558,9 @@ struct ContextAppendRequest {
   ContextEvent event;
   // The event's JSON as received, stored byte for byte; when set, the event
   // is read from it and `event` is ignored. "" = the engine stores the
-  // canonical JSON of `event`.
+  // canonical JSON of `event`. Like every JSON text the engine stores, at
+  // most server.max_body_bytes bytes nesting at most 64 levels (else
+  // kInvalidArgument naming "event_json").
   std::string raw_json;
 };
 

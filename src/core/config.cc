@@ -2,14 +2,18 @@
 
 #include <toml++/toml.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <map>
 #include <sstream>
 
+#include "base/file_io.h"
 #include "core/config_schema.h"
 #include "core/principals.h"
 #include "core/tool_specs.h"
@@ -198,6 +202,9 @@ std::string Str(const toml::table& t, std::string_view k) {
 }
 
 Status LoadTokens(Config& c, const toml::node& n) {
+  // Where each digest was declared: one token must not name two principals
+  // (whichever entry won, the other principal would be impersonated).
+  std::map<std::string, std::string> declared_at;
   return ForEachTableInArray(n, "security.tokens", [&](const toml::table& t, const std::string& w) {
     MNEMO_RETURN_IF_ERROR(CheckTableKeys(t, {"principal", "role", "sha256"}, w));
     TokenConfig tok{Str(t, "principal"), Str(t, "role"), Str(t, "sha256")};
@@ -207,6 +214,14 @@ Status LoadTokens(Config& c, const toml::node& n) {
     bool hex = tok.sha256.size() == 64 &&
                tok.sha256.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
     if (!hex) return InvalidArgument(w + ": sha256 must be the 64-hex-digit SHA-256 of the token");
+    std::string digest = tok.sha256;
+    std::transform(digest.begin(), digest.end(), digest.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    if (auto [it, fresh] = declared_at.emplace(digest, w); !fresh) {
+      return InvalidArgument(it->second + " and " + w +
+                             " have the same sha256: each token must be declared once, for one "
+                             "principal");
+    }
     c.security.tokens.push_back(std::move(tok));
     return Status::Ok();
   });
@@ -350,13 +365,26 @@ Status LoadFile(Config& c, const ConfigSources& src) {
     if (src.file_optional && errno == ENOENT) return Status::Ok();
     return InvalidArgument("cannot read config file " + *src.file + ": " + std::strerror(errno));
   }
-  std::ifstream in(*src.file, std::ios::binary);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (!in) return InvalidArgument("cannot read config file " + *src.file);
+  // Only a missing file means the defaults: anything else there (a
+  // directory left by a bind mount of a missing file, a file this user may
+  // not read) would silently turn ACL and tokens off. (A pipe is read:
+  // --config <(...).)
+  if (S_ISDIR(st.st_mode)) {
+    return InvalidArgument("config file " + *src.file +
+                           " is a directory: give the path of a TOML file (or remove it for the "
+                           "defaults)");
+  }
+  internal::Fd fd(::open(src.file->c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    return InvalidArgument("cannot read config file " + *src.file + ": " + std::strerror(errno));
+  }
+  std::string text;
+  if (Status s = internal::ReadAll(fd.get(), *src.file, text); !s.ok()) {
+    return InvalidArgument("config file " + *src.file + ": " + s.message());
+  }
   toml::table table;
   try {
-    table = toml::parse(buf.str(), *src.file);
+    table = toml::parse(text, *src.file);
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
     return InvalidArgument("config file " + *src.file + " is not valid TOML (line " +
@@ -481,7 +509,8 @@ std::string ConfigReferenceMarkdown() {
       "command-line flags. Environment: `MNEMO_` + the key's path joined by `_`, upper-cased. "
       "Booleans accept `1|true|yes|on` and `0|false|no|off`. Arrays of tables "
       "(`[[tools]]`, `[[security.tokens]]`, `[[security.principals]]`, `[[rules.aliases]]`) are "
-      "file-only.\n\n"
+      "file-only. Only a missing `mnemo.toml` means the defaults: a directory or a file that "
+      "cannot be read is an error.\n\n"
       "| key | environment | type | default | notes |\n|---|---|---|---|---|\n";
   for (const KeySpec& k : ConfigKeys()) {
     out += "| `" + std::string(k.path) + "` | `" + EnvName(k.path) + "` | " + TypeWord(k) + " | `" +
@@ -490,7 +519,8 @@ std::string ConfigReferenceMarkdown() {
   out +=
       "\nArrays of tables:\n\n"
       "- `[[security.tokens]]`: `principal`, `role` (`admin`|`user`), `sha256` (hex digest of "
-      "the bearer token; the token itself never sits in the file).\n"
+      "the bearer token; the token itself never sits in the file). Two entries with the same "
+      "digest are an error naming both.\n"
       "- `[[security.principals]]`: `name`, `role` (`admin`|`user`, required): the role "
       "`--principal NAME` acts with on stdio, the CLI and `mnemo mcp` when "
       "`memory.acl_enabled = true`. A name without a table acts with the role of a "

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_limits.h"
 #include "context/context_window.h"
 #include "context/documents.h"
 #include "core/context_event_json.h"
@@ -69,6 +70,9 @@ Result<ContextAppendResult> Engine::Impl::ContextAppend(const Principal& who,
   if (raw.empty()) {
     raw = ContextEventToJson(event).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
+  // Every reader of the window gets this text back: it gets a request
+  // body's limits before it is stored.
+  MNEMO_RETURN_IF_ERROR(internal::CheckJsonLimits(raw, "event_json", config.server.max_body_bytes));
   // The stored text is the one source of the event: whatever came in is read
   // back exactly as a window will read it.
   MNEMO_ASSIGN_OR_RETURN(event, ParseContextEvent(raw));

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_limits.h"
 #include "context/documents.h"
 #include "core/engine_impl.h"
 #include "core/validation.h"
@@ -22,8 +23,9 @@ constexpr int kMaxListLimit = 1000;
 // A recall hit shows the document's summary, else its beginning.
 constexpr size_t kRecallPreviewChars = 600;
 
-Status ValidateMeta(std::string_view meta) {
+Status ValidateMeta(std::string_view meta, int64_t max_bytes) {
   if (meta.empty()) return Status::Ok();
+  MNEMO_RETURN_IF_ERROR(internal::CheckJsonLimits(meta, "meta", max_bytes));
   // JSON as a data format: the meta is stored as given, only its shape is
   // checked here.
   try {
@@ -84,7 +86,7 @@ Result<DocumentPutResult> Engine::Impl::DocPut(const Principal& who,
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
   MNEMO_RETURN_IF_ERROR(ValidateContent(req.content, "content"));
   MNEMO_RETURN_IF_ERROR(ValidateSource(req.source));
-  MNEMO_RETURN_IF_ERROR(ValidateMeta(req.meta));
+  MNEMO_RETURN_IF_ERROR(ValidateMeta(req.meta, config.server.max_body_bytes));
   MNEMO_RETURN_IF_ERROR(CheckSecret(config, req.content, "content"));
   MNEMO_ASSIGN_OR_RETURN(storage::DocumentPut put,
                          context::StoreDocument(*backend, {.owner = who.name,
@@ -107,10 +109,15 @@ Result<Document> Engine::Impl::DocGet(const Principal& who, std::string_view id)
                            backend->GetDocument(id, /*count_access=*/false));
     if (!peek || peek->owner != *owner) return NotFound("no document " + std::string(id));
   }
-  MNEMO_ASSIGN_OR_RETURN(std::optional<storage::DocumentRow> row,
-                         backend->GetDocument(id, /*count_access=*/true));
-  if (!row) return NotFound("no document " + std::string(id));
-  return ToPublic(std::move(*row), /*with_content=*/true);
+  Result<std::optional<storage::DocumentRow>> row = backend->GetDocument(id, /*count_access=*/true);
+  if (!row.ok()) {
+    // The count is best effort: the document is read without it.
+    NoteAccessCountFailure(row.status());
+    row = backend->GetDocument(id, /*count_access=*/false);
+  }
+  MNEMO_RETURN_IF_ERROR(row.status());
+  if (!*row) return NotFound("no document " + std::string(id));
+  return ToPublic(std::move(**row), /*with_content=*/true);
 }
 
 Result<std::vector<DocumentSearchHit>> Engine::Impl::DocSearch(const Principal& who,

@@ -1,6 +1,7 @@
 // Engine::Impl: the state behind the public Engine. Private to src/core.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -67,6 +68,10 @@ struct Engine::Impl {
   // Backend::Generation(kToolRegistry) when stored_tools_seen was read; -1
   // before the first read.
   int64_t stored_tools_generation = -1;
+  // Access counts that could not be written (entries.cc), and when the last
+  // warning about them was printed.
+  std::atomic<int64_t> access_count_failures{0};
+  std::atomic<TimeMs> access_warning_at{0};
 
   ~Impl();
 
@@ -75,6 +80,12 @@ struct Engine::Impl {
   bool IsAdmin(const Principal& who) const;
   // kDisabled when memory.enabled = false.
   Status CheckEnabled() const;
+
+  // Access counts are best effort: a read whose count cannot be written (a
+  // full or read-only disk, a write lock held elsewhere) still answers.
+  // Counts the failure and prints a warning at most once a minute
+  // (entries.cc).
+  void NoteAccessCountFailure(const Status& s);
 
   // Entries (entries.cc).
   Result<StoreResult> Store(const Principal& who, const StoreRequest& req);

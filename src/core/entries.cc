@@ -1,5 +1,7 @@
 // The entry tools: store, get, forget, mark_useful, list, stats (spec 10).
 
+#include <iostream>
+
 #include "core/engine_impl.h"
 #include "core/validation.h"
 #include "rules/tool_rule.h"
@@ -7,6 +9,8 @@
 
 namespace mnemo {
 namespace {
+
+constexpr TimeMs kAccessWarningIntervalMs = 60'000;
 
 Status NotFoundFor(std::string_view key) {
   return NotFound("No memory entry found for key: " + std::string(key));
@@ -87,9 +91,23 @@ Result<Entry> Engine::Impl::Get(const Principal& who, const GetRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
   MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> found, ResolveForRead(who, req));
   if (!found) return NotFoundFor(req.key);
-  MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> counted, backend->AddCounters(found->id, 1, 0));
-  if (!counted) return NotFoundFor(req.key);  // forgotten in between
-  return *counted;
+  Result<std::optional<Entry>> counted = backend->AddCounters(found->id, 1, 0);
+  if (!counted.ok()) {
+    NoteAccessCountFailure(counted.status());
+    return *found;
+  }
+  if (!*counted) return NotFoundFor(req.key);  // forgotten in between
+  return **counted;
+}
+
+void Engine::Impl::NoteAccessCountFailure(const Status& s) {
+  const int64_t failures = access_count_failures.fetch_add(1) + 1;
+  const TimeMs now = clock->NowMs();
+  TimeMs last = access_warning_at.load();
+  if (now - last < kAccessWarningIntervalMs && last != 0) return;
+  if (!access_warning_at.compare_exchange_strong(last, now)) return;  // another thread prints
+  std::cerr << "mnemo: warning: an access count could not be written (" << failures
+            << " so far; the reads were answered): " << s.message() << "\n";
 }
 
 Result<Entry> Engine::Impl::MarkUseful(const Principal& who, const GetRequest& req) {

@@ -71,9 +71,9 @@ Result<ImportReport> Engine::Impl::ImportJsonl(const Principal& who, std::istrea
     if (lines.bad()) return Unavailable("cannot read the import input");
     return ImportReport{};
   }
-  json first = json::parse(lines.pending, nullptr, /*allow_exceptions=*/false);
-  if (first.is_object() && first.contains(internal::kExportMarker)) {
-    return ImportV2(who, first, lines, progress, options);
+  Result<json> first = internal::ParseImportLine(lines.pending, config.server.max_body_bytes);
+  if (first.ok() && first->is_object() && first->contains(internal::kExportMarker)) {
+    return ImportV2(who, *first, lines, progress, options);
   }
   return ImportV1(who, lines, progress);
 }
@@ -144,8 +144,13 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
   std::string line;
   while (lines.Next(line)) {
     const int64_t line_no = lines.number();
-    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object()) {
+    Result<json> parsed = internal::ParseImportLine(line, config.server.max_body_bytes);
+    if (!parsed.ok()) {
+      errors.Add(line_no, parsed.status().message());
+      continue;
+    }
+    json j = std::move(parsed).value();
+    if (!j.is_object()) {
       errors.Add(line_no, "not a JSON object (truncated or malformed line)");
       continue;
     }

@@ -19,11 +19,13 @@ Result<ImportReport> Engine::Impl::ImportV1(const Principal& who, internal::Line
   std::string line = lines.pending;
   do {
     const int64_t line_no = lines.number();
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) {
-      errors.Add(line_no, "not valid JSON (truncated or malformed line)");
+    Result<nlohmann::json> parsed =
+        internal::ParseImportLine(line, config.server.max_body_bytes);
+    if (!parsed.ok()) {
+      errors.Add(line_no, parsed.status().message());
       continue;
     }
+    const nlohmann::json j = std::move(parsed).value();
     Result<Entry> e = EntryFromImportJson(j, who.name);
     if (!e.ok()) {
       errors.Add(line_no, e.status().message());

@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "base/json_limits.h"
 #include "mnemo/status.h"
 
 namespace mnemo::internal {
@@ -35,6 +38,16 @@ class LineReader {
   std::istream& in_;
   int64_t number_ = 0;
 };
+
+// One line of an import file as JSON: within a request body's limits
+// (base/json_limits.h, `max_bytes` = server.max_body_bytes) first, so no
+// over-deep line is parsed, then valid. The error is the line's message.
+inline Result<nlohmann::json> ParseImportLine(std::string_view line, int64_t max_bytes) {
+  MNEMO_RETURN_IF_ERROR(CheckJsonLimits(line, "the line", max_bytes));
+  nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return InvalidArgument("not valid JSON (truncated or malformed line)");
+  return j;
+}
 
 // Bad lines: the first kMaxReported messages, and how many in all.
 class LineErrors {

@@ -5,9 +5,15 @@
 // places: the workspace folder (database and its -wal/-shm, vector index
 // files, markdown archive, MEMORY.md/SKILL.md and their lock, mnemo.toml), the
 // markdown backend's folder when it lives elsewhere, and the audit log with
-// its rotated files. An existing file is also compared by identity (device
-// and inode) with the database files, the knowledge files and the audit log,
-// so a hard link elsewhere does not slip through.
+// its rotated files. An existing file outside them is also compared by
+// identity (device and inode), so another name for a protected file (a hard
+// link, a bind mount) does not slip through: always with the database files,
+// the knowledge files, mnemo.toml and the audit log (a few stats); and, when
+// the file has more than one name (st_nlink > 1: a file with one name is
+// protected only if that name is, checked above), with every file inside the
+// workspace, the markdown store and the audit log's folder on its device (a
+// walk, paid only for hard-linked files; its measured cost is in
+// docs/storage.md, "The workspace").
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -44,10 +50,72 @@ bool Within(const fs::path& p, const fs::path& root) {
   return true;
 }
 
-std::optional<std::pair<dev_t, ino_t>> FileId(const fs::path& p) {
+using FileId = std::pair<dev_t, ino_t>;
+
+std::optional<FileId> IdOf(const fs::path& p) {
   struct stat st {};
   if (::stat(p.c_str(), &st) != 0) return std::nullopt;
-  return std::pair{st.st_dev, st.st_ino};
+  return FileId{st.st_dev, st.st_ino};
+}
+
+// A name of the file `id` among the files under `root` (not following
+// symlinks: a link inside the workspace to a user's file does not protect
+// that file), or nullopt. `accept` filters names; the iterator keeps its own
+// stack, so a deep tree costs no recursion.
+template <typename Accept>
+std::optional<fs::path> NameUnder(const fs::path& root, const FileId& id, bool recursive,
+                                  Accept accept) {
+  auto check = [&](const fs::directory_entry& e) -> bool {
+    std::error_code entry_ec;  // a file removed meanwhile is skipped, the walk goes on
+    if (e.symlink_status(entry_ec).type() != fs::file_type::regular || !accept(e.path()))
+      return false;
+    struct stat st {};
+    return ::lstat(e.path().c_str(), &st) == 0 && st.st_dev == id.first && st.st_ino == id.second;
+  };
+  constexpr auto kOptions = fs::directory_options::skip_permission_denied;
+  std::error_code ec;
+  if (recursive) {
+    for (fs::recursive_directory_iterator it(root, kOptions, ec), end; !ec && it != end;
+         it.increment(ec)) {
+      if (check(*it)) return it->path();
+    }
+  } else {
+    for (fs::directory_iterator it(root, kOptions, ec), end; !ec && it != end; it.increment(ec)) {
+      if (check(*it)) return it->path();
+    }
+  }
+  return std::nullopt;
+}
+
+// A protected name of the existing file `p` (which is outside `roots` and
+// is not the audit log by name), or nullopt.
+std::optional<fs::path> ProtectedNameOf(const fs::path& p, const fs::path& ws,
+                                        const std::vector<fs::path>& roots, const fs::path& audit) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) return std::nullopt;
+  const FileId id{st.st_dev, st.st_ino};
+  for (const fs::path& file : {ws / "mnemo.db", ws / "mnemo.db-wal", ws / "mnemo.db-shm",
+                               ws / "MEMORY.md", ws / "SKILL.md", ws / "mnemo.toml", audit}) {
+    if (IdOf(file) == id) return file;
+  }
+  if (!S_ISREG(st.st_mode) || st.st_nlink < 2) return std::nullopt;
+  // Hard links share a device: only folders on the file's device are walked.
+  auto same_device = [&](const fs::path& folder) {
+    std::optional<FileId> folder_id = IdOf(folder);
+    return folder_id && folder_id->first == id.first;
+  };
+  for (const fs::path& root : roots) {
+    if (!same_device(root)) continue;
+    auto any = [](const fs::path&) { return true; };
+    if (auto name = NameUnder(root, id, /*recursive=*/true, any)) return name;
+  }
+  const fs::path audit_folder = audit.parent_path();
+  if (!same_device(audit_folder)) return std::nullopt;
+  const std::string audit_file = audit.filename().string();
+  return NameUnder(audit_folder, id, /*recursive=*/false, [&](const fs::path& name) {
+    const std::string n = name.filename().string();
+    return n == audit_file || n.starts_with(audit_file + ".");
+  });
 }
 
 }  // namespace
@@ -90,17 +158,13 @@ Result<PathCheck> Engine::Impl::PathProtected(std::string_view path) {
     check.reason = "the audit log (" + audit_name + ")";
     return check;
   }
-  // Another name (a hard link) of a protected file.
-  if (std::optional<std::pair<dev_t, ino_t>> id = FileId(resolved)) {
-    for (const fs::path& file :
-         {ws / "mnemo.db", ws / "mnemo.db-wal", ws / "mnemo.db-shm", ws / "MEMORY.md",
-          ws / "SKILL.md", ws / "mnemo.toml", audit_resolved}) {
-      if (FileId(file) == id) {
-        check.is_protected = true;
-        check.reason = "the same file as " + file.string();
-        return check;
-      }
-    }
+  // Another name (a hard link, a bind mount) of a protected file.
+  std::vector<fs::path> root_paths;
+  root_paths.reserve(roots.size());
+  for (const Root& root : roots) root_paths.push_back(root.path);
+  if (std::optional<fs::path> file = ProtectedNameOf(resolved, ws, root_paths, audit_resolved)) {
+    check.is_protected = true;
+    check.reason = "the same file as " + file->string();
   }
   return check;
 }

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <set>
 
+#include "base/json_limits.h"
 #include "core/engine_impl.h"
 #include "core/validation.h"
 #include "rules/capture.h"
@@ -237,6 +238,9 @@ Status Engine::Impl::ValidateTurn(const Turn& turn) const {
       return InvalidArgument(field + " \"*\" is reserved for unscoped rules: use the tool's name",
                              field);
     }
+    MNEMO_RETURN_IF_ERROR(internal::CheckJsonLimits(
+        turn.tool_calls[i].arguments_json, "tool_calls[" + std::to_string(i) + "].arguments",
+        config.server.max_body_bytes));
     if (turn.tool_calls[i].duration_ms < 0) {
       return InvalidArgument(
           "tool_calls[" + std::to_string(i) + "].duration_ms must not be negative",

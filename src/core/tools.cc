@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "archivist/turn_indexer.h"
+#include "base/json_limits.h"
 #include "context/computation_text.h"
 #include "context/documents.h"
 #include "context/graph.h"
@@ -82,6 +83,12 @@ std::string EncodeStoredTool(const context::ToolSpec& spec) {
 }
 
 Result<ToolSpec> DecodeStoredTool(std::string_view json_text) {
+  // Written by RegisterTool within the limits, but a stored entry may have
+  // been edited or written by an older version: the cleaner is dumped below.
+  if (!JsonDepthWithin(json_text)) {
+    return InvalidArgument("a stored tool nests deeper than " + std::to_string(kMaxJsonDepth) +
+                           " levels");
+  }
   const json j = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return InvalidArgument("a stored tool is not a JSON object");
   ToolSpec spec;
@@ -174,6 +181,8 @@ Status Engine::Impl::RefreshStoredTools() {
 }
 
 Result<ToolInfo> Engine::Impl::RegisterTool(const Principal* who, const ToolSpec& spec) {
+  MNEMO_RETURN_IF_ERROR(
+      internal::CheckJsonLimits(spec.cleaner, "cleaner", config.server.max_body_bytes));
   MNEMO_ASSIGN_OR_RETURN(context::ToolSpec compiled, internal::CompileToolSpec(spec));
   if (who == nullptr) {
     ToolInfo info = internal::ToolInfoOf(compiled, context::ToolSource::kCode);

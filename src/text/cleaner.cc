@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_limits.h"
 #include "text/strip.h"
 #include "text/utf8.h"
 
@@ -85,33 +86,6 @@ std::string Describe(const json& v) {
   if (v.is_object()) return "an object";
   if (v.is_array()) return "an array";
   return Shorten(v.dump(-1, ' ', false, json::error_handler_t::replace));
-}
-
-// Whether brackets in `s` (outside strings) nest deeper than `max_depth`.
-// Checked before parsing so that no recursive JSON code (dump, comparison)
-// ever sees a hostile document.
-bool JsonNestsDeeperThan(std::string_view s, int max_depth) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return true;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return false;
 }
 
 // RFC 6901: empty, or "/"-separated tokens where '~' escapes only 0 and 1.
@@ -282,7 +256,7 @@ Status ValidateStep(CleanerStep& step, std::unique_ptr<icu::RegexPattern>* patte
 // ---- JSON steps ----------------------------------------------------------
 
 Result<json> ParseOutputJson(std::string_view text) {
-  if (JsonNestsDeeperThan(text, kMaxCleanerJsonDepth)) {
+  if (!internal::JsonDepthWithin(text, kMaxCleanerJsonDepth)) {
     return InvalidArgument("output nests deeper than " + std::to_string(kMaxCleanerJsonDepth) +
                            " levels");
   }
@@ -415,9 +389,9 @@ std::string_view CleanerStepName(CleanerStepKind kind) {
 }
 
 Result<Cleaner> Cleaner::Parse(std::string_view spec_json) {
-  if (JsonNestsDeeperThan(spec_json, kMaxCleanerJsonDepth)) {
-    return SpecError("cleaner nests deeper than " + std::to_string(kMaxCleanerJsonDepth) +
-                     " levels");
+  // A spec is JSON that enters mnemo and is stored: a request body's depth.
+  if (!internal::JsonDepthWithin(spec_json)) {
+    return internal::CheckJsonLimits(spec_json, kField, /*max_bytes=*/-1);
   }
   try {
     json spec;

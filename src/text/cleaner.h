@@ -52,8 +52,10 @@ inline constexpr size_t kMaxCleanerSteps = 32;
 inline constexpr size_t kMaxCleanerArgumentBytes = 4096;  // field, pointer or pattern
 inline constexpr int64_t kMaxTruncate = 1'000'000;        // code points
 
-// Outputs nested deeper than this fail json_field/json_pointer (and specs
-// nested deeper are rejected), so no recursive JSON code sees them.
+// Tool outputs nested deeper than this fail json_field/json_pointer, so no
+// recursive JSON code sees them. (An output is the tool's text, not JSON
+// mnemo stores as JSON; a spec is, and gets a request body's depth,
+// internal::kMaxJsonDepth of base/json_limits.h.)
 inline constexpr int kMaxCleanerJsonDepth = 256;
 
 // Budget of one regex step in ICU "time units" (RegexMatcher::setTimeLimit):

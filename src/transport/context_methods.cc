@@ -41,7 +41,12 @@ Result<json> HandleContextWindow(const MethodContext& ctx, const json& p) {
   MNEMO_ASSIGN_OR_RETURN(ContextWindow w, ctx.engine.GetContextWindow(ctx.principal, req));
   json events = json::array();
   for (const ContextWindowEvent& e : w.events) {
-    json event = json::parse(e.raw_json, nullptr, /*allow_exceptions=*/false);
+    // Stored text is dumped into the response, which recurses: an event
+    // stored too deep (by a version that did not check) is shown in its
+    // canonical form instead.
+    json event = JsonDepthWithin(e.raw_json)
+                     ? json::parse(e.raw_json, nullptr, /*allow_exceptions=*/false)
+                     : json(json::value_t::discarded);
     if (event.is_discarded()) event = ContextEventToJson(e.event);
     events.push_back({{"seq", e.seq},
                       {"event", std::move(event)},

@@ -25,7 +25,9 @@ json DocumentToJson(const Document& d) {
     entities.push_back({{"kind", e.kind}, {"text", e.text}});
   }
   json meta = json::object();
-  if (!d.meta.empty()) {
+  // Stored meta nested deeper than a request body may nest (written by a
+  // version that did not check) is not dumped: dumping recurses.
+  if (!d.meta.empty() && JsonDepthWithin(d.meta)) {
     meta = json::parse(d.meta, nullptr, /*allow_exceptions=*/false);
     if (meta.is_discarded()) meta = json::object();
   }

@@ -135,28 +135,6 @@ std::string RenderText(const MethodSpec& spec, const json& params, const json& r
   return DumpJson(result);
 }
 
-bool JsonDepthWithin(std::string_view text, int max_depth) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return false;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return true;
-}
-
 std::string DumpJson(const json& j, int indent) {
   return j.dump(indent, ' ', false, json::error_handler_t::replace);
 }

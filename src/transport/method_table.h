@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_limits.h"
 #include "mnemo/engine.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
@@ -152,13 +153,9 @@ Result<json> CallMethod(const MethodSpec& spec, const MethodContext& ctx, const 
 // The text rendering of a result (spec.render, else the compact JSON).
 std::string RenderText(const MethodSpec& spec, const json& params, const json& result);
 
-// Deepest nesting of arrays/objects accepted in JSON text. Copying and
-// dumping nlohmann values recurse, so deeper input could exhaust the stack.
-inline constexpr int kMaxJsonDepth = 64;
-
-// True when the JSON text nests at most `max_depth` levels (strings skipped;
-// the text need not be valid JSON).
-bool JsonDepthWithin(std::string_view text, int max_depth = kMaxJsonDepth);
+// The JSON limits of a request body and of JSON inside one (base/json_limits.h).
+using internal::JsonDepthWithin;
+using internal::kMaxJsonDepth;
 
 // Compact JSON that never throws on invalid UTF-8 (replaced by U+FFFD).
 std::string DumpJson(const json& j, int indent = -1);

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -240,6 +244,65 @@ TEST(Config, MissingExplicitFileIsAnErrorButOptionalFileIsNot) {
   TempDir dir;
   EXPECT_FALSE(LoadConfig({.file = dir.Sub("nope.toml")}).ok());
   EXPECT_TRUE(LoadConfig({.file = dir.Sub("nope.toml"), .file_optional = true}).ok());
+}
+
+TEST(Config, AConfigPathThatIsADirectoryIsRefusedNotIgnored) {
+  // A container bind mount of a missing file leaves a directory: read as
+  // "no file", it turned ACL and the tokens off.
+  TempDir dir;
+  std::filesystem::create_directory(dir.Sub("mnemo.toml"));
+  for (bool optional : {false, true}) {
+    auto c = LoadConfig({.file = dir.Sub("mnemo.toml"), .file_optional = optional});
+    ASSERT_FALSE(c.ok());
+    EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(c.status().message(), "config file " + dir.Sub("mnemo.toml") +
+                                        " is a directory: give the path of a TOML file (or "
+                                        "remove it for the defaults)");
+  }
+}
+
+TEST(Config, AnUnreadableConfigFileIsAnError) {
+  TempDir dir;
+  std::filesystem::permissions(
+      dir.path(), std::filesystem::perms::owner_all | std::filesystem::perms::others_exec);
+  const std::string path = dir.Sub("mnemo.toml");
+  std::ofstream(path) << "[memory]\nacl_enabled = true\n";
+  std::filesystem::permissions(path, std::filesystem::perms::none);
+  auto load = [&] { return LoadConfig({.file = path, .file_optional = true}); };
+  if (::geteuid() != 0) {
+    auto c = load();
+    ASSERT_FALSE(c.ok());
+    EXPECT_NE(c.status().message().find("cannot read config file " + path + ": Permission denied"),
+              std::string::npos)
+        << c.status().ToString();
+    return;
+  }
+  // root reads any file: the check runs in a child that is not root.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        if (::setuid(65534) != 0) std::_Exit(3);
+        auto c = load();
+        const bool named =
+            !c.ok() && c.status().message().find("Permission denied") != std::string::npos;
+        std::_Exit(named ? 42 : 1);
+      },
+      ::testing::ExitedWithCode(42), "");
+}
+
+TEST(Config, TwoTokensWithTheSameDigestAreRefusedNamingBoth) {
+  TempDir dir;
+  const std::string digest(64, 'a');
+  auto c = LoadToml(dir, "[[security.tokens]]\nprincipal = \"alice\"\nsha256 = \"" + digest +
+                             "\"\n[[security.tokens]]\nprincipal = \"bob\"\nsha256 = \"" +
+                             std::string(64, 'b') +
+                             "\"\n[[security.tokens]]\nprincipal = \"mallory\"\nrole = "
+                             "\"admin\"\nsha256 = \"" +
+                             std::string(64, 'A') + "\"\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(),
+            "[[security.tokens]] #1 and [[security.tokens]] #3 have the same sha256: each token "
+            "must be declared once, for one principal");
 }
 
 TEST(Config, ToolsTakeACleanerAsStepTablesOrJsonText) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "mnemo/engine.h"
 #include "test_util.h"
@@ -81,6 +82,81 @@ TEST_F(PathGuardTest, AHardLinkToTheDatabaseIsProtected) {
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->is_protected);
   EXPECT_NE(r->reason.find("same file"), std::string::npos) << r->reason;
+}
+
+// A hard link `link` to `target`; false (the test skips) when the file
+// system has none.
+bool Link(const std::string& target, const std::string& link) {
+  std::error_code ec;
+  fs::create_hard_link(target, link, ec);
+  return !ec;
+}
+
+void Write(const std::string& path, const std::string& text) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path) << text;
+}
+
+TEST_F(PathGuardTest, HardLinksToArchiveFilesAreProtected) {
+  const std::string archive = ws_ + "/memory_tree/content/episodic/s/000000.md";
+  Write(archive, "user: hello\n");
+  if (!Link(archive, dir_.Sub("out") + "/turns.md")) GTEST_SKIP() << "no hard links here";
+  auto r = engine_->PathProtected(me_, dir_.Sub("out") + "/turns.md");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->is_protected);
+  EXPECT_EQ(r->reason, "the same file as " + fs::canonical(archive).string());
+}
+
+TEST_F(PathGuardTest, HardLinksToFilesOfTheMarkdownStoreAndAuditRotationsAreProtected) {
+  Write(dir_.Sub("notes") + "/global.md", "- a note\n");
+  Write(dir_.Sub("logs") + "/audit.log.3", "{}\n");
+  if (!Link(dir_.Sub("notes") + "/global.md", dir_.Sub("out") + "/notes.md")) {
+    GTEST_SKIP() << "no hard links here";
+  }
+  ASSERT_TRUE(Link(dir_.Sub("logs") + "/audit.log.3", dir_.Sub("out") + "/old-audit"));
+  EXPECT_TRUE(Protected(dir_.Sub("out") + "/notes.md"));
+  EXPECT_TRUE(Protected(dir_.Sub("out") + "/old-audit"));
+}
+
+TEST_F(PathGuardTest, HardLinksToVectorIndexFilesAreProtected) {
+  // A real index file: written when an engine with an embedder closes.
+  engine_.reset();
+  Config config;
+  config.embedding.provider = "hash";
+  config.security.audit.path = dir_.Sub("logs") + "/audit.log";
+  config.memory.path = dir_.Sub("notes");
+  {
+    auto e = Engine::Open({.workspace = ws_, .config = config});
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    ASSERT_TRUE((*e)->Store(me_, {.key = "v", .content = "a vector memory"}).ok());
+  }
+  std::vector<std::string> index_files;
+  for (const auto& entry : fs::recursive_directory_iterator(ws_)) {
+    const std::string name = entry.path().string();
+    if (entry.is_regular_file() && name.find("/index") != std::string::npos) {
+      index_files.push_back(name);
+    }
+  }
+  ASSERT_FALSE(index_files.empty()) << "no vector index file was written under " << ws_;
+  auto e = Engine::Open({.workspace = ws_, .config = config});
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  engine_ = std::move(*e);
+  for (size_t i = 0; i < index_files.size(); ++i) {
+    const std::string link = dir_.Sub("out") + "/index-" + std::to_string(i);
+    if (!Link(index_files[i], link)) GTEST_SKIP() << "no hard links here";
+    EXPECT_TRUE(Protected(link)) << index_files[i];
+  }
+}
+
+TEST_F(PathGuardTest, HardLinkedFilesOfTheUserAndFilesLinkedFromTheWorkspaceAreNot) {
+  Write(dir_.Sub("out") + "/mine.txt", "mine");
+  if (!Link(dir_.Sub("out") + "/mine.txt", dir_.Sub("out") + "/mine-too.txt")) {
+    GTEST_SKIP() << "no hard links here";
+  }
+  EXPECT_FALSE(Protected(dir_.Sub("out") + "/mine-too.txt"));
+  // A symlink inside the workspace to a user's file does not make it ours.
+  fs::create_symlink(dir_.Sub("out") + "/mine.txt", ws_ + "/link-out");
+  EXPECT_FALSE(Protected(dir_.Sub("out") + "/mine.txt"));
 }
 
 TEST_F(PathGuardTest, TheMarkdownStoreAndTheAuditLogElsewhereAreProtected) {

@@ -276,7 +276,12 @@ TEST(Cleaner, RejectsSpecsThatAreNotArraysOfObjects) {
             "object");
   EXPECT_EQ(SpecError(R"([{"truncate": 5}, "strip_html"])"),
             "cleaner step 2 must be an object such as {\"truncate\": 2000}, got \"strip_html\"");
-  EXPECT_EQ(SpecError(Repeat("[", 100000)), "cleaner nests deeper than 256 levels");
+  EXPECT_EQ(SpecError(Repeat("[", 100000)),
+            "cleaner nests deeper than 64 levels: a JSON value may nest at most 64 levels (the "
+            "limit of a request body)");
+  EXPECT_TRUE(
+      Cleaner::Parse(Repeat("[", 64) + Repeat("]", 64)).status().message().find("nests deeper") ==
+      std::string::npos);
   EXPECT_EQ(SpecError("[" + Repeat(R"({"strip_ansi": true},)", 32) + R"({"strip_ansi": true}])"),
             "cleaner has 33 steps; at most 32 are allowed");
 }

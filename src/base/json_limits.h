@@ -1,0 +1,34 @@
+// The limits every JSON text mnemo reads is held to: a request body (HTTP,
+// stdio, MCP) and every JSON that enters inside one as a string or through
+// the C++ API and is stored (context events, tool call arguments, document
+// meta, cleaner specs, import lines, saved tool registrations). The size
+// limit is the configuration's server.max_body_bytes; the depth limit is
+// kMaxJsonDepth. Stored JSON is checked against the depth again before any
+// recursive code (dump, copy, comparison) sees it, so data written by an
+// older version cannot exhaust a reader's stack either.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "mnemo/status.h"
+
+namespace mnemo::internal {
+
+// Deepest nesting of arrays/objects accepted. nlohmann's parser and
+// destructor are iterative, but dumping, copying and comparing recurse:
+// depth 80 000 overflowed an 8 MiB stack in memory.context_window.
+inline constexpr int kMaxJsonDepth = 64;
+
+// True when the brackets of `text` (outside strings) nest at most
+// `max_depth` levels. A linear scan without recursion; the text need not be
+// valid JSON.
+bool JsonDepthWithin(std::string_view text, int max_depth = kMaxJsonDepth);
+
+// Ok when `text` is at most `max_bytes` long and nests at most kMaxJsonDepth
+// levels; else kInvalidArgument naming `field` and the limit, e.g.
+// `event_json nests deeper than 64 levels: a JSON value may nest at most 64
+// levels (the limit of a request body)`. Validity is the caller's check.
+Status CheckJsonLimits(std::string_view text, std::string_view field, int64_t max_bytes);
+
+}  // namespace mnemo::internal
