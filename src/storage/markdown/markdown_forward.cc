@@ -230,4 +230,8 @@ Result<int64_t> MarkdownBackend::DeleteTriplesFromSource(std::string_view source
   return data().DeleteTriplesFromSource(source);
 }
 
+Result<ErasureCounts> MarkdownBackend::EraseSession(const SessionErasure& what) {
+  return data().EraseSession(what);
+}
+
 }  // namespace mnemo::storage::markdown
