@@ -163,6 +163,8 @@ struct AuditEvent {
   std::string outcome;  // ok, not_found, denied, invalid, error; redacted (spec 40)
   double duration_ms = 0;
   int64_t count = 0;  // redacted: how many secrets
+  // An erasure's counts by kind (ErasureCounts::Named), never content.
+  std::vector<std::pair<std::string, int64_t>> erased;
 };
 
 // memory.path_protected (spec 10, "Files").
