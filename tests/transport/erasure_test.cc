@@ -177,7 +177,11 @@ TEST_F(Erasure, SessionForgetLeavesNoMarkerInAnyFileAndKeepsTheOtherSession) {
   EXPECT_NE(profile.find("helix"), std::string::npos) << profile;
   EXPECT_EQ(Lower(profile).find("xylomark"), std::string::npos) << profile;
   EXPECT_FALSE(Call("memory.graph_query", {{"object", "Lisbon"}}).at("triples").empty());
-  EXPECT_EQ(Call("memory.context_window", {{"session_id", "kept"}}).at("events").size(), 1u);
+  EXPECT_EQ(Call("memory.context_window",
+                 {{"session_id", "kept"}, {"query", "mango"}, {"budget_chars", 10000}})
+                .at("events")
+                .size(),
+            1u);
 
   // The audit log has the erasure with its counts.
   std::ifstream audit(dir_.Sub("ws") + "/audit.log");
