@@ -24,7 +24,7 @@ double Ms(Clock::time_point since) {
 }
 
 std::string Words(int i) {
-  static const char* kWords[] = {"billing", "deploy", "friday", "postgres", "lisbon", "editor",
+  static const char* kWords[] = {"billing", "deploy", "friday", "postgres", "lisbon",  "editor",
                                  "helix",   "cargo",  "review", "backup",   "invoice", "rust"};
   std::string out;
   for (int k = 0; k < 12; ++k) {
@@ -42,7 +42,8 @@ void Die(const mnemo::Status& s) {
 double OptimizeAlone(const std::string& path, const char* table) {
   sqlite3* db = nullptr;
   sqlite3_open(path.c_str(), &db);
-  const std::string sql = std::string("INSERT INTO ") + table + "(" + table + ") VALUES('optimize')";
+  const std::string sql =
+      std::string("INSERT INTO ") + table + "(" + table + ") VALUES('optimize')";
   const auto t = Clock::now();
   // entries_fts needs the `mnemo` tokenizer only to index, not to optimise.
   char* err = nullptr;

@@ -353,19 +353,19 @@ struct SessionEndResult {
 // What an erasure removed (spec 10, "Erasure"): memory.session_forget,
 // memory.principal_forget. Counts of rows, never their content.
 struct ErasureCounts {
-  int64_t entries = 0;         // memory entries, tool rules and statistics included
-  int64_t entry_vectors = 0;   // their vectors (every signature)
-  int64_t turns = 0;           // episodic turn rows
+  int64_t entries = 0;        // memory entries, tool rules and statistics included
+  int64_t entry_vectors = 0;  // their vectors (every signature)
+  int64_t turns = 0;          // episodic turn rows
   int64_t segments = 0;
-  int64_t recaps = 0;          // indexed segment recaps
-  int64_t recap_vectors = 0;   // segment recap vectors (every signature)
+  int64_t recaps = 0;         // indexed segment recaps
+  int64_t recap_vectors = 0;  // segment recap vectors (every signature)
   int64_t events = 0;
   int64_t facets_removed = 0;  // facets whose only evidence was erased
   int64_t facets_reduced = 0;  // facets that lost some evidence and stay
   int64_t documents = 0;
   int64_t context_events = 0;
   int64_t triples = 0;
-  int64_t archive_files = 0;   // markdown archive files (the engine's, not storage's)
+  int64_t archive_files = 0;  // markdown archive files (the engine's, not storage's)
 
   ErasureCounts& operator+=(const ErasureCounts& o);
   // Every count with its name ("entries", "turns", ...), in declaration order.

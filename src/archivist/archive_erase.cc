@@ -46,8 +46,7 @@ Result<int64_t> EraseArchiveFiles(const std::string& archive_root,
     if (text && *text == RenderArchiveFile(row)) {
       std::error_code ec;
       if (!fs::remove(path, ec) && ec) {
-        return Unavailable("cannot remove the archive file " + path.string() + ": " +
-                           ec.message());
+        return Unavailable("cannot remove the archive file " + path.string() + ": " + ec.message());
       }
       ++removed;
     }

@@ -12,7 +12,7 @@ namespace {
 
 struct Kind {
   const char* name;
-  int64_t ErasureCounts::* count;
+  int64_t ErasureCounts::*count;
 };
 
 constexpr std::array<Kind, 13> kKinds = {{

@@ -216,8 +216,8 @@ struct Engine::Impl {
   // context-prune archives.
   Result<std::vector<std::string>> SessionDocumentIds(const std::string& owner,
                                                       std::string_view session_id);
-  // Brings every open vector space up to date with storage and rewrites its
-  // index file, so erased vectors leave memory and disk.
+  // Rebuilds every open vector space from storage and rewrites its index
+  // file (VectorSpace::Purge), so erased vectors leave memory and disk.
   Status RewriteVectorSpaces();
 
   // Export and import (import_export.cc).

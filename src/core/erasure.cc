@@ -58,10 +58,7 @@ Status Engine::Impl::RewriteVectorSpaces() {
     std::lock_guard lock(spaces_mu);
     for (const auto& [signature, space] : spaces) open.push_back(space);
   }
-  for (const std::shared_ptr<VectorSpace>& space : open) {
-    MNEMO_RETURN_IF_ERROR(space->Sync());
-    MNEMO_RETURN_IF_ERROR(space->Save());
-  }
+  for (const std::shared_ptr<VectorSpace>& space : open) MNEMO_RETURN_IF_ERROR(space->Purge());
   return Status::Ok();
 }
 
@@ -85,10 +82,10 @@ Result<ErasureCounts> Engine::Impl::SessionForget(const Principal& who,
                          backend->Segments(false, owner, req.session_id));
   MNEMO_ASSIGN_OR_RETURN(std::vector<std::string> documents,
                          SessionDocumentIds(owner, req.session_id));
-  MNEMO_ASSIGN_OR_RETURN(ErasureCounts counts,
-                         backend->EraseSession({.owner = owner,
-                                                .session_id = req.session_id,
-                                                .document_ids = std::move(documents)}));
+  MNEMO_ASSIGN_OR_RETURN(
+      ErasureCounts counts,
+      backend->EraseSession(
+          {.owner = owner, .session_id = req.session_id, .document_ids = std::move(documents)}));
   if (recaps != nullptr) {
     std::vector<std::string> ids;
     for (const storage::SegmentRow& s : segments) ids.push_back(s.id);
@@ -131,8 +128,7 @@ Result<ErasureCounts> Engine::Impl::PrincipalForget(const Principal& who,
   return counts;
 }
 
-Result<ErasureCounts> Engine::SessionForget(const Principal& who,
-                                            const SessionForgetRequest& req) {
+Result<ErasureCounts> Engine::SessionForget(const Principal& who, const SessionForgetRequest& req) {
   return impl_->SessionForget(who, req);
 }
 

@@ -5,9 +5,7 @@
 namespace mnemo::storage::internal {
 namespace {
 
-bool Blank(std::string_view s) {
-  return s.find_first_not_of(" \t\r\n") == std::string_view::npos;
-}
+bool Blank(std::string_view s) { return s.find_first_not_of(" \t\r\n") == std::string_view::npos; }
 
 }  // namespace
 

@@ -40,9 +40,9 @@ Result<json> HandleSessionForget(const MethodContext& ctx, const json& p) {
 }
 
 Result<json> HandlePrincipalForget(const MethodContext& ctx, const json& p) {
-  MNEMO_ASSIGN_OR_RETURN(ErasureCounts counts,
-                         ctx.engine.PrincipalForget(ctx.principal,
-                                                    p.at("principal").get<std::string>()));
+  MNEMO_ASSIGN_OR_RETURN(
+      ErasureCounts counts,
+      ctx.engine.PrincipalForget(ctx.principal, p.at("principal").get<std::string>()));
   return json{{"erased", ErasedToJson(counts)}};
 }
 

@@ -248,11 +248,11 @@ TEST_P(ErasureConformance, ErasePrincipalRemovesEverythingTheOwnerOwns) {
   auto bob_entry = backend_->Upsert(
       {.owner = "bob", .ns = "global", .key = "k", .content = "zebra entry", .now = 1});
   ASSERT_TRUE(alice_entry.ok() && alice_rule.ok() && bob_entry.ok());
-  ASSERT_TRUE(backend_
-                  ->PutVectors(kSignature, std::vector<LabeledVector>{
-                                               {alice_entry->label, {1, 0, 0}},
-                                               {bob_entry->label, {0, 1, 0}}})
-                  .ok());
+  ASSERT_TRUE(
+      backend_
+          ->PutVectors(kSignature, std::vector<LabeledVector>{{alice_entry->label, {1, 0, 0}},
+                                                              {bob_entry->label, {0, 1, 0}}})
+          .ok());
   auto before = backend_->VectorWatermark(kSignature);
   ASSERT_TRUE(before.ok());
 

@@ -69,12 +69,12 @@ Status DropSegments(PgConn& conn, const Scope& scope, ErasureCounts& counts) {
   if (ids.empty()) return Status::Ok();
   std::set<std::string> erased;
   for (int i = 0; i < ids.size(); ++i) erased.emplace(ids.Text(i, 0));
-  MNEMO_ASSIGN_OR_RETURN(counts.recaps,
-                         DeleteScoped(conn, "segment_recaps", "segment_id IN (" + segments + ")",
-                                       scope, "segment_recaps"));
-  MNEMO_ASSIGN_OR_RETURN(counts.recap_vectors,
-                         DeleteScoped(conn, "segment_vectors", "segment_id IN (" + segments + ")",
-                                       scope, ""));
+  MNEMO_ASSIGN_OR_RETURN(
+      counts.recaps, DeleteScoped(conn, "segment_recaps", "segment_id IN (" + segments + ")", scope,
+                                  "segment_recaps"));
+  MNEMO_ASSIGN_OR_RETURN(
+      counts.recap_vectors,
+      DeleteScoped(conn, "segment_vectors", "segment_id IN (" + segments + ")", scope, ""));
   MNEMO_ASSIGN_OR_RETURN(Rows facets, conn.Exec("SELECT facet_type, key, evidence_count, "
                                                 "segment_ids FROM facets WHERE owner = $1",
                                                 Params().Add(scope.owner), "read the facets"));
@@ -100,20 +100,17 @@ Status DropSegments(PgConn& conn, const Scope& scope, ErasureCounts& counts) {
       ++counts.facets_removed;
     }
   }
-  MNEMO_ASSIGN_OR_RETURN(counts.segments,
-                         DeleteScoped(conn, "segments", scope.Where(), scope, ""));
+  MNEMO_ASSIGN_OR_RETURN(counts.segments, DeleteScoped(conn, "segments", scope.Where(), scope, ""));
   return Status::Ok();
 }
 
 Status DropEpisodic(PgConn& conn, const Scope& scope, ErasureCounts& counts) {
-  MNEMO_ASSIGN_OR_RETURN(counts.turns,
-                         DeleteScoped(conn, "turns", scope.Where(), scope, "turns"));
+  MNEMO_ASSIGN_OR_RETURN(counts.turns, DeleteScoped(conn, "turns", scope.Where(), scope, "turns"));
   MNEMO_RETURN_IF_ERROR(DropSegments(conn, scope, counts));
   MNEMO_ASSIGN_OR_RETURN(counts.events,
                          DeleteScoped(conn, "events", scope.Where(), scope, "events"));
-  MNEMO_ASSIGN_OR_RETURN(counts.context_events,
-                         DeleteScoped(conn, "context_events", scope.Where(), scope,
-                                       "context_events"));
+  MNEMO_ASSIGN_OR_RETURN(counts.context_events, DeleteScoped(conn, "context_events", scope.Where(),
+                                                             scope, "context_events"));
   return DeleteScoped(conn, "context_sessions", scope.Where(), scope, "").status();
 }
 
@@ -122,9 +119,9 @@ Status DropDocuments(PgConn& conn, std::string_view owner, std::span<const std::
                      ErasureCounts& counts) {
   Params p;
   p.Add(owner).AddTextArray(ids);
-  MNEMO_ASSIGN_OR_RETURN(counts.documents, DeleteCounted(conn, "documents",
-                                                         "owner = $1 AND id = ANY($2::text[])", p,
-                                                         "documents"));
+  MNEMO_ASSIGN_OR_RETURN(
+      counts.documents,
+      DeleteCounted(conn, "documents", "owner = $1 AND id = ANY($2::text[])", p, "documents"));
   MNEMO_ASSIGN_OR_RETURN(
       int64_t triples,
       DeleteCounted(conn, "triples", "owner = $1 AND source = ANY($2::text[])", p, ""));
@@ -162,19 +159,16 @@ Result<ErasureCounts> PostgresBackend::ErasePrincipal(std::string_view owner) {
                   "log the removal of the entries' vectors"));
     counts.entry_vectors = logged.affected();
     logged_changes_ += counts.entry_vectors;
-    MNEMO_RETURN_IF_ERROR(DeleteScoped(conn, "entry_vectors", "label IN (" + labels + ")",
-                                        scope, "")
-                              .status());
+    MNEMO_RETURN_IF_ERROR(
+        DeleteScoped(conn, "entry_vectors", "label IN (" + labels + ")", scope, "").status());
     MNEMO_ASSIGN_OR_RETURN(counts.entries,
                            DeleteScoped(conn, "entries", scope.Where(), scope, "entries"));
     MNEMO_RETURN_IF_ERROR(DropEpisodic(conn, scope, counts));
-    MNEMO_ASSIGN_OR_RETURN(int64_t facets,
-                           DeleteScoped(conn, "facets", scope.Where(), scope, ""));
+    MNEMO_ASSIGN_OR_RETURN(int64_t facets, DeleteScoped(conn, "facets", scope.Where(), scope, ""));
     counts.facets_removed += facets;
-    MNEMO_ASSIGN_OR_RETURN(counts.documents, DeleteScoped(conn, "documents", scope.Where(),
-                                                           scope, "documents"));
-    MNEMO_ASSIGN_OR_RETURN(counts.triples,
-                           DeleteScoped(conn, "triples", scope.Where(), scope, ""));
+    MNEMO_ASSIGN_OR_RETURN(counts.documents,
+                           DeleteScoped(conn, "documents", scope.Where(), scope, "documents"));
+    MNEMO_ASSIGN_OR_RETURN(counts.triples, DeleteScoped(conn, "triples", scope.Where(), scope, ""));
     return Status::Ok();
   }));
   return counts;

@@ -225,8 +225,8 @@ Result<bool> DropDocumentRow(Connection& db, std::string_view id) {
   MNEMO_ASSIGN_OR_RETURN(std::optional<IndexedText> indexed, FindIndexed(db, id));
   if (!indexed) return false;
   MNEMO_RETURN_IF_ERROR(Unindex(db, *indexed));
-  MNEMO_ASSIGN_OR_RETURN(Statement del,
-                         db.Prepare("DELETE FROM documents WHERE rowid = ?", "delete the document"));
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement del, db.Prepare("DELETE FROM documents WHERE rowid = ?", "delete the document"));
   del.Bind(1, indexed->rowid);
   MNEMO_RETURN_IF_ERROR(del.Run("delete the document"));
   return true;

@@ -54,8 +54,8 @@ Result<int64_t> Count(Connection& db, const std::string& sql, const Scope& scope
   return found ? s.ColumnInt(0) : 0;
 }
 
-Result<std::vector<std::string>> Strings(Connection& db, const std::string& sql,
-                                         const Scope& scope, std::string_view what) {
+Result<std::vector<std::string>> Strings(Connection& db, const std::string& sql, const Scope& scope,
+                                         std::string_view what) {
   MNEMO_ASSIGN_OR_RETURN(Statement s, db.Prepare(sql, what));
   s.Bind(1, scope.owner);
   if (scope.session_id) s.Bind(2, *scope.session_id);
@@ -77,15 +77,14 @@ Result<int64_t> DropIndexed(Connection& db, const IndexedTable& t, const Scope& 
                             std::set<std::string>& touched) {
   const std::string where = Where(scope);
   const std::string what = std::string("erase from ") + t.table;
-  MNEMO_ASSIGN_OR_RETURN(int64_t n, Count(db,
-                                          std::string("SELECT COUNT(*) FROM ") + t.table +
-                                              " WHERE " + where,
-                                          scope, what));
+  MNEMO_ASSIGN_OR_RETURN(
+      int64_t n,
+      Count(db, std::string("SELECT COUNT(*) FROM ") + t.table + " WHERE " + where, scope, what));
   if (n == 0) return int64_t{0};
   MNEMO_RETURN_IF_ERROR(Run(db,
                             std::string("INSERT INTO ") + t.fts + " (" + t.fts + ", rowid, " +
-                                t.columns + ") SELECT 'delete', " + t.indexed + " FROM " +
-                                t.table + " WHERE " + where,
+                                t.columns + ") SELECT 'delete', " + t.indexed + " FROM " + t.table +
+                                " WHERE " + where,
                             scope, what)
                             .status());
   MNEMO_RETURN_IF_ERROR(
@@ -121,10 +120,10 @@ Status DropSegments(Connection& db, const Scope& scope, ErasureCounts& counts,
                                   segments + ")",
                               scope, "erase the recaps' index rows")
                               .status());
-    MNEMO_RETURN_IF_ERROR(
-        Run(db, "DELETE FROM segment_recaps WHERE segment_id IN (" + segments + ")", scope,
-            "erase the recaps")
-            .status());
+    MNEMO_RETURN_IF_ERROR(Run(db,
+                              "DELETE FROM segment_recaps WHERE segment_id IN (" + segments + ")",
+                              scope, "erase the recaps")
+                              .status());
     touched.insert("segment_recaps_fts");
   }
   MNEMO_ASSIGN_OR_RETURN(
@@ -147,10 +146,10 @@ Status DropSegments(Connection& db, const Scope& scope, ErasureCounts& counts,
       if (!row) break;
       std::optional<std::vector<std::string>> segment_ids = DecodeTags(s.ColumnText(3));
       if (!segment_ids) return Internal("a facet's segment_ids are not a JSON array");
-      facets.push_back({.type = std::string(s.ColumnText(0)),
-                        .key = std::string(s.ColumnText(1)),
-                        .row = {.evidence_count = s.ColumnInt(2),
-                                .segment_ids = std::move(*segment_ids)}});
+      facets.push_back(
+          {.type = std::string(s.ColumnText(0)),
+           .key = std::string(s.ColumnText(1)),
+           .row = {.evidence_count = s.ColumnInt(2), .segment_ids = std::move(*segment_ids)}});
     }
   }
   for (const Facet& f : facets) {
@@ -174,7 +173,7 @@ Status DropSegments(Connection& db, const Scope& scope, ErasureCounts& counts,
     ++(kept ? counts.facets_reduced : counts.facets_removed);
   }
   MNEMO_ASSIGN_OR_RETURN(counts.segments, Run(db, "DELETE FROM segments WHERE " + Where(scope),
-                                               scope, "erase the segments"));
+                                              scope, "erase the segments"));
   return Status::Ok();
 }
 
@@ -273,8 +272,8 @@ Result<ErasureCounts> SqliteBackend::ErasePrincipal(std::string_view owner) {
                          Strings(db, "SELECT id FROM documents WHERE owner = ?1", scope,
                                  "find the documents to erase"));
   MNEMO_RETURN_IF_ERROR(DropDocuments(db, owner, documents, counts, touched));
-  MNEMO_ASSIGN_OR_RETURN(int64_t triples, Run(db, "DELETE FROM triples WHERE owner = ?1", scope,
-                                              "erase the triples"));
+  MNEMO_ASSIGN_OR_RETURN(
+      int64_t triples, Run(db, "DELETE FROM triples WHERE owner = ?1", scope, "erase the triples"));
   counts.triples += triples;
   MNEMO_RETURN_IF_ERROR(OptimizeTouched(db, touched));
   MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked());
