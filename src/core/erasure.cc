@@ -88,6 +88,7 @@ Result<ErasureCounts> Engine::Impl::SessionForget(const Principal& who,
           {.owner = owner, .session_id = req.session_id, .document_ids = std::move(documents)}));
   if (recaps != nullptr) {
     std::vector<std::string> ids;
+    ids.reserve(segments.size());
     for (const storage::SegmentRow& s : segments) ids.push_back(s.id);
     recaps->Forget(ids, std::nullopt);
   }
