@@ -2,10 +2,8 @@
 //   erasure_bench [--entries N] [--turns N] [--dir DIR]
 // Fills N entries and N turn rows (in sessions of 20 rows), then times one
 // memory.forget (Backend::Delete: the row, its FTS5 row and the 'optimize'
-// rewrite of entries_fts), one EraseSession (20 turn rows, turns_fts
-// optimised) and, for comparison, an 'optimize' of each index alone.
-#include <sqlite3.h>
-
+// rewrite of entries_fts) and one EraseSession (20 turn rows, turns_fts
+// optimised).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -37,22 +35,6 @@ std::string Words(int i) {
 void Die(const mnemo::Status& s) {
   std::fprintf(stderr, "erasure_bench: %s\n", s.ToString().c_str());
   std::exit(1);
-}
-
-double OptimizeAlone(const std::string& path, const char* table) {
-  sqlite3* db = nullptr;
-  sqlite3_open(path.c_str(), &db);
-  const std::string sql =
-      std::string("INSERT INTO ") + table + "(" + table + ") VALUES('optimize')";
-  const auto t = Clock::now();
-  // entries_fts needs the `mnemo` tokenizer only to index, not to optimise.
-  char* err = nullptr;
-  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-    std::fprintf(stderr, "optimize %s: %s\n", table, err != nullptr ? err : "?");
-  }
-  const double ms = Ms(t);
-  sqlite3_close(db);
-  return ms;
 }
 
 }  // namespace
@@ -110,8 +92,6 @@ int main(int argc, char** argv) {
   std::printf("EraseSession of %lld of %d turn rows (turns_fts optimised): %.1f ms\n",
               static_cast<long long>(counts->turns), turns, Ms(t));
   opened->reset();
-  std::printf("optimize alone, already optimised: entries_fts %.1f ms, turns_fts %.1f ms\n",
-              OptimizeAlone(path, "entries_fts"), OptimizeAlone(path, "turns_fts"));
   std::printf("database: %.1f MiB\n",
               static_cast<double>(std::filesystem::file_size(path)) / (1024.0 * 1024.0));
   return 0;
