@@ -1,5 +1,5 @@
-// `mnemo sessions list|show` and `mnemo profile`: the Archivist's read side
-// (spec 40) through the method table.
+// `mnemo sessions list|show|forget` and `mnemo profile`: the Archivist's
+// read side (spec 40) and erasure (spec 10) through the method table.
 #include <map>
 #include <memory>
 
@@ -72,6 +72,19 @@ void AddSessionsCommands(CLI::App& app, GlobalOptions& g, Action& action) {
   show->callback([&g, &action, id] {
     action = [&g, id] {
       return RunMethod(g, "memory.session_turns", {{"session_id", *id}}, TurnsText);
+    };
+  });
+
+  CLI::App* forget = sessions->add_subcommand(
+      "forget", "Erase a session and everything derived from it (counts printed)");
+  forget->add_option("session", *id, "The session's id")->required();
+  auto owner = std::make_shared<std::string>();
+  forget->add_option("--owner", *owner, "Admin: whose session it is (default: yours)");
+  forget->callback([&g, &action, id, owner] {
+    action = [&g, id, owner] {
+      json params = {{"session_id", *id}};
+      if (!owner->empty()) params["owner"] = *owner;
+      return RunMethod(g, "memory.session_forget", params);
     };
   });
 

@@ -108,6 +108,24 @@ class Engine {
   // "### Preference" / "- key: value (confirmed Nx)" sections.
   Result<std::string> ProfileRender(const Principal& who);
 
+  // Erasure (spec 10, "Erasure"). Removes one conversation and everything
+  // derived from it: turns, segments and recaps, events, the profile
+  // evidence its segments gave (a facet with no other evidence goes), its
+  // segment documents and context-prune archives with the triples
+  // extracted from them, its context events, its markdown archive files,
+  // recap vectors and every keyword index row; SQLite's free pages and text
+  // index keep none of it (docs/storage.md). The session is `who`'s own;
+  // req.owner names another principal's for an admin (or with ACL off) and
+  // is ignored for a user, so another principal's session answers exactly
+  // like a missing one: all counts 0. Waits for the session's background
+  // work (segment finalisation, archive files) first.
+  Result<ErasureCounts> SessionForget(const Principal& who, const SessionForgetRequest& req);
+  // Everything `principal` owns: entries in every namespace (tool rules and
+  // statistics too) with their vectors, and every session as SessionForget
+  // removes it, every facet, document and triple. Admin only under ACL
+  // (kPermissionDenied). The vector index files are rewritten.
+  Result<ErasureCounts> PrincipalForget(const Principal& who, std::string_view principal);
+
   // Appends to or replaces a section of MEMORY.md / SKILL.md in the workspace
   // (whitelisted, locked across processes, written atomically).
   Result<MemoryMdReport> UpdateMemoryMd(const Principal& who, const MemoryMdRequest& req);

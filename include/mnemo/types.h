@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "mnemo/status.h"
@@ -163,6 +164,8 @@ struct AuditEvent {
   std::string outcome;  // ok, not_found, denied, invalid, error; redacted (spec 40)
   double duration_ms = 0;
   int64_t count = 0;  // redacted: how many secrets
+  // An erasure's counts by kind (ErasureCounts::Named), never content.
+  std::vector<std::pair<std::string, int64_t>> erased;
 };
 
 // memory.path_protected (spec 10, "Files").
@@ -367,6 +370,35 @@ struct SegmentInfo {
 struct SessionEndResult {
   bool closed = false;     // false: no open segment (already ended)
   std::string segment_id;  // the segment closed
+};
+
+// What an erasure removed (spec 10, "Erasure"): memory.session_forget,
+// memory.principal_forget. Counts of rows, never their content.
+struct ErasureCounts {
+  int64_t entries = 0;        // memory entries, tool rules and statistics included
+  int64_t entry_vectors = 0;  // their vectors (every signature)
+  int64_t turns = 0;          // episodic turn rows
+  int64_t segments = 0;
+  int64_t recaps = 0;         // indexed segment recaps
+  int64_t recap_vectors = 0;  // segment recap vectors (every signature)
+  int64_t events = 0;
+  int64_t facets_removed = 0;  // facets whose only evidence was erased
+  int64_t facets_reduced = 0;  // facets that lost some evidence and stay
+  int64_t documents = 0;
+  int64_t context_events = 0;
+  int64_t triples = 0;
+  int64_t archive_files = 0;  // markdown archive files (the engine's, not storage's)
+
+  ErasureCounts& operator+=(const ErasureCounts& o);
+  // Every count with its name ("entries", "turns", ...), in declaration order.
+  std::vector<std::pair<std::string, int64_t>> Named() const;
+};
+
+// memory.session_forget: one conversation of `owner` (the caller when
+// absent; naming another owner needs the admin role under ACL).
+struct SessionForgetRequest {
+  std::string session_id;
+  std::optional<std::string> owner;
 };
 
 // An event of a closed segment (decision, commitment, preference, fact).

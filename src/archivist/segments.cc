@@ -117,10 +117,10 @@ Result<std::vector<std::pair<std::string, std::string>>> RecapTurns(
 
 }  // namespace
 
-std::string SegmentDocumentSource(const storage::SegmentRow& segment) {
+std::string SessionDocumentSourcePrefix(std::string_view session_id) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out = "agent://session/";
-  for (const char c : segment.session_id) {
+  for (const char c : session_id) {
     const auto b = static_cast<unsigned char>(c);
     if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || b == '-' ||
         b == '.' || b == '_' || b == '~') {
@@ -131,9 +131,13 @@ std::string SegmentDocumentSource(const storage::SegmentRow& segment) {
       out += kHex[b & 0xF];
     }
   }
-  out += "/segment/" + segment.id + "#seq" + std::to_string(segment.first_seq) + "-" +
-         std::to_string(segment.last_seq);
+  out += "/segment/";
   return out;
+}
+
+std::string SegmentDocumentSource(const storage::SegmentRow& segment) {
+  return SessionDocumentSourcePrefix(segment.session_id) + segment.id + "#seq" +
+         std::to_string(segment.first_seq) + "-" + std::to_string(segment.last_seq);
 }
 
 std::string SegmentProse(std::span<const storage::TurnRow> rows) {

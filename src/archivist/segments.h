@@ -49,6 +49,9 @@ struct FinalizeOptions {
 // "agent://session/<s>/segment/<seg>#seq<a>-<b>", the session id
 // percent-encoded (RFC 3986: every byte but unreserved ones).
 std::string SegmentDocumentSource(const storage::SegmentRow& segment);
+// "agent://session/<s>/segment/": what every segment document of session
+// `session_id` starts with, and no other session's (the encoding has no '/').
+std::string SessionDocumentSourcePrefix(std::string_view session_id);
 
 // The segment's prose: one "<role>: <content>" paragraph per row with
 // content, in seq order, separated by a blank line. Tool calls are not part

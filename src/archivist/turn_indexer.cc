@@ -124,19 +124,19 @@ int RedactTurn(Turn& turn) {
   return count;
 }
 
+ArchiveRow ArchiveRowOf(const storage::TurnRow& r) {
+  return ArchiveRow{.session_id = r.session_id,
+                    .seq = r.seq,
+                    .timestamp_ms = r.timestamp_ms,
+                    .role = r.role,
+                    .cost_microdollars = r.cost_microdollars,
+                    .lesson = r.lesson,
+                    .tool_calls_json = r.tool_calls_json,
+                    .content = r.content};
+}
+
 std::vector<ArchiveRow> ArchiveRowsOf(const IndexedTurn& turn) {
-  std::vector<ArchiveRow> rows;
-  for (const storage::TurnRow* r : {&turn.user, &turn.assistant}) {
-    rows.push_back(ArchiveRow{.session_id = r->session_id,
-                              .seq = r->seq,
-                              .timestamp_ms = r->timestamp_ms,
-                              .role = r->role,
-                              .cost_microdollars = r->cost_microdollars,
-                              .lesson = r->lesson,
-                              .tool_calls_json = r->tool_calls_json,
-                              .content = r->content});
-  }
-  return rows;
+  return {ArchiveRowOf(turn.user), ArchiveRowOf(turn.assistant)};
 }
 
 Result<IndexedTurn> IndexTurn(storage::Backend& backend, const std::string& owner, Turn turn,

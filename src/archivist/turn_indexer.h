@@ -64,6 +64,8 @@ int RedactTurn(Turn& turn);
 
 // The archive files of stored rows (ArchiveWriter writes them).
 std::vector<ArchiveRow> ArchiveRowsOf(const IndexedTurn& turn);
+// The archive row of one stored turn row.
+ArchiveRow ArchiveRowOf(const storage::TurnRow& row);
 
 // Appends the turn's two rows for `owner` (sequence numbers from the store).
 Result<IndexedTurn> IndexTurn(storage::Backend& backend, const std::string& owner, Turn turn,

@@ -48,6 +48,11 @@ void AuditLog::Append(TimeMs time, const Principal& who, const AuditEvent& event
   if (!event.category.empty()) line["category"] = text::RedactSecrets(event.category, &redacted);
   line["outcome"] = event.outcome;
   if (event.count > 0) line["count"] = event.count;
+  if (!event.erased.empty()) {
+    nlohmann::json erased = nlohmann::json::object();
+    for (const auto& [kind, n] : event.erased) erased[kind] = n;
+    line["erased"] = std::move(erased);
+  }
   line["duration_ms"] = static_cast<double>(static_cast<int64_t>(event.duration_ms * 1000)) / 1000;
   // Invalid UTF-8 in a key must not throw: replace it.
   std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

@@ -55,11 +55,28 @@ Result<std::vector<LoadedEvent>> LoadEvents(storage::Backend& backend, std::stri
 }
 
 std::string ArchiveSource(std::string_view session_id, int64_t first_seq, int64_t last_seq) {
-  return "context:" + std::string(session_id) + "#seq" + std::to_string(first_seq) + "-" +
+  return ContextArchiveSourcePrefix(session_id) + std::to_string(first_seq) + "-" +
          std::to_string(last_seq);
 }
 
+bool AllDigits(std::string_view s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
 }  // namespace
+
+std::string ContextArchiveSourcePrefix(std::string_view session_id) {
+  return "context:" + std::string(session_id) + "#seq";
+}
+
+bool IsContextArchiveOf(std::string_view source, std::string_view session_id) {
+  const std::string prefix = ContextArchiveSourcePrefix(session_id);
+  if (!source.starts_with(prefix)) return false;
+  const std::string_view range = source.substr(prefix.size());
+  const size_t dash = range.find('-');
+  return dash != std::string_view::npos && AllDigits(range.substr(0, dash)) &&
+         AllDigits(range.substr(dash + 1));
+}
 
 Result<ContextAppendResult> Engine::Impl::ContextAppend(const Principal& who,
                                                         const ContextAppendRequest& req) {

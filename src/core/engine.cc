@@ -114,8 +114,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   if (ec) return Unavailable("workspace " + ws + " cannot be resolved: " + ec.message());
   MNEMO_ASSIGN_OR_RETURN(impl->backend, OpenBackend(impl->config, impl->workspace));
   MNEMO_RETURN_IF_ERROR(impl->OpenVectors());
-  impl->archive =
-      std::make_unique<archivist::ArchiveWriter>(impl->workspace + "/memory_tree/content/episodic");
+  impl->archive_root = impl->workspace + "/memory_tree/content/episodic";
+  impl->archive = std::make_unique<archivist::ArchiveWriter>(impl->archive_root);
   MNEMO_RETURN_IF_ERROR(impl->OpenArchivist());
   MNEMO_RETURN_IF_ERROR(impl->OpenTools());
   if (impl->config.security.audit.enabled) {

@@ -32,6 +32,13 @@ Status CheckSecret(const Config& config, std::string_view content, std::string_v
 // flags); `now` stands in for a missing updated_at (import_v1.cc).
 storage::EntryWrite WriteOfEntry(const Entry& e, TimeMs now);
 
+// The source of a context-prune archive document of `session_id` starts
+// with ContextArchiveSourcePrefix ("context:<session>#seq"), followed by
+// "<first>-<last>"; IsContextArchiveOf tells it from another session's
+// whose id merely starts the same (context_window.cc).
+std::string ContextArchiveSourcePrefix(std::string_view session_id);
+bool IsContextArchiveOf(std::string_view source, std::string_view session_id);
+
 struct Engine::Impl {
   Config config;
   std::string workspace;  // absolute
@@ -53,6 +60,7 @@ struct Engine::Impl {
   // Markdown archive of episodic rows (spec 40), written in the background;
   // drained when the engine closes.
   std::unique_ptr<archivist::ArchiveWriter> archive;
+  std::string archive_root;  // <workspace>/memory_tree/content/episodic
   // Segment finalisation (recap, events, profile) runs here; declared after
   // the backend and the LLM client so it is destroyed (drained) first.
   std::unique_ptr<llm::ChatClient> llm;
@@ -217,6 +225,17 @@ struct Engine::Impl {
   Result<ContextWindow> GetContextWindow(const Principal& who, const ContextWindowRequest& req);
   Result<ContextPruneResult> ContextPrune(const Principal& who, std::string_view session_id,
                                           int64_t keep);
+
+  // Erasure (erasure.cc; spec 10, "Erasure").
+  Result<ErasureCounts> SessionForget(const Principal& who, const SessionForgetRequest& req);
+  Result<ErasureCounts> PrincipalForget(const Principal& who, std::string_view principal);
+  // The owner's documents derived from `session_id`: segment documents and
+  // context-prune archives.
+  Result<std::vector<std::string>> SessionDocumentIds(const std::string& owner,
+                                                      std::string_view session_id);
+  // Rebuilds every open vector space from storage and rewrites its index
+  // file (VectorSpace::Purge), so erased vectors leave memory and disk.
+  Status RewriteVectorSpaces();
 
   // Export (export.cc) and import (import.cc; version 1: import_v1.cc).
   Status ExportJsonl(const Principal& who, std::ostream& out, const ExportOptions& options);

@@ -54,4 +54,11 @@ std::optional<double> RecapVectors::Cosine(std::span<const float> q,
   return embed::Dot(it->second.vector, q);
 }
 
+void RecapVectors::Forget(std::span<const std::string> segment_ids,
+                          const std::optional<std::string>& owner) {
+  std::lock_guard lock(mu_);
+  for (const std::string& id : segment_ids) items_.erase(id);
+  if (owner) std::erase_if(items_, [&](const auto& item) { return item.second.owner == *owner; });
+}
+
 }  // namespace mnemo

@@ -39,6 +39,11 @@ class RecapVectors {
   // The cosine of `q` with the stored recap vector of `segment_id`, if any
   // (as of the last catch-up).
   std::optional<double> Cosine(std::span<const float> q, const std::string& segment_id) const;
+  // Drops the cached vectors of erased segments (memory.session_forget):
+  // `segment_ids`, or every one of `owner` when given. Another process's
+  // cache keeps them until it restarts, but their segments are gone from
+  // storage, so recall never returns them.
+  void Forget(std::span<const std::string> segment_ids, const std::optional<std::string>& owner);
 
  private:
   struct Item {

@@ -191,6 +191,17 @@ Status VectorSpace::Save() {
   if (file_watermark_ >= 0 && watermark_.load() - file_watermark_ < kSaveAfterChanges) {
     return Status::Ok();
   }
+  return SaveLocked();
+}
+
+Status VectorSpace::Purge() {
+  std::lock_guard lock(mu_);
+  MNEMO_RETURN_IF_ERROR(Rebuild());
+  MNEMO_RETURN_IF_ERROR(Maintain());
+  return dir_.empty() ? Status::Ok() : SaveLocked();
+}
+
+Status VectorSpace::SaveLocked() {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec) return Unavailable("cannot create " + dir_.string() + ": " + ec.message());

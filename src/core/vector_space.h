@@ -50,6 +50,12 @@ class VectorSpace {
   // Writes the index file (atomically); a no-op without a folder.
   Status Save();
 
+  // Rebuilds the index from storage and rewrites its file now (erasure): an
+  // hnsw index only marks a removed vector deleted and still writes it to
+  // its file, so an erased vector leaves memory and disk only this way.
+  // Costs a full rebuild.
+  Status Purge();
+
  private:
   VectorSpace(storage::Backend& backend, std::string signature, size_t dims,
               index::IndexOptions options, std::filesystem::path dir)
@@ -60,6 +66,7 @@ class VectorSpace {
         dir_(std::move(dir)) {}
 
   Status Rebuild();
+  Status SaveLocked();  // mu_ held; writes the file whatever changed
   Status ApplyChanges(std::span<const storage::VectorChange> changes);
   Status Maintain();
 

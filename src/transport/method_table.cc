@@ -42,6 +42,7 @@ const MethodTable& DefaultMethodTable() {
     AddRuleMethods(*t);
     AddTurnMethods(*t);
     AddEpisodicMethods(*t);
+    AddErasureMethods(*t);
     AddGraphMethods(*t);
     AddDocumentMethods(*t);
     AddContextMethods(*t);
@@ -109,7 +110,17 @@ Result<json> CallMethod(const MethodSpec& spec, const MethodContext& ctx, const 
                    .duration_ms = std::chrono::duration<double, std::milli>(
                                       std::chrono::steady_clock::now() - start)
                                       .count()};
+  // An erasure is audited with its counts (spec 10, "Erasure").
+  if (result.ok() && result->is_object()) {
+    auto erased = result->find("erased");
+    if (erased != result->end() && erased->is_object()) {
+      for (const auto& [kind, n] : erased->items()) {
+        if (n.is_number_integer()) event.erased.emplace_back(kind, n.get<int64_t>());
+      }
+    }
+  }
   ctx.engine.Audit(ctx.principal, event);
+  event.erased.clear();
   // Secrets redacted from stored turns are audited too (spec 40), by count.
   if (result.ok() && result->is_object()) {
     auto redactions = result->find("redactions");

@@ -137,6 +137,7 @@ void AddMetaMethods(MethodTable& table);
 void AddRuleMethods(MethodTable& table);
 void AddTurnMethods(MethodTable& table);
 void AddEpisodicMethods(MethodTable& table);
+void AddErasureMethods(MethodTable& table);
 void AddGraphMethods(MethodTable& table);
 void AddToolMethods(MethodTable& table);
 void AddDocumentMethods(MethodTable& table);

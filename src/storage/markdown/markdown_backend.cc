@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "base/time.h"
+#include "storage/erasure_rules.h"
 #include "storage/markdown/entry_file.h"
 #include "storage/sqlite/sqlite_backend.h"
 
@@ -460,6 +461,25 @@ Result<bool> MarkdownBackend::Delete(std::string_view id) {
     MNEMO_ASSIGN_OR_RETURN(bool deleted, index_->Delete(id));
     ForgetLocked(std::string(id), dirty);
     return deleted;
+  });
+}
+
+Result<ErasureCounts> MarkdownBackend::ErasePrincipal(std::string_view owner) {
+  MNEMO_RETURN_IF_ERROR(internal::ValidateErasure(owner, std::nullopt));
+  return Write<ErasureCounts>([&](Dirty& dirty) -> Result<ErasureCounts> {
+    std::vector<std::string> ids;
+    MNEMO_RETURN_IF_ERROR(index_->ForEach({}, "", [&](const Entry& e) {
+      if (e.owner == owner) ids.push_back(e.id);
+      return Status::Ok();
+    }));
+    // The index holds the entries (and, without a data backend, the rest).
+    MNEMO_ASSIGN_OR_RETURN(ErasureCounts counts, index_->ErasePrincipal(owner));
+    for (const std::string& id : ids) ForgetLocked(id, dirty);
+    if (data_ != nullptr) {
+      MNEMO_ASSIGN_OR_RETURN(ErasureCounts data, data_->ErasePrincipal(owner));
+      counts += data;
+    }
+    return counts;
   });
 }
 

@@ -159,6 +159,11 @@ class MarkdownBackend final : public Backend {
   Result<TripleUpsert> UpsertTriple(const TripleRow& row, bool single_valued) override;
   Result<std::vector<TripleRow>> QueryTriples(const TripleQuery& query) override;
   Result<int64_t> DeleteTriplesFromSource(std::string_view source) override;
+  // Erasure: a session is not an entry (data backend); a principal's
+  // entries leave their files (rewritten atomically) and the index, the
+  // rest the data backend.
+  Result<ErasureCounts> EraseSession(const SessionErasure& what) override;
+  Result<ErasureCounts> ErasePrincipal(std::string_view owner) override;
 
   // Backup: Restore in markdown_backend.cc (entries to the files), the
   // reads forwarded (markdown_forward.cc).

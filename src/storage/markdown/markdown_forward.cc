@@ -239,4 +239,8 @@ Result<std::vector<std::string>> MarkdownBackend::VectorSignatures() {
   return index_->VectorSignatures();
 }
 
+Result<ErasureCounts> MarkdownBackend::EraseSession(const SessionErasure& what) {
+  return data().EraseSession(what);
+}
+
 }  // namespace mnemo::storage::markdown

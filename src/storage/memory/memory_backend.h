@@ -136,6 +136,9 @@ class MemoryBackend final : public Backend {
   Result<RestoreReport> Restore(const RestoreBatch& batch) override;
   Result<int64_t> CountMatching(const EntryFilter& filter) override;
   Result<std::vector<Label>> MatchingLabels(const EntryFilter& filter, int limit) override;
+  // Erasure: memory_erasure.cc.
+  Result<ErasureCounts> EraseSession(const SessionErasure& what) override;
+  Result<ErasureCounts> ErasePrincipal(std::string_view owner) override;
 
  private:
   // PutSegment and CloseSegment with mu_ held exclusively.
@@ -282,6 +285,16 @@ class MemoryBackend final : public Backend {
   int64_t next_context_id_ = 1;
   // Removes context event `id` (present) and its index row.
   void EraseContextEventLocked(int64_t id);
+  // Erasure parts (memory_episodic.cc, memory_documents.cc): the turns,
+  // segments with recaps and recap vectors, events and facet evidence of
+  // `owner` (of one session when given), counted into `counts`; one
+  // document with its index row (false: none with that id).
+  void EraseEpisodicLocked(std::string_view owner, std::optional<std::string_view> session_id,
+                           ErasureCounts& counts);
+  bool DropDocumentLocked(std::string_view id);
+  // The context events and seq counters of `owner` (of one session when
+  // given); returns how many events (memory_erasure.cc).
+  int64_t EraseContextLocked(std::string_view owner, std::optional<std::string_view> session_id);
   // Triples (memory_graph.cc) by row, in insertion order.
   std::map<int64_t, TripleRow> triples_;
   int64_t next_triple_row_ = 1;

@@ -100,6 +100,10 @@ Result<std::vector<DocumentRow>> MemoryBackend::ListDocuments(
 
 Result<bool> MemoryBackend::DeleteDocument(std::string_view id) {
   std::unique_lock lock(mu_);
+  return DropDocumentLocked(id);
+}
+
+bool MemoryBackend::DropDocumentLocked(std::string_view id) {
   auto it = document_rows_.find(std::string(id));
   if (it == document_rows_.end()) return false;
   const int64_t r = it->second;

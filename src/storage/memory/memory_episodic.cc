@@ -12,6 +12,7 @@
 #include "storage/bm25.h"
 #include "storage/entry_rules.h"
 #include "storage/episodic_rules.h"
+#include "storage/erasure_rules.h"
 #include "storage/memory/memory_backend.h"
 
 namespace mnemo::storage::internal {
@@ -359,6 +360,78 @@ Result<std::vector<FacetRow>> MemoryBackend::Facets(bool all, std::string_view o
     if (all || facet.owner == owner) out.push_back(facet);
   }
   return out;
+}
+
+void MemoryBackend::EraseEpisodicLocked(std::string_view owner,
+                                        std::optional<std::string_view> session_id,
+                                        ErasureCounts& counts) {
+  auto in_scope = [&](const std::string& o, const std::string& s) {
+    return o == owner && (!session_id || s == *session_id);
+  };
+  for (auto it = turns_.begin(); it != turns_.end();) {
+    TurnRow& row = it->second.row;
+    if (!in_scope(row.owner, row.session_id)) {
+      ++it;
+      continue;
+    }
+    UnindexDoc(it->first, it->second, turn_postings_, turn_tokens_);
+    turns_by_session_.erase({row.owner, row.session_id, row.seq});
+    it = turns_.erase(it);
+    ++counts.turns;
+  }
+  std::set<std::string> erased;
+  for (const auto& [id, segment] : segments_) {
+    if (in_scope(segment.owner, segment.session_id)) erased.insert(id);
+  }
+  for (const std::string& id : erased) {
+    SegmentRow& segment = segments_.at(id);
+    if (recap_rows_.contains(id)) ++counts.recaps;
+    SegmentRow cleared = segment;
+    cleared.recap.clear();
+    SyncRecapLocked(cleared);
+    open_segments_.erase({segment.owner, segment.session_id});
+    segments_.erase(id);
+    ++counts.segments;
+  }
+  for (auto it = segment_vectors_.begin(); it != segment_vectors_.end();) {
+    if (!erased.contains(it->first.second)) {
+      ++it;
+      continue;
+    }
+    segment_vector_versions_.erase({it->first.first, it->second.version});
+    it = segment_vectors_.erase(it);
+    ++counts.recap_vectors;
+  }
+  for (auto it = events_.begin(); it != events_.end();) {
+    EventRow& row = it->second.row;
+    if (!in_scope(row.owner, row.session_id)) {
+      ++it;
+      continue;
+    }
+    UnindexDoc(it->first, it->second, event_postings_, event_tokens_);
+    event_ids_.erase(row.id);
+    event_texts_.erase({row.owner, row.type, row.text});
+    it = events_.erase(it);
+    ++counts.events;
+  }
+  for (auto it = facets_.begin(); it != facets_.end();) {
+    if (it->second.owner != owner) {
+      ++it;
+      continue;
+    }
+    bool changed = false;
+    std::optional<FacetRow> kept = FacetWithoutSegments(it->second, erased, &changed);
+    if (!changed) {
+      ++it;
+    } else if (kept) {
+      it->second = std::move(*kept);
+      ++counts.facets_reduced;
+      ++it;
+    } else {
+      it = facets_.erase(it);
+      ++counts.facets_removed;
+    }
+  }
 }
 
 }  // namespace mnemo::storage::internal

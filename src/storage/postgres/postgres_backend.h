@@ -134,6 +134,9 @@ class PostgresBackend final : public Backend {
   Result<RestoreReport> Restore(const RestoreBatch& batch) override;
   Result<int64_t> CountMatching(const EntryFilter& filter) override;
   Result<std::vector<Label>> MatchingLabels(const EntryFilter& filter, int limit) override;
+  // Erasure: postgres_erasure.cc.
+  Result<ErasureCounts> EraseSession(const SessionErasure& what) override;
+  Result<ErasureCounts> ErasePrincipal(std::string_view owner) override;
 
  private:
   explicit PostgresBackend(int64_t vector_log_limit);

@@ -51,6 +51,12 @@ Status UnindexFtsRow(Connection& db, std::string_view table, int64_t rowid,
   return unindex.Run("remove the row from the text index");
 }
 
+Status OptimizeFtsTable(Connection& db, std::string_view table) {
+  const std::string t(table);
+  const std::string sql = "INSERT INTO " + t + " (" + t + ") VALUES ('optimize')";
+  return db.Exec(sql.c_str(), "rewrite the text index " + t);
+}
+
 Result<int64_t> NextRowid(Connection& db, std::string_view table) {
   MNEMO_ASSIGN_OR_RETURN(Statement next,
                          db.Prepare("SELECT COALESCE(MAX(rowid), 0) + 1 FROM " + std::string(table),

@@ -29,6 +29,12 @@ Result<int64_t> IndexFtsRow(Connection& db, std::string_view table, int64_t rowi
 Status UnindexFtsRow(Connection& db, std::string_view table, int64_t rowid,
                      std::initializer_list<FtsColumn> columns);
 
+// Merges every segment of `table` into one ('optimize'), dropping the
+// tombstones of removed rows together with the tokens they cancel: until
+// then a removed row's tokens stay in the index's older segments. Costs a
+// rewrite of the whole index (docs/storage.md gives the figure).
+Status OptimizeFtsTable(Connection& db, std::string_view table);
+
 // MAX(rowid) + 1 of `table` (1 when empty): the rowid of a new row whose
 // FTS5 row is written first.
 Result<int64_t> NextRowid(Connection& db, std::string_view table);

@@ -42,10 +42,13 @@ Result<std::unique_ptr<Connection>> OpenConnection(const std::string& path, bool
                          Connection::Open(path, writer, kBusyTimeoutMs));
   MNEMO_RETURN_IF_ERROR(RegisterFtsTokenizer(conn->handle()));
   MNEMO_RETURN_IF_ERROR(RegisterFtsRank(conn->handle()));
+  // secure_delete (spec 10, "Erasure"): deleted content is overwritten
+  // with zeros, so erased text does not stay in free pages or cell gaps.
   // Reads through a memory map: copying pages out of the kernel with pread
   // was the largest single cost of a keyword search at 100k entries.
   MNEMO_RETURN_IF_ERROR(
       conn->Exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; "
+                 "PRAGMA secure_delete = ON; "
                  "PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 1073741824",
                  "configure the connection"));
   if (writer) {
@@ -325,6 +328,8 @@ Result<bool> SqliteBackend::Delete(std::string_view id) {
     content = find.ColumnText(2);
   }
   MNEMO_RETURN_IF_ERROR(DropEntryLocked(rowid, key, content));
+  // A forgotten entry's words must leave the index too (spec 10, "Erasure").
+  MNEMO_RETURN_IF_ERROR(OptimizeFtsTable(*writer_, "entries_fts"));
   MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked());
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return true;

@@ -130,6 +130,9 @@ class SqliteBackend final : public Backend {
   Result<RestoreReport> Restore(const RestoreBatch& batch) override;
   Result<int64_t> CountMatching(const EntryFilter& filter) override;
   Result<std::vector<Label>> MatchingLabels(const EntryFilter& filter, int limit) override;
+  // Erasure: sqlite_erasure.cc.
+  Result<ErasureCounts> EraseSession(const SessionErasure& what) override;
+  Result<ErasureCounts> ErasePrincipal(std::string_view owner) override;
 
  private:
   // A reader connection borrowed from the pool; returned when destroyed.

@@ -11,6 +11,7 @@
 #include "storage/entry_rules.h"
 #include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/fts_rows.h"
+#include "storage/sqlite/row_drops.h"
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/sqlite/sqlite_writes.h"
 #include "storage/sqlite/tags_json.h"
@@ -225,19 +226,23 @@ Result<std::vector<DocumentRow>> SqliteBackend::ListDocuments(
   return ReadAll<DocumentRow>(s, "list documents", ReadDocument);
 }
 
+Result<bool> DropDocumentRow(Connection& db, std::string_view id) {
+  MNEMO_ASSIGN_OR_RETURN(std::optional<IndexedText> indexed, FindIndexed(db, id));
+  if (!indexed) return false;
+  MNEMO_RETURN_IF_ERROR(Unindex(db, *indexed));
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement del, db.Prepare("DELETE FROM documents WHERE rowid = ?", "delete the document"));
+  del.Bind(1, indexed->rowid);
+  MNEMO_RETURN_IF_ERROR(del.Run("delete the document"));
+  return true;
+}
+
 Result<bool> SqliteBackend::DeleteDocument(std::string_view id) {
   std::lock_guard lock(writer_mu_);
   Connection& db = *writer_;
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
-  MNEMO_ASSIGN_OR_RETURN(std::optional<IndexedText> indexed, FindIndexed(db, id));
-  if (!indexed) return false;
-  MNEMO_RETURN_IF_ERROR(Unindex(db, *indexed));
-  {
-    MNEMO_ASSIGN_OR_RETURN(
-        Statement del, db.Prepare("DELETE FROM documents WHERE rowid = ?", "delete the document"));
-    del.Bind(1, indexed->rowid);
-    MNEMO_RETURN_IF_ERROR(del.Run("delete the document"));
-  }
+  MNEMO_ASSIGN_OR_RETURN(bool deleted, DropDocumentRow(db, id));
+  if (!deleted) return false;
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return true;
 }

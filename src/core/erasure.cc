@@ -1,0 +1,140 @@
+// Erasure (spec 10, "Erasure"): memory.session_forget and
+// memory.principal_forget. Storage removes the rows in one transaction
+// (Backend::EraseSession / ErasePrincipal); this file finds what storage
+// cannot name itself (the session's documents), finishes the background
+// work that would write the session again, and clears what lives outside
+// storage: the markdown archive files, the cached recap vectors and the
+// vector index files.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "archivist/archive_erase.h"
+#include "archivist/segments.h"
+#include "archivist/turn_indexer.h"
+#include "core/engine_impl.h"
+#include "core/validation.h"
+
+namespace mnemo {
+namespace {
+
+constexpr int kPage = 500;
+
+// The rows' archive files, as the archive writer wrote them.
+std::vector<archivist::ArchiveRow> ArchiveRowsOf(const std::vector<storage::TurnRow>& rows) {
+  std::vector<archivist::ArchiveRow> out;
+  out.reserve(rows.size());
+  for (const storage::TurnRow& r : rows) out.push_back(archivist::ArchiveRowOf(r));
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> Engine::Impl::SessionDocumentIds(const std::string& owner,
+                                                                  std::string_view session_id) {
+  std::vector<std::string> ids;
+  const std::string segment_prefix = archivist::SessionDocumentSourcePrefix(session_id);
+  const std::string context_prefix = ContextArchiveSourcePrefix(session_id);
+  for (const std::string& prefix : {segment_prefix, context_prefix}) {
+    for (int64_t offset = 0;; offset += kPage) {
+      MNEMO_ASSIGN_OR_RETURN(std::vector<storage::DocumentRow> page,
+                             backend->ListDocuments(owner, prefix, kPage, offset));
+      for (const storage::DocumentRow& d : page) {
+        // A context prefix also starts the sources of a session whose id
+        // continues with "#seq...": only this session's ranges count.
+        if (prefix == segment_prefix || IsContextArchiveOf(d.source, session_id)) {
+          ids.push_back(d.id);
+        }
+      }
+      if (page.size() < static_cast<size_t>(kPage)) break;
+    }
+  }
+  return ids;
+}
+
+Status Engine::Impl::RewriteVectorSpaces() {
+  std::vector<std::shared_ptr<VectorSpace>> open;
+  {
+    std::lock_guard lock(spaces_mu);
+    for (const auto& [signature, space] : spaces) open.push_back(space);
+  }
+  for (const std::shared_ptr<VectorSpace>& space : open) MNEMO_RETURN_IF_ERROR(space->Purge());
+  return Status::Ok();
+}
+
+Result<ErasureCounts> Engine::Impl::SessionForget(const Principal& who,
+                                                  const SessionForgetRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  MNEMO_RETURN_IF_ERROR(ValidateKey(req.session_id, "session_id"));
+  if (req.owner) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.owner, "owner"));
+  // Sessions are their principal's own; under ACL a user names no other
+  // owner (one named is ignored, as memory.forget does), so another
+  // principal's session answers exactly like a missing one.
+  const std::string owner = req.owner && IsAdmin(who) ? *req.owner : who.name;
+  // Work in flight would write the session again after the erasure: a
+  // segment being finalised (recap, events, profile, document) and queued
+  // archive files.
+  segment_worker->Flush();
+  archive->Flush();
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
+                         backend->SessionTurns(owner, req.session_id, 0, INT64_MAX));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> segments,
+                         backend->Segments(false, owner, req.session_id));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<std::string> documents,
+                         SessionDocumentIds(owner, req.session_id));
+  MNEMO_ASSIGN_OR_RETURN(
+      ErasureCounts counts,
+      backend->EraseSession(
+          {.owner = owner, .session_id = req.session_id, .document_ids = std::move(documents)}));
+  if (recaps != nullptr) {
+    std::vector<std::string> ids;
+    ids.reserve(segments.size());
+    for (const storage::SegmentRow& s : segments) ids.push_back(s.id);
+    recaps->Forget(ids, std::nullopt);
+  }
+  MNEMO_ASSIGN_OR_RETURN(counts.archive_files,
+                         archivist::EraseArchiveFiles(archive_root, ArchiveRowsOf(rows)));
+  return counts;
+}
+
+Result<ErasureCounts> Engine::Impl::PrincipalForget(const Principal& who,
+                                                    std::string_view principal) {
+  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  if (!IsAdmin(who)) {
+    return PermissionDenied(
+        "memory.principal_forget needs the admin role: it erases another principal's memory");
+  }
+  MNEMO_RETURN_IF_ERROR(ValidateKey(principal, "principal"));
+  const std::string owner(principal);
+  segment_worker->Flush();
+  archive->Flush();
+  // The principal's turn rows, for their archive files (storage has no
+  // read of one owner's every session: paged through every row by id).
+  std::vector<storage::TurnRow> rows;
+  for (int64_t after = 0;;) {
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> page, backend->TurnsAfter(after, kPage));
+    for (storage::TurnRow& r : page) {
+      after = r.id;
+      if (r.owner == owner) rows.push_back(std::move(r));
+    }
+    if (page.size() < static_cast<size_t>(kPage)) break;
+  }
+  MNEMO_ASSIGN_OR_RETURN(ErasureCounts counts, backend->ErasePrincipal(owner));
+  if (recaps != nullptr) recaps->Forget({}, owner);
+  // The entries' vectors left storage (and its change log says so); the
+  // index files are rewritten so they leave the disk too.
+  if (counts.entry_vectors > 0) MNEMO_RETURN_IF_ERROR(RewriteVectorSpaces());
+  MNEMO_ASSIGN_OR_RETURN(counts.archive_files,
+                         archivist::EraseArchiveFiles(archive_root, ArchiveRowsOf(rows)));
+  return counts;
+}
+
+Result<ErasureCounts> Engine::SessionForget(const Principal& who, const SessionForgetRequest& req) {
+  return impl_->SessionForget(who, req);
+}
+
+Result<ErasureCounts> Engine::PrincipalForget(const Principal& who, std::string_view principal) {
+  return impl_->PrincipalForget(who, principal);
+}
+
+}  // namespace mnemo

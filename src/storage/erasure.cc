@@ -1,0 +1,41 @@
+#include "storage/erasure_rules.h"
+
+#include <utility>
+
+namespace mnemo::storage::internal {
+namespace {
+
+bool Blank(std::string_view s) { return s.find_first_not_of(" \t\r\n") == std::string_view::npos; }
+
+}  // namespace
+
+Status ValidateErasure(std::string_view owner, std::optional<std::string_view> session_id) {
+  if (Blank(owner)) return InvalidArgument("an erasure needs a non-blank owner", "owner");
+  if (session_id && Blank(*session_id)) {
+    return InvalidArgument("a session erasure needs a non-blank session_id", "session_id");
+  }
+  return Status::Ok();
+}
+
+std::optional<FacetRow> FacetWithoutSegments(const FacetRow& facet,
+                                             const std::set<std::string>& erased, bool* changed) {
+  FacetRow out = facet;
+  out.segment_ids.clear();
+  int64_t removed = 0;
+  for (const std::string& id : facet.segment_ids) {
+    if (erased.contains(id)) {
+      ++removed;
+    } else {
+      out.segment_ids.push_back(id);
+    }
+  }
+  *changed = removed > 0;
+  if (removed == 0) return out;
+  out.evidence_count = facet.evidence_count - removed;
+  // Evidence left without a segment is a stated facet (memory.profile_put):
+  // it stays; a facet with neither goes.
+  if (out.evidence_count <= 0) return std::nullopt;
+  return out;
+}
+
+}  // namespace mnemo::storage::internal

@@ -1,0 +1,21 @@
+// Erasure (spec 10, "Erasure"): what Backend::EraseSession removes. The
+// backend-independent rules are in erasure_rules.h.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mnemo::storage {
+
+// One conversation of one owner. The store finds the session's turns,
+// segments (with their recaps and recap vectors), events and context events
+// itself; the documents derived from the session are named by the caller
+// (their sources are formats of the layers above storage), and the triples
+// whose source is one of those documents go with them.
+struct SessionErasure {
+  std::string owner;
+  std::string session_id;
+  std::vector<std::string> document_ids;  // the owner's; others are left alone
+};
+
+}  // namespace mnemo::storage

@@ -1,0 +1,311 @@
+// The erasure part of the storage contract (backend.h "Erasure"), run
+// unchanged against every backend in kConformanceBackends: what an erasure
+// removes is gone from every read, and what it must keep is untouched.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "base/uuid.h"
+#include "storage/backend.h"
+#include "storage/backend_factory.h"
+#include "text/query.h"
+
+namespace mnemo::storage {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::UnorderedElementsAre;
+
+constexpr char kSignature[] = "external:3";
+
+class ErasureConformance : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    backend_ = testing::MakeBackend(GetParam(), dir_);
+    ASSERT_NE(backend_, nullptr);
+  }
+
+  // A session of `owner` whose every text holds `word`: two turn rows, a
+  // closed segment with a recap and a recap vector, an event, a context
+  // event, a document with a triple. Returns the segment and document ids.
+  struct Built {
+    std::string segment_id;
+    std::string document_id;
+  };
+  Built BuildSession(const std::string& owner, const std::string& session,
+                     const std::string& word) {
+    std::vector<TurnWrite> rows(2);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      rows[i].row.owner = owner;
+      rows[i].row.session_id = session;
+      rows[i].row.role = i == 0 ? "user" : "assistant";
+      rows[i].row.content = "we talked about " + word;
+      rows[i].row.timestamp_ms = 1000;
+      rows[i].search_text = rows[i].row.content;
+    }
+    EXPECT_TRUE(backend_->AppendTurns(rows).ok());
+    SegmentRow s{.id = mnemo::internal::NewUuidV4(),
+                 .owner = owner,
+                 .session_id = session,
+                 .status = "closed",
+                 .first_seq = 0,
+                 .last_seq = 1,
+                 .turn_count = 2,
+                 .started_at = 1000,
+                 .last_turn_at = 1000,
+                 .closed_at = 2000,
+                 .recap = "recap of " + word,
+                 .recap_source = "extractive"};
+    EXPECT_TRUE(backend_->PutSegment(s).ok());
+    EXPECT_TRUE(backend_->PutSegmentVector(s.id, kSignature, std::vector<float>{1, 0, 0}).ok());
+    EventRow e{.id = mnemo::internal::NewUuidV4(),
+               .owner = owner,
+               .session_id = session,
+               .segment_id = s.id,
+               .type = "fact",
+               .text = "the user likes " + word,
+               .confidence = 0.6,
+               .created_at = 2000};
+    EXPECT_TRUE(backend_->AddEvents(std::vector<EventRow>{e}).ok());
+    EXPECT_TRUE(backend_
+                    ->AppendContextEvent({.owner = owner,
+                                          .session_id = session,
+                                          .event_json = "{\"text\":\"" + word + "\"}",
+                                          .search_text = word,
+                                          .timestamp_ms = 1000,
+                                          .created_at = 1000})
+                    .ok());
+    auto doc = backend_->PutDocument({.owner = owner,
+                                      .source = "test:" + session,
+                                      .content = "document about " + word + " " + session,
+                                      .search_text = "document about " + word,
+                                      .created_at = 1000});
+    EXPECT_TRUE(doc.ok());
+    EXPECT_TRUE(backend_
+                    ->UpsertTriple({.owner = owner,
+                                    .subject = "user",
+                                    .predicate = "likes_" + session,
+                                    .object = word,
+                                    .confidence = 0.5,
+                                    .source = doc.ok() ? doc->row.id : "",
+                                    .valid_from = 1000,
+                                    .created_at = 1000},
+                                   false)
+                    .ok());
+    return {.segment_id = s.id, .document_id = doc.ok() ? doc->row.id : ""};
+  }
+
+  void Facet(const std::string& owner, const std::string& key,
+             std::vector<std::string> segment_ids) {
+    EXPECT_TRUE(backend_
+                    ->MergeFacet({.owner = owner,
+                                  .facet_type = "preference",
+                                  .key = key,
+                                  .value = key,
+                                  .confidence = 0.5,
+                                  .segment_ids = std::move(segment_ids),
+                                  .updated_at = 1000})
+                    .ok());
+  }
+
+  int64_t TurnHits(const std::string& word) {
+    auto hits = backend_->SearchTurns({.terms = text::QueryTerms(word)});
+    EXPECT_TRUE(hits.ok());
+    return hits.ok() ? static_cast<int64_t>(hits->size()) : -1;
+  }
+
+  std::vector<std::string> RecapVectorSegments() {
+    auto v = backend_->SegmentVectorsSince(kSignature, 0, 100);
+    EXPECT_TRUE(v.ok());
+    std::vector<std::string> ids;
+    if (v.ok()) {
+      for (const SegmentVector& s : *v) ids.push_back(s.segment_id);
+    }
+    return ids;
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Backend> backend_;
+};
+
+TEST_P(ErasureConformance, EraseSessionRemovesEverythingOfTheSessionAndNothingElse) {
+  const Built a = BuildSession("alice", "s1", "zebra");
+  const Built b = BuildSession("alice", "s2", "okapi");
+  const Built bob = BuildSession("bob", "s1", "zebra");
+  Facet("alice", "only_s1", {a.segment_id});
+  Facet("alice", "both", {a.segment_id});
+  Facet("alice", "both", {b.segment_id});
+  Facet("alice", "only_s2", {b.segment_id});
+
+  auto counts = backend_->EraseSession(
+      {.owner = "alice", .session_id = "s1", .document_ids = {a.document_id, bob.document_id}});
+  ASSERT_TRUE(counts.ok()) << counts.status().ToString();
+  EXPECT_EQ(counts->turns, 2);
+  EXPECT_EQ(counts->segments, 1);
+  EXPECT_EQ(counts->recaps, 1);
+  EXPECT_EQ(counts->recap_vectors, 1);
+  EXPECT_EQ(counts->events, 1);
+  EXPECT_EQ(counts->context_events, 1);
+  EXPECT_EQ(counts->facets_removed, 1);
+  EXPECT_EQ(counts->facets_reduced, 1);
+  EXPECT_EQ(counts->documents, 1);  // bob's document is not alice's to erase
+  EXPECT_EQ(counts->triples, 1);
+  EXPECT_EQ(counts->entries, 0);
+
+  // Gone from every read of alice's s1.
+  EXPECT_THAT(*backend_->SessionTurns("alice", "s1", 0, 100), IsEmpty());
+  EXPECT_EQ(*backend_->GetSegment(a.segment_id), std::nullopt);
+  EXPECT_THAT(*backend_->ContextEvents("alice", "s1"), IsEmpty());
+  EXPECT_EQ(*backend_->GetDocument(a.document_id, false), std::nullopt);
+  auto zebra_segments = backend_->SearchSegments({.terms = text::QueryTerms("zebra")});
+  ASSERT_EQ(zebra_segments->size(), 1u);
+  EXPECT_EQ((*zebra_segments)[0].row.owner, "bob");
+  EXPECT_THAT(RecapVectorSegments(), UnorderedElementsAre(b.segment_id, bob.segment_id));
+  auto zebra_events = backend_->SearchEvents({.terms = text::QueryTerms("zebra"), .all = true});
+  ASSERT_EQ(zebra_events->size(), 1u);
+  EXPECT_EQ((*zebra_events)[0].row.owner, "bob");
+  auto zebra_context = backend_->SearchContextEvents({.terms = text::QueryTerms("zebra")});
+  ASSERT_EQ(zebra_context->size(), 1u);
+  EXPECT_EQ((*zebra_context)[0].row.owner, "bob");
+  EXPECT_EQ(TurnHits("zebra"), 2);  // bob's
+  auto alice_triples = backend_->QueryTriples({.owner = "alice", .include_history = true});
+  ASSERT_EQ(alice_triples->size(), 1u);
+  EXPECT_EQ((*alice_triples)[0].object, "okapi");
+  auto alice_docs = backend_->ListDocuments(std::string("alice"), std::nullopt, 10, 0);
+  ASSERT_EQ(alice_docs->size(), 1u);
+  EXPECT_EQ((*alice_docs)[0].id, b.document_id);
+
+  // The facets: one gone, one with s2's evidence only, one untouched.
+  auto facets = backend_->Facets(false, "alice");
+  ASSERT_EQ(facets->size(), 2u);
+  EXPECT_EQ((*facets)[0].key, "both");
+  EXPECT_EQ((*facets)[0].evidence_count, 1);
+  EXPECT_THAT((*facets)[0].segment_ids, ElementsAre(b.segment_id));
+  EXPECT_EQ((*facets)[1].key, "only_s2");
+  EXPECT_EQ((*facets)[1].evidence_count, 1);
+
+  // Alice's s2 and bob's s1 are intact.
+  EXPECT_EQ(backend_->SessionTurns("alice", "s2", 0, 100)->size(), 2u);
+  EXPECT_EQ(backend_->SessionTurns("bob", "s1", 0, 100)->size(), 2u);
+  EXPECT_NE(*backend_->GetSegment(bob.segment_id), std::nullopt);
+  EXPECT_EQ(backend_->ContextEvents("bob", "s1")->size(), 1u);
+  EXPECT_NE(*backend_->GetDocument(bob.document_id, false), std::nullopt);
+  EXPECT_EQ(TurnHits("okapi"), 2);
+}
+
+TEST_P(ErasureConformance, AnErasedSessionStartsAgainFromSequenceZero) {
+  BuildSession("alice", "s1", "zebra");
+  ASSERT_TRUE(backend_->EraseSession({.owner = "alice", .session_id = "s1"}).ok());
+  auto event = backend_->AppendContextEvent({.owner = "alice",
+                                             .session_id = "s1",
+                                             .event_json = "{}",
+                                             .search_text = "new",
+                                             .timestamp_ms = 1,
+                                             .created_at = 1});
+  ASSERT_TRUE(event.ok());
+  EXPECT_EQ(event->seq, 0);
+  TurnWrite w;
+  w.row.owner = "alice";
+  w.row.session_id = "s1";
+  w.row.role = "user";
+  w.row.content = "again";
+  w.search_text = "again";
+  auto turns = backend_->AppendTurns(std::vector<TurnWrite>{w});
+  ASSERT_TRUE(turns.ok());
+  EXPECT_EQ((*turns)[0].seq, 0);
+}
+
+TEST_P(ErasureConformance, ErasingANonexistentSessionCountsNothing) {
+  BuildSession("alice", "s1", "zebra");
+  auto counts = backend_->EraseSession({.owner = "alice", .session_id = "nope"});
+  ASSERT_TRUE(counts.ok());
+  for (const auto& [name, n] : counts->Named()) EXPECT_EQ(n, 0) << name;
+  EXPECT_EQ(backend_->SessionTurns("alice", "s1", 0, 100)->size(), 2u);
+}
+
+TEST_P(ErasureConformance, ErasureRejectsABlankOwnerOrSession) {
+  EXPECT_EQ(backend_->EraseSession({.owner = " ", .session_id = "s"}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(backend_->EraseSession({.owner = "alice", .session_id = ""}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(backend_->ErasePrincipal("").status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_P(ErasureConformance, ErasePrincipalRemovesEverythingTheOwnerOwns) {
+  BuildSession("alice", "s1", "zebra");
+  BuildSession("alice", "s2", "zebra");
+  const Built bob = BuildSession("bob", "s1", "zebra");
+  Facet("alice", "stated", {});
+  Facet("bob", "stated", {});
+  auto alice_entry = backend_->Upsert(
+      {.owner = "alice", .ns = "global", .key = "k", .content = "zebra entry", .now = 1});
+  auto alice_rule = backend_->Upsert(
+      {.owner = "alice", .ns = "tool-shell", .key = "r", .content = "zebra rule", .now = 1});
+  auto bob_entry = backend_->Upsert(
+      {.owner = "bob", .ns = "global", .key = "k", .content = "zebra entry", .now = 1});
+  ASSERT_TRUE(alice_entry.ok() && alice_rule.ok() && bob_entry.ok());
+  ASSERT_TRUE(
+      backend_
+          ->PutVectors(kSignature, std::vector<LabeledVector>{{alice_entry->label, {1, 0, 0}},
+                                                              {bob_entry->label, {0, 1, 0}}})
+          .ok());
+  auto before = backend_->VectorWatermark(kSignature);
+  ASSERT_TRUE(before.ok());
+
+  auto counts = backend_->ErasePrincipal("alice");
+  ASSERT_TRUE(counts.ok()) << counts.status().ToString();
+  EXPECT_EQ(counts->entries, 2);
+  EXPECT_EQ(counts->entry_vectors, 1);
+  EXPECT_EQ(counts->turns, 4);
+  EXPECT_EQ(counts->segments, 2);
+  EXPECT_EQ(counts->recaps, 2);
+  EXPECT_EQ(counts->recap_vectors, 2);
+  EXPECT_EQ(counts->events, 1);  // the second session's event had the same text
+  EXPECT_EQ(counts->context_events, 2);
+  EXPECT_EQ(counts->facets_removed, 1);
+  EXPECT_EQ(counts->documents, 2);
+  EXPECT_EQ(counts->triples, 2);
+
+  auto hits = backend_->KeywordSearch({.terms = text::QueryTerms("zebra")});
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].entry.owner, "bob");
+  EXPECT_EQ(*backend_->FindExact("alice", "tool-shell", "r"), std::nullopt);
+  std::vector<Label> labels;
+  ASSERT_TRUE(backend_
+                  ->ForEachVector(kSignature,
+                                  [&](const LabeledVector& v) {
+                                    labels.push_back(v.label);
+                                    return Status::Ok();
+                                  })
+                  .ok());
+  EXPECT_THAT(labels, ElementsAre(bob_entry->label));
+  // The removal is in the change log, so every process's index drops it.
+  auto changes = backend_->VectorChangesSince(kSignature, *before, 10);
+  ASSERT_TRUE(changes.ok());
+  ASSERT_EQ(changes->size(), 1u);
+  EXPECT_EQ((*changes)[0].label, alice_entry->label);
+  EXPECT_THAT((*changes)[0].vector, IsEmpty());
+
+  EXPECT_EQ(TurnHits("zebra"), 2);
+  EXPECT_THAT(*backend_->Facets(false, "alice"), IsEmpty());
+  EXPECT_EQ(backend_->Facets(false, "bob")->size(), 1u);
+  EXPECT_EQ(*backend_->CountDocuments(std::string("alice")), 0);
+  EXPECT_THAT(*backend_->QueryTriples({.owner = "alice", .include_history = true}), IsEmpty());
+  EXPECT_EQ(backend_->QueryTriples({.owner = "bob"})->size(), 1u);
+  EXPECT_THAT(RecapVectorSegments(), ElementsAre(bob.segment_id));
+  EXPECT_THAT(*backend_->Segments(false, "alice", std::nullopt), IsEmpty());
+  EXPECT_EQ(backend_->Segments(false, "bob", std::nullopt)->size(), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Backends, ErasureConformance,
+    ::testing::ValuesIn(std::vector<std::string>(std::begin(testing::kConformanceBackends),
+                                                 std::end(testing::kConformanceBackends))),
+    [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace mnemo::storage
