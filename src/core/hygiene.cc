@@ -75,6 +75,9 @@ Result<HygieneReport> Engine::Impl::RunHygieneNow(TimeMs now) {
     report.archived += counts.archived;
     report.deleted += counts.deleted;
   }
+  // Words of entries deleted since the last run (forgotten, or by this run)
+  // leave the keyword index here (spec 10, "Erasure").
+  MNEMO_RETURN_IF_ERROR(backend->CompactEntryIndex());
   return report;
 }
 

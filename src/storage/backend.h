@@ -493,6 +493,12 @@ class Backend {
   // each of the owner's sessions, every facet, document and triple.
   // kInvalidArgument for a blank owner.
   virtual Result<ErasureCounts> ErasePrincipal(std::string_view owner) = 0;
+  // Clears what the entries' keyword index keeps of deleted entries (SQLite:
+  // FTS5 'optimize' of entries_fts, whose older segments keep a deleted
+  // row's tokens until merged; O(index size), ~seconds at 100k entries, so
+  // Delete does not do it per entry: hygiene does, each run). Nothing to do
+  // for a store that deletes index rows outright (the default).
+  virtual Status CompactEntryIndex() { return Status::Ok(); }
 };
 
 struct SqliteOptions {

@@ -164,6 +164,7 @@ class MarkdownBackend final : public Backend {
   // rest the data backend.
   Result<ErasureCounts> EraseSession(const SessionErasure& what) override;
   Result<ErasureCounts> ErasePrincipal(std::string_view owner) override;
+  Status CompactEntryIndex() override;
 
   // Backup: Restore in markdown_backend.cc (entries to the files), the
   // reads forwarded (markdown_forward.cc).

@@ -243,4 +243,6 @@ Result<ErasureCounts> MarkdownBackend::EraseSession(const SessionErasure& what) 
   return data().EraseSession(what);
 }
 
+Status MarkdownBackend::CompactEntryIndex() { return index_->CompactEntryIndex(); }
+
 }  // namespace mnemo::storage::markdown

@@ -328,11 +328,16 @@ Result<bool> SqliteBackend::Delete(std::string_view id) {
     content = find.ColumnText(2);
   }
   MNEMO_RETURN_IF_ERROR(DropEntryLocked(rowid, key, content));
-  // A forgotten entry's words must leave the index too (spec 10, "Erasure").
-  MNEMO_RETURN_IF_ERROR(OptimizeFtsTable(*writer_, "entries_fts"));
   MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked());
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return true;
+}
+
+Status SqliteBackend::CompactEntryIndex() {
+  std::lock_guard lock(writer_mu_);
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*writer_));
+  MNEMO_RETURN_IF_ERROR(OptimizeFtsTable(*writer_, "entries_fts"));
+  return txn.Commit();
 }
 
 Status SqliteBackend::DropEntryLocked(int64_t rowid, std::string_view key,

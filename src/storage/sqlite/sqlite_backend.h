@@ -133,6 +133,7 @@ class SqliteBackend final : public Backend {
   // Erasure: sqlite_erasure.cc.
   Result<ErasureCounts> EraseSession(const SessionErasure& what) override;
   Result<ErasureCounts> ErasePrincipal(std::string_view owner) override;
+  Status CompactEntryIndex() override;
 
  private:
   // A reader connection borrowed from the pool; returned when destroyed.
