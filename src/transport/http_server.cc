@@ -471,8 +471,9 @@ void HttpServer::Impl::Install() {
     std::optional<Principal> caller = Authenticate(req, res);
     if (!caller) return;
     Result<Stats> stats = engine.GetStats(*caller);
-    res.set_content(metrics.Render(stats.ok() ? stats->entries : -1, queue_depth.load()),
-                    "text/plain; version=0.0.4");
+    res.set_content(
+        metrics.Render(stats.ok() ? stats->entries : -1, queue_depth.load(), engine.ArchiveQueue()),
+        "text/plain; version=0.0.4");
   });
 }
 

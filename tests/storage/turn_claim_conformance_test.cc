@@ -44,7 +44,8 @@ class TurnClaimConformance : public ::testing::TestWithParam<std::string> {
 
   std::vector<TurnWrite> Pair(const std::string& session, const std::string& text,
                               const std::string& owner = "local") {
-    return {Row(session, "user", "u " + text, owner), Row(session, "assistant", "a " + text, owner)};
+    return {Row(session, "user", "u " + text, owner),
+            Row(session, "assistant", "a " + text, owner)};
   }
 
   size_t RowsOf(std::string_view session, std::string_view owner = "local") {

@@ -16,11 +16,11 @@ using pg::PgConn;
 using pg::Rows;
 
 Result<std::optional<TurnClaim>> ReadClaim(PgConn& conn, const TurnKey& key) {
-  MNEMO_ASSIGN_OR_RETURN(
-      Rows rows, conn.Exec("SELECT first_seq, result, claimed_at FROM turn_claims WHERE "
-                           "owner = $1 AND session_id = $2 AND turn_id = $3",
-                           Params().Add(key.owner).Add(key.session_id).Add(key.turn_id),
-                           "read the turn claim"));
+  MNEMO_ASSIGN_OR_RETURN(Rows rows,
+                         conn.Exec("SELECT first_seq, result, claimed_at FROM turn_claims WHERE "
+                                   "owner = $1 AND session_id = $2 AND turn_id = $3",
+                                   Params().Add(key.owner).Add(key.session_id).Add(key.turn_id),
+                                   "read the turn claim"));
   if (rows.empty()) return std::optional<TurnClaim>();
   return std::optional<TurnClaim>(TurnClaim{.key = key,
                                             .first_seq = rows.Int(0, 0),
@@ -48,15 +48,16 @@ Result<TurnClaimOutcome> PostgresBackend::ClaimTurn(const TurnClaim& claim,
                           .first_seq = out.rows.empty() ? -1 : out.rows.front().seq,
                           .claimed_at = claim.claimed_at};
     return conn
-        .Exec("INSERT INTO turn_claims (owner, session_id, turn_id, first_seq, result, "
-              "claimed_at) VALUES ($1, $2, $3, $4, '', $5)",
-              Params()
-                  .Add(out.claim.key.owner)
-                  .Add(out.claim.key.session_id)
-                  .Add(out.claim.key.turn_id)
-                  .Add(out.claim.first_seq)
-                  .Add(out.claim.claimed_at),
-              "claim the turn")
+        .Exec(
+            "INSERT INTO turn_claims (owner, session_id, turn_id, first_seq, result, "
+            "claimed_at) VALUES ($1, $2, $3, $4, '', $5)",
+            Params()
+                .Add(out.claim.key.owner)
+                .Add(out.claim.key.session_id)
+                .Add(out.claim.key.turn_id)
+                .Add(out.claim.first_seq)
+                .Add(out.claim.claimed_at),
+            "claim the turn")
         .status();
   }));
   return out;
@@ -72,10 +73,11 @@ Result<bool> PostgresBackend::FinishTurnClaim(const TurnKey& key, std::string_vi
     stored_now = claimed && stored->result.empty();
     if (!stored_now) return Status::Ok();
     return conn
-        .Exec("UPDATE turn_claims SET result = $1 WHERE owner = $2 AND session_id = $3 AND "
-              "turn_id = $4",
-              Params().Add(result).Add(key.owner).Add(key.session_id).Add(key.turn_id),
-              "store the turn's result")
+        .Exec(
+            "UPDATE turn_claims SET result = $1 WHERE owner = $2 AND session_id = $3 AND "
+            "turn_id = $4",
+            Params().Add(result).Add(key.owner).Add(key.session_id).Add(key.turn_id),
+            "store the turn's result")
         .status();
   }));
   if (!claimed) {
@@ -94,11 +96,11 @@ Result<std::vector<SegmentRow>> PostgresBackend::IdleOpenSegments(TimeMs before,
   if (limit <= 0) return std::vector<SegmentRow>();
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(
-      Rows rows, conn->Exec(std::string("SELECT ") + pg::kSegmentColumns +
-                                " FROM segments s WHERE s.status = 'open' AND s.last_turn_at < $1 "
-                                "ORDER BY s.last_turn_at, s.id LIMIT $2",
-                            Params().Add(before).Add(static_cast<int64_t>(limit)),
-                            "find idle open segments"));
+      Rows rows,
+      conn->Exec(std::string("SELECT ") + pg::kSegmentColumns +
+                     " FROM segments s WHERE s.status = 'open' AND s.last_turn_at < $1 "
+                     "ORDER BY s.last_turn_at, s.id LIMIT $2",
+                 Params().Add(before).Add(static_cast<int64_t>(limit)), "find idle open segments"));
   std::vector<SegmentRow> out;
   out.reserve(static_cast<size_t>(rows.size()));
   for (int i = 0; i < rows.size(); ++i) out.push_back(pg::ReadSegment(rows, i));

@@ -71,8 +71,8 @@ Result<bool> SqliteBackend::FinishTurnClaim(const TurnKey& key, std::string_view
   Connection& db = *writer_;
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   MNEMO_ASSIGN_OR_RETURN(std::optional<TurnClaim> stored, ReadClaim(db, key));
-  if (!stored) return NotFound("turn " + key.turn_id + " of session " + key.session_id +
-                               " is not claimed");
+  if (!stored)
+    return NotFound("turn " + key.turn_id + " of session " + key.session_id + " is not claimed");
   if (!stored->result.empty()) return false;
   MNEMO_ASSIGN_OR_RETURN(
       Statement put,
