@@ -36,13 +36,14 @@ void WaitForSignal(transport::HttpServer& server, const std::atomic<bool>& done)
   }
 }
 
-// Hygiene every 12 hours (spec 10): asks every 10 minutes whether a run is
-// due (the last one, by any process on the workspace, is 12 hours old) until
-// `stop` is set.
-class HygieneSchedule {
+// Periodic work until `stop` is set: every minute, the segments idle for
+// learning.session_idle_close_secs are closed and finalised (spec 40); every
+// tenth minute it asks whether hygiene (spec 10) is due (the last run, by any
+// process on the workspace, is 12 hours old).
+class MaintenanceSchedule {
  public:
-  explicit HygieneSchedule(Engine& engine) : thread_([this, &engine] { Run(engine); }) {}
-  ~HygieneSchedule() {
+  explicit MaintenanceSchedule(Engine& engine) : thread_([this, &engine] { Run(engine); }) {}
+  ~MaintenanceSchedule() {
     {
       std::lock_guard lock(mu_);
       stop_ = true;
@@ -50,17 +51,26 @@ class HygieneSchedule {
     cv_.notify_one();
     thread_.join();
   }
+  MaintenanceSchedule(const MaintenanceSchedule&) = delete;
+  MaintenanceSchedule& operator=(const MaintenanceSchedule&) = delete;
 
  private:
+  static constexpr int kHygieneEveryTicks = 10;
+
   void Run(Engine& engine) {
     std::unique_lock lock(mu_);
-    while (!stop_) {
+    for (int64_t tick = 0; !stop_; ++tick) {
       lock.unlock();
-      if (auto r = engine.RunHygieneIfDue(); !r.ok()) {
-        std::cerr << "mnemo: warning: hygiene: " << r.status().message() << "\n";
+      if (auto r = engine.CloseIdleSegments(); !r.ok()) {
+        std::cerr << "mnemo: warning: closing idle segments: " << r.status().message() << "\n";
+      }
+      if (tick % kHygieneEveryTicks == 0) {
+        if (auto r = engine.RunHygieneIfDue(); !r.ok()) {
+          std::cerr << "mnemo: warning: hygiene: " << r.status().message() << "\n";
+        }
       }
       lock.lock();
-      cv_.wait_for(lock, std::chrono::minutes(10), [&] { return stop_; });
+      cv_.wait_for(lock, std::chrono::minutes(1), [&] { return stop_; });
     }
   }
 
@@ -99,7 +109,7 @@ int Serve(const GlobalOptions& g, const std::string& listen) {
     std::cerr << "listening on " << (v6 ? "[" + host + "]" : host) << ":" << *port << std::endl;
     std::atomic<bool> done{false};
     std::thread waiter([&] { WaitForSignal(server, done); });
-    HygieneSchedule hygiene(*session->engine);
+    MaintenanceSchedule maintenance(*session->engine);
     Status served = server.Serve();
     done = true;
     waiter.join();

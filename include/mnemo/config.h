@@ -88,6 +88,11 @@ struct Config {
     int64_t max_turns_per_segment = 20;
     int64_t max_time_gap_secs = 600;
     std::optional<double> min_cosine_similarity;  // absent: 0.4 with openai, 0 with hash
+    // An open segment with no new turn for this long is closed and finalised
+    // as memory.session_end would; 0: never.
+    int64_t session_idle_close_secs = 1800;
+    // Archive rows waiting to be written at most; a turn waits for room.
+    int64_t archive_queue_rows = 8192;
   } learning;
   struct Rules {
     int64_t prompt_cap = 30;

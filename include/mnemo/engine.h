@@ -193,6 +193,19 @@ class Engine {
   // The report when a run was due (and done), nullopt otherwise.
   Result<std::optional<HygieneReport>> RunHygieneIfDue();
 
+  // Idle segments (spec 40, learning.session_idle_close_secs; 0 = never):
+  // closes every open segment, of any principal, whose last turn is that
+  // old by the engine's clock, and finalises it exactly as
+  // memory.session_end would (recap, events, profile facets, document) on
+  // the background worker; `sync` waits for that. Returns how many this call
+  // closed. Also runs at every open; the daemon calls it every minute.
+  Result<int64_t> CloseIdleSegments(bool sync = false);
+
+  // The markdown archive's queue (learning.archive_queue_rows): rows waiting
+  // now, the most that ever waited (never above `bound`), rows written and
+  // rows that failed. Thread-safe.
+  ArchiveQueueStats ArchiveQueue() const;
+
   // A backup as JSONL, format version 2 (docs/storage.md "Export format"):
   // a header line {"mnemo_export": 2, "counts": {...}, ...}, then one line
   // per record ("type": entry, vector, turn, segment, event, facet,

@@ -309,6 +309,11 @@ struct Turn {
   std::string agent_id;
   int64_t cost_microdollars = 0;
   bool sync = false;  // wait for background work (segment close)
+  // The harness's id of this turn (1-128 bytes), for safe retries: a repeat
+  // with the same (principal, session_id, turn_id) stores nothing and returns
+  // the first call's result (TurnResult::replayed). Absent: every call is a
+  // new turn, even with the same text.
+  std::optional<std::string> turn_id;
 };
 
 // One episodic row (spec 40): a turn gives a user row, then an assistant row.
@@ -350,6 +355,21 @@ struct TurnResult {
   // Existing rules this turn refreshed (a repeated edict or failure).
   std::vector<ToolRule> refreshed_rules;
   bool rules_captured = false;  // false when capture is switched off
+  // True when this is the answer of an earlier call with the same turn_id:
+  // nothing was stored by this call. The fields are those of the first call
+  // (its rows read back from the store); when the first call failed part
+  // way, what it had stored (rules_captured false when capture did not
+  // finish).
+  bool replayed = false;
+};
+
+// The markdown archive's background queue (Engine::ArchiveQueue).
+struct ArchiveQueueStats {
+  int64_t bound = 0;     // learning.archive_queue_rows
+  int64_t depth = 0;     // rows waiting now
+  int64_t peak = 0;      // the most rows that ever waited at once
+  int64_t written = 0;   // rows handled (written, kept or failed)
+  int64_t problems = 0;  // rows that failed or whose file already existed
 };
 
 // A segment of a conversation (spec 40).

@@ -26,14 +26,16 @@ ArchiveWriter::~ArchiveWriter() {
 }
 
 void ArchiveWriter::Enqueue(std::vector<ArchiveRow> rows) {
-  {
-    std::unique_lock lock(mu_);
-    done_cv_.wait(lock, [&] { return stop_ || queue_.size() < max_backlog_; });
-    for (ArchiveRow& r : rows) queue_.push_back(std::move(r));
-    queued_ += static_cast<int64_t>(rows.size());
-    peak_backlog_ = std::max(peak_backlog_, queue_.size());
+  for (ArchiveRow& r : rows) {
+    {
+      std::unique_lock lock(mu_);
+      done_cv_.wait(lock, [&] { return stop_ || queue_.size() < max_backlog_; });
+      queue_.push_back(std::move(r));
+      ++queued_;
+      peak_backlog_ = std::max(peak_backlog_, queue_.size());
+    }
+    work_cv_.notify_one();
   }
-  work_cv_.notify_one();
 }
 
 void ArchiveWriter::Flush() {
@@ -50,6 +52,15 @@ int64_t ArchiveWriter::problems() const {
 size_t ArchiveWriter::peak_backlog() const {
   std::lock_guard lock(mu_);
   return peak_backlog_;
+}
+
+ArchiveWriter::Counts ArchiveWriter::counts() const {
+  std::lock_guard lock(mu_);
+  return {.bound = max_backlog_,
+          .depth = queue_.size(),
+          .peak = peak_backlog_,
+          .written = written_,
+          .problems = problems_};
 }
 
 void ArchiveWriter::Run() {

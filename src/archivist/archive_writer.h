@@ -2,9 +2,10 @@
 // background thread, so memory.turn_complete does not wait for file creation
 // and fsync (the archive is best effort: the database holds every row).
 // Flush() waits for everything queued so far ("sync": true, tests, close).
-// The queue is bounded: when turns arrive faster than files can be written,
-// Enqueue waits for room (back-pressure) instead of growing without limit or
-// dropping a file.
+// The queue is bounded (learning.archive_queue_rows): when turns arrive
+// faster than files can be written, Enqueue waits for room (back-pressure)
+// instead of growing without limit or dropping a file; the queue never holds
+// more than the bound.
 #pragma once
 
 #include <condition_variable>
@@ -21,7 +22,7 @@ namespace mnemo::archivist {
 
 class ArchiveWriter {
  public:
-  // Rows waiting at most (one Enqueue may go past it by its own rows).
+  // Rows waiting at most (the default of learning.archive_queue_rows).
   static constexpr size_t kDefaultMaxBacklog = 8192;
 
   explicit ArchiveWriter(std::string archive_root, size_t max_backlog = kDefaultMaxBacklog);
@@ -30,6 +31,8 @@ class ArchiveWriter {
   ArchiveWriter(const ArchiveWriter&) = delete;
   ArchiveWriter& operator=(const ArchiveWriter&) = delete;
 
+  // Queues the rows, each as soon as there is room (so rows of one call may
+  // be written before the last one is queued).
   void Enqueue(std::vector<ArchiveRow> rows);
   // Returns once every row queued before the call is written (or failed).
   void Flush();
@@ -37,6 +40,15 @@ class ArchiveWriter {
   int64_t problems() const;
   // The longest the queue has been (tests of the bound).
   size_t peak_backlog() const;
+
+  struct Counts {
+    size_t bound = 0;
+    size_t depth = 0;  // rows waiting now
+    size_t peak = 0;   // peak_backlog()
+    int64_t written = 0;
+    int64_t problems = 0;
+  };
+  Counts counts() const;
 
  private:
   void Run();

@@ -167,7 +167,18 @@ Result<IndexedTurn> IndexTurn(storage::Backend& backend, const std::string& owne
                                        .agent_id = turn.agent_id},
                                .search_text = AssistantSearchText(out.computation, lesson)};
   const storage::TurnWrite rows[] = {user, assistant};
-  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> stored, backend.AppendTurns(rows));
+  std::vector<storage::TurnRow> stored;
+  if (options.claim != nullptr) {
+    MNEMO_ASSIGN_OR_RETURN(storage::TurnClaimOutcome outcome,
+                           backend.ClaimTurn(*options.claim, rows));
+    if (!outcome.claimed) {
+      out.earlier = std::move(outcome.claim);
+      return out;
+    }
+    stored = std::move(outcome.rows);
+  } else {
+    MNEMO_ASSIGN_OR_RETURN(stored, backend.AppendTurns(rows));
+  }
   if (stored.size() != 2) return Internal("append turn: expected two rows");
   out.user = std::move(stored[0]);
   out.assistant = std::move(stored[1]);

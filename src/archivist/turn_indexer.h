@@ -3,6 +3,7 @@
 // their keyword index over computation text, and the markdown archive files.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,12 +23,19 @@ struct TurnIndexOptions {
   // How tool outputs take part in the keyword index (spec 50); null: every
   // output as is.
   const context::ToolRegistry* tools = nullptr;
+  // Store the rows under this claim (Backend::ClaimTurn); null: a plain
+  // append.
+  const storage::TurnClaim* claim = nullptr;
 };
 
 struct IndexedTurn {
   storage::TurnRow user;
   storage::TurnRow assistant;
   int redactions = 0;
+  // With TurnIndexOptions::claim: the earlier claim when the turn was
+  // claimed before (then nothing was stored and `user`/`assistant` are
+  // empty).
+  std::optional<storage::TurnClaim> earlier;
   // The (redacted) turn's computation text, with the cleaner failures.
   context::TurnComputation computation;
 };
@@ -67,7 +75,8 @@ std::vector<ArchiveRow> ArchiveRowsOf(const IndexedTurn& turn);
 // The archive row of one stored turn row.
 ArchiveRow ArchiveRowOf(const storage::TurnRow& row);
 
-// Appends the turn's two rows for `owner` (sequence numbers from the store).
+// Appends the turn's two rows for `owner` (sequence numbers from the store),
+// under options.claim when given.
 Result<IndexedTurn> IndexTurn(storage::Backend& backend, const std::string& owner, Turn turn,
                               TimeMs timestamp, const TurnIndexOptions& options);
 

@@ -115,7 +115,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   MNEMO_ASSIGN_OR_RETURN(impl->backend, OpenBackend(impl->config, impl->workspace));
   MNEMO_RETURN_IF_ERROR(impl->OpenVectors());
   impl->archive_root = impl->workspace + "/memory_tree/content/episodic";
-  impl->archive = std::make_unique<archivist::ArchiveWriter>(impl->archive_root);
+  impl->archive = std::make_unique<archivist::ArchiveWriter>(
+      impl->archive_root, static_cast<size_t>(impl->config.learning.archive_queue_rows));
   MNEMO_RETURN_IF_ERROR(impl->OpenArchivist());
   MNEMO_RETURN_IF_ERROR(impl->OpenTools());
   if (impl->config.security.audit.enabled) {
@@ -126,6 +127,12 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
         impl->audit,
         internal::AuditLog::Open(audit.string(), impl->config.security.audit.max_size_mb * kMiB,
                                  impl->config.security.audit.keep));
+  }
+  // Segments left open by a session that never ended (spec 40): a CLI or
+  // stdio process closes them when it opens; their finalisation runs on the
+  // worker, drained when the engine closes.
+  if (auto idle = impl->CloseIdleSegments(/*sync=*/false); !idle.ok()) {
+    std::cerr << "mnemo: warning: closing idle segments: " << idle.status().message() << "\n";
   }
   // Hygiene at start-up when due (spec 10), off the opening thread.
   Engine::Impl* raw = impl.get();
@@ -249,6 +256,15 @@ Result<PathCheck> Engine::PathProtected(const Principal& /*who*/, std::string_vi
   return impl_->PathProtected(path);
 }
 Result<std::optional<HygieneReport>> Engine::RunHygieneIfDue() { return impl_->RunHygieneIfDue(); }
+Result<int64_t> Engine::CloseIdleSegments(bool sync) { return impl_->CloseIdleSegments(sync); }
+ArchiveQueueStats Engine::ArchiveQueue() const {
+  const archivist::ArchiveWriter::Counts c = impl_->archive->counts();
+  return {.bound = static_cast<int64_t>(c.bound),
+          .depth = static_cast<int64_t>(c.depth),
+          .peak = static_cast<int64_t>(c.peak),
+          .written = c.written,
+          .problems = c.problems};
+}
 Status Engine::ExportJsonl(const Principal& who, std::ostream& out, const ExportOptions& options) {
   return impl_->ExportJsonl(who, out, options);
 }

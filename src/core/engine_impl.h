@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -194,8 +195,23 @@ struct Engine::Impl {
   void PostFinalize(std::string segment_id);
   // The per-turn episodic work of memory.turn_complete into `result`.
   // `cleaner_failed` receives the indexes of the calls whose cleaner failed.
-  Status IndexTurnRows(const Principal& who, const Turn& turn, TimeMs timestamp, TurnResult& result,
-                       std::vector<size_t>& cleaner_failed);
+  // With `claim` the rows are stored under it; when the turn id was claimed
+  // before, nothing is stored and `earlier` receives that claim.
+  Status IndexTurnRows(const Principal& who, const Turn& turn, TimeMs timestamp,
+                       const storage::TurnClaim* claim, std::optional<storage::TurnClaim>& earlier,
+                       TurnResult& result, std::vector<size_t>& cleaner_failed);
+  // Rule capture and tool statistics of memory.turn_complete into `result`.
+  Status CaptureTurn(const Principal& who, const Turn& turn, TimeMs now,
+                     const std::vector<size_t>& cleaner_failed, TurnResult& result);
+  // The answer to a repeated turn_id: the earlier call's stored result
+  // (waited for up to kReplayWait while that call is still running) with its
+  // rows read back; replayed = true.
+  static constexpr std::chrono::milliseconds kReplayWait{10000};
+  Result<TurnResult> ReplayTurn(storage::TurnClaim claim);
+  // Closes (and finalises on the worker, as memory.session_end does) every
+  // open segment whose last turn is learning.session_idle_close_secs old;
+  // returns how many this call closed. `sync`: wait for the finalisation.
+  Result<int64_t> CloseIdleSegments(bool sync);
 
   // The tool registry (tools.cc). OpenTools loads mnemo.toml's [[tools]] and
   // the persisted registrations; RefreshStoredTools reloads the latter when

@@ -2,9 +2,11 @@
 // memory.turn_complete, the read methods and the MEMORY.md writer.
 
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "archivist/archive_writer.h"
 #include "archivist/memory_md.h"
@@ -13,6 +15,7 @@
 #include "archivist/turn_indexer.h"
 #include "core/engine_impl.h"
 #include "core/fusion.h"
+#include "core/turn_result_json.h"
 #include "core/validation.h"
 #include "text/query.h"
 #include "text/snippet.h"
@@ -56,13 +59,25 @@ Status ValidateSessionId(std::string_view session_id) {
 }  // namespace
 
 Status Engine::Impl::IndexTurnRows(const Principal& who, const Turn& turn, TimeMs timestamp,
-                                   TurnResult& result, std::vector<size_t>& cleaner_failed) {
-  if (!config.learning.episodic_capture_enabled) return Status::Ok();
+                                   const storage::TurnClaim* claim,
+                                   std::optional<storage::TurnClaim>& earlier, TurnResult& result,
+                                   std::vector<size_t>& cleaner_failed) {
+  if (!config.learning.episodic_capture_enabled) {
+    if (claim == nullptr) return Status::Ok();
+    // No rows to store, but the turn id is still claimed once.
+    MNEMO_ASSIGN_OR_RETURN(storage::TurnClaimOutcome outcome, backend->ClaimTurn(*claim, {}));
+    if (!outcome.claimed) earlier = std::move(outcome.claim);
+    return Status::Ok();
+  }
   MNEMO_RETURN_IF_ERROR(RefreshStoredTools());
-  archivist::TurnIndexOptions options{.redact = config.security.redact_episodic,
-                                      .tools = tools.get()};
+  archivist::TurnIndexOptions options{
+      .redact = config.security.redact_episodic, .tools = tools.get(), .claim = claim};
   MNEMO_ASSIGN_OR_RETURN(archivist::IndexedTurn indexed,
                          archivist::IndexTurn(*backend, who.name, turn, timestamp, options));
+  if (indexed.earlier) {
+    earlier = std::move(indexed.earlier);
+    return Status::Ok();
+  }
   // The archive is best effort (spec 40) and written in the background; a
   // failure is logged, never fatal. "sync": true waits for it.
   archive->Enqueue(archivist::ArchiveRowsOf(indexed));
@@ -92,6 +107,41 @@ Status Engine::Impl::IndexTurnRows(const Principal& who, const Turn& turn, TimeM
   result.user_row = ToPublic(std::move(indexed.user));
   result.assistant_row = ToPublic(std::move(indexed.assistant));
   return Status::Ok();
+}
+
+Result<TurnResult> Engine::Impl::ReplayTurn(storage::TurnClaim claim) {
+  // The first call stores its result right after its rule capture; a
+  // duplicate that arrives meanwhile waits for it (polling the store, so a
+  // duplicate in another process waits too).
+  const auto deadline = std::chrono::steady_clock::now() + kReplayWait;
+  auto pause = std::chrono::milliseconds(1);
+  while (claim.result.empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(25));
+    MNEMO_ASSIGN_OR_RETURN(std::optional<storage::TurnClaim> now, backend->GetTurnClaim(claim.key));
+    if (!now) return NotFound("turn " + claim.key.turn_id + " is no longer stored");
+    claim = std::move(*now);
+  }
+  TurnResult out;
+  // Without a result the first call never finished (it failed before
+  // storing it, or its process died): what it stored is the answer.
+  if (!claim.result.empty()) {
+    MNEMO_ASSIGN_OR_RETURN(out, DecodeTurnResult(claim.result));
+  }
+  if (claim.first_seq >= 0) {
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
+                           backend->SessionTurns(claim.key.owner, claim.key.session_id,
+                                                 claim.first_seq, claim.first_seq + 1));
+    for (storage::TurnRow& r : rows) {
+      if (r.role == "user") {
+        out.user_row = ToPublic(std::move(r));
+      } else {
+        out.assistant_row = ToPublic(std::move(r));
+      }
+    }
+  }
+  out.replayed = true;
+  return out;
 }
 
 Result<std::vector<EpisodicHit>> Engine::Impl::EpisodicSearch(const Principal& who,

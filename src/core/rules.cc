@@ -7,6 +7,7 @@
 
 #include "base/json_limits.h"
 #include "core/engine_impl.h"
+#include "core/turn_result_json.h"
 #include "core/validation.h"
 #include "rules/capture.h"
 #include "rules/prompt.h"
@@ -197,10 +198,46 @@ Result<TurnResult> Engine::Impl::TurnComplete(const Principal& who, const Turn& 
   MNEMO_RETURN_IF_ERROR(ValidateTurn(turn));
   TurnResult result;
   const TimeMs now = clock->NowMs();
+  // With a turn_id the rows are stored under a claim of (principal, session,
+  // turn id) in the same transaction: of any number of calls with it,
+  // threads or processes, one stores the turn and the others replay its
+  // result.
+  std::optional<storage::TurnClaim> claim;
+  if (turn.turn_id) {
+    claim = storage::TurnClaim{
+        .key = {.owner = who.name, .session_id = turn.session_id, .turn_id = *turn.turn_id},
+        .claimed_at = now};
+  }
+  std::optional<storage::TurnClaim> earlier;
   // Episodic rows first: the turn is kept even if rule capture fails later.
   std::vector<size_t> cleaner_failed;
-  MNEMO_RETURN_IF_ERROR(
-      IndexTurnRows(who, turn, turn.timestamp.value_or(now), result, cleaner_failed));
+  Status done = IndexTurnRows(who, turn, turn.timestamp.value_or(now), claim ? &*claim : nullptr,
+                              earlier, result, cleaner_failed);
+  if (earlier) {
+    Result<TurnResult> replayed = ReplayTurn(std::move(*earlier));
+    if (turn.sync) {
+      archive->Flush();
+      segment_worker->Flush();
+    }
+    return replayed;
+  }
+  if (done.ok()) done = CaptureTurn(who, turn, now, cleaner_failed, result);
+  if (claim) {
+    // Stored even after a failure part way, so a retry answers with what
+    // was done instead of waiting; kNotFound: the failure came before the
+    // claim.
+    Result<bool> finished = backend->FinishTurnClaim(claim->key, EncodeTurnResult(result));
+    if (!finished.ok() && finished.status().code() != StatusCode::kNotFound) {
+      std::cerr << "mnemo: warning: cannot store the result of turn " << claim->key.turn_id << ": "
+                << finished.status().message() << "\n";
+    }
+  }
+  MNEMO_RETURN_IF_ERROR(done);
+  return result;
+}
+
+Status Engine::Impl::CaptureTurn(const Principal& who, const Turn& turn, TimeMs now,
+                                 const std::vector<size_t>& cleaner_failed, TurnResult& result) {
   if (config.learning.tool_memory_capture_enabled) {
     Turn captured = turn;
     // Rules are pinned into prompts: never a credential, even from an edict.
@@ -221,8 +258,7 @@ Result<TurnResult> Engine::Impl::TurnComplete(const Principal& who, const Turn& 
     }
     result.rules_captured = true;
   }
-  MNEMO_RETURN_IF_ERROR(rules::RecordToolStats(*backend, now, who.name, turn, cleaner_failed));
-  return result;
+  return rules::RecordToolStats(*backend, now, who.name, turn, cleaner_failed);
 }
 
 Status Engine::Impl::ValidateTurn(const Turn& turn) const {
@@ -230,6 +266,12 @@ Status Engine::Impl::ValidateTurn(const Turn& turn) const {
     return InvalidArgument("session_id must not be blank", "session_id");
   }
   MNEMO_RETURN_IF_ERROR(ValidateKey(turn.session_id, "session_id"));
+  if (turn.turn_id && (turn.turn_id->empty() || turn.turn_id->size() > storage::kMaxTurnIdBytes ||
+                       !text::IsValidUtf8(*turn.turn_id))) {
+    return InvalidArgument("turn_id must be 1 to 128 bytes of UTF-8 (it is " +
+                               std::to_string(turn.turn_id->size()) + " bytes long)",
+                           "turn_id");
+  }
   for (size_t i = 0; i < turn.tool_calls.size(); ++i) {
     const std::string field = "tool_calls[" + std::to_string(i) + "].name";
     MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(turn.tool_calls[i].name, field));

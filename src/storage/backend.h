@@ -24,6 +24,7 @@
 #include "storage/erasure.h"
 #include "storage/graph.h"
 #include "storage/restore.h"
+#include "storage/turn_claims.h"
 
 namespace mnemo::storage {
 
@@ -305,6 +306,30 @@ class Backend {
   // Every owner's facets when `all`, else `owner`'s; by facet_type, key,
   // then owner.
   virtual Result<std::vector<FacetRow>> Facets(bool all, std::string_view owner) = 0;
+
+  // --- Idempotent turns and idle segments (issue 16 items 5 and 6;
+  // turn_claims.h). One block, so parallel additions to this class merge
+  // apart from it.
+
+  // Claims `claim.key` and appends `rows` (none is allowed; else as
+  // AppendTurns: one owner and session, the key's) in one write transaction,
+  // serialised with every other writer (threads and processes). The claim
+  // stores the first row's seq (-1 without rows), claimed_at and an empty
+  // result. When the key is already claimed nothing is written and the
+  // stored claim is returned with claimed = false. kInvalidArgument for a
+  // blank owner or session, a turn id of 0 or more than kMaxTurnIdBytes
+  // bytes, or rows of another owner or session.
+  virtual Result<TurnClaimOutcome> ClaimTurn(const TurnClaim& claim,
+                                             std::span<const TurnWrite> rows) = 0;
+  // Stores the result of a claimed turn unless one is stored already (the
+  // first one is kept); returns whether this call stored it. kNotFound when
+  // the key is not claimed.
+  virtual Result<bool> FinishTurnClaim(const TurnKey& key, std::string_view result) = 0;
+  // The claim of `key`, if any.
+  virtual Result<std::optional<TurnClaim>> GetTurnClaim(const TurnKey& key) = 0;
+  // Up to `limit` open segments of every owner with last_turn_at < `before`,
+  // by last_turn_at, then id: what learning.session_idle_close_secs closes.
+  virtual Result<std::vector<SegmentRow>> IdleOpenSegments(TimeMs before, int limit) = 0;
 
   // --- Segment recaps (spec 40, "When a segment closes"). Every recap
   // PutSegment (or StepSegment) writes is indexed with it, in the same

@@ -25,6 +25,28 @@ Status ValidateTurnWrites(std::span<const TurnWrite> rows) {
   return Status::Ok();
 }
 
+Status ValidateTurnKey(const TurnKey& key) {
+  if (key.owner.empty()) return InvalidArgument("owner must not be empty", "owner");
+  if (key.session_id.empty()) return InvalidArgument("session_id must not be empty", "session_id");
+  if (key.turn_id.empty() || key.turn_id.size() > kMaxTurnIdBytes) {
+    return InvalidArgument(
+        "turn_id is " + std::to_string(key.turn_id.size()) + " bytes long: use 1 to 128 bytes",
+        "turn_id");
+  }
+  return Status::Ok();
+}
+
+Status ValidateTurnClaim(const TurnClaim& claim, std::span<const TurnWrite> rows) {
+  MNEMO_RETURN_IF_ERROR(ValidateTurnKey(claim.key));
+  MNEMO_RETURN_IF_ERROR(ValidateTurnWrites(rows));
+  if (!rows.empty() &&
+      (rows[0].row.owner != claim.key.owner || rows[0].row.session_id != claim.key.session_id)) {
+    return InvalidArgument("a claimed turn's rows belong to the claim's owner and session",
+                           "session_id");
+  }
+  return Status::Ok();
+}
+
 Status ValidateSegment(const SegmentRow& s) {
   if (s.id.empty()) return InvalidArgument("segment id must not be empty", "id");
   if (s.owner.empty()) return InvalidArgument("owner must not be empty", "owner");

@@ -8,12 +8,20 @@
 
 #include "mnemo/status.h"
 #include "storage/episodic.h"
+#include "storage/turn_claims.h"
 
 namespace mnemo::storage::internal {
 
 // An append must name one (owner, session): non-empty, and the same for
 // every row; roles are "user" or "assistant" (kInvalidArgument otherwise).
 Status ValidateTurnWrites(std::span<const TurnWrite> rows);
+
+// A turn key needs an owner and a session, and a turn id of 1 to
+// kMaxTurnIdBytes bytes (kInvalidArgument otherwise).
+Status ValidateTurnKey(const TurnKey& key);
+// ValidateTurnKey and ValidateTurnWrites, and every row of the key's owner
+// and session.
+Status ValidateTurnClaim(const TurnClaim& claim, std::span<const TurnWrite> rows);
 
 // A segment must have an id, owner and session, a status of "open" or
 // "closed" and a recap_source of "", "llm" or "extractive".

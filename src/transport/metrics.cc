@@ -21,7 +21,8 @@ void Metrics::RecordHttp(int status) {
   ++http_[status];
 }
 
-std::string Metrics::Render(int64_t entries, int64_t queue_depth) const {
+std::string Metrics::Render(int64_t entries, int64_t queue_depth,
+                            const ArchiveQueueStats& archive) const {
   std::ostringstream out;
   std::lock_guard lock(mu_);
   out << "# HELP mnemo_rpc_requests_total JSON-RPC calls by method and outcome.\n"
@@ -56,6 +57,15 @@ std::string Metrics::Render(int64_t entries, int64_t queue_depth) const {
   out << "# HELP mnemo_queue_depth Connections waiting for a worker.\n"
       << "# TYPE mnemo_queue_depth gauge\n"
       << "mnemo_queue_depth " << queue_depth << "\n";
+  out << "# HELP mnemo_archive_queue_rows Archive rows waiting to be written.\n"
+      << "# TYPE mnemo_archive_queue_rows gauge\n"
+      << "mnemo_archive_queue_rows " << archive.depth << "\n"
+      << "# HELP mnemo_archive_queue_peak_rows The most archive rows that waited at once.\n"
+      << "# TYPE mnemo_archive_queue_peak_rows gauge\n"
+      << "mnemo_archive_queue_peak_rows " << archive.peak << "\n"
+      << "# HELP mnemo_archive_queue_bound_rows learning.archive_queue_rows.\n"
+      << "# TYPE mnemo_archive_queue_bound_rows gauge\n"
+      << "mnemo_archive_queue_bound_rows " << archive.bound << "\n";
   return out.str();
 }
 

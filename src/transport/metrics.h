@@ -1,6 +1,6 @@
 // Daemon metrics in Prometheus text format (spec 60 /metrics): JSON-RPC calls
 // by method and outcome, a latency histogram per method, HTTP responses by
-// status, rejections, entries and queue depth. Thread-safe.
+// status, rejections, entries, queue depth and the archive queue. Thread-safe.
 #pragma once
 
 #include <array>
@@ -11,6 +11,8 @@
 #include <string_view>
 #include <utility>
 
+#include "mnemo/types.h"
+
 namespace mnemo::transport {
 
 class Metrics {
@@ -20,8 +22,10 @@ class Metrics {
   void RecordCall(std::string_view method, std::string_view outcome, double seconds);
   void RecordHttp(int status);
 
-  // `entries` < 0 is left out (the engine could not count).
-  std::string Render(int64_t entries, int64_t queue_depth) const;
+  // `entries` < 0 is left out (the engine could not count). `archive`: the
+  // markdown archive's queue (Engine::ArchiveQueue).
+  std::string Render(int64_t entries, int64_t queue_depth,
+                     const ArchiveQueueStats& archive = {}) const;
 
   static constexpr std::array<double, 10> kBuckets = {0.001, 0.0025, 0.005, 0.01, 0.025,
                                                       0.05,  0.1,    0.25,  1,    5};

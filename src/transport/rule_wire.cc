@@ -63,7 +63,8 @@ json TurnResultToJson(const TurnResult& r) {
           {"redactions", r.redactions},
           {"segment_id", r.segment_id},
           {"segment_closed", !r.closed_segment_id.empty()},
-          {"closed_segment_id", r.closed_segment_id}};
+          {"closed_segment_id", r.closed_segment_id},
+          {"replayed", r.replayed}};
 }
 
 json EpisodicTurnToJson(const EpisodicTurn& t) {

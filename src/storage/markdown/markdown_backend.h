@@ -128,6 +128,11 @@ class MarkdownBackend final : public Backend {
   Result<std::vector<SegmentRow>> SegmentsNeedingRecap(int limit, int64_t max_attempts) override;
   Result<SegmentChange> StepSegment(std::string_view owner, std::string_view session_id,
                                     const SegmentDecision& decide) override;
+  Result<TurnClaimOutcome> ClaimTurn(const TurnClaim& claim,
+                                     std::span<const TurnWrite> rows) override;
+  Result<bool> FinishTurnClaim(const TurnKey& key, std::string_view result) override;
+  Result<std::optional<TurnClaim>> GetTurnClaim(const TurnKey& key) override;
+  Result<std::vector<SegmentRow>> IdleOpenSegments(TimeMs before, int limit) override;
   Result<int64_t> AddEvents(std::span<const EventRow> rows) override;
   Result<std::vector<EventHit>> SearchEvents(const EventQuery& query) override;
   Result<FacetRow> MergeFacet(const FacetRow& observation) override;

@@ -74,6 +74,23 @@ Result<std::vector<TurnRow>> MarkdownBackend::AppendTurns(std::span<const TurnWr
   return data().AppendTurns(rows);
 }
 
+Result<TurnClaimOutcome> MarkdownBackend::ClaimTurn(const TurnClaim& claim,
+                                                    std::span<const TurnWrite> rows) {
+  return data().ClaimTurn(claim, rows);
+}
+
+Result<bool> MarkdownBackend::FinishTurnClaim(const TurnKey& key, std::string_view result) {
+  return data().FinishTurnClaim(key, result);
+}
+
+Result<std::optional<TurnClaim>> MarkdownBackend::GetTurnClaim(const TurnKey& key) {
+  return data().GetTurnClaim(key);
+}
+
+Result<std::vector<SegmentRow>> MarkdownBackend::IdleOpenSegments(TimeMs before, int limit) {
+  return data().IdleOpenSegments(before, limit);
+}
+
 Result<std::vector<TurnRow>> MarkdownBackend::SessionTurns(std::string_view owner,
                                                            std::string_view session_id,
                                                            int64_t from_seq, int64_t to_seq) {

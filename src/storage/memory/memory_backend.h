@@ -76,6 +76,12 @@ class MemoryBackend final : public Backend {
   Result<std::vector<EventHit>> SearchEvents(const EventQuery& query) override;
   Result<FacetRow> MergeFacet(const FacetRow& observation) override;
   Result<std::vector<FacetRow>> Facets(bool all, std::string_view owner) override;
+  // Idempotent turns and idle segments: memory_turn_claims.cc.
+  Result<TurnClaimOutcome> ClaimTurn(const TurnClaim& claim,
+                                     std::span<const TurnWrite> rows) override;
+  Result<bool> FinishTurnClaim(const TurnKey& key, std::string_view result) override;
+  Result<std::optional<TurnClaim>> GetTurnClaim(const TurnKey& key) override;
+  Result<std::vector<SegmentRow>> IdleOpenSegments(TimeMs before, int limit) override;
   // Segment recap search and recap vectors: *_recaps.cc.
   Result<std::vector<SegmentHit>> SearchSegments(const SegmentQuery& query) override;
   Status PutSegmentVector(std::string_view segment_id, std::string_view signature,
@@ -236,6 +242,10 @@ class MemoryBackend final : public Backend {
   std::unordered_map<std::string, std::unordered_set<int64_t>> turn_postings_;
   int64_t turn_tokens_ = 0;
   int64_t next_turn_id_ = 1;
+  // AppendTurns with mu_ held exclusively (rows validated).
+  std::vector<TurnRow> AppendTurnsLocked(std::span<const TurnWrite> rows);
+  // Turn claims (memory_turn_claims.cc) by (owner, session_id, turn_id).
+  std::map<std::tuple<std::string, std::string, std::string>, TurnClaim> turn_claims_;
   // Segments by id, and the id of each (owner, session)'s open segment.
   std::map<std::string, SegmentRow> segments_;
   std::map<std::pair<std::string, std::string>, std::string> open_segments_;

@@ -86,9 +86,13 @@ void Truncate(std::vector<T>& v, int limit) {
 
 Result<std::vector<TurnRow>> MemoryBackend::AppendTurns(std::span<const TurnWrite> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnWrites(rows));
+  std::unique_lock lock(mu_);
+  return AppendTurnsLocked(rows);
+}
+
+std::vector<TurnRow> MemoryBackend::AppendTurnsLocked(std::span<const TurnWrite> rows) {
   std::vector<TurnRow> out;
   if (rows.empty()) return out;
-  std::unique_lock lock(mu_);
   const auto& first = rows[0].row;
   int64_t seq = 0;
   auto last = turns_by_session_.upper_bound({first.owner, first.session_id, INT64_MAX});

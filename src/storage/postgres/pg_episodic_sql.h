@@ -4,11 +4,14 @@
 // keyword index of recaps that every write of a segment keeps.
 #pragma once
 
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include "mnemo/status.h"
 #include "storage/episodic.h"
 #include "storage/postgres/pg_connection.h"
+#include "storage/postgres/pg_text.h"
 
 namespace mnemo::storage::internal::pg {
 
@@ -27,5 +30,16 @@ SegmentRow ReadSegment(const Rows& rows, int row, int first = 0);
 // recap, its tokens in `tsv`), keeping the "segment_recaps" keyword
 // statistics exact. Nothing is written when the row already holds `recap`.
 Status SyncRecapIndex(PgConn& conn, std::string_view segment_id, std::string_view recap);
+
+// The index tokens of each row's search_text, to compute before the writer
+// lock is taken.
+std::vector<IndexedText> IndexTurnTexts(std::span<const TurnWrite> rows);
+
+// Inside the caller's write transaction (which holds the writer lock):
+// appends validated `rows` of one (owner, session) with the session's next
+// seqs, `texts` from IndexTurnTexts(rows), keeping the "turns" keyword
+// statistics. Returns the rows with id and seq set.
+Result<std::vector<TurnRow>> AppendTurnsIn(PgConn& conn, std::span<const TurnWrite> rows,
+                                           std::span<const IndexedText> texts);
 
 }  // namespace mnemo::storage::internal::pg

@@ -265,8 +265,23 @@ struct PgMigration {
   const char* sql;
 };
 
+// Schema v2: turn_claims and segments_open_by_last_turn, as SQLite's v10.
+constexpr const char* kSchemaV2 = R"sql(
+CREATE TABLE turn_claims (
+  owner TEXT COLLATE "C" NOT NULL,
+  session_id TEXT COLLATE "C" NOT NULL,
+  turn_id TEXT COLLATE "C" NOT NULL,
+  first_seq BIGINT NOT NULL,
+  result TEXT COLLATE "C" NOT NULL DEFAULT '',
+  claimed_at BIGINT NOT NULL,
+  PRIMARY KEY (owner, session_id, turn_id)
+);
+CREATE INDEX segments_open_by_last_turn ON segments (last_turn_at, id) WHERE status = 'open';
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "every table of the engine", kSchemaV1},
+    {2, "turn claims of idempotent turns; open segments by last turn", kSchemaV2},
 };
 
 int64_t NowMs() {

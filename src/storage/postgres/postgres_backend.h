@@ -70,6 +70,12 @@ class PostgresBackend final : public Backend {
   Result<std::vector<SegmentRow>> Segments(bool all, std::string_view owner,
                                            std::optional<std::string_view> session_id) override;
   Result<std::vector<SegmentRow>> SegmentsNeedingRecap(int limit, int64_t max_attempts) override;
+  // Idempotent turns and idle segments: postgres_turn_claims.cc.
+  Result<TurnClaimOutcome> ClaimTurn(const TurnClaim& claim,
+                                     std::span<const TurnWrite> rows) override;
+  Result<bool> FinishTurnClaim(const TurnKey& key, std::string_view result) override;
+  Result<std::optional<TurnClaim>> GetTurnClaim(const TurnKey& key) override;
+  Result<std::vector<SegmentRow>> IdleOpenSegments(TimeMs before, int limit) override;
   Result<int64_t> AddEvents(std::span<const EventRow> rows) override;
   Result<std::vector<EventHit>> SearchEvents(const EventQuery& query) override;
   Result<FacetRow> MergeFacet(const FacetRow& observation) override;

@@ -235,31 +235,10 @@ Result<std::vector<TurnRow>> PostgresBackend::AppendTurns(std::span<const TurnWr
   std::vector<TurnRow> out;
   if (rows.empty()) return out;
   // Tokenised before the writer lock is taken, which every writer waits for.
-  std::vector<pg::IndexedText> texts;
-  texts.reserve(rows.size());
-  for (const TurnWrite& w : rows) texts.push_back(pg::IndexText({w.search_text}));
+  const std::vector<pg::IndexedText> texts = pg::IndexTurnTexts(rows);
   MNEMO_RETURN_IF_ERROR(Write("store the turns", [&](PgConn& conn) -> Status {
-    out.clear();
-    // MAX + 1 is safe: the writer lock serialises every append of every
-    // process, and the UNIQUE (owner, session_id, seq) backs it up.
-    MNEMO_ASSIGN_OR_RETURN(
-        Rows last, conn.Exec("SELECT COALESCE(MAX(seq) + 1, 0) FROM turns WHERE owner = $1 AND "
-                             "session_id = $2",
-                             Params().Add(rows[0].row.owner).Add(rows[0].row.session_id),
-                             "find the session's next sequence number"));
-    int64_t seq = last.Int(0, 0);
-    int64_t tokens = 0;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const TurnWrite& w = rows[i];
-      const pg::IndexedText& text = texts[i];
-      TurnRow row = w.row;
-      row.seq = seq++;
-      row.id = 0;
-      MNEMO_ASSIGN_OR_RETURN(row.id, InsertTurnIn(conn, row, w.search_text, text));
-      tokens += text.length;
-      out.push_back(std::move(row));
-    }
-    return pg::AddTextStats(conn, "turns", static_cast<int64_t>(rows.size()), tokens);
+    MNEMO_ASSIGN_OR_RETURN(out, pg::AppendTurnsIn(conn, rows, texts));
+    return Status::Ok();
   }));
   return out;
 }

@@ -323,6 +323,26 @@ CREATE TRIGGER entries_tool_registry_delete AFTER DELETE ON entries
   BEGIN UPDATE generations SET value = value + 1 WHERE name = 'tool_registry'; END;
 )sql";
 
+// Schema v10:
+//   turn_claims: one row per (owner, session_id, turn_id) of an idempotent
+//     memory.turn_complete, inserted in the transaction that appends the
+//     turn's rows; first_seq is the user row's seq (-1 when no rows were
+//     stored), result the first call's answer ('' until it is known).
+//   segments_open_by_last_turn: the open segments by last turn time, for
+//     learning.session_idle_close_secs.
+constexpr const char* kSchemaV10 = R"sql(
+CREATE TABLE turn_claims (
+  owner TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  turn_id TEXT NOT NULL,
+  first_seq INTEGER NOT NULL,
+  result TEXT NOT NULL DEFAULT '',
+  claimed_at INTEGER NOT NULL,
+  PRIMARY KEY (owner, session_id, turn_id)
+) WITHOUT ROWID;
+CREATE INDEX segments_open_by_last_turn ON segments (last_turn_at, id) WHERE status = 'open';
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "entries and their full-text index", kSchemaV1},
     {2, "entry vectors and their change log", kSchemaV2},
@@ -333,6 +353,7 @@ constexpr Migration kMigrations[] = {
     {7, "the graph: subject-predicate-object triples", kSchemaV7},
     {8, "context events and their full-text index", kSchemaV8},
     {9, "entry fingerprints; generation of the tool registry", kSchemaV9},
+    {10, "turn claims of idempotent turns; open segments by last turn", kSchemaV10},
 };
 
 int64_t NowMs() {

@@ -69,6 +69,12 @@ class SqliteBackend final : public Backend {
   Result<std::vector<EventHit>> SearchEvents(const EventQuery& query) override;
   Result<FacetRow> MergeFacet(const FacetRow& observation) override;
   Result<std::vector<FacetRow>> Facets(bool all, std::string_view owner) override;
+  // Idempotent turns and idle segments: sqlite_turn_claims.cc.
+  Result<TurnClaimOutcome> ClaimTurn(const TurnClaim& claim,
+                                     std::span<const TurnWrite> rows) override;
+  Result<bool> FinishTurnClaim(const TurnKey& key, std::string_view result) override;
+  Result<std::optional<TurnClaim>> GetTurnClaim(const TurnKey& key) override;
+  Result<std::vector<SegmentRow>> IdleOpenSegments(TimeMs before, int limit) override;
   // Segment recap search and recap vectors: *_recaps.cc.
   Result<std::vector<SegmentHit>> SearchSegments(const SegmentQuery& query) override;
   Status PutSegmentVector(std::string_view segment_id, std::string_view signature,
@@ -154,6 +160,8 @@ class SqliteBackend final : public Backend {
   explicit SqliteBackend(int64_t vector_log_limit);
   ReaderLease AcquireReader();
   Result<UpsertResult> UpsertLocked(const EntryWrite& write);
+  // AppendTurns inside the caller's write transaction (rows validated).
+  Result<std::vector<TurnRow>> AppendTurnsLocked(std::span<const TurnWrite> rows);
 
   // Writer side of the vectors, inside the caller's transaction: deletes (and
   // logs) every vector of `label`; trims the change log when the policy says

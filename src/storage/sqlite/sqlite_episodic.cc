@@ -112,11 +112,18 @@ Status InsertTurnIn(Connection& db, const TurnRow& row, std::string_view search_
 
 Result<std::vector<TurnRow>> SqliteBackend::AppendTurns(std::span<const TurnWrite> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnWrites(rows));
+  if (rows.empty()) return std::vector<TurnRow>();
+  std::lock_guard lock(writer_mu_);
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*writer_));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<TurnRow> out, AppendTurnsLocked(rows));
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return out;
+}
+
+Result<std::vector<TurnRow>> SqliteBackend::AppendTurnsLocked(std::span<const TurnWrite> rows) {
   std::vector<TurnRow> out;
   if (rows.empty()) return out;
-  std::lock_guard lock(writer_mu_);
   Connection& db = *writer_;
-  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   int64_t seq = 0;
   {
     MNEMO_ASSIGN_OR_RETURN(
@@ -146,7 +153,6 @@ Result<std::vector<TurnRow>> SqliteBackend::AppendTurns(std::span<const TurnWrit
     row.id = id;
     out.push_back(std::move(row));
   }
-  MNEMO_RETURN_IF_ERROR(txn.Commit());
   return out;
 }
 

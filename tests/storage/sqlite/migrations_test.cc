@@ -34,11 +34,11 @@ TEST(Migrations, NewDatabaseGetsTheLatestVersionOnce) {
   auto v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(*v, LatestSchemaVersion());
-  EXPECT_EQ(LatestSchemaVersion(), 9);
+  EXPECT_EQ(LatestSchemaVersion(), 10);
   v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok());
-  EXPECT_EQ(*v, 9);
-  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 9);
+  EXPECT_EQ(*v, 10);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 10);
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'entries_fts'"), 1);
 }
 

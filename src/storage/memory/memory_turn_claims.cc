@@ -1,0 +1,74 @@
+// Idempotent turns and idle segments in memory: claims in a map, claimed
+// and appended under one exclusive lock.
+#include <algorithm>
+#include <mutex>
+#include <string>
+#include <tuple>
+
+#include "storage/episodic_rules.h"
+#include "storage/memory/memory_backend.h"
+
+namespace mnemo::storage::internal {
+namespace {
+
+std::tuple<std::string, std::string, std::string> ClaimIndex(const TurnKey& key) {
+  return {key.owner, key.session_id, key.turn_id};
+}
+
+}  // namespace
+
+Result<TurnClaimOutcome> MemoryBackend::ClaimTurn(const TurnClaim& claim,
+                                                  std::span<const TurnWrite> rows) {
+  MNEMO_RETURN_IF_ERROR(ValidateTurnClaim(claim, rows));
+  std::unique_lock lock(mu_);
+  TurnClaimOutcome out;
+  if (auto it = turn_claims_.find(ClaimIndex(claim.key)); it != turn_claims_.end()) {
+    out.claim = it->second;
+    return out;
+  }
+  out.rows = AppendTurnsLocked(rows);
+  out.claimed = true;
+  out.claim = TurnClaim{.key = claim.key,
+                        .first_seq = out.rows.empty() ? -1 : out.rows.front().seq,
+                        .claimed_at = claim.claimed_at};
+  turn_claims_.emplace(ClaimIndex(claim.key), out.claim);
+  return out;
+}
+
+Result<bool> MemoryBackend::FinishTurnClaim(const TurnKey& key, std::string_view result) {
+  MNEMO_RETURN_IF_ERROR(ValidateTurnKey(key));
+  std::unique_lock lock(mu_);
+  auto it = turn_claims_.find(ClaimIndex(key));
+  if (it == turn_claims_.end()) {
+    return NotFound("turn " + key.turn_id + " of session " + key.session_id + " is not claimed");
+  }
+  if (!it->second.result.empty()) return false;
+  it->second.result = std::string(result);
+  return true;
+}
+
+Result<std::optional<TurnClaim>> MemoryBackend::GetTurnClaim(const TurnKey& key) {
+  MNEMO_RETURN_IF_ERROR(ValidateTurnKey(key));
+  std::shared_lock lock(mu_);
+  auto it = turn_claims_.find(ClaimIndex(key));
+  if (it == turn_claims_.end()) return std::optional<TurnClaim>();
+  return std::optional<TurnClaim>(it->second);
+}
+
+Result<std::vector<SegmentRow>> MemoryBackend::IdleOpenSegments(TimeMs before, int limit) {
+  std::shared_lock lock(mu_);
+  std::vector<SegmentRow> out;
+  for (const auto& [address, id] : open_segments_) {
+    const SegmentRow& s = segments_.at(id);
+    if (s.last_turn_at < before) out.push_back(s);
+  }
+  std::sort(out.begin(), out.end(), [](const SegmentRow& a, const SegmentRow& b) {
+    return std::tie(a.last_turn_at, a.id) < std::tie(b.last_turn_at, b.id);
+  });
+  if (out.size() > static_cast<size_t>(std::max(limit, 0))) {
+    out.resize(static_cast<size_t>(std::max(limit, 0)));
+  }
+  return out;
+}
+
+}  // namespace mnemo::storage::internal

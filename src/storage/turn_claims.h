@@ -1,0 +1,44 @@
+// Idempotent turns (spec 40, memory.turn_complete `turn_id`): a turn id is
+// claimed once per (owner, session), in the transaction that stores the
+// turn's rows, and the first call's result is kept with the claim so a retry
+// answers with it and stores nothing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mnemo/types.h"
+#include "storage/episodic.h"
+
+namespace mnemo::storage {
+
+// At most this many bytes in a turn id (and at least one).
+inline constexpr size_t kMaxTurnIdBytes = 128;
+
+struct TurnKey {
+  std::string owner = "local";
+  std::string session_id;
+  std::string turn_id;
+};
+
+struct TurnClaim {
+  TurnKey key;
+  // The seq of the turn's user row (its assistant row is first_seq + 1);
+  // -1 when the turn stored no rows (episodic capture off).
+  int64_t first_seq = -1;
+  // What the first call answered, as its caller encoded it; "" until
+  // FinishTurnClaim.
+  std::string result;
+  TimeMs claimed_at = 0;
+};
+
+struct TurnClaimOutcome {
+  // True when this call made the claim (and stored `rows`); false when the
+  // key was claimed before (nothing was written).
+  bool claimed = false;
+  std::vector<TurnRow> rows;  // the rows this call stored (empty unless claimed)
+  TurnClaim claim;            // as stored: this call's, or the earlier one
+};
+
+}  // namespace mnemo::storage
