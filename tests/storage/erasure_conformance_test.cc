@@ -219,6 +219,29 @@ TEST_P(ErasureConformance, AnErasedSessionStartsAgainFromSequenceZero) {
   EXPECT_EQ((*turns)[0].seq, 0);
 }
 
+TEST_P(ErasureConformance, ErasureRemovesTheTurnClaimsAndTheirStoredResults) {
+  auto claim = [&](const std::string& owner, const std::string& session) {
+    TurnClaim c{.key = {.owner = owner, .session_id = session, .turn_id = "t1"}, .claimed_at = 1};
+    ASSERT_TRUE(backend_->ClaimTurn(c, {}).ok());
+    ASSERT_TRUE(backend_->FinishTurnClaim(c.key, "{\"rules\":[\"never email zebra\"]}").ok());
+  };
+  claim("alice", "s1");
+  claim("alice", "s2");
+  claim("bob", "s1");
+  ASSERT_TRUE(backend_->EraseSession({.owner = "alice", .session_id = "s1"}).ok());
+  auto get = [&](const std::string& owner, const std::string& session) {
+    auto got = backend_->GetTurnClaim({.owner = owner, .session_id = session, .turn_id = "t1"});
+    EXPECT_TRUE(got.ok());
+    return got.ok() && got->has_value();
+  };
+  EXPECT_FALSE(get("alice", "s1"));
+  EXPECT_TRUE(get("alice", "s2"));
+  EXPECT_TRUE(get("bob", "s1"));
+  ASSERT_TRUE(backend_->ErasePrincipal("alice").ok());
+  EXPECT_FALSE(get("alice", "s2"));
+  EXPECT_TRUE(get("bob", "s1"));
+}
+
 TEST_P(ErasureConformance, ErasingANonexistentSessionCountsNothing) {
   BuildSession("alice", "s1", "zebra");
   auto counts = backend_->EraseSession({.owner = "alice", .session_id = "nope"});

@@ -372,6 +372,10 @@ void MemoryBackend::EraseEpisodicLocked(std::string_view owner,
   auto in_scope = [&](const std::string& o, const std::string& s) {
     return o == owner && (!session_id || s == *session_id);
   };
+  // A claim's stored result holds the captured rule texts: it goes too.
+  std::erase_if(turn_claims_, [&](const auto& claim) {
+    return in_scope(std::get<0>(claim.first), std::get<1>(claim.first));
+  });
   for (auto it = turns_.begin(); it != turns_.end();) {
     TurnRow& row = it->second.row;
     if (!in_scope(row.owner, row.session_id)) {

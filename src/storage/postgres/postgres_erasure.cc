@@ -111,6 +111,8 @@ Status DropEpisodic(PgConn& conn, const Scope& scope, ErasureCounts& counts) {
                          DeleteScoped(conn, "events", scope.Where(), scope, "events"));
   MNEMO_ASSIGN_OR_RETURN(counts.context_events, DeleteScoped(conn, "context_events", scope.Where(),
                                                              scope, "context_events"));
+  // A claim's stored result holds the captured rule texts: it goes too.
+  MNEMO_RETURN_IF_ERROR(DeleteScoped(conn, "turn_claims", scope.Where(), scope, "").status());
   return DeleteScoped(conn, "context_sessions", scope.Where(), scope, "").status();
 }
 

@@ -213,6 +213,11 @@ Status DropEpisodic(Connection& db, const Scope& scope, ErasureCounts& counts,
   MNEMO_RETURN_IF_ERROR(DropSegments(db, scope, counts, touched));
   MNEMO_ASSIGN_OR_RETURN(counts.events, DropIndexed(db, kEvents, scope, touched));
   MNEMO_ASSIGN_OR_RETURN(counts.context_events, DropIndexed(db, kContextEvents, scope, touched));
+  // A claim's stored result holds the captured rule texts (from the user's
+  // message): it goes with the session.
+  MNEMO_RETURN_IF_ERROR(
+      Run(db, "DELETE FROM turn_claims WHERE " + Where(scope), scope, "erase the turn claims")
+          .status());
   return Run(db, "DELETE FROM context_sessions WHERE " + Where(scope), scope,
              "erase the context sessions")
       .status();
