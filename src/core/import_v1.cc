@@ -19,8 +19,7 @@ Result<ImportReport> Engine::Impl::ImportV1(const Principal& who, internal::Line
   std::string line = lines.pending;
   do {
     const int64_t line_no = lines.number();
-    Result<nlohmann::json> parsed =
-        internal::ParseImportLine(line, config.server.max_body_bytes);
+    Result<nlohmann::json> parsed = internal::ParseImportLine(line, config.server.max_body_bytes);
     if (!parsed.ok()) {
       errors.Add(line_no, parsed.status().message());
       continue;

@@ -346,6 +346,33 @@ TEST_P(AclMatrix, WritesNeverReachAnotherPrincipalsData) {
     EXPECT_EQ(turns["turns"].size(), 2u) << turns.dump();
     EXPECT_FALSE(Has(turns, "intrudes"));
     bob().Result("memory.session_end", {{"session_id", "alice-s"}, {"sync", true}});
+    // A turn id is claimed per principal: bob's turn with alice's session
+    // and turn id is his own turn, never a replay of hers.
+    alice().Result("memory.turn_complete", {{"session_id", "alice-t"},
+                                            {"turn_id", "t-1"},
+                                            {"user_message", "The pistachio tin is empty."},
+                                            {"assistant_response", "Noted."}});
+    json replay = bob().Result("memory.turn_complete", {{"session_id", "alice-t"},
+                                                        {"turn_id", "t-1"},
+                                                        {"user_message", "bob intrudes again"},
+                                                        {"assistant_response", "ok"}});
+    EXPECT_FALSE(Has(replay, kTurn)) << replay.dump();
+    json hers = alice().Result("memory.session_turns", {{"session_id", "alice-t"}});
+    EXPECT_EQ(hers["turns"].size(), 2u) << hers.dump();
+    EXPECT_FALSE(Has(hers, "intrudes")) << hers.dump();
+  }
+  if (Offers({"memory.session_forget", "memory.session_turns", "memory.turn_complete"})) {
+    // bob's erasure of alice's session (even naming her) erases nothing and
+    // answers like that of a missing session.
+    alice().Result("memory.turn_complete", {{"session_id", "alice-only"},
+                                            {"user_message", "Buy pistachio gelato."},
+                                            {"assistant_response", "Added."}});
+    const json missing = bob().Result("memory.session_forget", {{"session_id", "zz-none"}});
+    EXPECT_EQ(bob().Result("memory.session_forget", {{"session_id", "alice-only"}}), missing);
+    EXPECT_EQ(
+        bob().Result("memory.session_forget", {{"session_id", "alice-only"}, {"owner", "alice"}}),
+        missing);
+    EXPECT_TRUE(Has(alice().Result("memory.session_turns", {{"session_id", "alice-only"}}), kTurn));
   }
   EXPECT_TRUE(Has(alice().Result("memory.episodic_search", {{"query", "pistachio"}}), kTurn));
 
@@ -400,6 +427,14 @@ TEST_P(AclMatrix, AdminReachesEveryEntryAndAdminOnlyMethodsRefuseUsers) {
     ExpectError(bob(), "memory.tool_register", {{"name", "web_fetch"}}, -32002);
     EXPECT_TRUE(root().Call("memory.tool_register", {{"name", "web_fetch"}}).contains("result"));
     EXPECT_TRUE(Has(bob().Result("memory.tool_list", json::object()), "web_fetch"));
+  }
+  if (Offers({"memory.principal_forget"})) {
+    ExpectError(bob(), "memory.principal_forget", {{"principal", "alice"}}, -32002);
+    ExpectError(alice(), "memory.principal_forget", {{"principal", "alice"}}, -32002);
+    EXPECT_TRUE(
+        root().Call("memory.principal_forget", {{"principal", "nobody"}}).contains("result"));
+    EXPECT_TRUE(Has(root().Result("memory.get", {{"key", "a-private"}, {"owner", "alice"}}),
+                    kPrivateEntry));
   }
   // MEMORY.md is one file every principal's agent reads: only an admin writes it.
   ExpectError(bob(), "memory.update_memory_md",
