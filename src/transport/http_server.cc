@@ -413,9 +413,10 @@ void HttpServer::Impl::HandleMetrics(const HttpRequest& req, HttpResponse& res) 
   std::optional<Principal> caller = Authenticate(req, res);
   if (!caller) return;
   Result<Stats> stats = engine.GetStats(*caller);
-  res.Set(200, metrics.Render(stats.ok() ? stats->entries : -1, loop.QueueDepth(),
-                              engine.ArchiveQueue()),
-          "text/plain; version=0.0.4");
+  res.Set(
+      200,
+      metrics.Render(stats.ok() ? stats->entries : -1, loop.QueueDepth(), engine.ArchiveQueue()),
+      "text/plain; version=0.0.4");
 }
 
 HttpServer::HttpServer(Engine& engine, HttpServerOptions options)
