@@ -104,9 +104,13 @@ TEST(Config, BadValuesNameTheKeyAndWhatIsAllowed) {
 
 constexpr const char* kDigest = "0000000000000000000000000000000000000000000000000000000000000000";
 
+// Each call a token of its own (two tokens with one digest are refused).
 std::string TokenToml(const std::string& principal, const std::string& role) {
+  static int tokens = 0;
+  std::string digest = std::to_string(++tokens);
+  digest = std::string(kDigest).substr(digest.size()) + digest;
   return "[[security.tokens]]\nprincipal = \"" + principal + "\"\nrole = \"" + role +
-         "\"\nsha256 = \"" + kDigest + "\"\n";
+         "\"\nsha256 = \"" + digest + "\"\n";
 }
 
 TEST(Config, PrincipalsGrantRolesAndEveryOtherNameIsAUser) {
