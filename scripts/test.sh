@@ -24,6 +24,8 @@ fi
 
 cmake -S . -B "$build" -G Ninja "${flags[@]}" >/dev/null
 cmake --build "$build"
-ctest --test-dir "$build" --output-on-failure
+# Two test binaries at a time (the machine has 2 cores; each test binary
+# uses its own workspaces, ports and PostgreSQL schemas).
+ctest --test-dir "$build" --output-on-failure -j2
 # Style is a property of the source, checked once (in the normal build).
 if [ "$build" = build/test ]; then ./scripts/check-style.sh "$build"; fi
