@@ -9,8 +9,8 @@
 #include <ctime>
 #include <functional>
 #include <iostream>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "commands.h"

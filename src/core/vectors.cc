@@ -30,8 +30,8 @@ Status Engine::Impl::SaveVectorIndexes() {
   Status first;
   for (const std::shared_ptr<VectorSpace>& space : open) {
     if (Status s = space->Save(); !s.ok() && first.ok()) {
-      first = Unavailable("cannot save the vector index of " + space->signature() + ": " +
-                          s.message());
+      first =
+          Unavailable("cannot save the vector index of " + space->signature() + ": " + s.message());
     }
   }
   return first;
