@@ -141,14 +141,14 @@ int main(int argc, char** argv) {
 
   const auto file = std::filesystem::temp_directory_path() / "mnemo_index_bench.hnsw.idx";
   t = Clock::now();
-  if (!idx::SaveIndexFile(file, *hnsw, "bench-384", 1).ok()) return 1;
+  if (!idx::SaveIndexFile(file, *hnsw, "bench-384", "bench", 1).ok()) return 1;
   std::printf("save: %.2f s, %.1f MB\n", Seconds(t),
               static_cast<double>(std::filesystem::file_size(file)) / 1e6);
   t = Clock::now();
-  auto now = idx::LoadIndexFile(file, "bench-384", dims, idx::VerifyMode::kNow);
+  auto now = idx::LoadIndexFile(file, "bench-384", "bench", dims, idx::VerifyMode::kNow);
   std::printf("load, checksum now: %.3f s (%s)\n", Seconds(t), now.status().ToString().c_str());
   t = Clock::now();
-  auto later = idx::LoadIndexFile(file, "bench-384", dims, idx::VerifyMode::kDeferred);
+  auto later = idx::LoadIndexFile(file, "bench-384", "bench", dims, idx::VerifyMode::kDeferred);
   std::printf("load, deferred:     %.3f s\n", Seconds(t));
   t = Clock::now();
   mnemo::Status verified = later->pending->Run();

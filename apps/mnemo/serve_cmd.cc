@@ -7,7 +7,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <ctime>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -36,14 +38,13 @@ void WaitForSignal(transport::HttpServer& server, const std::atomic<bool>& done)
   }
 }
 
-// Periodic work until `stop` is set: every minute, the segments idle for
-// learning.session_idle_close_secs are closed and finalised (spec 40); every
-// tenth minute it asks whether hygiene (spec 10) is due (the last run, by any
-// process on the workspace, is 12 hours old).
-class MaintenanceSchedule {
+// Runs `work(tick)` on a thread of its own at once and then every `period`
+// (tick 0, 1, ...) until destroyed; the destructor waits for a running call.
+class Periodic {
  public:
-  explicit MaintenanceSchedule(Engine& engine) : thread_([this, &engine] { Run(engine); }) {}
-  ~MaintenanceSchedule() {
+  Periodic(std::chrono::seconds period, std::function<void(int64_t tick)> work)
+      : period_(period), work_(std::move(work)), thread_([this] { Run(); }) {}
+  ~Periodic() {
     {
       std::lock_guard lock(mu_);
       stop_ = true;
@@ -51,34 +52,59 @@ class MaintenanceSchedule {
     cv_.notify_one();
     thread_.join();
   }
-  MaintenanceSchedule(const MaintenanceSchedule&) = delete;
-  MaintenanceSchedule& operator=(const MaintenanceSchedule&) = delete;
+  Periodic(const Periodic&) = delete;
+  Periodic& operator=(const Periodic&) = delete;
 
  private:
-  static constexpr int kHygieneEveryTicks = 10;
-
-  void Run(Engine& engine) {
+  void Run() {
     std::unique_lock lock(mu_);
     for (int64_t tick = 0; !stop_; ++tick) {
       lock.unlock();
-      if (auto r = engine.CloseIdleSegments(); !r.ok()) {
-        std::cerr << "mnemo: warning: closing idle segments: " << r.status().message() << "\n";
-      }
-      if (tick % kHygieneEveryTicks == 0) {
-        if (auto r = engine.RunHygieneIfDue(); !r.ok()) {
-          std::cerr << "mnemo: warning: hygiene: " << r.status().message() << "\n";
-        }
-      }
+      work_(tick);
       lock.lock();
-      cv_.wait_for(lock, std::chrono::minutes(1), [&] { return stop_; });
+      cv_.wait_for(lock, period_, [&] { return stop_; });
     }
   }
 
+  const std::chrono::seconds period_;
+  const std::function<void(int64_t)> work_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
   std::thread thread_;  // last: starts after the members it uses
 };
+
+// Every minute, the segments idle for learning.session_idle_close_secs are
+// closed and finalised (spec 40); every tenth minute it asks whether hygiene
+// (spec 10) is due (the last run, by any process on the workspace, is 12
+// hours old).
+void Maintain(Engine& engine, int64_t tick) {
+  constexpr int kHygieneEveryTicks = 10;
+  if (auto r = engine.CloseIdleSegments(); !r.ok()) {
+    std::cerr << "mnemo: warning: closing idle segments: " << r.status().message() << "\n";
+  }
+  if (tick % kHygieneEveryTicks == 0) {
+    if (auto r = engine.RunHygieneIfDue(); !r.ok()) {
+      std::cerr << "mnemo: warning: hygiene: " << r.status().message() << "\n";
+    }
+  }
+}
+
+// Every index.save_interval_secs (0: never), the vector index files that
+// fell behind are rewritten, so that a restart after a crash replays a
+// short tail of the change log instead of rebuilding the index (issue 17).
+// A failure (read-only folder, full disk) is a warning: the next open
+// replays or rebuilds.
+std::unique_ptr<Periodic> IndexSaver(Engine& engine) {
+  const int64_t secs = engine.config().index.save_interval_secs;
+  if (secs <= 0) return nullptr;
+  return std::make_unique<Periodic>(std::chrono::seconds(secs), [&engine](int64_t tick) {
+    if (tick == 0) return;  // the open has just written what it rebuilt
+    if (Status s = engine.SaveVectorIndexes(); !s.ok()) {
+      std::cerr << "mnemo: warning: " << s.message() << "\n";
+    }
+  });
+}
 
 int Serve(const GlobalOptions& g, const std::string& listen) {
   // Block the signals before any thread starts so that every thread
@@ -109,7 +135,9 @@ int Serve(const GlobalOptions& g, const std::string& listen) {
     std::cerr << "listening on " << (v6 ? "[" + host + "]" : host) << ":" << *port << std::endl;
     std::atomic<bool> done{false};
     std::thread waiter([&] { WaitForSignal(server, done); });
-    MaintenanceSchedule maintenance(*session->engine);
+    Periodic maintenance(std::chrono::minutes(1),
+                         [&engine = *session->engine](int64_t tick) { Maintain(engine, tick); });
+    std::unique_ptr<Periodic> saver = IndexSaver(*session->engine);
     Status served = server.Serve();
     done = true;
     waiter.join();

@@ -71,6 +71,7 @@ struct Config {
     int64_t m = 16;
     int64_t ef_construction = 100;
     int64_t ef_search = 64;
+    int64_t save_interval_secs = 60;
   } index;
   struct Llm {
     std::string base_url;

@@ -201,6 +201,16 @@ class Engine {
   // closed. Also runs at every open; the daemon calls it every minute.
   Result<int64_t> CloseIdleSegments(bool sync = false);
 
+  // Writes the vector index file of every embedding space that has changed
+  // enough since its file was written (docs/storage.md "Vector index
+  // files"), so that a restart after a crash replays a short tail of the
+  // change log instead of rebuilding the index. Searches go on meanwhile.
+  // The daemon calls it every index.save_interval_secs; closing the engine
+  // does the same. OK when there is nothing to write; kUnavailable when a
+  // file cannot be written (read-only folder, full disk): nothing is lost,
+  // the next open replays or rebuilds.
+  Status SaveVectorIndexes();
+
   // The markdown archive's queue (learning.archive_queue_rows): rows waiting
   // now, the most that ever waited (never above `bound`), rows written and
   // rows that failed. Thread-safe.

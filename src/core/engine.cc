@@ -257,6 +257,7 @@ Result<PathCheck> Engine::PathProtected(const Principal& /*who*/, std::string_vi
 }
 Result<std::optional<HygieneReport>> Engine::RunHygieneIfDue() { return impl_->RunHygieneIfDue(); }
 Result<int64_t> Engine::CloseIdleSegments(bool sync) { return impl_->CloseIdleSegments(sync); }
+Status Engine::SaveVectorIndexes() { return impl_->SaveVectorIndexes(); }
 ArchiveQueueStats Engine::ArchiveQueue() const {
   const archivist::ArchiveWriter::Counts c = impl_->archive->counts();
   return {.bound = static_cast<int64_t>(c.bound),

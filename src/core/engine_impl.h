@@ -125,6 +125,8 @@ struct Engine::Impl {
 
   // Vectors (vectors.cc).
   Status OpenVectors();
+  // Engine::SaveVectorIndexes: the first failure, after trying every space.
+  Status SaveVectorIndexes();
   // The space of `signature` (opened on first use).
   Result<std::shared_ptr<VectorSpace>> Space(const std::string& signature, size_t dims);
   // The embedder's own space, or null without an embedder.

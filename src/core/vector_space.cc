@@ -1,16 +1,25 @@
 #include "core/vector_space.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "index/index_file.h"
+#include "storage/vector_rules.h"
 
 namespace mnemo {
 namespace {
 
 constexpr int kChangePage = 4096;
 constexpr size_t kBuildBatch = 8192;
-// Save the index file only once this many changes are not in it yet.
+// The index file is rewritten once max(kSaveAfterChanges, live vectors /
+// kSaveFraction) changes are not in it: a restart replays at most that many
+// from the change log (an eighth of a rebuild's work), and a large index is
+// not rewritten (1.6 GB at 1M vectors) for every few thousand changes.
+// Capped well inside the change log a store keeps, so the tail to replay
+// is still there.
 constexpr int64_t kSaveAfterChanges = 2048;
+constexpr int64_t kSaveFraction = 8;
+constexpr int64_t kMaxUnsavedChanges = storage::internal::kDefaultVectorLogLimit / 2;
 
 void LogWarning(const std::string& message) { std::cerr << "mnemo: warning: " << message << "\n"; }
 
@@ -22,49 +31,94 @@ Result<std::unique_ptr<VectorSpace>> VectorSpace::Open(storage::Backend& backend
                                                        std::filesystem::path dir) {
   std::unique_ptr<VectorSpace> space(
       new VectorSpace(backend, std::move(signature), dims, options, std::move(dir)));
-  std::lock_guard lock(space->mu_);
   bool loaded = false;
-  if (!space->dir_.empty()) {
-    for (index::IndexKind kind : {index::IndexKind::kHnsw, index::IndexKind::kFlat}) {
-      auto path = index::IndexFilePath(space->dir_, space->signature_, kind);
-      if (!std::filesystem::exists(path)) continue;
-      auto file = index::LoadIndexFile(path, space->signature_, dims, index::VerifyMode::kNow,
-                                       space->options_);
-      if (!file.ok()) {
-        LogWarning(file.status().message() + "; rebuilding the index from storage");
-        continue;
-      }
-      space->index_ = std::move(file->index);
-      space->watermark_ = static_cast<int64_t>(file->header.watermark);
-      space->file_watermark_ = space->watermark_;
-      loaded = true;
-      break;
+  {
+    std::lock_guard lock(space->mu_);
+    if (!space->dir_.empty()) {
+      MNEMO_ASSIGN_OR_RETURN(loaded, space->LoadFile());
+    }
+    if (!loaded) MNEMO_RETURN_IF_ERROR(space->Rebuild());
+    MNEMO_RETURN_IF_ERROR(space->Maintain());
+  }
+  // A rebuilt index is written at once: a crash before the next clean exit
+  // then finds a file and replays the change log since, instead of
+  // rebuilding again (issue 17).
+  if (!loaded && !space->dir_.empty()) {
+    if (Status s = space->WriteFile(); !s.ok()) {
+      LogWarning("cannot save the vector index of " + space->signature_ + ": " + s.message());
     }
   }
-  if (loaded) {
-    // Catch up; a log trimmed past our watermark means rebuild.
-    for (;;) {
-      auto changes = backend.VectorChangesSince(space->signature_, space->watermark_, kChangePage);
-      if (!changes.ok()) {
-        if (changes.status().code() != StatusCode::kNotFound) return changes.status();
-        LogWarning("index file of " + space->signature_ + " is older than the change log; " +
-                   "rebuilding from storage");
-        loaded = false;
-        space->file_watermark_ = -1;
-        break;
-      }
-      MNEMO_RETURN_IF_ERROR(space->ApplyChanges(*changes));
-      if (static_cast<int>(changes->size()) < kChangePage) break;
-    }
-  }
-  if (!loaded) MNEMO_RETURN_IF_ERROR(space->Rebuild());
-  MNEMO_RETURN_IF_ERROR(space->Maintain());
   return space;
 }
 
+Result<bool> VectorSpace::LoadFile() {
+  MNEMO_ASSIGN_OR_RETURN(const int64_t newest, backend_.VectorWatermark(signature_));
+  bool loaded = false;
+  for (index::IndexKind kind : {index::IndexKind::kHnsw, index::IndexKind::kFlat}) {
+    auto path = index::IndexFilePath(dir_, signature_, kind);
+    if (!std::filesystem::exists(path)) continue;
+    // The header first: a file that is not this store's is not read whole.
+    auto header = index::ReadIndexFileHeader(path);
+    if (header.ok() && header->store_id == backend_.store_id() &&
+        header->watermark > static_cast<uint64_t>(newest)) {
+      LogWarning("index file " + path.string() + " is ahead of the database (it reflects change " +
+                 std::to_string(header->watermark) + ", the database's newest is " +
+                 std::to_string(newest) +
+                 "): the database is older than the file (restored from a copy?); "
+                 "rebuilding from storage");
+      continue;
+    }
+    auto file = index::LoadIndexFile(path, signature_, backend_.store_id(), dims_,
+                                     index::VerifyMode::kNow, options_);
+    if (!file.ok()) {
+      LogWarning(file.status().message());
+      continue;
+    }
+    SetIndex(std::move(file->index));
+    watermark_ = static_cast<int64_t>(file->header.watermark);
+    file_watermark_ = watermark_;
+    loaded = true;
+    break;
+  }
+  if (!loaded) return false;
+  // An older database that has since moved past the file's watermark has
+  // other changes under the same numbers: the counts then differ (not
+  // always, but a restored copy is rarely written to exactly as the file's
+  // own history was). One index count in storage. A second round covers
+  // another process's write between the catch-up and the count.
+  int64_t stored = 0;
+  for (int round = 0; round < 2; ++round) {
+    for (;;) {
+      auto changes = backend_.VectorChangesSince(signature_, watermark_, kChangePage);
+      if (!changes.ok()) {
+        // A log trimmed past our watermark means rebuild.
+        if (changes.status().code() != StatusCode::kNotFound) return changes.status();
+        LogWarning("index file of " + signature_ + " is older than the change log (" +
+                   changes.status().message() + "); rebuilding from storage");
+        file_watermark_ = -1;
+        return false;
+      }
+      MNEMO_RETURN_IF_ERROR(ApplyChanges(*changes));
+      if (static_cast<int>(changes->size()) < kChangePage) break;
+    }
+    MNEMO_ASSIGN_OR_RETURN(stored, backend_.CountVectors(signature_));
+    if (static_cast<int64_t>(index_->size()) == stored) return true;
+  }
+  LogWarning("index file of " + signature_ + " holds " + std::to_string(index_->size()) +
+             " vectors after catching up, the database " + std::to_string(stored) +
+             ": it was built from another state of the database; rebuilding from storage");
+  file_watermark_ = -1;
+  return false;
+}
+
 std::shared_ptr<index::VectorIndex> VectorSpace::Current() const {
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(index_mu_);
   return index_;
+}
+
+void VectorSpace::SetIndex(std::shared_ptr<index::VectorIndex> index) {
+  std::lock_guard lock(index_mu_);
+  index_ = std::move(index);
 }
 
 size_t VectorSpace::size() const { return Current()->size(); }
@@ -90,7 +144,7 @@ Status VectorSpace::Rebuild() {
         return ids.size() >= kBuildBatch ? flush() : Status::Ok();
       }));
   MNEMO_RETURN_IF_ERROR(flush());
-  index_ = std::move(flat);
+  SetIndex(std::move(flat));
   watermark_ = watermark;
   dirty_ = true;
   file_watermark_ = -1;  // whatever is on disk is older than the change log
@@ -136,7 +190,7 @@ Status VectorSpace::Maintain() {
     case index::Maintenance::kCompact: {
       index::IndexKind kind = index::ChooseKind(options_, index_->size(), index_->kind());
       MNEMO_ASSIGN_OR_RETURN(auto rebuilt, index::RebuildAs(*index_, kind, options_));
-      index_ = std::move(rebuilt);
+      SetIndex(std::move(rebuilt));
       dirty_ = true;
       file_watermark_ = -1;  // the file on disk holds the other kind
       return Status::Ok();
@@ -157,7 +211,7 @@ Status VectorSpace::Sync() {
           index::IndexKind::kFlat) {
     MNEMO_ASSIGN_OR_RETURN(auto grown,
                            index::RebuildAs(*index_, index::IndexKind::kHnsw, options_));
-    index_ = std::move(grown);
+    SetIndex(std::move(grown));
     file_watermark_ = -1;
   }
   for (;;) {
@@ -184,37 +238,61 @@ Result<std::vector<index::Neighbor>> VectorSpace::Search(std::span<const float> 
   return Current()->Search(q, k, filter);
 }
 
+bool VectorSpace::SaveDueLocked() const {
+  if (!dirty_) return false;
+  if (file_watermark_ < 0) return true;
+  const int64_t due =
+      std::min(kMaxUnsavedChanges,
+               std::max(kSaveAfterChanges, static_cast<int64_t>(index_->size()) / kSaveFraction));
+  return watermark_.load() - file_watermark_ >= due;
+}
+
 Status VectorSpace::Save() {
   if (dir_.empty()) return Status::Ok();
-  std::lock_guard lock(mu_);
-  if (!dirty_) return Status::Ok();
-  if (file_watermark_ >= 0 && watermark_.load() - file_watermark_ < kSaveAfterChanges) {
-    return Status::Ok();
+  {
+    std::lock_guard lock(mu_);
+    if (!SaveDueLocked()) return Status::Ok();
   }
-  return SaveLocked();
+  return WriteFile();
 }
 
 Status VectorSpace::Purge() {
-  std::lock_guard lock(mu_);
-  MNEMO_RETURN_IF_ERROR(Rebuild());
-  MNEMO_RETURN_IF_ERROR(Maintain());
-  return dir_.empty() ? Status::Ok() : SaveLocked();
+  {
+    std::lock_guard lock(mu_);
+    MNEMO_RETURN_IF_ERROR(Rebuild());
+    MNEMO_RETURN_IF_ERROR(Maintain());
+  }
+  return dir_.empty() ? Status::Ok() : WriteFile();
 }
 
-Status VectorSpace::SaveLocked() {
+Status VectorSpace::WriteFile() {
+  std::lock_guard save_lock(save_mu_);
+  std::shared_ptr<index::VectorIndex> index;
+  int64_t watermark = 0;
+  {
+    // What the file will hold: every change up to `watermark` is in `index`
+    // (changes applied while the payload is written may be in it too; the
+    // next open replays them again, which is idempotent).
+    std::lock_guard lock(mu_);
+    index = index_;
+    watermark = watermark_.load();
+  }
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec) return Unavailable("cannot create " + dir_.string() + ": " + ec.message());
+  MNEMO_RETURN_IF_ERROR(index::SaveIndexFile(index::IndexFilePath(dir_, signature_, index->kind()),
+                                             *index, signature_, backend_.store_id(),
+                                             static_cast<uint64_t>(watermark)));
   for (index::IndexKind kind : {index::IndexKind::kHnsw, index::IndexKind::kFlat}) {
-    if (kind != index_->kind()) {
+    if (kind != index->kind()) {
       std::filesystem::remove(index::IndexFilePath(dir_, signature_, kind), ec);
     }
   }
-  MNEMO_RETURN_IF_ERROR(index::SaveIndexFile(index::IndexFilePath(dir_, signature_, index_->kind()),
-                                             *index_, signature_,
-                                             static_cast<uint64_t>(watermark_.load())));
-  file_watermark_ = watermark_.load();
-  dirty_ = false;
+  std::lock_guard lock(mu_);
+  if (index_ == index) {
+    file_watermark_ = watermark;
+    dirty_ = watermark_.load() != watermark;
+  }
   return Status::Ok();
 }
 

@@ -6,7 +6,9 @@
 // writes, deletions and text changes all reach it the same way, and a saved
 // index file is just a snapshot at a watermark.
 //
-// Thread-safe: Search runs concurrently; Sync and Put serialise on a mutex.
+// Thread-safe: Search runs concurrently; Sync and Put serialise on a mutex;
+// Save writes the file without holding it (searches go on, writes to the
+// index wait for the payload to be written, index_file.h).
 #pragma once
 
 #include <atomic>
@@ -25,9 +27,17 @@ namespace mnemo {
 
 class VectorSpace {
  public:
-  // Loads `<dir>/<signature>.*.idx` when it is intact and matches, then
-  // catches up with storage; otherwise (missing, stale beyond the change
-  // log, corrupt) rebuilds from storage and logs why. `dir` empty: no file.
+  // Loads `<dir>/<signature>.*.idx` when it is intact and describes this
+  // store, then catches up with storage; otherwise rebuilds from storage,
+  // logs why (on stderr), and writes the file at once, so that a crash
+  // later finds one (a failure to write it is a warning). Not trusted: a
+  // file of another store (its store id is not backend.store_id(): copied
+  // from another workspace), a file ahead of the store's change log (its
+  // watermark is past VectorWatermark: an older database restored beside
+  // it), one older than the log kept, a corrupt one, and one whose live
+  // count after catching up is not the store's CountVectors (an older
+  // database that has since moved past the file's watermark). `dir` empty:
+  // no file.
   static Result<std::unique_ptr<VectorSpace>> Open(storage::Backend& backend, std::string signature,
                                                    size_t dims, index::IndexOptions options,
                                                    std::filesystem::path dir);
@@ -47,7 +57,8 @@ class VectorSpace {
   Result<std::vector<index::Neighbor>> Search(std::span<const float> q, size_t k,
                                               const index::SearchFilter& filter);
 
-  // Writes the index file (atomically); a no-op without a folder.
+  // Writes the index file (atomically) when enough changed since the file
+  // was written (SaveDue); a no-op without a folder.
   Status Save();
 
   // Rebuilds the index from storage and rewrites its file now (erasure): an
@@ -66,7 +77,17 @@ class VectorSpace {
         dir_(std::move(dir)) {}
 
   Status Rebuild();
-  Status SaveLocked();  // mu_ held; writes the file whatever changed
+  // Whether Save would write: changed since the file was written, and
+  // either no usable file or max(kSaveAfterChanges, size / 8) changes
+  // behind. mu_ held.
+  bool SaveDueLocked() const;
+  // Writes the file whatever changed. Takes save_mu_ then mu_ (briefly, to
+  // take the index and its watermark, and to record the result). mu_ must
+  // not be held.
+  Status WriteFile();
+  // Loads the first usable file and catches up with storage (see Open);
+  // false when there is none (each refusal logged). mu_ held.
+  Result<bool> LoadFile();
   Status ApplyChanges(std::span<const storage::VectorChange> changes);
   Status Maintain();
 
@@ -77,15 +98,20 @@ class VectorSpace {
   const std::filesystem::path dir_;
 
   std::shared_ptr<index::VectorIndex> Current() const;
+  void SetIndex(std::shared_ptr<index::VectorIndex> index);  // mu_ held
 
-  mutable std::mutex mu_;  // Sync, Put, Rebuild, Save; guards index_ swaps
+  std::mutex save_mu_;     // one file write at a time; taken before mu_
+  mutable std::mutex mu_;  // Sync, Put, Rebuild; index_ changes only under it
+  // Guards the index_ pointer alone, so a search takes the index while a
+  // save or a catch-up holds mu_.
+  mutable std::mutex index_mu_;
   std::shared_ptr<index::VectorIndex> index_;
   std::atomic<int64_t> watermark_{0};  // storage change seq the index reflects
-  bool dirty_ = false;                 // changed since load or save
+  bool dirty_ = false;                 // changed since load or save (mu_)
   // Watermark of the index file on disk (-1: none usable). A few changes
   // past it are cheaper to replay from the change log at the next open
   // than to rewrite the whole file (1.6 GB at 1M vectors) on every close.
-  int64_t file_watermark_ = -1;
+  int64_t file_watermark_ = -1;  // mu_
 };
 
 }  // namespace mnemo

@@ -16,13 +16,25 @@ constexpr int kEmbedPage = 512;
 }  // namespace
 
 Engine::Impl::~Impl() {
-  std::lock_guard lock(spaces_mu);
-  for (auto& [signature, space] : spaces) {
-    if (Status s = space->Save(); !s.ok()) {
-      std::cerr << "mnemo: warning: cannot save the vector index of " << signature << ": "
-                << s.message() << "\n";
+  if (Status s = SaveVectorIndexes(); !s.ok()) {
+    std::cerr << "mnemo: warning: " << s.message() << "\n";
+  }
+}
+
+Status Engine::Impl::SaveVectorIndexes() {
+  std::vector<std::shared_ptr<VectorSpace>> open;
+  {
+    std::lock_guard lock(spaces_mu);
+    for (auto& [signature, space] : spaces) open.push_back(space);
+  }
+  Status first;
+  for (const std::shared_ptr<VectorSpace>& space : open) {
+    if (Status s = space->Save(); !s.ok() && first.ok()) {
+      first =
+          Unavailable("cannot save the vector index of " + space->signature() + ": " + s.message());
     }
   }
+  return first;
 }
 
 Status Engine::Impl::OpenVectors() {
@@ -43,8 +55,10 @@ Result<std::shared_ptr<VectorSpace>> Engine::Impl::Space(const std::string& sign
   // In-memory stores keep no index files.
   std::filesystem::path dir;
   if (backend->name() != "in_memory") dir = workspace + "/index";
-  // A server's store has an index folder of its own per store (backend.h).
-  if (!backend->store_id().empty()) {
+  // A server's store has an index folder of its own per store, so that
+  // workspaces pointed at several stores in turn keep each one's files
+  // (a file of another store would be refused anyway: backend.h store_id).
+  if (backend->name() == "postgres") {
     dir /= std::string(backend->name()) + "-" + std::string(backend->store_id());
   }
   MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space,

@@ -21,8 +21,9 @@ namespace {
 
 constexpr char kMagic[8] = {'M', 'N', 'E', 'M', 'O', 'I', 'D', 'X'};
 constexpr uint32_t kChecksumXxh64 = 1;
-constexpr size_t kFixedHeader = 52;  // up to and including the signature length
+constexpr size_t kFixedHeader = 56;  // up to and including the store id length
 constexpr uint32_t kMaxSignature = 1024;
+constexpr uint32_t kMaxStoreId = 256;
 constexpr size_t kMaxNameBytes = 100;
 
 // Closes on scope exit.
@@ -65,8 +66,9 @@ T Get(const char* p) {
   return v;
 }
 
-std::string EncodeHeader(IndexKind kind, size_t dims, std::string_view signature, uint64_t count,
-                         uint64_t watermark, uint64_t payload_length) {
+std::string EncodeHeader(IndexKind kind, size_t dims, std::string_view signature,
+                         std::string_view store_id, uint64_t count, uint64_t watermark,
+                         uint64_t payload_length) {
   std::string h(kMagic, sizeof(kMagic));
   Put<uint32_t>(h, kIndexFormatVersion);
   Put<uint32_t>(h, static_cast<uint32_t>(kind));
@@ -76,7 +78,9 @@ std::string EncodeHeader(IndexKind kind, size_t dims, std::string_view signature
   Put<uint64_t>(h, watermark);
   Put<uint64_t>(h, payload_length);
   Put<uint32_t>(h, static_cast<uint32_t>(signature.size()));
+  Put<uint32_t>(h, static_cast<uint32_t>(store_id.size()));
   h.append(signature);
+  h.append(store_id);
   return h;
 }
 
@@ -103,7 +107,7 @@ struct OpenedFile {
   int fd = -1;
   struct stat st {};
   IndexFileHeader header;
-  std::string header_bytes;  // [0, 52+n)
+  std::string header_bytes;  // [0, 56+n+m)
   uint64_t payload_offset = 0;
 };
 
@@ -132,6 +136,12 @@ Result<OpenedFile> OpenIndexFile(const std::filesystem::path& path) {
     return CorruptFile(path, "wrong magic (not a mnemo index file)");
   }
   const auto version = Get<uint32_t>(fixed + 8);
+  if (version >= 1 && version < kIndexFormatVersion) {
+    return Unavailable("index file " + path.string() + " has format version " +
+                       std::to_string(version) + " (an older mnemo's, without the store id); " +
+                       "this mnemo reads " + std::to_string(kIndexFormatVersion) +
+                       "; rebuilding from storage");
+  }
   if (version != kIndexFormatVersion) {
     return CorruptFile(path, "format version " + std::to_string(version) + ", this mnemo reads " +
                                  std::to_string(kIndexFormatVersion));
@@ -147,19 +157,25 @@ Result<OpenedFile> OpenIndexFile(const std::filesystem::path& path) {
   }
   const auto signature_length = Get<uint32_t>(fixed + 48);
   if (signature_length > kMaxSignature) return CorruptFile(path, "signature too long");
+  const auto store_id_length = Get<uint32_t>(fixed + 52);
+  if (store_id_length > kMaxStoreId) return CorruptFile(path, "store id too long");
   f.header.kind = static_cast<IndexKind>(kind);
   f.header.dimensions = Get<uint32_t>(fixed + 16);
   f.header.count = Get<uint64_t>(fixed + 24);
   f.header.watermark = Get<uint64_t>(fixed + 32);
   f.header.payload_length = Get<uint64_t>(fixed + 40);
   f.header.signature.resize(signature_length);
+  f.header.store_id.resize(store_id_length);
   uint64_t checksum = 0;
   st = ReadExactly(fd.get(), f.header.signature.data(), signature_length, &short_read);
+  if (st.ok() && !short_read) {
+    st = ReadExactly(fd.get(), f.header.store_id.data(), store_id_length, &short_read);
+  }
   if (st.ok() && !short_read) st = ReadExactly(fd.get(), &checksum, sizeof(checksum), &short_read);
   if (!st.ok()) return WrapLoadError(path, st);
   if (short_read) return CorruptFile(path, "truncated header");
   f.header.checksum = checksum;
-  f.payload_offset = kFixedHeader + signature_length + sizeof(checksum);
+  f.payload_offset = kFixedHeader + signature_length + store_id_length + sizeof(checksum);
   if (f.header.dimensions == 0) return CorruptFile(path, "0 dimensions");
   if (file_size - f.payload_offset != f.header.payload_length) {
     return CorruptFile(path, "the file has " + std::to_string(file_size - f.payload_offset) +
@@ -168,6 +184,7 @@ Result<OpenedFile> OpenIndexFile(const std::filesystem::path& path) {
   }
   f.header_bytes.assign(fixed, sizeof(fixed));
   f.header_bytes += f.header.signature;
+  f.header_bytes += f.header.store_id;
   f.fd = fd.release();
   return f;
 }
@@ -206,9 +223,12 @@ std::filesystem::path IndexFilePath(const std::filesystem::path& dir, std::strin
 }
 
 Status SaveIndexFile(const std::filesystem::path& path, const VectorIndex& index,
-                     std::string_view signature, uint64_t watermark) {
+                     std::string_view signature, std::string_view store_id, uint64_t watermark) {
   if (signature.size() > kMaxSignature) {
     return InvalidArgument("signature is longer than " + std::to_string(kMaxSignature) + " bytes");
+  }
+  if (store_id.size() > kMaxStoreId) {
+    return InvalidArgument("store id is longer than " + std::to_string(kMaxStoreId) + " bytes");
   }
   static std::atomic<uint64_t> counter{0};
   const std::filesystem::path temp =
@@ -225,7 +245,7 @@ Status SaveIndexFile(const std::filesystem::path& path, const VectorIndex& index
   };
   // The header's size is known before its contents: write the payload after
   // it, then the header (count, length and checksum come from the payload).
-  const size_t header_size = kFixedHeader + signature.size() + sizeof(uint64_t);
+  const size_t header_size = kFixedHeader + signature.size() + store_id.size() + sizeof(uint64_t);
   if (::lseek(fd.get(), static_cast<off_t>(header_size), SEEK_SET) < 0) return fail(Errno());
   Xxh64 hash;
   PayloadWriter writer(fd.get(), &hash);
@@ -240,8 +260,8 @@ Status SaveIndexFile(const std::filesystem::path& path, const VectorIndex& index
   }
   if (st.ok()) st = writer.Finish();
   if (!st.ok()) return fail(st.message());
-  std::string header = EncodeHeader(index.kind(), index.dimensions(), signature, count, watermark,
-                                    writer.bytes_written());
+  std::string header = EncodeHeader(index.kind(), index.dimensions(), signature, store_id, count,
+                                    watermark, writer.bytes_written());
   hash.Update(header.data(), header.size());
   Put<uint64_t>(header, hash.Digest());
   if (::pwrite(fd.get(), header.data(), header.size(), 0) != static_cast<ssize_t>(header.size())) {
@@ -260,7 +280,8 @@ Result<IndexFileHeader> ReadIndexFileHeader(const std::filesystem::path& path) {
 }
 
 Result<LoadedIndex> LoadIndexFile(const std::filesystem::path& path,
-                                  std::string_view expected_signature, size_t expected_dims,
+                                  std::string_view expected_signature,
+                                  std::string_view expected_store_id, size_t expected_dims,
                                   VerifyMode mode, const IndexOptions& options) {
   MNEMO_ASSIGN_OR_RETURN(OpenedFile f, OpenIndexFile(path));
   Fd fd(f.fd);
@@ -268,6 +289,12 @@ Result<LoadedIndex> LoadIndexFile(const std::filesystem::path& path,
   if (h.signature != expected_signature) {
     return CorruptFile(path, "written for embedding signature \"" + h.signature +
                                  "\", expected \"" + std::string(expected_signature) + "\"");
+  }
+  if (h.store_id != expected_store_id) {
+    return Unavailable("index file " + path.string() + " was built from another store (id \"" +
+                       h.store_id + "\", this store is \"" + std::string(expected_store_id) +
+                       "\"): copied from another workspace, or the database was replaced; " +
+                       "rebuilding from storage");
   }
   if (h.dimensions != expected_dims) {
     return CorruptFile(path, "holds " + std::to_string(h.dimensions) + "-dimensional vectors, " +

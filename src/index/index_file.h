@@ -2,17 +2,24 @@
 // <dir>/<signature, sanitised>.<kind>.idx. Format (docs/storage.md, "Vector
 // index files"), little-endian:
 //
-//   0   8  magic "MNEMOIDX"
-//   8   4  u32 format version (kIndexFormatVersion)
-//   12  4  u32 kind (1 flat, 2 hnsw)
-//   16  4  u32 dimensions
-//   20  4  u32 checksum algorithm (1 = XXH64, seed 0)
-//   24  8  u64 count (live vectors)
-//   32  8  u64 storage watermark (the storage change counter it reflects)
-//   40  8  u64 payload length
-//   48  4  u32 signature length n (<= 1024), then n bytes of signature
-//   52+n 8 u64 checksum = XXH64(payload bytes, then header bytes [0, 52+n))
-//   60+n   payload (FlatIndex / HnswIndex::WritePayload)
+//   0    8  magic "MNEMOIDX"
+//   8    4  u32 format version (kIndexFormatVersion)
+//   12   4  u32 kind (1 flat, 2 hnsw)
+//   16   4  u32 dimensions
+//   20   4  u32 checksum algorithm (1 = XXH64, seed 0)
+//   24   8  u64 count (live vectors)
+//   32   8  u64 storage watermark (the storage change counter it reflects)
+//   40   8  u64 payload length
+//   48   4  u32 signature length n (<= 1024)
+//   52   4  u32 store id length m (<= 256)
+//   56   n  signature
+//   56+n m  store id (Backend::store_id of the store it was built from)
+//   56+n+m 8 u64 checksum = XXH64(payload bytes, then header bytes [0, 56+n+m))
+//   64+n+m   payload (FlatIndex / HnswIndex::WritePayload)
+//
+// Version 1 (until schema v11) had no store id: n at 48, the signature at
+// 52, the checksum after it. Such a file is refused (LoadIndexFile) and the
+// index rebuilt from storage once.
 //
 // Files are written atomically (temp file in the same folder, fsync,
 // rename, fsync of the folder), so a reader sees the old file or the new
@@ -31,12 +38,13 @@
 
 namespace mnemo::index {
 
-inline constexpr uint32_t kIndexFormatVersion = 1;
+inline constexpr uint32_t kIndexFormatVersion = 2;
 
 struct IndexFileHeader {
   IndexKind kind = IndexKind::kFlat;
   uint32_t dimensions = 0;
   std::string signature;  // the real one (the file name holds a sanitised form)
+  std::string store_id;   // of the store the index was built from
   uint64_t count = 0;
   uint64_t watermark = 0;
   uint64_t payload_length = 0;
@@ -50,14 +58,16 @@ struct IndexFileHeader {
 std::filesystem::path IndexFilePath(const std::filesystem::path& dir, std::string_view signature,
                                     IndexKind kind);
 
-// Saves `index` to `path` atomically. `watermark` is the storage change
-// counter the index reflects: read it before applying the last change the
-// index holds (a lower value is safe, replaying changes is idempotent; a
-// higher one would skip changes). Concurrent searches go on meanwhile;
-// writes to the index wait for the payload to be written. kUnavailable when
-// the folder is not writable or the disk is full (no partial file remains).
+// Saves `index` to `path` atomically. `store_id` is Backend::store_id() of
+// the store the index reflects; `watermark` is the storage change counter
+// it reflects: read it before applying the last change the index holds (a
+// lower value is safe, replaying changes is idempotent; a higher one would
+// skip changes). Concurrent searches go on meanwhile; writes to the index
+// wait for the payload to be written. kInvalidArgument for a signature
+// over 1024 bytes or a store id over 256; kUnavailable when the folder is
+// not writable or the disk is full (no partial file remains).
 Status SaveIndexFile(const std::filesystem::path& path, const VectorIndex& index,
-                     std::string_view signature, uint64_t watermark);
+                     std::string_view signature, std::string_view store_id, uint64_t watermark);
 
 // Reads and checks the header only (no checksum: it covers the payload).
 // For deciding whether a file is stale (watermark) without loading it.
@@ -71,12 +81,16 @@ enum class VerifyMode {
 
 struct LoadedIndex;
 
-// Loads an index file written for `expected_signature` and `expected_dims`.
-// HnswIndex's ef_search and build threads come from `options`.
+// Loads an index file written for `expected_signature`, the store
+// `expected_store_id` and `expected_dims`. HnswIndex's ef_search and build
+// threads come from `options`.
 //
 // Errors: kNotFound when the file does not exist; kUnavailable "index file
-// <path> is corrupt: <what>; rebuilding from storage" for a wrong magic,
-// format version, kind, signature or dimension, a truncated or overlong
+// <path> was built from another store …; rebuilding from storage" for
+// another store id, "index file <path> has format version 1 …" for a file
+// of an older format, and "index file <path> is corrupt: <what>;
+// rebuilding from storage" for a wrong magic, newer format version, kind,
+// signature or dimension, a truncated or overlong
 // file, a checksum mismatch (kNow) or a payload that fails validation; and
 // kUnavailable "cannot read index file <path>: …" for I/O errors. No byte
 // sequence crashes the loader or a later search: every payload field is
@@ -91,7 +105,8 @@ struct LoadedIndex;
 // Search when it succeeds. When it fails the engine discards the index and
 // rebuilds from storage, logging the Status.
 Result<LoadedIndex> LoadIndexFile(const std::filesystem::path& path,
-                                  std::string_view expected_signature, size_t expected_dims,
+                                  std::string_view expected_signature,
+                                  std::string_view expected_store_id, size_t expected_dims,
                                   VerifyMode mode, const IndexOptions& options = {});
 
 // A deferred checksum check of a loaded file. Run re-reads the file (after
@@ -105,12 +120,13 @@ class PendingVerification {
   Status Run() const;
 
  private:
-  friend Result<LoadedIndex> LoadIndexFile(const std::filesystem::path&, std::string_view, size_t,
-                                           VerifyMode, const IndexOptions&);
+  friend Result<LoadedIndex> LoadIndexFile(const std::filesystem::path&, std::string_view,
+                                           std::string_view, size_t, VerifyMode,
+                                           const IndexOptions&);
   std::filesystem::path path_;
   uint64_t device_ = 0, inode_ = 0, size_ = 0;
   int64_t mtime_ns_ = 0;
-  std::string header_bytes_;  // [0, 52+n): hashed after the payload
+  std::string header_bytes_;  // [0, 56+n+m): hashed after the payload
   uint64_t payload_offset_ = 0, payload_length_ = 0, checksum_ = 0;
 };
 

@@ -155,11 +155,15 @@ class Backend {
 
   virtual std::string_view name() const = 0;
   virtual int schema_version() const = 0;
-  // An identity of the stored data for what a process keeps outside it (the
-  // vector index files in its workspace): empty when the store is the
-  // workspace's own (sqlite, markdown, in_memory); a server store's id
-  // otherwise, so a process never applies one store's change log to an
-  // index built from another.
+  // An identity of the stored data, created with the store and kept in it
+  // (sqlite: table store_info of mnemo.db, schema v11, given to an existing
+  // database at its upgrade; postgres: store_info of its schema; markdown:
+  // its sqlite index's), for what a process keeps outside the store: every
+  // vector index file carries it in its header and is loaded only beside the
+  // store it was built from, so a process never applies one store's change
+  // log to an index built from another (a copied index file, a database
+  // restored from another workspace). Empty for in_memory, which keeps no
+  // files.
   virtual std::string_view store_id() const { return {}; }
 
   // Insert or update by (owner, ns, key). An update keeps id and created_at
@@ -468,6 +472,10 @@ class Backend {
   virtual Result<int64_t> VectorWatermark(std::string_view signature) = 0;
   virtual Result<std::vector<VectorChange>> VectorChangesSince(std::string_view signature,
                                                                int64_t seq, int limit) = 0;
+  // How many vectors `signature` has (what a full ForEachVector would
+  // visit). Cheap (an index count): a loaded index checks against it that
+  // it describes this store.
+  virtual Result<int64_t> CountVectors(std::string_view signature) = 0;
 
   // The entries among `labels` that pass `filter` (scope included), each with
   // its keyword score for `terms` (0 when it contains none of them; the same

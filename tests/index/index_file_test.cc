@@ -23,6 +23,7 @@ using testing::Row;
 
 constexpr size_t kDims = 24;
 constexpr char kSignature[] = "openai:nomic-embed-text:24";
+constexpr std::string_view kStore = "3f2a9c0d41e84b7f9a6de0c1b2a3f405";
 
 std::string ReadAll(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -34,7 +35,9 @@ void WriteAll(const fs::path& p, std::string_view bytes) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
-size_t HeaderSize(std::string_view signature) { return 52 + signature.size() + 8; }
+size_t HeaderSize(std::string_view signature, std::string_view store = kStore) {
+  return 56 + signature.size() + store.size() + 8;
+}
 uint64_t Get64(const char* p) {
   uint64_t v;
   std::memcpy(&v, p, 8);
@@ -44,7 +47,7 @@ uint64_t Get64(const char* p) {
 // Recomputes the checksum of a file whose bytes were changed on purpose,
 // so the payload validation itself is what gets tested.
 void Reseal(std::string& file, std::string_view signature) {
-  const size_t header = 52 + signature.size();
+  const size_t header = HeaderSize(signature) - 8;
   Xxh64 h;
   h.Update(file.data() + header + 8, file.size() - header - 8);
   h.Update(file.data(), header);
@@ -63,13 +66,13 @@ class IndexFileTest : public ::testing::TestWithParam<IndexKind> {
     for (size_t i = 0; i < 600; ++i) ASSERT_TRUE(index_->Upsert(10 + i, Row(data_, kDims, i)).ok());
     ASSERT_TRUE(index_->Remove(15).ok());
     path_ = IndexFilePath(dir_, kSignature, GetParam());
-    ASSERT_TRUE(SaveIndexFile(path_, *index_, kSignature, 777).ok());
+    ASSERT_TRUE(SaveIndexFile(path_, *index_, kSignature, kStore, 777).ok());
     bytes_ = ReadAll(path_);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
   Status LoadStatus(VerifyMode mode = VerifyMode::kNow) {
-    auto r = LoadIndexFile(path_, kSignature, kDims, mode);
+    auto r = LoadIndexFile(path_, kSignature, kStore, kDims, mode);
     if (r.ok() && r->pending) return r->pending->Run();
     return r.status();
   }
@@ -90,7 +93,7 @@ class IndexFileTest : public ::testing::TestWithParam<IndexKind> {
 
 TEST_P(IndexFileTest, RoundTripKeepsEveryVectorAndTheHeader) {
   for (VerifyMode mode : {VerifyMode::kNow, VerifyMode::kDeferred}) {
-    auto loaded = LoadIndexFile(path_, kSignature, kDims, mode);
+    auto loaded = LoadIndexFile(path_, kSignature, kStore, kDims, mode);
     ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
     EXPECT_EQ(loaded->pending.has_value(), mode == VerifyMode::kDeferred);
     if (loaded->pending) {
@@ -101,6 +104,7 @@ TEST_P(IndexFileTest, RoundTripKeepsEveryVectorAndTheHeader) {
     EXPECT_EQ(got.size(), 599u);
     EXPECT_FALSE(got.Contains(15));
     EXPECT_EQ(loaded->header.signature, kSignature);
+    EXPECT_EQ(loaded->header.store_id, kStore);
     EXPECT_EQ(loaded->header.watermark, 777u);
     EXPECT_EQ(loaded->header.count, 599u);
     EXPECT_EQ(loaded->header.dimensions, kDims);
@@ -112,10 +116,10 @@ TEST_P(IndexFileTest, RoundTripKeepsEveryVectorAndTheHeader) {
     }
   }
   // A loaded index accepts writes and saves again.
-  auto loaded = LoadIndexFile(path_, kSignature, kDims, VerifyMode::kNow);
+  auto loaded = LoadIndexFile(path_, kSignature, kStore, kDims, VerifyMode::kNow);
   ASSERT_TRUE(loaded.ok());
   ASSERT_TRUE(loaded->index->Upsert(15, Row(data_, kDims, 5)).ok());
-  ASSERT_TRUE(SaveIndexFile(path_, *loaded->index, kSignature, 778).ok());
+  ASSERT_TRUE(SaveIndexFile(path_, *loaded->index, kSignature, kStore, 778).ok());
   auto header = ReadIndexFileHeader(path_);
   ASSERT_TRUE(header.ok());
   EXPECT_EQ(header->count, 600u);
@@ -144,9 +148,16 @@ TEST_P(IndexFileTest, TruncatedFilesAreCorrupt) {
 }
 
 TEST_P(IndexFileTest, EveryFlippedHeaderByteIsDetected) {
+  const size_t store_at = 56 + std::strlen(kSignature);
   for (size_t i = 0; i < HeaderSize(kSignature); ++i) {
     std::string bad = bytes_;
     bad[i] ^= 0x10;
+    if (i >= store_at && i < store_at + kStore.size()) {
+      // Another store's id, as far as the header can tell.
+      WriteAll(path_, bad);
+      EXPECT_NE(LoadStatus().message().find("another store"), std::string::npos) << i;
+      continue;
+    }
     ExpectCorrupt(bad, ("header byte " + std::to_string(i)).c_str());
   }
 }
@@ -165,16 +176,51 @@ TEST_P(IndexFileTest, NamedErrorsForMagicVersionSignatureAndDimensions) {
   WriteAll(path_, bad);
   EXPECT_NE(LoadStatus().message().find("wrong magic"), std::string::npos);
   bad = bytes_;
-  bad[8] = 2;
+  bad[8] = 3;
   WriteAll(path_, bad);
-  EXPECT_NE(LoadStatus().message().find("format version 2"), std::string::npos);
+  EXPECT_NE(LoadStatus().message().find("format version 3"), std::string::npos);
   WriteAll(path_, bytes_);
-  auto r = LoadIndexFile(path_, "hash-v1-24", kDims, VerifyMode::kNow);
+  auto r = LoadIndexFile(path_, "hash-v1-24", kStore, kDims, VerifyMode::kNow);
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_NE(r.status().message().find("expected \"hash-v1-24\""), std::string::npos);
-  r = LoadIndexFile(path_, kSignature, kDims + 1, VerifyMode::kNow);
+  r = LoadIndexFile(path_, kSignature, kStore, kDims + 1, VerifyMode::kNow);
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_NE(r.status().message().find("rebuilding from storage"), std::string::npos);
+}
+
+// Issue 17: a file copied in from another workspace, or left beside a
+// database that was replaced, was loaded and answered with other entries.
+TEST_P(IndexFileTest, AFileOfAnotherStoreIsRefused) {
+  for (VerifyMode mode : {VerifyMode::kNow, VerifyMode::kDeferred}) {
+    auto r = LoadIndexFile(path_, kSignature, "0123456789abcdef0123456789abcdef", kDims, mode);
+    ASSERT_EQ(r.status().code(), StatusCode::kUnavailable);
+    EXPECT_NE(r.status().message().find("was built from another store"), std::string::npos)
+        << r.status().message();
+    EXPECT_NE(r.status().message().find("rebuilding from storage"), std::string::npos);
+  }
+  // Nor is an identity a prefix or an empty one (in_memory's).
+  EXPECT_FALSE(LoadIndexFile(path_, kSignature, kStore.substr(0, 8), kDims, VerifyMode::kNow).ok());
+  EXPECT_FALSE(LoadIndexFile(path_, kSignature, "", kDims, VerifyMode::kNow).ok());
+  auto header = ReadIndexFileHeader(path_);
+  ASSERT_TRUE(header.ok());
+  EXPECT_EQ(header->store_id, kStore);
+}
+
+// A version 1 file (no store id) is refused by name, not as corrupt.
+TEST_P(IndexFileTest, AnOlderFormatIsRefusedByName) {
+  std::string old = bytes_;
+  old[8] = 1;
+  WriteAll(path_, old);
+  Status st = LoadStatus();
+  EXPECT_EQ(st.code(), StatusCode::kUnavailable);
+  EXPECT_NE(st.message().find("has format version 1"), std::string::npos) << st.message();
+  EXPECT_EQ(st.message().find("corrupt"), std::string::npos) << st.message();
+}
+
+TEST_P(IndexFileTest, AnOverlongStoreIdIsRefusedOnSave) {
+  EXPECT_EQ(SaveIndexFile(path_, *index_, kSignature, std::string(257, 'x'), 1).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(LoadStatus().code(), StatusCode::kOk);  // the old file is untouched
 }
 
 TEST_P(IndexFileTest, RandomBytesAreCorrupt) {
@@ -204,7 +250,7 @@ TEST_P(IndexFileTest, ResealedGarbageNeverCrashes) {
     }
     Reseal(bad, kSignature);
     WriteAll(path_, bad);
-    auto loaded = LoadIndexFile(path_, kSignature, kDims, VerifyMode::kNow);
+    auto loaded = LoadIndexFile(path_, kSignature, kStore, kDims, VerifyMode::kNow);
     if (!loaded.ok()) {
       EXPECT_EQ(loaded.status().code(), StatusCode::kUnavailable);
       continue;
@@ -225,7 +271,7 @@ TEST_P(IndexFileTest, DeferredVerificationCatchesACorruptVector) {
       GetParam() == IndexKind::kFlat ? bad.size() - 4 : HeaderSize(kSignature) + 100 + 200;
   bad[at] ^= 0x01;
   WriteAll(path_, bad);
-  auto loaded = LoadIndexFile(path_, kSignature, kDims, VerifyMode::kDeferred);
+  auto loaded = LoadIndexFile(path_, kSignature, kStore, kDims, VerifyMode::kDeferred);
   if (loaded.ok()) {
     ASSERT_TRUE(loaded->pending);
     Status st = loaded->pending->Run();
@@ -233,14 +279,14 @@ TEST_P(IndexFileTest, DeferredVerificationCatchesACorruptVector) {
     EXPECT_NE(st.message().find("checksum mismatch"), std::string::npos) << st.message();
     EXPECT_TRUE(loaded->index->SearchExact(Row(data_, kDims, 0), 5).ok());
   }
-  EXPECT_EQ(LoadIndexFile(path_, kSignature, kDims, VerifyMode::kNow).status().code(),
+  EXPECT_EQ(LoadIndexFile(path_, kSignature, kStore, kDims, VerifyMode::kNow).status().code(),
             StatusCode::kUnavailable);
 }
 
 TEST_P(IndexFileTest, DeferredVerificationNoticesAReplacedFile) {
-  auto loaded = LoadIndexFile(path_, kSignature, kDims, VerifyMode::kDeferred);
+  auto loaded = LoadIndexFile(path_, kSignature, kStore, kDims, VerifyMode::kDeferred);
   ASSERT_TRUE(loaded.ok());
-  ASSERT_TRUE(SaveIndexFile(path_, *index_, kSignature, 900).ok());
+  ASSERT_TRUE(SaveIndexFile(path_, *index_, kSignature, kStore, 900).ok());
   Status st = loaded->pending->Run();
   EXPECT_EQ(st.code(), StatusCode::kUnavailable);
   EXPECT_NE(st.message().find("replaced"), std::string::npos) << st.message();
@@ -280,7 +326,7 @@ TEST(IndexFileFormat, HnswPayloadHasHnswlibsSaveIndexLayout) {
   auto index = HnswIndex::Make(kDims, {.m = 12, .ef_construction = 50}).value();
   for (size_t i = 0; i < 500; ++i) ASSERT_TRUE(index->Upsert(i + 1, Row(data, kDims, i)).ok());
   const fs::path path = dir / "x.hnsw.idx";
-  ASSERT_TRUE(SaveIndexFile(path, *index, "s", 1).ok());
+  ASSERT_TRUE(SaveIndexFile(path, *index, "s", kStore, 1).ok());
   const std::string bytes = ReadAll(path);
   fs::remove_all(dir);
   const char* p = bytes.data() + HeaderSize("s");

@@ -68,6 +68,7 @@ class MarkdownBackend final : public Backend {
                                                        std::unique_ptr<Backend> data);
 
   std::string_view name() const override { return "markdown"; }
+  std::string_view store_id() const override { return index_->store_id(); }
   int schema_version() const override { return index_->schema_version(); }
 
   // Entries: markdown_backend.cc.
@@ -105,6 +106,7 @@ class MarkdownBackend final : public Backend {
   Result<int64_t> VectorWatermark(std::string_view signature) override;
   Result<std::vector<VectorChange>> VectorChangesSince(std::string_view signature, int64_t seq,
                                                        int limit) override;
+  Result<int64_t> CountVectors(std::string_view signature) override;
   Result<std::vector<KeywordHit>> FetchByLabels(std::span<const Label> labels,
                                                 const EntryFilter& filter,
                                                 const std::vector<std::string>& terms) override;

@@ -53,6 +53,11 @@ Result<std::vector<VectorChange>> MarkdownBackend::VectorChangesSince(std::strin
   return index_->VectorChangesSince(signature, seq, limit);
 }
 
+Result<int64_t> MarkdownBackend::CountVectors(std::string_view signature) {
+  MNEMO_RETURN_IF_ERROR(Sync());
+  return index_->CountVectors(signature);
+}
+
 Result<std::vector<KeywordHit>> MarkdownBackend::FetchByLabels(
     std::span<const Label> labels, const EntryFilter& filter,
     const std::vector<std::string>& terms) {

@@ -132,6 +132,7 @@ class MemoryBackend final : public Backend {
   Result<int64_t> VectorWatermark(std::string_view signature) override;
   Result<std::vector<VectorChange>> VectorChangesSince(std::string_view signature, int64_t seq,
                                                        int limit) override;
+  Result<int64_t> CountVectors(std::string_view signature) override;
   Result<std::vector<KeywordHit>> FetchByLabels(std::span<const Label> labels,
                                                 const EntryFilter& filter,
                                                 const std::vector<std::string>& terms) override;

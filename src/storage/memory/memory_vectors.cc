@@ -138,6 +138,12 @@ Result<int64_t> MemoryBackend::VectorWatermark(std::string_view signature) {
   return space == nullptr || space->log.empty() ? int64_t{0} : space->log.back().seq;
 }
 
+Result<int64_t> MemoryBackend::CountVectors(std::string_view signature) {
+  std::shared_lock lock(mu_);
+  const VectorSpace* space = FindSpaceLocked(signature);
+  return space == nullptr ? int64_t{0} : static_cast<int64_t>(space->vectors.size());
+}
+
 Result<std::vector<VectorChange>> MemoryBackend::VectorChangesSince(std::string_view signature,
                                                                     int64_t seq, int limit) {
   std::shared_lock lock(mu_);

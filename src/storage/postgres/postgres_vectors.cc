@@ -199,6 +199,14 @@ Result<int64_t> PostgresBackend::VectorWatermark(std::string_view signature) {
   return rows.Int(0, 0);
 }
 
+Result<int64_t> PostgresBackend::CountVectors(std::string_view signature) {
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(Rows rows,
+                         conn->Exec("SELECT count(*) FROM entry_vectors WHERE signature = $1",
+                                    Params().Add(signature), "count the vectors"));
+  return rows.Int(0, 0);
+}
+
 Result<std::vector<VectorChange>> PostgresBackend::VectorChangesSince(std::string_view signature,
                                                                       int64_t seq, int limit) {
   std::vector<VectorChange> out;

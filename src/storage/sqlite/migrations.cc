@@ -343,6 +343,17 @@ CREATE TABLE turn_claims (
 CREATE INDEX segments_open_by_last_turn ON segments (last_turn_at, id) WHERE status = 'open';
 )sql";
 
+// Schema v11:
+//   store_info: the store's identity (Backend::store_id), one row made with
+//     the store (or at this upgrade) from 16 random bytes, never changed.
+//     Vector index files carry it in their header (docs/storage.md), so a
+//     file beside a database that is not the one it was built from (another
+//     workspace's, an older copy restored) is rebuilt, not trusted.
+constexpr const char* kSchemaV11 = R"sql(
+CREATE TABLE store_info (id TEXT NOT NULL PRIMARY KEY);
+INSERT INTO store_info (id) VALUES (lower(hex(randomblob(16))));
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "entries and their full-text index", kSchemaV1},
     {2, "entry vectors and their change log", kSchemaV2},
@@ -354,6 +365,7 @@ constexpr Migration kMigrations[] = {
     {8, "context events and their full-text index", kSchemaV8},
     {9, "entry fingerprints; generation of the tool registry", kSchemaV9},
     {10, "turn claims of idempotent turns; open segments by last turn", kSchemaV10},
+    {11, "the store's identity", kSchemaV11},
 };
 
 int64_t NowMs() {

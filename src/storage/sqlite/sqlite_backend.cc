@@ -84,6 +84,13 @@ Result<std::unique_ptr<SqliteBackend>> SqliteBackend::Open(const SqliteOptions& 
   std::unique_ptr<SqliteBackend> backend(new SqliteBackend(vector_log_limit));
   MNEMO_ASSIGN_OR_RETURN(backend->writer_, OpenConnection(options.path, /*writer=*/true));
   MNEMO_ASSIGN_OR_RETURN(backend->schema_version_, Migrate(*backend->writer_, SchemaMigrations()));
+  {
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement id, backend->writer_->Prepare("SELECT id FROM store_info", "read the store id"));
+    MNEMO_ASSIGN_OR_RETURN(bool row, id.Step("read the store id"));
+    if (!row) return Internal("the database has no store id (table store_info is empty)");
+    backend->store_id_ = id.ColumnText(0);
+  }
   for (int i = 0; i < std::max(1, options.readers); ++i) {
     MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<Connection> reader,
                            OpenConnection(options.path, /*writer=*/false));

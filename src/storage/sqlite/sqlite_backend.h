@@ -31,6 +31,7 @@ class SqliteBackend final : public Backend {
   ~SqliteBackend() override;
 
   std::string_view name() const override { return "sqlite"; }
+  std::string_view store_id() const override { return store_id_; }
   int schema_version() const override { return schema_version_; }
 
   Result<UpsertResult> Upsert(const EntryWrite& write) override;
@@ -125,6 +126,7 @@ class SqliteBackend final : public Backend {
   Result<int64_t> VectorWatermark(std::string_view signature) override;
   Result<std::vector<VectorChange>> VectorChangesSince(std::string_view signature, int64_t seq,
                                                        int limit) override;
+  Result<int64_t> CountVectors(std::string_view signature) override;
   Result<std::vector<KeywordHit>> FetchByLabels(std::span<const Label> labels,
                                                 const EntryFilter& filter,
                                                 const std::vector<std::string>& terms) override;
@@ -177,6 +179,7 @@ class SqliteBackend final : public Backend {
   Status PutVectorsLocked(std::string_view signature, std::span<const LabeledVector> vectors);
 
   int schema_version_ = 0;
+  std::string store_id_;  // store_info.id (schema v11)
   std::mutex writer_mu_;
   std::unique_ptr<Connection> writer_;
   // Guarded by writer_mu_. The next label is at least this, so a label freed

@@ -267,6 +267,17 @@ Result<int64_t> SqliteBackend::VectorWatermark(std::string_view signature) {
   return row ? s.ColumnInt(0) : int64_t{0};
 }
 
+Result<int64_t> SqliteBackend::CountVectors(std::string_view signature) {
+  ReaderLease db = AcquireReader();
+  // Counted on the primary key index (signature, label), not the rows.
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement s,
+      db->Prepare("SELECT count(*) FROM entry_vectors WHERE signature = ?", "count the vectors"));
+  s.Bind(1, signature);
+  MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("count the vectors"));
+  return row ? s.ColumnInt(0) : int64_t{0};
+}
+
 Result<std::vector<VectorChange>> SqliteBackend::VectorChangesSince(std::string_view signature,
                                                                     int64_t seq, int limit) {
   std::vector<VectorChange> out;
