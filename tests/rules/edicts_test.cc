@@ -16,9 +16,11 @@ namespace {
 using Strings = std::vector<std::string>;
 using Pairs = std::vector<std::pair<std::string, std::string>>;  // (tool, body)
 
+ToolCandidates Turn(const Strings& tools) { return {.turn = tools, .known = nullptr}; }
+
 Pairs Extract(std::string_view message, const Strings& tools) {
   Pairs out;
-  for (Edict& e : ExtractEdicts(message, tools, BuiltinAliases())) {
+  for (Edict& e : ExtractEdicts(message, Turn(tools), BuiltinAliases())) {
     out.emplace_back(std::move(e.tool_name), std::move(e.body));
   }
   return out;
@@ -136,9 +138,9 @@ const Row kRows[] = {
     {"Stop emailing Sarah; stop being verbose.", {"send_email"},
      {{"send_email", "Stop emailing Sarah;"}, {"send_email", "stop being verbose."}}},
     {"never use sudo\ndon't push", {"shell", "git_push"},
-     {{"shell", "never use sudo"}, {"shell", "don't push"}}},
+     {{"*", "never use sudo"}, {"git_push", "don't push"}}},
     {"不要用sudo！别删除文件。", {"shell", "file_delete"},
-     {{"shell", "不要用sudo！"}, {"file_delete", "别删除文件。"}}},
+     {{"*", "不要用sudo！"}, {"file_delete", "别删除文件。"}}},
     // The same edict twice is one.
     {"Never use sudo. never   use SUDO!", {"shell"}, {{"shell", "Never use sudo."}}},
     {"Never email Sarah.\nNever email Sarah.", {"send_email"},
@@ -152,7 +154,7 @@ const Row kRows[] = {
     {"Don't send emails from slack_post.", {"send_email", "slack_post"},
      {{"slack_post", "Don't send emails from slack_post."}}},
     {"Never touch mailbox_v2 again.", {"web_fetch", "mail"},
-     {{"web_fetch", "Never touch mailbox_v2 again."}}},
+     {{"*", "Never touch mailbox_v2 again."}}},
     // Tool: aliases, most specific match wins.
     {"Never run bash scripts as root.", {"shell", "bash_exec"},
      {{"bash_exec", "Never run bash scripts as root."}}},
@@ -174,13 +176,14 @@ const Row kRows[] = {
      {{"delete_file", "请勿删除这个文件。"}}},
     {"禁止在终端运行命令。", {"search", "shell_exec"},
      {{"shell_exec", "禁止在终端运行命令。"}}},
-    {"不许私信任何人。", {"slack_dm", "search"}, {{"slack_dm", "不许私信任何人。"}}},
+    {"不许私信任何人。", {"slack_dm", "search"}, {{"*", "不许私信任何人。"}}},
     {"以后也不要发邮件给他。", {"search", "mail_send"},
      {{"mail_send", "以后也不要发邮件给他。"}}},
     {"千万别在周五部署。", {"deploy"}, {{"deploy", "千万别在周五部署。"}}},
     // No tool in the turn, or none that matches.
     {"Never share my address.", {}, {{"*", "Never share my address."}}},
-    {"Never share my address.", {"search", "notes"}, {{"search", "Never share my address."}}},
+    {"Never share my address.", {"search", "notes"}, {{"*", "Never share my address."}}},
+    {"Never share my address.", {"notes", "notes"}, {{"notes", "Never share my address."}}},
     // 300-character edicts are cut to 240 code points.
     {kLongEnglish, {}, {{"*", kLongEnglish.substr(0, 240)}}},
     {kLongChinese, {"writer"}, {{"writer", "不要" + Repeat("写", 238)}}},
@@ -196,28 +199,16 @@ TEST(EdictExtraction, MatchesTheTable) {
 }
 
 TEST(EdictExtraction, KeepsTheSafetyBodyIntact) {
-  const auto edicts =
-      ExtractEdicts("Never email Sarah at sarah@example.com.", {"send_email"}, BuiltinAliases());
+  const auto edicts = ExtractEdicts("Never email Sarah at sarah@example.com.",
+                                    Turn({"send_email"}), BuiltinAliases());
   ASSERT_EQ(edicts.size(), 1U);
   EXPECT_NE(edicts[0].body.find("sarah@example.com"), std::string::npos);
   EXPECT_EQ(NormalizedBody(edicts[0].body), "never email sarah at sarah@example.com");
 }
 
-TEST(AliasTable, ReplacesTheBuiltinTable) {
-  const std::vector<Alias> aliases = {{.words = {"ticket", "工单"}, .tool_contains = {"jira"}}};
-  EXPECT_EQ(
-      ExtractEdicts("Never close tickets.", {"search", "jira_close"}, aliases).at(0).tool_name,
-      "jira_close");
-  EXPECT_EQ(ExtractEdicts("不要关闭工单。", {"search", "jira_close"}, aliases).at(0).tool_name,
-            "jira_close");
-  // The built-in rows are gone with a replaced table.
-  EXPECT_EQ(ExtractEdicts("Never email Sarah.", {"search", "send_email"}, aliases).at(0).tool_name,
-            "search");
-}
-
 TEST(EdictExtraction, SameEdictForTwoToolsIsTwoRules) {
   const auto edicts = ExtractEdicts("Never use sudo in bash_exec. Never use sudo in shell.",
-                                    {"bash_exec", "shell"}, BuiltinAliases());
+                                    Turn({"bash_exec", "shell"}), BuiltinAliases());
   ASSERT_EQ(edicts.size(), 2U);
   EXPECT_EQ(edicts[0].tool_name, "bash_exec");
   EXPECT_EQ(edicts[1].tool_name, "shell");
@@ -314,62 +305,6 @@ TEST(EdictDetection, RejectsStatementsRequestsAndQuestions) {
   for (std::string_view s : kNotEdicts) EXPECT_FALSE(IsEdict(s)) << s;
 }
 
-TEST(MatchToolRule, FallsBackToTheFirstToolThenAnyTool) {
-  EXPECT_EQ(MatchTool("never do that", {"alpha", "beta"}, BuiltinAliases()), "alpha");
-  EXPECT_EQ(MatchTool("never do that", {}, BuiltinAliases()), kAnyTool);
-  EXPECT_EQ(MatchTool("never do that", {"", "beta"}, BuiltinAliases()), "beta");
-}
-
-TEST(MatchToolRule, MatchesNamesAsWholeWordsOnly) {
-  const Strings tools = {"first", "mail"};
-  EXPECT_EQ(MatchTool("never use Mail", tools, {}), "mail");
-  EXPECT_EQ(MatchTool("never use mail_v2", tools, {}), "first");
-  EXPECT_EQ(MatchTool("never use gmail", tools, {}), "first");
-  EXPECT_EQ(MatchTool("never send email", {"first", "send_email"}, {}), "send_email");
-  EXPECT_EQ(MatchTool("never run-shell", {"first", "run-shell"}, {}), "run-shell");
-}
-
-TEST(MatchToolRule, MatchesAliasInflectionsAtWordStarts) {
-  const Strings tools = {"first", "send_mail"};
-  for (const char* s :
-       {"stop emailing", "no emails", "the mailer", "E-Mail", "mailed it", "发邮件"}) {
-    EXPECT_EQ(MatchTool(s, tools, BuiltinAliases()), "send_mail") << s;
-  }
-  for (const char* s : {"gmail", "mailbox", "emailable", "remail"}) {
-    EXPECT_EQ(MatchTool(s, tools, BuiltinAliases()), "first") << s;
-  }
-}
-
-TEST(MatchToolRule, PrefersTheMostSpecificAlias) {
-  // (a) the tool name contains the spoken word, even a shorter word.
-  EXPECT_EQ(MatchTool("no bash terminal", {"shell_runner", "bash_exec"}, BuiltinAliases()),
-            "bash_exec");
-  // (b) the longer spoken word, even with a shorter needle.
-  const std::vector<Alias> aliases = {{.words = {"zz"}, .tool_contains = {"long_needle"}},
-                                      {.words = {"zzzz"}, .tool_contains = {"n"}}};
-  EXPECT_EQ(MatchTool("zz zzzz", {"t_n", "t_long_needle"}, aliases), "t_n");
-  EXPECT_EQ(MatchTool("zz", {"t_n", "t_long_needle"}, aliases), "t_long_needle");
-  // (c) the longer tool_contains needle.
-  EXPECT_EQ(MatchTool("no terminal", {"exec_x", "shell_x"}, BuiltinAliases()), "shell_x");
-  // (d) the earlier tool.
-  EXPECT_EQ(MatchTool("no terminal", {"shell_b", "shell_a"}, BuiltinAliases()), "shell_b");
-}
-
-TEST(AliasTable, BuiltinHasTheSpecRows) {
-  const std::vector<Alias>& table = BuiltinAliases();
-  ASSERT_EQ(table.size(), 5U);
-  EXPECT_EQ(table[0].words, (Strings{"email", "mail", "e-mail", "邮件"}));
-  EXPECT_EQ(table[0].tool_contains, (Strings{"mail"}));
-  EXPECT_EQ(table[1].words, (Strings{"shell", "terminal", "bash", "命令"}));
-  EXPECT_EQ(table[1].tool_contains, (Strings{"shell", "bash", "exec"}));
-  EXPECT_EQ(table[2].words, (Strings{"browser", "web", "网页"}));
-  EXPECT_EQ(table[2].tool_contains, (Strings{"browser", "web", "http"}));
-  EXPECT_EQ(table[3].words, (Strings{"slack", "dm"}));
-  EXPECT_EQ(table[3].tool_contains, (Strings{"slack"}));
-  EXPECT_EQ(table[4].words, (Strings{"file", "文件"}));
-  EXPECT_EQ(table[4].tool_contains, (Strings{"file"}));
-}
-
 TEST(ClassifyFailure, RecognisesEveryClass) {
   EXPECT_EQ(ClassifyFailure("Error: Unknown tool 'foo'"), "unknown_tool");
   EXPECT_EQ(ClassifyFailure("tool not found: bar"), "unknown_tool");
@@ -405,25 +340,25 @@ TEST(EdictRobustness, SurvivesInvalidUtf8) {
       "\xE2\x80\x99\xE2\x80",
   };
   for (const std::string& in : inputs) {
-    for (const Edict& e : ExtractEdicts(in, {"send_email", "shell"}, BuiltinAliases())) {
+    for (const Edict& e : ExtractEdicts(in, Turn({"send_email", "shell"}), BuiltinAliases())) {
       EXPECT_TRUE(text::IsValidUtf8(e.body));
       EXPECT_FALSE(e.body.empty());
     }
     (void)ClassifyFailure(in);
     (void)SplitSentences(in);
   }
-  const auto edicts = ExtractEdicts("Never use \xFF sudo.", {"shell"}, BuiltinAliases());
+  const auto edicts = ExtractEdicts("Never use \xFF sudo.", Turn({"shell"}), BuiltinAliases());
   ASSERT_EQ(edicts.size(), 1U);
   EXPECT_EQ(edicts[0].body, "Never use \xEF\xBF\xBD sudo.");
-  EXPECT_EQ(ExtractEdicts("不要用\xE4\xB8", {}, BuiltinAliases()).size(), 1U);
+  EXPECT_EQ(ExtractEdicts("不要用\xE4\xB8", Turn({}), BuiltinAliases()).size(), 1U);
 }
 
 TEST(EdictRobustness, HandlesEmptyInput) {
-  EXPECT_TRUE(ExtractEdicts("", {"shell"}, BuiltinAliases()).empty());
-  EXPECT_TRUE(ExtractEdicts("", {}, {}).empty());
+  EXPECT_TRUE(ExtractEdicts("", Turn({"shell"}), BuiltinAliases()).empty());
+  EXPECT_TRUE(ExtractEdicts("", Turn({}), {}).empty());
   EXPECT_FALSE(IsEdict(""));
   EXPECT_EQ(EdictBody(""), "");
-  EXPECT_EQ(MatchTool("", {}, {}), kAnyTool);
+  EXPECT_EQ(MatchTool("", Turn({}), {}), kAnyTool);
 }
 
 TEST(EdictRobustness, OneMegabyteRunsFast) {
@@ -443,7 +378,7 @@ TEST(EdictRobustness, OneMegabyteRunsFast) {
   size_t edicts = 0;
   std::string classes;
   for (const std::string& in : inputs) {
-    edicts += ExtractEdicts(in, {"send_email", "shell", "browser"}, BuiltinAliases()).size();
+    edicts += ExtractEdicts(in, Turn({"send_email", "shell", "browser"}), BuiltinAliases()).size();
     classes += ClassifyFailure(in);
   }
   const auto elapsed = std::chrono::steady_clock::now() - start;
@@ -452,9 +387,9 @@ TEST(EdictRobustness, OneMegabyteRunsFast) {
   EXPECT_EQ(edicts, 3U);
   EXPECT_EQ(classes, Repeat("error", std::size(inputs)));
   // The repeated edict is one rule; the huge edict is cut.
-  const auto repeated = ExtractEdicts(inputs[0], {"shell"}, BuiltinAliases());
+  const auto repeated = ExtractEdicts(inputs[0], Turn({"shell"}), BuiltinAliases());
   ASSERT_EQ(repeated.size(), 1U);
-  const auto huge = ExtractEdicts(inputs[6], {"shell"}, BuiltinAliases());
+  const auto huge = ExtractEdicts(inputs[6], Turn({"shell"}), BuiltinAliases());
   ASSERT_EQ(huge.size(), 1U);
   EXPECT_EQ(text::CountCodePoints(huge[0].body), kMaxEdictChars);
 }
@@ -466,7 +401,7 @@ TEST(EdictRobustness, TypicalTurnIsWellUnderAMillisecond) {
   constexpr int kRuns = 2000;
   size_t total = 0;
   const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < kRuns; ++i) total += ExtractEdicts(message, tools, BuiltinAliases()).size();
+  for (int i = 0; i < kRuns; ++i) total += ExtractEdicts(message, Turn(tools), BuiltinAliases()).size();
   const auto elapsed = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(total, 2U * kRuns);
   EXPECT_LT(elapsed / kRuns, kTurnBudget);
