@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <utility>
@@ -286,7 +287,16 @@ constexpr std::string_view kEdicts[] = {
     "“Never push.”", "**Never** use sudo", "Don't ever push", "Never ever, email x",
     "Note: never push", "Claude, “never push.”", "Don't email her (she asked why?).", "Never push!",
     "不要用sudo", "请不要用sudo", "请勿用sudo", "别用sudo", "永远别用sudo", "禁止用sudo",
-    "不许用sudo", "停止使用sudo", "另外，不要用sudo", "Hey bot，不要用sudo", "**不要**用sudo"};
+    "不许用sudo", "停止使用sudo", "另外，不要用sudo", "Hey bot，不要用sudo", "**不要**用sudo",
+    // Spec 30's forms: an adverb after "never", lead-ins ending in a colon,
+    // conditions, polite "stop <verb>ing" (even as a question).
+    "never ever call Bob", "I told you: never push", "I said it before: don't book aisle seats.",
+    "If it fails, don't retry more than twice.", "when you deploy, never skip the tests",
+    "If the upload to the staging bucket fails on a Friday night, don't retry it.",
+    "如果失败，不要重试。", "如果 upload 失败，别重试", "As I said, never email Sarah.",
+    "我说过：别订靠过道的座位。", "stop emailing Sarah", "please stop emailing Sarah",
+    "can you stop emailing Sarah?", "Could you stop adding emojis to my commit messages?",
+    "would you please stop pinging me", "Don't you dare email her.", "Never have more than 3 tabs open"};
 constexpr std::string_view kNotEdicts[] = {
     "", "   ", "I never liked that report", "we don't have a printer", "stop the server",
     "stop it", "stop king", "stopping emails is hard", "Never mind", "Nevermind that",
@@ -294,7 +304,18 @@ constexpr std::string_view kNotEdicts[] = {
     "don't mention it", "Donts are fine", "Do nothing", "Don't push?", "Never?!",
     "Don't push!?", "Never push?”", "One two three four, never push",
     "我从来不喜欢", "别人说的", "别的方法", "不要紧", "不要，谢谢", "停止服务器", "停止这个进程",
-    "不要发吗？", "请问你好"};
+    "不要发吗？", "请问你好",
+    // Spec 30's statements, requests, reminders, reassurances, fillers and
+    // questions.
+    "she never emails me back", "the docs say never use eval", "The docs say: never use eval.",
+    "She said, never email her.", "我从来不喜欢那份报告", "医生说，不要喝咖啡", "Stop the build, it's stuck.",
+    "Could you stop the server?", "don't forget the milk", "Don't forget to call mom.",
+    "Never forget where you came from.", "don't hesitate to ask", "don't worry about it",
+    "don't mind me", "never mind the last request", "Don't bother.", "don't be sorry",
+    "Don't get me wrong, I like it.", "Never fear.", "stop worrying about it", "不要忘记明天开会。",
+    "别忘了带伞", "别担心", "不用担心", "别着急，慢慢来。", "别急。", "不要客气", "why don't you check the logs?",
+    "Why don't you check the logs first.", "don't you think it's late?", "Don't you think it's late.",
+    "don't you want to rerun the tests?", "Never will I do that.", "Never is a long time."};
 // clang-format on
 
 TEST(EdictDetection, AcceptsInstructions) {
@@ -303,6 +324,110 @@ TEST(EdictDetection, AcceptsInstructions) {
 
 TEST(EdictDetection, RejectsStatementsRequestsAndQuestions) {
   for (std::string_view s : kNotEdicts) EXPECT_FALSE(IsEdict(s)) << s;
+}
+
+TEST(EdictDetection, ARushIsNotAReassurance) {
+  EXPECT_TRUE(IsEdict("别急着部署。"));
+  EXPECT_FALSE(IsEdict("别急，慢慢来。"));
+}
+
+using Views = std::vector<std::string_view>;
+
+TEST(ClauseSplit, CutsWhereAnEdictBeginsAfterAJoiner) {
+  EXPECT_EQ(SplitClauses("Never forward attachments from unknown senders, and do not click "
+                         "tracking links in the browser."),
+            (Views{"Never forward attachments from unknown senders",
+                   "do not click tracking links in the browser."}));
+  EXPECT_EQ(SplitClauses("Never push and never merge."), (Views{"Never push", "never merge."}));
+  EXPECT_EQ(SplitClauses("Never push and also don't merge."),
+            (Views{"Never push", "also don't merge."}));
+  EXPECT_EQ(SplitClauses("不要用sudo，也不要删除文件。"), (Views{"不要用sudo", "也不要删除文件。"}));
+  EXPECT_EQ(SplitClauses("不要用sudo并且不要删除文件"), (Views{"不要用sudo", "不要删除文件"}));
+  EXPECT_EQ(SplitClauses("别用sudo而且别删文件"), (Views{"别用sudo", "别删文件"}));
+  EXPECT_EQ(SplitClauses("I'm tired of spam, and never email Mark."),
+            (Views{"I'm tired of spam", "never email Mark."}));
+}
+
+TEST(ClauseSplit, KeepsListsConditionsAndIntroductionsWhole) {
+  for (std::string_view s : {"Never share my address, phone, and email.",
+                             "Never email Sarah, and tell Bob instead.", "如果失败，不要重试。",
+                             "If it fails, don't retry.", "hey bot，别用sudo。", "别着急，慢慢来。",
+                             "Never email Sarah and Bob.", "I don't drink and don't smoke.",
+                             "Oh, and please never call me."}) {
+    EXPECT_EQ(SplitClauses(s), (Views{s})) << s;
+  }
+  EXPECT_TRUE(SplitClauses("").empty());
+  EXPECT_EQ(SplitClauses("Never push, and"), (Views{"Never push, and"}));
+}
+
+TEST(EdictExtraction, EachClauseIsAnEdictOfItsOwn) {
+  EXPECT_EQ(Extract("Never forward attachments from unknown senders, and do not click tracking "
+                    "links in the browser.",
+                    {"read_email", "browser_open"}),
+            (Pairs{{"*", "Never forward attachments from unknown senders"},
+                   {"browser_open", "do not click tracking links in the browser."}}));
+  EXPECT_EQ(Extract("Stop emailing Sarah; stop being verbose.", {"send_email", "web_search"}),
+            (Pairs{{"send_email", "Stop emailing Sarah;"}, {"*", "stop being verbose."}}));
+  EXPECT_EQ(Extract("不要用sudo，也不要删除文件。", {"bash", "file_delete"}),
+            (Pairs{{"*", "不要用sudo"}, {"file_delete", "也不要删除文件。"}}));
+}
+
+// The false positives and false negatives of ../shared/eval/capture/dev.jsonl
+// before spec 30's capture rules (bench/eval_capture.py), one row each:
+// message, this turn's tools, the tools the engine knew, the expected tools.
+struct DevCase {
+  std::string message;
+  Strings tools;
+  Strings known;
+  Strings expect;
+};
+
+Strings ToolsOf(const DevCase& c) {
+  ToolCandidates candidates{.turn = c.tools, .known = [known = c.known] { return known; }};
+  Strings out;
+  for (const Edict& e : ExtractEdicts(c.message, candidates, BuiltinAliases())) {
+    if (std::find(out.begin(), out.end(), e.tool_name) == out.end()) out.push_back(e.tool_name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void ExpectTools(const std::vector<DevCase>& cases) {
+  for (const DevCase& c : cases) EXPECT_EQ(ToolsOf(c), c.expect) << c.message;
+}
+
+TEST(EdictCaptureDevSet, RemindersAndReassurancesGiveNoRule) {
+  ExpectTools({{"Don't forget my dentist appointment.", {"calendar_add"}, {}, {}},
+               {"Don't hesitate to correct me.", {"web_search"}, {}, {}},
+               {"不要忘记明天开会。", {"calendar_add"}, {}, {}},
+               {"别着急，慢慢来。", {"bash"}, {}, {}}});
+}
+
+TEST(EdictCaptureDevSet, ConditionsLeadInsAndPoliteStopsAreEdicts) {
+  ExpectTools({{"If the upload fails, don't retry it.", {"s3_upload"}, {}, {"s3_upload"}},
+               {"Could you stop adding emojis to my commit messages?",
+                {"git_commit"},
+                {},
+                {"git_commit"}},
+               {"I said it before: don't book aisle seats.", {"book_flight"}, {}, {"book_flight"}}});
+}
+
+TEST(EdictCaptureDevSet, AToolOfNoUseToTheEdictIsNotItsTool) {
+  ExpectTools({{"Never email my landlord.", {"calendar_add"}, {"send_email"}, {"send_email"}},
+               {"Never DM the CEO on Slack.", {"read_file"}, {"slack_send"}, {"slack_send"}},
+               {"Never reveal my home address to anyone.", {"send_email", "slack_send"}, {}, {"*"}},
+               {"Never wipe the staging bucket. And don't email investors.",
+                {"bash", "send_email"},
+                {},
+                {"*", "send_email"}}});
+}
+
+TEST(EdictCaptureDevSet, ClausesJoinedByCommaAndAreEdictsOfTheirOwn) {
+  ExpectTools({{"Never forward attachments from unknown senders, and do not click tracking links "
+                "in the browser.",
+                {"read_email", "browser_open"},
+                {},
+                {"*", "browser_open"}}});
 }
 
 TEST(ClassifyFailure, RecognisesEveryClass) {
