@@ -248,14 +248,14 @@ size_t SkipOpener(std::string_view s, size_t pos) {
 // Words after which a comma or colon lead-in is a condition ("If the upload
 // fails,", "when you deploy,", 如果…，): it may be longer than a vocative.
 constexpr std::string_view kEnglishConditions[] = {
-    "if",    "when",  "whenever", "once",    "before", "after",      "while",
+    "if",     "when",  "whenever", "once",       "before",    "after",      "while",
     "unless", "until", "in case",  "as soon as", "each time", "every time", "anytime"};
-constexpr std::string_view kChineseConditions[] = {"如果", "要是", "假如", "万一", "一旦",
-                                                   "每当", "每次", "当"};
+constexpr std::string_view kChineseConditions[] = {"如果", "要是", "假如", "万一",
+                                                   "一旦", "每当", "每次", "当"};
 // A lead-in that reports what someone else said ("She said,", "The docs
 // say:") introduces their words, not the user's instruction, unless the user
 // is the one speaking ("I told you:", "As I said,", 我说过，).
-constexpr std::string_view kReportingWords[] = {"say",  "says",  "said",  "tell", "tells",
+constexpr std::string_view kReportingWords[] = {"say",  "says",  "said",   "tell",  "tells",
                                                 "told", "write", "writes", "wrote", "ask",
                                                 "asks", "asked", "reads"};
 constexpr std::string_view kFirstPerson[] = {"i", "i've", "i'm", "we", "we've", "me", "us"};
@@ -341,9 +341,9 @@ size_t SkipLeadIn(std::string_view s, size_t pos) {
 // Reminders, reassurances and fillers that look like edicts: "don't
 // forget …", "don't hesitate …", "don't worry …", "never mind", "never
 // fear", "don't be sorry", "stop worrying".
-constexpr std::string_view kFillerVerbs[] = {"forget", "hesitate", "worry", "mind",  "bother",
+constexpr std::string_view kFillerVerbs[] = {"forget", "hesitate", "worry",  "mind", "bother",
                                              "panic",  "fret",     "stress", "fear", "sweat"};
-constexpr std::string_view kFillerAdjectives[] = {"afraid", "shy",   "sorry",   "silly",
+constexpr std::string_view kFillerAdjectives[] = {"afraid", "shy",     "sorry",   "silly",
                                                   "scared", "nervous", "ashamed", "sad"};
 constexpr std::string_view kFillerGerunds[] = {"worrying", "stressing", "panicking", "fretting"};
 // "Never will I…", "never is a long time": an auxiliary after "never" is no

@@ -67,9 +67,9 @@ bool ContainsAliasWord(std::string_view hay, std::string_view word) {
 }
 
 // Parts of a tool name that say nothing about the tool ("get_the_weather").
-constexpr std::string_view kFunctionWords[] = {"an",  "the",  "to",   "of",  "in",  "on",
-                                               "for", "and",  "or",   "by",  "at",  "is",
-                                               "it",  "my",   "with", "from", "via", "as"};
+constexpr std::string_view kFunctionWords[] = {"an",  "the", "to",   "of",   "in",  "on",
+                                               "for", "and", "or",   "by",   "at",  "is",
+                                               "it",  "my",  "with", "from", "via", "as"};
 
 bool IsFunctionWord(std::string_view w) {
   return std::find(std::begin(kFunctionWords), std::end(kFunctionWords), w) !=

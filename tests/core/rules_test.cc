@@ -275,8 +275,8 @@ TEST_F(EngineRules, ConfiguredAliasesExtendTheBuiltinTable) {
 // punctuation after it.
 TEST_F(EngineRules, RedactedEdictKeepsItsPunctuation) {
   Turn turn = SarahTurn();
-  turn.user_message = "Never paste password=hunter2abc. Don't email token: ghp_" +
-                      std::string(36, 'a') + "1!";
+  turn.user_message =
+      "Never paste password=hunter2abc. Don't email token: ghp_" + std::string(36, 'a') + "1!";
   TurnResult r = Complete(turn);
   ASSERT_EQ(r.new_rules.size(), 2u);
   EXPECT_EQ(r.new_rules[0].rule, "Never paste password=[REDACTED].");

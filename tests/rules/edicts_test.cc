@@ -200,8 +200,8 @@ TEST(EdictExtraction, MatchesTheTable) {
 }
 
 TEST(EdictExtraction, KeepsTheSafetyBodyIntact) {
-  const auto edicts = ExtractEdicts("Never email Sarah at sarah@example.com.",
-                                    Turn({"send_email"}), BuiltinAliases());
+  const auto edicts = ExtractEdicts("Never email Sarah at sarah@example.com.", Turn({"send_email"}),
+                                    BuiltinAliases());
   ASSERT_EQ(edicts.size(), 1U);
   EXPECT_NE(edicts[0].body.find("sarah@example.com"), std::string::npos);
   EXPECT_EQ(NormalizedBody(edicts[0].body), "never email sarah at sarah@example.com");
@@ -341,7 +341,8 @@ TEST(ClauseSplit, CutsWhereAnEdictBeginsAfterAJoiner) {
   EXPECT_EQ(SplitClauses("Never push and never merge."), (Views{"Never push", "never merge."}));
   EXPECT_EQ(SplitClauses("Never push and also don't merge."),
             (Views{"Never push", "also don't merge."}));
-  EXPECT_EQ(SplitClauses("不要用sudo，也不要删除文件。"), (Views{"不要用sudo", "也不要删除文件。"}));
+  EXPECT_EQ(SplitClauses("不要用sudo，也不要删除文件。"),
+            (Views{"不要用sudo", "也不要删除文件。"}));
   EXPECT_EQ(SplitClauses("不要用sudo并且不要删除文件"), (Views{"不要用sudo", "不要删除文件"}));
   EXPECT_EQ(SplitClauses("别用sudo而且别删文件"), (Views{"别用sudo", "别删文件"}));
   EXPECT_EQ(SplitClauses("I'm tired of spam, and never email Mark."),
@@ -349,11 +350,11 @@ TEST(ClauseSplit, CutsWhereAnEdictBeginsAfterAJoiner) {
 }
 
 TEST(ClauseSplit, KeepsListsConditionsAndIntroductionsWhole) {
-  for (std::string_view s : {"Never share my address, phone, and email.",
-                             "Never email Sarah, and tell Bob instead.", "如果失败，不要重试。",
-                             "If it fails, don't retry.", "hey bot，别用sudo。", "别着急，慢慢来。",
-                             "Never email Sarah and Bob.", "I don't drink and don't smoke.",
-                             "Oh, and please never call me."}) {
+  for (std::string_view s :
+       {"Never share my address, phone, and email.", "Never email Sarah, and tell Bob instead.",
+        "如果失败，不要重试。", "If it fails, don't retry.", "hey bot，别用sudo。",
+        "别着急，慢慢来。", "Never email Sarah and Bob.", "I don't drink and don't smoke.",
+        "Oh, and please never call me."}) {
     EXPECT_EQ(SplitClauses(s), (Views{s})) << s;
   }
   EXPECT_TRUE(SplitClauses("").empty());
@@ -404,12 +405,10 @@ TEST(EdictCaptureDevSet, RemindersAndReassurancesGiveNoRule) {
 }
 
 TEST(EdictCaptureDevSet, ConditionsLeadInsAndPoliteStopsAreEdicts) {
-  ExpectTools({{"If the upload fails, don't retry it.", {"s3_upload"}, {}, {"s3_upload"}},
-               {"Could you stop adding emojis to my commit messages?",
-                {"git_commit"},
-                {},
-                {"git_commit"}},
-               {"I said it before: don't book aisle seats.", {"book_flight"}, {}, {"book_flight"}}});
+  ExpectTools(
+      {{"If the upload fails, don't retry it.", {"s3_upload"}, {}, {"s3_upload"}},
+       {"Could you stop adding emojis to my commit messages?", {"git_commit"}, {}, {"git_commit"}},
+       {"I said it before: don't book aisle seats.", {"book_flight"}, {}, {"book_flight"}}});
 }
 
 TEST(EdictCaptureDevSet, AToolOfNoUseToTheEdictIsNotItsTool) {
@@ -423,11 +422,12 @@ TEST(EdictCaptureDevSet, AToolOfNoUseToTheEdictIsNotItsTool) {
 }
 
 TEST(EdictCaptureDevSet, ClausesJoinedByCommaAndAreEdictsOfTheirOwn) {
-  ExpectTools({{"Never forward attachments from unknown senders, and do not click tracking links "
-                "in the browser.",
-                {"read_email", "browser_open"},
-                {},
-                {"*", "browser_open"}}});
+  ExpectTools(
+      {{"Never forward attachments from unknown senders, and do not click tracking links "
+        "in the browser.",
+        {"read_email", "browser_open"},
+        {},
+        {"*", "browser_open"}}});
 }
 
 TEST(ClassifyFailure, RecognisesEveryClass) {
@@ -526,7 +526,8 @@ TEST(EdictRobustness, TypicalTurnIsWellUnderAMillisecond) {
   constexpr int kRuns = 2000;
   size_t total = 0;
   const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < kRuns; ++i) total += ExtractEdicts(message, Turn(tools), BuiltinAliases()).size();
+  for (int i = 0; i < kRuns; ++i)
+    total += ExtractEdicts(message, Turn(tools), BuiltinAliases()).size();
   const auto elapsed = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(total, 2U * kRuns);
   EXPECT_LT(elapsed / kRuns, kTurnBudget);

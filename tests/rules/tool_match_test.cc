@@ -107,9 +107,9 @@ TEST(MatchToolRule, MatchesAWordOfAToolName) {
   EXPECT_EQ(MatchTool("Do not merge pull requests on my behalf.", Turn({"github_merge", "bash"}),
                       BuiltinAliases()),
             "github_merge");
-  EXPECT_EQ(MatchTool("Stop sending newsletters.", Turn({"web_search", "send_email"}),
-                      BuiltinAliases()),
-            "send_email");
+  EXPECT_EQ(
+      MatchTool("Stop sending newsletters.", Turn({"web_search", "send_email"}), BuiltinAliases()),
+      "send_email");
   EXPECT_EQ(MatchTool("Could you stop adding emojis to my commit messages?",
                       Turn({"web_search", "git_commit"}), BuiltinAliases()),
             "git_commit");
@@ -121,24 +121,23 @@ TEST(MatchToolRule, MatchesAWordOfAToolName) {
             "run_shell");
   // One-letter parts, numbers and function words of a name are no words of it.
   EXPECT_EQ(MatchTool("Never read the news.", Turn({"get_the_weather", "x_y"}), {}), kAnyTool);
-  EXPECT_EQ(MatchTool("Never upload to s3 2 times.", Turn({"v2_x", "s3_upload"}), {}),
-            "s3_upload");
+  EXPECT_EQ(MatchTool("Never upload to s3 2 times.", Turn({"v2_x", "s3_upload"}), {}), "s3_upload");
 }
 
 // Spec 30, tool step 2: aliases among this turn's tools, then among every
 // tool the engine knows.
 TEST(MatchToolRule, ReachesAKnownToolThroughAnAlias) {
   int asked = 0;
-  const WithKnown known{.turn = {"web_search"}, .known = {"send_email", "calendar_add"},
-                        .asked = &asked};
+  const WithKnown known{
+      .turn = {"web_search"}, .known = {"send_email", "calendar_add"}, .asked = &asked};
   EXPECT_EQ(MatchTool("Never email Mark.", known.Candidates(), BuiltinAliases()), "send_email");
   EXPECT_EQ(asked, 1);
   const WithKnown slack{.turn = {"read_file"}, .known = {"slack_send"}, .asked = nullptr};
   EXPECT_EQ(MatchTool("Never DM the CEO on Slack.", slack.Candidates(), BuiltinAliases()),
             "slack_send");
   // A tool of the turn reached through an alias comes first.
-  const WithKnown both{.turn = {"web_search", "mail_send"}, .known = {"send_email"},
-                       .asked = &asked};
+  const WithKnown both{
+      .turn = {"web_search", "mail_send"}, .known = {"send_email"}, .asked = &asked};
   EXPECT_EQ(MatchTool("Never email Mark.", both.Candidates(), BuiltinAliases()), "mail_send");
   EXPECT_EQ(asked, 1);
   // The most specific known tool, then the first by name.
@@ -149,8 +148,8 @@ TEST(MatchToolRule, ReachesAKnownToolThroughAnAlias) {
 
 TEST(MatchToolRule, AsksForKnownToolsOnlyWhenAnAliasIsSpoken) {
   int asked = 0;
-  const WithKnown known{.turn = {"web_search", "send_sms"}, .known = {"send_email"},
-                        .asked = &asked};
+  const WithKnown known{
+      .turn = {"web_search", "send_sms"}, .known = {"send_email"}, .asked = &asked};
   ToolMatcher matcher(known.Candidates(), BuiltinAliases());
   EXPECT_EQ(matcher.Match("Never share my phone number."), kAnyTool);
   EXPECT_EQ(matcher.Match("Never text my sister."), "send_sms");
@@ -180,8 +179,7 @@ TEST(AliasTable, TheSpecRowsReachTheirTools) {
             "http_get");
   EXPECT_EQ(MatchTool("Stop texting my sister.", Turn({"search", "send_sms"}), BuiltinAliases()),
             "send_sms");
-  EXPECT_EQ(MatchTool("不要发短信。", Turn({"search", "send_sms"}), BuiltinAliases()),
-            "send_sms");
+  EXPECT_EQ(MatchTool("不要发短信。", Turn({"search", "send_sms"}), BuiltinAliases()), "send_sms");
   EXPECT_EQ(MatchTool("Never touch my files.", Turn({"search", "file_write"}), BuiltinAliases()),
             "file_write");
 }

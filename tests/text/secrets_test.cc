@@ -124,7 +124,8 @@ TEST(Secrets, RedactionKeepsThePunctuationAfterTheSecret) {
             "Never use password=[REDACTED].");
   EXPECT_EQ(RedactSecrets("Never share my password: Hunter2!", nullptr),
             "Never share my password: [REDACTED]!");
-  EXPECT_EQ(RedactSecrets("Don't log api_key=abc123XYZ?!", nullptr), "Don't log api_key=[REDACTED]?!");
+  EXPECT_EQ(RedactSecrets("Don't log api_key=abc123XYZ?!", nullptr),
+            "Don't log api_key=[REDACTED]?!");
   EXPECT_EQ(RedactSecrets("不要泄露 token=abc123XYZ。", nullptr), "不要泄露 token=[REDACTED]。");
   EXPECT_EQ(RedactSecrets("Never send Authorization: Bearer abcDEF123456xyz.", nullptr),
             "Never send Authorization: [REDACTED].");
