@@ -97,7 +97,10 @@ struct Config {
   } learning;
   struct Rules {
     int64_t prompt_cap = 30;
-    std::vector<AliasConfig> aliases;  // empty: the built-in table
+    // [[rules.aliases]]: rows added to the built-in alias table of spec 30.
+    std::vector<AliasConfig> aliases;
+    // The [[rules.aliases]] rows replace the built-in table instead.
+    bool aliases_replace_builtin = false;
   } rules;
   struct Context {
     int64_t protected_events = 10;

@@ -99,6 +99,10 @@ const std::array kKeys = {
             MNEMO_FIELD(learning.archive_queue_rows)},
     KeySpec{"rules.prompt_cap", KeyType::kInt, "30", ">= 0", 0, kIntMax,
             "high rules kept beside all critical ones", MNEMO_FIELD(rules.prompt_cap)},
+    KeySpec{"rules.aliases_replace_builtin", KeyType::kBool, "false", "", 0, 0,
+            "true: the [[rules.aliases]] rows replace the built-in alias table instead of "
+            "extending it",
+            MNEMO_FIELD(rules.aliases_replace_builtin)},
     KeySpec{"context.protected_events", KeyType::kInt, "10", ">= 0", 0, kIntMax, "",
             MNEMO_FIELD(context.protected_events)},
     KeySpec{"security.secrets", KeyType::kEnum, "reject", "reject|allow", 0, 0,

@@ -202,6 +202,9 @@ struct Engine::Impl {
   Status IndexTurnRows(const Principal& who, const Turn& turn, TimeMs timestamp,
                        const storage::TurnClaim* claim, std::optional<storage::TurnClaim>& earlier,
                        TurnResult& result, std::vector<size_t>& cleaner_failed);
+  // Every tool the engine knows for `who`'s edicts (spec 30, capture):
+  // registered tools, tools with statistics, tools with rules; by name.
+  Result<std::vector<std::string>> KnownTools(const Principal& who);
   // Rule capture and tool statistics of memory.turn_complete into `result`.
   Status CaptureTurn(const Principal& who, const Turn& turn, TimeMs now,
                      const std::vector<size_t>& cleaner_failed, TurnResult& result);

@@ -13,6 +13,7 @@
 #include "rules/prompt.h"
 #include "rules/rule_store.h"
 #include "rules/tool_rule.h"
+#include "rules/tool_stats.h"
 #include "text/secrets.h"
 #include "text/utf8.h"
 
@@ -59,9 +60,10 @@ Status ValidateRuleTags(const std::vector<std::string>& tags) {
   return Status::Ok();
 }
 
+// The built-in table extended by [[rules.aliases]] (or replaced by it).
 std::vector<rules::Alias> AliasesOf(const Config& config) {
-  if (config.rules.aliases.empty()) return rules::BuiltinAliases();
   std::vector<rules::Alias> out;
+  if (!config.rules.aliases_replace_builtin) out = rules::BuiltinAliases();
   for (const AliasConfig& a : config.rules.aliases) out.push_back({a.words, a.tool_contains});
   return out;
 }
@@ -246,8 +248,10 @@ Status Engine::Impl::CaptureTurn(const Principal& who, const Turn& turn, TimeMs 
       captured.user_message = text::RedactSecrets(turn.user_message, &redacted);
     }
     rules::RuleStore store(*backend, *clock);
-    MNEMO_ASSIGN_OR_RETURN(std::vector<rules::RulePutOutcome> outcomes,
-                           rules::CaptureRules(store, who.name, captured, AliasesOf(config)));
+    MNEMO_ASSIGN_OR_RETURN(
+        std::vector<rules::RulePutOutcome> outcomes,
+        rules::CaptureRules(store, who.name, captured, AliasesOf(config),
+                            [&]() -> Result<std::vector<std::string>> { return KnownTools(who); }));
     EmbedRules(outcomes);
     for (rules::RulePutOutcome& o : outcomes) {
       if (o.created) {
@@ -259,6 +263,29 @@ Status Engine::Impl::CaptureTurn(const Principal& who, const Turn& turn, TimeMs 
     result.rules_captured = true;
   }
   return rules::RecordToolStats(*backend, now, who.name, turn, cleaner_failed);
+}
+
+Result<std::vector<std::string>> Engine::Impl::KnownTools(const Principal& who) {
+  std::set<std::string> names;
+  MNEMO_RETURN_IF_ERROR(RefreshStoredTools());
+  for (const context::ToolRegistry::Listed& l : tools->All()) names.insert(l.spec->name);
+  const storage::ReadScope scope = RuleScope(who);
+  const std::string stats_prefix = rules::StatsKey("");
+  MNEMO_RETURN_IF_ERROR(
+      backend->ForEach(scope, rules::kStatsNamespace, [&](const Entry& e) -> Status {
+        if (e.ns == rules::kStatsNamespace && e.key.starts_with(stats_prefix)) {
+          names.insert(e.key.substr(stats_prefix.size()));
+        }
+        return Status::Ok();
+      }));
+  MNEMO_RETURN_IF_ERROR(
+      backend->ForEach(scope, rules::RuleNamespace(""), [&](const Entry& e) -> Status {
+        if (std::optional<std::string> tool = rules::ToolOfNamespace(e.ns)) names.insert(*tool);
+        return Status::Ok();
+      }));
+  names.erase("");
+  names.erase(std::string(rules::kAnyTool));
+  return std::vector<std::string>(names.begin(), names.end());
 }
 
 Status Engine::Impl::ValidateTurn(const Turn& turn) const {

@@ -46,10 +46,23 @@ std::vector<FailureDraft> RepeatedFailures(const Turn& turn) {
 
 Result<std::vector<RulePutOutcome>> CaptureRules(RuleStore& store, const std::string& owner,
                                                  const Turn& turn,
-                                                 const std::vector<Alias>& aliases) {
+                                                 const std::vector<Alias>& aliases,
+                                                 const KnownTools& known) {
   std::vector<RulePutOutcome> out;
-  const std::vector<std::string> tools = TurnTools(turn);
-  std::vector<Edict> edicts = ExtractEdicts(turn.user_message, tools, aliases);
+  Status known_status = Status::Ok();
+  ToolCandidates candidates{.turn = TurnTools(turn), .known = nullptr};
+  if (known) {
+    candidates.known = [&]() -> std::vector<std::string> {
+      Result<std::vector<std::string>> tools = known();
+      if (!tools.ok()) {
+        known_status = tools.status();
+        return {};
+      }
+      return std::move(tools).value();
+    };
+  }
+  std::vector<Edict> edicts = ExtractEdicts(turn.user_message, candidates, aliases);
+  MNEMO_RETURN_IF_ERROR(known_status);
   // Critical rules are never dropped from the prompt: one message cannot
   // flood it.
   if (edicts.size() > kMaxEdictsPerTurn) edicts.resize(kMaxEdictsPerTurn);

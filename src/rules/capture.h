@@ -3,6 +3,7 @@
 // normal rule, and every call counts in the tool's statistics.
 #pragma once
 
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -32,11 +33,18 @@ struct FailureDraft {
 // One draft per tool that failed at least twice in `turn`, in tool order.
 std::vector<FailureDraft> RepeatedFailures(const Turn& turn);
 
+// Every tool the engine knows (registered, with statistics, with rules), for
+// an edict that names no tool of its turn (ToolCandidates::known).
+using KnownTools = std::function<Result<std::vector<std::string>>()>;
+
 // Stores the edicts and repeated-failure rules of `turn` for `owner`:
 // edicts first (message order), then failures (tool order). Deterministic.
+// `known` is called at most once, only when an edict needs it; its error is
+// returned and nothing is stored.
 Result<std::vector<RulePutOutcome>> CaptureRules(RuleStore& store, const std::string& owner,
                                                  const Turn& turn,
-                                                 const std::vector<Alias>& aliases);
+                                                 const std::vector<Alias>& aliases,
+                                                 const KnownTools& known = nullptr);
 
 // Adds every call of `turn` to its tool's statistics (one write per tool).
 // `cleaner_failed_calls`: indexes into turn.tool_calls of the calls whose

@@ -1,8 +1,8 @@
 #include "rules/edicts.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
-#include <tuple>
 #include <unordered_set>
 #include <utility>
 
@@ -80,10 +80,6 @@ bool IsWordStart(int32_t cp) {
                            (cp >= 0xFF5B && cp <= 0xFF65);
   return !punctuation;
 }
-
-// The word boundary of tool names and alias words: anything but [a-z0-9_]
-// (on lower-cased text).
-bool IsWordByte(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; }
 
 std::string_view TrimSpace(std::string_view s) {
   size_t pos = 0;
@@ -249,12 +245,70 @@ size_t SkipOpener(std::string_view s, size_t pos) {
   return pos;
 }
 
-// A vocative or lead-in at `pos`: 1-3 words, at most 40 code points, then a
-// comma or colon ("hey bot,", "Claude，", "Note:"). Returns the position
-// after it, or `pos` when there is none.
-size_t SkipVocative(std::string_view s, size_t pos) {
-  constexpr int kMaxWords = 3;
-  constexpr int kMaxCodePoints = 40;
+// Words after which a comma or colon lead-in is a condition ("If the upload
+// fails,", "when you deploy,", 如果…，): it may be longer than a vocative.
+constexpr std::string_view kEnglishConditions[] = {
+    "if",     "when",  "whenever", "once",       "before",    "after",      "while",
+    "unless", "until", "in case",  "as soon as", "each time", "every time", "anytime"};
+constexpr std::string_view kChineseConditions[] = {"如果", "要是", "假如", "万一",
+                                                   "一旦", "每当", "每次", "当"};
+// A lead-in that reports what someone else said ("She said,", "The docs
+// say:") introduces their words, not the user's instruction, unless the user
+// is the one speaking ("I told you:", "As I said,", 我说过，).
+constexpr std::string_view kReportingWords[] = {"say",  "says",  "said",   "tell",  "tells",
+                                                "told", "write", "writes", "wrote", "ask",
+                                                "asks", "asked", "reads"};
+constexpr std::string_view kFirstPerson[] = {"i", "i've", "i'm", "we", "we've", "me", "us"};
+constexpr std::string_view kChineseReporting[] = {"说", "告诉", "写道", "讲"};
+
+bool IsLeadInPunctuation(int32_t cp) {
+  return cp == ',' || cp == ':' || cp == 0xFF0C || cp == 0xFF1A;
+}
+
+bool IsColon(int32_t cp) { return cp == ':' || cp == 0xFF1A; }
+
+bool StartsWithAnyWord(std::string_view s, size_t pos, std::span<const std::string_view> words) {
+  for (std::string_view w : words) {
+    if (NextWordIs(s, pos, w)) return true;
+  }
+  return false;
+}
+
+// Whether the lead-in `phrase` reports someone else's words.
+bool ReportsOthers(std::string_view phrase) {
+  const std::string lowered = LowerAscii(phrase);
+  bool reporting = false;
+  bool first_person = false;
+  size_t pos = 0;
+  while (pos < lowered.size()) {
+    while (pos < lowered.size() && !IsAsciiAlpha(lowered[pos]) && lowered[pos] != '\'') ++pos;
+    const size_t start = pos;
+    while (pos < lowered.size() && (IsAsciiAlpha(lowered[pos]) || lowered[pos] == '\'')) ++pos;
+    const std::string_view word = std::string_view(lowered).substr(start, pos - start);
+    if (word.empty()) break;
+    for (std::string_view w : kReportingWords) reporting = reporting || word == w;
+    for (std::string_view w : kFirstPerson) first_person = first_person || word == w;
+  }
+  for (std::string_view w : kChineseReporting) {
+    reporting = reporting || phrase.find(w) != std::string_view::npos;
+  }
+  first_person = first_person || phrase.find("我") != std::string_view::npos;
+  return reporting && !first_person;
+}
+
+// A vocative, lead-in or condition at `pos`, ended by a comma or colon:
+// "hey bot,", "Claude，", "Note:" (1-3 words, at most 40 code points), "I said
+// it before:" (a colon after at most 8 words), "If the upload fails," /
+// 如果失败， (a condition of at most 12 words). Not one that reports others'
+// words ("She said,"). Returns the position after it, or `pos`.
+size_t SkipLeadIn(std::string_view s, size_t pos) {
+  constexpr int kMaxVocativeWords = 3;
+  constexpr int kMaxVocativeCodePoints = 40;
+  constexpr int kMaxColonWords = 8;
+  constexpr int kMaxConditionWords = 12;
+  constexpr int kMaxCodePoints = 120;
+  bool condition = StartsWithAnyWord(s, pos, kEnglishConditions);
+  for (std::string_view w : kChineseConditions) condition = condition || StartsWithAt(s, pos, w);
   int words = 0;
   int code_points = 0;
   bool in_word = false;
@@ -262,8 +316,13 @@ size_t SkipVocative(std::string_view s, size_t pos) {
   while (p < s.size() && code_points <= kMaxCodePoints) {
     const CodePoint c = At(s, p);
     ++code_points;
-    if (c.cp == ',' || c.cp == ':' || c.cp == 0xFF0C || c.cp == 0xFF1A) {
+    if (IsLeadInPunctuation(c.cp)) {
       if (words == 0) return pos;
+      const bool vocative = words <= kMaxVocativeWords && code_points <= kMaxVocativeCodePoints;
+      const bool colon = IsColon(c.cp) && words <= kMaxColonWords;
+      const bool conditional = condition && words <= kMaxConditionWords;
+      if (!(vocative || colon || conditional)) return pos;
+      if (ReportsOthers(s.substr(pos, p - pos))) return pos;
       return SkipSpaces(s, p + c.len);
     }
     if (IsSpace(c.cp)) {
@@ -272,22 +331,50 @@ size_t SkipVocative(std::string_view s, size_t pos) {
       return pos;
     } else if (!in_word) {
       in_word = true;
-      if (++words > kMaxWords) return pos;
+      if (++words > kMaxConditionWords) return pos;
     }
     p += c.len;
   }
   return pos;
 }
 
-// "never <word>": "never ever" and "never again" are skipped, "never mind"
-// and a bare "Never." are not edicts.
+// Reminders, reassurances and fillers that look like edicts: "don't
+// forget …", "don't hesitate …", "don't worry …", "never mind", "never
+// fear", "don't be sorry", "stop worrying".
+constexpr std::string_view kFillerVerbs[] = {"forget", "hesitate", "worry",  "mind", "bother",
+                                             "panic",  "fret",     "stress", "fear", "sweat"};
+constexpr std::string_view kFillerAdjectives[] = {"afraid", "shy",     "sorry",   "silly",
+                                                  "scared", "nervous", "ashamed", "sad"};
+constexpr std::string_view kFillerGerunds[] = {"worrying", "stressing", "panicking", "fretting"};
+// "Never will I…", "never is a long time": an auxiliary after "never" is no
+// instruction.
+constexpr std::string_view kAuxiliaries[] = {"will",  "would", "can",  "could", "should",
+                                             "shall", "did",   "does", "was",   "were",
+                                             "is",    "are",   "am",   "been"};
+
+bool IsFiller(std::string_view s, size_t pos) {
+  if (StartsWithAnyWord(s, pos, kFillerVerbs)) return true;
+  if (const size_t be = MatchWord(s, pos, "be"); be != std::string_view::npos) {
+    return StartsWithAnyWord(s, SkipSpaces(s, be), kFillerAdjectives);
+  }
+  for (std::string_view idiom : {"mention", "get"}) {
+    const size_t end = MatchWord(s, pos, idiom);
+    if (end == std::string_view::npos) continue;
+    const size_t next = SkipSpaces(s, end);
+    if (idiom == "mention" ? NextWordIs(s, next, "it") : NextWordIs(s, next, "me")) return true;
+  }
+  return false;
+}
+
+// "never <word>": "never ever" and "never again" are skipped; "never mind",
+// "never fear", "never will" and a bare "Never." are not edicts.
 bool IsNeverEdict(std::string_view s, size_t pos) {
   size_t p = MatchWord(s, pos, "never");
   if (p == std::string_view::npos) return false;
   p = SkipEver(s, p);
   const size_t again = MatchWord(s, p, "again");
   if (again != std::string_view::npos) p = SkipGap(s, again);
-  return WordFollows(s, p) && !NextWordIs(s, p, "mind");
+  return WordFollows(s, p) && !IsFiller(s, p) && !StartsWithAnyWord(s, p, kAuxiliaries);
 }
 
 // The end of "don't" (any apostrophe), "dont" or "do not" at `pos`, or npos.
@@ -306,26 +393,29 @@ size_t MatchDont(std::string_view s, size_t pos) {
   return std::string_view::npos;
 }
 
-// "don't <word>" and its spellings; "don't worry", "don't mind" and "don't
-// mention it" are idioms, not edicts.
+// "don't <word>" and its spellings; not the fillers ("don't worry", "don't
+// mention it") nor "don't you …" ("don't you think", "don't you want"),
+// except "don't you dare …".
 bool IsDontEdict(std::string_view s, size_t pos) {
   size_t p = MatchDont(s, pos);
   if (p == std::string_view::npos) return false;
   p = SkipEver(s, p);
-  if (NextWordIs(s, p, "worry") || NextWordIs(s, p, "mind")) return false;
-  const size_t mention = MatchWord(s, p, "mention");
-  if (mention != std::string_view::npos && NextWordIs(s, SkipSpaces(s, mention), "it")) {
-    return false;
+  if (IsFiller(s, p)) return false;
+  if (const size_t you = MatchWord(s, p, "you"); you != std::string_view::npos) {
+    const size_t dare = MatchWord(s, SkipSpaces(s, you), "dare");
+    return dare != std::string_view::npos && WordFollows(s, SkipGap(s, dare));
   }
   return WordFollows(s, p);
 }
 
 // "stop <verb>ing" with a verb of five letters or more ("stop being",
-// "stop emailing"); "stop the server" and "stop it" are requests.
+// "stop emailing"); "stop the server" and "stop it" are requests, "stop
+// worrying" a reassurance.
 bool IsStopEdict(std::string_view s, size_t pos) {
   size_t p = MatchWord(s, pos, "stop");
   if (p == std::string_view::npos) return false;
   p = SkipGap(s, p);
+  if (StartsWithAnyWord(s, p, kFillerGerunds)) return false;
   constexpr size_t kMinLetters = 5;
   size_t letters = 0;
   size_t end = p;
@@ -338,21 +428,50 @@ bool IsStopEdict(std::string_view s, size_t pos) {
   return StartsWithNoCase(s, end - 3, "ing");
 }
 
+// "can you", "could you", "would you", "will you", each with an optional
+// "please": before "stop <verb>ing" a polite form of it, even as a question
+// ("Could you stop adding emojis?"). Returns the position after it, or `pos`.
+size_t SkipPoliteAsk(std::string_view s, size_t pos) {
+  for (std::string_view modal : {"can", "could", "would", "will"}) {
+    const size_t end = MatchWord(s, pos, modal);
+    if (end == std::string_view::npos) continue;
+    const size_t you = MatchWord(s, SkipSpaces(s, end), "you");
+    if (you == std::string_view::npos) return pos;
+    size_t p = SkipSpaces(s, you);
+    if (const size_t please = MatchWord(s, p, "please"); please != std::string_view::npos) {
+      p = SkipOpenerPunctuation(s, please);
+    }
+    return p;
+  }
+  return pos;
+}
+
 constexpr std::string_view kChineseHeads[] = {"永远不要", "请勿", "不要", "不许",
                                               "禁止",     "别",   "停止"};
 // 别 meaning "other" (别人, 别的…) and other words that start with 别.
 constexpr std::string_view kBieWords[] = {"人", "的", "处", "名", "墅", "针", "扭", "致", "称"};
+// Reminders and reassurances: 不要忘记, 别忘了, 别担心, 别着急, 不要紧, 别客气…
+constexpr std::string_view kChineseFillers[] = {"忘", "担心", "着急", "紧",   "客气", "介意",
+                                                "怕", "害怕", "紧张", "难过", "生气", "在意",
+                                                "慌", "犹豫", "见外", "谢"};
 // 停止 is an edict only when an action follows ("停止给Sarah发邮件");
 // "停止服务器" is a request.
 constexpr std::string_view kStopActions[] = {
     "给",   "向",   "对",   "跟",   "和",   "再",   "发",   "用",   "使用", "运行", "执行", "调用",
     "删除", "修改", "打开", "访问", "发送", "回复", "提交", "推送", "写",   "读",   "在"};
 
+bool IsChineseFiller(std::string_view s, size_t p) {
+  for (std::string_view word : kChineseFillers) {
+    if (StartsWithAt(s, p, word)) return true;
+  }
+  // 别急 (but 别急着部署 is "don't rush to deploy").
+  return StartsWithAt(s, p, "急") && !WordFollows(s, p + std::string_view("急").size());
+}
+
 bool IsChineseEdict(std::string_view s, size_t pos) {
   for (std::string_view head : kChineseHeads) {
     if (!StartsWithAt(s, pos, head)) continue;
     const size_t after = pos + head.size();
-    if (head == "不要" && StartsWithAt(s, after, "紧")) return false;
     if (head == "别") {
       for (std::string_view word : kBieWords) {
         if (StartsWithAt(s, after, word)) return false;
@@ -365,7 +484,7 @@ bool IsChineseEdict(std::string_view s, size_t pos) {
       }
       return false;
     }
-    return WordFollows(s, p);
+    return WordFollows(s, p) && !IsChineseFiller(s, p);
   }
   return false;
 }
@@ -378,149 +497,73 @@ bool IsEdictHead(std::string_view s, size_t pos) {
   return IsChineseEdict(s, pos);
 }
 
+// Openers, vocatives, lead-ins and conditions are skipped at most this many
+// times: enough for "Oh, and please, hey bot, if it fails, also never…",
+// and it bounds the work per clause start on hostile input.
+constexpr int kMaxIntroParts = 8;
+
+// The position after the introduction at `pos` (list markers, openers,
+// vocatives, lead-ins, conditions): at an edict head or polite ask when there
+// is one, else where the skipping stopped.
+size_t SkipIntro(std::string_view s, size_t pos) {
+  pos = SkipLeadingMarks(s, pos);
+  for (int part = 0; part < kMaxIntroParts && pos < s.size(); ++part) {
+    if (IsEdictHead(s, pos) || SkipPoliteAsk(s, pos) != pos) break;
+    size_t next = SkipOpener(s, pos);
+    if (next == pos) next = SkipLeadIn(s, pos);
+    if (next == pos) break;
+    pos = SkipLeadingMarks(s, next);  // "Claude, “never push.”"
+  }
+  return pos;
+}
+
+// Whether an edict begins at `pos` (after its introduction). A question is
+// an edict only in the polite form "could you stop <verb>ing?".
+bool EdictStartsAt(std::string_view s, size_t pos, bool question) {
+  pos = SkipIntro(s, pos);
+  if (const size_t asked = SkipPoliteAsk(s, pos); asked != pos) return IsStopEdict(s, asked);
+  return !question && IsEdictHead(s, pos);
+}
+
 // ---------------------------------------------------------------------------
-// Tool matching
+// Clauses
 
-// `needle` (lower-case) occurs in `hay` (lower-case) with no [a-z0-9_] on
-// either side.
-bool ContainsWholeWord(std::string_view hay, std::string_view needle) {
-  if (needle.empty()) return false;
-  for (size_t at = hay.find(needle); at != std::string_view::npos; at = hay.find(needle, at + 1)) {
-    const size_t end = at + needle.size();
-    if ((at == 0 || !IsWordByte(hay[at - 1])) && (end == hay.size() || !IsWordByte(hay[end]))) {
-      return true;
-    }
-  }
-  return false;
-}
-
-constexpr std::string_view kAliasSuffixes[] = {"s", "es", "ed", "er", "ers", "ing"};
-
-// An alias word in the lower-cased sentence: ASCII words at a word start,
-// followed by a word end or an inflection ("emailing"); other scripts
-// (Chinese has no spaces) as a substring.
-bool ContainsAliasWord(std::string_view hay, std::string_view word) {
-  if (word.empty()) return false;
-  if (!text::IsAscii(word)) return hay.find(word) != std::string_view::npos;
-  auto ends_word = [&](size_t end) { return end == hay.size() || !IsWordByte(hay[end]); };
-  for (size_t at = hay.find(word); at != std::string_view::npos; at = hay.find(word, at + 1)) {
-    if (at > 0 && IsWordByte(hay[at - 1])) continue;
-    const size_t end = at + word.size();
-    if (ends_word(end)) return true;
-    for (std::string_view suffix : kAliasSuffixes) {
-      if (StartsWithAt(hay, end, suffix) && ends_word(end + suffix.size())) return true;
-    }
-  }
-  return false;
-}
-
-// MatchTool with the turn's tools and the alias table lower-cased once, so
-// that a message of many sentences does not redo it per sentence.
-class ToolMatcher {
- public:
-  ToolMatcher(const std::vector<std::string>& tools, const std::vector<Alias>& aliases)
-      : tools_(tools) {
-    for (size_t i = 0; i < tools.size(); ++i) {
-      if (tools[i].empty() || tools[i] == kAnyTool) continue;
-      Tool tool{.index = i, .lowered = LowerAscii(tools[i]), .spaced = {}};
-      tool.spaced = tool.lowered;
-      for (char& c : tool.spaced) {
-        if (c == '_' || c == '-') c = ' ';
-      }
-      if (tool.spaced == tool.lowered) tool.spaced.clear();
-      named_.push_back(std::move(tool));
-    }
-    for (const Alias& alias : aliases) {
-      for (const std::string& word : alias.words) {
-        if (word.empty()) continue;
-        Word w{
-            .lowered = LowerAscii(word), .code_points = text::CountCodePoints(word), .tools = {}};
-        for (const Tool& tool : named_) {
-          size_t needle_length = 0;
-          for (const std::string& needle : alias.tool_contains) {
-            if (!needle.empty() && needle.size() > needle_length &&
-                tool.lowered.find(LowerAscii(needle)) != std::string::npos) {
-              needle_length = needle.size();
-            }
-          }
-          if (needle_length == 0) continue;
-          w.tools.push_back({.names_word = tool.lowered.find(w.lowered) != std::string::npos,
-                             .word_length = w.code_points,
-                             .needle_length = needle_length,
-                             .index = tool.index});
-        }
-        if (!w.tools.empty()) words_.push_back(std::move(w));
-      }
-    }
-  }
-
-  std::string Match(std::string_view sentence) const {
-    const std::string lowered = LowerAscii(sentence);
-    if (const Tool* named = Named(lowered)) return tools_[named->index];
-    if (const Candidate* aliased = ByAlias(lowered)) return tools_[aliased->index];
-    for (const std::string& tool : tools_) {
-      if (!tool.empty()) return tool;
-    }
-    return std::string(kAnyTool);
-  }
-
- private:
-  struct Tool {
-    size_t index = 0;  // in tools_
-    std::string lowered;
-    std::string spaced;  // "send email" for send_email; empty when the same
-  };
-  // "Most specific match wins": compared member by member, greater wins.
-  struct Candidate {
-    bool names_word = false;   // the tool name contains the spoken word
-    size_t word_length = 0;    // code points of the spoken word
-    size_t needle_length = 0;  // bytes of the matched tool_contains entry
-    size_t index = 0;          // in tools_; not part of the rank
-
-    bool BeatsRankOf(const Candidate& o) const {
-      return std::tie(names_word, word_length, needle_length) >
-             std::tie(o.names_word, o.word_length, o.needle_length);
-    }
-  };
-  struct Word {
-    std::string lowered;
-    size_t code_points = 0;
-    std::vector<Candidate> tools;  // in tool order
-  };
-
-  // Step 1: the longest tool name spoken in the sentence; the earliest on a tie.
-  const Tool* Named(std::string_view lowered) const {
-    const Tool* best = nullptr;
-    for (const Tool& tool : named_) {
-      if (best != nullptr && tool.lowered.size() <= best->lowered.size()) continue;
-      if (ContainsWholeWord(lowered, tool.lowered) ||
-          (!tool.spaced.empty() && ContainsWholeWord(lowered, tool.spaced))) {
-        best = &tool;
-      }
-    }
-    return best;
-  }
-
-  // Step 2: the most specific candidate of every alias word spoken.
-  const Candidate* ByAlias(std::string_view lowered) const {
-    const Candidate* best = nullptr;
-    for (const Word& word : words_) {
-      if (!ContainsAliasWord(lowered, word.lowered)) continue;
-      for (const Candidate& candidate : word.tools) {
-        const bool earlier_on_tie =
-            best != nullptr && !best->BeatsRankOf(candidate) && candidate.index < best->index;
-        if (best == nullptr || candidate.BeatsRankOf(*best) || earlier_on_tie) {
-          best = &candidate;
-        }
-      }
-    }
-    return best;
-  }
-
-  const std::vector<std::string>& tools_;
-  std::vector<Tool> named_;
-  std::vector<Word> words_;
+struct Joiner {
+  size_t at = 0;       // where the joiner starts (the comma, or the word)
+  size_t next = 0;     // where the following clause starts
+  bool comma = false;  // ", and", "，", "并且": a clause boundary of its own
 };
+
+// The joiner at `pos`, if any: ", and" / ",and also" (comma, "and"), " and "
+// (without a comma: see SplitClauses), "，", "并且", "而且".
+std::optional<Joiner> JoinerAt(std::string_view s, size_t pos) {
+  const char c = s[pos];
+  if (c == ',') {
+    const size_t and_end = MatchWord(s, SkipSpaces(s, pos + 1), "and");
+    if (and_end == std::string_view::npos) return std::nullopt;
+    return Joiner{.at = pos, .next = SkipSpaces(s, and_end), .comma = true};
+  }
+  if (c == ' ' || c == '\t') {
+    const size_t and_end = MatchWord(s, SkipSpaces(s, pos), "and");
+    if (and_end == std::string_view::npos) return std::nullopt;
+    return Joiner{.at = pos, .next = SkipSpaces(s, and_end), .comma = false};
+  }
+  for (std::string_view wide : {"\xEF\xBC\x8C", "并且", "而且"}) {  // "，"
+    if (StartsWithAt(s, pos, wide)) {
+      return Joiner{.at = pos, .next = SkipSpaces(s, pos + wide.size()), .comma = true};
+    }
+  }
+  return std::nullopt;
+}
+
+// `s` trimmed, and without a trailing comma (the clause boundary).
+std::string_view TrimClause(std::string_view s) {
+  s = TrimSpace(s);
+  for (std::string_view comma : {",", "\xEF\xBC\x8C"}) {
+    if (s.ends_with(comma)) s = TrimSpace(s.substr(0, s.size() - comma.size()));
+  }
+  return s;
+}
 
 constexpr std::string_view kUnknownTool[] = {"unknown tool", "no such tool", "tool not found",
                                              "unknown function", "not a registered tool"};
@@ -551,41 +594,49 @@ constexpr FailureClass kFailureClasses[] = {
 
 }  // namespace
 
-const std::vector<Alias>& BuiltinAliases() {
-  static const std::vector<Alias> kAliases = {
-      {.words = {"email", "mail", "e-mail", "邮件"}, .tool_contains = {"mail"}},
-      {.words = {"shell", "terminal", "bash", "命令"}, .tool_contains = {"shell", "bash", "exec"}},
-      {.words = {"browser", "web", "网页"}, .tool_contains = {"browser", "web", "http"}},
-      {.words = {"slack", "dm"}, .tool_contains = {"slack"}},
-      {.words = {"file", "文件"}, .tool_contains = {"file"}},
-  };
-  return kAliases;
-}
-
 std::vector<std::string> SplitSentences(std::string_view text) {
   // Edicts are often terse ("别用sudo。", "No."): every piece counts, and a
   // ';' separates two instructions.
   return text::SplitSentences(text);
 }
 
-bool IsEdict(std::string_view sentence) {
+std::vector<std::string_view> SplitClauses(std::string_view sentence) {
   const std::string_view s = TrimSpace(sentence);
-  if (s.empty() || EndsAsQuestion(s)) return false;
-  size_t pos = SkipLeadingMarks(s, 0);
-  // Each round consumes an opener or a vocative, so this ends.
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  size_t pos = 0;
   while (pos < s.size()) {
-    if (IsEdictHead(s, pos)) return true;
-    size_t next = SkipOpener(s, pos);
-    if (next == pos) next = SkipVocative(s, pos);
-    if (next == pos) return false;
-    pos = SkipLeadingMarks(s, next);  // "Claude, “never push.”"
+    const std::optional<Joiner> joiner = JoinerAt(s, pos);
+    if (!joiner || joiner->next >= s.size()) {
+      pos += At(s, pos).len;
+      continue;
+    }
+    // A clause of its own only where an edict begins, and after more than
+    // an introduction: "如果失败，不要重试" and "Never share my address,
+    // phone, and email" stay whole.
+    const std::string_view before = TrimClause(s.substr(start, joiner->at - start));
+    bool split = !before.empty() && EdictStartsAt(s, joiner->next, /*question=*/false) &&
+                 SkipIntro(s, start) < joiner->at;
+    // " and " without a comma joins two edicts, not a statement and an
+    // elided one ("I don't drink and don't smoke").
+    if (split && !joiner->comma) split = IsEdict(before);
+    if (split) {
+      out.push_back(before);
+      start = joiner->next;
+      pos = joiner->next;
+    } else {
+      pos += At(s, pos).len;
+    }
   }
-  return false;
+  const std::string_view last = TrimClause(s.substr(start));
+  if (!last.empty()) out.push_back(last);
+  return out;
 }
 
-std::string MatchTool(std::string_view sentence, const std::vector<std::string>& tools,
-                      const std::vector<Alias>& aliases) {
-  return ToolMatcher(tools, aliases).Match(sentence);
+bool IsEdict(std::string_view clause) {
+  const std::string_view s = TrimSpace(clause);
+  if (s.empty()) return false;
+  return EdictStartsAt(s, 0, EndsAsQuestion(s));
 }
 
 std::string EdictBody(std::string_view sentence) {
@@ -607,23 +658,24 @@ std::string EdictBody(std::string_view sentence) {
   return text::SanitizeUtf8(s);
 }
 
-std::vector<Edict> ExtractEdicts(std::string_view user_message,
-                                 const std::vector<std::string>& tools,
+std::vector<Edict> ExtractEdicts(std::string_view user_message, const ToolCandidates& tools,
                                  const std::vector<Alias>& aliases) {
-  const ToolMatcher matcher(tools, aliases);
+  ToolMatcher matcher(tools, aliases);
   std::vector<Edict> out;
   // Exact (tool, body) pairs first: a repeated sentence skips NormalizedBody,
   // which case-folds through ICU.
   std::unordered_set<std::string> seen_exact;
   std::unordered_set<std::string> seen;
   for (const std::string& sentence : SplitSentences(user_message)) {
-    if (!IsEdict(sentence)) continue;
-    Edict edict{.tool_name = matcher.Match(sentence), .body = EdictBody(sentence)};
-    std::string key = edict.tool_name;
-    key.push_back('\0');
-    if (!seen_exact.insert(key + edict.body).second) continue;
-    key += NormalizedBody(edict.body);
-    if (seen.insert(std::move(key)).second) out.push_back(std::move(edict));
+    for (std::string_view clause : SplitClauses(sentence)) {
+      if (!IsEdict(clause)) continue;
+      Edict edict{.tool_name = matcher.Match(clause), .body = EdictBody(clause)};
+      std::string key = edict.tool_name;
+      key.push_back('\0');
+      if (!seen_exact.insert(key + edict.body).second) continue;
+      key += NormalizedBody(edict.body);
+      if (seen.insert(std::move(key)).second) out.push_back(std::move(edict));
+    }
   }
   return out;
 }

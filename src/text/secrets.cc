@@ -237,7 +237,32 @@ class Scanner {
            stops.find(t_[j]) == std::string_view::npos) {
       ++j;
     }
-    return {i, j};
+    return {i, BeforeClosingPunctuation(i, j)};
+  }
+
+  // `end` moved back over the sentence punctuation that closes an unquoted
+  // value ("password=hunter2." / "…hunter2!" / "…hunter2。"): it is the
+  // sentence's, not the secret's, and redaction keeps it. The value keeps
+  // at least one byte.
+  size_t BeforeClosingPunctuation(size_t start, size_t end) const {
+    while (end > start + 1) {
+      const char c = t_[end - 1];
+      if (c == '.' || c == '!' || c == '?' || c == ':') {
+        --end;
+        continue;
+      }
+      bool wide = false;
+      // 。 ！ ？ in UTF-8.
+      for (std::string_view mark : {"\xE3\x80\x82", "\xEF\xBC\x81", "\xEF\xBC\x9F"}) {
+        if (end >= start + 1 + mark.size() && t_.substr(end - mark.size(), mark.size()) == mark) {
+          end -= mark.size();
+          wide = true;
+          break;
+        }
+      }
+      if (!wide) break;
+    }
+    return end;
   }
 
   std::optional<SecretMatch> AuthorizationHeader(std::string_view run, size_t e) const {
@@ -259,6 +284,7 @@ class Scanner {
       ++end;
     }
     while (end > i && IsSpace(t_[end - 1])) --end;
+    end = BeforeClosingPunctuation(i, end);
     if (IsPlaceholder(t_.substr(i, end - i))) return std::nullopt;
     // The value must hold a credential-like token, not prose.
     for (size_t j = i; j < end;) {

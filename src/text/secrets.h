@@ -27,7 +27,10 @@
 // symbol, mixed case, or >= 16 chars), so "Password: must be long" is prose.
 //
 // The match range is the secret itself: the value of an assignment or
-// header, the token after "Bearer", the whole key or block.
+// header, the token after "Bearer", the whole key or block. Sentence
+// punctuation closing an unquoted value or a header (. ! ? : 。！？ at its
+// end) is not part of it, so "Never use password=hunter2." redacts to
+// "Never use password=[REDACTED]." (spec 30: a redacted edict keeps it).
 #pragma once
 
 #include <cstddef>

@@ -221,6 +221,68 @@ TEST_F(EngineRules, TurnCompleteMapsAChineseEdictThroughTheAlias) {
   EXPECT_TRUE(Contains(r.new_rules[0].rule, "sarah@example.com"));
 }
 
+// Spec 30, tool step 2: an edict that names no tool of its turn lands on a
+// tool the engine knows through the alias table: registered, with
+// statistics or with rules.
+TEST_F(EngineRules, AnEdictReachesEveryToolTheEngineKnows) {
+  auto edict_in_search_turn = [&](const std::string& message) {
+    TurnResult r = Complete(Turn{.session_id = "s",
+                                 .user_message = message,
+                                 .tool_calls = {ToolCall{.name = "web_search", .success = true}}});
+    EXPECT_EQ(r.new_rules.size(), 1u) << message;
+    return r.new_rules.empty() ? std::string() : r.new_rules[0].tool_name;
+  };
+  // Known to nobody yet: the only tool of the turn.
+  EXPECT_EQ(edict_in_search_turn("Never email Mark."), "web_search");
+  // Registered.
+  ASSERT_TRUE(engine_->RegisterTool(me_, ToolSpec{.name = "send_email"}).ok());
+  EXPECT_EQ(edict_in_search_turn("Never email Mark again."), "send_email");
+  // With statistics only (it ran in an earlier turn).
+  Complete(Turn{.session_id = "s", .tool_calls = {ToolCall{.name = "run_bash", .success = true}}});
+  EXPECT_EQ(edict_in_search_turn("Never use sudo in the terminal."), "run_bash");
+  // With rules only.
+  PutRule({.tool_name = "slack_post", .rule = "Keep it short."});
+  EXPECT_EQ(edict_in_search_turn("Never DM the CEO."), "slack_post");
+  // An edict without an alias word stays with the only tool of the turn.
+  EXPECT_EQ(edict_in_search_turn("Never share my phone number."), "web_search");
+}
+
+TEST_F(EngineRules, ConfiguredAliasesExtendTheBuiltinTable) {
+  Config config;
+  config.rules.aliases = {{.words = {"ticket", "工单"}, .tool_contains = {"jira"}}};
+  Reopen(config);
+  const Turn turn{.session_id = "s",
+                  .user_message = "Never close tickets. Never email Mark.",
+                  .tool_calls = {ToolCall{.name = "search", .success = true},
+                                 ToolCall{.name = "jira_close", .success = true},
+                                 ToolCall{.name = "outboxmail", .success = true}}};
+  TurnResult r = Complete(turn);
+  ASSERT_EQ(r.new_rules.size(), 2u);
+  EXPECT_EQ(r.new_rules[0].tool_name, "jira_close");
+  EXPECT_EQ(r.new_rules[1].tool_name, "outboxmail");  // the built-in email row
+
+  config.rules.aliases_replace_builtin = true;
+  Reopen(config);
+  Turn again = turn;
+  again.user_message = "不要关闭工单。Never e-mail Bob.";
+  r = Complete(again);
+  ASSERT_EQ(r.new_rules.size(), 2u);
+  EXPECT_EQ(r.new_rules[0].tool_name, "jira_close");
+  EXPECT_EQ(r.new_rules[1].tool_name, "*");  // no email row any more
+}
+
+// Spec 30, body: redaction of a secret inside an edict keeps the
+// punctuation after it.
+TEST_F(EngineRules, RedactedEdictKeepsItsPunctuation) {
+  Turn turn = SarahTurn();
+  turn.user_message =
+      "Never paste password=hunter2abc. Don't email token: ghp_" + std::string(36, 'a') + "1!";
+  TurnResult r = Complete(turn);
+  ASSERT_EQ(r.new_rules.size(), 2u);
+  EXPECT_EQ(r.new_rules[0].rule, "Never paste password=[REDACTED].");
+  EXPECT_EQ(r.new_rules[1].rule, "Don't email token: [REDACTED]!");
+}
+
 TEST_F(EngineRules, RepeatedFailuresBecomeANormalRuleOutOfThePrompt) {
   Turn turn{.session_id = "s",
             .user_message = "List my files.",

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "process.h"
@@ -179,6 +181,53 @@ TEST_F(RulesE2e, CaptureSwitchedOffByTheEnvironment) {
   EXPECT_TRUE(r["result"]["new_rules"].empty());
   EXPECT_EQ(r["result"]["rules_captured"], false);
   EXPECT_EQ(c.Call("memory.tool_rules_json", json::object())["result"], json::array());
+}
+
+// Spec 30: [[rules.aliases]] in mnemo.toml extends the built-in table, and
+// an edict that names no tool of its turn reaches a tool the engine knows.
+TEST_F(RulesE2e, ConfiguredAliasesAndKnownToolsChooseTheTool) {
+  {
+    std::ofstream toml(dir_.Sub("mnemo.toml"));
+    toml << "[[rules.aliases]]\nwords = [\"ticket\", \"工单\"]\ntool_contains = [\"jira\"]\n";
+  }
+  auto daemon = Start();
+  ASSERT_TRUE(daemon->started()) << daemon->Stderr();
+  Client c(daemon->port());
+  ASSERT_TRUE(c.Call("memory.tool_register", {{"name", "jira_close"}}).contains("result"));
+  ASSERT_TRUE(c.Call("memory.tool_register", {{"name", "send_email"}}).contains("result"));
+  json r = c.Call("memory.turn_complete",
+                  Turn("Never close tickets on Fridays. 不要关闭别人的工单。 Never email Mark, and "
+                       "never share my phone number.",
+                       json::array({{{"name", "web_search"}, {"success", true}},
+                                    {{"name", "read_file"}, {"success", true}}})));
+  ASSERT_TRUE(r.contains("result")) << r.dump();
+  std::vector<std::pair<std::string, std::string>> got;
+  for (const json& rule : r["result"]["new_rules"]) {
+    EXPECT_EQ(rule["priority"], "critical");
+    got.emplace_back(rule["tool_name"], rule["rule"]);
+  }
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, std::string>>{
+                     {"jira_close", "Never close tickets on Fridays."},
+                     {"jira_close", "不要关闭别人的工单。"},
+                     {"send_email", "Never email Mark"},
+                     {"*", "never share my phone number."}}));
+  EXPECT_EQ(daemon->Stop(SIGTERM), 0);
+
+  // With aliases_replace_builtin the email row is gone: the edict is unscoped.
+  {
+    std::ofstream toml(dir_.Sub("mnemo.toml"));
+    toml << "[rules]\naliases_replace_builtin = true\n\n[[rules.aliases]]\nwords = [\"ticket\"]\n"
+            "tool_contains = [\"jira\"]\n";
+  }
+  daemon = Start();
+  ASSERT_TRUE(daemon->started()) << daemon->Stderr();
+  Client again(daemon->port());
+  r = again.Call(
+      "memory.turn_complete",
+      Turn("Never email Bob.", json::array({{{"name", "web_search"}, {"success", true}},
+                                            {{"name", "read_file"}, {"success", true}}})));
+  ASSERT_EQ(r["result"]["new_rules"].size(), 1u) << r.dump();
+  EXPECT_EQ(r["result"]["new_rules"][0]["tool_name"], "*");
 }
 
 // Spec 60's tool table: the rule tools are MCP tools, not LLM tools.

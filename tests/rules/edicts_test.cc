@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <utility>
@@ -16,9 +17,11 @@ namespace {
 using Strings = std::vector<std::string>;
 using Pairs = std::vector<std::pair<std::string, std::string>>;  // (tool, body)
 
+ToolCandidates Turn(const Strings& tools) { return {.turn = tools, .known = nullptr}; }
+
 Pairs Extract(std::string_view message, const Strings& tools) {
   Pairs out;
-  for (Edict& e : ExtractEdicts(message, tools, BuiltinAliases())) {
+  for (Edict& e : ExtractEdicts(message, Turn(tools), BuiltinAliases())) {
     out.emplace_back(std::move(e.tool_name), std::move(e.body));
   }
   return out;
@@ -136,9 +139,9 @@ const Row kRows[] = {
     {"Stop emailing Sarah; stop being verbose.", {"send_email"},
      {{"send_email", "Stop emailing Sarah;"}, {"send_email", "stop being verbose."}}},
     {"never use sudo\ndon't push", {"shell", "git_push"},
-     {{"shell", "never use sudo"}, {"shell", "don't push"}}},
+     {{"*", "never use sudo"}, {"git_push", "don't push"}}},
     {"不要用sudo！别删除文件。", {"shell", "file_delete"},
-     {{"shell", "不要用sudo！"}, {"file_delete", "别删除文件。"}}},
+     {{"*", "不要用sudo！"}, {"file_delete", "别删除文件。"}}},
     // The same edict twice is one.
     {"Never use sudo. never   use SUDO!", {"shell"}, {{"shell", "Never use sudo."}}},
     {"Never email Sarah.\nNever email Sarah.", {"send_email"},
@@ -152,7 +155,7 @@ const Row kRows[] = {
     {"Don't send emails from slack_post.", {"send_email", "slack_post"},
      {{"slack_post", "Don't send emails from slack_post."}}},
     {"Never touch mailbox_v2 again.", {"web_fetch", "mail"},
-     {{"web_fetch", "Never touch mailbox_v2 again."}}},
+     {{"*", "Never touch mailbox_v2 again."}}},
     // Tool: aliases, most specific match wins.
     {"Never run bash scripts as root.", {"shell", "bash_exec"},
      {{"bash_exec", "Never run bash scripts as root."}}},
@@ -174,13 +177,14 @@ const Row kRows[] = {
      {{"delete_file", "请勿删除这个文件。"}}},
     {"禁止在终端运行命令。", {"search", "shell_exec"},
      {{"shell_exec", "禁止在终端运行命令。"}}},
-    {"不许私信任何人。", {"slack_dm", "search"}, {{"slack_dm", "不许私信任何人。"}}},
+    {"不许私信任何人。", {"slack_dm", "search"}, {{"*", "不许私信任何人。"}}},
     {"以后也不要发邮件给他。", {"search", "mail_send"},
      {{"mail_send", "以后也不要发邮件给他。"}}},
     {"千万别在周五部署。", {"deploy"}, {{"deploy", "千万别在周五部署。"}}},
     // No tool in the turn, or none that matches.
     {"Never share my address.", {}, {{"*", "Never share my address."}}},
-    {"Never share my address.", {"search", "notes"}, {{"search", "Never share my address."}}},
+    {"Never share my address.", {"search", "notes"}, {{"*", "Never share my address."}}},
+    {"Never share my address.", {"notes", "notes"}, {{"notes", "Never share my address."}}},
     // 300-character edicts are cut to 240 code points.
     {kLongEnglish, {}, {{"*", kLongEnglish.substr(0, 240)}}},
     {kLongChinese, {"writer"}, {{"writer", "不要" + Repeat("写", 238)}}},
@@ -196,28 +200,16 @@ TEST(EdictExtraction, MatchesTheTable) {
 }
 
 TEST(EdictExtraction, KeepsTheSafetyBodyIntact) {
-  const auto edicts =
-      ExtractEdicts("Never email Sarah at sarah@example.com.", {"send_email"}, BuiltinAliases());
+  const auto edicts = ExtractEdicts("Never email Sarah at sarah@example.com.", Turn({"send_email"}),
+                                    BuiltinAliases());
   ASSERT_EQ(edicts.size(), 1U);
   EXPECT_NE(edicts[0].body.find("sarah@example.com"), std::string::npos);
   EXPECT_EQ(NormalizedBody(edicts[0].body), "never email sarah at sarah@example.com");
 }
 
-TEST(AliasTable, ReplacesTheBuiltinTable) {
-  const std::vector<Alias> aliases = {{.words = {"ticket", "工单"}, .tool_contains = {"jira"}}};
-  EXPECT_EQ(
-      ExtractEdicts("Never close tickets.", {"search", "jira_close"}, aliases).at(0).tool_name,
-      "jira_close");
-  EXPECT_EQ(ExtractEdicts("不要关闭工单。", {"search", "jira_close"}, aliases).at(0).tool_name,
-            "jira_close");
-  // The built-in rows are gone with a replaced table.
-  EXPECT_EQ(ExtractEdicts("Never email Sarah.", {"search", "send_email"}, aliases).at(0).tool_name,
-            "search");
-}
-
 TEST(EdictExtraction, SameEdictForTwoToolsIsTwoRules) {
   const auto edicts = ExtractEdicts("Never use sudo in bash_exec. Never use sudo in shell.",
-                                    {"bash_exec", "shell"}, BuiltinAliases());
+                                    Turn({"bash_exec", "shell"}), BuiltinAliases());
   ASSERT_EQ(edicts.size(), 2U);
   EXPECT_EQ(edicts[0].tool_name, "bash_exec");
   EXPECT_EQ(edicts[1].tool_name, "shell");
@@ -295,7 +287,16 @@ constexpr std::string_view kEdicts[] = {
     "“Never push.”", "**Never** use sudo", "Don't ever push", "Never ever, email x",
     "Note: never push", "Claude, “never push.”", "Don't email her (she asked why?).", "Never push!",
     "不要用sudo", "请不要用sudo", "请勿用sudo", "别用sudo", "永远别用sudo", "禁止用sudo",
-    "不许用sudo", "停止使用sudo", "另外，不要用sudo", "Hey bot，不要用sudo", "**不要**用sudo"};
+    "不许用sudo", "停止使用sudo", "另外，不要用sudo", "Hey bot，不要用sudo", "**不要**用sudo",
+    // Spec 30's forms: an adverb after "never", lead-ins ending in a colon,
+    // conditions, polite "stop <verb>ing" (even as a question).
+    "never ever call Bob", "I told you: never push", "I said it before: don't book aisle seats.",
+    "If it fails, don't retry more than twice.", "when you deploy, never skip the tests",
+    "If the upload to the staging bucket fails on a Friday night, don't retry it.",
+    "如果失败，不要重试。", "如果 upload 失败，别重试", "As I said, never email Sarah.",
+    "我说过：别订靠过道的座位。", "stop emailing Sarah", "please stop emailing Sarah",
+    "can you stop emailing Sarah?", "Could you stop adding emojis to my commit messages?",
+    "would you please stop pinging me", "Don't you dare email her.", "Never have more than 3 tabs open"};
 constexpr std::string_view kNotEdicts[] = {
     "", "   ", "I never liked that report", "we don't have a printer", "stop the server",
     "stop it", "stop king", "stopping emails is hard", "Never mind", "Nevermind that",
@@ -303,7 +304,18 @@ constexpr std::string_view kNotEdicts[] = {
     "don't mention it", "Donts are fine", "Do nothing", "Don't push?", "Never?!",
     "Don't push!?", "Never push?”", "One two three four, never push",
     "我从来不喜欢", "别人说的", "别的方法", "不要紧", "不要，谢谢", "停止服务器", "停止这个进程",
-    "不要发吗？", "请问你好"};
+    "不要发吗？", "请问你好",
+    // Spec 30's statements, requests, reminders, reassurances, fillers and
+    // questions.
+    "she never emails me back", "the docs say never use eval", "The docs say: never use eval.",
+    "She said, never email her.", "我从来不喜欢那份报告", "医生说，不要喝咖啡", "Stop the build, it's stuck.",
+    "Could you stop the server?", "don't forget the milk", "Don't forget to call mom.",
+    "Never forget where you came from.", "don't hesitate to ask", "don't worry about it",
+    "don't mind me", "never mind the last request", "Don't bother.", "don't be sorry",
+    "Don't get me wrong, I like it.", "Never fear.", "stop worrying about it", "不要忘记明天开会。",
+    "别忘了带伞", "别担心", "不用担心", "别着急，慢慢来。", "别急。", "不要客气", "why don't you check the logs?",
+    "Why don't you check the logs first.", "don't you think it's late?", "Don't you think it's late.",
+    "don't you want to rerun the tests?", "Never will I do that.", "Never is a long time."};
 // clang-format on
 
 TEST(EdictDetection, AcceptsInstructions) {
@@ -314,60 +326,108 @@ TEST(EdictDetection, RejectsStatementsRequestsAndQuestions) {
   for (std::string_view s : kNotEdicts) EXPECT_FALSE(IsEdict(s)) << s;
 }
 
-TEST(MatchToolRule, FallsBackToTheFirstToolThenAnyTool) {
-  EXPECT_EQ(MatchTool("never do that", {"alpha", "beta"}, BuiltinAliases()), "alpha");
-  EXPECT_EQ(MatchTool("never do that", {}, BuiltinAliases()), kAnyTool);
-  EXPECT_EQ(MatchTool("never do that", {"", "beta"}, BuiltinAliases()), "beta");
+TEST(EdictDetection, ARushIsNotAReassurance) {
+  EXPECT_TRUE(IsEdict("别急着部署。"));
+  EXPECT_FALSE(IsEdict("别急，慢慢来。"));
 }
 
-TEST(MatchToolRule, MatchesNamesAsWholeWordsOnly) {
-  const Strings tools = {"first", "mail"};
-  EXPECT_EQ(MatchTool("never use Mail", tools, {}), "mail");
-  EXPECT_EQ(MatchTool("never use mail_v2", tools, {}), "first");
-  EXPECT_EQ(MatchTool("never use gmail", tools, {}), "first");
-  EXPECT_EQ(MatchTool("never send email", {"first", "send_email"}, {}), "send_email");
-  EXPECT_EQ(MatchTool("never run-shell", {"first", "run-shell"}, {}), "run-shell");
+using Views = std::vector<std::string_view>;
+
+TEST(ClauseSplit, CutsWhereAnEdictBeginsAfterAJoiner) {
+  EXPECT_EQ(SplitClauses("Never forward attachments from unknown senders, and do not click "
+                         "tracking links in the browser."),
+            (Views{"Never forward attachments from unknown senders",
+                   "do not click tracking links in the browser."}));
+  EXPECT_EQ(SplitClauses("Never push and never merge."), (Views{"Never push", "never merge."}));
+  EXPECT_EQ(SplitClauses("Never push and also don't merge."),
+            (Views{"Never push", "also don't merge."}));
+  EXPECT_EQ(SplitClauses("不要用sudo，也不要删除文件。"),
+            (Views{"不要用sudo", "也不要删除文件。"}));
+  EXPECT_EQ(SplitClauses("不要用sudo并且不要删除文件"), (Views{"不要用sudo", "不要删除文件"}));
+  EXPECT_EQ(SplitClauses("别用sudo而且别删文件"), (Views{"别用sudo", "别删文件"}));
+  EXPECT_EQ(SplitClauses("I'm tired of spam, and never email Mark."),
+            (Views{"I'm tired of spam", "never email Mark."}));
 }
 
-TEST(MatchToolRule, MatchesAliasInflectionsAtWordStarts) {
-  const Strings tools = {"first", "send_mail"};
-  for (const char* s :
-       {"stop emailing", "no emails", "the mailer", "E-Mail", "mailed it", "发邮件"}) {
-    EXPECT_EQ(MatchTool(s, tools, BuiltinAliases()), "send_mail") << s;
+TEST(ClauseSplit, KeepsListsConditionsAndIntroductionsWhole) {
+  for (std::string_view s :
+       {"Never share my address, phone, and email.", "Never email Sarah, and tell Bob instead.",
+        "如果失败，不要重试。", "If it fails, don't retry.", "hey bot，别用sudo。",
+        "别着急，慢慢来。", "Never email Sarah and Bob.", "I don't drink and don't smoke.",
+        "Oh, and please never call me."}) {
+    EXPECT_EQ(SplitClauses(s), (Views{s})) << s;
   }
-  for (const char* s : {"gmail", "mailbox", "emailable", "remail"}) {
-    EXPECT_EQ(MatchTool(s, tools, BuiltinAliases()), "first") << s;
+  EXPECT_TRUE(SplitClauses("").empty());
+  EXPECT_EQ(SplitClauses("Never push, and"), (Views{"Never push, and"}));
+}
+
+TEST(EdictExtraction, EachClauseIsAnEdictOfItsOwn) {
+  EXPECT_EQ(Extract("Never forward attachments from unknown senders, and do not click tracking "
+                    "links in the browser.",
+                    {"read_email", "browser_open"}),
+            (Pairs{{"*", "Never forward attachments from unknown senders"},
+                   {"browser_open", "do not click tracking links in the browser."}}));
+  EXPECT_EQ(Extract("Stop emailing Sarah; stop being verbose.", {"send_email", "web_search"}),
+            (Pairs{{"send_email", "Stop emailing Sarah;"}, {"*", "stop being verbose."}}));
+  EXPECT_EQ(Extract("不要用sudo，也不要删除文件。", {"bash", "file_delete"}),
+            (Pairs{{"*", "不要用sudo"}, {"file_delete", "也不要删除文件。"}}));
+}
+
+// The false positives and false negatives of ../shared/eval/capture/dev.jsonl
+// before spec 30's capture rules (bench/eval_capture.py), one row each:
+// message, this turn's tools, the tools the engine knew, the expected tools.
+struct DevCase {
+  std::string message;
+  Strings tools;
+  Strings known;
+  Strings expect;
+};
+
+Strings ToolsOf(const DevCase& c) {
+  ToolCandidates candidates{.turn = c.tools, .known = [known = c.known] { return known; }};
+  Strings out;
+  for (const Edict& e : ExtractEdicts(c.message, candidates, BuiltinAliases())) {
+    if (std::find(out.begin(), out.end(), e.tool_name) == out.end()) out.push_back(e.tool_name);
   }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
-TEST(MatchToolRule, PrefersTheMostSpecificAlias) {
-  // (a) the tool name contains the spoken word, even a shorter word.
-  EXPECT_EQ(MatchTool("no bash terminal", {"shell_runner", "bash_exec"}, BuiltinAliases()),
-            "bash_exec");
-  // (b) the longer spoken word, even with a shorter needle.
-  const std::vector<Alias> aliases = {{.words = {"zz"}, .tool_contains = {"long_needle"}},
-                                      {.words = {"zzzz"}, .tool_contains = {"n"}}};
-  EXPECT_EQ(MatchTool("zz zzzz", {"t_n", "t_long_needle"}, aliases), "t_n");
-  EXPECT_EQ(MatchTool("zz", {"t_n", "t_long_needle"}, aliases), "t_long_needle");
-  // (c) the longer tool_contains needle.
-  EXPECT_EQ(MatchTool("no terminal", {"exec_x", "shell_x"}, BuiltinAliases()), "shell_x");
-  // (d) the earlier tool.
-  EXPECT_EQ(MatchTool("no terminal", {"shell_b", "shell_a"}, BuiltinAliases()), "shell_b");
+void ExpectTools(const std::vector<DevCase>& cases) {
+  for (const DevCase& c : cases) EXPECT_EQ(ToolsOf(c), c.expect) << c.message;
 }
 
-TEST(AliasTable, BuiltinHasTheSpecRows) {
-  const std::vector<Alias>& table = BuiltinAliases();
-  ASSERT_EQ(table.size(), 5U);
-  EXPECT_EQ(table[0].words, (Strings{"email", "mail", "e-mail", "邮件"}));
-  EXPECT_EQ(table[0].tool_contains, (Strings{"mail"}));
-  EXPECT_EQ(table[1].words, (Strings{"shell", "terminal", "bash", "命令"}));
-  EXPECT_EQ(table[1].tool_contains, (Strings{"shell", "bash", "exec"}));
-  EXPECT_EQ(table[2].words, (Strings{"browser", "web", "网页"}));
-  EXPECT_EQ(table[2].tool_contains, (Strings{"browser", "web", "http"}));
-  EXPECT_EQ(table[3].words, (Strings{"slack", "dm"}));
-  EXPECT_EQ(table[3].tool_contains, (Strings{"slack"}));
-  EXPECT_EQ(table[4].words, (Strings{"file", "文件"}));
-  EXPECT_EQ(table[4].tool_contains, (Strings{"file"}));
+TEST(EdictCaptureDevSet, RemindersAndReassurancesGiveNoRule) {
+  ExpectTools({{"Don't forget my dentist appointment.", {"calendar_add"}, {}, {}},
+               {"Don't hesitate to correct me.", {"web_search"}, {}, {}},
+               {"不要忘记明天开会。", {"calendar_add"}, {}, {}},
+               {"别着急，慢慢来。", {"bash"}, {}, {}}});
+}
+
+TEST(EdictCaptureDevSet, ConditionsLeadInsAndPoliteStopsAreEdicts) {
+  ExpectTools(
+      {{"If the upload fails, don't retry it.", {"s3_upload"}, {}, {"s3_upload"}},
+       {"Could you stop adding emojis to my commit messages?", {"git_commit"}, {}, {"git_commit"}},
+       {"I said it before: don't book aisle seats.", {"book_flight"}, {}, {"book_flight"}}});
+}
+
+TEST(EdictCaptureDevSet, AToolOfNoUseToTheEdictIsNotItsTool) {
+  ExpectTools({{"Never email my landlord.", {"calendar_add"}, {"send_email"}, {"send_email"}},
+               {"Never DM the CEO on Slack.", {"read_file"}, {"slack_send"}, {"slack_send"}},
+               {"Never reveal my home address to anyone.", {"send_email", "slack_send"}, {}, {"*"}},
+               {"Never wipe the staging bucket. And don't email investors.",
+                {"bash", "send_email"},
+                {},
+                {"*", "send_email"}}});
+}
+
+TEST(EdictCaptureDevSet, ClausesJoinedByCommaAndAreEdictsOfTheirOwn) {
+  ExpectTools(
+      {{"Never forward attachments from unknown senders, and do not click tracking links "
+        "in the browser.",
+        {"read_email", "browser_open"},
+        {},
+        {"*", "browser_open"}}});
 }
 
 TEST(ClassifyFailure, RecognisesEveryClass) {
@@ -405,25 +465,25 @@ TEST(EdictRobustness, SurvivesInvalidUtf8) {
       "\xE2\x80\x99\xE2\x80",
   };
   for (const std::string& in : inputs) {
-    for (const Edict& e : ExtractEdicts(in, {"send_email", "shell"}, BuiltinAliases())) {
+    for (const Edict& e : ExtractEdicts(in, Turn({"send_email", "shell"}), BuiltinAliases())) {
       EXPECT_TRUE(text::IsValidUtf8(e.body));
       EXPECT_FALSE(e.body.empty());
     }
     (void)ClassifyFailure(in);
     (void)SplitSentences(in);
   }
-  const auto edicts = ExtractEdicts("Never use \xFF sudo.", {"shell"}, BuiltinAliases());
+  const auto edicts = ExtractEdicts("Never use \xFF sudo.", Turn({"shell"}), BuiltinAliases());
   ASSERT_EQ(edicts.size(), 1U);
   EXPECT_EQ(edicts[0].body, "Never use \xEF\xBF\xBD sudo.");
-  EXPECT_EQ(ExtractEdicts("不要用\xE4\xB8", {}, BuiltinAliases()).size(), 1U);
+  EXPECT_EQ(ExtractEdicts("不要用\xE4\xB8", Turn({}), BuiltinAliases()).size(), 1U);
 }
 
 TEST(EdictRobustness, HandlesEmptyInput) {
-  EXPECT_TRUE(ExtractEdicts("", {"shell"}, BuiltinAliases()).empty());
-  EXPECT_TRUE(ExtractEdicts("", {}, {}).empty());
+  EXPECT_TRUE(ExtractEdicts("", Turn({"shell"}), BuiltinAliases()).empty());
+  EXPECT_TRUE(ExtractEdicts("", Turn({}), {}).empty());
   EXPECT_FALSE(IsEdict(""));
   EXPECT_EQ(EdictBody(""), "");
-  EXPECT_EQ(MatchTool("", {}, {}), kAnyTool);
+  EXPECT_EQ(MatchTool("", Turn({}), {}), kAnyTool);
 }
 
 TEST(EdictRobustness, OneMegabyteRunsFast) {
@@ -443,7 +503,7 @@ TEST(EdictRobustness, OneMegabyteRunsFast) {
   size_t edicts = 0;
   std::string classes;
   for (const std::string& in : inputs) {
-    edicts += ExtractEdicts(in, {"send_email", "shell", "browser"}, BuiltinAliases()).size();
+    edicts += ExtractEdicts(in, Turn({"send_email", "shell", "browser"}), BuiltinAliases()).size();
     classes += ClassifyFailure(in);
   }
   const auto elapsed = std::chrono::steady_clock::now() - start;
@@ -452,9 +512,9 @@ TEST(EdictRobustness, OneMegabyteRunsFast) {
   EXPECT_EQ(edicts, 3U);
   EXPECT_EQ(classes, Repeat("error", std::size(inputs)));
   // The repeated edict is one rule; the huge edict is cut.
-  const auto repeated = ExtractEdicts(inputs[0], {"shell"}, BuiltinAliases());
+  const auto repeated = ExtractEdicts(inputs[0], Turn({"shell"}), BuiltinAliases());
   ASSERT_EQ(repeated.size(), 1U);
-  const auto huge = ExtractEdicts(inputs[6], {"shell"}, BuiltinAliases());
+  const auto huge = ExtractEdicts(inputs[6], Turn({"shell"}), BuiltinAliases());
   ASSERT_EQ(huge.size(), 1U);
   EXPECT_EQ(text::CountCodePoints(huge[0].body), kMaxEdictChars);
 }
@@ -466,7 +526,8 @@ TEST(EdictRobustness, TypicalTurnIsWellUnderAMillisecond) {
   constexpr int kRuns = 2000;
   size_t total = 0;
   const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < kRuns; ++i) total += ExtractEdicts(message, tools, BuiltinAliases()).size();
+  for (int i = 0; i < kRuns; ++i)
+    total += ExtractEdicts(message, Turn(tools), BuiltinAliases()).size();
   const auto elapsed = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(total, 2U * kRuns);
   EXPECT_LT(elapsed / kRuns, kTurnBudget);

@@ -117,5 +117,22 @@ TEST(Secrets, RedactsEverySecretAndIsIdempotent) {
   EXPECT_EQ(RedactSecrets("nothing here", nullptr), "nothing here");
 }
 
+// Spec 30: redaction of a secret inside an edict keeps the punctuation that
+// follows the secret.
+TEST(Secrets, RedactionKeepsThePunctuationAfterTheSecret) {
+  EXPECT_EQ(RedactSecrets("Never use password=hunter2abc.", nullptr),
+            "Never use password=[REDACTED].");
+  EXPECT_EQ(RedactSecrets("Never share my password: Hunter2!", nullptr),
+            "Never share my password: [REDACTED]!");
+  EXPECT_EQ(RedactSecrets("Don't log api_key=abc123XYZ?!", nullptr),
+            "Don't log api_key=[REDACTED]?!");
+  EXPECT_EQ(RedactSecrets("不要泄露 token=abc123XYZ。", nullptr), "不要泄露 token=[REDACTED]。");
+  EXPECT_EQ(RedactSecrets("Never send Authorization: Bearer abcDEF123456xyz.", nullptr),
+            "Never send Authorization: [REDACTED].");
+  // Inside the value a dot is the secret's.
+  EXPECT_EQ(Found("token=abc.def.123XYZ."), Kind("token assignment", "abc.def.123XYZ"));
+  EXPECT_EQ(Found("password=x."), Kind("password assignment", "x"));
+}
+
 }  // namespace
 }  // namespace mnemo::text
