@@ -412,6 +412,16 @@ void HttpServer::Impl::HandleMcpDelete(const HttpRequest& req, HttpResponse& res
 void HttpServer::Impl::HandleMetrics(const HttpRequest& req, HttpResponse& res) {
   std::optional<Principal> caller = Authenticate(req, res);
   if (!caller) return;
+  // The counters are process-wide (every principal's calls, the whole
+  // store's entries): with tokens naming the callers, an admin's view only.
+  if (!options.tokens.empty() && caller->role != Role::kAdmin) {
+    res.Set(403,
+            ProtocolError(-32002,
+                          "GET /metrics needs the admin role: its counters cover every "
+                          "principal; use an admin's token from [[security.tokens]]"),
+            kJson);
+    return;
+  }
   Result<Stats> stats = engine.GetStats(*caller);
   res.Set(
       200,

@@ -1,0 +1,117 @@
+// Side channels under ACL (issue 17 item 7), through the real daemon: what
+// one principal sees (metrics, MCP sessions, archive files, search scores,
+// ids) does not depend on what another principal stores or does. Each test
+// has a workspace of its own with alice and bob (users) and root (admin).
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/sha256.h"
+#include "process.h"
+#include "rpc_client.h"
+#include "test_util.h"
+#include "transport/http_server.h"
+
+namespace mnemo::e2e {
+namespace {
+
+using nlohmann::json;
+
+std::string Token(const std::string& who) { return who + "-secret-token"; }
+
+class SideChannel : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    {
+      std::ofstream toml(dir_.Sub("mnemo.toml"));
+      toml << "[memory]\nacl_enabled = true\n\n";
+      for (const auto& [who, role] : std::vector<std::pair<std::string, std::string>>{
+               {"alice", "user"}, {"bob", "user"}, {"root", "admin"}}) {
+        toml << "[[security.tokens]]\nprincipal = \"" << who << "\"\nrole = \"" << role
+             << "\"\nsha256 = \"" << internal::Sha256Hex(Token(who)) << "\"\n";
+      }
+    }
+    daemon_ = std::make_unique<Daemon>(dir_.path());
+    ASSERT_TRUE(daemon_->started()) << daemon_->Stderr();
+    http_ = std::make_unique<httplib::Client>("127.0.0.1", daemon_->port());
+    http_->set_read_timeout(30, 0);
+    alice_ = std::make_unique<RpcClient>(daemon_->port(), Token("alice"));
+    bob_ = std::make_unique<RpcClient>(daemon_->port(), Token("bob"));
+    root_ = std::make_unique<RpcClient>(daemon_->port(), Token("root"));
+  }
+
+  void TearDown() override {
+    if (daemon_ && daemon_->started()) {
+      EXPECT_EQ(daemon_->Stop(SIGTERM), 0) << daemon_->Stderr();
+    }
+  }
+
+  httplib::Headers Auth(const std::string& who) {
+    return {{"Authorization", "Bearer " + Token(who)}};
+  }
+
+  // POST /mcp as `who`, in `session` when not empty.
+  httplib::Result Mcp(const std::string& who, const json& message,
+                      const std::string& session = {}) {
+    httplib::Headers h = Auth(who);
+    h.emplace("Accept", "application/json, text/event-stream");
+    if (!session.empty()) h.emplace("Mcp-Session-Id", session);
+    return http_->Post("/mcp", h, message.dump(), "application/json");
+  }
+
+  // A new MCP session of `who`; its id.
+  std::string OpenMcp(const std::string& who) {
+    auto r = Mcp(who, {{"jsonrpc", "2.0"},
+                       {"id", 1},
+                       {"method", "initialize"},
+                       {"params",
+                        {{"protocolVersion", "2025-11-25"},
+                         {"capabilities", json::object()},
+                         {"clientInfo", {{"name", "e2e"}, {"version", "1"}}}}}});
+    EXPECT_TRUE(r);
+    if (!r) return "";
+    EXPECT_EQ(r->status, 200) << r->body;
+    return r->get_header_value("Mcp-Session-Id");
+  }
+
+  // The HTTP status of a ping in `session`.
+  int McpPing(const std::string& who, const std::string& session) {
+    auto r = Mcp(who, {{"jsonrpc", "2.0"}, {"id", 2}, {"method", "ping"}}, session);
+    EXPECT_TRUE(r);
+    return r ? r->status : 0;
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Daemon> daemon_;
+  std::unique_ptr<httplib::Client> http_;
+  std::unique_ptr<RpcClient> alice_;
+  std::unique_ptr<RpcClient> bob_;
+  std::unique_ptr<RpcClient> root_;
+};
+
+// Process-wide counters (every principal's calls, the whole store's entry
+// count) are an admin's view when tokens name the callers.
+TEST_F(SideChannel, MetricsAreForAdminsOnlyWhenTokensAreConfigured) {
+  alice_->Result("memory.store", {{"key", "a"}, {"value", "alice's private note"}});
+  auto user = http_->Get("/metrics", Auth("bob"));
+  ASSERT_TRUE(user);
+  EXPECT_EQ(user->status, 403);
+  EXPECT_NE(user->body.find("admin"), std::string::npos) << user->body;
+  EXPECT_EQ(user->body.find("mnemo_entries"), std::string::npos) << user->body;
+  auto admin = http_->Get("/metrics", Auth("root"));
+  ASSERT_TRUE(admin);
+  EXPECT_EQ(admin->status, 200) << admin->body;
+  EXPECT_NE(admin->body.find("mnemo_entries 1"), std::string::npos) << admin->body;
+}
+
+}  // namespace
+}  // namespace mnemo::e2e
