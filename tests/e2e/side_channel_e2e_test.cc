@@ -113,5 +113,18 @@ TEST_F(SideChannel, MetricsAreForAdminsOnlyWhenTokensAreConfigured) {
   EXPECT_NE(admin->body.find("mnemo_entries 1"), std::string::npos) << admin->body;
 }
 
+// bob's initialize flood evicts bob's oldest sessions, never alice's.
+TEST_F(SideChannel, McpSessionFloodEvictsOnlyTheFloodersOwnSessions) {
+  const std::string hers = OpenMcp("alice");
+  const std::string first_of_his = OpenMcp("bob");
+  ASSERT_FALSE(hers.empty());
+  ASSERT_EQ(McpPing("alice", hers), 200);
+  for (size_t i = 0; i < transport::kMaxMcpSessionsPerPrincipal; ++i) {
+    ASSERT_FALSE(OpenMcp("bob").empty()) << i;
+  }
+  EXPECT_EQ(McpPing("alice", hers), 200) << "alice's session was evicted by bob's initializes";
+  EXPECT_EQ(McpPing("bob", first_of_his), 404) << "bob's own oldest session goes first";
+}
+
 }  // namespace
 }  // namespace mnemo::e2e
