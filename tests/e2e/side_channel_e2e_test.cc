@@ -126,5 +126,41 @@ TEST_F(SideChannel, McpSessionFloodEvictsOnlyTheFloodersOwnSessions) {
   EXPECT_EQ(McpPing("bob", first_of_his), 404) << "bob's own oldest session goes first";
 }
 
+// The archive files (under the archive root, any layout) whose text holds
+// `word`.
+int ArchiveFilesWith(const std::string& workspace, const std::string& word) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(workspace) / "memory_tree/content/episodic";
+  int n = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file() || it->path().extension() != ".md") continue;
+    std::ifstream in(it->path());
+    std::stringstream text;
+    text << in.rdbuf();
+    if (text.str().find(word) != std::string::npos) ++n;
+  }
+  return n;
+}
+
+// Two principals' sessions of one id get archive files each; neither
+// pre-empts the other, and one's erasure leaves the other's files.
+TEST_F(SideChannel, ArchiveFilesArePerPrincipal) {
+  alice_->Result("memory.turn_complete", {{"session_id", "shared-s"},
+                                          {"user_message", "alice mentions a capybara"},
+                                          {"assistant_response", "capybara noted"},
+                                          {"sync", true}});
+  bob_->Result("memory.turn_complete", {{"session_id", "shared-s"},
+                                        {"user_message", "bob mentions an axolotl"},
+                                        {"assistant_response", "axolotl noted"},
+                                        {"sync", true}});
+  EXPECT_EQ(ArchiveFilesWith(dir_.path(), "capybara"), 2);
+  EXPECT_EQ(ArchiveFilesWith(dir_.path(), "axolotl"), 2) << "bob's turn got no archive files";
+  json forgot = bob_->Result("memory.session_forget", {{"session_id", "shared-s"}});
+  EXPECT_EQ(forgot["erased"]["archive_files"], 2) << forgot.dump();
+  EXPECT_EQ(ArchiveFilesWith(dir_.path(), "axolotl"), 0);
+  EXPECT_EQ(ArchiveFilesWith(dir_.path(), "capybara"), 2);
+}
+
 }  // namespace
 }  // namespace mnemo::e2e
