@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -160,6 +161,55 @@ TEST_F(SideChannel, ArchiveFilesArePerPrincipal) {
   EXPECT_EQ(forgot["erased"]["archive_files"], 2) << forgot.dump();
   EXPECT_EQ(ArchiveFilesWith(dir_.path(), "axolotl"), 0);
   EXPECT_EQ(ArchiveFilesWith(dir_.path(), "capybara"), 2);
+}
+
+// The keyword scores of bob's search, by key.
+std::map<std::string, double> KeywordScores(RpcClient& who, const std::string& query) {
+  std::map<std::string, double> out;
+  json found = who.Result("memory.search", {{"query", query}, {"min_score", 0}});
+  for (const json& hit : found["results"]) {
+    out[hit["key"].get<std::string>()] = hit["keyword_score"].get<double>();
+  }
+  return out;
+}
+
+// The attack of the issue: bob's scores for "quokka wombat" moved when alice
+// stored private "quokka" entries, telling bob the word is in her memory.
+TEST_F(SideChannel, SearchScoresDoNotDependOnOthersPrivateEntries) {
+  bob_->Result("memory.store", {{"key", "b1"}, {"value", "quokka wombat habitat"}});
+  bob_->Result("memory.store", {{"key", "b2"}, {"value", "wombat burrow notes here"}});
+  const std::map<std::string, double> before = KeywordScores(*bob_, "quokka wombat");
+  ASSERT_EQ(before.size(), 2u);
+  for (int i = 0; i < 20; ++i) {
+    alice_->Result("memory.store", {{"key", "a" + std::to_string(i)},
+                                    {"value", "quokka sighting " + std::to_string(i)}});
+  }
+  const std::map<std::string, double> after = KeywordScores(*bob_, "quokka wombat");
+  ASSERT_EQ(after.size(), 2u);
+  for (const auto& [key, score] : before) {
+    EXPECT_DOUBLE_EQ(after.at(key), score) << key;
+  }
+  // Turns and documents: the same for episodic_search and doc_search.
+  bob_->Result("memory.turn_complete", {{"session_id", "b-s"},
+                                        {"user_message", "quokka wombat habitat"},
+                                        {"assistant_response", "wombat burrow notes here"},
+                                        {"sync", true}});
+  auto turn_scores = [&] {
+    std::vector<double> out;
+    json r = bob_->Result("memory.episodic_search", {{"query", "quokka wombat"}});
+    for (const json& hit : r["results"]) out.push_back(hit["score"].get<double>());
+    return out;
+  };
+  const std::vector<double> turns_before = turn_scores();
+  ASSERT_FALSE(turns_before.empty());
+  for (int i = 0; i < 5; ++i) {
+    alice_->Result("memory.turn_complete",
+                   {{"session_id", "a-s"},
+                    {"user_message", "quokka sighting " + std::to_string(i)},
+                    {"assistant_response", "quokka noted"},
+                    {"sync", true}});
+  }
+  EXPECT_EQ(turn_scores(), turns_before);
 }
 
 }  // namespace
