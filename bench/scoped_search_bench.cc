@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "storage/backend.h"
 #include "text/query.h"
 
@@ -21,17 +22,6 @@ using Clock = std::chrono::steady_clock;
 
 double Ms(Clock::time_point since) {
   return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
-}
-
-std::string Words(int i) {
-  static const char* kWords[] = {"billing", "deploy", "friday", "postgres", "lisbon",  "editor",
-                                 "helix",   "cargo",  "review", "backup",   "invoice", "rust"};
-  std::string out;
-  for (int k = 0; k < 12; ++k) {
-    out += kWords[(i * 7 + k * 3) % 12];
-    out += " w" + std::to_string((i + k) % 5000) + " ";
-  }
-  return out;
 }
 
 void Die(const mnemo::Status& s) {
@@ -66,7 +56,7 @@ int main(int argc, char** argv) {
     const bool bobs = mine > 0 && i % std::max(1, entries / mine) == 0;
     batch.push_back({.owner = bobs ? "bob" : "alice",
                      .key = "k" + std::to_string(i),
-                     .content = Words(i),
+                     .content = mnemo::bench::SyntheticWords(i),
                      .now = 1});
     if (batch.size() == 5000 || i + 1 == entries) {
       if (auto r = b.UpsertBatch(batch); !r.ok()) Die(r.status());
