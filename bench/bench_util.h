@@ -21,6 +21,21 @@ inline double MsSince(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
+// A synthetic text of 24 words for entry or turn number `i`: twelve of a
+// dozen common words and twelve of 5 000 rarer ones ("w123"), so terms have
+// a spread of document frequencies.
+inline std::string SyntheticWords(int i) {
+  static constexpr const char* kWords[] = {"billing", "deploy", "friday",  "postgres",
+                                           "lisbon",  "editor", "helix",   "cargo",
+                                           "review",  "backup", "invoice", "rust"};
+  std::string out;
+  for (int k = 0; k < 12; ++k) {
+    out += kWords[(i * 7 + k * 3) % 12];
+    out += " w" + std::to_string((i + k) % 5000) + " ";
+  }
+  return out;
+}
+
 // Nearest-rank percentile of `v` (p in [0, 1]); `v` must not be empty.
 inline double Percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());

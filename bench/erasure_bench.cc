@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "storage/backend.h"
 
 namespace {
@@ -19,17 +20,6 @@ using Clock = std::chrono::steady_clock;
 
 double Ms(Clock::time_point since) {
   return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
-}
-
-std::string Words(int i) {
-  static const char* kWords[] = {"billing", "deploy", "friday", "postgres", "lisbon",  "editor",
-                                 "helix",   "cargo",  "review", "backup",   "invoice", "rust"};
-  std::string out;
-  for (int k = 0; k < 12; ++k) {
-    out += kWords[(i * 7 + k * 3) % 12];
-    out += " w" + std::to_string((i + k) % 5000) + " ";
-  }
-  return out;
 }
 
 void Die(const mnemo::Status& s) {
@@ -59,7 +49,8 @@ int main(int argc, char** argv) {
   auto t = Clock::now();
   std::vector<mnemo::storage::EntryWrite> batch;
   for (int i = 0; i < entries; ++i) {
-    batch.push_back({.key = "k" + std::to_string(i), .content = Words(i), .now = 1});
+    batch.push_back(
+        {.key = "k" + std::to_string(i), .content = mnemo::bench::SyntheticWords(i), .now = 1});
     if (batch.size() == 5000 || i + 1 == entries) {
       if (auto r = b.UpsertBatch(batch); !r.ok()) Die(r.status());
       batch.clear();
@@ -73,7 +64,7 @@ int main(int argc, char** argv) {
     for (int r = 0; r < kRowsPerSession; ++r) {
       rows[r].row.session_id = "s" + std::to_string(s);
       rows[r].row.role = r % 2 == 0 ? "user" : "assistant";
-      rows[r].row.content = Words(s * kRowsPerSession + r);
+      rows[r].row.content = mnemo::bench::SyntheticWords(s * kRowsPerSession + r);
       rows[r].search_text = rows[r].row.content;
     }
     if (auto r = b.AppendTurns(rows); !r.ok()) Die(r.status());

@@ -31,39 +31,69 @@ std::string SeqName(int64_t seq) {
   return buf;
 }
 
+// Removes `path` (when `only_if` is given, only when the file holds exactly
+// that text) and the temp files a killed writer left beside it for `seq`;
+// whether the file was removed.
+Result<bool> RemoveRowFile(const fs::path& path, int64_t seq, const std::string* only_if) {
+  bool removed = false;
+  std::error_code ec;
+  if (fs::is_regular_file(fs::symlink_status(path, ec))) {
+    std::optional<std::string> text;
+    if (only_if != nullptr) text = ReadFile(path);
+    if (only_if == nullptr || (text && *text == *only_if)) {
+      if (!fs::remove(path, ec) && ec) {
+        return Unavailable("cannot remove the archive file " + path.string() + ": " + ec.message());
+      }
+      removed = true;
+    }
+  }
+  // A writer killed mid-write leaves a temp file holding the row.
+  const std::string temp_prefix = "." + SeqName(seq) + ".md.tmp.";
+  for (fs::directory_iterator it(path.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename().string().starts_with(temp_prefix)) {
+      std::error_code ignored;
+      fs::remove(it->path(), ignored);
+    }
+  }
+  return removed;
+}
+
+void RemoveIfEmpty(const fs::path& folder) {
+  std::error_code ec;
+  if (fs::is_directory(fs::symlink_status(folder, ec)) && fs::is_empty(folder, ec)) {
+    fs::remove(folder, ec);
+  }
+}
+
 }  // namespace
 
 Result<int64_t> EraseArchiveFiles(const std::string& archive_root,
                                   std::span<const ArchiveRow> rows) {
   int64_t removed = 0;
-  std::set<fs::path> folders;
+  std::set<fs::path> session_folders;
+  std::set<fs::path> principal_folders;
   for (const ArchiveRow& row : rows) {
     if (row.seq < 0) continue;
-    const fs::path path = ArchivePath(archive_root, row);
-    const fs::path folder = path.parent_path();
-    folders.insert(folder);
-    std::optional<std::string> text = ReadFile(path);
-    if (text && *text == RenderArchiveFile(row)) {
-      std::error_code ec;
-      if (!fs::remove(path, ec) && ec) {
-        return Unavailable("cannot remove the archive file " + path.string() + ": " + ec.message());
-      }
-      ++removed;
+    const fs::path own = ArchivePath(archive_root, row);
+    session_folders.insert(own.parent_path());
+    const std::string text = RenderArchiveFile(row);
+    // A principal folder is its principal's alone: its files go whole. The
+    // root holds kRootArchivePrincipal's sessions and, from before
+    // principal folders, every owner's: there a file goes only when it
+    // holds exactly the row, never because of its name.
+    const bool own_folder = !PrincipalFolderName(row.owner).empty();
+    MNEMO_ASSIGN_OR_RETURN(bool gone, RemoveRowFile(own, row.seq, own_folder ? nullptr : &text));
+    if (own_folder) {
+      principal_folders.insert(own.parent_path().parent_path());
+      const fs::path legacy = LegacyArchivePath(archive_root, row);
+      session_folders.insert(legacy.parent_path());
+      MNEMO_ASSIGN_OR_RETURN(bool legacy_gone, RemoveRowFile(legacy, row.seq, &text));
+      gone = gone || legacy_gone;
     }
-    // A writer killed mid-write leaves a temp file holding the row.
-    std::error_code ec;
-    const std::string temp_prefix = "." + SeqName(row.seq) + ".md.tmp.";
-    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->path().filename().string().starts_with(temp_prefix)) {
-        std::error_code ignored;
-        fs::remove(it->path(), ignored);
-      }
-    }
+    if (gone) ++removed;
   }
-  for (const fs::path& folder : folders) {
-    std::error_code ec;
-    if (fs::is_directory(folder, ec) && fs::is_empty(folder, ec)) fs::remove(folder, ec);
-  }
+  for (const fs::path& folder : session_folders) RemoveIfEmpty(folder);
+  for (const fs::path& folder : principal_folders) RemoveIfEmpty(folder);
   return removed;
 }
 

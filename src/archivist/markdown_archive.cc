@@ -129,8 +129,9 @@ Result<Fd> OpenRoot(const std::string& root) {
   }
 }
 
-// O_NOFOLLOW: a symlink planted as the session folder must not send the
-// file elsewhere, even inside the root.
+// A session or principal folder `folder` in `root_fd`, created when missing.
+// O_NOFOLLOW: a symlink planted as either must not send the file elsewhere,
+// even inside the root.
 Result<Fd> OpenSessionFolder(int root_fd, const std::string& folder, const std::string& path) {
   for (int attempt = 0;; ++attempt) {
     Fd fd(::openat(root_fd, folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
@@ -315,7 +316,18 @@ Result<ArchiveRow> ParseArchiveFile(std::string_view text) {
   return row;
 }
 
+std::string PrincipalFolderName(std::string_view owner) {
+  if (owner == kRootArchivePrincipal) return "";
+  return "@" + SessionFolderName(owner);
+}
+
 std::string ArchivePath(const std::string& archive_root, const ArchiveRow& row) {
+  const std::string principal = PrincipalFolderName(row.owner);
+  return LegacyArchivePath(principal.empty() ? archive_root : JoinPath(archive_root, principal),
+                           row);
+}
+
+std::string LegacyArchivePath(const std::string& archive_root, const ArchiveRow& row) {
   return JoinPath(JoinPath(archive_root, SessionFolderName(row.session_id)),
                   ArchiveFileName(row.seq));
 }
@@ -324,13 +336,19 @@ Result<ArchiveOutcome> WriteArchiveFile(const std::string& archive_root, const A
   if (row.seq < 0) {
     return InvalidArgument("seq " + std::to_string(row.seq) + " is invalid: use 0 or more", "seq");
   }
+  const std::string principal = PrincipalFolderName(row.owner);
+  const std::string principal_path =
+      principal.empty() ? archive_root : JoinPath(archive_root, principal);
   const std::string folder = SessionFolderName(row.session_id);
-  const std::string folder_path = JoinPath(archive_root, folder);
+  const std::string folder_path = JoinPath(principal_path, folder);
   const std::string file = ArchiveFileName(row.seq);
   const std::string path = JoinPath(folder_path, file);
 
-  MNEMO_ASSIGN_OR_RETURN(const Fd root, OpenRoot(archive_root));
-  MNEMO_ASSIGN_OR_RETURN(const Fd dir, OpenSessionFolder(root.get(), folder, folder_path));
+  MNEMO_ASSIGN_OR_RETURN(Fd parent, OpenRoot(archive_root));
+  if (!principal.empty()) {
+    MNEMO_ASSIGN_OR_RETURN(parent, OpenSessionFolder(parent.get(), principal, principal_path));
+  }
+  MNEMO_ASSIGN_OR_RETURN(const Fd dir, OpenSessionFolder(parent.get(), folder, folder_path));
   MNEMO_ASSIGN_OR_RETURN(std::string temp_name,
                          WriteTemp(dir.get(), folder_path, file, RenderArchiveFile(row)));
   TempName temp(dir.get(), std::move(temp_name));

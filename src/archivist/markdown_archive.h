@@ -1,6 +1,7 @@
 // The Markdown archive of episodic rows (spec 40, "Per turn", item 2): one
-// file per row, `<archive_root>/<session folder>/<seq:06>.md`, created new
-// and never overwritten. The archive is best effort: the caller logs a
+// file per row, `<archive_root>/<principal folder>/<session folder>/<seq:06>.md`
+// (`<archive_root>/<session folder>/<seq:06>.md` for kRootArchivePrincipal),
+// created new and never overwritten. The archive is best effort: the caller logs a
 // failure and the turn goes on. The database stays the source of truth.
 //
 // File format (docs/storage.md), UTF-8, "\n" line ends:
@@ -29,8 +30,14 @@
 //   empty content writes nothing: the file ends with "---\n\n". A reader
 //   therefore cannot tell "x" from "x\n"; the database has the exact text.
 //
-// Session folders (SessionFolderName) never hold "/" or "..", so a row can
-// only land in a direct child of the archive root. Distinct ids get distinct
+// Each principal has a folder of its own (PrincipalFolderName, "@<name>"),
+// so two principals' sessions of one id never share a folder and neither
+// can pre-empt the other's files; the default principal of a single-user
+// workspace (kRootArchivePrincipal) keeps its sessions directly in the root,
+// as before principal folders existed. A session folder never starts with
+// "@", so it never meets a principal folder. Session folders
+// (SessionFolderName) never hold "/" or "..", so a row can only land in a
+// direct child of the archive root or of a principal folder. Distinct ids get distinct
 // folders, with one exception that needs intent: an id made only of safe
 // bytes that spells another id's hashed folder name ("a_b-<12 hex>").
 // Because files are never overwritten, such a clash loses archive files of
@@ -64,10 +71,16 @@ inline constexpr size_t kMaxKeptSessionIdBytes = 64;
 // Hex digits of SHA-256 in a hashed folder name's "-<hex>" suffix.
 inline constexpr size_t kSessionHashHexDigits = 12;
 
+// The principal whose sessions lie directly in the archive root: the
+// built-in default principal (security.default_principal's default), so a
+// single-user workspace keeps the layout it had before principal folders.
+inline constexpr std::string_view kRootArchivePrincipal = "local";
+
 // One episodic row as archived.
 struct ArchiveRow {
-  std::string session_id;  // raw, as the harness sent it
-  int64_t seq = 0;         // assigned by the database; must be >= 0 to be written
+  std::string owner{kRootArchivePrincipal};  // the principal that produced it
+  std::string session_id;                    // raw, as the harness sent it
+  int64_t seq = 0;                           // assigned by the database; must be >= 0 to be written
   int64_t timestamp_ms = 0;
   std::string role;  // "user" | "assistant"
   int64_t cost_microdollars = 0;
@@ -85,6 +98,10 @@ struct ArchiveRow {
 // never empty, "." or "..", and never holds "/".
 std::string SessionFolderName(std::string_view session_id);
 
+// The principal's folder under the archive root: "" for
+// kRootArchivePrincipal, else "@" and SessionFolderName(owner) ("@alice").
+std::string PrincipalFolderName(std::string_view owner);
+
 // The exact text of the row's archive file (format above).
 std::string RenderArchiveFile(const ArchiveRow& row);
 
@@ -100,10 +117,16 @@ std::string RenderArchiveFile(const ArchiveRow& row);
 // kInvalidArgument naming the line and what was expected; never throws.
 Result<ArchiveRow> ParseArchiveFile(std::string_view text);
 
-// "<archive_root>/<SessionFolderName>/<seq:06>.md": seq zero-padded to six
+// "<archive_root>/<PrincipalFolderName>/<SessionFolderName>/<seq:06>.md"
+// (no principal folder for kRootArchivePrincipal): seq zero-padded to six
 // digits ("000012.md"); from 1000000 on it simply has more digits. A "/" at
 // the end of archive_root is not doubled.
 std::string ArchivePath(const std::string& archive_root, const ArchiveRow& row);
+
+// Where the row's file was written before principal folders existed
+// ("<archive_root>/<SessionFolderName>/<seq:06>.md" for every owner), so
+// erasure can find files of other principals written then.
+std::string LegacyArchivePath(const std::string& archive_root, const ArchiveRow& row);
 
 enum class ArchiveOutcome {
   kWritten,         // the file was created with RenderArchiveFile(row)
@@ -114,13 +137,12 @@ enum class ArchiveOutcome {
 //
 // The archive root and its missing parents are created (mode 0700); symbolic
 // links in the archive root's own path are followed (it is configuration).
-// The session folder is created (0700) when missing and opened without
-// following a symbolic link. The text goes to a temp file in the session
-// folder (O_EXCL, 0600), which is fsynced and hard-linked to the final name
-// (link(2) never replaces an existing name); the temp name is then unlinked
-// and the folder fsynced. A folder created here is made durable by fsyncing
-// its parent. An OK kWritten means the file is durable; readers never see a
-// partial file under the final name.
+// The principal folder and the session folder are created (0700) when
+// missing and each opened without following a symbolic link. The text goes to a temp file in the
+// session folder (O_EXCL, 0600), which is fsynced and hard-linked to the final name (link(2) never
+// replaces an existing name); the temp name is then unlinked and the folder fsynced. A folder
+// created here is made durable by fsyncing its parent. An OK kWritten means the file is durable;
+// readers never see a partial file under the final name.
 //
 // Returns kAlreadyExisted when the final name is already a regular file (a
 // crash leftover, or a seq written twice); the caller logs a warning.

@@ -125,7 +125,8 @@ int RedactTurn(Turn& turn) {
 }
 
 ArchiveRow ArchiveRowOf(const storage::TurnRow& r) {
-  return ArchiveRow{.session_id = r.session_id,
+  return ArchiveRow{.owner = r.owner,
+                    .session_id = r.session_id,
                     .seq = r.seq,
                     .timestamp_ms = r.timestamp_ms,
                     .role = r.role,

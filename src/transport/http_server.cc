@@ -39,22 +39,24 @@ bool IsJsonContentType(const std::string& type) {
 }
 
 // MCP sessions of streamable HTTP: the id handed out by initialize (header
-// Mcp-Session-Id) to what the session negotiated and whose it is. Bounded: the
-// least recently used session goes first (its client gets 404 and
-// initializes again, as the protocol asks).
+// Mcp-Session-Id) to what the session negotiated and whose it is. Bounded
+// per principal (kMaxMcpSessionsPerPrincipal): a principal's initialize past
+// it evicts that principal's least recently used session (its client gets
+// 404 and initializes again, as the protocol asks), never another's, so one
+// principal's flood cannot end another's session. Principals come from the
+// configuration (tokens, --principal), so the table is bounded in all.
 class McpSessions {
  public:
-  static constexpr size_t kMaxSessions = 4096;
-
   std::string Create(const std::string& owner, const McpSession& state) {
     std::string id = internal::NewUuidV4();
     std::lock_guard lock(mu_);
-    if (map_.size() >= kMaxSessions) {
-      map_.erase(order_.back());
-      order_.pop_back();
+    std::list<std::string>& order = order_[owner];
+    if (order.size() >= kMaxMcpSessionsPerPrincipal) {
+      map_.erase(order.back());
+      order.pop_back();
     }
-    order_.push_front(id);
-    map_.emplace(id, Entry{owner, state, order_.begin()});
+    order.push_front(id);
+    map_.emplace(id, Entry{owner, state, order.begin()});
     return id;
   }
 
@@ -63,7 +65,8 @@ class McpSessions {
     std::lock_guard lock(mu_);
     auto it = map_.find(id);
     if (it == map_.end() || it->second.owner != owner) return std::nullopt;
-    order_.splice(order_.begin(), order_, it->second.position);
+    std::list<std::string>& order = order_[owner];
+    order.splice(order.begin(), order, it->second.position);
     return it->second.state;
   }
 
@@ -77,7 +80,7 @@ class McpSessions {
     std::lock_guard lock(mu_);
     auto it = map_.find(id);
     if (it == map_.end() || it->second.owner != owner) return false;
-    order_.erase(it->second.position);
+    order_[owner].erase(it->second.position);
     map_.erase(it);
     return true;
   }
@@ -86,10 +89,11 @@ class McpSessions {
   struct Entry {
     std::string owner;
     McpSession state;
-    std::list<std::string>::iterator position;
+    std::list<std::string>::iterator position;  // in order_[owner]
   };
   std::mutex mu_;
-  std::list<std::string> order_;  // most recently used first
+  // Each principal's session ids, most recently used first.
+  std::unordered_map<std::string, std::list<std::string>> order_;
   std::unordered_map<std::string, Entry> map_;
 };
 
@@ -412,6 +416,16 @@ void HttpServer::Impl::HandleMcpDelete(const HttpRequest& req, HttpResponse& res
 void HttpServer::Impl::HandleMetrics(const HttpRequest& req, HttpResponse& res) {
   std::optional<Principal> caller = Authenticate(req, res);
   if (!caller) return;
+  // The counters are process-wide (every principal's calls, the whole
+  // store's entries): with tokens naming the callers, an admin's view only.
+  if (!options.tokens.empty() && caller->role != Role::kAdmin) {
+    res.Set(403,
+            ProtocolError(-32002,
+                          "GET /metrics needs the admin role: its counters cover every "
+                          "principal; use an admin's token from [[security.tokens]]"),
+            kJson);
+    return;
+  }
   Result<Stats> stats = engine.GetStats(*caller);
   res.Set(
       200,

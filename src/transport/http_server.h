@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -26,6 +27,11 @@ Result<ListenAddress> ParseListen(std::string_view text);
 
 // 127.0.0.0/8, ::1 and localhost.
 bool IsLoopback(std::string_view host);
+
+// MCP sessions of streamable HTTP kept per principal; past it a principal's
+// initialize evicts that principal's least recently used session (whose
+// client gets 404 and initializes again), never another principal's.
+inline constexpr size_t kMaxMcpSessionsPerPrincipal = 4096;
 
 struct HttpServerOptions {
   ListenAddress listen;

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "archivist/archive_erase.h"
 #include "test_util.h"
 #include "text/utf8.h"
 
@@ -354,6 +355,78 @@ TEST(MarkdownArchivePath, PadsTheSeqToSixDigits) {
   ArchiveRow row = UserRow(3);
   row.session_id = "a/b";
   EXPECT_EQ(ArchivePath("/r", row), "/r/a_b-c14cddc033f6/000003.md");
+}
+
+// Each principal but the default one has a folder of its own, so two
+// principals' sessions of one id never share a folder.
+TEST(MarkdownArchivePath, EachPrincipalButTheDefaultOneHasItsOwnFolder) {
+  ArchiveRow row = UserRow(3);
+  EXPECT_EQ(row.owner, kRootArchivePrincipal);
+  EXPECT_EQ(ArchivePath("/r", row), "/r/sess-1/000003.md");
+  row.owner = "alice";
+  EXPECT_EQ(ArchivePath("/r", row), "/r/@alice/sess-1/000003.md");
+  EXPECT_EQ(LegacyArchivePath("/r", row), "/r/sess-1/000003.md");
+  row.owner = "a/../b";
+  EXPECT_EQ(PrincipalFolderName(row.owner).find('/'), std::string::npos);
+  EXPECT_EQ(PrincipalFolderName(row.owner).front(), '@');
+}
+
+TEST(MarkdownArchiveWrite, TwoPrincipalsSessionsOfOneIdEachGetTheirFiles) {
+  TempDir dir;
+  ArchiveRow alice = UserRow(0, "alice's words");
+  alice.owner = "alice";
+  ArchiveRow bob = UserRow(0, "bob's words");
+  bob.owner = "bob";
+  for (const ArchiveRow& row : {alice, bob}) {
+    const Result<ArchiveOutcome> outcome = WriteArchiveFile(dir.path(), row);
+    ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+    EXPECT_EQ(*outcome, ArchiveOutcome::kWritten);
+    EXPECT_EQ(ReadFile(ArchivePath(dir.path(), row)), RenderArchiveFile(row));
+  }
+  EXPECT_EQ(ModeOf(dir.Sub("@alice")), 0700u);
+  // bob's erasure removes his own files by name and leaves alice's.
+  bob.content = "not what the file holds";
+  const Result<int64_t> erased = EraseArchiveFiles(dir.path(), std::vector<ArchiveRow>{bob});
+  ASSERT_TRUE(erased.ok()) << erased.status().ToString();
+  EXPECT_EQ(*erased, 1);
+  EXPECT_FALSE(fs::exists(dir.Sub("@bob")));
+  EXPECT_EQ(ReadFile(ArchivePath(dir.path(), alice)), RenderArchiveFile(alice));
+}
+
+// Files written before principal folders lie in the root for every owner:
+// erasure removes one there only when it holds exactly the erased row.
+TEST(MarkdownArchiveErase, RemovesALegacyRootFileOnlyWhenItHoldsTheRow) {
+  TempDir dir;
+  ArchiveRow bob = UserRow(0, "bob's words");
+  ArchiveRow alice = UserRow(1, "alice's words");
+  for (const ArchiveRow& row : {bob, alice}) {  // as written then: in the root
+    ASSERT_TRUE(WriteArchiveFile(dir.path(), row).ok());
+  }
+  bob.owner = "bob";
+  alice.owner = "bob";
+  alice.content = "bob's row 1, whose file alice's row pre-empted";
+  const Result<int64_t> erased = EraseArchiveFiles(dir.path(), std::vector<ArchiveRow>{bob, alice});
+  ASSERT_TRUE(erased.ok()) << erased.status().ToString();
+  EXPECT_EQ(*erased, 1);
+  EXPECT_FALSE(fs::exists(dir.Sub("sess-1/000000.md")));
+  EXPECT_TRUE(fs::exists(dir.Sub("sess-1/000001.md")));
+}
+
+TEST(MarkdownArchiveSymlink, APrincipalFolderLinkedElsewhereIsRefused) {
+  TempDir dir;
+  const std::string root = dir.Sub("archive");
+  const std::string outside = dir.Sub("outside");
+  fs::create_directories(root);
+  fs::create_directories(outside);
+  fs::create_directory_symlink(outside, root + "/@alice");
+  ArchiveRow row = UserRow();
+  row.owner = "alice";
+  const Result<ArchiveOutcome> outcome = WriteArchiveFile(root, row);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(outcome.status().message().find("symbolic link"), std::string::npos)
+      << outcome.status().message();
+  EXPECT_TRUE(Entries(outside).empty());
 }
 
 // --- writing ----------------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -79,9 +80,10 @@ class McpHttpE2e : public ::testing::Test {
     {
       std::ofstream toml(dir_.Sub("mnemo.toml"));
       toml << "[memory]\nacl_enabled = true\n\n";
-      for (const char* who : {"alice", "bob"}) {
-        toml << "[[security.tokens]]\nprincipal = \"" << who << "\"\nrole = \"user\"\nsha256 = \""
-             << internal::Sha256Hex(std::string(who) + "-token") << "\"\n";
+      for (const char* who : {"alice", "bob", "root"}) {
+        const char* role = std::string_view(who) == "root" ? "admin" : "user";
+        toml << "[[security.tokens]]\nprincipal = \"" << who << "\"\nrole = \"" << role
+             << "\"\nsha256 = \"" << internal::Sha256Hex(std::string(who) + "-token") << "\"\n";
       }
     }
     daemon_ = std::make_unique<Daemon>(dir_.path());
@@ -165,8 +167,9 @@ TEST_F(McpHttpE2e, SessionsVersionsAndTokens) {
   auto get = http_->Get("/mcp", {{"Authorization", "Bearer alice-token"}});
   EXPECT_EQ(get->status, 405);
 
-  // MCP requests are counted in /metrics by MCP method and outcome.
-  auto metrics = http_->Get("/metrics", {{"Authorization", "Bearer alice-token"}});
+  // MCP requests are counted in /metrics by MCP method and outcome (an
+  // admin's view when tokens are configured).
+  auto metrics = http_->Get("/metrics", {{"Authorization", "Bearer root-token"}});
   ASSERT_TRUE(metrics);
   EXPECT_NE(metrics->body.find(R"(method="mcp/tools/call",outcome="ok"} 1)"), std::string::npos)
       << metrics->body;

@@ -449,6 +449,54 @@ TEST_P(BackendConformance, KeywordSearchAppliesTheReadScope) {
   EXPECT_THAT(Keys(Search(Query("budget"))), ElementsAre("c", "b", "a"));
 }
 
+// Issue 17: the BM25 statistics (N, avgdl, n_t) are those of the entries the
+// caller may read, so another principal's private entries never move a
+// caller's scores (else bob could test whether a word occurs in alice's
+// memory); public entries, which bob reads, do.
+TEST_P(BackendConformance, KeywordScoresIgnoreOtherPrincipalsPrivateEntries) {
+  Put(Write("b1", "quokka wombat habitat", 1000, "global", "bob"));
+  Put(Write("b2", "wombat burrow notes here", 2000, "global", "bob"));
+  const KeywordQuery bobs = Query("quokka wombat", {.scope = ScopeOf("bob")});
+  const std::vector<KeywordHit> before = Search(bobs);
+  ASSERT_EQ(before.size(), 2u);
+  for (int i = 0; i < 20; ++i) {
+    Put(Write("a" + std::to_string(i), "quokka sighting number " + std::to_string(i), 3000 + i,
+              "global", "alice"));
+  }
+  const std::vector<KeywordHit> after = Search(bobs);
+  ASSERT_EQ(after.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(after[i].entry.key, before[i].entry.key);
+    EXPECT_DOUBLE_EQ(after[i].keyword_score, before[i].keyword_score) << after[i].entry.key;
+  }
+  // The same through the label path of hybrid search.
+  std::vector<Label> labels;
+  for (const KeywordHit& h : before) labels.push_back(h.label);
+  auto fetched = backend_->FetchByLabels(labels, bobs.filter, bobs.terms);
+  ASSERT_TRUE(fetched.ok()) << fetched.status().ToString();
+  ASSERT_EQ(fetched->size(), 2u);
+  for (const KeywordHit& h : *fetched) {
+    const double want =
+        h.entry.key == before[0].entry.key ? before[0].keyword_score : before[1].keyword_score;
+    EXPECT_DOUBLE_EQ(h.keyword_score, want) << h.entry.key;
+  }
+  // A public entry is in bob's view: it counts.
+  EntryWrite pub = Write("p", "quokka public note", 4000, "global", "alice");
+  pub.visibility = Visibility::kPublic;
+  Put(pub);
+  const std::vector<KeywordHit> with_public = Search(bobs);
+  ASSERT_GE(with_public.size(), 2u);
+  // b2 holds "wombat" only: its share of the query's idf mass moves with
+  // the idf of "quokka" (b1 holds both and scores 1 either way).
+  auto b2 = [](const std::vector<KeywordHit>& hits) {
+    for (const KeywordHit& h : hits) {
+      if (h.entry.key == "b2") return h.keyword_score;
+    }
+    return -1.0;
+  };
+  EXPECT_NE(b2(with_public), b2(before));
+}
+
 TEST_P(BackendConformance, KeywordSearchWithoutTermsFindsNothing) {
   Put(Write("k", "some content"));
   EXPECT_TRUE(Search(KeywordQuery{}).empty());

@@ -166,6 +166,32 @@ TEST_P(DocumentConformance, EveryFieldRoundTripsAndTheContentByteForByte) {
   EXPECT_FALSE(missing->has_value());
 }
 
+// Issue 17: one owner's document scores use that owner's documents'
+// statistics, so another principal's documents never move them.
+TEST_P(DocumentConformance, DocumentScoresIgnoreOtherPrincipalsDocuments) {
+  Put(Doc("quokka wombat habitat", "", 1000, "bob"));
+  Put(Doc("wombat burrow notes here", "", 1001, "bob"));
+  auto scores = [&] {
+    std::vector<double> out;
+    auto r = backend_->SearchDocuments(
+        {.terms = text::QueryTerms("quokka wombat"), .owner = std::string("bob")});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (r.ok()) {
+      for (const DocumentHit& h : *r) out.push_back(h.score);
+    }
+    return out;
+  };
+  const std::vector<double> before = scores();
+  ASSERT_EQ(before.size(), 2u);
+  for (int i = 0; i < 10; ++i) {
+    Put(Doc("quokka sighting " + std::to_string(i), "", 2000 + i, "alice"));
+  }
+  const std::vector<double> after = scores();
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_DOUBLE_EQ(after[0], before[0]);
+  EXPECT_DOUBLE_EQ(after[1], before[1]);
+}
+
 TEST_P(DocumentConformance, AnOwnersIdenticalContentIsStoredOnce) {
   DocumentRow first = Doc("the same evidence");
   first.source = "context:s1";

@@ -184,6 +184,32 @@ TEST_P(EpisodicConformance, EveryFieldRoundTrips) {
   EXPECT_EQ(r.timestamp_ms, 1700000000000);
 }
 
+// Issue 17: one owner's turn scores use that owner's turns' statistics, so
+// another principal's turns never move them.
+TEST_P(EpisodicConformance, TurnScoresIgnoreOtherPrincipalsTurns) {
+  Append({Row("s", "user", "quokka wombat habitat", 1000, "bob"),
+          Row("s", "assistant", "wombat burrow notes here", 1001, "bob")});
+  auto scores = [&] {
+    std::vector<double> out;
+    auto r = backend_->SearchTurns(
+        {.terms = text::QueryTerms("quokka wombat"), .all = false, .owner = "bob"});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (r.ok()) {
+      for (const TurnHit& h : *r) out.push_back(h.score);
+    }
+    return out;
+  };
+  const std::vector<double> before = scores();
+  ASSERT_EQ(before.size(), 2u);
+  for (int i = 0; i < 10; ++i) {
+    Append({Row("a", "user", "quokka sighting " + std::to_string(i), 2000 + i, "alice")});
+  }
+  const std::vector<double> after = scores();
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_DOUBLE_EQ(after[0], before[0]);
+  EXPECT_DOUBLE_EQ(after[1], before[1]);
+}
+
 TEST_P(EpisodicConformance, SearchReadsTheSearchTextInEnglishAndChinese) {
   TurnWrite tool = Row("s", "assistant", "raw output that is not indexed");
   tool.search_text = "cleaned deployment summary";

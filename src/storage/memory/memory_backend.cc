@@ -283,20 +283,33 @@ Result<std::vector<Entry>> MemoryBackend::List(const EntryFilter& filter, int li
 }
 
 MemoryBackend::KeywordScorer::KeywordScorer(const MemoryBackend& backend,
-                                            std::vector<std::string> terms)
+                                            std::vector<std::string> terms, const ReadScope& scope)
     : terms_(std::move(terms)),
       corpus_{static_cast<int64_t>(backend.docs_.size()), backend.total_tokens_},
       stats_(terms_.size()) {
   for (const std::string& t : terms_) {
     auto it = backend.postings_.find(t);
-    postings_.push_back(it == backend.postings_.end() ? nullptr : &it->second);
     if (it != backend.postings_.end()) candidates_.insert(it->second.begin(), it->second.end());
+    int64_t n_t = it == backend.postings_.end() ? 0 : static_cast<int64_t>(it->second.size());
+    if (!scope.all && it != backend.postings_.end()) {
+      n_t = 0;
+      for (Row row : it->second) n_t += VisibleIn(scope, backend.docs_.at(row).entry) ? 1 : 0;
+    }
+    documents_with_term_.push_back(n_t);
+  }
+  if (!scope.all) {
+    corpus_ = {};
+    for (const auto& [row, doc] : backend.docs_) {
+      if (!VisibleIn(scope, doc.entry)) continue;
+      ++corpus_.documents;
+      corpus_.total_tokens += doc.length;
+    }
   }
 }
 
 double MemoryBackend::KeywordScorer::Score(const Doc& doc) {
   for (size_t i = 0; i < terms_.size(); ++i) {
-    stats_[i].documents_with_term = postings_[i] ? static_cast<int64_t>(postings_[i]->size()) : 0;
+    stats_[i].documents_with_term = documents_with_term_[i];
     auto f = doc.frequency.find(terms_[i]);
     stats_[i].frequency = f == doc.frequency.end() ? 0 : f->second;
   }
@@ -307,7 +320,7 @@ Result<std::vector<KeywordHit>> MemoryBackend::KeywordSearch(const KeywordQuery&
   std::vector<std::string> terms = DistinctTerms(query.terms);
   if (terms.empty() || query.limit <= 0) return std::vector<KeywordHit>();
   std::shared_lock lock(mu_);
-  KeywordScorer scorer(*this, std::move(terms));
+  KeywordScorer scorer(*this, std::move(terms), query.filter.scope);
   struct Scored {
     double score;
     const Entry* entry;

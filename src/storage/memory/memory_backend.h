@@ -188,16 +188,19 @@ class MemoryBackend final : public Backend {
   // document exactly as KeywordSearch scores them.
   class KeywordScorer {
    public:
-    KeywordScorer(const MemoryBackend& backend, std::vector<std::string> terms);
+    // BM25 statistics over the entries `scope` may read (issue 17: a
+    // caller's scores never depend on others' private entries).
+    KeywordScorer(const MemoryBackend& backend, std::vector<std::string> terms,
+                  const ReadScope& scope);
     const std::set<Row>& candidates() const { return candidates_; }
     double Score(const Doc& doc);
 
    private:
     std::vector<std::string> terms_;
     Bm25Corpus corpus_;
-    std::vector<const std::unordered_set<Row>*> postings_;
     std::set<Row> candidates_;
     std::vector<Bm25Term> stats_;
+    std::vector<int64_t> documents_with_term_;
   };
 
   static Doc MakeDoc(Entry entry, const Doc* previous);

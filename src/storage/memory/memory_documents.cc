@@ -63,9 +63,11 @@ Result<std::vector<DocumentHit>> MemoryBackend::SearchDocuments(const DocumentQu
   if (terms.empty() || query.limit <= 0) return std::vector<DocumentHit>();
   std::shared_lock lock(mu_);
   std::vector<DocumentHit> hits;
-  for (const auto& [row, score] : document_index_.Score(terms, [&](int64_t row) {
-         return !query.owner || documents_.at(row).owner == *query.owner;
-       })) {
+  const auto owned = [&](int64_t row) {
+    return !query.owner || documents_.at(row).owner == *query.owner;
+  };
+  for (const auto& [row, score] : document_index_.Score(
+           terms, owned, query.owner ? std::function<bool(int64_t)>(owned) : nullptr)) {
     hits.push_back({.row = documents_.at(row), .score = score});
   }
   std::sort(hits.begin(), hits.end(), [](const DocumentHit& a, const DocumentHit& b) {

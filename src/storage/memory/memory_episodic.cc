@@ -1,12 +1,14 @@
 // Episodic turns, segments, events and profile facets in memory: the same
 // sequences, scoring, rules and order as SQLite.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <mutex>
 #include <set>
 #include <shared_mutex>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "storage/bm25.h"
@@ -47,19 +49,38 @@ void UnindexDoc(int64_t id, Doc& doc, Postings& postings, int64_t& total_tokens)
 
 // Every document of `docs` that contains one of `terms` (distinct) and
 // passes `keep`, with the score mnemo_score gives it: the corpus is every
-// document, as FTS5 counts it.
-template <typename Doc, typename Keep>
+// document, as FTS5 counts it, or, when `counted` is a predicate over rows,
+// the documents it holds for (the caller's own: issue 17, so one
+// principal's scores never depend on another's rows).
+template <typename Doc, typename Keep, typename Counted = std::nullptr_t>
 std::vector<std::pair<const Doc*, double>> ScoreDocs(const std::vector<std::string>& terms,
                                                      const std::map<int64_t, Doc>& docs,
                                                      const Postings& postings, int64_t total_tokens,
-                                                     Keep keep) {
-  const Bm25Corpus corpus{static_cast<int64_t>(docs.size()), total_tokens};
-  std::vector<const std::unordered_set<int64_t>*> term_postings;
+                                                     Keep keep, Counted counted = nullptr) {
+  constexpr bool kScoped = !std::is_same_v<Counted, std::nullptr_t>;
+  Bm25Corpus corpus{static_cast<int64_t>(docs.size()), total_tokens};
+  if constexpr (kScoped) {
+    corpus = {};
+    for (const auto& [id, doc] : docs) {
+      if (!counted(doc.row)) continue;
+      ++corpus.documents;
+      corpus.total_tokens += doc.length;
+    }
+  }
+  std::vector<int64_t> documents_with_term;
   std::set<int64_t> candidates;
   for (const std::string& t : terms) {
     auto it = postings.find(t);
-    term_postings.push_back(it == postings.end() ? nullptr : &it->second);
-    if (it != postings.end()) candidates.insert(it->second.begin(), it->second.end());
+    int64_t n_t = 0;
+    if (it != postings.end()) {
+      candidates.insert(it->second.begin(), it->second.end());
+      n_t = static_cast<int64_t>(it->second.size());
+      if constexpr (kScoped) {
+        n_t = 0;
+        for (int64_t id : it->second) n_t += counted(docs.at(id).row) ? 1 : 0;
+      }
+    }
+    documents_with_term.push_back(n_t);
   }
   std::vector<Bm25Term> stats(terms.size());
   std::vector<std::pair<const Doc*, double>> scored;
@@ -67,8 +88,7 @@ std::vector<std::pair<const Doc*, double>> ScoreDocs(const std::vector<std::stri
     const Doc& doc = docs.at(id);
     if (!keep(doc.row)) continue;
     for (size_t i = 0; i < terms.size(); ++i) {
-      stats[i].documents_with_term =
-          term_postings[i] ? static_cast<int64_t>(term_postings[i]->size()) : 0;
+      stats[i].documents_with_term = documents_with_term[i];
       auto f = doc.frequency.find(terms[i]);
       stats[i].frequency = f == doc.frequency.end() ? 0 : f->second;
     }
@@ -139,11 +159,13 @@ Result<std::vector<TurnHit>> MemoryBackend::SearchTurns(const TurnQuery& query) 
   if (terms.empty() || query.limit <= 0) return std::vector<TurnHit>();
   std::shared_lock lock(mu_);
   std::vector<TurnHit> hits;
-  for (const auto& [doc, score] :
-       ScoreDocs(terms, turns_, turn_postings_, turn_tokens_, [&](const TurnRow& row) {
-         return (query.all || row.owner == query.owner) &&
-                (!query.session_id || row.session_id == *query.session_id);
-       })) {
+  for (const auto& [doc, score] : ScoreDocs(
+           terms, turns_, turn_postings_, turn_tokens_,
+           [&](const TurnRow& row) {
+             return (query.all || row.owner == query.owner) &&
+                    (!query.session_id || row.session_id == *query.session_id);
+           },
+           [&](const TurnRow& row) { return query.all || row.owner == query.owner; })) {
     hits.push_back({.row = doc->row, .score = score});
   }
   std::sort(hits.begin(), hits.end(), [](const TurnHit& a, const TurnHit& b) {

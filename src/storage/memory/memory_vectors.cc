@@ -173,7 +173,7 @@ Result<std::vector<KeywordHit>> MemoryBackend::FetchByLabels(
     std::span<const Label> labels, const EntryFilter& filter,
     const std::vector<std::string>& terms) {
   std::shared_lock lock(mu_);
-  KeywordScorer scorer(*this, DistinctTerms(terms));
+  KeywordScorer scorer(*this, DistinctTerms(terms), filter.scope);
   std::vector<KeywordHit> out;
   std::unordered_set<Label> seen;
   for (Label label : labels) {

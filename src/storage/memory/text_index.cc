@@ -1,5 +1,6 @@
 #include "storage/memory/text_index.h"
 
+#include <algorithm>
 #include <set>
 
 #include "storage/bm25.h"
@@ -30,14 +31,28 @@ void TextIndex::Remove(int64_t id) {
 }
 
 std::vector<std::pair<int64_t, double>> TextIndex::Score(
-    const std::vector<std::string>& terms, const std::function<bool(int64_t)>& keep) const {
-  const Bm25Corpus corpus{static_cast<int64_t>(docs_.size()), total_tokens_};
-  std::vector<const std::unordered_set<int64_t>*> term_postings;
+    const std::vector<std::string>& terms, const std::function<bool(int64_t)>& keep,
+    const std::function<bool(int64_t)>& counted) const {
+  Bm25Corpus corpus{static_cast<int64_t>(docs_.size()), total_tokens_};
+  if (counted) {
+    corpus = {};
+    for (const auto& [id, doc] : docs_) {
+      if (!counted(id)) continue;
+      ++corpus.documents;
+      corpus.total_tokens += doc.length;
+    }
+  }
+  std::vector<int64_t> documents_with_term;
   std::set<int64_t> candidates;
   for (const std::string& t : terms) {
     auto it = postings_.find(t);
-    term_postings.push_back(it == postings_.end() ? nullptr : &it->second);
-    if (it != postings_.end()) candidates.insert(it->second.begin(), it->second.end());
+    int64_t n_t = 0;
+    if (it != postings_.end()) {
+      candidates.insert(it->second.begin(), it->second.end());
+      n_t = static_cast<int64_t>(it->second.size());
+      if (counted) n_t = std::count_if(it->second.begin(), it->second.end(), counted);
+    }
+    documents_with_term.push_back(n_t);
   }
   std::vector<Bm25Term> stats(terms.size());
   std::vector<std::pair<int64_t, double>> scored;
@@ -45,8 +60,7 @@ std::vector<std::pair<int64_t, double>> TextIndex::Score(
     if (!keep(id)) continue;
     const Doc& doc = docs_.at(id);
     for (size_t i = 0; i < terms.size(); ++i) {
-      stats[i].documents_with_term =
-          term_postings[i] != nullptr ? static_cast<int64_t>(term_postings[i]->size()) : 0;
+      stats[i].documents_with_term = documents_with_term[i];
       auto f = doc.frequency.find(terms[i]);
       stats[i].frequency = f == doc.frequency.end() ? 0 : f->second;
     }

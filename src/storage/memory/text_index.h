@@ -28,9 +28,13 @@ class TextIndex {
 
   // Every document that contains one of `terms` (distinct, as DistinctTerms
   // gives them) and passes `keep`, with its normalised BM25 score; in no
-  // particular order.
-  std::vector<std::pair<int64_t, double>> Score(const std::vector<std::string>& terms,
-                                                const std::function<bool(int64_t)>& keep) const;
+  // particular order. The statistics (N, avgdl, n_t) are those of every
+  // indexed document, or, when `counted` is given, of the documents it
+  // holds for (the caller's own, so that one principal's scores never
+  // depend on another's documents; O(documents) per call).
+  std::vector<std::pair<int64_t, double>> Score(
+      const std::vector<std::string>& terms, const std::function<bool(int64_t)>& keep,
+      const std::function<bool(int64_t)>& counted = nullptr) const;
 
   // In how many indexed documents `token` occurs.
   int64_t DocumentsWith(const std::string& token) const;

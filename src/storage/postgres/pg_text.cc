@@ -57,8 +57,22 @@ Status FlushTextStats(PgConn& conn) {
   return Status::Ok();
 }
 
+namespace {
+
+// " AND (owner = $n [OR visibility = 'public'])" for `scope` (its owner the
+// next parameter of `params`), "" without one.
+std::string TextScopeSql(const std::optional<TextScope>& scope, Params& params) {
+  if (!scope) return "";
+  params.Add(scope->owner);
+  return " AND (owner = $" + std::to_string(params.size()) +
+         (scope->with_public ? " OR visibility = 'public')" : ")");
+}
+
+}  // namespace
+
 Result<std::vector<int64_t>> CountTermRows(PgConn& conn, std::string_view table,
-                                           std::span<const std::string> terms) {
+                                           std::span<const std::string> terms,
+                                           const std::optional<TextScope>& scope) {
   std::vector<int64_t> counts(terms.size(), 0);
   // Only lexemes a tsvector can hold are asked for: '' is no valid tsquery.
   std::vector<std::string> lexemes;
@@ -69,28 +83,43 @@ Result<std::vector<int64_t>> CountTermRows(PgConn& conn, std::string_view table,
     asked.push_back(i);
   }
   if (lexemes.empty()) return counts;
-  MNEMO_ASSIGN_OR_RETURN(Rows rows,
-                         conn.Exec("SELECT (SELECT count(*) FROM " + std::string(table) +
-                                       " WHERE tsv @@ q.lexeme::tsquery) FROM unnest($1::text[]) "
-                                       "WITH ORDINALITY AS q(lexeme, i) ORDER BY q.i",
-                                   Params().AddTextArray(lexemes), "count the rows of each term"));
+  Params params;
+  params.AddTextArray(lexemes);
+  const std::string in_scope = TextScopeSql(scope, params);
+  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn.Exec("SELECT (SELECT count(*) FROM " + std::string(table) +
+                                                  " WHERE tsv @@ q.lexeme::tsquery" + in_scope +
+                                                  ") FROM unnest($1::text[]) "
+                                                  "WITH ORDINALITY AS q(lexeme, i) ORDER BY q.i",
+                                              params, "count the rows of each term"));
   for (int i = 0; i < rows.size() && static_cast<size_t>(i) < asked.size(); ++i) {
     counts[asked[static_cast<size_t>(i)]] = rows.Int(i, 0);
   }
   return counts;
 }
 
+std::optional<TextScope> EntryTextScope(const ReadScope& scope) {
+  if (scope.all) return std::nullopt;
+  return TextScope{.owner = scope.principal, .with_public = true};
+}
+
 Result<TermWeights> WeighTerms(PgConn& conn, std::string_view stats_name, std::string_view table,
-                               const std::vector<std::string>& terms) {
+                               const std::vector<std::string>& terms,
+                               const std::optional<TextScope>& scope) {
   TermWeights w;
   if (terms.empty()) return w;
-  MNEMO_ASSIGN_OR_RETURN(Rows stats,
-                         conn.Exec("SELECT documents, total_tokens FROM text_stats WHERE name = $1",
-                                   Params().Add(stats_name), "read the keyword statistics"));
+  Params scoped;
+  const std::string in_scope = TextScopeSql(scope, scoped);
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows stats, scope
+                      ? conn.Exec("SELECT count(*), COALESCE(sum(doc_length), 0) FROM " +
+                                      std::string(table) + " WHERE true" + in_scope,
+                                  scoped, "read the caller's keyword statistics")
+                      : conn.Exec("SELECT documents, total_tokens FROM text_stats WHERE name = $1",
+                                  Params().Add(stats_name), "read the keyword statistics"));
   const int64_t n = stats.empty() ? 0 : stats.Int(0, 0);
   const int64_t total = stats.empty() ? 0 : stats.Int(0, 1);
   if (n <= 0) return w;
-  MNEMO_ASSIGN_OR_RETURN(std::vector<int64_t> df, CountTermRows(conn, table, terms));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<int64_t> df, CountTermRows(conn, table, terms, scope));
   w.terms = terms;
   for (const int64_t n_t : df) {
     const double idf = Bm25Idf(n, n_t);

@@ -18,11 +18,13 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "storage/backend.h"
 #include "storage/postgres/pg_connection.h"
 
 namespace mnemo::storage::internal::pg {
@@ -43,11 +45,23 @@ IndexedText IndexText(std::initializer_list<std::string_view> columns);
 Status AddTextStats(PgConn& conn, std::string_view name, int64_t documents, int64_t tokens);
 Status FlushTextStats(PgConn& conn);
 
+// The rows whose statistics a caller's search uses (issue 17: one
+// principal's scores never depend on another's private rows): those of
+// `owner`, plus the public ones when `with_public` (entries).
+struct TextScope {
+  std::string owner;
+  bool with_public = false;
+};
+
+// The entries `scope` may read (none: every entry).
+std::optional<TextScope> EntryTextScope(const ReadScope& scope);
+
 // How many rows of `table` (with a `tsv` column) hold each of `terms`, in
-// order, counted with the GIN index. A term no tsvector can hold (empty, or
-// longer than IndexText keeps) counts 0.
+// order, counted with the GIN index (only the rows of `scope` when given). A
+// term no tsvector can hold (empty, or longer than IndexText keeps) counts 0.
 Result<std::vector<int64_t>> CountTermRows(PgConn& conn, std::string_view table,
-                                           std::span<const std::string> terms);
+                                           std::span<const std::string> terms,
+                                           const std::optional<TextScope>& scope = std::nullopt);
 
 // What a search of `terms` over a table needs: the tsquery matching any term,
 // each term's idf, the sum of the idfs, and avgdl.
@@ -62,9 +76,11 @@ struct TermWeights {
 
 // Reads N and the token total of text_stats `stats_name` and counts the rows
 // of `table` (with a `tsv` column) holding each of `terms` (distinct, in
-// order).
+// order). With a `scope`, N, the token total and the counts are those of
+// the scope's rows instead (a count over them: O(rows in scope)).
 Result<TermWeights> WeighTerms(PgConn& conn, std::string_view stats_name, std::string_view table,
-                               const std::vector<std::string>& terms);
+                               const std::vector<std::string>& terms,
+                               const std::optional<TextScope>& scope = std::nullopt);
 
 // Adds the weights as four parameters (tsquery, terms, idf, avgdl then mass:
 // five) to `params` and returns the SQL of the normalised score of the row

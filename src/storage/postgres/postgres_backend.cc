@@ -343,8 +343,9 @@ Result<std::vector<KeywordHit>> PostgresBackend::KeywordSearch(const KeywordQuer
   const std::vector<std::string> terms = DistinctTerms(query.terms);
   if (terms.empty() || query.limit <= 0) return std::vector<KeywordHit>();
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
-  MNEMO_ASSIGN_OR_RETURN(pg::TermWeights weights,
-                         pg::WeighTerms(*conn, "entries", "entries", terms));
+  MNEMO_ASSIGN_OR_RETURN(
+      pg::TermWeights weights,
+      pg::WeighTerms(*conn, "entries", "entries", terms, pg::EntryTextScope(query.filter.scope)));
   if (weights.empty()) return std::vector<KeywordHit>();
   Params p;
   const pg::ScoreSql score = pg::AddScoreParams(p, weights, "e");

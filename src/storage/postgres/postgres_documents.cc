@@ -139,7 +139,10 @@ Result<std::vector<DocumentHit>> PostgresBackend::SearchDocuments(const Document
   if (terms.empty() || query.limit <= 0) return std::vector<DocumentHit>();
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(pg::TermWeights weights,
-                         pg::WeighTerms(*conn, "documents", "documents", terms));
+                         pg::WeighTerms(*conn, "documents", "documents", terms,
+                                        query.owner ? std::optional<pg::TextScope>(
+                                                          pg::TextScope{.owner = *query.owner})
+                                                    : std::nullopt));
   if (weights.empty()) return std::vector<DocumentHit>();
   Params p;
   const pg::ScoreSql score = pg::AddScoreParams(p, weights, "d");

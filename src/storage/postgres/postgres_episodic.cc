@@ -260,7 +260,10 @@ Result<std::vector<TurnHit>> PostgresBackend::SearchTurns(const TurnQuery& query
   const std::vector<std::string> terms = DistinctTerms(query.terms);
   if (terms.empty() || query.limit <= 0) return std::vector<TurnHit>();
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
-  MNEMO_ASSIGN_OR_RETURN(pg::TermWeights weights, pg::WeighTerms(*conn, "turns", "turns", terms));
+  std::optional<pg::TextScope> scope;
+  if (!query.all) scope = pg::TextScope{.owner = query.owner};
+  MNEMO_ASSIGN_OR_RETURN(pg::TermWeights weights,
+                         pg::WeighTerms(*conn, "turns", "turns", terms, scope));
   if (weights.empty()) return std::vector<TurnHit>();
   Params p;
   const pg::ScoreSql score = pg::AddScoreParams(p, weights, "t");

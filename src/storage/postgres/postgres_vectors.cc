@@ -249,7 +249,8 @@ Result<std::vector<KeywordHit>> PostgresBackend::FetchByLabels(
   const std::vector<std::string> distinct = DistinctTerms(terms);
   pg::TermWeights weights;
   if (!distinct.empty()) {
-    MNEMO_ASSIGN_OR_RETURN(weights, pg::WeighTerms(*conn, "entries", "entries", distinct));
+    MNEMO_ASSIGN_OR_RETURN(weights, pg::WeighTerms(*conn, "entries", "entries", distinct,
+                                                   pg::EntryTextScope(filter.scope)));
   }
   Params p;
   p.AddIntArray(labels);

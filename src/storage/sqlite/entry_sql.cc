@@ -31,6 +31,17 @@ void AddScope(const ReadScope& scope, SqlFilter& f) {
   f.params.push_back(scope.principal);
 }
 
+FtsScope EntryFtsScope(const ReadScope& scope) {
+  FtsScope out{.fts = "entries_fts", .table = "entries e", .alias = "e", .rowid_column = "e.rowid"};
+  SqlFilter f{"1", {}};
+  AddScope(scope, f);
+  if (!scope.all) {
+    out.where = f.where;
+    out.params = std::move(f.params);
+  }
+  return out;
+}
+
 SqlFilter BuildFilter(const EntryFilter& filter) {
   SqlFilter f{"1", {}};
   AddScope(filter.scope, f);

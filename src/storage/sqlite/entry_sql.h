@@ -11,6 +11,7 @@
 
 #include "storage/backend.h"
 #include "storage/sqlite/connection.h"
+#include "storage/sqlite/fts_rank.h"
 
 namespace mnemo::storage::internal {
 
@@ -32,6 +33,10 @@ struct SqlFilter {
 
 // Appends the read-scope condition to `f`.
 void AddScope(const ReadScope& scope, SqlFilter& f);
+
+// The entries `scope` may read, for the keyword statistics of mnemo_score:
+// its own and public ones (every entry when `scope.all`).
+FtsScope EntryFtsScope(const ReadScope& scope);
 
 // Every part of `filter` (scope included), as MatchesFilter in entry_rules.h.
 SqlFilter BuildFilter(const EntryFilter& filter);

@@ -1,9 +1,11 @@
 #include "storage/sqlite/fts_rank.h"
 
+#include <charconv>
 #include <vector>
 
 #include "storage/bm25.h"
 #include "storage/sqlite/connection.h"
+#include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/fts_tokenizer.h"
 
 namespace mnemo::storage::internal {
@@ -20,7 +22,43 @@ int CountRow(const Fts5ExtensionApi* /*api*/, Fts5Context* /*fts*/, void* user) 
   return SQLITE_OK;
 }
 
-int LoadQueryStats(const Fts5ExtensionApi* api, Fts5Context* fts, QueryStats& stats) {
+// The counts of a `stats` argument ("N total n_1 ... n_k"); false when the
+// text is not that.
+bool ParseScopeStats(std::string_view text, QueryStats& stats, int phrases) {
+  std::vector<int64_t> numbers;
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while (p < end) {
+    if (*p == ' ') {
+      ++p;
+      continue;
+    }
+    int64_t n = 0;
+    auto [next, ec] = std::from_chars(p, end, n);
+    if (ec != std::errc()) return false;
+    numbers.push_back(n);
+    p = next;
+  }
+  if (numbers.size() != static_cast<size_t>(phrases) + 2) return false;
+  stats.corpus = {numbers[0], numbers[1]};
+  stats.terms.assign(static_cast<size_t>(phrases), Bm25Term{});
+  for (int i = 0; i < phrases; ++i) {
+    stats.terms[static_cast<size_t>(i)].documents_with_term = numbers[static_cast<size_t>(i) + 2];
+  }
+  return true;
+}
+
+int LoadQueryStats(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_value* scope,
+                   QueryStats& stats) {
+  if (scope != nullptr && sqlite3_value_type(scope) != SQLITE_NULL) {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(scope));
+    const int bytes = sqlite3_value_bytes(scope);
+    return ParseScopeStats(
+               std::string_view(text == nullptr ? "" : text, static_cast<size_t>(bytes)), stats,
+               api->xPhraseCount(fts))
+               ? SQLITE_OK
+               : SQLITE_MISMATCH;
+  }
   sqlite3_int64 rows = 0;
   sqlite3_int64 tokens = 0;
   int rc = api->xRowCount(fts, &rows);
@@ -41,7 +79,7 @@ void Score(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, 
   auto* stats = static_cast<QueryStats*>(api->xGetAuxdata(fts, 0));
   if (stats == nullptr) {
     stats = new QueryStats();
-    int rc = LoadQueryStats(api, fts, *stats);
+    int rc = LoadQueryStats(api, fts, argc >= 2 ? argv[1] : nullptr, *stats);
     if (rc == SQLITE_OK) {
       rc = api->xSetAuxdata(fts, stats, [](void* p) { delete static_cast<QueryStats*>(p); });
     } else {
@@ -80,6 +118,49 @@ void Score(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, 
 }
 
 }  // namespace
+
+Result<std::string> ScopeStats(Connection& db, const FtsScope& scope,
+                               const std::vector<std::string>& terms) {
+  if (scope.where.empty()) return std::string();
+  const std::string what = "count the keyword statistics of the caller's rows";
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement corpus,
+      db.Prepare("SELECT count(*), COALESCE(sum(" + std::string(scope.alias) +
+                     ".doc_length), 0) FROM " + std::string(scope.table) + " WHERE " + scope.where,
+                 what));
+  for (size_t i = 0; i < scope.params.size(); ++i) {
+    corpus.Bind(static_cast<int>(i) + 1, std::string_view(scope.params[i]));
+  }
+  MNEMO_ASSIGN_OR_RETURN(bool row, corpus.Step(what));
+  std::string out =
+      row ? std::to_string(corpus.ColumnInt(0)) + " " + std::to_string(corpus.ColumnInt(1)) : "0 0";
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement count,
+      db.Prepare("SELECT count(*) FROM " + std::string(scope.fts) + " CROSS JOIN " +
+                     std::string(scope.table) + " ON " + std::string(scope.rowid_column) + " = " +
+                     std::string(scope.fts) + ".rowid WHERE " + std::string(scope.fts) +
+                     " MATCH ? AND " + scope.where,
+                 what));
+  for (const std::string& term : terms) {
+    const std::string match = MatchExpression({term});
+    count.Reset();
+    count.Bind(1, std::string_view(match));
+    for (size_t i = 0; i < scope.params.size(); ++i) {
+      count.Bind(static_cast<int>(i) + 2, std::string_view(scope.params[i]));
+    }
+    MNEMO_ASSIGN_OR_RETURN(bool counted, count.Step(what));
+    out += " " + std::to_string(counted ? count.ColumnInt(0) : 0);
+  }
+  return out;
+}
+
+void BindScopeStats(Statement& s, int index, const std::string& stats) {
+  if (stats.empty()) {
+    s.BindNull(index);
+  } else {
+    s.Bind(index, std::string_view(stats));
+  }
+}
 
 Status RegisterFtsRank(sqlite3* db) {
   MNEMO_ASSIGN_OR_RETURN(fts5_api * api, GetFts5Api(db));

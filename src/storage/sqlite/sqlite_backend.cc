@@ -492,20 +492,24 @@ Result<std::vector<KeywordHit>> SqliteBackend::KeywordSearch(const KeywordQuery&
   const SqlFilter f = BuildFilter(query.filter);
   const std::string match = MatchExpression(terms);
   ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(const std::string stats,
+                         ScopeStats(*db, EntryFtsScope(query.filter.scope), terms));
   // CROSS JOIN keeps entries_fts the outer loop, which mnemo_score needs; the
   // filters then drop rows before they are scored and sorted.
   MNEMO_ASSIGN_OR_RETURN(
       Statement s,
       db->Prepare(std::string("SELECT ") + kEntryColumns +
-                      ", mnemo_score(entries_fts, e.doc_length) AS score, e.rowid FROM entries_fts "
+                      ", mnemo_score(entries_fts, e.doc_length, ?) AS score, e.rowid FROM "
+                      "entries_fts "
                       "CROSS JOIN entries e ON e.rowid = entries_fts.rowid "
                       "WHERE entries_fts MATCH ? AND " +
                       f.where +
                       " ORDER BY score DESC, e.updated_at DESC, e.key, e.owner, e.namespace "
                       "LIMIT ?",
                   "search entries"));
-  s.Bind(1, match);
-  const int next = BindFilter(s, f, 2);
+  BindScopeStats(s, 1, stats);
+  s.Bind(2, match);
+  const int next = BindFilter(s, f, 3);
   s.Bind(next, static_cast<int64_t>(query.limit));
   std::vector<KeywordHit> hits;
   while (true) {

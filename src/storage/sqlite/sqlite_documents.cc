@@ -186,11 +186,19 @@ Result<std::vector<DocumentHit>> SqliteBackend::SearchDocuments(const DocumentQu
   // Bound without a copy: must outlive the statement's steps.
   const std::string match = MatchExpression(terms);
   ReaderLease db = AcquireReader();
+  // One owner's documents: the statistics are that owner's too.
+  FtsScope scope{
+      .fts = "documents_fts", .table = "documents d", .alias = "d", .rowid_column = "d.rowid"};
+  if (query.owner) {
+    scope.where = "d.owner = ?";
+    scope.params = {*query.owner};
+  }
+  MNEMO_ASSIGN_OR_RETURN(const std::string stats, ScopeStats(*db, scope, terms));
   // CROSS JOIN keeps documents_fts the outer loop, which mnemo_score needs.
   MNEMO_ASSIGN_OR_RETURN(
       Statement s,
       db->Prepare(std::string("SELECT ") + kDocumentColumns +
-                      ", mnemo_score(documents_fts, d.doc_length) AS score FROM documents_fts "
+                      ", mnemo_score(documents_fts, d.doc_length, ?4) AS score FROM documents_fts "
                       "CROSS JOIN documents d ON d.rowid = documents_fts.rowid "
                       "WHERE documents_fts MATCH ?1 AND (?2 IS NULL OR d.owner = ?2) "
                       "ORDER BY score DESC, d.created_at DESC, d.id LIMIT ?3",
@@ -198,6 +206,7 @@ Result<std::vector<DocumentHit>> SqliteBackend::SearchDocuments(const DocumentQu
   s.Bind(1, match);
   BindOptional(s, 2, query.owner);
   s.Bind(3, static_cast<int64_t>(query.limit));
+  BindScopeStats(s, 4, stats);
   return ReadAll<DocumentHit>(
       s, "search documents", [](const Statement& row) -> Result<DocumentHit> {
         MNEMO_ASSIGN_OR_RETURN(DocumentRow doc, ReadDocument(row));

@@ -178,15 +178,23 @@ Result<std::vector<TurnHit>> SqliteBackend::SearchTurns(const TurnQuery& query) 
   // Bound without a copy: must outlive the statement's steps.
   const std::string match = MatchExpression(terms);
   ReaderLease db = AcquireReader();
+  // One owner's turns: the statistics are that owner's too.
+  FtsScope scope{.fts = "turns_fts", .table = "turns t", .alias = "t", .rowid_column = "t.id"};
+  if (!query.all) {
+    scope.where = "t.owner = ?";
+    scope.params = {query.owner};
+  }
+  MNEMO_ASSIGN_OR_RETURN(const std::string stats, ScopeStats(*db, scope, terms));
   // CROSS JOIN keeps turns_fts the outer loop, which mnemo_score needs.
   MNEMO_ASSIGN_OR_RETURN(
-      Statement s, db->Prepare(std::string("SELECT ") + kTurnColumns +
-                                   ", mnemo_score(turns_fts, t.doc_length) AS score FROM turns_fts "
-                                   "CROSS JOIN turns t ON t.id = turns_fts.rowid "
-                                   "WHERE turns_fts MATCH ?1 AND (?2 OR t.owner = ?3) AND "
-                                   "(?4 IS NULL OR t.session_id = ?4) "
-                                   "ORDER BY score DESC, t.timestamp_ms DESC, t.id LIMIT ?5",
-                               "search turns"));
+      Statement s,
+      db->Prepare(std::string("SELECT ") + kTurnColumns +
+                      ", mnemo_score(turns_fts, t.doc_length, ?6) AS score FROM turns_fts "
+                      "CROSS JOIN turns t ON t.id = turns_fts.rowid "
+                      "WHERE turns_fts MATCH ?1 AND (?2 OR t.owner = ?3) AND "
+                      "(?4 IS NULL OR t.session_id = ?4) "
+                      "ORDER BY score DESC, t.timestamp_ms DESC, t.id LIMIT ?5",
+                  "search turns"));
   s.Bind(1, match);
   s.Bind(2, static_cast<int64_t>(query.all ? 1 : 0));
   s.Bind(3, query.owner);
@@ -196,6 +204,7 @@ Result<std::vector<TurnHit>> SqliteBackend::SearchTurns(const TurnQuery& query) 
     s.BindNull(4);
   }
   s.Bind(5, static_cast<int64_t>(query.limit));
+  BindScopeStats(s, 6, stats);
   return ReadAll<TurnHit>(s, "search turns", [](const Statement& row) {
     return TurnHit{.row = ReadTurn(row), .score = row.ColumnDouble(kTurnColumnCount)};
   });

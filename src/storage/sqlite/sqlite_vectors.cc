@@ -352,19 +352,22 @@ Result<std::vector<KeywordHit>> SqliteBackend::FetchByLabels(
     for (const auto& [label, hit] : hits) passed.push_back(label);
     const std::string json = LabelsJson(passed);
     const std::string match = MatchExpression(distinct);
+    MNEMO_ASSIGN_OR_RETURN(const std::string stats,
+                           ScopeStats(*db, EntryFtsScope(filter.scope), distinct));
     // The MATCH and mnemo_score of KeywordSearch, so the scores are the same.
     // `+rowid` keeps the label list away from FTS5: given it as a rowid
     // constraint, SQLite would run one FTS5 query (and recount every term's
     // documents) per label.
     MNEMO_ASSIGN_OR_RETURN(
         Statement s,
-        db->Prepare("SELECT entries_fts.rowid, mnemo_score(entries_fts, e.doc_length) FROM "
+        db->Prepare("SELECT entries_fts.rowid, mnemo_score(entries_fts, e.doc_length, ?) FROM "
                     "entries_fts CROSS JOIN entries e ON e.rowid = entries_fts.rowid "
                     "WHERE entries_fts MATCH ? AND "
                     "+entries_fts.rowid IN (SELECT value FROM json_each(?))",
                     "score entries by label"));
-    s.Bind(1, match);
-    s.Bind(2, json);
+    BindScopeStats(s, 1, stats);
+    s.Bind(2, match);
+    s.Bind(3, json);
     while (true) {
       MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("score entries by label"));
       if (!row) break;
