@@ -98,13 +98,16 @@ TEST_F(ContextBuildE2e, EachLayerReachesItsSection) {
   EXPECT_NE(text.find("## About the user\n- preference deploy day: Tuesday (confirmed 1x)\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("## Earlier in this conversation\n- "), std::string::npos) << text;
   EXPECT_NE(text.find("## Relevant turns\n- "), std::string::npos) << text;
-  EXPECT_NE(text.find("- user (ops #0): How do we deploy the billing service, step 0?\n"),
+  // Turns are quoted whole with their role and date (issue 18).
+  EXPECT_NE(text.find(" (ops #0): How do we deploy the billing service, step 0?\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("## Documents\n- "), std::string::npos) << text;
-  EXPECT_NE(text.find("[agent://session/ops/segment/"), std::string::npos) << text;
+  EXPECT_NE(text.find("- user, 20"), std::string::npos) << text;
+  // The session's extractive recap and its segment document only repeat
+  // turns that are in the block: they are left out rather than said twice.
+  EXPECT_EQ(text.find("## Earlier in this conversation\n- "), std::string::npos) << text;
+  EXPECT_EQ(text.find("[agent://session/ops/segment/"), std::string::npos) << text;
   // A tight explicit budget still holds.
   r = Call("memory.context_build", {{"query", "deploy"}, {"budget_chars", 120}});
   ASSERT_TRUE(r.contains("result")) << r.dump();
