@@ -83,9 +83,11 @@ TEST_F(ContextBuildE2e, EveryPresetStaysWithinItsBudgetAndRepeatsItselfExactly) 
     json again = Call("memory.context_build", params);
     EXPECT_EQ(again["result"]["text"], text) << preset;
   }
-  // The minimal preset is full: 40 notes of ~150 characters cannot all fit.
+  // The minimal preset is full: 40 notes of ~150 characters cannot all fit
+  // (what is left is less than one more turn line, recaps and documents that
+  // only repeat turns in the block being left out).
   json minimal = Call("memory.context_build", {{"query", "deploy billing"}, {"preset", "minimal"}});
-  EXPECT_GT(minimal["result"]["used_chars"].get<int64_t>(), 1500) << minimal.dump();
+  EXPECT_GT(minimal["result"]["used_chars"].get<int64_t>(), 1400) << minimal.dump();
 }
 
 TEST_F(ContextBuildE2e, EachLayerReachesItsSection) {
