@@ -114,6 +114,9 @@ struct RecallRequest {
   std::string query;
   std::optional<std::string> ns;
   int max_results = 20;  // 1..100
+  // Neighbouring turns (0..kMaxContextTurns each side, same session) returned
+  // with each turn hit in RecallHit::context.
+  int context_turns = 0;
 };
 
 // A recall hit from any memory layer.
@@ -125,6 +128,9 @@ struct RecallHit {
   std::string category;
   std::string content;
   double score = 0;
+  // Turn hits with RecallRequest::context_turns > 0: the neighbouring turns
+  // of the same session, by sequence number, the hit itself excluded.
+  std::vector<RecallHit> context;
 };
 
 struct RecallResponse {
@@ -335,12 +341,16 @@ struct EpisodicQuery {
   std::string query;
   std::optional<std::string> session_id;
   int limit = 20;  // 1..100
+  // Neighbouring turns (0..kMaxContextTurns each side, same session)
+  // returned with each hit in EpisodicHit::context.
+  int context_turns = 0;
 };
 
 struct EpisodicHit {
   EpisodicTurn turn;
-  double score = 0;     // [0, 1]
-  std::string snippet;  // best passage, matched terms in **
+  double score = 0;                   // [0, 1]
+  std::string snippet;                // best passage, matched terms in **
+  std::vector<EpisodicTurn> context;  // the hit's neighbours by seq, itself excluded
 };
 
 struct TurnResult {

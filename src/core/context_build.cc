@@ -2,8 +2,10 @@
 // candidates from the layers and lets context::PackContextBlock fit them.
 #include <algorithm>
 
+#include "base/time.h"
 #include "context/context_block.h"
 #include "core/engine_impl.h"
+#include "core/turn_ranking.h"
 #include "core/validation.h"
 #include "text/query.h"
 
@@ -11,14 +13,44 @@ namespace mnemo {
 namespace {
 
 // Shares of the budget, in section order; what a section leaves unused
-// passes to the next.
-constexpr double kEntriesShare = 0.30;
+// passes to the next. The evidence (entries, then the turns quoted whole)
+// comes first and gets most of the room; recaps and documents, derived from
+// the turns, follow.
+constexpr double kEntriesShare = 0.25;
 constexpr double kProfileShare = 0.10;
-constexpr double kRecapsShare = 0.20;
-constexpr double kTurnsShare = 0.20;
-constexpr double kDocumentsShare = 0.20;
+constexpr double kTurnsShare = 0.40;
+constexpr double kRecapsShare = 0.15;
+constexpr double kDocumentsShare = 0.10;
+
+// Turn candidates per preset item: a turn line is short (~150 characters),
+// so the turns section holds several times a section's item count.
+constexpr int kTurnsPerItem = 3;
+
+// Entries are kept by their score relative to the best entry's, so the best
+// match is in the block whatever its absolute score (a keyword score is
+// small in a store of few entries), and weak matches are not.
+constexpr double kRelativeEntryScore = 0.5;
 
 constexpr int64_t kMaxBudgetChars = 1'000'000;
+
+constexpr size_t kTurnsSection = 2;  // index of "Relevant turns" in the sections
+
+// "user, 2023-05-08 13:56 (s1 #4): <content>": who said it and when.
+std::string TurnLine(const storage::TurnRow& row, const std::string& text) {
+  const std::string when = internal::FormatRfc3339(row.timestamp_ms);
+  // "2023-05-08T13:56:00.000Z" -> "2023-05-08 13:56"
+  const std::string date = when.size() >= 16 ? when.substr(0, 10) + " " + when.substr(11, 5) : when;
+  return row.role + ", " + date + " (" + row.session_id + " #" + std::to_string(row.seq) +
+         "): " + text;
+}
+
+// Whether `item` quotes one of `quoted` (texts already in the block).
+bool QuotesAny(const std::string& item, const std::vector<std::string>& quoted) {
+  for (const std::string& q : quoted) {
+    if (!q.empty() && item.find(q) != std::string::npos) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -45,8 +77,12 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
   {
     context::BlockSection s{.title = "Relevant memories", .share = kEntriesShare};
     MNEMO_ASSIGN_OR_RETURN(SearchResponse found,
-                           Search(who, {.query = req.query, .max_results = k}));
-    for (const SearchHit& h : found.results) s.items.push_back(h.key + ": " + h.content);
+                           Search(who, {.query = req.query, .max_results = k, .min_score = 0}));
+    const double best = found.results.empty() ? 0 : found.results.front().score;
+    for (const SearchHit& h : found.results) {
+      if (h.score <= 0 || h.score < kRelativeEntryScore * best) break;
+      s.items.push_back(h.key + ": " + h.content);
+    }
     sections.push_back(std::move(s));
   }
   {
@@ -59,6 +95,21 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
     for (const ProfileFacet& f : facets) {
       s.items.push_back(f.facet_type + " " + f.key + ": " + f.value + " (confirmed " +
                         std::to_string(f.evidence_count) + "x)");
+    }
+    sections.push_back(std::move(s));
+  }
+  // The turns' texts, to leave out recaps and documents that only repeat them.
+  std::vector<std::string> turn_texts;
+  {
+    context::BlockSection s{.title = "Relevant turns", .share = kTurnsShare};
+    MNEMO_ASSIGN_OR_RETURN(
+        std::vector<RankedTurn> turns,
+        RankTurnsInConversation(
+            *backend, {.terms = terms, .all = all, .owner = who.name, .limit = kTurnsPerItem * k}));
+    for (const RankedTurn& h : turns) {
+      std::string text = ReadableTurnText(h.row, terms);
+      s.items.push_back(TurnLine(h.row, text));
+      turn_texts.push_back(std::move(text));
     }
     sections.push_back(std::move(s));
   }
@@ -83,17 +134,6 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
     sections.push_back(std::move(s));
   }
   {
-    context::BlockSection s{.title = "Relevant turns", .share = kTurnsShare};
-    MNEMO_ASSIGN_OR_RETURN(
-        std::vector<storage::TurnHit> turns,
-        backend->SearchTurns({.terms = terms, .all = all, .owner = who.name, .limit = k}));
-    for (const storage::TurnHit& h : turns) {
-      s.items.push_back(h.row.role + " (" + h.row.session_id + " #" + std::to_string(h.row.seq) +
-                        "): " + h.row.content);
-    }
-    sections.push_back(std::move(s));
-  }
-  {
     context::BlockSection s{.title = "Documents", .share = kDocumentsShare};
     MNEMO_ASSIGN_OR_RETURN(
         std::vector<storage::DocumentHit> docs,
@@ -104,6 +144,20 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
       s.items.push_back(h.row.source.empty() ? body : body + " [" + h.row.source + "]");
     }
     sections.push_back(std::move(s));
+  }
+  // Recaps and documents that quote a turn already in the block add nothing.
+  {
+    const context::PackedBlock first =
+        context::PackContextBlock(sections, static_cast<size_t>(budget));
+    size_t turns_in = 0;
+    for (const context::PackedSection& p : first.sections) {
+      if (p.title == sections[kTurnsSection].title) turns_in = p.items;
+    }
+    turn_texts.resize(std::min(turn_texts.size(), turns_in));
+    for (size_t i = kTurnsSection + 1; i < sections.size(); ++i) {
+      std::erase_if(sections[i].items,
+                    [&](const std::string& item) { return QuotesAny(item, turn_texts); });
+    }
   }
 
   context::PackedBlock packed = context::PackContextBlock(sections, static_cast<size_t>(budget));

@@ -15,6 +15,7 @@
 #include "archivist/turn_indexer.h"
 #include "core/engine_impl.h"
 #include "core/fusion.h"
+#include "core/turn_ranking.h"
 #include "core/turn_result_json.h"
 #include "core/validation.h"
 #include "text/query.h"
@@ -154,17 +155,21 @@ Result<std::vector<EpisodicHit>> Engine::Impl::EpisodicSearch(const Principal& w
     return InvalidArgument("limit must be between 1 and 100", "limit");
   }
   if (q.session_id) MNEMO_RETURN_IF_ERROR(ValidateSessionId(*q.session_id));
+  MNEMO_RETURN_IF_ERROR(ValidateContextTurns(q.context_turns));
   storage::TurnQuery query{.terms = text::QueryTerms(q.query),
                            .session_id = q.session_id,
                            .all = !config.memory.acl_enabled,
                            .owner = who.name,
                            .limit = q.limit};
-  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnHit> hits, backend->SearchTurns(query));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> hits, RankTurnsInConversation(*backend, query));
   std::vector<EpisodicHit> out;
   out.reserve(hits.size());
-  for (storage::TurnHit& h : hits) {
+  for (RankedTurn& h : hits) {
     EpisodicHit hit{.score = h.score};
-    hit.snippet = text::MakeSnippet(h.row.content, query.terms);
+    hit.snippet = text::MakeSnippet(ReadableTurnText(h.row, query.terms), query.terms);
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> near,
+                           NeighbourTurns(*backend, h.row, q.context_turns));
+    for (storage::TurnRow& r : near) hit.context.push_back(ToPublic(std::move(r)));
     hit.turn = ToPublic(std::move(h.row));
     out.push_back(std::move(hit));
   }

@@ -9,6 +9,8 @@
 #include "core/engine_impl.h"
 #include "core/fusion.h"
 #include "core/hybrid_search.h"
+#include "core/recall_order.h"
+#include "core/turn_ranking.h"
 #include "core/validation.h"
 #include "rules/tool_rule.h"
 #include "text/query.h"
@@ -35,6 +37,10 @@ Status ValidateLimit(int max_results) {
     return InvalidArgument("max_results must be between 1 and 100", "max_results");
   }
   return Status::Ok();
+}
+
+std::string TurnKey(const storage::TurnRow& r) {
+  return r.session_id + "#" + std::to_string(r.seq);
 }
 
 }  // namespace
@@ -102,6 +108,7 @@ Result<SearchResponse> Engine::Impl::Search(const Principal& who, const SearchRe
 
 Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
+  MNEMO_RETURN_IF_ERROR(ValidateContextTurns(req.context_turns));
   if (config.memory.acl_enabled) {
     return Disabled(
         "memory_recall is disabled while ACL is on (acl_disabled): broad recall could cross "
@@ -128,42 +135,52 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
   }
   // Every layer (spec 10): without a namespace, conversation turns, the
   // recaps and events of closed segments and documents join the entries, all
-  // scored in [0,1], best first.
+  // scored in [0,1], best first, the evidence (entries, turns) before what was
+  // derived from it.
   if (!req.ns) {
     const std::vector<std::string> terms = text::QueryTerms(req.query);
-    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnHit> turns,
-                           backend->SearchTurns({.terms = terms, .limit = req.max_results}));
+    MNEMO_ASSIGN_OR_RETURN(
+        std::vector<RankedTurn> turns,
+        RankTurnsInConversation(*backend, {.terms = terms, .limit = req.max_results}));
     const double min_score = config.search.min_relevance_score;
-    for (storage::TurnHit& h : turns) {
-      if (h.score < min_score) continue;
-      resp.results.push_back({.source = "turn",
-                              .id = std::to_string(h.row.id),
-                              .key = h.row.session_id + "#" + std::to_string(h.row.seq),
-                              .category = h.row.role,
-                              .content = std::move(h.row.content),
-                              .score = h.score});
+    for (RankedTurn& h : turns) {
+      if (h.passage_score < min_score) continue;
+      RecallHit hit{.source = "turn",
+                    .id = std::to_string(h.row.id),
+                    .key = TurnKey(h.row),
+                    .category = h.row.role,
+                    .content = ReadableTurnText(h.row, terms),
+                    .score = h.score};
+      MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> near,
+                             NeighbourTurns(*backend, h.row, req.context_turns));
+      for (storage::TurnRow& r : near) {
+        hit.context.push_back({.source = "turn",
+                               .id = std::to_string(r.id),
+                               .key = TurnKey(r),
+                               .category = r.role,
+                               .content = ReadableTurnText(r, terms)});
+      }
+      resp.results.push_back(std::move(hit));
     }
+    std::vector<RecallHit> derived;
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::EventHit> events,
                            backend->SearchEvents({.terms = terms, .limit = req.max_results}));
     for (storage::EventHit& h : events) {
       if (h.score < min_score) continue;
-      resp.results.push_back({.source = "event",
-                              .id = h.row.id,
-                              .key = h.row.session_id,
-                              .category = std::move(h.row.type),
-                              .content = std::move(h.row.text),
-                              .score = h.score});
+      derived.push_back({.source = "event",
+                         .id = h.row.id,
+                         .key = h.row.session_id,
+                         .category = std::move(h.row.type),
+                         .content = std::move(h.row.text),
+                         .score = h.score});
     }
     MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> recaps,
                            RecallRecaps(req.query, terms, req.max_results));
-    for (RecallHit& h : recaps) resp.results.push_back(std::move(h));
+    for (RecallHit& h : recaps) derived.push_back(std::move(h));
     MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> documents, DocumentHits(terms, req.max_results));
-    for (RecallHit& h : documents) resp.results.push_back(std::move(h));
-    std::stable_sort(resp.results.begin(), resp.results.end(),
-                     [](const RecallHit& a, const RecallHit& b) { return a.score > b.score; });
-    if (resp.results.size() > static_cast<size_t>(req.max_results)) {
-      resp.results.resize(static_cast<size_t>(req.max_results));
-    }
+    for (RecallHit& h : documents) derived.push_back(std::move(h));
+    resp.results = EvidenceFirst(std::move(resp.results), std::move(derived),
+                                 static_cast<size_t>(req.max_results));
   }
   return resp;
 }

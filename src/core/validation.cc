@@ -134,4 +134,14 @@ Status ValidateTags(const std::vector<std::string>& tags, std::string_view field
   return Status::Ok();
 }
 
+Status ValidateContextTurns(int context_turns, std::string_view field) {
+  if (context_turns < 0 || context_turns > kMaxContextTurns) {
+    return InvalidArgument(F(field) + " is " + std::to_string(context_turns) + ": use 0 to " +
+                               std::to_string(kMaxContextTurns) +
+                               " (neighbouring turns returned each side of a hit)",
+                           F(field));
+  }
+  return Status::Ok();
+}
+
 }  // namespace mnemo

@@ -15,6 +15,9 @@ inline constexpr size_t kMaxContentBytes = 1 << 20;  // 1 MiB
 inline constexpr size_t kMaxNamespaceBytes = 128;
 inline constexpr size_t kMaxTagBytes = 64;
 inline constexpr size_t kMaxTags = 32;
+// context_turns of memory.episodic_search and memory_recall: neighbouring
+// turns returned each side of a hit.
+inline constexpr int kMaxContextTurns = 5;
 
 // 1-256 bytes, valid UTF-8, no control characters, not blank.
 Status ValidateKey(std::string_view key, std::string_view field = "key");
@@ -28,5 +31,7 @@ Status ValidateNamespace(std::string_view ns, std::string_view field = "namespac
 Status ValidateEmbedding(const std::vector<float>& v, std::string_view field = "embedding");
 // Up to 32 tags of 1-64 bytes, valid UTF-8 without control characters.
 Status ValidateTags(const std::vector<std::string>& tags, std::string_view field = "tags");
+// 0..kMaxContextTurns.
+Status ValidateContextTurns(int context_turns, std::string_view field = "context_turns");
 
 }  // namespace mnemo

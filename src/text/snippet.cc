@@ -119,10 +119,8 @@ std::pair<size_t, size_t> PlaceWindow(std::string_view s, const std::vector<int3
   return {start, end};
 }
 
-}  // namespace
-
-std::string MakeSnippet(std::string_view content, const std::vector<std::string>& terms,
-                        size_t max_chars) {
+std::string Passage(std::string_view content, const std::vector<std::string>& terms,
+                    size_t max_chars, bool highlight) {
   if (max_chars == 0 || content.empty()) return {};
   std::string sanitized;
   if (!IsValidUtf8(content)) {
@@ -156,7 +154,7 @@ std::string MakeSnippet(std::string_view content, const std::vector<std::string>
 
   // Highlight ranges inside the window, merged when they overlap or touch.
   std::vector<std::pair<size_t, size_t>> marks;
-  for (const Match& m : matches) {
+  for (const Match& m : highlight ? matches : std::vector<Match>()) {
     const size_t a = std::max(m.cs, start), b = std::min(m.ce, end);
     if (a >= b) continue;
     if (!marks.empty() && a <= marks.back().second) {
@@ -182,6 +180,27 @@ std::string MakeSnippet(std::string_view content, const std::vector<std::string>
   out.append(bytes(pos, end));
   if (end < n) out.append(kEllipsis);
   return out;
+}
+
+}  // namespace
+
+std::string MakeSnippet(std::string_view content, const std::vector<std::string>& terms,
+                        size_t max_chars) {
+  return Passage(content, terms, max_chars, /*highlight=*/true);
+}
+
+std::string MakePassage(std::string_view content, const std::vector<std::string>& terms,
+                        size_t max_chars) {
+  return Passage(content, terms, max_chars, /*highlight=*/false);
+}
+
+bool MatchesAnyTerm(std::string_view content, const std::vector<std::string>& terms) {
+  if (terms.empty() || content.empty()) return false;
+  bool found = false;
+  Tokenize(content, [&](const TokenView& t) {
+    if (!found && std::find(terms.begin(), terms.end(), t.text) != terms.end()) found = true;
+  });
+  return found;
 }
 
 }  // namespace mnemo::text

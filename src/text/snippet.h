@@ -21,4 +21,11 @@ namespace mnemo::text {
 std::string MakeSnippet(std::string_view content, const std::vector<std::string>& terms,
                         size_t max_chars = 200);
 
+// The passage MakeSnippet would choose, without the `**` markers.
+std::string MakePassage(std::string_view content, const std::vector<std::string>& terms,
+                        size_t max_chars = 200);
+
+// Whether some token of `content` is one of `terms` (index tokens).
+bool MatchesAnyTerm(std::string_view content, const std::vector<std::string>& terms);
+
 }  // namespace mnemo::text

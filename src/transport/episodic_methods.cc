@@ -19,7 +19,9 @@ ParamSpec SessionParam(bool required) {
 }
 
 Result<json> HandleEpisodicSearch(const MethodContext& ctx, const json& p) {
-  EpisodicQuery q{.query = p.at("query"), .limit = p.at("limit").get<int>()};
+  EpisodicQuery q{.query = p.at("query"),
+                  .limit = p.at("limit").get<int>(),
+                  .context_turns = p.at("context_turns").get<int>()};
   if (p.contains("session_id")) q.session_id = p.at("session_id").get<std::string>();
   MNEMO_ASSIGN_OR_RETURN(std::vector<EpisodicHit> hits,
                          ctx.engine.EpisodicSearch(ctx.principal, q));
@@ -28,6 +30,11 @@ Result<json> HandleEpisodicSearch(const MethodContext& ctx, const json& p) {
     json row = EpisodicTurnToJson(h.turn);
     row["score"] = h.score;
     row["snippet"] = h.snippet;
+    if (q.context_turns > 0) {
+      json context = json::array();
+      for (const EpisodicTurn& t : h.context) context.push_back(EpisodicTurnToJson(t));
+      row["context"] = std::move(context);
+    }
     results.push_back(std::move(row));
   }
   return json{{"results", std::move(results)}};
@@ -242,6 +249,15 @@ MethodSpec ProfileRenderSpec() {
       .render = RenderProfileText};
 }
 
+// A turn row with its score, snippet and (context_turns > 0) neighbours.
+json EpisodicHitSchema() {
+  json hit = EpisodicTurnSchema();
+  hit["properties"]["score"] = {{"type", "number"}};
+  hit["properties"]["snippet"] = {{"type", "string"}};
+  hit["properties"]["context"] = {{"type", "array"}, {"items", EpisodicTurnSchema()}};
+  return hit;
+}
+
 MethodSpec EpisodicSearchSpec() {
   return {.name = "memory.episodic_search",
           .description =
@@ -258,10 +274,11 @@ MethodSpec EpisodicSearchSpec() {
                       .default_value = 20,
                       .minimum = 1,
                       .maximum = 100,
-                      .aliases = {"max_results"}}},
+                      .aliases = {"max_results"}},
+                     ContextTurnsParam()},
           .result_schema = {{"type", "object"},
                             {"properties",
-                             {{"results", {{"type", "array"}, {"items", EpisodicTurnSchema()}}}}}},
+                             {{"results", {{"type", "array"}, {"items", EpisodicHitSchema()}}}}}},
           .handler = HandleEpisodicSearch,
           .render = RenderEpisodicSearch,
           .tool_name = "episodic_search"};
@@ -310,6 +327,18 @@ MethodSpec UpdateMemoryMdSpec() {
 }
 
 }  // namespace
+
+ParamSpec ContextTurnsParam() {
+  return {.name = "context_turns",
+          .type = ParamType::kInteger,
+          .description =
+              "Neighbouring turns of the same conversation returned with each turn "
+              "hit, this many on each side (0-" +
+              std::to_string(kMaxContextTurns) + ", default 0).",
+          .default_value = 0,
+          .minimum = 0,
+          .maximum = kMaxContextTurns};
+}
 
 void AddEpisodicMethods(MethodTable& table) {
   table.Add(EpisodicSearchSpec());

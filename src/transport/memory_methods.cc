@@ -130,7 +130,8 @@ Result<json> HandleSearch(const MethodContext& ctx, const json& p) {
 Result<json> HandleRecall(const MethodContext& ctx, const json& p) {
   RecallRequest req{.query = p.at("query"),
                     .ns = OptString(p, "namespace"),
-                    .max_results = p.at("max_results").get<int>()};
+                    .max_results = p.at("max_results").get<int>(),
+                    .context_turns = p.at("context_turns").get<int>()};
   MNEMO_ASSIGN_OR_RETURN(RecallResponse r, ctx.engine.Recall(ctx.principal, req));
   return RecallResponseToJson(r);
 }
@@ -200,15 +201,18 @@ json SearchResultSchema() {
 
 json RecallResultSchema() {
   json str = {{"type", "string"}};
-  return HitsSchema({{"source",
-                      {{"type", "string"},
-                       {"enum", {"entry", "tool_rule", "turn", "segment", "event", "document"}}}},
-                     {"id", str},
-                     {"key", str},
-                     {"namespace", str},
-                     {"category", str},
-                     {"content", str},
-                     {"score", {{"type", "number"}}}});
+  json hit = {{"source",
+               {{"type", "string"},
+                {"enum", {"entry", "tool_rule", "turn", "segment", "event", "document"}}}},
+              {"id", str},
+              {"key", str},
+              {"namespace", str},
+              {"category", str},
+              {"content", str},
+              {"score", {{"type", "number"}}}};
+  json context = {{"type", "array"}, {"items", {{"type", "object"}, {"properties", hit}}}};
+  hit["context"] = std::move(context);
+  return HitsSchema(std::move(hit));
 }
 
 MethodSpec StoreSpec() {
@@ -259,7 +263,7 @@ MethodSpec RecallSpec() {
           .description =
               "Recall anything related to a query across every memory layer "
               "(entries, tool rules, conversations, documents).",
-          .params = {QueryParam(), MaxResultsParam(), NamespaceParam(false)},
+          .params = {QueryParam(), MaxResultsParam(), NamespaceParam(false), ContextTurnsParam()},
           .result_schema = RecallResultSchema(),
           .handler = HandleRecall,
           .render = RenderRecall,

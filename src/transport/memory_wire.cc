@@ -59,14 +59,23 @@ json SearchResponseToJson(const SearchResponse& r) {
 
 json RecallResponseToJson(const RecallResponse& r) {
   json hits = json::array();
+  auto hit_json = [](const RecallHit& h) {
+    return json{
+        {"source", h.source},     {"id", h.id},           {"key", h.key},    {"namespace", h.ns},
+        {"category", h.category}, {"content", h.content}, {"score", h.score}};
+  };
   for (const RecallHit& h : r.results) {
-    hits.push_back({{"source", h.source},
-                    {"id", h.id},
-                    {"key", h.key},
-                    {"namespace", h.ns},
-                    {"category", h.category},
-                    {"content", h.content},
-                    {"score", h.score}});
+    json hit = hit_json(h);
+    if (!h.context.empty()) {
+      json context = json::array();
+      for (const RecallHit& c : h.context) {
+        json turn = hit_json(c);
+        turn.erase("score");
+        context.push_back(std::move(turn));
+      }
+      hit["context"] = std::move(context);
+    }
+    hits.push_back(std::move(hit));
   }
   return {{"results", std::move(hits)}, {"degraded", OptionalString(r.degraded)}};
 }

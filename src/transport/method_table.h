@@ -132,6 +132,10 @@ class MethodTable {
 const MethodTable& DefaultMethodTable();
 
 // Method groups (one file each).
+// `context_turns` (0..kMaxContextTurns, default 0) of memory.episodic_search
+// and memory.recall: one definition for both.
+ParamSpec ContextTurnsParam();
+
 void AddMemoryMethods(MethodTable& table);
 void AddMetaMethods(MethodTable& table);
 void AddRuleMethods(MethodTable& table);

@@ -203,21 +203,17 @@ TEST(ArchivistRecapRecall, RecapsAreFoundByVectorAndByKeyword) {
     if (h.source == "segment") segment_sessions.push_back(h.key.substr(0, 1));
   }
   EXPECT_EQ(segment_sessions, std::vector<std::string>{"a"});
-  // A keyword of the other recap finds it, as a segment and as a turn.
+  // A keyword of the other recap finds its turn; the extractive recap only
+  // repeats that turn, so it is left out (evidence first, issue 18).
   found = (*e)->Recall(who, {.query = "bravo", .max_results = 10});
   ASSERT_TRUE(found.ok());
   bool segment = false;
   bool turn = false;
   for (const RecallHit& h : found->results) {
-    if (h.source == "segment") {
-      segment = true;
-      EXPECT_EQ(h.key, "b#seq0-1");
-      EXPECT_EQ(h.category, "extractive");
-      EXPECT_NE(h.content.find("bravo"), std::string::npos) << h.content;
-    }
-    turn = turn || h.source == "turn";
+    segment = segment || h.source == "segment";
+    turn = turn || (h.source == "turn" && h.content == "bravo is a word for it");
   }
-  EXPECT_TRUE(segment);
+  EXPECT_FALSE(segment);
   EXPECT_TRUE(turn);
 }
 

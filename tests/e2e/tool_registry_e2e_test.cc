@@ -69,8 +69,15 @@ class ToolRegistryE2e : public ::testing::Test {
             {"sync", true}});
   }
 
+  // The rows that match `query` by their own indexed text: their snippet
+  // highlights a match (rows ranked through a matching neighbour do not).
   json Search(const std::string& query) {
-    return Result("memory.episodic_search", {{"query", query}})["results"];
+    json own = json::array();
+    const json hits = Result("memory.episodic_search", {{"query", query}})["results"];
+    for (const json& h : hits) {
+      if (h["snippet"].get<std::string>().find("**") != std::string::npos) own.push_back(h);
+    }
+    return own;
   }
 
   testing::TempDir dir_;

@@ -74,5 +74,24 @@ TEST(Snippet, NeverBreaksUtf8) {
   EXPECT_EQ(MakeSnippet("", QueryTerms("x"), 10), "");
 }
 
+TEST(Snippet, APassageIsTheSnippetsWindowWithoutMarkers) {
+  const std::string content = Filler(40) + " the Lisbon office opens at nine " + Filler(40);
+  const std::vector<std::string> terms = QueryTerms("Lisbon office");
+  const std::string passage = MakePassage(content, terms, 60);
+  EXPECT_NE(passage.find("the Lisbon office opens"), std::string::npos) << passage;
+  EXPECT_EQ(passage.find("**"), std::string::npos);
+  std::string unmarked = MakeSnippet(content, terms, 60);
+  for (size_t at; (at = unmarked.find("**")) != std::string::npos;) unmarked.erase(at, 2);
+  EXPECT_EQ(passage, unmarked);
+}
+
+TEST(Snippet, MatchesAnyTermComparesIndexTokens) {
+  EXPECT_TRUE(MatchesAnyTerm("We deployed the billing service", QueryTerms("billing")));
+  EXPECT_TRUE(MatchesAnyTerm("Three python files: deploy.py", QueryTerms("deploy.py")));
+  EXPECT_FALSE(MatchesAnyTerm("We called him Biscuit.", QueryTerms("puppy name")));
+  EXPECT_FALSE(MatchesAnyTerm("", QueryTerms("puppy")));
+  EXPECT_FALSE(MatchesAnyTerm("puppy", {}));
+}
+
 }  // namespace
 }  // namespace mnemo::text

@@ -1,0 +1,145 @@
+#include "core/turn_ranking.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "archivist/turn_indexer.h"
+#include "text/snippet.h"
+
+namespace mnemo {
+namespace {
+
+// Keyword candidates per requested turn, and how many of the best get their
+// neighbours fetched. A turn outside the keyword candidates counts as a
+// non-match for its neighbours; with 10x the limit (at least 100) that only
+// affects turns far below the ones returned.
+constexpr int kPoolPerResult = 10;
+constexpr int kMinPool = 100;
+constexpr int kExpandPerResult = 3;
+constexpr int kMinExpand = 30;
+
+std::string PlaceKey(const storage::TurnRow& r, int64_t seq) {
+  std::string key = r.owner;
+  key += '\0';
+  key += r.session_id;
+  key += '\0';
+  key += std::to_string(seq);
+  return key;
+}
+
+bool HasTextToRead(const storage::TurnRow& r) {
+  return !r.content.empty() || !r.tool_calls_json.empty();
+}
+
+}  // namespace
+
+std::string ReadableTurnText(const storage::TurnRow& row, const std::vector<std::string>& terms) {
+  if (row.tool_calls_json.empty() || text::MatchesAnyTerm(row.content, terms)) return row.content;
+  Result<std::vector<ToolCall>> calls = archivist::ToolCallsFromJson(row.tool_calls_json);
+  if (!calls.ok()) return row.content;
+  const ToolCall* first_with_output = nullptr;
+  for (const ToolCall& c : *calls) {
+    const std::string& out = c.clean_output ? *c.clean_output : c.output;
+    if (out.empty()) continue;
+    if (first_with_output == nullptr) first_with_output = &c;
+    if (text::MatchesAnyTerm(out, terms)) {
+      return "[" + c.name + "] " + text::MakePassage(out, terms, kToolPassageChars);
+    }
+  }
+  if (!row.content.empty() || first_with_output == nullptr) return row.content;
+  const ToolCall& c = *first_with_output;
+  return "[" + c.name + "] " +
+         text::MakePassage(c.clean_output ? *c.clean_output : c.output, terms, kToolPassageChars);
+}
+
+Result<std::vector<storage::TurnRow>> NeighbourTurns(storage::Backend& backend,
+                                                     const storage::TurnRow& hit, int span) {
+  std::vector<storage::TurnRow> out;
+  if (span <= 0) return out;
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<storage::TurnRow> rows,
+      backend.SessionTurns(hit.owner, hit.session_id, std::max<int64_t>(0, hit.seq - span),
+                           hit.seq + span));
+  for (storage::TurnRow& r : rows) {
+    if (r.seq != hit.seq) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Result<std::vector<RankedTurn>> RankTurnsInConversation(storage::Backend& backend,
+                                                        storage::TurnQuery query) {
+  const int limit = query.limit;
+  if (limit <= 0 || query.terms.empty()) return std::vector<RankedTurn>();
+  query.limit = std::max(kPoolPerResult * limit, kMinPool);
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnHit> pool, backend.SearchTurns(query));
+
+  std::vector<storage::TurnRow> rows;  // keyword hits first, in their order, then neighbours
+  std::vector<double> own;             // keyword score of rows[i]
+  std::map<std::string, size_t> at;    // (owner, session, seq) -> index in rows
+  rows.reserve(pool.size());
+  for (storage::TurnHit& h : pool) {
+    at.emplace(PlaceKey(h.row, h.row.seq), rows.size());
+    own.push_back(h.score);
+    rows.push_back(std::move(h.row));
+  }
+
+  // Neighbours of the best hits, one read per run of nearby hits of a session.
+  const size_t expand =
+      std::min(rows.size(), static_cast<size_t>(std::max(kExpandPerResult * limit, kMinExpand)));
+  std::map<std::pair<std::string, std::string>, std::vector<int64_t>> by_session;
+  for (size_t i = 0; i < expand; ++i) {
+    by_session[{rows[i].owner, rows[i].session_id}].push_back(rows[i].seq);
+  }
+  for (auto& [session, seqs] : by_session) {
+    std::sort(seqs.begin(), seqs.end());
+    size_t i = 0;
+    while (i < seqs.size()) {
+      const int64_t from = std::max<int64_t>(0, seqs[i] - kNeighbourSpan);
+      int64_t to = seqs[i] + kNeighbourSpan;
+      while (i + 1 < seqs.size() && seqs[i + 1] - kNeighbourSpan <= to + 1) {
+        to = seqs[++i] + kNeighbourSpan;
+      }
+      ++i;
+      MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> near,
+                             backend.SessionTurns(session.first, session.second, from, to));
+      for (storage::TurnRow& r : near) {
+        std::string key = PlaceKey(r, r.seq);
+        if (at.contains(key) || !HasTextToRead(r)) continue;
+        at.emplace(std::move(key), rows.size());
+        own.push_back(0);
+        rows.push_back(std::move(r));
+      }
+    }
+  }
+
+  std::vector<double> score(rows.size());
+  std::vector<double> passage(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    double miss = 1 - own[i];
+    passage[i] = own[i];
+    for (int d = -kNeighbourSpan; d <= kNeighbourSpan; ++d) {
+      if (d == 0) continue;
+      auto it = at.find(PlaceKey(rows[i], rows[i].seq + d));
+      if (it == at.end()) continue;
+      miss *= 1 - kNeighbourWeight * own[it->second];
+      passage[i] = std::max(passage[i], own[it->second]);
+    }
+    score[i] = std::clamp(1 - miss, 0.0, 1.0);
+  }
+  std::vector<size_t> order(rows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return score[a] > score[b]; });
+  std::vector<RankedTurn> out;
+  for (size_t i : order) {
+    if (static_cast<int>(out.size()) == limit) break;
+    if (score[i] <= 0) break;
+    out.push_back({.row = std::move(rows[i]), .score = score[i], .passage_score = passage[i]});
+  }
+  return out;
+}
+
+}  // namespace mnemo

@@ -1,0 +1,60 @@
+// Conversation-aware ranking of episodic turns (spec 20, "Turns in their
+// conversation"). A turn is rarely understandable alone: the question is in
+// one turn and the answer in the next ("Where did you go?" / "Lisbon, with
+// my sister"). So a turn's score takes in the keyword scores of its
+// neighbours in the same session, at a lower weight:
+//
+//   score(t) = 1 - (1 - s(t)) · Π_{n ∈ N(t)} (1 - kNeighbourWeight · s(n))
+//
+// where s is the normalised BM25 keyword score of spec 20 (0 for a turn that
+// matches no query term) and N(t) the turns at most kNeighbourSpan sequence
+// numbers away in t's session. The noisy-or keeps the score in [0, 1], equal
+// to s(t) for a turn whose neighbours do not match, and monotone in every
+// input. Candidates are the best keyword matches plus the neighbours of the
+// best of them, so a reply that names no query word can rank through the
+// question it answers. The formula uses only what every backend's
+// SearchTurns and SessionTurns return, so every backend ranks alike.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mnemo/status.h"
+#include "storage/backend.h"
+
+namespace mnemo {
+
+// Turns each side whose match counts for a turn, and how much.
+inline constexpr int kNeighbourSpan = 2;
+inline constexpr double kNeighbourWeight = 0.3;
+
+struct RankedTurn {
+  storage::TurnRow row;
+  double score = 0;  // the formula above, in [0, 1]
+  // The best keyword score among the turn and its neighbours: how well the
+  // passage around the turn matches. A relevance threshold applies to it, so
+  // the answer next to a matching question passes with it.
+  double passage_score = 0;
+};
+
+// The best `query.limit` turns of `query` (terms, owner scope, session),
+// scored as above, best first; ties keep SearchTurns' order (keyword score,
+// newest, id). Turns with no text to read (an empty response without tool
+// calls) are never returned for their neighbours' sake.
+Result<std::vector<RankedTurn>> RankTurnsInConversation(storage::Backend& backend,
+                                                        storage::TurnQuery query);
+
+// The rows of `hit`'s session at most `span` sequence numbers away, `hit`
+// itself excluded, by sequence number.
+Result<std::vector<storage::TurnRow>> NeighbourTurns(storage::Backend& backend,
+                                                     const storage::TurnRow& hit, int span);
+
+// The text of a turn a model should read for a query of `terms`: the stored
+// content when it matches a term or there are no tool calls; otherwise the
+// best matching passage (at most kToolPassageChars) of the first tool output
+// that matches, named by its tool: "[web_search] …". Never empty when the
+// turn has content or a tool output.
+inline constexpr size_t kToolPassageChars = 300;
+std::string ReadableTurnText(const storage::TurnRow& row, const std::vector<std::string>& terms);
+
+}  // namespace mnemo

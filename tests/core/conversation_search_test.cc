@@ -1,0 +1,154 @@
+// Conversation-aware search of turns (spec 20, "Turns in their
+// conversation"), memory_recall's evidence first and the evidence in
+// memory.context_build (issue 18 §1), on a real SQLite workspace.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "mnemo/engine.h"
+#include "test_util.h"
+
+namespace mnemo {
+namespace {
+
+class ConversationSearch : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto e = Engine::Open({.workspace = dir_.Sub("ws")});
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    engine_ = std::move(*e);
+    // Unrelated talk, so that the keyword statistics are those of a store in
+    // use rather than of two rows.
+    const std::vector<std::string> filler = {
+        "The weather in the mountains was cold and windy all week.",
+        "I finished reading a novel about sailors in the north sea.",
+        "My brother started a new job at the bakery downtown.",
+        "We cooked pasta with tomatoes and basil for dinner.",
+        "The train to the coast was late again this morning.",
+        "I bought a blue jacket and new running shoes.",
+    };
+    for (size_t i = 0; i < filler.size(); ++i) {
+      Say("filler", filler[i], "Sounds good, tell me more about it " + std::to_string(i));
+    }
+  }
+
+  void Say(const std::string& session, const std::string& user, const std::string& assistant,
+           std::vector<ToolCall> calls = {}) {
+    auto r = engine_->TurnComplete(who_, {.session_id = session,
+                                          .user_message = user,
+                                          .assistant_response = assistant,
+                                          .tool_calls = std::move(calls),
+                                          .timestamp = kMay8});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+
+  static constexpr TimeMs kMay8 = 1683554160000;  // 2023-05-08T13:56:00Z
+
+  testing::TempDir dir_;
+  Principal who_;
+  std::unique_ptr<Engine> engine_;
+};
+
+TEST_F(ConversationSearch, AReplyRanksThroughTheQuestionItAnswers) {
+  Say("pets", "What did you name your new puppy?", "We called him Biscuit.");
+  auto hits = engine_->EpisodicSearch(who_, {.query = "puppy name", .limit = 5});
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  ASSERT_GE(hits->size(), 2u);
+  EXPECT_EQ((*hits)[0].turn.content, "What did you name your new puppy?");
+  // The answer names no query word; it ranks through its question.
+  EXPECT_EQ((*hits)[1].turn.content, "We called him Biscuit.");
+  EXPECT_LT((*hits)[1].score, (*hits)[0].score);
+  EXPECT_GT((*hits)[1].score, 0);
+}
+
+TEST_F(ConversationSearch, ContextTurnsReturnTheNeighboursOfEachHit) {
+  Say("trip", "Where are we going in June?", "To Lisbon, with your sister.");
+  Say("trip", "Book the hotel near the river.", "Done, three nights.");
+  auto hits = engine_->EpisodicSearch(
+      who_, {.query = "hotel river", .session_id = "trip", .limit = 1, .context_turns = 1});
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].turn.seq, 2);
+  ASSERT_EQ((*hits)[0].context.size(), 2u);
+  EXPECT_EQ((*hits)[0].context[0].seq, 1);
+  EXPECT_EQ((*hits)[0].context[0].content, "To Lisbon, with your sister.");
+  EXPECT_EQ((*hits)[0].context[1].seq, 3);
+
+  auto none = engine_->EpisodicSearch(who_, {.query = "hotel river", .limit = 1});
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE((*none)[0].context.empty());
+}
+
+TEST_F(ConversationSearch, ContextTurnsOutsideZeroToFiveAreRefusedByName) {
+  for (int bad : {-1, 6}) {
+    auto hits = engine_->EpisodicSearch(who_, {.query = "weather", .context_turns = bad});
+    ASSERT_FALSE(hits.ok());
+    EXPECT_EQ(hits.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(hits.status().message().find("context_turns"), std::string::npos);
+    EXPECT_NE(hits.status().message().find("0 to 5"), std::string::npos);
+    auto recall = engine_->Recall(who_, {.query = "weather", .context_turns = bad});
+    ASSERT_FALSE(recall.ok());
+    EXPECT_EQ(recall.status().code(), StatusCode::kInvalidArgument);
+  }
+}
+
+TEST_F(ConversationSearch, RecallShowsTheMatchingPartOfAToolOutput) {
+  std::string output = "Results for your search. ";
+  for (int i = 0; i < 30; ++i) output += "Unrelated listing number " + std::to_string(i) + ". ";
+  output += "The Lisbon office of Acme opens at nine on weekdays. ";
+  for (int i = 30; i < 60; ++i) output += "Unrelated listing number " + std::to_string(i) + ". ";
+  Say("tools", "Search the web for it.", "", {{.name = "web_search", .output = output}});
+  auto r = engine_->Recall(who_, {.query = "Acme Lisbon office", .max_results = 5});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const RecallHit* turn = nullptr;
+  for (const RecallHit& h : r->results) {
+    if (h.source == "turn" && h.category == "assistant") turn = &h;
+  }
+  ASSERT_NE(turn, nullptr);
+  EXPECT_EQ(turn->content.rfind("[web_search] ", 0), 0u) << turn->content;
+  EXPECT_NE(turn->content.find("The Lisbon office of Acme opens at nine"), std::string::npos);
+  EXPECT_LT(turn->content.size(), output.size());
+}
+
+TEST_F(ConversationSearch, RecallPutsTurnsFirstAndDropsRecapsThatOnlyRepeatThem) {
+  Say("garden", "I planted tomatoes and zucchini in the garden beds.",
+      "Lovely, a vegetable patch.");
+  auto end = engine_->SessionEnd(who_, "garden", /*sync=*/true);
+  ASSERT_TRUE(end.ok()) << end.status().ToString();
+  auto r = engine_->Recall(who_, {.query = "zucchini garden beds", .max_results = 10});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->results.empty());
+  EXPECT_EQ(r->results[0].source, "turn");
+  EXPECT_EQ(r->results[0].content, "I planted tomatoes and zucchini in the garden beds.");
+  for (const RecallHit& h : r->results) {
+    if (h.source == "turn") continue;
+    EXPECT_EQ(h.content.find("I planted tomatoes and zucchini"), std::string::npos)
+        << h.source << " repeats a returned turn: " << h.content;
+  }
+}
+
+TEST_F(ConversationSearch, ContextBuildQuotesTurnsWithRoleAndDate) {
+  Say("pets", "What did you name your new puppy?", "We called him Biscuit.");
+  auto block = engine_->ContextBuild(who_, {.query = "puppy name", .budget_chars = 4000});
+  ASSERT_TRUE(block.ok()) << block.status().ToString();
+  EXPECT_NE(block->text.find("- user, 2023-05-08 13:56 (pets #0): What did you name your new "
+                             "puppy?"),
+            std::string::npos)
+      << block->text;
+  EXPECT_NE(block->text.find("(pets #1): We called him Biscuit."), std::string::npos)
+      << block->text;
+}
+
+TEST_F(ConversationSearch, ContextBuildKeepsTheBestEntryWhateverItsAbsoluteScore) {
+  ASSERT_TRUE(engine_->Store(who_, {.key = "cluster", .content = "decommission failover"}).ok());
+  ASSERT_TRUE(engine_->Store(who_, {.key = "lunch", .content = "the lunch menu"}).ok());
+  auto block =
+      engine_->ContextBuild(who_, {.query = "decommission failover", .budget_chars = 4000});
+  ASSERT_TRUE(block.ok()) << block.status().ToString();
+  EXPECT_NE(block->text.find("- cluster: decommission failover"), std::string::npos) << block->text;
+  EXPECT_EQ(block->text.find("lunch"), std::string::npos) << block->text;
+}
+
+}  // namespace
+}  // namespace mnemo
