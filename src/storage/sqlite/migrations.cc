@@ -343,6 +343,16 @@ CREATE TABLE turn_claims (
 CREATE INDEX segments_open_by_last_turn ON segments (last_turn_at, id) WHERE status = 'open';
 )sql";
 
+// Schema v11: profile facets as slots (spec 40 §5): when the current value
+// was first stated, the sentence that stated it, and the earlier values
+// (storage::internal::EncodeFacetHistory).
+constexpr const char* kSchemaV11 = R"sql(
+ALTER TABLE facets ADD COLUMN valid_from INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE facets ADD COLUMN evidence TEXT NOT NULL DEFAULT '';
+ALTER TABLE facets ADD COLUMN history TEXT NOT NULL DEFAULT '[]';
+UPDATE facets SET valid_from = updated_at;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "entries and their full-text index", kSchemaV1},
     {2, "entry vectors and their change log", kSchemaV2},
@@ -354,6 +364,7 @@ constexpr Migration kMigrations[] = {
     {8, "context events and their full-text index", kSchemaV8},
     {9, "entry fingerprints; generation of the tool registry", kSchemaV9},
     {10, "turn claims of idempotent turns; open segments by last turn", kSchemaV10},
+    {11, "profile facets as slots with a history", kSchemaV11},
 };
 
 int64_t NowMs() {
