@@ -450,14 +450,28 @@ struct EventsQuery {
 };
 
 // A profile facet: what the user prefers (preference) or who they are (context).
+// An earlier value of a profile slot, valid over [valid_from, valid_to)
+// (valid_to == valid_from: stated but never current, spec 40 §5).
+struct ProfileValue {
+  std::string value;
+  double confidence = 0;
+  std::string evidence;  // the sentence that stated it ("" when stated directly)
+  TimeMs valid_from = 0;
+  TimeMs valid_to = 0;
+};
+
+// A profile facet (spec 40 §5): a slot with its current value and history.
 struct ProfileFacet {
   std::string facet_type;
   std::string key;
   std::string value;
   double confidence = 0;
-  int64_t evidence_count = 0;
+  int64_t evidence_count = 0;  // observations of the current value
   std::vector<std::string> segment_ids;
   TimeMs updated_at = 0;
+  TimeMs valid_from = 0;              // when the current value was first stated
+  std::string evidence;               // its sentence ("" when stated directly)
+  std::vector<ProfileValue> history;  // earlier values, oldest first
 };
 
 // memory.update_memory_md (spec 40).

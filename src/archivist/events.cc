@@ -85,10 +85,12 @@ constexpr Pattern kPreference[] = {
 };
 
 constexpr Pattern kFact[] = {
-    {"i'm based in"}, {"i live in"},    {"i work at"},  {"i work for"}, {"my name is"},
-    {"i'm a"},        {"i am a"},       {"my role is"}, {"i've been"},  {"i'm from"},
-    {"my timezone"},  {"my time zone"}, {"我叫"},       {"我的名字是"}, {"我住在"},
-    {"我在", "工作"}, {"我是一名"},     {"我来自"},     {"我的时区"},
+    {"i'm based in"}, {"i live in"},    {"i work at"},  {"i work for"},    {"my name is"},
+    {"i'm a"},        {"i am a"},       {"my role is"}, {"i've been"},     {"i'm from"},
+    {"my timezone"},  {"my time zone"}, {"i moved to"}, {"i've moved to"}, {"i joined"},
+    {"call me"},      {"i have a"},     {"i have an"},  {"my dog"},        {"my cat"},
+    {"我搬到"},       {"我叫"},         {"我的名字是"}, {"我住在"},        {"我在", "工作"},
+    {"我是一名"},     {"我来自"},       {"我的时区"},
 };
 
 constexpr EventPatterns kTable[] = {

@@ -1,21 +1,194 @@
 #include "archivist/profile.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstddef>
 #include <string>
-#include <unordered_set>
 #include <utility>
 
-#include "base/sha256.h"
-#include "text/query.h"
-#include "text/tokenizer.h"
+#include "context/graph.h"
 #include "text/utf8.h"
 
 namespace mnemo::archivist {
 namespace {
 
 constexpr size_t kKeyWords = 4;
-constexpr size_t kHashDigits = 12;
+constexpr size_t kKeyCodePoints = 8;
+
+// Predicates of the graph (context/graph.h) that name a profile slot.
+struct SlotName {
+  std::string_view predicate;
+  std::string_view key;
+};
+constexpr SlotName kSlots[] = {
+    {"lives_in", "location"}, {"works_at", "employer"}, {"name", "name"},         {"is", "role"},
+    {"role", "role"},         {"timezone", "timezone"}, {"comes_from", "origin"}, {"age", "age"},
+    {"birthday", "birthday"}, {"email", "email"},       {"language", "language"},
+};
+
+// Kinds of pets (`has` objects that make a pet slot).
+constexpr std::string_view kPetKinds[] = {
+    "dog",    "cat",  "puppy", "kitten", "parrot", "hamster", "rabbit", "bunny",    "fish",
+    "turtle", "bird", "horse", "pony",   "snake",  "lizard",  "ferret", "goldfish", "guinea pig",
+};
+
+struct Slot {
+  std::string key;
+  std::string value;
+  bool preference = false;
+};
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+bool IsPetKind(std::string_view word) {
+  return std::find(std::begin(kPetKinds), std::end(kPetKinds), word) != std::end(kPetKinds);
+}
+
+// "dog named Rex" -> Rex, "cat" -> cat: the name when one is given.
+std::string PetName(std::string_view object, size_t kind_bytes) {
+  std::string_view rest = object.substr(kind_bytes);
+  for (std::string_view marker : {" named ", " called "}) {
+    const std::string lower = Lower(rest);
+    if (size_t at = lower.find(marker); at != std::string::npos) {
+      return std::string(rest.substr(at + marker.size()));
+    }
+  }
+  return std::string(object.substr(0, kind_bytes));
+}
+
+std::optional<Slot> SlotOfTriple(const context::ExtractedTriple& t) {
+  const std::string& p = t.predicate;
+  const std::string object_lower = Lower(t.object);
+  for (const SlotName& s : kSlots) {
+    if (p == s.predicate) return Slot{.key = std::string(s.key), .value = t.object};
+  }
+  if (p == "likes" || p == "prefers") {
+    return Slot{.key = object_lower, .value = t.object, .preference = true};
+  }
+  if (p == "dislikes") {
+    return Slot{.key = object_lower, .value = "dislikes " + t.object, .preference = true};
+  }
+  for (std::string_view fav : {"favorite_", "favourite_", "最喜欢的"}) {
+    if (p.starts_with(fav) && p.size() > fav.size()) {
+      std::string key = p.substr(fav.size());
+      std::replace(key.begin(), key.end(), '_', ' ');
+      return Slot{.key = std::move(key), .value = t.object, .preference = true};
+    }
+  }
+  if (p == "has") {
+    for (std::string_view kind : kPetKinds) {
+      if (object_lower.starts_with(kind) &&
+          (object_lower.size() == kind.size() || object_lower[kind.size()] == ' ')) {
+        return Slot{.key = "pet/" + std::string(kind), .value = PetName(t.object, kind.size())};
+      }
+    }
+    return std::nullopt;  // "I have a question": no slot
+  }
+  if (p.ends_with("'s_name")) {
+    const std::string kind = p.substr(0, p.size() - std::string_view("'s_name").size());
+    std::string spaced = kind;
+    std::replace(spaced.begin(), spaced.end(), '_', ' ');
+    if (IsPetKind(spaced)) return Slot{.key = "pet/" + spaced, .value = t.object};
+  }
+  if (p == "uses") return std::nullopt;
+  std::string key = p;
+  std::replace(key.begin(), key.end(), '_', ' ');
+  return Slot{.key = std::move(key), .value = t.object};
+}
+
+// The slot of the first triple about the user in `sentence`, read as the
+// user's line.
+std::optional<Slot> SlotOfSentence(std::string_view sentence) {
+  const std::string line = "user: " + std::string(sentence);
+  for (const context::ExtractedTriple& t : context::ExtractTriplesFromText(line)) {
+    if (t.subject != context::kUserSubject) continue;
+    if (std::optional<Slot> slot = SlotOfTriple(t)) return slot;
+  }
+  return std::nullopt;
+}
+
+// The clause of `sentence` (split at , ; ， ； ：) that holds the event's
+// pattern, else the longest; trimmed of closing punctuation.
+std::string PatternClause(std::string_view sentence) {
+  std::vector<std::string_view> clauses;
+  size_t start = 0;
+  for (size_t pos = 0; pos <= sentence.size();) {
+    size_t len = 0;
+    if (pos == sentence.size()) {
+      len = 1;
+    } else {
+      for (std::string_view mark : {",", ";", "，", "；", "：", "、"}) {
+        if (sentence.substr(pos, mark.size()) == mark) len = mark.size();
+      }
+    }
+    if (len == 0) {
+      ++pos;
+      continue;
+    }
+    clauses.push_back(sentence.substr(start, pos - start));
+    pos += len;
+    start = pos;
+  }
+  std::string_view best;
+  for (std::string_view c : clauses) {
+    if (!ExtractEvents(Trim(c)).empty()) {
+      best = c;
+      break;
+    }
+    if (c.size() > best.size()) best = c;
+  }
+  std::string out(Trim(best));
+  while (!out.empty() && std::string_view(".!?。！？").find(out.back()) != std::string_view::npos &&
+         static_cast<unsigned char>(out.back()) < 0x80) {
+    out.pop_back();
+  }
+  for (std::string_view closer : {"。", "！", "？"}) {
+    while (out.ends_with(closer)) out.resize(out.size() - closer.size());
+  }
+  return out;
+}
+
+// At most kKeyWords lower-cased words of `clause` (punctuation dropped), or
+// kKeyCodePoints characters of a script written without spaces.
+std::string HeadWords(std::string_view clause) {
+  const std::string folded = FoldForMatch(clause);
+  std::string key;
+  size_t words = 0;
+  size_t pos = 0;
+  while (pos < folded.size() && words < kKeyWords) {
+    while (pos < folded.size() && folded[pos] == ' ') ++pos;
+    const size_t begin = pos;
+    while (pos < folded.size() && folded[pos] != ' ') ++pos;
+    std::string word;
+    for (size_t i = begin; i < pos; ++i) {
+      const char c = folded[i];
+      if (static_cast<unsigned char>(c) >= 0x80 || std::isalnum(static_cast<unsigned char>(c)) ||
+          c == '\'' || c == '-') {
+        word += c;
+      }
+    }
+    if (word.empty()) continue;
+    if (!text::IsAscii(word) && text::CountCodePoints(word) > kKeyCodePoints) {
+      word = std::string(word.substr(0, text::Utf8PrefixBytes(word, kKeyCodePoints)));
+    }
+    if (!key.empty()) key += ' ';
+    key += word;
+    ++words;
+  }
+  return key;
+}
 
 // Sections come in this order; other types follow in byte order.
 int SectionRank(std::string_view facet_type) {
@@ -48,40 +221,6 @@ void AppendOneLine(std::string_view value, std::string* out) {
 
 }  // namespace
 
-std::string FacetKey(std::string_view facet_type, std::string_view text) {
-  std::string key(facet_type);
-  // QueryTerms rather than Tokenize: it removes Chinese stop words as ICU
-  // words before making bigrams, so "我的名字是张伟" keys on 名字/张伟 rather
-  // than on 我的/的名/名字/字是, which every "我的名字是…" shares.
-  const std::vector<std::string> terms = text::QueryTerms(text);
-  if (terms.empty()) {
-    key += '_';
-    key += internal::Sha256Hex(text).substr(0, kHashDigits);
-    return key;
-  }
-  // QueryTerms lists an identifier and then its parts ("acme.io", "acm",
-  // "io"); the parts only repeat it. They are the colocated ASCII tokens of
-  // the index side that never occur on their own.
-  std::unordered_set<std::string> parts;
-  std::unordered_set<std::string> words;
-  text::Tokenize(text, [&](const text::TokenView& token) {
-    if (!token.colocated) {
-      words.emplace(token.text);
-    } else if (text::IsAscii(token.text)) {
-      parts.emplace(token.text);
-    }
-  });
-  size_t taken = 0;
-  for (const std::string& term : terms) {
-    if (taken == kKeyWords) break;
-    if (parts.contains(term) && !words.contains(term)) continue;
-    key += '_';
-    key += term;
-    ++taken;
-  }
-  return key;
-}
-
 std::optional<Facet> FacetFromEvent(const Event& event, std::string segment_id) {
   std::string_view facet_type;
   if (event.type == kEventPreference) {
@@ -92,26 +231,22 @@ std::optional<Facet> FacetFromEvent(const Event& event, std::string segment_id) 
     return std::nullopt;
   }
   Facet facet{.facet_type = std::string(facet_type),
-              .key = FacetKey(facet_type, event.text),
-              .value = event.text,
               .confidence = event.confidence,
-              .evidence_count = 1};
+              .evidence_count = 1,
+              .evidence = event.text};
+  std::optional<Slot> slot = SlotOfSentence(event.text);
+  if (slot) {
+    if (slot->preference) facet.facet_type = std::string(kFacetPreference);
+    facet.key = std::move(slot->key);
+    facet.value = std::move(slot->value);
+  } else {
+    const std::string clause = PatternClause(event.text);
+    facet.key = HeadWords(clause);
+    facet.value = clause;
+  }
+  if (facet.key.empty() || facet.value.empty()) return std::nullopt;
   if (!segment_id.empty()) facet.segment_ids.push_back(std::move(segment_id));
   return facet;
-}
-
-void MergeFacet(Facet& existing, const Facet& observation) {
-  existing.evidence_count += 1;
-  for (const std::string& id : observation.segment_ids) {
-    if (std::find(existing.segment_ids.begin(), existing.segment_ids.end(), id) ==
-        existing.segment_ids.end()) {
-      existing.segment_ids.push_back(id);
-    }
-  }
-  if (observation.confidence >= existing.confidence) {
-    existing.value = observation.value;
-    existing.confidence = observation.confidence;
-  }
 }
 
 std::string RenderProfile(const std::vector<Facet>& facets) {

@@ -20,40 +20,35 @@ inline constexpr std::string_view kFacetContext = "context";        // from fact
 
 struct Facet {
   std::string facet_type;
-  std::string key;    // FacetKey(facet_type, value) for extracted facets
-  std::string value;  // the sentence or stated value
+  std::string key;    // the slot (FacetFromEvent)
+  std::string value;  // the stated thing, without the sentence around it
   double confidence = 0;
   int64_t evidence_count = 0;
   std::vector<std::string> segment_ids;  // segments that gave evidence, first seen first
+  std::string evidence;                  // the sentence it was stated in
 };
 
-// facet_type + "_" + the first four meaningful words of `text` joined by "_":
-// the terms of the text pipeline's query side (text::QueryTerms: folded,
-// Porter-stemmed words, identifiers, and for Chinese the character bigrams
-// of each stretch left after ICU-word stop words are removed), stop words
-// dropped unless nothing else remains, repeats and identifier parts dropped.
-//   ("preference", "I prefer dark mode")  -> "preference_prefer_dark_mode"
-//   ("context", "I work at acme.io")      -> "context_work_acme.io"
-//   ("context", "我的名字是张伟")         -> "context_名字_张伟"
-//   ("context", "我住在北京")             -> "context_住在_在北_北京"
-// Pattern words such as "prefer", "like" or "hate" are kept: they carry the
-// polarity, so "I like tea" and "I hate tea" stay two facets. A text with no
-// term at all (only punctuation or emoji) gets facet_type + "_" + the first
-// 12 hex digits of its SHA-256, never a shared "_unknown".
-std::string FacetKey(std::string_view facet_type, std::string_view text);
-
-// The facet one event gives: preference events -> kFacetPreference, fact
-// events -> kFacetContext, value = the event's text, its confidence,
-// evidence_count 1, segment_ids {segment_id} (none when segment_id is
-// empty). Other event types give no facet.
+// The facet one event gives (spec 40 §5), a slot and its value, read by the
+// graph's own extractor (context/graph.h) so that profile and graph see the
+// same statement the same way: the first triple of the sentence whose
+// subject is the user maps to a slot by kSlots below
+//   lives_in -> location, works_at -> employer, name -> name, is -> role,
+//   timezone -> timezone, comes_from -> origin, age, birthday, email;
+//   has <pet kind> ("I have a dog named Rex") -> pet/<kind>: Rex;
+//   <kind>'s name (my dog's name is Rex) -> pet/<kind>: Rex;
+//   likes / prefers Y -> preference Y: Y; dislikes Y -> preference Y:
+//   "dislikes Y"; favorite_X / favourite_X (my favorite X is Y) ->
+//   preference X: Y; any other predicate -> its words ("my_team" -> "my team").
+// The value is the triple's object: the graph's extractor drops leading
+// fillers and topic markers, clause breaks, articles and trailing particles.
+// A sentence without such a triple keeps a readable key of the head words
+// of the clause that holds the event's pattern (surface words, lower-cased;
+// at most 4 words, or 8 characters of a script without spaces) and that
+// clause as its value. Preference events -> kFacetPreference, fact events ->
+// kFacetContext (preferences found in a fact sentence stay preferences);
+// evidence = the sentence; evidence_count 1; segment_ids {segment_id}
+// (none when empty). Other event types give no facet.
 std::optional<Facet> FacetFromEvent(const Event& event, std::string segment_id);
-
-// Folds one more observation of the same (facet_type, key) into `existing`:
-// evidence_count + 1, the observation's segment ids appended unless already
-// present (order kept), and value and confidence taken from the observation
-// only when its confidence >= existing.confidence (a hedged restatement
-// never overwrites a plain one).
-void MergeFacet(Facet& existing, const Facet& observation);
 
 // Markdown for `memory.profile_render`: one section per facet type, titled
 // "### " + the type with its first letter upper-cased ("### Preference"),
@@ -63,8 +58,8 @@ void MergeFacet(Facet& existing, const Facet& observation);
 // ("(confirmed 1x)" for a single observation: the count is always shown).
 // Line breaks inside a key or value become spaces: one facet, one line.
 // Sections are separated by one blank line. "" when `facets` is empty.
-//   "### Preference\n- preference_like_tea: I like tea (confirmed 2x)\n\n"
-//   "### Context\n- context_live_berlin: I live in Berlin (confirmed 1x)\n"
+//   "### Preference\n- tea: tea (confirmed 2x)\n\n"
+//   "### Context\n- location: Berlin (confirmed 1x)\n"
 std::string RenderProfile(const std::vector<Facet>& facets);
 
 }  // namespace mnemo::archivist

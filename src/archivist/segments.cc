@@ -245,16 +245,20 @@ Status FinalizeSegment(storage::Backend& backend, std::string_view segment_id,
     for (Event& e : ExtractEvents(r.content)) {
       if (options.profile) {
         if (std::optional<Facet> f = FacetFromEvent(e, segment->id)) {
-          MNEMO_RETURN_IF_ERROR(backend
-                                    .MergeFacet({.owner = segment->owner,
-                                                 .facet_type = f->facet_type,
-                                                 .key = f->key,
-                                                 .value = f->value,
-                                                 .confidence = f->confidence,
-                                                 .evidence_count = 1,
-                                                 .segment_ids = f->segment_ids,
-                                                 .updated_at = now})
-                                    .status());
+          MNEMO_RETURN_IF_ERROR(
+              backend
+                  .MergeFacet({.owner = segment->owner,
+                               .facet_type = f->facet_type,
+                               .key = f->key,
+                               .value = f->value,
+                               .confidence = f->confidence,
+                               .evidence_count = 1,
+                               .segment_ids = f->segment_ids,
+                               .updated_at = now,
+                               // Supersession goes by when it was said.
+                               .valid_from = r.timestamp_ms != 0 ? r.timestamp_ms : now,
+                               .evidence = f->evidence})
+                  .status());
         }
       }
       events.push_back({.id = mnemo::internal::NewUuidV4(),

@@ -38,6 +38,9 @@
 //   X likes / loves / enjoys Y                               likes
 //   X comes from / is from Y                                 comes_from
 //   I am called Y                                            name
+//   I joined Y                                               works_at
+//   I have a / an Y                                          has
+//   I hate / dislike Y                                       dislikes
 //   my <noun> is Y  → (user, <noun>, Y): "my timezone is CET" → timezone,
 //     "my name is Ana" → name ("time zone" = timezone)
 //   X is Y, I am a/an Y                                      is

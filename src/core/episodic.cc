@@ -38,6 +38,26 @@ EpisodicTurn ToPublic(storage::TurnRow r) {
                       .owner = std::move(r.owner)};
 }
 
+ProfileFacet ToProfileFacet(storage::FacetRow r) {
+  ProfileFacet f{.facet_type = std::move(r.facet_type),
+                 .key = std::move(r.key),
+                 .value = std::move(r.value),
+                 .confidence = r.confidence,
+                 .evidence_count = r.evidence_count,
+                 .segment_ids = std::move(r.segment_ids),
+                 .updated_at = r.updated_at,
+                 .valid_from = r.valid_from,
+                 .evidence = std::move(r.evidence)};
+  for (storage::FacetValue& v : r.history) {
+    f.history.push_back({.value = std::move(v.value),
+                         .confidence = v.confidence,
+                         .evidence = std::move(v.evidence),
+                         .valid_from = v.valid_from,
+                         .valid_to = v.valid_to});
+  }
+  return f;
+}
+
 // Facets stated through memory.profile_put (spec 40).
 constexpr double kStatedConfidence = 0.9;
 constexpr size_t kMaxFacetValueBytes = 4096;
@@ -389,15 +409,7 @@ Result<std::vector<ProfileFacet>> Engine::Impl::Profile(const Principal& who) {
                          backend->Facets(!config.memory.acl_enabled, who.name));
   std::vector<ProfileFacet> out;
   out.reserve(rows.size());
-  for (storage::FacetRow& r : rows) {
-    out.push_back({.facet_type = std::move(r.facet_type),
-                   .key = std::move(r.key),
-                   .value = std::move(r.value),
-                   .confidence = r.confidence,
-                   .evidence_count = r.evidence_count,
-                   .segment_ids = std::move(r.segment_ids),
-                   .updated_at = r.updated_at});
-  }
+  for (storage::FacetRow& r : rows) out.push_back(ToProfileFacet(std::move(r)));
   return out;
 }
 
@@ -413,6 +425,9 @@ Result<ProfileFacet> Engine::Impl::ProfilePut(const Principal& who, std::string_
         "value");
   }
   MNEMO_RETURN_IF_ERROR(CheckSecret(config, value, "value"));
+  // Stated at 0.9, a correction supersedes the current value (spec 40 §5):
+  // the old one goes to the history and the count restarts.
+  const TimeMs now = clock->NowMs();
   MNEMO_ASSIGN_OR_RETURN(storage::FacetRow r,
                          backend->MergeFacet({.owner = who.name,
                                               .facet_type = std::string(facet_type),
@@ -420,14 +435,9 @@ Result<ProfileFacet> Engine::Impl::ProfilePut(const Principal& who, std::string_
                                               .value = std::string(value),
                                               .confidence = kStatedConfidence,
                                               .evidence_count = 1,
-                                              .updated_at = clock->NowMs()}));
-  return ProfileFacet{.facet_type = std::move(r.facet_type),
-                      .key = std::move(r.key),
-                      .value = std::move(r.value),
-                      .confidence = r.confidence,
-                      .evidence_count = r.evidence_count,
-                      .segment_ids = std::move(r.segment_ids),
-                      .updated_at = r.updated_at};
+                                              .updated_at = now,
+                                              .valid_from = now}));
+  return ToProfileFacet(std::move(r));
 }
 
 Result<std::string> Engine::Impl::ProfileRender(const Principal& who) {

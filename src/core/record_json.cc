@@ -3,6 +3,8 @@
 #include <cmath>
 #include <set>
 
+#include "storage/episodic_rules.h"
+
 namespace mnemo::internal {
 namespace {
 
@@ -220,7 +222,10 @@ json FacetToJson(const storage::FacetRow& r) {
           {"confidence", r.confidence},
           {"evidence_count", r.evidence_count},
           {"segment_ids", r.segment_ids},
-          {"updated_at", r.updated_at}};
+          {"updated_at", r.updated_at},
+          {"valid_from", r.valid_from},
+          {"evidence", r.evidence},
+          {"history", storage::internal::EncodeFacetHistory(r.history)}};
 }
 
 Result<storage::FacetRow> FacetFromJson(const json& j) {
@@ -234,6 +239,20 @@ Result<storage::FacetRow> FacetFromJson(const json& j) {
   in.Int("evidence_count", r.evidence_count);
   in.Texts("segment_ids", r.segment_ids);
   in.Int("updated_at", r.updated_at);
+  // Absent in exports made before facets had a history (format unchanged).
+  if (j.contains("valid_from")) in.Int("valid_from", r.valid_from);
+  if (j.contains("evidence")) in.Text("evidence", r.evidence);
+  if (j.contains("history")) {
+    std::string history;
+    in.Text("history", history);
+    std::optional<std::vector<storage::FacetValue>> decoded =
+        storage::internal::DecodeFacetHistory(history);
+    if (!decoded) {
+      return InvalidArgument(
+          "facet \"history\" must be a JSON array of strings, five per earlier value", "history");
+    }
+    r.history = std::move(*decoded);
+  }
   return in.Done(std::move(r));
 }
 

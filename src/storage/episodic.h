@@ -138,7 +138,20 @@ struct EventHit {
   double score = 0;  // as TurnHit::score; 0 without terms
 };
 
-// A profile facet, unique per (owner, facet_type, key).
+// An earlier value of a facet's slot (spec 40 §5): what it was, how sure,
+// the sentence that stated it ("" when stated directly) and when it held,
+// [valid_from, valid_to). A value that never became current (it did not
+// supersede a surer one) has valid_to == valid_from.
+struct FacetValue {
+  std::string value;
+  double confidence = 0;
+  std::string evidence;
+  TimeMs valid_from = 0;
+  TimeMs valid_to = 0;
+};
+
+// A profile facet, unique per (owner, facet_type, key): a slot with a current
+// value and the history of earlier ones.
 struct FacetRow {
   std::string owner = "local";
   std::string facet_type;
@@ -148,6 +161,10 @@ struct FacetRow {
   int64_t evidence_count = 1;
   std::vector<std::string> segment_ids;  // segments that gave evidence, first seen first
   TimeMs updated_at = 0;
+  // When the current value was first stated (an observation: when it was said).
+  TimeMs valid_from = 0;
+  std::string evidence;             // the sentence of the current value ("" when stated directly)
+  std::vector<FacetValue> history;  // earlier values, oldest first
 };
 
 }  // namespace mnemo::storage

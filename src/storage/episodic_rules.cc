@@ -1,12 +1,22 @@
 #include "storage/episodic_rules.h"
 
 #include <algorithm>
+#include <charconv>
+#include <iomanip>
+#include <locale>
+#include <sstream>
 #include <string>
+
+#include "storage/graph_rules.h"
+#include "storage/sqlite/tags_json.h"
+#include "storage/supersession.h"
 
 namespace mnemo::storage::internal {
 namespace {
 
 bool IsConfidence(double c) { return c >= 0 && c <= 1; }  // false for NaN
+
+constexpr size_t kHistoryFields = 5;
 
 }  // namespace
 
@@ -107,23 +117,90 @@ Status ValidateFacet(const FacetRow& observation) {
 }
 
 FacetRow MergeFacetRow(const std::optional<FacetRow>& stored, const FacetRow& observation) {
+  const TimeMs at = observation.valid_from != 0 ? observation.valid_from : observation.updated_at;
   FacetRow out = stored.value_or(observation);
-  if (stored) {
+  if (!stored) {
+    out.evidence_count = 1;
+    out.segment_ids.clear();
+    out.valid_from = at;
+    out.history.clear();
+  } else if (TripleTermKey(stored->value) == TripleTermKey(observation.value)) {
     out.evidence_count += 1;
     if (observation.confidence >= stored->confidence) {
       out.value = observation.value;
       out.confidence = observation.confidence;
+      if (!observation.evidence.empty()) out.evidence = observation.evidence;
     }
-  } else {
+  } else if (Supersedes({.confidence = stored->confidence,
+                         .at = stored->valid_from,
+                         .sentence = stored->evidence},
+                        {.confidence = observation.confidence,
+                         .at = at,
+                         .sentence = observation.evidence})) {
+    out.history.push_back({.value = stored->value,
+                           .confidence = stored->confidence,
+                           .evidence = stored->evidence,
+                           .valid_from = stored->valid_from,
+                           .valid_to = std::max(stored->valid_from, at)});
+    out.value = observation.value;
+    out.confidence = observation.confidence;
+    out.evidence = observation.evidence;
+    out.valid_from = at;
     out.evidence_count = 1;
-    out.segment_ids.clear();
+  } else {
+    out.history.push_back({.value = observation.value,
+                           .confidence = observation.confidence,
+                           .evidence = observation.evidence,
+                           .valid_from = at,
+                           .valid_to = at < stored->valid_from ? stored->valid_from : at});
   }
+  std::stable_sort(
+      out.history.begin(), out.history.end(),
+      [](const FacetValue& a, const FacetValue& b) { return a.valid_from < b.valid_from; });
   for (const std::string& id : observation.segment_ids) {
     if (std::find(out.segment_ids.begin(), out.segment_ids.end(), id) == out.segment_ids.end()) {
       out.segment_ids.push_back(id);
     }
   }
   out.updated_at = observation.updated_at;
+  return out;
+}
+
+std::string EncodeFacetHistory(const std::vector<FacetValue>& history) {
+  std::vector<std::string> flat;
+  flat.reserve(history.size() * kHistoryFields);
+  for (const FacetValue& v : history) {
+    flat.push_back(v.value);
+    std::ostringstream confidence;
+    confidence.imbue(std::locale::classic());
+    confidence << std::setprecision(17) << v.confidence;
+    flat.push_back(confidence.str());
+    flat.push_back(v.evidence);
+    flat.push_back(std::to_string(v.valid_from));
+    flat.push_back(std::to_string(v.valid_to));
+  }
+  return EncodeTags(flat);
+}
+
+std::optional<std::vector<FacetValue>> DecodeFacetHistory(std::string_view text) {
+  if (text.empty()) return std::vector<FacetValue>{};
+  std::optional<std::vector<std::string>> flat = DecodeTags(text);
+  if (!flat || flat->size() % kHistoryFields != 0) return std::nullopt;
+  std::vector<FacetValue> out;
+  for (size_t i = 0; i < flat->size(); i += kHistoryFields) {
+    FacetValue v{.value = (*flat)[i], .evidence = (*flat)[i + 2]};
+    const std::string& c = (*flat)[i + 1];
+    const std::string& from = (*flat)[i + 3];
+    const std::string& to = (*flat)[i + 4];
+    if (std::from_chars(from.data(), from.data() + from.size(), v.valid_from).ec != std::errc() ||
+        std::from_chars(to.data(), to.data() + to.size(), v.valid_to).ec != std::errc()) {
+      return std::nullopt;
+    }
+    std::istringstream confidence(c);
+    confidence.imbue(std::locale::classic());
+    if (!(confidence >> v.confidence)) return std::nullopt;
+    out.push_back(std::move(v));
+  }
   return out;
 }
 

@@ -4,7 +4,9 @@
 
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "mnemo/status.h"
 #include "storage/episodic.h"
@@ -44,8 +46,28 @@ Status ValidateEvents(std::span<const EventRow> rows);
 Status ValidateFacet(const FacetRow& observation);
 
 // The facet stored after folding `observation` into `stored` (backend.h,
-// MergeFacet). Mirrors archivist::MergeFacet, which storage cannot depend
-// on (layers point downward).
+// MergeFacet; spec 40 §5). The observation's time is its valid_from (its
+// updated_at when 0).
+//  - Absent: stored as observed, evidence_count 1, no history.
+//  - The same value (whitespace collapsed, ASCII case-blind): evidence_count
+//    + 1; value, confidence and evidence taken from the observation when its
+//    confidence >= the stored one.
+//  - A different value that Supersedes (supersession.h) the current one:
+//    the current value moves to the history, valid until the observation's
+//    time; the observation's value, confidence, evidence and valid_from
+//    become current with evidence_count 1 (a correction is no confirmation).
+//  - A different value that does not: kept in the history, never current
+//    (valid_to = valid_from; up to the current value's start when older).
+// In every case the observation's segment ids are appended unless present
+// (they are every segment that spoke about the slot) and updated_at is the
+// observation's; the history stays ordered by valid_from.
 FacetRow MergeFacetRow(const std::optional<FacetRow>& stored, const FacetRow& observation);
+
+// The stored form of FacetRow::history: a JSON array of strings, five per
+// value (value, confidence as decimal text, evidence, valid_from, valid_to),
+// written by EncodeTags (sqlite/tags_json.h). nullopt when `text` is not
+// such an array.
+std::string EncodeFacetHistory(const std::vector<FacetValue>& history);
+std::optional<std::vector<FacetValue>> DecodeFacetHistory(std::string_view text);
 
 }  // namespace mnemo::storage::internal

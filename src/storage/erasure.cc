@@ -1,5 +1,6 @@
 #include "storage/erasure_rules.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace mnemo::storage::internal {
@@ -32,6 +33,12 @@ std::optional<FacetRow> FacetWithoutSegments(const FacetRow& facet,
   *changed = removed > 0;
   if (removed == 0) return out;
   out.evidence_count = facet.evidence_count - removed;
+  // The history may quote the erased segments' sentences, and which value
+  // came from which segment is not recorded: it goes with them.
+  out.history.clear();
+  // Segments left still speak for the slot, even when the count was of a
+  // newer value (a superseding value restarts it at 1).
+  if (!out.segment_ids.empty()) out.evidence_count = std::max<int64_t>(out.evidence_count, 1);
   // Evidence left without a segment is a stated facet (memory.profile_put):
   // it stays; a facet with neither goes.
   if (out.evidence_count <= 0) return std::nullopt;

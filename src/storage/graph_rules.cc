@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "base/uuid.h"
+#include "storage/supersession.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -86,6 +87,20 @@ TripleUpsertPlan PlanTripleUpsert(const std::vector<TripleRow>& existing, const 
   }
   if (!single_valued) return plan;
   if (late_end == 0 || plan.refresh) {
+    // The shared rule of supersession.h: a hedged statement does not end a
+    // surer current one; it is kept as history that was never current.
+    if (!plan.refresh) {
+      for (const TripleRow& t : existing) {
+        if (t.valid_to == 0 && TripleTermKey(t.object) != object_key &&
+            !Supersedes({.confidence = t.confidence, .at = t.valid_from, .sentence = t.sentence},
+                        {.confidence = incoming.confidence,
+                         .at = incoming.valid_from,
+                         .sentence = incoming.sentence})) {
+          plan.insert_valid_to = std::max<TimeMs>(incoming.valid_from, 1);
+          return plan;
+        }
+      }
+    }
     for (size_t i = 0; i < existing.size(); ++i) {
       if (other[i] && existing[i].valid_to == 0) plan.supersede.push_back(i);
     }

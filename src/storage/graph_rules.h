@@ -41,11 +41,14 @@ TimeMs SupersededAt(const TripleRow& current, const TripleRow& incoming);
 //   - A current triple with the same object is refreshed (confidence the
 //     larger); otherwise `incoming` is inserted.
 //   - Single-valued predicates: a newer fact ends the current triples of
-//     other objects (SupersededAt). Older evidence arriving late (a document
-//     re-derived by reindex, a statement dated in the past), i.e. when a
-//     triple of another object started after `incoming`, ends nothing: it is
-//     inserted as history up to the earliest such start, and a history triple
-//     of another object that was still valid when it began now ends there.
+//     other objects (SupersededAt) when it Supersedes them (supersession.h,
+//     the rule profile facets follow too); when it does not (a hedged 0.4
+//     statement against a 0.9 stated one) it is inserted as history that
+//     was never current (valid_to = its valid_from) and ends nothing. Older evidence arriving late
+//     (a document re-derived by reindex, a statement dated in the past), i.e. when a triple of
+//     another object started after `incoming`, ends nothing: it is inserted as history up to the
+//     earliest such start, and a history triple of another object that was still valid when it
+//     began now ends there.
 struct TripleUpsertPlan {
   std::optional<size_t> refresh;  // index into `existing`
   TimeMs insert_valid_to = 0;     // for the inserted triple (0: current)

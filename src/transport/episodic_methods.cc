@@ -124,18 +124,37 @@ Result<json> HandleEvents(const MethodContext& ctx, const json& p) {
   return json{{"events", std::move(out)}};
 }
 
-Result<json> HandleProfile(const MethodContext& ctx, const json&) {
-  MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets, ctx.engine.Profile(ctx.principal));
-  json out = json::array();
-  for (const ProfileFacet& f : facets) {
-    out.push_back({{"facet_type", f.facet_type},
-                   {"key", f.key},
-                   {"value", f.value},
-                   {"confidence", f.confidence},
-                   {"evidence_count", f.evidence_count},
-                   {"segment_ids", f.segment_ids},
-                   {"updated_at", internal::FormatRfc3339(f.updated_at)}});
+// A facet on the wire: its current value, and with `history` its earlier
+// values (spec 40 §5).
+json FacetJson(const ProfileFacet& f, bool history) {
+  json out{{"facet_type", f.facet_type},
+           {"key", f.key},
+           {"value", f.value},
+           {"confidence", f.confidence},
+           {"evidence_count", f.evidence_count},
+           {"segment_ids", f.segment_ids},
+           {"evidence", f.evidence},
+           {"valid_from", internal::FormatRfc3339(f.valid_from)},
+           {"updated_at", internal::FormatRfc3339(f.updated_at)}};
+  if (history) {
+    json earlier = json::array();
+    for (const ProfileValue& v : f.history) {
+      earlier.push_back({{"value", v.value},
+                         {"confidence", v.confidence},
+                         {"evidence", v.evidence},
+                         {"valid_from", internal::FormatRfc3339(v.valid_from)},
+                         {"valid_to", internal::FormatRfc3339(v.valid_to)}});
+    }
+    out["history"] = std::move(earlier);
   }
+  return out;
+}
+
+Result<json> HandleProfile(const MethodContext& ctx, const json& p) {
+  MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets, ctx.engine.Profile(ctx.principal));
+  const bool history = p.at("include_history").get<bool>();
+  json out = json::array();
+  for (const ProfileFacet& f : facets) out.push_back(FacetJson(f, history));
   return json{{"facets", std::move(out)}};
 }
 
@@ -144,13 +163,7 @@ Result<json> HandleProfilePut(const MethodContext& ctx, const json& p) {
       ProfileFacet f,
       ctx.engine.ProfilePut(ctx.principal, p.at("facet_type").get<std::string>(),
                             p.at("key").get<std::string>(), p.at("value").get<std::string>()));
-  return json{{"facet_type", f.facet_type},
-              {"key", f.key},
-              {"value", f.value},
-              {"confidence", f.confidence},
-              {"evidence_count", f.evidence_count},
-              {"segment_ids", f.segment_ids},
-              {"updated_at", internal::FormatRfc3339(f.updated_at)}};
+  return FacetJson(f, /*history=*/true);
 }
 
 Result<json> HandleProfileRender(const MethodContext& ctx, const json&) {
@@ -214,7 +227,14 @@ MethodSpec EventsSpec() {
 
 MethodSpec ProfileSpec() {
   return {.name = "memory.profile",
-          .description = "The user's profile facets (preferences and context) with their evidence.",
+          .description =
+              "The user's profile facets (preferences and context): each slot's current "
+              "value with its evidence.",
+          .params = {{.name = "include_history",
+                      .type = ParamType::kBoolean,
+                      .description = "Also each slot's earlier values with the time they held "
+                                     "(default false).",
+                      .default_value = false}},
           .result_schema = {{"type", "object"}, {"properties", {{"facets", {{"type", "array"}}}}}},
           .handler = HandleProfile};
 }

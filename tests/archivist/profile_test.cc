@@ -5,6 +5,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mnemo::archivist {
@@ -12,59 +14,46 @@ namespace {
 
 using Strings = std::vector<std::string>;
 
-TEST(FacetKey, UsesTheFirstFourMeaningfulWords) {
-  EXPECT_EQ(FacetKey("preference", "I prefer dark mode"), "preference_prefer_dark_mode");
-  EXPECT_EQ(FacetKey("context", "My name is Alice"), "context_name_alic");
-  EXPECT_EQ(FacetKey("context", "I'm a software engineer at Google in Zurich"),
-            "context_softwar_engin_googl_zurich");
-  EXPECT_EQ(FacetKey("context", "I’m based in São Paulo"), "context_base_são_paulo");
+// The slot and value of one sentence, as a fact or preference event.
+std::pair<std::string, std::string> SlotOf(std::string_view type, std::string text) {
+  std::optional<Facet> f =
+      FacetFromEvent({.type = std::string(type), .text = std::move(text), .confidence = 0.6}, "");
+  if (!f) return {"", ""};
+  return {f->key, f->value};
 }
 
-TEST(FacetKey, KeepsPolarityWords) {
-  EXPECT_NE(FacetKey("preference", "I like tea"), FacetKey("preference", "I hate tea"));
-  EXPECT_NE(FacetKey("preference", "I always use tabs"),
-            FacetKey("preference", "I never use tabs"));
+using KV = std::pair<std::string, std::string>;
+
+TEST(FacetFromEvent, FactsFillReadableSlots) {
+  EXPECT_EQ(SlotOf("fact", "My name is Alice."), (KV{"name", "Alice"}));
+  EXPECT_EQ(SlotOf("fact", "I live in Pune."), (KV{"location", "Pune"}));
+  EXPECT_EQ(SlotOf("fact", "I moved to Bangalore last month."), (KV{"location", "Bangalore"}));
+  EXPECT_EQ(SlotOf("fact", "I work at Infosys."), (KV{"employer", "Infosys"}));
+  EXPECT_EQ(SlotOf("fact", "I joined Wipro."), (KV{"employer", "Wipro"}));
+  EXPECT_EQ(SlotOf("fact", "My timezone is Europe/Lisbon."), (KV{"timezone", "Europe/Lisbon"}));
+  EXPECT_EQ(SlotOf("fact", "I have a dog named Rex."), (KV{"pet/dog", "Rex"}));
+  EXPECT_EQ(SlotOf("fact", "我住在北京"), (KV{"location", "北京"}));
+  EXPECT_EQ(SlotOf("fact", "我叫张伟"), (KV{"name", "张伟"}));
 }
 
-TEST(FacetKey, IsStableAcrossCaseAndInflection) {
-  EXPECT_EQ(FacetKey("preference", "I like cats"), FacetKey("preference", "i LIKE cat"));
-  EXPECT_EQ(FacetKey("context", "I’m from Lyon"), FacetKey("context", "I'm from Lyon."));
+TEST(FacetFromEvent, ValuesLeaveFillersAndTopicMarkersOut) {
+  EXPECT_EQ(SlotOf("fact", "By the way, I live in Lisbon now."), (KV{"location", "Lisbon"}));
+  EXPECT_EQ(SlotOf("fact", "Actually, I work at Globex."), (KV{"employer", "Globex"}));
+  EXPECT_EQ(SlotOf("preference", "换个话题，我喜欢绿茶。"), (KV{"绿茶", "绿茶"}));
+  EXPECT_EQ(SlotOf("preference", "Anyway, I prefer window seats."),
+            (KV{"window seats", "window seats"}));
 }
 
-TEST(FacetKey, KeepsIdentifiersWithoutTheirParts) {
-  EXPECT_EQ(FacetKey("context", "I work at acme.io"), "context_work_acme.io");
-  EXPECT_EQ(FacetKey("preference", "I like io and acme.io"), "preference_like_io_acme.io");
-}
-
-TEST(FacetKey, ChineseFactsGetDistinctKeys) {
-  const Strings facts = {"我的名字是张伟", "我的名字是李娜", "我住在北京", "我住在上海",
-                         "我在腾讯工作",   "我在阿里工作",   "我来自成都", "我来自重庆",
-                         "我是一名医生",   "我是一名教师"};
-  std::set<std::string> keys;
-  for (const std::string& fact : facts) {
-    const std::string key = FacetKey("context", fact);
-    EXPECT_TRUE(key.starts_with("context_")) << key;
-    EXPECT_EQ(key.find("unknown"), std::string::npos) << key;
-    keys.insert(key);
+TEST(FacetFromEvent, KeysAreNeverStemmedOrTypePrefixed) {
+  for (const std::string& text :
+       {std::string("My timezone is Europe/Lisbon"), std::string("换个话题，我喜欢这个话题"),
+        std::string("I'm based in São Paulo")}) {
+    const std::string key = SlotOf(text.starts_with("换") ? "preference" : "fact", text).first;
+    EXPECT_FALSE(key.starts_with("context_")) << key;
+    EXPECT_FALSE(key.starts_with("preference_")) << key;
+    EXPECT_EQ(key.find("timezon_"), std::string::npos) << key;
   }
-  EXPECT_EQ(keys.size(), facts.size());
-  EXPECT_EQ(FacetKey("context", "我的名字是张伟"), "context_名字_张伟");
-  EXPECT_EQ(FacetKey("context", "我住在北京"), "context_住在_在北_北京");
-}
-
-TEST(FacetKey, ChinesePreferencesDifferInTheirObject) {
-  EXPECT_NE(FacetKey("preference", "我更喜欢用Vim"), FacetKey("preference", "我更喜欢用Emacs"));
-  EXPECT_NE(FacetKey("preference", "我喜欢吃苹果"), FacetKey("preference", "我喜欢吃香蕉"));
-}
-
-TEST(FacetKey, FallsBackToStopWordsThenToAHash) {
-  EXPECT_EQ(FacetKey("context", "I am a"), "context_i_am_a");
-  const std::string a = FacetKey("context", "!!!");
-  const std::string b = FacetKey("context", "???");
-  EXPECT_EQ(a.size(), std::string("context_").size() + 12);
-  EXPECT_TRUE(a.starts_with("context_"));
-  EXPECT_NE(a, b);
-  EXPECT_EQ(a, FacetKey("context", "!!!"));
+  EXPECT_EQ(SlotOf("fact", "I'm based in São Paulo").first, "location");
 }
 
 TEST(FacetFromEvent, MapsPreferencesAndFactsOnly) {
@@ -72,8 +61,9 @@ TEST(FacetFromEvent, MapsPreferencesAndFactsOnly) {
       {.type = "preference", .text = "I prefer dark mode", .confidence = 0.6}, "seg-1");
   ASSERT_TRUE(pref.has_value());
   EXPECT_EQ(pref->facet_type, "preference");
-  EXPECT_EQ(pref->key, "preference_prefer_dark_mode");
-  EXPECT_EQ(pref->value, "I prefer dark mode");
+  EXPECT_EQ(pref->key, "dark mode");
+  EXPECT_EQ(pref->value, "dark mode");
+  EXPECT_EQ(pref->evidence, "I prefer dark mode");
   EXPECT_DOUBLE_EQ(pref->confidence, 0.6);
   EXPECT_EQ(pref->evidence_count, 1);
   EXPECT_EQ(pref->segment_ids, Strings{"seg-1"});
@@ -82,7 +72,6 @@ TEST(FacetFromEvent, MapsPreferencesAndFactsOnly) {
       FacetFromEvent({.type = "fact", .text = "我住在北京", .confidence = 0.4}, "");
   ASSERT_TRUE(fact.has_value());
   EXPECT_EQ(fact->facet_type, "context");
-  EXPECT_EQ(fact->key, "context_住在_在北_北京");
   EXPECT_DOUBLE_EQ(fact->confidence, 0.4);
   EXPECT_TRUE(fact->segment_ids.empty());
 
@@ -92,47 +81,9 @@ TEST(FacetFromEvent, MapsPreferencesAndFactsOnly) {
       FacetFromEvent({.type = "commitment", .text = "I will", .confidence = 0.6}, "s").has_value());
 }
 
-Facet Observation(std::string value, double confidence, Strings segments) {
-  return {.facet_type = "preference",
-          .key = "preference_like_tea",
-          .value = std::move(value),
-          .confidence = confidence,
-          .evidence_count = 1,
-          .segment_ids = std::move(segments)};
-}
-
-TEST(MergeFacet, CountsEvidenceAndMergesSegmentsInOrder) {
-  Facet facet = Observation("I like tea", 0.6, {"s1"});
-  MergeFacet(facet, Observation("I like tea", 0.6, {"s2"}));
-  MergeFacet(facet, Observation("I like tea", 0.6, {"s1"}));
-  MergeFacet(facet, Observation("I like tea", 0.6, {"s3", "s2", "s4"}));
-  EXPECT_EQ(facet.evidence_count, 4);
-  EXPECT_EQ(facet.segment_ids, (Strings{"s1", "s2", "s3", "s4"}));
-}
-
-TEST(MergeFacet, AWeakerObservationDoesNotReplaceTheValue) {
-  Facet facet = Observation("I like tea", 0.6, {"s1"});
-  MergeFacet(facet, Observation("I think I like tea", 0.4, {"s2"}));
-  EXPECT_EQ(facet.value, "I like tea");
-  EXPECT_DOUBLE_EQ(facet.confidence, 0.6);
-  EXPECT_EQ(facet.evidence_count, 2);
-  EXPECT_EQ(facet.segment_ids, (Strings{"s1", "s2"}));
-}
-
-TEST(MergeFacet, AnEqualOrStrongerObservationReplacesTheValue) {
-  Facet facet = Observation("I think I like tea", 0.4, {"s1"});
-  MergeFacet(facet, Observation("Maybe I like tea", 0.4, {"s1"}));
-  EXPECT_EQ(facet.value, "Maybe I like tea");
-  MergeFacet(facet, Observation("I like tea!", 0.6, {}));
-  EXPECT_EQ(facet.value, "I like tea!");
-  EXPECT_DOUBLE_EQ(facet.confidence, 0.6);
-  MergeFacet(facet, Observation("I like green tea", 0.9, {}));
-  EXPECT_EQ(facet.value, "I like green tea");
-  EXPECT_DOUBLE_EQ(facet.confidence, 0.9);
-  MergeFacet(facet, Observation("I like tea", 0.6, {}));
-  EXPECT_EQ(facet.value, "I like green tea");
-  EXPECT_EQ(facet.evidence_count, 5);
-  EXPECT_EQ(facet.segment_ids, Strings{"s1"});
+TEST(FacetFromEvent, AFactWithoutASlotKeepsItsHeadWords) {
+  EXPECT_EQ(SlotOf("fact", "I've been learning the cello for years.").first,
+            "i've been learning the");
 }
 
 Facet Make(std::string type, std::string key, std::string value, int64_t count) {

@@ -256,3 +256,105 @@ TEST(ArchivistRecapRecall, EarlierRecapsAreEmbeddedWhenAnEmbedderArrives) {
 
 }  // namespace
 }  // namespace mnemo
+
+namespace mnemo {
+namespace {
+
+const ProfileFacet* FindFacet(const std::vector<ProfileFacet>& facets, std::string_view key) {
+  for (const ProfileFacet& f : facets) {
+    if (f.key == key) return &f;
+  }
+  return nullptr;
+}
+
+// Spec 40 §5 on the kind of session a harness produces: 200 turns of small
+// talk with the user's name, location, employer and pets said at various
+// points, a move and a job change. Each slot holds its current value, and
+// the values it replaced are its history.
+TEST(ArchivistProfile, ATwoHundredTurnSessionKeepsEachSlotCurrent) {
+  testing::TempDir dir;
+  auto e = Engine::Open({.workspace = dir.Sub("ws")});
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  const Principal who;
+  std::vector<std::string> said(200);
+  const std::vector<std::string> chatter = {
+      "Can you help me plan the week?", "What is a good recipe for dinner tonight?",
+      "换个话题，今天天气怎么样？", "Tell me a joke about databases.",
+      "How long does it take to boil an egg?"};
+  for (size_t i = 0; i < said.size(); ++i) said[i] = chatter[i % chatter.size()];
+  said[3] = "Hi! My name is Priya.";
+  said[17] = "By the way, I live in Pune.";
+  said[41] = "I work at Infosys.";
+  said[66] = "I have a dog named Bruno.";
+  said[90] = "Big news: I moved to Bangalore last week.";
+  said[120] = "I joined Wipro, a new job!";
+  said[150] = "I have a cat named Mochi.";
+  said[170] = "My timezone is Asia/Kolkata.";
+  const TimeMs start = 1'760'000'000'000;
+  for (size_t i = 0; i < said.size(); ++i) {
+    ASSERT_TRUE((*e)->TurnComplete(who, {.session_id = "harness",
+                                         .user_message = said[i],
+                                         .assistant_response = "Sure, noted.",
+                                         .timestamp = start + static_cast<TimeMs>(i) * 30'000,
+                                         .sync = true})
+                    .ok());
+  }
+  ASSERT_TRUE((*e)->SessionEnd(who, "harness", /*sync=*/true).ok());
+  auto facets = (*e)->Profile(who);
+  ASSERT_TRUE(facets.ok()) << facets.status().ToString();
+  auto expect = [&](std::string_view key, std::string_view value) -> const ProfileFacet* {
+    const ProfileFacet* f = FindFacet(*facets, key);
+    EXPECT_NE(f, nullptr) << key;
+    if (f != nullptr) {
+      EXPECT_EQ(f->value, value) << key;
+    }
+    return f;
+  };
+  expect("name", "Priya");
+  expect("pet/dog", "Bruno");
+  expect("pet/cat", "Mochi");
+  expect("timezone", "Asia/Kolkata");
+  const ProfileFacet* location = expect("location", "Bangalore");
+  ASSERT_NE(location, nullptr);
+  ASSERT_EQ(location->history.size(), 1u);
+  EXPECT_EQ(location->history[0].value, "Pune");
+  EXPECT_EQ(location->history[0].valid_from, start + 17 * 30'000);
+  EXPECT_EQ(location->history[0].valid_to, start + 90 * 30'000);
+  const ProfileFacet* employer = expect("employer", "Wipro");
+  ASSERT_NE(employer, nullptr);
+  ASSERT_EQ(employer->history.size(), 1u);
+  EXPECT_EQ(employer->history[0].value, "Infosys");
+  for (const ProfileFacet& f : *facets) {
+    EXPECT_EQ(f.key.find('_'), std::string::npos) << f.key;
+    EXPECT_EQ(f.value.find("换个话题"), std::string::npos) << f.value;
+  }
+  // The graph says the same.
+  auto lives = (*e)->GraphQuery(who, {.subject = "user", .predicate = "lives_in"});
+  ASSERT_TRUE(lives.ok());
+  ASSERT_EQ(lives->size(), 1u);
+  EXPECT_EQ((*lives)[0].object, "Bangalore");
+}
+
+// A correction through memory.profile_put replaces the value and is not
+// counted as a confirmation (spec 40 §5).
+TEST(ArchivistProfile, AProfilePutCorrectionSupersedes) {
+  testing::TempDir dir;
+  auto e = Engine::Open({.workspace = dir.Sub("ws")});
+  ASSERT_TRUE(e.ok());
+  const Principal who;
+  ASSERT_TRUE((*e)->ProfilePut(who, "preference", "editor", "Vim").ok());
+  auto fixed = (*e)->ProfilePut(who, "preference", "editor", "Helix");
+  ASSERT_TRUE(fixed.ok());
+  EXPECT_EQ(fixed->value, "Helix");
+  EXPECT_EQ(fixed->evidence_count, 1);
+  ASSERT_EQ(fixed->history.size(), 1u);
+  EXPECT_EQ(fixed->history[0].value, "Vim");
+  auto rendered = (*e)->ProfileRender(who);
+  ASSERT_TRUE(rendered.ok());
+  EXPECT_EQ(*rendered, "### Preference\n- editor: Helix (confirmed 1x)\n");
+  // The same value again is a confirmation.
+  EXPECT_EQ((*e)->ProfilePut(who, "preference", "editor", "Helix")->evidence_count, 2);
+}
+
+}  // namespace
+}  // namespace mnemo

@@ -226,8 +226,9 @@ TEST_F(EpisodicE2e, SegmentsCloseOnATopicMarkerAndYieldRecapEventsAndProfile) {
 
   const std::string profile = Call("memory.profile_render", json::object())["result"]["rendered"];
   EXPECT_TRUE(profile.starts_with("### Preference\n")) << profile;
-  EXPECT_NE(profile.find(": I prefer dark mode in every editor. (confirmed 1x)"), std::string::npos)
-      << profile;
+  // A slot named by the thing preferred, its value without the sentence
+  // around it (spec 40 §5).
+  EXPECT_NE(profile.find("- dark mode: dark mode (confirmed 1x)"), std::string::npos) << profile;
 }
 
 TEST_F(EpisodicE2e, SessionEndClosesOnceAndChineseEventsAreFound) {
@@ -253,10 +254,20 @@ TEST_F(EpisodicE2e, ProfilePutStatesAFacetThatOutranksObservedOnes) {
   EXPECT_EQ(r["result"]["evidence_count"], 1);
   r = Call("memory.profile_put",
            {{"facet_type", "preference"}, {"key", "editor"}, {"value", "Zed"}});
-  EXPECT_EQ(r["result"]["value"], "Zed");  // equal confidence replaces
-  EXPECT_EQ(r["result"]["evidence_count"], 2);
+  // A correction replaces the value, keeps the old one as history and is
+  // no confirmation (spec 40 §5).
+  EXPECT_EQ(r["result"]["value"], "Zed");
+  EXPECT_EQ(r["result"]["evidence_count"], 1);
+  ASSERT_EQ(r["result"]["history"].size(), 1u) << r.dump();
+  EXPECT_EQ(r["result"]["history"][0]["value"], "Helix");
   EXPECT_EQ(Call("memory.profile_render", json::object())["result"]["rendered"],
-            "### Preference\n- editor: Zed (confirmed 2x)\n");
+            "### Preference\n- editor: Zed (confirmed 1x)\n");
+  json current = Call("memory.profile", json::object())["result"]["facets"];
+  ASSERT_EQ(current.size(), 1u);
+  EXPECT_FALSE(current[0].contains("history"));
+  json full = Call("memory.profile", {{"include_history", true}})["result"]["facets"];
+  ASSERT_EQ(full.size(), 1u);
+  EXPECT_EQ(full[0]["history"][0]["value"], "Helix");
   r = Call("memory.profile_put", {{"facet_type", "Bad Type"}, {"key", "k"}, {"value", "v"}});
   EXPECT_EQ(r["error"]["code"], -32602) << r.dump();
   EXPECT_NE(r["error"]["message"].get<std::string>().find("facet_type"), std::string::npos);
@@ -293,7 +304,7 @@ TEST(SessionsCli, ListShowAndProfile) {
   r = mnemo({"profile"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("### Preference\n- "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("I prefer tea over coffee. (confirmed 1x)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("- tea: tea (confirmed 1x)"), std::string::npos) << r.out;
   r = mnemo({"sessions", "show", " "});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("session_id"), std::string::npos) << r.err;

@@ -682,38 +682,80 @@ TEST_P(EpisodicConformance, EventsWithoutTermsAreNewestFirst) {
   EXPECT_THAT(Events("", {.limit = 2}), ElementsAre("My name is Ada.", "I think I like tea."));
 }
 
-TEST_P(EpisodicConformance, MergeFacetCountsEvidenceAndKeepsTheStrongerValue) {
-  FacetRow first = Merge(Facet("preference_like_tea", "I like tea", 0.6, {"s2", "s1", "s2"}, 1));
+TEST_P(EpisodicConformance, MergeFacetCountsTheSameValueAndKeepsTheStrongerWording) {
+  FacetRow first = Merge(Facet("tea", "tea", 0.6, {"s2", "s1", "s2"}, 1));
   EXPECT_EQ(first.evidence_count, 1);
+  EXPECT_EQ(first.valid_from, 1);
   EXPECT_THAT(first.segment_ids, ElementsAre("s2", "s1"));
-  FacetRow weaker = Merge(Facet("preference_like_tea", "I think I like tea", 0.4, {"s3", "s1"}, 2));
+  FacetRow weaker = Merge(Facet("tea", "Tea", 0.4, {"s3", "s1"}, 2));
   EXPECT_EQ(weaker.evidence_count, 2);
-  EXPECT_EQ(weaker.value, "I like tea");
+  EXPECT_EQ(weaker.value, "tea");
   EXPECT_EQ(weaker.confidence, 0.6);
   EXPECT_EQ(weaker.updated_at, 2);
   EXPECT_THAT(weaker.segment_ids, ElementsAre("s2", "s1", "s3"));
-  FacetRow equal = Merge(Facet("preference_like_tea", "I really like tea", 0.6, {}, 3));
-  EXPECT_EQ(equal.evidence_count, 3);
-  EXPECT_EQ(equal.value, "I really like tea");
-  FacetRow stronger = Merge(Facet("preference_like_tea", "I love tea", 0.9, {"s4"}, 4));
-  EXPECT_EQ(stronger.value, "I love tea");
+  FacetRow stronger = Merge(Facet("tea", "TEA", 0.9, {"s4"}, 4));
+  EXPECT_EQ(stronger.value, "TEA");
   EXPECT_EQ(stronger.confidence, 0.9);
+  EXPECT_EQ(stronger.evidence_count, 3);
+  EXPECT_TRUE(stronger.history.empty());
   // Another owner's facet of the same key is its own.
-  EXPECT_EQ(Merge(Facet("preference_like_tea", "tea", 0.6, {}, 5, "bob")).evidence_count, 1);
-
-  auto stored = backend_->Facets(false, "local");
-  ASSERT_TRUE(stored.ok());
-  ASSERT_EQ(stored->size(), 1u);
-  const FacetRow& f = (*stored)[0];
-  EXPECT_EQ(f.evidence_count, 4);
-  EXPECT_EQ(f.value, "I love tea");
-  EXPECT_EQ(f.confidence, 0.9);
-  EXPECT_EQ(f.updated_at, 4);
-  EXPECT_THAT(f.segment_ids, ElementsAre("s2", "s1", "s3", "s4"));
+  EXPECT_EQ(Merge(Facet("tea", "tea", 0.6, {}, 5, "bob")).evidence_count, 1);
   EXPECT_EQ(backend_->MergeFacet(Facet("", "v", 0.6, {})).status().code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(backend_->MergeFacet(Facet("k", "v", -0.1, {})).status().code(),
             StatusCode::kInvalidArgument);
+}
+
+// Spec 40 §5: a slot has one current value; earlier ones stay as history.
+TEST_P(EpisodicConformance, ANewerValueSupersedesAndTheOldOneStaysAsHistory) {
+  FacetRow pune = Facet("location", "Pune", 0.6, {"s1"}, 1000, "local", "context");
+  pune.evidence = "I live in Pune.";
+  Merge(pune);
+  FacetRow bangalore = Facet("location", "Bangalore", 0.6, {"s2"}, 2000, "local", "context");
+  bangalore.evidence = "I moved to Bangalore.";
+  FacetRow now = Merge(bangalore);
+  EXPECT_EQ(now.value, "Bangalore");
+  EXPECT_EQ(now.evidence, "I moved to Bangalore.");
+  EXPECT_EQ(now.evidence_count, 1);
+  EXPECT_EQ(now.valid_from, 2000);
+  ASSERT_EQ(now.history.size(), 1u);
+  EXPECT_EQ(now.history[0].value, "Pune");
+  EXPECT_EQ(now.history[0].evidence, "I live in Pune.");
+  EXPECT_EQ(now.history[0].valid_from, 1000);
+  EXPECT_EQ(now.history[0].valid_to, 2000);
+  EXPECT_THAT(now.segment_ids, ElementsAre("s1", "s2"));
+
+  // A hedged value does not replace a stated one: history, never current.
+  FacetRow stated = Facet("location", "Chennai", 0.9, {}, 3000, "local", "context");
+  Merge(stated);
+  FacetRow hedged = Facet("location", "Mumbai", 0.4, {"s3"}, 4000, "local", "context");
+  hedged.evidence = "Maybe I live in Mumbai.";
+  FacetRow kept = Merge(hedged);
+  EXPECT_EQ(kept.value, "Chennai");
+  ASSERT_EQ(kept.history.size(), 3u);
+  EXPECT_EQ(kept.history[2].value, "Mumbai");
+  EXPECT_EQ(kept.history[2].valid_to, kept.history[2].valid_from);
+
+  // ... unless it says that something changed.
+  FacetRow moved = Facet("location", "Delhi", 0.6, {"s4"}, 5000, "local", "context");
+  moved.evidence = "I moved to Delhi.";
+  EXPECT_EQ(Merge(moved).value, "Delhi");
+
+  // What is read back is what was stored, history included.
+  auto stored = backend_->Facets(false, "local");
+  ASSERT_TRUE(stored.ok());
+  ASSERT_EQ(stored->size(), 1u);
+  const FacetRow& f = (*stored)[0];
+  EXPECT_EQ(f.value, "Delhi");
+  EXPECT_EQ(f.valid_from, 5000);
+  ASSERT_EQ(f.history.size(), 4u);
+  EXPECT_EQ(f.history[0].value, "Pune");
+  EXPECT_EQ(f.history[1].value, "Bangalore");
+  EXPECT_EQ(f.history[1].evidence, "I moved to Bangalore.");
+  EXPECT_EQ(f.history[2].value, "Chennai");
+  EXPECT_EQ(f.history[2].confidence, 0.9);
+  EXPECT_EQ(f.history[2].valid_to, 5000);
+  EXPECT_EQ(f.history[3].value, "Mumbai");
 }
 
 TEST_P(EpisodicConformance, ConcurrentMergesOfOneFacetLoseNoEvidence) {

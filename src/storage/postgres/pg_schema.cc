@@ -279,9 +279,18 @@ CREATE TABLE turn_claims (
 CREATE INDEX segments_open_by_last_turn ON segments (last_turn_at, id) WHERE status = 'open';
 )sql";
 
+// Schema v3: profile facets as slots with a history, as SQLite's v11.
+constexpr const char* kSchemaV3 = R"sql(
+ALTER TABLE facets ADD COLUMN valid_from BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE facets ADD COLUMN evidence TEXT COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE facets ADD COLUMN history TEXT COLLATE "C" NOT NULL DEFAULT '[]';
+UPDATE facets SET valid_from = updated_at;
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "every table of the engine", kSchemaV1},
     {2, "turn claims of idempotent turns; open segments by last turn", kSchemaV2},
+    {3, "profile facets as slots with a history", kSchemaV3},
 };
 
 int64_t NowMs() {

@@ -74,9 +74,12 @@ EventRow ReadEvent(const Rows& rows, int row) {
 }
 
 constexpr const char* kFacetColumns =
-    "owner, facet_type, key, value, confidence, evidence_count, segment_ids, updated_at";
+    "owner, facet_type, key, value, confidence, evidence_count, segment_ids, updated_at, "
+    "valid_from, evidence, history";
 
-FacetRow ReadFacet(const Rows& rows, int row) {
+Result<FacetRow> ReadFacet(const Rows& rows, int row) {
+  std::optional<std::vector<FacetValue>> history = DecodeFacetHistory(rows.Text(row, 10));
+  if (!history) return Internal("a facet's history is not a JSON array of five strings a value");
   return FacetRow{.owner = std::string(rows.Text(row, 0)),
                   .facet_type = std::string(rows.Text(row, 1)),
                   .key = std::string(rows.Text(row, 2)),
@@ -84,7 +87,10 @@ FacetRow ReadFacet(const Rows& rows, int row) {
                   .confidence = rows.Double(row, 4),
                   .evidence_count = rows.Int(row, 5),
                   .segment_ids = rows.TextArray(row, 6),
-                  .updated_at = rows.Int(row, 7)};
+                  .updated_at = rows.Int(row, 7),
+                  .valid_from = rows.Int(row, 8),
+                  .evidence = std::string(rows.Text(row, 9)),
+                  .history = std::move(*history)};
 }
 
 // The open segment of (owner, session), read inside or outside a write.
@@ -473,13 +479,18 @@ Status PutFacetIn(PgConn& conn, const FacetRow& merged) {
       .Add(merged.confidence)
       .Add(merged.evidence_count)
       .AddTextArray(merged.segment_ids)
-      .Add(merged.updated_at);
+      .Add(merged.updated_at)
+      .Add(merged.valid_from)
+      .Add(merged.evidence)
+      .Add(EncodeFacetHistory(merged.history));
   return conn
       .Exec(std::string("INSERT INTO facets (") + kFacetColumns +
-                ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+                ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
                 "ON CONFLICT (owner, facet_type, key) DO UPDATE SET value = excluded.value, "
                 "confidence = excluded.confidence, evidence_count = excluded.evidence_count, "
-                "segment_ids = excluded.segment_ids, updated_at = excluded.updated_at",
+                "segment_ids = excluded.segment_ids, updated_at = excluded.updated_at, "
+                "valid_from = excluded.valid_from, evidence = excluded.evidence, "
+                "history = excluded.history",
             p, "store the facet")
       .status();
 }
@@ -498,7 +509,10 @@ Result<FacetRow> PostgresBackend::MergeFacet(const FacetRow& observation) {
                   "key = $3",
               Params().Add(observation.owner).Add(observation.facet_type).Add(observation.key),
               "find the facet"));
-      if (!found.empty()) stored = ReadFacet(found, 0);
+      if (!found.empty()) {
+        MNEMO_ASSIGN_OR_RETURN(FacetRow row, ReadFacet(found, 0));
+        stored = std::move(row);
+      }
     }
     merged = MergeFacetRow(stored, observation);
     return PutFacetIn(conn, merged);
@@ -514,7 +528,10 @@ Result<std::vector<FacetRow>> PostgresBackend::Facets(bool all, std::string_view
                                                Params().Add(all).Add(owner), "list facets"));
   std::vector<FacetRow> facets;
   facets.reserve(static_cast<size_t>(rows.size()));
-  for (int i = 0; i < rows.size(); ++i) facets.push_back(ReadFacet(rows, i));
+  for (int i = 0; i < rows.size(); ++i) {
+    MNEMO_ASSIGN_OR_RETURN(FacetRow f, ReadFacet(rows, i));
+    facets.push_back(std::move(f));
+  }
   return facets;
 }
 

@@ -87,10 +87,11 @@ Status DropSegments(PgConn& conn, const Scope& scope, ErasureCounts& counts) {
     p.Add(scope.owner).Add(facets.Text(i, 0)).Add(facets.Text(i, 1));
     if (kept) {
       p.Add(kept->evidence_count).AddTextArray(kept->segment_ids);
-      MNEMO_RETURN_IF_ERROR(conn.Exec("UPDATE facets SET evidence_count = $4, segment_ids = $5 "
-                                      "WHERE owner = $1 AND facet_type = $2 AND key = $3",
-                                      p, "erase a facet's evidence")
-                                .status());
+      MNEMO_RETURN_IF_ERROR(
+          conn.Exec("UPDATE facets SET evidence_count = $4, segment_ids = $5, history = '[]' "
+                    "WHERE owner = $1 AND facet_type = $2 AND key = $3",
+                    p, "erase a facet's evidence")
+              .status());
       ++counts.facets_reduced;
     } else {
       MNEMO_RETURN_IF_ERROR(

@@ -354,6 +354,16 @@ CREATE TABLE store_info (id TEXT NOT NULL PRIMARY KEY);
 INSERT INTO store_info (id) VALUES (lower(hex(randomblob(16))));
 )sql";
 
+// Schema v12: profile facets as slots (spec 40 §5): when the current value
+// was first stated, the sentence that stated it, and the earlier values
+// (storage::internal::EncodeFacetHistory).
+constexpr const char* kSchemaV12 = R"sql(
+ALTER TABLE facets ADD COLUMN valid_from INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE facets ADD COLUMN evidence TEXT NOT NULL DEFAULT '';
+ALTER TABLE facets ADD COLUMN history TEXT NOT NULL DEFAULT '[]';
+UPDATE facets SET valid_from = updated_at;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "entries and their full-text index", kSchemaV1},
     {2, "entry vectors and their change log", kSchemaV2},
@@ -366,6 +376,7 @@ constexpr Migration kMigrations[] = {
     {9, "entry fingerprints; generation of the tool registry", kSchemaV9},
     {10, "turn claims of idempotent turns; open segments by last turn", kSchemaV10},
     {11, "the store's identity", kSchemaV11},
+    {12, "profile facets as slots with a history", kSchemaV12},
 };
 
 int64_t NowMs() {

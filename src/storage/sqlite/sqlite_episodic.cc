@@ -67,11 +67,14 @@ EventRow ReadEvent(const Statement& s) {
 }
 
 constexpr const char* kFacetColumns =
-    "owner, facet_type, key, value, confidence, evidence_count, segment_ids, updated_at";
+    "owner, facet_type, key, value, confidence, evidence_count, segment_ids, updated_at, "
+    "valid_from, evidence, history";
 
 Result<FacetRow> ReadFacet(const Statement& s) {
   std::optional<std::vector<std::string>> ids = DecodeTags(s.ColumnText(6));
   if (!ids) return Internal("a facet's segment_ids is not a JSON array of strings");
+  std::optional<std::vector<FacetValue>> history = DecodeFacetHistory(s.ColumnText(10));
+  if (!history) return Internal("a facet's history is not a JSON array of five strings a value");
   return FacetRow{.owner = std::string(s.ColumnText(0)),
                   .facet_type = std::string(s.ColumnText(1)),
                   .key = std::string(s.ColumnText(2)),
@@ -79,7 +82,10 @@ Result<FacetRow> ReadFacet(const Statement& s) {
                   .confidence = s.ColumnDouble(4),
                   .evidence_count = s.ColumnInt(5),
                   .segment_ids = std::move(*ids),
-                  .updated_at = s.ColumnInt(7)};
+                  .updated_at = s.ColumnInt(7),
+                  .valid_from = s.ColumnInt(8),
+                  .evidence = std::string(s.ColumnText(9)),
+                  .history = std::move(*history)};
 }
 
 }  // namespace
@@ -528,10 +534,12 @@ Status PutFacetIn(Connection& db, const FacetRow& merged) {
   MNEMO_ASSIGN_OR_RETURN(
       Statement put,
       db.Prepare(std::string("INSERT INTO facets (") + kFacetColumns +
-                     ") VALUES (?1, ?2, ?3, ?4, CAST(?5 AS REAL), ?6, ?7, ?8) "
+                     ") VALUES (?1, ?2, ?3, ?4, CAST(?5 AS REAL), ?6, ?7, ?8, ?9, ?10, ?11) "
                      "ON CONFLICT (owner, facet_type, key) DO UPDATE SET value = excluded.value, "
                      "confidence = excluded.confidence, evidence_count = excluded.evidence_count, "
-                     "segment_ids = excluded.segment_ids, updated_at = excluded.updated_at",
+                     "segment_ids = excluded.segment_ids, updated_at = excluded.updated_at, "
+                     "valid_from = excluded.valid_from, evidence = excluded.evidence, "
+                     "history = excluded.history",
                  "store the facet"));
   const std::string confidence = DecimalText(merged.confidence);
   const std::string segment_ids = EncodeTags(merged.segment_ids);
@@ -543,6 +551,10 @@ Status PutFacetIn(Connection& db, const FacetRow& merged) {
   put.Bind(6, merged.evidence_count);
   put.Bind(7, segment_ids);
   put.Bind(8, merged.updated_at);
+  put.Bind(9, merged.valid_from);
+  put.Bind(10, merged.evidence);
+  const std::string history = EncodeFacetHistory(merged.history);
+  put.Bind(11, history);
   return put.Run("store the facet");
 }
 

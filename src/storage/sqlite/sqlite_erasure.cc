@@ -156,9 +156,10 @@ Status DropSegments(Connection& db, const Scope& scope, ErasureCounts& counts,
     bool changed = false;
     std::optional<FacetRow> kept = FacetWithoutSegments(f.row, erased, &changed);
     if (!changed) continue;
-    const char* sql = kept ? "UPDATE facets SET evidence_count = ?4, segment_ids = ?5 "
-                             "WHERE owner = ?1 AND facet_type = ?2 AND key = ?3"
-                           : "DELETE FROM facets WHERE owner = ?1 AND facet_type = ?2 AND key = ?3";
+    const char* sql =
+        kept ? "UPDATE facets SET evidence_count = ?4, segment_ids = ?5, history = '[]' "
+               "WHERE owner = ?1 AND facet_type = ?2 AND key = ?3"
+             : "DELETE FROM facets WHERE owner = ?1 AND facet_type = ?2 AND key = ?3";
     MNEMO_ASSIGN_OR_RETURN(Statement s, db.Prepare(sql, "erase a facet's evidence"));
     s.Bind(1, scope.owner);
     s.Bind(2, f.type);
