@@ -34,12 +34,26 @@ TEST(Migrations, NewDatabaseGetsTheLatestVersionOnce) {
   auto v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(*v, LatestSchemaVersion());
-  EXPECT_EQ(LatestSchemaVersion(), 10);
+  EXPECT_EQ(LatestSchemaVersion(), 11);
   v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok());
-  EXPECT_EQ(*v, 10);
-  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 10);
+  EXPECT_EQ(*v, 11);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 11);
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'entries_fts'"), 1);
+}
+
+// Issue 17: the store's identity, which index files are bound to, is made
+// for an existing database at its upgrade, once.
+TEST(Migrations, V11GivesAnExistingDatabaseOneStoreId) {
+  testing::TempDir dir;
+  auto conn = OpenRaw(dir.File("db"));
+  ASSERT_NE(conn, nullptr);
+  ASSERT_TRUE(Migrate(*conn, SchemaMigrations().first(10)).ok());
+  ASSERT_TRUE(Migrate(*conn, SchemaMigrations()).ok());
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM store_info"), 1);
+  EXPECT_EQ(Count(*conn, "SELECT length(id) FROM store_info"), 32);
+  ASSERT_TRUE(Migrate(*conn, SchemaMigrations()).ok());
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM store_info"), 1);
 }
 
 TEST(Migrations, V3CountsToolRuleWritesOfAnExistingV2Database) {
