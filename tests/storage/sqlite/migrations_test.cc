@@ -34,11 +34,11 @@ TEST(Migrations, NewDatabaseGetsTheLatestVersionOnce) {
   auto v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(*v, LatestSchemaVersion());
-  EXPECT_EQ(LatestSchemaVersion(), 11);
+  EXPECT_EQ(LatestSchemaVersion(), 12);
   v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok());
-  EXPECT_EQ(*v, 11);
-  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 11);
+  EXPECT_EQ(*v, 12);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 12);
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'entries_fts'"), 1);
 }
 
