@@ -107,7 +107,7 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
         RankTurnsInConversation(
             *backend, {.terms = terms, .all = all, .owner = who.name, .limit = kTurnsPerItem * k}));
     for (const RankedTurn& h : turns) {
-      std::string text = ReadableTurnText(h.row, terms);
+      std::string text = ReadableTurnText(h.row, terms, tools.get());
       s.items.push_back(TurnLine(h.row, text));
       turn_texts.push_back(std::move(text));
     }

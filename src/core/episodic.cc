@@ -186,7 +186,7 @@ Result<std::vector<EpisodicHit>> Engine::Impl::EpisodicSearch(const Principal& w
   out.reserve(hits.size());
   for (RankedTurn& h : hits) {
     EpisodicHit hit{.score = h.score};
-    hit.snippet = text::MakeSnippet(ReadableTurnText(h.row, query.terms), query.terms);
+    hit.snippet = text::MakeSnippet(ReadableTurnText(h.row, query.terms, tools.get()), query.terms);
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> near,
                            NeighbourTurns(*backend, h.row, q.context_turns));
     for (storage::TurnRow& r : near) hit.context.push_back(ToPublic(std::move(r)));

@@ -149,7 +149,7 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
                     .id = std::to_string(h.row.id),
                     .key = TurnKey(h.row),
                     .category = h.row.role,
-                    .content = ReadableTurnText(h.row, terms),
+                    .content = ReadableTurnText(h.row, terms, tools.get()),
                     .score = h.score};
       MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> near,
                              NeighbourTurns(*backend, h.row, req.context_turns));
@@ -158,7 +158,7 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
                                .id = std::to_string(r.id),
                                .key = TurnKey(r),
                                .category = r.role,
-                               .content = ReadableTurnText(r, terms)});
+                               .content = ReadableTurnText(r, terms, tools.get())});
       }
       resp.results.push_back(std::move(hit));
     }

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "archivist/turn_indexer.h"
+#include "context/tool_registry.h"
 #include "text/snippet.h"
 
 namespace mnemo {
@@ -36,7 +37,8 @@ bool HasTextToRead(const storage::TurnRow& r) {
 
 }  // namespace
 
-std::string ReadableTurnText(const storage::TurnRow& row, const std::vector<std::string>& terms) {
+std::string ReadableTurnText(const storage::TurnRow& row, const std::vector<std::string>& terms,
+                             const context::ToolRegistry* tools) {
   if (row.tool_calls_json.empty() || text::MatchesAnyTerm(row.content, terms)) return row.content;
   Result<std::vector<ToolCall>> calls = archivist::ToolCallsFromJson(row.tool_calls_json);
   if (!calls.ok()) return row.content;
@@ -44,6 +46,10 @@ std::string ReadableTurnText(const storage::TurnRow& row, const std::vector<std:
   for (const ToolCall& c : *calls) {
     const std::string& out = c.clean_output ? *c.clean_output : c.output;
     if (out.empty()) continue;
+    if (tools != nullptr) {
+      std::shared_ptr<const context::ToolSpec> spec = tools->Find(c.name);
+      if (spec != nullptr && spec->no_memory) continue;
+    }
     if (first_with_output == nullptr) first_with_output = &c;
     if (text::MatchesAnyTerm(out, terms)) {
       return "[" + c.name + "] " + text::MakePassage(out, terms, kToolPassageChars);

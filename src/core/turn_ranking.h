@@ -22,6 +22,10 @@
 #include "mnemo/status.h"
 #include "storage/backend.h"
 
+namespace mnemo::context {
+class ToolRegistry;
+}  // namespace mnemo::context
+
 namespace mnemo {
 
 // Turns each side whose match counts for a turn, and how much.
@@ -53,8 +57,10 @@ Result<std::vector<storage::TurnRow>> NeighbourTurns(storage::Backend& backend,
 // content when it matches a term or there are no tool calls; otherwise the
 // best matching passage (at most kToolPassageChars) of the first tool output
 // that matches, named by its tool: "[web_search] …". Never empty when the
-// turn has content or a tool output.
+// turn has content or a tool output that takes part in memory: the output of
+// a tool `tools` registers as no_memory (spec 50) is never shown.
 inline constexpr size_t kToolPassageChars = 300;
-std::string ReadableTurnText(const storage::TurnRow& row, const std::vector<std::string>& terms);
+std::string ReadableTurnText(const storage::TurnRow& row, const std::vector<std::string>& terms,
+                             const context::ToolRegistry* tools);
 
 }  // namespace mnemo

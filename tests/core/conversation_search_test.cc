@@ -111,6 +111,24 @@ TEST_F(ConversationSearch, RecallShowsTheMatchingPartOfAToolOutput) {
   EXPECT_LT(turn->content.size(), output.size());
 }
 
+// Spec 50: a no_memory tool's output takes no part in memory, so recall never
+// shows it, also not as the readable text of a neighbouring turn.
+TEST_F(ConversationSearch, RecallNeverShowsTheOutputOfANoMemoryTool) {
+  ASSERT_TRUE(engine_->RegisterTool(who_, {.name = "vault_read", .no_memory = true}).ok());
+  Say("vault", "Open the vault entry about the Lisbon office safe.", "",
+      {{.name = "vault_read", .output = "The Lisbon office safe code is 4471."}});
+  auto r = engine_->Recall(who_, {.query = "Lisbon office safe", .max_results = 10,
+                                  .context_turns = 2});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->results.empty());
+  for (const RecallHit& h : r->results) {
+    EXPECT_EQ(h.content.find("4471"), std::string::npos) << h.content;
+    for (const RecallHit& c : h.context) {
+      EXPECT_EQ(c.content.find("4471"), std::string::npos) << c.content;
+    }
+  }
+}
+
 TEST_F(ConversationSearch, RecallPutsTurnsFirstAndDropsRecapsThatOnlyRepeatThem) {
   Say("garden", "I planted tomatoes and zucchini in the garden beds.",
       "Lovely, a vegetable patch.");
