@@ -97,17 +97,29 @@ std::vector<std::string> NameWords(std::string_view lowered) {
   return out;
 }
 
-// The stemmed words of a lower-cased sentence: runs of [a-z0-9_], so
-// "force-push" gives force and push while "mail_v2" stays one word (it names
-// another tool, not `mail`). A whole tool name is found by ContainsWholeWord.
-std::unordered_set<std::string> SentenceWords(std::string_view lowered) {
-  std::unordered_set<std::string> out;
+// The stemmed words of a lower-cased sentence that may equal one of the
+// name words `heads` stand for: runs of [a-z0-9_], so "force-push" gives
+// force and push while "mail_v2" stays one word (it names another tool, not
+// `mail`). Stemming changes only a word's end, so a token can stem to a name
+// word only when it starts with that word minus its last letter (`heads`);
+// other tokens, and repeats, are not stemmed (this runs on every edict).
+std::vector<std::string> SentenceWords(std::string_view lowered,
+                                       const std::vector<std::string>& heads) {
+  std::vector<std::string> out;
+  std::vector<std::string_view> seen;
   size_t pos = 0;
   while (pos < lowered.size()) {
     while (pos < lowered.size() && !IsWordByte(lowered[pos])) ++pos;
     const size_t start = pos;
     while (pos < lowered.size() && IsWordByte(lowered[pos])) ++pos;
-    if (pos > start) out.insert(text::Stem(lowered.substr(start, pos - start)));
+    if (pos == start) continue;
+    const std::string_view token = lowered.substr(start, pos - start);
+    const bool candidate = std::any_of(heads.begin(), heads.end(),
+                                       [&](const std::string& h) { return token.starts_with(h); });
+    if (!candidate || std::find(seen.begin(), seen.end(), token) != seen.end()) continue;
+    seen.push_back(token);
+    std::string stem = text::Stem(token);
+    if (std::find(out.begin(), out.end(), stem) == out.end()) out.push_back(std::move(stem));
   }
   return out;
 }
@@ -135,6 +147,13 @@ class ToolMatcher::Index {
       if (tools[i].empty() || tools[i] == kAnyTool) continue;
       Tool tool{.index = i, .lowered = LowerAscii(tools[i]), .words = {}};
       tool.words = NameWords(tool.lowered);
+      for (const std::string& w : tool.words) {
+        if (!text::IsAscii(w)) continue;
+        std::string head = w.substr(0, w.size() - 1);
+        if (std::find(heads_.begin(), heads_.end(), head) == heads_.end()) {
+          heads_.push_back(std::move(head));
+        }
+      }
       named_.push_back(std::move(tool));
     }
     for (const Alias& alias : aliases) {
@@ -162,7 +181,9 @@ class ToolMatcher::Index {
   }
 
   // Step 1: the index of the best-named tool, or npos.
-  size_t Named(std::string_view lowered, const std::unordered_set<std::string>& words) const {
+  size_t Named(std::string_view lowered) const {
+    if (named_.empty()) return std::string::npos;
+    const std::vector<std::string> words = SentenceWords(lowered, heads_);
     size_t best = std::string::npos;
     std::tuple<bool, size_t, size_t> best_rank{};
     for (const Tool& tool : named_) {
@@ -170,7 +191,8 @@ class ToolMatcher::Index {
       size_t spoken = 0;
       for (const std::string& w : tool.words) {
         const bool ascii = text::IsAscii(w);
-        if ((ascii && words.contains(w)) || (!ascii && lowered.find(w) != std::string_view::npos)) {
+        if ((ascii && std::find(words.begin(), words.end(), w) != words.end()) ||
+            (!ascii && lowered.find(w) != std::string_view::npos)) {
           ++spoken;
         }
       }
@@ -228,6 +250,7 @@ class ToolMatcher::Index {
   };
 
   std::vector<Tool> named_;
+  std::vector<std::string> heads_;  // each ASCII name word minus its last letter
   std::vector<Word> words_;
 };
 
@@ -253,8 +276,7 @@ bool ToolMatcher::SpeaksAnAlias(std::string_view lowered) const {
 
 std::string ToolMatcher::Match(std::string_view edict) {
   const std::string lowered = LowerAscii(edict);
-  if (const size_t named = turn_index_->Named(lowered, SentenceWords(lowered));
-      named != std::string::npos) {
+  if (const size_t named = turn_index_->Named(lowered); named != std::string::npos) {
     return turn_[named];
   }
   if (const size_t aliased = turn_index_->ByAlias(lowered); aliased != std::string::npos) {
