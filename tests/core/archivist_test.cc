@@ -362,3 +362,38 @@ TEST(ArchivistProfile, AProfilePutCorrectionSupersedes) {
 
 }  // namespace
 }  // namespace mnemo
+
+namespace mnemo {
+namespace {
+
+// Issue 18 §4: a segment document's summary and tags come from what was
+// said, not from the role labels every line of it starts with.
+TEST(ArchivistDocuments, SegmentSummariesAndTagsLeaveRoleLabelsOut) {
+  testing::TempDir dir;
+  auto e = Engine::Open({.workspace = dir.Sub("ws")});
+  ASSERT_TRUE(e.ok());
+  const Principal who;
+  ASSERT_TRUE((*e)->TurnComplete(who, {.session_id = "docs",
+                                       .user_message = "Can you book the Lisbon offsite venue?",
+                                       .assistant_response = "The Lisbon offsite venue is booked."})
+                  .ok());
+  ASSERT_TRUE((*e)->TurnComplete(who, {.session_id = "docs",
+                                       .user_message = "Add catering for the offsite venue.",
+                                       .assistant_response = "Catering for the venue is added."})
+                  .ok());
+  ASSERT_TRUE((*e)->SessionEnd(who, "docs", /*sync=*/true).ok());
+  auto docs = (*e)->DocList(who, {.source = "agent://session/"});
+  ASSERT_TRUE(docs.ok());
+  ASSERT_EQ(docs->documents.size(), 1u);
+  const Document& d = docs->documents[0];
+  for (const std::string& tag : d.tags) {
+    EXPECT_NE(tag, "user");
+    EXPECT_NE(tag, "assistant");
+  }
+  EXPECT_EQ(d.summary.find("user:"), std::string::npos) << d.summary;
+  EXPECT_EQ(d.summary.find("assistant:"), std::string::npos) << d.summary;
+  EXPECT_NE(d.summary.find("Lisbon"), std::string::npos) << d.summary;
+}
+
+}  // namespace
+}  // namespace mnemo
