@@ -290,7 +290,7 @@ TEST(ArchivistProfile, ATwoHundredTurnSessionKeepsEachSlotCurrent) {
   said[17] = "By the way, I live in Pune.";
   said[41] = "I work at Infosys.";
   said[66] = "I have a dog named Bruno.";
-  said[90] = "Big news: I moved to Bangalore last week.";
+  said[90] = "Big news! I moved to Bangalore last week.";
   said[120] = "I joined Wipro, a new job!";
   said[150] = "I have a cat named Mochi.";
   said[170] = "My timezone is Asia/Kolkata.";
