@@ -1,8 +1,10 @@
 #include "context/documents.h"
 
+#include <string>
 #include <utility>
 
 #include "context/graph.h"
+#include "context/graph_extract.h"
 #include "text/entities.h"
 #include "text/keywords.h"
 #include "text/summary.h"
@@ -22,9 +24,35 @@ std::pair<std::string_view, std::string_view> DecodeEntity(std::string_view enco
   return {encoded.substr(0, colon), encoded.substr(colon + 1)};
 }
 
-Result<DocumentFields> DeriveFields(storage::Backend& backend, std::string_view computation_text) {
+namespace {
+
+// `text` without the speaker labels lines start with ("user:", "assistant:",
+// "[tool] <name>:", the ones triples read): a summary or tag is about the
+// content, and in a segment document every line has a label.
+std::string WithoutSpeakerLabels(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = text.find('\n', start);
+    std::string_view line =
+        text.substr(start, (end == std::string_view::npos ? text.size() : end) - start);
+    internal::TakeSpeaker(line);
+    out.append(line);
+    if (end == std::string_view::npos) break;
+    out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<DocumentFields> DeriveFields(storage::Backend& backend,
+                                    std::string_view labelled_computation_text) {
+  const std::string computation_text = WithoutSpeakerLabels(labelled_computation_text);
   DocumentFields fields;
-  fields.summary = text::ExtractiveSummary({std::string(computation_text)}, kSummaryMaxBytes, {});
+  fields.summary = text::ExtractiveSummary({computation_text}, kSummaryMaxBytes, {});
   MNEMO_ASSIGN_OR_RETURN(int64_t n_docs, backend.CountDocuments(std::nullopt));
   Status df_error;
   const text::DocFreqFn df = [&](std::string_view token) -> int64_t {

@@ -32,7 +32,9 @@ std::string EncodeEntity(std::string_view kind, std::string_view text);
 std::pair<std::string_view, std::string_view> DecodeEntity(std::string_view encoded);
 
 // Summary, tags (document frequencies from `backend`) and entities of a
-// document whose computation text is `computation_text`.
+// document whose computation text is `computation_text`, read without the
+// speaker labels its lines start with ("user:", "assistant:", "[tool] x:"):
+// those are roles, not content (a segment document labels every line).
 Result<DocumentFields> DeriveFields(storage::Backend& backend, std::string_view computation_text);
 
 struct NewDocument {

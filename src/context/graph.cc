@@ -31,7 +31,10 @@ bool StartsWithFolded(std::string_view text, std::string_view prefix) {
   return true;
 }
 
-// The speaker a line starts with, if any; `line` is left after it.
+}  // namespace
+
+namespace internal {
+
 std::optional<Speaker> TakeSpeaker(std::string_view& line) {
   size_t start = 0;
   while (start < line.size() && (line[start] == ' ' || line[start] == '\t')) ++start;
@@ -52,7 +55,7 @@ std::optional<Speaker> TakeSpeaker(std::string_view& line) {
   return std::nullopt;
 }
 
-}  // namespace
+}  // namespace internal
 
 bool IsSingleValued(std::string_view predicate) {
   return std::find(std::begin(kSingleValuedPredicates), std::end(kSingleValuedPredicates),
@@ -66,7 +69,7 @@ std::vector<ExtractedTriple> ExtractTriples(std::span<const ComputationLine> lin
   Speaker speaker = Speaker::kUnknown;
   for (const ComputationLine& line : lines) {
     std::string_view body = line.text;
-    if (std::optional<Speaker> s = TakeSpeaker(body)) speaker = *s;
+    if (std::optional<Speaker> s = internal::TakeSpeaker(body)) speaker = *s;
     if (!line.may_produce_triples) continue;
     for (const std::string& sentence : text::SplitSentences(body, kTripleSentenceOptions)) {
       const std::string normalized = internal::NormalizeSentence(sentence);

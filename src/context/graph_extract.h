@@ -14,6 +14,10 @@ namespace mnemo::context::internal {
 // kUser and kUnknown.
 enum class Speaker { kUnknown, kUser, kAssistant, kTool };
 
+// The speaker a line starts with ("user:", "assistant:", "[tool] <name>:",
+// case-blind, after spaces), if any; `line` is left after it.
+std::optional<Speaker> TakeSpeaker(std::string_view& line);
+
 struct ClauseTriple {
   std::string subject;
   std::string predicate;  // normalised

@@ -286,7 +286,7 @@ TEST(ArchivistProfile, ATwoHundredTurnSessionKeepsEachSlotCurrent) {
   said[17] = "By the way, I live in Pune.";
   said[41] = "I work at Infosys.";
   said[66] = "I have a dog named Bruno.";
-  said[90] = "Big news: I moved to Bangalore last week.";
+  said[90] = "Big news! I moved to Bangalore last week.";
   said[120] = "I joined Wipro, a new job!";
   said[150] = "I have a cat named Mochi.";
   said[170] = "My timezone is Asia/Kolkata.";
@@ -354,6 +354,41 @@ TEST(ArchivistProfile, AProfilePutCorrectionSupersedes) {
   EXPECT_EQ(*rendered, "### Preference\n- editor: Helix (confirmed 1x)\n");
   // The same value again is a confirmation.
   EXPECT_EQ((*e)->ProfilePut(who, "preference", "editor", "Helix")->evidence_count, 2);
+}
+
+}  // namespace
+}  // namespace mnemo
+
+namespace mnemo {
+namespace {
+
+// Issue 18 §4: a segment document's summary and tags come from what was
+// said, not from the role labels every line of it starts with.
+TEST(ArchivistDocuments, SegmentSummariesAndTagsLeaveRoleLabelsOut) {
+  testing::TempDir dir;
+  auto e = Engine::Open({.workspace = dir.Sub("ws")});
+  ASSERT_TRUE(e.ok());
+  const Principal who;
+  ASSERT_TRUE((*e)->TurnComplete(who, {.session_id = "docs",
+                                       .user_message = "Can you book the Lisbon offsite venue?",
+                                       .assistant_response = "The Lisbon offsite venue is booked."})
+                  .ok());
+  ASSERT_TRUE((*e)->TurnComplete(who, {.session_id = "docs",
+                                       .user_message = "Add catering for the offsite venue.",
+                                       .assistant_response = "Catering for the venue is added."})
+                  .ok());
+  ASSERT_TRUE((*e)->SessionEnd(who, "docs", /*sync=*/true).ok());
+  auto docs = (*e)->DocList(who, {.source = "agent://session/"});
+  ASSERT_TRUE(docs.ok());
+  ASSERT_EQ(docs->documents.size(), 1u);
+  const Document& d = docs->documents[0];
+  for (const std::string& tag : d.tags) {
+    EXPECT_NE(tag, "user");
+    EXPECT_NE(tag, "assistant");
+  }
+  EXPECT_EQ(d.summary.find("user:"), std::string::npos) << d.summary;
+  EXPECT_EQ(d.summary.find("assistant:"), std::string::npos) << d.summary;
+  EXPECT_NE(d.summary.find("Lisbon"), std::string::npos) << d.summary;
 }
 
 }  // namespace

@@ -102,6 +102,24 @@ TEST_P(GraphConformance, AnIdenticalCurrentTripleIsRefreshedNotDuplicated) {
   EXPECT_EQ(rows[0].subject, "Alice");  // as first written
 }
 
+// The rule profile facets follow too (storage/supersession.h): a hedged
+// statement does not end a surer current fact; it stays as history that
+// was never current, unless its sentence says that something changed.
+TEST_P(GraphConformance, AHedgedFactDoesNotEndAStatedOne) {
+  TripleUpsert chennai = Upsert(Triple("user", "lives_in", "Chennai", 1000, 0.9), true);
+  TripleRow hedged = Triple("user", "lives_in", "Mumbai", 2000, 0.4);
+  hedged.sentence = "Maybe I live in Mumbai.";
+  TripleUpsert mumbai = Upsert(hedged, true);
+  EXPECT_THAT(mumbai.superseded, IsEmpty());
+  EXPECT_EQ(mumbai.row.valid_to, 2000);
+  std::vector<TripleRow> current = Query({.subject = "user", .predicate = "lives_in"});
+  ASSERT_EQ(current.size(), 1u);
+  EXPECT_EQ(current[0].object, "Chennai");
+  TripleRow moved = Triple("user", "lives_in", "Delhi", 3000, 0.4);
+  moved.sentence = "I think I moved to Delhi.";
+  EXPECT_THAT(Upsert(moved, true).superseded, ElementsAre(chennai.row.id));
+}
+
 TEST_P(GraphConformance, SingleValuedPredicateSupersedesAndKeepsHistory) {
   TripleUpsert berlin = Upsert(Triple("user", "lives_in", "Berlin", 1000), true);
   TripleUpsert lisbon = Upsert(Triple("user", "lives_in", "Lisbon", 5000), true);
