@@ -117,8 +117,8 @@ TEST_F(ConversationSearch, RecallNeverShowsTheOutputOfANoMemoryTool) {
   ASSERT_TRUE(engine_->RegisterTool(who_, {.name = "vault_read", .no_memory = true}).ok());
   Say("vault", "Open the vault entry about the Lisbon office safe.", "",
       {{.name = "vault_read", .output = "The Lisbon office safe code is 4471."}});
-  auto r = engine_->Recall(who_, {.query = "Lisbon office safe", .max_results = 10,
-                                  .context_turns = 2});
+  auto r =
+      engine_->Recall(who_, {.query = "Lisbon office safe", .max_results = 10, .context_turns = 2});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_FALSE(r->results.empty());
   for (const RecallHit& h : r->results) {
