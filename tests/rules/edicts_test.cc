@@ -52,8 +52,11 @@ const std::string kLongChinese = "不要" + Repeat("写", 298);
 constexpr auto kMegabyteBudget = std::chrono::seconds(30);
 constexpr auto kTurnBudget = std::chrono::microseconds(2000);
 #else
+// Bounds against pathological behaviour, not speed targets (those are
+// bench/rules_bench's): the suite runs two test binaries at a time on a
+// loaded machine, where a typical turn measured 95 us of a 100 us budget.
 constexpr auto kMegabyteBudget = std::chrono::seconds(3);
-constexpr auto kTurnBudget = std::chrono::microseconds(100);
+constexpr auto kTurnBudget = std::chrono::microseconds(1000);
 #endif
 
 struct Row {
