@@ -15,6 +15,7 @@
 #include "archivist/turn_indexer.h"
 #include "core/engine_impl.h"
 #include "core/fusion.h"
+#include "core/public_id.h"
 #include "core/turn_ranking.h"
 #include "core/turn_result_json.h"
 #include "core/validation.h"
@@ -25,7 +26,7 @@ namespace mnemo {
 namespace {
 
 EpisodicTurn ToPublic(storage::TurnRow r) {
-  return EpisodicTurn{.id = r.id,
+  return EpisodicTurn{.id = internal::PublicTurnId(r.owner, r.session_id, r.seq),
                       .session_id = std::move(r.session_id),
                       .seq = r.seq,
                       .role = std::move(r.role),

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/public_id.h"
 #include "storage/episodic_rules.h"
 
 namespace mnemo::internal {
@@ -119,7 +120,7 @@ Result<std::vector<float>> FloatsFromJson(const json& j, std::string_view field)
 
 json TurnToJson(const storage::TurnRow& r) {
   return {{"type", "turn"},
-          {"id", r.id},
+          {"id", PublicTurnId(r.owner, r.session_id, r.seq)},
           {"owner", r.owner},
           {"session_id", r.session_id},
           {"seq", r.seq},
@@ -135,7 +136,10 @@ json TurnToJson(const storage::TurnRow& r) {
 Result<storage::TurnRow> TurnFromJson(const json& j) {
   Reader in(j);
   storage::TurnRow r;
-  in.Int("id", r.id);
+  // "id" is the published id (public_id.h), not a storage id: checked for
+  // its type, then left for the store to assign.
+  int64_t published_id = 0;
+  in.Int("id", published_id);
   in.Text("owner", r.owner);
   in.Text("session_id", r.session_id);
   in.Int("seq", r.seq);
@@ -290,7 +294,7 @@ Result<storage::DocumentRow> DocumentFromJson(const json& j) {
 
 json ContextEventRowToJson(const storage::ContextEventRow& r) {
   return {{"type", "context_event"},
-          {"id", r.id},
+          {"id", PublicRowId("context_event", r.owner, r.session_id, r.seq)},
           {"owner", r.owner},
           {"session_id", r.session_id},
           {"seq", r.seq},
@@ -302,7 +306,8 @@ json ContextEventRowToJson(const storage::ContextEventRow& r) {
 Result<storage::ContextEventRow> ContextEventRowFromJson(const json& j) {
   Reader in(j);
   storage::ContextEventRow r;
-  in.Int("id", r.id);
+  int64_t published_id = 0;  // as for turns: not a storage id
+  in.Int("id", published_id);
   in.Text("owner", r.owner);
   in.Text("session_id", r.session_id);
   in.Int("seq", r.seq);

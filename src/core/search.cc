@@ -9,6 +9,7 @@
 #include "core/engine_impl.h"
 #include "core/fusion.h"
 #include "core/hybrid_search.h"
+#include "core/public_id.h"
 #include "core/recall_order.h"
 #include "core/turn_ranking.h"
 #include "core/validation.h"
@@ -145,20 +146,22 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
     const double min_score = config.search.min_relevance_score;
     for (RankedTurn& h : turns) {
       if (h.passage_score < min_score) continue;
-      RecallHit hit{.source = "turn",
-                    .id = std::to_string(h.row.id),
-                    .key = TurnKey(h.row),
-                    .category = h.row.role,
-                    .content = ReadableTurnText(h.row, terms, tools.get()),
-                    .score = h.score};
+      RecallHit hit{
+          .source = "turn",
+          .id = std::to_string(internal::PublicTurnId(h.row.owner, h.row.session_id, h.row.seq)),
+          .key = TurnKey(h.row),
+          .category = h.row.role,
+          .content = ReadableTurnText(h.row, terms, tools.get()),
+          .score = h.score};
       MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> near,
                              NeighbourTurns(*backend, h.row, req.context_turns));
       for (storage::TurnRow& r : near) {
-        hit.context.push_back({.source = "turn",
-                               .id = std::to_string(r.id),
-                               .key = TurnKey(r),
-                               .category = r.role,
-                               .content = ReadableTurnText(r, terms, tools.get())});
+        hit.context.push_back(
+            {.source = "turn",
+             .id = std::to_string(internal::PublicTurnId(r.owner, r.session_id, r.seq)),
+             .key = TurnKey(r),
+             .category = r.role,
+             .content = ReadableTurnText(r, terms, tools.get())});
       }
       resp.results.push_back(std::move(hit));
     }

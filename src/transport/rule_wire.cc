@@ -86,7 +86,11 @@ json EpisodicTurnSchema() {
   json integer = {{"type", "integer"}};
   return {{"type", "object"},
           {"properties",
-           {{"id", integer},
+           {{"id",
+             {{"type", "integer"},
+              {"description",
+               "The turn's id: derived from owner, session_id and seq (53 bits), the same on "
+               "every backend and after a restore; it reveals nothing of other callers' turns."}}},
             {"session_id", str},
             {"seq", integer},
             {"role", {{"type", "string"}, {"enum", {"user", "assistant"}}}},

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
+#include <vector>
 
 #include "mnemo/engine.h"
 #include "test_util.h"
@@ -58,6 +60,64 @@ TEST(ImportExport, RoundTripIntoAFreshWorkspace) {
   std::stringstream third;
   ASSERT_TRUE(b->ExportJsonl(me, third).ok());
   EXPECT_EQ(body(third.str()), body(exported));
+}
+
+// A turn's id is the published one (core/public_id.h): the export carries
+// it, and a restore into a store whose storage ids run differently shows the
+// same ids again.
+TEST(ImportExport, TurnIdsAreTheSameAfterARestore) {
+  TempDir dir;
+  Principal me;
+  auto ids = [&](Engine& e) {
+    std::vector<int64_t> out;
+    auto turns = e.SessionTurns(me, "s");
+    EXPECT_TRUE(turns.ok()) << turns.status().ToString();
+    for (const EpisodicTurn& t : turns.ok() ? *turns : std::vector<EpisodicTurn>{}) {
+      out.push_back(t.id);
+    }
+    return out;
+  };
+  auto a = OpenAt(dir.Sub("a"));
+  for (const char* said : {"first", "second"}) {
+    ASSERT_TRUE(
+        a->TurnComplete(
+             me,
+             {.session_id = "s", .user_message = said, .assistant_response = "ok", .sync = true})
+            .ok());
+  }
+  const std::vector<int64_t> before = ids(*a);
+  ASSERT_EQ(before.size(), 4u);
+  auto recalled = a->Recall(me, {.query = "second", .context_turns = 1});
+  ASSERT_TRUE(recalled.ok()) << recalled.status().ToString();
+  int turn_hits = 0;
+  for (const RecallHit& h : recalled->results) {
+    for (const RecallHit& t : h.context) {
+      EXPECT_TRUE(std::ranges::find(before, std::stoll(t.id)) != before.end()) << t.id;
+    }
+    if (h.source != "turn") continue;
+    ++turn_hits;
+    EXPECT_TRUE(std::ranges::find(before, std::stoll(h.id)) != before.end()) << h.id;
+  }
+  EXPECT_GT(turn_hits, 0);
+  std::stringstream out;
+  ASSERT_TRUE(a->ExportJsonl(me, out).ok());
+  for (const int64_t id : before) {
+    EXPECT_NE(out.str().find("\"id\":" + std::to_string(id)), std::string::npos) << id;
+  }
+
+  // b's storage ids 1..6 are taken by another session's turns first.
+  auto b = OpenAt(dir.Sub("b"));
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(b->TurnComplete(me, {.session_id = "other",
+                                     .user_message = "other " + std::to_string(i),
+                                     .assistant_response = "ok",
+                                     .sync = true})
+                    .ok());
+  }
+  std::stringstream in(out.str());
+  auto rep = b->ImportJsonl(me, in, {}, {.merge = true});
+  ASSERT_TRUE(rep.ok()) << rep.status().ToString();
+  EXPECT_EQ(ids(*b), before);
 }
 
 TEST(ImportExport, BadLinesAreAllReportedAndNothingIsImported) {

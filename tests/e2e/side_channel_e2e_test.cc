@@ -6,8 +6,10 @@
 #include <httplib.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -210,6 +212,70 @@ TEST_F(SideChannel, SearchScoresDoNotDependOnOthersPrivateEntries) {
                     {"sync", true}});
   }
   EXPECT_EQ(turn_scores(), turns_before);
+}
+
+// Bob's two turns, with whatever alice does in between; every turn id bob
+// is shown, by where it was shown.
+std::map<std::string, std::vector<int64_t>> BobsTurnIds(RpcClient& bob,
+                                                        const std::function<void()>& between) {
+  std::map<std::string, std::vector<int64_t>> ids;
+  auto turn = [&](const std::string& said) {
+    json r = bob.Result("memory.turn_complete", {{"session_id", "b-s"},
+                                                 {"user_message", said},
+                                                 {"assistant_response", "noted: " + said},
+                                                 {"sync", true}});
+    ids["turn_complete"].push_back(r["episodic"]["user"]["id"].get<int64_t>());
+    ids["turn_complete"].push_back(r["episodic"]["assistant"]["id"].get<int64_t>());
+  };
+  turn("the platypus lays eggs");
+  between();
+  turn("the platypus hunts at night");
+  const json turns = bob.Result("memory.session_turns", {{"session_id", "b-s"}});
+  for (const json& t : turns["turns"]) {
+    ids["session_turns"].push_back(t["id"].get<int64_t>());
+  }
+  const json found =
+      bob.Result("memory.episodic_search", {{"query", "platypus"}, {"context_turns", 1}});
+  for (const json& h : found["results"]) {
+    ids["episodic_search"].push_back(h["id"].get<int64_t>());
+    for (const json& c : h["context"]) ids["episodic_search"].push_back(c["id"].get<int64_t>());
+  }
+  for (auto& [where, list] : ids) std::sort(list.begin(), list.end());
+  return ids;
+}
+
+// Storage numbers turns from one sequence for everyone: the ids bob is
+// shown must not tell him how many turns alice stored between two of his.
+TEST_F(SideChannel, TurnIdsDoNotDependOnOthersTurns) {
+  const auto busy = BobsTurnIds(*bob_, [&] {
+    for (int i = 0; i < 7; ++i) {
+      alice_->Result("memory.turn_complete", {{"session_id", "a-s"},
+                                              {"user_message", "alice turn " + std::to_string(i)},
+                                              {"assistant_response", "ok"},
+                                              {"sync", true}});
+    }
+  });
+  // The same two turns of bob's in a workspace where alice did nothing.
+  testing::TempDir quiet_dir;
+  std::filesystem::copy_file(dir_.Sub("mnemo.toml"), quiet_dir.Sub("mnemo.toml"));
+  Daemon quiet(quiet_dir.path());
+  ASSERT_TRUE(quiet.started()) << quiet.Stderr();
+  RpcClient quiet_bob(quiet.port(), Token("bob"));
+  const auto alone = BobsTurnIds(quiet_bob, [] {});
+  EXPECT_EQ(quiet.Stop(SIGTERM), 0) << quiet.Stderr();
+
+  for (const char* where : {"turn_complete", "session_turns", "episodic_search"}) {
+    ASSERT_TRUE(busy.contains(where)) << where;
+  }
+  ASSERT_EQ(busy.at("turn_complete").size(), 4u);
+  EXPECT_EQ(busy, alone);
+  // One turn, one id, wherever it is shown (memory.recall is off under ACL;
+  // core/import_export_test checks its ids).
+  for (const char* where : {"session_turns", "episodic_search"}) {
+    for (const int64_t id : busy.at(where)) {
+      EXPECT_TRUE(std::ranges::binary_search(busy.at("turn_complete"), id)) << where << " " << id;
+    }
+  }
 }
 
 }  // namespace
