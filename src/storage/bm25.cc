@@ -6,11 +6,10 @@
 namespace mnemo::storage::internal {
 
 double Bm25Idf(int64_t documents, int64_t documents_with_term) {
+  if (documents <= 0) return 0;
   const double n = static_cast<double>(documents);
-  const double nt = static_cast<double>(documents_with_term);
-  // Same formula and clamp as FTS5's built-in bm25(), so a term present in
-  // more than half of the documents still carries a tiny positive weight.
-  return std::max(kBm25MinIdf, std::log((n - nt + 0.5) / (nt + 0.5)));
+  const double nt = static_cast<double>(std::clamp<int64_t>(documents_with_term, 1, documents));
+  return std::log1p((n - nt + 0.5) / (nt + 0.5));
 }
 
 double Bm25IdfMass(const Bm25Corpus& corpus, std::span<const Bm25Term> terms) {
