@@ -90,7 +90,7 @@ print("stderr of the restarted daemon:", "".join(lines).strip())
 import sqlite3
 db = sqlite3.connect(os.path.join(ws, "mnemo.db"))
 t0 = time.time()
-n = db.execute("SELECT count(*) FROM entry_vectors WHERE signature = 'hash-v1-384'").fetchone()[0]
+n = db.execute("SELECT count(*) FROM entry_vectors WHERE signature = 'hash-v2-384'").fetchone()[0]
 print(f"CountVectors ({n} vectors): {(time.time() - t0) * 1000:.2f} ms")
 db.close()
 shutil.rmtree(ws)

@@ -8,7 +8,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git python3
   # product libraries (spec 00)
   libsqlite3-dev libicu-dev nlohmann-json3-dev libcpp-httplib-dev
-  libtomlplusplus-dev libcli11-dev libssl-dev libhnswlib-dev libpq-dev
+  libtomlplusplus-dev libcli11-dev libssl-dev libhnswlib-dev libpq-dev libstemmer-dev
   # tests and checks
   libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy curl
   # the PostgreSQL server the tests start (scripts/pg-cluster.sh)

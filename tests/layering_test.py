@@ -34,6 +34,7 @@ RESTRICTED = {
     # docs/http-server.md), not with cpp-httplib
     "httplib.h": {"src/base/http_client.cc"},
     "hnswlib/hnswlib.h": {"src/index"},
+    "libstemmer.h": {"src/text/stemmer.cc"},
     "CLI/CLI.hpp": {"apps"},
 }
 INTERNAL_ROOMS = {"base", "text", "storage", "core", "transport", "embed", "index", "rules",

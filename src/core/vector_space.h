@@ -1,4 +1,4 @@
-// One embedding space (spec 20): the vectors of one signature ("hash-v1-384",
+// One embedding space (spec 20): the vectors of one signature ("hash-v2-384",
 // "external:768", ...) in storage, and the in-process VectorIndex over them.
 //
 // Storage is the truth: the index is only ever changed by replaying the

@@ -25,7 +25,7 @@ class Embedder {
   virtual ~Embedder() = default;
 
   // Names the vector space: equal signatures mean comparable vectors
-  // ("hash-v1-384", "openai:nomic-embed-text:768"). Every stored vector
+  // ("hash-v2-384", "openai:nomic-embed-text:768"). Every stored vector
   // carries it; changing an algorithm changes its signature.
   virtual const std::string& signature() const = 0;
   virtual int dimensions() const = 0;

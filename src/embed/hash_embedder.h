@@ -6,7 +6,7 @@
 // hybrid search useful for near-duplicates, inflections, typos and partial
 // words; for meaning, configure an `openai` embedder.
 //
-// Algorithm (signature "hash-v1-<dim>"; any change to it, to the weights or
+// Algorithm (signature "hash-v<kVersion>-<dim>"; any change to it, to the weights or
 // to the tokenizer's or stop-word list's output must bump kVersion, because
 // stored vectors of the old version stop being comparable):
 //  - features, from text::Tokenize (the one text pipeline), in classes:
@@ -44,7 +44,7 @@ namespace mnemo::embed {
 
 class HashEmbedder final : public Embedder {
  public:
-  static constexpr int kVersion = 1;
+  static constexpr int kVersion = 2;  // 2: Porter2 stems (text::kTextVersion 2)
   static constexpr int kDefaultDimensions = 384;
 
   // `dimensions` is clamped to [1, kMaxDimensions] (MakeEmbedder rejects

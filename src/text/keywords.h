@@ -14,7 +14,7 @@
 namespace mnemo::text {
 
 // The number of stored documents that contain the index token `token` (a
-// token as Tokenize emits it: folded, Porter-stemmed English words; CJK
+// token as Tokenize emits it: folded, Porter2-stemmed English words; CJK
 // character bigrams). Never called when n_docs is 0.
 using DocFreqFn = std::function<int64_t(std::string_view token)>;
 
@@ -23,7 +23,7 @@ using DocFreqFn = std::function<int64_t(std::string_view token)>;
 // Candidates, from one pass of the text pipeline (segmenter.h):
 //  - words (ICU word segments): folded like the index; English possessives
 //    ("Sarah's", "Sarah’s") lose the "'s"; counted by their index token (the
-//    Porter stem: "deploys" and "deploying" are one keyword);
+//    Porter2 stem: "deploys" and "deploying" are one keyword);
 //  - identifiers (deploy.py, send_email, /srv/app, a@b.com): each
 //    alphanumeric part is a word ("deploy", "py"), never the whole
 //    identifier, so no tag holds punctuation (entities.h reports the whole

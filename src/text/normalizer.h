@@ -18,7 +18,7 @@ inline constexpr size_t kMaxTokenBytes = 256;
 // Arabic is cleaned (see CleanArabic). No stemming. *out may end up empty.
 void FoldWord(std::string_view word, std::string* out);
 
-// FoldWord followed by Porter stemming when the folded word is lower-case
+// FoldWord followed by Porter2 stemming when the folded word is lower-case
 // ASCII letters only. This is the index form of a word.
 void NormalizeWord(std::string_view word, std::string* out);
 

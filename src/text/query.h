@@ -18,7 +18,7 @@ inline constexpr size_t kMaxQueryTerms = 64;
 inline constexpr size_t kMaxQueryBytes = 16 * 1024;
 
 // Distinct index tokens of `query`, in first-occurrence order:
-//  - words: as the index normalises them (folded, Porter-stemmed), so
+//  - words: as the index normalises them (folded, Porter2-stemmed), so
 //    "emails" gives "email";
 //  - identifiers: the whole identifier and every part ("deploy.py" ->
 //    "deploy.py", "deploi", "py");
@@ -35,7 +35,7 @@ inline constexpr size_t kMaxQueryBytes = 16 * 1024;
 // no token at all. Never fails; invalid UTF-8 bytes act as separators.
 //
 // Backends must use these strings as index terms verbatim: running them
-// through the tokenizer again is not an identity (Porter stemming is not
+// through the tokenizer again is not an identity (stemming is not
 // idempotent, identifiers would split again).
 std::vector<std::string> QueryTerms(std::string_view query);
 

@@ -1,6 +1,8 @@
-// English stemming: the classic Porter (1980) algorithm, as in Martin
-// Porter's reference C implementation and SQLite FTS5's `porter` tokenizer
-// (including its two published departures: -bli -> -ble, -logi -> -log).
+// English stemming: Snowball's English (Porter2) stemmer from libstemmer,
+// the maintained successor of Porter's 1980 algorithm ("deploy", "deploys",
+// "deploying" and "deployment" all stem to "deploy"; Porter gave "deploi"
+// for the first). Changing it changes every stored keyword index: bump
+// text::kTextVersion (tokenizer.h).
 #pragma once
 
 #include <cstddef>

@@ -1,10 +1,11 @@
 // The one text pipeline (spec 20) used for indexing and for queries, by every
 // backend: NFKC case folding, ICU word segmentation, identifiers kept whole
-// and split into parts, CJK character bigrams, Porter stemming for English.
+// and split into parts, CJK character bigrams, Snowball's Porter2 stemming
+// for English (stemmer.h).
 //
 // Tokens, in text order (segmenter.h defines the segments):
 //  - word: NFKC_Casefold (ASCII: lower-case); Arabic cleaned (harakat and
-//    tatweel removed, أ إ آ -> ا); Porter-stemmed when it is ASCII letters
+//    tatweel removed, أ إ آ -> ا); stemmed when it is ASCII letters
 //    only; cut to 256 bytes.
 //  - Arabic rule: a word starting with ال, بال, وال, كال, فال or لل with at
 //    least 2 letters after the prefix is emitted as written, then the rest R
@@ -36,6 +37,15 @@
 #include <vector>
 
 namespace mnemo::text {
+
+// The version of what Tokenize emits. Stored keyword indexes keep the tokens
+// of the version that indexed them, so any change to the output (stemmer,
+// folding, segmentation, the Arabic rule) must bump it: each store records
+// the version its index was built with and rebuilds the index when it
+// differs (docs/storage.md, "Keyword index version"). The hash embedder's
+// own version (embed/hash_embedder.h) follows the same rule.
+//   1: Porter (1980), hand transcribed.   2: Snowball's Porter2.
+inline constexpr int64_t kTextVersion = 2;
 
 struct TokenView {
   std::string_view text;  // normalised token; valid only during the callback

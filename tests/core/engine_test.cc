@@ -1,5 +1,6 @@
 #include "mnemo/engine.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -16,6 +17,7 @@ namespace {
 
 using testing::ManualClock;
 using testing::TempDir;
+using ::testing::UnorderedElementsAre;
 
 // Every engine test runs on every local backend.
 class EngineTest : public ::testing::TestWithParam<std::string> {
@@ -69,6 +71,17 @@ TEST_P(EngineTest, StoreThenGetReturnsTheEntry) {
   EXPECT_EQ(e->owner, "local");
   EXPECT_EQ(e->access_count, 1);
   EXPECT_EQ(e->id, s.id);
+}
+
+// Inflections find each other (issue 18 section 4): Porter's 1980 stemmer
+// made "deploi" of "deploy" and "deploy" of "deployment".
+TEST_P(EngineTest, InflectionsOfAWordFindEachOther) {
+  Store("plan", "deploy the billing service on friday");
+  Store("log", "two deployments ran overnight");
+  Store("other", "the billing invoices are sent");
+  for (const char* q : {"deploy", "deploys", "deployed", "deploying", "deployment"}) {
+    EXPECT_THAT(SearchKeys(q, {.min_score = 0}), UnorderedElementsAre("plan", "log")) << q;
+  }
 }
 
 TEST_P(EngineTest, UpsertKeepsIdAndCreatedAt) {

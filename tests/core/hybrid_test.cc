@@ -111,7 +111,7 @@ TEST_P(HybridTest, UnreachableEmbedderDegradesToKeywordSearch) {
 TEST_P(HybridTest, SwitchingEmbedderNeverMixesSignatures) {
   Store("k", "a note about the deployment pipeline");
   Config small;
-  small.embedding.dimensions = 64;  // a new signature: hash-v1-64
+  small.embedding.dimensions = 64;  // a new signature: hash-v2-64
   Reopen(small);
   auto before = engine_->Search(me_, {.query = "deployment pipeline", .min_score = 0.0});
   ASSERT_TRUE(before.ok()) << before.status().ToString();
@@ -121,7 +121,7 @@ TEST_P(HybridTest, SwitchingEmbedderNeverMixesSignatures) {
     EXPECT_FALSE(before->results[0].vector_score.has_value());
     auto re = engine_->Reindex(me_);
     ASSERT_TRUE(re.ok()) << re.status().ToString();
-    EXPECT_EQ(re->signature, "hash-v1-64");
+    EXPECT_EQ(re->signature, "hash-v2-64");
     EXPECT_EQ(re->embedded, 1);
     auto after = engine_->Search(me_, {.query = "deployment pipeline", .min_score = 0.0});
     ASSERT_TRUE(after.ok());
@@ -232,7 +232,7 @@ TEST(HybridIndexFile, FewChangesReplayInsteadOfRewritingTheFile) {
   for (const auto& f : std::filesystem::directory_iterator(dir.Sub("ws/index"))) {
     saved[f.path()] = std::filesystem::last_write_time(f.path());
   }
-  ASSERT_EQ(saved.size(), 2u);  // hash-v1-384 and external:3
+  ASSERT_EQ(saved.size(), 2u);  // hash-v2-384 and external:3
   {
     auto e = open();
     ASSERT_TRUE(e->Store(me, {.key = "late",

@@ -342,11 +342,11 @@ TEST(CliReindex, FillsVectorsForANewEmbedderSignature) {
   const std::string ws = dir.Sub("ws");
   ASSERT_EQ(RunMnemo({"--workspace", ws, "memory", "store", "k1", "kites fly high"}).exit_code, 0);
   ASSERT_EQ(RunMnemo({"--workspace", ws, "memory", "store", "k2", "boats float"}).exit_code, 0);
-  // Stored with the default hash-v1-384: nothing is missing.
+  // Stored with the default hash-v2-384: nothing is missing.
   RunResult same = RunMnemo({"--workspace", ws, "--json", "reindex"});
   ASSERT_EQ(same.exit_code, 0) << same.err;
   auto j = nlohmann::json::parse(same.out);
-  EXPECT_EQ(j["signature"], "hash-v1-384");
+  EXPECT_EQ(j["signature"], "hash-v2-384");
   EXPECT_EQ(j["embedded"], 0);
   EXPECT_EQ(j["indexed"], 2);
   // A new signature: every entry is embedded again, in its own space.
@@ -354,7 +354,7 @@ TEST(CliReindex, FillsVectorsForANewEmbedderSignature) {
                              {{"MNEMO_EMBEDDING_DIMENSIONS", "128"}});
   ASSERT_EQ(other.exit_code, 0) << other.err;
   auto k = nlohmann::json::parse(other.out);
-  EXPECT_EQ(k["signature"], "hash-v1-128");
+  EXPECT_EQ(k["signature"], "hash-v2-128");
   EXPECT_EQ(k["embedded"], 2);
   EXPECT_EQ(k["indexed"], 2);
 }

@@ -257,7 +257,7 @@ TEST(VectorIndexE2e, ARestartAfterACrashLoadsThePeriodicallySavedFile) {
   const std::string ws = dir.Sub("ws");
   fs::create_directories(ws);
   std::ofstream(ws + "/mnemo.toml") << "[index]\nhnsw_threshold = 50\nsave_interval_secs = 1\n";
-  const fs::path hnsw_file = ws + "/index/hash-v1-384.hnsw.idx";
+  const fs::path hnsw_file = ws + "/index/hash-v2-384.hnsw.idx";
   FileStamp saved;
   {
     Daemon d(ws);

@@ -39,7 +39,7 @@ TEST(MakeEmbedder, DefaultIsHash384) {
   auto embedder = MakeEmbedder(Config::Embedding{}, nullptr);
   ASSERT_TRUE(embedder.ok()) << embedder.status().ToString();
   ASSERT_NE(*embedder, nullptr);
-  EXPECT_EQ((*embedder)->signature(), "hash-v1-384");
+  EXPECT_EQ((*embedder)->signature(), "hash-v2-384");
   EXPECT_EQ((*embedder)->dimensions(), 384);
 }
 

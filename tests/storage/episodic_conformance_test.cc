@@ -216,7 +216,9 @@ TEST_P(EpisodicConformance, SearchReadsTheSearchTextInEnglishAndChinese) {
   Append({Row("s", "user", "Please deploy the billing service"), tool});
   Append({Row("s", "user", "我们明天讨论数据库迁移")});
   EXPECT_THAT(Found("billing"), ElementsAre("Please deploy the billing service"));
-  EXPECT_THAT(Found("deployment summary"), ElementsAre("raw output that is not indexed"));
+  // "deployment" and "deploy" share their stem: the user row matches one word.
+  EXPECT_THAT(Found("deployment summary"),
+              ElementsAre("raw output that is not indexed", "Please deploy the billing service"));
   EXPECT_TRUE(Found("indexed").empty());
   EXPECT_THAT(Found("数据库"), ElementsAre("我们明天讨论数据库迁移"));
 }

@@ -93,7 +93,7 @@ TEST(TopKeywords, CountsInflectionsAsOneKeywordAndAsksForTheIndexToken) {
   FakeStore store;
   const auto tags = TopKeywords("Deploying now; deploys daily; deploy often.", 5, store.Fn(), 10);
   EXPECT_THAT(tags, ElementsAre("deploying", "daily", "now", "often"));
-  EXPECT_THAT(store.asked, Contains("deploi"));
+  EXPECT_THAT(store.asked, Contains("deploy"));
   // The store's form of each tag is what a query for the tag searches.
   for (const std::string& tag : tags) EXPECT_THAT(store.asked, Contains(QueryTerms(tag)[0]));
 }

@@ -12,7 +12,7 @@
 // Scoring: bm25.h's normalised BM25, computed by the server per candidate:
 //   score = min(1, Σ_t idf(t) · tf·(k1+1) / (tf + k1·(1 − b + b·dl/avgdl)) / Σ_t idf(t))
 // with N and avgdl from text_stats, n_t counted with the GIN index, and
-// idf(t) = max(1e-6, ln((N − n_t + 0.5)/(n_t + 0.5))) computed here, exactly
+// idf(t) = bm25.h's Bm25Idf computed here, exactly
 // as the SQLite rank function computes it.
 #pragma once
 

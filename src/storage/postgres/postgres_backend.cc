@@ -1,11 +1,14 @@
 #include "storage/postgres/postgres_backend.h"
 
+#include <iostream>
 #include <map>
 
 #include "storage/entry_rules.h"
 #include "storage/postgres/pg_entry_sql.h"
 #include "storage/postgres/pg_schema.h"
 #include "storage/postgres/pg_text.h"
+#include "storage/postgres/pg_text_version.h"
+#include "text/tokenizer.h"
 
 namespace mnemo::storage {
 namespace internal {
@@ -34,6 +37,12 @@ Result<std::unique_ptr<PostgresBackend>> PostgresBackend::Open(const PostgresOpt
     MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<pg::Pool> pool, pg::Pool::Open(bootstrap));
     MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, pool->Acquire());
     MNEMO_ASSIGN_OR_RETURN(backend->schema_version_, pg::MigrateSchema(*conn, options.schema));
+    MNEMO_ASSIGN_OR_RETURN(const int64_t reindexed, pg::EnsureTextVersion(*conn, options.schema));
+    if (reindexed > 0) {
+      std::cerr << "mnemo: rebuilt the keyword index of the PostgreSQL schema " << options.schema
+                << " for text version " << text::kTextVersion << " (" << reindexed
+                << " rows); run `mnemo reindex` to refresh the hash embedder's vectors\n";
+    }
     MNEMO_ASSIGN_OR_RETURN(
         Rows id, conn->Exec("SELECT id FROM " + pg::QuoteIdentifier(options.schema) + ".store_info",
                             "read the store id"));

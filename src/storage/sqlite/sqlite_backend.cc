@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <iostream>
 #include <map>
 
 #include "storage/entry_rules.h"
@@ -17,6 +18,8 @@
 #include "storage/sqlite/fts_tokenizer.h"
 #include "storage/sqlite/migrations.h"
 #include "storage/sqlite/tags_json.h"
+#include "storage/sqlite/text_version.h"
+#include "text/tokenizer.h"
 
 namespace mnemo::storage {
 namespace internal {
@@ -84,6 +87,12 @@ Result<std::unique_ptr<SqliteBackend>> SqliteBackend::Open(const SqliteOptions& 
   std::unique_ptr<SqliteBackend> backend(new SqliteBackend(vector_log_limit));
   MNEMO_ASSIGN_OR_RETURN(backend->writer_, OpenConnection(options.path, /*writer=*/true));
   MNEMO_ASSIGN_OR_RETURN(backend->schema_version_, Migrate(*backend->writer_, SchemaMigrations()));
+  MNEMO_ASSIGN_OR_RETURN(const int64_t reindexed, EnsureTextVersion(*backend->writer_));
+  if (reindexed > 0) {
+    std::cerr << "mnemo: rebuilt the keyword index of " << options.path << " for text version "
+              << text::kTextVersion << " (" << reindexed
+              << " rows); run `mnemo reindex` to refresh the hash embedder's vectors\n";
+  }
   {
     MNEMO_ASSIGN_OR_RETURN(
         Statement id, backend->writer_->Prepare("SELECT id FROM store_info", "read the store id"));
