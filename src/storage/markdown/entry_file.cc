@@ -255,6 +255,7 @@ std::string EntryFilePath(const Entry& entry) {
   } else {
     name = entry.category + ".md";
   }
+  if (IsSystemNamespace(entry.ns)) name = "system/" + name;
   return entry.archived ? "archive/" + name : name;
 }
 

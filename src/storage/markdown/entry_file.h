@@ -71,8 +71,9 @@ ParsedFile ParseEntryFile(std::string_view text, std::string_view file, std::str
 
 // The file of an entry, relative to the memory folder: "core.md",
 // "daily/YYYY-MM-DD.md" and "conversation/YYYY-MM-DD.md" (UTC date of
-// created_at), "<category>.md" for custom categories; archived entries under
-// "archive/" with the same name.
+// created_at), "<category>.md" for custom categories; entries of a system
+// namespace under "system/" with the same name, archived entries under
+// "archive/" (so "archive/system/core.md").
 std::string EntryFilePath(const Entry& entry);
 
 }  // namespace mnemo::storage::markdown

@@ -57,6 +57,10 @@ std::optional<FilePlace> PlaceOfFile(std::string_view relative) {
     place.archived = true;
     relative.remove_prefix(8);
   }
+  if (relative.starts_with("system/")) {
+    place.system = true;
+    relative.remove_prefix(7);
+  }
   const size_t slash = relative.find('/');
   if (slash == std::string_view::npos) {
     if (!relative.ends_with(".md")) return std::nullopt;
@@ -81,7 +85,9 @@ Result<std::map<std::string, FileStamp>> ScanEntryFiles(const std::string& root)
   // one fstatat per file is the whole cost (no path building per entry).
   std::map<std::string, FileStamp> out;
   for (const char* prefix :
-       {"", "daily/", "conversation/", "archive/", "archive/daily/", "archive/conversation/"}) {
+       {"", "daily/", "conversation/", "archive/", "archive/daily/", "archive/conversation/",
+        "system/", "system/daily/", "system/conversation/", "archive/system/",
+        "archive/system/daily/", "archive/system/conversation/"}) {
     const std::string folder = root + "/" + prefix;
     std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(folder.c_str()), &::closedir);
     if (dir == nullptr) {

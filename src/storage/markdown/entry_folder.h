@@ -6,6 +6,9 @@
 // Layout, relative to the memory folder:
 //   core.md, <custom>.md                      category core / <custom>
 //   daily/YYYY-MM-DD.md, conversation/YYYY-MM-DD.md
+//   system/<any of the above>                 entries of the system namespaces
+//                                             (tool rules, tool statistics,
+//                                             the tool registry)
 //   archive/<any of the above>                archived entries
 // Categories are [a-z0-9_-]{1,64}. Anything else (other names, other folders,
 // dot files, temp files) is not an entry file and is left alone.
@@ -26,6 +29,10 @@ namespace mnemo::storage::markdown {
 struct FilePlace {
   std::string category;
   bool archived = false;
+  // Under "system/": the entries of the system namespaces (tool rules, tool
+  // statistics, the tool registry; storage::IsSystemNamespace), kept out of
+  // the person's own files.
+  bool system = false;
 };
 
 // nullopt when `relative` is not an entry file of the layout.

@@ -62,10 +62,12 @@ void Warn(const std::string& problem) {
   std::fprintf(stderr, "mnemo: warning: %s\n", problem.c_str());
 }
 
-// Whether an entry of `e`'s category and archived flag belongs in `path`.
+// Whether an entry of `e`'s category, archived flag and namespace belongs in
+// `path`.
 bool Fits(const std::string& path, const Entry& e) {
   const std::optional<FilePlace> place = PlaceOfFile(path);
-  return place && place->category == e.category && place->archived == e.archived;
+  return place && place->category == e.category && place->archived == e.archived &&
+         place->system == IsSystemNamespace(e.ns);
 }
 
 // What the files can hold: a category the layout has a file for (spec 10),
@@ -172,6 +174,10 @@ Status MarkdownBackend::ReconcileLocked(bool full) {
 
   Dirty rewrite;
   const TimeMs now = WallNow();
+  // Items in a file that is not their place (an entry of a system namespace
+  // in a person's file, as versions before "system/" wrote them, or a person
+  // moving an item): moved once every file is read.
+  std::vector<Entry> misplaced;
   for (const std::string& path : changed) {
     const auto stamp = scan.find(path);
     if (stamp == scan.end()) continue;
@@ -242,10 +248,12 @@ Status MarkdownBackend::ReconcileLocked(bool full) {
       where_[stored.id] = Where{.path = path, .address = address};
       id_at_[address] = stored.id;
       known.order.push_back(address);
+      if (!Fits(path, stored)) misplaced.push_back(stored);
       known.entries.emplace(address, std::move(stored));
     }
     if (touched) MarkDirtyLocked(path, rewrite);
   }
+  for (const Entry& e : misplaced) PlaceLocked(e, rewrite);
   // Entries that left every file.
   for (const auto& [id, e] : before) {
     if (!where_.contains(id)) MNEMO_RETURN_IF_ERROR(index_->Delete(id).status());

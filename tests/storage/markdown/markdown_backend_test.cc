@@ -105,6 +105,52 @@ TEST_F(MarkdownBackendTest, EntriesAreReadableItemsInTheFilesOfTheirCategory) {
   EXPECT_EQ(backend_->name(), "markdown");
 }
 
+// Tool rules, tool statistics and the tool registry are the engine's, not
+// the person's (issue 18 section 4): they live under system/, and the
+// person's core.md and a category of their own named "critical" stay theirs.
+TEST_F(MarkdownBackendTest, SystemNamespacesStayOutOfThePersonsFiles) {
+  Put(Write("user_editor", "The user prefers Helix"));
+  Put(Write("oncall", "Page the on-call for outages", kNov30, "critical"));
+  EntryWrite rule = Write("rule_1", "Never email Sarah", kNov30, "critical");
+  rule.ns = "tool-send_email";
+  Put(rule);
+  EntryWrite stats = Write("send_email", "{\"calls\":3}", kNov30, "core");
+  stats.ns = "tool_effectiveness";
+  Put(stats);
+  EXPECT_THAT(ReadText(File("core.md")), Not(HasSubstr("calls")));
+  EXPECT_THAT(ReadText(File("critical.md")), Not(HasSubstr("Sarah")));
+  EXPECT_THAT(ReadText(File("critical.md")), HasSubstr("Page the on-call"));
+  EXPECT_THAT(ReadText(File("system/critical.md")), HasSubstr("- **rule_1**: Never email Sarah"));
+  EXPECT_THAT(ReadText(File("system/core.md")), HasSubstr("- **send_email**: {\"calls\":3}"));
+  // Read back from the files alone.
+  Open();
+  ASSERT_TRUE(Find("rule_1", "tool-send_email"));
+  EXPECT_EQ(Find("rule_1", "tool-send_email")->content, "Never email Sarah");
+  EXPECT_EQ(Find("rule_1", "tool-send_email")->category, "critical");
+}
+
+// A workspace written before system/ existed: its system entries are moved
+// out of the person's files at open, nothing lost, the person's text kept.
+TEST_F(MarkdownBackendTest, SystemEntriesInThePersonsFilesMoveToSystemAtOpen) {
+  backend_.reset();
+  HandWrite(
+      File("core.md"),
+      "# core\n\nMy own notes.\n\n"
+      "- **user_editor**: The user prefers Helix\n"
+      "- **send_email**: {\"calls\":3} <!-- mnemo: {\"namespace\":\"tool_effectiveness\"} -->\n");
+  Open();
+  ASSERT_TRUE(Find("send_email", "tool_effectiveness"));
+  EXPECT_EQ(Find("send_email", "tool_effectiveness")->content, "{\"calls\":3}");
+  const std::string core = ReadText(File("core.md"));
+  EXPECT_THAT(core, Not(HasSubstr("calls")));
+  EXPECT_THAT(core, HasSubstr("My own notes."));
+  EXPECT_THAT(core, HasSubstr("- **user_editor**: The user prefers Helix"));
+  EXPECT_THAT(ReadText(File("system/core.md")), HasSubstr("- **send_email**: {\"calls\":3}"));
+  Open();  // and it stays there
+  EXPECT_EQ(Find("send_email", "tool_effectiveness")->content, "{\"calls\":3}");
+  EXPECT_THAT(ReadText(File("core.md")), Not(HasSubstr("calls")));
+}
+
 TEST_F(MarkdownBackendTest, HandEditsArePickedUpOnTheNextOperation) {
   Entry editor = Put(Write("editor", "uses vim"));
   Put(Write("stale", "forget me"));
