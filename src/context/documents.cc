@@ -7,6 +7,7 @@
 #include "context/graph_extract.h"
 #include "text/entities.h"
 #include "text/keywords.h"
+#include "text/phatic.h"
 #include "text/summary.h"
 
 namespace mnemo::context {
@@ -64,7 +65,10 @@ Result<DocumentFields> DeriveFields(storage::Backend& backend,
     }
     return (*counts)[0];
   };
-  fields.tags = text::TopKeywords(computation_text, kMaxTags, df, n_docs);
+  // Tags from what the text is about: small talk ("thanks", "bye") is not a
+  // topic.
+  fields.tags =
+      text::TopKeywords(text::WithoutPhaticSentences(computation_text), kMaxTags, df, n_docs);
   MNEMO_RETURN_IF_ERROR(df_error);
   for (const text::Entity& e : text::ExtractEntities(computation_text)) {
     if (fields.entities.size() == kMaxEntities) break;

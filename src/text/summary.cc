@@ -9,6 +9,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "text/phatic.h"
 #include "text/sentences.h"
 #include "text/stopwords.h"
 #include "text/tokenizer.h"
@@ -78,11 +79,14 @@ std::string ExtractiveSummary(const std::vector<std::string>& texts, size_t max_
   if (max_bytes == 0) return "";
   std::vector<std::string> sentences;
   std::unordered_set<std::string> seen;
+  std::vector<std::string> phatic;  // used only when nothing else is said
   for (const std::string& text : texts) {
     for (std::string& sentence : SplitSentences(text, options)) {
-      if (seen.insert(sentence).second) sentences.push_back(std::move(sentence));
+      if (!seen.insert(sentence).second) continue;
+      (IsPhaticSentence(sentence) ? phatic : sentences).push_back(std::move(sentence));
     }
   }
+  if (sentences.empty()) sentences = std::move(phatic);
   if (sentences.empty()) return "";
 
   Vocabulary vocabulary;

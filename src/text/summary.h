@@ -14,7 +14,9 @@ namespace mnemo::text {
 // The most central sentences of `texts` within `max_bytes`, in their
 // original order, joined by " ".
 //  - Sentences: SplitSentences(text, options) of each text in order; a
-//    sentence already seen (byte for byte) is not considered again.
+//    sentence already seen (byte for byte) is not considered again, nor is
+//    a phatic one (phatic.h: "Hi! How are you?", "Thanks, bye!") unless
+//    every sentence is.
 //  - Centrality: each sentence is a vector of term counts (the index tokens
 //    of Tokenize without stop words), scaled to unit length; its score is
 //    the sum of its cosine similarities to every other sentence, so

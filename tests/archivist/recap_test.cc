@@ -17,7 +17,8 @@ const Strings kDeployTalk = {
     "My cat knocked over a plant this morning.",
     "The production deploy failed because the migration timed out.",
     "We should rerun the deploy after fixing the migration.",
-    "Thanks, that sounds good.",
+    "Lunch is at noon on Friday.",
+    "Thanks, that sounds good.",  // small talk: never in a recap (text/phatic.h)
 };
 
 TEST(ExtractiveRecap, EmptyInputOrBudgetGivesNothing) {
@@ -50,7 +51,7 @@ TEST(ExtractiveRecap, AGenerousBudgetKeepsEverySentenceOnce) {
             "My cat knocked over a plant this morning. "
             "The production deploy failed because the migration timed out. "
             "We should rerun the deploy after fixing the migration. "
-            "Thanks, that sounds good.");
+            "Lunch is at noon on Friday.");
 }
 
 TEST(ExtractiveRecap, RespectsTheBudget) {
@@ -63,12 +64,12 @@ TEST(ExtractiveRecap, RespectsTheBudget) {
 }
 
 TEST(ExtractiveRecap, FillsLeftoverRoomWithShorterSentences) {
-  // 25 tokens = 100 bytes: the 62-byte best sentence, then the 31-byte
-  // "Thanks…" fits where the longer ones do not.
+  // 25 tokens = 100 bytes: the 62-byte best sentence, then the 27-byte
+  // "Lunch…" fits where the longer ones do not.
   const std::string recap = ExtractiveRecap(kDeployTalk, 25);
   EXPECT_EQ(recap,
             "The production deploy failed because the migration timed out. "
-            "Thanks, that sounds good.");
+            "Lunch is at noon on Friday.");
 }
 
 TEST(ExtractiveRecap, IsNotABookendStub) {

@@ -391,5 +391,40 @@ TEST(ArchivistDocuments, SegmentSummariesAndTagsLeaveRoleLabelsOut) {
   EXPECT_NE(d.summary.find("Lisbon"), std::string::npos) << d.summary;
 }
 
+// Issue 18 §4: greetings, thanks and goodbyes are not what a conversation
+// was about, in its summary or its tags.
+TEST(ArchivistDocuments, SegmentSummariesAndTagsLeaveSmallTalkOut) {
+  testing::TempDir dir;
+  auto e = Engine::Open({.workspace = dir.Sub("ws")});
+  ASSERT_TRUE(e.ok());
+  const Principal who;
+  const std::pair<const char*, const char*> turns[] = {
+      {"Hi! How are you doing today?", "Hello! I am doing great, thanks for asking."},
+      {"I am planning a trip to Lisbon in March.", "Lisbon in March is mild; pack a jacket."},
+      {"Great, thanks a lot! Bye!", "No problem! Bye!"},
+  };
+  for (const auto& [said, answered] : turns) {
+    ASSERT_TRUE(
+        (*e)->TurnComplete(
+                who, {.session_id = "talk", .user_message = said, .assistant_response = answered})
+            .ok());
+  }
+  ASSERT_TRUE((*e)->SessionEnd(who, "talk", /*sync=*/true).ok());
+  auto docs = (*e)->DocList(who, {.source = "agent://session/"});
+  ASSERT_TRUE(docs.ok());
+  ASSERT_EQ(docs->documents.size(), 1u);
+  const Document& d = docs->documents[0];
+  for (const char* small_talk : {"Hi!", "Hello!", "How are you", "Bye!", "No problem"}) {
+    EXPECT_EQ(d.summary.find(small_talk), std::string::npos) << small_talk << " in " << d.summary;
+  }
+  EXPECT_NE(d.summary.find("Lisbon in March"), std::string::npos) << d.summary;
+  for (const std::string& tag : d.tags) {
+    for (const char* small_talk : {"hi", "hello", "bye", "great", "thanks", "asking", "problem"}) {
+      EXPECT_NE(tag, small_talk);
+    }
+  }
+  EXPECT_NE(std::find(d.tags.begin(), d.tags.end(), "lisbon"), d.tags.end());
+}
+
 }  // namespace
 }  // namespace mnemo
