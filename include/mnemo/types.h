@@ -78,6 +78,15 @@ struct ForgetRequest {
   std::optional<std::string> owner;  // admin only
 };
 
+// A time window (RFC 3339 `since`/`until` on the wire): since inclusive,
+// until exclusive, either may be absent. Entries are compared by
+// updated_at (when their content was written), turns by their timestamp.
+struct TimeWindow {
+  std::optional<TimeMs> since;
+  std::optional<TimeMs> until;
+  bool empty() const { return !since && !until; }
+};
+
 struct SearchRequest {
   std::string query;
   std::optional<std::string> category;
@@ -89,6 +98,7 @@ struct SearchRequest {
   // Bring-your-own query vector: the vector side searches `external:<dim>`
   // instead of embedding the query.
   std::optional<std::vector<float>> embedding;
+  TimeWindow window;
 };
 
 struct SearchHit {
@@ -117,6 +127,11 @@ struct RecallRequest {
   // Neighbouring turns (0..kMaxContextTurns each side, same session) returned
   // with each turn hit in RecallHit::context.
   int context_turns = 0;
+  // Entries and turns inside the window, turns of this agent only. Either
+  // leaves out what was derived from many turns (recaps, events, documents),
+  // which has no single time or agent.
+  TimeWindow window;
+  std::optional<std::string> agent_id;
 };
 
 // A recall hit from any memory layer.
@@ -344,6 +359,8 @@ struct EpisodicQuery {
   // Neighbouring turns (0..kMaxContextTurns each side, same session)
   // returned with each hit in EpisodicHit::context.
   int context_turns = 0;
+  TimeWindow window;                    // turns said inside it
+  std::optional<std::string> agent_id;  // turns of this agent only
 };
 
 struct EpisodicHit {
@@ -536,6 +553,10 @@ struct ContextBuildRequest {
   std::string query;
   std::string preset = "balanced";      // minimal, balanced, extended, maximum
   std::optional<int64_t> budget_chars;  // absent: the preset's budget
+  // As RecallRequest's: entries and turns inside the window, turns of this
+  // agent; recaps and documents are left out when either is given.
+  TimeWindow window;
+  std::optional<std::string> agent_id;
 };
 
 struct ContextBlockSection {

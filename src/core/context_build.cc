@@ -69,6 +69,10 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
     return InvalidArgument("budget_chars must be between 1 and 1000000", "budget_chars");
   }
   if (req.session_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.session_id, "session_id"));
+  MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(req.window));
+  if (req.agent_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.agent_id, "agent_id"));
+  // Recaps and documents come from many turns: no one time or agent.
+  const bool derived = req.window.empty() && !req.agent_id;
   const int k = preset->items_per_section;
   const bool all = !config.memory.acl_enabled;
   const std::vector<std::string> terms = text::QueryTerms(req.query);
@@ -76,8 +80,9 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
   std::vector<context::BlockSection> sections;
   {
     context::BlockSection s{.title = "Relevant memories", .share = kEntriesShare};
-    MNEMO_ASSIGN_OR_RETURN(SearchResponse found,
-                           Search(who, {.query = req.query, .max_results = k, .min_score = 0}));
+    MNEMO_ASSIGN_OR_RETURN(
+        SearchResponse found,
+        Search(who, {.query = req.query, .max_results = k, .min_score = 0, .window = req.window}));
     const double best = found.results.empty() ? 0 : found.results.front().score;
     for (const SearchHit& h : found.results) {
       if (h.score <= 0 || h.score < kRelativeEntryScore * best) break;
@@ -102,10 +107,14 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
   std::vector<std::string> turn_texts;
   {
     context::BlockSection s{.title = "Relevant turns", .share = kTurnsShare};
-    MNEMO_ASSIGN_OR_RETURN(
-        std::vector<RankedTurn> turns,
-        RankTurnsInConversation(
-            *backend, {.terms = terms, .all = all, .owner = who.name, .limit = kTurnsPerItem * k}));
+    MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> turns,
+                           RankTurnsInConversation(*backend, {.terms = terms,
+                                                              .all = all,
+                                                              .owner = who.name,
+                                                              .limit = kTurnsPerItem * k,
+                                                              .since = req.window.since,
+                                                              .until = req.window.until,
+                                                              .agent_id = req.agent_id}));
     for (const RankedTurn& h : turns) {
       std::string text = ReadableTurnText(h.row, terms, tools.get());
       s.items.push_back(TurnLine(h.row, text));
@@ -115,7 +124,7 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
   }
   {
     context::BlockSection s{.title = "Earlier in this conversation", .share = kRecapsShare};
-    if (req.session_id) {
+    if (derived && req.session_id) {
       MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> rows,
                              backend->Segments(all, who.name, *req.session_id));
       // Newest first: the recent past matters most when the budget is short.
@@ -125,7 +134,7 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
         if (r.status == "closed" && !r.recap.empty()) s.items.push_back(r.recap);
         if (static_cast<int>(s.items.size()) == k) break;
       }
-    } else {
+    } else if (derived) {
       s.title = "Earlier conversations";
       MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> recaps,
                              RecallRecaps(req.query, terms, k, all ? "" : who.name));
@@ -137,8 +146,9 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
     context::BlockSection s{.title = "Documents", .share = kDocumentsShare};
     MNEMO_ASSIGN_OR_RETURN(
         std::vector<storage::DocumentHit> docs,
-        backend->SearchDocuments(
-            {.terms = terms, .owner = all ? std::nullopt : std::optional(who.name), .limit = k}));
+        backend->SearchDocuments({.terms = terms,
+                                  .owner = all ? std::nullopt : std::optional(who.name),
+                                  .limit = derived ? k : 0}));
     for (const storage::DocumentHit& h : docs) {
       const std::string& body = h.row.summary.empty() ? h.row.content : h.row.summary;
       s.items.push_back(h.row.source.empty() ? body : body + " [" + h.row.source + "]");

@@ -177,11 +177,16 @@ Result<std::vector<EpisodicHit>> Engine::Impl::EpisodicSearch(const Principal& w
   }
   if (q.session_id) MNEMO_RETURN_IF_ERROR(ValidateSessionId(*q.session_id));
   MNEMO_RETURN_IF_ERROR(ValidateContextTurns(q.context_turns));
+  MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(q.window));
+  if (q.agent_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*q.agent_id, "agent_id"));
   storage::TurnQuery query{.terms = text::QueryTerms(q.query),
                            .session_id = q.session_id,
                            .all = !config.memory.acl_enabled,
                            .owner = who.name,
-                           .limit = q.limit};
+                           .limit = q.limit,
+                           .since = q.window.since,
+                           .until = q.window.until,
+                           .agent_id = q.agent_id};
   MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> hits, RankTurnsInConversation(*backend, query));
   std::vector<EpisodicHit> out;
   out.reserve(hits.size());

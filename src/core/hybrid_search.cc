@@ -14,7 +14,8 @@ namespace {
 constexpr int64_t kExactSubsetMax = 2000;
 
 bool IsSelective(const storage::EntryFilter& f) {
-  return f.ns.has_value() || f.category.has_value() || !f.tags.empty() || !f.scope.all;
+  return f.ns.has_value() || f.category.has_value() || !f.tags.empty() || !f.scope.all ||
+         f.since.has_value() || f.until.has_value();
 }
 
 double ClampCosine(double c) { return std::clamp(c, 0.0, 1.0); }

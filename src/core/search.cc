@@ -54,6 +54,7 @@ Result<SearchResponse> Engine::Impl::Search(const Principal& who, const SearchRe
   if (req.ns) MNEMO_RETURN_IF_ERROR(ValidateNamespace(*req.ns, "namespace"));
   MNEMO_RETURN_IF_ERROR(ValidateTags(req.tags, "tags"));
   if (req.embedding) MNEMO_RETURN_IF_ERROR(ValidateEmbedding(*req.embedding));
+  MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(req.window));
   double min_score = req.min_score.value_or(config.search.min_relevance_score);
   if (!(min_score >= 0 && min_score <= 1)) {
     return InvalidArgument("min_score must be between 0 and 1", "min_score");
@@ -66,6 +67,8 @@ Result<SearchResponse> Engine::Impl::Search(const Principal& who, const SearchRe
   q.filter.tags = req.tags;
   q.filter.include_archived = req.include_archived;
   q.filter.scope = ScopeFor(who);
+  q.filter.since = req.window.since;
+  q.filter.until = req.window.until;
   // Candidates from both sides, N >= 4k each (spec 20).
   q.candidates = std::max(4 * req.max_results, 40);
   SearchResponse resp;
@@ -110,6 +113,8 @@ Result<SearchResponse> Engine::Impl::Search(const Principal& who, const SearchRe
 Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
   MNEMO_RETURN_IF_ERROR(ValidateContextTurns(req.context_turns));
+  MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(req.window));
+  if (req.agent_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.agent_id, "agent_id"));
   if (config.memory.acl_enabled) {
     return Disabled(
         "memory_recall is disabled while ACL is on (acl_disabled): broad recall could cross "
@@ -119,6 +124,7 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
   s.query = req.query;
   s.ns = req.ns;
   s.max_results = req.max_results;
+  s.window = req.window;
   MNEMO_ASSIGN_OR_RETURN(SearchResponse found, Search(who, s));
   RecallResponse resp;
   resp.degraded = found.degraded;
@@ -140,9 +146,12 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
   // derived from it.
   if (!req.ns) {
     const std::vector<std::string> terms = text::QueryTerms(req.query);
-    MNEMO_ASSIGN_OR_RETURN(
-        std::vector<RankedTurn> turns,
-        RankTurnsInConversation(*backend, {.terms = terms, .limit = req.max_results}));
+    MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> turns,
+                           RankTurnsInConversation(*backend, {.terms = terms,
+                                                              .limit = req.max_results,
+                                                              .since = req.window.since,
+                                                              .until = req.window.until,
+                                                              .agent_id = req.agent_id}));
     const double min_score = config.search.min_relevance_score;
     for (RankedTurn& h : turns) {
       if (h.passage_score < min_score) continue;
@@ -166,6 +175,8 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
       resp.results.push_back(std::move(hit));
     }
     std::vector<RecallHit> derived;
+    // Recaps, events and documents come from many turns: no one time or agent.
+    if (!req.window.empty() || req.agent_id) return resp;
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::EventHit> events,
                            backend->SearchEvents({.terms = terms, .limit = req.max_results}));
     for (storage::EventHit& h : events) {

@@ -1,5 +1,7 @@
 #include "core/turn_ranking.h"
 
+#include "storage/episodic_rules.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -8,6 +10,7 @@
 
 #include "archivist/turn_indexer.h"
 #include "context/tool_registry.h"
+#include "storage/episodic_rules.h"
 #include "text/snippet.h"
 
 namespace mnemo {
@@ -113,7 +116,9 @@ Result<std::vector<RankedTurn>> RankTurnsInConversation(storage::Backend& backen
                              backend.SessionTurns(session.first, session.second, from, to));
       for (storage::TurnRow& r : near) {
         std::string key = PlaceKey(r, r.seq);
-        if (at.contains(key) || !HasTextToRead(r)) continue;
+        if (at.contains(key) || !HasTextToRead(r) || !storage::internal::TurnInWindow(query, r)) {
+          continue;
+        }
         at.emplace(std::move(key), rows.size());
         own.push_back(0);
         rows.push_back(std::move(r));

@@ -134,6 +134,14 @@ Status ValidateTags(const std::vector<std::string>& tags, std::string_view field
   return Status::Ok();
 }
 
+Status ValidateTimeWindow(const TimeWindow& window) {
+  if (window.since && window.until && *window.since >= *window.until) {
+    return InvalidArgument("until must be later than since (the window is [since, until))",
+                           "until");
+  }
+  return Status::Ok();
+}
+
 Status ValidateContextTurns(int context_turns, std::string_view field) {
   if (context_turns < 0 || context_turns > kMaxContextTurns) {
     return InvalidArgument(F(field) + " is " + std::to_string(context_turns) + ": use 0 to " +

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mnemo/status.h"
+#include "mnemo/types.h"
 
 namespace mnemo {
 
@@ -33,5 +34,7 @@ Status ValidateEmbedding(const std::vector<float>& v, std::string_view field = "
 Status ValidateTags(const std::vector<std::string>& tags, std::string_view field = "tags");
 // 0..kMaxContextTurns.
 Status ValidateContextTurns(int context_turns, std::string_view field = "context_turns");
+// since before until when both are given (field "until").
+Status ValidateTimeWindow(const TimeWindow& window);
 
 }  // namespace mnemo

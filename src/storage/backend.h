@@ -42,6 +42,9 @@ struct EntryFilter {
   std::vector<std::string> tags;  // all must be present
   bool include_archived = false;
   ReadScope scope;
+  // updated_at in [since, until) (the time the entry's content was written).
+  std::optional<TimeMs> since;
+  std::optional<TimeMs> until;
 };
 
 // True for the system namespaces `tool-*`, `tool_effectiveness` (spec 10)

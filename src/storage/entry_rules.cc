@@ -62,6 +62,8 @@ bool MatchesFilter(const EntryFilter& filter, const Entry& entry) {
   for (const std::string& tag : filter.tags) {
     if (std::find(entry.tags.begin(), entry.tags.end(), tag) == entry.tags.end()) return false;
   }
+  if (filter.since && entry.updated_at < *filter.since) return false;
+  if (filter.until && entry.updated_at >= *filter.until) return false;
   return true;
 }
 

@@ -42,6 +42,10 @@ struct TurnQuery {
   bool all = true;
   std::string owner;
   int limit = 20;
+  // timestamp_ms in [since, until); agent_id equal to `agent_id`.
+  std::optional<TimeMs> since;
+  std::optional<TimeMs> until;
+  std::optional<std::string> agent_id;
 };
 
 struct TurnHit {

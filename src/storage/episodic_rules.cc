@@ -204,4 +204,10 @@ std::optional<std::vector<FacetValue>> DecodeFacetHistory(std::string_view text)
   return out;
 }
 
+bool TurnInWindow(const TurnQuery& query, const TurnRow& row) {
+  return (!query.since || row.timestamp_ms >= *query.since) &&
+         (!query.until || row.timestamp_ms < *query.until) &&
+         (!query.agent_id || row.agent_id == *query.agent_id);
+}
+
 }  // namespace mnemo::storage::internal

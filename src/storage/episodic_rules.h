@@ -25,6 +25,11 @@ Status ValidateTurnKey(const TurnKey& key);
 // and session.
 Status ValidateTurnClaim(const TurnClaim& claim, std::span<const TurnWrite> rows);
 
+// Whether `row` passes `query`'s time window and agent (not its terms,
+// owner or session): the in-memory backend's filter, and what a caller
+// adding rows beside SearchTurns' (neighbouring turns) checks.
+bool TurnInWindow(const TurnQuery& query, const TurnRow& row);
+
 // A segment must have an id, owner and session, a status of "open" or
 // "closed" and a recap_source of "", "llm" or "extractive".
 Status ValidateSegment(const SegmentRow& s);

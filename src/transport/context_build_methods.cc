@@ -9,6 +9,8 @@ Result<json> HandleContextBuild(const MethodContext& ctx, const json& p) {
   ContextBuildRequest req{.query = p.at("query"), .preset = p.at("preset")};
   if (p.contains("session_id")) req.session_id = p.at("session_id").get<std::string>();
   if (p.contains("budget_chars")) req.budget_chars = p.at("budget_chars").get<int64_t>();
+  if (p.contains("agent_id")) req.agent_id = p.at("agent_id").get<std::string>();
+  MNEMO_ASSIGN_OR_RETURN(req.window, TimeWindowOf(p));
   MNEMO_ASSIGN_OR_RETURN(ContextBlock block, ctx.engine.ContextBuild(ctx.principal, req));
   json sections = json::array();
   for (const ContextBlockSection& s : block.sections) {
@@ -66,7 +68,10 @@ MethodSpec ContextBuildSpec() {
                       .description = "Characters (Unicode code points) at most; default: the "
                                      "preset's.",
                       .minimum = 1,
-                      .maximum = 1000000}},
+                      .maximum = 1000000},
+                     SinceParam(),
+                     UntilParam(),
+                     AgentIdFilterParam()},
           .result_schema = ResultSchema(),
           .handler = HandleContextBuild,
           .render = RenderContextBuild};

@@ -23,6 +23,8 @@ Result<json> HandleEpisodicSearch(const MethodContext& ctx, const json& p) {
                   .limit = p.at("limit").get<int>(),
                   .context_turns = p.at("context_turns").get<int>()};
   if (p.contains("session_id")) q.session_id = p.at("session_id").get<std::string>();
+  if (p.contains("agent_id")) q.agent_id = p.at("agent_id").get<std::string>();
+  MNEMO_ASSIGN_OR_RETURN(q.window, TimeWindowOf(p));
   MNEMO_ASSIGN_OR_RETURN(std::vector<EpisodicHit> hits,
                          ctx.engine.EpisodicSearch(ctx.principal, q));
   json results = json::array();
@@ -295,7 +297,10 @@ MethodSpec EpisodicSearchSpec() {
                       .minimum = 1,
                       .maximum = 100,
                       .aliases = {"max_results"}},
-                     ContextTurnsParam()},
+                     ContextTurnsParam(),
+                     SinceParam(),
+                     UntilParam(),
+                     AgentIdFilterParam()},
           .result_schema = {{"type", "object"},
                             {"properties",
                              {{"results", {{"type", "array"}, {"items", EpisodicHitSchema()}}}}}},
@@ -358,6 +363,48 @@ ParamSpec ContextTurnsParam() {
           .default_value = 0,
           .minimum = 0,
           .maximum = kMaxContextTurns};
+}
+
+ParamSpec SinceParam() {
+  return {.name = "since",
+          .description =
+              "Only what was said or written at or after this time (RFC 3339, e.g. "
+              "2026-03-01T00:00:00Z).",
+          .non_blank = true,
+          .max_bytes = 64};
+}
+
+ParamSpec UntilParam() {
+  return {.name = "until",
+          .description = "Only what was said or written before this time (RFC 3339).",
+          .non_blank = true,
+          .max_bytes = 64};
+}
+
+Result<TimeWindow> TimeWindowOf(const json& params) {
+  TimeWindow w;
+  for (const char* field : {"since", "until"}) {
+    if (!params.contains(field)) continue;
+    const std::string text = params.at(field).get<std::string>();
+    const std::optional<TimeMs> t = internal::ParseRfc3339(text);
+    if (!t) {
+      return InvalidArgument(std::string(field) + " \"" + text +
+                                 "\" is not an RFC 3339 date-time: use e.g. "
+                                 "2026-03-01T00:00:00Z or 2026-03-01T09:30:00+01:00",
+                             field);
+    }
+    (std::string_view(field) == "since" ? w.since : w.until) = *t;
+  }
+  return w;
+}
+
+ParamSpec AgentIdFilterParam() {
+  return {.name = "agent_id",
+          .description =
+              "Only the turns of this agent (the agent_id given to "
+              "memory.turn_complete).",
+          .non_blank = true,
+          .max_bytes = 256};
 }
 
 void AddEpisodicMethods(MethodTable& table) {

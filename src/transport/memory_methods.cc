@@ -123,6 +123,7 @@ Result<json> HandleSearch(const MethodContext& ctx, const json& p) {
   if (p.contains("tags")) req.tags = p.at("tags").get<std::vector<std::string>>();
   if (p.contains("min_score")) req.min_score = p.at("min_score").get<double>();
   if (p.contains("embedding")) req.embedding = p.at("embedding").get<std::vector<float>>();
+  MNEMO_ASSIGN_OR_RETURN(req.window, TimeWindowOf(p));
   MNEMO_ASSIGN_OR_RETURN(SearchResponse r, ctx.engine.Search(ctx.principal, req));
   return SearchResponseToJson(r);
 }
@@ -132,6 +133,8 @@ Result<json> HandleRecall(const MethodContext& ctx, const json& p) {
                     .ns = OptString(p, "namespace"),
                     .max_results = p.at("max_results").get<int>(),
                     .context_turns = p.at("context_turns").get<int>()};
+  if (p.contains("agent_id")) req.agent_id = p.at("agent_id").get<std::string>();
+  MNEMO_ASSIGN_OR_RETURN(req.window, TimeWindowOf(p));
   MNEMO_ASSIGN_OR_RETURN(RecallResponse r, ctx.engine.Recall(ctx.principal, req));
   return RecallResponseToJson(r);
 }
@@ -263,7 +266,8 @@ MethodSpec RecallSpec() {
           .description =
               "Recall anything related to a query across every memory layer "
               "(entries, tool rules, conversations, documents).",
-          .params = {QueryParam(), MaxResultsParam(), NamespaceParam(false), ContextTurnsParam()},
+          .params = {QueryParam(), MaxResultsParam(), NamespaceParam(false), ContextTurnsParam(),
+                     SinceParam(), UntilParam(), AgentIdFilterParam()},
           .result_schema = RecallResultSchema(),
           .handler = HandleRecall,
           .render = RenderRecall,
@@ -290,7 +294,9 @@ MethodSpec SearchSpec() {
                      {.name = "include_archived",
                       .type = ParamType::kBoolean,
                       .description = "Also search archived memories (default false).",
-                      .default_value = false}},
+                      .default_value = false},
+                     SinceParam(),
+                     UntilParam()},
           .result_schema = SearchResultSchema(),
           .handler = HandleSearch,
           .render = RenderSearch,

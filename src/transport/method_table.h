@@ -135,6 +135,15 @@ const MethodTable& DefaultMethodTable();
 // `context_turns` (0..kMaxContextTurns, default 0) of memory.episodic_search
 // and memory.recall: one definition for both.
 ParamSpec ContextTurnsParam();
+// `since` and `until` (RFC 3339; [since, until)) of memory.search,
+// memory.episodic_search, memory.recall and memory.context_build, and the
+// TimeWindow they give (kInvalidArgument naming the field when one is not
+// an RFC 3339 date-time).
+ParamSpec SinceParam();
+ParamSpec UntilParam();
+Result<TimeWindow> TimeWindowOf(const json& params);
+// `agent_id` as a filter: only the turns of that agent.
+ParamSpec AgentIdFilterParam();
 
 void AddMemoryMethods(MethodTable& table);
 void AddMetaMethods(MethodTable& table);

@@ -1,5 +1,6 @@
 // Spec 40, per-turn part, end to end through the real daemon: episodic rows,
 // their search, the markdown archive and the MEMORY.md writer.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <sys/stat.h>
@@ -78,6 +79,74 @@ TEST_F(EpisodicE2e, EveryTurnIsTwoRowsInArrivalOrderWhateverTheTimestamps) {
     EXPECT_EQ(rows[i]["content"], expected[i]);
     EXPECT_EQ(rows[i]["role"], i % 2 == 0 ? "user" : "assistant");
   }
+}
+
+// Issue 18: since/until (RFC 3339, [since, until)) and agent_id on the
+// searches over turns, and clear errors for a bad window.
+TEST_F(EpisodicE2e, SearchesTakeATimeWindowAndAnAgent) {
+  auto turn = [&](const char* said, const char* when, const char* agent) {
+    json r = Call("memory.turn_complete", {{"session_id", "trip"},
+                                           {"user_message", said},
+                                           {"assistant_response", "noted"},
+                                           {"timestamp", when},
+                                           {"agent_id", agent},
+                                           {"sync", true}});
+    ASSERT_TRUE(r.contains("result")) << r.dump();
+  };
+  turn("the quokka flight is in March", "2026-03-01T10:00:00Z", "planner");
+  turn("the quokka hotel is booked", "2026-04-01T10:00:00Z", "booker");
+  auto said = [&](const std::string& method, json params) {
+    params["query"] = "quokka";
+    json r = Call(method, params);
+    EXPECT_TRUE(r.contains("result")) << r.dump();
+    std::vector<std::string> out;
+    for (const json& h : r["result"]["results"]) {
+      out.push_back(h.contains("content") ? h["content"].get<std::string>() : "");
+    }
+    return out;
+  };
+  // Each turn is a user row and its assistant row ("noted"): the rows of
+  // the other turn are what must be missing.
+  using ::testing::Contains;
+  using ::testing::Not;
+  const std::string march = "the quokka flight is in March";
+  const std::string april = "the quokka hotel is booked";
+  std::vector<std::string> got =
+      said("memory.episodic_search", {{"since", "2026-03-15T00:00:00Z"}});
+  EXPECT_THAT(got, Contains(april));
+  EXPECT_THAT(got, Not(Contains(march)));
+  // 11:30+01:00 is 10:30Z: the March turn (10:00Z) is before it.
+  got = said("memory.episodic_search", {{"until", "2026-03-01T11:30:00+01:00"}});
+  EXPECT_THAT(got, Contains(march));
+  EXPECT_THAT(got, Not(Contains(april)));
+  got = said("memory.episodic_search", {{"agent_id", "booker"}});
+  EXPECT_THAT(got, Contains(april));
+  EXPECT_THAT(got, Not(Contains(march)));
+  std::vector<std::string> recalled =
+      said("memory.recall", {{"since", "2026-03-15T00:00:00Z"}, {"agent_id", "booker"}});
+  ASSERT_FALSE(recalled.empty());
+  for (const std::string& c : recalled) EXPECT_EQ(c.find("flight"), std::string::npos) << c;
+  json block =
+      Call("memory.context_build", {{"query", "quokka"}, {"until", "2026-03-15T00:00:00Z"}});
+  ASSERT_TRUE(block.contains("result")) << block.dump();
+  const std::string text = block["result"]["text"];
+  EXPECT_NE(text.find("quokka flight"), std::string::npos) << text;
+  EXPECT_EQ(text.find("quokka hotel"), std::string::npos) << text;
+
+  json bad = Call("memory.episodic_search", {{"query", "quokka"}, {"since", "last week"}});
+  ASSERT_TRUE(bad.contains("error")) << bad.dump();
+  EXPECT_EQ(bad["error"]["code"], -32602);
+  EXPECT_NE(
+      bad["error"]["message"].get<std::string>().find("since \"last week\" is not an RFC 3339"),
+      std::string::npos)
+      << bad.dump();
+  json backwards = Call(
+      "memory.search",
+      {{"query", "quokka"}, {"since", "2026-04-01T00:00:00Z"}, {"until", "2026-03-01T00:00:00Z"}});
+  ASSERT_TRUE(backwards.contains("error")) << backwards.dump();
+  EXPECT_NE(backwards["error"]["message"].get<std::string>().find("until must be later than since"),
+            std::string::npos)
+      << backwards.dump();
 }
 
 TEST_F(EpisodicE2e, EnglishAndChineseTurnsAreFoundAndToolOutputsStoredRaw) {

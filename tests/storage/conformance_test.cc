@@ -452,6 +452,11 @@ TEST_P(BackendConformance, KeywordFiltersApplyBeforeTheLimit) {
   EXPECT_THAT(Keys(Search(Query("needle", {.ns = "work"}, 1))), ElementsAre("elsewhere"));
   EXPECT_EQ(Search(Query("needle", {}, 100)).size(), 32u);  // every namespace, not archived
   EXPECT_EQ(Search(Query("needle", {.include_archived = true}, 100)).size(), 33u);
+  // A time window on updated_at: [since, until).
+  EXPECT_THAT(Keys(Search(Query("needle", {.since = 10, .until = 20}, 1))), ElementsAre("weak"));
+  EXPECT_THAT(Keys(Search(Query("needle", {.since = 11, .until = 1000}, 100))),
+              ElementsAre("elsewhere"));
+  EXPECT_EQ(Search(Query("needle", {.since = 1000}, 100)).size(), 30u);
 }
 
 TEST_P(BackendConformance, KeywordSearchHidesSystemNamespacesUnlessAsked) {

@@ -223,6 +223,28 @@ TEST_P(EpisodicConformance, SearchReadsTheSearchTextInEnglishAndChinese) {
   EXPECT_THAT(Found("数据库"), ElementsAre("我们明天讨论数据库迁移"));
 }
 
+// Issue 18: a time window ([since, until) on timestamp_ms) and an agent,
+// applied before the limit.
+TEST_P(EpisodicConformance, SearchFiltersByTimeAndAgentBeforeTheLimit) {
+  std::vector<TurnWrite> rows;
+  for (int i = 0; i < 10; ++i) {
+    TurnWrite w = Row("s", "user", "flight flight flight to lisbon", 5000 + i);
+    w.row.agent_id = "planner";
+    rows.push_back(w);
+  }
+  TurnWrite early = Row("s", "user", "one flight among many other words in this turn", 1000);
+  early.row.agent_id = "booker";
+  rows.push_back(early);
+  Append(rows);
+  EXPECT_THAT(Found("flight", {.limit = 1, .until = 5000}),
+              ElementsAre("one flight among many other words in this turn"));
+  EXPECT_THAT(Found("flight", {.limit = 1, .agent_id = "booker"}),
+              ElementsAre("one flight among many other words in this turn"));
+  EXPECT_EQ(Found("flight", {.limit = 100, .since = 5000}).size(), 10u);
+  EXPECT_EQ(Found("flight", {.limit = 100, .since = 5003, .until = 5005}).size(), 2u);
+  EXPECT_TRUE(Found("flight", {.limit = 100, .since = 1000, .agent_id = "nobody"}).empty());
+}
+
 TEST_P(EpisodicConformance, ReplacedSearchTextIsWhatSearchReadsAndNothingStoredChanges) {
   TurnWrite w = Row("s", "assistant", "stored answer");
   w.search_text = "alpha words";

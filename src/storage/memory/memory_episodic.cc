@@ -163,7 +163,8 @@ Result<std::vector<TurnHit>> MemoryBackend::SearchTurns(const TurnQuery& query) 
            terms, turns_, turn_postings_, turn_tokens_,
            [&](const TurnRow& row) {
              return (query.all || row.owner == query.owner) &&
-                    (!query.session_id || row.session_id == *query.session_id);
+                    (!query.session_id || row.session_id == *query.session_id) &&
+                    internal::TurnInWindow(query, row);
            },
            [&](const TurnRow& row) { return query.all || row.owner == query.owner; })) {
     hits.push_back({.row = doc->row, .score = score});

@@ -48,6 +48,14 @@ std::string FilterSql(const EntryFilter& filter, Params& params) {
     params.AddTextArray(filter.tags);
     where += " AND e.tags @> " + Last(params) + "::text[]";
   }
+  if (filter.since) {
+    params.Add(static_cast<int64_t>(*filter.since));
+    where += " AND e.updated_at >= " + Last(params) + "::bigint";
+  }
+  if (filter.until) {
+    params.Add(static_cast<int64_t>(*filter.until));
+    where += " AND e.updated_at < " + Last(params) + "::bigint";
+  }
   return where;
 }
 

@@ -279,6 +279,18 @@ Result<std::vector<TurnHit>> PostgresBackend::SearchTurns(const TurnQuery& query
   where += " OR t.owner = " + pg::Last(p) + ")";
   p.Add(query.session_id);
   where += " AND (" + pg::Last(p) + "::text IS NULL OR t.session_id = " + pg::Last(p) + ")";
+  if (query.since) {
+    p.Add(static_cast<int64_t>(*query.since));
+    where += " AND t.timestamp_ms >= " + pg::Last(p) + "::bigint";
+  }
+  if (query.until) {
+    p.Add(static_cast<int64_t>(*query.until));
+    where += " AND t.timestamp_ms < " + pg::Last(p) + "::bigint";
+  }
+  if (query.agent_id) {
+    p.Add(*query.agent_id);
+    where += " AND t.agent_id = " + pg::Last(p);
+  }
   p.Add(static_cast<int64_t>(query.limit));
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows,

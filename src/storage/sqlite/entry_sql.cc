@@ -63,6 +63,14 @@ SqlFilter BuildFilter(const EntryFilter& filter) {
     f.where += " AND EXISTS (SELECT 1 FROM json_each(e.tags) WHERE json_each.value = ?)";
     f.params.push_back(tag);
   }
+  if (filter.since) {
+    f.where += " AND e.updated_at >= CAST(? AS INTEGER)";
+    f.params.push_back(std::to_string(*filter.since));
+  }
+  if (filter.until) {
+    f.where += " AND e.updated_at < CAST(? AS INTEGER)";
+    f.params.push_back(std::to_string(*filter.until));
+  }
   return f;
 }
 

@@ -194,13 +194,16 @@ Result<std::vector<TurnHit>> SqliteBackend::SearchTurns(const TurnQuery& query) 
   // CROSS JOIN keeps turns_fts the outer loop, which mnemo_score needs.
   MNEMO_ASSIGN_OR_RETURN(
       Statement s,
-      db->Prepare(std::string("SELECT ") + kTurnColumns +
-                      ", mnemo_score(turns_fts, t.doc_length, ?6) AS score FROM turns_fts "
-                      "CROSS JOIN turns t ON t.id = turns_fts.rowid "
-                      "WHERE turns_fts MATCH ?1 AND (?2 OR t.owner = ?3) AND "
-                      "(?4 IS NULL OR t.session_id = ?4) "
-                      "ORDER BY score DESC, t.timestamp_ms DESC, t.id LIMIT ?5",
-                  "search turns"));
+      db->Prepare(
+          std::string("SELECT ") + kTurnColumns +
+              ", mnemo_score(turns_fts, t.doc_length, ?6) AS score FROM turns_fts "
+              "CROSS JOIN turns t ON t.id = turns_fts.rowid "
+              "WHERE turns_fts MATCH ?1 AND (?2 OR t.owner = ?3) AND "
+              "(?4 IS NULL OR t.session_id = ?4) AND "
+              "(?7 IS NULL OR t.timestamp_ms >= ?7) AND (?8 IS NULL OR t.timestamp_ms < ?8) "
+              "AND (?9 IS NULL OR t.agent_id = ?9) "
+              "ORDER BY score DESC, t.timestamp_ms DESC, t.id LIMIT ?5",
+          "search turns"));
   s.Bind(1, match);
   s.Bind(2, static_cast<int64_t>(query.all ? 1 : 0));
   s.Bind(3, query.owner);
@@ -211,6 +214,16 @@ Result<std::vector<TurnHit>> SqliteBackend::SearchTurns(const TurnQuery& query) 
   }
   s.Bind(5, static_cast<int64_t>(query.limit));
   BindScopeStats(s, 6, stats);
+  auto bind_time = [&](int index, const std::optional<TimeMs>& t) {
+    if (t) {
+      s.Bind(index, static_cast<int64_t>(*t));
+    } else {
+      s.BindNull(index);
+    }
+  };
+  bind_time(7, query.since);
+  bind_time(8, query.until);
+  BindOptional(s, 9, query.agent_id);
   return ReadAll<TurnHit>(s, "search turns", [](const Statement& row) {
     return TurnHit{.row = ReadTurn(row), .score = row.ColumnDouble(kTurnColumnCount)};
   });
