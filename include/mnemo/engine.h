@@ -100,7 +100,7 @@ class Engine {
   // Segments of one session (every session when empty), oldest first.
   Result<std::vector<SegmentInfo>> Segments(const Principal& who, std::string_view session_id);
   Result<std::vector<EventInfo>> Events(const Principal& who, const EventsQuery& q);
-  Result<std::vector<ProfileFacet>> Profile(const Principal& who);
+  Result<std::vector<ProfileFacet>> Profile(const Principal& who, const ProfileRequest& req = {});
   // States a facet directly (confidence 0.9, spec 40): merged like an
   // observed one, so it replaces weaker values and counts as evidence.
   Result<ProfileFacet> ProfilePut(const Principal& who, std::string_view facet_type,

@@ -491,6 +491,15 @@ struct ProfileFacet {
   std::vector<ProfileValue> history;  // earlier values, oldest first
 };
 
+// memory.profile.
+struct ProfileRequest {
+  // What was true then: each facet with the value it had at as_of (its
+  // current one, or the history's value valid then), facets first stated
+  // later left out. A past value's evidence_count and segment_ids are 0 and
+  // empty (they count the current value's observations).
+  std::optional<TimeMs> as_of;
+};
+
 // memory.update_memory_md (spec 40).
 struct MemoryMdRequest {
   std::string file;               // MEMORY.md or SKILL.md
@@ -545,6 +554,9 @@ struct GraphQueryRequest {
   std::optional<std::string> object;
   bool include_history = false;  // false: current triples only
   int limit = 100;               // 1..1000
+  // What was true then: triples with valid_from <= as_of < valid_to (or
+  // still current); include_history is then ignored.
+  std::optional<TimeMs> as_of;
 };
 
 // memory.context_build (spec 50, "Context block").

@@ -206,8 +206,8 @@ Result<std::vector<SegmentInfo>> Engine::Segments(const Principal& who,
 Result<std::vector<EventInfo>> Engine::Events(const Principal& who, const EventsQuery& q) {
   return impl_->Events(who, q);
 }
-Result<std::vector<ProfileFacet>> Engine::Profile(const Principal& who) {
-  return impl_->Profile(who);
+Result<std::vector<ProfileFacet>> Engine::Profile(const Principal& who, const ProfileRequest& req) {
+  return impl_->Profile(who, req);
 }
 Result<ProfileFacet> Engine::ProfilePut(const Principal& who, std::string_view facet_type,
                                         std::string_view key, std::string_view value) {

@@ -187,7 +187,7 @@ struct Engine::Impl {
   Result<SessionEndResult> SessionEnd(const Principal& who, std::string_view session_id, bool sync);
   Result<std::vector<SegmentInfo>> Segments(const Principal& who, std::string_view session_id);
   Result<std::vector<EventInfo>> Events(const Principal& who, const EventsQuery& q);
-  Result<std::vector<ProfileFacet>> Profile(const Principal& who);
+  Result<std::vector<ProfileFacet>> Profile(const Principal& who, const ProfileRequest& req = {});
   Result<std::string> ProfileRender(const Principal& who);
   Result<ProfileFacet> ProfilePut(const Principal& who, std::string_view facet_type,
                                   std::string_view key, std::string_view value);

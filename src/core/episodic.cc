@@ -39,6 +39,35 @@ EpisodicTurn ToPublic(storage::TurnRow r) {
                       .owner = std::move(r.owner)};
 }
 
+// The facet as it was at `t` (ProfileRequest::as_of); nullopt when it was
+// first stated later.
+std::optional<ProfileFacet> FacetAsOf(ProfileFacet f, TimeMs t) {
+  auto earlier = [&](TimeMs from) {
+    std::vector<ProfileValue> kept;
+    for (ProfileValue& h : f.history) {
+      if (h.valid_from < from) kept.push_back(std::move(h));
+    }
+    return kept;
+  };
+  if (f.valid_from <= t) {
+    f.history = earlier(f.valid_from);
+    return f;
+  }
+  for (auto h = f.history.rbegin(); h != f.history.rend(); ++h) {
+    if (h->valid_from > t || (h->valid_to != 0 && h->valid_to <= t)) continue;
+    ProfileFacet then = f;
+    then.value = h->value;
+    then.confidence = h->confidence;
+    then.evidence = h->evidence;
+    then.valid_from = h->valid_from;
+    then.evidence_count = 0;
+    then.segment_ids.clear();
+    then.history = earlier(h->valid_from);
+    return then;
+  }
+  return std::nullopt;
+}
+
 ProfileFacet ToProfileFacet(storage::FacetRow r) {
   ProfileFacet f{.facet_type = std::move(r.facet_type),
                  .key = std::move(r.key),
@@ -409,13 +438,21 @@ Result<std::vector<EventInfo>> Engine::Impl::Events(const Principal& who, const 
   return out;
 }
 
-Result<std::vector<ProfileFacet>> Engine::Impl::Profile(const Principal& who) {
+Result<std::vector<ProfileFacet>> Engine::Impl::Profile(const Principal& who,
+                                                        const ProfileRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> rows,
                          backend->Facets(!config.memory.acl_enabled, who.name));
   std::vector<ProfileFacet> out;
   out.reserve(rows.size());
-  for (storage::FacetRow& r : rows) out.push_back(ToProfileFacet(std::move(r)));
+  for (storage::FacetRow& r : rows) {
+    ProfileFacet f = ToProfileFacet(std::move(r));
+    if (!req.as_of) {
+      out.push_back(std::move(f));
+    } else if (std::optional<ProfileFacet> then = FacetAsOf(std::move(f), *req.as_of)) {
+      out.push_back(std::move(*then));
+    }
+  }
   return out;
 }
 

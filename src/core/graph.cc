@@ -88,7 +88,8 @@ Result<std::vector<Triple>> Engine::Impl::GraphQuery(const Principal& who,
                              .predicate = req.predicate,
                              .object = req.object,
                              .include_history = req.include_history,
-                             .limit = req.limit};
+                             .limit = req.limit,
+                             .as_of = req.as_of};
   // Scoped like episodic rows: everyone's while ACL is off.
   if (config.memory.acl_enabled) query.owner = who.name;
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TripleRow> rows, backend->QueryTriples(query));

@@ -54,6 +54,9 @@ struct TripleQuery {
   std::optional<std::string> owner;  // whose triples; nullopt: every owner's
   bool include_history = false;      // false: current triples only
   int limit = 100;
+  // Valid at this time: valid_from <= as_of and (current, or valid_to >
+  // as_of); include_history is then ignored.
+  std::optional<TimeMs> as_of;
 };
 
 }  // namespace mnemo::storage

@@ -153,7 +153,9 @@ json FacetJson(const ProfileFacet& f, bool history) {
 }
 
 Result<json> HandleProfile(const MethodContext& ctx, const json& p) {
-  MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets, ctx.engine.Profile(ctx.principal));
+  ProfileRequest req;
+  MNEMO_ASSIGN_OR_RETURN(req.as_of, TimeOf(p, "as_of"));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets, ctx.engine.Profile(ctx.principal, req));
   const bool history = p.at("include_history").get<bool>();
   json out = json::array();
   for (const ProfileFacet& f : facets) out.push_back(FacetJson(f, history));
@@ -236,7 +238,8 @@ MethodSpec ProfileSpec() {
                       .type = ParamType::kBoolean,
                       .description = "Also each slot's earlier values with the time they held "
                                      "(default false).",
-                      .default_value = false}},
+                      .default_value = false},
+                     AsOfParam()},
           .result_schema = {{"type", "object"}, {"properties", {{"facets", {{"type", "array"}}}}}},
           .handler = HandleProfile};
 }
@@ -381,21 +384,33 @@ ParamSpec UntilParam() {
           .max_bytes = 64};
 }
 
+Result<std::optional<TimeMs>> TimeOf(const json& params, const char* field) {
+  if (!params.contains(field)) return std::optional<TimeMs>();
+  const std::string text = params.at(field).get<std::string>();
+  const std::optional<TimeMs> t = internal::ParseRfc3339(text);
+  if (!t) {
+    return InvalidArgument(std::string(field) + " \"" + text +
+                               "\" is not an RFC 3339 date-time: use e.g. "
+                               "2026-03-01T00:00:00Z or 2026-03-01T09:30:00+01:00",
+                           field);
+  }
+  return t;
+}
+
 Result<TimeWindow> TimeWindowOf(const json& params) {
   TimeWindow w;
-  for (const char* field : {"since", "until"}) {
-    if (!params.contains(field)) continue;
-    const std::string text = params.at(field).get<std::string>();
-    const std::optional<TimeMs> t = internal::ParseRfc3339(text);
-    if (!t) {
-      return InvalidArgument(std::string(field) + " \"" + text +
-                                 "\" is not an RFC 3339 date-time: use e.g. "
-                                 "2026-03-01T00:00:00Z or 2026-03-01T09:30:00+01:00",
-                             field);
-    }
-    (std::string_view(field) == "since" ? w.since : w.until) = *t;
-  }
+  MNEMO_ASSIGN_OR_RETURN(w.since, TimeOf(params, "since"));
+  MNEMO_ASSIGN_OR_RETURN(w.until, TimeOf(params, "until"));
   return w;
+}
+
+ParamSpec AsOfParam() {
+  return {.name = "as_of",
+          .description =
+              "What was true at this time (RFC 3339), from the validity history; "
+              "default: now.",
+          .non_blank = true,
+          .max_bytes = 64};
 }
 
 ParamSpec AgentIdFilterParam() {

@@ -78,6 +78,7 @@ Result<json> HandleGraphQuery(const MethodContext& ctx, const json& p) {
   if (p.contains("subject")) req.subject = p.at("subject").get<std::string>();
   if (p.contains("predicate")) req.predicate = p.at("predicate").get<std::string>();
   if (p.contains("object")) req.object = p.at("object").get<std::string>();
+  MNEMO_ASSIGN_OR_RETURN(req.as_of, TimeOf(p, "as_of"));
   MNEMO_ASSIGN_OR_RETURN(std::vector<Triple> triples, ctx.engine.GraphQuery(ctx.principal, req));
   json out = json::array();
   for (const Triple& t : triples) out.push_back(TripleToJson(t));
@@ -143,7 +144,8 @@ MethodSpec GraphQuerySpec() {
                       .description = "Maximum number of triples (1-1000, default 100).",
                       .default_value = 100,
                       .minimum = 1,
-                      .maximum = 1000}},
+                      .maximum = 1000},
+                     AsOfParam()},
           .result_schema = {{"type", "object"},
                             {"properties",
                              {{"triples", {{"type", "array"}, {"items", TripleSchema()}}}}}},

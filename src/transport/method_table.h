@@ -142,6 +142,10 @@ ParamSpec ContextTurnsParam();
 ParamSpec SinceParam();
 ParamSpec UntilParam();
 Result<TimeWindow> TimeWindowOf(const json& params);
+// `as_of` (RFC 3339) of memory.profile and memory.graph_query: what was true
+// then. TimeOf reads any one such field (nullopt when absent).
+ParamSpec AsOfParam();
+Result<std::optional<TimeMs>> TimeOf(const json& params, const char* field);
 // `agent_id` as a filter: only the turns of that agent.
 ParamSpec AgentIdFilterParam();
 

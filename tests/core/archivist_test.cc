@@ -3,6 +3,7 @@
 // re-summarising of extractive recaps (spec 40).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -333,6 +334,36 @@ TEST(ArchivistProfile, ATwoHundredTurnSessionKeepsEachSlotCurrent) {
   ASSERT_TRUE(lives.ok());
   ASSERT_EQ(lives->size(), 1u);
   EXPECT_EQ((*lives)[0].object, "Bangalore");
+}
+
+// Issue 18: memory.profile as_of: each slot with the value it had then.
+TEST(ArchivistProfile, AsOfGivesTheValueEachSlotHadThen) {
+  testing::TempDir dir;
+  auto clock = std::make_shared<testing::ManualClock>();
+  auto e = Engine::Open({.workspace = dir.Sub("ws"), .clock = clock});
+  ASSERT_TRUE(e.ok());
+  const Principal who;
+  const TimeMs start = clock->NowMs();
+  ASSERT_TRUE((*e)->ProfilePut(who, "context", "location", "Pune").ok());
+  clock->Advance(1000);
+  ASSERT_TRUE((*e)->ProfilePut(who, "preference", "editor", "Vim").ok());
+  clock->Advance(1000);
+  ASSERT_TRUE((*e)->ProfilePut(who, "context", "location", "Bangalore").ok());
+  auto value_at = [&](std::optional<TimeMs> t) {
+    std::map<std::string, std::string> out;
+    auto facets = (*e)->Profile(who, {.as_of = t});
+    EXPECT_TRUE(facets.ok()) << facets.status().ToString();
+    for (const ProfileFacet& f : facets.ok() ? *facets : std::vector<ProfileFacet>{}) {
+      out[f.key] = f.value;
+    }
+    return out;
+  };
+  using Values = std::map<std::string, std::string>;
+  EXPECT_EQ(value_at(std::nullopt), (Values{{"location", "Bangalore"}, {"editor", "Vim"}}));
+  EXPECT_EQ(value_at(start - 1), Values{});
+  EXPECT_EQ(value_at(start), (Values{{"location", "Pune"}}));
+  EXPECT_EQ(value_at(start + 1500), (Values{{"location", "Pune"}, {"editor", "Vim"}}));
+  EXPECT_EQ(value_at(start + 2000), (Values{{"location", "Bangalore"}, {"editor", "Vim"}}));
 }
 
 // A correction through memory.profile_put replaces the value and is not

@@ -143,6 +143,18 @@ TEST_P(GraphConformance, SingleValuedPredicateSupersedesAndKeepsHistory) {
   EXPECT_THAT(Spo(Query({})), ElementsAre("user|lives_in|berlin"));
 }
 
+// Issue 18: as_of answers what was true then, from the validity history.
+TEST_P(GraphConformance, AsOfGivesWhatWasTrueThen) {
+  Upsert(Triple("user", "lives_in", "Berlin", 1000), true);
+  Upsert(Triple("user", "lives_in", "Lisbon", 5000), true);
+  EXPECT_TRUE(Query({.subject = "user", .as_of = 999}).empty());
+  EXPECT_THAT(Spo(Query({.subject = "user", .as_of = 1000})), ElementsAre("user|lives_in|Berlin"));
+  EXPECT_THAT(Spo(Query({.subject = "user", .as_of = 4999})), ElementsAre("user|lives_in|Berlin"));
+  EXPECT_THAT(Spo(Query({.subject = "user", .as_of = 5000})), ElementsAre("user|lives_in|Lisbon"));
+  EXPECT_THAT(Spo(Query({.subject = "user", .include_history = true, .as_of = 9000})),
+              ElementsAre("user|lives_in|Lisbon"));
+}
+
 TEST_P(GraphConformance, MultiValuedPredicatesKeepEveryObjectCurrent) {
   Upsert(Triple("user", "likes", "tea"));
   TripleUpsert coffee = Upsert(Triple("user", "likes", "coffee", 2000));

@@ -53,7 +53,11 @@ Result<std::vector<TripleRow>> MemoryBackend::QueryTriples(const TripleQuery& qu
   std::shared_lock lock(mu_);
   for (const auto& [r, t] : triples_) {
     if (q.owner && t.owner != *q.owner) continue;
-    if (!q.include_history && t.valid_to != 0) continue;
+    if (q.as_of) {
+      if (t.valid_from > *q.as_of || (t.valid_to != 0 && t.valid_to <= *q.as_of)) continue;
+    } else if (!q.include_history && t.valid_to != 0) {
+      continue;
+    }
     if (q.predicate && t.predicate != *q.predicate) continue;
     if (q.subject && TripleTermKey(t.subject) != *q.subject) continue;
     if (q.object && TripleTermKey(t.object) != *q.object) continue;

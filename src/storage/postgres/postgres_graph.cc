@@ -147,7 +147,9 @@ Result<std::vector<TripleRow>> PostgresBackend::QueryTriples(const TripleQuery& 
                      " FROM triples t WHERE ($1::text IS NULL OR t.owner = $1) AND "
                      "($2::text IS NULL OR t.subject_key = $2) AND "
                      "($3::text IS NULL OR t.predicate = $3) AND "
-                     "($4::text IS NULL OR t.object_key = $4) AND ($5 OR t.valid_to IS NULL) "
+                     "($4::text IS NULL OR t.object_key = $4) AND "
+                     "($7::bigint IS NULL OR (t.valid_from <= $7 AND (t.valid_to IS NULL OR "
+                     "t.valid_to > $7))) AND ($5 OR $7::bigint IS NOT NULL OR t.valid_to IS NULL) "
                      "ORDER BY t.subject_key, t.predicate, t.valid_to IS NOT NULL, "
                      "t.valid_from DESC, t.object_key, t.id LIMIT $6",
                  Params()
@@ -156,7 +158,9 @@ Result<std::vector<TripleRow>> PostgresBackend::QueryTriples(const TripleQuery& 
                      .Add(q.predicate)
                      .Add(q.object)
                      .Add(q.include_history)
-                     .Add(q.limit),
+                     .Add(q.limit)
+                     .Add(q.as_of ? std::optional<std::string>(std::to_string(*q.as_of))
+                                  : std::optional<std::string>()),
                  "query triples"));
   return ReadTriples(rows);
 }

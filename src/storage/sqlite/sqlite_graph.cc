@@ -142,7 +142,9 @@ Result<std::vector<TripleRow>> SqliteBackend::QueryTriples(const TripleQuery& qu
       db->Prepare(std::string("SELECT ") + kTripleColumns +
                       " FROM triples t WHERE (?1 IS NULL OR t.owner = ?1) AND "
                       "(?2 IS NULL OR t.subject_key = ?2) AND (?3 IS NULL OR t.predicate = ?3) "
-                      "AND (?4 IS NULL OR t.object_key = ?4) AND (?5 = 1 OR t.valid_to IS NULL) "
+                      "AND (?4 IS NULL OR t.object_key = ?4) AND "
+                      "(?7 IS NULL OR (t.valid_from <= ?7 AND (t.valid_to IS NULL OR "
+                      "t.valid_to > ?7))) AND (?5 = 1 OR ?7 IS NOT NULL OR t.valid_to IS NULL) "
                       "ORDER BY t.subject_key, t.predicate, t.valid_to IS NOT NULL, "
                       "t.valid_from DESC, t.object_key, t.id LIMIT ?6",
                   "query triples"));
@@ -152,6 +154,11 @@ Result<std::vector<TripleRow>> SqliteBackend::QueryTriples(const TripleQuery& qu
   BindOptional(s, 4, q.object);
   s.Bind(5, static_cast<int64_t>(q.include_history ? 1 : 0));
   s.Bind(6, static_cast<int64_t>(q.limit));
+  if (q.as_of) {
+    s.Bind(7, static_cast<int64_t>(*q.as_of));
+  } else {
+    s.BindNull(7);
+  }
   return ReadAll<TripleRow>(s, "query triples", ReadTriple);
 }
 
