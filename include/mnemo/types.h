@@ -99,6 +99,9 @@ struct SearchRequest {
   // instead of embedding the query.
   std::optional<std::vector<float>> embedding;
   TimeWindow window;
+  // 0..1: the share of the final score given to recency, 2^(-age / 30 days)
+  // of updated_at (fusion.h). 0 (default): relevance only.
+  double recency_weight = 0;
 };
 
 struct SearchHit {

@@ -1,6 +1,7 @@
 #include "core/fusion.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace mnemo {
@@ -63,6 +64,13 @@ std::vector<size_t> RankOrder(std::span<const FusionInput> inputs, std::span<con
     return inputs[a].key < inputs[b].key;
   });
   return order;
+}
+
+double BlendRecency(double score, TimeMs updated_at, TimeMs now, double weight) {
+  if (weight <= 0) return score;
+  const double age = static_cast<double>(std::max<TimeMs>(0, now - updated_at));
+  const double recency = std::exp2(-age / static_cast<double>(kRecencyHalfLifeMs));
+  return (1 - weight) * score + weight * recency;
 }
 
 }  // namespace mnemo

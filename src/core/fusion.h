@@ -40,6 +40,14 @@ inline constexpr double kRrfK = 60;
 // nothing from that side), divided by the maximum 2/(kRrfK + 1).
 std::vector<double> FuseScores(std::span<const FusionInput> inputs, const FusionOptions& options);
 
+// The recency signal's half-life: an entry written 30 days ago has recency
+// 0.5, 60 days ago 0.25, now (or in the future) 1.
+inline constexpr TimeMs kRecencyHalfLifeMs = TimeMs{30} * 24 * 3600 * 1000;
+
+// (1 - weight)·score + weight·2^(-max(0, now - updated_at) / kRecencyHalfLifeMs):
+// SearchRequest::recency_weight, in [0,1] for a score and weight in [0,1].
+double BlendRecency(double score, TimeMs updated_at, TimeMs now, double weight);
+
 // Indices of `inputs` ordered by score descending, then updated_at
 // descending, then key ascending: equal inputs give equal output order.
 std::vector<size_t> RankOrder(std::span<const FusionInput> inputs, std::span<const double> scores);

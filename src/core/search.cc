@@ -55,6 +55,9 @@ Result<SearchResponse> Engine::Impl::Search(const Principal& who, const SearchRe
   MNEMO_RETURN_IF_ERROR(ValidateTags(req.tags, "tags"));
   if (req.embedding) MNEMO_RETURN_IF_ERROR(ValidateEmbedding(*req.embedding));
   MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(req.window));
+  if (!(req.recency_weight >= 0 && req.recency_weight <= 1)) {
+    return InvalidArgument("recency_weight must be between 0 and 1", "recency_weight");
+  }
   double min_score = req.min_score.value_or(config.search.min_relevance_score);
   if (!(min_score >= 0 && min_score <= 1)) {
     return InvalidArgument("min_score must be between 0 and 1", "min_score");
@@ -89,6 +92,12 @@ Result<SearchResponse> Engine::Impl::Search(const Principal& who, const SearchRe
       .keyword_weight = config.search.keyword_weight,
       .vector_side = q.space != nullptr};
   std::vector<double> scores = FuseScores(inputs, fusion);
+  if (req.recency_weight > 0) {
+    const TimeMs now = clock->NowMs();
+    for (size_t i = 0; i < scores.size(); ++i) {
+      scores[i] = BlendRecency(scores[i], inputs[i].updated_at, now, req.recency_weight);
+    }
+  }
   for (size_t i : RankOrder(inputs, scores)) {
     if (static_cast<int>(resp.results.size()) == req.max_results) break;
     if (scores[i] < min_score) break;  // ordered by score: the rest are lower

@@ -124,6 +124,7 @@ Result<json> HandleSearch(const MethodContext& ctx, const json& p) {
   if (p.contains("min_score")) req.min_score = p.at("min_score").get<double>();
   if (p.contains("embedding")) req.embedding = p.at("embedding").get<std::vector<float>>();
   MNEMO_ASSIGN_OR_RETURN(req.window, TimeWindowOf(p));
+  req.recency_weight = p.at("recency_weight").get<double>();
   MNEMO_ASSIGN_OR_RETURN(SearchResponse r, ctx.engine.Search(ctx.principal, req));
   return SearchResponseToJson(r);
 }
@@ -296,7 +297,15 @@ MethodSpec SearchSpec() {
                       .description = "Also search archived memories (default false).",
                       .default_value = false},
                      SinceParam(),
-                     UntilParam()},
+                     UntilParam(),
+                     {.name = "recency_weight",
+                      .type = ParamType::kNumber,
+                      .description = "Share of the score given to recency, 0-1 (default 0): "
+                                     "final = (1 - w) * relevance + w * 2^(-age / 30 days), age "
+                                     "since the memory was last written.",
+                      .default_value = 0.0,
+                      .minimum = 0,
+                      .maximum = 1}},
           .result_schema = SearchResultSchema(),
           .handler = HandleSearch,
           .render = RenderSearch,

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,6 +16,7 @@
 namespace mnemo {
 namespace {
 
+using ::testing::ElementsAre;
 using testing::ManualClock;
 using testing::TempDir;
 using ::testing::UnorderedElementsAre;
@@ -82,6 +84,28 @@ TEST_P(EngineTest, InflectionsOfAWordFindEachOther) {
   for (const char* q : {"deploy", "deploys", "deployed", "deploying", "deployment"}) {
     EXPECT_THAT(SearchKeys(q, {.min_score = 0}), UnorderedElementsAre("plan", "log")) << q;
   }
+}
+
+// recency_weight (issue 18): (1 - w)·relevance + w·2^(-age / 30 days).
+TEST_P(EngineTest, RecencyWeightLiftsWhatWasWrittenLately) {
+  Store("old", "quokka habitat notes and quokka diet");
+  clock_->Advance(int64_t{60} * 24 * 3600 * 1000);  // two half-lives
+  Store("new", "a quokka was seen today");
+  EXPECT_THAT(SearchKeys("quokka diet", {.min_score = 0}), ElementsAre("old", "new"));
+  EXPECT_THAT(SearchKeys("quokka diet", {.min_score = 0, .recency_weight = 0.8}),
+              ElementsAre("new", "old"));
+  auto r = engine_->Search(me_, {.query = "quokka diet", .min_score = 0, .recency_weight = 0.5});
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->results.size(), 2u);
+  for (const SearchHit& h : r->results) {
+    // Store advances the clock by 1 s after each write: the old entry is
+    // 60 days + 2 s old (recency about 2^-2), the new one 1 s.
+    const double age_s = h.key == "old" ? 60.0 * 86400 + 2 : 1;
+    const double recency = std::exp2(-age_s / (30.0 * 86400));
+    EXPECT_NEAR(h.score, 0.5 * h.keyword_score + 0.5 * recency, 1e-9) << h.key;
+  }
+  EXPECT_EQ(engine_->Search(me_, {.query = "quokka", .recency_weight = 1.5}).status().field(),
+            "recency_weight");
 }
 
 TEST_P(EngineTest, UpsertKeepsIdAndCreatedAt) {
