@@ -313,11 +313,10 @@ std::string QuoteIdentifier(std::string_view name) {
   return out;
 }
 
-Result<int> MigrateSchema(PgConn& conn, const std::string& schema) {
-  const std::string what = "migrate the PostgreSQL schema " + QuoteIdentifier(schema);
+Status InMigrationTransaction(PgConn& conn, const std::string& schema, std::string_view what,
+                              const std::function<Status()>& body) {
   MNEMO_RETURN_IF_ERROR(conn.ExecScript("BEGIN", what));
-  auto body = [&]() -> Result<int> {
-    // One lock per schema name, also before the schema exists.
+  auto locked = [&]() -> Status {
     MNEMO_RETURN_IF_ERROR(
         conn.Exec("SELECT pg_advisory_xact_lock(hashtext('mnemo migrate ' || $1))",
                   Params().Add(schema), what)
@@ -326,13 +325,26 @@ Result<int> MigrateSchema(PgConn& conn, const std::string& schema) {
         conn.ExecScript("CREATE SCHEMA IF NOT EXISTS " + QuoteIdentifier(schema), what));
     MNEMO_RETURN_IF_ERROR(
         conn.ExecScript("SET LOCAL search_path TO " + QuoteIdentifier(schema), what));
+    return body();
+  };
+  if (Status s = locked(); !s.ok()) {
+    if (conn.ok()) (void)conn.ExecScript("ROLLBACK", "roll back");
+    return s;
+  }
+  return conn.ExecScript("COMMIT", what);
+}
+
+Result<int> MigrateSchema(PgConn& conn, const std::string& schema) {
+  const std::string what = "migrate the PostgreSQL schema " + QuoteIdentifier(schema);
+  int version = 0;
+  MNEMO_RETURN_IF_ERROR(InMigrationTransaction(conn, schema, what, [&]() -> Status {
     MNEMO_RETURN_IF_ERROR(
         conn.ExecScript("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, "
                         "applied_at BIGINT NOT NULL)",
                         what));
     MNEMO_ASSIGN_OR_RETURN(Rows rows,
                            conn.Exec("SELECT COALESCE(MAX(version), 0) FROM schema_version", what));
-    int version = static_cast<int>(rows.Int(0, 0));
+    version = static_cast<int>(rows.Int(0, 0));
     const int latest = LatestPgSchemaVersion();
     if (version > latest) {
       return Unavailable("the PostgreSQL schema " + schema + " has version " +
@@ -350,14 +362,8 @@ Result<int> MigrateSchema(PgConn& conn, const std::string& schema) {
                                 .status());
       version = m.version;
     }
-    return version;
-  };
-  Result<int> version = body();
-  if (!version.ok()) {
-    if (conn.ok()) (void)conn.ExecScript("ROLLBACK", "roll back");
-    return version.status();
-  }
-  MNEMO_RETURN_IF_ERROR(conn.ExecScript("COMMIT", what));
+    return Status::Ok();
+  }));
   return version;
 }
 

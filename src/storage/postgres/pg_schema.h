@@ -2,6 +2,8 @@
 // the SQLite backend's; the two histories are separate).
 #pragma once
 
+#include <functional>
+
 #include <string>
 
 #include "storage/postgres/pg_connection.h"
@@ -12,6 +14,15 @@ namespace mnemo::storage::internal::pg {
 // one transaction holding the schema's advisory lock, so two processes
 // starting at once migrate once. Returns the version.
 Result<int> MigrateSchema(PgConn& conn, const std::string& schema);
+
+// Runs `body` in one transaction holding the schema's migration lock (one
+// per schema name, also before the schema exists), with the schema created
+// when missing and set as the search_path: committed when `body` succeeds,
+// rolled back otherwise. MigrateSchema and the keyword index's rebuild
+// (pg_text_version.h) share it, so two processes starting at once do each
+// step once.
+Status InMigrationTransaction(PgConn& conn, const std::string& schema, std::string_view what,
+                              const std::function<Status()>& body);
 
 int LatestPgSchemaVersion();
 

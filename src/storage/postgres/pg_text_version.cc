@@ -89,26 +89,14 @@ Result<int64_t> Rebuild(PgConn& conn) {
 }  // namespace
 
 Result<int64_t> EnsureTextVersion(PgConn& conn, const std::string& schema) {
-  MNEMO_RETURN_IF_ERROR(conn.ExecScript("BEGIN", kWhat));
-  auto body = [&]() -> Result<int64_t> {
-    // The migration's lock: one process rebuilds, the others then find the
-    // version current.
-    MNEMO_RETURN_IF_ERROR(
-        conn.Exec("SELECT pg_advisory_xact_lock(hashtext('mnemo migrate ' || $1))",
-                  Params().Add(schema), kWhat)
-            .status());
-    MNEMO_RETURN_IF_ERROR(
-        conn.ExecScript("SET LOCAL search_path TO " + QuoteIdentifier(schema), kWhat));
+  int64_t rebuilt = 0;
+  // One process rebuilds; the others then find the version current.
+  MNEMO_RETURN_IF_ERROR(InMigrationTransaction(conn, schema, kWhat, [&]() -> Status {
     MNEMO_ASSIGN_OR_RETURN(int64_t stored, StoredVersion(conn));
-    if (stored == text::kTextVersion) return int64_t{0};
-    return Rebuild(conn);
-  };
-  Result<int64_t> rebuilt = body();
-  if (!rebuilt.ok()) {
-    if (conn.ok()) (void)conn.ExecScript("ROLLBACK", "roll back");
-    return rebuilt.status();
-  }
-  MNEMO_RETURN_IF_ERROR(conn.ExecScript("COMMIT", kWhat));
+    if (stored == text::kTextVersion) return Status::Ok();
+    MNEMO_ASSIGN_OR_RETURN(rebuilt, Rebuild(conn));
+    return Status::Ok();
+  }));
   return rebuilt;
 }
 

@@ -74,6 +74,13 @@ inline void BindOptional(Statement& s, int index, const std::optional<std::strin
     s.BindNull(index);
   }
 }
+inline void BindOptional(Statement& s, int index, const std::optional<int64_t>& value) {
+  if (value) {
+    s.Bind(index, *value);
+  } else {
+    s.BindNull(index);
+  }
+}
 
 // Every row of `s` (bound, not yet stepped) read by `read`, which returns a
 // Row, or a Result<Row> whose first error ends the read.

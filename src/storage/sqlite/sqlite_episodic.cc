@@ -214,15 +214,8 @@ Result<std::vector<TurnHit>> SqliteBackend::SearchTurns(const TurnQuery& query) 
   }
   s.Bind(5, static_cast<int64_t>(query.limit));
   BindScopeStats(s, 6, stats);
-  auto bind_time = [&](int index, const std::optional<TimeMs>& t) {
-    if (t) {
-      s.Bind(index, static_cast<int64_t>(*t));
-    } else {
-      s.BindNull(index);
-    }
-  };
-  bind_time(7, query.since);
-  bind_time(8, query.until);
+  BindOptional(s, 7, query.since);
+  BindOptional(s, 8, query.until);
   BindOptional(s, 9, query.agent_id);
   return ReadAll<TurnHit>(s, "search turns", [](const Statement& row) {
     return TurnHit{.row = ReadTurn(row), .score = row.ColumnDouble(kTurnColumnCount)};

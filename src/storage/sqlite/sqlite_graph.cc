@@ -154,11 +154,7 @@ Result<std::vector<TripleRow>> SqliteBackend::QueryTriples(const TripleQuery& qu
   BindOptional(s, 4, q.object);
   s.Bind(5, static_cast<int64_t>(q.include_history ? 1 : 0));
   s.Bind(6, static_cast<int64_t>(q.limit));
-  if (q.as_of) {
-    s.Bind(7, static_cast<int64_t>(*q.as_of));
-  } else {
-    s.BindNull(7);
-  }
+  BindOptional(s, 7, q.as_of);
   return ReadAll<TripleRow>(s, "query triples", ReadTriple);
 }
 
