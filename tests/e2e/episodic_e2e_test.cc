@@ -5,6 +5,7 @@
 #include <httplib.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -13,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/time.h"
 #include "process.h"
 #include "test_util.h"
 
@@ -343,10 +345,19 @@ TEST_F(EpisodicE2e, ProfilePutStatesAFacetThatOutranksObservedOnes) {
 }
 
 TEST_F(EpisodicE2e, ATimeGapStartsANewSegment) {
-  Turn("gap", "first topic", "ok", "2026-11-29T10:00:00Z");
-  json later = Turn("gap", "much later", "ok", "2026-11-29T10:20:00Z");  // > 600 s
+  // Times just behind the real clock: a segment whose last turn is older
+  // than learning.session_idle_close_secs may be closed by the daemon's
+  // minute sweep between two turns, which is not the gap this tests.
+  const auto at = [](int64_t minutes_ago) {
+    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+    return internal::FormatRfc3339(now - minutes_ago * 60'000);
+  };
+  Turn("gap", "first topic", "ok", at(25));
+  json later = Turn("gap", "much later", "ok", at(5));  // > 600 s
   EXPECT_EQ(later["segment_closed"], true) << later.dump();
-  json back = Turn("gap", "earlier clock", "ok", "2026-11-29T09:00:00Z");  // backwards: no gap
+  json back = Turn("gap", "earlier clock", "ok", at(60));  // backwards: no gap
   EXPECT_EQ(back["segment_closed"], false) << back.dump();
 }
 
