@@ -41,8 +41,9 @@ PackedBlock PackContextBlock(const std::vector<BlockSection>& sections, size_t b
   PackedBlock block;
   size_t carry = 0;
   for (const BlockSection& section : sections) {
-    size_t allowance =
-        static_cast<size_t>(std::floor(static_cast<double>(budget_chars) * section.share)) + carry;
+    const size_t own =
+        static_cast<size_t>(std::floor(static_cast<double>(budget_chars) * section.share));
+    size_t allowance = own + (section.takes_carry ? carry : 0);
     // Never past the whole budget, whatever the shares add up to.
     allowance = std::min(allowance, budget_chars - block.chars);
     const std::string separator = block.text.empty() ? "" : "\n";
@@ -79,7 +80,7 @@ PackedBlock PackContextBlock(const std::vector<BlockSection>& sections, size_t b
       block.chars += used;
       block.sections.push_back({.title = section.title, .items = taken, .chars = used});
     }
-    carry = allowance - used;
+    carry = section.takes_carry ? allowance - used : carry + (allowance - used);
   }
   return block;
 }

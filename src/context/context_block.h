@@ -30,6 +30,9 @@ const Preset* FindPreset(std::string_view name);
 struct BlockSection {
   std::string title;               // "Relevant memories", ...
   double share = 0;                // of the budget, before carry-over
+  // Whether the room earlier sections left unused is offered to this one;
+  // when not, it passes on to the next section that takes it.
+  bool takes_carry = true;
   std::vector<std::string> items;  // best first
 };
 
@@ -45,8 +48,8 @@ struct PackedBlock {
   std::vector<PackedSection> sections;
 };
 
-// Packs `sections` in order. Each gets floor(budget * share) characters plus
-// whatever the sections before it left unused. A section is "## <title>\n"
+// Packs `sections` in order. Each gets floor(budget * share) characters plus,
+// when it takes_carry, whatever the sections before it left unused. A section is "## <title>\n"
 // then one "- <item>\n" line per item (an item's line breaks and runs of
 // whitespace become one space), sections separated by one blank line; an
 // empty section is left out. An item that does not fit whole is cut at a

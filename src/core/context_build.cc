@@ -1,6 +1,7 @@
 // memory.context_build (spec 50, "Context block"): gathers each section's
 // candidates from the layers and lets context::PackContextBlock fit them.
 #include <algorithm>
+#include <map>
 
 #include "base/time.h"
 #include "context/context_block.h"
@@ -8,6 +9,7 @@
 #include "core/turn_ranking.h"
 #include "core/validation.h"
 #include "text/query.h"
+#include "text/snippet.h"
 
 namespace mnemo {
 namespace {
@@ -18,13 +20,18 @@ namespace {
 // the turns, follow.
 constexpr double kEntriesShare = 0.25;
 constexpr double kProfileShare = 0.10;
-constexpr double kTurnsShare = 0.40;
-constexpr double kRecapsShare = 0.15;
-constexpr double kDocumentsShare = 0.10;
+constexpr double kRecapsShare = 0.08;
+constexpr double kDocumentsShare = 0.05;
+constexpr double kTurnsShare =
+    1.0 - kEntriesShare - kProfileShare - kRecapsShare - kDocumentsShare;
 
 // Turn candidates per preset item: a turn line is short (~150 characters),
 // so the turns section holds several times a section's item count.
 constexpr int kTurnsPerItem = 3;
+constexpr int64_t kShortTurnChars = 100;
+constexpr int64_t kMaxTurnCandidates = 100;
+// Recaps ranked by relevance when a session's recaps are ordered.
+constexpr int kMaxRankedRecaps = 40;
 
 // Entries are kept by their score relative to the best entry's, so the best
 // match is in the block whatever its absolute score (a keyword score is
@@ -42,6 +49,19 @@ std::string TurnLine(const storage::TurnRow& row, const std::string& text) {
   const std::string date = when.size() >= 16 ? when.substr(0, 10) + " " + when.substr(11, 5) : when;
   return row.role + ", " + date + " (" + row.session_id + " #" + std::to_string(row.seq) +
          "): " + text;
+}
+
+// How many passages of a derived section can show, at least one (the room
+// the turns leave may pass to it), at most `k`.
+int ItemsFitting(int64_t budget, double share, int k) {
+  const auto room = static_cast<int64_t>(static_cast<double>(budget) * share);
+  return static_cast<int>(std::clamp<int64_t>(room / 200 + 1, 1, k));
+}
+
+// A recap or document is quoted by its part that matches the query best, at
+// most a passage long (a long recap cut at its start says little).
+std::string BestPart(const std::string& text, const std::vector<std::string>& terms) {
+  return text::MakePassage(text, terms, kPassageChars);
 }
 
 // Whether `item` quotes one of `quoted` (texts already in the block).
@@ -91,15 +111,24 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
     sections.push_back(std::move(s));
   }
   {
-    context::BlockSection s{.title = "About the user", .share = kProfileShare};
+    // The profile keeps to its share: what the entries leave goes to the
+    // turns, the evidence.
+    context::BlockSection s{
+        .title = "About the user", .share = kProfileShare, .takes_carry = false};
     MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets, Profile(who));
-    // Best evidence first; Profile's order (type, key) breaks ties.
-    std::stable_sort(facets.begin(), facets.end(), [](const auto& a, const auto& b) {
-      return a.evidence_count > b.evidence_count;
-    });
+    // Current values only. Facets the query names first, then the best
+    // evidence; Profile's order (type, key) breaks ties.
+    std::vector<std::pair<bool, const ProfileFacet*>> order;
+    order.reserve(facets.size());
     for (const ProfileFacet& f : facets) {
-      s.items.push_back(f.facet_type + " " + f.key + ": " + f.value + " (confirmed " +
-                        std::to_string(f.evidence_count) + "x)");
+      order.emplace_back(text::MatchesAnyTerm(f.key + " " + f.value, terms), &f);
+    }
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first;
+      return a.second->evidence_count > b.second->evidence_count;
+    });
+    for (const auto& [named, f] : order) {
+      s.items.push_back(f->facet_type + " " + f->key + ": " + f->value);
     }
     sections.push_back(std::move(s));
   }
@@ -107,11 +136,14 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
   std::vector<std::string> turn_texts;
   {
     context::BlockSection s{.title = "Relevant turns", .share = kTurnsShare};
+    // Enough candidates to fill the whole budget with short turns.
+    const int turn_candidates = static_cast<int>(std::clamp<int64_t>(
+        budget / kShortTurnChars, int64_t{kTurnsPerItem} * k, kMaxTurnCandidates));
     MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> turns,
                            RankTurnsInConversation(*backend, {.terms = terms,
                                                               .all = all,
                                                               .owner = who.name,
-                                                              .limit = kTurnsPerItem * k,
+                                                              .limit = turn_candidates,
                                                               .since = req.window.since,
                                                               .until = req.window.until,
                                                               .agent_id = req.agent_id}));
@@ -124,21 +156,33 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
   }
   {
     context::BlockSection s{.title = "Earlier in this conversation", .share = kRecapsShare};
+    const int recap_items = ItemsFitting(budget, kRecapsShare, k);
     if (derived && req.session_id) {
       MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> rows,
                              backend->Segments(all, who.name, *req.session_id));
-      // Newest first: the recent past matters most when the budget is short.
-      std::stable_sort(rows.begin(), rows.end(),
-                       [](const auto& a, const auto& b) { return a.first_seq > b.first_seq; });
+      // The recaps that match the query by relevance, then the others newest
+      // first: the recent past matters most when nothing matches.
+      MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> ranked,
+                             RecallRecaps(req.query, terms, kMaxRankedRecaps, all ? "" : who.name));
+      std::map<std::string, size_t> rank;
+      for (size_t i = 0; i < ranked.size(); ++i) rank.emplace(ranked[i].id, i);
+      auto rank_of = [&](const storage::SegmentRow& r) {
+        auto it = rank.find(r.id);
+        return it == rank.end() ? ranked.size() : it->second;
+      };
+      std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
+        if (rank_of(a) != rank_of(b)) return rank_of(a) < rank_of(b);
+        return a.first_seq > b.first_seq;
+      });
       for (const storage::SegmentRow& r : rows) {
-        if (r.status == "closed" && !r.recap.empty()) s.items.push_back(r.recap);
-        if (static_cast<int>(s.items.size()) == k) break;
+        if (r.status == "closed" && !r.recap.empty()) s.items.push_back(BestPart(r.recap, terms));
+        if (static_cast<int>(s.items.size()) == recap_items) break;
       }
     } else if (derived) {
       s.title = "Earlier conversations";
       MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> recaps,
-                             RecallRecaps(req.query, terms, k, all ? "" : who.name));
-      for (const RecallHit& h : recaps) s.items.push_back(h.content);
+                             RecallRecaps(req.query, terms, recap_items, all ? "" : who.name));
+      for (const RecallHit& h : recaps) s.items.push_back(BestPart(h.content, terms));
     }
     sections.push_back(std::move(s));
   }
@@ -148,9 +192,9 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
         std::vector<storage::DocumentHit> docs,
         backend->SearchDocuments({.terms = terms,
                                   .owner = all ? std::nullopt : std::optional(who.name),
-                                  .limit = derived ? k : 0}));
+                                  .limit = derived ? ItemsFitting(budget, kDocumentsShare, k) : 0}));
     for (const storage::DocumentHit& h : docs) {
-      const std::string& body = h.row.summary.empty() ? h.row.content : h.row.summary;
+      std::string body = BestPart(h.row.summary.empty() ? h.row.content : h.row.summary, terms);
       s.items.push_back(h.row.source.empty() ? body : body + " [" + h.row.source + "]");
     }
     sections.push_back(std::move(s));

@@ -16,6 +16,7 @@
 #include "rules/tool_rule.h"
 #include "text/query.h"
 #include "text/snippet.h"
+#include "text/utf8.h"
 
 namespace mnemo {
 namespace {
@@ -155,25 +156,32 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
   // derived from it.
   if (!req.ns) {
     const std::vector<std::string> terms = text::QueryTerms(req.query);
-    MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> turns,
-                           RankTurnsInConversation(*backend, {.terms = terms,
-                                                              .limit = req.max_results,
-                                                              .since = req.window.since,
-                                                              .until = req.window.until,
-                                                              .agent_id = req.agent_id}));
+    MNEMO_ASSIGN_OR_RETURN(std::vector<TurnPassage> passages,
+                           RankPassages(*backend,
+                                        {.terms = terms,
+                                         .limit = req.max_results,
+                                         .since = req.window.since,
+                                         .until = req.window.until,
+                                         .agent_id = req.agent_id},
+                                        tools.get()));
     const double min_score = config.search.min_relevance_score;
-    for (RankedTurn& h : turns) {
-      if (h.passage_score < min_score) continue;
-      RecallHit hit{
-          .source = "turn",
-          .id = std::to_string(internal::PublicTurnId(h.row.owner, h.row.session_id, h.row.seq)),
-          .key = TurnKey(h.row),
-          .category = h.row.role,
-          .content = ReadableTurnText(h.row, terms, tools.get()),
-          .score = h.score};
+    std::vector<std::string> quoted;  // the returned turns' texts
+    for (TurnPassage& p : passages) {
+      const storage::TurnRow& row = p.hit.row;
+      if (p.hit.passage_score < min_score) continue;
+      quoted.insert(quoted.end(), p.lines.begin(), p.lines.end());
+      RecallHit hit{.source = "turn",
+                    .id = std::to_string(internal::PublicTurnId(row.owner, row.session_id, row.seq)),
+                    .key = TurnKey(row),
+                    .category = row.role,
+                    .content = std::move(p.text),
+                    .score = p.hit.score};
       MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> near,
-                             NeighbourTurns(*backend, h.row, req.context_turns));
+                             NeighbourTurns(*backend, row, req.context_turns));
       for (storage::TurnRow& r : near) {
+        const bool in_passage = std::any_of(p.turns.begin(), p.turns.end(),
+                                            [&](const storage::TurnRow& t) { return t.seq == r.seq; });
+        if (in_passage) continue;
         hit.context.push_back(
             {.source = "turn",
              .id = std::to_string(internal::PublicTurnId(r.owner, r.session_id, r.seq)),
@@ -184,8 +192,12 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
       resp.results.push_back(std::move(hit));
     }
     std::vector<RecallHit> derived;
-    // Recaps, events and documents come from many turns: no one time or agent.
-    if (!req.window.empty() || req.agent_id) return resp;
+    // Recaps, events and documents come from many turns: no one time or
+    // agent. They only fill the places the evidence leaves free.
+    if (!req.window.empty() || req.agent_id ||
+        resp.results.size() >= static_cast<size_t>(req.max_results)) {
+      return resp;
+    }
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::EventHit> events,
                            backend->SearchEvents({.terms = terms, .limit = req.max_results}));
     for (storage::EventHit& h : events) {
@@ -202,7 +214,13 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
     for (RecallHit& h : recaps) derived.push_back(std::move(h));
     MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> documents, DocumentHits(terms, req.max_results));
     for (RecallHit& h : documents) derived.push_back(std::move(h));
-    resp.results = EvidenceFirst(std::move(resp.results), std::move(derived),
+    // A derived result is read like a passage: its best matching part.
+    for (RecallHit& h : derived) {
+      if (text::CountCodePoints(h.content) > kPassageChars) {
+        h.content = text::MakePassage(h.content, terms, kPassageChars);
+      }
+    }
+    resp.results = EvidenceFirst(std::move(resp.results), std::move(derived), quoted,
                                  static_cast<size_t>(req.max_results));
   }
   return resp;

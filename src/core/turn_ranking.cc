@@ -1,10 +1,9 @@
 #include "core/turn_ranking.h"
 
-#include "storage/episodic_rules.h"
-
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -12,6 +11,7 @@
 #include "context/tool_registry.h"
 #include "storage/episodic_rules.h"
 #include "text/snippet.h"
+#include "text/utf8.h"
 
 namespace mnemo {
 namespace {
@@ -20,7 +20,7 @@ namespace {
 // neighbours fetched. A turn outside the keyword candidates counts as a
 // non-match for its neighbours; with 10x the limit (at least 100) that only
 // affects turns far below the ones returned.
-constexpr int kPoolPerResult = 10;
+constexpr int kPoolPerResult = 5;
 constexpr int kMinPool = 100;
 constexpr int kExpandPerResult = 3;
 constexpr int kMinExpand = 30;
@@ -78,8 +78,13 @@ Result<std::vector<storage::TurnRow>> NeighbourTurns(storage::Backend& backend,
   return out;
 }
 
-Result<std::vector<RankedTurn>> RankTurnsInConversation(storage::Backend& backend,
-                                                        storage::TurnQuery query) {
+namespace {
+
+// Every candidate of `query` (the keyword pool and the neighbours of its
+// best), scored by the formula of the header, best first; `query.limit`
+// sizes the pool.
+Result<std::vector<RankedTurn>> ScoreCandidates(storage::Backend& backend,
+                                                storage::TurnQuery query) {
   const int limit = query.limit;
   if (limit <= 0 || query.terms.empty()) return std::vector<RankedTurn>();
   query.limit = std::max(kPoolPerResult * limit, kMinPool);
@@ -146,9 +151,89 @@ Result<std::vector<RankedTurn>> RankTurnsInConversation(storage::Backend& backen
                    [&](size_t a, size_t b) { return score[a] > score[b]; });
   std::vector<RankedTurn> out;
   for (size_t i : order) {
-    if (static_cast<int>(out.size()) == limit) break;
     if (score[i] <= 0) break;
     out.push_back({.row = std::move(rows[i]), .score = score[i], .passage_score = passage[i]});
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<RankedTurn>> RankTurnsInConversation(storage::Backend& backend,
+                                                        const storage::TurnQuery& query) {
+  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> out, ScoreCandidates(backend, query));
+  if (out.size() > static_cast<size_t>(std::max(query.limit, 0))) out.resize(query.limit);
+  return out;
+}
+
+Result<std::vector<TurnPassage>> RankPassages(storage::Backend& backend,
+                                              const storage::TurnQuery& query,
+                                              const context::ToolRegistry* tools,
+                                              size_t max_chars) {
+  // The candidates hold the best hits' neighbours kNeighbourSpan each side,
+  // with their scores: enough for a passage of a few turns.
+  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> ranked, ScoreCandidates(backend, query));
+  std::map<std::string, size_t> at;
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    at.emplace(PlaceKey(ranked[i].row, ranked[i].row.seq), i);
+  }
+  std::vector<bool> covered(ranked.size(), false);
+  // The uncovered candidate at `seq` of `hit`'s session, or nullopt.
+  auto free_at = [&](const storage::TurnRow& hit, int64_t seq) -> std::optional<size_t> {
+    auto it = at.find(PlaceKey(hit, seq));
+    if (it == at.end() || covered[it->second]) return std::nullopt;
+    return it->second;
+  };
+  std::vector<TurnPassage> out;
+  for (size_t h = 0; h < ranked.size() && static_cast<int>(out.size()) < query.limit; ++h) {
+    if (covered[h]) continue;
+    const storage::TurnRow& hit = ranked[h].row;
+    std::vector<size_t> members{h};  // in session order
+    std::vector<std::string> lines{ReadableTurnText(hit, query.terms, tools)};
+    covered[h] = true;
+    // Lines carry "<role>: " once there are several; counted from the start.
+    size_t chars = text::CountCodePoints(lines[0]) + hit.role.size() + 2;
+    bool before_open = true;
+    bool after_open = true;
+    while (before_open || after_open) {
+      const std::optional<size_t> b =
+          before_open ? free_at(hit, ranked[members.front()].row.seq - 1) : std::nullopt;
+      const std::optional<size_t> a =
+          after_open ? free_at(hit, ranked[members.back()].row.seq + 1) : std::nullopt;
+      if (!b) before_open = false;
+      if (!a) after_open = false;
+      if (!b && !a) break;
+      const bool take_before = b && (!a || ranked[*b].score > ranked[*a].score);
+      const size_t n = take_before ? *b : *a;
+      std::string line = ReadableTurnText(ranked[n].row, query.terms, tools);
+      const size_t cost = text::CountCodePoints(line) + ranked[n].row.role.size() + 3;
+      if (chars + cost > max_chars) {
+        // That side is full; the other may still take a shorter turn.
+        (take_before ? before_open : after_open) = false;
+        continue;
+      }
+      chars += cost;
+      covered[n] = true;
+      if (take_before) {
+        members.insert(members.begin(), n);
+        lines.insert(lines.begin(), std::move(line));
+      } else {
+        members.push_back(n);
+        lines.push_back(std::move(line));
+      }
+    }
+    TurnPassage p{.hit = ranked[h]};
+    if (members.size() == 1) {
+      p.text = std::move(lines[0]);
+    } else {
+      for (size_t i = 0; i < members.size(); ++i) {
+        if (i > 0) p.text += '\n';
+        p.text += ranked[members[i]].row.role + ": " + lines[i];
+      }
+    }
+    for (size_t m : members) p.turns.push_back(ranked[m].row);
+    p.lines = std::move(lines);
+    out.push_back(std::move(p));
   }
   return out;
 }

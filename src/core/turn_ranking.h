@@ -16,6 +16,7 @@
 // SearchTurns and SessionTurns return, so every backend ranks alike.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,7 +47,7 @@ struct RankedTurn {
 // newest, id). Turns with no text to read (an empty response without tool
 // calls) are never returned for their neighbours' sake.
 Result<std::vector<RankedTurn>> RankTurnsInConversation(storage::Backend& backend,
-                                                        storage::TurnQuery query);
+                                                        const storage::TurnQuery& query);
 
 // The rows of `hit`'s session at most `span` sequence numbers away, `hit`
 // itself excluded, by sequence number.
@@ -62,5 +63,26 @@ Result<std::vector<storage::TurnRow>> NeighbourTurns(storage::Backend& backend,
 inline constexpr size_t kToolPassageChars = 300;
 std::string ReadableTurnText(const storage::TurnRow& row, const std::vector<std::string>& terms,
                              const context::ToolRegistry* tools);
+
+// A passage (spec 10, memory_recall): a matching turn with the turns next to
+// it in its session, so a question comes with its answer and an answer with
+// its question. It grows one turn at a time at either end, the better
+// scoring neighbour first (ties: the later turn, where answers are), while
+// its text stays within `max_chars` code points. A turn is in at most one
+// passage: a hit already quoted by a better passage gives none of its own.
+inline constexpr size_t kPassageChars = 450;
+struct TurnPassage {
+  RankedTurn hit;                       // the matching turn
+  std::vector<storage::TurnRow> turns;  // the passage in session order, hit included
+  std::vector<std::string> lines;       // each turn's readable text, as `turns`
+  // One turn: its readable text. Several: one "<role>: <text>" line each.
+  std::string text;
+};
+
+// The best `query.limit` passages of `query`, best hit first.
+Result<std::vector<TurnPassage>> RankPassages(storage::Backend& backend,
+                                              const storage::TurnQuery& query,
+                                              const context::ToolRegistry* tools,
+                                              size_t max_chars = kPassageChars);
 
 }  // namespace mnemo

@@ -266,7 +266,9 @@ MethodSpec RecallSpec() {
   return {.name = "memory.recall",
           .description =
               "Recall anything related to a query across every memory layer "
-              "(entries, tool rules, conversations, documents).",
+              "(entries, tool rules, conversations, documents). A conversation result is a "
+              "passage: the matching turn with the turns around it, one \"role: text\" line "
+              "each.",
           .params = {QueryParam(), MaxResultsParam(), NamespaceParam(false), ContextTurnsParam(),
                      SinceParam(), UntilParam(), AgentIdFilterParam()},
           .result_schema = RecallResultSchema(),

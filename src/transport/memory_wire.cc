@@ -115,8 +115,13 @@ std::string RenderRecall(const json& params, const json& result) {
   std::string out;
   for (const json& h : result.at("results")) {
     if (!out.empty()) out += "\n";
+    // A passage's later lines are indented under its hit.
+    std::string content = Str(h, "content");
+    for (size_t at = content.find('\n'); at != std::string::npos; at = content.find('\n', at + 1)) {
+      content.insert(at + 1, "  ");
+    }
     out += "- [" + Str(h, "source") + "/" + Str(h, "category") + "] " + Str(h, "key") + ": " +
-           Str(h, "content") + " [" + std::to_string(ScorePercent(Num(h, "score"))) + "%]";
+           content + " [" + std::to_string(ScorePercent(Num(h, "score"))) + "%]";
   }
   return out.empty() ? NoHits(params) : out;
 }

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "core/turn_ranking.h"
 #include "mnemo/engine.h"
+#include "text/utf8.h"
 #include "test_util.h"
 
 namespace mnemo {
@@ -106,7 +108,9 @@ TEST_F(ConversationSearch, RecallShowsTheMatchingPartOfAToolOutput) {
     if (h.source == "turn" && h.category == "assistant") turn = &h;
   }
   ASSERT_NE(turn, nullptr);
-  EXPECT_EQ(turn->content.rfind("[web_search] ", 0), 0u) << turn->content;
+  // The passage: the question, then the answer's matching part of the output.
+  EXPECT_EQ(turn->content.rfind("user: Search the web for it.\nassistant: [web_search] ", 0), 0u)
+      << turn->content;
   EXPECT_NE(turn->content.find("The Lisbon office of Acme opens at nine"), std::string::npos);
   EXPECT_LT(turn->content.size(), output.size());
 }
@@ -138,7 +142,9 @@ TEST_F(ConversationSearch, RecallPutsTurnsFirstAndDropsRecapsThatOnlyRepeatThem)
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_FALSE(r->results.empty());
   EXPECT_EQ(r->results[0].source, "turn");
-  EXPECT_EQ(r->results[0].content, "I planted tomatoes and zucchini in the garden beds.");
+  EXPECT_EQ(r->results[0].content,
+            "user: I planted tomatoes and zucchini in the garden beds.\n"
+            "assistant: Lovely, a vegetable patch.");
   for (const RecallHit& h : r->results) {
     if (h.source == "turn") continue;
     EXPECT_EQ(h.content.find("I planted tomatoes and zucchini"), std::string::npos)
@@ -156,6 +162,54 @@ TEST_F(ConversationSearch, ContextBuildQuotesTurnsWithRoleAndDate) {
       << block->text;
   EXPECT_NE(block->text.find("(pets #1): We called him Biscuit."), std::string::npos)
       << block->text;
+}
+
+// memory_recall answers with passages (spec 10): a question comes with its
+// answer, within kPassageChars, and no turn is quoted twice.
+TEST_F(ConversationSearch, RecallGivesEachHitItsNeighboursAsOnePassage) {
+  Say("pets", "What did you name your new puppy?", "We called him Biscuit.");
+  Say("pets", "Is Biscuit house-trained yet?", "Almost, the puppy learns fast.");
+  auto r = engine_->Recall(who_, {.query = "puppy name", .max_results = 10});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->results.empty());
+  const RecallHit& best = r->results[0];
+  EXPECT_EQ(best.source, "turn");
+  EXPECT_EQ(best.key, "pets#0");
+  EXPECT_EQ(best.content.rfind("user: What did you name your new puppy?\n"
+                               "assistant: We called him Biscuit.\n",
+                               0),
+            0u)
+      << best.content;
+  size_t biscuit_quotes = 0;
+  for (const RecallHit& h : r->results) {
+    EXPECT_LE(text::CountCodePoints(h.content), 400u) << h.content;
+    for (size_t at = h.content.find("We called him Biscuit."); at != std::string::npos;
+         at = h.content.find("We called him Biscuit.", at + 1)) {
+      ++biscuit_quotes;
+    }
+  }
+  EXPECT_EQ(biscuit_quotes, 1u);
+}
+
+// The profile keeps to its share and shows current values only; the room
+// the entries leave goes to the turns (issue 18).
+TEST_F(ConversationSearch, ContextBuildGivesTheTurnsTheRoomTheEntriesLeave) {
+  for (int i = 0; i < 40; ++i) {
+    Say("ops", "Deploy log " + std::to_string(i) + ": the billing service went out at noon.",
+        "Recorded deploy " + std::to_string(i) + ".");
+  }
+  ASSERT_TRUE(engine_->ProfilePut(who_, "preference", "deploy day", "Tuesday").ok());
+  auto block = engine_->ContextBuild(who_, {.query = "billing deploy", .budget_chars = 4000});
+  ASSERT_TRUE(block.ok()) << block.status().ToString();
+  EXPECT_NE(block->text.find("- preference deploy day: Tuesday\n"), std::string::npos)
+      << block->text;
+  EXPECT_EQ(block->text.find("confirmed"), std::string::npos) << block->text;
+  int64_t turns = 0;
+  for (const ContextBlockSection& s : block->sections) {
+    if (s.name == "Relevant turns") turns = s.chars;
+  }
+  // More than its own share of 4 000 (54 %): the entries' 25 % came to it.
+  EXPECT_GT(turns, 2600) << block->text;
 }
 
 TEST_F(ConversationSearch, ContextBuildKeepsTheBestEntryWhateverItsAbsoluteScore) {
