@@ -91,12 +91,17 @@ Result<std::vector<RankedTurn>> ScoreCandidates(storage::Backend& backend,
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnHit> pool, backend.SearchTurns(query));
 
   std::vector<storage::TurnRow> rows;  // keyword hits first, in their order, then neighbours
-  std::vector<double> own;             // keyword score of rows[i]
+  std::vector<double> own;             // s(t) of rows[i]: keyword score times coverage
+  std::vector<double> keyword;         // keyword score of rows[i]
   std::map<std::string, size_t> at;    // (owner, session, seq) -> index in rows
   rows.reserve(pool.size());
   for (storage::TurnHit& h : pool) {
     at.emplace(PlaceKey(h.row, h.row.seq), rows.size());
-    own.push_back(h.score);
+    const double coverage = std::clamp(static_cast<double>(h.matched_terms) /
+                                           static_cast<double>(query.terms.size()),
+                                       0.0, 1.0);
+    own.push_back(h.score * coverage);
+    keyword.push_back(h.score);
     rows.push_back(std::move(h.row));
   }
 
@@ -126,6 +131,7 @@ Result<std::vector<RankedTurn>> ScoreCandidates(storage::Backend& backend,
         }
         at.emplace(std::move(key), rows.size());
         own.push_back(0);
+        keyword.push_back(0);
         rows.push_back(std::move(r));
       }
     }
@@ -135,13 +141,13 @@ Result<std::vector<RankedTurn>> ScoreCandidates(storage::Backend& backend,
   std::vector<double> passage(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     double miss = 1 - own[i];
-    passage[i] = own[i];
+    passage[i] = keyword[i];
     for (int d = -kNeighbourSpan; d <= kNeighbourSpan; ++d) {
       if (d == 0) continue;
       auto it = at.find(PlaceKey(rows[i], rows[i].seq + d));
       if (it == at.end()) continue;
       miss *= 1 - kNeighbourWeight * own[it->second];
-      passage[i] = std::max(passage[i], own[it->second]);
+      passage[i] = std::max(passage[i], keyword[it->second]);
     }
     score[i] = std::clamp(1 - miss, 0.0, 1.0);
   }

@@ -6,9 +6,12 @@
 //
 //   score(t) = 1 - (1 - s(t)) · Π_{n ∈ N(t)} (1 - kNeighbourWeight · s(n))
 //
-// where s is the normalised BM25 keyword score of spec 20 (0 for a turn that
-// matches no query term) and N(t) the turns at most kNeighbourSpan sequence
-// numbers away in t's session. The noisy-or keeps the score in [0, 1], equal
+// where s(t) = k(t) · c(t): k the normalised BM25 keyword score of spec 20
+// (0 for a turn that matches no query term) and c the turn's coverage, the
+// share of the query's terms it holds (TurnHit::matched_terms), so a turn
+// that says more of what was asked ranks above one that repeats its rarest
+// word; N(t) are the turns at most kNeighbourSpan sequence numbers away in
+// t's session. The noisy-or keeps the score in [0, 1], equal
 // to s(t) for a turn whose neighbours do not match, and monotone in every
 // input. Candidates are the best keyword matches plus the neighbours of the
 // best of them, so a reply that names no query word can rank through the
@@ -36,9 +39,10 @@ inline constexpr double kNeighbourWeight = 0.3;
 struct RankedTurn {
   storage::TurnRow row;
   double score = 0;  // the formula above, in [0, 1]
-  // The best keyword score among the turn and its neighbours: how well the
-  // passage around the turn matches. A relevance threshold applies to it, so
-  // the answer next to a matching question passes with it.
+  // The best keyword score k among the turn and its neighbours: how well
+  // the passage around the turn matches. A relevance threshold applies to
+  // it, so the answer next to a matching question passes with it; coverage
+  // orders, it does not filter.
   double passage_score = 0;
 };
 

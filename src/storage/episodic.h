@@ -51,6 +51,9 @@ struct TurnQuery {
 struct TurnHit {
   TurnRow row;
   double score = 0;  // normalised BM25 in [0, 1], the formula of entries (spec 20)
+  // How many of the query's (distinct) terms the turn's index text holds:
+  // the ranking's coverage (core/turn_ranking.h).
+  int64_t matched_terms = 0;
 };
 
 // A segment: a run of one session's turns on one topic. A session has at

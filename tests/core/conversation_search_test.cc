@@ -164,6 +164,21 @@ TEST_F(ConversationSearch, ContextBuildQuotesTurnsWithRoleAndDate) {
       << block->text;
 }
 
+// Coverage (spec 20, "Turns in their conversation"): a turn that holds more
+// of the query ranks above one that repeats its rarest word.
+TEST_F(ConversationSearch, ATurnHoldingMoreOfTheQueryRanksFirst) {
+  for (int i = 0; i < 8; ++i) {
+    Say("meals-" + std::to_string(i), "We had soup at the kitchen table, day " + std::to_string(i),
+        "");
+  }
+  Say("wind", "A zephyr, a zephyr, a zephyr through the window.", "");
+  auto hits = engine_->EpisodicSearch(who_, {.query = "zephyr kitchen table", .limit = 3});
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  ASSERT_FALSE(hits->empty());
+  EXPECT_NE((*hits)[0].turn.content.find("kitchen table"), std::string::npos)
+      << (*hits)[0].turn.content;
+}
+
 // memory_recall answers with passages (spec 10): a question comes with its
 // answer, within kPassageChars, and no turn is quoted twice.
 TEST_F(ConversationSearch, RecallGivesEachHitItsNeighboursAsOnePassage) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -303,6 +304,20 @@ TEST_P(EpisodicConformance, ScoresAreNormalisedAndOrdered) {
   EXPECT_GT((*hits)[0].score, (*hits)[1].score);
   EXPECT_LE((*hits)[0].score, 1.0);
   EXPECT_GT((*hits)[1].score, 0.0);
+}
+
+// The ranking's coverage (core/turn_ranking.h): every backend counts the
+// distinct query terms a turn holds, repeats and stems alike.
+TEST_P(EpisodicConformance, HitsCountTheQueryTermsTheyHold) {
+  Append({Row("s", "user", "alpha alpha alpha", 1000), Row("s", "user", "alpha betas gamma", 2000),
+          Row("s", "user", "Gamma and delta", 3000)});
+  auto hits = backend_->SearchTurns({.terms = text::QueryTerms("alpha beta gamma")});
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  std::map<std::string, int64_t> matched;
+  for (const TurnHit& h : *hits) matched[h.row.content] = h.matched_terms;
+  EXPECT_EQ(matched, (std::map<std::string, int64_t>{{"alpha alpha alpha", 1},
+                                                     {"alpha betas gamma", 3},
+                                                     {"Gamma and delta", 1}}));
 }
 
 TEST_P(EpisodicConformance, AppendRejectsMixedOrBlankAddresses) {

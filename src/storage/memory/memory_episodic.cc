@@ -167,7 +167,9 @@ Result<std::vector<TurnHit>> MemoryBackend::SearchTurns(const TurnQuery& query) 
                     internal::TurnInWindow(query, row);
            },
            [&](const TurnRow& row) { return query.all || row.owner == query.owner; })) {
-    hits.push_back({.row = doc->row, .score = score});
+    int64_t matched = 0;
+    for (const std::string& t : terms) matched += doc->frequency.contains(t) ? 1 : 0;
+    hits.push_back({.row = doc->row, .score = score, .matched_terms = matched});
   }
   std::sort(hits.begin(), hits.end(), [](const TurnHit& a, const TurnHit& b) {
     if (a.score != b.score) return a.score > b.score;

@@ -154,6 +154,8 @@ ScoreSql AddScoreParams(Params& params, const TermWeights& w, std::string_view a
               std::to_string(kBm25B) + " * " + ratio + "))), 0) FROM unnest(" + a +
               ".tsv) AS u JOIN unnest(" + terms + "::text[], " + idf +
               "::float8[]) AS w(term, idf) ON u.lexeme = w.term) / " + mass + "::float8)";
+  out.matched = "(SELECT count(*) FROM unnest(" + a + ".tsv) AS u WHERE u.lexeme = ANY(" + terms +
+                "::text[]))";
   return out;
 }
 

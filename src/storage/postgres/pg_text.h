@@ -87,7 +87,8 @@ Result<TermWeights> WeighTerms(PgConn& conn, std::string_view stats_name, std::s
 // `alias` (with columns tsv and doc_length), plus its match condition.
 struct ScoreSql {
   std::string match;  // "<alias>.tsv @@ $n::tsquery"
-  std::string score;  // a double in [0, 1]
+  std::string score;    // a double in [0, 1]
+  std::string matched;  // a bigint: how many of the terms the row holds
 };
 ScoreSql AddScoreParams(Params& params, const TermWeights& weights, std::string_view alias);
 

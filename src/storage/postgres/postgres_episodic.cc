@@ -294,14 +294,16 @@ Result<std::vector<TurnHit>> PostgresBackend::SearchTurns(const TurnQuery& query
   p.Add(static_cast<int64_t>(query.limit));
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows,
-      conn->Exec(std::string("SELECT ") + kTurnColumns + ", " + score.score +
-                     " AS score FROM turns t WHERE " + score.match + where +
+      conn->Exec(std::string("SELECT ") + kTurnColumns + ", " + score.score + " AS score, " +
+                     score.matched + " FROM turns t WHERE " + score.match + where +
                      " ORDER BY score DESC, t.timestamp_ms DESC, t.id LIMIT " + pg::Last(p),
                  p, "search turns"));
   std::vector<TurnHit> hits;
   hits.reserve(static_cast<size_t>(rows.size()));
   for (int i = 0; i < rows.size(); ++i) {
-    hits.push_back({.row = ReadTurn(rows, i), .score = rows.Double(i, kTurnColumnCount)});
+    hits.push_back({.row = ReadTurn(rows, i),
+                    .score = rows.Double(i, kTurnColumnCount),
+                    .matched_terms = rows.Int(i, kTurnColumnCount + 1)});
   }
   return hits;
 }

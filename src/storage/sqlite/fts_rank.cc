@@ -117,6 +117,25 @@ void Score(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, 
   sqlite3_result_double(ctx, NormalisedBm25(stats->corpus, length, stats->terms));
 }
 
+// mnemo_matched(fts): how many phrases of the MATCH expression (query terms)
+// the current row holds.
+void Matched(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, int /*argc*/,
+             sqlite3_value** /*argv*/) {
+  const int phrases = api->xPhraseCount(fts);
+  int64_t matched = 0;
+  for (int i = 0; i < phrases; ++i) {
+    Fts5PhraseIter iter;
+    int column = 0;
+    int offset = 0;
+    if (api->xPhraseFirst(fts, i, &iter, &column, &offset) != SQLITE_OK) {
+      sqlite3_result_error_code(ctx, SQLITE_ERROR);
+      return;
+    }
+    if (column >= 0) ++matched;
+  }
+  sqlite3_result_int64(ctx, matched);
+}
+
 }  // namespace
 
 Result<std::string> ScopeStats(Connection& db, const FtsScope& scope,
@@ -164,8 +183,11 @@ void BindScopeStats(Statement& s, int index, const std::string& stats) {
 
 Status RegisterFtsRank(sqlite3* db) {
   MNEMO_ASSIGN_OR_RETURN(fts5_api * api, GetFts5Api(db));
-  const int rc = api->xCreateFunction(api, kFtsRankFunctionName, nullptr, Score, nullptr);
-  return rc == SQLITE_OK ? Status::Ok() : SqliteStatus(rc, "register the FTS5 rank function");
+  int rc = api->xCreateFunction(api, kFtsRankFunctionName, nullptr, Score, nullptr);
+  if (rc == SQLITE_OK) {
+    rc = api->xCreateFunction(api, kFtsMatchedFunctionName, nullptr, Matched, nullptr);
+  }
+  return rc == SQLITE_OK ? Status::Ok() : SqliteStatus(rc, "register the FTS5 rank functions");
 }
 
 }  // namespace mnemo::storage::internal

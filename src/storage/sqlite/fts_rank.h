@@ -28,8 +28,10 @@
 namespace mnemo::storage::internal {
 
 inline constexpr const char* kFtsRankFunctionName = "mnemo_score";
+// mnemo_matched(fts): the number of query terms (phrases) the row holds.
+inline constexpr const char* kFtsMatchedFunctionName = "mnemo_matched";
 
-// Registers mnemo_score on this connection.
+// Registers mnemo_score and mnemo_matched on this connection.
 Status RegisterFtsRank(sqlite3* db);
 
 // The rows a keyword search may read: `table` (with its alias, "entries e")

@@ -196,7 +196,8 @@ Result<std::vector<TurnHit>> SqliteBackend::SearchTurns(const TurnQuery& query) 
       Statement s,
       db->Prepare(
           std::string("SELECT ") + kTurnColumns +
-              ", mnemo_score(turns_fts, t.doc_length, ?6) AS score FROM turns_fts "
+              ", mnemo_score(turns_fts, t.doc_length, ?6) AS score, mnemo_matched(turns_fts) "
+              "FROM turns_fts "
               "CROSS JOIN turns t ON t.id = turns_fts.rowid "
               "WHERE turns_fts MATCH ?1 AND (?2 OR t.owner = ?3) AND "
               "(?4 IS NULL OR t.session_id = ?4) AND "
@@ -218,7 +219,9 @@ Result<std::vector<TurnHit>> SqliteBackend::SearchTurns(const TurnQuery& query) 
   BindOptional(s, 8, query.until);
   BindOptional(s, 9, query.agent_id);
   return ReadAll<TurnHit>(s, "search turns", [](const Statement& row) {
-    return TurnHit{.row = ReadTurn(row), .score = row.ColumnDouble(kTurnColumnCount)};
+    return TurnHit{.row = ReadTurn(row),
+                   .score = row.ColumnDouble(kTurnColumnCount),
+                   .matched_terms = row.ColumnInt(kTurnColumnCount + 1)};
   });
 }
 
