@@ -1,6 +1,7 @@
 #include "core/turn_ranking.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "archivist/turn_indexer.h"
 #include "context/tool_registry.h"
 #include "storage/episodic_rules.h"
+#include "text/query.h"
 #include "text/snippet.h"
 #include "text/utf8.h"
 
@@ -36,6 +38,31 @@ std::string PlaceKey(const storage::TurnRow& r, int64_t seq) {
 
 bool HasTextToRead(const storage::TurnRow& r) {
   return !r.content.empty() || !r.tool_calls_json.empty();
+}
+
+// How many of `terms` name the date (UTC) a turn was said on: its day of the
+// month, its month's name, its year ("13 October 2023"), as QueryTerms gives
+// them. A turn's time is searchable without being part of its text.
+int64_t DateTermsMatched(const std::vector<std::string>& terms, TimeMs timestamp_ms) {
+  static const std::vector<std::string> kMonths = [] {
+    std::vector<std::string> out;
+    for (const char* name : {"January", "February", "March", "April", "May", "June", "July",
+                             "August", "September", "October", "November", "December"}) {
+      std::vector<std::string> t = text::QueryTerms(name);
+      out.push_back(t.empty() ? std::string() : t.front());
+    }
+    return out;
+  }();
+  const std::chrono::year_month_day date{std::chrono::floor<std::chrono::days>(
+      std::chrono::sys_time<std::chrono::milliseconds>(std::chrono::milliseconds(timestamp_ms)))};
+  const std::string day = std::to_string(static_cast<unsigned>(date.day()));
+  const std::string& month = kMonths[static_cast<unsigned>(date.month()) - 1];
+  const std::string year = std::to_string(static_cast<int>(date.year()));
+  int64_t matched = 0;
+  for (const std::string& t : terms) {
+    if (t == day || t == year || (!month.empty() && t == month)) ++matched;
+  }
+  return matched;
 }
 
 }  // namespace
@@ -97,9 +124,11 @@ Result<std::vector<RankedTurn>> ScoreCandidates(storage::Backend& backend,
   rows.reserve(pool.size());
   for (storage::TurnHit& h : pool) {
     at.emplace(PlaceKey(h.row, h.row.seq), rows.size());
-    const double coverage = std::clamp(static_cast<double>(h.matched_terms) /
-                                           static_cast<double>(query.terms.size()),
-                                       0.0, 1.0);
+    const double coverage =
+        std::clamp(static_cast<double>(h.matched_terms + DateTermsMatched(query.terms,
+                                                                          h.row.timestamp_ms)) /
+                       static_cast<double>(query.terms.size()),
+                   0.0, 1.0);
     own.push_back(h.score * coverage);
     keyword.push_back(h.score);
     rows.push_back(std::move(h.row));

@@ -8,7 +8,8 @@
 //
 // where s(t) = k(t) · c(t): k the normalised BM25 keyword score of spec 20
 // (0 for a turn that matches no query term) and c the turn's coverage, the
-// share of the query's terms it holds (TurnHit::matched_terms), so a turn
+// share of the query's terms it holds (TurnHit::matched_terms, plus the
+// terms naming the day, month or year it was said on), so a turn
 // that says more of what was asked ranks above one that repeats its rarest
 // word; N(t) are the turns at most kNeighbourSpan sequence numbers away in
 // t's session. The noisy-or keeps the score in [0, 1], equal

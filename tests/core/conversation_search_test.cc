@@ -36,12 +36,12 @@ class ConversationSearch : public ::testing::Test {
   }
 
   void Say(const std::string& session, const std::string& user, const std::string& assistant,
-           std::vector<ToolCall> calls = {}) {
+           std::vector<ToolCall> calls = {}, TimeMs at = kMay8) {
     auto r = engine_->TurnComplete(who_, {.session_id = session,
                                           .user_message = user,
                                           .assistant_response = assistant,
                                           .tool_calls = std::move(calls),
-                                          .timestamp = kMay8});
+                                          .timestamp = at});
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
 
@@ -177,6 +177,21 @@ TEST_F(ConversationSearch, ATurnHoldingMoreOfTheQueryRanksFirst) {
   ASSERT_FALSE(hits->empty());
   EXPECT_NE((*hits)[0].turn.content.find("kitchen table"), std::string::npos)
       << (*hits)[0].turn.content;
+}
+
+// A turn's date is searchable (spec 20): "on October 13, 2023" counts for
+// the turns said that day, though no turn says the date.
+TEST_F(ConversationSearch, ADateInTheQueryFindsTheTurnsOfThatDay) {
+  constexpr TimeMs kOct13 = 1697198400000;  // 2023-10-13T12:00:00Z
+  constexpr TimeMs kNov2 = 1698926400000;   // 2023-11-02T12:00:00Z
+  Say("art-1", "Here is the painting I made of the lake.", "", {}, kNov2);
+  Say("art-2", "Here is the painting I made of the hills.", "", {}, kOct13);
+  Say("art-3", "Here is the painting I made of the coast.", "", {}, kNov2);
+  auto hits = engine_->EpisodicSearch(
+      who_, {.query = "Which painting did I show on October 13, 2023?", .limit = 3});
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  ASSERT_EQ(hits->size(), 3u);
+  EXPECT_EQ((*hits)[0].turn.content, "Here is the painting I made of the hills.");
 }
 
 // memory_recall answers with passages (spec 10): a question comes with its
