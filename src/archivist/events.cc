@@ -90,7 +90,8 @@ constexpr Pattern kFact[] = {
     {"my timezone"},  {"my time zone"}, {"i moved to"}, {"i've moved to"}, {"i joined"},
     {"call me"},      {"i have a"},     {"i have an"},  {"my dog"},        {"my cat"},
     {"我搬到"},       {"我叫"},         {"我的名字是"}, {"我住在"},        {"我在", "工作"},
-    {"我是一名"},     {"我来自"},       {"我的时区"},
+    {"我是一名"},     {"我来自"},       {"我的时区"},   {"我养"},          {"我有一只"},
+    {"我有一条"},     {"我的狗"},       {"我的猫"},
 };
 
 constexpr EventPatterns kTable[] = {

@@ -32,6 +32,18 @@ constexpr std::string_view kPetKinds[] = {
     "turtle", "bird", "horse", "pony",   "snake",  "lizard",  "ferret", "goldfish", "guinea pig",
 };
 
+// Chinese names of the kinds, as a pet slot's key names them in English
+// (slot keys are the same in every language: 我住在 gives `location`).
+struct ChinesePetKind {
+  std::string_view word;
+  std::string_view kind;
+};
+constexpr ChinesePetKind kChinesePetKinds[] = {
+    {"小狗", "puppy"},   {"小猫", "kitten"},  {"金鱼", "goldfish"}, {"鹦鹉", "parrot"},
+    {"仓鼠", "hamster"}, {"兔子", "rabbit"},  {"乌龟", "turtle"},   {"狗", "dog"},
+    {"猫", "cat"},       {"鱼", "fish"},      {"鸟", "bird"},       {"马", "horse"},
+};
+
 struct Slot {
   std::string key;
   std::string value;
@@ -68,9 +80,47 @@ std::string PetName(std::string_view object, size_t kind_bytes) {
   return std::string(object.substr(0, kind_bytes));
 }
 
+// The pet of a Chinese `has` object ("一只叫咪咪的猫", "猫"): its kind and
+// its name when 叫 gives one, else the kind as written.
+std::optional<Slot> ChinesePet(std::string_view object) {
+  for (const ChinesePetKind& k : kChinesePetKinds) {
+    const size_t at = object.rfind(k.word);
+    if (at == std::string_view::npos || at + k.word.size() != object.size()) continue;
+    std::string value(k.word);
+    if (const size_t named = object.find("叫"); named != std::string_view::npos) {
+      std::string_view name = object.substr(named + std::string_view("叫").size());
+      name = name.substr(0, std::min(name.find("的"), name.size()));
+      if (!Trim(name).empty()) value = std::string(Trim(name));
+    }
+    return Slot{.key = "pet/" + std::string(k.kind), .value = std::move(value)};
+  }
+  return std::nullopt;
+}
+
+// The English kind of a pet word in either language, or "".
+std::string_view PetKindOf(std::string_view word) {
+  if (IsPetKind(word)) {
+    for (std::string_view kind : kPetKinds) {
+      if (kind == word) return kind;
+    }
+  }
+  for (const ChinesePetKind& k : kChinesePetKinds) {
+    if (k.word == word) return k.kind;
+  }
+  return {};
+}
+
 std::optional<Slot> SlotOfTriple(const context::ExtractedTriple& t) {
   const std::string& p = t.predicate;
   const std::string object_lower = Lower(t.object);
+  // "my cat is called Tom": the pet's name.
+  if (std::string_view kind = PetKindOf(p); !kind.empty()) {
+    for (std::string_view marker : {"called ", "named "}) {
+      if (object_lower.starts_with(marker) && t.object.size() > marker.size()) {
+        return Slot{.key = "pet/" + std::string(kind), .value = t.object.substr(marker.size())};
+      }
+    }
+  }
   for (const SlotName& s : kSlots) {
     if (p == s.predicate) return Slot{.key = std::string(s.key), .value = t.object};
   }
@@ -94,13 +144,15 @@ std::optional<Slot> SlotOfTriple(const context::ExtractedTriple& t) {
         return Slot{.key = "pet/" + std::string(kind), .value = PetName(t.object, kind.size())};
       }
     }
-    return std::nullopt;  // "I have a question": no slot
+    return ChinesePet(t.object);  // "I have a question": no slot
   }
   if (p.ends_with("'s_name")) {
     const std::string kind = p.substr(0, p.size() - std::string_view("'s_name").size());
     std::string spaced = kind;
     std::replace(spaced.begin(), spaced.end(), '_', ' ');
-    if (IsPetKind(spaced)) return Slot{.key = "pet/" + spaced, .value = t.object};
+    if (std::string_view pet = PetKindOf(spaced); !pet.empty()) {
+      return Slot{.key = "pet/" + std::string(pet), .value = t.object};
+    }
   }
   if (p == "uses") return std::nullopt;
   std::string key = p;

@@ -15,7 +15,9 @@
 namespace mnemo::context::internal {
 namespace {
 
-enum class Who { kFirst, kThird, kAny };
+// kAddressee: said to the agent about the speaker, with no subject of its
+// own or only a polite one ("call me Sam", "you can call me Sam").
+enum class Who { kFirst, kThird, kAny, kAddressee };
 
 // One verb phrase. English phrases are matched case-blind at word
 // boundaries, after a non-empty subject; Chinese ones as substrings. With
@@ -63,6 +65,7 @@ constexpr Rule kEnglishRules[] = {
     {"is from", "comes_from", Who::kThird},
     {"comes from", "comes_from", Who::kThird},
     {"am called", "name", Who::kFirst},
+    {"call me", "name", Who::kAddressee},
     {"joined", "works_at", Who::kFirst},
     {"have a", "has", Who::kFirst},
     {"have an", "has", Who::kFirst},
@@ -88,6 +91,10 @@ constexpr Rule kChineseRules[] = {
     {"喜欢", "likes"},
     {"来自", "comes_from"},
     {"叫", "name", Who::kFirst},
+    {"养了", "has", Who::kFirst},
+    {"养", "has", Who::kFirst},
+    {"有一只", "has", Who::kFirst},
+    {"有一条", "has", Who::kFirst},
     {"是", kIs},
 };
 
@@ -224,7 +231,8 @@ constexpr std::string_view kNotUseAfter[] = {
 };
 
 constexpr std::string_view kChineseMeasures[] = {
-    "一名", "一个", "一位", "一家", "一款", "一种", "一只", "一门", "个", "名", "位",
+    "一名", "一个", "一位", "一家", "一款", "一种", "一只", "一条", "一匹", "一门",
+    "个",   "名",   "位",   "只",   "条",
 };
 constexpr std::string_view kChineseObjectEnds[] = {"因为", "但是", "所以", "而且", "的时候"};
 constexpr std::string_view kChineseTrailingParticles[] = {"了", "呢", "吧", "啊", "呀",
@@ -481,6 +489,13 @@ std::optional<ClauseTriple> TryEnglish(std::string_view clause, std::string_view
   const bool is_rule = rule.predicate == kIs;
   std::string object = EnglishObject(clause.substr(c.pos + rule.phrase.size()), is_rule);
   if (object.empty()) return std::nullopt;
+  if (rule.who == Who::kAddressee) {
+    static constexpr std::string_view kPolite[] = {"",       "please",      "just",
+                                                   "you can", "you may",     "please just",
+                                                   "you can just", "everyone", "people"};
+    if (!Contains(kPolite, subject_lower) || !FirstPersonAllowed(speaker)) return std::nullopt;
+    return ClauseTriple{std::string(kUserSubject), std::string(rule.predicate), std::move(object)};
+  }
   if (subject_lower == "i") {
     if (rule.who == Who::kThird || !FirstPersonAllowed(speaker)) return std::nullopt;
     return ClauseTriple{std::string(kUserSubject), std::string(rule.predicate), std::move(object)};
@@ -531,18 +546,21 @@ std::optional<ClauseTriple> TryChinese(std::string_view clause, const Candidate&
     if (!FirstPersonAllowed(speaker)) return std::nullopt;
     return ClauseTriple{std::string(kUserSubject), std::string(rule.predicate), std::move(object)};
   }
-  if (rule.who == Who::kFirst) return std::nullopt;
   if (subject.starts_with("我的")) {
+    // 我的<noun>是 X: a property; 我的<noun>叫 X: its name ("我的猫叫咪咪").
     const std::string_view noun = Trim(subject.substr(std::string_view("我的").size()));
-    if (rule.predicate != kIs || !FirstPersonAllowed(speaker) || noun.empty() ||
+    const bool naming = rule.predicate == "name";
+    if ((rule.predicate != kIs && !naming) || !FirstPersonAllowed(speaker) || noun.empty() ||
         text::CountCodePoints(noun) > 6) {
       return std::nullopt;
     }
     for (std::string_view bad : kChineseBlocked) {
       if (noun.find(bad) != std::string_view::npos) return std::nullopt;
     }
-    return ClauseTriple{std::string(kUserSubject), NounPredicate(noun), std::move(object)};
+    std::string predicate = naming ? std::string(noun) + "'s_name" : NounPredicate(noun);
+    return ClauseTriple{std::string(kUserSubject), std::move(predicate), std::move(object)};
   }
+  if (rule.who == Who::kFirst) return std::nullopt;
   if (subject.empty() || text::CountCodePoints(subject) > 12) return std::nullopt;
   if (!HasCjk(subject)) {
     std::string s = EnglishSubject(subject);

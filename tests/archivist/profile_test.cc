@@ -36,6 +36,20 @@ TEST(FacetFromEvent, FactsFillReadableSlots) {
   EXPECT_EQ(SlotOf("fact", "我叫张伟"), (KV{"name", "张伟"}));
 }
 
+// Spec 40 §5: "call me" names the user; pets are slots in Chinese as in
+// English, keyed by their kind in English like every slot.
+TEST(FacetFromEvent, NamesAndPetsFillSlotsInEitherLanguage) {
+  EXPECT_EQ(SlotOf("fact", "You can call me Sam."), (KV{"name", "Sam"}));
+  EXPECT_EQ(SlotOf("fact", "Please call me Dr. Lee."), (KV{"name", "Dr. Lee"}));
+  EXPECT_EQ(SlotOf("fact", "My cat is called Tom."), (KV{"pet/cat", "Tom"}));
+  EXPECT_EQ(SlotOf("fact", "我的猫叫咪咪。"), (KV{"pet/cat", "咪咪"}));
+  EXPECT_EQ(SlotOf("fact", "我养了一只叫旺财的狗。"), (KV{"pet/dog", "旺财"}));
+  EXPECT_EQ(SlotOf("fact", "我有一只兔子。"), (KV{"pet/rabbit", "兔子"}));
+  // A request to call is no name, a question had is no pet.
+  EXPECT_NE(SlotOf("fact", "Call me when you land.").first, "name");
+  EXPECT_EQ(SlotOf("fact", "我有一个问题。").first.rfind("pet/", 0), std::string::npos);
+}
+
 TEST(FacetFromEvent, ValuesLeaveFillersAndTopicMarkersOut) {
   EXPECT_EQ(SlotOf("fact", "By the way, I live in Lisbon now."), (KV{"location", "Lisbon"}));
   EXPECT_EQ(SlotOf("fact", "Actually, I work at Globex."), (KV{"employer", "Globex"}));
