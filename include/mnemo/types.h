@@ -135,6 +135,9 @@ struct RecallRequest {
   // which has no single time or agent.
   TimeWindow window;
   std::optional<std::string> agent_id;
+  // 0..1: the share of the score given to recency (SearchRequest's formula),
+  // for entries by updated_at and turns by their timestamp.
+  double recency_weight = 0;
 };
 
 // A recall hit from any memory layer.
@@ -364,6 +367,7 @@ struct EpisodicQuery {
   int context_turns = 0;
   TimeWindow window;                    // turns said inside it
   std::optional<std::string> agent_id;  // turns of this agent only
+  double recency_weight = 0;            // 0..1, SearchRequest's formula, by turn time
 };
 
 struct EpisodicHit {

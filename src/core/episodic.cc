@@ -208,6 +208,7 @@ Result<std::vector<EpisodicHit>> Engine::Impl::EpisodicSearch(const Principal& w
   MNEMO_RETURN_IF_ERROR(ValidateContextTurns(q.context_turns));
   MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(q.window));
   if (q.agent_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*q.agent_id, "agent_id"));
+  MNEMO_RETURN_IF_ERROR(ValidateRecencyWeight(q.recency_weight));
   storage::TurnQuery query{.terms = text::QueryTerms(q.query),
                            .session_id = q.session_id,
                            .all = !config.memory.acl_enabled,
@@ -216,7 +217,10 @@ Result<std::vector<EpisodicHit>> Engine::Impl::EpisodicSearch(const Principal& w
                            .since = q.window.since,
                            .until = q.window.until,
                            .agent_id = q.agent_id};
-  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> hits, RankTurnsInConversation(*backend, query));
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<RankedTurn> hits,
+      RankTurnsInConversation(*backend, query,
+                              {.weight = q.recency_weight, .now = clock->NowMs()}));
   std::vector<EpisodicHit> out;
   out.reserve(hits.size());
   for (RankedTurn& h : hits) {

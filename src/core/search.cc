@@ -56,9 +56,7 @@ Result<SearchResponse> Engine::Impl::Search(const Principal& who, const SearchRe
   MNEMO_RETURN_IF_ERROR(ValidateTags(req.tags, "tags"));
   if (req.embedding) MNEMO_RETURN_IF_ERROR(ValidateEmbedding(*req.embedding));
   MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(req.window));
-  if (!(req.recency_weight >= 0 && req.recency_weight <= 1)) {
-    return InvalidArgument("recency_weight must be between 0 and 1", "recency_weight");
-  }
+  MNEMO_RETURN_IF_ERROR(ValidateRecencyWeight(req.recency_weight));
   double min_score = req.min_score.value_or(config.search.min_relevance_score);
   if (!(min_score >= 0 && min_score <= 1)) {
     return InvalidArgument("min_score must be between 0 and 1", "min_score");
@@ -125,6 +123,7 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
   MNEMO_RETURN_IF_ERROR(ValidateContextTurns(req.context_turns));
   MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(req.window));
   if (req.agent_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.agent_id, "agent_id"));
+  MNEMO_RETURN_IF_ERROR(ValidateRecencyWeight(req.recency_weight));
   if (config.memory.acl_enabled) {
     return Disabled(
         "memory_recall is disabled while ACL is on (acl_disabled): broad recall could cross "
@@ -135,6 +134,7 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
   s.ns = req.ns;
   s.max_results = req.max_results;
   s.window = req.window;
+  s.recency_weight = req.recency_weight;
   MNEMO_ASSIGN_OR_RETURN(SearchResponse found, Search(who, s));
   RecallResponse resp;
   resp.degraded = found.degraded;
@@ -163,7 +163,8 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
                                          .since = req.window.since,
                                          .until = req.window.until,
                                          .agent_id = req.agent_id},
-                                        tools.get()));
+                                        tools.get(),
+                                        {.weight = req.recency_weight, .now = clock->NowMs()}));
     const double min_score = config.search.min_relevance_score;
     std::vector<std::string> quoted;  // the returned turns' texts
     for (TurnPassage& p : passages) {

@@ -10,6 +10,7 @@
 
 #include "archivist/turn_indexer.h"
 #include "context/tool_registry.h"
+#include "core/fusion.h"
 #include "storage/episodic_rules.h"
 #include "text/query.h"
 #include "text/snippet.h"
@@ -111,7 +112,7 @@ namespace {
 // best), scored by the formula of the header, best first; `query.limit`
 // sizes the pool.
 Result<std::vector<RankedTurn>> ScoreCandidates(storage::Backend& backend,
-                                                storage::TurnQuery query) {
+                                                storage::TurnQuery query, TurnRecency recency) {
   const int limit = query.limit;
   if (limit <= 0 || query.terms.empty()) return std::vector<RankedTurn>();
   query.limit = std::max(kPoolPerResult * limit, kMinPool);
@@ -179,6 +180,9 @@ Result<std::vector<RankedTurn>> ScoreCandidates(storage::Backend& backend,
       passage[i] = std::max(passage[i], keyword[it->second]);
     }
     score[i] = std::clamp(1 - miss, 0.0, 1.0);
+    if (recency.weight > 0 && score[i] > 0) {
+      score[i] = BlendRecency(score[i], rows[i].timestamp_ms, recency.now, recency.weight);
+    }
   }
   std::vector<size_t> order(rows.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -195,8 +199,9 @@ Result<std::vector<RankedTurn>> ScoreCandidates(storage::Backend& backend,
 }  // namespace
 
 Result<std::vector<RankedTurn>> RankTurnsInConversation(storage::Backend& backend,
-                                                        const storage::TurnQuery& query) {
-  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> out, ScoreCandidates(backend, query));
+                                                        const storage::TurnQuery& query,
+                                                        TurnRecency recency) {
+  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> out, ScoreCandidates(backend, query, recency));
   if (out.size() > static_cast<size_t>(std::max(query.limit, 0))) out.resize(query.limit);
   return out;
 }
@@ -204,10 +209,11 @@ Result<std::vector<RankedTurn>> RankTurnsInConversation(storage::Backend& backen
 Result<std::vector<TurnPassage>> RankPassages(storage::Backend& backend,
                                               const storage::TurnQuery& query,
                                               const context::ToolRegistry* tools,
-                                              size_t max_chars) {
+                                              TurnRecency recency, size_t max_chars) {
   // The candidates hold the best hits' neighbours kNeighbourSpan each side,
   // with their scores: enough for a passage of a few turns.
-  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> ranked, ScoreCandidates(backend, query));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> ranked,
+                         ScoreCandidates(backend, query, recency));
   std::map<std::string, size_t> at;
   for (size_t i = 0; i < ranked.size(); ++i) {
     at.emplace(PlaceKey(ranked[i].row, ranked[i].row.seq), i);

@@ -51,8 +51,16 @@ struct RankedTurn {
 // scored as above, best first; ties keep SearchTurns' order (keyword score,
 // newest, id). Turns with no text to read (an empty response without tool
 // calls) are never returned for their neighbours' sake.
+// Optional recency (fusion.h, BlendRecency): the score above blended with
+// the turn's age at `now`, before the order is taken.
+struct TurnRecency {
+  double weight = 0;  // 0..1; 0 = relevance alone
+  TimeMs now = 0;
+};
+
 Result<std::vector<RankedTurn>> RankTurnsInConversation(storage::Backend& backend,
-                                                        const storage::TurnQuery& query);
+                                                        const storage::TurnQuery& query,
+                                                        TurnRecency recency = {});
 
 // The rows of `hit`'s session at most `span` sequence numbers away, `hit`
 // itself excluded, by sequence number.
@@ -88,6 +96,7 @@ struct TurnPassage {
 Result<std::vector<TurnPassage>> RankPassages(storage::Backend& backend,
                                               const storage::TurnQuery& query,
                                               const context::ToolRegistry* tools,
+                                              TurnRecency recency = {},
                                               size_t max_chars = kPassageChars);
 
 }  // namespace mnemo

@@ -142,6 +142,13 @@ Status ValidateTimeWindow(const TimeWindow& window) {
   return Status::Ok();
 }
 
+Status ValidateRecencyWeight(double weight) {
+  if (!(weight >= 0 && weight <= 1)) {
+    return InvalidArgument("recency_weight must be between 0 and 1", "recency_weight");
+  }
+  return Status::Ok();
+}
+
 Status ValidateContextTurns(int context_turns, std::string_view field) {
   if (context_turns < 0 || context_turns > kMaxContextTurns) {
     return InvalidArgument(F(field) + " is " + std::to_string(context_turns) + ": use 0 to " +

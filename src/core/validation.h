@@ -36,5 +36,7 @@ Status ValidateTags(const std::vector<std::string>& tags, std::string_view field
 Status ValidateContextTurns(int context_turns, std::string_view field = "context_turns");
 // since before until when both are given (field "until").
 Status ValidateTimeWindow(const TimeWindow& window);
+// recency_weight in [0, 1] (SearchRequest, EpisodicQuery, RecallRequest).
+Status ValidateRecencyWeight(double weight);
 
 }  // namespace mnemo

@@ -25,6 +25,7 @@ Result<json> HandleEpisodicSearch(const MethodContext& ctx, const json& p) {
   if (p.contains("session_id")) q.session_id = p.at("session_id").get<std::string>();
   if (p.contains("agent_id")) q.agent_id = p.at("agent_id").get<std::string>();
   MNEMO_ASSIGN_OR_RETURN(q.window, TimeWindowOf(p));
+  q.recency_weight = p.at("recency_weight").get<double>();
   MNEMO_ASSIGN_OR_RETURN(std::vector<EpisodicHit> hits,
                          ctx.engine.EpisodicSearch(ctx.principal, q));
   json results = json::array();
@@ -303,7 +304,8 @@ MethodSpec EpisodicSearchSpec() {
                      ContextTurnsParam(),
                      SinceParam(),
                      UntilParam(),
-                     AgentIdFilterParam()},
+                     AgentIdFilterParam(),
+                     RecencyWeightParam()},
           .result_schema = {{"type", "object"},
                             {"properties",
                              {{"results", {{"type", "array"}, {"items", EpisodicHitSchema()}}}}}},
@@ -366,6 +368,17 @@ ParamSpec ContextTurnsParam() {
           .default_value = 0,
           .minimum = 0,
           .maximum = kMaxContextTurns};
+}
+
+ParamSpec RecencyWeightParam() {
+  return {.name = "recency_weight",
+          .type = ParamType::kNumber,
+          .description = "Share of the score given to recency, 0-1 (default 0): "
+                         "final = (1 - w) * relevance + w * 2^(-age / 30 days), age since the "
+                         "memory was last written or the turn was said.",
+          .default_value = 0.0,
+          .minimum = 0,
+          .maximum = 1};
 }
 
 ParamSpec SinceParam() {

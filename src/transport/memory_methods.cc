@@ -136,6 +136,7 @@ Result<json> HandleRecall(const MethodContext& ctx, const json& p) {
                     .context_turns = p.at("context_turns").get<int>()};
   if (p.contains("agent_id")) req.agent_id = p.at("agent_id").get<std::string>();
   MNEMO_ASSIGN_OR_RETURN(req.window, TimeWindowOf(p));
+  req.recency_weight = p.at("recency_weight").get<double>();
   MNEMO_ASSIGN_OR_RETURN(RecallResponse r, ctx.engine.Recall(ctx.principal, req));
   return RecallResponseToJson(r);
 }
@@ -270,7 +271,7 @@ MethodSpec RecallSpec() {
               "passage: the matching turn with the turns around it, one \"role: text\" line "
               "each.",
           .params = {QueryParam(), MaxResultsParam(), NamespaceParam(false), ContextTurnsParam(),
-                     SinceParam(), UntilParam(), AgentIdFilterParam()},
+                     SinceParam(), UntilParam(), AgentIdFilterParam(), RecencyWeightParam()},
           .result_schema = RecallResultSchema(),
           .handler = HandleRecall,
           .render = RenderRecall,
@@ -300,14 +301,7 @@ MethodSpec SearchSpec() {
                       .default_value = false},
                      SinceParam(),
                      UntilParam(),
-                     {.name = "recency_weight",
-                      .type = ParamType::kNumber,
-                      .description = "Share of the score given to recency, 0-1 (default 0): "
-                                     "final = (1 - w) * relevance + w * 2^(-age / 30 days), age "
-                                     "since the memory was last written.",
-                      .default_value = 0.0,
-                      .minimum = 0,
-                      .maximum = 1}},
+                     RecencyWeightParam()},
           .result_schema = SearchResultSchema(),
           .handler = HandleSearch,
           .render = RenderSearch,

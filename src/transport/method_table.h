@@ -146,6 +146,9 @@ Result<TimeWindow> TimeWindowOf(const json& params);
 // then. TimeOf reads any one such field (nullopt when absent).
 ParamSpec AsOfParam();
 Result<std::optional<TimeMs>> TimeOf(const json& params, const char* field);
+// `recency_weight` (0-1, default 0) of memory.search, memory.episodic_search
+// and memory.recall: one definition for all.
+ParamSpec RecencyWeightParam();
 // `agent_id` as a filter: only the turns of that agent.
 ParamSpec AgentIdFilterParam();
 

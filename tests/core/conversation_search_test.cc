@@ -3,6 +3,7 @@
 // memory.context_build (issue 18 §1), on a real SQLite workspace.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -192,6 +193,32 @@ TEST_F(ConversationSearch, ADateInTheQueryFindsTheTurnsOfThatDay) {
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   ASSERT_EQ(hits->size(), 3u);
   EXPECT_EQ((*hits)[0].turn.content, "Here is the painting I made of the hills.");
+}
+
+// recency_weight (spec 20): the same blend as memory.search, by turn time.
+TEST_F(ConversationSearch, RecencyWeightLetsARecentTurnOutrankABetterOldOne) {
+  const TimeMs now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  Say("old", "The harbour ferry timetable changed for the winter.", "", {}, kMay8);
+  Say("new", "The ferry was late.", "", {}, now - 3600'000);
+  auto relevance = engine_->EpisodicSearch(who_, {.query = "harbour ferry timetable", .limit = 2});
+  ASSERT_TRUE(relevance.ok()) << relevance.status().ToString();
+  ASSERT_EQ(relevance->size(), 2u);
+  EXPECT_EQ((*relevance)[0].turn.session_id, "old");
+  auto recent = engine_->EpisodicSearch(
+      who_, {.query = "harbour ferry timetable", .limit = 2, .recency_weight = 0.8});
+  ASSERT_TRUE(recent.ok()) << recent.status().ToString();
+  ASSERT_EQ(recent->size(), 2u);
+  EXPECT_EQ((*recent)[0].turn.session_id, "new");
+  auto recall =
+      engine_->Recall(who_, {.query = "harbour ferry timetable", .recency_weight = 0.8});
+  ASSERT_TRUE(recall.ok()) << recall.status().ToString();
+  ASSERT_FALSE(recall->results.empty());
+  EXPECT_EQ(recall->results[0].key, "new#0");
+  auto bad = engine_->EpisodicSearch(who_, {.query = "ferry", .recency_weight = 1.5});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().field(), "recency_weight");
 }
 
 // memory_recall answers with passages (spec 10): a question comes with its
