@@ -39,9 +39,9 @@ struct ChinesePetKind {
   std::string_view kind;
 };
 constexpr ChinesePetKind kChinesePetKinds[] = {
-    {"小狗", "puppy"},   {"小猫", "kitten"},  {"金鱼", "goldfish"}, {"鹦鹉", "parrot"},
-    {"仓鼠", "hamster"}, {"兔子", "rabbit"},  {"乌龟", "turtle"},   {"狗", "dog"},
-    {"猫", "cat"},       {"鱼", "fish"},      {"鸟", "bird"},       {"马", "horse"},
+    {"小狗", "puppy"},   {"小猫", "kitten"}, {"金鱼", "goldfish"}, {"鹦鹉", "parrot"},
+    {"仓鼠", "hamster"}, {"兔子", "rabbit"}, {"乌龟", "turtle"},   {"狗", "dog"},
+    {"猫", "cat"},       {"鱼", "fish"},     {"鸟", "bird"},       {"马", "horse"},
 };
 
 struct Slot {

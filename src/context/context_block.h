@@ -28,8 +28,8 @@ inline constexpr Preset kPresets[] = {
 const Preset* FindPreset(std::string_view name);
 
 struct BlockSection {
-  std::string title;               // "Relevant memories", ...
-  double share = 0;                // of the budget, before carry-over
+  std::string title;  // "Relevant memories", ...
+  double share = 0;   // of the budget, before carry-over
   // Whether the room earlier sections left unused is offered to this one;
   // when not, it passes on to the next section that takes it.
   bool takes_carry = true;

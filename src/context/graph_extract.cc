@@ -231,8 +231,8 @@ constexpr std::string_view kNotUseAfter[] = {
 };
 
 constexpr std::string_view kChineseMeasures[] = {
-    "一名", "一个", "一位", "一家", "一款", "一种", "一只", "一条", "一匹", "一门",
-    "个",   "名",   "位",   "只",   "条",
+    "一名", "一个", "一位", "一家", "一款", "一种", "一只", "一条",
+    "一匹", "一门", "个",   "名",   "位",   "只",   "条",
 };
 constexpr std::string_view kChineseObjectEnds[] = {"因为", "但是", "所以", "而且", "的时候"};
 constexpr std::string_view kChineseTrailingParticles[] = {"了", "呢", "吧", "啊", "呀",
@@ -490,9 +490,9 @@ std::optional<ClauseTriple> TryEnglish(std::string_view clause, std::string_view
   std::string object = EnglishObject(clause.substr(c.pos + rule.phrase.size()), is_rule);
   if (object.empty()) return std::nullopt;
   if (rule.who == Who::kAddressee) {
-    static constexpr std::string_view kPolite[] = {"",       "please",      "just",
-                                                   "you can", "you may",     "please just",
-                                                   "you can just", "everyone", "people"};
+    static constexpr std::string_view kPolite[] = {
+        "",         "please", "just", "you can", "you may", "please just", "you can just",
+        "everyone", "people"};
     if (!Contains(kPolite, subject_lower) || !FirstPersonAllowed(speaker)) return std::nullopt;
     return ClauseTriple{std::string(kUserSubject), std::string(rule.predicate), std::move(object)};
   }

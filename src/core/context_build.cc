@@ -22,8 +22,7 @@ constexpr double kEntriesShare = 0.25;
 constexpr double kProfileShare = 0.10;
 constexpr double kRecapsShare = 0.08;
 constexpr double kDocumentsShare = 0.05;
-constexpr double kTurnsShare =
-    1.0 - kEntriesShare - kProfileShare - kRecapsShare - kDocumentsShare;
+constexpr double kTurnsShare = 1.0 - kEntriesShare - kProfileShare - kRecapsShare - kDocumentsShare;
 
 // Turn candidates per preset item: a turn line is short (~150 characters),
 // so the turns section holds several times a section's item count.
@@ -188,11 +187,11 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
   }
   {
     context::BlockSection s{.title = "Documents", .share = kDocumentsShare};
-    MNEMO_ASSIGN_OR_RETURN(
-        std::vector<storage::DocumentHit> docs,
-        backend->SearchDocuments({.terms = terms,
-                                  .owner = all ? std::nullopt : std::optional(who.name),
-                                  .limit = derived ? ItemsFitting(budget, kDocumentsShare, k) : 0}));
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::DocumentHit> docs,
+                           backend->SearchDocuments(
+                               {.terms = terms,
+                                .owner = all ? std::nullopt : std::optional(who.name),
+                                .limit = derived ? ItemsFitting(budget, kDocumentsShare, k) : 0}));
     for (const storage::DocumentHit& h : docs) {
       std::string body = BestPart(h.row.summary.empty() ? h.row.content : h.row.summary, terms);
       s.items.push_back(h.row.source.empty() ? body : body + " [" + h.row.source + "]");

@@ -217,10 +217,9 @@ Result<std::vector<EpisodicHit>> Engine::Impl::EpisodicSearch(const Principal& w
                            .since = q.window.since,
                            .until = q.window.until,
                            .agent_id = q.agent_id};
-  MNEMO_ASSIGN_OR_RETURN(
-      std::vector<RankedTurn> hits,
-      RankTurnsInConversation(*backend, query,
-                              {.weight = q.recency_weight, .now = clock->NowMs()}));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> hits,
+                         RankTurnsInConversation(
+                             *backend, query, {.weight = q.recency_weight, .now = clock->NowMs()}));
   std::vector<EpisodicHit> out;
   out.reserve(hits.size());
   for (RankedTurn& h : hits) {

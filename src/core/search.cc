@@ -156,32 +156,34 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
   // derived from it.
   if (!req.ns) {
     const std::vector<std::string> terms = text::QueryTerms(req.query);
-    MNEMO_ASSIGN_OR_RETURN(std::vector<TurnPassage> passages,
-                           RankPassages(*backend,
-                                        {.terms = terms,
-                                         .limit = req.max_results,
-                                         .since = req.window.since,
-                                         .until = req.window.until,
-                                         .agent_id = req.agent_id},
-                                        tools.get(),
-                                        {.weight = req.recency_weight, .now = clock->NowMs()}));
+    MNEMO_ASSIGN_OR_RETURN(
+        std::vector<TurnPassage> passages,
+        RankPassages(*backend,
+                     {.terms = terms,
+                      .limit = req.max_results,
+                      .since = req.window.since,
+                      .until = req.window.until,
+                      .agent_id = req.agent_id},
+                     tools.get(), {.weight = req.recency_weight, .now = clock->NowMs()}));
     const double min_score = config.search.min_relevance_score;
     std::vector<std::string> quoted;  // the returned turns' texts
     for (TurnPassage& p : passages) {
       const storage::TurnRow& row = p.hit.row;
       if (p.hit.passage_score < min_score) continue;
       quoted.insert(quoted.end(), p.lines.begin(), p.lines.end());
-      RecallHit hit{.source = "turn",
-                    .id = std::to_string(internal::PublicTurnId(row.owner, row.session_id, row.seq)),
-                    .key = TurnKey(row),
-                    .category = row.role,
-                    .content = std::move(p.text),
-                    .score = p.hit.score};
+      RecallHit hit{
+          .source = "turn",
+          .id = std::to_string(internal::PublicTurnId(row.owner, row.session_id, row.seq)),
+          .key = TurnKey(row),
+          .category = row.role,
+          .content = std::move(p.text),
+          .score = p.hit.score};
       MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> near,
                              NeighbourTurns(*backend, row, req.context_turns));
       for (storage::TurnRow& r : near) {
-        const bool in_passage = std::any_of(p.turns.begin(), p.turns.end(),
-                                            [&](const storage::TurnRow& t) { return t.seq == r.seq; });
+        const bool in_passage =
+            std::any_of(p.turns.begin(), p.turns.end(),
+                        [&](const storage::TurnRow& t) { return t.seq == r.seq; });
         if (in_passage) continue;
         hit.context.push_back(
             {.source = "turn",

@@ -111,8 +111,8 @@ namespace {
 // Every candidate of `query` (the keyword pool and the neighbours of its
 // best), scored by the formula of the header, best first; `query.limit`
 // sizes the pool.
-Result<std::vector<RankedTurn>> ScoreCandidates(storage::Backend& backend,
-                                                storage::TurnQuery query, TurnRecency recency) {
+Result<std::vector<RankedTurn>> ScoreCandidates(storage::Backend& backend, storage::TurnQuery query,
+                                                TurnRecency recency) {
   const int limit = query.limit;
   if (limit <= 0 || query.terms.empty()) return std::vector<RankedTurn>();
   query.limit = std::max(kPoolPerResult * limit, kMinPool);
@@ -125,11 +125,10 @@ Result<std::vector<RankedTurn>> ScoreCandidates(storage::Backend& backend,
   rows.reserve(pool.size());
   for (storage::TurnHit& h : pool) {
     at.emplace(PlaceKey(h.row, h.row.seq), rows.size());
-    const double coverage =
-        std::clamp(static_cast<double>(h.matched_terms + DateTermsMatched(query.terms,
-                                                                          h.row.timestamp_ms)) /
-                       static_cast<double>(query.terms.size()),
-                   0.0, 1.0);
+    const double coverage = std::clamp(
+        static_cast<double>(h.matched_terms + DateTermsMatched(query.terms, h.row.timestamp_ms)) /
+            static_cast<double>(query.terms.size()),
+        0.0, 1.0);
     own.push_back(h.score * coverage);
     keyword.push_back(h.score);
     rows.push_back(std::move(h.row));
@@ -212,8 +211,7 @@ Result<std::vector<TurnPassage>> RankPassages(storage::Backend& backend,
                                               TurnRecency recency, size_t max_chars) {
   // The candidates hold the best hits' neighbours kNeighbourSpan each side,
   // with their scores: enough for a passage of a few turns.
-  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> ranked,
-                         ScoreCandidates(backend, query, recency));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> ranked, ScoreCandidates(backend, query, recency));
   std::map<std::string, size_t> at;
   for (size_t i = 0; i < ranked.size(); ++i) {
     at.emplace(PlaceKey(ranked[i].row, ranked[i].row.seq), i);

@@ -373,9 +373,10 @@ ParamSpec ContextTurnsParam() {
 ParamSpec RecencyWeightParam() {
   return {.name = "recency_weight",
           .type = ParamType::kNumber,
-          .description = "Share of the score given to recency, 0-1 (default 0): "
-                         "final = (1 - w) * relevance + w * 2^(-age / 30 days), age since the "
-                         "memory was last written or the turn was said.",
+          .description =
+              "Share of the score given to recency, 0-1 (default 0): "
+              "final = (1 - w) * relevance + w * 2^(-age / 30 days), age since the "
+              "memory was last written or the turn was said.",
           .default_value = 0.0,
           .minimum = 0,
           .maximum = 1};

@@ -40,11 +40,11 @@ TEST(ContextBlock, ASectionThatTakesNoCarryPassesTheRoomOnToTheNext) {
   // A needs nothing; B (takes_carry false) keeps to its own 20 %; C gets
   // A's 40 % and B's unused part on top of its own.
   const std::string long_item(300, 'z');
-  const PackedBlock b = PackContextBlock(
-      {{.title = "A", .share = 0.4, .items = {}},
-       {.title = "B", .share = 0.2, .takes_carry = false, .items = {long_item}},
-       {.title = "C", .share = 0.4, .items = {long_item}}},
-      400);
+  const PackedBlock b =
+      PackContextBlock({{.title = "A", .share = 0.4, .items = {}},
+                        {.title = "B", .share = 0.2, .takes_carry = false, .items = {long_item}},
+                        {.title = "C", .share = 0.4, .items = {long_item}}},
+                       400);
   ASSERT_EQ(b.sections.size(), 2u);
   EXPECT_EQ(b.sections[0].title, "B");
   EXPECT_LE(b.sections[0].chars, 80u);  // its own share, the item cut

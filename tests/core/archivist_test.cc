@@ -212,8 +212,8 @@ TEST(ArchivistRecapRecall, RecapsAreFoundByVectorAndByKeyword) {
   bool turn = false;
   for (const RecallHit& h : found->results) {
     segment = segment || h.source == "segment";
-    turn = turn || (h.source == "turn" &&
-                     h.content.find("bravo is a word for it") != std::string::npos);
+    turn = turn ||
+           (h.source == "turn" && h.content.find("bravo is a word for it") != std::string::npos);
   }
   EXPECT_FALSE(segment);
   EXPECT_TRUE(turn);

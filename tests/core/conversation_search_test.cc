@@ -9,8 +9,8 @@
 
 #include "core/turn_ranking.h"
 #include "mnemo/engine.h"
-#include "text/utf8.h"
 #include "test_util.h"
+#include "text/utf8.h"
 
 namespace mnemo {
 namespace {
@@ -211,8 +211,7 @@ TEST_F(ConversationSearch, RecencyWeightLetsARecentTurnOutrankABetterOldOne) {
   ASSERT_TRUE(recent.ok()) << recent.status().ToString();
   ASSERT_EQ(recent->size(), 2u);
   EXPECT_EQ((*recent)[0].turn.session_id, "new");
-  auto recall =
-      engine_->Recall(who_, {.query = "harbour ferry timetable", .recency_weight = 0.8});
+  auto recall = engine_->Recall(who_, {.query = "harbour ferry timetable", .recency_weight = 0.8});
   ASSERT_TRUE(recall.ok()) << recall.status().ToString();
   ASSERT_FALSE(recall->results.empty());
   EXPECT_EQ(recall->results[0].key, "new#0");

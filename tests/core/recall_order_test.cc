@@ -23,9 +23,9 @@ std::vector<std::string> Sources(const std::vector<RecallHit>& hits) {
 TEST(RecallOrder, ADerivedResultNeverTakesTheEvidencesPlace) {
   // The recap scores higher than every turn, and adds something: still the
   // three turns fill the three places.
-  const auto out = EvidenceFirst(
-      {Hit("turn", "a", 0.4), Hit("turn", "b", 0.5), Hit("entry", "c", 0.3)},
-      {Hit("segment", "a recap of other things", 0.95)}, {"a", "b"}, 3);
+  const auto out =
+      EvidenceFirst({Hit("turn", "a", 0.4), Hit("turn", "b", 0.5), Hit("entry", "c", 0.3)},
+                    {Hit("segment", "a recap of other things", 0.95)}, {"a", "b"}, 3);
   EXPECT_EQ(Sources(out), (std::vector<std::string>{"turn:b", "turn:a", "entry:c"}));
 }
 
@@ -35,9 +35,9 @@ TEST(RecallOrder, DerivedResultsFillFreePlacesUnlessTheyRepeatATurn) {
       {Hit("event", "we chose PostgreSQL", 0.9), Hit("document", "the billing plan", 0.7),
        Hit("segment", "weekly sync notes", 0.2)},
       {"we chose PostgreSQL"}, 3);
-  EXPECT_EQ(Sources(out), (std::vector<std::string>{"turn:we chose PostgreSQL",
-                                                    "document:the billing plan",
-                                                    "segment:weekly sync notes"}));
+  EXPECT_EQ(Sources(out),
+            (std::vector<std::string>{"turn:we chose PostgreSQL", "document:the billing plan",
+                                      "segment:weekly sync notes"}));
 }
 
 }  // namespace

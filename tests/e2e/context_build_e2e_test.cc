@@ -97,8 +97,7 @@ TEST_F(ContextBuildE2e, EachLayerReachesItsSection) {
            {{"query", "deploy billing migration"}, {"session_id", "ops"}, {"preset", "maximum"}});
   ASSERT_TRUE(r.contains("result")) << r.dump();
   const std::string text = r["result"]["text"];
-  EXPECT_NE(text.find("## About the user\n- preference deploy day: Tuesday\n"),
-            std::string::npos)
+  EXPECT_NE(text.find("## About the user\n- preference deploy day: Tuesday\n"), std::string::npos)
       << text;
   EXPECT_NE(text.find("## Relevant turns\n- "), std::string::npos) << text;
   // Turns are quoted whole with their role and date (issue 18).

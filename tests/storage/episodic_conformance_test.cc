@@ -315,9 +315,9 @@ TEST_P(EpisodicConformance, HitsCountTheQueryTermsTheyHold) {
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   std::map<std::string, int64_t> matched;
   for (const TurnHit& h : *hits) matched[h.row.content] = h.matched_terms;
-  EXPECT_EQ(matched, (std::map<std::string, int64_t>{{"alpha alpha alpha", 1},
-                                                     {"alpha betas gamma", 3},
-                                                     {"Gamma and delta", 1}}));
+  EXPECT_EQ(matched,
+            (std::map<std::string, int64_t>{
+                {"alpha alpha alpha", 1}, {"alpha betas gamma", 3}, {"Gamma and delta", 1}}));
 }
 
 TEST_P(EpisodicConformance, AppendRejectsMixedOrBlankAddresses) {

@@ -86,7 +86,7 @@ Result<TermWeights> WeighTerms(PgConn& conn, std::string_view stats_name, std::s
 // five) to `params` and returns the SQL of the normalised score of the row
 // `alias` (with columns tsv and doc_length), plus its match condition.
 struct ScoreSql {
-  std::string match;  // "<alias>.tsv @@ $n::tsquery"
+  std::string match;    // "<alias>.tsv @@ $n::tsquery"
   std::string score;    // a double in [0, 1]
   std::string matched;  // a bigint: how many of the terms the row holds
 };
