@@ -64,10 +64,6 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-bool IsPetKind(std::string_view word) {
-  return std::find(std::begin(kPetKinds), std::end(kPetKinds), word) != std::end(kPetKinds);
-}
-
 // "dog named Rex" -> Rex, "cat" -> cat: the name when one is given.
 std::string PetName(std::string_view object, size_t kind_bytes) {
   std::string_view rest = object.substr(kind_bytes);
@@ -99,10 +95,8 @@ std::optional<Slot> ChinesePet(std::string_view object) {
 
 // The English kind of a pet word in either language, or "".
 std::string_view PetKindOf(std::string_view word) {
-  if (IsPetKind(word)) {
-    for (std::string_view kind : kPetKinds) {
-      if (kind == word) return kind;
-    }
+  for (std::string_view kind : kPetKinds) {
+    if (kind == word) return kind;
   }
   for (const ChinesePetKind& k : kChinesePetKinds) {
     if (k.word == word) return k.kind;

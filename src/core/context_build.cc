@@ -57,12 +57,6 @@ int ItemsFitting(int64_t budget, double share, int k) {
   return static_cast<int>(std::clamp<int64_t>(room / 200 + 1, 1, k));
 }
 
-// A recap or document is quoted by its part that matches the query best, at
-// most a passage long (a long recap cut at its start says little).
-std::string BestPart(const std::string& text, const std::vector<std::string>& terms) {
-  return text::MakePassage(text, terms, kPassageChars);
-}
-
 // Whether `item` quotes one of `quoted` (texts already in the block).
 bool QuotesAny(const std::string& item, const std::vector<std::string>& quoted) {
   for (const std::string& q : quoted) {
@@ -174,14 +168,15 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
         return a.first_seq > b.first_seq;
       });
       for (const storage::SegmentRow& r : rows) {
-        if (r.status == "closed" && !r.recap.empty()) s.items.push_back(BestPart(r.recap, terms));
+        if (r.status == "closed" && !r.recap.empty())
+          s.items.push_back(BestPassage(r.recap, terms));
         if (static_cast<int>(s.items.size()) == recap_items) break;
       }
     } else if (derived) {
       s.title = "Earlier conversations";
       MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> recaps,
                              RecallRecaps(req.query, terms, recap_items, all ? "" : who.name));
-      for (const RecallHit& h : recaps) s.items.push_back(BestPart(h.content, terms));
+      for (const RecallHit& h : recaps) s.items.push_back(BestPassage(h.content, terms));
     }
     sections.push_back(std::move(s));
   }
@@ -193,7 +188,7 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
                                 .owner = all ? std::nullopt : std::optional(who.name),
                                 .limit = derived ? ItemsFitting(budget, kDocumentsShare, k) : 0}));
     for (const storage::DocumentHit& h : docs) {
-      std::string body = BestPart(h.row.summary.empty() ? h.row.content : h.row.summary, terms);
+      std::string body = BestPassage(h.row.summary.empty() ? h.row.content : h.row.summary, terms);
       s.items.push_back(h.row.source.empty() ? body : body + " [" + h.row.source + "]");
     }
     sections.push_back(std::move(s));

@@ -16,7 +16,6 @@
 #include "rules/tool_rule.h"
 #include "text/query.h"
 #include "text/snippet.h"
-#include "text/utf8.h"
 
 namespace mnemo {
 namespace {
@@ -218,11 +217,7 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
     MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> documents, DocumentHits(terms, req.max_results));
     for (RecallHit& h : documents) derived.push_back(std::move(h));
     // A derived result is read like a passage: its best matching part.
-    for (RecallHit& h : derived) {
-      if (text::CountCodePoints(h.content) > kPassageChars) {
-        h.content = text::MakePassage(h.content, terms, kPassageChars);
-      }
-    }
+    for (RecallHit& h : derived) h.content = BestPassage(h.content, terms);
     resp.results = EvidenceFirst(std::move(resp.results), std::move(derived), quoted,
                                  static_cast<size_t>(req.max_results));
   }

@@ -21,7 +21,7 @@ namespace {
 
 // Keyword candidates per requested turn, and how many of the best get their
 // neighbours fetched. A turn outside the keyword candidates counts as a
-// non-match for its neighbours; with 10x the limit (at least 100) that only
+// non-match for its neighbours; with 5x the limit (at least 100) that only
 // affects turns far below the ones returned.
 constexpr int kPoolPerResult = 5;
 constexpr int kMinPool = 100;
@@ -203,6 +203,11 @@ Result<std::vector<RankedTurn>> RankTurnsInConversation(storage::Backend& backen
   MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> out, ScoreCandidates(backend, query, recency));
   if (out.size() > static_cast<size_t>(std::max(query.limit, 0))) out.resize(query.limit);
   return out;
+}
+
+std::string BestPassage(const std::string& text, const std::vector<std::string>& terms) {
+  if (text::CountCodePoints(text) <= kPassageChars) return text;
+  return text::MakePassage(text, terms, kPassageChars);
 }
 
 Result<std::vector<TurnPassage>> RankPassages(storage::Backend& backend,

@@ -92,6 +92,11 @@ struct TurnPassage {
   std::string text;
 };
 
+// The part of a long derived text (a recap, a document) a model should read
+// for `terms`: at most kPassageChars, around the best match; short texts
+// whole.
+std::string BestPassage(const std::string& text, const std::vector<std::string>& terms);
+
 // The best `query.limit` passages of `query`, best hit first.
 Result<std::vector<TurnPassage>> RankPassages(storage::Backend& backend,
                                               const storage::TurnQuery& query,

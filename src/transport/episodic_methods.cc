@@ -382,20 +382,21 @@ ParamSpec RecencyWeightParam() {
           .maximum = 1};
 }
 
-ParamSpec SinceParam() {
-  return {.name = "since",
-          .description =
-              "Only what was said or written at or after this time (RFC 3339, e.g. "
-              "2026-03-01T00:00:00Z).",
+ParamSpec TimeParam(std::string name, std::string description) {
+  return {.name = std::move(name),
+          .description = std::move(description),
           .non_blank = true,
-          .max_bytes = 64};
+          .max_bytes = kMaxTimeBytes};
+}
+
+ParamSpec SinceParam() {
+  return TimeParam("since",
+                   "Only what was said or written at or after this time (RFC 3339, e.g. "
+                   "2026-03-01T00:00:00Z).");
 }
 
 ParamSpec UntilParam() {
-  return {.name = "until",
-          .description = "Only what was said or written before this time (RFC 3339).",
-          .non_blank = true,
-          .max_bytes = 64};
+  return TimeParam("until", "Only what was said or written before this time (RFC 3339).");
 }
 
 Result<std::optional<TimeMs>> TimeOf(const json& params, const char* field) {
@@ -419,12 +420,9 @@ Result<TimeWindow> TimeWindowOf(const json& params) {
 }
 
 ParamSpec AsOfParam() {
-  return {.name = "as_of",
-          .description =
-              "What was true at this time (RFC 3339), from the validity history; "
-              "default: now.",
-          .non_blank = true,
-          .max_bytes = 64};
+  return TimeParam("as_of",
+                   "What was true at this time (RFC 3339), from the validity history; "
+                   "default: now.");
 }
 
 ParamSpec AgentIdFilterParam() {

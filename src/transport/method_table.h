@@ -139,6 +139,9 @@ ParamSpec ContextTurnsParam();
 // memory.episodic_search, memory.recall and memory.context_build, and the
 // TimeWindow they give (kInvalidArgument naming the field when one is not
 // an RFC 3339 date-time).
+// Any RFC 3339 date-time parameter: non-blank, at most kMaxTimeBytes.
+inline constexpr size_t kMaxTimeBytes = 64;
+ParamSpec TimeParam(std::string name, std::string description);
 ParamSpec SinceParam();
 ParamSpec UntilParam();
 Result<TimeWindow> TimeWindowOf(const json& params);
