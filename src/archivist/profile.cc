@@ -295,6 +295,10 @@ std::optional<Facet> FacetFromEvent(const Event& event, std::string segment_id) 
   return facet;
 }
 
+bool IsFreeFact(std::string_view facet_type, std::string_view key, std::string_view value) {
+  return facet_type == kFacetContext && HeadWords(value) == key;
+}
+
 std::string RenderProfile(const std::vector<Facet>& facets) {
   std::vector<const Facet*> sorted;
   sorted.reserve(facets.size());

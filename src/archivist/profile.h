@@ -50,6 +50,11 @@ struct Facet {
 // (none when empty). Other event types give no facet.
 std::optional<Facet> FacetFromEvent(const Event& event, std::string segment_id);
 
+// Whether a facet is a free fact: a fact sentence that fits no slot, kept
+// by FacetFromEvent under the head words of its clause. It says what
+// happened rather than who the user is.
+bool IsFreeFact(std::string_view facet_type, std::string_view key, std::string_view value);
+
 // Markdown for `memory.profile_render`: one section per facet type, titled
 // "### " + the type with its first letter upper-cased ("### Preference"),
 // in the order preference, context, then the other types in byte order; in

@@ -1,5 +1,7 @@
 #include "archivist/segments.h"
 
+#include <cinttypes>
+#include <cstdio>
 #include <utility>
 #include <vector>
 
@@ -133,6 +135,40 @@ std::string SessionDocumentSourcePrefix(std::string_view session_id) {
   }
   out += "/segment/";
   return out;
+}
+
+std::optional<SegmentSpan> ParseSegmentDocumentSource(std::string_view source) {
+  constexpr std::string_view kScheme = "agent://session/";
+  constexpr std::string_view kSegment = "/segment/";
+  constexpr std::string_view kSeq = "#seq";
+  if (!source.starts_with(kScheme)) return std::nullopt;
+  source.remove_prefix(kScheme.size());
+  const size_t seg = source.find(kSegment);
+  const size_t hash = source.rfind(kSeq);
+  if (seg == std::string_view::npos || hash == std::string_view::npos || hash < seg) {
+    return std::nullopt;
+  }
+  SegmentSpan span;
+  for (size_t i = 0; i < seg; ++i) {
+    if (source[i] != '%') {
+      span.session_id += source[i];
+      continue;
+    }
+    unsigned byte = 0;
+    if (i + 2 >= seg ||
+        std::sscanf(std::string(source.substr(i + 1, 2)).c_str(), "%2x", &byte) != 1) {
+      return std::nullopt;
+    }
+    span.session_id += static_cast<char>(byte);
+    i += 2;
+  }
+  const std::string range(source.substr(hash + kSeq.size()));
+  char tail = 0;
+  if (std::sscanf(range.c_str(), "%" SCNd64 "-%" SCNd64 "%c", &span.first_seq, &span.last_seq,
+                  &tail) != 2) {
+    return std::nullopt;
+  }
+  return span;
 }
 
 std::string SegmentDocumentSource(const storage::SegmentRow& segment) {

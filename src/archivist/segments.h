@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -49,6 +50,14 @@ struct FinalizeOptions {
 // "agent://session/<s>/segment/<seg>#seq<a>-<b>", the session id
 // percent-encoded (RFC 3986: every byte but unreserved ones).
 std::string SegmentDocumentSource(const storage::SegmentRow& segment);
+// The session and the span of turns a segment document's provenance names;
+// nullopt when `source` is not one SegmentDocumentSource makes.
+struct SegmentSpan {
+  std::string session_id;  // decoded
+  int64_t first_seq = 0;
+  int64_t last_seq = 0;
+};
+std::optional<SegmentSpan> ParseSegmentDocumentSource(std::string_view source);
 // "agent://session/<s>/segment/": what every segment document of session
 // `session_id` starts with, and no other session's (the encoding has no '/').
 std::string SessionDocumentSourcePrefix(std::string_view session_id);

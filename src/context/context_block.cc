@@ -37,17 +37,27 @@ const Preset* FindPreset(std::string_view name) {
   return nullptr;
 }
 
-PackedBlock PackContextBlock(const std::vector<BlockSection>& sections, size_t budget_chars) {
-  PackedBlock block;
+namespace {
+
+std::string SectionHeader(const PackedBlock& block, const BlockSection& section) {
+  const std::string separator = block.text.empty() ? "" : "\n";
+  return separator + "## " + OneLine(section.title) + "\n";
+}
+
+// Packs sections [0, end) into `block`; returns the room section `end`
+// would get (its header included), 0 when end is past the last section.
+size_t PackSections(const std::vector<BlockSection>& sections, size_t budget_chars, size_t end,
+                    PackedBlock& block) {
   size_t carry = 0;
-  for (const BlockSection& section : sections) {
+  for (size_t index = 0; index < sections.size(); ++index) {
+    const BlockSection& section = sections[index];
     const size_t own =
         static_cast<size_t>(std::floor(static_cast<double>(budget_chars) * section.share));
-    size_t allowance = own + (section.takes_carry ? carry : 0);
+    size_t allowance = own + section.extra_chars + (section.takes_carry ? carry : 0);
     // Never past the whole budget, whatever the shares add up to.
     allowance = std::min(allowance, budget_chars - block.chars);
-    const std::string separator = block.text.empty() ? "" : "\n";
-    const std::string header = separator + "## " + OneLine(section.title) + "\n";
+    if (index == end) return allowance;
+    const std::string header = SectionHeader(block, section);
     const size_t header_chars = text::CountCodePoints(header);
     std::string body;
     size_t body_chars = 0;
@@ -82,7 +92,23 @@ PackedBlock PackContextBlock(const std::vector<BlockSection>& sections, size_t b
     }
     carry = section.takes_carry ? allowance - used : carry + (allowance - used);
   }
+  return 0;
+}
+
+}  // namespace
+
+PackedBlock PackContextBlock(const std::vector<BlockSection>& sections, size_t budget_chars) {
+  PackedBlock block;
+  PackSections(sections, budget_chars, sections.size(), block);
   return block;
+}
+
+size_t SectionRoom(const std::vector<BlockSection>& sections, size_t budget_chars, size_t index) {
+  PackedBlock block;
+  const size_t allowance = PackSections(sections, budget_chars, index, block);
+  if (index >= sections.size()) return 0;
+  const size_t header_chars = text::CountCodePoints(SectionHeader(block, sections[index]));
+  return allowance - std::min(allowance, header_chars);
 }
 
 }  // namespace mnemo::context

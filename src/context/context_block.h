@@ -33,6 +33,9 @@ struct BlockSection {
   // Whether the room earlier sections left unused is offered to this one;
   // when not, it passes on to the next section that takes it.
   bool takes_carry = true;
+  // Characters beyond the share, taken from what the sections after it
+  // would have had (they still get at most what is left of the budget).
+  size_t extra_chars = 0;
   std::vector<std::string> items;  // best first
 };
 
@@ -58,5 +61,11 @@ struct PackedBlock {
 // the result never exceeds `budget_chars`.
 inline constexpr size_t kMinCutChars = 24;
 PackedBlock PackContextBlock(const std::vector<BlockSection>& sections, size_t budget_chars);
+
+// The characters section `index` has for its "- <item>\n" lines when
+// packed after `sections[0, index)` as they are: its share, the carry the
+// sections before it leave, less its header. The items of `index` and later
+// sections do not matter. 0 when `index` is past the last section.
+size_t SectionRoom(const std::vector<BlockSection>& sections, size_t budget_chars, size_t index);
 
 }  // namespace mnemo::context

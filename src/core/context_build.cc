@@ -2,11 +2,14 @@
 // candidates from the layers and lets context::PackContextBlock fit them.
 #include <algorithm>
 #include <map>
+#include <optional>
 
-#include "base/time.h"
+#include "archivist/profile.h"
+#include "archivist/segments.h"
 #include "context/context_block.h"
 #include "core/engine_impl.h"
 #include "core/turn_ranking.h"
+#include "core/turn_runs.h"
 #include "core/validation.h"
 #include "text/query.h"
 #include "text/snippet.h"
@@ -17,7 +20,7 @@ namespace {
 // Shares of the budget, in section order; what a section leaves unused
 // passes to the next. The evidence (entries, then the turns quoted whole)
 // comes first and gets most of the room; recaps and documents, derived from
-// the turns, follow.
+// the turns, follow, and what they leave unused goes back to the turns.
 constexpr double kEntriesShare = 0.25;
 constexpr double kProfileShare = 0.10;
 constexpr double kRecapsShare = 0.08;
@@ -39,16 +42,8 @@ constexpr double kRelativeEntryScore = 0.5;
 
 constexpr int64_t kMaxBudgetChars = 1'000'000;
 
-constexpr size_t kTurnsSection = 2;  // index of "Relevant turns" in the sections
-
-// "user, 2023-05-08 13:56 (s1 #4): <content>": who said it and when.
-std::string TurnLine(const storage::TurnRow& row, const std::string& text) {
-  const std::string when = internal::FormatRfc3339(row.timestamp_ms);
-  // "2023-05-08T13:56:00.000Z" -> "2023-05-08 13:56"
-  const std::string date = when.size() >= 16 ? when.substr(0, 10) + " " + when.substr(11, 5) : when;
-  return row.role + ", " + date + " (" + row.session_id + " #" + std::to_string(row.seq) +
-         "): " + text;
-}
+// The sections, in block order.
+enum Section : size_t { kEntries, kProfile, kTurns, kRecaps, kDocuments, kSectionCount };
 
 // How many passages of a derived section can show, at least one (the room
 // the turns leave may pass to it), at most `k`.
@@ -57,12 +52,158 @@ int ItemsFitting(int64_t budget, double share, int k) {
   return static_cast<int>(std::clamp<int64_t>(room / 200 + 1, 1, k));
 }
 
-// Whether `item` quotes one of `quoted` (texts already in the block).
-bool QuotesAny(const std::string& item, const std::vector<std::string>& quoted) {
+// A recap or document, and the turns it was made from when it is a segment
+// document: it is left out when the block quotes what it repeats.
+struct DerivedItem {
+  std::string text;
+  std::string owner;
+  std::optional<archivist::SegmentSpan> span;
+};
+
+// Whether `item` adds nothing to `runs`: it quotes one of their turns whole,
+// or it is a segment document (the segment's prose) one of whose turns is
+// quoted.
+bool Repeats(const DerivedItem& item, const TurnRuns& runs,
+             const std::vector<std::string>& quoted) {
+  if (item.span && runs.HoldsTurnIn(item.owner, item.span->session_id, item.span->first_seq,
+                                    item.span->last_seq)) {
+    return true;
+  }
   for (const std::string& q : quoted) {
-    if (!q.empty() && item.find(q) != std::string::npos) return true;
+    if (!q.empty() && item.text.find(q) != std::string::npos) return true;
   }
   return false;
+}
+
+// The best of `turns` (best first) that fit `room` characters in runs.
+TurnRuns FitTurns(const std::vector<RankedTurn>& turns, const std::vector<std::string>& texts,
+                  size_t room) {
+  TurnRuns runs;
+  for (size_t i = 0; i < turns.size(); ++i) runs.AddIfFits(turns[i].row, texts[i], room);
+  return runs;
+}
+
+// The turns' lines and the derived items that do not repeat them, into
+// `sections`.
+void FillFromRuns(const TurnRuns& runs, const std::vector<DerivedItem>& recaps,
+                  const std::vector<DerivedItem>& documents,
+                  std::vector<context::BlockSection>& sections) {
+  sections[kTurns].items = runs.Lines();
+  const std::vector<std::string> quoted = runs.Texts();
+  for (auto [section, items] : {std::pair{kRecaps, &recaps}, std::pair{kDocuments, &documents}}) {
+    sections[section].items.clear();
+    for (const DerivedItem& item : *items) {
+      if (!Repeats(item, runs, quoted)) sections[section].items.push_back(item.text);
+    }
+  }
+}
+
+// The entries of the block: by score relative to the best one's.
+Result<std::vector<std::string>> ContextEntries(Engine::Impl& engine, const Principal& who,
+                                                const ContextBuildRequest& req, int k) {
+  MNEMO_ASSIGN_OR_RETURN(
+      SearchResponse found,
+      engine.Search(who,
+                    {.query = req.query, .max_results = k, .min_score = 0, .window = req.window}));
+  std::vector<std::string> items;
+  const double best = found.results.empty() ? 0 : found.results.front().score;
+  for (const SearchHit& h : found.results) {
+    if (h.score <= 0 || h.score < kRelativeEntryScore * best) break;
+    items.push_back(h.key + ": " + h.content);
+  }
+  return items;
+}
+
+// The profile's current values: the facets the query names first, then the
+// best evidence; Profile's order (type, key) breaks ties. A free fact (a
+// sentence that fits no slot) shows only when the query names it: it tells
+// what happened, which the turns tell, not who the user is.
+Result<std::vector<std::string>> ContextProfile(Engine::Impl& engine, const Principal& who,
+                                                const std::vector<std::string>& terms) {
+  MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets, engine.Profile(who));
+  std::vector<std::pair<bool, const ProfileFacet*>> order;
+  order.reserve(facets.size());
+  for (const ProfileFacet& f : facets) {
+    const bool named = text::MatchesAnyTerm(f.key + " " + f.value, terms);
+    if (named || !archivist::IsFreeFact(f.facet_type, f.key, f.value)) {
+      order.emplace_back(named, &f);
+    }
+  }
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first;
+    return a.second->evidence_count > b.second->evidence_count;
+  });
+  std::vector<std::string> items;
+  items.reserve(order.size());
+  for (const auto& [named, f] : order) {
+    items.push_back(f->facet_type + " " + f->key + ": " + f->value);
+  }
+  return items;
+}
+
+// Recaps and documents come from many turns: no one time or agent.
+bool TakesDerived(const ContextBuildRequest& req) { return req.window.empty() && !req.agent_id; }
+
+// The recaps of the block, at most `limit`: with a session, that session's
+// recaps that match the query by relevance, then its others newest first
+// (the recent past matters most when nothing matches); without, the best
+// matching recaps of every session.
+Result<std::vector<DerivedItem>> ContextRecaps(Engine::Impl& engine, const Principal& who,
+                                               const ContextBuildRequest& req,
+                                               const std::vector<std::string>& terms, int limit) {
+  std::vector<DerivedItem> items;
+  if (!TakesDerived(req)) return items;
+  const bool all = !engine.config.memory.acl_enabled;
+  if (!req.session_id) {
+    MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> recaps,
+                           engine.RecallRecaps(req.query, terms, limit, all ? "" : who.name));
+    for (const RecallHit& h : recaps) items.push_back({.text = BestPassage(h.content, terms)});
+    return items;
+  }
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> rows,
+                         engine.backend->Segments(all, who.name, *req.session_id));
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<RecallHit> ranked,
+      engine.RecallRecaps(req.query, terms, kMaxRankedRecaps, all ? "" : who.name));
+  std::map<std::string, size_t> rank;
+  for (size_t i = 0; i < ranked.size(); ++i) rank.emplace(ranked[i].id, i);
+  auto rank_of = [&](const storage::SegmentRow& r) {
+    auto it = rank.find(r.id);
+    return it == rank.end() ? ranked.size() : it->second;
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
+    if (rank_of(a) != rank_of(b)) return rank_of(a) < rank_of(b);
+    return a.first_seq > b.first_seq;
+  });
+  for (const storage::SegmentRow& r : rows) {
+    if (static_cast<int>(items.size()) == limit) break;
+    if (r.status == "closed" && !r.recap.empty()) {
+      items.push_back({.text = BestPassage(r.recap, terms)});
+    }
+  }
+  return items;
+}
+
+// The documents of the block that match the query, at most `limit`.
+Result<std::vector<DerivedItem>> ContextDocuments(Engine::Impl& engine, const Principal& who,
+                                                  const ContextBuildRequest& req,
+                                                  const std::vector<std::string>& terms,
+                                                  int limit) {
+  std::vector<DerivedItem> items;
+  if (!TakesDerived(req)) return items;
+  const bool all = !engine.config.memory.acl_enabled;
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<storage::DocumentHit> docs,
+      engine.backend->SearchDocuments(
+          {.terms = terms, .owner = all ? std::nullopt : std::optional(who.name), .limit = limit}));
+  for (storage::DocumentHit& h : docs) {
+    std::string body = BestPassage(h.row.summary.empty() ? h.row.content : h.row.summary, terms);
+    if (!h.row.source.empty()) body += " [" + h.row.source + "]";
+    items.push_back({.text = std::move(body),
+                     .owner = h.row.owner,
+                     .span = archivist::ParseSegmentDocumentSource(h.row.source)});
+  }
+  return items;
 }
 
 }  // namespace
@@ -84,131 +225,56 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
   if (req.session_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.session_id, "session_id"));
   MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(req.window));
   if (req.agent_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.agent_id, "agent_id"));
-  // Recaps and documents come from many turns: no one time or agent.
-  const bool derived = req.window.empty() && !req.agent_id;
   const int k = preset->items_per_section;
-  const bool all = !config.memory.acl_enabled;
   const std::vector<std::string> terms = text::QueryTerms(req.query);
 
-  std::vector<context::BlockSection> sections;
-  {
-    context::BlockSection s{.title = "Relevant memories", .share = kEntriesShare};
-    MNEMO_ASSIGN_OR_RETURN(
-        SearchResponse found,
-        Search(who, {.query = req.query, .max_results = k, .min_score = 0, .window = req.window}));
-    const double best = found.results.empty() ? 0 : found.results.front().score;
-    for (const SearchHit& h : found.results) {
-      if (h.score <= 0 || h.score < kRelativeEntryScore * best) break;
-      s.items.push_back(h.key + ": " + h.content);
-    }
-    sections.push_back(std::move(s));
-  }
-  {
-    // The profile keeps to its share: what the entries leave goes to the
-    // turns, the evidence.
-    context::BlockSection s{
-        .title = "About the user", .share = kProfileShare, .takes_carry = false};
-    MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets, Profile(who));
-    // Current values only. Facets the query names first, then the best
-    // evidence; Profile's order (type, key) breaks ties.
-    std::vector<std::pair<bool, const ProfileFacet*>> order;
-    order.reserve(facets.size());
-    for (const ProfileFacet& f : facets) {
-      order.emplace_back(text::MatchesAnyTerm(f.key + " " + f.value, terms), &f);
-    }
-    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
-      if (a.first != b.first) return a.first;
-      return a.second->evidence_count > b.second->evidence_count;
-    });
-    for (const auto& [named, f] : order) {
-      s.items.push_back(f->facet_type + " " + f->key + ": " + f->value);
-    }
-    sections.push_back(std::move(s));
-  }
-  // The turns' texts, to leave out recaps and documents that only repeat them.
-  std::vector<std::string> turn_texts;
-  {
-    context::BlockSection s{.title = "Relevant turns", .share = kTurnsShare};
-    // Enough candidates to fill the whole budget with short turns.
-    const int turn_candidates = static_cast<int>(std::clamp<int64_t>(
-        budget / kShortTurnChars, int64_t{kTurnsPerItem} * k, kMaxTurnCandidates));
-    MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> turns,
-                           RankTurnsInConversation(*backend, {.terms = terms,
-                                                              .all = all,
-                                                              .owner = who.name,
-                                                              .limit = turn_candidates,
-                                                              .since = req.window.since,
-                                                              .until = req.window.until,
-                                                              .agent_id = req.agent_id}));
-    for (const RankedTurn& h : turns) {
-      std::string text = ReadableTurnText(h.row, terms, tools.get());
-      s.items.push_back(TurnLine(h.row, text));
-      turn_texts.push_back(std::move(text));
-    }
-    sections.push_back(std::move(s));
-  }
-  {
-    context::BlockSection s{.title = "Earlier in this conversation", .share = kRecapsShare};
-    const int recap_items = ItemsFitting(budget, kRecapsShare, k);
-    if (derived && req.session_id) {
-      MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> rows,
-                             backend->Segments(all, who.name, *req.session_id));
-      // The recaps that match the query by relevance, then the others newest
-      // first: the recent past matters most when nothing matches.
-      MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> ranked,
-                             RecallRecaps(req.query, terms, kMaxRankedRecaps, all ? "" : who.name));
-      std::map<std::string, size_t> rank;
-      for (size_t i = 0; i < ranked.size(); ++i) rank.emplace(ranked[i].id, i);
-      auto rank_of = [&](const storage::SegmentRow& r) {
-        auto it = rank.find(r.id);
-        return it == rank.end() ? ranked.size() : it->second;
-      };
-      std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
-        if (rank_of(a) != rank_of(b)) return rank_of(a) < rank_of(b);
-        return a.first_seq > b.first_seq;
-      });
-      for (const storage::SegmentRow& r : rows) {
-        if (r.status == "closed" && !r.recap.empty())
-          s.items.push_back(BestPassage(r.recap, terms));
-        if (static_cast<int>(s.items.size()) == recap_items) break;
-      }
-    } else if (derived) {
-      s.title = "Earlier conversations";
-      MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> recaps,
-                             RecallRecaps(req.query, terms, recap_items, all ? "" : who.name));
-      for (const RecallHit& h : recaps) s.items.push_back(BestPassage(h.content, terms));
-    }
-    sections.push_back(std::move(s));
-  }
-  {
-    context::BlockSection s{.title = "Documents", .share = kDocumentsShare};
-    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::DocumentHit> docs,
-                           backend->SearchDocuments(
-                               {.terms = terms,
-                                .owner = all ? std::nullopt : std::optional(who.name),
-                                .limit = derived ? ItemsFitting(budget, kDocumentsShare, k) : 0}));
-    for (const storage::DocumentHit& h : docs) {
-      std::string body = BestPassage(h.row.summary.empty() ? h.row.content : h.row.summary, terms);
-      s.items.push_back(h.row.source.empty() ? body : body + " [" + h.row.source + "]");
-    }
-    sections.push_back(std::move(s));
-  }
-  // Recaps and documents that quote a turn already in the block add nothing.
-  {
-    const context::PackedBlock first =
-        context::PackContextBlock(sections, static_cast<size_t>(budget));
-    size_t turns_in = 0;
-    for (const context::PackedSection& p : first.sections) {
-      if (p.title == sections[kTurnsSection].title) turns_in = p.items;
-    }
-    turn_texts.resize(std::min(turn_texts.size(), turns_in));
-    for (size_t i = kTurnsSection + 1; i < sections.size(); ++i) {
-      std::erase_if(sections[i].items,
-                    [&](const std::string& item) { return QuotesAny(item, turn_texts); });
-    }
+  std::vector<context::BlockSection> sections(kSectionCount);
+  sections[kEntries] = {.title = "Relevant memories", .share = kEntriesShare};
+  MNEMO_ASSIGN_OR_RETURN(sections[kEntries].items, ContextEntries(*this, who, req, k));
+  // The profile keeps to its share: what the entries leave goes to the
+  // turns, the evidence.
+  sections[kProfile] = {.title = "About the user", .share = kProfileShare, .takes_carry = false};
+  MNEMO_ASSIGN_OR_RETURN(sections[kProfile].items, ContextProfile(*this, who, terms));
+  sections[kTurns] = {.title = "Relevant turns", .share = kTurnsShare};
+  sections[kRecaps] = {.title = "Earlier in this conversation", .share = kRecapsShare};
+  if (!req.session_id) sections[kRecaps].title = "Earlier conversations";
+  sections[kDocuments] = {.title = "Documents", .share = kDocumentsShare};
+
+  // Enough turn candidates to fill the whole budget with short turns.
+  const int turn_candidates = static_cast<int>(std::clamp<int64_t>(
+      budget / kShortTurnChars, int64_t{kTurnsPerItem} * k, kMaxTurnCandidates));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> turns,
+                         RankTurnsInConversation(*backend, {.terms = terms,
+                                                            .all = !config.memory.acl_enabled,
+                                                            .owner = who.name,
+                                                            .limit = turn_candidates,
+                                                            .since = req.window.since,
+                                                            .until = req.window.until,
+                                                            .agent_id = req.agent_id}));
+  std::vector<std::string> texts;
+  texts.reserve(turns.size());
+  for (const RankedTurn& h : turns) texts.push_back(ReadableTurnText(h.row, terms, tools.get()));
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<DerivedItem> recaps,
+      ContextRecaps(*this, who, req, terms, ItemsFitting(budget, kRecapsShare, k)));
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<DerivedItem> documents,
+      ContextDocuments(*this, who, req, terms, ItemsFitting(budget, kDocumentsShare, k)));
+
+  // The turns fit their room; the recaps and documents that only repeat
+  // them are left out, and the room that frees goes to more turns.
+  const auto total = static_cast<size_t>(budget);
+  const size_t room = context::SectionRoom(sections, total, kTurns);
+  TurnRuns runs = FitTurns(turns, texts, room);
+  FillFromRuns(runs, recaps, documents, sections);
+  const size_t unused = total - context::PackContextBlock(sections, total).chars;
+  if (unused > 0 && runs.count() < turns.size()) {
+    sections[kTurns].extra_chars = unused;
+    runs = FitTurns(turns, texts, room + unused);
+    FillFromRuns(runs, recaps, documents, sections);
   }
 
-  context::PackedBlock packed = context::PackContextBlock(sections, static_cast<size_t>(budget));
+  context::PackedBlock packed = context::PackContextBlock(sections, total);
   ContextBlock out{.text = std::move(packed.text),
                    .preset = std::string(preset->name),
                    .budget_chars = budget,

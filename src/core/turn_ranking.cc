@@ -41,6 +41,14 @@ bool HasTextToRead(const storage::TurnRow& r) {
   return !r.content.empty() || !r.tool_calls_json.empty();
 }
 
+// Whether a turn asks something: it holds a question mark (ASCII, the
+// full-width one of CJK text or the Arabic one).
+bool AsksAQuestion(const storage::TurnRow& r) {
+  const std::string& c = r.content;
+  return c.find('?') != std::string::npos || c.find("\xEF\xBC\x9F") != std::string::npos ||
+         c.find("\xD8\x9F") != std::string::npos;
+}
+
 // How many of `terms` name the date (UTC) a turn was said on: its day of the
 // month, its month's name, its year ("13 October 2023"), as QueryTerms gives
 // them. A turn's time is searchable without being part of its text.
@@ -175,7 +183,9 @@ Result<std::vector<RankedTurn>> ScoreCandidates(storage::Backend& backend, stora
       if (d == 0) continue;
       auto it = at.find(PlaceKey(rows[i], rows[i].seq + d));
       if (it == at.end()) continue;
-      miss *= 1 - kNeighbourWeight * own[it->second];
+      const double weight =
+          d == -1 && AsksAQuestion(rows[it->second]) ? kAnswerWeight : kNeighbourWeight;
+      miss *= 1 - weight * own[it->second];
       passage[i] = std::max(passage[i], keyword[it->second]);
     }
     score[i] = std::clamp(1 - miss, 0.0, 1.0);

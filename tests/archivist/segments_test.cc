@@ -163,5 +163,21 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::ValuesIn(std::vector<std::string>(std::begin(testing::kConformanceBackends),
                                                  std::end(testing::kConformanceBackends))));
 
+TEST(SegmentDocumentSource, ParsesBackToTheSessionAndSpanItNames) {
+  const storage::SegmentRow segment{
+      .id = "seg-1", .session_id = "a/b c", .first_seq = 4, .last_seq = 17};
+  const std::string source = SegmentDocumentSource(segment);
+  const std::optional<SegmentSpan> span = ParseSegmentDocumentSource(source);
+  ASSERT_TRUE(span.has_value()) << source;
+  EXPECT_EQ(span->session_id, "a/b c");
+  EXPECT_EQ(span->first_seq, 4);
+  EXPECT_EQ(span->last_seq, 17);
+  for (const char* other :
+       {"", "context:s1", "https://example.com/#seq1-2", "agent://session/s/segment/x#seq1",
+        "agent://session/s%zz/segment/x#seq1-2", "agent://session/s/segment/x#seq1-2trailing"}) {
+    EXPECT_FALSE(ParseSegmentDocumentSource(other).has_value()) << other;
+  }
+}
+
 }  // namespace
 }  // namespace mnemo::archivist

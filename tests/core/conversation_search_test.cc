@@ -3,6 +3,7 @@
 // memory.context_build (issue 18 §1), on a real SQLite workspace.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -153,16 +154,76 @@ TEST_F(ConversationSearch, RecallPutsTurnsFirstAndDropsRecapsThatOnlyRepeatThem)
   }
 }
 
-TEST_F(ConversationSearch, ContextBuildQuotesTurnsWithRoleAndDate) {
+// Turns next to each other are one item: the session and time once, then
+// each turn with its number and role, in session order.
+TEST_F(ConversationSearch, ContextBuildQuotesNeighbouringTurnsAsOneRun) {
   Say("pets", "What did you name your new puppy?", "We called him Biscuit.");
   auto block = engine_->ContextBuild(who_, {.query = "puppy name", .budget_chars = 4000});
   ASSERT_TRUE(block.ok()) << block.status().ToString();
-  EXPECT_NE(block->text.find("- user, 2023-05-08 13:56 (pets #0): What did you name your new "
-                             "puppy?"),
+  EXPECT_NE(block->text.find("- (pets, 2023-05-08 13:56) #0 user: What did you name your new "
+                             "puppy? #1 assistant: We called him Biscuit.\n"),
             std::string::npos)
       << block->text;
-  EXPECT_NE(block->text.find("(pets #1): We called him Biscuit."), std::string::npos)
+}
+
+// A turn after a question is its answer: it ranks above a turn that only
+// follows a statement with the same words (spec 20).
+TEST_F(ConversationSearch, TheAnswerToAMatchingQuestionRanksAboveAnotherNeighbour) {
+  // Sessions in this order so that, by candidate order alone, the
+  // statement's neighbour would come first.
+  Say("a-bus", "I saw the hockey team bus.", "Nice, quite a sight.");
+  Say("b-fan", "Which hockey team you support?", "The Wolves, always.");
+  auto hits = engine_->EpisodicSearch(who_, {.query = "hockey team", .limit = 4});
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  std::vector<std::string> order;
+  for (const EpisodicHit& h : *hits) order.push_back(h.turn.content);
+  const auto answer = std::find(order.begin(), order.end(), "The Wolves, always.");
+  const auto other = std::find(order.begin(), order.end(), "Nice, quite a sight.");
+  ASSERT_NE(answer, order.end()) << ::testing::PrintToString(order);
+  EXPECT_TRUE(other == order.end() || answer < other) << ::testing::PrintToString(order);
+}
+
+// A segment document is the segment's prose: when the block quotes one of
+// its turns it adds nothing, and its room goes to more turns.
+TEST_F(ConversationSearch, ContextBuildLeavesOutTheDocumentOfASegmentItQuotes) {
+  // Turns that end in small talk, which a document's gist leaves out: it
+  // quotes none of them whole.
+  Say("garden",
+      "Hi there! I planted tomatoes and zucchini in the garden beds on Saturday. The soil was "
+      "very dry after the long summer, so I added two bags of compost.",
+      "Lovely, a vegetable patch of your own. Compost helps a lot with dry soil. Thanks!");
+  Say("garden", "Hello! The zucchini needs water every morning before it gets hot.",
+      "I will remind you at seven every morning this week. Thanks!");
+  auto end = engine_->SessionEnd(who_, "garden", /*sync=*/true);
+  ASSERT_TRUE(end.ok()) << end.status().ToString();
+  auto docs = engine_->DocSearch(who_, {.query = "zucchini garden"});
+  ASSERT_TRUE(docs.ok()) << docs.status().ToString();
+  ASSERT_FALSE(docs->empty()) << "the segment's document is searchable";
+  auto block = engine_->ContextBuild(who_, {.query = "zucchini garden", .budget_chars = 4000});
+  ASSERT_TRUE(block.ok()) << block.status().ToString();
+  EXPECT_NE(block->text.find("#0 user: Hi there! I planted tomatoes"), std::string::npos)
       << block->text;
+
+  EXPECT_EQ(block->text.find("agent://session/garden/segment/"), std::string::npos) << block->text;
+}
+
+// The profile shows who the user is; a fact that fits no slot ("I've been
+// ...") shows only when the query names it: the turns tell what happened.
+TEST_F(ConversationSearch, ContextBuildShowsAFreeFactOnlyWhenTheQueryNamesIt) {
+  Say("life", "I live in Lisbon. I've been busy painting watercolours lately.", "Nice!");
+  auto end = engine_->SessionEnd(who_, "life", /*sync=*/true);
+  ASSERT_TRUE(end.ok()) << end.status().ToString();
+  auto facets = engine_->Profile(who_);
+  ASSERT_TRUE(facets.ok()) << facets.status().ToString();
+  ASSERT_EQ(facets->size(), 2u) << "a location slot and a free fact";
+  auto other = engine_->ContextBuild(who_, {.query = "train coast", .budget_chars = 4000});
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  EXPECT_NE(other->text.find("- context location: Lisbon\n"), std::string::npos) << other->text;
+  EXPECT_EQ(other->text.find("busy painting"), std::string::npos) << other->text;
+  auto named = engine_->ContextBuild(who_, {.query = "painting", .budget_chars = 4000});
+  ASSERT_TRUE(named.ok()) << named.status().ToString();
+  EXPECT_NE(named->text.find("- context i've been busy painting: "), std::string::npos)
+      << named->text;
 }
 
 // Coverage (spec 20, "Turns in their conversation"): a turn that holds more

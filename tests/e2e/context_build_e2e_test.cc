@@ -100,11 +100,12 @@ TEST_F(ContextBuildE2e, EachLayerReachesItsSection) {
   EXPECT_NE(text.find("## About the user\n- preference deploy day: Tuesday\n"), std::string::npos)
       << text;
   EXPECT_NE(text.find("## Relevant turns\n- "), std::string::npos) << text;
-  // Turns are quoted whole with their role and date (issue 18).
-  EXPECT_NE(text.find(" (ops #0): How do we deploy the billing service, step 0?\n"),
+  // Turns are quoted whole with their number, role and date (issue 18),
+  // neighbours in one run.
+  EXPECT_NE(text.find("#0 user: How do we deploy the billing service, step 0? #1 assistant: "),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("- user, 20"), std::string::npos) << text;
+  EXPECT_NE(text.find("- (ops, 20"), std::string::npos) << text;
   // The session's extractive recap and its segment document only repeat
   // turns that are in the block: they are left out rather than said twice.
   EXPECT_EQ(text.find("## Earlier in this conversation\n- "), std::string::npos) << text;
