@@ -20,7 +20,8 @@ namespace {
 // Shares of the budget, in section order; what a section leaves unused
 // passes to the next. The evidence (entries, then the turns quoted whole)
 // comes first and gets most of the room; recaps and documents, derived from
-// the turns, follow, and what they leave unused goes back to the turns.
+// the turns, follow, and what they leave unused goes back to the turns, then
+// to the entries.
 constexpr double kEntriesShare = 0.25;
 constexpr double kProfileShare = 0.10;
 constexpr double kRecapsShare = 0.08;
@@ -273,8 +274,13 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
     runs = FitTurns(turns, texts, room + unused);
     FillFromRuns(runs, recaps, documents, sections);
   }
-
+  // Room still unused (every turn is in) goes back to the entries, which
+  // come first and so never get what later sections leave.
   context::PackedBlock packed = context::PackContextBlock(sections, total);
+  if (packed.chars < total && !sections[kEntries].items.empty()) {
+    sections[kEntries].extra_chars = total - packed.chars;
+    packed = context::PackContextBlock(sections, total);
+  }
   ContextBlock out{.text = std::move(packed.text),
                    .preset = std::string(preset->name),
                    .budget_chars = budget,
