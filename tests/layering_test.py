@@ -40,6 +40,12 @@ RESTRICTED = {
 INTERNAL_ROOMS = {"base", "text", "storage", "core", "transport", "embed", "index", "rules",
                   "archivist", "context", "llm"}
 
+def code_of(text):
+    """`text` without its comments and string literals."""
+    text = re.sub(r'"(\\.|[^"\\\n])*"', '""', text)
+    return re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
+
+
 include_re = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 failures = []
 checked = 0
@@ -65,6 +71,12 @@ for room, allowed in ALLOWED.items():
         text = path.read_text(encoding="utf-8")
         if not room.startswith("src/storage") and re.search(r"\bsqlite3_\w+\(|\bPGconn\b", text):
             failures.append(f"{rel}: SQLite/PostgreSQL API outside src/storage")
+        # The library reports through its logger (mnemo/logger.h): only the
+        # default logger writes to standard error; the CLI (apps) talks to
+        # its user there.
+        if (room.startswith("src") and rel != "src/base/logger.cc"
+                and re.search(r"std::(cerr|clog)\b|\bstderr\b|STDERR_FILENO", code_of(text))):
+            failures.append(f"{rel}: writes to standard error; report through the Logger")
 
 for f in failures:
     print(f)

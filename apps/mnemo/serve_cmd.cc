@@ -81,11 +81,11 @@ class Periodic {
 void Maintain(Engine& engine, int64_t tick) {
   constexpr int kHygieneEveryTicks = 10;
   if (auto r = engine.CloseIdleSegments(); !r.ok()) {
-    std::cerr << "mnemo: warning: closing idle segments: " << r.status().message() << "\n";
+    engine.logger().Log(LogLevel::kWarn, "closing idle segments: " + r.status().message());
   }
   if (tick % kHygieneEveryTicks == 0) {
     if (auto r = engine.RunHygieneIfDue(); !r.ok()) {
-      std::cerr << "mnemo: warning: hygiene: " << r.status().message() << "\n";
+      engine.logger().Log(LogLevel::kWarn, "hygiene: " + r.status().message());
     }
   }
 }
@@ -101,7 +101,7 @@ std::unique_ptr<Periodic> IndexSaver(Engine& engine) {
   return std::make_unique<Periodic>(std::chrono::seconds(secs), [&engine](int64_t tick) {
     if (tick == 0) return;  // the open has just written what it rebuilt
     if (Status s = engine.SaveVectorIndexes(); !s.ok()) {
-      std::cerr << "mnemo: warning: " << s.message() << "\n";
+      engine.logger().Log(LogLevel::kWarn, s.message());
     }
   });
 }

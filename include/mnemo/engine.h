@@ -15,6 +15,7 @@
 
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
+#include "mnemo/logger.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 
@@ -26,6 +27,9 @@ struct EngineOptions {
   std::string workspace;
   Config config;
   std::shared_ptr<Clock> clock;  // null: SystemClock()
+  // Where warnings of background work go (mnemo/logger.h). Null: standard
+  // error at MNEMO_LOG's level (Open fails when MNEMO_LOG is not a level).
+  std::shared_ptr<Logger> logger;
 };
 
 // --workspace DIR, else $MNEMO_WORKSPACE, else
@@ -45,6 +49,8 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   const Config& config() const;
+  // The engine's logger, for its transports to report through.
+  Logger& logger() const;
   // Absolute path of the workspace folder.
   const std::string& workspace() const;
 

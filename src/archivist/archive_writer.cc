@@ -1,16 +1,17 @@
 #include "archivist/archive_writer.h"
 
 #include <algorithm>
-#include <iostream>
 #include <utility>
 
 #include "base/background_worker.h"
 
 namespace mnemo::archivist {
 
-ArchiveWriter::ArchiveWriter(std::string archive_root, size_t max_backlog)
+ArchiveWriter::ArchiveWriter(std::string archive_root, size_t max_backlog,
+                             std::shared_ptr<Logger> logger)
     : root_(std::move(archive_root)),
       max_backlog_(std::max<size_t>(max_backlog, 1)),
+      logger_(std::move(logger)),
       thread_([this] {
         mnemo::internal::LowerThisThreadPriority();
         Run();
@@ -75,12 +76,13 @@ void ArchiveWriter::Run() {
     bool problem = false;
     if (!written.ok()) {
       problem = true;
-      std::cerr << "mnemo: warning: cannot write the archive file of session " << row.session_id
-                << " seq " << row.seq << ": " << written.status().message() << "\n";
+      logger_->Log(LogLevel::kWarn, "cannot write the archive file of session " + row.session_id +
+                                        " seq " + std::to_string(row.seq) + ": " +
+                                        written.status().message());
     } else if (*written == ArchiveOutcome::kAlreadyExisted) {
       problem = true;
-      std::cerr << "mnemo: warning: archive file " << ArchivePath(root_, row)
-                << " already exists (kept)\n";
+      logger_->Log(LogLevel::kWarn,
+                   "archive file " + ArchivePath(root_, row) + " already exists (kept)");
     }
     lock.lock();
     ++written_;

@@ -11,12 +11,14 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "archivist/markdown_archive.h"
+#include "mnemo/logger.h"
 
 namespace mnemo::archivist {
 
@@ -25,7 +27,10 @@ class ArchiveWriter {
   // Rows waiting at most (the default of learning.archive_queue_rows).
   static constexpr size_t kDefaultMaxBacklog = 8192;
 
-  explicit ArchiveWriter(std::string archive_root, size_t max_backlog = kDefaultMaxBacklog);
+  // A row that cannot be written, or whose file already exists, is reported
+  // to `logger`.
+  explicit ArchiveWriter(std::string archive_root, size_t max_backlog = kDefaultMaxBacklog,
+                         std::shared_ptr<Logger> logger = StderrLogger());
   // Writes what is queued, then stops.
   ~ArchiveWriter();
   ArchiveWriter(const ArchiveWriter&) = delete;
@@ -55,6 +60,7 @@ class ArchiveWriter {
 
   const std::string root_;
   const size_t max_backlog_;
+  const std::shared_ptr<Logger> logger_;
   mutable std::mutex mu_;
   std::condition_variable work_cv_;
   std::condition_variable done_cv_;

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <iostream>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -28,14 +27,20 @@ Result<internal::Fd> OpenForAppend(const std::string& path) {
 
 }  // namespace
 
-Result<std::unique_ptr<AuditLog>> AuditLog::Open(std::string path, int64_t max_bytes,
-                                                 int64_t keep) {
+Result<std::unique_ptr<AuditLog>> AuditLog::Open(std::string path, int64_t max_bytes, int64_t keep,
+                                                 std::shared_ptr<Logger> logger) {
   MNEMO_ASSIGN_OR_RETURN(internal::Fd fd, OpenForAppend(path));
-  return std::unique_ptr<AuditLog>(new AuditLog(std::move(path), max_bytes, keep, std::move(fd)));
+  return std::unique_ptr<AuditLog>(
+      new AuditLog(std::move(path), max_bytes, keep, std::move(fd), std::move(logger)));
 }
 
-AuditLog::AuditLog(std::string path, int64_t max_bytes, int64_t keep, internal::Fd fd)
-    : path_(std::move(path)), max_bytes_(max_bytes), keep_(keep), fd_(std::move(fd)) {}
+AuditLog::AuditLog(std::string path, int64_t max_bytes, int64_t keep, internal::Fd fd,
+                   std::shared_ptr<Logger> logger)
+    : path_(std::move(path)),
+      max_bytes_(max_bytes),
+      keep_(keep),
+      logger_(std::move(logger)),
+      fd_(std::move(fd)) {}
 
 void AuditLog::Append(TimeMs time, const Principal& who, const AuditEvent& event) {
   nlohmann::json line = {
@@ -107,7 +112,7 @@ Status AuditLog::RotateIfFullLocked() {
 void AuditLog::Report(const Status& s) {
   if (s.message() == last_error_) return;
   last_error_ = s.message();
-  std::cerr << "mnemo: warning: " << s.message() << "\n";
+  logger_->Log(LogLevel::kWarn, s.message());
 }
 
 }  // namespace mnemo::internal

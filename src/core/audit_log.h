@@ -7,7 +7,7 @@
 // (audit.log -> audit.log.1 -> ... -> audit.log.<keep>); every writer checks
 // before a write whether the path still names its open file and reopens it
 // otherwise, so after a rotation no process keeps writing to a rotated file
-// for more than one line. A write that fails is reported on stderr (once per
+// for more than one line. A write that fails is reported to the logger (once per
 // distinct error) and never fails the operation.
 //
 // Thread-safety: Append may be called from any thread.
@@ -19,6 +19,7 @@
 #include <string>
 
 #include "base/file_io.h"
+#include "mnemo/logger.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 
@@ -26,13 +27,16 @@ namespace mnemo::internal {
 
 class AuditLog {
  public:
-  // Creates the file (mode 0600) when missing; refuses a symlink.
-  static Result<std::unique_ptr<AuditLog>> Open(std::string path, int64_t max_bytes, int64_t keep);
+  // Creates the file (mode 0600) when missing; refuses a symlink. A write
+  // that fails is reported to `logger` (each distinct problem once).
+  static Result<std::unique_ptr<AuditLog>> Open(std::string path, int64_t max_bytes, int64_t keep,
+                                                std::shared_ptr<Logger> logger = StderrLogger());
 
   void Append(TimeMs time, const Principal& who, const AuditEvent& event);
 
  private:
-  AuditLog(std::string path, int64_t max_bytes, int64_t keep, internal::Fd fd);
+  AuditLog(std::string path, int64_t max_bytes, int64_t keep, internal::Fd fd,
+           std::shared_ptr<Logger> logger);
   // Reopens when the path no longer names the open file (rotated by another
   // process). Caller holds mu_.
   Status ReopenIfMovedLocked();
@@ -43,6 +47,7 @@ class AuditLog {
   const std::string path_;
   const int64_t max_bytes_;
   const int64_t keep_;
+  const std::shared_ptr<Logger> logger_;
   std::mutex mu_;
   internal::Fd fd_;         // guarded by mu_
   std::string last_error_;  // guarded by mu_: reported once

@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <iostream>
 
 #include "core/engine_impl.h"
 
@@ -43,7 +42,8 @@ Status MakeWorkspace(const std::string& dir) {
 }
 
 Result<std::unique_ptr<storage::Backend>> OpenBackend(const Config& config,
-                                                      const std::string& workspace) {
+                                                      const std::string& workspace,
+                                                      const std::shared_ptr<Logger>& logger) {
   const std::string& kind = config.memory.backend;
   // `embeddings` is sqlite with an embedder required (spec 10).
   if (kind == "embeddings" && config.embedding.provider == "none") {
@@ -54,7 +54,7 @@ Result<std::unique_ptr<storage::Backend>> OpenBackend(const Config& config,
         "embedding.provider");
   }
   if (kind == "sqlite" || kind == "embeddings") {
-    return storage::OpenSqliteBackend({.path = workspace + "/mnemo.db"});
+    return storage::OpenSqliteBackend({.path = workspace + "/mnemo.db", .logger = logger});
   }
   if (kind == "in_memory") return storage::NewMemoryBackend();
   if (kind == "markdown") {
@@ -64,12 +64,13 @@ Result<std::unique_ptr<storage::Backend>> OpenBackend(const Config& config,
     std::filesystem::path root(config.memory.path.empty() ? "memory" : config.memory.path);
     if (root.is_relative()) root = std::filesystem::path(workspace) / root;
     return storage::OpenMarkdownBackend(
-        {.root = root.string(), .data_path = workspace + "/mnemo.db"});
+        {.root = root.string(), .data_path = workspace + "/mnemo.db", .logger = logger});
   }
   if (kind == "postgres") {
     return storage::OpenPostgresBackend({.url = config.postgres.url,
                                          .schema = config.postgres.schema,
-                                         .pool_size = static_cast<int>(config.postgres.pool_size)});
+                                         .pool_size = static_cast<int>(config.postgres.pool_size),
+                                         .logger = logger});
   }
   // The config loader admits only the kinds above.
   return InvalidArgument("memory.backend \"" + kind +
@@ -107,16 +108,24 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->config = options.config;
   impl->clock = options.clock ? options.clock : SystemClock();
+  if (options.logger) {
+    impl->logger = options.logger;
+  } else {
+    // An invalid MNEMO_LOG is refused here rather than ignored.
+    MNEMO_RETURN_IF_ERROR(LogLevelFromEnvironment().status());
+    impl->logger = StderrLogger();
+  }
   std::string ws = ResolveWorkspace(options.workspace);
   MNEMO_RETURN_IF_ERROR(MakeWorkspace(ws));
   std::error_code ec;
   impl->workspace = std::filesystem::canonical(ws, ec).string();
   if (ec) return Unavailable("workspace " + ws + " cannot be resolved: " + ec.message());
-  MNEMO_ASSIGN_OR_RETURN(impl->backend, OpenBackend(impl->config, impl->workspace));
+  MNEMO_ASSIGN_OR_RETURN(impl->backend, OpenBackend(impl->config, impl->workspace, impl->logger));
   MNEMO_RETURN_IF_ERROR(impl->OpenVectors());
   impl->archive_root = impl->workspace + "/memory_tree/content/episodic";
   impl->archive = std::make_unique<archivist::ArchiveWriter>(
-      impl->archive_root, static_cast<size_t>(impl->config.learning.archive_queue_rows));
+      impl->archive_root, static_cast<size_t>(impl->config.learning.archive_queue_rows),
+      impl->logger);
   MNEMO_RETURN_IF_ERROR(impl->OpenArchivist());
   MNEMO_RETURN_IF_ERROR(impl->OpenTools());
   if (impl->config.security.audit.enabled) {
@@ -126,19 +135,19 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
     MNEMO_ASSIGN_OR_RETURN(
         impl->audit,
         internal::AuditLog::Open(audit.string(), impl->config.security.audit.max_size_mb * kMiB,
-                                 impl->config.security.audit.keep));
+                                 impl->config.security.audit.keep, impl->logger));
   }
   // Segments left open by a session that never ended (spec 40): a CLI or
   // stdio process closes them when it opens; their finalisation runs on the
   // worker, drained when the engine closes.
   if (auto idle = impl->CloseIdleSegments(/*sync=*/false); !idle.ok()) {
-    std::cerr << "mnemo: warning: closing idle segments: " << idle.status().message() << "\n";
+    impl->logger->Log(LogLevel::kWarn, "closing idle segments: " + idle.status().message());
   }
   // Hygiene at start-up when due (spec 10), off the opening thread.
   Engine::Impl* raw = impl.get();
   impl->segment_worker->Post([raw] {
     if (auto r = raw->RunHygieneIfDue(); !r.ok()) {
-      std::cerr << "mnemo: warning: hygiene: " << r.status().message() << "\n";
+      raw->logger->Log(LogLevel::kWarn, "hygiene: " + r.status().message());
     }
   });
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
@@ -148,6 +157,7 @@ Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
 
 const Config& Engine::config() const { return impl_->config; }
+Logger& Engine::logger() const { return *impl_->logger; }
 const std::string& Engine::workspace() const { return impl_->workspace; }
 
 Result<StoreResult> Engine::Store(const Principal& who, const StoreRequest& req) {

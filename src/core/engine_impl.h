@@ -44,6 +44,7 @@ struct Engine::Impl {
   Config config;
   std::string workspace;  // absolute
   std::shared_ptr<Clock> clock;
+  std::shared_ptr<Logger> logger;
   std::unique_ptr<storage::Backend> backend;
   // Vectors (vectors.cc). `embedder` is null with provider "none".
   std::unique_ptr<embed::Embedder> embedder;

@@ -1,7 +1,5 @@
 // The entry tools: store, get, forget, mark_useful, list, stats (spec 10).
 
-#include <iostream>
-
 #include "core/engine_impl.h"
 #include "core/validation.h"
 #include "rules/tool_rule.h"
@@ -106,8 +104,8 @@ void Engine::Impl::NoteAccessCountFailure(const Status& s) {
   TimeMs last = access_warning_at.load();
   if (now - last < kAccessWarningIntervalMs && last != 0) return;
   if (!access_warning_at.compare_exchange_strong(last, now)) return;  // another thread prints
-  std::cerr << "mnemo: warning: an access count could not be written (" << failures
-            << " so far; the reads were answered): " << s.message() << "\n";
+  logger->Log(LogLevel::kWarn, "an access count could not be written (" + std::to_string(failures) +
+                                   " so far; the reads were answered): " + s.message());
 }
 
 Result<Entry> Engine::Impl::MarkUseful(const Principal& who, const GetRequest& req) {

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <iostream>
 #include <map>
 #include <set>
 #include <thread>
@@ -350,7 +349,7 @@ Status Engine::Impl::OpenArchivist() {
   if (embedder != nullptr) {
     segment_worker->Post([this] {
       if (Result<int64_t> n = FillMissingRecapVectors(); !n.ok()) {
-        std::cerr << "mnemo: warning: embedding earlier recaps: " << n.status().message() << "\n";
+        logger->Log(LogLevel::kWarn, "embedding earlier recaps: " + n.status().message());
       }
     });
   }
@@ -366,11 +365,11 @@ void Engine::Impl::PostFinalize(std::string segment_id) {
                                        .embedder = embedder.get(),
                                        .documents = config.learning.chat_to_documents_enabled};
     if (Status s = archivist::FinalizeSegment(*backend, id, options, clock->NowMs()); !s.ok()) {
-      std::cerr << "mnemo: warning: cannot finalise segment " << id << ": " << s.message() << "\n";
+      logger->Log(LogLevel::kWarn, "cannot finalise segment " + id + ": " + s.message());
     }
     // Then give earlier extractive recaps another chance with the LLM.
     if (Result<int> pass = archivist::ResummarisePass(*backend, options); !pass.ok()) {
-      std::cerr << "mnemo: warning: re-summarising recaps: " << pass.status().message() << "\n";
+      logger->Log(LogLevel::kWarn, "re-summarising recaps: " + pass.status().message());
     }
   });
 }

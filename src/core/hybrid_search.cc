@@ -1,7 +1,6 @@
 #include "core/hybrid_search.h"
 
 #include <algorithm>
-#include <iostream>
 #include <unordered_map>
 
 #include "core/engine_impl.h"
@@ -39,8 +38,8 @@ Status Engine::Impl::PrepareVectorSide(const SearchRequest& req, HybridQuery* q,
   auto v = embedder->Embed(texts);
   if (!v.ok()) {
     // Not fatal (spec 20): keyword-only, and the response says so.
-    std::cerr << "mnemo: warning: embedder unavailable, keyword-only search: "
-              << v.status().message() << "\n";
+    logger->Log(LogLevel::kWarn,
+                "embedder unavailable, keyword-only search: " + v.status().message());
     *degraded = "embedder_unavailable";
     return Status::Ok();
   }

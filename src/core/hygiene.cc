@@ -4,7 +4,6 @@
 // useful_count >= 3 and system namespaces are exempt. Runs at start-up when
 // due, every 12 hours in the daemon, and on `mnemo hygiene run`.
 #include <algorithm>
-#include <iostream>
 #include <optional>
 #include <span>
 #include <string>
@@ -92,9 +91,10 @@ Result<std::optional<HygieneReport>> Engine::Impl::RunHygieneIfDue() {
   // A scheduled run has no caller to show the report to: the log has it
   // (only when it changed something, so idle runs stay quiet).
   if (report.archived > 0 || report.deleted > 0) {
-    std::cerr << "mnemo: hygiene: " << report.archived << " archived, " << report.deleted
-              << " deleted, " << report.exempt_useful << " kept as useful, " << report.scanned
-              << " entries scanned\n";
+    logger->Log(LogLevel::kInfo, "hygiene: " + std::to_string(report.archived) + " archived, " +
+                                     std::to_string(report.deleted) + " deleted, " +
+                                     std::to_string(report.exempt_useful) + " kept as useful, " +
+                                     std::to_string(report.scanned) + " entries scanned");
   }
   return std::optional<HygieneReport>(report);
 }

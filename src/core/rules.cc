@@ -2,7 +2,6 @@
 // principals and vectors around the rules room.
 
 #include <algorithm>
-#include <iostream>
 #include <set>
 
 #include "base/json_limits.h"
@@ -176,9 +175,9 @@ Result<PromptRules> Engine::Impl::ToolRulesForPrompt(const Principal& who,
   rules::PromptSelection selection =
       rules::SelectForPrompt(std::move(all), config.rules.prompt_cap);
   if (selection.critical > rules::kCriticalWarnThreshold) {
-    std::cerr << "mnemo: warning: " << selection.critical
-              << " critical tool rules are pinned (more than " << rules::kCriticalWarnThreshold
-              << "); all are kept\n";
+    logger->Log(LogLevel::kWarn,
+                std::to_string(selection.critical) + " critical tool rules are pinned (more than " +
+                    std::to_string(rules::kCriticalWarnThreshold) + "); all are kept");
   }
   PromptRules out;
   out.rendered = rules::RenderPromptBlock(selection.rules, config.memory.acl_enabled);
@@ -230,8 +229,8 @@ Result<TurnResult> Engine::Impl::TurnComplete(const Principal& who, const Turn& 
     // claim.
     Result<bool> finished = backend->FinishTurnClaim(claim->key, EncodeTurnResult(result));
     if (!finished.ok() && finished.status().code() != StatusCode::kNotFound) {
-      std::cerr << "mnemo: warning: cannot store the result of turn " << claim->key.turn_id << ": "
-                << finished.status().message() << "\n";
+      logger->Log(LogLevel::kWarn, "cannot store the result of turn " + claim->key.turn_id + ": " +
+                                       finished.status().message());
     }
   }
   MNEMO_RETURN_IF_ERROR(done);

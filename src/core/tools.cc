@@ -3,7 +3,6 @@
 // `mnemo reindex` of everything derived from text through it.
 
 #include <algorithm>
-#include <iostream>
 #include <map>
 #include <tuple>
 
@@ -168,9 +167,9 @@ Status Engine::Impl::RefreshStoredTools() {
     Result<context::ToolSpec> spec = CompileStoredTool(content);
     if (!spec.ok()) {
       // A hand-edited entry must not stop the engine: that tool is unknown.
-      std::cerr << "mnemo: warning: tool registration " << key << " in namespace "
-                << storage::kToolRegistryNamespace << " is ignored: " << spec.status().message()
-                << "\n";
+      logger->Log(LogLevel::kWarn, "tool registration " + key + " in namespace " +
+                                       std::string(storage::kToolRegistryNamespace) +
+                                       " is ignored: " + spec.status().message());
       continue;
     }
     specs.push_back(std::move(spec).value());
@@ -241,8 +240,8 @@ Status Engine::Impl::ReindexDerivedText(ReindexReport& report) {
       std::vector<context::CleanerFailure> failures;
       Result<std::string> text = archivist::RecomputeAssistantSearchText(*tools, row, &failures);
       if (!text.ok()) {
-        std::cerr << "mnemo: warning: turn " << row.id
-                  << " keeps its index: " << text.status().message() << "\n";
+        logger->Log(LogLevel::kWarn, "turn " + std::to_string(row.id) +
+                                         " keeps its index: " + text.status().message());
         continue;
       }
       MNEMO_RETURN_IF_ERROR(backend->ReplaceTurnSearchText(row.id, *text));

@@ -1,7 +1,6 @@
 #include "core/vector_space.h"
 
 #include <algorithm>
-#include <iostream>
 
 #include "index/index_file.h"
 #include "storage/vector_rules.h"
@@ -21,16 +20,15 @@ constexpr int64_t kSaveAfterChanges = 2048;
 constexpr int64_t kSaveFraction = 8;
 constexpr int64_t kMaxUnsavedChanges = storage::internal::kDefaultVectorLogLimit / 2;
 
-void LogWarning(const std::string& message) { std::cerr << "mnemo: warning: " << message << "\n"; }
-
 }  // namespace
 
 Result<std::unique_ptr<VectorSpace>> VectorSpace::Open(storage::Backend& backend,
                                                        std::string signature, size_t dims,
                                                        index::IndexOptions options,
-                                                       std::filesystem::path dir) {
-  std::unique_ptr<VectorSpace> space(
-      new VectorSpace(backend, std::move(signature), dims, options, std::move(dir)));
+                                                       std::filesystem::path dir,
+                                                       std::shared_ptr<Logger> logger) {
+  std::unique_ptr<VectorSpace> space(new VectorSpace(backend, std::move(signature), dims, options,
+                                                     std::move(dir), std::move(logger)));
   bool loaded = false;
   {
     std::lock_guard lock(space->mu_);
@@ -45,7 +43,8 @@ Result<std::unique_ptr<VectorSpace>> VectorSpace::Open(storage::Backend& backend
   // rebuilding again (issue 17).
   if (!loaded && !space->dir_.empty()) {
     if (Status s = space->WriteFile(); !s.ok()) {
-      LogWarning("cannot save the vector index of " + space->signature_ + ": " + s.message());
+      space->LogWarning("cannot save the vector index of " + space->signature_ + ": " +
+                        s.message());
     }
   }
   return space;

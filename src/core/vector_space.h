@@ -21,6 +21,7 @@
 
 #include "index/index_factory.h"
 #include "index/vector_index.h"
+#include "mnemo/logger.h"
 #include "storage/backend.h"
 
 namespace mnemo {
@@ -29,7 +30,7 @@ class VectorSpace {
  public:
   // Loads `<dir>/<signature>.*.idx` when it is intact and describes this
   // store, then catches up with storage; otherwise rebuilds from storage,
-  // logs why (on stderr), and writes the file at once, so that a crash
+  // logs why, and writes the file at once, so that a crash
   // later finds one (a failure to write it is a warning). Not trusted: a
   // file of another store (its store id is not backend.store_id(): copied
   // from another workspace), a file ahead of the store's change log (its
@@ -37,10 +38,11 @@ class VectorSpace {
   // it), one older than the log kept, a corrupt one, and one whose live
   // count after catching up is not the store's CountVectors (an older
   // database that has since moved past the file's watermark). `dir` empty:
-  // no file.
+  // no file. Refusals and failed saves are reported to `logger`.
   static Result<std::unique_ptr<VectorSpace>> Open(storage::Backend& backend, std::string signature,
                                                    size_t dims, index::IndexOptions options,
-                                                   std::filesystem::path dir);
+                                                   std::filesystem::path dir,
+                                                   std::shared_ptr<Logger> logger);
 
   const std::string& signature() const { return signature_; }
   size_t dims() const { return dims_; }
@@ -69,12 +71,15 @@ class VectorSpace {
 
  private:
   VectorSpace(storage::Backend& backend, std::string signature, size_t dims,
-              index::IndexOptions options, std::filesystem::path dir)
+              index::IndexOptions options, std::filesystem::path dir,
+              std::shared_ptr<Logger> logger)
       : backend_(backend),
         signature_(std::move(signature)),
         dims_(dims),
         options_(options),
-        dir_(std::move(dir)) {}
+        dir_(std::move(dir)),
+        logger_(std::move(logger)) {}
+  void LogWarning(const std::string& message) const { logger_->Log(LogLevel::kWarn, message); }
 
   Status Rebuild();
   // Whether Save would write: changed since the file was written, and
@@ -96,6 +101,7 @@ class VectorSpace {
   const size_t dims_;
   const index::IndexOptions options_;
   const std::filesystem::path dir_;
+  const std::shared_ptr<Logger> logger_;
 
   std::shared_ptr<index::VectorIndex> Current() const;
   void SetIndex(std::shared_ptr<index::VectorIndex> index);  // mu_ held

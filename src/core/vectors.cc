@@ -2,7 +2,6 @@
 // signature, embedding on store and import, and reindexing.
 
 #include <algorithm>
-#include <iostream>
 #include <map>
 
 #include "core/engine_impl.h"
@@ -17,7 +16,7 @@ constexpr int kEmbedPage = 512;
 
 Engine::Impl::~Impl() {
   if (Status s = SaveVectorIndexes(); !s.ok()) {
-    std::cerr << "mnemo: warning: " << s.message() << "\n";
+    (logger ? *logger : *StderrLogger()).Log(LogLevel::kWarn, s.message());
   }
 }
 
@@ -62,7 +61,7 @@ Result<std::shared_ptr<VectorSpace>> Engine::Impl::Space(const std::string& sign
     dir /= std::string(backend->name()) + "-" + std::string(backend->store_id());
   }
   MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space,
-                         VectorSpace::Open(*backend, signature, dims, index_options, dir));
+                         VectorSpace::Open(*backend, signature, dims, index_options, dir, logger));
   spaces.emplace(signature, space);
   return space;
 }
@@ -79,8 +78,9 @@ int64_t Engine::Impl::EmbedAndStore(std::span<const storage::Label> labels,
   auto vectors = embedder->Embed(texts);
   if (!space.ok() || !vectors.ok()) {
     const Status& why = space.ok() ? vectors.status() : space.status();
-    std::cerr << "mnemo: warning: " << labels.size()
-              << " vector(s) left pending (mnemo reindex fills them): " << why.message() << "\n";
+    logger->Log(LogLevel::kWarn,
+                std::to_string(labels.size()) +
+                    " vector(s) left pending (mnemo reindex fills them): " + why.message());
     return 0;
   }
   std::vector<storage::LabeledVector> batch;
@@ -89,7 +89,7 @@ int64_t Engine::Impl::EmbedAndStore(std::span<const storage::Label> labels,
     batch.push_back({labels[i], std::move((*vectors)[i])});
   }
   if (Status s = (*space)->Put(batch, sync); !s.ok()) {
-    std::cerr << "mnemo: warning: cannot store vectors: " << s.message() << "\n";
+    logger->Log(LogLevel::kWarn, "cannot store vectors: " + s.message());
     return 0;
   }
   return static_cast<int64_t>(batch.size());

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mnemo/logger.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 #include "storage/context_events.h"
@@ -537,9 +538,13 @@ class Backend {
   virtual Status CompactEntryIndex() { return Status::Ok(); }
 };
 
+// Each backend reports what it repairs or retries on its own (an index
+// rebuilt for a new text version, a failed checkpoint, a reconnect) to its
+// options' logger.
 struct SqliteOptions {
   std::string path;  // the database file; created when missing
   int readers = 4;   // reader connections kept open
+  std::shared_ptr<Logger> logger = StderrLogger();
 };
 
 Result<std::unique_ptr<Backend>> OpenSqliteBackend(const SqliteOptions& options);
@@ -549,6 +554,7 @@ struct PostgresOptions {
   std::string schema = "mnemo";  // created when missing; one memory per schema
   int pool_size = 4;             // connections kept open
   int connect_attempts = 5;      // at start-up, 500 ms apart
+  std::shared_ptr<Logger> logger = StderrLogger();
 };
 
 Result<std::unique_ptr<Backend>> OpenPostgresBackend(const PostgresOptions& options);
@@ -561,6 +567,7 @@ struct MarkdownOptions {
   std::string root;        // the memory folder; created when missing
   std::string index_path;  // the entries' index; default <root>/.index/mnemo-index.db
   std::string data_path;   // what is not an entry (turns, documents...); default: in the index
+  std::shared_ptr<Logger> logger = StderrLogger();
 };
 
 Result<std::unique_ptr<Backend>> OpenMarkdownBackend(const MarkdownOptions& options);

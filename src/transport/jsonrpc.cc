@@ -30,14 +30,14 @@ int JsonRpcErrorCode(StatusCode code) {
   return -32000;
 }
 
-json ErrorObject(const Status& status, std::string_view method) {
+json ErrorObject(const Status& status, std::string_view method, Logger& logger) {
   std::string request_id = NewRequestId();
   json data = {{"request_id", request_id}};
   if (!status.field().empty()) data["field"] = status.field();
   std::string message = status.message();
   if (status.code() == StatusCode::kInternal || status.code() == StatusCode::kOk) {
-    std::fprintf(stderr, "mnemo: request %s (%.*s) failed: %s\n", request_id.c_str(),
-                 static_cast<int>(method.size()), method.data(), status.message().c_str());
+    logger.Log(LogLevel::kError, "request " + request_id + " (" + std::string(method) +
+                                     ") failed: " + status.message());
     message = "internal error; the server log has the details under request id " + request_id;
   }
   return {{"code", JsonRpcErrorCode(status.code())},
@@ -144,7 +144,7 @@ json Dispatcher::HandleOne(const json& m, const Principal& who, Clock::time_poin
   if (result.ok()) {
     response["result"] = std::move(result).value();
   } else {
-    response["error"] = ErrorObject(result.status(), method);
+    response["error"] = ErrorObject(result.status(), method, engine_.logger());
   }
   return response;
 }

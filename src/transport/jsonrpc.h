@@ -73,9 +73,10 @@ class Dispatcher {
 };
 
 // {"code", "message", "data": {"field"?, "request_id"}} for a failed Status.
-// Internal errors are logged to stderr with the request id and answered with
-// a generic message (no SQL, no stack traces).
-nlohmann::json ErrorObject(const Status& status, std::string_view method = {});
+// Internal errors are logged to `logger` with the request id and answered
+// with a generic message (no SQL, no stack traces).
+nlohmann::json ErrorObject(const Status& status, std::string_view method = {},
+                           Logger& logger = *StderrLogger());
 
 // The error response envelope for a protocol error.
 nlohmann::json ErrorResponse(const nlohmann::json& id, int code, std::string message);

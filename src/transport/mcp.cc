@@ -31,8 +31,8 @@ json Failure(int code, std::string message) {
   return {{"error", {{"code", code}, {"message", std::move(message)}}}};
 }
 
-json ErrorFor(const Status& status, std::string_view method) {
-  return {{"error", ErrorObject(status, method)}};
+json ErrorFor(const Status& status, std::string_view method, Logger& logger) {
+  return {{"error", ErrorObject(status, method, logger)}};
 }
 
 json Envelope(const json& id, json parts) {
@@ -166,7 +166,7 @@ json McpServer::HandleOne(const json& message, const Principal& who, McpSession&
   try {
     parts = Call(method, params, who, session);
   } catch (const std::exception& e) {
-    parts = ErrorFor(Internal(e.what()), method);
+    parts = ErrorFor(Internal(e.what()), method, engine_.logger());
   }
   return Envelope(id, std::move(parts));
 }
@@ -262,7 +262,7 @@ json McpServer::ReadResource(const json& params, const Principal& who) const {
   const MethodSpec* spec = table_.Find(method);
   const MethodContext ctx{.engine = engine_, .principal = who, .table = table_};
   Result<json> r = CallMethod(*spec, ctx, json::object());
-  if (!r.ok()) return ErrorFor(r.status(), method);
+  if (!r.ok()) return ErrorFor(r.status(), method, engine_.logger());
   return Answer({{"contents", json::array({{{"uri", uri},
                                             {"mimeType", "text/markdown"},
                                             {"text", r->value("rendered", "")}}})}});

@@ -82,8 +82,8 @@ std::optional<ToolOutcome> RunTool(const MethodContext& ctx, ToolAudience audien
   Result<json> r = CallMethod(*spec, ctx, arguments, &validated);
   if (!r.ok()) {
     if (r.status().code() == StatusCode::kInternal) {
-      std::fprintf(stderr, "mnemo: tool %s failed: %s\n", spec->tool_name.c_str(),
-                   r.status().message().c_str());
+      ctx.engine.logger().Log(LogLevel::kError,
+                              "tool " + spec->tool_name + " failed: " + r.status().message());
       return ToolOutcome{
           .text = "Tool " + spec->tool_name + " failed with an internal error; see the server log.",
           .data = nullptr,

@@ -55,7 +55,7 @@ class VectorSpaceFileTest : public ::testing::Test {
     return labels;
   }
   std::unique_ptr<VectorSpace> Open(storage::Backend& b, const std::string& dir) {
-    auto s = VectorSpace::Open(b, kSignature, kDims, {}, dir);
+    auto s = VectorSpace::Open(b, kSignature, kDims, {}, dir, StderrLogger());
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     return std::move(*s);
   }

@@ -58,10 +58,6 @@ std::string TitleOf(std::string_view path) {
   return std::string(path.substr(0, path.size() - 3));  // without ".md"
 }
 
-void Warn(const std::string& problem) {
-  std::fprintf(stderr, "mnemo: warning: %s\n", problem.c_str());
-}
-
 // Whether an entry of `e`'s category, archived flag and namespace belongs in
 // `path`.
 bool Fits(const std::string& path, const Entry& e) {
@@ -108,17 +104,21 @@ bool IsBlank(std::string_view line) {
 }  // namespace
 
 MarkdownBackend::MarkdownBackend(std::string root, std::unique_ptr<Backend> index,
-                                 std::unique_ptr<Backend> data)
-    : root_(std::move(root)), index_(std::move(index)), data_(std::move(data)) {}
+                                 std::unique_ptr<Backend> data, std::shared_ptr<Logger> logger)
+    : root_(std::move(root)),
+      logger_(std::move(logger)),
+      index_(std::move(index)),
+      data_(std::move(data)) {}
 
 Result<std::unique_ptr<MarkdownBackend>> MarkdownBackend::Open(std::string root,
                                                                std::unique_ptr<Backend> index,
-                                                               std::unique_ptr<Backend> data) {
+                                                               std::unique_ptr<Backend> data,
+                                                               std::shared_ptr<Logger> logger) {
   if (root.empty()) return InvalidArgument("the markdown folder must not be empty", "path");
   if (index == nullptr) return InvalidArgument("the markdown backend needs an index", "index");
   MNEMO_RETURN_IF_ERROR(mnemo::internal::MakeFolders(root, kFolderMode));
   std::unique_ptr<MarkdownBackend> backend(
-      new MarkdownBackend(std::move(root), std::move(index), std::move(data)));
+      new MarkdownBackend(std::move(root), std::move(index), std::move(data), std::move(logger)));
   std::lock_guard lock(backend->mu_);
   MNEMO_ASSIGN_OR_RETURN(FolderLock folder, FolderLock::Acquire(backend->root_));
   MNEMO_RETURN_IF_ERROR(backend->ReconcileLocked(/*full=*/true));
@@ -573,15 +573,17 @@ Result<std::unique_ptr<Backend>> OpenMarkdownBackend(const MarkdownOptions& opti
                                  : options.index_path;
   MNEMO_RETURN_IF_ERROR(
       mnemo::internal::MakeFolders(fs::path(index_path).parent_path().string(), 0700));
-  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<Backend> index,
-                         OpenSqliteBackend({.path = index_path, .readers = 2}));
+  MNEMO_ASSIGN_OR_RETURN(
+      std::unique_ptr<Backend> index,
+      OpenSqliteBackend({.path = index_path, .readers = 2, .logger = options.logger}));
   std::unique_ptr<Backend> data;
   if (!options.data_path.empty()) {
-    MNEMO_ASSIGN_OR_RETURN(data, OpenSqliteBackend({.path = options.data_path}));
+    MNEMO_ASSIGN_OR_RETURN(
+        data, OpenSqliteBackend({.path = options.data_path, .logger = options.logger}));
   }
-  MNEMO_ASSIGN_OR_RETURN(
-      std::unique_ptr<markdown::MarkdownBackend> backend,
-      markdown::MarkdownBackend::Open(options.root, std::move(index), std::move(data)));
+  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<markdown::MarkdownBackend> backend,
+                         markdown::MarkdownBackend::Open(options.root, std::move(index),
+                                                         std::move(data), options.logger));
   return std::unique_ptr<Backend>(std::move(backend));
 }
 

@@ -12,7 +12,7 @@
 //   folder lock, and the index is reconciled with them: items are upserted
 //   with their id and times, items that left every file are deleted.
 //   Unchanged files cost one stat each; nothing is parsed.
-// - Malformed lines are written to stderr ("mnemo: warning: file:line: ...")
+// - Malformed lines are reported to the logger ("mnemo: warning: file:line: ...")
 //   and skipped. Of two items with one (owner, namespace, key), the second
 //   is reported and skipped; an item reusing another item's id gets a new id.
 // - Items a person added without metadata get an id (the index entry of the
@@ -62,10 +62,11 @@ class MarkdownBackend final : public Backend {
   // Reconciles the index with the files under `root` (created when
   // missing) before returning: index entries in no file are deleted.
   // `index` holds the entries and their vectors; `data` everything else
-  // (nullptr: the index holds that too).
-  static Result<std::unique_ptr<MarkdownBackend>> Open(std::string root,
-                                                       std::unique_ptr<Backend> index,
-                                                       std::unique_ptr<Backend> data);
+  // (nullptr: the index holds that too). A line of a file that cannot be
+  // read is kept in the file, skipped and reported to `logger`.
+  static Result<std::unique_ptr<MarkdownBackend>> Open(
+      std::string root, std::unique_ptr<Backend> index, std::unique_ptr<Backend> data,
+      std::shared_ptr<Logger> logger = StderrLogger());
 
   std::string_view name() const override { return "markdown"; }
   std::string_view store_id() const override { return index_->store_id(); }
@@ -195,7 +196,9 @@ class MarkdownBackend final : public Backend {
   // Files to rewrite, each with the addresses it held before the change.
   using Dirty = std::map<std::string, std::unordered_set<std::string>>;
 
-  MarkdownBackend(std::string root, std::unique_ptr<Backend> index, std::unique_ptr<Backend> data);
+  MarkdownBackend(std::string root, std::unique_ptr<Backend> index, std::unique_ptr<Backend> data,
+                  std::shared_ptr<Logger> logger);
+  void Warn(const std::string& problem) const { logger_->Log(LogLevel::kWarn, problem); }
 
   Backend& data() { return data_ != nullptr ? *data_ : *index_; }
 
@@ -222,6 +225,7 @@ class MarkdownBackend final : public Backend {
   Result<T> Write(Fn&& apply);
 
   const std::string root_;
+  const std::shared_ptr<Logger> logger_;
   std::unique_ptr<Backend> index_;
   std::unique_ptr<Backend> data_;
 

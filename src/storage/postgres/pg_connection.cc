@@ -5,7 +5,6 @@
 #include <bit>
 #include <charconv>
 #include <cstring>
-#include <iostream>
 #include <thread>
 
 namespace mnemo::storage::internal::pg {
@@ -338,8 +337,9 @@ Result<std::unique_ptr<Pool>> Pool::Open(const PoolOptions& options) {
       conn = PgConn::Connect(options.url, options.init_sql);
       if (conn.ok()) break;
       if (attempt < options.connect_attempts) {
-        std::cerr << "mnemo: warning: " << conn.status().message() << "; retrying (" << attempt
-                  << "/" << options.connect_attempts << ")\n";
+        options.logger->Log(LogLevel::kWarn, conn.status().message() + "; retrying (" +
+                                                 std::to_string(attempt) + "/" +
+                                                 std::to_string(options.connect_attempts) + ")");
         std::this_thread::sleep_for(options.retry_delay);
       }
     }

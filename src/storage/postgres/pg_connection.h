@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mnemo/logger.h"
 #include "mnemo/status.h"
 
 struct pg_conn;
@@ -132,6 +133,7 @@ struct PoolOptions {
   // Connection attempts at start-up before giving up, `retry_delay` apart.
   int connect_attempts = 5;
   std::chrono::milliseconds retry_delay{500};
+  std::shared_ptr<Logger> logger = StderrLogger();  // each retry is a warning
 };
 
 class Pool {

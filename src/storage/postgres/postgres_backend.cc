@@ -1,6 +1,5 @@
 #include "storage/postgres/postgres_backend.h"
 
-#include <iostream>
 #include <map>
 
 #include "storage/entry_rules.h"
@@ -32,16 +31,20 @@ Result<std::unique_ptr<PostgresBackend>> PostgresBackend::Open(const PostgresOpt
   {
     // Migrate on a connection of its own, before the pool's connections set
     // their search_path to a schema that may not exist yet.
-    pg::PoolOptions bootstrap{
-        .url = options.url, .size = 1, .connect_attempts = options.connect_attempts};
+    pg::PoolOptions bootstrap{.url = options.url,
+                              .size = 1,
+                              .connect_attempts = options.connect_attempts,
+                              .logger = options.logger};
     MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<pg::Pool> pool, pg::Pool::Open(bootstrap));
     MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, pool->Acquire());
     MNEMO_ASSIGN_OR_RETURN(backend->schema_version_, pg::MigrateSchema(*conn, options.schema));
     MNEMO_ASSIGN_OR_RETURN(const int64_t reindexed, pg::EnsureTextVersion(*conn, options.schema));
     if (reindexed > 0) {
-      std::cerr << "mnemo: rebuilt the keyword index of the PostgreSQL schema " << options.schema
-                << " for text version " << text::kTextVersion << " (" << reindexed
-                << " rows); run `mnemo reindex` to refresh the hash embedder's vectors\n";
+      options.logger->Log(LogLevel::kInfo,
+                          "rebuilt the keyword index of the PostgreSQL schema " + options.schema +
+                              " for text version " + std::to_string(text::kTextVersion) + " (" +
+                              std::to_string(reindexed) +
+                              " rows); run `mnemo reindex` to refresh the hash embedder's vectors");
     }
     MNEMO_ASSIGN_OR_RETURN(
         Rows id, conn->Exec("SELECT id FROM " + pg::QuoteIdentifier(options.schema) + ".store_info",
@@ -52,7 +55,8 @@ Result<std::unique_ptr<PostgresBackend>> PostgresBackend::Open(const PostgresOpt
   pg::PoolOptions pool{.url = options.url,
                        .init_sql = "SET search_path TO " + pg::QuoteIdentifier(options.schema),
                        .size = std::max(1, options.pool_size),
-                       .connect_attempts = options.connect_attempts};
+                       .connect_attempts = options.connect_attempts,
+                       .logger = options.logger};
   MNEMO_ASSIGN_OR_RETURN(backend->pool_, pg::Pool::Open(pool));
   return backend;
 }

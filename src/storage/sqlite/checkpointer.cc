@@ -1,13 +1,12 @@
 #include "storage/sqlite/checkpointer.h"
 
-#include <iostream>
-
 #include "base/background_worker.h"
 
 namespace mnemo::storage::internal {
 
-Checkpointer::Checkpointer(std::unique_ptr<Connection> conn, Connection& writer)
-    : conn_(std::move(conn)), writer_(writer.handle()) {
+Checkpointer::Checkpointer(std::unique_ptr<Connection> conn, Connection& writer,
+                           std::shared_ptr<Logger> logger)
+    : conn_(std::move(conn)), writer_(writer.handle()), logger_(std::move(logger)) {
   thread_ = std::thread([this] {
     mnemo::internal::LowerThisThreadPriority();
     Run();
@@ -56,8 +55,7 @@ void Checkpointer::Run() {
     if (rc != SQLITE_OK && rc != SQLITE_BUSY && rc != SQLITE_LOCKED) {
       // Not fatal: the next commit past the threshold tries again, and the
       // inline fallback bounds the log.
-      std::cerr << "mnemo: warning: "
-                << SqliteStatus(rc, "checkpoint the write-ahead log").message() << "\n";
+      logger_->Log(LogLevel::kWarn, SqliteStatus(rc, "checkpoint the write-ahead log").message());
     }
     lock.lock();
   }

@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "mnemo/logger.h"
 #include "mnemo/status.h"
 #include "storage/sqlite/connection.h"
 
@@ -30,7 +31,9 @@ class Checkpointer {
 
   // `conn` is the checkpointer's own connection to the database; the hook
   // is installed on `writer`, which must outlive this object.
-  Checkpointer(std::unique_ptr<Connection> conn, Connection& writer);
+  // A checkpoint that fails is reported to `logger`.
+  Checkpointer(std::unique_ptr<Connection> conn, Connection& writer,
+               std::shared_ptr<Logger> logger);
   ~Checkpointer();  // removes the hook, finishes a running checkpoint, joins
   Checkpointer(const Checkpointer&) = delete;
   Checkpointer& operator=(const Checkpointer&) = delete;
@@ -41,6 +44,7 @@ class Checkpointer {
 
   std::unique_ptr<Connection> conn_;
   sqlite3* writer_;
+  const std::shared_ptr<Logger> logger_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool pending_ = false;  // guarded by mu_

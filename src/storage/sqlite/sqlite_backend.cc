@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <iostream>
 #include <map>
 
 #include "storage/entry_rules.h"
@@ -89,9 +88,11 @@ Result<std::unique_ptr<SqliteBackend>> SqliteBackend::Open(const SqliteOptions& 
   MNEMO_ASSIGN_OR_RETURN(backend->schema_version_, Migrate(*backend->writer_, SchemaMigrations()));
   MNEMO_ASSIGN_OR_RETURN(const int64_t reindexed, EnsureTextVersion(*backend->writer_));
   if (reindexed > 0) {
-    std::cerr << "mnemo: rebuilt the keyword index of " << options.path << " for text version "
-              << text::kTextVersion << " (" << reindexed
-              << " rows); run `mnemo reindex` to refresh the hash embedder's vectors\n";
+    options.logger->Log(LogLevel::kInfo,
+                        "rebuilt the keyword index of " + options.path + " for text version " +
+                            std::to_string(text::kTextVersion) + " (" + std::to_string(reindexed) +
+                            " rows); run `mnemo reindex` to refresh the hash "
+                            "embedder's vectors");
   }
   {
     MNEMO_ASSIGN_OR_RETURN(
@@ -108,7 +109,7 @@ Result<std::unique_ptr<SqliteBackend>> SqliteBackend::Open(const SqliteOptions& 
   MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<Connection> checkpoints,
                          OpenConnection(options.path, /*writer=*/false));
   backend->checkpointer_ =
-      std::make_unique<Checkpointer>(std::move(checkpoints), *backend->writer_);
+      std::make_unique<Checkpointer>(std::move(checkpoints), *backend->writer_, options.logger);
   return backend;
 }
 

@@ -1,0 +1,71 @@
+// The engine reports through the logger it is given (mnemo/logger.h), down
+// to its storage; without one, MNEMO_LOG chooses the level (spec 60).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mnemo/engine.h"
+#include "test_util.h"
+
+namespace mnemo {
+namespace {
+
+class Recorder final : public Logger {
+ public:
+  void Log(LogLevel level, std::string_view message) override {
+    std::lock_guard lock(mu_);
+    lines_.emplace_back(level, std::string(message));
+  }
+  std::vector<std::pair<LogLevel, std::string>> lines() {
+    std::lock_guard lock(mu_);
+    return lines_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::pair<LogLevel, std::string>> lines_;
+};
+
+TEST(EngineLogger, AMalformedLineOfAMemoryFileIsReportedToTheEnginesLogger) {
+  testing::TempDir dir;
+  const std::string ws = dir.Sub("ws");
+  std::filesystem::create_directories(ws + "/memory");
+  std::ofstream(ws + "/memory/core.md") << "# core\n\n- **editor**: helix\n- not an item\n";
+  Config config;
+  config.memory.backend = "markdown";
+  auto recorder = std::make_shared<Recorder>();
+  ::testing::internal::CaptureStderr();
+  auto e = Engine::Open({.workspace = ws, .config = config, .logger = recorder});
+  const std::string stderr_text = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  bool reported = false;
+  for (const auto& [level, message] : recorder->lines()) {
+    if (level == LogLevel::kWarn &&
+        message.find("core.md:4: expected an item") != std::string::npos)
+      reported = true;
+  }
+  EXPECT_TRUE(reported) << "the markdown backend reports to the engine's logger";
+  EXPECT_EQ(stderr_text.find("expected an item"), std::string::npos)
+      << "nothing bypasses the logger: " << stderr_text;
+  EXPECT_EQ(&(*e)->logger(), recorder.get());
+}
+
+TEST(EngineLogger, AnInvalidMnemoLogRefusesToOpenAndNamesTheLevels) {
+  testing::TempDir dir;
+  ::setenv("MNEMO_LOG", "loud", 1);
+  auto e = Engine::Open({.workspace = dir.Sub("ws")});
+  ::unsetenv("MNEMO_LOG");
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(e.status().message().find("use debug, info, warn or error"), std::string::npos)
+      << e.status().message();
+}
+
+}  // namespace
+}  // namespace mnemo
