@@ -2,10 +2,10 @@
 
 #include <memory>
 
+#include "text/strip.h"
+
 namespace mnemo::context {
 namespace {
-
-bool IsBlank(std::string_view s) { return s.find_first_not_of(" \t\r\n\f\v") == s.npos; }
 
 void Append(std::string& text, std::string_view part) {
   if (part.empty()) return;
@@ -30,7 +30,7 @@ TurnComputation ComputeTurnText(const ToolRegistry& tools, std::string_view user
     const ToolCall& call = calls[i];
     const std::shared_ptr<const ToolSpec> spec = tools.Find(call.name);
     if (spec != nullptr && spec->no_memory) continue;
-    if (call.clean_output && !IsBlank(*call.clean_output)) {
+    if (call.clean_output && !text::IsBlank(*call.clean_output)) {
       Append(out.assistant, *call.clean_output);
       continue;
     }

@@ -4,6 +4,8 @@
 #include <mutex>
 #include <utility>
 
+#include "text/strip.h"
+
 namespace mnemo::context {
 
 std::string_view ToolSourceName(ToolSource source) {
@@ -86,7 +88,7 @@ text::CleanedOutput CleanToolOutput(const ToolSpec& spec, std::string_view outpu
   if (!cleaned.ok()) {
     return {.text = std::string(output), .failed = true, .reason = cleaned.status().message()};
   }
-  if (cleaned->find_first_not_of(" \t\r\n\f\v") == std::string::npos) {
+  if (text::IsBlank(*cleaned)) {
     return {.text = std::string(output), .failed = true, .reason = "cleaner produced empty text"};
   }
   return {.text = std::move(cleaned).value()};

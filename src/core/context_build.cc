@@ -13,6 +13,7 @@
 #include "core/validation.h"
 #include "text/query.h"
 #include "text/snippet.h"
+#include "text/strip.h"
 
 namespace mnemo {
 namespace {
@@ -212,7 +213,7 @@ Result<std::vector<DerivedItem>> ContextDocuments(Engine::Impl& engine, const Pr
 Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
                                                 const ContextBuildRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
-  if (req.query.find_first_not_of(" \t\r\n") == std::string::npos) {
+  if (text::IsBlank(req.query)) {
     return InvalidArgument("query must not be blank: say what this turn is about", "query");
   }
   const context::Preset* preset = context::FindPreset(req.preset);

@@ -4,6 +4,7 @@
 
 #include "base/time.h"
 #include "core/validation.h"
+#include "text/strip.h"
 #include "text/utf8.h"
 
 namespace mnemo {
@@ -35,7 +36,7 @@ Result<ContextToolResult> ToolResultFromJson(const json& j, const std::string& f
   }
   ContextToolResult out;
   MNEMO_ASSIGN_OR_RETURN(out.name, Text(j, "name", field + ".name"));
-  if (out.name.find_first_not_of(" \t\r\n") == std::string::npos) {
+  if (text::IsBlank(out.name)) {
     return InvalidArgument(field + ".name must name the tool", field + ".name");
   }
   if (out.name.size() > kMaxKeyBytes) {

@@ -13,6 +13,7 @@
 #include "core/engine_impl.h"
 #include "core/validation.h"
 #include "text/query.h"
+#include "text/strip.h"
 #include "text/utf8.h"
 
 namespace mnemo {
@@ -24,7 +25,7 @@ constexpr int64_t kMaxBudgetChars = int64_t{1} << 30;
 constexpr std::string_view kEventSeparator = "\n\n";
 
 Status ValidateSession(std::string_view session_id) {
-  if (session_id.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+  if (text::IsBlank(session_id)) {
     return InvalidArgument("session_id must not be blank", "session_id");
   }
   return ValidateKey(session_id, "session_id");

@@ -13,6 +13,7 @@
 #include "core/validation.h"
 #include "text/query.h"
 #include "text/snippet.h"
+#include "text/strip.h"
 
 namespace mnemo {
 namespace {
@@ -49,7 +50,7 @@ Status ValidateSource(std::string_view source) {
 }
 
 Status ValidateDocumentId(std::string_view id) {
-  if (id.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+  if (text::IsBlank(id)) {
     return InvalidArgument("id must not be blank", "id");
   }
   return Status::Ok();
@@ -123,7 +124,7 @@ Result<Document> Engine::Impl::DocGet(const Principal& who, std::string_view id)
 Result<std::vector<DocumentSearchHit>> Engine::Impl::DocSearch(const Principal& who,
                                                                const DocumentSearchRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
-  if (req.query.find_first_not_of(" \t\r\n\f\v") == std::string::npos) {
+  if (text::IsBlank(req.query)) {
     return InvalidArgument("query must not be empty or whitespace: say what to look for", "query");
   }
   if (req.query.size() > kMaxContentBytes) {

@@ -20,6 +20,7 @@
 #include "core/validation.h"
 #include "text/query.h"
 #include "text/snippet.h"
+#include "text/strip.h"
 
 namespace mnemo {
 namespace {
@@ -100,7 +101,7 @@ archivist::SegmentPolicy SegmentPolicyOf(const Config& config) {
 }
 
 Status ValidateSessionId(std::string_view session_id) {
-  if (session_id.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+  if (text::IsBlank(session_id)) {
     return InvalidArgument("session_id must not be blank", "session_id");
   }
   return ValidateKey(session_id, "session_id");
@@ -197,7 +198,7 @@ Result<TurnResult> Engine::Impl::ReplayTurn(storage::TurnClaim claim) {
 Result<std::vector<EpisodicHit>> Engine::Impl::EpisodicSearch(const Principal& who,
                                                               const EpisodicQuery& q) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
-  if (q.query.find_first_not_of(" \t\r\n") == std::string::npos) {
+  if (text::IsBlank(q.query)) {
     return InvalidArgument("query must not be blank", "query");
   }
   if (q.limit < 1 || q.limit > 100) {

@@ -12,6 +12,7 @@
 
 #include "base/json_limits.h"
 #include "mnemo/status.h"
+#include "text/strip.h"
 
 namespace mnemo::internal {
 
@@ -22,7 +23,7 @@ class LineReader {
   bool Next(std::string& line) {
     while (std::getline(in_, line)) {
       ++number_;
-      if (line.find_first_not_of(" \t\r") != std::string::npos) return true;
+      if (!text::IsBlank(line)) return true;
     }
     return false;
   }

@@ -14,6 +14,7 @@
 #include "rules/tool_rule.h"
 #include "rules/tool_stats.h"
 #include "text/secrets.h"
+#include "text/strip.h"
 #include "text/utf8.h"
 
 namespace mnemo {
@@ -100,7 +101,7 @@ Result<ToolRule> Engine::Impl::PutToolRule(const Principal& who, const ToolRuleP
   MNEMO_RETURN_IF_ERROR(CheckSecret(config, req.rule, "rule"));
   MNEMO_RETURN_IF_ERROR(ValidateRuleTags(req.tags));
   // A blank id asks for a new rule.
-  const bool has_id = req.id && req.id->find_first_not_of(" \t\r\n") != std::string::npos;
+  const bool has_id = req.id && !text::IsBlank(*req.id);
   if (has_id) MNEMO_RETURN_IF_ERROR(ValidateRuleId(*req.id));
   ToolRulePut put{.tool_name = std::move(tool),
                   .rule = req.rule,
@@ -288,7 +289,7 @@ Result<std::vector<std::string>> Engine::Impl::KnownTools(const Principal& who) 
 }
 
 Status Engine::Impl::ValidateTurn(const Turn& turn) const {
-  if (turn.session_id.find_first_not_of(" \t\r\n") == std::string::npos) {
+  if (text::IsBlank(turn.session_id)) {
     return InvalidArgument("session_id must not be blank", "session_id");
   }
   MNEMO_RETURN_IF_ERROR(ValidateKey(turn.session_id, "session_id"));

@@ -16,6 +16,7 @@
 #include "rules/tool_rule.h"
 #include "text/query.h"
 #include "text/snippet.h"
+#include "text/strip.h"
 
 namespace mnemo {
 namespace {
@@ -24,7 +25,7 @@ constexpr int kMaxResults = 100;
 constexpr size_t kMaxQueryBytes = 1 << 20;
 
 Status ValidateQuery(std::string_view query) {
-  if (query.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) {
+  if (text::IsBlank(query)) {
     return InvalidArgument("query must not be empty or whitespace: say what to look for", "query");
   }
   if (query.size() > kMaxQueryBytes) {

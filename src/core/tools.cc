@@ -16,6 +16,7 @@
 #include "core/engine_impl.h"
 #include "core/tool_specs.h"
 #include "rules/tool_rule.h"
+#include "text/strip.h"
 
 namespace mnemo {
 namespace internal {
@@ -52,7 +53,7 @@ Result<context::ToolSpec> CompileToolSpec(const ToolSpec& spec) {
                         .description = spec.description,
                         .no_memory = spec.no_memory,
                         .cleaner_fn = spec.cleaner_fn};
-  if (spec.cleaner.find_first_not_of(" \t\r\n") != std::string::npos) {
+  if (!text::IsBlank(spec.cleaner)) {
     Result<text::Cleaner> cleaner = text::Cleaner::Parse(spec.cleaner);
     if (!cleaner.ok()) {
       return InvalidArgument("tool \"" + name + "\": " + cleaner.status().message(), "cleaner");

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "embed/embedder.h"
+#include "text/strip.h"
 #include "text/utf8.h"
 
 namespace mnemo {
@@ -18,16 +19,10 @@ bool HasControl(std::string_view s) {
   });
 }
 
-bool IsBlank(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-  });
-}
-
 }  // namespace
 
 Status ValidateKey(std::string_view key, std::string_view field) {
-  if (key.empty() || IsBlank(key)) {
+  if (key.empty() || text::IsBlank(key)) {
     return InvalidArgument(F(field) + " must not be blank: use 1-256 bytes of text", F(field));
   }
   if (key.size() > kMaxKeyBytes) {
@@ -46,7 +41,7 @@ Status ValidateKey(std::string_view key, std::string_view field) {
 }
 
 Status ValidateContent(std::string_view content, std::string_view field) {
-  if (content.empty() || IsBlank(content)) {
+  if (content.empty() || text::IsBlank(content)) {
     return InvalidArgument(F(field) + " must not be blank", F(field));
   }
   if (content.size() > kMaxContentBytes) {
@@ -123,7 +118,7 @@ Status ValidateTags(const std::vector<std::string>& tags, std::string_view field
         F(field));
   }
   for (const std::string& t : tags) {
-    if (t.empty() || IsBlank(t) || t.size() > kMaxTagBytes || HasControl(t) ||
+    if (t.empty() || text::IsBlank(t) || t.size() > kMaxTagBytes || HasControl(t) ||
         !text::IsValidUtf8(t)) {
       return InvalidArgument(F(field) +
                                  " contains an invalid tag: each tag is 1-64 bytes of UTF-8 "

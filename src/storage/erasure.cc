@@ -3,16 +3,12 @@
 #include <algorithm>
 #include <utility>
 
+#include "text/strip.h"
+
 namespace mnemo::storage::internal {
-namespace {
-
-bool Blank(std::string_view s) { return s.find_first_not_of(" \t\r\n") == std::string_view::npos; }
-
-}  // namespace
-
 Status ValidateErasure(std::string_view owner, std::optional<std::string_view> session_id) {
-  if (Blank(owner)) return InvalidArgument("an erasure needs a non-blank owner", "owner");
-  if (session_id && Blank(*session_id)) {
+  if (text::IsBlank(owner)) return InvalidArgument("an erasure needs a non-blank owner", "owner");
+  if (session_id && text::IsBlank(*session_id)) {
     return InvalidArgument("a session erasure needs a non-blank session_id", "session_id");
   }
   return Status::Ok();

@@ -5,6 +5,7 @@
 
 #include "base/uuid.h"
 #include "storage/supersession.h"
+#include "text/strip.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -17,8 +18,6 @@ std::string AsciiLowerString(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), AsciiLower);
   return text;
 }
-
-bool IsBlank(std::string_view text) { return std::all_of(text.begin(), text.end(), IsAsciiSpace); }
 
 }  // namespace
 
@@ -47,10 +46,11 @@ std::string NormalizePredicate(std::string_view predicate) {
 std::string TripleTermKey(std::string_view term) { return AsciiLowerString(CollapseSpaces(term)); }
 
 Result<TripleRow> NewTripleRow(const TripleRow& row) {
-  if (IsBlank(row.owner)) return InvalidArgument("owner must not be blank", "owner");
-  if (IsBlank(row.subject)) return InvalidArgument("subject must not be blank", "subject");
-  if (IsBlank(row.predicate)) return InvalidArgument("predicate must not be blank", "predicate");
-  if (IsBlank(row.object)) return InvalidArgument("object must not be blank", "object");
+  if (text::IsBlank(row.owner)) return InvalidArgument("owner must not be blank", "owner");
+  if (text::IsBlank(row.subject)) return InvalidArgument("subject must not be blank", "subject");
+  if (text::IsBlank(row.predicate))
+    return InvalidArgument("predicate must not be blank", "predicate");
+  if (text::IsBlank(row.object)) return InvalidArgument("object must not be blank", "object");
   // Written so that NaN fails too.
   if (!(row.confidence >= 0.0 && row.confidence <= 1.0)) {
     return InvalidArgument("confidence must be between 0 and 1", "confidence");

@@ -3,6 +3,9 @@
 #include <cmath>
 #include <set>
 
+#include "text/strip.h"
+#include "text/utf8.h"
+
 namespace mnemo::transport {
 namespace {
 
@@ -35,13 +38,6 @@ std::string_view JsonTypeName(const json& v) {
   }
 }
 
-bool IsBlank(std::string_view s) {
-  for (char c : s) {
-    if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') return false;
-  }
-  return true;
-}
-
 std::string FormatNumber(double d) {
   if (d == std::floor(d) && std::fabs(d) < 1e15) return std::to_string(static_cast<int64_t>(d));
   return json(d).dump();
@@ -63,8 +59,9 @@ Status Invalid(const ParamSpec& p, const std::string& what) {
 }
 
 Status CheckString(const ParamSpec& p, const std::string& s) {
-  if (!IsValidUtf8(s)) return Invalid(p, "must be valid UTF-8");
-  if ((p.required || p.non_blank) && IsBlank(s)) return Invalid(p, "must not be empty or blank");
+  if (!text::IsValidUtf8(s)) return Invalid(p, "must be valid UTF-8");
+  if ((p.required || p.non_blank) && text::IsBlank(s))
+    return Invalid(p, "must not be empty or blank");
   if (p.max_bytes > 0 && s.size() > p.max_bytes) {
     return Invalid(p, "is " + std::to_string(s.size()) + " bytes; at most " +
                           std::to_string(p.max_bytes) + " bytes are allowed");
@@ -129,7 +126,7 @@ Status CheckValue(const ParamSpec& p, json& v) {
           return Invalid(p, "must be an array of strings, found " +
                                 std::string(JsonTypeName(item)) + " in it");
         }
-        if (!IsValidUtf8(item.get_ref<const std::string&>())) {
+        if (!text::IsValidUtf8(item.get_ref<const std::string&>())) {
           return Invalid(p, "items must be valid UTF-8");
         }
       }
@@ -186,45 +183,6 @@ const ParamSpec* FindParam(const std::vector<ParamSpec>& specs, const std::strin
   }
   return nullptr;
 }
-
-}  // namespace
-
-bool IsValidUtf8(std::string_view s) {
-  size_t i = 0;
-  const size_t n = s.size();
-  while (i < n) {
-    auto c = static_cast<unsigned char>(s[i]);
-    size_t len = 0;
-    uint32_t cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      len = 2, cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3, cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4, cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + len > n) return false;
-    for (size_t k = 1; k < len; ++k) {
-      auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    // Overlong forms, surrogates and values past U+10FFFF are invalid.
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
-      return false;
-    }
-    i += len;
-  }
-  return true;
-}
-
-namespace {
 
 // Validates the named members of `object` against `specs`. `path` prefixes
 // every reported name ("tool_calls[0]." for items); `what` names the object

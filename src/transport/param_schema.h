@@ -28,7 +28,4 @@ Result<json> ValidateParams(const MethodSpec& spec, const json& params);
 // mentions them and `memory.methods` lists them per method.
 json ParamsSchema(const MethodSpec& spec);
 
-// True when `s` is well-formed UTF-8.
-bool IsValidUtf8(std::string_view s);
-
 }  // namespace mnemo::transport

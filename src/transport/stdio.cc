@@ -4,6 +4,8 @@
 #include <ostream>
 #include <string>
 
+#include "text/strip.h"
+
 namespace mnemo::transport {
 namespace {
 
@@ -25,7 +27,7 @@ int Loop(std::istream& in, std::ostream& out, size_t max_bytes, Answer answer) {
     std::optional<std::string> response;
     if (r == LineRead::kTooLong) {
       response = TooLong(max_bytes);
-    } else if (line.find_first_not_of(" \t") != std::string::npos) {
+    } else if (!text::IsBlank(line)) {
       response = answer(line);
     }
     if (!response) continue;

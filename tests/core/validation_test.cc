@@ -16,6 +16,14 @@ TEST(Validation, KeyLimits) {
   EXPECT_EQ(ValidateKey("").field(), "key");
 }
 
+// One blank test for every check (text::IsBlank): Unicode White_Space, so a
+// key of ideographic or no-break spaces is as blank as one of ASCII spaces.
+TEST(Validation, AKeyOfUnicodeSpacesIsBlank) {
+  EXPECT_FALSE(ValidateKey("\xE3\x80\x80\xC2\xA0").ok());  // U+3000 U+00A0
+  EXPECT_FALSE(ValidateContent("\xE2\x80\x83").ok());      // U+2003
+  EXPECT_TRUE(ValidateKey("\xE3\x80\x80k").ok());
+}
+
 TEST(Validation, CategorySyntax) {
   for (const char* ok : {"core", "daily", "conversation", "project-note", "a_b", "x1"}) {
     EXPECT_TRUE(ValidateCategory(ok).ok()) << ok;

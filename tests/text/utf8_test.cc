@@ -23,6 +23,17 @@ TEST(Utf8, RejectsOverlongsSurrogatesAndOutOfRange) {
   EXPECT_FALSE(IsValidUtf8("12345678\xFF"));  // after the 8-byte fast path
 }
 
+// Moved from tests/transport (transport validated UTF-8 with a copy of its
+// own; the one validator is text::IsValidUtf8).
+TEST(Utf8, ValidUtf8AsTheParameterSchemaChecksIt) {
+  EXPECT_TRUE(IsValidUtf8("plain"));
+  EXPECT_TRUE(IsValidUtf8("中文 العربية 😀"));
+  EXPECT_FALSE(IsValidUtf8("\xff"));
+  EXPECT_FALSE(IsValidUtf8("\xc0\xaf"));      // overlong
+  EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));  // surrogate
+  EXPECT_FALSE(IsValidUtf8("\xe4\xb8"));      // truncated
+}
+
 TEST(Utf8, SanitizeReplacesEachMaximalSubpartOnce) {
   EXPECT_EQ(SanitizeUtf8("a\xE4\xB8"
                          "b"),

@@ -236,13 +236,11 @@ TEST_F(Methods, FailingToolIsAnErrorResultNotARpcError) {
   EXPECT_EQ(Err("memory.tool_call", {{"name", "memory_get"}, {"arguments", 5}})["code"], -32602);
 }
 
-TEST(ParamSchema, ValidUtf8) {
-  EXPECT_TRUE(IsValidUtf8("plain"));
-  EXPECT_TRUE(IsValidUtf8("中文 العربية 😀"));
-  EXPECT_FALSE(IsValidUtf8("\xff"));
-  EXPECT_FALSE(IsValidUtf8("\xc0\xaf"));      // overlong
-  EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));  // surrogate
-  EXPECT_FALSE(IsValidUtf8("\xe4\xb8"));      // truncated
+// The parameter schema and the engine share one blank test (text::IsBlank).
+TEST_F(Methods, AKeyOfUnicodeSpacesIsRefusedAsBlank) {
+  json e = Err("memory.store", {{"key", "\xE3\x80\x80"}, {"value", "v"}});
+  EXPECT_EQ(e["code"], -32602) << e.dump();
+  EXPECT_NE(e["message"].get<std::string>().find("blank"), std::string::npos) << e.dump();
 }
 
 TEST(RenderText, RecallRoundsScoresToPercent) {

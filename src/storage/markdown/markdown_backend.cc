@@ -9,6 +9,7 @@
 #include "storage/erasure_rules.h"
 #include "storage/markdown/entry_file.h"
 #include "storage/sqlite/sqlite_backend.h"
+#include "text/strip.h"
 
 namespace mnemo::storage {
 namespace markdown {
@@ -95,10 +96,6 @@ EntryWrite WriteOf(const Entry& e) {
   w.created_at = e.created_at;
   w.archived = e.archived;
   return w;
-}
-
-bool IsBlank(std::string_view line) {
-  return line.find_first_not_of(" \t\r") == std::string_view::npos;
 }
 
 }  // namespace
@@ -352,7 +349,7 @@ Status MarkdownBackend::RewriteLocked(const std::string& path,
       i = static_cast<size_t>(item->second.first);
       continue;
     }
-    if (!IsBlank(lines[i]) && lines[i] != title) other_lines = true;
+    if (!text::IsBlank(lines[i]) && lines[i] != title) other_lines = true;
     text.append(lines[i]).append("\n");
     ++i;
   }
