@@ -1,14 +1,13 @@
 #include "embed/openai_embedder.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <exception>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
-#include "text/utf8.h"
+#include "base/openai_http.h"
 
 namespace mnemo::embed {
 namespace {
@@ -16,49 +15,6 @@ namespace {
 using internal::HttpRequest;
 using internal::HttpResponse;
 using Json = nlohmann::json;
-
-// Enough of a body to recognise it in an error message, never a whole page.
-std::string Snippet(std::string_view body) {
-  constexpr size_t kMaxCodePoints = 200;
-  const size_t n = text::Utf8PrefixBytes(body, kMaxCodePoints);
-  std::string out = text::SanitizeUtf8(body.substr(0, n));
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < ' ') c = ' ';
-  }
-  if (n < body.size()) out += "...";
-  return out.empty() ? "(empty body)" : "\"" + out + "\"";
-}
-
-// The server's own explanation: OpenAI's {"error": {"message": ...}},
-// Ollama's {"error": "..."}, else the start of the body.
-std::string ServerError(std::string_view body) {
-  const Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (json.is_object()) {
-    const auto error = json.find("error");
-    if (error != json.end()) {
-      if (error->is_string()) return Snippet(error->get<std::string>());
-      if (error->is_object()) {
-        const auto message = error->find("message");
-        if (message != error->end() && message->is_string()) {
-          return Snippet(message->get<std::string>());
-        }
-      }
-    }
-  }
-  return Snippet(body);
-}
-
-std::optional<int64_t> RetryAfterSeconds(const HttpResponse& response) {
-  const auto header = response.Header("Retry-After");
-  if (!header) return std::nullopt;
-  int64_t seconds = 0;
-  const auto [end, ec] = std::from_chars(header->data(), header->data() + header->size(), seconds);
-  // An HTTP-date is not parsed: the exponential delay applies instead.
-  if (ec != std::errc() || end != header->data() + header->size() || seconds < 0) {
-    return std::nullopt;
-  }
-  return seconds;
-}
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -145,26 +101,19 @@ Status OpenAiEmbedder::EmbedBatch(std::span<const std::string* const> inputs,
   for (const std::string* text : inputs) body["input"].push_back(*text);
   if (options_.send_dimensions) body["dimensions"] = options_.dimensions;
 
-  HttpRequest request;
-  request.url = endpoint_;
-  // Invalid UTF-8 in a text must not fail the request: it goes out as U+FFFD.
-  request.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
-  request.timeout_ms = options_.timeout_ms;
-  request.headers.emplace_back("Accept", "application/json");
-  if (!options_.api_key.empty()) {
-    request.headers.emplace_back("Authorization", "Bearer " + options_.api_key);
-  }
-  MNEMO_ASSIGN_OR_RETURN(HttpResponse response, Post(request));
+  MNEMO_ASSIGN_OR_RETURN(
+      HttpResponse response,
+      Post(internal::OpenAiJsonRequest(endpoint_, body, options_.timeout_ms, options_.api_key)));
 
   const std::string where = "embedding server " + endpoint_ + " (model " + options_.model + ")";
   auto malformed = [&](const std::string& what) {
     return Unavailable(where + " sent a malformed answer: " + what);
   };
   const Json json = Json::parse(response.body, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded()) return malformed("not JSON: " + Snippet(response.body));
+  if (json.is_discarded()) return malformed("not JSON: " + internal::BodySnippet(response.body));
   const auto data = json.is_object() ? json.find("data") : json.end();
   if (data == json.end() || !data->is_array()) {
-    return malformed("no \"data\" array: " + Snippet(response.body));
+    return malformed("no \"data\" array: " + internal::BodySnippet(response.body));
   }
   if (data->size() != inputs.size()) {
     return malformed(std::to_string(data->size()) + " embeddings for " +
@@ -227,10 +176,10 @@ Result<HttpResponse> OpenAiEmbedder::Post(const HttpRequest& request) const {
       return Unavailable(
           "embedding server " + endpoint_ + " answered HTTP " + std::to_string(status) +
           (attempt > 0 ? " after " + std::to_string(attempt + 1) + " attempts" : "") + ": " +
-          ServerError(response->body));
+          internal::ServerErrorText(response->body));
     }
     auto delay = options_.retry_base_delay * (int64_t{1} << std::min(attempt, 20));
-    if (const auto seconds = RetryAfterSeconds(*response)) {
+    if (const auto seconds = internal::RetryAfterSeconds(*response)) {
       delay = std::chrono::milliseconds(std::min<int64_t>(*seconds, 86400) * 1000);
     }
     std::this_thread::sleep_for(std::min(delay, options_.max_retry_delay));

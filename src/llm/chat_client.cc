@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/openai_http.h"
+
 namespace mnemo::llm {
 namespace {
 
@@ -16,43 +18,12 @@ using Json = nlohmann::json;
 
 constexpr std::string_view kWhiteSpace = " \t\r\n\f\v";
 
+bool IsUtf8Continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
 std::string_view Trim(std::string_view s) {
   const size_t begin = s.find_first_not_of(kWhiteSpace);
   if (begin == std::string_view::npos) return {};
   return s.substr(begin, s.find_last_not_of(kWhiteSpace) - begin + 1);
-}
-
-bool IsUtf8Continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
-// Enough of a server's text to recognise it in an error message, never a
-// whole page: a JSON string literal, so control characters are escaped and
-// invalid UTF-8 becomes U+FFFD.
-std::string Snippet(std::string_view text) {
-  constexpr size_t kMaxBytes = 300;
-  if (text.empty()) return "(empty body)";
-  size_t n = std::min(text.size(), kMaxBytes);
-  while (n > 0 && n < text.size() && IsUtf8Continuation(text[n])) --n;
-  return Json(std::string(text.substr(0, n))).dump(-1, ' ', false, Json::error_handler_t::replace) +
-         (n < text.size() ? "..." : "");
-}
-
-// The server's own explanation: OpenAI's {"error": {"message": ...}},
-// Ollama's {"error": "..."}, else the start of the body.
-std::string ServerError(std::string_view body) {
-  const Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (json.is_object()) {
-    const auto error = json.find("error");
-    if (error != json.end()) {
-      if (error->is_string()) return Snippet(error->get_ref<const std::string&>());
-      if (error->is_object()) {
-        const auto message = error->find("message");
-        if (message != error->end() && message->is_string()) {
-          return Snippet(message->get_ref<const std::string&>());
-        }
-      }
-    }
-  }
-  return Snippet(body);
 }
 
 bool HasControlCharacter(std::string_view s) {
@@ -107,16 +78,7 @@ class OpenAiChatClient final : public ChatClient {
                        {"messages", std::move(list)},
                        {"max_tokens", max_tokens},
                        {"temperature", 0}};
-    HttpRequest request;
-    request.url = endpoint_;
-    // Invalid UTF-8 in a message must not fail the request: it goes out as U+FFFD.
-    request.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
-    request.timeout_ms = options_.timeout_ms;
-    request.headers.emplace_back("Accept", "application/json");
-    if (!options_.api_key.empty()) {
-      request.headers.emplace_back("Authorization", "Bearer " + options_.api_key);
-    }
-    return request;
+    return internal::OpenAiJsonRequest(endpoint_, body, options_.timeout_ms, options_.api_key);
   }
 
   // The 2xx answer; anything else is kUnavailable.
@@ -127,7 +89,7 @@ class OpenAiChatClient final : public ChatClient {
     }
     if (response->status < 200 || response->status >= 300) {
       return Unavailable(where_ + " answered HTTP " + std::to_string(response->status) + ": " +
-                         ServerError(Redacted(response->body)));
+                         internal::ServerErrorText(Redacted(response->body)));
     }
     return response;
   }
@@ -137,10 +99,11 @@ class OpenAiChatClient final : public ChatClient {
       return Unavailable("invalid response from " + where_ + ": " + what);
     };
     const Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
-    if (json.is_discarded()) return invalid("not JSON: " + Snippet(Redacted(body)));
+    if (json.is_discarded()) return invalid("not JSON: " + internal::BodySnippet(Redacted(body)));
     const auto choices = json.is_object() ? json.find("choices") : json.end();
     if (choices == json.end() || !choices->is_array() || choices->empty()) {
-      return invalid("no \"choices\" array with an entry: " + Snippet(Redacted(body)));
+      return invalid("no \"choices\" array with an entry: " +
+                     internal::BodySnippet(Redacted(body)));
     }
     const Json& choice = choices->front();
     const auto message = choice.is_object() ? choice.find("message") : choice.end();
