@@ -44,7 +44,9 @@ struct Engine::Impl {
   Config config;
   std::string workspace;  // absolute
   std::shared_ptr<Clock> clock;
-  std::shared_ptr<Logger> logger;
+  // Set by Engine::Open; standard error until then, so an Impl whose open
+  // failed still has one to report through while it closes.
+  std::shared_ptr<Logger> logger = StderrLogger();
   std::unique_ptr<storage::Backend> backend;
   // Vectors (vectors.cc). `embedder` is null with provider "none".
   std::unique_ptr<embed::Embedder> embedder;

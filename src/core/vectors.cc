@@ -16,7 +16,7 @@ constexpr int kEmbedPage = 512;
 
 Engine::Impl::~Impl() {
   if (Status s = SaveVectorIndexes(); !s.ok()) {
-    (logger ? *logger : *StderrLogger()).Log(LogLevel::kWarn, s.message());
+    logger->Log(LogLevel::kWarn, s.message());
   }
 }
 

@@ -135,13 +135,13 @@ const MethodTable& DefaultMethodTable();
 // `context_turns` (0..kMaxContextTurns, default 0) of memory.episodic_search
 // and memory.recall: one definition for both.
 ParamSpec ContextTurnsParam();
+// Any RFC 3339 date-time parameter: non-blank, at most kMaxTimeBytes.
+inline constexpr size_t kMaxTimeBytes = 64;
+ParamSpec TimeParam(std::string name, std::string description);
 // `since` and `until` (RFC 3339; [since, until)) of memory.search,
 // memory.episodic_search, memory.recall and memory.context_build, and the
 // TimeWindow they give (kInvalidArgument naming the field when one is not
 // an RFC 3339 date-time).
-// Any RFC 3339 date-time parameter: non-blank, at most kMaxTimeBytes.
-inline constexpr size_t kMaxTimeBytes = 64;
-ParamSpec TimeParam(std::string name, std::string description);
 ParamSpec SinceParam();
 ParamSpec UntilParam();
 Result<TimeWindow> TimeWindowOf(const json& params);
