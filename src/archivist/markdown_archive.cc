@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -16,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/atomic_file.h"
 #include "base/sha256.h"
 #include "text/utf8.h"
 
@@ -24,33 +24,10 @@ namespace {
 
 using internal::ErrnoText;
 using internal::Fd;
-using internal::WriteAll;
 
 constexpr mode_t kFolderMode = 0700;
 constexpr mode_t kFileMode = 0600;
 constexpr size_t kSeqDigits = 6;
-constexpr std::string_view kTempInfix = ".tmp.";
-
-// Unlinks the temp name on scope exit unless Remove() already did. The final
-// name is a second hard link, so removing the temp name never loses the file.
-class TempName {
- public:
-  TempName(int dir_fd, std::string name) : dir_fd_(dir_fd), name_(std::move(name)) {}
-  ~TempName() { Remove(); }
-  TempName(const TempName&) = delete;
-  TempName& operator=(const TempName&) = delete;
-  const std::string& name() const { return name_; }
-  // Best effort: a leftover temp name costs disk space, not correctness.
-  void Remove() {
-    if (!removed_) ::unlinkat(dir_fd_, name_.c_str(), 0);
-    removed_ = true;
-  }
-
- private:
-  int dir_fd_;
-  std::string name_;
-  bool removed_ = false;
-};
 
 bool IsSafeFolderByte(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
@@ -157,40 +134,6 @@ Result<Fd> OpenSessionFolder(int root_fd, const std::string& folder, const std::
       return Unavailable("cannot create session folder '" + path + "': " + ErrnoText(errno));
     }
   }
-}
-
-// Creates ".<file>.tmp.<pid>.<n>" holding `text`, fsynced and closed.
-Result<std::string> WriteTemp(int dir_fd, const std::string& folder_path, const std::string& file,
-                              std::string_view text) {
-  static std::atomic<uint64_t> counter{0};
-  const std::string prefix =
-      "." + file + std::string(kTempInfix) + std::to_string(::getpid()) + ".";
-  Fd fd(-1);
-  std::string name;
-  int err = 0;
-  // A name can be taken only by a killed writer whose pid we now reuse.
-  for (int attempt = 0; attempt < 8 && fd.get() < 0; ++attempt) {
-    name = prefix + std::to_string(counter.fetch_add(1));
-    fd = Fd(::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                     kFileMode));
-    err = errno;
-    if (fd.get() < 0 && err != EEXIST) break;
-  }
-  if (fd.get() < 0) {
-    return Unavailable("cannot create a temp file in '" + folder_path + "': " + ErrnoText(err));
-  }
-  const std::string what = "'" + JoinPath(folder_path, name) + "'";
-  Status status = WriteAll(fd.get(), text, what);
-  // fchmod is not subject to the umask, so the file is exactly 0600.
-  if (status.ok() &&
-      (::fchmod(fd.get(), kFileMode) != 0 || ::fsync(fd.get()) != 0 || !fd.Close())) {
-    status = Unavailable("cannot write " + what + ": " + ErrnoText(errno));
-  }
-  if (!status.ok()) {
-    ::unlinkat(dir_fd, name.c_str(), 0);
-    return status;
-  }
-  return name;
 }
 
 Status BadLine(size_t line, std::string_view what) {
@@ -349,25 +292,20 @@ Result<ArchiveOutcome> WriteArchiveFile(const std::string& archive_root, const A
     MNEMO_ASSIGN_OR_RETURN(parent, OpenSessionFolder(parent.get(), principal, principal_path));
   }
   MNEMO_ASSIGN_OR_RETURN(const Fd dir, OpenSessionFolder(parent.get(), folder, folder_path));
-  MNEMO_ASSIGN_OR_RETURN(std::string temp_name,
-                         WriteTemp(dir.get(), folder_path, file, RenderArchiveFile(row)));
-  TempName temp(dir.get(), std::move(temp_name));
-
-  // linkat without AT_SYMLINK_FOLLOW never replaces the final name and never
-  // follows a symlink found there: it fails with EEXIST.
-  if (::linkat(dir.get(), temp.name().c_str(), dir.get(), file.c_str(), 0) != 0) {
-    const int err = errno;
-    if (err != EEXIST) return Unavailable("cannot create '" + path + "': " + ErrnoText(err));
+  internal::AtomicTarget target;
+  target.dir_fd = dir.get();
+  target.folder_path = folder_path;
+  target.file = file;
+  target.mode = kFileMode;
+  target.placement = internal::Placement::kCreateNew;
+  MNEMO_ASSIGN_OR_RETURN(const internal::Placed placed,
+                         internal::WriteFileAtomically(target, RenderArchiveFile(row)));
+  if (placed == internal::Placed::kNameTaken) {
     struct stat st {};
     if (::fstatat(dir.get(), file.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
       return ArchiveOutcome::kAlreadyExisted;
     }
     return Unavailable("'" + path + "' exists and is not a regular file; it was left as it is");
-  }
-  temp.Remove();
-  // Makes the new name (and the temp name's removal) durable.
-  if (::fsync(dir.get()) != 0) {
-    return Unavailable("cannot sync folder '" + folder_path + "': " + ErrnoText(errno));
   }
   return ArchiveOutcome::kWritten;
 }

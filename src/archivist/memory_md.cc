@@ -1,4 +1,5 @@
 #include "archivist/memory_md.h"
+#include "base/atomic_file.h"
 #include "base/file_io.h"
 
 #include <dirent.h>
@@ -7,7 +8,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -27,13 +27,11 @@ namespace {
 using internal::ErrnoText;
 using internal::Fd;
 using internal::ReadAll;
-using internal::WriteAll;
 
 // Caller input echoed in a message is cut here, so a megabyte of "file"
 // does not become a megabyte of error.
 constexpr size_t kMaxEchoCodePoints = 128;
 constexpr mode_t kNewFileMode = 0600;
-constexpr std::string_view kTempInfix = ".tmp.";
 
 bool IsControl(int32_t cp) { return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F); }
 
@@ -213,11 +211,7 @@ Result<Fd> LockWorkspace(int dir_fd, const std::string& folder) {
 
 bool IsTempName(std::string_view name) {
   for (std::string_view file : {kMemoryMdFile, kSkillMdFile}) {
-    if (name.size() > 1 + file.size() + kTempInfix.size() && name.front() == '.' &&
-        name.substr(1, file.size()) == file &&
-        name.substr(1 + file.size(), kTempInfix.size()) == kTempInfix) {
-      return true;
-    }
+    if (internal::IsTempNameOf(name, file)) return true;
   }
   return false;
 }
@@ -275,64 +269,6 @@ Result<Existing> ReadTarget(int dir_fd, const std::string& file, const std::stri
   return existing;
 }
 
-// Unlinks the temp file unless it was renamed into place.
-class TempFile {
- public:
-  TempFile(int dir_fd, std::string name) : dir_fd_(dir_fd), name_(std::move(name)) {}
-  ~TempFile() {
-    if (!committed_) ::unlinkat(dir_fd_, name_.c_str(), 0);
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  const std::string& name() const { return name_; }
-  void Commit() { committed_ = true; }
-
- private:
-  int dir_fd_;
-  std::string name_;
-  bool committed_ = false;
-};
-
-// Temp file, write, fsync, rename over the target, fsync of the folder. The
-// temp name (".MEMORY.md.tmp.<pid>.<n>") is never the target's, so a reader
-// of MEMORY.md sees only whole files.
-Status WriteAtomically(int dir_fd, const std::string& folder, const std::string& file,
-                       std::string_view text, mode_t mode) {
-  static std::atomic<uint64_t> counter{0};
-  const std::string path = folder + "/" + file;
-  const std::string prefix =
-      "." + file + std::string(kTempInfix) + std::to_string(::getpid()) + ".";
-  Fd fd(-1);
-  std::string name;
-  int err = 0;
-  // A name can be taken only by a killed writer whose pid we now reuse.
-  for (int attempt = 0; attempt < 8 && fd.get() < 0; ++attempt) {
-    name = prefix + std::to_string(counter.fetch_add(1));
-    fd = Fd(::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                     kNewFileMode));
-    err = errno;
-    if (fd.get() < 0 && err != EEXIST) break;
-  }
-  if (fd.get() < 0) {
-    return Unavailable("cannot create a temp file in '" + folder + "': " + ErrnoText(err));
-  }
-  TempFile temp(dir_fd, name);
-  const std::string what = "'" + folder + "/" + name + "'";
-  MNEMO_RETURN_IF_ERROR(WriteAll(fd.get(), text, what));
-  // fchmod is not subject to the umask, so the mode is exactly the old file's.
-  if (::fchmod(fd.get(), mode) != 0 || ::fsync(fd.get()) != 0 || !fd.Close()) {
-    return Unavailable("cannot write " + what + ": " + ErrnoText(errno));
-  }
-  if (::renameat(dir_fd, temp.name().c_str(), dir_fd, file.c_str()) != 0) {
-    return Unavailable("cannot replace '" + path + "': " + ErrnoText(errno));
-  }
-  temp.Commit();
-  if (::fsync(dir_fd) != 0) {
-    return Unavailable("cannot sync folder '" + folder + "': " + ErrnoText(errno));
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 Result<MemoryMdAction> ParseMemoryMdAction(std::string_view name) {
@@ -364,7 +300,14 @@ Result<MemoryMdResult> UpdateMemoryMd(const std::string& workspace, const Memory
   result.path = folder + "/" + update.file;
   MNEMO_ASSIGN_OR_RETURN(Existing existing, ReadTarget(dir.get(), update.file, result.path));
   const std::string text = ApplyUpdate(std::move(existing.text), update, &result.section_created);
-  MNEMO_RETURN_IF_ERROR(WriteAtomically(dir.get(), folder, update.file, text, existing.mode));
+  // The temp name (".MEMORY.md.tmp.<pid>.<n>") is never the target's, so a
+  // reader of MEMORY.md sees only whole files; the mode is the old file's.
+  internal::AtomicTarget target;
+  target.dir_fd = dir.get();
+  target.folder_path = folder;
+  target.file = update.file;
+  target.mode = existing.mode;
+  MNEMO_RETURN_IF_ERROR(internal::WriteFileAtomically(target, text).status());
   result.bytes = static_cast<int64_t>(text.size());
   return result;
 }

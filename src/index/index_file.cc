@@ -4,13 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "base/atomic_file.h"
+#include "base/file_io.h"
 #include "index/checksum.h"
 #include "index/flat_index.h"
 #include "index/hnsw_index.h"
@@ -26,21 +27,7 @@ constexpr uint32_t kMaxSignature = 1024;
 constexpr uint32_t kMaxStoreId = 256;
 constexpr size_t kMaxNameBytes = 100;
 
-// Closes on scope exit.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
+using internal::Fd;
 
 std::string Errno() { return std::strerror(errno); }
 
@@ -193,14 +180,6 @@ int64_t MtimeNs(const struct stat& st) {
   return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
 }
 
-Status FsyncDirectory(const std::filesystem::path& dir) {
-  Fd fd(::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (fd.get() < 0 || ::fsync(fd.get()) != 0) {
-    return Unavailable("cannot sync folder " + dir.string() + ": " + Errno());
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 std::filesystem::path IndexFilePath(const std::filesystem::path& dir, std::string_view signature,
@@ -230,47 +209,38 @@ Status SaveIndexFile(const std::filesystem::path& path, const VectorIndex& index
   if (store_id.size() > kMaxStoreId) {
     return InvalidArgument("store id is longer than " + std::to_string(kMaxStoreId) + " bytes");
   }
-  static std::atomic<uint64_t> counter{0};
-  const std::filesystem::path temp =
-      path.parent_path() / ("." + path.filename().string() + ".tmp-" + std::to_string(::getpid()) +
-                            "-" + std::to_string(counter++));
-  Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  if (fd.get() < 0) {
-    return Unavailable("cannot create index file " + temp.string() + ": " + Errno());
-  }
-  auto fail = [&](const std::string& what) {
-    Status st = Unavailable("cannot write index file " + path.string() + ": " + what);
-    ::unlink(temp.c_str());
-    return st;
+  auto fill = [&](int fd, const std::string&) -> Status {
+    // The header's size is known before its contents: write the payload
+    // after it, then the header (count, length and checksum come from the
+    // payload).
+    const size_t header_size = kFixedHeader + signature.size() + store_id.size() + sizeof(uint64_t);
+    if (::lseek(fd, static_cast<off_t>(header_size), SEEK_SET) < 0) return Unavailable(Errno());
+    Xxh64 hash;
+    PayloadWriter writer(fd, &hash);
+    uint64_t count = 0;
+    Status st;
+    if (const auto* flat = dynamic_cast<const FlatIndex*>(&index)) {
+      st = flat->WritePayload(writer, &count);
+    } else if (const auto* hnsw = dynamic_cast<const HnswIndex*>(&index)) {
+      st = hnsw->WritePayload(writer, &count);
+    } else {
+      st = InvalidArgument("this kind of index cannot be saved");
+    }
+    if (st.ok()) st = writer.Finish();
+    if (!st.ok()) return st;
+    std::string header = EncodeHeader(index.kind(), index.dimensions(), signature, store_id, count,
+                                      watermark, writer.bytes_written());
+    hash.Update(header.data(), header.size());
+    Put<uint64_t>(header, hash.Digest());
+    if (::pwrite(fd, header.data(), header.size(), 0) != static_cast<ssize_t>(header.size())) {
+      return Unavailable(Errno());
+    }
+    return Status::Ok();
   };
-  // The header's size is known before its contents: write the payload after
-  // it, then the header (count, length and checksum come from the payload).
-  const size_t header_size = kFixedHeader + signature.size() + store_id.size() + sizeof(uint64_t);
-  if (::lseek(fd.get(), static_cast<off_t>(header_size), SEEK_SET) < 0) return fail(Errno());
-  Xxh64 hash;
-  PayloadWriter writer(fd.get(), &hash);
-  uint64_t count = 0;
-  Status st;
-  if (const auto* flat = dynamic_cast<const FlatIndex*>(&index)) {
-    st = flat->WritePayload(writer, &count);
-  } else if (const auto* hnsw = dynamic_cast<const HnswIndex*>(&index)) {
-    st = hnsw->WritePayload(writer, &count);
-  } else {
-    st = InvalidArgument("this kind of index cannot be saved");
-  }
-  if (st.ok()) st = writer.Finish();
-  if (!st.ok()) return fail(st.message());
-  std::string header = EncodeHeader(index.kind(), index.dimensions(), signature, store_id, count,
-                                    watermark, writer.bytes_written());
-  hash.Update(header.data(), header.size());
-  Put<uint64_t>(header, hash.Digest());
-  if (::pwrite(fd.get(), header.data(), header.size(), 0) != static_cast<ssize_t>(header.size())) {
-    return fail(Errno());
-  }
-  if (::fsync(fd.get()) != 0) return fail(Errno());
-  if (::close(fd.release()) != 0) return fail(Errno());
-  if (::rename(temp.c_str(), path.c_str()) != 0) return fail(Errno());
-  return FsyncDirectory(path.parent_path());
+  Result<internal::Placed> placed =
+      internal::WriteFileAtomically(path.string(), 0600, internal::Placement::kReplace, fill);
+  if (placed.ok()) return Status::Ok();
+  return Unavailable("cannot write index file " + path.string() + ": " + placed.status().message());
 }
 
 Result<IndexFileHeader> ReadIndexFileHeader(const std::filesystem::path& path) {

@@ -6,7 +6,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +13,8 @@
 #include <sstream>
 #include <system_error>
 #include <utility>
+
+#include "base/atomic_file.h"
 
 namespace mnemo::storage::markdown {
 namespace {
@@ -136,30 +137,9 @@ Result<std::optional<FileStamp>> ReplaceEntryFile(const std::string& root,
     return std::optional<FileStamp>();
   }
   MNEMO_RETURN_IF_ERROR(internal::MakeFolders(folder.string(), kFolderMode));
-  static std::atomic<uint64_t> counter{0};
-  const fs::path temp =
-      folder / ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()) + "." +
-                std::to_string(counter.fetch_add(1)));
-  {
-    Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, kFileMode));
-    if (fd.get() < 0) {
-      return Unavailable("cannot create '" + temp.string() + "': " + ErrnoText(errno));
-    }
-    Status written = internal::WriteAll(fd.get(), text, "'" + temp.string() + "'");
-    if (written.ok() && (::fsync(fd.get()) != 0 || !fd.Close())) {
-      written = Unavailable("cannot write '" + temp.string() + "': " + ErrnoText(errno));
-    }
-    if (!written.ok()) {
-      ::unlink(temp.c_str());
-      return written;
-    }
-  }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(temp.c_str());
-    return Unavailable("cannot replace '" + path.string() + "': " + ErrnoText(err));
-  }
-  MNEMO_RETURN_IF_ERROR(internal::SyncFolder(folder.string()));
+  MNEMO_RETURN_IF_ERROR(
+      internal::WriteFileAtomically(path.string(), kFileMode, internal::Placement::kReplace, text)
+          .status());
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     return Unavailable("cannot stat '" + path.string() + "': " + ErrnoText(errno));
