@@ -43,7 +43,7 @@ storage::SegmentRow NewSegment(int64_t first_seq, const storage::TurnRow& user,
 // last covered row, so a turn that is still on its way is never left out,
 // and a turn that arrives after its rows were covered by a closed segment
 // changes nothing.
-Result<SegmentStep> AdvanceSegment(storage::Backend& backend, const storage::TurnRow& user,
+Result<SegmentStep> AdvanceSegment(storage::EpisodicStore& episodic, const storage::TurnRow& user,
                                    const storage::TurnRow& assistant, std::string_view user_message,
                                    std::span<const float> turn_vector,
                                    const SegmentPolicy& policy) {
@@ -87,18 +87,18 @@ Result<SegmentStep> AdvanceSegment(storage::Backend& backend, const storage::Tur
     return change;
   };
   MNEMO_ASSIGN_OR_RETURN(storage::SegmentChange applied,
-                         backend.StepSegment(user.owner, user.session_id, decide));
+                         episodic.StepSegment(user.owner, user.session_id, decide));
   // Only the call whose close was applied finalises the segment.
   if (!applied.close_open) step.closed_id.clear();
   return step;
 }
 
-Result<std::string> CloseOpenSegment(storage::Backend& backend, std::string_view owner,
+Result<std::string> CloseOpenSegment(storage::EpisodicStore& episodic, std::string_view owner,
                                      std::string_view session_id, TimeMs now) {
   MNEMO_ASSIGN_OR_RETURN(std::optional<storage::SegmentRow> open,
-                         backend.OpenSegment(owner, session_id));
+                         episodic.OpenSegment(owner, session_id));
   if (!open) return std::string();
-  MNEMO_ASSIGN_OR_RETURN(bool closed, backend.CloseSegment(open->id, now));
+  MNEMO_ASSIGN_OR_RETURN(bool closed, episodic.CloseSegment(open->id, now));
   return closed ? open->id : std::string();
 }
 
@@ -106,10 +106,10 @@ namespace {
 
 // The (role, text) turns of a segment, for the recap prompt.
 Result<std::vector<std::pair<std::string, std::string>>> RecapTurns(
-    storage::Backend& backend, const storage::SegmentRow& segment) {
-  MNEMO_ASSIGN_OR_RETURN(
-      std::vector<storage::TurnRow> rows,
-      backend.SessionTurns(segment.owner, segment.session_id, segment.first_seq, segment.last_seq));
+    storage::EpisodicStore& episodic, const storage::SegmentRow& segment) {
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
+                         episodic.SessionTurns(segment.owner, segment.session_id, segment.first_seq,
+                                               segment.last_seq));
   std::vector<std::pair<std::string, std::string>> turns;
   for (storage::TurnRow& r : rows) {
     if (!r.content.empty()) turns.emplace_back(std::move(r.role), std::move(r.content));
@@ -188,22 +188,22 @@ std::string SegmentProse(std::span<const storage::TurnRow> rows) {
   return prose;
 }
 
-Status EmbedRecap(storage::Backend& backend, const storage::SegmentRow& segment,
+Status EmbedRecap(storage::EpisodicStore& episodic, const storage::SegmentRow& segment,
                   embed::Embedder* embedder) {
   if (embedder == nullptr || segment.recap.empty()) return Status::Ok();
   MNEMO_ASSIGN_OR_RETURN(std::vector<embed::Vector> vectors,
                          embedder->Embed(std::span<const std::string>(&segment.recap, 1)));
   if (vectors.size() != 1 || embed::IsZeroVector(vectors[0])) return Status::Ok();
-  return backend.PutSegmentVector(segment.id, embedder->signature(), vectors[0]);
+  return episodic.PutSegmentVector(segment.id, embedder->signature(), vectors[0]);
 }
 
-Result<int> ResummarisePass(storage::Backend& backend, const FinalizeOptions& options) {
+Result<int> ResummarisePass(storage::EpisodicStore& episodic, const FinalizeOptions& options) {
   if (options.llm == nullptr) return 0;
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> pending,
-                         backend.SegmentsNeedingRecap(kResummariseBatch, kResummariseAttempts));
+                         episodic.SegmentsNeedingRecap(kResummariseBatch, kResummariseAttempts));
   int replaced = 0;
   for (storage::SegmentRow& segment : pending) {
-    MNEMO_ASSIGN_OR_RETURN(auto turns, RecapTurns(backend, segment));
+    MNEMO_ASSIGN_OR_RETURN(auto turns, RecapTurns(episodic, segment));
     ++segment.recap_attempts;
     Result<std::string> summary =
         turns.empty() ? Result<std::string>(Unavailable("no turns"))
@@ -215,23 +215,24 @@ Result<int> ResummarisePass(storage::Backend& backend, const FinalizeOptions& op
       segment.recap_source = "llm";
       ++replaced;
     }
-    MNEMO_RETURN_IF_ERROR(backend.PutSegment(segment));
+    MNEMO_RETURN_IF_ERROR(episodic.PutSegment(segment));
     // The replaced recap replaces its vector; an embedder failure leaves the
     // recap without one until the next change (logged by the caller).
-    if (ok) MNEMO_RETURN_IF_ERROR(EmbedRecap(backend, segment, options.embedder));
+    if (ok) MNEMO_RETURN_IF_ERROR(EmbedRecap(episodic, segment, options.embedder));
   }
   return replaced;
 }
 
-Status FinalizeSegment(storage::Backend& backend, std::string_view segment_id,
+Status FinalizeSegment(storage::EpisodicStore& episodic, storage::DocumentStore& documents,
+                       storage::GraphStore& graph, std::string_view segment_id,
                        const FinalizeOptions& options, TimeMs now) {
   MNEMO_ASSIGN_OR_RETURN(std::optional<storage::SegmentRow> segment,
-                         backend.GetSegment(segment_id));
+                         episodic.GetSegment(segment_id));
   if (!segment) return NotFound("no segment " + std::string(segment_id));
   // Selected by sequence number, never by timestamp (spec 40 fix).
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
-                         backend.SessionTurns(segment->owner, segment->session_id,
-                                              segment->first_seq, segment->last_seq));
+                         episodic.SessionTurns(segment->owner, segment->session_id,
+                                               segment->first_seq, segment->last_seq));
   std::vector<std::string> texts;
   std::vector<std::pair<std::string, std::string>> turns;
   for (const storage::TurnRow& r : rows) {
@@ -254,10 +255,10 @@ Status FinalizeSegment(storage::Backend& backend, std::string_view segment_id,
     if (source != "llm") recap = ExtractiveRecap(texts, options.token_budget);
     segment->recap = std::move(recap);
     segment->recap_source = texts.empty() ? "" : source;
-    MNEMO_RETURN_IF_ERROR(backend.PutSegment(*segment));
+    MNEMO_RETURN_IF_ERROR(episodic.PutSegment(*segment));
     // A remote embedder that cannot answer must not cost the events: its
     // error is reported once the rest is done.
-    recap_vector = EmbedRecap(backend, *segment, options.embedder);
+    recap_vector = EmbedRecap(episodic, *segment, options.embedder);
   }
   // Evidence, not interpretation (spec 40 point 6): the turns themselves,
   // never the recap.
@@ -265,13 +266,13 @@ Status FinalizeSegment(storage::Backend& backend, std::string_view segment_id,
     std::string prose = SegmentProse(rows);
     if (!prose.empty()) {
       std::string computation = prose;
-      MNEMO_RETURN_IF_ERROR(
-          context::StoreDocument(backend, {.owner = segment->owner,
-                                           .source = SegmentDocumentSource(*segment),
-                                           .content = std::move(prose),
-                                           .computation_text = std::move(computation),
-                                           .now = now})
-              .status());
+      MNEMO_RETURN_IF_ERROR(context::StoreDocument(documents, graph,
+                                                   {.owner = segment->owner,
+                                                    .source = SegmentDocumentSource(*segment),
+                                                    .content = std::move(prose),
+                                                    .computation_text = std::move(computation),
+                                                    .now = now})
+                                .status());
     }
   }
   if (!options.events) return recap_vector;
@@ -282,7 +283,7 @@ Status FinalizeSegment(storage::Backend& backend, std::string_view segment_id,
       if (options.profile) {
         if (std::optional<Facet> f = FacetFromEvent(e, segment->id)) {
           MNEMO_RETURN_IF_ERROR(
-              backend
+              episodic
                   .MergeFacet({.owner = segment->owner,
                                .facet_type = f->facet_type,
                                .key = f->key,
@@ -307,7 +308,7 @@ Status FinalizeSegment(storage::Backend& backend, std::string_view segment_id,
                         .created_at = now});
     }
   }
-  MNEMO_RETURN_IF_ERROR(backend.AddEvents(events).status());
+  MNEMO_RETURN_IF_ERROR(episodic.AddEvents(events).status());
   return recap_vector;
 }
 

@@ -13,7 +13,9 @@
 #include "embed/embedder.h"
 #include "llm/chat_client.h"
 #include "mnemo/status.h"
-#include "storage/backend.h"
+#include "storage/document_store.h"
+#include "storage/episodic_store.h"
+#include "storage/graph_store.h"
 
 namespace mnemo::archivist {
 
@@ -24,13 +26,13 @@ struct SegmentStep {
 };
 
 // After the turn's rows are stored. `turn_vector` may be empty.
-Result<SegmentStep> AdvanceSegment(storage::Backend& backend, const storage::TurnRow& user,
+Result<SegmentStep> AdvanceSegment(storage::EpisodicStore& episodic, const storage::TurnRow& user,
                                    const storage::TurnRow& assistant, std::string_view user_message,
                                    std::span<const float> turn_vector, const SegmentPolicy& policy);
 
 // Closes the open segment of (owner, session): its id, or "" when none was
 // open (or another caller closed it first). Idempotent.
-Result<std::string> CloseOpenSegment(storage::Backend& backend, std::string_view owner,
+Result<std::string> CloseOpenSegment(storage::EpisodicStore& episodic, std::string_view owner,
                                      std::string_view session_id, TimeMs now);
 
 struct FinalizeOptions {
@@ -70,13 +72,14 @@ std::string SegmentProse(std::span<const storage::TurnRow> rows);
 // Stores the vector of `segment`'s recap for the embedder's signature; does
 // nothing for an empty recap (or one with nothing to embed) or without an
 // embedder.
-Status EmbedRecap(storage::Backend& backend, const storage::SegmentRow& segment,
+Status EmbedRecap(storage::EpisodicStore& episodic, const storage::SegmentRow& segment,
                   embed::Embedder* embedder);
 
 // Recap (LLM when available, else extractive; its source recorded), events
 // from the segment's user rows, and their profile facets. Run once per
 // closed segment (CloseSegment decides which caller closed it).
-Status FinalizeSegment(storage::Backend& backend, std::string_view segment_id,
+Status FinalizeSegment(storage::EpisodicStore& episodic, storage::DocumentStore& documents,
+                       storage::GraphStore& graph, std::string_view segment_id,
                        const FinalizeOptions& options, TimeMs now);
 
 // Extractive recaps are re-summarised once an LLM answers (spec 40): at most
@@ -86,6 +89,6 @@ inline constexpr int64_t kResummariseAttempts = 2;
 
 // One pass; returns how many recaps the LLM replaced. Does nothing without
 // an LLM.
-Result<int> ResummarisePass(storage::Backend& backend, const FinalizeOptions& options);
+Result<int> ResummarisePass(storage::EpisodicStore& episodic, const FinalizeOptions& options);
 
 }  // namespace mnemo::archivist

@@ -140,7 +140,7 @@ std::vector<ArchiveRow> ArchiveRowsOf(const IndexedTurn& turn) {
   return {ArchiveRowOf(turn.user), ArchiveRowOf(turn.assistant)};
 }
 
-Result<IndexedTurn> IndexTurn(storage::Backend& backend, const std::string& owner, Turn turn,
+Result<IndexedTurn> IndexTurn(storage::EpisodicStore& episodic, const std::string& owner, Turn turn,
                               TimeMs timestamp, const TurnIndexOptions& options) {
   IndexedTurn out;
   if (options.redact) out.redactions = RedactTurn(turn);
@@ -171,14 +171,14 @@ Result<IndexedTurn> IndexTurn(storage::Backend& backend, const std::string& owne
   std::vector<storage::TurnRow> stored;
   if (options.claim != nullptr) {
     MNEMO_ASSIGN_OR_RETURN(storage::TurnClaimOutcome outcome,
-                           backend.ClaimTurn(*options.claim, rows));
+                           episodic.ClaimTurn(*options.claim, rows));
     if (!outcome.claimed) {
       out.earlier = std::move(outcome.claim);
       return out;
     }
     stored = std::move(outcome.rows);
   } else {
-    MNEMO_ASSIGN_OR_RETURN(stored, backend.AppendTurns(rows));
+    MNEMO_ASSIGN_OR_RETURN(stored, episodic.AppendTurns(rows));
   }
   if (stored.size() != 2) return Internal("append turn: expected two rows");
   out.user = std::move(stored[0]);

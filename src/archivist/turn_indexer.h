@@ -12,7 +12,7 @@
 #include "context/tool_registry.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
-#include "storage/backend.h"
+#include "storage/episodic_store.h"
 
 namespace mnemo::archivist {
 
@@ -23,7 +23,7 @@ struct TurnIndexOptions {
   // How tool outputs take part in the keyword index (spec 50); null: every
   // output as is.
   const context::ToolRegistry* tools = nullptr;
-  // Store the rows under this claim (Backend::ClaimTurn); null: a plain
+  // Store the rows under this claim (EpisodicStore::ClaimTurn); null: a plain
   // append.
   const storage::TurnClaim* claim = nullptr;
 };
@@ -77,7 +77,7 @@ ArchiveRow ArchiveRowOf(const storage::TurnRow& row);
 
 // Appends the turn's two rows for `owner` (sequence numbers from the store),
 // under options.claim when given.
-Result<IndexedTurn> IndexTurn(storage::Backend& backend, const std::string& owner, Turn turn,
+Result<IndexedTurn> IndexTurn(storage::EpisodicStore& episodic, const std::string& owner, Turn turn,
                               TimeMs timestamp, const TurnIndexOptions& options);
 
 }  // namespace mnemo::archivist

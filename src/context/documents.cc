@@ -49,16 +49,16 @@ std::string WithoutSpeakerLabels(std::string_view text) {
 
 }  // namespace
 
-Result<DocumentFields> DeriveFields(storage::Backend& backend,
+Result<DocumentFields> DeriveFields(storage::DocumentStore& documents,
                                     std::string_view labelled_computation_text) {
   const std::string computation_text = WithoutSpeakerLabels(labelled_computation_text);
   DocumentFields fields;
   fields.summary = text::ExtractiveSummary({computation_text}, kSummaryMaxBytes, {});
-  MNEMO_ASSIGN_OR_RETURN(int64_t n_docs, backend.CountDocuments(std::nullopt));
+  MNEMO_ASSIGN_OR_RETURN(int64_t n_docs, documents.CountDocuments(std::nullopt));
   Status df_error;
   const text::DocFreqFn df = [&](std::string_view token) -> int64_t {
     const std::string terms[] = {std::string(token)};
-    Result<std::vector<int64_t>> counts = backend.DocumentFrequencies(terms);
+    Result<std::vector<int64_t>> counts = documents.DocumentFrequencies(terms);
     if (!counts.ok() || counts->size() != 1) {
       if (df_error.ok()) df_error = counts.ok() ? Internal("document frequency") : counts.status();
       return 0;
@@ -77,8 +77,9 @@ Result<DocumentFields> DeriveFields(storage::Backend& backend,
   return fields;
 }
 
-Result<storage::DocumentPut> StoreDocument(storage::Backend& backend, NewDocument doc) {
-  MNEMO_ASSIGN_OR_RETURN(DocumentFields fields, DeriveFields(backend, doc.computation_text));
+Result<storage::DocumentPut> StoreDocument(storage::DocumentStore& documents,
+                                           storage::GraphStore& graph, NewDocument doc) {
+  MNEMO_ASSIGN_OR_RETURN(DocumentFields fields, DeriveFields(documents, doc.computation_text));
   storage::DocumentRow row;
   row.owner = std::move(doc.owner);
   row.source = std::move(doc.source);
@@ -90,13 +91,13 @@ Result<storage::DocumentPut> StoreDocument(storage::Backend& backend, NewDocumen
   row.entities = std::move(fields.entities);
   row.created_at = doc.now;
   row.updated_at = doc.now;
-  MNEMO_ASSIGN_OR_RETURN(storage::DocumentPut put, backend.PutDocument(row));
+  MNEMO_ASSIGN_OR_RETURN(storage::DocumentPut put, documents.PutDocument(row));
   // Distilled once, when the content is new (spec 50, "Graph"): a second
   // put of old evidence must not supersede newer facts.
   if (put.created) {
     const std::vector<ExtractedTriple> triples = ExtractTriplesFromText(put.row.search_text);
     MNEMO_RETURN_IF_ERROR(
-        StoreTriples(backend, put.row.owner, put.row.id, doc.now, triples).status());
+        StoreTriples(graph, put.row.owner, put.row.id, doc.now, triples).status());
   }
   return put;
 }

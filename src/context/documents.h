@@ -11,7 +11,8 @@
 
 #include "mnemo/status.h"
 #include "mnemo/types.h"
-#include "storage/backend.h"
+#include "storage/document_store.h"
+#include "storage/graph_store.h"
 
 namespace mnemo::context {
 
@@ -31,11 +32,12 @@ std::string EncodeEntity(std::string_view kind, std::string_view text);
 // The (kind, text) of an encoded entity; kind "" when it has no ':'.
 std::pair<std::string_view, std::string_view> DecodeEntity(std::string_view encoded);
 
-// Summary, tags (document frequencies from `backend`) and entities of a
+// Summary, tags (document frequencies from `documents`) and entities of a
 // document whose computation text is `computation_text`, read without the
 // speaker labels its lines start with ("user:", "assistant:", "[tool] x:"):
 // those are roles, not content (a segment document labels every line).
-Result<DocumentFields> DeriveFields(storage::Backend& backend, std::string_view computation_text);
+Result<DocumentFields> DeriveFields(storage::DocumentStore& documents,
+                                    std::string_view computation_text);
 
 struct NewDocument {
   std::string owner = "local";
@@ -50,6 +52,7 @@ struct NewDocument {
 // same content is not stored again (created = false, the first returned).
 // A new document's computation text is distilled into triples (graph.h)
 // with the document's id as their source.
-Result<storage::DocumentPut> StoreDocument(storage::Backend& backend, NewDocument doc);
+Result<storage::DocumentPut> StoreDocument(storage::DocumentStore& documents,
+                                           storage::GraphStore& graph, NewDocument doc);
 
 }  // namespace mnemo::context

@@ -110,7 +110,7 @@ std::vector<ExtractedTriple> ExtractTriplesFromText(std::string_view computation
   return ExtractTriples(lines);
 }
 
-Result<int64_t> StoreTriples(storage::Backend& backend, std::string_view owner,
+Result<int64_t> StoreTriples(storage::GraphStore& graph, std::string_view owner,
                              std::string_view source, TimeMs now,
                              std::span<const ExtractedTriple> triples) {
   int64_t created = 0;
@@ -125,7 +125,7 @@ Result<int64_t> StoreTriples(storage::Backend& backend, std::string_view owner,
                            .valid_from = now,
                            .created_at = now};
     MNEMO_ASSIGN_OR_RETURN(storage::TripleUpsert u,
-                           backend.UpsertTriple(row, IsSingleValued(row.predicate)));
+                           graph.UpsertTriple(row, IsSingleValued(row.predicate)));
     if (u.created) ++created;
   }
   return created;

@@ -66,7 +66,7 @@
 
 #include "mnemo/status.h"
 #include "mnemo/types.h"
-#include "storage/backend.h"
+#include "storage/graph_store.h"
 
 namespace mnemo::context {
 
@@ -110,7 +110,7 @@ std::vector<ExtractedTriple> ExtractTriplesFromText(std::string_view computation
 // Upserts `triples` in order (later statements supersede earlier ones of a
 // single-valued predicate) for `owner`, valid from `now`, with `source` as
 // provenance. Returns how many were created (the others were refreshed).
-Result<int64_t> StoreTriples(storage::Backend& backend, std::string_view owner,
+Result<int64_t> StoreTriples(storage::GraphStore& graph, std::string_view owner,
                              std::string_view source, TimeMs now,
                              std::span<const ExtractedTriple> triples);
 

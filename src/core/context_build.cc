@@ -163,7 +163,7 @@ Result<std::vector<DerivedItem>> ContextRecaps(Engine::Impl& engine, const Princ
     return items;
   }
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> rows,
-                         engine.backend->Segments(all, who.name, *req.session_id));
+                         engine.stores.episodic->Segments(all, who.name, *req.session_id));
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<RecallHit> ranked,
       engine.RecallRecaps(req.query, terms, kMaxRankedRecaps, all ? "" : who.name));
@@ -196,7 +196,7 @@ Result<std::vector<DerivedItem>> ContextDocuments(Engine::Impl& engine, const Pr
   const bool all = !engine.config.memory.acl_enabled;
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<storage::DocumentHit> docs,
-      engine.backend->SearchDocuments(
+      engine.stores.documents->SearchDocuments(
           {.terms = terms, .owner = all ? std::nullopt : std::optional(who.name), .limit = limit}));
   for (storage::DocumentHit& h : docs) {
     std::string body = BestPassage(h.row.summary.empty() ? h.row.content : h.row.summary, terms);
@@ -245,14 +245,15 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
   // Enough turn candidates to fill the whole budget with short turns.
   const int turn_candidates = static_cast<int>(std::clamp<int64_t>(
       budget / kShortTurnChars, int64_t{kTurnsPerItem} * k, kMaxTurnCandidates));
-  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> turns,
-                         RankTurnsInConversation(*backend, {.terms = terms,
-                                                            .all = !config.memory.acl_enabled,
-                                                            .owner = who.name,
-                                                            .limit = turn_candidates,
-                                                            .since = req.window.since,
-                                                            .until = req.window.until,
-                                                            .agent_id = req.agent_id}));
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<RankedTurn> turns,
+      RankTurnsInConversation(*stores.episodic, {.terms = terms,
+                                                 .all = !config.memory.acl_enabled,
+                                                 .owner = who.name,
+                                                 .limit = turn_candidates,
+                                                 .since = req.window.since,
+                                                 .until = req.window.until,
+                                                 .agent_id = req.agent_id}));
   std::vector<std::string> texts;
   texts.reserve(turns.size());
   for (const RankedTurn& h : turns) texts.push_back(ReadableTurnText(h.row, terms, tools.get()));

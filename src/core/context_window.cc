@@ -37,10 +37,10 @@ struct LoadedEvent {
   std::string text;  // RenderEvent
 };
 
-Result<std::vector<LoadedEvent>> LoadEvents(storage::Backend& backend, std::string_view owner,
-                                            std::string_view session_id) {
+Result<std::vector<LoadedEvent>> LoadEvents(storage::ContextEventStore& events,
+                                            std::string_view owner, std::string_view session_id) {
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::ContextEventRow> rows,
-                         backend.ContextEvents(owner, session_id));
+                         events.ContextEvents(owner, session_id));
   std::vector<LoadedEvent> out;
   out.reserve(rows.size());
   for (storage::ContextEventRow& r : rows) {
@@ -104,7 +104,8 @@ Result<ContextAppendResult> Engine::Impl::ContextAppend(const Principal& who,
                                .search_text = context::EventComputationText(*tools, event),
                                .timestamp_ms = event.timestamp.value_or(now),
                                .created_at = now};
-  MNEMO_ASSIGN_OR_RETURN(storage::ContextEventRow stored, backend->AppendContextEvent(row));
+  MNEMO_ASSIGN_OR_RETURN(storage::ContextEventRow stored,
+                         stores.context_events->AppendContextEvent(row));
   return ContextAppendResult{
       .session_id = req.session_id,
       .seq = stored.seq,
@@ -125,19 +126,20 @@ Result<ContextWindow> Engine::Impl::GetContextWindow(const Principal& who,
     return InvalidArgument("query is longer than 1 MiB", "query");
   }
   MNEMO_ASSIGN_OR_RETURN(std::vector<LoadedEvent> events,
-                         LoadEvents(*backend, who.name, req.session_id));
+                         LoadEvents(*stores.context_events, who.name, req.session_id));
   // Keyword relevance over the events' computation text. (A vector side
   // would need event vectors, which are not stored.)
   std::map<int64_t, double> score_of;  // by event id
   const std::vector<std::string> terms = text::QueryTerms(req.query);
   if (!terms.empty() && !events.empty()) {
-    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::ContextEventHit> hits,
-                           backend->SearchContextEvents({.terms = terms,
-                                                         .all = false,
-                                                         .owner = who.name,
-                                                         .session_id = req.session_id,
-                                                         .limit = static_cast<int>(std::min<size_t>(
-                                                             events.size(), INT32_MAX))}));
+    MNEMO_ASSIGN_OR_RETURN(
+        std::vector<storage::ContextEventHit> hits,
+        stores.context_events->SearchContextEvents(
+            {.terms = terms,
+             .all = false,
+             .owner = who.name,
+             .session_id = req.session_id,
+             .limit = static_cast<int>(std::min<size_t>(events.size(), INT32_MAX))}));
     for (const storage::ContextEventHit& h : hits) score_of[h.row.id] = h.score;
   }
   std::vector<context::WindowItem> items;
@@ -176,7 +178,7 @@ Result<ContextPruneResult> Engine::Impl::ContextPrune(const Principal& who,
   MNEMO_RETURN_IF_ERROR(ValidateSession(session_id));
   if (keep < 0) return InvalidArgument("keep must be >= 0", "keep");
   MNEMO_ASSIGN_OR_RETURN(std::vector<LoadedEvent> events,
-                         LoadEvents(*backend, who.name, session_id));
+                         LoadEvents(*stores.context_events, who.name, session_id));
   ContextPruneResult out{.session_id = std::string(session_id)};
   const size_t n = events.size();
   const size_t pruned = n > static_cast<size_t>(keep) ? n - static_cast<size_t>(keep) : 0;
@@ -208,12 +210,13 @@ Result<ContextPruneResult> Engine::Impl::ContextPrune(const Principal& who,
     MNEMO_ASSIGN_OR_RETURN(
         storage::DocumentPut put,
         context::StoreDocument(
-            *backend, {.owner = who.name,
-                       .source = source,
-                       .meta = meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                       .content = std::move(content),
-                       .computation_text = std::move(computation),
-                       .now = now}));
+            *stores.documents, *stores.graph,
+            {.owner = who.name,
+             .source = source,
+             .meta = meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+             .content = std::move(content),
+             .computation_text = std::move(computation),
+             .now = now}));
     out.documents.push_back({.document_id = std::move(put.row.id),
                              .source = std::move(source),
                              .first_seq = first_seq,
@@ -221,8 +224,8 @@ Result<ContextPruneResult> Engine::Impl::ContextPrune(const Principal& who,
                              .created = put.created});
     begin = end;
   }
-  MNEMO_ASSIGN_OR_RETURN(out.pruned, backend->DeleteContextEventsUpTo(who.name, session_id,
-                                                                      events[pruned - 1].row.seq));
+  MNEMO_ASSIGN_OR_RETURN(out.pruned, stores.context_events->DeleteContextEventsUpTo(
+                                         who.name, session_id, events[pruned - 1].row.seq));
   return out;
 }
 

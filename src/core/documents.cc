@@ -90,12 +90,13 @@ Result<DocumentPutResult> Engine::Impl::DocPut(const Principal& who,
   MNEMO_RETURN_IF_ERROR(ValidateMeta(req.meta, config.server.max_body_bytes));
   MNEMO_RETURN_IF_ERROR(CheckSecret(config, req.content, "content"));
   MNEMO_ASSIGN_OR_RETURN(storage::DocumentPut put,
-                         context::StoreDocument(*backend, {.owner = who.name,
-                                                           .source = req.source,
-                                                           .meta = req.meta,
-                                                           .content = req.content,
-                                                           .computation_text = req.content,
-                                                           .now = clock->NowMs()}));
+                         context::StoreDocument(*stores.documents, *stores.graph,
+                                                {.owner = who.name,
+                                                 .source = req.source,
+                                                 .meta = req.meta,
+                                                 .content = req.content,
+                                                 .computation_text = req.content,
+                                                 .now = clock->NowMs()}));
   return DocumentPutResult{.id = std::move(put.row.id), .created = put.created};
 }
 
@@ -107,14 +108,15 @@ Result<Document> Engine::Impl::DocGet(const Principal& who, std::string_view id)
   // so reading it leaves no trace.
   if (owner) {
     MNEMO_ASSIGN_OR_RETURN(std::optional<storage::DocumentRow> peek,
-                           backend->GetDocument(id, /*count_access=*/false));
+                           stores.documents->GetDocument(id, /*count_access=*/false));
     if (!peek || peek->owner != *owner) return NotFound("no document " + std::string(id));
   }
-  Result<std::optional<storage::DocumentRow>> row = backend->GetDocument(id, /*count_access=*/true);
+  Result<std::optional<storage::DocumentRow>> row =
+      stores.documents->GetDocument(id, /*count_access=*/true);
   if (!row.ok()) {
     // The count is best effort: the document is read without it.
     NoteAccessCountFailure(row.status());
-    row = backend->GetDocument(id, /*count_access=*/false);
+    row = stores.documents->GetDocument(id, /*count_access=*/false);
   }
   MNEMO_RETURN_IF_ERROR(row.status());
   if (!*row) return NotFound("no document " + std::string(id));
@@ -136,7 +138,7 @@ Result<std::vector<DocumentSearchHit>> Engine::Impl::DocSearch(const Principal& 
   const std::vector<std::string> terms = text::QueryTerms(req.query);
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<storage::DocumentHit> hits,
-      backend->SearchDocuments(
+      stores.documents->SearchDocuments(
           {.terms = terms, .owner = DocumentOwner(who), .limit = req.max_results}));
   std::vector<DocumentSearchHit> out;
   out.reserve(hits.size());
@@ -159,7 +161,7 @@ Result<DocumentList> Engine::Impl::DocList(const Principal& who, const DocumentL
   // One more than asked tells whether there is a next page.
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<storage::DocumentRow> rows,
-      backend->ListDocuments(DocumentOwner(who), req.source, req.limit + 1, req.offset));
+      stores.documents->ListDocuments(DocumentOwner(who), req.source, req.limit + 1, req.offset));
   DocumentList out;
   if (rows.size() > static_cast<size_t>(req.limit)) {
     rows.resize(static_cast<size_t>(req.limit));
@@ -177,16 +179,16 @@ Result<bool> Engine::Impl::DocDelete(const Principal& who, std::string_view id) 
   MNEMO_RETURN_IF_ERROR(ValidateDocumentId(id));
   if (const std::optional<std::string> owner = DocumentOwner(who)) {
     MNEMO_ASSIGN_OR_RETURN(std::optional<storage::DocumentRow> row,
-                           backend->GetDocument(id, /*count_access=*/false));
+                           stores.documents->GetDocument(id, /*count_access=*/false));
     if (!row || row->owner != *owner) return false;
   }
-  return backend->DeleteDocument(id);
+  return stores.documents->DeleteDocument(id);
 }
 
 Result<std::vector<RecallHit>> Engine::Impl::DocumentHits(const std::vector<std::string>& terms,
                                                           int limit) {
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::DocumentHit> hits,
-                         backend->SearchDocuments({.terms = terms, .limit = limit}));
+                         stores.documents->SearchDocuments({.terms = terms, .limit = limit}));
   std::vector<RecallHit> out;
   for (storage::DocumentHit& h : hits) {
     if (h.score < config.search.min_relevance_score) continue;

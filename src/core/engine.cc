@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "core/engine_impl.h"
+#include "storage/backend.h"
 
 namespace mnemo {
 namespace {
@@ -120,7 +121,9 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   std::error_code ec;
   impl->workspace = std::filesystem::canonical(ws, ec).string();
   if (ec) return Unavailable("workspace " + ws + " cannot be resolved: " + ec.message());
-  MNEMO_ASSIGN_OR_RETURN(impl->backend, OpenBackend(impl->config, impl->workspace, impl->logger));
+  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<storage::Backend> backend,
+                         OpenBackend(impl->config, impl->workspace, impl->logger));
+  impl->stores = storage::StoresOf(std::move(backend));
   MNEMO_RETURN_IF_ERROR(impl->OpenVectors());
   impl->archive_root = impl->workspace + "/memory_tree/content/episodic";
   impl->archive = std::make_unique<archivist::ArchiveWriter>(

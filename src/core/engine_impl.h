@@ -22,7 +22,7 @@
 #include "llm/chat_client.h"
 #include "mnemo/engine.h"
 #include "rules/rule_store.h"
-#include "storage/backend.h"
+#include "storage/stores.h"
 
 namespace mnemo {
 
@@ -47,7 +47,8 @@ struct Engine::Impl {
   // Set by Engine::Open; standard error until then, so an Impl whose open
   // failed still has one to report through while it closes.
   std::shared_ptr<Logger> logger = StderrLogger();
-  std::unique_ptr<storage::Backend> backend;
+  // Every store of the configured backend (storage/stores.h).
+  storage::Stores stores;
   // Vectors (vectors.cc). `embedder` is null with provider "none".
   std::unique_ptr<embed::Embedder> embedder;
   index::IndexOptions index_options;
@@ -55,7 +56,7 @@ struct Engine::Impl {
   std::map<std::string, std::shared_ptr<VectorSpace>> spaces;  // by signature
 
   // Pinned prompt blocks by (scope, tools), valid for one generation of the
-  // tool rules (Backend::Generation): a session start costs one
+  // tool rules (EntryStore::Generation): a session start costs one
   // counter read while the rules are unchanged (rules.cc).
   std::mutex prompt_mu;
   int64_t prompt_generation = -1;
@@ -77,7 +78,7 @@ struct Engine::Impl {
   std::unique_ptr<context::ToolRegistry> tools;
   std::mutex stored_tools_mu;
   std::map<std::string, std::string> stored_tools_seen;
-  // Backend::Generation(kToolRegistry) when stored_tools_seen was read; -1
+  // EntryStore::Generation(kToolRegistry) when stored_tools_seen was read; -1
   // before the first read.
   int64_t stored_tools_generation = -1;
   // Access counts that could not be written (entries.cc), and when the last

@@ -62,7 +62,7 @@ Result<StoreResult> Engine::Impl::Store(const Principal& who, const StoreRequest
   w.tags = req.tags;
   w.visibility = req.visibility;
   w.now = clock->NowMs();
-  MNEMO_ASSIGN_OR_RETURN(storage::UpsertResult r, backend->Upsert(w));
+  MNEMO_ASSIGN_OR_RETURN(storage::UpsertResult r, stores.entries->Upsert(w));
   // The entry is stored; vectors follow, and their failure is not fatal.
   if (r.text_changed) {
     const storage::Label labels[] = {r.label};
@@ -80,16 +80,16 @@ Result<std::optional<Entry>> Engine::Impl::ResolveForRead(const Principal& who,
     // Only an admin may address another principal's entry; for anyone else
     // that is indistinguishable from a missing entry.
     if (!IsAdmin(who) && *req.owner != who.name) return std::optional<Entry>();
-    return backend->FindExact(*req.owner, req.ns, req.key);
+    return stores.entries->FindExact(*req.owner, req.ns, req.key);
   }
-  return backend->Resolve(req.ns, req.key, ScopeFor(who));
+  return stores.entries->Resolve(req.ns, req.key, ScopeFor(who));
 }
 
 Result<Entry> Engine::Impl::Get(const Principal& who, const GetRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
   MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> found, ResolveForRead(who, req));
   if (!found) return NotFoundFor(req.key);
-  Result<std::optional<Entry>> counted = backend->AddCounters(found->id, 1, 0);
+  Result<std::optional<Entry>> counted = stores.entries->AddCounters(found->id, 1, 0);
   if (!counted.ok()) {
     NoteAccessCountFailure(counted.status());
     return *found;
@@ -112,7 +112,7 @@ Result<Entry> Engine::Impl::MarkUseful(const Principal& who, const GetRequest& r
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
   MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> found, ResolveForRead(who, req));
   if (!found) return NotFoundFor(req.key);
-  MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> marked, backend->AddCounters(found->id, 0, 1));
+  MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> marked, stores.entries->AddCounters(found->id, 0, 1));
   if (!marked) return NotFoundFor(req.key);
   return *marked;
 }
@@ -122,16 +122,16 @@ Result<bool> Engine::Impl::Forget(const Principal& who, const ForgetRequest& req
   MNEMO_RETURN_IF_ERROR(ValidateAddress(req.key, req.ns));
   std::optional<Entry> target;
   if (req.owner && IsAdmin(who)) {
-    MNEMO_ASSIGN_OR_RETURN(target, backend->FindExact(*req.owner, req.ns, req.key));
+    MNEMO_ASSIGN_OR_RETURN(target, stores.entries->FindExact(*req.owner, req.ns, req.key));
   } else if (IsAdmin(who)) {
     // Own entry first, then (admin or ACL off) the most recent one.
-    MNEMO_ASSIGN_OR_RETURN(target, backend->Resolve(req.ns, req.key, ScopeFor(who)));
+    MNEMO_ASSIGN_OR_RETURN(target, stores.entries->Resolve(req.ns, req.key, ScopeFor(who)));
   } else {
     // Under ACL a user forgets only their own entries.
-    MNEMO_ASSIGN_OR_RETURN(target, backend->FindExact(who.name, req.ns, req.key));
+    MNEMO_ASSIGN_OR_RETURN(target, stores.entries->FindExact(who.name, req.ns, req.key));
   }
   if (!target) return false;
-  return backend->Delete(target->id);
+  return stores.entries->Delete(target->id);
 }
 
 Result<ListPage> Engine::Impl::List(const Principal& who, const ListRequest& req) {
@@ -147,7 +147,8 @@ Result<ListPage> Engine::Impl::List(const Principal& who, const ListRequest& req
   f.ns = req.ns;
   f.include_archived = req.include_archived;
   f.scope = ScopeFor(who);
-  MNEMO_ASSIGN_OR_RETURN(std::vector<Entry> items, backend->List(f, req.limit + 1, req.offset));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<Entry> items,
+                         stores.entries->List(f, req.limit + 1, req.offset));
   ListPage page;
   if (static_cast<int>(items.size()) > req.limit) {
     items.resize(static_cast<size_t>(req.limit));
@@ -159,9 +160,9 @@ Result<ListPage> Engine::Impl::List(const Principal& who, const ListRequest& req
 
 Result<Stats> Engine::Impl::GetStats(const Principal& who) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
-  MNEMO_ASSIGN_OR_RETURN(Stats s, backend->GetStats(ScopeFor(who)));
-  s.backend = std::string(backend->name());
-  s.schema_version = backend->schema_version();
+  MNEMO_ASSIGN_OR_RETURN(Stats s, stores.entries->GetStats(ScopeFor(who)));
+  s.backend = std::string(stores.name);
+  s.schema_version = stores.schema_version;
   return s;
 }
 

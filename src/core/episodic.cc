@@ -116,15 +116,17 @@ Status Engine::Impl::IndexTurnRows(const Principal& who, const Turn& turn, TimeM
   if (!config.learning.episodic_capture_enabled) {
     if (claim == nullptr) return Status::Ok();
     // No rows to store, but the turn id is still claimed once.
-    MNEMO_ASSIGN_OR_RETURN(storage::TurnClaimOutcome outcome, backend->ClaimTurn(*claim, {}));
+    MNEMO_ASSIGN_OR_RETURN(storage::TurnClaimOutcome outcome,
+                           stores.episodic->ClaimTurn(*claim, {}));
     if (!outcome.claimed) earlier = std::move(outcome.claim);
     return Status::Ok();
   }
   MNEMO_RETURN_IF_ERROR(RefreshStoredTools());
   archivist::TurnIndexOptions options{
       .redact = config.security.redact_episodic, .tools = tools.get(), .claim = claim};
-  MNEMO_ASSIGN_OR_RETURN(archivist::IndexedTurn indexed,
-                         archivist::IndexTurn(*backend, who.name, turn, timestamp, options));
+  MNEMO_ASSIGN_OR_RETURN(
+      archivist::IndexedTurn indexed,
+      archivist::IndexTurn(*stores.episodic, who.name, turn, timestamp, options));
   if (indexed.earlier) {
     earlier = std::move(indexed.earlier);
     return Status::Ok();
@@ -144,9 +146,10 @@ Status Engine::Impl::IndexTurnRows(const Principal& who, const Turn& turn, TimeM
     auto embedded = embedder->Embed(std::span<const std::string>(&text, 1));
     if (embedded.ok() && embedded->size() == 1) vector = std::move((*embedded)[0]);
   }
-  MNEMO_ASSIGN_OR_RETURN(archivist::SegmentStep step,
-                         archivist::AdvanceSegment(*backend, indexed.user, indexed.assistant,
-                                                   turn.user_message, vector, policy));
+  MNEMO_ASSIGN_OR_RETURN(
+      archivist::SegmentStep step,
+      archivist::AdvanceSegment(*stores.episodic, indexed.user, indexed.assistant,
+                                turn.user_message, vector, policy));
   result.segment_id = step.open_id;
   result.closed_segment_id = step.closed_id;
   if (!step.closed_id.empty()) PostFinalize(step.closed_id);
@@ -169,7 +172,8 @@ Result<TurnResult> Engine::Impl::ReplayTurn(storage::TurnClaim claim) {
   while (claim.result.empty() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::milliseconds(25));
-    MNEMO_ASSIGN_OR_RETURN(std::optional<storage::TurnClaim> now, backend->GetTurnClaim(claim.key));
+    MNEMO_ASSIGN_OR_RETURN(std::optional<storage::TurnClaim> now,
+                           stores.episodic->GetTurnClaim(claim.key));
     if (!now) return NotFound("turn " + claim.key.turn_id + " is no longer stored");
     claim = std::move(*now);
   }
@@ -181,8 +185,8 @@ Result<TurnResult> Engine::Impl::ReplayTurn(storage::TurnClaim claim) {
   }
   if (claim.first_seq >= 0) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
-                           backend->SessionTurns(claim.key.owner, claim.key.session_id,
-                                                 claim.first_seq, claim.first_seq + 1));
+                           stores.episodic->SessionTurns(claim.key.owner, claim.key.session_id,
+                                                         claim.first_seq, claim.first_seq + 1));
     for (storage::TurnRow& r : rows) {
       if (r.role == "user") {
         out.user_row = ToPublic(std::move(r));
@@ -217,16 +221,17 @@ Result<std::vector<EpisodicHit>> Engine::Impl::EpisodicSearch(const Principal& w
                            .since = q.window.since,
                            .until = q.window.until,
                            .agent_id = q.agent_id};
-  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> hits,
-                         RankTurnsInConversation(
-                             *backend, query, {.weight = q.recency_weight, .now = clock->NowMs()}));
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<RankedTurn> hits,
+      RankTurnsInConversation(*stores.episodic, query,
+                              {.weight = q.recency_weight, .now = clock->NowMs()}));
   std::vector<EpisodicHit> out;
   out.reserve(hits.size());
   for (RankedTurn& h : hits) {
     EpisodicHit hit{.score = h.score};
     hit.snippet = text::MakeSnippet(ReadableTurnText(h.row, query.terms, tools.get()), query.terms);
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> near,
-                           NeighbourTurns(*backend, h.row, q.context_turns));
+                           NeighbourTurns(*stores.episodic, h.row, q.context_turns));
     for (storage::TurnRow& r : near) hit.context.push_back(ToPublic(std::move(r)));
     hit.turn = ToPublic(std::move(h.row));
     out.push_back(std::move(hit));
@@ -239,7 +244,7 @@ Result<std::vector<EpisodicTurn>> Engine::Impl::SessionTurns(const Principal& wh
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
   MNEMO_RETURN_IF_ERROR(ValidateSessionId(session_id));
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
-                         backend->SessionTurns(who.name, session_id, 0, INT64_MAX));
+                         stores.episodic->SessionTurns(who.name, session_id, 0, INT64_MAX));
   std::vector<EpisodicTurn> out;
   out.reserve(rows.size());
   for (storage::TurnRow& r : rows) out.push_back(ToPublic(std::move(r)));
@@ -252,9 +257,9 @@ Result<std::vector<RecallHit>> Engine::Impl::RecallRecaps(const std::string& que
   const size_t k = static_cast<size_t>(std::max(4 * limit, 40));
   const std::optional<std::string> scope =
       owner.empty() ? std::nullopt : std::optional<std::string>(owner);
-  MNEMO_ASSIGN_OR_RETURN(
-      std::vector<storage::SegmentHit> keyword,
-      backend->SearchSegments({.terms = terms, .owner = scope, .limit = static_cast<int>(k)}));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentHit> keyword,
+                         stores.episodic->SearchSegments(
+                             {.terms = terms, .owner = scope, .limit = static_cast<int>(k)}));
   std::vector<float> q;
   if (recaps != nullptr) {
     auto embedded = embedder->Embed(std::span<const std::string>(&query, 1));
@@ -281,7 +286,7 @@ Result<std::vector<RecallHit>> Engine::Impl::RecallRecaps(const std::string& que
         continue;
       }
       MNEMO_ASSIGN_OR_RETURN(std::optional<storage::SegmentRow> row,
-                             backend->GetSegment(n.segment_id));
+                             stores.episodic->GetSegment(n.segment_id));
       if (!row || row->status != "closed" || row->recap.empty()) continue;
       at.emplace(row->id, rows.size());
       inputs.push_back({.vector = cosine, .updated_at = row->closed_at});
@@ -322,8 +327,9 @@ Result<int64_t> Engine::Impl::FillMissingRecapVectors() {
   std::set<std::string> have;
   for (int64_t version = 0;;) {
     constexpr int kBatch = 1000;
-    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentVector> batch,
-                           backend->SegmentVectorsSince(embedder->signature(), version, kBatch));
+    MNEMO_ASSIGN_OR_RETURN(
+        std::vector<storage::SegmentVector> batch,
+        stores.episodic->SegmentVectorsSince(embedder->signature(), version, kBatch));
     for (storage::SegmentVector& v : batch) {
       version = std::max(version, v.version);
       have.insert(std::move(v.segment_id));
@@ -331,18 +337,19 @@ Result<int64_t> Engine::Impl::FillMissingRecapVectors() {
     if (batch.size() < static_cast<size_t>(kBatch)) break;
   }
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> segments,
-                         backend->Segments(true, "", std::nullopt));
+                         stores.episodic->Segments(true, "", std::nullopt));
   int64_t embedded = 0;
   for (const storage::SegmentRow& s : segments) {
     if (s.status != "closed" || s.recap.empty() || have.contains(s.id)) continue;
-    MNEMO_RETURN_IF_ERROR(archivist::EmbedRecap(*backend, s, embedder.get()));
+    MNEMO_RETURN_IF_ERROR(archivist::EmbedRecap(*stores.episodic, s, embedder.get()));
     ++embedded;
   }
   return embedded;
 }
 
 Status Engine::Impl::OpenArchivist() {
-  if (embedder != nullptr) recaps = std::make_unique<RecapVectors>(*backend, embedder->signature());
+  if (embedder != nullptr)
+    recaps = std::make_unique<RecapVectors>(*stores.episodic, embedder->signature());
   MNEMO_ASSIGN_OR_RETURN(llm, llm::MakeChatClient(config.llm));
   segment_worker = std::make_unique<internal::BackgroundWorker>();
   // Recaps written under another embedder (or while it was down) get their
@@ -365,11 +372,13 @@ void Engine::Impl::PostFinalize(std::string segment_id) {
                                        .llm = llm.get(),
                                        .embedder = embedder.get(),
                                        .documents = config.learning.chat_to_documents_enabled};
-    if (Status s = archivist::FinalizeSegment(*backend, id, options, clock->NowMs()); !s.ok()) {
+    if (Status s = archivist::FinalizeSegment(*stores.episodic, *stores.documents, *stores.graph,
+                                              id, options, clock->NowMs());
+        !s.ok()) {
       logger->Log(LogLevel::kWarn, "cannot finalise segment " + id + ": " + s.message());
     }
     // Then give earlier extractive recaps another chance with the LLM.
-    if (Result<int> pass = archivist::ResummarisePass(*backend, options); !pass.ok()) {
+    if (Result<int> pass = archivist::ResummarisePass(*stores.episodic, options); !pass.ok()) {
       logger->Log(LogLevel::kWarn, "re-summarising recaps: " + pass.status().message());
     }
   });
@@ -379,8 +388,9 @@ Result<SessionEndResult> Engine::Impl::SessionEnd(const Principal& who, std::str
                                                   bool sync) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
   MNEMO_RETURN_IF_ERROR(ValidateSessionId(session_id));
-  MNEMO_ASSIGN_OR_RETURN(std::string closed, archivist::CloseOpenSegment(
-                                                 *backend, who.name, session_id, clock->NowMs()));
+  MNEMO_ASSIGN_OR_RETURN(
+      std::string closed,
+      archivist::CloseOpenSegment(*stores.episodic, who.name, session_id, clock->NowMs()));
   SessionEndResult out{.closed = !closed.empty(), .segment_id = closed};
   if (out.closed) PostFinalize(std::move(closed));
   if (sync) segment_worker->Flush();
@@ -396,7 +406,7 @@ Result<std::vector<SegmentInfo>> Engine::Impl::Segments(const Principal& who,
     session = session_id;
   }
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> rows,
-                         backend->Segments(!config.memory.acl_enabled, who.name, session));
+                         stores.episodic->Segments(!config.memory.acl_enabled, who.name, session));
   std::vector<SegmentInfo> out;
   out.reserve(rows.size());
   for (storage::SegmentRow& r : rows) {
@@ -425,7 +435,7 @@ Result<std::vector<EventInfo>> Engine::Impl::Events(const Principal& who, const 
                             .all = !config.memory.acl_enabled,
                             .owner = who.name,
                             .limit = q.limit};
-  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::EventHit> hits, backend->SearchEvents(query));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::EventHit> hits, stores.episodic->SearchEvents(query));
   std::vector<EventInfo> out;
   out.reserve(hits.size());
   for (storage::EventHit& h : hits) {
@@ -445,7 +455,7 @@ Result<std::vector<ProfileFacet>> Engine::Impl::Profile(const Principal& who,
                                                         const ProfileRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> rows,
-                         backend->Facets(!config.memory.acl_enabled, who.name));
+                         stores.episodic->Facets(!config.memory.acl_enabled, who.name));
   std::vector<ProfileFacet> out;
   out.reserve(rows.size());
   for (storage::FacetRow& r : rows) {
@@ -475,14 +485,14 @@ Result<ProfileFacet> Engine::Impl::ProfilePut(const Principal& who, std::string_
   // the old one goes to the history and the count restarts.
   const TimeMs now = clock->NowMs();
   MNEMO_ASSIGN_OR_RETURN(storage::FacetRow r,
-                         backend->MergeFacet({.owner = who.name,
-                                              .facet_type = std::string(facet_type),
-                                              .key = std::string(key),
-                                              .value = std::string(value),
-                                              .confidence = kStatedConfidence,
-                                              .evidence_count = 1,
-                                              .updated_at = now,
-                                              .valid_from = now}));
+                         stores.episodic->MergeFacet({.owner = who.name,
+                                                      .facet_type = std::string(facet_type),
+                                                      .key = std::string(key),
+                                                      .value = std::string(value),
+                                                      .confidence = kStatedConfidence,
+                                                      .evidence_count = 1,
+                                                      .updated_at = now,
+                                                      .valid_from = now}));
   return ToProfileFacet(std::move(r));
 }
 

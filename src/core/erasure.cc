@@ -1,6 +1,6 @@
 // Erasure (spec 10, "Erasure"): memory.session_forget and
 // memory.principal_forget. Storage removes the rows in one transaction
-// (Backend::EraseSession / ErasePrincipal); this file finds what storage
+// (AdminStore::EraseSession / ErasePrincipal); this file finds what storage
 // cannot name itself (the session's documents), finishes the background
 // work that would write the session again, and clears what lives outside
 // storage: the markdown archive files, the cached recap vectors and the
@@ -38,7 +38,7 @@ Result<std::vector<std::string>> Engine::Impl::SessionDocumentIds(const std::str
   for (const std::string& prefix : {segment_prefix, context_prefix}) {
     for (int64_t offset = 0;; offset += kPage) {
       MNEMO_ASSIGN_OR_RETURN(std::vector<storage::DocumentRow> page,
-                             backend->ListDocuments(owner, prefix, kPage, offset));
+                             stores.documents->ListDocuments(owner, prefix, kPage, offset));
       for (const storage::DocumentRow& d : page) {
         // A context prefix also starts the sources of a session whose id
         // continues with "#seq...": only this session's ranges count.
@@ -77,14 +77,14 @@ Result<ErasureCounts> Engine::Impl::SessionForget(const Principal& who,
   segment_worker->Flush();
   archive->Flush();
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
-                         backend->SessionTurns(owner, req.session_id, 0, INT64_MAX));
+                         stores.episodic->SessionTurns(owner, req.session_id, 0, INT64_MAX));
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> segments,
-                         backend->Segments(false, owner, req.session_id));
+                         stores.episodic->Segments(false, owner, req.session_id));
   MNEMO_ASSIGN_OR_RETURN(std::vector<std::string> documents,
                          SessionDocumentIds(owner, req.session_id));
   MNEMO_ASSIGN_OR_RETURN(
       ErasureCounts counts,
-      backend->EraseSession(
+      stores.admin->EraseSession(
           {.owner = owner, .session_id = req.session_id, .document_ids = std::move(documents)}));
   if (recaps != nullptr) {
     std::vector<std::string> ids;
@@ -112,14 +112,15 @@ Result<ErasureCounts> Engine::Impl::PrincipalForget(const Principal& who,
   // read of one owner's every session: paged through every row by id).
   std::vector<storage::TurnRow> rows;
   for (int64_t after = 0;;) {
-    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> page, backend->TurnsAfter(after, kPage));
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> page,
+                           stores.episodic->TurnsAfter(after, kPage));
     for (storage::TurnRow& r : page) {
       after = r.id;
       if (r.owner == owner) rows.push_back(std::move(r));
     }
     if (page.size() < static_cast<size_t>(kPage)) break;
   }
-  MNEMO_ASSIGN_OR_RETURN(ErasureCounts counts, backend->ErasePrincipal(owner));
+  MNEMO_ASSIGN_OR_RETURN(ErasureCounts counts, stores.admin->ErasePrincipal(owner));
   if (recaps != nullptr) recaps->Forget({}, owner);
   // The entries' vectors left storage (and its change log says so); the
   // index files are rewritten so they leave the disk too.

@@ -1,5 +1,5 @@
 // Export, format version 2 (spec 10 CLI; docs/storage.md "Export format"):
-// every kind of row the workspace holds, read through the Backend in pages
+// every kind of row the workspace holds, read through the stores in pages
 // or per owner, one JSON line each (record_json.h), behind a header that
 // counts them. The records are written to a temporary file first, so the
 // header (the first line) can give the counts without holding the records
@@ -73,12 +73,12 @@ Status Engine::Impl::ExportJsonl(const Principal& who, std::ostream& out,
   Sink sink;
   if (!sink.ok()) return Unavailable("cannot create a temporary file for the export");
 
-  MNEMO_RETURN_IF_ERROR(backend->ForEach(scope, "", [&](const Entry& e) -> Status {
+  MNEMO_RETURN_IF_ERROR(stores.entries->ForEach(scope, "", [&](const Entry& e) -> Status {
     sink.Put(EntryToJson(e), "entry");
     return Status::Ok();
   }));
   if (options.with_vectors) {
-    MNEMO_ASSIGN_OR_RETURN(std::vector<std::string> signatures, backend->VectorSignatures());
+    MNEMO_ASSIGN_OR_RETURN(std::vector<std::string> signatures, stores.entries->VectorSignatures());
     storage::EntryFilter filter{.include_archived = true, .scope = scope};
     for (const std::string& signature : signatures) {
       if (!embed::IsExternalSignature(signature)) continue;
@@ -88,7 +88,7 @@ Status Engine::Impl::ExportJsonl(const Principal& who, std::ostream& out,
         labels.reserve(page.size());
         for (const storage::LabeledVector& v : page) labels.push_back(v.label);
         MNEMO_ASSIGN_OR_RETURN(std::vector<storage::KeywordHit> hits,
-                               backend->FetchByLabels(labels, filter, {}));
+                               stores.entries->FetchByLabels(labels, filter, {}));
         std::map<storage::Label, const Entry*> by_label;
         for (const storage::KeywordHit& h : hits) by_label[h.label] = &h.entry;
         for (const storage::LabeledVector& v : page) {
@@ -101,7 +101,7 @@ Status Engine::Impl::ExportJsonl(const Principal& who, std::ostream& out,
         return Status::Ok();
       };
       MNEMO_RETURN_IF_ERROR(
-          backend->ForEachVector(signature, [&](const storage::LabeledVector& v) -> Status {
+          stores.entries->ForEachVector(signature, [&](const storage::LabeledVector& v) -> Status {
             page.push_back(v);
             return page.size() >= static_cast<size_t>(kPage) ? flush() : Status::Ok();
           }));
@@ -109,7 +109,8 @@ Status Engine::Impl::ExportJsonl(const Principal& who, std::ostream& out,
     }
   }
   for (int64_t after = 0;;) {
-    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> page, backend->TurnsAfter(after, kPage));
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> page,
+                           stores.episodic->TurnsAfter(after, kPage));
     if (page.empty()) break;
     after = page.back().id;
     for (const storage::TurnRow& r : page) {
@@ -117,25 +118,25 @@ Status Engine::Impl::ExportJsonl(const Principal& who, std::ostream& out,
     }
   }
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> segments,
-                         backend->Segments(all, me, std::nullopt));
+                         stores.episodic->Segments(all, me, std::nullopt));
   for (const storage::SegmentRow& r : segments) sink.Put(internal::SegmentToJson(r), "segment");
   segments.clear();
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::EventHit> events,
-                         backend->SearchEvents({.all = all, .owner = me, .limit = kAll}));
+                         stores.episodic->SearchEvents({.all = all, .owner = me, .limit = kAll}));
   for (const storage::EventHit& h : events) sink.Put(internal::EventToJson(h.row), "event");
   events.clear();
-  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> facets, backend->Facets(all, me));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> facets, stores.episodic->Facets(all, me));
   for (const storage::FacetRow& r : facets) sink.Put(internal::FacetToJson(r), "facet");
   const std::optional<std::string> owner = all ? std::nullopt : std::optional<std::string>(me);
   for (int64_t offset = 0;; offset += kPage) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::DocumentRow> page,
-                           backend->ListDocuments(owner, std::nullopt, kPage, offset));
+                           stores.documents->ListDocuments(owner, std::nullopt, kPage, offset));
     if (page.empty()) break;
     for (const storage::DocumentRow& r : page) sink.Put(internal::DocumentToJson(r), "document");
   }
   for (int64_t after = 0;;) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::ContextEventRow> page,
-                           backend->ContextEventsAfter(after, kPage));
+                           stores.context_events->ContextEventsAfter(after, kPage));
     if (page.empty()) break;
     after = page.back().id;
     for (const storage::ContextEventRow& r : page) {
@@ -144,7 +145,7 @@ Status Engine::Impl::ExportJsonl(const Principal& who, std::ostream& out,
   }
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<storage::TripleRow> triples,
-      backend->QueryTriples({.owner = owner, .include_history = true, .limit = kAll}));
+      stores.graph->QueryTriples({.owner = owner, .include_history = true, .limit = kAll}));
   for (const storage::TripleRow& r : triples) sink.Put(internal::TripleToJson(r), "triple");
   if (!sink.ok()) return Unavailable("cannot write the export's temporary file (disk full?)");
 
@@ -156,7 +157,7 @@ Status Engine::Impl::ExportJsonl(const Principal& who, std::ostream& out,
   const json header{{internal::kExportMarker, internal::kExportVersion},
                     {"mnemo_version", MNEMO_VERSION},
                     {"created_at", internal::FormatRfc3339(clock->NowMs())},
-                    {"backend", std::string(backend->name())},
+                    {"backend", std::string(stores.name)},
                     {"principal", who.name},
                     {"scope", all ? "all" : "own"},
                     {"with_vectors", options.with_vectors},

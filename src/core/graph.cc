@@ -69,7 +69,7 @@ Result<GraphUpsertResult> Engine::Impl::GraphUpsert(const Principal& who,
                          .created_at = now};
   // Whether the predicate is single-valued is decided on its stored form.
   const bool single = context::IsSingleValued(storage::internal::NormalizePredicate(req.predicate));
-  MNEMO_ASSIGN_OR_RETURN(storage::TripleUpsert u, backend->UpsertTriple(row, single));
+  MNEMO_ASSIGN_OR_RETURN(storage::TripleUpsert u, stores.graph->UpsertTriple(row, single));
   return GraphUpsertResult{.triple = ToPublic(std::move(u.row)),
                            .created = u.created,
                            .superseded = std::move(u.superseded)};
@@ -92,7 +92,7 @@ Result<std::vector<Triple>> Engine::Impl::GraphQuery(const Principal& who,
                              .as_of = req.as_of};
   // Scoped like episodic rows: everyone's while ACL is off.
   if (config.memory.acl_enabled) query.owner = who.name;
-  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TripleRow> rows, backend->QueryTriples(query));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TripleRow> rows, stores.graph->QueryTriples(query));
   std::vector<Triple> out;
   out.reserve(rows.size());
   for (storage::TripleRow& r : rows) out.push_back(ToPublic(std::move(r)));

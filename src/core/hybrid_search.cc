@@ -57,7 +57,7 @@ Result<std::vector<Candidate>> Engine::Impl::CollectCandidates(const HybridQuery
   std::unordered_map<storage::Label, size_t> at;
   if (!q.terms.empty()) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::KeywordHit> hits,
-                           backend->KeywordSearch({q.terms, q.filter, q.candidates}));
+                           stores.entries->KeywordSearch({q.terms, q.filter, q.candidates}));
     for (storage::KeywordHit& h : hits) {
       at.emplace(h.label, out.size());
       out.push_back({std::move(h), std::nullopt});
@@ -72,7 +72,7 @@ Result<std::vector<Candidate>> Engine::Impl::CollectCandidates(const HybridQuery
   index::SearchFilter filter;
   filter.accept = [&](std::span<const uint64_t> ids, std::vector<char>* accepted) {
     std::vector<storage::Label> labels(ids.begin(), ids.end());
-    auto hits = backend->FetchByLabels(labels, q.filter, q.terms);
+    auto hits = stores.entries->FetchByLabels(labels, q.filter, q.terms);
     if (!hits.ok()) {
       fetch_error = hits.status();
       return;
@@ -85,10 +85,10 @@ Result<std::vector<Candidate>> Engine::Impl::CollectCandidates(const HybridQuery
     }
   };
   if (IsSelective(q.filter)) {
-    MNEMO_ASSIGN_OR_RETURN(int64_t matching, backend->CountMatching(q.filter));
+    MNEMO_ASSIGN_OR_RETURN(int64_t matching, stores.entries->CountMatching(q.filter));
     if (matching <= kExactSubsetMax) {
       MNEMO_ASSIGN_OR_RETURN(std::vector<storage::Label> labels,
-                             backend->MatchingLabels(q.filter, static_cast<int>(matching)));
+                             stores.entries->MatchingLabels(q.filter, static_cast<int>(matching)));
       filter.subset.emplace(labels.begin(), labels.end());
     }
   }
@@ -112,7 +112,7 @@ Result<std::vector<Candidate>> Engine::Impl::CollectCandidates(const HybridQuery
   }
   if (!need.empty()) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::LabeledVector> stored,
-                           backend->VectorsFor(q.space->signature(), need));
+                           stores.entries->VectorsFor(q.space->signature(), need));
     for (const storage::LabeledVector& v : stored) {
       if (v.vector.size() != q.vector.size()) continue;
       out[at[v.label]].vector = ClampCosine(embed::Dot(v.vector, q.vector));

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/vector_space.h"
-#include "storage/backend.h"
+#include "storage/entry_store.h"
 
 namespace mnemo {
 

@@ -59,7 +59,7 @@ Result<HygieneReport> Engine::Impl::RunHygieneNow(TimeMs now) {
   // Candidates from a read; each is judged again as it is inside the write
   // (ApplyHygiene), so an entry written meanwhile is not archived or lost.
   std::vector<std::string> ids;
-  MNEMO_RETURN_IF_ERROR(backend->ForEach({.all = true}, "", [&](const Entry& e) -> Status {
+  MNEMO_RETURN_IF_ERROR(stores.entries->ForEach({.all = true}, "", [&](const Entry& e) -> Status {
     ++report.scanned;
     if (ExemptAsUseful(e, config, now)) ++report.exempt_useful;
     if (ActionFor(e, config, now) != storage::HygieneAction::kKeep) ids.push_back(e.id);
@@ -68,15 +68,15 @@ Result<HygieneReport> Engine::Impl::RunHygieneNow(TimeMs now) {
   for (size_t at = 0; at < ids.size(); at += kApplyBatch) {
     const std::span<const std::string> batch(ids.data() + at,
                                              std::min(kApplyBatch, ids.size() - at));
-    MNEMO_ASSIGN_OR_RETURN(
-        storage::HygieneCounts counts,
-        backend->ApplyHygiene(batch, [&](const Entry& e) { return ActionFor(e, config, now); }));
+    MNEMO_ASSIGN_OR_RETURN(storage::HygieneCounts counts,
+                           stores.entries->ApplyHygiene(
+                               batch, [&](const Entry& e) { return ActionFor(e, config, now); }));
     report.archived += counts.archived;
     report.deleted += counts.deleted;
   }
   // Words of entries deleted since the last run (forgotten, or by this run)
   // leave the keyword index here (spec 10, "Erasure").
-  MNEMO_RETURN_IF_ERROR(backend->CompactEntryIndex());
+  MNEMO_RETURN_IF_ERROR(stores.entries->CompactEntryIndex());
   return report;
 }
 
@@ -85,7 +85,7 @@ Result<std::optional<HygieneReport>> Engine::Impl::RunHygieneIfDue() {
     return std::optional<HygieneReport>();
   }
   const TimeMs now = clock->NowMs();
-  MNEMO_ASSIGN_OR_RETURN(bool due, backend->ClaimHygieneRun(now, kHygieneIntervalMs));
+  MNEMO_ASSIGN_OR_RETURN(bool due, stores.entries->ClaimHygieneRun(now, kHygieneIntervalMs));
   if (!due) return std::optional<HygieneReport>();
   MNEMO_ASSIGN_OR_RETURN(HygieneReport report, RunHygieneNow(now));
   // A scheduled run has no caller to show the report to: the log has it

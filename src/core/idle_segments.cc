@@ -22,7 +22,7 @@ Result<int64_t> Engine::Impl::CloseIdleSegments(bool sync) {
   int64_t closed = 0;
   for (int batch = 0; batch < kMaxBatches; ++batch) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> idle,
-                           backend->IdleOpenSegments(cutoff, kBatch));
+                           stores.episodic->IdleOpenSegments(cutoff, kBatch));
     for (const storage::SegmentRow& s : idle) {
       // Closed only if it is still this open segment and still idle inside
       // the write: a turn that arrived since the read keeps it open.
@@ -35,7 +35,7 @@ Result<int64_t> Engine::Impl::CloseIdleSegments(bool sync) {
         return change;
       };
       MNEMO_ASSIGN_OR_RETURN(storage::SegmentChange applied,
-                             backend->StepSegment(s.owner, s.session_id, decide));
+                             stores.episodic->StepSegment(s.owner, s.session_id, decide));
       if (applied.close_open) {
         PostFinalize(s.id);
         ++closed;

@@ -2,7 +2,7 @@
 // version 1 (import_v1.cc) or version 2 here: every line parsed and checked
 // first (bad lines reported by number), the header's counts compared with
 // the lines, a non-empty workspace refused unless --merge, and everything
-// written by one Backend::Restore. What is derived is derived again: the
+// written by one AdminStore::Restore. What is derived is derived again: the
 // keyword texts of turns, documents and context events through the tool
 // registry (with the file's registrations), embedder vectors after the
 // write.
@@ -84,40 +84,41 @@ Result<std::string> Engine::Impl::NonEmptyParts(const Principal& who) {
   const std::optional<std::string> owner =
       scope.all ? std::nullopt : std::optional<std::string>(me);
   std::vector<std::pair<std::string, int64_t>> parts;
-  MNEMO_ASSIGN_OR_RETURN(Stats stats, backend->GetStats(scope));
+  MNEMO_ASSIGN_OR_RETURN(Stats stats, stores.entries->GetStats(scope));
   parts.emplace_back("entries", stats.entries);
   int64_t system = 0;
-  MNEMO_RETURN_IF_ERROR(backend->ForEach(scope, "", [&](const Entry& e) -> Status {
+  MNEMO_RETURN_IF_ERROR(stores.entries->ForEach(scope, "", [&](const Entry& e) -> Status {
     if (storage::IsSystemNamespace(e.ns)) ++system;
     return Status::Ok();
   }));
   parts.emplace_back("tool entries (rules, statistics, registry)", system);
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnHit> turns,
-                         backend->SearchTurns({.all = scope.all, .owner = me, .limit = 1}));
+                         stores.episodic->SearchTurns({.all = scope.all, .owner = me, .limit = 1}));
   (void)turns;
   int64_t turn_rows = 0;
   for (int64_t after = 0;;) {
-    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> page, backend->TurnsAfter(after, 512));
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> page,
+                           stores.episodic->TurnsAfter(after, 512));
     if (page.empty()) break;
     after = page.back().id;
     for (const storage::TurnRow& r : page) turn_rows += scope.all || r.owner == me ? 1 : 0;
   }
   parts.emplace_back("turns", turn_rows);
-  MNEMO_ASSIGN_OR_RETURN(auto segments, backend->Segments(scope.all, me, std::nullopt));
+  MNEMO_ASSIGN_OR_RETURN(auto segments, stores.episodic->Segments(scope.all, me, std::nullopt));
   parts.emplace_back("segments", static_cast<int64_t>(segments.size()));
-  MNEMO_ASSIGN_OR_RETURN(auto events,
-                         backend->SearchEvents({.all = scope.all, .owner = me, .limit = 1}));
+  MNEMO_ASSIGN_OR_RETURN(
+      auto events, stores.episodic->SearchEvents({.all = scope.all, .owner = me, .limit = 1}));
   parts.emplace_back("events", static_cast<int64_t>(events.size()));
-  MNEMO_ASSIGN_OR_RETURN(auto facets, backend->Facets(scope.all, me));
+  MNEMO_ASSIGN_OR_RETURN(auto facets, stores.episodic->Facets(scope.all, me));
   parts.emplace_back("profile facets", static_cast<int64_t>(facets.size()));
-  MNEMO_ASSIGN_OR_RETURN(int64_t documents, backend->CountDocuments(owner));
+  MNEMO_ASSIGN_OR_RETURN(int64_t documents, stores.documents->CountDocuments(owner));
   parts.emplace_back("documents", documents);
-  MNEMO_ASSIGN_OR_RETURN(auto context, backend->ContextEventsAfter(0, 1));
+  MNEMO_ASSIGN_OR_RETURN(auto context, stores.context_events->ContextEventsAfter(0, 1));
   int64_t context_rows = 0;
   for (const auto& r : context) context_rows += scope.all || r.owner == me ? 1 : 0;
   parts.emplace_back("context events", context_rows);
-  MNEMO_ASSIGN_OR_RETURN(
-      auto triples, backend->QueryTriples({.owner = owner, .include_history = true, .limit = 1}));
+  MNEMO_ASSIGN_OR_RETURN(auto triples, stores.graph->QueryTriples(
+                                           {.owner = owner, .include_history = true, .limit = 1}));
   parts.emplace_back("graph triples", static_cast<int64_t>(triples.size()));
   std::string out;
   for (const auto& [name, n] : parts) {
@@ -336,7 +337,7 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
     c.search_text = event.ok() ? context::EventComputationText(registry, *event) : "";
   }
 
-  MNEMO_ASSIGN_OR_RETURN(storage::RestoreReport restored, backend->Restore(batch));
+  MNEMO_ASSIGN_OR_RETURN(storage::RestoreReport restored, stores.admin->Restore(batch));
   ImportReport report{.imported = 0,
                       .created = restored.entries_created,
                       .version = 2,

@@ -52,7 +52,7 @@ Result<ImportReport> Engine::Impl::ImportV1(const Principal& who, internal::Line
   MNEMO_RETURN_IF_ERROR(errors.ToStatus());
   ImportReport report;
   std::vector<storage::Label> labels;
-  MNEMO_ASSIGN_OR_RETURN(report.created, backend->UpsertBatch(writes, &labels));
+  MNEMO_ASSIGN_OR_RETURN(report.created, stores.entries->UpsertBatch(writes, &labels));
   report.imported = static_cast<int64_t>(writes.size());
   writes.clear();
   if (progress) progress(lines.number(), lines.number());

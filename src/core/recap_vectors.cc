@@ -14,7 +14,7 @@ constexpr int kCatchUpBatch = 1000;
 Status RecapVectors::CatchUp() {
   for (;;) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentVector> batch,
-                           backend_.SegmentVectorsSince(signature_, version_, kCatchUpBatch));
+                           episodic_.SegmentVectorsSince(signature_, version_, kCatchUpBatch));
     for (storage::SegmentVector& v : batch) {
       version_ = std::max(version_, v.version);
       items_[v.segment_id] = Item{.owner = std::move(v.owner), .vector = std::move(v.vector)};

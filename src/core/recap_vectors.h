@@ -1,6 +1,6 @@
 // The recap vectors of one embedder signature (spec 40, "When a segment
 // closes", point 3), held in memory for recall. Storage is the truth: the
-// cache only ever catches up with Backend::SegmentVectorsSince, so recaps
+// cache only ever catches up with EpisodicStore::SegmentVectorsSince, so recaps
 // embedded by other processes, and replaced ones, arrive the same way.
 // Recaps are few (one per segment), so the nearest ones are found by an
 // exact scan.
@@ -17,14 +17,14 @@
 #include <utility>
 #include <vector>
 
-#include "storage/backend.h"
+#include "storage/episodic_store.h"
 
 namespace mnemo {
 
 class RecapVectors {
  public:
-  RecapVectors(storage::Backend& backend, std::string signature)
-      : backend_(backend), signature_(std::move(signature)) {}
+  RecapVectors(storage::EpisodicStore& episodic, std::string signature)
+      : episodic_(episodic), signature_(std::move(signature)) {}
 
   struct Hit {
     std::string segment_id;
@@ -52,7 +52,7 @@ class RecapVectors {
   };
   Status CatchUp();
 
-  storage::Backend& backend_;
+  storage::EpisodicStore& episodic_;
   const std::string signature_;
   mutable std::mutex mu_;
   int64_t version_ = 0;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "mnemo/status.h"
-#include "storage/backend.h"
+#include "storage/restore.h"
 
 namespace mnemo::internal {
 

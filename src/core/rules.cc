@@ -109,7 +109,7 @@ Result<ToolRule> Engine::Impl::PutToolRule(const Principal& who, const ToolRuleP
                   .source = req.source,
                   .tags = req.tags,
                   .id = has_id ? req.id : std::nullopt};
-  rules::RuleStore store(*backend, *clock);
+  rules::RuleStore store(*stores.entries, *clock);
   MNEMO_ASSIGN_OR_RETURN(rules::RulePutOutcome outcome, store.Put(who.name, put));
   EmbedRules({outcome});
   return outcome.rule;
@@ -121,14 +121,14 @@ Result<std::optional<ToolRule>> Engine::Impl::GetToolRule(const Principal& who,
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
   MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(tool_name, "tool_name"));
   MNEMO_RETURN_IF_ERROR(ValidateRuleId(id));
-  rules::RuleStore store(*backend, *clock);
+  rules::RuleStore store(*stores.entries, *clock);
   return store.Get(RuleScope(who), tool, std::string(id));
 }
 
 Result<std::vector<ToolRule>> Engine::Impl::ListToolRules(
     const Principal& who, std::optional<std::string_view> tool_name) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
-  rules::RuleStore store(*backend, *clock);
+  rules::RuleStore store(*stores.entries, *clock);
   if (!tool_name) return store.ListAll(RuleScope(who));
   MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(*tool_name, "tool_name"));
   return store.List(RuleScope(who), tool);
@@ -139,7 +139,7 @@ Result<bool> Engine::Impl::DeleteToolRule(const Principal& who, std::string_view
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
   MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(tool_name, "tool_name"));
   MNEMO_RETURN_IF_ERROR(ValidateRuleId(id));
-  rules::RuleStore store(*backend, *clock);
+  rules::RuleStore store(*stores.entries, *clock);
   return store.Delete(who.name, /*any_owner=*/!config.memory.acl_enabled, tool, std::string(id));
 }
 
@@ -156,7 +156,7 @@ Result<PromptRules> Engine::Impl::ToolRulesForPrompt(const Principal& who,
   std::string cache_key = scope.all ? std::string("*") : "=" + scope.principal;
   for (const std::string& tool : wanted) cache_key += "\n" + tool;
   MNEMO_ASSIGN_OR_RETURN(const int64_t generation,
-                         backend->Generation(storage::Counter::kToolRules));
+                         stores.entries->Generation(storage::Counter::kToolRules));
   {
     std::lock_guard lock(prompt_mu);
     if (generation != prompt_generation) {
@@ -165,7 +165,7 @@ Result<PromptRules> Engine::Impl::ToolRulesForPrompt(const Principal& who,
     }
     if (auto it = prompt_cache.find(cache_key); it != prompt_cache.end()) return it->second;
   }
-  rules::RuleStore store(*backend, *clock);
+  rules::RuleStore store(*stores.entries, *clock);
   MNEMO_ASSIGN_OR_RETURN(std::vector<ToolRule> all, store.Pinnable(scope));
   if (!wanted.empty()) {
     // Unscoped rules apply to every tool.
@@ -228,7 +228,7 @@ Result<TurnResult> Engine::Impl::TurnComplete(const Principal& who, const Turn& 
     // Stored even after a failure part way, so a retry answers with what
     // was done instead of waiting; kNotFound: the failure came before the
     // claim.
-    Result<bool> finished = backend->FinishTurnClaim(claim->key, EncodeTurnResult(result));
+    Result<bool> finished = stores.episodic->FinishTurnClaim(claim->key, EncodeTurnResult(result));
     if (!finished.ok() && finished.status().code() != StatusCode::kNotFound) {
       logger->Log(LogLevel::kWarn, "cannot store the result of turn " + claim->key.turn_id + ": " +
                                        finished.status().message());
@@ -247,7 +247,7 @@ Status Engine::Impl::CaptureTurn(const Principal& who, const Turn& turn, TimeMs 
       int redacted = 0;
       captured.user_message = text::RedactSecrets(turn.user_message, &redacted);
     }
-    rules::RuleStore store(*backend, *clock);
+    rules::RuleStore store(*stores.entries, *clock);
     MNEMO_ASSIGN_OR_RETURN(
         std::vector<rules::RulePutOutcome> outcomes,
         rules::CaptureRules(store, who.name, captured, AliasesOf(config),
@@ -262,7 +262,7 @@ Status Engine::Impl::CaptureTurn(const Principal& who, const Turn& turn, TimeMs 
     }
     result.rules_captured = true;
   }
-  return rules::RecordToolStats(*backend, now, who.name, turn, cleaner_failed);
+  return rules::RecordToolStats(*stores.entries, now, who.name, turn, cleaner_failed);
 }
 
 Result<std::vector<std::string>> Engine::Impl::KnownTools(const Principal& who) {
@@ -272,14 +272,14 @@ Result<std::vector<std::string>> Engine::Impl::KnownTools(const Principal& who) 
   const storage::ReadScope scope = RuleScope(who);
   const std::string stats_prefix = rules::StatsKey("");
   MNEMO_RETURN_IF_ERROR(
-      backend->ForEach(scope, rules::kStatsNamespace, [&](const Entry& e) -> Status {
+      stores.entries->ForEach(scope, rules::kStatsNamespace, [&](const Entry& e) -> Status {
         if (e.ns == rules::kStatsNamespace && e.key.starts_with(stats_prefix)) {
           names.insert(e.key.substr(stats_prefix.size()));
         }
         return Status::Ok();
       }));
   MNEMO_RETURN_IF_ERROR(
-      backend->ForEach(scope, rules::RuleNamespace(""), [&](const Entry& e) -> Status {
+      stores.entries->ForEach(scope, rules::RuleNamespace(""), [&](const Entry& e) -> Status {
         if (std::optional<std::string> tool = rules::ToolOfNamespace(e.ns)) names.insert(*tool);
         return Status::Ok();
       }));

@@ -158,7 +158,7 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
     const std::vector<std::string> terms = text::QueryTerms(req.query);
     MNEMO_ASSIGN_OR_RETURN(
         std::vector<TurnPassage> passages,
-        RankPassages(*backend,
+        RankPassages(*stores.episodic,
                      {.terms = terms,
                       .limit = req.max_results,
                       .since = req.window.since,
@@ -179,7 +179,7 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
           .content = std::move(p.text),
           .score = p.hit.score};
       MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> near,
-                             NeighbourTurns(*backend, row, req.context_turns));
+                             NeighbourTurns(*stores.episodic, row, req.context_turns));
       for (storage::TurnRow& r : near) {
         const bool in_passage =
             std::any_of(p.turns.begin(), p.turns.end(),
@@ -201,8 +201,9 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
         resp.results.size() >= static_cast<size_t>(req.max_results)) {
       return resp;
     }
-    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::EventHit> events,
-                           backend->SearchEvents({.terms = terms, .limit = req.max_results}));
+    MNEMO_ASSIGN_OR_RETURN(
+        std::vector<storage::EventHit> events,
+        stores.episodic->SearchEvents({.terms = terms, .limit = req.max_results}));
     for (storage::EventHit& h : events) {
       if (h.score < min_score) continue;
       derived.push_back({.source = "event",

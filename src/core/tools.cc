@@ -147,13 +147,13 @@ Status Engine::Impl::RefreshStoredTools() {
   // they changed). The counter is read first, so a write racing the read
   // below shows as a newer counter next time.
   MNEMO_ASSIGN_OR_RETURN(const int64_t generation,
-                         backend->Generation(storage::Counter::kToolRegistry));
+                         stores.entries->Generation(storage::Counter::kToolRegistry));
   {
     std::lock_guard lock(stored_tools_mu);
     if (generation == stored_tools_generation) return Status::Ok();
   }
   std::map<std::string, std::string> current;
-  MNEMO_RETURN_IF_ERROR(backend->ForEach(
+  MNEMO_RETURN_IF_ERROR(stores.entries->ForEach(
       {.all = true}, storage::kToolRegistryNamespace, [&](const Entry& e) -> Status {
         if (e.ns == storage::kToolRegistryNamespace && e.owner == internal::kToolRegistryOwner) {
           current.emplace(e.key, e.content);
@@ -199,7 +199,7 @@ Result<ToolInfo> Engine::Impl::RegisterTool(const Principal* who, const ToolSpec
     return InvalidArgument("a C++ cleaner function cannot be persisted: use the declarative steps",
                            "cleaner");
   }
-  MNEMO_RETURN_IF_ERROR(backend
+  MNEMO_RETURN_IF_ERROR(stores.entries
                             ->Upsert({.owner = std::string(internal::kToolRegistryOwner),
                                       .ns = std::string(storage::kToolRegistryNamespace),
                                       .key = compiled.name,
@@ -233,7 +233,7 @@ Status Engine::Impl::ReindexDerivedText(ReindexReport& report) {
   int64_t after = 0;
   for (;;) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> page,
-                           backend->TurnsAfter(after, kReindexPage));
+                           stores.episodic->TurnsAfter(after, kReindexPage));
     if (page.empty()) break;
     after = page.back().id;
     for (const storage::TurnRow& row : page) {
@@ -245,7 +245,7 @@ Status Engine::Impl::ReindexDerivedText(ReindexReport& report) {
                                          " keeps its index: " + text.status().message());
         continue;
       }
-      MNEMO_RETURN_IF_ERROR(backend->ReplaceTurnSearchText(row.id, *text));
+      MNEMO_RETURN_IF_ERROR(stores.episodic->ReplaceTurnSearchText(row.id, *text));
       ++report.turns_reindexed;
       report.cleaner_failures += static_cast<int64_t>(failures.size());
     }
@@ -265,16 +265,16 @@ Status Engine::Impl::ReindexDerivedText(ReindexReport& report) {
   for (int64_t offset = 0;; offset += kReindexPage) {
     MNEMO_ASSIGN_OR_RETURN(
         std::vector<storage::DocumentRow> page,
-        backend->ListDocuments(std::nullopt, std::nullopt, kReindexPage, offset));
+        stores.documents->ListDocuments(std::nullopt, std::nullopt, kReindexPage, offset));
     if (page.empty()) break;
     for (const storage::DocumentRow& doc : page) {
       const std::string computation = context::DocumentComputationText(*tools, doc);
       MNEMO_ASSIGN_OR_RETURN(context::DocumentFields fields,
-                             context::DeriveFields(*backend, computation));
-      MNEMO_RETURN_IF_ERROR(backend->UpdateDocumentDerived(
+                             context::DeriveFields(*stores.documents, computation));
+      MNEMO_RETURN_IF_ERROR(stores.documents->UpdateDocumentDerived(
           doc.id, computation, fields.summary, fields.tags, fields.entities, doc.updated_at));
       ++report.documents_reindexed;
-      MNEMO_RETURN_IF_ERROR(backend->DeleteTriplesFromSource(doc.id).status());
+      MNEMO_RETURN_IF_ERROR(stores.graph->DeleteTriplesFromSource(doc.id).status());
       std::vector<context::ExtractedTriple> triples = context::ExtractTriplesFromText(computation);
       if (!triples.empty()) {
         distilled.push_back({doc.created_at, doc.id, doc.owner, std::move(triples)});
@@ -285,7 +285,8 @@ Status Engine::Impl::ReindexDerivedText(ReindexReport& report) {
     return std::tie(a.at, a.id) < std::tie(b.at, b.id);
   });
   for (const Distilled& d : distilled) {
-    MNEMO_RETURN_IF_ERROR(context::StoreTriples(*backend, d.owner, d.id, d.at, d.triples).status());
+    MNEMO_RETURN_IF_ERROR(
+        context::StoreTriples(*stores.graph, d.owner, d.id, d.at, d.triples).status());
     report.triples_derived += static_cast<int64_t>(d.triples.size());
   }
   return Status::Ok();

@@ -100,14 +100,14 @@ std::string ReadableTurnText(const storage::TurnRow& row, const std::vector<std:
          text::MakePassage(c.clean_output ? *c.clean_output : c.output, terms, kToolPassageChars);
 }
 
-Result<std::vector<storage::TurnRow>> NeighbourTurns(storage::Backend& backend,
+Result<std::vector<storage::TurnRow>> NeighbourTurns(storage::EpisodicStore& episodic,
                                                      const storage::TurnRow& hit, int span) {
   std::vector<storage::TurnRow> out;
   if (span <= 0) return out;
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<storage::TurnRow> rows,
-      backend.SessionTurns(hit.owner, hit.session_id, std::max<int64_t>(0, hit.seq - span),
-                           hit.seq + span));
+      episodic.SessionTurns(hit.owner, hit.session_id, std::max<int64_t>(0, hit.seq - span),
+                            hit.seq + span));
   for (storage::TurnRow& r : rows) {
     if (r.seq != hit.seq) out.push_back(std::move(r));
   }
@@ -119,12 +119,12 @@ namespace {
 // Every candidate of `query` (the keyword pool and the neighbours of its
 // best), scored by the formula of the header, best first; `query.limit`
 // sizes the pool.
-Result<std::vector<RankedTurn>> ScoreCandidates(storage::Backend& backend, storage::TurnQuery query,
-                                                TurnRecency recency) {
+Result<std::vector<RankedTurn>> ScoreCandidates(storage::EpisodicStore& episodic,
+                                                storage::TurnQuery query, TurnRecency recency) {
   const int limit = query.limit;
   if (limit <= 0 || query.terms.empty()) return std::vector<RankedTurn>();
   query.limit = std::max(kPoolPerResult * limit, kMinPool);
-  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnHit> pool, backend.SearchTurns(query));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnHit> pool, episodic.SearchTurns(query));
 
   std::vector<storage::TurnRow> rows;  // keyword hits first, in their order, then neighbours
   std::vector<double> own;             // s(t) of rows[i]: keyword score times coverage
@@ -160,7 +160,7 @@ Result<std::vector<RankedTurn>> ScoreCandidates(storage::Backend& backend, stora
       }
       ++i;
       MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> near,
-                             backend.SessionTurns(session.first, session.second, from, to));
+                             episodic.SessionTurns(session.first, session.second, from, to));
       for (storage::TurnRow& r : near) {
         std::string key = PlaceKey(r, r.seq);
         if (at.contains(key) || !HasTextToRead(r) || !storage::internal::TurnInWindow(query, r)) {
@@ -207,10 +207,10 @@ Result<std::vector<RankedTurn>> ScoreCandidates(storage::Backend& backend, stora
 
 }  // namespace
 
-Result<std::vector<RankedTurn>> RankTurnsInConversation(storage::Backend& backend,
+Result<std::vector<RankedTurn>> RankTurnsInConversation(storage::EpisodicStore& episodic,
                                                         const storage::TurnQuery& query,
                                                         TurnRecency recency) {
-  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> out, ScoreCandidates(backend, query, recency));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> out, ScoreCandidates(episodic, query, recency));
   if (out.size() > static_cast<size_t>(std::max(query.limit, 0))) out.resize(query.limit);
   return out;
 }
@@ -220,13 +220,13 @@ std::string BestPassage(const std::string& text, const std::vector<std::string>&
   return text::MakePassage(text, terms, kPassageChars);
 }
 
-Result<std::vector<TurnPassage>> RankPassages(storage::Backend& backend,
+Result<std::vector<TurnPassage>> RankPassages(storage::EpisodicStore& episodic,
                                               const storage::TurnQuery& query,
                                               const context::ToolRegistry* tools,
                                               TurnRecency recency, size_t max_chars) {
   // The candidates hold the best hits' neighbours kNeighbourSpan each side,
   // with their scores: enough for a passage of a few turns.
-  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> ranked, ScoreCandidates(backend, query, recency));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> ranked, ScoreCandidates(episodic, query, recency));
   std::map<std::string, size_t> at;
   for (size_t i = 0; i < ranked.size(); ++i) {
     at.emplace(PlaceKey(ranked[i].row, ranked[i].row.seq), i);

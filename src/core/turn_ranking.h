@@ -18,8 +18,8 @@
 // to s(t) for a turn whose neighbours do not match, and monotone in every
 // input. Candidates are the best keyword matches plus the neighbours of the
 // best of them, so a reply that names no query word can rank through the
-// question it answers. The formula uses only what every backend's
-// SearchTurns and SessionTurns return, so every backend ranks alike.
+// question it answers. The formula uses only what every episodic's
+// SearchTurns and SessionTurns return, so every episodic ranks alike.
 #pragma once
 
 #include <optional>
@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "mnemo/status.h"
-#include "storage/backend.h"
+#include "storage/episodic_store.h"
 
 namespace mnemo::context {
 class ToolRegistry;
@@ -63,13 +63,13 @@ struct TurnRecency {
   TimeMs now = 0;
 };
 
-Result<std::vector<RankedTurn>> RankTurnsInConversation(storage::Backend& backend,
+Result<std::vector<RankedTurn>> RankTurnsInConversation(storage::EpisodicStore& episodic,
                                                         const storage::TurnQuery& query,
                                                         TurnRecency recency = {});
 
 // The rows of `hit`'s session at most `span` sequence numbers away, `hit`
 // itself excluded, by sequence number.
-Result<std::vector<storage::TurnRow>> NeighbourTurns(storage::Backend& backend,
+Result<std::vector<storage::TurnRow>> NeighbourTurns(storage::EpisodicStore& episodic,
                                                      const storage::TurnRow& hit, int span);
 
 // The text of a turn a model should read for a query of `terms`: the stored
@@ -103,7 +103,7 @@ struct TurnPassage {
 std::string BestPassage(const std::string& text, const std::vector<std::string>& terms);
 
 // The best `query.limit` passages of `query`, best hit first.
-Result<std::vector<TurnPassage>> RankPassages(storage::Backend& backend,
+Result<std::vector<TurnPassage>> RankPassages(storage::EpisodicStore& episodic,
                                               const storage::TurnQuery& query,
                                               const context::ToolRegistry* tools,
                                               TurnRecency recency = {},

@@ -1,5 +1,5 @@
 // The stored form of a turn's result (memory.turn_complete with a turn_id,
-// Backend::FinishTurnClaim): what a retry answers. The episodic rows are not
+// EpisodicStore::FinishTurnClaim): what a retry answers. The episodic rows are not
 // copied: they are read back from the store by the claim's first_seq.
 #pragma once
 

@@ -22,12 +22,12 @@ constexpr int64_t kMaxUnsavedChanges = storage::internal::kDefaultVectorLogLimit
 
 }  // namespace
 
-Result<std::unique_ptr<VectorSpace>> VectorSpace::Open(storage::Backend& backend,
+Result<std::unique_ptr<VectorSpace>> VectorSpace::Open(storage::EntryStore& entries,
                                                        std::string signature, size_t dims,
                                                        index::IndexOptions options,
                                                        std::filesystem::path dir,
                                                        std::shared_ptr<Logger> logger) {
-  std::unique_ptr<VectorSpace> space(new VectorSpace(backend, std::move(signature), dims, options,
+  std::unique_ptr<VectorSpace> space(new VectorSpace(entries, std::move(signature), dims, options,
                                                      std::move(dir), std::move(logger)));
   bool loaded = false;
   {
@@ -51,14 +51,14 @@ Result<std::unique_ptr<VectorSpace>> VectorSpace::Open(storage::Backend& backend
 }
 
 Result<bool> VectorSpace::LoadFile() {
-  MNEMO_ASSIGN_OR_RETURN(const int64_t newest, backend_.VectorWatermark(signature_));
+  MNEMO_ASSIGN_OR_RETURN(const int64_t newest, entries_.VectorWatermark(signature_));
   bool loaded = false;
   for (index::IndexKind kind : {index::IndexKind::kHnsw, index::IndexKind::kFlat}) {
     auto path = index::IndexFilePath(dir_, signature_, kind);
     if (!std::filesystem::exists(path)) continue;
     // The header first: a file that is not this store's is not read whole.
     auto header = index::ReadIndexFileHeader(path);
-    if (header.ok() && header->store_id == backend_.store_id() &&
+    if (header.ok() && header->store_id == entries_.store_id() &&
         header->watermark > static_cast<uint64_t>(newest)) {
       LogWarning("index file " + path.string() + " is ahead of the database (it reflects change " +
                  std::to_string(header->watermark) + ", the database's newest is " +
@@ -67,7 +67,7 @@ Result<bool> VectorSpace::LoadFile() {
                  "rebuilding from storage");
       continue;
     }
-    auto file = index::LoadIndexFile(path, signature_, backend_.store_id(), dims_,
+    auto file = index::LoadIndexFile(path, signature_, entries_.store_id(), dims_,
                                      index::VerifyMode::kNow, options_);
     if (!file.ok()) {
       LogWarning(file.status().message());
@@ -88,7 +88,7 @@ Result<bool> VectorSpace::LoadFile() {
   int64_t stored = 0;
   for (int round = 0; round < 2; ++round) {
     for (;;) {
-      auto changes = backend_.VectorChangesSince(signature_, watermark_, kChangePage);
+      auto changes = entries_.VectorChangesSince(signature_, watermark_, kChangePage);
       if (!changes.ok()) {
         // A log trimmed past our watermark means rebuild.
         if (changes.status().code() != StatusCode::kNotFound) return changes.status();
@@ -100,7 +100,7 @@ Result<bool> VectorSpace::LoadFile() {
       MNEMO_RETURN_IF_ERROR(ApplyChanges(*changes));
       if (static_cast<int>(changes->size()) < kChangePage) break;
     }
-    MNEMO_ASSIGN_OR_RETURN(stored, backend_.CountVectors(signature_));
+    MNEMO_ASSIGN_OR_RETURN(stored, entries_.CountVectors(signature_));
     if (static_cast<int64_t>(index_->size()) == stored) return true;
   }
   LogWarning("index file of " + signature_ + " holds " + std::to_string(index_->size()) +
@@ -125,7 +125,7 @@ size_t VectorSpace::size() const { return Current()->size(); }
 // Reads every vector of the signature from storage into a fresh index.
 // Caller holds mu_.
 Status VectorSpace::Rebuild() {
-  MNEMO_ASSIGN_OR_RETURN(int64_t watermark, backend_.VectorWatermark(signature_));
+  MNEMO_ASSIGN_OR_RETURN(int64_t watermark, entries_.VectorWatermark(signature_));
   MNEMO_ASSIGN_OR_RETURN(auto flat, index::MakeIndex(index::IndexKind::kFlat, dims_, options_));
   std::vector<uint64_t> ids;
   std::vector<float> data;
@@ -136,7 +136,7 @@ Status VectorSpace::Rebuild() {
     return Status::Ok();
   };
   MNEMO_RETURN_IF_ERROR(
-      backend_.ForEachVector(signature_, [&](const storage::LabeledVector& v) -> Status {
+      entries_.ForEachVector(signature_, [&](const storage::LabeledVector& v) -> Status {
         if (v.vector.size() != dims_) return Status::Ok();  // another space's leftover
         ids.push_back(static_cast<uint64_t>(v.label));
         data.insert(data.end(), v.vector.begin(), v.vector.end());
@@ -199,7 +199,7 @@ Status VectorSpace::Maintain() {
 }
 
 Status VectorSpace::Sync() {
-  MNEMO_ASSIGN_OR_RETURN(int64_t newest, backend_.VectorWatermark(signature_));
+  MNEMO_ASSIGN_OR_RETURN(int64_t newest, entries_.VectorWatermark(signature_));
   if (newest == watermark_.load()) return Status::Ok();
   std::lock_guard lock(mu_);
   // A large backlog (a bulk import) is applied to the kind it will end up in,
@@ -214,7 +214,7 @@ Status VectorSpace::Sync() {
     file_watermark_ = -1;
   }
   for (;;) {
-    auto changes = backend_.VectorChangesSince(signature_, watermark_, kChangePage);
+    auto changes = entries_.VectorChangesSince(signature_, watermark_, kChangePage);
     if (!changes.ok()) {
       if (changes.status().code() != StatusCode::kNotFound) return changes.status();
       MNEMO_RETURN_IF_ERROR(Rebuild());
@@ -227,7 +227,7 @@ Status VectorSpace::Sync() {
 }
 
 Status VectorSpace::Put(std::span<const storage::LabeledVector> vectors, bool sync) {
-  MNEMO_RETURN_IF_ERROR(backend_.PutVectors(signature_, vectors));
+  MNEMO_RETURN_IF_ERROR(entries_.PutVectors(signature_, vectors));
   return sync ? Sync() : Status::Ok();
 }
 
@@ -280,7 +280,7 @@ Status VectorSpace::WriteFile() {
   std::filesystem::create_directories(dir_, ec);
   if (ec) return Unavailable("cannot create " + dir_.string() + ": " + ec.message());
   MNEMO_RETURN_IF_ERROR(index::SaveIndexFile(index::IndexFilePath(dir_, signature_, index->kind()),
-                                             *index, signature_, backend_.store_id(),
+                                             *index, signature_, entries_.store_id(),
                                              static_cast<uint64_t>(watermark)));
   for (index::IndexKind kind : {index::IndexKind::kHnsw, index::IndexKind::kFlat}) {
     if (kind != index->kind()) {

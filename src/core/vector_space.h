@@ -22,7 +22,7 @@
 #include "index/index_factory.h"
 #include "index/vector_index.h"
 #include "mnemo/logger.h"
-#include "storage/backend.h"
+#include "storage/entry_store.h"
 
 namespace mnemo {
 
@@ -32,15 +32,16 @@ class VectorSpace {
   // store, then catches up with storage; otherwise rebuilds from storage,
   // logs why, and writes the file at once, so that a crash
   // later finds one (a failure to write it is a warning). Not trusted: a
-  // file of another store (its store id is not backend.store_id(): copied
+  // file of another store (its store id is not entries.store_id(): copied
   // from another workspace), a file ahead of the store's change log (its
   // watermark is past VectorWatermark: an older database restored beside
   // it), one older than the log kept, a corrupt one, and one whose live
   // count after catching up is not the store's CountVectors (an older
   // database that has since moved past the file's watermark). `dir` empty:
   // no file. Refusals and failed saves are reported to `logger`.
-  static Result<std::unique_ptr<VectorSpace>> Open(storage::Backend& backend, std::string signature,
-                                                   size_t dims, index::IndexOptions options,
+  static Result<std::unique_ptr<VectorSpace>> Open(storage::EntryStore& entries,
+                                                   std::string signature, size_t dims,
+                                                   index::IndexOptions options,
                                                    std::filesystem::path dir,
                                                    std::shared_ptr<Logger> logger);
 
@@ -70,10 +71,10 @@ class VectorSpace {
   Status Purge();
 
  private:
-  VectorSpace(storage::Backend& backend, std::string signature, size_t dims,
+  VectorSpace(storage::EntryStore& entries, std::string signature, size_t dims,
               index::IndexOptions options, std::filesystem::path dir,
               std::shared_ptr<Logger> logger)
-      : backend_(backend),
+      : entries_(entries),
         signature_(std::move(signature)),
         dims_(dims),
         options_(options),
@@ -96,7 +97,7 @@ class VectorSpace {
   Status ApplyChanges(std::span<const storage::VectorChange> changes);
   Status Maintain();
 
-  storage::Backend& backend_;
+  storage::EntryStore& entries_;
   const std::string signature_;
   const size_t dims_;
   const index::IndexOptions options_;

@@ -53,15 +53,16 @@ Result<std::shared_ptr<VectorSpace>> Engine::Impl::Space(const std::string& sign
   if (it != spaces.end()) return it->second;
   // In-memory stores keep no index files.
   std::filesystem::path dir;
-  if (backend->name() != "in_memory") dir = workspace + "/index";
+  if (stores.name != "in_memory") dir = workspace + "/index";
   // A server's store has an index folder of its own per store, so that
   // workspaces pointed at several stores in turn keep each one's files
-  // (a file of another store would be refused anyway: backend.h store_id).
-  if (backend->name() == "postgres") {
-    dir /= std::string(backend->name()) + "-" + std::string(backend->store_id());
+  // (a file of another store would be refused anyway: EntryStore::store_id).
+  if (stores.name == "postgres") {
+    dir /= std::string(stores.name) + "-" + std::string(stores.entries->store_id());
   }
-  MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space,
-                         VectorSpace::Open(*backend, signature, dims, index_options, dir, logger));
+  MNEMO_ASSIGN_OR_RETURN(
+      std::shared_ptr<VectorSpace> space,
+      VectorSpace::Open(*stores.entries, signature, dims, index_options, dir, logger));
   spaces.emplace(signature, space);
   return space;
 }
@@ -131,11 +132,11 @@ Result<ReindexReport> Engine::Impl::FillMissingVectors(const ProgressFn& progres
   ReindexReport report;
   if (embedder == nullptr) return report;
   report.signature = embedder->signature();
-  MNEMO_ASSIGN_OR_RETURN(int64_t total, backend->CountMissingVectors(report.signature));
+  MNEMO_ASSIGN_OR_RETURN(int64_t total, stores.entries->CountMissingVectors(report.signature));
   storage::Label after = 0;
   for (;;) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::MissingVector> page,
-                           backend->MissingVectors(report.signature, after, kEmbedPage));
+                           stores.entries->MissingVectors(report.signature, after, kEmbedPage));
     if (page.empty()) break;
     std::vector<storage::Label> labels;
     std::vector<std::string> texts;

@@ -82,7 +82,7 @@ Result<std::vector<RulePutOutcome>> CaptureRules(RuleStore& store, const std::st
   return out;
 }
 
-Status RecordToolStats(storage::Backend& backend, TimeMs now, const std::string& owner,
+Status RecordToolStats(storage::EntryStore& entries, TimeMs now, const std::string& owner,
                        const Turn& turn, std::span<const size_t> cleaner_failed_calls) {
   std::map<std::string, std::vector<CallOutcome>> by_tool;
   for (size_t i = 0; i < turn.tool_calls.size(); ++i) {
@@ -96,7 +96,7 @@ Status RecordToolStats(storage::Backend& backend, TimeMs now, const std::string&
   }
   for (const auto& [tool, calls] : by_tool) {
     if (tool.empty()) continue;
-    MNEMO_RETURN_IF_ERROR(RecordCalls(backend, now, owner, tool, calls).status());
+    MNEMO_RETURN_IF_ERROR(RecordCalls(entries, now, owner, tool, calls).status());
   }
   return Status::Ok();
 }

@@ -49,7 +49,7 @@ Result<std::vector<RulePutOutcome>> CaptureRules(RuleStore& store, const std::st
 // Adds every call of `turn` to its tool's statistics (one write per tool).
 // `cleaner_failed_calls`: indexes into turn.tool_calls of the calls whose
 // output cleaner failed (spec 50).
-Status RecordToolStats(storage::Backend& backend, TimeMs now, const std::string& owner,
+Status RecordToolStats(storage::EntryStore& entries, TimeMs now, const std::string& owner,
                        const Turn& turn, std::span<const size_t> cleaner_failed_calls = {});
 
 }  // namespace mnemo::rules

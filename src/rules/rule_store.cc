@@ -36,16 +36,16 @@ bool HasTag(const ToolRule& r, std::string_view tag) {
 // rules (narrowed by `narrow`'s key or fingerprint) and returns the rule to
 // write (created or changed) and whether it refreshed an equal one.
 template <typename Decide>
-Result<RulePutOutcome> MutateRule(storage::Backend& backend, TimeMs now, const std::string& owner,
-                                  const std::string& tool, storage::EntryGroup narrow,
-                                  Decide decide) {
+Result<RulePutOutcome> MutateRule(storage::EntryStore& entries, TimeMs now,
+                                  const std::string& owner, const std::string& tool,
+                                  storage::EntryGroup narrow, Decide decide) {
   ToolRule written;
   bool refreshed = false;
   narrow.owner = owner;
   narrow.ns = RuleNamespace(tool);
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<storage::UpsertResult> results,
-      backend.Mutate(
+      entries.Mutate(
           narrow,
           [&](const std::vector<Entry>& current) -> Result<std::vector<storage::EntryWrite>> {
             written = decide(RulesOf(current), &refreshed);
@@ -84,12 +84,12 @@ Result<RulePutOutcome> RuleStore::Put(const std::string& owner, const ToolRulePu
   } else {
     narrow.fingerprint = BodyFingerprint(req.rule);
   }
-  return MutateRule(backend_, now, owner, req.tool_name, std::move(narrow),
+  return MutateRule(entries_, now, owner, req.tool_name, std::move(narrow),
                     [&](const std::vector<ToolRule>& existing, bool* refreshed) -> ToolRule {
                       if (req.id) {
                         for (const ToolRule& r : existing) {
                           if (r.id != *req.id) continue;
-                          ToolRule updated = r;  // created_at survives (the backend keeps it too)
+                          ToolRule updated = r;  // created_at survives (the entries keeps it too)
                           updated.rule = req.rule;
                           if (req.priority) updated.priority = *req.priority;
                           if (req.source) updated.source = *req.source;
@@ -119,7 +119,7 @@ Result<RulePutOutcome> RuleStore::Put(const std::string& owner, const ToolRulePu
 Result<RulePutOutcome> RuleStore::PutFailureRule(const std::string& owner, const std::string& tool,
                                                  const std::string& body) {
   const TimeMs now = clock_.NowMs();
-  return MutateRule(backend_, now, owner, tool, storage::EntryGroup{},
+  return MutateRule(entries_, now, owner, tool, storage::EntryGroup{},
                     [&](const std::vector<ToolRule>& existing, bool* refreshed) -> ToolRule {
                       for (const ToolRule& r : existing) {
                         if (r.source != RuleSource::kPostTurn || !HasTag(r, kFailureTag)) continue;
@@ -139,7 +139,7 @@ Result<RulePutOutcome> RuleStore::PutFailureRule(const std::string& owner, const
 Result<std::optional<ToolRule>> RuleStore::Get(const storage::ReadScope& scope,
                                                const std::string& tool, const std::string& id) {
   MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> e,
-                         backend_.Resolve(RuleNamespace(tool), RuleKey(id), scope));
+                         entries_.Resolve(RuleNamespace(tool), RuleKey(id), scope));
   if (!e) return std::optional<ToolRule>();
   return RuleFromEntry(*e);
 }
@@ -150,7 +150,7 @@ Result<std::vector<ToolRule>> RuleStore::List(const storage::ReadScope& scope,
   storage::EntryFilter filter{.ns = RuleNamespace(tool), .include_archived = true, .scope = scope};
   constexpr int kPage = 1000;
   for (int64_t offset = 0;; offset += kPage) {
-    MNEMO_ASSIGN_OR_RETURN(std::vector<Entry> page, backend_.List(filter, kPage, offset));
+    MNEMO_ASSIGN_OR_RETURN(std::vector<Entry> page, entries_.List(filter, kPage, offset));
     for (const Entry& e : page) {
       if (std::optional<ToolRule> r = RuleFromEntry(e)) rules.push_back(std::move(*r));
     }
@@ -163,7 +163,7 @@ Result<std::vector<ToolRule>> RuleStore::List(const storage::ReadScope& scope,
 Result<std::vector<ToolRule>> RuleStore::ListAll(const storage::ReadScope& scope,
                                                  RulePriority min_priority) {
   std::vector<ToolRule> rules;
-  MNEMO_RETURN_IF_ERROR(backend_.ForEach(scope, "tool-", [&](const Entry& e) -> Status {
+  MNEMO_RETURN_IF_ERROR(entries_.ForEach(scope, "tool-", [&](const Entry& e) -> Status {
     std::optional<ToolRule> r = RuleFromEntry(e);
     if (r && r->priority >= min_priority) rules.push_back(std::move(*r));
     return Status::Ok();
@@ -187,7 +187,7 @@ Result<std::vector<ToolRule>> RuleStore::Pinnable(const storage::ReadScope& scop
   std::vector<ToolRule> rules;
   const std::string_view critical = PriorityName(RulePriority::kCritical);
   const std::string_view high = PriorityName(RulePriority::kHigh);
-  MNEMO_RETURN_IF_ERROR(backend_.ForEach(scope, "tool-", [&](const Entry& e) -> Status {
+  MNEMO_RETURN_IF_ERROR(entries_.ForEach(scope, "tool-", [&](const Entry& e) -> Status {
     // The category is the priority: skip normal rules before converting.
     if (e.category != critical && e.category != high) return Status::Ok();
     if (std::optional<ToolRule> r = RuleFromEntry(e)) rules.push_back(std::move(*r));
@@ -201,13 +201,13 @@ Result<bool> RuleStore::Delete(const std::string& owner, bool any_owner, const s
   std::optional<Entry> e;
   if (any_owner) {
     MNEMO_ASSIGN_OR_RETURN(e,
-                           backend_.Resolve(RuleNamespace(tool), RuleKey(id),
+                           entries_.Resolve(RuleNamespace(tool), RuleKey(id),
                                             storage::ReadScope{.all = true, .principal = owner}));
   } else {
-    MNEMO_ASSIGN_OR_RETURN(e, backend_.FindExact(owner, RuleNamespace(tool), RuleKey(id)));
+    MNEMO_ASSIGN_OR_RETURN(e, entries_.FindExact(owner, RuleNamespace(tool), RuleKey(id)));
   }
   if (!e) return false;
-  return backend_.Delete(e->id);
+  return entries_.Delete(e->id);
 }
 
 }  // namespace mnemo::rules

@@ -1,6 +1,6 @@
-// The rule store of spec 30 over a storage::Backend: rules are entries in
+// The rule store of spec 30 over a storage::EntryStore: rules are entries in
 // `tool-{tool}` under `rule/{id}` (tool_rule.h gives the mapping). Every
-// write is one Backend::Mutate of the rule's (owner, namespace) group, so the
+// write is one EntryStore::Mutate of the rule's (owner, namespace) group, so the
 // no-duplicate test and the upsert see a consistent view and concurrent puts
 // (threads or processes) never regress `created_at` or add a twin.
 //
@@ -14,7 +14,7 @@
 #include "mnemo/clock.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
-#include "storage/backend.h"
+#include "storage/entry_store.h"
 
 namespace mnemo::rules {
 
@@ -28,7 +28,7 @@ struct RulePutOutcome {
 
 class RuleStore {
  public:
-  RuleStore(storage::Backend& backend, const Clock& clock) : backend_(backend), clock_(clock) {}
+  RuleStore(storage::EntryStore& entries, const Clock& clock) : entries_(entries), clock_(clock) {}
 
   // Upsert by id when `req.id` is set; otherwise a rule of the same tool and
   // NormalizedBody is refreshed (priority the higher of the two, tags merged)
@@ -63,7 +63,7 @@ class RuleStore {
                       const std::string& id);
 
  private:
-  storage::Backend& backend_;
+  storage::EntryStore& entries_;
   const Clock& clock_;
 };
 

@@ -78,12 +78,12 @@ void AddCall(ToolStats& s, const CallOutcome& call) {
   if (recent.size() > kMaxRecentErrorClasses) recent.resize(kMaxRecentErrorClasses);
 }
 
-Result<ToolStats> RecordCalls(storage::Backend& backend, TimeMs now, const std::string& owner,
+Result<ToolStats> RecordCalls(storage::EntryStore& entries, TimeMs now, const std::string& owner,
                               const std::string& tool, const std::vector<CallOutcome>& calls) {
   ToolStats stats;
   const std::string key = StatsKey(tool);
   MNEMO_RETURN_IF_ERROR(
-      backend
+      entries
           .Mutate(
               storage::EntryGroup{.owner = owner, .ns = std::string(kStatsNamespace), .key = key},
               [&](const std::vector<Entry>& current) -> Result<std::vector<storage::EntryWrite>> {

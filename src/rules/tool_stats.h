@@ -9,7 +9,7 @@
 
 #include "mnemo/status.h"
 #include "mnemo/types.h"
-#include "storage/backend.h"
+#include "storage/entry_store.h"
 
 namespace mnemo::rules {
 
@@ -44,7 +44,7 @@ ToolStats DecodeToolStats(std::string_view json, std::string_view tool);
 void AddCall(ToolStats& stats, const CallOutcome& call);
 
 // Adds `calls` of `tool` to the statistics of `owner` in one read-modify-write.
-Result<ToolStats> RecordCalls(storage::Backend& backend, TimeMs now, const std::string& owner,
+Result<ToolStats> RecordCalls(storage::EntryStore& entries, TimeMs now, const std::string& owner,
                               const std::string& tool, const std::vector<CallOutcome>& calls);
 
 }  // namespace mnemo::rules

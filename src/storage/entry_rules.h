@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/backend.h"
+#include "storage/entry_store.h"
 #include "text/tokenizer.h"
 
 namespace mnemo::storage::internal {
@@ -19,7 +19,7 @@ namespace mnemo::storage::internal {
 // (kInvalidArgument). Content rules (size, UTF-8) belong to the engine.
 Status ValidateWrite(const EntryWrite& write);
 
-// Rejects a write of Backend::Mutate that leaves its group (kInvalidArgument).
+// Rejects a write of EntryStore::Mutate that leaves its group (kInvalidArgument).
 Status ValidateGroupWrite(const EntryGroup& group, const EntryWrite& write);
 
 // The entry as stored after `write`: a new entry (`existing` absent; id from

@@ -1,4 +1,4 @@
-#include "storage/backend.h"
+#include "storage/entry_store.h"
 
 namespace mnemo::storage {
 

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "storage/backend.h"
+#include "storage/entry_store.h"
 
 namespace mnemo::storage::internal {
 

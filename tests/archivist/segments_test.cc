@@ -117,8 +117,9 @@ TEST_P(Segments, AFinalisedSegmentBecomesADocumentAndGetsARecapVector) {
   auto closed = CloseOpenSegment(*backend_, "local", "a/b?c", 5000);
   ASSERT_TRUE(closed.ok() && !closed->empty());
   embed::HashEmbedder embedder(64);
-  ASSERT_TRUE(
-      FinalizeSegment(*backend_, *closed, {.embedder = &embedder, .documents = true}, 6000).ok());
+  ASSERT_TRUE(FinalizeSegment(*backend_, *backend_, *backend_, *closed,
+                              {.embedder = &embedder, .documents = true}, 6000)
+                  .ok());
 
   auto docs = backend_->ListDocuments(std::nullopt, "agent://session/", 10, 0);
   ASSERT_TRUE(docs.ok()) << docs.status().ToString();
@@ -142,7 +143,8 @@ TEST_P(Segments, AFinalisedSegmentBecomesADocumentAndGetsARecapVector) {
   EXPECT_EQ((*vectors)[0].vector.size(), 64u);
 
   // Finalising again stores no second copy.
-  ASSERT_TRUE(FinalizeSegment(*backend_, *closed, {.documents = true}, 7000).ok());
+  ASSERT_TRUE(
+      FinalizeSegment(*backend_, *backend_, *backend_, *closed, {.documents = true}, 7000).ok());
   docs = backend_->ListDocuments(std::nullopt, std::nullopt, 10, 0);
   ASSERT_TRUE(docs.ok());
   EXPECT_EQ(docs->size(), 1u);
@@ -152,7 +154,8 @@ TEST_P(Segments, DocumentsCanBeSwitchedOff) {
   Advance(Store("off", "Something worth keeping, surely.", "Yes."));
   auto closed = CloseOpenSegment(*backend_, "local", "off", 5000);
   ASSERT_TRUE(closed.ok() && !closed->empty());
-  ASSERT_TRUE(FinalizeSegment(*backend_, *closed, {.documents = false}, 6000).ok());
+  ASSERT_TRUE(
+      FinalizeSegment(*backend_, *backend_, *backend_, *closed, {.documents = false}, 6000).ok());
   auto docs = backend_->ListDocuments(std::nullopt, std::nullopt, 10, 0);
   ASSERT_TRUE(docs.ok());
   EXPECT_TRUE(docs->empty());

@@ -201,7 +201,7 @@ TEST(GraphStore, ANewDocumentIsDistilledOnce) {
                   .content = "I live in Berlin.",
                   .computation_text = "I live in Berlin.",
                   .now = 1000};
-  auto first = StoreDocument(*backend, doc);
+  auto first = StoreDocument(*backend, *backend, doc);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   auto rows = backend->QueryTriples({});
   ASSERT_TRUE(rows.ok());
@@ -210,10 +210,10 @@ TEST(GraphStore, ANewDocumentIsDistilledOnce) {
   // Newer evidence moves the user; putting the old document again changes nothing.
   doc.content = doc.computation_text = "I moved to Lisbon.";
   doc.now = 2000;
-  ASSERT_TRUE(StoreDocument(*backend, doc).ok());
+  ASSERT_TRUE(StoreDocument(*backend, *backend, doc).ok());
   doc.content = doc.computation_text = "I live in Berlin.";
   doc.now = 3000;
-  auto again = StoreDocument(*backend, doc);
+  auto again = StoreDocument(*backend, *backend, doc);
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(again->created);
   auto current = backend->QueryTriples({.predicate = "lives_in"});
@@ -225,9 +225,10 @@ TEST(GraphStore, ANewDocumentIsDistilledOnce) {
 TEST(GraphStore, NoMemoryOutputLeftOutOfTheComputationTextGivesNoTriple) {
   std::unique_ptr<storage::Backend> backend = storage::NewMemoryBackend();
   // The raw content holds the tool output; the computation text does not.
-  auto put = StoreDocument(*backend, {.content = "user: hi\n[tool] cmd_run: Alice lives in Oslo.",
-                                      .computation_text = "user: hi",
-                                      .now = 1000});
+  auto put = StoreDocument(*backend, *backend,
+                           {.content = "user: hi\n[tool] cmd_run: Alice lives in Oslo.",
+                            .computation_text = "user: hi",
+                            .now = 1000});
   ASSERT_TRUE(put.ok());
   auto rows = backend->QueryTriples({.include_history = true});
   ASSERT_TRUE(rows.ok());

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "index/index_file.h"
+#include "storage/backend.h"
 #include "test_util.h"
 
 namespace mnemo {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "storage/backend.h"
+#include "storage/entry_store.h"
 #include "storage/postgres/pg_connection.h"
 
 namespace mnemo::storage::internal::pg {

@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/backend.h"
+#include "storage/entry_store.h"
 #include "storage/postgres/pg_connection.h"
 
 namespace mnemo::storage::internal::pg {

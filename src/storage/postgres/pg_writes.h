@@ -5,9 +5,9 @@
 
 #include <string_view>
 
-#include "storage/backend.h"
 #include "storage/postgres/pg_connection.h"
 #include "storage/postgres/pg_text.h"
+#include "storage/restore.h"
 
 namespace mnemo::storage::internal {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/backend.h"
+#include "storage/entry_store.h"
 #include "storage/sqlite/connection.h"
 #include "storage/sqlite/fts_rank.h"
 

@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-#include "storage/backend.h"
+#include "storage/restore.h"
 #include "storage/sqlite/connection.h"
 
 namespace mnemo::storage::internal {

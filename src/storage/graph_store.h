@@ -1,0 +1,44 @@
+// The graph (spec 50; rows in storage/graph.h): triples with validity
+// history. Its conformance suite: tests/storage/graph_conformance_test.cc.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mnemo/status.h"
+#include "mnemo/types.h"
+#include "storage/graph.h"
+
+namespace mnemo::storage {
+
+class GraphStore {
+ public:
+  virtual ~GraphStore() = default;
+
+  // Stores `row` (ids, normalisation and checks of graph_rules.h
+  // NewTripleRow) in one write transaction (SQLite: serialised with other
+  // processes too). When the owner already has a current triple with the
+  // same subject, predicate and object, that one is refreshed instead:
+  // confidence becomes the larger of both, nothing else changes, created =
+  // false. Otherwise the row is added and, when `single_valued`, every other
+  // current triple of the same (owner, subject, predicate) gets valid_to =
+  // SupersededAt (it stays stored as history) and is listed in `superseded`.
+  // So an owner never has two current triples of a single-valued
+  // (subject, predicate), whatever the concurrency.
+  virtual Result<TripleUpsert> UpsertTriple(const TripleRow& row, bool single_valued) = 0;
+  // Triples matching every filter of `query`, in TripleOrder (graph_rules.h):
+  // subject, predicate, current before history, newest valid_from first,
+  // object, id. At most `limit` (none when limit <= 0).
+  virtual Result<std::vector<TripleRow>> QueryTriples(const TripleQuery& query) = 0;
+  // Deletes every triple (current and history) whose source is `source`,
+  // in one transaction; returns how many. Superseded triples of other
+  // sources are not revived.
+  virtual Result<int64_t> DeleteTriplesFromSource(std::string_view source) = 0;
+};
+
+}  // namespace mnemo::storage
