@@ -1,7 +1,7 @@
 // The cost of erasure on a SQLite store with many rows (run by hand):
 //   erasure_bench [--entries N] [--turns N] [--dir DIR]
 // Fills N entries and N turn rows (in sessions of 20 rows), then times one
-// memory.forget (Backend::Delete: the row and its FTS5 row), the 'optimize'
+// memory.forget (EntryStore::Delete: the row and its FTS5 row), the 'optimize'
 // rewrite of entries_fts that hygiene runs after it (CompactEntryIndex), and
 // one EraseSession (20 turn rows, turns_fts optimised).
 #include <chrono>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "bench_util.h"
-#include "storage/backend.h"
+#include "storage/sqlite/sqlite_backend.h"
 
 namespace {
 
@@ -42,9 +42,9 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::string path = dir + "/mnemo.db";
-  auto opened = mnemo::storage::OpenSqliteBackend({.path = path});
+  auto opened = mnemo::storage::internal::SqliteBackend::Open({.path = path});
   if (!opened.ok()) Die(opened.status());
-  mnemo::storage::Backend& b = **opened;
+  mnemo::storage::internal::SqliteBackend& b = **opened;
 
   auto t = Clock::now();
   std::vector<mnemo::storage::EntryWrite> batch;

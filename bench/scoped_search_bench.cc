@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "bench_util.h"
-#include "storage/backend.h"
+#include "storage/sqlite/sqlite_backend.h"
 #include "text/query.h"
 
 namespace {
@@ -45,9 +45,9 @@ int main(int argc, char** argv) {
   }
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  auto opened = mnemo::storage::OpenSqliteBackend({.path = dir + "/mnemo.db"});
+  auto opened = mnemo::storage::internal::SqliteBackend::Open({.path = dir + "/mnemo.db"});
   if (!opened.ok()) Die(opened.status());
-  mnemo::storage::Backend& b = **opened;
+  mnemo::storage::internal::SqliteBackend& b = **opened;
 
   auto t = Clock::now();
   std::vector<mnemo::storage::EntryWrite> batch;

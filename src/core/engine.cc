@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "core/engine_impl.h"
-#include "storage/backend.h"
+#include "storage/stores.h"
 
 namespace mnemo {
 namespace {
@@ -42,9 +42,8 @@ Status MakeWorkspace(const std::string& dir) {
   return Status::Ok();
 }
 
-Result<std::unique_ptr<storage::Backend>> OpenBackend(const Config& config,
-                                                      const std::string& workspace,
-                                                      const std::shared_ptr<Logger>& logger) {
+Result<storage::Stores> OpenStores(const Config& config, const std::string& workspace,
+                                   const std::shared_ptr<Logger>& logger) {
   const std::string& kind = config.memory.backend;
   // `embeddings` is sqlite with an embedder required (spec 10).
   if (kind == "embeddings" && config.embedding.provider == "none") {
@@ -55,23 +54,23 @@ Result<std::unique_ptr<storage::Backend>> OpenBackend(const Config& config,
         "embedding.provider");
   }
   if (kind == "sqlite" || kind == "embeddings") {
-    return storage::OpenSqliteBackend({.path = workspace + "/mnemo.db", .logger = logger});
+    return storage::OpenSqliteStores({.path = workspace + "/mnemo.db", .logger = logger});
   }
-  if (kind == "in_memory") return storage::NewMemoryBackend();
+  if (kind == "in_memory") return storage::NewMemoryStores();
   if (kind == "markdown") {
     // Entries in the files (spec 10), with their index in a dot folder
     // beside them; turns, documents and the rest stay in the workspace
     // database, so deleting the index loses nothing.
     std::filesystem::path root(config.memory.path.empty() ? "memory" : config.memory.path);
     if (root.is_relative()) root = std::filesystem::path(workspace) / root;
-    return storage::OpenMarkdownBackend(
+    return storage::OpenMarkdownStores(
         {.root = root.string(), .data_path = workspace + "/mnemo.db", .logger = logger});
   }
   if (kind == "postgres") {
-    return storage::OpenPostgresBackend({.url = config.postgres.url,
-                                         .schema = config.postgres.schema,
-                                         .pool_size = static_cast<int>(config.postgres.pool_size),
-                                         .logger = logger});
+    return storage::OpenPostgresStores({.url = config.postgres.url,
+                                        .schema = config.postgres.schema,
+                                        .pool_size = static_cast<int>(config.postgres.pool_size),
+                                        .logger = logger});
   }
   // The config loader admits only the kinds above.
   return InvalidArgument("memory.backend \"" + kind +
@@ -121,9 +120,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   std::error_code ec;
   impl->workspace = std::filesystem::canonical(ws, ec).string();
   if (ec) return Unavailable("workspace " + ws + " cannot be resolved: " + ec.message());
-  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<storage::Backend> backend,
-                         OpenBackend(impl->config, impl->workspace, impl->logger));
-  impl->stores = storage::StoresOf(std::move(backend));
+  MNEMO_ASSIGN_OR_RETURN(impl->stores, OpenStores(impl->config, impl->workspace, impl->logger));
   MNEMO_RETURN_IF_ERROR(impl->OpenVectors());
   impl->archive_root = impl->workspace + "/memory_tree/content/episodic";
   impl->archive = std::make_unique<archivist::ArchiveWriter>(

@@ -13,7 +13,7 @@
 //   48   4  u32 signature length n (<= 1024)
 //   52   4  u32 store id length m (<= 256)
 //   56   n  signature
-//   56+n m  store id (Backend::store_id of the store it was built from)
+//   56+n m  store id (EntryStore::store_id of the store it was built from)
 //   56+n+m 8 u64 checksum = XXH64(payload bytes, then header bytes [0, 56+n+m))
 //   64+n+m   payload (FlatIndex / HnswIndex::WritePayload)
 //
@@ -58,7 +58,7 @@ struct IndexFileHeader {
 std::filesystem::path IndexFilePath(const std::filesystem::path& dir, std::string_view signature,
                                     IndexKind kind);
 
-// Saves `index` to `path` atomically. `store_id` is Backend::store_id() of
+// Saves `index` to `path` atomically. `store_id` is EntryStore::store_id() of
 // the store the index reflects; `watermark` is the storage change counter
 // it reflects: read it before applying the last change the index holds (a
 // lower value is safe, replaying changes is idempotent; a higher one would

@@ -1,5 +1,5 @@
 // Backend-independent rules of the context-event part of the storage
-// contract (backend.h), shared by every backend so that they cannot drift.
+// contract (context_event_store.h), shared by every backend so that they cannot drift.
 #pragma once
 
 #include "mnemo/status.h"

@@ -1,5 +1,5 @@
 // Backend-independent rules of the document and recap-vector parts of the
-// storage contract (backend.h), shared by every backend so that they cannot
+// storage contract (document_store.h), shared by every backend so that they cannot
 // drift apart.
 #pragma once
 

@@ -23,7 +23,7 @@ Status ValidateWrite(const EntryWrite& write);
 Status ValidateGroupWrite(const EntryGroup& group, const EntryWrite& write);
 
 // The entry as stored after `write`: a new entry (`existing` absent; id from
-// the write or a fresh UUID) or an update of `existing` per backend.h.
+// the write or a fresh UUID) or an update of `existing` per entry_store.h.
 Entry MergeWrite(const EntryWrite& write, const std::optional<Entry>& existing);
 
 // Whether `scope` may read `entry`.

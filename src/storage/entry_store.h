@@ -78,7 +78,7 @@ struct HygieneCounts {
   int64_t deleted = 0;
 };
 
-// Change counters of Backend::Generation.
+// Change counters of EntryStore::Generation.
 enum class Counter {
   kToolRules,     // the `tool-*` namespaces (tool rules)
   kToolRegistry,  // kToolRegistryNamespace (saved tool registrations)

@@ -76,7 +76,7 @@ struct SegmentRow {
   int64_t recap_attempts = 0;  // LLM re-summarise attempts made
 };
 
-// What Backend::StepSegment shows its callback: the session's open segment
+// What EpisodicStore::StepSegment shows its callback: the session's open segment
 // and the first turn seq that no segment of the session covers yet (0 for a
 // session without segments).
 struct SegmentView {
@@ -92,7 +92,7 @@ struct SegmentChange {
   std::optional<SegmentRow> put;
 };
 
-// Keyword search over the recaps of closed segments (Backend::SearchSegments).
+// Keyword search over the recaps of closed segments (EpisodicStore::SearchSegments).
 struct SegmentQuery {
   std::vector<std::string> terms;         // from text::QueryTerms
   std::optional<std::string> owner;       // whose segments; nullopt: every owner's

@@ -1,4 +1,4 @@
-// Backend-independent rules of the episodic contract (backend.h), shared by
+// Backend-independent rules of the episodic contract (episodic_store.h), shared by
 // every backend.
 #pragma once
 
@@ -50,7 +50,7 @@ Status ValidateEvents(std::span<const EventRow> rows);
 // in [0, 1].
 Status ValidateFacet(const FacetRow& observation);
 
-// The facet stored after folding `observation` into `stored` (backend.h,
+// The facet stored after folding `observation` into `stored` (episodic_store.h,
 // MergeFacet; spec 40 §5). The observation's time is its valid_from (its
 // updated_at when 0).
 //  - Absent: stored as observed, evidence_count 1, no history.

@@ -1,4 +1,4 @@
-// Erasure (spec 10, "Erasure"): what Backend::EraseSession removes. The
+// Erasure (spec 10, "Erasure"): what AdminStore::EraseSession removes. The
 // backend-independent rules are in erasure_rules.h.
 #pragma once
 

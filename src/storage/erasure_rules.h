@@ -1,4 +1,4 @@
-// Backend-independent rules of erasure (backend.h "Erasure"), shared by
+// Backend-independent rules of erasure (admin_store.h "Erasure"), shared by
 // every backend.
 #pragma once
 

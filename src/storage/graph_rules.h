@@ -1,5 +1,5 @@
 // Backend-independent rules of the graph part of the storage contract
-// (backend.h, graph.h), shared by every backend so that they cannot drift.
+// (graph_store.h, graph.h), shared by every backend so that they cannot drift.
 #pragma once
 
 #include <cstddef>

@@ -1,9 +1,9 @@
 #include <map>
 #include <string>
 
-#include "storage/backend.h"
 #include "storage/context_event_rules.h"
 #include "storage/document_rules.h"
+#include "storage/entry_store.h"
 #include "storage/episodic_rules.h"
 #include "storage/restore.h"
 

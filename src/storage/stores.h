@@ -1,12 +1,17 @@
-// The stores of one memory, opened together from the configuration: what
-// the engine holds. Each service takes the one store it needs; a store
-// shared by several backends' interfaces (one SQLite file implements them
-// all) is one object behind several pointers.
+// The stores of one memory, opened together by one of the openers below:
+// what the engine holds. Each service takes the one store it needs. A
+// backend implements the stores it owns; where one object implements
+// several (one SQLite database holds them all), it is behind several
+// pointers. A new backend can land one store at a time: its opener fills
+// the others from an existing backend.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <utility>
 
+#include "mnemo/logger.h"
+#include "mnemo/status.h"
 #include "storage/admin_store.h"
 #include "storage/context_event_store.h"
 #include "storage/document_store.h"
@@ -15,8 +20,6 @@
 #include "storage/graph_store.h"
 
 namespace mnemo::storage {
-
-class Backend;
 
 struct Stores {
   std::string name;  // the backend: "sqlite", "postgres", "markdown" or "in_memory"
@@ -27,12 +30,59 @@ struct Stores {
   std::shared_ptr<ContextEventStore> context_events;
   std::shared_ptr<GraphStore> graph;
   std::shared_ptr<AdminStore> admin;
-
-  // Closes every store (the last owner of each closes it).
-  void Reset() { *this = Stores(); }
 };
 
-// Every store of `backend` is the backend itself.
-Stores StoresOf(std::shared_ptr<Backend> backend);
+// Every store is `backend` itself: for a backend that implements them all
+// over one database (sqlite, postgres, in_memory).
+template <typename AllStores>
+Stores StoresOf(std::shared_ptr<AllStores> backend) {
+  Stores stores;
+  stores.name = std::string(backend->name());
+  stores.schema_version = backend->schema_version();
+  stores.entries = backend;
+  stores.episodic = backend;
+  stores.documents = backend;
+  stores.context_events = backend;
+  stores.graph = backend;
+  stores.admin = std::move(backend);
+  return stores;
+}
+
+// Each backend reports what it repairs or retries on its own (an index
+// rebuilt for a new text version, a failed checkpoint, a reconnect) to its
+// options' logger.
+struct SqliteOptions {
+  std::string path;  // the database file; created when missing
+  int readers = 4;   // reader connections kept open
+  std::shared_ptr<Logger> logger = StderrLogger();
+};
+
+Result<Stores> OpenSqliteStores(const SqliteOptions& options);
+
+struct PostgresOptions {
+  std::string url;               // libpq connection string or postgresql:// url
+  std::string schema = "mnemo";  // created when missing; one memory per schema
+  int pool_size = 4;             // connections kept open
+  int connect_attempts = 5;      // at start-up, 500 ms apart
+  std::shared_ptr<Logger> logger = StderrLogger();
+};
+
+Result<Stores> OpenPostgresStores(const PostgresOptions& options);
+// Nothing kept on disk: what tests and `memory.backend = "in_memory"` use.
+Stores NewMemoryStores();
+
+// The markdown backend (spec 10, "Backends"): entries in human-readable files
+// under `root`, the source of truth, with a rebuildable SQLite index beside
+// them (storage/markdown/markdown_backend.h).
+struct MarkdownOptions {
+  std::string root;        // the memory folder; created when missing
+  std::string index_path;  // the entries' index; default <root>/.index/mnemo-index.db
+  std::string data_path;   // what is not an entry (turns, documents...); default: in the index
+  std::shared_ptr<Logger> logger = StderrLogger();
+};
+
+// Entries are the markdown store's (with its index); every other store is
+// the data database's, handed out as it is.
+Result<Stores> OpenMarkdownStores(const MarkdownOptions& options);
 
 }  // namespace mnemo::storage

@@ -1,5 +1,5 @@
 // Backend-independent rules of the vector part of the storage contract
-// (backend.h, "Vectors"), shared so that the backends cannot drift apart: what
+// (entry_store.h, "Vectors"), shared so that the backends cannot drift apart: what
 // a PutVectors call must satisfy, how long the change log is kept and when it
 // is trimmed, and the error a reader of a trimmed log gets.
 //

@@ -19,8 +19,8 @@ namespace {
 class Segments : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    backend_ = testing::MakeBackend(GetParam(), dir_);
-    ASSERT_NE(backend_, nullptr);
+    stores_ = testing::MakeStores(GetParam(), dir_);
+    ASSERT_NE(stores_.entries, nullptr);
   }
 
   // Stores one turn's two rows (seqs from the store) without advancing.
@@ -40,19 +40,20 @@ class Segments : public ::testing::TestWithParam<std::string> {
                                                      .content = assistant,
                                                      .timestamp_ms = at},
                                              .search_text = assistant}};
-    auto r = backend_->AppendTurns(rows);
+    auto r = stores_.episodic->AppendTurns(rows);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return {(*r)[0], (*r)[1]};
   }
 
   SegmentStep Advance(const std::pair<storage::TurnRow, storage::TurnRow>& turn) {
-    auto r = AdvanceSegment(*backend_, turn.first, turn.second, turn.first.content, {}, policy_);
+    auto r =
+        AdvanceSegment(*stores_.episodic, turn.first, turn.second, turn.first.content, {}, policy_);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : SegmentStep{};
   }
 
   std::vector<storage::SegmentRow> All(const std::string& session) {
-    auto r = backend_->Segments(true, "", session);
+    auto r = stores_.episodic->Segments(true, "", session);
     EXPECT_TRUE(r.ok());
     std::vector<storage::SegmentRow> all = r.ok() ? *r : std::vector<storage::SegmentRow>{};
     // Equal start times here: order by the rows they cover.
@@ -62,7 +63,7 @@ class Segments : public ::testing::TestWithParam<std::string> {
   }
 
   mnemo::testing::TempDir dir_;
-  std::unique_ptr<storage::Backend> backend_;
+  storage::Stores stores_;
   SegmentPolicy policy_{.max_turns = 20, .max_time_gap_secs = 600};
 };
 
@@ -95,7 +96,7 @@ TEST_P(Segments, ALateTurnInsideAClosedRangeChangesNothing) {
   auto t1 = Store("late", "second", "b");
   Advance(t0);
   Advance(t1);
-  auto closed = CloseOpenSegment(*backend_, "local", "late", 5000);
+  auto closed = CloseOpenSegment(*stores_.episodic, "local", "late", 5000);
   ASSERT_TRUE(closed.ok() && !closed->empty());
   // Advancing t1 again (a retried call) neither reopens nor extends anything.
   SegmentStep again = Advance(t1);
@@ -114,14 +115,14 @@ TEST_P(Segments, ALateTurnInsideAClosedRangeChangesNothing) {
 TEST_P(Segments, AFinalisedSegmentBecomesADocumentAndGetsARecapVector) {
   auto t0 = Store("a/b?c", "We decided to deploy with deploy.py on Friday.", "Good plan.");
   Advance(t0);
-  auto closed = CloseOpenSegment(*backend_, "local", "a/b?c", 5000);
+  auto closed = CloseOpenSegment(*stores_.episodic, "local", "a/b?c", 5000);
   ASSERT_TRUE(closed.ok() && !closed->empty());
   embed::HashEmbedder embedder(64);
-  ASSERT_TRUE(FinalizeSegment(*backend_, *backend_, *backend_, *closed,
+  ASSERT_TRUE(FinalizeSegment(*stores_.episodic, *stores_.documents, *stores_.graph, *closed,
                               {.embedder = &embedder, .documents = true}, 6000)
                   .ok());
 
-  auto docs = backend_->ListDocuments(std::nullopt, "agent://session/", 10, 0);
+  auto docs = stores_.documents->ListDocuments(std::nullopt, "agent://session/", 10, 0);
   ASSERT_TRUE(docs.ok()) << docs.status().ToString();
   ASSERT_EQ(docs->size(), 1u);
   const storage::DocumentRow& doc = (*docs)[0];
@@ -133,30 +134,32 @@ TEST_P(Segments, AFinalisedSegmentBecomesADocumentAndGetsARecapVector) {
             doc.entities.end());
   EXPECT_FALSE(doc.summary.empty());
   // The recap is never fed to the document; it has its vector instead.
-  auto segment = backend_->GetSegment(*closed);
+  auto segment = stores_.episodic->GetSegment(*closed);
   ASSERT_TRUE(segment.ok() && segment->has_value());
   EXPECT_EQ(doc.content.find((*segment)->recap), std::string::npos);
-  auto vectors = backend_->SegmentVectorsSince(embedder.signature(), 0, 10);
+  auto vectors = stores_.episodic->SegmentVectorsSince(embedder.signature(), 0, 10);
   ASSERT_TRUE(vectors.ok());
   ASSERT_EQ(vectors->size(), 1u);
   EXPECT_EQ((*vectors)[0].segment_id, *closed);
   EXPECT_EQ((*vectors)[0].vector.size(), 64u);
 
   // Finalising again stores no second copy.
-  ASSERT_TRUE(
-      FinalizeSegment(*backend_, *backend_, *backend_, *closed, {.documents = true}, 7000).ok());
-  docs = backend_->ListDocuments(std::nullopt, std::nullopt, 10, 0);
+  ASSERT_TRUE(FinalizeSegment(*stores_.episodic, *stores_.documents, *stores_.graph, *closed,
+                              {.documents = true}, 7000)
+                  .ok());
+  docs = stores_.documents->ListDocuments(std::nullopt, std::nullopt, 10, 0);
   ASSERT_TRUE(docs.ok());
   EXPECT_EQ(docs->size(), 1u);
 }
 
 TEST_P(Segments, DocumentsCanBeSwitchedOff) {
   Advance(Store("off", "Something worth keeping, surely.", "Yes."));
-  auto closed = CloseOpenSegment(*backend_, "local", "off", 5000);
+  auto closed = CloseOpenSegment(*stores_.episodic, "local", "off", 5000);
   ASSERT_TRUE(closed.ok() && !closed->empty());
-  ASSERT_TRUE(
-      FinalizeSegment(*backend_, *backend_, *backend_, *closed, {.documents = false}, 6000).ok());
-  auto docs = backend_->ListDocuments(std::nullopt, std::nullopt, 10, 0);
+  ASSERT_TRUE(FinalizeSegment(*stores_.episodic, *stores_.documents, *stores_.graph, *closed,
+                              {.documents = false}, 6000)
+                  .ok());
+  auto docs = stores_.documents->ListDocuments(std::nullopt, std::nullopt, 10, 0);
   ASSERT_TRUE(docs.ok());
   EXPECT_TRUE(docs->empty());
 }

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "context/documents.h"
-#include "storage/backend.h"
+#include "storage/memory/memory_backend.h"
 
 namespace mnemo::context {
 namespace {
@@ -174,7 +174,7 @@ TEST(GraphExtraction, SingleValuedPredicates) {
 }
 
 TEST(GraphStore, LaterStatementsSupersedeEarlierOnes) {
-  std::unique_ptr<storage::Backend> backend = storage::NewMemoryBackend();
+  auto backend = std::make_unique<storage::internal::MemoryBackend>();
   std::vector<ExtractedTriple> t =
       ExtractTriplesFromText("user: I live in Berlin.\nuser: I moved to Lisbon. I like tea.");
   auto created = StoreTriples(*backend, "alice", "doc-1", 1000, t);
@@ -195,7 +195,7 @@ TEST(GraphStore, LaterStatementsSupersedeEarlierOnes) {
 }
 
 TEST(GraphStore, ANewDocumentIsDistilledOnce) {
-  std::unique_ptr<storage::Backend> backend = storage::NewMemoryBackend();
+  auto backend = std::make_unique<storage::internal::MemoryBackend>();
   NewDocument doc{.owner = "local",
                   .source = "test",
                   .content = "I live in Berlin.",
@@ -223,7 +223,7 @@ TEST(GraphStore, ANewDocumentIsDistilledOnce) {
 }
 
 TEST(GraphStore, NoMemoryOutputLeftOutOfTheComputationTextGivesNoTriple) {
-  std::unique_ptr<storage::Backend> backend = storage::NewMemoryBackend();
+  auto backend = std::make_unique<storage::internal::MemoryBackend>();
   // The raw content holds the tool output; the computation text does not.
   auto put = StoreDocument(*backend, *backend,
                            {.content = "user: hi\n[tool] cmd_run: Alice lives in Oslo.",

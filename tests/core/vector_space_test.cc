@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "index/index_file.h"
-#include "storage/backend.h"
+#include "storage/sqlite/sqlite_backend.h"
 #include "test_util.h"
 
 namespace mnemo {
@@ -37,13 +37,13 @@ std::vector<float> VectorOf(int n) {
 
 class VectorSpaceFileTest : public ::testing::Test {
  protected:
-  std::unique_ptr<storage::Backend> OpenStore(const std::string& db) {
-    auto b = storage::OpenSqliteBackend({.path = db});
+  std::unique_ptr<storage::internal::SqliteBackend> OpenStore(const std::string& db) {
+    auto b = storage::internal::SqliteBackend::Open({.path = db});
     EXPECT_TRUE(b.ok()) << b.status().ToString();
     return std::move(*b);
   }
   // Entries "k<n>" for n in [from, to) with VectorOf(n); returns the labels.
-  std::vector<storage::Label> Store(storage::Backend& b, int from, int to) {
+  std::vector<storage::Label> Store(storage::internal::SqliteBackend& b, int from, int to) {
     std::vector<storage::LabeledVector> vectors;
     std::vector<storage::Label> labels;
     for (int n = from; n < to; ++n) {
@@ -55,14 +55,14 @@ class VectorSpaceFileTest : public ::testing::Test {
     EXPECT_TRUE(b.PutVectors(kSignature, vectors).ok());
     return labels;
   }
-  std::unique_ptr<VectorSpace> Open(storage::Backend& b, const std::string& dir) {
+  std::unique_ptr<VectorSpace> Open(storage::internal::SqliteBackend& b, const std::string& dir) {
     auto s = VectorSpace::Open(b, kSignature, kDims, {}, dir, StderrLogger());
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     return std::move(*s);
   }
   // Every label `space` returns for the vector of every n in [0, 100) is a
   // label the store has a vector for, and its score is the store's.
-  void ExpectOnlyStoredLabels(VectorSpace& space, storage::Backend& b) {
+  void ExpectOnlyStoredLabels(VectorSpace& space, storage::internal::SqliteBackend& b) {
     std::set<storage::Label> stored;
     ASSERT_TRUE(b.ForEachVector(kSignature, [&](const storage::LabeledVector& v) {
                    stored.insert(v.label);

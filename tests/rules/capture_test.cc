@@ -16,7 +16,7 @@
 #include "rules/rule_store.h"
 #include "rules/tool_rule.h"
 #include "rules/tool_stats.h"
-#include "storage/backend.h"
+#include "storage/memory/memory_backend.h"
 
 namespace mnemo::rules {
 namespace {
@@ -69,7 +69,8 @@ class CaptureTest : public ::testing::Test {
   }
 
   FakeClock clock_;
-  std::unique_ptr<storage::Backend> backend_ = storage::NewMemoryBackend();
+  std::unique_ptr<storage::internal::MemoryBackend> backend_ =
+      std::make_unique<storage::internal::MemoryBackend>();
   RuleStore store_{*backend_, clock_};
 };
 
@@ -209,7 +210,7 @@ TEST(Capture, IdenticalInputGivesIdenticalRules) {
   std::vector<std::vector<std::string>> listed;
   for (int run = 0; run < 2; ++run) {
     FakeClock clock;
-    std::unique_ptr<storage::Backend> backend = storage::NewMemoryBackend();
+    auto backend = std::make_unique<storage::internal::MemoryBackend>();
     RuleStore store(*backend, clock);
     Result<std::vector<RulePutOutcome>> out = CaptureRules(store, "local", turn, BuiltinAliases());
     ASSERT_TRUE(out.ok()) << out.status().ToString();
@@ -234,7 +235,7 @@ TEST(Capture, IdenticalInputGivesIdenticalRules) {
 }
 
 // The statistics entry of `tool`, parsed.
-nlohmann::json StatsOf(storage::Backend& backend, const std::string& owner,
+nlohmann::json StatsOf(storage::internal::MemoryBackend& backend, const std::string& owner,
                        const std::string& tool) {
   Result<std::optional<Entry>> e = backend.FindExact(owner, "tool_effectiveness", "tool/" + tool);
   EXPECT_TRUE(e.ok()) << e.status().ToString();
@@ -243,7 +244,7 @@ nlohmann::json StatsOf(storage::Backend& backend, const std::string& owner,
 }
 
 TEST(ToolStats, RecordToolStatsCountsEveryCall) {
-  std::unique_ptr<storage::Backend> backend = storage::NewMemoryBackend();
+  auto backend = std::make_unique<storage::internal::MemoryBackend>();
   ASSERT_TRUE(
       RecordToolStats(*backend, kStart, "local",
                       TurnOf({Ok("shell", 100), Failed("Shell", "command timed out", 300),

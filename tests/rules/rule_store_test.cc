@@ -17,7 +17,6 @@
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 #include "rules/tool_rule.h"
-#include "storage/backend.h"
 #include "storage/backend_factory.h"
 #include "storage/temp_dir.h"
 
@@ -50,9 +49,9 @@ const storage::ReadScope kAll{.all = true, .principal = "local"};
 class RuleStoreTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    backend_ = testing::MakeBackend(GetParam(), dir_);
-    ASSERT_NE(backend_, nullptr);
-    store_ = std::make_unique<RuleStore>(*backend_, clock_);
+    stores_ = testing::MakeStores(GetParam(), dir_);
+    ASSERT_NE(stores_.entries, nullptr);
+    store_ = std::make_unique<RuleStore>(*stores_.entries, clock_);
   }
 
   RulePutOutcome Put(const ToolRulePut& put, const std::string& owner = "local") {
@@ -76,7 +75,7 @@ class RuleStoreTest : public ::testing::TestWithParam<std::string> {
 
   testing::TempDir dir_;
   FakeClock clock_;
-  std::unique_ptr<storage::Backend> backend_;
+  storage::Stores stores_;
   std::unique_ptr<RuleStore> store_;
 };
 
@@ -110,7 +109,7 @@ TEST_P(RuleStoreTest, PutWithoutIdCreatesARuleWithAUuid) {
 
   // The entry itself: namespace, key, id.
   Result<std::optional<Entry>> e =
-      backend_->FindExact("local", "tool-send_email", "rule/" + o.rule.id);
+      stores_.entries->FindExact("local", "tool-send_email", "rule/" + o.rule.id);
   ASSERT_TRUE(e.ok());
   ASSERT_TRUE(e->has_value());
   EXPECT_FALSE((*e)->id.empty());
@@ -239,7 +238,7 @@ TEST_P(RuleStoreTest, SameBodyFindsRulesStoredWithoutAFingerprintAndAfterAnEdit)
                                             .owner = "local"},
                                            kStart);
   legacy.fingerprint.reset();
-  ASSERT_TRUE(backend_->Upsert(legacy).ok());
+  ASSERT_TRUE(stores_.entries->Upsert(legacy).ok());
   RulePutOutcome again = Put({.tool_name = "send_email", .rule = "never email sarah"});
   EXPECT_TRUE(again.refreshed);
   EXPECT_EQ(again.rule.id, "7b2a4c1e-0f3d-4a5b-9c6d-1e2f3a4b5c6d");
@@ -375,16 +374,18 @@ TEST_P(RuleStoreTest, ListAllGroupsByToolInListOrder) {
        .id = "m-c"});
   Put({.tool_name = "shell", .rule = "shell high", .priority = RulePriority::kHigh, .id = "s-h"});
   // Neither statistics nor stray entries of a rule namespace are rules.
-  ASSERT_TRUE(backend_
+  ASSERT_TRUE(stores_.entries
                   ->Upsert({.ns = std::string(kStatsNamespace),
                             .key = "tool/shell",
                             .content = "{}",
                             .now = kStart})
                   .ok());
   ASSERT_TRUE(
-      backend_->Upsert({.ns = "tool-shell", .key = "note", .content = "x", .now = kStart}).ok());
+      stores_.entries->Upsert({.ns = "tool-shell", .key = "note", .content = "x", .now = kStart})
+          .ok());
   ASSERT_TRUE(
-      backend_->Upsert({.ns = "global", .key = "rule/zzz", .content = "x", .now = kStart}).ok());
+      stores_.entries->Upsert({.ns = "global", .key = "rule/zzz", .content = "x", .now = kStart})
+          .ok());
 
   Result<std::vector<ToolRule>> all = store_->ListAll(kAll);
   ASSERT_TRUE(all.ok()) << all.status().ToString();

@@ -9,7 +9,7 @@
 
 #include "mnemo/status.h"
 #include "mnemo/types.h"
-#include "storage/backend.h"
+#include "storage/entry_store.h"
 
 namespace mnemo::rules {
 namespace {

@@ -1,5 +1,5 @@
 // The backends the conformance suite runs against. A new backend adds one
-// line to kConformanceBackends and one branch to MakeBackend.
+// line to kConformanceBackends and one branch to MakeStores.
 #pragma once
 
 #include <unistd.h>
@@ -12,11 +12,11 @@
 #include <memory>
 #include <string>
 
-#include "storage/backend.h"
 #include "storage/markdown/markdown_backend.h"
 #include "storage/memory/memory_backend.h"
 #include "storage/postgres/postgres_backend.h"
 #include "storage/sqlite/sqlite_backend.h"
+#include "storage/stores.h"
 #include "storage/temp_dir.h"
 #include "storage/vector_rules.h"
 
@@ -44,18 +44,22 @@ inline std::string FreshPostgresSchema() {
          std::to_string(std::rand());
 }
 
-// A new, empty backend of kind `name` whose files (if any) live in `dir`.
+// The stores of a new, empty backend of kind `name` whose files (if any)
+// live in `dir`; no stores (entries == nullptr) when it cannot be opened.
 // `vector_log_limit`: vector changes kept per signature (small to test
 // trimming).
-inline std::unique_ptr<storage::Backend> MakeBackend(
+inline storage::Stores MakeStores(
     const std::string& name, const TempDir& dir,
     int64_t vector_log_limit = storage::internal::kDefaultVectorLogLimit) {
-  if (name == "memory") return std::make_unique<storage::internal::MemoryBackend>(vector_log_limit);
+  if (name == "memory") {
+    return storage::StoresOf(std::make_shared<storage::internal::MemoryBackend>(vector_log_limit));
+  }
   if (name == "sqlite") {
     auto backend = storage::internal::SqliteBackend::Open(
         {.path = dir.File("mnemo.db"), .readers = 2}, vector_log_limit);
-    if (!backend.ok()) return nullptr;
-    return std::move(backend).value();
+    if (!backend.ok()) return {};
+    return storage::StoresOf(
+        std::shared_ptr<storage::internal::SqliteBackend>(std::move(backend).value()));
   }
   if (name == "markdown") {
     // As the engine opens it: entries in files with their index, the rest
@@ -64,11 +68,15 @@ inline std::unique_ptr<storage::Backend> MakeBackend(
         {.path = dir.File("mnemo-index.db"), .readers = 2}, vector_log_limit);
     auto data =
         storage::internal::SqliteBackend::Open({.path = dir.File("mnemo.db"), .readers = 2});
-    if (!index.ok() || !data.ok()) return nullptr;
-    auto backend = storage::markdown::MarkdownBackend::Open(
-        dir.Sub("memory"), std::move(index).value(), std::move(data).value());
-    if (!backend.ok()) return nullptr;
-    return std::move(backend).value();
+    if (!index.ok() || !data.ok()) return {};
+    auto stores = storage::markdown::MarkdownBackend::Bundle(
+        dir.Sub("memory"),
+        storage::StoresOf(
+            std::shared_ptr<storage::internal::SqliteBackend>(std::move(index).value())),
+        storage::StoresOf(
+            std::shared_ptr<storage::internal::SqliteBackend>(std::move(data).value())));
+    if (!stores.ok()) return {};
+    return std::move(stores).value();
   }
   if (name == "postgres") {
     auto backend = storage::internal::PostgresBackend::Open(
@@ -76,11 +84,12 @@ inline std::unique_ptr<storage::Backend> MakeBackend(
         vector_log_limit);
     if (!backend.ok()) {
       std::cerr << "postgres test backend: " << backend.status().ToString() << "\n";
-      return nullptr;
+      return {};
     }
-    return std::move(backend).value();
+    return storage::StoresOf(
+        std::shared_ptr<storage::internal::PostgresBackend>(std::move(backend).value()));
   }
-  return nullptr;
+  return {};
 }
 
 }  // namespace mnemo::testing

@@ -1,4 +1,4 @@
-// The storage contract (storage/backend.h) as one suite, run unchanged
+// The storage contract (storage/entry_store.h) as one suite, run unchanged
 // against every backend in kConformanceBackends.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,8 +7,8 @@
 #include <thread>
 #include <vector>
 
-#include "storage/backend.h"
 #include "storage/backend_factory.h"
+#include "storage/stores.h"
 #include "text/query.h"
 
 namespace mnemo::storage {
@@ -49,34 +49,34 @@ ReadScope ScopeOf(std::string name) {
 class BackendConformance : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    backend_ = testing::MakeBackend(GetParam(), dir_);
-    ASSERT_NE(backend_, nullptr) << "cannot open backend " << GetParam();
+    stores_ = testing::MakeStores(GetParam(), dir_);
+    ASSERT_NE(stores_.entries, nullptr) << "cannot open backend " << GetParam();
   }
 
   Entry Put(const EntryWrite& w) {
-    auto r = backend_->Upsert(w);
+    auto r = stores_.entries->Upsert(w);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? r->entry : Entry{};
   }
 
   std::vector<KeywordHit> Search(const KeywordQuery& q) {
-    auto r = backend_->KeywordSearch(q);
+    auto r = stores_.entries->KeywordSearch(q);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : std::vector<KeywordHit>{};
   }
 
   std::vector<Entry> ListAll(EntryFilter filter = {}, int limit = 100, int64_t offset = 0) {
-    auto r = backend_->List(filter, limit, offset);
+    auto r = stores_.entries->List(filter, limit, offset);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : std::vector<Entry>{};
   }
 
   testing::TempDir dir_;
-  std::unique_ptr<Backend> backend_;
+  Stores stores_;
 };
 
 TEST_P(BackendConformance, UpsertCreatesThenUpdatesKeepingIdAndCreatedAt) {
-  auto first = backend_->Upsert(Write("editor", "uses vim", 1000));
+  auto first = stores_.entries->Upsert(Write("editor", "uses vim", 1000));
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   EXPECT_TRUE(first->created);
   EXPECT_FALSE(first->entry.id.empty());
@@ -87,7 +87,7 @@ TEST_P(BackendConformance, UpsertCreatesThenUpdatesKeepingIdAndCreatedAt) {
 
   EntryWrite update = Write("editor", "uses helix", 2000);
   update.category = "daily";
-  auto second = backend_->Upsert(update);
+  auto second = stores_.entries->Upsert(update);
   ASSERT_TRUE(second.ok());
   EXPECT_FALSE(second->created);
   EXPECT_EQ(second->entry.id, first->entry.id);
@@ -96,7 +96,7 @@ TEST_P(BackendConformance, UpsertCreatesThenUpdatesKeepingIdAndCreatedAt) {
   EXPECT_EQ(second->entry.content, "uses helix");
   EXPECT_EQ(second->entry.category, "daily");
 
-  auto stored = backend_->FindExact("local", "global", "editor");
+  auto stored = stores_.entries->FindExact("local", "global", "editor");
   ASSERT_TRUE(stored.ok() && stored->has_value());
   EXPECT_EQ((*stored)->id, first->entry.id);
   EXPECT_EQ((*stored)->content, "uses helix");
@@ -110,7 +110,7 @@ TEST_P(BackendConformance, UpsertKeepsTagsAndVisibilityWhenAbsent) {
   w.visibility = Visibility::kPublic;
   Put(w);
   Put(Write("k", "v2", 2000));
-  auto e = backend_->FindExact("local", "global", "k");
+  auto e = stores_.entries->FindExact("local", "global", "k");
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_THAT((*e)->tags, ElementsAre("a", "b \"quoted\"", "\xE4\xB8\xAD"));
   EXPECT_EQ((*e)->visibility, Visibility::kPublic);
@@ -119,7 +119,7 @@ TEST_P(BackendConformance, UpsertKeepsTagsAndVisibilityWhenAbsent) {
   clear.tags = std::vector<std::string>{};
   clear.visibility = Visibility::kPrivate;
   Put(clear);
-  e = backend_->FindExact("local", "global", "k");
+  e = stores_.entries->FindExact("local", "global", "k");
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_TRUE((*e)->tags.empty());
   EXPECT_EQ((*e)->visibility, Visibility::kPrivate);
@@ -139,7 +139,7 @@ TEST_P(BackendConformance, UpsertRestoresImportedFields) {
   EXPECT_EQ(e.access_count, 7);
   EXPECT_EQ(e.useful_count, 3);
   EXPECT_TRUE(e.archived);
-  auto stored = backend_->FindExact("local", "global", "k");
+  auto stored = stores_.entries->FindExact("local", "global", "k");
   ASSERT_TRUE(stored.ok() && stored->has_value());
   EXPECT_EQ((*stored)->id, *w.id);
   EXPECT_EQ((*stored)->created_at, 42);
@@ -150,10 +150,10 @@ TEST_P(BackendConformance, RestoringAnIdHeldByAnotherEntryIsAConflict) {
   Entry a = Put(Write("a", "first"));
   EntryWrite w = Write("b", "second");
   w.id = a.id;
-  auto r = backend_->Upsert(w);
+  auto r = stores_.entries->Upsert(w);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kConflict);
-  auto b = backend_->FindExact("local", "global", "b");
+  auto b = stores_.entries->FindExact("local", "global", "b");
   ASSERT_TRUE(b.ok());
   EXPECT_FALSE(b->has_value());
 }
@@ -162,14 +162,14 @@ TEST_P(BackendConformance, SameKeyForTwoOwnersIsTwoEntries) {
   Entry alice = Put(Write("plan", "alice plan", 1000, "global", "alice"));
   Entry bob = Put(Write("plan", "bob plan", 2000, "global", "bob"));
   EXPECT_NE(alice.id, bob.id);
-  auto a = backend_->FindExact("alice", "global", "plan");
-  auto b = backend_->FindExact("bob", "global", "plan");
+  auto a = stores_.entries->FindExact("alice", "global", "plan");
+  auto b = stores_.entries->FindExact("bob", "global", "plan");
   ASSERT_TRUE(a.ok() && a->has_value() && b.ok() && b->has_value());
   EXPECT_EQ((*a)->content, "alice plan");
   EXPECT_EQ((*b)->content, "bob plan");
   // Same key in another namespace is a third entry.
   Put(Write("plan", "other ns", 3000, "work", "alice"));
-  auto stats = backend_->GetStats({});
+  auto stats = stores_.entries->GetStats({});
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->entries, 3);
 }
@@ -178,7 +178,7 @@ TEST_P(BackendConformance, FindExactMissesOtherAddresses) {
   Put(Write("k", "v", 1000, "global", "alice"));
   for (auto [owner, ns, key] : {std::tuple{"bob", "global", "k"}, std::tuple{"alice", "work", "k"},
                                 std::tuple{"alice", "global", "K"}}) {
-    auto r = backend_->FindExact(owner, ns, key);
+    auto r = stores_.entries->FindExact(owner, ns, key);
     ASSERT_TRUE(r.ok());
     EXPECT_FALSE(r->has_value()) << owner << "/" << ns << "/" << key;
   }
@@ -189,10 +189,10 @@ TEST_P(BackendConformance, ResolvePrefersTheCallersOwnEntry) {
   pub.visibility = Visibility::kPublic;
   Put(pub);
   Put(Write("k", "alice's", 1000, "global", "alice"));
-  auto r = backend_->Resolve("global", "k", ScopeOf("alice"));
+  auto r = stores_.entries->Resolve("global", "k", ScopeOf("alice"));
   ASSERT_TRUE(r.ok() && r->has_value());
   EXPECT_EQ((*r)->owner, "alice");
-  r = backend_->Resolve("global", "k", ReadScope{.all = true, .principal = "alice"});
+  r = stores_.entries->Resolve("global", "k", ReadScope{.all = true, .principal = "alice"});
   ASSERT_TRUE(r.ok() && r->has_value());
   EXPECT_EQ((*r)->owner, "alice");
 }
@@ -204,21 +204,21 @@ TEST_P(BackendConformance, ResolveFallsBackToTheMostRecentReadableEntry) {
     Put(w);
   }
   Put(Write("k", "dave's private", 9000, "global", "dave"));
-  auto r = backend_->Resolve("global", "k", ScopeOf("alice"));
+  auto r = stores_.entries->Resolve("global", "k", ScopeOf("alice"));
   ASSERT_TRUE(r.ok() && r->has_value());
   EXPECT_EQ((*r)->owner, "carol");
   // With the `all` scope the private, most recent one is readable too.
-  r = backend_->Resolve("global", "k", ReadScope{.all = true, .principal = "alice"});
+  r = stores_.entries->Resolve("global", "k", ReadScope{.all = true, .principal = "alice"});
   ASSERT_TRUE(r.ok() && r->has_value());
   EXPECT_EQ((*r)->owner, "dave");
 }
 
 TEST_P(BackendConformance, ResolveHidesOtherPrincipalsPrivateEntries) {
   Put(Write("k", "bob's private", 1000, "global", "bob"));
-  auto r = backend_->Resolve("global", "k", ScopeOf("alice"));
+  auto r = stores_.entries->Resolve("global", "k", ScopeOf("alice"));
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->has_value());
-  r = backend_->Resolve("work", "k", ReadScope{});
+  r = stores_.entries->Resolve("work", "k", ReadScope{});
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->has_value());
 }
@@ -226,13 +226,13 @@ TEST_P(BackendConformance, ResolveHidesOtherPrincipalsPrivateEntries) {
 TEST_P(BackendConformance, DeleteRemovesTheEntryEverywhere) {
   Entry e = Put(Write("doomed", "ephemeral marmalade"));
   Put(Write("kept", "ordinary text"));
-  auto deleted = backend_->Delete(e.id);
+  auto deleted = stores_.entries->Delete(e.id);
   ASSERT_TRUE(deleted.ok());
   EXPECT_TRUE(*deleted);
-  auto again = backend_->Delete(e.id);
+  auto again = stores_.entries->Delete(e.id);
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(*again);
-  auto found = backend_->FindExact("local", "global", "doomed");
+  auto found = stores_.entries->FindExact("local", "global", "doomed");
   ASSERT_TRUE(found.ok());
   EXPECT_FALSE(found->has_value());
   EXPECT_TRUE(Search(Query("marmalade")).empty());
@@ -245,16 +245,16 @@ TEST_P(BackendConformance, DeleteRemovesTheEntryEverywhere) {
 
 TEST_P(BackendConformance, AddCountersAddsAndReturnsTheEntry) {
   Entry e = Put(Write("k", "v"));
-  auto r = backend_->AddCounters(e.id, 2, 1);
+  auto r = stores_.entries->AddCounters(e.id, 2, 1);
   ASSERT_TRUE(r.ok() && r->has_value());
   EXPECT_EQ((*r)->access_count, 2);
   EXPECT_EQ((*r)->useful_count, 1);
-  r = backend_->AddCounters(e.id, 1, 0);
+  r = stores_.entries->AddCounters(e.id, 1, 0);
   ASSERT_TRUE(r.ok() && r->has_value());
   EXPECT_EQ((*r)->access_count, 3);
   EXPECT_EQ((*r)->useful_count, 1);
   EXPECT_EQ((*r)->updated_at, e.updated_at);  // counters are not an update
-  auto gone = backend_->AddCounters("no-such-id", 1, 1);
+  auto gone = stores_.entries->AddCounters("no-such-id", 1, 1);
   ASSERT_TRUE(gone.ok());
   EXPECT_FALSE(gone->has_value());
 }
@@ -349,16 +349,16 @@ TEST_P(BackendConformance, KeywordSearchFindsEnglishChineseAndArabic) {
 
 // Four entries of equal length (one key token, three content tokens), so
 // every one is of average length.
-void PutFruit(Backend& b) {
+void PutFruit(Stores& b) {
   const char* rows[][2] = {{"red", "apple banana cherry"},
                            {"green", "dolphin elephant falcon"},
                            {"blue", "grape hippo iguana"},
                            {"gold", "jaguar kiwi lemon"}};
-  for (auto& row : rows) ASSERT_TRUE(b.Upsert(Write(row[0], row[1])).ok());
+  for (auto& row : rows) ASSERT_TRUE(b.entries->Upsert(Write(row[0], row[1])).ok());
 }
 
 TEST_P(BackendConformance, KeywordScoreIsOneForAllTermsInAnOrdinaryText) {
-  PutFruit(*backend_);
+  PutFruit(stores_);
   auto hits = Search(Query("apple banana"));
   ASSERT_EQ(hits.size(), 1u);
   EXPECT_EQ(hits[0].entry.key, "red");
@@ -369,7 +369,7 @@ TEST_P(BackendConformance, KeywordScoreIsOneForAllTermsInAnOrdinaryText) {
 }
 
 TEST_P(BackendConformance, PartialMatchesScoreTheirShareOfTheIdfMass) {
-  PutFruit(*backend_);
+  PutFruit(stores_);
   auto hits = Search(Query("apple dolphin"));
   ASSERT_EQ(hits.size(), 2u);
   // Equal idf on both sides: each entry has half of the query's mass.
@@ -410,7 +410,7 @@ TEST_P(BackendConformance, KeywordScoresStayMeaningfulInATinyStore) {
 }
 
 TEST_P(BackendConformance, MoreMatchedTermsRankHigher) {
-  PutFruit(*backend_);
+  PutFruit(stores_);
   auto hits = Search(Query("apple banana dolphin"));
   ASSERT_EQ(hits.size(), 2u);
   EXPECT_EQ(hits[0].entry.key, "red");
@@ -437,7 +437,7 @@ TEST_P(BackendConformance, KeywordFiltersApplyBeforeTheLimit) {
     w.tags = std::vector<std::string>{"noise"};
     strong.push_back(w);
   }
-  ASSERT_TRUE(backend_->UpsertBatch(strong).ok());
+  ASSERT_TRUE(stores_.entries->UpsertBatch(strong).ok());
   EntryWrite weak = Write("weak", "a long text with one needle among many other words here", 10);
   weak.category = "daily";
   weak.tags = std::vector<std::string>{"wanted", "noise"};
@@ -500,7 +500,7 @@ TEST_P(BackendConformance, KeywordScoresIgnoreOtherPrincipalsPrivateEntries) {
   // The same through the label path of hybrid search.
   std::vector<Label> labels;
   for (const KeywordHit& h : before) labels.push_back(h.label);
-  auto fetched = backend_->FetchByLabels(labels, bobs.filter, bobs.terms);
+  auto fetched = stores_.entries->FetchByLabels(labels, bobs.filter, bobs.terms);
   ASSERT_TRUE(fetched.ok()) << fetched.status().ToString();
   ASSERT_EQ(fetched->size(), 2u);
   for (const KeywordHit& h : *fetched) {
@@ -550,16 +550,16 @@ TEST_P(BackendConformance, UpsertBatchCountsCreatedAndTheLastDuplicateWins) {
   Put(Write("existing", "old", 500));
   std::vector<EntryWrite> batch = {Write("a", "first a", 1000), Write("b", "b", 1000),
                                    Write("a", "second a", 1100), Write("existing", "new", 1000)};
-  auto created = backend_->UpsertBatch(batch);
+  auto created = stores_.entries->UpsertBatch(batch);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   EXPECT_EQ(*created, 2);
-  auto a = backend_->FindExact("local", "global", "a");
+  auto a = stores_.entries->FindExact("local", "global", "a");
   ASSERT_TRUE(a.ok() && a->has_value());
   EXPECT_EQ((*a)->content, "second a");
   EXPECT_EQ((*a)->created_at, 1000);
   EXPECT_EQ(Search(Query("first")).size(), 0u);
   EXPECT_THAT(Keys(Search(Query("second"))), ElementsAre("a"));
-  auto empty = backend_->UpsertBatch({});
+  auto empty = stores_.entries->UpsertBatch({});
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(*empty, 0);
 }
@@ -569,26 +569,26 @@ TEST_P(BackendConformance, UpsertBatchWithAFailingWriteChangesNothing) {
   std::vector<EntryWrite> batch = {Write("fresh", "brand new words", 1000),
                                    Write("existing", "overwritten content", 1000),
                                    Write("", "empty key is rejected", 1000)};
-  auto r = backend_->UpsertBatch(batch);
+  auto r = stores_.entries->UpsertBatch(batch);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-  auto fresh = backend_->FindExact("local", "global", "fresh");
+  auto fresh = stores_.entries->FindExact("local", "global", "fresh");
   ASSERT_TRUE(fresh.ok());
   EXPECT_FALSE(fresh->has_value());
-  auto existing = backend_->FindExact("local", "global", "existing");
+  auto existing = stores_.entries->FindExact("local", "global", "existing");
   ASSERT_TRUE(existing.ok() && existing->has_value());
   EXPECT_EQ((*existing)->content, "pristine original");
   EXPECT_EQ((*existing)->updated_at, 500);
   EXPECT_TRUE(Search(Query("overwritten")).empty());
   EXPECT_TRUE(Search(Query("brand")).empty());
   EXPECT_THAT(Keys(Search(Query("pristine"))), ElementsAre("existing"));
-  auto stats = backend_->GetStats({});
+  auto stats = stores_.entries->GetStats({});
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->entries, 1);
 }
 
 TEST_P(BackendConformance, UpsertRejectsAnEmptyKey) {
-  auto r = backend_->Upsert(Write("", "x"));
+  auto r = stores_.entries->Upsert(Write("", "x"));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
 }
@@ -600,7 +600,7 @@ TEST_P(BackendConformance, ForEachVisitsEverythingInNamespaceKeyOwnerOrder) {
     std::snprintf(key, sizeof key, "k%03d", i);
     batch.push_back(Write(key, "bulk", 1000, i % 2 == 0 ? "a" : "b"));
   }
-  ASSERT_TRUE(backend_->UpsertBatch(batch).ok());
+  ASSERT_TRUE(stores_.entries->UpsertBatch(batch).ok());
   Put(Write("rule", "x", 1000, "tool-x"));
   EntryWrite archived = Write("k000", "x", 1000, "a", "zed");
   archived.archived = true;
@@ -608,7 +608,7 @@ TEST_P(BackendConformance, ForEachVisitsEverythingInNamespaceKeyOwnerOrder) {
   Put(Write("k000", "x", 1000, "a", "alice"));
 
   std::vector<std::string> seen;
-  Status s = backend_->ForEach({}, "", [&](const Entry& e) {
+  Status s = stores_.entries->ForEach({}, "", [&](const Entry& e) {
     seen.push_back(e.ns + "/" + e.key + "/" + e.owner);
     return Status::Ok();
   });
@@ -622,7 +622,7 @@ TEST_P(BackendConformance, ForEachVisitsEverythingInNamespaceKeyOwnerOrder) {
   EXPECT_EQ(seen.back(), "tool-x/rule/local");
 
   int count = 0;
-  s = backend_->ForEach(ScopeOf("alice"), "", [&](const Entry& e) {
+  s = stores_.entries->ForEach(ScopeOf("alice"), "", [&](const Entry& e) {
     ++count;
     EXPECT_EQ(e.owner, "alice");
     return Status::Ok();
@@ -631,7 +631,7 @@ TEST_P(BackendConformance, ForEachVisitsEverythingInNamespaceKeyOwnerOrder) {
   EXPECT_EQ(count, 1);
 
   count = 0;
-  s = backend_->ForEach(
+  s = stores_.entries->ForEach(
       {}, "", [&](const Entry&) { return ++count == 5 ? Internal("stop here") : Status::Ok(); });
   EXPECT_EQ(s.code(), StatusCode::kInternal);
   EXPECT_EQ(count, 5);
@@ -645,7 +645,7 @@ TEST_P(BackendConformance, ForEachWithAPrefixVisitsOnlyThoseNamespaces) {
   Put(Write("e", "x", 1000, "tool_effectiveness"));
   Put(Write("f", "x", 1000, "global"));
   std::vector<std::string> seen;
-  Status s = backend_->ForEach({}, "tool-", [&](const Entry& e) {
+  Status s = stores_.entries->ForEach({}, "tool-", [&](const Entry& e) {
     seen.push_back(e.ns + "/" + e.key);
     return Status::Ok();
   });
@@ -655,7 +655,7 @@ TEST_P(BackendConformance, ForEachWithAPrefixVisitsOnlyThoseNamespaces) {
 
 TEST_P(BackendConformance, ToolRulesGenerationChangesWithRuleWritesOnly) {
   auto generation = [&] {
-    auto g = backend_->Generation(storage::Counter::kToolRules);
+    auto g = stores_.entries->Generation(storage::Counter::kToolRules);
     EXPECT_TRUE(g.ok()) << g.status().ToString();
     return g.ok() ? *g : -1;
   };
@@ -669,7 +669,7 @@ TEST_P(BackendConformance, ToolRulesGenerationChangesWithRuleWritesOnly) {
   Put(Write("rule/1", "Prefer rg over grep.", 2000, "tool-shell"));
   const int64_t g2 = generation();
   EXPECT_NE(g2, g1);
-  auto deleted = backend_->Delete(rule.id);
+  auto deleted = stores_.entries->Delete(rule.id);
   ASSERT_TRUE(deleted.ok() && *deleted);
   EXPECT_NE(generation(), g2);
 }
@@ -677,10 +677,10 @@ TEST_P(BackendConformance, ToolRulesGenerationChangesWithRuleWritesOnly) {
 TEST_P(BackendConformance, ForEachMayCallBackIntoTheBackend) {
   for (int i = 0; i < 5; ++i) Put(Write("k" + std::to_string(i), "x"));
   int found = 0;
-  Status s = backend_->ForEach({}, "", [&](const Entry& e) {
-    auto again = backend_->FindExact(e.owner, e.ns, e.key);
+  Status s = stores_.entries->ForEach({}, "", [&](const Entry& e) {
+    auto again = stores_.entries->FindExact(e.owner, e.ns, e.key);
     if (again.ok() && again->has_value()) ++found;
-    return backend_->AddCounters(e.id, 1, 0).status();
+    return stores_.entries->AddCounters(e.id, 1, 0).status();
   });
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(found, 5);
@@ -697,17 +697,17 @@ TEST_P(BackendConformance, GetStatsCountsWhatTheScopeSees) {
   pub.visibility = Visibility::kPublic;
   Put(pub);
 
-  auto all = backend_->GetStats({});
+  auto all = stores_.entries->GetStats({});
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->entries, 4);
   EXPECT_EQ(all->archived, 1);
   EXPECT_THAT(all->by_category, ElementsAre(Pair("core", 3), Pair("daily", 1)));
   EXPECT_THAT(all->by_namespace,
               ElementsAre(Pair("global", 2), Pair("tool-x", 1), Pair("work", 1)));
-  EXPECT_EQ(all->backend, backend_->name());
-  EXPECT_EQ(all->schema_version, backend_->schema_version());
+  EXPECT_EQ(all->backend, stores_.name);
+  EXPECT_EQ(all->schema_version, stores_.schema_version);
 
-  auto alice = backend_->GetStats(ScopeOf("alice"));
+  auto alice = stores_.entries->GetStats(ScopeOf("alice"));
   ASSERT_TRUE(alice.ok());
   EXPECT_EQ(alice->entries, 3);
   EXPECT_EQ(alice->archived, 1);
@@ -731,7 +731,7 @@ TEST_P(BackendConformance, MutateSeesTheGroupInKeyOrderAndAppliesItsWrites) {
   Put(Write("c", "elsewhere", 1000, "tool-mail"));
   Put(Write("d", "other owner", 1000, "tool-shell", "bob"));
   std::vector<std::string> seen;
-  auto r = backend_->Mutate(
+  auto r = stores_.entries->Mutate(
       EntryGroup{.owner = "local", .ns = "tool-shell"},
       [&](const std::vector<Entry>& current) -> Result<std::vector<EntryWrite>> {
         for (const Entry& e : current) seen.push_back(e.key);
@@ -744,7 +744,7 @@ TEST_P(BackendConformance, MutateSeesTheGroupInKeyOrderAndAppliesItsWrites) {
   EXPECT_FALSE((*r)[0].created);
   EXPECT_EQ((*r)[0].entry.created_at, 1000);
   EXPECT_TRUE((*r)[1].created);
-  auto a = backend_->FindExact("local", "tool-shell", "a");
+  auto a = stores_.entries->FindExact("local", "tool-shell", "a");
   ASSERT_TRUE(a.ok() && a->has_value());
   EXPECT_EQ((*a)->content, "one, changed");
   EXPECT_EQ(Keys(Search(Query("changed", {.ns = "tool-shell"}))), std::vector<std::string>{"a"});
@@ -754,12 +754,12 @@ TEST_P(BackendConformance, MutateWithAKeySeesOnlyThatEntry) {
   Put(Write("tool/a", "1", 1000, "tool_effectiveness"));
   Put(Write("tool/b", "2", 1000, "tool_effectiveness"));
   std::vector<std::string> seen;
-  auto r =
-      backend_->Mutate(EntryGroup{.owner = "local", .ns = "tool_effectiveness", .key = "tool/b"},
-                       [&](const std::vector<Entry>& current) -> Result<std::vector<EntryWrite>> {
-                         for (const Entry& e : current) seen.push_back(e.content);
-                         return std::vector<EntryWrite>{};
-                       });
+  auto r = stores_.entries->Mutate(
+      EntryGroup{.owner = "local", .ns = "tool_effectiveness", .key = "tool/b"},
+      [&](const std::vector<Entry>& current) -> Result<std::vector<EntryWrite>> {
+        for (const Entry& e : current) seen.push_back(e.content);
+        return std::vector<EntryWrite>{};
+      });
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(r->empty());
   EXPECT_THAT(seen, ElementsAre("2"));
@@ -783,7 +783,7 @@ TEST_P(BackendConformance, MutateWithAFingerprintSeesThatFingerprintAndEntriesWi
   put("b2", std::nullopt);
   auto seen_with = [&](const EntryGroup& group) {
     std::vector<std::string> seen;
-    auto r = backend_->Mutate(
+    auto r = stores_.entries->Mutate(
         group, [&](const std::vector<Entry>& current) -> Result<std::vector<EntryWrite>> {
           for (const Entry& e : current) seen.push_back(e.key);
           return std::vector<EntryWrite>{};
@@ -805,7 +805,7 @@ TEST_P(BackendConformance, MutateWithAFingerprintSeesThatFingerprintAndEntriesWi
 
 TEST_P(BackendConformance, GenerationOfTheToolRegistryChangesWithRegistryWritesOnly) {
   auto generation = [&] {
-    auto g = backend_->Generation(storage::Counter::kToolRegistry);
+    auto g = stores_.entries->Generation(storage::Counter::kToolRegistry);
     EXPECT_TRUE(g.ok()) << g.status().ToString();
     return g.ok() ? *g : -1;
   };
@@ -816,7 +816,7 @@ TEST_P(BackendConformance, GenerationOfTheToolRegistryChangesWithRegistryWritesO
   Entry tool = Put(Write("cmd_run", "{}", 1000, std::string(kToolRegistryNamespace)));
   const int64_t g1 = generation();
   EXPECT_NE(g1, g0);
-  auto deleted = backend_->Delete(tool.id);
+  auto deleted = stores_.entries->Delete(tool.id);
   ASSERT_TRUE(deleted.ok() && *deleted);
   EXPECT_NE(generation(), g1);
 }
@@ -828,19 +828,19 @@ TEST_P(BackendConformance, ApplyHygieneJudgesEachEntryAsItIsNow) {
   // Rewritten after the caller's scan: judged by its new state.
   Put(Write("kept", "pelican kept, rewritten", 9000));
   const std::vector<std::string> ids = {old_note.id, chat.id, kept.id, "no-such-id"};
-  auto counts = backend_->ApplyHygiene(ids, [](const Entry& e) {
+  auto counts = stores_.entries->ApplyHygiene(ids, [](const Entry& e) {
     if (e.updated_at > 5000) return HygieneAction::kKeep;
     return e.key == "chat" ? HygieneAction::kDelete : HygieneAction::kArchive;
   });
   ASSERT_TRUE(counts.ok()) << counts.status().ToString();
   EXPECT_EQ(counts->archived, 1);
   EXPECT_EQ(counts->deleted, 1);
-  auto note = backend_->FindExact("local", "global", "note");
+  auto note = stores_.entries->FindExact("local", "global", "note");
   ASSERT_TRUE(note.ok() && note->has_value());
   EXPECT_TRUE((*note)->archived);
   EXPECT_EQ((*note)->updated_at, 1000);  // archiving is not a write
   EXPECT_EQ((*note)->content, "pelican note");
-  auto gone = backend_->FindExact("local", "global", "chat");
+  auto gone = stores_.entries->FindExact("local", "global", "chat");
   ASSERT_TRUE(gone.ok());
   EXPECT_FALSE(gone->has_value());
   // Keyword search: the deleted entry's row is gone, the archived one only
@@ -850,19 +850,19 @@ TEST_P(BackendConformance, ApplyHygieneJudgesEachEntryAsItIsNow) {
   all.filter.include_archived = true;
   EXPECT_THAT(Keys(Search(all)), ::testing::UnorderedElementsAre("kept", "note"));
   // Archiving twice counts once; a plain write un-archives.
-  auto twice = backend_->ApplyHygiene(std::vector<std::string>{old_note.id},
-                                      [](const Entry&) { return HygieneAction::kArchive; });
+  auto twice = stores_.entries->ApplyHygiene(std::vector<std::string>{old_note.id},
+                                             [](const Entry&) { return HygieneAction::kArchive; });
   ASSERT_TRUE(twice.ok());
   EXPECT_EQ(twice->archived, 0);
   Put(Write("note", "pelican note again", 10000));
-  auto live = backend_->FindExact("local", "global", "note");
+  auto live = stores_.entries->FindExact("local", "global", "note");
   ASSERT_TRUE(live.ok() && live->has_value());
   EXPECT_FALSE((*live)->archived);
 }
 
 TEST_P(BackendConformance, ClaimHygieneRunGrantsOneRunPerInterval) {
   auto claim = [&](TimeMs now) {
-    auto r = backend_->ClaimHygieneRun(now, 1000);
+    auto r = stores_.entries->ClaimHygieneRun(now, 1000);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() && *r;
   };
@@ -875,22 +875,23 @@ TEST_P(BackendConformance, ClaimHygieneRunGrantsOneRunPerInterval) {
 
 TEST_P(BackendConformance, MutateAppliesNothingWhenAWriteLeavesTheGroupOrDecideFails) {
   Put(Write("a", "one", 1000, "tool-shell"));
-  auto leaves =
-      backend_->Mutate(EntryGroup{.owner = "local", .ns = "tool-shell"},
-                       [&](const std::vector<Entry>&) -> Result<std::vector<EntryWrite>> {
-                         return std::vector<EntryWrite>{Write("a", "changed", 2000, "tool-shell"),
-                                                        Write("x", "escape", 2000, "global")};
-                       });
+  auto leaves = stores_.entries->Mutate(
+      EntryGroup{.owner = "local", .ns = "tool-shell"},
+      [&](const std::vector<Entry>&) -> Result<std::vector<EntryWrite>> {
+        return std::vector<EntryWrite>{Write("a", "changed", 2000, "tool-shell"),
+                                       Write("x", "escape", 2000, "global")};
+      });
   EXPECT_EQ(leaves.status().code(), StatusCode::kInvalidArgument);
-  auto fails = backend_->Mutate(EntryGroup{.owner = "local", .ns = "tool-shell"},
-                                [&](const std::vector<Entry>&) -> Result<std::vector<EntryWrite>> {
-                                  return Conflict("decided against it");
-                                });
+  auto fails =
+      stores_.entries->Mutate(EntryGroup{.owner = "local", .ns = "tool-shell"},
+                              [&](const std::vector<Entry>&) -> Result<std::vector<EntryWrite>> {
+                                return Conflict("decided against it");
+                              });
   EXPECT_EQ(fails.status().code(), StatusCode::kConflict);
-  auto a = backend_->FindExact("local", "tool-shell", "a");
+  auto a = stores_.entries->FindExact("local", "tool-shell", "a");
   ASSERT_TRUE(a.ok() && a->has_value());
   EXPECT_EQ((*a)->content, "one");
-  auto x = backend_->FindExact("local", "global", "x");
+  auto x = stores_.entries->FindExact("local", "global", "x");
   ASSERT_TRUE(x.ok());
   EXPECT_FALSE(x->has_value());
 }
@@ -902,7 +903,7 @@ TEST_P(BackendConformance, ConcurrentMutationsOfOneCounterLoseNoUpdate) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < kEach; ++i) {
-        auto r = backend_->Mutate(
+        auto r = stores_.entries->Mutate(
             EntryGroup{.owner = "local", .ns = "tool_effectiveness", .key = "tool/x"},
             [&](const std::vector<Entry>& current) -> Result<std::vector<EntryWrite>> {
               int n = current.empty() ? 0 : std::stoi(current[0].content);
@@ -914,7 +915,7 @@ TEST_P(BackendConformance, ConcurrentMutationsOfOneCounterLoseNoUpdate) {
     });
   }
   for (std::thread& t : threads) t.join();
-  auto x = backend_->FindExact("local", "tool_effectiveness", "tool/x");
+  auto x = stores_.entries->FindExact("local", "tool_effectiveness", "tool/x");
   ASSERT_TRUE(x.ok() && x->has_value());
   EXPECT_EQ((*x)->content, std::to_string(kThreads * kEach));
 }

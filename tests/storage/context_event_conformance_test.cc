@@ -1,4 +1,4 @@
-// The context-event part of the storage contract (backend.h,
+// The context-event part of the storage contract (context_event_store.h,
 // context_events.h), run unchanged against every backend in
 // kConformanceBackends.
 #include <gmock/gmock.h>
@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "storage/backend.h"
 #include "storage/backend_factory.h"
+#include "storage/stores.h"
 #include "text/query.h"
 
 namespace mnemo::storage {
@@ -35,18 +35,18 @@ ContextEventRow Event(std::string session, std::string search_text, std::string 
 class ContextEventConformance : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    backend_ = testing::MakeBackend(GetParam(), dir_);
-    ASSERT_NE(backend_, nullptr);
+    stores_ = testing::MakeStores(GetParam(), dir_);
+    ASSERT_NE(stores_.entries, nullptr);
   }
 
   ContextEventRow Append(const ContextEventRow& row) {
-    auto r = backend_->AppendContextEvent(row);
+    auto r = stores_.context_events->AppendContextEvent(row);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : ContextEventRow{};
   }
 
   std::vector<int64_t> Seqs(const std::string& session, const std::string& owner = "local") {
-    auto r = backend_->ContextEvents(owner, session);
+    auto r = stores_.context_events->ContextEvents(owner, session);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::vector<int64_t> out;
     if (r.ok()) {
@@ -57,7 +57,7 @@ class ContextEventConformance : public ::testing::TestWithParam<std::string> {
 
   std::vector<int64_t> Found(std::string_view q, ContextEventQuery query = {}) {
     query.terms = text::QueryTerms(q);
-    auto r = backend_->SearchContextEvents(query);
+    auto r = stores_.context_events->SearchContextEvents(query);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::vector<int64_t> out;
     if (r.ok()) {
@@ -71,7 +71,7 @@ class ContextEventConformance : public ::testing::TestWithParam<std::string> {
   }
 
   testing::TempDir dir_;
-  std::unique_ptr<Backend> backend_;
+  Stores stores_;
 };
 
 TEST_P(ContextEventConformance, EveryFieldRoundTripsAndTheJsonByteForByte) {
@@ -82,7 +82,7 @@ TEST_P(ContextEventConformance, EveryFieldRoundTripsAndTheJsonByteForByte) {
   ContextEventRow stored = Append(w);
   EXPECT_GT(stored.id, 0);
   EXPECT_EQ(stored.seq, 0);
-  auto all = backend_->ContextEvents("alice", "s1");
+  auto all = stores_.context_events->ContextEvents("alice", "s1");
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all->size(), 1u);
   const ContextEventRow& r = (*all)[0];
@@ -96,9 +96,9 @@ TEST_P(ContextEventConformance, EveryFieldRoundTripsAndTheJsonByteForByte) {
 }
 
 TEST_P(ContextEventConformance, BlankOwnerOrSessionIsRejected) {
-  EXPECT_EQ(backend_->AppendContextEvent(Event("", "x")).status().code(),
+  EXPECT_EQ(stores_.context_events->AppendContextEvent(Event("", "x")).status().code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(backend_->AppendContextEvent(Event("s", "x", "")).status().code(),
+  EXPECT_EQ(stores_.context_events->AppendContextEvent(Event("s", "x", "")).status().code(),
             StatusCode::kInvalidArgument);
 }
 
@@ -115,7 +115,7 @@ TEST_P(ContextEventConformance, SeqIsPerOwnerAndSession) {
 
 TEST_P(ContextEventConformance, SeqIsNeverReusedAfterDeletion) {
   for (int i = 0; i < 3; ++i) Append(Event("s", "e" + std::to_string(i)));
-  auto deleted = backend_->DeleteContextEventsUpTo("local", "s", 2);
+  auto deleted = stores_.context_events->DeleteContextEventsUpTo("local", "s", 2);
   ASSERT_TRUE(deleted.ok());
   EXPECT_EQ(*deleted, 3);
   EXPECT_THAT(Seqs("s"), IsEmpty());
@@ -129,7 +129,7 @@ TEST_P(ContextEventConformance, ConcurrentAppendsNeverShareOrSkipASeq) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kEach; ++i) {
-        auto r = backend_->AppendContextEvent(
+        auto r = stores_.context_events->AppendContextEvent(
             Event("shared", "thread" + std::to_string(t) + " event" + std::to_string(i)));
         EXPECT_TRUE(r.ok()) << r.status().ToString();
       }
@@ -139,7 +139,7 @@ TEST_P(ContextEventConformance, ConcurrentAppendsNeverShareOrSkipASeq) {
   std::vector<int64_t> seqs = Seqs("shared");
   ASSERT_EQ(seqs.size(), static_cast<size_t>(kThreads * kEach));
   for (size_t i = 0; i < seqs.size(); ++i) EXPECT_EQ(seqs[i], static_cast<int64_t>(i));
-  auto rows = backend_->ContextEvents("local", "shared");
+  auto rows = stores_.context_events->ContextEvents("local", "shared");
   ASSERT_TRUE(rows.ok());
   std::set<int64_t> ids;
   for (const ContextEventRow& r : *rows) ids.insert(r.id);
@@ -176,7 +176,7 @@ TEST_P(ContextEventConformance, DeleteUpToSeqRemovesRowsAndIndexOfOneSessionOnly
   for (int i = 0; i < 5; ++i) Append(Event("s", "kiwi number" + std::to_string(i)));
   Append(Event("other", "kiwi elsewhere"));
   Append(Event("s", "kiwi of bob", "bob"));
-  auto deleted = backend_->DeleteContextEventsUpTo("local", "s", 2);
+  auto deleted = stores_.context_events->DeleteContextEventsUpTo("local", "s", 2);
   ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
   EXPECT_EQ(*deleted, 3);
   EXPECT_THAT(Seqs("s"), ElementsAre(3, 4));
@@ -185,7 +185,7 @@ TEST_P(ContextEventConformance, DeleteUpToSeqRemovesRowsAndIndexOfOneSessionOnly
   EXPECT_THAT(Found("kiwi", {.all = false, .owner = "local", .session_id = "s"}),
               ElementsAre(4, 3));
   EXPECT_EQ(Found("kiwi").size(), 4u);
-  auto again = backend_->DeleteContextEventsUpTo("local", "s", 2);
+  auto again = stores_.context_events->DeleteContextEventsUpTo("local", "s", 2);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(*again, 0);
 }
@@ -194,7 +194,7 @@ TEST_P(ContextEventConformance, DeleteByIdsRemovesExactlyThoseAndSkipsMissing) {
   std::vector<int64_t> ids;
   for (int i = 0; i < 4; ++i) ids.push_back(Append(Event("s", "plum " + std::to_string(i))).id);
   const int64_t doomed[] = {ids[1], ids[3], 999999, ids[1]};
-  auto deleted = backend_->DeleteContextEventsByIds(doomed);
+  auto deleted = stores_.context_events->DeleteContextEventsByIds(doomed);
   ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
   EXPECT_EQ(*deleted, 2);
   EXPECT_THAT(Seqs("s"), ElementsAre(0, 2));

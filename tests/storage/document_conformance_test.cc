@@ -1,4 +1,4 @@
-// The document and segment-recap parts of the storage contract (backend.h,
+// The document and segment-recap parts of the storage contract (document_store.h,
 // documents.h, episodic.h), run unchanged against every backend in
 // kConformanceBackends.
 #include <gmock/gmock.h>
@@ -13,8 +13,8 @@
 
 #include "base/sha256.h"
 #include "base/uuid.h"
-#include "storage/backend.h"
 #include "storage/backend_factory.h"
+#include "storage/stores.h"
 #include "text/query.h"
 
 namespace mnemo::storage {
@@ -53,12 +53,12 @@ SegmentRow ClosedSegment(std::string session, std::string recap, TimeMs closed_a
 class DocumentConformance : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    backend_ = testing::MakeBackend(GetParam(), dir_);
-    ASSERT_NE(backend_, nullptr);
+    stores_ = testing::MakeStores(GetParam(), dir_);
+    ASSERT_NE(stores_.entries, nullptr);
   }
 
   DocumentPut Put(const DocumentRow& row) {
-    auto r = backend_->PutDocument(row);
+    auto r = stores_.documents->PutDocument(row);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : DocumentPut{};
   }
@@ -66,7 +66,7 @@ class DocumentConformance : public ::testing::TestWithParam<std::string> {
   // The contents of the documents SearchDocuments returns for `q`.
   std::vector<std::string> Found(std::string_view q, DocumentQuery query = {}) {
     query.terms = text::QueryTerms(q);
-    auto r = backend_->SearchDocuments(query);
+    auto r = stores_.documents->SearchDocuments(query);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::vector<std::string> out;
     if (r.ok()) {
@@ -77,7 +77,7 @@ class DocumentConformance : public ::testing::TestWithParam<std::string> {
 
   std::vector<std::string> Listed(std::optional<std::string> owner,
                                   std::optional<std::string> prefix, int limit, int64_t offset) {
-    auto r = backend_->ListDocuments(std::move(owner), std::move(prefix), limit, offset);
+    auto r = stores_.documents->ListDocuments(std::move(owner), std::move(prefix), limit, offset);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::vector<std::string> out;
     if (r.ok()) {
@@ -89,20 +89,20 @@ class DocumentConformance : public ::testing::TestWithParam<std::string> {
   int64_t Frequency(std::string_view word) {
     const std::vector<std::string> terms = text::QueryTerms(word);
     EXPECT_EQ(terms.size(), 1u) << word;
-    auto r = backend_->DocumentFrequencies(terms);
+    auto r = stores_.documents->DocumentFrequencies(terms);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() && r->size() == 1 ? (*r)[0] : -1;
   }
 
   void PutSegment(const SegmentRow& s) {
-    Status put = backend_->PutSegment(s);
+    Status put = stores_.episodic->PutSegment(s);
     EXPECT_TRUE(put.ok()) << put.ToString();
   }
 
   // The recaps of the segments SearchSegments returns for `q`.
   std::vector<std::string> Recaps(std::string_view q, SegmentQuery query = {}) {
     query.terms = text::QueryTerms(q);
-    auto r = backend_->SearchSegments(query);
+    auto r = stores_.episodic->SearchSegments(query);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::vector<std::string> out;
     if (r.ok()) {
@@ -113,13 +113,13 @@ class DocumentConformance : public ::testing::TestWithParam<std::string> {
 
   std::vector<SegmentVector> VectorsSince(std::string_view signature, int64_t after,
                                           int limit = 100) {
-    auto r = backend_->SegmentVectorsSince(signature, after, limit);
+    auto r = stores_.episodic->SegmentVectorsSince(signature, after, limit);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : std::vector<SegmentVector>{};
   }
 
   testing::TempDir dir_;
-  std::unique_ptr<Backend> backend_;
+  Stores stores_;
 };
 
 // --- Documents.
@@ -139,7 +139,7 @@ TEST_P(DocumentConformance, EveryFieldRoundTripsAndTheContentByteForByte) {
   EXPECT_FALSE(put.row.id.empty());
   EXPECT_EQ(put.row.content_hash, mnemo::internal::Sha256Hex(content));
   EXPECT_EQ(put.row.updated_at, 1700000000000);  // 0 became created_at
-  auto got = backend_->GetDocument(put.row.id, false);
+  auto got = stores_.documents->GetDocument(put.row.id, false);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   ASSERT_TRUE(got->has_value());
   const DocumentRow& r = **got;
@@ -161,7 +161,7 @@ TEST_P(DocumentConformance, EveryFieldRoundTripsAndTheContentByteForByte) {
   DocumentRow named = Doc("named");
   named.id = "doc-given-id";
   EXPECT_EQ(Put(named).row.id, "doc-given-id");
-  auto missing = backend_->GetDocument("no-such-id", false);
+  auto missing = stores_.documents->GetDocument("no-such-id", false);
   ASSERT_TRUE(missing.ok());
   EXPECT_FALSE(missing->has_value());
 }
@@ -173,7 +173,7 @@ TEST_P(DocumentConformance, DocumentScoresIgnoreOtherPrincipalsDocuments) {
   Put(Doc("wombat burrow notes here", "", 1001, "bob"));
   auto scores = [&] {
     std::vector<double> out;
-    auto r = backend_->SearchDocuments(
+    auto r = stores_.documents->SearchDocuments(
         {.terms = text::QueryTerms("quokka wombat"), .owner = std::string("bob")});
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     if (r.ok()) {
@@ -207,10 +207,10 @@ TEST_P(DocumentConformance, AnOwnersIdenticalContentIsStoredOnce) {
   // Another owner's copy is its own document; one byte more is another one.
   EXPECT_TRUE(Put(Doc("the same evidence", "", 1000, "bob")).created);
   EXPECT_TRUE(Put(Doc("the same evidence ")).created);
-  auto all = backend_->CountDocuments(std::nullopt);
+  auto all = stores_.documents->CountDocuments(std::nullopt);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(*all, 3);
-  auto mine = backend_->CountDocuments("local");
+  auto mine = stores_.documents->CountDocuments("local");
   ASSERT_TRUE(mine.ok());
   EXPECT_EQ(*mine, 2);
 }
@@ -225,7 +225,7 @@ TEST_P(DocumentConformance, ConcurrentPutsOfOneContentCreateItOnce) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kEach; ++i) {
-        auto r = backend_->PutDocument(Doc("evidence number " + std::to_string(i)));
+        auto r = stores_.documents->PutDocument(Doc("evidence number " + std::to_string(i)));
         ASSERT_TRUE(r.ok()) << r.status().ToString();
         if (r->created) ++created;
         ids[static_cast<size_t>(t)].push_back(r->row.id);
@@ -235,23 +235,23 @@ TEST_P(DocumentConformance, ConcurrentPutsOfOneContentCreateItOnce) {
   for (std::thread& th : threads) th.join();
   EXPECT_EQ(created.load(), kEach);
   for (int t = 1; t < kThreads; ++t) EXPECT_EQ(ids[static_cast<size_t>(t)], ids[0]);
-  auto count = backend_->CountDocuments(std::nullopt);
+  auto count = stores_.documents->CountDocuments(std::nullopt);
   ASSERT_TRUE(count.ok());
   EXPECT_EQ(*count, kEach);
   EXPECT_EQ(Frequency("evidence"), kEach);
 }
 
 TEST_P(DocumentConformance, PutRejectsABlankOwnerAndAReusedId) {
-  EXPECT_EQ(backend_->PutDocument(Doc("x", "", 1000, "")).status().code(),
+  EXPECT_EQ(stores_.documents->PutDocument(Doc("x", "", 1000, "")).status().code(),
             StatusCode::kInvalidArgument);
   DocumentRow a = Doc("first content");
   a.id = "fixed";
   ASSERT_TRUE(Put(a).created);
   DocumentRow b = Doc("second content");
   b.id = "fixed";
-  EXPECT_EQ(backend_->PutDocument(b).status().code(), StatusCode::kConflict);
+  EXPECT_EQ(stores_.documents->PutDocument(b).status().code(), StatusCode::kConflict);
   EXPECT_THAT(Found("second"), IsEmpty());
-  auto count = backend_->CountDocuments(std::nullopt);
+  auto count = stores_.documents->CountDocuments(std::nullopt);
   ASSERT_TRUE(count.ok());
   EXPECT_EQ(*count, 1);
 }
@@ -259,15 +259,15 @@ TEST_P(DocumentConformance, PutRejectsABlankOwnerAndAReusedId) {
 TEST_P(DocumentConformance, CountedReadsIncrementTheAccessCount) {
   const std::string id = Put(Doc("read me")).row.id;
   for (int expected = 1; expected <= 3; ++expected) {
-    auto r = backend_->GetDocument(id, true);
+    auto r = stores_.documents->GetDocument(id, true);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     ASSERT_TRUE(r->has_value());
     EXPECT_EQ((*r)->access_count, expected);
   }
-  auto plain = backend_->GetDocument(id, false);
+  auto plain = stores_.documents->GetDocument(id, false);
   ASSERT_TRUE(plain.ok() && plain->has_value());
   EXPECT_EQ((*plain)->access_count, 3);  // an uncounted read counts nothing
-  auto missing = backend_->GetDocument("gone", true);
+  auto missing = stores_.documents->GetDocument("gone", true);
   ASSERT_TRUE(missing.ok());
   EXPECT_FALSE(missing->has_value());
 }
@@ -282,7 +282,7 @@ TEST_P(DocumentConformance, ConcurrentCountedReadsLoseNoIncrement) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kEach; ++i) {
-        auto r = backend_->GetDocument(id, true);
+        auto r = stores_.documents->GetDocument(id, true);
         ASSERT_TRUE(r.ok() && r->has_value());
         seen[static_cast<size_t>(t)].insert((*r)->access_count);
       }
@@ -292,7 +292,7 @@ TEST_P(DocumentConformance, ConcurrentCountedReadsLoseNoIncrement) {
   std::set<int64_t> all;
   for (const auto& s : seen) all.insert(s.begin(), s.end());
   EXPECT_EQ(all.size(), static_cast<size_t>(kThreads * kEach));  // every value returned once
-  auto r = backend_->GetDocument(id, false);
+  auto r = stores_.documents->GetDocument(id, false);
   ASSERT_TRUE(r.ok() && r->has_value());
   EXPECT_EQ((*r)->access_count, kThreads * kEach);
 }
@@ -320,7 +320,7 @@ TEST_P(DocumentConformance, SearchScoresAreNormalisedAndOrderedThenNewestFirst) 
   Put(Doc("alpha", "", 2000));
   Put(Doc("alpha again", "alpha", 3000));
   Put(Doc("gamma", "", 4000));
-  auto hits = backend_->SearchDocuments({.terms = text::QueryTerms("alpha beta")});
+  auto hits = stores_.documents->SearchDocuments({.terms = text::QueryTerms("alpha beta")});
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   ASSERT_EQ(hits->size(), 3u);
   EXPECT_EQ((*hits)[0].row.content, "alpha beta");
@@ -348,7 +348,7 @@ TEST_P(DocumentConformance, DeleteRemovesTheDocumentFromSearchListAndFrequencies
   Put(Doc("current runbook"));
   EXPECT_EQ(Found("runbook", {.limit = 10}).size(), 2u);
   EXPECT_EQ(Frequency("runbook"), 2);
-  auto deleted = backend_->DeleteDocument(id);
+  auto deleted = stores_.documents->DeleteDocument(id);
   ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
   EXPECT_TRUE(*deleted);
   EXPECT_THAT(Found("runbook", {.limit = 10}), ElementsAre("current runbook"));
@@ -356,10 +356,10 @@ TEST_P(DocumentConformance, DeleteRemovesTheDocumentFromSearchListAndFrequencies
   EXPECT_EQ(Frequency("runbook"), 1);
   EXPECT_EQ(Frequency("cluster"), 0);
   EXPECT_THAT(Listed(std::nullopt, std::nullopt, 10, 0), ElementsAre("current runbook"));
-  auto got = backend_->GetDocument(id, true);
+  auto got = stores_.documents->GetDocument(id, true);
   ASSERT_TRUE(got.ok());
   EXPECT_FALSE(got->has_value());
-  deleted = backend_->DeleteDocument(id);
+  deleted = stores_.documents->DeleteDocument(id);
   ASSERT_TRUE(deleted.ok());
   EXPECT_FALSE(*deleted);
   // The content may be stored again, as a new document.
@@ -384,7 +384,7 @@ TEST_P(DocumentConformance, ListIsNewestFirstWithIdTiebreakAndPages) {
   EXPECT_THAT(Listed(std::nullopt, std::nullopt, 2, 4), ElementsAre("oldest"));
   EXPECT_THAT(Listed(std::nullopt, std::nullopt, 2, 5), IsEmpty());
   EXPECT_THAT(Listed(std::nullopt, std::nullopt, 0, 0), IsEmpty());
-  EXPECT_EQ(backend_->ListDocuments(std::nullopt, std::nullopt, 10, -1).status().code(),
+  EXPECT_EQ(stores_.documents->ListDocuments(std::nullopt, std::nullopt, 10, -1).status().code(),
             StatusCode::kInvalidArgument);
 }
 
@@ -421,10 +421,10 @@ TEST_P(DocumentConformance, DocumentFrequenciesCountDocumentsNotOccurrences) {
   const std::vector<std::string> terms = {text::QueryTerms("deploy")[0],
                                           text::QueryTerms("kubernetes")[0],
                                           text::QueryTerms("unrelated")[0], "nosuchtoken"};
-  auto df = backend_->DocumentFrequencies(terms);
+  auto df = stores_.documents->DocumentFrequencies(terms);
   ASSERT_TRUE(df.ok()) << df.status().ToString();
   EXPECT_THAT(*df, ElementsAre(2, 2, 1, 0));
-  auto none = backend_->DocumentFrequencies({});
+  auto none = stores_.documents->DocumentFrequencies({});
   ASSERT_TRUE(none.ok());
   EXPECT_THAT(*none, IsEmpty());
 }
@@ -436,8 +436,8 @@ TEST_P(DocumentConformance, UpdateDerivedReplacesTheIndexButNotTheContent) {
   DocumentPut put = Put(d);
   const std::vector<std::string> tags = {"newtag"};
   const std::vector<std::string> entities = {"deploy.py"};
-  Status updated = backend_->UpdateDocumentDerived(put.row.id, "second computation text",
-                                                   "fresh summary", tags, entities, 7000);
+  Status updated = stores_.documents->UpdateDocumentDerived(put.row.id, "second computation text",
+                                                            "fresh summary", tags, entities, 7000);
   ASSERT_TRUE(updated.ok()) << updated.ToString();
   EXPECT_THAT(Found("first"), IsEmpty());
   EXPECT_THAT(Found("oldtag"), IsEmpty());
@@ -447,7 +447,7 @@ TEST_P(DocumentConformance, UpdateDerivedReplacesTheIndexButNotTheContent) {
   EXPECT_THAT(Found("fresh"), ElementsAre("the raw content"));
   EXPECT_EQ(Frequency("first"), 0);
   EXPECT_EQ(Frequency("second"), 1);
-  auto got = backend_->GetDocument(put.row.id, false);
+  auto got = stores_.documents->GetDocument(put.row.id, false);
   ASSERT_TRUE(got.ok() && got->has_value());
   EXPECT_EQ((*got)->content, "the raw content");
   EXPECT_EQ((*got)->content_hash, put.row.content_hash);
@@ -457,10 +457,10 @@ TEST_P(DocumentConformance, UpdateDerivedReplacesTheIndexButNotTheContent) {
   EXPECT_THAT((*got)->entities, ElementsAre("deploy.py"));
   EXPECT_EQ((*got)->created_at, 1000);
   EXPECT_EQ((*got)->updated_at, 7000);
-  EXPECT_EQ(backend_->UpdateDocumentDerived("missing", "a", "b", tags, entities, 1).code(),
+  EXPECT_EQ(stores_.documents->UpdateDocumentDerived("missing", "a", "b", tags, entities, 1).code(),
             StatusCode::kNotFound);
   // Deleting after an update removes exactly what the update indexed.
-  auto deleted = backend_->DeleteDocument(put.row.id);
+  auto deleted = stores_.documents->DeleteDocument(put.row.id);
   ASSERT_TRUE(deleted.ok() && *deleted);
   EXPECT_THAT(Found("second newtag fresh"), IsEmpty());
   EXPECT_EQ(Frequency("second"), 0);
@@ -480,12 +480,12 @@ TEST_P(DocumentConformance, RecapSearchFindsClosedSegmentsInEnglishAndChinese) {
   EXPECT_THAT(Recaps("数据库"), ElementsAre("我们决定下周迁移数据库。"));
   EXPECT_THAT(Recaps(""), IsEmpty());
   // Once closed, the open segment's recap is found too.
-  auto closed = backend_->CloseSegment(open.id, 3000);
+  auto closed = stores_.episodic->CloseSegment(open.id, 3000);
   ASSERT_TRUE(closed.ok() && *closed);
   EXPECT_THAT(Recaps("billing", {.limit = 10}),
               UnorderedElementsAre("An open segment about billing.",
                                    "We chose PostgreSQL for the billing service."));
-  auto hits = backend_->SearchSegments({.terms = text::QueryTerms("billing")});
+  auto hits = stores_.episodic->SearchSegments({.terms = text::QueryTerms("billing")});
   ASSERT_TRUE(hits.ok());
   ASSERT_EQ(hits->size(), 2u);
   for (const SegmentHit& h : *hits) {
@@ -540,9 +540,10 @@ TEST_P(DocumentConformance, RecapVectorsAreReadBackByVersion) {
   PutSegment(b);
   const std::vector<float> va = {1.0F, 0.0F, 0.5F};
   const std::vector<float> vb = {0.0F, 1.0F, -0.5F};
-  ASSERT_TRUE(backend_->PutSegmentVector(a.id, "hash-v1-3", va).ok());
-  ASSERT_TRUE(backend_->PutSegmentVector(b.id, "hash-v1-3", vb).ok());
-  ASSERT_TRUE(backend_->PutSegmentVector(a.id, "other:2", std::vector<float>{2.0F, 3.0F}).ok());
+  ASSERT_TRUE(stores_.episodic->PutSegmentVector(a.id, "hash-v1-3", va).ok());
+  ASSERT_TRUE(stores_.episodic->PutSegmentVector(b.id, "hash-v1-3", vb).ok());
+  ASSERT_TRUE(
+      stores_.episodic->PutSegmentVector(a.id, "other:2", std::vector<float>{2.0F, 3.0F}).ok());
   std::vector<SegmentVector> all = VectorsSince("hash-v1-3", 0);
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[0].segment_id, a.id);
@@ -566,7 +567,7 @@ TEST_P(DocumentConformance, RecapVectorsAreReadBackByVersion) {
   // A replacement gets a newer version and is all a caught-up reader sees.
   const int64_t seen = all[1].version;
   const std::vector<float> va2 = {0.25F, 0.25F, 0.25F};
-  ASSERT_TRUE(backend_->PutSegmentVector(a.id, "hash-v1-3", va2).ok());
+  ASSERT_TRUE(stores_.episodic->PutSegmentVector(a.id, "hash-v1-3", va2).ok());
   std::vector<SegmentVector> later = VectorsSince("hash-v1-3", seen);
   ASSERT_EQ(later.size(), 1u);
   EXPECT_EQ(later[0].segment_id, a.id);
@@ -588,14 +589,15 @@ TEST_P(DocumentConformance, PutSegmentVectorRejectsBadInput) {
   SegmentRow a = ClosedSegment("s1", "recap a");
   PutSegment(a);
   const std::vector<float> v3 = {1.0F, 2.0F, 3.0F};
-  EXPECT_EQ(backend_->PutSegmentVector("no-such-segment", "sig", v3).code(), StatusCode::kNotFound);
-  EXPECT_EQ(backend_->PutSegmentVector(a.id, "", v3).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(backend_->PutSegmentVector(a.id, "sig", std::vector<float>{}).code(),
+  EXPECT_EQ(stores_.episodic->PutSegmentVector("no-such-segment", "sig", v3).code(),
+            StatusCode::kNotFound);
+  EXPECT_EQ(stores_.episodic->PutSegmentVector(a.id, "", v3).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(stores_.episodic->PutSegmentVector(a.id, "sig", std::vector<float>{}).code(),
             StatusCode::kInvalidArgument);
-  ASSERT_TRUE(backend_->PutSegmentVector(a.id, "sig", v3).ok());
+  ASSERT_TRUE(stores_.episodic->PutSegmentVector(a.id, "sig", v3).ok());
   SegmentRow b = ClosedSegment("s2", "recap b");
   PutSegment(b);
-  EXPECT_EQ(backend_->PutSegmentVector(b.id, "sig", std::vector<float>{1.0F, 2.0F}).code(),
+  EXPECT_EQ(stores_.episodic->PutSegmentVector(b.id, "sig", std::vector<float>{1.0F, 2.0F}).code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(VectorsSince("sig", 0).size(), 1u);
 }
@@ -617,21 +619,21 @@ TEST(DocumentScores, AreEqualOnEveryBackendAndOnTheScaleOfTurns) {
   std::vector<std::vector<double>> scores;
   for (const char* name : testing::kConformanceBackends) {
     testing::TempDir dir;
-    auto backend = testing::MakeBackend(name, dir);
-    ASSERT_NE(backend, nullptr);
+    auto backend = testing::MakeStores(name, dir);
+    ASSERT_NE(backend.entries, nullptr);
     for (const char* t : texts) {
-      ASSERT_TRUE(backend->PutDocument(Doc(t)).ok());
-      ASSERT_TRUE(backend->PutSegment(ClosedSegment("s", t)).ok());
+      ASSERT_TRUE(backend.documents->PutDocument(Doc(t)).ok());
+      ASSERT_TRUE(backend.episodic->PutSegment(ClosedSegment("s", t)).ok());
       TurnWrite w;
       w.row.session_id = "s";
       w.row.role = "user";
       w.row.content = t;
       w.search_text = t;
-      ASSERT_TRUE(backend->AppendTurns(std::vector<TurnWrite>{w}).ok());
+      ASSERT_TRUE(backend.episodic->AppendTurns(std::vector<TurnWrite>{w}).ok());
     }
-    auto docs = backend->SearchDocuments({.terms = terms});
-    auto recaps = backend->SearchSegments({.terms = terms});
-    auto turns = backend->SearchTurns({.terms = terms});
+    auto docs = backend.documents->SearchDocuments({.terms = terms});
+    auto recaps = backend.episodic->SearchSegments({.terms = terms});
+    auto turns = backend.episodic->SearchTurns({.terms = terms});
     ASSERT_TRUE(docs.ok() && recaps.ok() && turns.ok());
     std::vector<double> d;
     std::vector<double> r;
@@ -651,39 +653,40 @@ TEST(DocumentScores, AreEqualOnEveryBackendAndOnTheScaleOfTurns) {
 // are separate connections, serialised only by SQLite's own lock.
 TEST(SqliteDocuments, TwoWritersOfOneFileStoreAContentOnceAndShareVersions) {
   testing::TempDir dir;
-  auto first = testing::MakeBackend("sqlite", dir);
-  auto second = testing::MakeBackend("sqlite", dir);
-  ASSERT_NE(first, nullptr);
-  ASSERT_NE(second, nullptr);
+  auto first = testing::MakeStores("sqlite", dir);
+  auto second = testing::MakeStores("sqlite", dir);
+  ASSERT_NE(first.entries, nullptr);
+  ASSERT_NE(second.entries, nullptr);
   SegmentRow s = ClosedSegment("s", "recap");
-  ASSERT_TRUE(first->PutSegment(s).ok());
+  ASSERT_TRUE(first.episodic->PutSegment(s).ok());
   constexpr int kEach = 30;
   std::atomic<int> created{0};
-  auto work = [&](Backend* b) {
+  auto work = [&](const Stores& b) {
     for (int i = 0; i < kEach; ++i) {
-      auto r = b->PutDocument(Doc("shared evidence " + std::to_string(i)));
+      auto r = b.documents->PutDocument(Doc("shared evidence " + std::to_string(i)));
       ASSERT_TRUE(r.ok()) << r.status().ToString();
       if (r->created) ++created;
       ASSERT_TRUE(
-          b->PutSegmentVector(s.id, "sig", std::vector<float>{static_cast<float>(i), 1.0F}).ok());
+          b.episodic->PutSegmentVector(s.id, "sig", std::vector<float>{static_cast<float>(i), 1.0F})
+              .ok());
     }
   };
-  std::thread t1(work, first.get());
-  std::thread t2(work, second.get());
+  std::thread t1(work, std::cref(first));
+  std::thread t2(work, std::cref(second));
   t1.join();
   t2.join();
   EXPECT_EQ(created.load(), kEach);
-  auto count = second->CountDocuments(std::nullopt);
+  auto count = second.documents->CountDocuments(std::nullopt);
   ASSERT_TRUE(count.ok());
   EXPECT_EQ(*count, kEach);
   // Every write got its own version: the last one is 2 × kEach.
-  auto v = first->SegmentVectorsSince("sig", 0, 10);
+  auto v = first.episodic->SegmentVectorsSince("sig", 0, 10);
   ASSERT_TRUE(v.ok());
   ASSERT_EQ(v->size(), 1u);
   EXPECT_EQ((*v)[0].version, 2 * kEach);
   // A write by one is read after the other's last seen version.
-  ASSERT_TRUE(second->PutSegmentVector(s.id, "sig", std::vector<float>{7.0F, 7.0F}).ok());
-  auto after = first->SegmentVectorsSince("sig", 2 * kEach, 10);
+  ASSERT_TRUE(second.episodic->PutSegmentVector(s.id, "sig", std::vector<float>{7.0F, 7.0F}).ok());
+  auto after = first.episodic->SegmentVectorsSince("sig", 2 * kEach, 10);
   ASSERT_TRUE(after.ok());
   ASSERT_EQ(after->size(), 1u);
   EXPECT_EQ((*after)[0].vector, (std::vector<float>{7.0F, 7.0F}));
@@ -693,23 +696,23 @@ TEST(SqliteDocuments, DocumentsAndRecapsSurviveReopening) {
   testing::TempDir dir;
   std::string id;
   {
-    auto b = testing::MakeBackend("sqlite", dir);
-    ASSERT_NE(b, nullptr);
-    auto put = b->PutDocument(Doc("persisted evidence"));
+    auto b = testing::MakeStores("sqlite", dir);
+    ASSERT_NE(b.entries, nullptr);
+    auto put = b.documents->PutDocument(Doc("persisted evidence"));
     ASSERT_TRUE(put.ok());
     id = put->row.id;
-    ASSERT_TRUE(b->PutSegment(ClosedSegment("s", "persisted recap")).ok());
+    ASSERT_TRUE(b.episodic->PutSegment(ClosedSegment("s", "persisted recap")).ok());
   }
-  auto b = testing::MakeBackend("sqlite", dir);
-  ASSERT_NE(b, nullptr);
-  auto docs = b->SearchDocuments({.terms = text::QueryTerms("evidence")});
+  auto b = testing::MakeStores("sqlite", dir);
+  ASSERT_NE(b.entries, nullptr);
+  auto docs = b.documents->SearchDocuments({.terms = text::QueryTerms("evidence")});
   ASSERT_TRUE(docs.ok());
   ASSERT_EQ(docs->size(), 1u);
   EXPECT_EQ((*docs)[0].row.id, id);
-  auto recaps = b->SearchSegments({.terms = text::QueryTerms("recap")});
+  auto recaps = b.episodic->SearchSegments({.terms = text::QueryTerms("recap")});
   ASSERT_TRUE(recaps.ok());
   EXPECT_EQ(recaps->size(), 1u);
-  auto again = b->PutDocument(Doc("persisted evidence"));
+  auto again = b.documents->PutDocument(Doc("persisted evidence"));
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(again->created);
 }

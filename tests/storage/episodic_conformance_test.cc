@@ -1,4 +1,4 @@
-// The episodic part of the storage contract (backend.h, episodic.h), run
+// The episodic part of the storage contract (episodic_store.h, episodic.h), run
 // unchanged against every backend in kConformanceBackends.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "base/uuid.h"
-#include "storage/backend.h"
 #include "storage/backend_factory.h"
+#include "storage/stores.h"
 #include "text/query.h"
 
 namespace mnemo::storage {
@@ -72,18 +72,18 @@ TurnWrite Row(std::string session, std::string role, std::string content, TimeMs
 class EpisodicConformance : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    backend_ = testing::MakeBackend(GetParam(), dir_);
-    ASSERT_NE(backend_, nullptr);
+    stores_ = testing::MakeStores(GetParam(), dir_);
+    ASSERT_NE(stores_.entries, nullptr);
   }
 
   std::vector<TurnRow> Append(std::vector<TurnWrite> rows) {
-    auto r = backend_->AppendTurns(rows);
+    auto r = stores_.episodic->AppendTurns(rows);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : std::vector<TurnRow>{};
   }
 
   std::vector<int64_t> Seqs(std::string_view session, std::string_view owner = "local") {
-    auto r = backend_->SessionTurns(owner, session, 0, INT64_MAX);
+    auto r = stores_.episodic->SessionTurns(owner, session, 0, INT64_MAX);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::vector<int64_t> seqs;
     if (r.ok()) {
@@ -94,7 +94,7 @@ class EpisodicConformance : public ::testing::TestWithParam<std::string> {
 
   std::vector<std::string> Found(std::string_view q, TurnQuery query = {}) {
     query.terms = text::QueryTerms(q);
-    auto r = backend_->SearchTurns(query);
+    auto r = stores_.episodic->SearchTurns(query);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::vector<std::string> out;
     if (r.ok()) {
@@ -104,7 +104,7 @@ class EpisodicConformance : public ::testing::TestWithParam<std::string> {
   }
 
   int64_t AddEvents(std::vector<EventRow> rows) {
-    auto r = backend_->AddEvents(rows);
+    auto r = stores_.episodic->AddEvents(rows);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : -1;
   }
@@ -112,7 +112,7 @@ class EpisodicConformance : public ::testing::TestWithParam<std::string> {
   // The texts of the events SearchEvents returns for `q` (terms of `q`).
   std::vector<std::string> Events(std::string_view q, EventQuery query = {}) {
     query.terms = text::QueryTerms(q);
-    auto r = backend_->SearchEvents(query);
+    auto r = stores_.episodic->SearchEvents(query);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::vector<std::string> out;
     if (r.ok()) {
@@ -131,13 +131,13 @@ class EpisodicConformance : public ::testing::TestWithParam<std::string> {
   }
 
   FacetRow Merge(const FacetRow& observation) {
-    auto r = backend_->MergeFacet(observation);
+    auto r = stores_.episodic->MergeFacet(observation);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : FacetRow{};
   }
 
   testing::TempDir dir_;
-  std::unique_ptr<Backend> backend_;
+  Stores stores_;
 };
 
 TEST_P(EpisodicConformance, SequenceNumbersFollowAppendsNotTimestamps) {
@@ -154,14 +154,14 @@ TEST_P(EpisodicConformance, SequenceNumbersFollowAppendsNotTimestamps) {
   // Another session and another owner count on their own.
   EXPECT_EQ(Append({Row("s2", "user", "x")})[0].seq, 0);
   EXPECT_EQ(Append({Row("s1", "user", "x", 1000, "bob")})[0].seq, 0);
-  auto rows = backend_->SessionTurns("local", "s1", 0, INT64_MAX);
+  auto rows = stores_.episodic->SessionTurns("local", "s1", 0, INT64_MAX);
   ASSERT_TRUE(rows.ok());
   ASSERT_EQ(rows->size(), 4u);
   EXPECT_EQ((*rows)[0].content, "hello");
   EXPECT_EQ((*rows)[3].content, "yes");
   EXPECT_EQ((*rows)[3].role, "assistant");
   EXPECT_EQ((*rows)[2].timestamp_ms, 1000);
-  auto range = backend_->SessionTurns("local", "s1", 1, 2);
+  auto range = stores_.episodic->SessionTurns("local", "s1", 1, 2);
   ASSERT_TRUE(range.ok());
   ASSERT_EQ(range->size(), 2u);
   EXPECT_EQ((*range)[0].content, "hi");
@@ -174,7 +174,7 @@ TEST_P(EpisodicConformance, EveryFieldRoundTrips) {
   w.row.cost_microdollars = 42;
   w.row.agent_id = "agent-7";
   Append({w});
-  auto rows = backend_->SessionTurns("local", "sess", 0, INT64_MAX);
+  auto rows = stores_.episodic->SessionTurns("local", "sess", 0, INT64_MAX);
   ASSERT_TRUE(rows.ok());
   ASSERT_EQ(rows->size(), 1u);
   const TurnRow& r = (*rows)[0];
@@ -192,7 +192,7 @@ TEST_P(EpisodicConformance, TurnScoresIgnoreOtherPrincipalsTurns) {
           Row("s", "assistant", "wombat burrow notes here", 1001, "bob")});
   auto scores = [&] {
     std::vector<double> out;
-    auto r = backend_->SearchTurns(
+    auto r = stores_.episodic->SearchTurns(
         {.terms = text::QueryTerms("quokka wombat"), .all = false, .owner = "bob"});
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     if (r.ok()) {
@@ -252,35 +252,36 @@ TEST_P(EpisodicConformance, ReplacedSearchTextIsWhatSearchReadsAndNothingStoredC
   w.row.tool_calls_json = R"([{"name":"t","output":"{\"k\":1}"}])";
   const std::vector<TurnRow> rows = Append({Row("s", "user", "question"), w});
   ASSERT_EQ(rows.size(), 2u);
-  ASSERT_TRUE(backend_->ReplaceTurnSearchText(rows[1].id, "beta words").ok());
+  ASSERT_TRUE(stores_.episodic->ReplaceTurnSearchText(rows[1].id, "beta words").ok());
   EXPECT_TRUE(Found("alpha").empty());
   EXPECT_THAT(Found("beta"), ElementsAre("stored answer"));
   EXPECT_THAT(Found("words"), ElementsAre("stored answer"));
   // Twice in a row: the old index row is really gone, the new one counted once.
-  ASSERT_TRUE(backend_->ReplaceTurnSearchText(rows[1].id, "gamma").ok());
+  ASSERT_TRUE(stores_.episodic->ReplaceTurnSearchText(rows[1].id, "gamma").ok());
   EXPECT_TRUE(Found("beta").empty());
   EXPECT_THAT(Found("gamma"), ElementsAre("stored answer"));
-  auto stored = backend_->SessionTurns("local", "s", 0, INT64_MAX);
+  auto stored = stores_.episodic->SessionTurns("local", "s", 0, INT64_MAX);
   ASSERT_TRUE(stored.ok());
   ASSERT_EQ(stored->size(), 2u);
   EXPECT_EQ((*stored)[1].content, "stored answer");
   EXPECT_EQ((*stored)[1].tool_calls_json, w.row.tool_calls_json);
-  EXPECT_EQ(backend_->ReplaceTurnSearchText(rows[1].id + 100, "x").code(), StatusCode::kNotFound);
+  EXPECT_EQ(stores_.episodic->ReplaceTurnSearchText(rows[1].id + 100, "x").code(),
+            StatusCode::kNotFound);
 }
 
 TEST_P(EpisodicConformance, TurnsAfterPagesEveryOwnersRowsById) {
   Append({Row("s1", "user", "a"), Row("s1", "assistant", "b")});
   Append({Row("s2", "user", "c", 1000, "bob")});
-  auto first = backend_->TurnsAfter(0, 2);
+  auto first = stores_.episodic->TurnsAfter(0, 2);
   ASSERT_TRUE(first.ok());
   ASSERT_EQ(first->size(), 2u);
   EXPECT_EQ((*first)[0].content, "a");
   EXPECT_EQ((*first)[1].content, "b");
-  auto rest = backend_->TurnsAfter((*first)[1].id, 2);
+  auto rest = stores_.episodic->TurnsAfter((*first)[1].id, 2);
   ASSERT_TRUE(rest.ok());
   ASSERT_EQ(rest->size(), 1u);
   EXPECT_EQ((*rest)[0].owner, "bob");
-  EXPECT_TRUE(backend_->TurnsAfter((*rest)[0].id, 2)->empty());
+  EXPECT_TRUE(stores_.episodic->TurnsAfter((*rest)[0].id, 2)->empty());
 }
 
 TEST_P(EpisodicConformance, SearchFiltersByOwnerAndSessionBeforeTheLimit) {
@@ -297,7 +298,7 @@ TEST_P(EpisodicConformance, SearchFiltersByOwnerAndSessionBeforeTheLimit) {
 TEST_P(EpisodicConformance, ScoresAreNormalisedAndOrdered) {
   Append({Row("s", "user", "alpha beta", 1000), Row("s", "user", "alpha", 2000),
           Row("s", "user", "gamma", 3000)});
-  auto hits = backend_->SearchTurns({.terms = text::QueryTerms("alpha beta")});
+  auto hits = stores_.episodic->SearchTurns({.terms = text::QueryTerms("alpha beta")});
   ASSERT_TRUE(hits.ok());
   ASSERT_EQ(hits->size(), 2u);
   EXPECT_EQ((*hits)[0].row.content, "alpha beta");
@@ -311,7 +312,7 @@ TEST_P(EpisodicConformance, ScoresAreNormalisedAndOrdered) {
 TEST_P(EpisodicConformance, HitsCountTheQueryTermsTheyHold) {
   Append({Row("s", "user", "alpha alpha alpha", 1000), Row("s", "user", "alpha betas gamma", 2000),
           Row("s", "user", "Gamma and delta", 3000)});
-  auto hits = backend_->SearchTurns({.terms = text::QueryTerms("alpha beta gamma")});
+  auto hits = stores_.episodic->SearchTurns({.terms = text::QueryTerms("alpha beta gamma")});
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   std::map<std::string, int64_t> matched;
   for (const TurnHit& h : *hits) matched[h.row.content] = h.matched_terms;
@@ -322,11 +323,11 @@ TEST_P(EpisodicConformance, HitsCountTheQueryTermsTheyHold) {
 
 TEST_P(EpisodicConformance, AppendRejectsMixedOrBlankAddresses) {
   std::vector<TurnWrite> mixed = {Row("a", "user", "x"), Row("b", "user", "y")};
-  EXPECT_EQ(backend_->AppendTurns(mixed).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(stores_.episodic->AppendTurns(mixed).status().code(), StatusCode::kInvalidArgument);
   std::vector<TurnWrite> blank = {Row("", "user", "x")};
-  EXPECT_EQ(backend_->AppendTurns(blank).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(stores_.episodic->AppendTurns(blank).status().code(), StatusCode::kInvalidArgument);
   std::vector<TurnWrite> role = {Row("a", "system", "x")};
-  EXPECT_EQ(backend_->AppendTurns(role).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(stores_.episodic->AppendTurns(role).status().code(), StatusCode::kInvalidArgument);
   EXPECT_TRUE(Seqs("a").empty());
 }
 
@@ -339,7 +340,7 @@ TEST_P(EpisodicConformance, ConcurrentAppendsToOneSessionGetDistinctSequences) {
       for (int i = 0; i < kEach; ++i) {
         std::vector<TurnWrite> pair = {Row("busy", "user", "u" + std::to_string(t)),
                                        Row("busy", "assistant", "a" + std::to_string(t))};
-        auto r = backend_->AppendTurns(pair);
+        auto r = stores_.episodic->AppendTurns(pair);
         ASSERT_TRUE(r.ok()) << r.status().ToString();
         EXPECT_EQ((*r)[1].seq, (*r)[0].seq + 1);  // a turn's rows stay adjacent
       }
@@ -353,53 +354,53 @@ TEST_P(EpisodicConformance, ConcurrentAppendsToOneSessionGetDistinctSequences) {
 
 TEST_P(EpisodicConformance, ASegmentGoesFromOpenToClosedOnce) {
   SegmentRow a = Segment("s1");
-  ASSERT_TRUE(backend_->PutSegment(a).ok());
-  auto open = backend_->OpenSegment("local", "s1");
+  ASSERT_TRUE(stores_.episodic->PutSegment(a).ok());
+  auto open = stores_.episodic->OpenSegment("local", "s1");
   ASSERT_TRUE(open.ok() && open->has_value());
   EXPECT_EQ((*open)->id, a.id);
   EXPECT_EQ((*open)->status, "open");
   // Another owner's session of the same name has none.
-  auto other = backend_->OpenSegment("bob", "s1");
+  auto other = stores_.episodic->OpenSegment("bob", "s1");
   ASSERT_TRUE(other.ok());
   EXPECT_FALSE(other->has_value());
 
-  auto closed = backend_->CloseSegment(a.id, 5000);
+  auto closed = stores_.episodic->CloseSegment(a.id, 5000);
   ASSERT_TRUE(closed.ok());
   EXPECT_TRUE(*closed);
-  closed = backend_->CloseSegment(a.id, 6000);
+  closed = stores_.episodic->CloseSegment(a.id, 6000);
   ASSERT_TRUE(closed.ok());
   EXPECT_FALSE(*closed);
-  closed = backend_->CloseSegment("no-such-segment", 6000);
+  closed = stores_.episodic->CloseSegment("no-such-segment", 6000);
   ASSERT_TRUE(closed.ok());
   EXPECT_FALSE(*closed);
-  open = backend_->OpenSegment("local", "s1");
+  open = stores_.episodic->OpenSegment("local", "s1");
   ASSERT_TRUE(open.ok());
   EXPECT_FALSE(open->has_value());
-  auto stored = backend_->GetSegment(a.id);
+  auto stored = stores_.episodic->GetSegment(a.id);
   ASSERT_TRUE(stored.ok() && stored->has_value());
   EXPECT_EQ((*stored)->status, "closed");
   EXPECT_EQ((*stored)->closed_at, 5000);  // the second close changed nothing
 
   // A put never reopens it; a closed put updates it.
-  EXPECT_EQ(backend_->PutSegment(a).code(), StatusCode::kConflict);
+  EXPECT_EQ(stores_.episodic->PutSegment(a).code(), StatusCode::kConflict);
   SegmentRow recapped = **stored;
   recapped.recap = "Talked about tea.";
   recapped.recap_source = "extractive";
-  EXPECT_TRUE(backend_->PutSegment(recapped).ok());
-  stored = backend_->GetSegment(a.id);
+  EXPECT_TRUE(stores_.episodic->PutSegment(recapped).ok());
+  stored = stores_.episodic->GetSegment(a.id);
   ASSERT_TRUE(stored.ok() && stored->has_value());
   EXPECT_EQ((*stored)->recap, "Talked about tea.");
   EXPECT_EQ((*stored)->status, "closed");
 
   // After the close the session may open another, but only one at a time.
   SegmentRow b = Segment("s1", 6000);
-  EXPECT_TRUE(backend_->PutSegment(b).ok());
+  EXPECT_TRUE(stores_.episodic->PutSegment(b).ok());
   b.turn_count = 3;
-  EXPECT_TRUE(backend_->PutSegment(b).ok());  // replacing the open one is fine
-  EXPECT_EQ(backend_->PutSegment(Segment("s1", 7000)).code(), StatusCode::kConflict);
-  EXPECT_TRUE(backend_->PutSegment(Segment("s1", 7000, "bob")).ok());
-  EXPECT_TRUE(backend_->PutSegment(Segment("s2", 7000)).ok());
-  open = backend_->OpenSegment("local", "s1");
+  EXPECT_TRUE(stores_.episodic->PutSegment(b).ok());  // replacing the open one is fine
+  EXPECT_EQ(stores_.episodic->PutSegment(Segment("s1", 7000)).code(), StatusCode::kConflict);
+  EXPECT_TRUE(stores_.episodic->PutSegment(Segment("s1", 7000, "bob")).ok());
+  EXPECT_TRUE(stores_.episodic->PutSegment(Segment("s2", 7000)).ok());
+  open = stores_.episodic->OpenSegment("local", "s1");
   ASSERT_TRUE(open.ok() && open->has_value());
   EXPECT_EQ((*open)->id, b.id);
   EXPECT_EQ((*open)->turn_count, 3);
@@ -407,7 +408,7 @@ TEST_P(EpisodicConformance, ASegmentGoesFromOpenToClosedOnce) {
 
 TEST_P(EpisodicConformance, StepSegmentReadsDecidesAndWritesAtomically) {
   // The view of a session without segments.
-  auto step = backend_->StepSegment("local", "st", [](const SegmentView& v) {
+  auto step = stores_.episodic->StepSegment("local", "st", [](const SegmentView& v) {
     EXPECT_FALSE(v.open.has_value());
     EXPECT_EQ(v.next_seq, 0);
     SegmentChange c;
@@ -419,7 +420,7 @@ TEST_P(EpisodicConformance, StepSegmentReadsDecidesAndWritesAtomically) {
   ASSERT_TRUE(step.ok()) << step.status().ToString();
   const std::string first = step->put->id;
   // Close it and open the next in one step.
-  step = backend_->StepSegment("local", "st", [&](const SegmentView& v) {
+  step = stores_.episodic->StepSegment("local", "st", [&](const SegmentView& v) {
     EXPECT_TRUE(v.open.has_value() && v.open->id == first);
     EXPECT_EQ(v.next_seq, 2);
     SegmentChange c{.close_open = true, .closed_at = 9000};
@@ -430,34 +431,34 @@ TEST_P(EpisodicConformance, StepSegmentReadsDecidesAndWritesAtomically) {
   });
   ASSERT_TRUE(step.ok()) << step.status().ToString();
   EXPECT_TRUE(step->close_open);
-  auto closed = backend_->GetSegment(first);
+  auto closed = stores_.episodic->GetSegment(first);
   ASSERT_TRUE(closed.ok() && closed->has_value());
   EXPECT_EQ((*closed)->status, "closed");
   EXPECT_EQ((*closed)->closed_at, 9000);
   // A refused put (a second open segment) undoes the close too.
   const std::string second = step->put->id;
-  step = backend_->StepSegment("local", "st", [&](const SegmentView&) {
+  step = stores_.episodic->StepSegment("local", "st", [&](const SegmentView&) {
     SegmentChange c{.close_open = true, .closed_at = 9500};
     c.put = Segment("st", 9500);
     c.put->id = first;  // reopening a closed segment: kConflict
     return Result<SegmentChange>(c);
   });
   EXPECT_EQ(step.status().code(), StatusCode::kConflict);
-  auto open = backend_->OpenSegment("local", "st");
+  auto open = stores_.episodic->OpenSegment("local", "st");
   ASSERT_TRUE(open.ok() && open->has_value());
   EXPECT_EQ((*open)->id, second);
   // A callback error writes nothing.
-  step = backend_->StepSegment("local", "st", [](const SegmentView&) {
+  step = stores_.episodic->StepSegment("local", "st", [](const SegmentView&) {
     return Result<SegmentChange>(InvalidArgument("no", "x"));
   });
   EXPECT_EQ(step.status().code(), StatusCode::kInvalidArgument);
-  open = backend_->OpenSegment("local", "st");
+  open = stores_.episodic->OpenSegment("local", "st");
   ASSERT_TRUE(open.ok() && open->has_value());
   EXPECT_EQ((*open)->id, second);
 }
 
 TEST_P(EpisodicConformance, ConcurrentStepsOfOneSessionLoseNoExtension) {
-  ASSERT_TRUE(backend_
+  ASSERT_TRUE(stores_.episodic
                   ->StepSegment("local", "many",
                                 [](const SegmentView&) {
                                   SegmentChange c;
@@ -472,7 +473,7 @@ TEST_P(EpisodicConformance, ConcurrentStepsOfOneSessionLoseNoExtension) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < kEach; ++i) {
-        auto r = backend_->StepSegment("local", "many", [](const SegmentView& v) {
+        auto r = stores_.episodic->StepSegment("local", "many", [](const SegmentView& v) {
           SegmentChange c;
           c.put = *v.open;
           c.put->turn_count += 1;
@@ -483,7 +484,7 @@ TEST_P(EpisodicConformance, ConcurrentStepsOfOneSessionLoseNoExtension) {
     });
   }
   for (std::thread& th : threads) th.join();
-  auto open = backend_->OpenSegment("local", "many");
+  auto open = stores_.episodic->OpenSegment("local", "many");
   ASSERT_TRUE(open.ok() && open->has_value());
   EXPECT_EQ((*open)->turn_count, kThreads * kEach);
 }
@@ -498,10 +499,10 @@ TEST_P(EpisodicConformance, SegmentFieldsAndCentroidRoundTrip) {
   s.recap = "Chose SQLite. 选择了数据库";
   s.recap_source = "llm";
   s.recap_attempts = 2;
-  ASSERT_TRUE(backend_->PutSegment(s).ok());
+  ASSERT_TRUE(stores_.episodic->PutSegment(s).ok());
   SegmentRow empty = Segment("other");
-  ASSERT_TRUE(backend_->PutSegment(empty).ok());
-  auto got = backend_->GetSegment(s.id);
+  ASSERT_TRUE(stores_.episodic->PutSegment(empty).ok());
+  auto got = stores_.episodic->GetSegment(s.id);
   ASSERT_TRUE(got.ok() && got->has_value());
   const SegmentRow& r = **got;
   EXPECT_EQ(r.owner, "local");
@@ -515,27 +516,27 @@ TEST_P(EpisodicConformance, SegmentFieldsAndCentroidRoundTrip) {
   EXPECT_EQ(r.recap, s.recap);
   EXPECT_EQ(r.recap_source, "llm");
   EXPECT_EQ(r.recap_attempts, 2);
-  auto none = backend_->GetSegment(empty.id);
+  auto none = stores_.episodic->GetSegment(empty.id);
   ASSERT_TRUE(none.ok() && none->has_value());
   EXPECT_THAT((*none)->centroid, IsEmpty());
-  auto missing = backend_->GetSegment("missing");
+  auto missing = stores_.episodic->GetSegment("missing");
   ASSERT_TRUE(missing.ok());
   EXPECT_FALSE(missing->has_value());
 }
 
 TEST_P(EpisodicConformance, PutSegmentRejectsBlankAddressesAndUnknownValues) {
   SegmentRow s = Segment("");
-  EXPECT_EQ(backend_->PutSegment(s).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(stores_.episodic->PutSegment(s).code(), StatusCode::kInvalidArgument);
   s = Segment("s");
   s.id.clear();
-  EXPECT_EQ(backend_->PutSegment(s).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(stores_.episodic->PutSegment(s).code(), StatusCode::kInvalidArgument);
   s = Segment("s");
   s.status = "paused";
-  EXPECT_EQ(backend_->PutSegment(s).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(stores_.episodic->PutSegment(s).code(), StatusCode::kInvalidArgument);
   s = Segment("s");
   s.recap_source = "guess";
-  EXPECT_EQ(backend_->PutSegment(s).code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(SegmentIds(backend_->Segments(true, "", std::nullopt)), IsEmpty());
+  EXPECT_EQ(stores_.episodic->PutSegment(s).code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(SegmentIds(stores_.episodic->Segments(true, "", std::nullopt)), IsEmpty());
 }
 
 TEST_P(EpisodicConformance, SegmentsAreListedByStartThenIdWithFilters) {
@@ -548,17 +549,17 @@ TEST_P(EpisodicConformance, SegmentsAreListedByStartThenIdWithFilters) {
   SegmentRow other_session = Segment("s2", 1000);
   SegmentRow bobs = Segment("s1", 500, "bob");
   for (const SegmentRow* s : {&late, &tie1, &tie2, &other_session, &bobs}) {
-    ASSERT_TRUE(backend_->PutSegment(*s).ok());
+    ASSERT_TRUE(stores_.episodic->PutSegment(*s).ok());
   }
-  EXPECT_THAT(SegmentIds(backend_->Segments(true, "", std::nullopt)),
+  EXPECT_THAT(SegmentIds(stores_.episodic->Segments(true, "", std::nullopt)),
               ElementsAre(bobs.id, other_session.id, tie2.id, tie1.id, late.id));
-  EXPECT_THAT(SegmentIds(backend_->Segments(false, "local", std::nullopt)),
+  EXPECT_THAT(SegmentIds(stores_.episodic->Segments(false, "local", std::nullopt)),
               ElementsAre(other_session.id, tie2.id, tie1.id, late.id));
-  EXPECT_THAT(SegmentIds(backend_->Segments(false, "local", "s1")),
+  EXPECT_THAT(SegmentIds(stores_.episodic->Segments(false, "local", "s1")),
               ElementsAre(tie2.id, tie1.id, late.id));
-  EXPECT_THAT(SegmentIds(backend_->Segments(true, "", "s1")),
+  EXPECT_THAT(SegmentIds(stores_.episodic->Segments(true, "", "s1")),
               ElementsAre(bobs.id, tie2.id, tie1.id, late.id));
-  EXPECT_THAT(SegmentIds(backend_->Segments(false, "carol", std::nullopt)), IsEmpty());
+  EXPECT_THAT(SegmentIds(stores_.episodic->Segments(false, "carol", std::nullopt)), IsEmpty());
 }
 
 TEST_P(EpisodicConformance, SegmentsNeedingRecapAreClosedExtractiveUnderTheAttemptLimit) {
@@ -580,13 +581,15 @@ TEST_P(EpisodicConformance, SegmentsNeedingRecapAreClosedExtractiveUnderTheAttem
   SegmentRow open = Segment("g");
   open.recap_source = "extractive";
   for (const SegmentRow* s : {&newest, &oldest, &middle, &exhausted, &llm, &none, &open}) {
-    ASSERT_TRUE(backend_->PutSegment(*s).ok());
+    ASSERT_TRUE(stores_.episodic->PutSegment(*s).ok());
   }
-  EXPECT_THAT(SegmentIds(backend_->SegmentsNeedingRecap(10, 2)),
+  EXPECT_THAT(SegmentIds(stores_.episodic->SegmentsNeedingRecap(10, 2)),
               ElementsAre(oldest.id, middle.id, newest.id));
-  EXPECT_THAT(SegmentIds(backend_->SegmentsNeedingRecap(2, 2)), ElementsAre(oldest.id, middle.id));
-  EXPECT_THAT(SegmentIds(backend_->SegmentsNeedingRecap(10, 1)), ElementsAre(middle.id, newest.id));
-  EXPECT_THAT(SegmentIds(backend_->SegmentsNeedingRecap(0, 2)), IsEmpty());
+  EXPECT_THAT(SegmentIds(stores_.episodic->SegmentsNeedingRecap(2, 2)),
+              ElementsAre(oldest.id, middle.id));
+  EXPECT_THAT(SegmentIds(stores_.episodic->SegmentsNeedingRecap(10, 1)),
+              ElementsAre(middle.id, newest.id));
+  EXPECT_THAT(SegmentIds(stores_.episodic->SegmentsNeedingRecap(0, 2)), IsEmpty());
 }
 
 TEST_P(EpisodicConformance, AnEventIsAddedOncePerOwnerTypeAndText) {
@@ -598,7 +601,7 @@ TEST_P(EpisodicConformance, AnEventIsAddedOncePerOwnerTypeAndText) {
                        Event("decision", "We decided to use SQLite.", 1000, "bob"),
                        Event("preference", "I prefer tabs.")}),
             2);
-  auto all = backend_->SearchEvents({.limit = 100});
+  auto all = stores_.episodic->SearchEvents({.limit = 100});
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->size(), 4u);
   EXPECT_EQ(AddEvents({}), 0);
@@ -626,18 +629,19 @@ TEST_P(EpisodicConformance, AddEventsRejectsBadRowsAndReusedIdsWholly) {
   std::vector<EventRow> reused = {Event("fact", "I work at Acme."),
                                   Event("fact", "I am a chemist.")};
   reused[1].id = first.id;
-  EXPECT_EQ(backend_->AddEvents(reused).status().code(), StatusCode::kConflict);
+  EXPECT_EQ(stores_.episodic->AddEvents(reused).status().code(), StatusCode::kConflict);
   std::vector<EventRow> twice = {Event("fact", "I work at Acme."),
                                  Event("fact", "I am a chemist.")};
   twice[1].id = twice[0].id;
-  EXPECT_EQ(backend_->AddEvents(twice).status().code(), StatusCode::kConflict);
+  EXPECT_EQ(stores_.episodic->AddEvents(twice).status().code(), StatusCode::kConflict);
   std::vector<EventRow> bad_type = {Event("fact", "I work at Acme."), Event("rumour", "Maybe.")};
-  EXPECT_EQ(backend_->AddEvents(bad_type).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(stores_.episodic->AddEvents(bad_type).status().code(), StatusCode::kInvalidArgument);
   std::vector<EventRow> bad_confidence = {Event("fact", "I work at Acme.")};
   bad_confidence[0].confidence = 1.5;
-  EXPECT_EQ(backend_->AddEvents(bad_confidence).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(stores_.episodic->AddEvents(bad_confidence).status().code(),
+            StatusCode::kInvalidArgument);
   std::vector<EventRow> blank = {Event("fact", "")};
-  EXPECT_EQ(backend_->AddEvents(blank).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(stores_.episodic->AddEvents(blank).status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(Events(""), ElementsAre("I live in Berlin."));
   EXPECT_THAT(Events("acme"), IsEmpty());
 }
@@ -651,7 +655,7 @@ TEST_P(EpisodicConformance, EventSearchFindsEnglishAndChinese) {
   EXPECT_THAT(Events("数据库"), ElementsAre("我喜欢用数据库迁移工具"));
   EXPECT_THAT(Events("北京"), ElementsAre("我住在北京"));
   EXPECT_THAT(Events("kubernetes"), IsEmpty());
-  auto hits = backend_->SearchEvents({.terms = text::QueryTerms("billing postgresql")});
+  auto hits = stores_.episodic->SearchEvents({.terms = text::QueryTerms("billing postgresql")});
   ASSERT_TRUE(hits.ok());
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_GT((*hits)[0].score, 0.0);
@@ -671,7 +675,7 @@ TEST_P(EpisodicConformance, EventSearchRanksByScoreThenNewestThenId) {
   AddEvents({b, c, a, Event("fact", "coffee at noon", 4000),
              Event("fact", "tea, tea and more tea with lemon and honey", 500),
              Event("fact", "black coffee only", 2000)});
-  auto hits = backend_->SearchEvents({.terms = text::QueryTerms("green tea")});
+  auto hits = stores_.episodic->SearchEvents({.terms = text::QueryTerms("green tea")});
   ASSERT_TRUE(hits.ok());
   ASSERT_EQ(hits->size(), 4u);
   EXPECT_EQ((*hits)[0].row.id, c.id);
@@ -706,7 +710,7 @@ TEST_P(EpisodicConformance, EventsWithoutTermsAreNewestFirst) {
   EventRow stated = Event("fact", "My name is Ada.", 3000);
   stated.confidence = 0.9;
   AddEvents({Event("decision", "We agreed on Rust.", 1000), hedged, stated});
-  auto all = backend_->SearchEvents({});
+  auto all = stores_.episodic->SearchEvents({});
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all->size(), 3u);
   EXPECT_EQ((*all)[0].row.text, "My name is Ada.");
@@ -739,9 +743,9 @@ TEST_P(EpisodicConformance, MergeFacetCountsTheSameValueAndKeepsTheStrongerWordi
   EXPECT_TRUE(stronger.history.empty());
   // Another owner's facet of the same key is its own.
   EXPECT_EQ(Merge(Facet("tea", "tea", 0.6, {}, 5, "bob")).evidence_count, 1);
-  EXPECT_EQ(backend_->MergeFacet(Facet("", "v", 0.6, {})).status().code(),
+  EXPECT_EQ(stores_.episodic->MergeFacet(Facet("", "v", 0.6, {})).status().code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(backend_->MergeFacet(Facet("k", "v", -0.1, {})).status().code(),
+  EXPECT_EQ(stores_.episodic->MergeFacet(Facet("k", "v", -0.1, {})).status().code(),
             StatusCode::kInvalidArgument);
 }
 
@@ -781,7 +785,7 @@ TEST_P(EpisodicConformance, ANewerValueSupersedesAndTheOldOneStaysAsHistory) {
   EXPECT_EQ(Merge(moved).value, "Delhi");
 
   // What is read back is what was stored, history included.
-  auto stored = backend_->Facets(false, "local");
+  auto stored = stores_.episodic->Facets(false, "local");
   ASSERT_TRUE(stored.ok());
   ASSERT_EQ(stored->size(), 1u);
   const FacetRow& f = (*stored)[0];
@@ -804,14 +808,14 @@ TEST_P(EpisodicConformance, ConcurrentMergesOfOneFacetLoseNoEvidence) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kEach; ++i) {
-        auto r = backend_->MergeFacet(
+        auto r = stores_.episodic->MergeFacet(
             Facet("context_live_berlin", "I live in Berlin", 0.6, {"seg" + std::to_string(t)}));
         ASSERT_TRUE(r.ok()) << r.status().ToString();
       }
     });
   }
   for (std::thread& th : threads) th.join();
-  auto facets = backend_->Facets(true, "");
+  auto facets = stores_.episodic->Facets(true, "");
   ASSERT_TRUE(facets.ok());
   ASSERT_EQ(facets->size(), 1u);
   EXPECT_EQ((*facets)[0].evidence_count, kThreads * kEach);
@@ -825,14 +829,14 @@ TEST_P(EpisodicConformance, FacetsAreListedByTypeKeyThenOwner) {
   Merge(Facet("context_berlin", "Berlin", 0.6, {}, 1, "local", "context"));
   Merge(Facet("preference_coffee", "coffee", 0.6, {}, 1, "local", "preference"));
   Merge(Facet("preference_coffee", "coffee", 0.6, {}, 1, "bob", "preference"));
-  auto all = backend_->Facets(true, "");
+  auto all = stores_.episodic->Facets(true, "");
   ASSERT_TRUE(all.ok());
   std::vector<std::string> order;
   for (const FacetRow& f : *all) order.push_back(f.facet_type + "/" + f.key + "/" + f.owner);
   EXPECT_THAT(order,
               ElementsAre("context/context_berlin/local", "preference/preference_coffee/bob",
                           "preference/preference_coffee/local", "preference/preference_tea/local"));
-  auto bobs = backend_->Facets(false, "bob");
+  auto bobs = stores_.episodic->Facets(false, "bob");
   ASSERT_TRUE(bobs.ok());
   ASSERT_EQ(bobs->size(), 1u);
   EXPECT_EQ((*bobs)[0].key, "preference_coffee");
@@ -854,10 +858,11 @@ TEST(EpisodicScores, EventScoresAreEqualOnEveryBackend) {
   std::vector<std::vector<double>> scores;
   for (const char* name : testing::kConformanceBackends) {
     testing::TempDir dir;
-    auto backend = testing::MakeBackend(name, dir);
-    ASSERT_NE(backend, nullptr);
-    ASSERT_TRUE(backend->AddEvents(rows).ok());
-    auto hits = backend->SearchEvents({.terms = text::QueryTerms("dark prefer mode 深色")});
+    auto backend = testing::MakeStores(name, dir);
+    ASSERT_NE(backend.entries, nullptr);
+    ASSERT_TRUE(backend.episodic->AddEvents(rows).ok());
+    auto hits =
+        backend.episodic->SearchEvents({.terms = text::QueryTerms("dark prefer mode 深色")});
     ASSERT_TRUE(hits.ok());
     std::vector<double> s;
     for (const EventHit& h : *hits) s.push_back(h.score);
@@ -871,32 +876,33 @@ TEST(EpisodicScores, EventScoresAreEqualOnEveryBackend) {
 // are separate connections, serialised only by SQLite's own lock.
 TEST(SqliteEpisodic, TwoWritersOfOneFileMergeAndCloseAtomically) {
   testing::TempDir dir;
-  auto first = testing::MakeBackend("sqlite", dir);
-  auto second = testing::MakeBackend("sqlite", dir);
-  ASSERT_NE(first, nullptr);
-  ASSERT_NE(second, nullptr);
+  auto first = testing::MakeStores("sqlite", dir);
+  auto second = testing::MakeStores("sqlite", dir);
+  ASSERT_NE(first.entries, nullptr);
+  ASSERT_NE(second.entries, nullptr);
   constexpr int kEach = 40;
   std::vector<SegmentRow> segments;
   for (int i = 0; i < kEach; ++i) {
     segments.push_back(Segment("s" + std::to_string(i)));
-    ASSERT_TRUE(first->PutSegment(segments.back()).ok());
+    ASSERT_TRUE(first.episodic->PutSegment(segments.back()).ok());
   }
   std::atomic<int> closes{0};
-  auto work = [&](Backend* b) {
+  auto work = [&](const Stores& b) {
     for (int i = 0; i < kEach; ++i) {
-      auto merged = b->MergeFacet(Facet("context_live_berlin", "I live in Berlin", 0.6, {}));
+      auto merged =
+          b.episodic->MergeFacet(Facet("context_live_berlin", "I live in Berlin", 0.6, {}));
       ASSERT_TRUE(merged.ok()) << merged.status().ToString();
-      auto closed = b->CloseSegment(segments[static_cast<size_t>(i)].id, 1000 + i);
+      auto closed = b.episodic->CloseSegment(segments[static_cast<size_t>(i)].id, 1000 + i);
       ASSERT_TRUE(closed.ok()) << closed.status().ToString();
       if (*closed) ++closes;
     }
   };
-  std::thread t1(work, first.get());
-  std::thread t2(work, second.get());
+  std::thread t1(work, std::cref(first));
+  std::thread t2(work, std::cref(second));
   t1.join();
   t2.join();
   EXPECT_EQ(closes.load(), kEach);  // each segment closed by exactly one of them
-  auto facets = second->Facets(true, "");
+  auto facets = second.episodic->Facets(true, "");
   ASSERT_TRUE(facets.ok());
   ASSERT_EQ(facets->size(), 1u);
   EXPECT_EQ((*facets)[0].evidence_count, 2 * kEach);

@@ -1,4 +1,4 @@
-// The erasure part of the storage contract (backend.h "Erasure"), run
+// The erasure part of the storage contract (admin_store.h "Erasure"), run
 // unchanged against every backend in kConformanceBackends: what an erasure
 // removes is gone from every read, and what it must keep is untouched.
 #include <gmock/gmock.h>
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "base/uuid.h"
-#include "storage/backend.h"
 #include "storage/backend_factory.h"
+#include "storage/stores.h"
 #include "text/query.h"
 
 namespace mnemo::storage {
@@ -25,8 +25,8 @@ constexpr char kSignature[] = "external:3";
 class ErasureConformance : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    backend_ = testing::MakeBackend(GetParam(), dir_);
-    ASSERT_NE(backend_, nullptr);
+    stores_ = testing::MakeStores(GetParam(), dir_);
+    ASSERT_NE(stores_.entries, nullptr);
   }
 
   // A session of `owner` whose every text holds `word`: two turn rows, a
@@ -47,7 +47,7 @@ class ErasureConformance : public ::testing::TestWithParam<std::string> {
       rows[i].row.timestamp_ms = 1000;
       rows[i].search_text = rows[i].row.content;
     }
-    EXPECT_TRUE(backend_->AppendTurns(rows).ok());
+    EXPECT_TRUE(stores_.episodic->AppendTurns(rows).ok());
     SegmentRow s{.id = mnemo::internal::NewUuidV4(),
                  .owner = owner,
                  .session_id = session,
@@ -60,8 +60,9 @@ class ErasureConformance : public ::testing::TestWithParam<std::string> {
                  .closed_at = 2000,
                  .recap = "recap of " + word,
                  .recap_source = "extractive"};
-    EXPECT_TRUE(backend_->PutSegment(s).ok());
-    EXPECT_TRUE(backend_->PutSegmentVector(s.id, kSignature, std::vector<float>{1, 0, 0}).ok());
+    EXPECT_TRUE(stores_.episodic->PutSegment(s).ok());
+    EXPECT_TRUE(
+        stores_.episodic->PutSegmentVector(s.id, kSignature, std::vector<float>{1, 0, 0}).ok());
     EventRow e{.id = mnemo::internal::NewUuidV4(),
                .owner = owner,
                .session_id = session,
@@ -70,8 +71,8 @@ class ErasureConformance : public ::testing::TestWithParam<std::string> {
                .text = "the user likes " + word,
                .confidence = 0.6,
                .created_at = 2000};
-    EXPECT_TRUE(backend_->AddEvents(std::vector<EventRow>{e}).ok());
-    EXPECT_TRUE(backend_
+    EXPECT_TRUE(stores_.episodic->AddEvents(std::vector<EventRow>{e}).ok());
+    EXPECT_TRUE(stores_.context_events
                     ->AppendContextEvent({.owner = owner,
                                           .session_id = session,
                                           .event_json = "{\"text\":\"" + word + "\"}",
@@ -79,13 +80,13 @@ class ErasureConformance : public ::testing::TestWithParam<std::string> {
                                           .timestamp_ms = 1000,
                                           .created_at = 1000})
                     .ok());
-    auto doc = backend_->PutDocument({.owner = owner,
-                                      .source = "test:" + session,
-                                      .content = "document about " + word + " " + session,
-                                      .search_text = "document about " + word,
-                                      .created_at = 1000});
+    auto doc = stores_.documents->PutDocument({.owner = owner,
+                                               .source = "test:" + session,
+                                               .content = "document about " + word + " " + session,
+                                               .search_text = "document about " + word,
+                                               .created_at = 1000});
     EXPECT_TRUE(doc.ok());
-    EXPECT_TRUE(backend_
+    EXPECT_TRUE(stores_.graph
                     ->UpsertTriple({.owner = owner,
                                     .subject = "user",
                                     .predicate = "likes_" + session,
@@ -101,7 +102,7 @@ class ErasureConformance : public ::testing::TestWithParam<std::string> {
 
   void Facet(const std::string& owner, const std::string& key,
              std::vector<std::string> segment_ids) {
-    EXPECT_TRUE(backend_
+    EXPECT_TRUE(stores_.episodic
                     ->MergeFacet({.owner = owner,
                                   .facet_type = "preference",
                                   .key = key,
@@ -113,13 +114,13 @@ class ErasureConformance : public ::testing::TestWithParam<std::string> {
   }
 
   int64_t TurnHits(const std::string& word) {
-    auto hits = backend_->SearchTurns({.terms = text::QueryTerms(word)});
+    auto hits = stores_.episodic->SearchTurns({.terms = text::QueryTerms(word)});
     EXPECT_TRUE(hits.ok());
     return hits.ok() ? static_cast<int64_t>(hits->size()) : -1;
   }
 
   std::vector<std::string> RecapVectorSegments() {
-    auto v = backend_->SegmentVectorsSince(kSignature, 0, 100);
+    auto v = stores_.episodic->SegmentVectorsSince(kSignature, 0, 100);
     EXPECT_TRUE(v.ok());
     std::vector<std::string> ids;
     if (v.ok()) {
@@ -129,7 +130,7 @@ class ErasureConformance : public ::testing::TestWithParam<std::string> {
   }
 
   testing::TempDir dir_;
-  std::unique_ptr<Backend> backend_;
+  Stores stores_;
 };
 
 TEST_P(ErasureConformance, EraseSessionRemovesEverythingOfTheSessionAndNothingElse) {
@@ -141,7 +142,7 @@ TEST_P(ErasureConformance, EraseSessionRemovesEverythingOfTheSessionAndNothingEl
   Facet("alice", "both", {b.segment_id});
   Facet("alice", "only_s2", {b.segment_id});
 
-  auto counts = backend_->EraseSession(
+  auto counts = stores_.admin->EraseSession(
       {.owner = "alice", .session_id = "s1", .document_ids = {a.document_id, bob.document_id}});
   ASSERT_TRUE(counts.ok()) << counts.status().ToString();
   EXPECT_EQ(counts->turns, 2);
@@ -157,30 +158,32 @@ TEST_P(ErasureConformance, EraseSessionRemovesEverythingOfTheSessionAndNothingEl
   EXPECT_EQ(counts->entries, 0);
 
   // Gone from every read of alice's s1.
-  EXPECT_THAT(*backend_->SessionTurns("alice", "s1", 0, 100), IsEmpty());
-  EXPECT_EQ(*backend_->GetSegment(a.segment_id), std::nullopt);
-  EXPECT_THAT(*backend_->ContextEvents("alice", "s1"), IsEmpty());
-  EXPECT_EQ(*backend_->GetDocument(a.document_id, false), std::nullopt);
-  auto zebra_segments = backend_->SearchSegments({.terms = text::QueryTerms("zebra")});
+  EXPECT_THAT(*stores_.episodic->SessionTurns("alice", "s1", 0, 100), IsEmpty());
+  EXPECT_EQ(*stores_.episodic->GetSegment(a.segment_id), std::nullopt);
+  EXPECT_THAT(*stores_.context_events->ContextEvents("alice", "s1"), IsEmpty());
+  EXPECT_EQ(*stores_.documents->GetDocument(a.document_id, false), std::nullopt);
+  auto zebra_segments = stores_.episodic->SearchSegments({.terms = text::QueryTerms("zebra")});
   ASSERT_EQ(zebra_segments->size(), 1u);
   EXPECT_EQ((*zebra_segments)[0].row.owner, "bob");
   EXPECT_THAT(RecapVectorSegments(), UnorderedElementsAre(b.segment_id, bob.segment_id));
-  auto zebra_events = backend_->SearchEvents({.terms = text::QueryTerms("zebra"), .all = true});
+  auto zebra_events =
+      stores_.episodic->SearchEvents({.terms = text::QueryTerms("zebra"), .all = true});
   ASSERT_EQ(zebra_events->size(), 1u);
   EXPECT_EQ((*zebra_events)[0].row.owner, "bob");
-  auto zebra_context = backend_->SearchContextEvents({.terms = text::QueryTerms("zebra")});
+  auto zebra_context =
+      stores_.context_events->SearchContextEvents({.terms = text::QueryTerms("zebra")});
   ASSERT_EQ(zebra_context->size(), 1u);
   EXPECT_EQ((*zebra_context)[0].row.owner, "bob");
   EXPECT_EQ(TurnHits("zebra"), 2);  // bob's
-  auto alice_triples = backend_->QueryTriples({.owner = "alice", .include_history = true});
+  auto alice_triples = stores_.graph->QueryTriples({.owner = "alice", .include_history = true});
   ASSERT_EQ(alice_triples->size(), 1u);
   EXPECT_EQ((*alice_triples)[0].object, "okapi");
-  auto alice_docs = backend_->ListDocuments(std::string("alice"), std::nullopt, 10, 0);
+  auto alice_docs = stores_.documents->ListDocuments(std::string("alice"), std::nullopt, 10, 0);
   ASSERT_EQ(alice_docs->size(), 1u);
   EXPECT_EQ((*alice_docs)[0].id, b.document_id);
 
   // The facets: one gone, one with s2's evidence only, one untouched.
-  auto facets = backend_->Facets(false, "alice");
+  auto facets = stores_.episodic->Facets(false, "alice");
   ASSERT_EQ(facets->size(), 2u);
   EXPECT_EQ((*facets)[0].key, "both");
   EXPECT_EQ((*facets)[0].evidence_count, 1);
@@ -189,23 +192,23 @@ TEST_P(ErasureConformance, EraseSessionRemovesEverythingOfTheSessionAndNothingEl
   EXPECT_EQ((*facets)[1].evidence_count, 1);
 
   // Alice's s2 and bob's s1 are intact.
-  EXPECT_EQ(backend_->SessionTurns("alice", "s2", 0, 100)->size(), 2u);
-  EXPECT_EQ(backend_->SessionTurns("bob", "s1", 0, 100)->size(), 2u);
-  EXPECT_NE(*backend_->GetSegment(bob.segment_id), std::nullopt);
-  EXPECT_EQ(backend_->ContextEvents("bob", "s1")->size(), 1u);
-  EXPECT_NE(*backend_->GetDocument(bob.document_id, false), std::nullopt);
+  EXPECT_EQ(stores_.episodic->SessionTurns("alice", "s2", 0, 100)->size(), 2u);
+  EXPECT_EQ(stores_.episodic->SessionTurns("bob", "s1", 0, 100)->size(), 2u);
+  EXPECT_NE(*stores_.episodic->GetSegment(bob.segment_id), std::nullopt);
+  EXPECT_EQ(stores_.context_events->ContextEvents("bob", "s1")->size(), 1u);
+  EXPECT_NE(*stores_.documents->GetDocument(bob.document_id, false), std::nullopt);
   EXPECT_EQ(TurnHits("okapi"), 2);
 }
 
 TEST_P(ErasureConformance, AnErasedSessionStartsAgainFromSequenceZero) {
   BuildSession("alice", "s1", "zebra");
-  ASSERT_TRUE(backend_->EraseSession({.owner = "alice", .session_id = "s1"}).ok());
-  auto event = backend_->AppendContextEvent({.owner = "alice",
-                                             .session_id = "s1",
-                                             .event_json = "{}",
-                                             .search_text = "new",
-                                             .timestamp_ms = 1,
-                                             .created_at = 1});
+  ASSERT_TRUE(stores_.admin->EraseSession({.owner = "alice", .session_id = "s1"}).ok());
+  auto event = stores_.context_events->AppendContextEvent({.owner = "alice",
+                                                           .session_id = "s1",
+                                                           .event_json = "{}",
+                                                           .search_text = "new",
+                                                           .timestamp_ms = 1,
+                                                           .created_at = 1});
   ASSERT_TRUE(event.ok());
   EXPECT_EQ(event->seq, 0);
   TurnWrite w;
@@ -214,7 +217,7 @@ TEST_P(ErasureConformance, AnErasedSessionStartsAgainFromSequenceZero) {
   w.row.role = "user";
   w.row.content = "again";
   w.search_text = "again";
-  auto turns = backend_->AppendTurns(std::vector<TurnWrite>{w});
+  auto turns = stores_.episodic->AppendTurns(std::vector<TurnWrite>{w});
   ASSERT_TRUE(turns.ok());
   EXPECT_EQ((*turns)[0].seq, 0);
 }
@@ -222,40 +225,42 @@ TEST_P(ErasureConformance, AnErasedSessionStartsAgainFromSequenceZero) {
 TEST_P(ErasureConformance, ErasureRemovesTheTurnClaimsAndTheirStoredResults) {
   auto claim = [&](const std::string& owner, const std::string& session) {
     TurnClaim c{.key = {.owner = owner, .session_id = session, .turn_id = "t1"}, .claimed_at = 1};
-    ASSERT_TRUE(backend_->ClaimTurn(c, {}).ok());
-    ASSERT_TRUE(backend_->FinishTurnClaim(c.key, "{\"rules\":[\"never email zebra\"]}").ok());
+    ASSERT_TRUE(stores_.episodic->ClaimTurn(c, {}).ok());
+    ASSERT_TRUE(
+        stores_.episodic->FinishTurnClaim(c.key, "{\"rules\":[\"never email zebra\"]}").ok());
   };
   claim("alice", "s1");
   claim("alice", "s2");
   claim("bob", "s1");
-  ASSERT_TRUE(backend_->EraseSession({.owner = "alice", .session_id = "s1"}).ok());
+  ASSERT_TRUE(stores_.admin->EraseSession({.owner = "alice", .session_id = "s1"}).ok());
   auto get = [&](const std::string& owner, const std::string& session) {
-    auto got = backend_->GetTurnClaim({.owner = owner, .session_id = session, .turn_id = "t1"});
+    auto got =
+        stores_.episodic->GetTurnClaim({.owner = owner, .session_id = session, .turn_id = "t1"});
     EXPECT_TRUE(got.ok());
     return got.ok() && got->has_value();
   };
   EXPECT_FALSE(get("alice", "s1"));
   EXPECT_TRUE(get("alice", "s2"));
   EXPECT_TRUE(get("bob", "s1"));
-  ASSERT_TRUE(backend_->ErasePrincipal("alice").ok());
+  ASSERT_TRUE(stores_.admin->ErasePrincipal("alice").ok());
   EXPECT_FALSE(get("alice", "s2"));
   EXPECT_TRUE(get("bob", "s1"));
 }
 
 TEST_P(ErasureConformance, ErasingANonexistentSessionCountsNothing) {
   BuildSession("alice", "s1", "zebra");
-  auto counts = backend_->EraseSession({.owner = "alice", .session_id = "nope"});
+  auto counts = stores_.admin->EraseSession({.owner = "alice", .session_id = "nope"});
   ASSERT_TRUE(counts.ok());
   for (const auto& [name, n] : counts->Named()) EXPECT_EQ(n, 0) << name;
-  EXPECT_EQ(backend_->SessionTurns("alice", "s1", 0, 100)->size(), 2u);
+  EXPECT_EQ(stores_.episodic->SessionTurns("alice", "s1", 0, 100)->size(), 2u);
 }
 
 TEST_P(ErasureConformance, ErasureRejectsABlankOwnerOrSession) {
-  EXPECT_EQ(backend_->EraseSession({.owner = " ", .session_id = "s"}).status().code(),
+  EXPECT_EQ(stores_.admin->EraseSession({.owner = " ", .session_id = "s"}).status().code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(backend_->EraseSession({.owner = "alice", .session_id = ""}).status().code(),
+  EXPECT_EQ(stores_.admin->EraseSession({.owner = "alice", .session_id = ""}).status().code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(backend_->ErasePrincipal("").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(stores_.admin->ErasePrincipal("").status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST_P(ErasureConformance, ErasePrincipalRemovesEverythingTheOwnerOwns) {
@@ -264,22 +269,22 @@ TEST_P(ErasureConformance, ErasePrincipalRemovesEverythingTheOwnerOwns) {
   const Built bob = BuildSession("bob", "s1", "zebra");
   Facet("alice", "stated", {});
   Facet("bob", "stated", {});
-  auto alice_entry = backend_->Upsert(
+  auto alice_entry = stores_.entries->Upsert(
       {.owner = "alice", .ns = "global", .key = "k", .content = "zebra entry", .now = 1});
-  auto alice_rule = backend_->Upsert(
+  auto alice_rule = stores_.entries->Upsert(
       {.owner = "alice", .ns = "tool-shell", .key = "r", .content = "zebra rule", .now = 1});
-  auto bob_entry = backend_->Upsert(
+  auto bob_entry = stores_.entries->Upsert(
       {.owner = "bob", .ns = "global", .key = "k", .content = "zebra entry", .now = 1});
   ASSERT_TRUE(alice_entry.ok() && alice_rule.ok() && bob_entry.ok());
   ASSERT_TRUE(
-      backend_
+      stores_.entries
           ->PutVectors(kSignature, std::vector<LabeledVector>{{alice_entry->label, {1, 0, 0}},
                                                               {bob_entry->label, {0, 1, 0}}})
           .ok());
-  auto before = backend_->VectorWatermark(kSignature);
+  auto before = stores_.entries->VectorWatermark(kSignature);
   ASSERT_TRUE(before.ok());
 
-  auto counts = backend_->ErasePrincipal("alice");
+  auto counts = stores_.admin->ErasePrincipal("alice");
   ASSERT_TRUE(counts.ok()) << counts.status().ToString();
   EXPECT_EQ(counts->entries, 2);
   EXPECT_EQ(counts->entry_vectors, 1);
@@ -293,12 +298,12 @@ TEST_P(ErasureConformance, ErasePrincipalRemovesEverythingTheOwnerOwns) {
   EXPECT_EQ(counts->documents, 2);
   EXPECT_EQ(counts->triples, 2);
 
-  auto hits = backend_->KeywordSearch({.terms = text::QueryTerms("zebra")});
+  auto hits = stores_.entries->KeywordSearch({.terms = text::QueryTerms("zebra")});
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].entry.owner, "bob");
-  EXPECT_EQ(*backend_->FindExact("alice", "tool-shell", "r"), std::nullopt);
+  EXPECT_EQ(*stores_.entries->FindExact("alice", "tool-shell", "r"), std::nullopt);
   std::vector<Label> labels;
-  ASSERT_TRUE(backend_
+  ASSERT_TRUE(stores_.entries
                   ->ForEachVector(kSignature,
                                   [&](const LabeledVector& v) {
                                     labels.push_back(v.label);
@@ -307,21 +312,21 @@ TEST_P(ErasureConformance, ErasePrincipalRemovesEverythingTheOwnerOwns) {
                   .ok());
   EXPECT_THAT(labels, ElementsAre(bob_entry->label));
   // The removal is in the change log, so every process's index drops it.
-  auto changes = backend_->VectorChangesSince(kSignature, *before, 10);
+  auto changes = stores_.entries->VectorChangesSince(kSignature, *before, 10);
   ASSERT_TRUE(changes.ok());
   ASSERT_EQ(changes->size(), 1u);
   EXPECT_EQ((*changes)[0].label, alice_entry->label);
   EXPECT_THAT((*changes)[0].vector, IsEmpty());
 
   EXPECT_EQ(TurnHits("zebra"), 2);
-  EXPECT_THAT(*backend_->Facets(false, "alice"), IsEmpty());
-  EXPECT_EQ(backend_->Facets(false, "bob")->size(), 1u);
-  EXPECT_EQ(*backend_->CountDocuments(std::string("alice")), 0);
-  EXPECT_THAT(*backend_->QueryTriples({.owner = "alice", .include_history = true}), IsEmpty());
-  EXPECT_EQ(backend_->QueryTriples({.owner = "bob"})->size(), 1u);
+  EXPECT_THAT(*stores_.episodic->Facets(false, "alice"), IsEmpty());
+  EXPECT_EQ(stores_.episodic->Facets(false, "bob")->size(), 1u);
+  EXPECT_EQ(*stores_.documents->CountDocuments(std::string("alice")), 0);
+  EXPECT_THAT(*stores_.graph->QueryTriples({.owner = "alice", .include_history = true}), IsEmpty());
+  EXPECT_EQ(stores_.graph->QueryTriples({.owner = "bob"})->size(), 1u);
   EXPECT_THAT(RecapVectorSegments(), ElementsAre(bob.segment_id));
-  EXPECT_THAT(*backend_->Segments(false, "alice", std::nullopt), IsEmpty());
-  EXPECT_EQ(backend_->Segments(false, "bob", std::nullopt)->size(), 1u);
+  EXPECT_THAT(*stores_.episodic->Segments(false, "alice", std::nullopt), IsEmpty());
+  EXPECT_EQ(stores_.episodic->Segments(false, "bob", std::nullopt)->size(), 1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -1,4 +1,4 @@
-// The graph part of the storage contract (backend.h, graph.h), run unchanged
+// The graph part of the storage contract (graph_store.h, graph.h), run unchanged
 // against every backend in kConformanceBackends.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,10 +9,10 @@
 #include <thread>
 #include <vector>
 
-#include "storage/backend.h"
 #include "storage/backend_factory.h"
 #include "storage/sqlite/fts_tokenizer.h"
 #include "storage/sqlite/migrations.h"
+#include "storage/stores.h"
 
 namespace mnemo::storage {
 namespace {
@@ -39,18 +39,18 @@ TripleRow Triple(std::string subject, std::string predicate, std::string object,
 class GraphConformance : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    backend_ = testing::MakeBackend(GetParam(), dir_);
-    ASSERT_NE(backend_, nullptr);
+    stores_ = testing::MakeStores(GetParam(), dir_);
+    ASSERT_NE(stores_.entries, nullptr);
   }
 
   TripleUpsert Upsert(const TripleRow& row, bool single_valued = false) {
-    auto r = backend_->UpsertTriple(row, single_valued);
+    auto r = stores_.graph->UpsertTriple(row, single_valued);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : TripleUpsert{};
   }
 
   std::vector<TripleRow> Query(TripleQuery q) {
-    auto r = backend_->QueryTriples(q);
+    auto r = stores_.graph->QueryTriples(q);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : std::vector<TripleRow>();
   }
@@ -63,7 +63,7 @@ class GraphConformance : public ::testing::TestWithParam<std::string> {
   }
 
   testing::TempDir dir_;
-  std::unique_ptr<Backend> backend_;
+  Stores stores_;
 };
 
 TEST_P(GraphConformance, StoresANewTripleWithIdAndNormalisedPredicate) {
@@ -237,7 +237,7 @@ TEST_P(GraphConformance, RejectsBlankFieldsAndConfidenceOutsideTheUnitInterval) 
       {Triple("a", "uses", "x", 1, 0.5, ""), "owner"},
   };
   for (const Case& c : cases) {
-    auto r = backend_->UpsertTriple(c.row, false);
+    auto r = stores_.graph->UpsertTriple(c.row, false);
     ASSERT_FALSE(r.ok()) << c.field;
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(r.status().field(), c.field);
@@ -249,7 +249,7 @@ TEST_P(GraphConformance, AReusedIdIsAConflict) {
   TripleUpsert first = Upsert(Triple("a", "uses", "x"));
   TripleRow other = Triple("b", "uses", "y");
   other.id = first.row.id;
-  auto r = backend_->UpsertTriple(other, false);
+  auto r = stores_.graph->UpsertTriple(other, false);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kConflict);
 }
@@ -258,11 +258,11 @@ TEST_P(GraphConformance, DeleteFromSourceRemovesCurrentAndHistory) {
   Upsert(Triple("user", "lives_in", "Berlin", 1000, 0.6, "local", "doc-a"), true);
   Upsert(Triple("user", "lives_in", "Lisbon", 2000, 0.6, "local", "doc-a"), true);
   Upsert(Triple("user", "likes", "tea", 2000, 0.6, "local", "doc-b"));
-  auto deleted = backend_->DeleteTriplesFromSource("doc-a");
+  auto deleted = stores_.graph->DeleteTriplesFromSource("doc-a");
   ASSERT_TRUE(deleted.ok());
   EXPECT_EQ(*deleted, 2);
   EXPECT_THAT(Spo(Query({.include_history = true})), ElementsAre("user|likes|tea"));
-  auto none = backend_->DeleteTriplesFromSource("doc-a");
+  auto none = stores_.graph->DeleteTriplesFromSource("doc-a");
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(*none, 0);
 }
@@ -272,7 +272,7 @@ TEST_P(GraphConformance, ConcurrentSingleValuedUpsertsLeaveOneCurrentTriple) {
   std::atomic<int> failures{0};
   auto work = [&](const std::string& city) {
     for (int i = 0; i < kEach; ++i) {
-      auto r = backend_->UpsertTriple(Triple("user", "lives_in", city, 1000 + i), true);
+      auto r = stores_.graph->UpsertTriple(Triple("user", "lives_in", city, 1000 + i), true);
       if (!r.ok()) ++failures;
     }
   };
@@ -302,21 +302,21 @@ INSTANTIATE_TEST_SUITE_P(
 // Two SQLite backends on one file stand for two processes.
 TEST(SqliteGraph, TwoWritersOfOneFileLeaveOneCurrentTriple) {
   testing::TempDir dir;
-  auto first = testing::MakeBackend("sqlite", dir);
-  auto second = testing::MakeBackend("sqlite", dir);
-  ASSERT_NE(first, nullptr);
-  ASSERT_NE(second, nullptr);
-  auto work = [](Backend* b, const std::string& city) {
+  auto first = testing::MakeStores("sqlite", dir);
+  auto second = testing::MakeStores("sqlite", dir);
+  ASSERT_NE(first.entries, nullptr);
+  ASSERT_NE(second.entries, nullptr);
+  auto work = [](const Stores& b, const std::string& city) {
     for (int i = 0; i < 25; ++i) {
-      auto r = b->UpsertTriple(Triple("user", "timezone", city, 1000 + i), true);
+      auto r = b.graph->UpsertTriple(Triple("user", "timezone", city, 1000 + i), true);
       ASSERT_TRUE(r.ok()) << r.status().ToString();
     }
   };
-  std::thread t1(work, first.get(), "CET");
-  std::thread t2(work, second.get(), "UTC");
+  std::thread t1(work, std::cref(first), "CET");
+  std::thread t2(work, std::cref(second), "UTC");
   t1.join();
   t2.join();
-  auto current = second->QueryTriples({.subject = "user", .predicate = "timezone"});
+  auto current = second.graph->QueryTriples({.subject = "user", .predicate = "timezone"});
   ASSERT_TRUE(current.ok());
   EXPECT_EQ(current->size(), 1u);
 }
@@ -333,7 +333,7 @@ TEST(SqliteGraph, V7AddsTheGraphToAnExistingV6Database) {
     ASSERT_TRUE(v.ok()) << v.status().ToString();
     ASSERT_EQ(*v, 6);
   }
-  auto b = OpenSqliteBackend({.path = path});
+  auto b = internal::SqliteBackend::Open({.path = path});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_GE((*b)->schema_version(), 7);
   auto put = (*b)->UpsertTriple(Triple("user", "lives_in", "Berlin"), true);
@@ -346,14 +346,14 @@ TEST(SqliteGraph, V7AddsTheGraphToAnExistingV6Database) {
 TEST(SqliteGraph, TriplesSurviveReopening) {
   testing::TempDir dir;
   {
-    auto b = testing::MakeBackend("sqlite", dir);
-    ASSERT_NE(b, nullptr);
-    ASSERT_TRUE(b->UpsertTriple(Triple("user", "lives_in", "Berlin", 1000), true).ok());
-    ASSERT_TRUE(b->UpsertTriple(Triple("user", "lives_in", "Lisbon", 2000), true).ok());
+    auto b = testing::MakeStores("sqlite", dir);
+    ASSERT_NE(b.entries, nullptr);
+    ASSERT_TRUE(b.graph->UpsertTriple(Triple("user", "lives_in", "Berlin", 1000), true).ok());
+    ASSERT_TRUE(b.graph->UpsertTriple(Triple("user", "lives_in", "Lisbon", 2000), true).ok());
   }
-  auto b = testing::MakeBackend("sqlite", dir);
-  ASSERT_NE(b, nullptr);
-  auto rows = b->QueryTriples({.include_history = true});
+  auto b = testing::MakeStores("sqlite", dir);
+  ASSERT_NE(b.entries, nullptr);
+  auto rows = b.graph->QueryTriples({.include_history = true});
   ASSERT_TRUE(rows.ok());
   ASSERT_EQ(rows->size(), 2u);
   EXPECT_EQ((*rows)[0].object, "Lisbon");

@@ -1,12 +1,12 @@
-// The backup part of the storage contract (backend.h "Backup", restore.h),
+// The backup part of the storage contract (admin_store.h "Backup", restore.h),
 // run unchanged against every backend in kConformanceBackends.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "storage/backend.h"
 #include "storage/backend_factory.h"
+#include "storage/stores.h"
 #include "text/query.h"
 
 namespace mnemo::storage {
@@ -15,8 +15,8 @@ namespace {
 class RestoreConformance : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    backend_ = testing::MakeBackend(GetParam(), dir_);
-    ASSERT_NE(backend_, nullptr);
+    stores_ = testing::MakeStores(GetParam(), dir_);
+    ASSERT_NE(stores_.entries, nullptr);
   }
 
   // One row of every kind, with ids, seqs and times a live write would
@@ -115,72 +115,72 @@ class RestoreConformance : public ::testing::TestWithParam<std::string> {
   }
 
   testing::TempDir dir_;
-  std::unique_ptr<Backend> backend_;
+  Stores stores_;
 };
 
 TEST_P(RestoreConformance, WritesEveryRowAsGivenWithItsIndexRows) {
-  auto r = backend_->Restore(Batch());
+  auto r = stores_.admin->Restore(Batch());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->entries_created, 1);
   EXPECT_EQ(r->skipped, 0);
 
-  auto entry = backend_->FindExact("alice", "global", "k");
+  auto entry = stores_.entries->FindExact("alice", "global", "k");
   ASSERT_TRUE(entry.ok() && entry->has_value());
   EXPECT_EQ((*entry)->id, "00000000-0000-4000-8000-000000000001");
   EXPECT_EQ((*entry)->created_at, 4000);
   EXPECT_EQ((*entry)->access_count, 7);
   EXPECT_TRUE((*entry)->archived);
-  auto signatures = backend_->VectorSignatures();
+  auto signatures = stores_.entries->VectorSignatures();
   ASSERT_TRUE(signatures.ok());
   EXPECT_EQ(*signatures, std::vector<std::string>{"external:2"});
 
-  auto turns = backend_->SessionTurns("alice", "s1", 0, 10);
+  auto turns = stores_.episodic->SessionTurns("alice", "s1", 0, 10);
   ASSERT_TRUE(turns.ok());
   ASSERT_EQ(turns->size(), 2u);
   EXPECT_EQ((*turns)[1].id, 41);
   EXPECT_EQ((*turns)[1].seq, 1);
-  auto turn_hits = backend_->SearchTurns({.terms = text::QueryTerms("zebra")});
+  auto turn_hits = stores_.episodic->SearchTurns({.terms = text::QueryTerms("zebra")});
   ASSERT_TRUE(turn_hits.ok());
   EXPECT_EQ(turn_hits->size(), 2u);
   // The next append continues after the restored rows.
-  auto appended = backend_->AppendTurns(std::vector<TurnWrite>{
+  auto appended = stores_.episodic->AppendTurns(std::vector<TurnWrite>{
       {.row = {.owner = "alice", .session_id = "s1", .role = "user", .content = "next"},
        .search_text = "next"}});
   ASSERT_TRUE(appended.ok()) << appended.status().ToString();
   EXPECT_EQ((*appended)[0].seq, 2);
   EXPECT_GT((*appended)[0].id, 41);
 
-  auto recaps = backend_->SearchSegments({.terms = text::QueryTerms("zebras")});
+  auto recaps = stores_.episodic->SearchSegments({.terms = text::QueryTerms("zebras")});
   ASSERT_TRUE(recaps.ok());
   ASSERT_EQ(recaps->size(), 1u);
   EXPECT_EQ((*recaps)[0].row.closed_at, 1002);
-  auto events = backend_->SearchEvents({.terms = text::QueryTerms("zebras")});
+  auto events = stores_.episodic->SearchEvents({.terms = text::QueryTerms("zebras")});
   ASSERT_TRUE(events.ok());
   ASSERT_EQ(events->size(), 1u);
   EXPECT_EQ((*events)[0].row.id, "ev-1");
-  auto facets = backend_->Facets(true, "");
+  auto facets = stores_.episodic->Facets(true, "");
   ASSERT_TRUE(facets.ok());
   ASSERT_EQ(facets->size(), 1u);
   EXPECT_EQ((*facets)[0].evidence_count, 3);
   EXPECT_EQ((*facets)[0].segment_ids, (std::vector<std::string>{"seg-1", "seg-0"}));
-  auto docs = backend_->SearchDocuments({.terms = text::QueryTerms("zebra")});
+  auto docs = stores_.documents->SearchDocuments({.terms = text::QueryTerms("zebra")});
   ASSERT_TRUE(docs.ok());
   ASSERT_EQ(docs->size(), 1u);
   EXPECT_EQ((*docs)[0].row.access_count, 2);
   EXPECT_EQ((*docs)[0].row.updated_at, 950);
   EXPECT_FALSE((*docs)[0].row.content_hash.empty());
 
-  auto context = backend_->ContextEventsAfter(0, 10);
+  auto context = stores_.context_events->ContextEventsAfter(0, 10);
   ASSERT_TRUE(context.ok());
   ASSERT_EQ(context->size(), 1u);
   EXPECT_EQ((*context)[0].id, 70);
-  auto next = backend_->AppendContextEvent(
+  auto next = stores_.context_events->AppendContextEvent(
       {.owner = "alice", .session_id = "ctx", .event_json = "{}", .search_text = "x"});
   ASSERT_TRUE(next.ok());
   EXPECT_EQ(next->seq, 6);
   EXPECT_GT(next->id, 70);
 
-  auto triples = backend_->QueryTriples({.subject = "user", .include_history = true});
+  auto triples = stores_.graph->QueryTriples({.subject = "user", .include_history = true});
   ASSERT_TRUE(triples.ok());
   ASSERT_EQ(triples->size(), 2u);
   EXPECT_EQ((*triples)[0].id, "t-new");
@@ -188,12 +188,12 @@ TEST_P(RestoreConformance, WritesEveryRowAsGivenWithItsIndexRows) {
 }
 
 TEST_P(RestoreConformance, AgainSkipsEveryRowButTheEntries) {
-  ASSERT_TRUE(backend_->Restore(Batch()).ok());
-  auto again = backend_->Restore(Batch());
+  ASSERT_TRUE(stores_.admin->Restore(Batch()).ok());
+  auto again = stores_.admin->Restore(Batch());
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(again->entries_created, 0);
   EXPECT_EQ(again->skipped, 2 + 1 + 1 + 1 + 1 + 1 + 2);
-  auto turns = backend_->SessionTurns("alice", "s1", 0, 10);
+  auto turns = stores_.episodic->SessionTurns("alice", "s1", 0, 10);
   ASSERT_TRUE(turns.ok());
   EXPECT_EQ(turns->size(), 2u);
 }
@@ -202,13 +202,13 @@ TEST_P(RestoreConformance, ABadRowWritesNothing) {
   RestoreBatch b = Batch();
   b.events.push_back(b.events[0]);
   b.events.back().type = "rumour";
-  auto r = backend_->Restore(b);
+  auto r = stores_.admin->Restore(b);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-  auto entry = backend_->FindExact("alice", "global", "k");
+  auto entry = stores_.entries->FindExact("alice", "global", "k");
   ASSERT_TRUE(entry.ok());
   EXPECT_FALSE(entry->has_value());
-  auto turns = backend_->TurnsAfter(0, 10);
+  auto turns = stores_.episodic->TurnsAfter(0, 10);
   ASSERT_TRUE(turns.ok());
   EXPECT_TRUE(turns->empty());
 }

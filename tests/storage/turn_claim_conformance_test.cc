@@ -1,5 +1,5 @@
 // The idempotent-turn and idle-segment part of the storage contract
-// (backend.h, turn_claims.h), run unchanged against every backend in
+// (episodic_store.h, turn_claims.h), run unchanged against every backend in
 // kConformanceBackends.
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "base/uuid.h"
-#include "storage/backend.h"
 #include "storage/backend_factory.h"
+#include "storage/stores.h"
 
 namespace mnemo::storage {
 namespace {
@@ -38,8 +38,8 @@ TurnClaim Claim(std::string session, std::string turn_id, TimeMs at = 5000,
 class TurnClaimConformance : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    backend_ = testing::MakeBackend(GetParam(), dir_);
-    ASSERT_NE(backend_, nullptr);
+    stores_ = testing::MakeStores(GetParam(), dir_);
+    ASSERT_NE(stores_.entries, nullptr);
   }
 
   std::vector<TurnWrite> Pair(const std::string& session, const std::string& text,
@@ -49,17 +49,17 @@ class TurnClaimConformance : public ::testing::TestWithParam<std::string> {
   }
 
   size_t RowsOf(std::string_view session, std::string_view owner = "local") {
-    auto r = backend_->SessionTurns(owner, session, 0, INT64_MAX);
+    auto r = stores_.episodic->SessionTurns(owner, session, 0, INT64_MAX);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? r->size() : 0;
   }
 
   testing::TempDir dir_;
-  std::unique_ptr<Backend> backend_;
+  Stores stores_;
 };
 
 TEST_P(TurnClaimConformance, ASecondClaimOfOneTurnIdStoresNothingAndReturnsTheFirst) {
-  auto first = backend_->ClaimTurn(Claim("s", "t-1", 5000), Pair("s", "hello"));
+  auto first = stores_.episodic->ClaimTurn(Claim("s", "t-1", 5000), Pair("s", "hello"));
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   EXPECT_TRUE(first->claimed);
   ASSERT_EQ(first->rows.size(), 2u);
@@ -67,7 +67,7 @@ TEST_P(TurnClaimConformance, ASecondClaimOfOneTurnIdStoresNothingAndReturnsTheFi
   EXPECT_EQ(first->claim.claimed_at, 5000);
   EXPECT_EQ(first->claim.result, "");
 
-  auto again = backend_->ClaimTurn(Claim("s", "t-1", 9000), Pair("s", "hello"));
+  auto again = stores_.episodic->ClaimTurn(Claim("s", "t-1", 9000), Pair("s", "hello"));
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_FALSE(again->claimed);
   EXPECT_TRUE(again->rows.empty());
@@ -77,45 +77,49 @@ TEST_P(TurnClaimConformance, ASecondClaimOfOneTurnIdStoresNothingAndReturnsTheFi
 }
 
 TEST_P(TurnClaimConformance, TurnIdsAreScopedByOwnerAndSession) {
-  ASSERT_TRUE(backend_->ClaimTurn(Claim("s", "t"), Pair("s", "x")).value().claimed);
-  EXPECT_TRUE(backend_->ClaimTurn(Claim("other", "t"), Pair("other", "x")).value().claimed);
-  EXPECT_TRUE(
-      backend_->ClaimTurn(Claim("s", "t", 1, "bob"), Pair("s", "x", "bob")).value().claimed);
+  ASSERT_TRUE(stores_.episodic->ClaimTurn(Claim("s", "t"), Pair("s", "x")).value().claimed);
+  EXPECT_TRUE(stores_.episodic->ClaimTurn(Claim("other", "t"), Pair("other", "x")).value().claimed);
+  EXPECT_TRUE(stores_.episodic->ClaimTurn(Claim("s", "t", 1, "bob"), Pair("s", "x", "bob"))
+                  .value()
+                  .claimed);
   EXPECT_EQ(RowsOf("s"), 2u);
   EXPECT_EQ(RowsOf("other"), 2u);
   EXPECT_EQ(RowsOf("s", "bob"), 2u);
 }
 
 TEST_P(TurnClaimConformance, AClaimWithoutRowsRecordsNoSeq) {
-  auto r = backend_->ClaimTurn(Claim("s", "empty"), {});
+  auto r = stores_.episodic->ClaimTurn(Claim("s", "empty"), {});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(r->claimed);
   EXPECT_EQ(r->claim.first_seq, -1);
-  EXPECT_FALSE(backend_->ClaimTurn(Claim("s", "empty"), {}).value().claimed);
+  EXPECT_FALSE(stores_.episodic->ClaimTurn(Claim("s", "empty"), {}).value().claimed);
   EXPECT_EQ(RowsOf("s"), 0u);
 }
 
 TEST_P(TurnClaimConformance, TheFirstFinishedResultIsKept) {
   const TurnKey key{.owner = "local", .session_id = "s", .turn_id = "t"};
-  EXPECT_EQ(backend_->FinishTurnClaim(key, "r1").status().code(), StatusCode::kNotFound);
-  ASSERT_TRUE(backend_->ClaimTurn(Claim("s", "t"), Pair("s", "x")).ok());
-  EXPECT_TRUE(backend_->FinishTurnClaim(key, "r1").value());
-  EXPECT_FALSE(backend_->FinishTurnClaim(key, "r2").value());
-  auto stored = backend_->GetTurnClaim(key);
+  EXPECT_EQ(stores_.episodic->FinishTurnClaim(key, "r1").status().code(), StatusCode::kNotFound);
+  ASSERT_TRUE(stores_.episodic->ClaimTurn(Claim("s", "t"), Pair("s", "x")).ok());
+  EXPECT_TRUE(stores_.episodic->FinishTurnClaim(key, "r1").value());
+  EXPECT_FALSE(stores_.episodic->FinishTurnClaim(key, "r2").value());
+  auto stored = stores_.episodic->GetTurnClaim(key);
   ASSERT_TRUE(stored.ok() && stored->has_value());
   EXPECT_EQ((*stored)->result, "r1");
-  EXPECT_EQ(backend_->ClaimTurn(Claim("s", "t"), Pair("s", "x")).value().claim.result, "r1");
-  EXPECT_FALSE(
-      backend_->GetTurnClaim({.owner = "local", .session_id = "s", .turn_id = "u"})->has_value());
+  EXPECT_EQ(stores_.episodic->ClaimTurn(Claim("s", "t"), Pair("s", "x")).value().claim.result,
+            "r1");
+  EXPECT_FALSE(stores_.episodic->GetTurnClaim({.owner = "local", .session_id = "s", .turn_id = "u"})
+                   ->has_value());
 }
 
 TEST_P(TurnClaimConformance, ClaimRejectsBadKeysAndForeignRows) {
-  EXPECT_EQ(backend_->ClaimTurn(Claim("s", ""), Pair("s", "x")).status().code(),
+  EXPECT_EQ(stores_.episodic->ClaimTurn(Claim("s", ""), Pair("s", "x")).status().code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(backend_->ClaimTurn(Claim("s", std::string(129, 'x')), Pair("s", "x")).status().code(),
+  EXPECT_EQ(stores_.episodic->ClaimTurn(Claim("s", std::string(129, 'x')), Pair("s", "x"))
+                .status()
+                .code(),
             StatusCode::kInvalidArgument);
-  EXPECT_TRUE(backend_->ClaimTurn(Claim("s", std::string(128, 'x')), Pair("s", "x")).ok());
-  EXPECT_EQ(backend_->ClaimTurn(Claim("s", "t"), Pair("elsewhere", "x")).status().code(),
+  EXPECT_TRUE(stores_.episodic->ClaimTurn(Claim("s", std::string(128, 'x')), Pair("s", "x")).ok());
+  EXPECT_EQ(stores_.episodic->ClaimTurn(Claim("s", "t"), Pair("elsewhere", "x")).status().code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(RowsOf("elsewhere"), 0u);
 }
@@ -126,7 +130,7 @@ TEST_P(TurnClaimConformance, ConcurrentClaimsOfOneTurnStoreOnePair) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
-      auto r = backend_->ClaimTurn(Claim("race", "retry"), Pair("race", "same"));
+      auto r = stores_.episodic->ClaimTurn(Claim("race", "retry"), Pair("race", "same"));
       ASSERT_TRUE(r.ok()) << r.status().ToString();
       if (r->claimed) ++winners;
       EXPECT_EQ(r->claim.first_seq, 0);
@@ -152,16 +156,16 @@ TEST_P(TurnClaimConformance, IdleOpenSegmentsAreOpenOnesOlderThanTheCutOffByLast
   const SegmentRow fresh = segment("c", 5000, "open");
   const SegmentRow closed = segment("d", 200, "open");
   for (const SegmentRow* s : {&old, &older, &fresh, &closed}) {
-    ASSERT_TRUE(backend_->PutSegment(*s).ok());
+    ASSERT_TRUE(stores_.episodic->PutSegment(*s).ok());
   }
-  ASSERT_TRUE(backend_->CloseSegment(closed.id, 300).value());
-  auto idle = backend_->IdleOpenSegments(2000, 10);
+  ASSERT_TRUE(stores_.episodic->CloseSegment(closed.id, 300).value());
+  auto idle = stores_.episodic->IdleOpenSegments(2000, 10);
   ASSERT_TRUE(idle.ok()) << idle.status().ToString();
   ASSERT_EQ(idle->size(), 2u);
   EXPECT_EQ((*idle)[0].id, older.id);
   EXPECT_EQ((*idle)[1].id, old.id);
-  EXPECT_EQ(backend_->IdleOpenSegments(2000, 1).value().size(), 1u);
-  EXPECT_TRUE(backend_->IdleOpenSegments(500, 10).value().empty());  // strictly before
+  EXPECT_EQ(stores_.episodic->IdleOpenSegments(2000, 1).value().size(), 1u);
+  EXPECT_TRUE(stores_.episodic->IdleOpenSegments(500, 10).value().empty());  // strictly before
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -1,4 +1,4 @@
-// The vector part of the storage contract (backend.h, "Vectors"): labels,
+// The vector part of the storage contract (entry_store.h, "Vectors"): labels,
 // vectors per signature, their change log, and reads by label. Run unchanged
 // against every backend in kConformanceBackends.
 #include <gmock/gmock.h>
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "storage/backend.h"
 #include "storage/backend_factory.h"
+#include "storage/stores.h"
 #include "text/query.h"
 
 namespace mnemo::storage {
@@ -47,24 +47,24 @@ std::vector<Label> LabelsOf(const std::vector<MissingVector>& missing) {
 class VectorConformance : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    backend_ = testing::MakeBackend(GetParam(), dir_);
-    ASSERT_NE(backend_, nullptr) << "cannot open backend " << GetParam();
+    stores_ = testing::MakeStores(GetParam(), dir_);
+    ASSERT_NE(stores_.entries, nullptr) << "cannot open backend " << GetParam();
   }
 
   UpsertResult Put(const EntryWrite& w) {
-    auto r = backend_->Upsert(w);
+    auto r = stores_.entries->Upsert(w);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : UpsertResult{};
   }
 
   void PutVectors(std::string_view signature, std::vector<LabeledVector> vectors) {
-    Status s = backend_->PutVectors(signature, vectors);
+    Status s = stores_.entries->PutVectors(signature, vectors);
     EXPECT_TRUE(s.ok()) << s.ToString();
   }
 
   std::vector<LabeledVector> All(std::string_view signature) {
     std::vector<LabeledVector> out;
-    Status s = backend_->ForEachVector(signature, [&](const LabeledVector& v) {
+    Status s = stores_.entries->ForEachVector(signature, [&](const LabeledVector& v) {
       out.push_back(v);
       return Status::Ok();
     });
@@ -74,26 +74,26 @@ class VectorConformance : public ::testing::TestWithParam<std::string> {
 
   std::vector<VectorChange> ChangesSince(std::string_view signature, int64_t seq,
                                          int limit = 1000) {
-    auto r = backend_->VectorChangesSince(signature, seq, limit);
+    auto r = stores_.entries->VectorChangesSince(signature, seq, limit);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : std::vector<VectorChange>{};
   }
 
   int64_t Watermark(std::string_view signature) {
-    auto r = backend_->VectorWatermark(signature);
+    auto r = stores_.entries->VectorWatermark(signature);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : -1;
   }
 
   std::vector<KeywordHit> Fetch(std::vector<Label> labels, const EntryFilter& filter = {},
                                 std::string_view query = "") {
-    auto r = backend_->FetchByLabels(labels, filter, text::QueryTerms(query));
+    auto r = stores_.entries->FetchByLabels(labels, filter, text::QueryTerms(query));
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : std::vector<KeywordHit>{};
   }
 
   testing::TempDir dir_;
-  std::unique_ptr<Backend> backend_;
+  Stores stores_;
 };
 
 TEST_P(VectorConformance, LabelsArePositiveDistinctAndStableAcrossUpserts) {
@@ -105,7 +105,7 @@ TEST_P(VectorConformance, LabelsArePositiveDistinctAndStableAcrossUpserts) {
   EntryWrite rewrite = Write("a", "alpha rewritten");
   rewrite.tags = std::vector<std::string>{"t"};
   EXPECT_EQ(Put(rewrite).label, a.label);
-  auto hits = backend_->KeywordSearch({.terms = text::QueryTerms("alpha")});
+  auto hits = stores_.entries->KeywordSearch({.terms = text::QueryTerms("alpha")});
   ASSERT_TRUE(hits.ok());
   EXPECT_THAT(LabelsOf(*hits), ElementsAre(a.label));
   EXPECT_THAT(LabelsOf(Fetch({b.label, a.label})), ElementsAre(b.label, a.label));
@@ -114,7 +114,7 @@ TEST_P(VectorConformance, LabelsArePositiveDistinctAndStableAcrossUpserts) {
 TEST_P(VectorConformance, LabelsOfDeletedEntriesAreNotReused) {
   Put(Write("a", "one"));
   const UpsertResult newest = Put(Write("b", "two"));
-  ASSERT_TRUE(backend_->Delete(newest.entry.id).ok());
+  ASSERT_TRUE(stores_.entries->Delete(newest.entry.id).ok());
   const UpsertResult next = Put(Write("c", "three"));
   EXPECT_GT(next.label, newest.label);
 }
@@ -161,7 +161,7 @@ TEST_P(VectorConformance, DeletingAnEntryDeletesAndLogsItsVectors) {
   const UpsertResult k = Put(Write("k", "text"));
   PutVectors("s", {{k.label, Vec(1, 0, 0)}});
   const int64_t before = Watermark("s");
-  ASSERT_TRUE(backend_->Delete(k.entry.id).ok());
+  ASSERT_TRUE(stores_.entries->Delete(k.entry.id).ok());
   EXPECT_THAT(All("s"), IsEmpty());
   auto changes = ChangesSince("s", before);
   ASSERT_EQ(changes.size(), 1u);
@@ -177,13 +177,13 @@ TEST_P(VectorConformance, UpsertBatchDeletesVectorsPerWriteAndAFailedBatchKeepsT
   const int64_t before = Watermark("s");
 
   std::vector<EntryWrite> failing = {Write("a", "changed"), Write("", "empty key")};
-  ASSERT_FALSE(backend_->UpsertBatch(failing).ok());
+  ASSERT_FALSE(stores_.entries->UpsertBatch(failing).ok());
   EXPECT_THAT(LabelsOf(All("s")), ElementsAre(a, b));
   EXPECT_EQ(Watermark("s"), before);
   EXPECT_THAT(ChangesSince("s", before), IsEmpty());
 
   std::vector<EntryWrite> batch = {Write("a", "changed"), Write("b", "two"), Write("c", "new")};
-  auto created = backend_->UpsertBatch(batch);
+  auto created = stores_.entries->UpsertBatch(batch);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   EXPECT_EQ(*created, 1);
   EXPECT_THAT(LabelsOf(All("s")), ElementsAre(b));
@@ -196,23 +196,23 @@ TEST_P(VectorConformance, PutVectorsChecksDimensions) {
   const Label a = Put(Write("a", "one")).label;
   const Label b = Put(Write("b", "two")).label;
   Status mixed =
-      backend_->PutVectors("s", std::vector<LabeledVector>{{a, Vec(1, 2, 3)}, {b, {1, 2}}});
+      stores_.entries->PutVectors("s", std::vector<LabeledVector>{{a, Vec(1, 2, 3)}, {b, {1, 2}}});
   EXPECT_EQ(mixed.code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(mixed.message(), HasSubstr("expected 3"));
   EXPECT_THAT(mixed.message(), HasSubstr("got 2"));
   EXPECT_THAT(All("s"), IsEmpty());
 
-  Status empty = backend_->PutVectors("s", std::vector<LabeledVector>{{a, {}}});
+  Status empty = stores_.entries->PutVectors("s", std::vector<LabeledVector>{{a, {}}});
   EXPECT_EQ(empty.code(), StatusCode::kInvalidArgument);
 
   PutVectors("s", {{a, Vec(1, 2, 3)}});
-  Status other = backend_->PutVectors("s", std::vector<LabeledVector>{{b, {1, 2, 3, 4}}});
+  Status other = stores_.entries->PutVectors("s", std::vector<LabeledVector>{{b, {1, 2, 3, 4}}});
   EXPECT_EQ(other.code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(other.message(), HasSubstr("expected 3"));
   EXPECT_THAT(other.message(), HasSubstr("got 4"));
   // Another signature is another space, with its own dimension.
   PutVectors("t", {{b, {1, 2, 3, 4}}});
-  EXPECT_TRUE(backend_->PutVectors("s", std::vector<LabeledVector>{}).ok());
+  EXPECT_TRUE(stores_.entries->PutVectors("s", std::vector<LabeledVector>{}).ok());
 
   // Once a signature has no vectors left, any dimension starts it again.
   Put(Write("a", "rewritten"));
@@ -223,7 +223,7 @@ TEST_P(VectorConformance, PutVectorsChecksDimensions) {
 TEST_P(VectorConformance, PutVectorsReplacesAndSkipsLabelsThatDoNotExist) {
   const UpsertResult a = Put(Write("a", "one"));
   const UpsertResult gone = Put(Write("gone", "two"));
-  ASSERT_TRUE(backend_->Delete(gone.entry.id).ok());
+  ASSERT_TRUE(stores_.entries->Delete(gone.entry.id).ok());
   const int64_t before = Watermark("s");
   PutVectors("s", {{a.label, Vec(1, 2, 3)}, {gone.label, Vec(4, 5, 6)}, {999999, Vec(7, 8, 9)}});
   PutVectors("s", {{a.label, Vec(3, 2, 1)}});
@@ -241,9 +241,9 @@ TEST_P(VectorConformance, ForEachVectorVisitsEveryVectorInLabelOrderAndStopsAtAn
   for (int i = 0; i < kEntries; ++i) {
     writes.push_back(Write("k" + std::to_string(i), "text " + std::to_string(i)));
   }
-  ASSERT_TRUE(backend_->UpsertBatch(writes).ok());
+  ASSERT_TRUE(stores_.entries->UpsertBatch(writes).ok());
   std::vector<Label> labels;
-  auto missing = backend_->MissingVectors("s", 0, kEntries);
+  auto missing = stores_.entries->MissingVectors("s", 0, kEntries);
   ASSERT_TRUE(missing.ok());
   ASSERT_EQ(missing->size(), static_cast<size_t>(kEntries));
   std::vector<LabeledVector> vectors;
@@ -260,7 +260,7 @@ TEST_P(VectorConformance, ForEachVectorVisitsEveryVectorInLabelOrderAndStopsAtAn
     EXPECT_EQ(v.vector, Vec(static_cast<float>(v.label), 0.5f, -1));
 
   int seen = 0;
-  Status s = backend_->ForEachVector("s", [&](const LabeledVector&) {
+  Status s = stores_.entries->ForEachVector("s", [&](const LabeledVector&) {
     return ++seen == 3 ? Internal("stop here") : Status::Ok();
   });
   EXPECT_EQ(s.code(), StatusCode::kInternal);
@@ -268,9 +268,9 @@ TEST_P(VectorConformance, ForEachVectorVisitsEveryVectorInLabelOrderAndStopsAtAn
 
   // The callback may call back into the backend.
   int nested = 0;
-  s = backend_->ForEachVector("s", [&](const LabeledVector& v) {
+  s = stores_.entries->ForEachVector("s", [&](const LabeledVector& v) {
     if (++nested > 2) return Status::Ok();
-    auto again = backend_->VectorsFor("s", std::vector<Label>{v.label});
+    auto again = stores_.entries->VectorsFor("s", std::vector<Label>{v.label});
     return again.ok() && again->size() == 1 ? Status::Ok() : Internal("nested read failed");
   });
   EXPECT_TRUE(s.ok()) << s.ToString();
@@ -281,11 +281,11 @@ TEST_P(VectorConformance, VectorsForReturnsThePresentOnesInTheGivenOrder) {
   const Label b = Put(Write("b", "two")).label;
   const Label c = Put(Write("c", "three")).label;
   PutVectors("s", {{a, Vec(1, 0, 0)}, {c, Vec(0, 0, 1)}});
-  auto r = backend_->VectorsFor("s", std::vector<Label>{c, b, a, 424242, c});
+  auto r = stores_.entries->VectorsFor("s", std::vector<Label>{c, b, a, 424242, c});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_THAT(LabelsOf(*r), ElementsAre(c, a));
   EXPECT_EQ((*r)[0].vector, Vec(0, 0, 1));
-  auto none = backend_->VectorsFor("other", std::vector<Label>{a});
+  auto none = stores_.entries->VectorsFor("other", std::vector<Label>{a});
   ASSERT_TRUE(none.ok());
   EXPECT_THAT(*none, IsEmpty());
 }
@@ -299,23 +299,23 @@ TEST_P(VectorConformance, MissingVectorsPagesOverEveryNamespaceAndArchivedEntrie
   const Label d = Put(Write("d", "four")).label;
   const Label e = Put(Write("e", "five")).label;
   PutVectors("s", {{d, Vec(1, 1, 1)}});
-  auto count = backend_->CountMissingVectors("s");
+  auto count = stores_.entries->CountMissingVectors("s");
   ASSERT_TRUE(count.ok());
   EXPECT_EQ(*count, 4);
 
-  auto page = backend_->MissingVectors("s", 0, 2);
+  auto page = stores_.entries->MissingVectors("s", 0, 2);
   ASSERT_TRUE(page.ok());
   EXPECT_THAT(LabelsOf(*page), ElementsAre(a, b));
   EXPECT_EQ((*page)[1].key, "b");
   EXPECT_EQ((*page)[1].content, "two");
-  page = backend_->MissingVectors("s", (*page)[1].label, 2);
+  page = stores_.entries->MissingVectors("s", (*page)[1].label, 2);
   ASSERT_TRUE(page.ok());
   EXPECT_THAT(LabelsOf(*page), ElementsAre(c, e));
-  page = backend_->MissingVectors("s", e, 2);
+  page = stores_.entries->MissingVectors("s", e, 2);
   ASSERT_TRUE(page.ok());
   EXPECT_THAT(*page, IsEmpty());
 
-  auto other = backend_->CountMissingVectors("other");
+  auto other = stores_.entries->CountMissingVectors("other");
   ASSERT_TRUE(other.ok());
   EXPECT_EQ(*other, 5);
 }
@@ -333,7 +333,7 @@ TEST_P(VectorConformance, TheWatermarkGrowsAndChangesListPutsAndRemovalsInOrder)
   PutVectors("s", {{b.label, Vec(0, 1, 0)}});
   const int64_t w2 = Watermark("s");
   EXPECT_GT(w2, w1);
-  ASSERT_TRUE(backend_->Delete(b.entry.id).ok());
+  ASSERT_TRUE(stores_.entries->Delete(b.entry.id).ok());
   PutVectors("s", {{a.label, Vec(0, 0, 2)}});
   const int64_t w3 = Watermark("s");
   EXPECT_GT(w3, w2);
@@ -361,9 +361,9 @@ TEST_P(VectorConformance, TheWatermarkGrowsAndChangesListPutsAndRemovalsInOrder)
 
 TEST_P(VectorConformance, AReaderBehindATrimmedLogIsToldToRebuild) {
   testing::TempDir dir;
-  auto small = testing::MakeBackend(GetParam(), dir, /*vector_log_limit=*/4);
-  ASSERT_NE(small, nullptr);
-  auto r = small->Upsert(Write("a", "one"));
+  auto small = testing::MakeStores(GetParam(), dir, /*vector_log_limit=*/4);
+  ASSERT_NE(small.entries, nullptr);
+  auto r = small.entries->Upsert(Write("a", "one"));
   ASSERT_TRUE(r.ok());
   const Label a = r->label;
   // "t" starts late: its log was never trimmed, so a reader from 0 is fine
@@ -371,30 +371,31 @@ TEST_P(VectorConformance, AReaderBehindATrimmedLogIsToldToRebuild) {
   std::vector<int64_t> seqs;
   for (int i = 0; i < 10; ++i) {
     ASSERT_TRUE(
-        small->PutVectors("s", std::vector<LabeledVector>{{a, Vec(static_cast<float>(i), 0, 0)}})
+        small.entries
+            ->PutVectors("s", std::vector<LabeledVector>{{a, Vec(static_cast<float>(i), 0, 0)}})
             .ok());
-    auto w = small->VectorWatermark("s");
+    auto w = small.entries->VectorWatermark("s");
     ASSERT_TRUE(w.ok());
     seqs.push_back(*w);
   }
-  ASSERT_TRUE(small->PutVectors("t", std::vector<LabeledVector>{{a, {1}}}).ok());
-  auto from_zero = small->VectorChangesSince("t", 0, 100);
+  ASSERT_TRUE(small.entries->PutVectors("t", std::vector<LabeledVector>{{a, {1}}}).ok());
+  auto from_zero = small.entries->VectorChangesSince("t", 0, 100);
   ASSERT_TRUE(from_zero.ok()) << from_zero.status().ToString();
   EXPECT_EQ(from_zero->size(), 1u);
 
   // The newest 4 changes of "s" are kept; a reader that saw the one before
   // them misses nothing, an older one must rebuild.
-  auto kept = small->VectorChangesSince("s", seqs[5], 100);
+  auto kept = small.entries->VectorChangesSince("s", seqs[5], 100);
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
   ASSERT_EQ(kept->size(), 4u);
   EXPECT_EQ(kept->front().seq, seqs[6]);
   for (int64_t behind : {int64_t{0}, seqs[0], seqs[4]}) {
-    auto old = small->VectorChangesSince("s", behind, 100);
+    auto old = small.entries->VectorChangesSince("s", behind, 100);
     ASSERT_FALSE(old.ok()) << behind;
     EXPECT_EQ(old.status().code(), StatusCode::kNotFound);
     EXPECT_THAT(old.status().message(), HasSubstr("rebuild"));
   }
-  auto w = small->VectorWatermark("s");
+  auto w = small.entries->VectorWatermark("s");
   ASSERT_TRUE(w.ok());
   EXPECT_EQ(*w, seqs[9]);
 }
@@ -418,7 +419,7 @@ TEST_P(VectorConformance, FetchByLabelsFiltersScoresLikeKeywordSearchAndKeepsThe
   const std::vector<Label> order = {other, daily, system, 987654, notes, archived, secret, relay};
   auto hits = Fetch(order, {}, "smtp relay");
   EXPECT_THAT(LabelsOf(hits), ElementsAre(other, daily, notes, secret, relay));
-  auto search = backend_->KeywordSearch({.terms = text::QueryTerms("smtp relay")});
+  auto search = stores_.entries->KeywordSearch({.terms = text::QueryTerms("smtp relay")});
   ASSERT_TRUE(search.ok());
   ASSERT_FALSE(search->empty());
   for (const KeywordHit& hit : hits) {
@@ -460,19 +461,19 @@ TEST_P(VectorConformance, CountMatchingAndMatchingLabelsApplyTheFilterInLabelOrd
     Put(Write("g" + std::to_string(i), "text"));
   }
   Put(Write("sys", "text", "tool_effectiveness"));
-  auto all = backend_->CountMatching({});
+  auto all = stores_.entries->CountMatching({});
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(*all, 10);
-  auto in_work = backend_->CountMatching({.ns = "work"});
+  auto in_work = stores_.entries->CountMatching({.ns = "work"});
   ASSERT_TRUE(in_work.ok());
   EXPECT_EQ(*in_work, 5);
-  auto daily = backend_->MatchingLabels({.category = "daily", .ns = "work"}, 10);
+  auto daily = stores_.entries->MatchingLabels({.category = "daily", .ns = "work"}, 10);
   ASSERT_TRUE(daily.ok());
   EXPECT_THAT(*daily, ElementsAre(work[0], work[2], work[4]));
-  auto limited = backend_->MatchingLabels({.ns = "work"}, 2);
+  auto limited = stores_.entries->MatchingLabels({.ns = "work"}, 2);
   ASSERT_TRUE(limited.ok());
   EXPECT_THAT(*limited, ElementsAre(work[0], work[1]));
-  auto none = backend_->CountMatching({.ns = "nowhere"});
+  auto none = stores_.entries->CountMatching({.ns = "nowhere"});
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(*none, 0);
 }

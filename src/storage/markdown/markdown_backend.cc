@@ -100,26 +100,44 @@ EntryWrite WriteOf(const Entry& e) {
 
 }  // namespace
 
-MarkdownBackend::MarkdownBackend(std::string root, std::unique_ptr<Backend> index,
-                                 std::unique_ptr<Backend> data, std::shared_ptr<Logger> logger)
+MarkdownBackend::MarkdownBackend(std::string root, Stores index, Stores data,
+                                 std::shared_ptr<Logger> logger)
     : root_(std::move(root)),
       logger_(std::move(logger)),
       index_(std::move(index)),
       data_(std::move(data)) {}
 
-Result<std::unique_ptr<MarkdownBackend>> MarkdownBackend::Open(std::string root,
-                                                               std::unique_ptr<Backend> index,
-                                                               std::unique_ptr<Backend> data,
+Result<std::shared_ptr<MarkdownBackend>> MarkdownBackend::Open(std::string root, Stores index,
+                                                               Stores data,
                                                                std::shared_ptr<Logger> logger) {
   if (root.empty()) return InvalidArgument("the markdown folder must not be empty", "path");
-  if (index == nullptr) return InvalidArgument("the markdown backend needs an index", "index");
+  if (index.entries == nullptr || index.admin == nullptr) {
+    return InvalidArgument("the markdown backend needs an index", "index");
+  }
   MNEMO_RETURN_IF_ERROR(mnemo::internal::MakeFolders(root, kFolderMode));
-  std::unique_ptr<MarkdownBackend> backend(
+  std::shared_ptr<MarkdownBackend> backend(
       new MarkdownBackend(std::move(root), std::move(index), std::move(data), std::move(logger)));
   std::lock_guard lock(backend->mu_);
   MNEMO_ASSIGN_OR_RETURN(FolderLock folder, FolderLock::Acquire(backend->root_));
   MNEMO_RETURN_IF_ERROR(backend->ReconcileLocked(/*full=*/true));
   return backend;
+}
+
+Result<Stores> MarkdownBackend::Bundle(std::string root, Stores index, Stores data,
+                                       std::shared_ptr<Logger> logger) {
+  const Stores& rest = data.admin != nullptr ? data : index;
+  Stores stores{.name = "markdown",
+                .schema_version = index.schema_version,
+                .episodic = rest.episodic,
+                .documents = rest.documents,
+                .context_events = rest.context_events,
+                .graph = rest.graph};
+  MNEMO_ASSIGN_OR_RETURN(
+      std::shared_ptr<MarkdownBackend> backend,
+      Open(std::move(root), std::move(index), std::move(data), std::move(logger)));
+  stores.entries = backend;
+  stores.admin = std::move(backend);
+  return stores;
 }
 
 Status MarkdownBackend::Sync() {
@@ -163,7 +181,7 @@ Status MarkdownBackend::ReconcileLocked(bool full) {
   // At open, the whole index, to compare with and to find entries in no file.
   std::unordered_map<std::string, Entry> indexed;  // by address
   if (full) {
-    MNEMO_RETURN_IF_ERROR(index_->ForEach({}, "", [&](const Entry& e) {
+    MNEMO_RETURN_IF_ERROR(index_.entries->ForEach({}, "", [&](const Entry& e) {
       indexed.emplace(Address(e), e);
       return Status::Ok();
     }));
@@ -212,7 +230,7 @@ Status MarkdownBackend::ReconcileLocked(bool full) {
       } else if (full) {
         if (auto at = indexed.find(address); at != indexed.end()) current = at->second;
       } else {
-        MNEMO_ASSIGN_OR_RETURN(current, index_->FindExact(want.owner, want.ns, want.key));
+        MNEMO_ASSIGN_OR_RETURN(current, index_.entries->FindExact(want.owner, want.ns, want.key));
       }
       // Items a person wrote or changed get what the files need to
       // round-trip: an id, times.
@@ -227,12 +245,12 @@ Status MarkdownBackend::ReconcileLocked(bool full) {
       if (current && SameInFile(*current, want)) {
         stored = *current;
       } else {
-        Result<UpsertResult> put = index_->Upsert(WriteOf(want));
+        Result<UpsertResult> put = index_.entries->Upsert(WriteOf(want));
         if (!put.ok() && put.status().code() == StatusCode::kConflict && !want.id.empty()) {
           // The id is held by an entry at another address (a renamed key):
           // the file wins.
-          MNEMO_RETURN_IF_ERROR(index_->Delete(want.id).status());
-          put = index_->Upsert(WriteOf(want));
+          MNEMO_RETURN_IF_ERROR(index_.entries->Delete(want.id).status());
+          put = index_.entries->Upsert(WriteOf(want));
         }
         if (!put.ok()) {
           Warn(shown + ":" + std::to_string(item.line) +
@@ -253,10 +271,10 @@ Status MarkdownBackend::ReconcileLocked(bool full) {
   for (const Entry& e : misplaced) PlaceLocked(e, rewrite);
   // Entries that left every file.
   for (const auto& [id, e] : before) {
-    if (!where_.contains(id)) MNEMO_RETURN_IF_ERROR(index_->Delete(id).status());
+    if (!where_.contains(id)) MNEMO_RETURN_IF_ERROR(index_.entries->Delete(id).status());
   }
   for (const auto& [address, e] : indexed) {
-    if (!where_.contains(e.id)) MNEMO_RETURN_IF_ERROR(index_->Delete(e.id).status());
+    if (!where_.contains(e.id)) MNEMO_RETURN_IF_ERROR(index_.entries->Delete(e.id).status());
   }
   return FlushLocked(rewrite);
 }
@@ -393,7 +411,7 @@ Result<T> MarkdownBackend::Write(Fn&& apply) {
 Result<UpsertResult> MarkdownBackend::Upsert(const EntryWrite& write) {
   MNEMO_RETURN_IF_ERROR(CheckWrite(write));
   return Write<UpsertResult>([&](Dirty& dirty) -> Result<UpsertResult> {
-    MNEMO_ASSIGN_OR_RETURN(UpsertResult r, index_->Upsert(write));
+    MNEMO_ASSIGN_OR_RETURN(UpsertResult r, index_.entries->Upsert(write));
     PlaceLocked(r.entry, dirty);
     return r;
   });
@@ -408,21 +426,22 @@ Result<RestoreReport> MarkdownBackend::Restore(const RestoreBatch& batch) {
   RestoreReport forwarded;
   const RestoreBatch* to_index = &batch;
   RestoreBatch entries_only;
-  if (data_ != nullptr) {
+  if (has_data()) {
     RestoreBatch rest = batch;
     rest.entries.clear();
     rest.vectors.clear();
-    MNEMO_ASSIGN_OR_RETURN(forwarded, data_->Restore(rest));
+    MNEMO_ASSIGN_OR_RETURN(forwarded, data_.admin->Restore(rest));
     entries_only.entries = batch.entries;
     entries_only.vectors = batch.vectors;
     to_index = &entries_only;
   }
   return Write<RestoreReport>([&](Dirty& dirty) -> Result<RestoreReport> {
-    MNEMO_ASSIGN_OR_RETURN(RestoreReport report, index_->Restore(*to_index));
+    MNEMO_ASSIGN_OR_RETURN(RestoreReport report, index_.admin->Restore(*to_index));
     std::unordered_set<std::string> placed;
     for (const EntryWrite& w : batch.entries) {
       if (!placed.insert(Address(w.owner, w.ns, w.key)).second) continue;
-      MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> stored, index_->FindExact(w.owner, w.ns, w.key));
+      MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> stored,
+                             index_.entries->FindExact(w.owner, w.ns, w.key));
       if (stored) PlaceLocked(*stored, dirty);
     }
     report.skipped += forwarded.skipped;
@@ -434,11 +453,12 @@ Result<int64_t> MarkdownBackend::UpsertBatch(std::span<const EntryWrite> writes,
                                              std::vector<Label>* labels) {
   for (const EntryWrite& w : writes) MNEMO_RETURN_IF_ERROR(CheckWrite(w));
   return Write<int64_t>([&](Dirty& dirty) -> Result<int64_t> {
-    MNEMO_ASSIGN_OR_RETURN(int64_t created, index_->UpsertBatch(writes, labels));
+    MNEMO_ASSIGN_OR_RETURN(int64_t created, index_.entries->UpsertBatch(writes, labels));
     std::unordered_set<std::string> placed;
     for (const EntryWrite& w : writes) {
       if (!placed.insert(Address(w.owner, w.ns, w.key)).second) continue;
-      MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> stored, index_->FindExact(w.owner, w.ns, w.key));
+      MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> stored,
+                             index_.entries->FindExact(w.owner, w.ns, w.key));
       if (stored) PlaceLocked(*stored, dirty);
     }
     return created;
@@ -450,12 +470,12 @@ Result<std::vector<UpsertResult>> MarkdownBackend::Mutate(const EntryGroup& grou
   return Write<std::vector<UpsertResult>>([&](Dirty& dirty) -> Result<std::vector<UpsertResult>> {
     MNEMO_ASSIGN_OR_RETURN(
         std::vector<UpsertResult> results,
-        index_->Mutate(group,
-                       [&](const std::vector<Entry>& current) -> Result<std::vector<EntryWrite>> {
-                         MNEMO_ASSIGN_OR_RETURN(std::vector<EntryWrite> writes, decide(current));
-                         for (const EntryWrite& w : writes) MNEMO_RETURN_IF_ERROR(CheckWrite(w));
-                         return writes;
-                       }));
+        index_.entries->Mutate(
+            group, [&](const std::vector<Entry>& current) -> Result<std::vector<EntryWrite>> {
+              MNEMO_ASSIGN_OR_RETURN(std::vector<EntryWrite> writes, decide(current));
+              for (const EntryWrite& w : writes) MNEMO_RETURN_IF_ERROR(CheckWrite(w));
+              return writes;
+            }));
     for (const UpsertResult& r : results) PlaceLocked(r.entry, dirty);
     return results;
   });
@@ -463,7 +483,7 @@ Result<std::vector<UpsertResult>> MarkdownBackend::Mutate(const EntryGroup& grou
 
 Result<bool> MarkdownBackend::Delete(std::string_view id) {
   return Write<bool>([&](Dirty& dirty) -> Result<bool> {
-    MNEMO_ASSIGN_OR_RETURN(bool deleted, index_->Delete(id));
+    MNEMO_ASSIGN_OR_RETURN(bool deleted, index_.entries->Delete(id));
     ForgetLocked(std::string(id), dirty);
     return deleted;
   });
@@ -473,30 +493,35 @@ Result<ErasureCounts> MarkdownBackend::ErasePrincipal(std::string_view owner) {
   MNEMO_RETURN_IF_ERROR(internal::ValidateErasure(owner, std::nullopt));
   return Write<ErasureCounts>([&](Dirty& dirty) -> Result<ErasureCounts> {
     std::vector<std::string> ids;
-    MNEMO_RETURN_IF_ERROR(index_->ForEach({}, "", [&](const Entry& e) {
+    MNEMO_RETURN_IF_ERROR(index_.entries->ForEach({}, "", [&](const Entry& e) {
       if (e.owner == owner) ids.push_back(e.id);
       return Status::Ok();
     }));
     // The index holds the entries (and, without a data backend, the rest).
-    MNEMO_ASSIGN_OR_RETURN(ErasureCounts counts, index_->ErasePrincipal(owner));
+    MNEMO_ASSIGN_OR_RETURN(ErasureCounts counts, index_.admin->ErasePrincipal(owner));
     for (const std::string& id : ids) ForgetLocked(id, dirty);
-    if (data_ != nullptr) {
-      MNEMO_ASSIGN_OR_RETURN(ErasureCounts data, data_->ErasePrincipal(owner));
+    if (has_data()) {
+      MNEMO_ASSIGN_OR_RETURN(ErasureCounts data, data_.admin->ErasePrincipal(owner));
       counts += data;
     }
     return counts;
   });
 }
 
+Result<ErasureCounts> MarkdownBackend::EraseSession(const SessionErasure& what) {
+  return data_admin().EraseSession(what);
+}
+
 Result<HygieneCounts> MarkdownBackend::ApplyHygiene(std::span<const std::string> ids,
                                                     const HygieneFn& decide) {
   return Write<HygieneCounts>([&](Dirty& dirty) -> Result<HygieneCounts> {
     std::vector<std::pair<Entry, HygieneAction>> decided;
-    MNEMO_ASSIGN_OR_RETURN(HygieneCounts counts, index_->ApplyHygiene(ids, [&](const Entry& e) {
-      const HygieneAction action = decide(e);
-      decided.emplace_back(e, action);
-      return action;
-    }));
+    MNEMO_ASSIGN_OR_RETURN(HygieneCounts counts,
+                           index_.entries->ApplyHygiene(ids, [&](const Entry& e) {
+                             const HygieneAction action = decide(e);
+                             decided.emplace_back(e, action);
+                             return action;
+                           }));
     for (auto& [e, action] : decided) {
       if (action == HygieneAction::kDelete) {
         ForgetLocked(e.id, dirty);
@@ -510,59 +535,59 @@ Result<HygieneCounts> MarkdownBackend::ApplyHygiene(std::span<const std::string>
 }
 
 Result<bool> MarkdownBackend::ClaimHygieneRun(TimeMs now, TimeMs interval) {
-  return index_->ClaimHygieneRun(now, interval);
+  return index_.entries->ClaimHygieneRun(now, interval);
 }
 
 Result<std::optional<Entry>> MarkdownBackend::AddCounters(std::string_view id, int64_t access_delta,
                                                           int64_t useful_delta) {
   MNEMO_RETURN_IF_ERROR(Sync());
-  return index_->AddCounters(id, access_delta, useful_delta);
+  return index_.entries->AddCounters(id, access_delta, useful_delta);
 }
 
 Result<std::optional<Entry>> MarkdownBackend::FindExact(std::string_view owner, std::string_view ns,
                                                         std::string_view key) {
   MNEMO_RETURN_IF_ERROR(Sync());
-  return index_->FindExact(owner, ns, key);
+  return index_.entries->FindExact(owner, ns, key);
 }
 
 Result<std::optional<Entry>> MarkdownBackend::Resolve(std::string_view ns, std::string_view key,
                                                       const ReadScope& scope) {
   MNEMO_RETURN_IF_ERROR(Sync());
-  return index_->Resolve(ns, key, scope);
+  return index_.entries->Resolve(ns, key, scope);
 }
 
 Result<std::vector<Entry>> MarkdownBackend::List(const EntryFilter& filter, int limit,
                                                  int64_t offset) {
   MNEMO_RETURN_IF_ERROR(Sync());
-  return index_->List(filter, limit, offset);
+  return index_.entries->List(filter, limit, offset);
 }
 
 Result<std::vector<KeywordHit>> MarkdownBackend::KeywordSearch(const KeywordQuery& query) {
   MNEMO_RETURN_IF_ERROR(Sync());
-  return index_->KeywordSearch(query);
+  return index_.entries->KeywordSearch(query);
 }
 
 Result<Stats> MarkdownBackend::GetStats(const ReadScope& scope) {
   MNEMO_RETURN_IF_ERROR(Sync());
-  MNEMO_ASSIGN_OR_RETURN(Stats stats, index_->GetStats(scope));
-  stats.backend = std::string(name());
+  MNEMO_ASSIGN_OR_RETURN(Stats stats, index_.entries->GetStats(scope));
+  stats.backend = "markdown";
   return stats;
 }
 
 Status MarkdownBackend::ForEach(const ReadScope& scope, std::string_view ns_prefix,
                                 const std::function<Status(const Entry&)>& fn) {
   MNEMO_RETURN_IF_ERROR(Sync());
-  return index_->ForEach(scope, ns_prefix, fn);
+  return index_.entries->ForEach(scope, ns_prefix, fn);
 }
 
 Result<int64_t> MarkdownBackend::Generation(Counter which) {
   MNEMO_RETURN_IF_ERROR(Sync());
-  return index_->Generation(which);
+  return index_.entries->Generation(which);
 }
 
 }  // namespace markdown
 
-Result<std::unique_ptr<Backend>> OpenMarkdownBackend(const MarkdownOptions& options) {
+Result<Stores> OpenMarkdownStores(const MarkdownOptions& options) {
   namespace fs = std::filesystem;
   if (options.root.empty()) return InvalidArgument("the markdown folder must not be empty", "path");
   const std::string index_path =
@@ -571,17 +596,14 @@ Result<std::unique_ptr<Backend>> OpenMarkdownBackend(const MarkdownOptions& opti
   MNEMO_RETURN_IF_ERROR(
       mnemo::internal::MakeFolders(fs::path(index_path).parent_path().string(), 0700));
   MNEMO_ASSIGN_OR_RETURN(
-      std::unique_ptr<Backend> index,
-      OpenSqliteBackend({.path = index_path, .readers = 2, .logger = options.logger}));
-  std::unique_ptr<Backend> data;
+      Stores index, OpenSqliteStores({.path = index_path, .readers = 2, .logger = options.logger}));
+  Stores data;
   if (!options.data_path.empty()) {
-    MNEMO_ASSIGN_OR_RETURN(
-        data, OpenSqliteBackend({.path = options.data_path, .logger = options.logger}));
+    MNEMO_ASSIGN_OR_RETURN(data,
+                           OpenSqliteStores({.path = options.data_path, .logger = options.logger}));
   }
-  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<markdown::MarkdownBackend> backend,
-                         markdown::MarkdownBackend::Open(options.root, std::move(index),
-                                                         std::move(data), options.logger));
-  return std::unique_ptr<Backend>(std::move(backend));
+  return markdown::MarkdownBackend::Bundle(options.root, std::move(index), std::move(data),
+                                           options.logger);
 }
 
 }  // namespace mnemo::storage

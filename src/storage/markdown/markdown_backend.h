@@ -3,7 +3,8 @@
 // of truth; a SQLite index beside them answers every query, so search is
 // the SQLite backend's. Everything that is not an entry (episodic turns,
 // segments, events, facets, documents, context events, graph) is not part of
-// the markdown layout and goes to a second backend unchanged.
+// the markdown layout: those stores are a SQLite database's, handed out by
+// OpenMarkdownStores (storage/stores.h) as they are, with no layer between.
 //
 // Keeping files and index in step:
 // - Before every entry read or write the folder is scanned (one stat per
@@ -38,9 +39,9 @@
 // opening again rebuilds the same entries, ids and times from the files.
 // Its vectors are derived too (recomputed by the vector filler).
 //
-// Thread-safety: as Backend. Reads run concurrently once the folder is
-// checked; writes of one process are serialised by a mutex, writes of
-// several processes by the folder lock.
+// Thread-safety: as every store (safe from several threads). Reads run concurrently once the folder
+// is checked; writes of one process are serialised by a mutex, writes of several processes by the
+// folder lock.
 #pragma once
 
 #include <map>
@@ -52,25 +53,32 @@
 #include <unordered_set>
 #include <vector>
 
-#include "storage/backend.h"
+#include "storage/admin_store.h"
+#include "storage/entry_store.h"
 #include "storage/markdown/entry_folder.h"
+#include "storage/stores.h"
 
 namespace mnemo::storage::markdown {
 
-class MarkdownBackend final : public Backend {
+class MarkdownBackend final : public EntryStore, public AdminStore {
  public:
   // Reconciles the index with the files under `root` (created when
   // missing) before returning: index entries in no file are deleted.
   // `index` holds the entries and their vectors; `data` everything else
-  // (nullptr: the index holds that too). A line of a file that cannot be
-  // read is kept in the file, skipped and reported to `logger`.
-  static Result<std::unique_ptr<MarkdownBackend>> Open(
-      std::string root, std::unique_ptr<Backend> index, std::unique_ptr<Backend> data,
-      std::shared_ptr<Logger> logger = StderrLogger());
+  // (no stores, data.admin == nullptr: the index holds that too), which this
+  // backend touches only to restore and erase across both. A line of a file
+  // that cannot be read is kept in the file, skipped and reported to
+  // `logger`.
+  static Result<std::shared_ptr<MarkdownBackend>> Open(
+      std::string root, Stores index, Stores data, std::shared_ptr<Logger> logger = StderrLogger());
 
-  std::string_view name() const override { return "markdown"; }
-  std::string_view store_id() const override { return index_->store_id(); }
-  int schema_version() const override { return index_->schema_version(); }
+  // The stores of a markdown memory: this backend's entries (and admin,
+  // which spans both) over `index`, every other store `data`'s (or the
+  // index's when `data` is empty) as it is.
+  static Result<Stores> Bundle(std::string root, Stores index, Stores data,
+                               std::shared_ptr<Logger> logger = StderrLogger());
+
+  std::string_view store_id() const override { return index_.entries->store_id(); }
 
   // Entries: markdown_backend.cc.
   Result<UpsertResult> Upsert(const EntryWrite& write) override;
@@ -95,7 +103,7 @@ class MarkdownBackend final : public Backend {
                  const std::function<Status(const Entry&)>& fn) override;
   Result<int64_t> Generation(Counter which) override;
 
-  // Vectors and reads by label (the index's): markdown_forward.cc.
+  // Vectors and reads by label (the index's): markdown_vectors.cc.
   Status PutVectors(std::string_view signature, std::span<const LabeledVector> vectors) override;
   Status ForEachVector(std::string_view signature,
                        const std::function<Status(const LabeledVector&)>& fn) override;
@@ -114,69 +122,14 @@ class MarkdownBackend final : public Backend {
   Result<int64_t> CountMatching(const EntryFilter& filter) override;
   Result<std::vector<Label>> MatchingLabels(const EntryFilter& filter, int limit) override;
 
-  // Not entries (the data backend's): markdown_forward.cc.
-  Result<std::vector<TurnRow>> AppendTurns(std::span<const TurnWrite> rows) override;
-  Result<std::vector<TurnRow>> SessionTurns(std::string_view owner, std::string_view session_id,
-                                            int64_t from_seq, int64_t to_seq) override;
-  Result<std::vector<TurnHit>> SearchTurns(const TurnQuery& query) override;
-  Result<std::vector<TurnRow>> TurnsAfter(int64_t after_id, int limit) override;
-  Status ReplaceTurnSearchText(int64_t id, std::string_view search_text) override;
-  Result<std::optional<SegmentRow>> OpenSegment(std::string_view owner,
-                                                std::string_view session_id) override;
-  Status PutSegment(const SegmentRow& s) override;
-  Result<bool> CloseSegment(std::string_view id, TimeMs closed_at) override;
-  Result<std::optional<SegmentRow>> GetSegment(std::string_view id) override;
-  Result<std::vector<SegmentRow>> Segments(bool all, std::string_view owner,
-                                           std::optional<std::string_view> session_id) override;
-  Result<std::vector<SegmentRow>> SegmentsNeedingRecap(int limit, int64_t max_attempts) override;
-  Result<SegmentChange> StepSegment(std::string_view owner, std::string_view session_id,
-                                    const SegmentDecision& decide) override;
-  Result<TurnClaimOutcome> ClaimTurn(const TurnClaim& claim,
-                                     std::span<const TurnWrite> rows) override;
-  Result<bool> FinishTurnClaim(const TurnKey& key, std::string_view result) override;
-  Result<std::optional<TurnClaim>> GetTurnClaim(const TurnKey& key) override;
-  Result<std::vector<SegmentRow>> IdleOpenSegments(TimeMs before, int limit) override;
-  Result<int64_t> AddEvents(std::span<const EventRow> rows) override;
-  Result<std::vector<EventHit>> SearchEvents(const EventQuery& query) override;
-  Result<FacetRow> MergeFacet(const FacetRow& observation) override;
-  Result<std::vector<FacetRow>> Facets(bool all, std::string_view owner) override;
-  Result<std::vector<SegmentHit>> SearchSegments(const SegmentQuery& query) override;
-  Status PutSegmentVector(std::string_view segment_id, std::string_view signature,
-                          std::span<const float> vector) override;
-  Result<std::vector<SegmentVector>> SegmentVectorsSince(std::string_view signature,
-                                                         int64_t after_version, int limit) override;
-  Result<DocumentPut> PutDocument(const DocumentRow& row) override;
-  Result<std::optional<DocumentRow>> GetDocument(std::string_view id, bool count_access) override;
-  Result<std::vector<DocumentHit>> SearchDocuments(const DocumentQuery& query) override;
-  Result<std::vector<DocumentRow>> ListDocuments(std::optional<std::string> owner,
-                                                 std::optional<std::string> source_prefix,
-                                                 int limit, int64_t offset) override;
-  Result<bool> DeleteDocument(std::string_view id) override;
-  Result<int64_t> CountDocuments(std::optional<std::string> owner) override;
-  Result<std::vector<int64_t>> DocumentFrequencies(std::span<const std::string> terms) override;
-  Status UpdateDocumentDerived(std::string_view id, std::string_view search_text,
-                               std::string_view summary, std::span<const std::string> tags,
-                               std::span<const std::string> entities, TimeMs updated_at) override;
-  Result<ContextEventRow> AppendContextEvent(const ContextEventRow& row) override;
-  Result<std::vector<ContextEventRow>> ContextEvents(std::string_view owner,
-                                                     std::string_view session_id) override;
-  Result<std::vector<ContextEventHit>> SearchContextEvents(const ContextEventQuery& query) override;
-  Result<int64_t> DeleteContextEventsUpTo(std::string_view owner, std::string_view session_id,
-                                          int64_t up_to_seq) override;
-  Result<int64_t> DeleteContextEventsByIds(std::span<const int64_t> ids) override;
-  Result<TripleUpsert> UpsertTriple(const TripleRow& row, bool single_valued) override;
-  Result<std::vector<TripleRow>> QueryTriples(const TripleQuery& query) override;
-  Result<int64_t> DeleteTriplesFromSource(std::string_view source) override;
-  // Erasure: a session is not an entry (data backend); a principal's
+  // Erasure: a session is not an entry (the data stores'); a principal's
   // entries leave their files (rewritten atomically) and the index, the
-  // rest the data backend.
+  // rest the data stores.
   Result<ErasureCounts> EraseSession(const SessionErasure& what) override;
   Result<ErasureCounts> ErasePrincipal(std::string_view owner) override;
   Status CompactEntryIndex() override;
 
-  // Backup: Restore in markdown_backend.cc (entries to the files), the
-  // reads forwarded (markdown_forward.cc).
-  Result<std::vector<ContextEventRow>> ContextEventsAfter(int64_t after_id, int limit) override;
+  // Backup: Restore in markdown_backend.cc (entries to the files).
   Result<std::vector<std::string>> VectorSignatures() override;
   Result<RestoreReport> Restore(const RestoreBatch& batch) override;
 
@@ -196,11 +149,11 @@ class MarkdownBackend final : public Backend {
   // Files to rewrite, each with the addresses it held before the change.
   using Dirty = std::map<std::string, std::unordered_set<std::string>>;
 
-  MarkdownBackend(std::string root, std::unique_ptr<Backend> index, std::unique_ptr<Backend> data,
-                  std::shared_ptr<Logger> logger);
+  MarkdownBackend(std::string root, Stores index, Stores data, std::shared_ptr<Logger> logger);
   void Warn(const std::string& problem) const { logger_->Log(LogLevel::kWarn, problem); }
 
-  Backend& data() { return data_ != nullptr ? *data_ : *index_; }
+  bool has_data() const { return data_.admin != nullptr; }
+  AdminStore& data_admin() { return has_data() ? *data_.admin : *index_.admin; }
 
   // Brings the index in step with the files (see the top of this file);
   // takes the folder lock only when some file changed.
@@ -226,8 +179,8 @@ class MarkdownBackend final : public Backend {
 
   const std::string root_;
   const std::shared_ptr<Logger> logger_;
-  std::unique_ptr<Backend> index_;
-  std::unique_ptr<Backend> data_;
+  const Stores index_;
+  const Stores data_;
 
   // Guards everything below. Recursive, and writing_ set during a write, so
   // a callback of Mutate or ApplyHygiene that reads through this backend

@@ -10,7 +10,7 @@ namespace mnemo::storage {
 namespace internal {
 namespace {
 
-// List order of backend.h, made total by namespace and id.
+// List order of entry_store.h, made total by namespace and id.
 bool ListBefore(const Entry& a, const Entry& b) {
   if (a.updated_at != b.updated_at) return a.updated_at > b.updated_at;
   return std::tie(a.key, a.owner, a.ns, a.id) < std::tie(b.key, b.owner, b.ns, b.id);
@@ -392,6 +392,6 @@ Status MemoryBackend::ForEach(const ReadScope& scope, std::string_view ns_prefix
 
 }  // namespace internal
 
-std::unique_ptr<Backend> NewMemoryBackend() { return std::make_unique<internal::MemoryBackend>(); }
+Stores NewMemoryStores() { return StoresOf(std::make_shared<internal::MemoryBackend>()); }
 
 }  // namespace mnemo::storage

@@ -23,22 +23,27 @@
 #include <utility>
 #include <vector>
 
-#include "storage/backend.h"
 #include "storage/bm25.h"
 #include "storage/memory/text_index.h"
+#include "storage/stores.h"
 #include "storage/vector_rules.h"
 
 namespace mnemo::storage::internal {
 
-class MemoryBackend final : public Backend {
+class MemoryBackend final : public EntryStore,
+                            public EpisodicStore,
+                            public DocumentStore,
+                            public ContextEventStore,
+                            public GraphStore,
+                            public AdminStore {
  public:
   // `vector_log_limit`: changes kept per signature (vector_rules.h).
   explicit MemoryBackend(int64_t vector_log_limit = kDefaultVectorLogLimit)
       : trim_(vector_log_limit) {}
 
-  std::string_view name() const override { return "in_memory"; }
+  std::string_view name() const { return "in_memory"; }
   // Nothing is persisted, so there is no schema to version.
-  int schema_version() const override { return 0; }
+  int schema_version() const { return 0; }
 
   Result<UpsertResult> Upsert(const EntryWrite& write) override;
   Result<int64_t> UpsertBatch(std::span<const EntryWrite> writes,
@@ -230,7 +235,7 @@ class MemoryBackend final : public Backend {
   int64_t total_tokens_ = 0;
   std::map<std::string, VectorSpace, std::less<>> spaces_;
   int64_t next_seq_ = 1;
-  // Backend::Generation.
+  // EntryStore::Generation.
   int64_t tool_rules_generation_ = 0;
   int64_t tool_registry_generation_ = 0;
   std::optional<TimeMs> hygiene_last_run_;  // ClaimHygieneRun

@@ -1,4 +1,4 @@
-// Erasure in memory (backend.h "Erasure"): the rows and their index
+// Erasure in memory (admin_store.h "Erasure"): the rows and their index
 // entries leave the maps under one exclusive lock, so no reader sees half.
 #include <mutex>
 #include <optional>

@@ -1,4 +1,4 @@
-// Backend::Restore in memory: the rules of restore.h under one exclusive
+// AdminStore::Restore in memory: the rules of restore.h under one exclusive
 // lock. Everything that can fail is checked before the first row is
 // written (an entry write that fails is rolled back like UpsertBatch), so
 // a failed restore changes nothing.

@@ -1,4 +1,4 @@
-// The vector half of the in-memory backend (backend.h, "Vectors"), with the
+// The vector half of the in-memory backend (entry_store.h, "Vectors"), with the
 // semantics of the SQLite tables entry_vectors and vector_changes
 // (docs/storage.md), so the conformance suite holds for both.
 #include <algorithm>

@@ -458,10 +458,10 @@ Status PostgresBackend::ForEach(const ReadScope& scope, std::string_view ns_pref
 
 }  // namespace internal
 
-Result<std::unique_ptr<Backend>> OpenPostgresBackend(const PostgresOptions& options) {
-  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<internal::PostgresBackend> backend,
+Result<Stores> OpenPostgresStores(const PostgresOptions& options) {
+  MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<internal::PostgresBackend> backend,
                          internal::PostgresBackend::Open(options));
-  return std::unique_ptr<Backend>(std::move(backend));
+  return StoresOf(std::move(backend));
 }
 
 }  // namespace mnemo::storage

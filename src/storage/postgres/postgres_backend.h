@@ -22,20 +22,25 @@
 #include <mutex>
 #include <string>
 
-#include "storage/backend.h"
 #include "storage/postgres/pg_connection.h"
+#include "storage/stores.h"
 #include "storage/vector_rules.h"
 
 namespace mnemo::storage::internal {
 
-class PostgresBackend final : public Backend {
+class PostgresBackend final : public EntryStore,
+                              public EpisodicStore,
+                              public DocumentStore,
+                              public ContextEventStore,
+                              public GraphStore,
+                              public AdminStore {
  public:
   static Result<std::unique_ptr<PostgresBackend>> Open(
       const PostgresOptions& options, int64_t vector_log_limit = kDefaultVectorLogLimit);
   ~PostgresBackend() override;
 
-  std::string_view name() const override { return "postgres"; }
-  int schema_version() const override { return schema_version_; }
+  std::string_view name() const { return "postgres"; }
+  int schema_version() const { return schema_version_; }
   std::string_view store_id() const override { return store_id_; }
 
   Result<UpsertResult> Upsert(const EntryWrite& write) override;

@@ -1,4 +1,4 @@
-// Erasure on PostgreSQL (backend.h "Erasure"): rows are deleted (never
+// Erasure on PostgreSQL (admin_store.h "Erasure"): rows are deleted (never
 // flagged) in one write, with the keyword statistics they counted in; their
 // tsvector and GIN entries are the rows' own and go with them. Space is
 // reclaimed by PostgreSQL's (auto)vacuum, not here (docs/storage.md).

@@ -1,4 +1,4 @@
-// The vector half of the PostgreSQL backend (backend.h, "Vectors") and its
+// The vector half of the PostgreSQL backend (entry_store.h, "Vectors") and its
 // reads by label: tables entry_vectors and vector_changes (pg_schema.cc),
 // the same log as SQLite's (vector_rules.h). Writers are serialised by the
 // writer lock, so a change's seq is also its commit order and a reader that

@@ -344,7 +344,7 @@ CREATE INDEX segments_open_by_last_turn ON segments (last_turn_at, id) WHERE sta
 )sql";
 
 // Schema v11:
-//   store_info: the store's identity (Backend::store_id), one row made with
+//   store_info: the store's identity (EntryStore::store_id), one row made with
 //     the store (or at this upgrade) from 16 random bytes, never changed.
 //     Vector index files carry it in their header (docs/storage.md), so a
 //     file beside a database that is not the one it was built from (another

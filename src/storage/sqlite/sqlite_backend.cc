@@ -626,10 +626,10 @@ Status SqliteBackend::ForEach(const ReadScope& scope, std::string_view ns_prefix
 
 }  // namespace internal
 
-Result<std::unique_ptr<Backend>> OpenSqliteBackend(const SqliteOptions& options) {
-  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<internal::SqliteBackend> backend,
+Result<Stores> OpenSqliteStores(const SqliteOptions& options) {
+  MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<internal::SqliteBackend> backend,
                          internal::SqliteBackend::Open(options));
-  return std::unique_ptr<Backend>(std::move(backend));
+  return StoresOf(std::move(backend));
 }
 
 }  // namespace mnemo::storage

@@ -15,24 +15,29 @@
 #include <string>
 #include <vector>
 
-#include "storage/backend.h"
 #include "storage/sqlite/connection.h"
+#include "storage/stores.h"
 #include "storage/vector_rules.h"
 
 namespace mnemo::storage::internal {
 
 class Checkpointer;
 
-class SqliteBackend final : public Backend {
+class SqliteBackend final : public EntryStore,
+                            public EpisodicStore,
+                            public DocumentStore,
+                            public ContextEventStore,
+                            public GraphStore,
+                            public AdminStore {
  public:
   // `vector_log_limit`: changes kept per signature (vector_rules.h).
   static Result<std::unique_ptr<SqliteBackend>> Open(
       const SqliteOptions& options, int64_t vector_log_limit = kDefaultVectorLogLimit);
   ~SqliteBackend() override;
 
-  std::string_view name() const override { return "sqlite"; }
+  std::string_view name() const { return "sqlite"; }
   std::string_view store_id() const override { return store_id_; }
-  int schema_version() const override { return schema_version_; }
+  int schema_version() const { return schema_version_; }
 
   Result<UpsertResult> Upsert(const EntryWrite& write) override;
   Result<int64_t> UpsertBatch(std::span<const EntryWrite> writes,

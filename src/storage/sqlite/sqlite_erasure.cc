@@ -1,4 +1,4 @@
-// Erasure on SQLite (backend.h "Erasure"; docs/storage.md). Every row goes
+// Erasure on SQLite (admin_store.h "Erasure"; docs/storage.md). Every row goes
 // with its row of the contentless FTS5 index, removed with the FTS5 'delete'
 // command given the text it was indexed with. A 'delete' only adds a
 // tombstone: the erased tokens stay in the index's older segments until

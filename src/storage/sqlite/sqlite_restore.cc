@@ -1,4 +1,4 @@
-// Backend::Restore on SQLite: every row of a backup in one BEGIN IMMEDIATE
+// AdminStore::Restore on SQLite: every row of a backup in one BEGIN IMMEDIATE
 // transaction, through the same row writes as the public methods
 // (sqlite_writes.h), so index rows are those a live write makes.
 #include <map>

@@ -1,4 +1,4 @@
-// The vector half of the SQLite backend (backend.h, "Vectors") and its reads
+// The vector half of the SQLite backend (entry_store.h, "Vectors") and its reads
 // by label: tables entry_vectors and vector_changes of schema v2
 // (migrations.cc, docs/storage.md).
 #include <bit>

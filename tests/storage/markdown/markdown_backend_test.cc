@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "storage/backend.h"
 #include "storage/markdown/entry_file.h"
 #include "storage/markdown/entry_folder.h"
+#include "storage/stores.h"
 #include "test_util.h"
 #include "text/query.h"
 
@@ -64,20 +64,20 @@ class MarkdownBackendTest : public ::testing::Test {
   void SetUp() override { Open(); }
 
   void Open() {
-    backend_.reset();
-    auto b = OpenMarkdownBackend({.root = root_});
+    stores_ = {};
+    auto b = OpenMarkdownStores({.root = root_});
     ASSERT_TRUE(b.ok()) << b.status().ToString();
-    backend_ = std::move(*b);
+    stores_ = std::move(*b);
   }
 
   Entry Put(const EntryWrite& w) {
-    auto r = backend_->Upsert(w);
+    auto r = stores_.entries->Upsert(w);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? r->entry : Entry{};
   }
 
   std::optional<Entry> Find(const std::string& key, const std::string& ns = "global") {
-    auto r = backend_->FindExact("local", ns, key);
+    auto r = stores_.entries->FindExact("local", ns, key);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : std::nullopt;
   }
@@ -86,7 +86,7 @@ class MarkdownBackendTest : public ::testing::Test {
 
   TempDir dir_;
   std::string root_ = dir_.Sub("memory");
-  std::unique_ptr<Backend> backend_;
+  Stores stores_;
 };
 
 TEST_F(MarkdownBackendTest, EntriesAreReadableItemsInTheFilesOfTheirCategory) {
@@ -102,7 +102,7 @@ TEST_F(MarkdownBackendTest, EntriesAreReadableItemsInTheFilesOfTheirCategory) {
   EXPECT_THAT(core, HasSubstr("\"tags\":[\"tools\"]"));
   EXPECT_THAT(ReadText(File("daily/2026-11-30.md")), HasSubstr("- **standup**: Standup moved"));
   EXPECT_THAT(ReadText(File("recipes.md")), HasSubstr("- **pasta**: Salt the water"));
-  EXPECT_EQ(backend_->name(), "markdown");
+  EXPECT_EQ(stores_.name, "markdown");
 }
 
 // Tool rules, tool statistics and the tool registry are the engine's, not
@@ -132,7 +132,7 @@ TEST_F(MarkdownBackendTest, SystemNamespacesStayOutOfThePersonsFiles) {
 // A workspace written before system/ existed: its system entries are moved
 // out of the person's files at open, nothing lost, the person's text kept.
 TEST_F(MarkdownBackendTest, SystemEntriesInThePersonsFilesMoveToSystemAtOpen) {
-  backend_.reset();
+  stores_ = {};
   HandWrite(
       File("core.md"),
       "# core\n\nMy own notes.\n\n"
@@ -185,7 +185,7 @@ TEST_F(MarkdownBackendTest, HandEditsArePickedUpOnTheNextOperation) {
   EXPECT_EQ(Find("kept")->content, "untouched");
   // Search sees the edit, not the old text.
   KeywordQuery q{.terms = text::QueryTerms("helix")};
-  auto hits = backend_->KeywordSearch(q);
+  auto hits = stores_.entries->KeywordSearch(q);
   ASSERT_TRUE(hits.ok());
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].entry.key, "editor");
@@ -203,7 +203,7 @@ TEST_F(MarkdownBackendTest, HandEditsArePickedUpOnTheNextOperation) {
   EXPECT_THAT(core, HasSubstr("\"id\":\"" + added->id + "\""));
   EXPECT_THAT(ReadText(File("projects.md")), HasSubstr("\"id\":\"" + project->id + "\""));
   // So did the edited one's new updated_at.
-  backend_.reset();
+  stores_ = {};
   fs::remove_all(File(".index"));
   Open();
   EXPECT_EQ(Find("editor")->updated_at, changed->updated_at);
@@ -226,11 +226,11 @@ TEST_F(MarkdownBackendTest, UnchangedFilesAreNotParsedAgain) {
 TEST_F(MarkdownBackendTest, ForgetRewritesTheFileAndTheLastItemRemovesIt) {
   Entry a = Put(Write("a", "alpha"));
   Entry b = Put(Write("b", "beta"));
-  auto deleted = backend_->Delete(a.id);
+  auto deleted = stores_.entries->Delete(a.id);
   ASSERT_TRUE(deleted.ok() && *deleted);
   EXPECT_THAT(ReadText(File("core.md")), Not(HasSubstr("alpha")));
   EXPECT_THAT(ReadText(File("core.md")), HasSubstr("- **b**: beta"));
-  ASSERT_TRUE(backend_->Delete(b.id).ok());
+  ASSERT_TRUE(stores_.entries->Delete(b.id).ok());
   EXPECT_FALSE(fs::exists(File("core.md")));
   Open();
   EXPECT_FALSE(Find("a").has_value());
@@ -242,8 +242,8 @@ TEST_F(MarkdownBackendTest, ANewCategoryOrArchivingMovesTheItem) {
   Put(Write("plan", "ship it today", kNov30 + 1000, "daily"));
   EXPECT_FALSE(fs::exists(File("core.md")));
   EXPECT_THAT(ReadText(File("daily/2026-11-30.md")), HasSubstr("- **plan**: ship it today"));
-  auto counts = backend_->ApplyHygiene(std::vector<std::string>{e.id},
-                                       [](const Entry&) { return HygieneAction::kArchive; });
+  auto counts = stores_.entries->ApplyHygiene(std::vector<std::string>{e.id},
+                                              [](const Entry&) { return HygieneAction::kArchive; });
   ASSERT_TRUE(counts.ok() && counts->archived == 1);
   EXPECT_FALSE(fs::exists(File("daily/2026-11-30.md")));
   EXPECT_THAT(ReadText(File("archive/daily/2026-11-30.md")), HasSubstr("- **plan**:"));
@@ -269,11 +269,11 @@ TEST_F(MarkdownBackendTest, NotesAndDuplicatesAPersonWroteSurviveWrites) {
 }
 
 TEST_F(MarkdownBackendTest, RejectsWhatNoFileCanHold) {
-  auto r = backend_->Upsert(Write("k", "v", kNov30, "Core!"));
+  auto r = stores_.entries->Upsert(Write("k", "v", kNov30, "Core!"));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(r.status().message(), HasSubstr("[a-z0-9_-]{1,64}"));
-  auto two_lines = backend_->Upsert(Write("a\nb", "v"));
+  auto two_lines = stores_.entries->Upsert(Write("a\nb", "v"));
   ASSERT_FALSE(two_lines.ok());
   EXPECT_EQ(two_lines.status().code(), StatusCode::kInvalidArgument);
   EXPECT_FALSE(fs::exists(File("core.md")));
@@ -293,7 +293,7 @@ TEST_F(MarkdownBackendTest, DeletingTheIndexRebuildsTheSameEntries) {
   rule.ns = "tool-shell";
   Put(rule);
   std::vector<Entry> before;
-  ASSERT_TRUE(backend_
+  ASSERT_TRUE(stores_.entries
                   ->ForEach({}, "",
                             [&](const Entry& e) {
                               before.push_back(e);
@@ -302,12 +302,12 @@ TEST_F(MarkdownBackendTest, DeletingTheIndexRebuildsTheSameEntries) {
                   .ok());
   ASSERT_EQ(before.size(), 5u);
 
-  backend_.reset();
+  stores_ = {};
   ASSERT_TRUE(fs::exists(File(".index/mnemo-index.db")));
   fs::remove_all(File(".index"));
   Open();
   std::vector<Entry> after;
-  ASSERT_TRUE(backend_
+  ASSERT_TRUE(stores_.entries
                   ->ForEach({}, "",
                             [&](const Entry& e) {
                               after.push_back(e);
@@ -329,7 +329,7 @@ TEST_F(MarkdownBackendTest, DeletingTheIndexRebuildsTheSameEntries) {
     EXPECT_EQ(after[i].updated_at, before[i].updated_at);
   }
   KeywordQuery q{.terms = text::QueryTerms("stars"), .filter = {.ns = "work"}};
-  auto hits = backend_->KeywordSearch(q);
+  auto hits = stores_.entries->KeywordSearch(q);
   ASSERT_TRUE(hits.ok());
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].entry.key, "multi");
@@ -338,16 +338,17 @@ TEST_F(MarkdownBackendTest, DeletingTheIndexRebuildsTheSameEntries) {
 // Vector index files outside the index catch up by change number; after a
 // rebuild those numbers start again and the labels are new.
 TEST_F(MarkdownBackendTest, AfterARebuildOldVectorPositionsAskForARebuild) {
-  auto put = backend_->Upsert(Write("k", "v"));
+  auto put = stores_.entries->Upsert(Write("k", "v"));
   ASSERT_TRUE(put.ok());
-  ASSERT_TRUE(backend_->PutVectors("sig", std::vector<LabeledVector>{{put->label, {1, 0}}}).ok());
-  auto seen = backend_->VectorWatermark("sig");
+  ASSERT_TRUE(
+      stores_.entries->PutVectors("sig", std::vector<LabeledVector>{{put->label, {1, 0}}}).ok());
+  auto seen = stores_.entries->VectorWatermark("sig");
   ASSERT_TRUE(seen.ok() && *seen > 0);
-  EXPECT_TRUE(backend_->VectorChangesSince("sig", *seen, 10).ok());
-  backend_.reset();
+  EXPECT_TRUE(stores_.entries->VectorChangesSince("sig", *seen, 10).ok());
+  stores_ = {};
   fs::remove_all(File(".index"));
   Open();
-  auto changes = backend_->VectorChangesSince("sig", *seen, 10);
+  auto changes = stores_.entries->VectorChangesSince("sig", *seen, 10);
   ASSERT_FALSE(changes.ok());
   EXPECT_EQ(changes.status().code(), StatusCode::kNotFound);
 }
@@ -355,7 +356,7 @@ TEST_F(MarkdownBackendTest, AfterARebuildOldVectorPositionsAskForARebuild) {
 TEST_F(MarkdownBackendTest, AFileWrittenWhileClosedIsTheTruthAtOpen) {
   Put(Write("a", "alpha"));
   Put(Write("b", "beta"));
-  backend_.reset();
+  stores_ = {};
   std::string core = ReadText(File("core.md"));
   const size_t b = core.find("- **b**");
   core.erase(b, core.find('\n', b) + 1 - b);
@@ -375,14 +376,14 @@ class MarkdownTwoProcesses : public MarkdownBackendTest,
 
 TEST_P(MarkdownTwoProcesses, WritersLoseNothing) {
   const bool shared_index = GetParam();
-  backend_.reset();
+  stores_ = {};
   constexpr int kEach = 40;
   std::vector<pid_t> children;
   for (int p = 0; p < 2; ++p) {
     const pid_t pid = ::fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      auto b = OpenMarkdownBackend(
+      auto b = OpenMarkdownStores(
           {.root = root_,
            .index_path = shared_index ? "" : dir_.File("index-" + std::to_string(p) + ".db")});
       if (!b.ok()) ::_exit(2);
@@ -391,7 +392,7 @@ TEST_P(MarkdownTwoProcesses, WritersLoseNothing) {
         // Half in core.md (both write it), half in a file of their own.
         const std::string category = i % 2 == 0 ? "core" : "proc" + std::to_string(p);
         auto put =
-            (*b)->Upsert(Write(key, "written by " + std::to_string(p), kNov30 + i, category));
+            b->entries->Upsert(Write(key, "written by " + std::to_string(p), kNov30 + i, category));
         if (!put.ok()) {
           std::fprintf(stderr, "process %d: %s\n", p, put.status().ToString().c_str());
           ::_exit(3);
@@ -424,7 +425,7 @@ TEST_P(MarkdownTwoProcesses, WritersLoseNothing) {
   EXPECT_EQ(keys.size(), 2u * kEach);
   // A third index, built from the files, has them all.
   Open();
-  auto stats = backend_->GetStats({});
+  auto stats = stores_.entries->GetStats({});
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->entries, 2 * kEach);
 }

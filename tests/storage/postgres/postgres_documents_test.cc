@@ -21,10 +21,10 @@ namespace mnemo::storage {
 namespace {
 
 // Two backends on one new schema.
-std::vector<std::unique_ptr<Backend>> OpenTwo() {
+std::vector<std::unique_ptr<internal::PostgresBackend>> OpenTwo() {
   const PostgresOptions options{
       .url = testing::PostgresTestUrl(), .schema = testing::FreshPostgresSchema(), .pool_size = 2};
-  std::vector<std::unique_ptr<Backend>> out;
+  std::vector<std::unique_ptr<internal::PostgresBackend>> out;
   for (int i = 0; i < 2; ++i) {
     auto backend = internal::PostgresBackend::Open(options);
     EXPECT_TRUE(backend.ok()) << backend.status().ToString();
@@ -50,7 +50,7 @@ ContextEventRow Event(std::string search_text) {
   return r;
 }
 
-std::vector<double> DocumentScores(Backend& b, std::string_view q) {
+std::vector<double> DocumentScores(internal::PostgresBackend& b, std::string_view q) {
   auto hits = b.SearchDocuments({.terms = text::QueryTerms(q), .limit = 100});
   EXPECT_TRUE(hits.ok()) << hits.status().ToString();
   std::vector<double> out;
@@ -60,7 +60,7 @@ std::vector<double> DocumentScores(Backend& b, std::string_view q) {
   return out;
 }
 
-std::vector<double> EventScores(Backend& b, std::string_view q) {
+std::vector<double> EventScores(internal::PostgresBackend& b, std::string_view q) {
   auto hits = b.SearchContextEvents({.terms = text::QueryTerms(q), .limit = 100});
   EXPECT_TRUE(hits.ok()) << hits.status().ToString();
   std::vector<double> out;
@@ -71,11 +71,11 @@ std::vector<double> EventScores(Backend& b, std::string_view q) {
 }
 
 TEST(PostgresDocuments, TwoProcessesStoreAContentOnceAndLoseNoCountedRead) {
-  std::vector<std::unique_ptr<Backend>> b = OpenTwo();
+  std::vector<std::unique_ptr<internal::PostgresBackend>> b = OpenTwo();
   ASSERT_EQ(b.size(), 2u);
   constexpr int kEach = 30;
   std::atomic<int> created{0};
-  auto put = [&](Backend* backend) {
+  auto put = [&](internal::PostgresBackend* backend) {
     for (int i = 0; i < kEach; ++i) {
       auto r = backend->PutDocument(Doc("shared evidence " + std::to_string(i)));
       ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -97,7 +97,7 @@ TEST(PostgresDocuments, TwoProcessesStoreAContentOnceAndLoseNoCountedRead) {
   auto first = b[0]->ListDocuments(std::nullopt, std::nullopt, 1, 0);
   ASSERT_TRUE(first.ok() && first->size() == 1u);
   const std::string id = (*first)[0].id;
-  auto read = [&](Backend* backend) {
+  auto read = [&](internal::PostgresBackend* backend) {
     for (int i = 0; i < kEach; ++i) ASSERT_TRUE(backend->GetDocument(id, true).ok());
   };
   std::thread r1(read, b[0].get());
@@ -110,10 +110,10 @@ TEST(PostgresDocuments, TwoProcessesStoreAContentOnceAndLoseNoCountedRead) {
 }
 
 TEST(PostgresContextEvents, TwoProcessesNeverShareOrSkipASeq) {
-  std::vector<std::unique_ptr<Backend>> b = OpenTwo();
+  std::vector<std::unique_ptr<internal::PostgresBackend>> b = OpenTwo();
   ASSERT_EQ(b.size(), 2u);
   constexpr int kEach = 25;
-  auto append = [&](Backend* backend) {
+  auto append = [&](internal::PostgresBackend* backend) {
     for (int i = 0; i < kEach; ++i) {
       auto r = backend->AppendContextEvent(Event("event " + std::to_string(i)));
       ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -130,9 +130,9 @@ TEST(PostgresContextEvents, TwoProcessesNeverShareOrSkipASeq) {
 }
 
 TEST(PostgresGraph, TwoProcessesLeaveOneCurrentTriple) {
-  std::vector<std::unique_ptr<Backend>> b = OpenTwo();
+  std::vector<std::unique_ptr<internal::PostgresBackend>> b = OpenTwo();
   ASSERT_EQ(b.size(), 2u);
-  auto work = [](Backend* backend, const std::string& zone) {
+  auto work = [](internal::PostgresBackend* backend, const std::string& zone) {
     for (int i = 0; i < 25; ++i) {
       TripleRow t;
       t.subject = "user";
@@ -155,9 +155,14 @@ TEST(PostgresGraph, TwoProcessesLeaveOneCurrentTriple) {
 }
 
 TEST(PostgresDocuments, KeywordStatisticsStayExactThroughUpdatesAndDeletes) {
-  testing::TempDir dir;
-  auto churned = testing::MakeBackend("postgres", dir);
-  auto fresh = testing::MakeBackend("postgres", dir);
+  auto open_fresh = [] {
+    auto b = internal::PostgresBackend::Open({.url = testing::PostgresTestUrl(),
+                                              .schema = testing::FreshPostgresSchema(),
+                                              .pool_size = 2});
+    return b.ok() ? std::move(b).value() : nullptr;
+  };
+  auto churned = open_fresh();
+  auto fresh = open_fresh();
   ASSERT_NE(churned, nullptr);
   ASSERT_NE(fresh, nullptr);
   // Documents: one replaced by its derived fields, one deleted.

@@ -16,8 +16,8 @@ namespace mnemo::storage {
 namespace {
 
 struct TwoBackends {
-  std::unique_ptr<Backend> first;
-  std::unique_ptr<Backend> second;
+  std::unique_ptr<internal::PostgresBackend> first;
+  std::unique_ptr<internal::PostgresBackend> second;
 };
 
 TwoBackends OpenTwo() {
@@ -53,7 +53,7 @@ TEST(PostgresEpisodic, TwoProcessesMergeCloseAndAppendAtomically) {
     ASSERT_TRUE(b.first->PutSegment(segments.back()).ok());
   }
   std::atomic<int> closes{0};
-  auto work = [&](Backend* backend) {
+  auto work = [&](internal::PostgresBackend* backend) {
     for (int i = 0; i < kEach; ++i) {
       auto merged = backend->MergeFacet({.facet_type = "context",
                                          .key = "context_live_berlin",

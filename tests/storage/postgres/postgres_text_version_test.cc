@@ -15,7 +15,7 @@
 namespace mnemo::storage {
 namespace {
 
-std::unique_ptr<Backend> Open(const PostgresOptions& options) {
+std::unique_ptr<internal::PostgresBackend> Open(const PostgresOptions& options) {
   auto b = internal::PostgresBackend::Open(options);
   EXPECT_TRUE(b.ok()) << b.status().ToString();
   return b.ok() ? std::move(b).value() : nullptr;
@@ -34,13 +34,13 @@ void MakeStale(const std::string& schema, bool forget_version) {
   ASSERT_TRUE((*conn)->ExecScript(sql, "make the index stale").ok());
 }
 
-size_t Entries(Backend& b, const std::string& query) {
+size_t Entries(internal::PostgresBackend& b, const std::string& query) {
   auto hits = b.KeywordSearch({.terms = text::QueryTerms(query)});
   EXPECT_TRUE(hits.ok()) << hits.status().ToString();
   return hits.ok() ? hits->size() : 0;
 }
 
-size_t Turns(Backend& b, const std::string& query) {
+size_t Turns(internal::PostgresBackend& b, const std::string& query) {
   auto hits = b.SearchTurns({.terms = text::QueryTerms(query)});
   EXPECT_TRUE(hits.ok()) << hits.status().ToString();
   return hits.ok() ? hits->size() : 0;

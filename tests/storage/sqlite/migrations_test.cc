@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "storage/backend.h"
 #include "storage/sqlite/fts_rank.h"
 #include "storage/sqlite/fts_tokenizer.h"
+#include "storage/sqlite/sqlite_backend.h"
 #include "storage/temp_dir.h"
 #include "text/query.h"
 
@@ -107,9 +107,9 @@ TEST(Migrations, V6IndexesTheRecapsOfAnExistingV5Database) {
                            "v5 segments")
                     .ok());
   }
-  auto b = OpenSqliteBackend({.path = path});
+  auto b = internal::SqliteBackend::Open({.path = path});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
-  Backend& backend = **b;
+  internal::SqliteBackend& backend = **b;
   EXPECT_EQ(backend.schema_version(), LatestSchemaVersion());
   auto hits = backend.SearchSegments({.terms = text::QueryTerms("postgresql")});
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
@@ -157,11 +157,11 @@ TEST(Migrations, V8AddsContextEventsToAnExistingV7Database) {
     EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'context_events'"), 0);
   }
   {
-    auto b = OpenSqliteBackend({.path = path});
+    auto b = internal::SqliteBackend::Open({.path = path});
     ASSERT_TRUE(b.ok()) << b.status().ToString();
     ASSERT_TRUE((*b)->PutDocument({.content = "kept", .search_text = "kept"}).ok());
   }
-  auto b = OpenSqliteBackend({.path = path});
+  auto b = internal::SqliteBackend::Open({.path = path});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ((*b)->schema_version(), LatestSchemaVersion());
   auto e = (*b)->AppendContextEvent(
@@ -194,7 +194,7 @@ TEST(Migrations, V9AddsFingerprintsAndTheToolRegistryCounterToAnExistingV8Databa
                            "insert")
                     .ok());
   }
-  auto b = OpenSqliteBackend({.path = path});
+  auto b = internal::SqliteBackend::Open({.path = path});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ((*b)->schema_version(), LatestSchemaVersion());
   std::vector<std::string> seen;
@@ -253,7 +253,7 @@ TEST(Migrations, ANewerDatabaseIsRefused) {
   testing::TempDir dir;
   const std::string path = dir.File("mnemo.db");
   {
-    auto b = OpenSqliteBackend({.path = path});
+    auto b = internal::SqliteBackend::Open({.path = path});
     ASSERT_TRUE(b.ok());
   }
   {
@@ -262,7 +262,7 @@ TEST(Migrations, ANewerDatabaseIsRefused) {
     ASSERT_TRUE(
         conn->Exec("INSERT INTO schema_version (version, applied_at) VALUES (99, 0)", "bump").ok());
   }
-  auto b = OpenSqliteBackend({.path = path});
+  auto b = internal::SqliteBackend::Open({.path = path});
   ASSERT_FALSE(b.ok());
   EXPECT_EQ(b.status().code(), StatusCode::kUnavailable);
   EXPECT_NE(b.status().message().find("99"), std::string::npos) << b.status().message();

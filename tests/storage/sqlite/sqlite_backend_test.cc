@@ -1,4 +1,5 @@
 #include "storage/sqlite/sqlite_backend.h"
+#include "storage/memory/memory_backend.h"
 #include "storage/sqlite/migrations.h"
 
 #include <gmock/gmock.h>
@@ -25,8 +26,8 @@ EntryWrite Write(std::string key, std::string content, TimeMs now = 1000) {
   return EntryWrite{.key = std::move(key), .content = std::move(content), .now = now};
 }
 
-std::unique_ptr<Backend> Open(const std::string& path, int readers = 2) {
-  auto r = OpenSqliteBackend({.path = path, .readers = readers});
+std::unique_ptr<internal::SqliteBackend> Open(const std::string& path, int readers = 2) {
+  auto r = internal::SqliteBackend::Open({.path = path, .readers = readers});
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   return r.ok() ? std::move(r).value() : nullptr;
 }
@@ -90,10 +91,10 @@ TEST(SqliteBackend, CreatesTheDatabaseWithMode0600) {
 }
 
 TEST(SqliteBackend, RefusesAnEmptyPathAndAnUnreachableDirectory) {
-  auto r = OpenSqliteBackend({.path = ""});
+  auto r = internal::SqliteBackend::Open({.path = ""});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-  r = OpenSqliteBackend({.path = "/nonexistent-dir-for-mnemo/x/mnemo.db"});
+  r = internal::SqliteBackend::Open({.path = "/nonexistent-dir-for-mnemo/x/mnemo.db"});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
 }
@@ -161,7 +162,7 @@ TEST(SqliteBackend, ScoresEqualTheMemoryBackendsScores) {
   testing::TempDir dir;
   auto sqlite = Open(dir.File("mnemo.db"));
   ASSERT_NE(sqlite, nullptr);
-  auto memory = NewMemoryBackend();
+  auto memory = std::make_unique<internal::MemoryBackend>();
   const char* rows[][2] = {
       {"deploy_script", "服务器上的 deploy.py 每天凌晨运行, deploy again"},
       {"email_rule", "永远不要给 Sarah 发邮件"},
@@ -177,7 +178,8 @@ TEST(SqliteBackend, ScoresEqualTheMemoryBackendsScores) {
     ++now;
   }
   // An update re-measures the document length; a metadata update keeps it.
-  for (Backend* b : {sqlite.get(), memory.get()}) {
+  for (EntryStore* b :
+       {static_cast<EntryStore*>(sqlite.get()), static_cast<EntryStore*>(memory.get())}) {
     ASSERT_TRUE(
         b->Upsert(Write("notes", "relay relay, then a much longer tail of words", now)).ok());
     EntryWrite tags_only = Write("short", "relay", now + 1);

@@ -8,10 +8,10 @@
 #include <cstdio>
 #include <cstring>
 
-#include "storage/backend.h"
 #include "storage/sqlite/fts_rank.h"
 #include "storage/sqlite/fts_tokenizer.h"
 #include "storage/sqlite/migrations.h"
+#include "storage/sqlite/sqlite_backend.h"
 #include "storage/temp_dir.h"
 #include "text/query.h"
 
@@ -20,8 +20,8 @@ namespace {
 
 using ::testing::ElementsAre;
 
-std::unique_ptr<Backend> Open(const std::string& path) {
-  auto r = OpenSqliteBackend({.path = path, .readers = 2});
+std::unique_ptr<internal::SqliteBackend> Open(const std::string& path) {
+  auto r = internal::SqliteBackend::Open({.path = path, .readers = 2});
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   return r.ok() ? std::move(r).value() : nullptr;
 }

@@ -15,8 +15,8 @@
 namespace mnemo::storage {
 namespace {
 
-std::unique_ptr<Backend> Open(const std::string& path) {
-  auto r = OpenSqliteBackend({.path = path});
+std::unique_ptr<internal::SqliteBackend> Open(const std::string& path) {
+  auto r = internal::SqliteBackend::Open({.path = path});
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   return r.ok() ? std::move(r).value() : nullptr;
 }
@@ -47,13 +47,13 @@ void MakeStale(const std::string& path, bool forget_version) {
   }
 }
 
-size_t Entries(Backend& b, const std::string& query) {
+size_t Entries(internal::SqliteBackend& b, const std::string& query) {
   auto hits = b.KeywordSearch({.terms = text::QueryTerms(query)});
   EXPECT_TRUE(hits.ok()) << hits.status().ToString();
   return hits.ok() ? hits->size() : 0;
 }
 
-size_t Turns(Backend& b, const std::string& query) {
+size_t Turns(internal::SqliteBackend& b, const std::string& query) {
   auto hits = b.SearchTurns({.terms = text::QueryTerms(query)});
   EXPECT_TRUE(hits.ok()) << hits.status().ToString();
   return hits.ok() ? hits->size() : 0;
