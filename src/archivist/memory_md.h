@@ -33,6 +33,7 @@
 #include <string>
 #include <string_view>
 
+#include "mnemo/limits.h"
 #include "mnemo/status.h"
 
 namespace mnemo::archivist {
@@ -42,10 +43,8 @@ inline constexpr std::string_view kMemoryMdFile = "MEMORY.md";
 inline constexpr std::string_view kSkillMdFile = "SKILL.md";
 inline constexpr std::string_view kMemoryMdLockFile = ".memory-write.lock";
 
-// Largest `content` accepted, in bytes (1 MiB).
-inline constexpr size_t kMaxMemoryMdContentBytes = size_t{1} << 20;
-// Largest `section_title` accepted, in bytes.
-inline constexpr size_t kMaxMemoryMdTitleBytes = 256;
+// Largest `content` and `section_title` accepted: kMaxMemoryMdContentBytes
+// and kMaxMemoryMdTitleBytes (mnemo/limits.h).
 
 enum class MemoryMdAction { kAppend, kReplaceSection };
 

@@ -42,8 +42,6 @@ constexpr int kMaxRankedRecaps = 40;
 // small in a store of few entries), and weak matches are not.
 constexpr double kRelativeEntryScore = 0.5;
 
-constexpr int64_t kMaxBudgetChars = 1'000'000;
-
 // The sections, in block order.
 enum Section : size_t { kEntries, kProfile, kTurns, kRecaps, kDocuments, kSectionCount };
 
@@ -221,7 +219,7 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
     return InvalidArgument("preset must be one of minimal, balanced, extended, maximum", "preset");
   }
   const int64_t budget = req.budget_chars.value_or(static_cast<int64_t>(preset->budget_chars));
-  if (budget < 1 || budget > kMaxBudgetChars) {
+  if (budget < 1 || budget > kMaxContextBuildChars) {
     return InvalidArgument("budget_chars must be between 1 and 1000000", "budget_chars");
   }
   if (req.session_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.session_id, "session_id"));

@@ -19,8 +19,6 @@
 namespace mnemo {
 namespace {
 
-constexpr int kMaxProtected = 1000;
-constexpr int64_t kMaxBudgetChars = int64_t{1} << 30;
 // Rendered events of one archive document are joined by a blank line.
 constexpr std::string_view kEventSeparator = "\n\n";
 
@@ -116,10 +114,10 @@ Result<ContextWindow> Engine::Impl::GetContextWindow(const Principal& who,
                                                      const ContextWindowRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
   MNEMO_RETURN_IF_ERROR(ValidateSession(req.session_id));
-  if (req.budget_chars < 1 || req.budget_chars > kMaxBudgetChars) {
+  if (req.budget_chars < 1 || req.budget_chars > kMaxWindowBudgetChars) {
     return InvalidArgument("budget_chars must be between 1 and 1073741824", "budget_chars");
   }
-  if (req.protected_count < 0 || req.protected_count > kMaxProtected) {
+  if (req.protected_count < 0 || req.protected_count > kMaxProtectedEvents) {
     return InvalidArgument("protected must be between 0 and 1000", "protected");
   }
   if (req.query.size() > kMaxContentBytes) {

@@ -18,9 +18,6 @@
 namespace mnemo {
 namespace {
 
-constexpr size_t kMaxSourceBytes = 1024;
-constexpr int kMaxSearchResults = 100;
-constexpr int kMaxListLimit = 1000;
 // A recall hit shows the document's summary, else its beginning.
 constexpr size_t kRecallPreviewChars = 600;
 
@@ -132,7 +129,7 @@ Result<std::vector<DocumentSearchHit>> Engine::Impl::DocSearch(const Principal& 
   if (req.query.size() > kMaxContentBytes) {
     return InvalidArgument("query is longer than 1 MiB", "query");
   }
-  if (req.max_results < 1 || req.max_results > kMaxSearchResults) {
+  if (req.max_results < 1 || req.max_results > kMaxResults) {
     return InvalidArgument("max_results must be between 1 and 100", "max_results");
   }
   const std::vector<std::string> terms = text::QueryTerms(req.query);
@@ -153,7 +150,7 @@ Result<std::vector<DocumentSearchHit>> Engine::Impl::DocSearch(const Principal& 
 
 Result<DocumentList> Engine::Impl::DocList(const Principal& who, const DocumentListRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
-  if (req.limit < 1 || req.limit > kMaxListLimit) {
+  if (req.limit < 1 || req.limit > kMaxPageSize) {
     return InvalidArgument("limit must be between 1 and 1000", "limit");
   }
   if (req.offset < 0) return InvalidArgument("offset must be >= 0", "offset");

@@ -9,17 +9,6 @@ using internal::FormatRfc3339;
 using internal::ParseRfc3339;
 using nlohmann::json;
 
-std::string_view VisibilityName(Visibility v) {
-  return v == Visibility::kPublic ? "public" : "private";
-}
-
-Result<Visibility> ParseVisibility(std::string_view s, std::string_view field) {
-  if (s == "private") return Visibility::kPrivate;
-  if (s == "public") return Visibility::kPublic;
-  return InvalidArgument(std::string(field) + " must be \"private\" or \"public\"",
-                         std::string(field));
-}
-
 json EntryToJson(const Entry& e) {
   return json{{"id", e.id},
               {"key", e.key},

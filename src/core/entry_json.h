@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "mnemo/names.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 
@@ -14,10 +15,6 @@ namespace mnemo {
 //  "created_at","updated_at","access_count","useful_count","archived"}
 // with RFC3339 UTC times.
 nlohmann::json EntryToJson(const Entry& e);
-
-std::string_view VisibilityName(Visibility v);
-// "private" | "public"; anything else is kInvalidArgument naming `field`.
-Result<Visibility> ParseVisibility(std::string_view s, std::string_view field = "visibility");
 
 // Parses one import line's object. Only `key` and `content` are required;
 // absent fields take their defaults (owner: `default_owner`). Field names and

@@ -90,7 +90,6 @@ ProfileFacet ToProfileFacet(storage::FacetRow r) {
 
 // Facets stated through memory.profile_put (spec 40).
 constexpr double kStatedConfidence = 0.9;
-constexpr size_t kMaxFacetValueBytes = 4096;
 
 archivist::SegmentPolicy SegmentPolicyOf(const Config& config) {
   // The drift check is meaningful with a semantic embedder only (spec 15).

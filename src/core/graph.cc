@@ -14,14 +14,12 @@ namespace {
 
 // Stated facts weigh like facts stated through memory.profile_put (spec 40).
 constexpr double kStatedConfidence = 0.9;
-constexpr size_t kMaxTermBytes = 1024;
-constexpr int kMaxQueryLimit = 1000;
 
 // Subject, predicate, object (and source, which may be empty): at most
 // 1024 bytes of UTF-8 without NUL.
 Status ValidateTerm(std::string_view value, std::string_view field, bool allow_empty = false) {
   if (allow_empty && value.empty()) return Status::Ok();
-  if (value.size() > kMaxTermBytes) {
+  if (value.size() > kMaxGraphTermBytes) {
     return InvalidArgument(std::string(field) + " is " + std::to_string(value.size()) +
                                " bytes long: at most 1024 bytes are allowed",
                            std::string(field));
@@ -81,7 +79,7 @@ Result<std::vector<Triple>> Engine::Impl::GraphQuery(const Principal& who,
   if (req.subject) MNEMO_RETURN_IF_ERROR(ValidateTerm(*req.subject, "subject"));
   if (req.predicate) MNEMO_RETURN_IF_ERROR(ValidateTerm(*req.predicate, "predicate"));
   if (req.object) MNEMO_RETURN_IF_ERROR(ValidateTerm(*req.object, "object"));
-  if (req.limit < 1 || req.limit > kMaxQueryLimit) {
+  if (req.limit < 1 || req.limit > kMaxPageSize) {
     return InvalidArgument("limit must be between 1 and 1000", "limit");
   }
   storage::TripleQuery query{.subject = req.subject,

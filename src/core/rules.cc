@@ -20,9 +20,6 @@
 namespace mnemo {
 namespace {
 
-// A rule is pinned into system prompts: keep it prompt-sized.
-constexpr size_t kMaxRuleBytes = 4096;
-constexpr size_t kMaxRuleIdBytes = 64;
 // Distinct (principal, tools) prompt blocks kept per rules generation.
 constexpr size_t kPromptCacheEntries = 64;
 
@@ -293,7 +290,7 @@ Status Engine::Impl::ValidateTurn(const Turn& turn) const {
     return InvalidArgument("session_id must not be blank", "session_id");
   }
   MNEMO_RETURN_IF_ERROR(ValidateKey(turn.session_id, "session_id"));
-  if (turn.turn_id && (turn.turn_id->empty() || turn.turn_id->size() > storage::kMaxTurnIdBytes ||
+  if (turn.turn_id && (turn.turn_id->empty() || turn.turn_id->size() > kMaxTurnIdBytes ||
                        !text::IsValidUtf8(*turn.turn_id))) {
     return InvalidArgument("turn_id must be 1 to 128 bytes of UTF-8 (it is " +
                                std::to_string(turn.turn_id->size()) + " bytes long)",

@@ -21,14 +21,11 @@
 namespace mnemo {
 namespace {
 
-constexpr int kMaxResults = 100;
-constexpr size_t kMaxQueryBytes = 1 << 20;
-
 Status ValidateQuery(std::string_view query) {
   if (text::IsBlank(query)) {
     return InvalidArgument("query must not be empty or whitespace: say what to look for", "query");
   }
-  if (query.size() > kMaxQueryBytes) {
+  if (query.size() > kMaxContentBytes) {
     return InvalidArgument("query is longer than 1 MiB", "query");
   }
   return Status::Ok();

@@ -24,9 +24,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr size_t kMaxPluginBytes = 256;
-constexpr size_t kMaxDescriptionBytes = 4096;
-
 Status CheckText(std::string_view tool, std::string_view value, std::string_view field,
                  size_t max_bytes) {
   if (value.size() > max_bytes) {

@@ -19,8 +19,8 @@ json RulesToJson(const std::vector<ToolRule>& rules) {
     out.push_back({{"id", r.id},
                    {"tool_name", r.tool_name},
                    {"rule", r.rule},
-                   {"priority", std::string(rules::PriorityName(r.priority))},
-                   {"source", std::string(rules::SourceName(r.source))},
+                   {"priority", std::string(PriorityName(r.priority))},
+                   {"source", std::string(SourceName(r.source))},
                    {"tags", r.tags},
                    {"owner", r.owner},
                    {"created_at", r.created_at},
@@ -39,8 +39,8 @@ Result<std::vector<ToolRule>> RulesFromJson(const json& rules) {
                .owner = j.at("owner").get<std::string>(),
                .created_at = j.at("created_at").get<TimeMs>(),
                .updated_at = j.at("updated_at").get<TimeMs>()};
-    MNEMO_ASSIGN_OR_RETURN(r.priority, rules::ParsePriority(j.at("priority").get<std::string>()));
-    MNEMO_ASSIGN_OR_RETURN(r.source, rules::ParseSource(j.at("source").get<std::string>()));
+    MNEMO_ASSIGN_OR_RETURN(r.priority, ParsePriority(j.at("priority").get<std::string>()));
+    MNEMO_ASSIGN_OR_RETURN(r.source, ParseSource(j.at("source").get<std::string>()));
     out.push_back(std::move(r));
   }
   return out;

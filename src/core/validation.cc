@@ -60,7 +60,7 @@ Status ValidateContent(std::string_view content, std::string_view field) {
 }
 
 Status ValidateCategory(std::string_view category, std::string_view field) {
-  bool ok = !category.empty() && category.size() <= 64 &&
+  bool ok = !category.empty() && category.size() <= kMaxCategoryBytes &&
             std::all_of(category.begin(), category.end(), [](char c) {
               return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
             });
@@ -69,7 +69,8 @@ Status ValidateCategory(std::string_view category, std::string_view field) {
                             ? std::string(category)
                             : std::string("(") + std::to_string(category.size()) + " bytes)";
     return InvalidArgument(F(field) + " \"" + shown +
-                               "\" is invalid: use core, daily, conversation or [a-z0-9_-]{1,64}",
+                               "\" is invalid: use core, daily, conversation or [a-z0-9_-]{1," +
+                               std::to_string(kMaxCategoryBytes) + "}",
                            F(field));
   }
   return Status::Ok();

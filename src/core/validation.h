@@ -6,19 +6,11 @@
 #include <string_view>
 #include <vector>
 
+#include "mnemo/limits.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 
 namespace mnemo {
-
-inline constexpr size_t kMaxKeyBytes = 256;
-inline constexpr size_t kMaxContentBytes = 1 << 20;  // 1 MiB
-inline constexpr size_t kMaxNamespaceBytes = 128;
-inline constexpr size_t kMaxTagBytes = 64;
-inline constexpr size_t kMaxTags = 32;
-// context_turns of memory.episodic_search and memory_recall: neighbouring
-// turns returned each side of a hit.
-inline constexpr int kMaxContextTurns = 5;
 
 // 1-256 bytes, valid UTF-8, no control characters, not blank.
 Status ValidateKey(std::string_view key, std::string_view field = "key");

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "rules/tool_rule.h"
+#include "text/strip.h"
 
 namespace mnemo::rules {
 namespace {
@@ -25,7 +26,7 @@ constexpr std::string_view kAnyToolSuffix = " (any tool)";
 // Bytes a rendered rule adds beyond its text and tool name, for reserve().
 constexpr size_t kPerRuleOverhead = 32;
 
-// True when CollapseWhitespace(text) would return `text` unchanged, decided
+// True when text::CollapseToLine(text) would return `text` unchanged, decided
 // without decoding: most rules are ASCII, and the only ASCII White_Space
 // characters are \t \n \v \f \r and space. Non-ASCII text answers false and
 // takes the full collapse. Skipping the decode and copy keeps select + render
@@ -45,7 +46,7 @@ void AppendCollapsed(std::string_view text, std::string& out) {
   if (IsCollapsedAscii(text)) {
     out.append(text);
   } else {
-    out.append(CollapseWhitespace(text));
+    out.append(text::CollapseToLine(text));
   }
 }
 
@@ -53,7 +54,7 @@ void AppendCollapsed(std::string_view text, std::string& out) {
 struct Keyed {
   explicit Keyed(ToolRule* r)
       : rule(r), any_tool(r->tool_name == kAnyTool), unchanged(IsCollapsedAscii(r->rule)) {
-    if (!unchanged) collapsed = CollapseWhitespace(r->rule);
+    if (!unchanged) collapsed = text::CollapseToLine(r->rule);
   }
   std::string_view text() const { return unchanged ? std::string_view(rule->rule) : collapsed; }
 

@@ -4,6 +4,7 @@
 
 #include "base/sha256.h"
 #include "text/normalizer.h"
+#include "text/strip.h"
 #include "text/utf8.h"
 
 namespace mnemo::rules {
@@ -12,53 +13,10 @@ namespace {
 constexpr std::string_view kRuleKeyPrefix = "rule/";
 constexpr std::string_view kRuleNamespacePrefix = "tool-";
 
-// Unicode White_Space (PropList.txt), ASCII included.
-bool IsSpace(int32_t cp) {
-  return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
-         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
-         cp == 0x205F || cp == 0x3000;
-}
-
 }  // namespace
 
-std::string_view PriorityName(RulePriority p) {
-  switch (p) {
-    case RulePriority::kCritical: return "critical";
-    case RulePriority::kHigh: return "high";
-    case RulePriority::kNormal: return "normal";
-  }
-  return "normal";
-}
-
-std::string_view SourceName(RuleSource s) {
-  switch (s) {
-    case RuleSource::kUserExplicit: return "user_explicit";
-    case RuleSource::kPostTurn: return "post_turn";
-    case RuleSource::kProgrammatic: return "programmatic";
-  }
-  return "programmatic";
-}
-
-Result<RulePriority> ParsePriority(std::string_view name, std::string_view field) {
-  for (RulePriority p : {RulePriority::kCritical, RulePriority::kHigh, RulePriority::kNormal}) {
-    if (name == PriorityName(p)) return p;
-  }
-  return InvalidArgument(std::string(field) + " must be one of critical, high, normal",
-                         std::string(field));
-}
-
-Result<RuleSource> ParseSource(std::string_view name, std::string_view field) {
-  for (RuleSource s :
-       {RuleSource::kUserExplicit, RuleSource::kPostTurn, RuleSource::kProgrammatic}) {
-    if (name == SourceName(s)) return s;
-  }
-  return InvalidArgument(
-      std::string(field) + " must be one of user_explicit, post_turn, programmatic",
-      std::string(field));
-}
-
 std::string NormalizeToolName(std::string_view name) {
-  std::string out = CollapseWhitespace(name);
+  std::string out = text::CollapseToLine(name);
   std::transform(out.begin(), out.end(), out.begin(), [](char c) {
     return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
   });
@@ -99,33 +57,8 @@ std::optional<std::string> ToolOfNamespace(std::string_view ns) {
   return std::string(ns.substr(kRuleNamespacePrefix.size()));
 }
 
-std::string CollapseWhitespace(std::string_view in) {
-  std::string out;
-  out.reserve(in.size());
-  bool pending_space = false;
-  size_t pos = 0;
-  while (pos < in.size()) {
-    int32_t cp = static_cast<unsigned char>(in[pos]);
-    int len = 1;
-    if (cp >= 0x80) len = text::DecodeUtf8(in, pos, &cp);
-    if (IsSpace(cp)) {
-      pending_space = !out.empty();
-    } else {
-      if (pending_space) out.push_back(' ');
-      pending_space = false;
-      if (len == 1) {
-        out.push_back(in[pos]);
-      } else {
-        out.append(in.substr(pos, static_cast<size_t>(len)));
-      }
-    }
-    pos += static_cast<size_t>(len);
-  }
-  return out;
-}
-
 std::string NormalizedBody(std::string_view rule) {
-  std::string collapsed = CollapseWhitespace(rule);
+  std::string collapsed = text::CollapseToLine(rule);
   // Trailing sentence punctuation: "Never X." and "never x" are one rule.
   for (;;) {
     if (!collapsed.empty() && (collapsed.back() == '.' || collapsed.back() == '!')) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "mnemo/limits.h"
+#include "mnemo/names.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 #include "storage/entry_store.h"
@@ -19,14 +21,6 @@ inline constexpr std::string_view kAnyTool = "*";
 inline constexpr std::string_view kStatsNamespace = "tool_effectiveness";
 // User edict bodies are cut to this many characters (code points).
 inline constexpr size_t kMaxEdictChars = 240;
-// Tool names: at most this many bytes after normalisation.
-inline constexpr size_t kMaxToolNameBytes = 120;
-
-std::string_view PriorityName(RulePriority p);  // "critical" | "high" | "normal"
-std::string_view SourceName(RuleSource s);      // "user_explicit" | "post_turn" | "programmatic"
-// kInvalidArgument naming `field` and the allowed values.
-Result<RulePriority> ParsePriority(std::string_view name, std::string_view field = "priority");
-Result<RuleSource> ParseSource(std::string_view name, std::string_view field = "source");
 
 // Trims and lower-cases (ASCII) a tool name: "  Send_Email " -> "send_email".
 std::string NormalizeToolName(std::string_view name);
@@ -40,10 +34,6 @@ std::string RuleNamespace(std::string_view tool_name);
 std::string RuleKey(std::string_view id);
 // The tool name of a rule namespace ("tool-x" -> "x"), or nullopt.
 std::optional<std::string> ToolOfNamespace(std::string_view ns);
-
-// Runs of whitespace (ASCII and Unicode White_Space, line and paragraph
-// separators included) become one space; leading and trailing ones go.
-std::string CollapseWhitespace(std::string_view text);
 
 // The body compared by the no-duplicate rule: whitespace collapsed, case
 // folded, trailing sentence punctuation (. ! 。 ！) dropped.

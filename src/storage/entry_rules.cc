@@ -85,8 +85,4 @@ int64_t IndexColumn(std::string_view text, const text::TokenSink& on_token) {
   return length;
 }
 
-std::string_view VisibilityName(Visibility v) {
-  return v == Visibility::kPublic ? "public" : "private";
-}
-
 }  // namespace mnemo::storage::internal

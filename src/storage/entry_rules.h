@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mnemo/names.h"
 #include "storage/entry_store.h"
 #include "text/tokenizer.h"
 
@@ -36,14 +37,11 @@ bool MatchesFilter(const EntryFilter& filter, const Entry& entry);
 // phrase of the score, so a duplicate would count its idf twice.
 std::vector<std::string> DistinctTerms(const std::vector<std::string>& terms);
 
-std::string_view VisibilityName(Visibility v);
-
 // Runs `text` (one indexed column) through text::Tokenize, calls `on_token`
 // for every token and returns the column's length as FTS5 counts it: a
 // colocated token adds no length unless it is the column's first
 // (fts5StorageInsertCallback). Document length = Σ over key and content.
 // The SQLite tokenizer and the in-memory index both go through here.
-int64_t IndexColumn(std::string_view text,
-                    const text::TokenSink& on_token);  // "private" | "public"
+int64_t IndexColumn(std::string_view text, const text::TokenSink& on_token);
 
 }  // namespace mnemo::storage::internal

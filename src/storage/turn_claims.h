@@ -8,13 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "mnemo/limits.h"
 #include "mnemo/types.h"
 #include "storage/episodic.h"
 
 namespace mnemo::storage {
-
-// At most this many bytes in a turn id (and at least one).
-inline constexpr size_t kMaxTurnIdBytes = 128;
 
 struct TurnKey {
   std::string owner = "local";

@@ -295,7 +295,11 @@ std::string StripAnsi(std::string_view s) {
   return out;
 }
 
-std::string CollapseWhitespace(std::string_view s) {
+namespace {
+
+// Each run of White_Space becomes one space, or one "\n" when `keep_breaks`
+// and the run holds a line break; leading and trailing runs go.
+std::string Collapse(std::string_view s, bool keep_breaks) {
   std::string out;
   out.reserve(s.size());
   bool in_run = false;
@@ -305,7 +309,7 @@ std::string CollapseWhitespace(std::string_view s) {
     const int len = DecodeUtf8(s, i, &cp);
     if (IsWhiteSpace(cp)) {
       in_run = true;
-      run_has_break = run_has_break || IsLineBreak(cp);
+      run_has_break = run_has_break || (keep_breaks && IsLineBreak(cp));
     } else {
       if (in_run && !out.empty()) out.push_back(run_has_break ? '\n' : ' ');
       in_run = run_has_break = false;
@@ -315,6 +319,12 @@ std::string CollapseWhitespace(std::string_view s) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string CollapseWhitespace(std::string_view s) { return Collapse(s, true); }
+
+std::string CollapseToLine(std::string_view s) { return Collapse(s, false); }
 
 bool IsBlank(std::string_view s) {
   for (size_t i = 0; i < s.size();) {

@@ -36,6 +36,10 @@ std::string StripAnsi(std::string_view s);
 // trailing whitespace is removed. Blank lines therefore collapse into single
 // line breaks: paragraph structure is not kept, line structure is.
 std::string CollapseWhitespace(std::string_view s);
+// Every run of Unicode White_Space, line breaks included, becomes one " ";
+// leading and trailing whitespace is removed: one line, as a tool name or a
+// rule in the pinned block is shown.
+std::string CollapseToLine(std::string_view s);
 
 // True when `s` holds only Unicode White_Space, or nothing.
 bool IsBlank(std::string_view s);

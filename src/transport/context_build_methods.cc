@@ -68,7 +68,7 @@ MethodSpec ContextBuildSpec() {
                       .description = "Characters (Unicode code points) at most; default: the "
                                      "preset's.",
                       .minimum = 1,
-                      .maximum = 1000000},
+                      .maximum = kMaxContextBuildChars},
                      SinceParam(),
                      UntilParam(),
                      AgentIdFilterParam()},

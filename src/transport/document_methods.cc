@@ -9,8 +9,6 @@
 namespace mnemo::transport {
 namespace {
 
-constexpr size_t kMaxSourceBytes = 1024;
-
 ParamSpec IdParam() {
   return {.name = "id",
           .description = "The document's id.",
@@ -176,7 +174,7 @@ MethodSpec DocSearchSpec() {
                       .description = "Maximum number of results (1-100, default 20).",
                       .default_value = 20,
                       .minimum = 1,
-                      .maximum = 100,
+                      .maximum = kMaxResults,
                       .aliases = {"limit"}}},
           .result_schema = {{"type", "object"},
                             {"properties", {{"results", {{"type", "array"}, {"items", hit}}}}}},
@@ -195,7 +193,7 @@ MethodSpec DocListSpec() {
                       .description = "Page size (1-1000, default 50).",
                       .default_value = 50,
                       .minimum = 1,
-                      .maximum = 1000},
+                      .maximum = kMaxPageSize},
                      {.name = "offset",
                       .type = ParamType::kInteger,
                       .description = "Documents to skip (default 0); pass next_offset.",

@@ -225,7 +225,7 @@ MethodSpec EventsSpec() {
                       .description = "Maximum number of events (1-100, default 20).",
                       .default_value = 20,
                       .minimum = 1,
-                      .maximum = 100}},
+                      .maximum = kMaxResults}},
           .result_schema = {{"type", "object"}, {"properties", {{"events", {{"type", "array"}}}}}},
           .handler = HandleEvents};
 }
@@ -253,7 +253,7 @@ MethodSpec ProfilePutSpec() {
           .params = {{.name = "facet_type",
                       .description = "preference, context or another [a-z0-9_-] name.",
                       .required = true,
-                      .max_bytes = 64},
+                      .max_bytes = kMaxCategoryBytes},
                      {.name = "key",
                       .description = "The facet's key.",
                       .required = true,
@@ -261,7 +261,7 @@ MethodSpec ProfilePutSpec() {
                      {.name = "value",
                       .description = "The facet's value.",
                       .required = true,
-                      .max_bytes = 4096}},
+                      .max_bytes = kMaxFacetValueBytes}},
           .result_schema = {{"type", "object"}},
           .handler = HandleProfilePut};
 }
@@ -299,7 +299,7 @@ MethodSpec EpisodicSearchSpec() {
                       .description = "Maximum number of turns (1-100, default 20).",
                       .default_value = 20,
                       .minimum = 1,
-                      .maximum = 100,
+                      .maximum = kMaxResults,
                       .aliases = {"max_results"}},
                      ContextTurnsParam(),
                      SinceParam(),
@@ -334,14 +334,14 @@ MethodSpec UpdateMemoryMdSpec() {
           .params = {{.name = "file",
                       .description = "MEMORY.md or SKILL.md.",
                       .required = true,
-                      .max_bytes = 256},
+                      .max_bytes = kMaxMemoryMdTitleBytes},
                      {.name = "action",
                       .description = "append (default) or replace_section.",
                       .default_value = "append",
                       .allowed = {"append", "replace_section"}},
                      {.name = "section_title",
                       .description = "replace_section: the section's title, without \"## \".",
-                      .max_bytes = 256},
+                      .max_bytes = kMaxMemoryMdTitleBytes},
                      {.name = "content",
                       .description = "The text to write.",
                       .required = true,
@@ -431,7 +431,7 @@ ParamSpec AgentIdFilterParam() {
               "Only the turns of this agent (the agent_id given to "
               "memory.turn_complete).",
           .non_blank = true,
-          .max_bytes = 256};
+          .max_bytes = kMaxKeyBytes};
 }
 
 void AddEpisodicMethods(MethodTable& table) {

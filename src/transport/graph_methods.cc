@@ -8,8 +8,6 @@
 namespace mnemo::transport {
 namespace {
 
-constexpr size_t kMaxTermBytes = 1024;
-
 json TripleToJson(const Triple& t) {
   return {{"id", t.id},
           {"subject", t.subject},
@@ -47,7 +45,7 @@ ParamSpec TermParam(std::string name, std::string description, bool required) {
           .description = std::move(description),
           .required = required,
           .non_blank = true,
-          .max_bytes = kMaxTermBytes};
+          .max_bytes = kMaxGraphTermBytes};
 }
 
 Result<json> HandleGraphUpsert(const MethodContext& ctx, const json& p) {
@@ -120,7 +118,7 @@ MethodSpec GraphUpsertSpec() {
                       .maximum = 1},
                      {.name = "source",
                       .description = "Where the fact comes from (provenance).",
-                      .max_bytes = kMaxTermBytes}},
+                      .max_bytes = kMaxGraphTermBytes}},
           .result_schema = std::move(result),
           .handler = HandleGraphUpsert,
           .render = RenderGraphUpsert};
@@ -144,7 +142,7 @@ MethodSpec GraphQuerySpec() {
                       .description = "Maximum number of triples (1-1000, default 100).",
                       .default_value = 100,
                       .minimum = 1,
-                      .maximum = 1000},
+                      .maximum = kMaxPageSize},
                      AsOfParam()},
           .result_schema = {{"type", "object"},
                             {"properties",

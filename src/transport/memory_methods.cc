@@ -42,7 +42,7 @@ ParamSpec CategoryParam(std::optional<std::string> default_value, std::string de
   return {.name = "category",
           .description = std::move(description),
           .non_blank = true,
-          .max_bytes = 64,
+          .max_bytes = kMaxCategoryBytes,
           .default_value = default_value ? std::optional<json>(*default_value) : std::nullopt};
 }
 
@@ -59,7 +59,7 @@ ParamSpec MaxResultsParam() {
           .description = "Maximum number of results (1-100, default 20).",
           .default_value = 20,
           .minimum = 1,
-          .maximum = 100,
+          .maximum = kMaxResults,
           .aliases = {"limit"}};
 }
 
@@ -338,7 +338,7 @@ MethodSpec ListSpec() {
                       .description = "Page size (1-1000, default 50).",
                       .default_value = 50,
                       .minimum = 1,
-                      .maximum = 1000},
+                      .maximum = kMaxPageSize},
                      {.name = "offset",
                       .type = ParamType::kInteger,
                       .description = "Entries to skip (default 0); pass next_offset.",

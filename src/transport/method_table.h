@@ -22,6 +22,7 @@
 
 #include "base/json_limits.h"
 #include "mnemo/engine.h"
+#include "mnemo/limits.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 

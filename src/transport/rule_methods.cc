@@ -3,7 +3,7 @@
 #include <optional>
 
 #include "base/time.h"
-#include "rules/tool_rule.h"
+#include "mnemo/names.h"
 #include "transport/method_table.h"
 #include "transport/rule_wire.h"
 
@@ -17,7 +17,7 @@ ParamSpec ToolNameParam(bool required) {
                   "lower-cased; \"*\" = any tool).",
               .required = required,
               .non_blank = true,
-              .max_bytes = rules::kMaxToolNameBytes + 64};
+              .max_bytes = kMaxToolNameBytes + 64};
   return p;
 }
 
@@ -25,16 +25,16 @@ ParamSpec IdParam(bool required) {
   return {.name = "id",
           .description = required ? "The rule's id." : "Upsert this rule id (absent: a new rule).",
           .required = required,
-          .max_bytes = 64};
+          .max_bytes = kMaxRuleIdBytes};
 }
 
 Result<json> HandlePut(const MethodContext& ctx, const json& p) {
   ToolRulePut req{.tool_name = p.at("tool_name"), .rule = p.at("rule")};
   if (p.contains("priority")) {
-    MNEMO_ASSIGN_OR_RETURN(req.priority, rules::ParsePriority(p.at("priority").get<std::string>()));
+    MNEMO_ASSIGN_OR_RETURN(req.priority, ParsePriority(p.at("priority").get<std::string>()));
   }
   if (p.contains("source")) {
-    MNEMO_ASSIGN_OR_RETURN(req.source, rules::ParseSource(p.at("source").get<std::string>()));
+    MNEMO_ASSIGN_OR_RETURN(req.source, ParseSource(p.at("source").get<std::string>()));
   }
   if (p.contains("tags")) req.tags = p.at("tags").get<std::vector<std::string>>();
   if (p.contains("id")) req.id = p.at("id").get<std::string>();
@@ -92,7 +92,7 @@ MethodSpec PutSpec() {
                      {.name = "rule",
                       .description = "The guidance, in natural language.",
                       .required = true,
-                      .max_bytes = 4096},
+                      .max_bytes = kMaxRuleBytes},
                      {.name = "priority",
                       .description = "critical, high or normal (default normal).",
                       .allowed = {"critical", "high", "normal"}},

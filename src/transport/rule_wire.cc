@@ -1,7 +1,8 @@
 #include "transport/rule_wire.h"
 
 #include "base/time.h"
-#include "rules/tool_rule.h"
+#include "mnemo/names.h"
+#include "text/strip.h"
 
 namespace mnemo::transport {
 namespace {
@@ -19,8 +20,8 @@ json ToolRuleToJson(const ToolRule& r) {
   return {{"id", r.id},
           {"tool_name", r.tool_name},
           {"rule", r.rule},
-          {"priority", rules::PriorityName(r.priority)},
-          {"source", rules::SourceName(r.source)},
+          {"priority", PriorityName(r.priority)},
+          {"source", SourceName(r.source)},
           {"tags", r.tags},
           {"owner", r.owner},
           {"created_at", internal::FormatRfc3339(r.created_at)},
@@ -118,7 +119,7 @@ std::string RenderRuleList(const json& params, const json& result) {
   std::string out;
   for (const json& r : result) {
     if (!out.empty()) out += "\n";
-    out += "- [" + Str(r, "priority") + "] " + rules::CollapseWhitespace(Str(r, "rule")) + " (id " +
+    out += "- [" + Str(r, "priority") + "] " + text::CollapseToLine(Str(r, "rule")) + " (id " +
            Str(r, "id") + ")";
   }
   return out;

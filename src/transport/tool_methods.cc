@@ -1,6 +1,5 @@
 // The tool registry methods of spec 50: memory.tool_register and
 // memory.tool_list. One MethodSpec each.
-#include "rules/tool_rule.h"
 #include "transport/method_table.h"
 
 namespace mnemo::transport {
@@ -97,7 +96,7 @@ MethodSpec RegisterSpec() {
       .params = {{.name = "name",
                   .description = "The tool's name (trimmed and lower-cased).",
                   .required = true,
-                  .max_bytes = rules::kMaxToolNameBytes + 64},
+                  .max_bytes = kMaxToolNameBytes + 64},
                  {.name = "plugin", .description = "The plugin it belongs to.", .max_bytes = 256},
                  {.name = "description", .description = "What the tool does.", .max_bytes = 4096},
                  {.name = "no_memory",

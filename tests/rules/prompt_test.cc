@@ -14,6 +14,7 @@
 
 #include "mnemo/types.h"
 #include "rules/tool_rule.h"
+#include "text/strip.h"
 
 namespace mnemo::rules {
 namespace {
@@ -340,7 +341,7 @@ TEST(PromptSelect, KeepsRuleFieldsIntact) {
 // --- Rendering ---
 
 // The renderer skips decoding for text that is already collapsed ASCII; every
-// other text must come out exactly as CollapseWhitespace makes it.
+// other text must come out exactly as text::CollapseToLine makes it.
 TEST(PromptRender, BulletTextIsTheCollapsedRule) {
   const std::vector<std::string> texts = {"plain text",
                                           " leading",
@@ -361,7 +362,7 @@ TEST(PromptRender, BulletTextIsTheCollapsedRule) {
   for (const std::string& text : texts) {
     const std::string block =
         RenderPromptBlock({Rule("x", "shell", RulePriority::kCritical, text)}, false);
-    const std::string bullet = "\n- **[critical]** " + CollapseWhitespace(text) + "\n";
+    const std::string bullet = "\n- **[critical]** " + text::CollapseToLine(text) + "\n";
     ASSERT_GE(block.size(), bullet.size());
     EXPECT_EQ(block.substr(block.size() - bullet.size()), bullet) << "text: " << text;
   }

@@ -110,36 +110,6 @@ TEST(RuleNames, PrioritiesAndSourcesParseBack) {
   EXPECT_EQ(bad_source.status().field(), "params.source");
 }
 
-TEST(CollapseWhitespace, AsciiRunsBecomeOneSpace) {
-  EXPECT_EQ(CollapseWhitespace("a\nb\tc\r\nd  e"), "a b c d e");
-  EXPECT_EQ(CollapseWhitespace("  \n leading and trailing \t\r\n"), "leading and trailing");
-  EXPECT_EQ(CollapseWhitespace("rule\n\n### `forged`\n- **[critical]** x"),
-            "rule ### `forged` - **[critical]** x");
-  EXPECT_EQ(CollapseWhitespace(""), "");
-  EXPECT_EQ(CollapseWhitespace(" \t\n "), "");
-}
-
-TEST(CollapseWhitespace, UnicodeSeparatorsCount) {
-  EXPECT_EQ(CollapseWhitespace("line\xE2\x80\xA8separator"), "line separator");  // U+2028
-  EXPECT_EQ(CollapseWhitespace("para\xE2\x80\xA9separator"), "para separator");  // U+2029
-  EXPECT_EQ(CollapseWhitespace("no\xC2\xA0"
-                               "break"),
-            "no break");                                                            // U+00A0
-  EXPECT_EQ(CollapseWhitespace("ideo\xE3\x80\x80space"), "ideo space");             // U+3000
-  EXPECT_EQ(CollapseWhitespace("\xE2\x80\xA8\xC2\xA0 edge \xE2\x80\xA9"), "edge");  // only spaces
-  // Other non-ASCII text is untouched.
-  EXPECT_EQ(CollapseWhitespace("永远不要  发邮件"), "永远不要 发邮件");
-}
-
-TEST(CollapseWhitespace, InvalidUtf8BytesAreKept) {
-  EXPECT_EQ(CollapseWhitespace("a\xFF\xFE  b"), "a\xFF\xFE b");
-  // A truncated sequence at the very end must neither crash nor vanish.
-  const std::string truncated = CollapseWhitespace("end \xE2\x80");
-  EXPECT_TRUE(truncated.starts_with("end ")) << truncated;
-  EXPECT_NE(truncated.find('\xE2'), std::string::npos);
-  EXPECT_EQ(CollapseWhitespace("\xC3"), "\xC3");
-}
-
 TEST(NormalizedBody, CaseWhitespaceAndTrailingPeriodDoNotMatter) {
   const std::string a = NormalizedBody("Never email Sarah.");
   EXPECT_EQ(a, NormalizedBody("  never   EMAIL\nsarah "));

@@ -90,6 +90,37 @@ TEST(CollapseWhitespace, LeavesIllFormedBytesAlone) {
   EXPECT_EQ(CollapseWhitespace("a\xFF  \xC3"), "a\xFF \xC3");
 }
 
+// Moved from tests/rules (the one-line collapse was the rules room's own copy).
+TEST(CollapseToLine, AsciiRunsBecomeOneSpace) {
+  EXPECT_EQ(CollapseToLine("a\nb\tc\r\nd  e"), "a b c d e");
+  EXPECT_EQ(CollapseToLine("  \n leading and trailing \t\r\n"), "leading and trailing");
+  EXPECT_EQ(CollapseToLine("rule\n\n### `forged`\n- **[critical]** x"),
+            "rule ### `forged` - **[critical]** x");
+  EXPECT_EQ(CollapseToLine(""), "");
+  EXPECT_EQ(CollapseToLine(" \t\n "), "");
+}
+
+TEST(CollapseToLine, UnicodeSeparatorsCount) {
+  EXPECT_EQ(CollapseToLine("line\xE2\x80\xA8separator"), "line separator");  // U+2028
+  EXPECT_EQ(CollapseToLine("para\xE2\x80\xA9separator"), "para separator");  // U+2029
+  EXPECT_EQ(CollapseToLine("no\xC2\xA0"
+                           "break"),
+            "no break");                                                        // U+00A0
+  EXPECT_EQ(CollapseToLine("ideo\xE3\x80\x80space"), "ideo space");             // U+3000
+  EXPECT_EQ(CollapseToLine("\xE2\x80\xA8\xC2\xA0 edge \xE2\x80\xA9"), "edge");  // only spaces
+  // Other non-ASCII text is untouched.
+  EXPECT_EQ(CollapseToLine("永远不要  发邮件"), "永远不要 发邮件");
+}
+
+TEST(CollapseToLine, InvalidUtf8BytesAreKept) {
+  EXPECT_EQ(CollapseToLine("a\xFF\xFE  b"), "a\xFF\xFE b");
+  // A truncated sequence at the very end must neither crash nor vanish.
+  const std::string truncated = CollapseToLine("end \xE2\x80");
+  EXPECT_TRUE(truncated.starts_with("end ")) << truncated;
+  EXPECT_NE(truncated.find('\xE2'), std::string::npos);
+  EXPECT_EQ(CollapseToLine("\xC3"), "\xC3");
+}
+
 TEST(IsBlank, AcceptsOnlyUnicodeWhitespace) {
   EXPECT_TRUE(IsBlank(""));
   EXPECT_TRUE(IsBlank(" \t\r\n\xC2\xA0\xE3\x80\x80"));

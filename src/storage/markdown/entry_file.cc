@@ -77,7 +77,7 @@ std::string MetaJson(const Entry& e) {
                {"namespace", e.ns},
                {"tags", e.tags},
                {"owner", e.owner},
-               {"visibility", internal::VisibilityName(e.visibility)}};
+               {"visibility", VisibilityName(e.visibility)}};
   if (e.created_at != 0) meta["created_at"] = mnemo::internal::FormatRfc3339(e.created_at);
   if (e.updated_at != 0) meta["updated_at"] = mnemo::internal::FormatRfc3339(e.updated_at);
   return CommentSafe(meta.dump(-1, ' ', false, json::error_handler_t::replace));
@@ -106,8 +106,9 @@ bool ApplyMeta(std::string_view text, Entry& e) {
       !str("visibility", visibility)) {
     return false;
   }
-  if (visibility != "private" && visibility != "public") return false;
-  e.visibility = visibility == "public" ? Visibility::kPublic : Visibility::kPrivate;
+  Result<Visibility> parsed = ParseVisibility(visibility);
+  if (!parsed.ok()) return false;
+  e.visibility = *parsed;
   if (auto tags = meta.find("tags"); tags != meta.end()) {
     if (!tags->is_array()) return false;
     e.tags.clear();
