@@ -9,22 +9,22 @@ import sys
 
 ROOT = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
 
-# room -> rooms it may include (besides itself and the public include/mnemo).
-ALLOWED = {
-    "src/base": set(),
-    "src/text": {"base"},
-    "src/storage": {"base", "text"},
-    "src/embed": {"base", "text"},
-    "src/index": {"base"},
-    "src/rules": {"base", "text", "storage"},
-    "src/context": {"base", "text", "storage"},
-    "src/llm": {"base"},
-    "src/archivist": {"base", "text", "storage", "embed", "llm", "context"},
-    "src/core": {"base", "text", "storage", "embed", "index", "rules", "llm", "archivist",
-                 "context"},
-    "src/transport": {"base", "text", "core", "rules"},
-    "apps": {"base", "text", "core", "transport"},
-}
+# room -> rooms it may include (besides itself and the public include/mnemo),
+# read from the one statement of the layer graph, CMakeLists.txt's
+# set(MNEMO_ROOMS_<layer> ...) lines. The build enforces it (each layer sees
+# only these rooms); this check also covers headers no unit includes.
+def layer_graph(root):
+    text = (root / "CMakeLists.txt").read_text(encoding="utf-8")
+    graph = {}
+    for m in re.finditer(r"^set\(MNEMO_ROOMS_(\w+)((?:\s+\w+)*)\)", text, flags=re.M):
+        layer, rooms = m.group(1), set(m.group(2).split())
+        graph["apps" if layer == "apps" else "src/" + layer] = rooms
+    return graph
+
+
+ALLOWED = layer_graph(ROOT)
+if len(ALLOWED) < 12:
+    sys.exit(f"layering: found {len(ALLOWED)} layers in CMakeLists.txt, expected 12")
 # third-party headers that only some rooms may use
 RESTRICTED = {
     "sqlite3.h": {"src/storage"},
@@ -71,6 +71,11 @@ for room, allowed in ALLOWED.items():
         text = path.read_text(encoding="utf-8")
         if not room.startswith("src/storage") and re.search(r"\bsqlite3_\w+\(|\bPGconn\b", text):
             failures.append(f"{rel}: SQLite/PostgreSQL API outside src/storage")
+        # The wire (JSON-RPC, MCP) is the transports' alone: below them JSON
+        # is only a data format.
+        if (not rel.startswith(("src/transport", "apps"))
+                and re.search(r'"(jsonrpc|structuredContent|isError|protocolVersion)"', text)):
+            failures.append(f"{rel}: JSON-RPC or MCP wire fields outside src/transport")
         # The library reports through its logger (mnemo/logger.h): only the
         # default logger writes to standard error; the CLI (apps) talks to
         # its user there.
