@@ -85,7 +85,7 @@ Result<DocumentPutResult> Engine::Impl::DocPut(const Principal& who,
   MNEMO_RETURN_IF_ERROR(ValidateContent(req.content, "content"));
   MNEMO_RETURN_IF_ERROR(ValidateSource(req.source));
   MNEMO_RETURN_IF_ERROR(ValidateMeta(req.meta, config.server.max_body_bytes));
-  MNEMO_RETURN_IF_ERROR(CheckSecret(config, req.content, "content"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(config.security.secrets, req.content, "content"));
   MNEMO_ASSIGN_OR_RETURN(storage::DocumentPut put,
                          context::StoreDocument(*stores.documents, *stores.graph,
                                                 {.owner = who.name,

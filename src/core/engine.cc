@@ -122,6 +122,12 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   if (ec) return Unavailable("workspace " + ws + " cannot be resolved: " + ec.message());
   MNEMO_ASSIGN_OR_RETURN(impl->stores, OpenStores(impl->config, impl->workspace, impl->logger));
   MNEMO_RETURN_IF_ERROR(impl->OpenVectors());
+  Engine::Impl* raw = impl.get();
+  impl->rules = std::make_unique<RulesService>(
+      *impl->stores.entries, impl->clock, impl->logger, RulesOptionsOf(impl->config),
+      [raw](std::span<const storage::Label> labels, std::span<const std::string> texts) {
+        raw->EmbedAndStore(labels, texts);
+      });
   impl->archive_root = impl->workspace + "/memory_tree/content/episodic";
   impl->archive = std::make_unique<archivist::ArchiveWriter>(
       impl->archive_root, static_cast<size_t>(impl->config.learning.archive_queue_rows),
@@ -144,7 +150,6 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
     impl->logger->Log(LogLevel::kWarn, "closing idle segments: " + idle.status().message());
   }
   // Hygiene at start-up when due (spec 10), off the opening thread.
-  Engine::Impl* raw = impl.get();
   impl->segment_worker->Post([raw] {
     if (auto r = raw->RunHygieneIfDue(); !r.ok()) {
       raw->logger->Log(LogLevel::kWarn, "hygiene: " + r.status().message());
@@ -176,23 +181,28 @@ Result<RecallResponse> Engine::Recall(const Principal& who, const RecallRequest&
   return impl_->Recall(who, req);
 }
 Result<ToolRule> Engine::PutToolRule(const Principal& who, const ToolRulePut& req) {
-  return impl_->PutToolRule(who, req);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->rules->Put(who, req);
 }
 Result<std::optional<ToolRule>> Engine::GetToolRule(const Principal& who, std::string_view tool,
                                                     std::string_view id) {
-  return impl_->GetToolRule(who, tool, id);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->rules->Get(who, tool, id);
 }
 Result<std::vector<ToolRule>> Engine::ListToolRules(const Principal& who,
                                                     std::optional<std::string_view> tool) {
-  return impl_->ListToolRules(who, tool);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->rules->List(who, tool);
 }
 Result<bool> Engine::DeleteToolRule(const Principal& who, std::string_view tool,
                                     std::string_view id) {
-  return impl_->DeleteToolRule(who, tool, id);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->rules->Delete(who, tool, id);
 }
 Result<PromptRules> Engine::ToolRulesForPrompt(const Principal& who,
                                                const std::vector<std::string>& tools) {
-  return impl_->ToolRulesForPrompt(who, tools);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->rules->ForPrompt(who, tools);
 }
 Result<TurnResult> Engine::TurnComplete(const Principal& who, const Turn& turn) {
   return impl_->TurnComplete(who, turn);

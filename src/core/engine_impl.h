@@ -17,6 +17,7 @@
 #include "core/hybrid_search.h"
 #include "core/line_reader.h"
 #include "core/recap_vectors.h"
+#include "core/rules_service.h"
 #include "core/vector_space.h"
 #include "embed/embedder.h"
 #include "llm/chat_client.h"
@@ -26,9 +27,6 @@
 
 namespace mnemo {
 
-// kInvalidArgument naming `field` when `content` looks like a secret and
-// security.secrets is "reject" (spec 10). Never echoes the secret.
-Status CheckSecret(const Config& config, std::string_view content, std::string_view field);
 // The write that restores an imported entry as given (id, times, counters,
 // flags); `now` stands in for a missing updated_at (import_v1.cc).
 storage::EntryWrite WriteOfEntry(const Entry& e, TimeMs now);
@@ -55,12 +53,8 @@ struct Engine::Impl {
   std::mutex spaces_mu;
   std::map<std::string, std::shared_ptr<VectorSpace>> spaces;  // by signature
 
-  // Pinned prompt blocks by (scope, tools), valid for one generation of the
-  // tool rules (EntryStore::Generation): a session start costs one
-  // counter read while the rules are unchanged (rules.cc).
-  std::mutex prompt_mu;
-  int64_t prompt_generation = -1;
-  std::map<std::string, PromptRules> prompt_cache;
+  // Tool-scoped rules (core/rules_service.h) over stores.entries.
+  std::unique_ptr<RulesService> rules;
 
   // Markdown archive of episodic rows (spec 40), written in the background;
   // drained when the engine closes.
@@ -161,23 +155,10 @@ struct Engine::Impl {
   Status StoreExternalVectors(std::span<const storage::Label> labels,
                               std::span<std::pair<size_t, std::vector<float>>> vectors);
 
-  // Tool-scoped rules and turns (rules.cc).
-  Result<ToolRule> PutToolRule(const Principal& who, const ToolRulePut& req);
-  Result<std::optional<ToolRule>> GetToolRule(const Principal& who, std::string_view tool,
-                                              std::string_view id);
-  Result<std::vector<ToolRule>> ListToolRules(const Principal& who,
-                                              std::optional<std::string_view> tool);
-  Result<bool> DeleteToolRule(const Principal& who, std::string_view tool, std::string_view id);
-  Result<PromptRules> ToolRulesForPrompt(const Principal& who,
-                                         const std::vector<std::string>& tools);
+  // memory.turn_complete (turns.cc): the Archivist's rows, then the rules
+  // service's capture and statistics.
   Result<TurnResult> TurnComplete(const Principal& who, const Turn& turn);
-  // Whose rules `who` reads: its own (and public ones) under ACL, all without.
-  storage::ReadScope RuleScope(const Principal& who) const;
-  // The normalised tool name, or kInvalidArgument naming `field`.
-  Result<std::string> CheckToolName(std::string_view name, std::string_view field) const;
   Status ValidateTurn(const Turn& turn) const;
-  // Embeds the rules whose text changed (failure is not fatal, as for entries).
-  void EmbedRules(const std::vector<rules::RulePutOutcome>& outcomes);
 
   // The Archivist (episodic.cc).
   Result<std::vector<EpisodicHit>> EpisodicSearch(const Principal& who, const EpisodicQuery& q);
@@ -209,9 +190,6 @@ struct Engine::Impl {
   // Every tool the engine knows for `who`'s edicts (spec 30, capture):
   // registered tools, tools with statistics, tools with rules; by name.
   Result<std::vector<std::string>> KnownTools(const Principal& who);
-  // Rule capture and tool statistics of memory.turn_complete into `result`.
-  Status CaptureTurn(const Principal& who, const Turn& turn, TimeMs now,
-                     const std::vector<size_t>& cleaner_failed, TurnResult& result);
   // The answer to a repeated turn_id: the earlier call's stored result
   // (waited for up to kReplayWait while that call is still running) with its
   // rows read back; replayed = true.

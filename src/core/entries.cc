@@ -21,18 +21,6 @@ Status ValidateAddress(std::string_view key, std::string_view ns) {
 
 }  // namespace
 
-Status CheckSecret(const Config& config, std::string_view content, std::string_view field) {
-  if (config.security.secrets == "allow") return Status::Ok();
-  if (auto secret = text::FindSecret(content)) {
-    return InvalidArgument(std::string(field) + " looks like it contains a secret (" +
-                               std::string(secret->kind) +
-                               "); mnemo does not store credentials. Remove it, or set "
-                               "security.secrets = \"allow\"",
-                           std::string(field));
-  }
-  return Status::Ok();
-}
-
 Result<StoreResult> Engine::Impl::Store(const Principal& who, const StoreRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
   MNEMO_RETURN_IF_ERROR(ValidateAddress(req.key, req.ns));
@@ -51,7 +39,7 @@ Result<StoreResult> Engine::Impl::Store(const Principal& who, const StoreRequest
   MNEMO_RETURN_IF_ERROR(ValidateContent(req.content, "value"));
   MNEMO_RETURN_IF_ERROR(ValidateCategory(req.category, "category"));
   if (req.tags) MNEMO_RETURN_IF_ERROR(ValidateTags(*req.tags, "tags"));
-  MNEMO_RETURN_IF_ERROR(CheckSecret(config, req.content, "value"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(config.security.secrets, req.content, "value"));
   if (req.embedding) MNEMO_RETURN_IF_ERROR(ValidateEmbedding(*req.embedding));
   storage::EntryWrite w;
   w.owner = who.name;

@@ -479,7 +479,7 @@ Result<ProfileFacet> Engine::Impl::ProfilePut(const Principal& who, std::string_
         "value is " + std::to_string(value.size()) + " bytes long: at most 4096 bytes are allowed",
         "value");
   }
-  MNEMO_RETURN_IF_ERROR(CheckSecret(config, value, "value"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(config.security.secrets, value, "value"));
   // Stated at 0.9, a correction supersedes the current value (spec 40 §5):
   // the old one goes to the history and the count restarts.
   const TimeMs now = clock->NowMs();
@@ -519,7 +519,7 @@ Result<MemoryMdReport> Engine::Impl::UpdateMemoryMd(const Principal& who,
   }
   MNEMO_ASSIGN_OR_RETURN(archivist::MemoryMdAction action,
                          archivist::ParseMemoryMdAction(req.action));
-  MNEMO_RETURN_IF_ERROR(CheckSecret(config, req.content, "content"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(config.security.secrets, req.content, "content"));
   MNEMO_ASSIGN_OR_RETURN(archivist::MemoryMdResult r,
                          archivist::UpdateMemoryMd(workspace, {.file = req.file,
                                                                .action = action,

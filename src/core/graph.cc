@@ -54,8 +54,8 @@ Result<GraphUpsertResult> Engine::Impl::GraphUpsert(const Principal& who,
   if (!std::isfinite(confidence) || confidence < 0.0 || confidence > 1.0) {
     return InvalidArgument("confidence must be a number between 0 and 1", "confidence");
   }
-  MNEMO_RETURN_IF_ERROR(CheckSecret(config, req.subject, "subject"));
-  MNEMO_RETURN_IF_ERROR(CheckSecret(config, req.object, "object"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(config.security.secrets, req.subject, "subject"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(config.security.secrets, req.object, "object"));
   const TimeMs now = clock->NowMs();
   storage::TripleRow row{.owner = who.name,
                          .subject = req.subject,

@@ -170,7 +170,7 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
     Status st = Status::Ok();
     if (type == "entry") {
       Result<Entry> e = EntryFromImportJson(j, who.name);
-      st = e.ok() ? CheckSecret(config, e->content, "content") : e.status();
+      st = e.ok() ? CheckSecret(config.security.secrets, e->content, "content") : e.status();
       if (st.ok()) {
         own(e->owner);
         one.entries.push_back(WriteOfEntry(*e, now));

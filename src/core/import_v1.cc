@@ -30,7 +30,7 @@ Result<ImportReport> Engine::Impl::ImportV1(const Principal& who, internal::Line
       errors.Add(line_no, e.status().message());
       continue;
     }
-    if (Status s = CheckSecret(config, e->content, "content"); !s.ok()) {
+    if (Status s = CheckSecret(config.security.secrets, e->content, "content"); !s.ok()) {
       errors.Add(line_no, s.message());
       continue;
     }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "embed/embedder.h"
+#include "text/secrets.h"
 #include "text/strip.h"
 #include "text/utf8.h"
 
@@ -151,6 +152,18 @@ Status ValidateContextTurns(int context_turns, std::string_view field) {
                                std::to_string(kMaxContextTurns) +
                                " (neighbouring turns returned each side of a hit)",
                            F(field));
+  }
+  return Status::Ok();
+}
+
+Status CheckSecret(std::string_view secrets, std::string_view content, std::string_view field) {
+  if (secrets == "allow") return Status::Ok();
+  if (auto secret = text::FindSecret(content)) {
+    return InvalidArgument(std::string(field) + " looks like it contains a secret (" +
+                               std::string(secret->kind) +
+                               "); mnemo does not store credentials. Remove it, or set "
+                               "security.secrets = \"allow\"",
+                           std::string(field));
   }
   return Status::Ok();
 }

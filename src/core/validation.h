@@ -28,6 +28,10 @@ Status ValidateTags(const std::vector<std::string>& tags, std::string_view field
 Status ValidateContextTurns(int context_turns, std::string_view field = "context_turns");
 // since before until when both are given (field "until").
 Status ValidateTimeWindow(const TimeWindow& window);
+// kInvalidArgument naming `field` when `content` looks like a secret and
+// `secrets` (security.secrets) is not "allow" (spec 10). Never echoes the
+// secret.
+Status CheckSecret(std::string_view secrets, std::string_view content, std::string_view field);
 // recency_weight in [0, 1] (SearchRequest, EpisodicQuery, RecallRequest).
 Status ValidateRecencyWeight(double weight);
 

@@ -1,0 +1,222 @@
+// Tool-scoped rules (spec 30): validation, scopes, vectors and the pinned
+// prompt block around the rules room.
+#include "core/rules_service.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "core/validation.h"
+#include "rules/prompt.h"
+#include "rules/tool_rule.h"
+#include "rules/tool_stats.h"
+#include "text/secrets.h"
+#include "text/strip.h"
+
+namespace mnemo {
+namespace {
+
+// Distinct (principal, tools) prompt blocks kept per rules generation.
+constexpr size_t kPromptCacheEntries = 64;
+
+Status ValidateRuleText(std::string_view rule) {
+  MNEMO_RETURN_IF_ERROR(ValidateContent(rule, "rule"));
+  if (rule.size() > kMaxRuleBytes) {
+    return InvalidArgument("rule is " + std::to_string(rule.size()) + " bytes long: at most " +
+                               std::to_string(kMaxRuleBytes) + " bytes are allowed",
+                           "rule");
+  }
+  return Status::Ok();
+}
+
+Status ValidateRuleId(std::string_view id) {
+  bool ok =
+      !id.empty() && id.size() <= kMaxRuleIdBytes && std::all_of(id.begin(), id.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '-' || c == '_' || c == '.';
+      });
+  if (!ok) {
+    return InvalidArgument("id is invalid: use 1-" + std::to_string(kMaxRuleIdBytes) +
+                               " characters of [A-Za-z0-9_.-] (a UUID)",
+                           "id");
+  }
+  return Status::Ok();
+}
+
+Status ValidateRuleTags(const std::vector<std::string>& tags) {
+  MNEMO_RETURN_IF_ERROR(ValidateTags(tags, "tags"));
+  for (const std::string& t : tags) {
+    if (t.starts_with(rules::kSourceTagPrefix)) {
+      return InvalidArgument(
+          "tags: \"source:\" is reserved (a rule's source is given by the source parameter)",
+          "tags");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+RulesOptions RulesOptionsOf(const Config& config) {
+  RulesOptions options{.acl_enabled = config.memory.acl_enabled,
+                       .prompt_cap = config.rules.prompt_cap,
+                       .capture_enabled = config.learning.tool_memory_capture_enabled,
+                       .secrets = config.security.secrets};
+  // The built-in table extended by [[rules.aliases]] (or replaced by it).
+  if (!config.rules.aliases_replace_builtin) options.aliases = rules::BuiltinAliases();
+  for (const AliasConfig& a : config.rules.aliases) {
+    options.aliases.push_back({a.words, a.tool_contains});
+  }
+  return options;
+}
+
+RulesService::RulesService(storage::EntryStore& entries, std::shared_ptr<Clock> clock,
+                           std::shared_ptr<Logger> logger, RulesOptions options, EmbedFn embed)
+    : entries_(entries),
+      clock_(std::move(clock)),
+      logger_(std::move(logger)),
+      options_(std::move(options)),
+      embed_(std::move(embed)) {}
+
+storage::ReadScope RulesService::Scope(const Principal& who) const {
+  // Rules are pinned into one principal's prompts: under ACL even an admin
+  // sees only its own (and public) rules here.
+  return {.all = !options_.acl_enabled, .principal = who.name};
+}
+
+Result<std::string> RulesService::CheckToolName(std::string_view name, std::string_view field) {
+  std::string tool = rules::NormalizeToolName(name);
+  MNEMO_RETURN_IF_ERROR(rules::ValidateToolName(tool, field));
+  return tool;
+}
+
+void RulesService::Embed(const std::vector<rules::RulePutOutcome>& outcomes) {
+  std::vector<storage::Label> labels;
+  std::vector<std::string> texts;
+  for (const rules::RulePutOutcome& o : outcomes) {
+    if (!o.text_changed) continue;
+    labels.push_back(o.label);
+    texts.push_back(o.rule.rule);
+  }
+  if (embed_) embed_(labels, texts);
+}
+
+Result<ToolRule> RulesService::Put(const Principal& who, const ToolRulePut& req) {
+  MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(req.tool_name, "tool_name"));
+  MNEMO_RETURN_IF_ERROR(ValidateRuleText(req.rule));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, req.rule, "rule"));
+  MNEMO_RETURN_IF_ERROR(ValidateRuleTags(req.tags));
+  // A blank id asks for a new rule.
+  const bool has_id = req.id && !text::IsBlank(*req.id);
+  if (has_id) MNEMO_RETURN_IF_ERROR(ValidateRuleId(*req.id));
+  ToolRulePut put{.tool_name = std::move(tool),
+                  .rule = req.rule,
+                  .priority = req.priority,
+                  .source = req.source,
+                  .tags = req.tags,
+                  .id = has_id ? req.id : std::nullopt};
+  rules::RuleStore store = Store();
+  MNEMO_ASSIGN_OR_RETURN(rules::RulePutOutcome outcome, store.Put(who.name, put));
+  Embed({outcome});
+  return outcome.rule;
+}
+
+Result<std::optional<ToolRule>> RulesService::Get(const Principal& who, std::string_view tool_name,
+                                                  std::string_view id) {
+  MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(tool_name, "tool_name"));
+  MNEMO_RETURN_IF_ERROR(ValidateRuleId(id));
+  return Store().Get(Scope(who), tool, std::string(id));
+}
+
+Result<std::vector<ToolRule>> RulesService::List(const Principal& who,
+                                                 std::optional<std::string_view> tool_name) {
+  rules::RuleStore store = Store();
+  if (!tool_name) return store.ListAll(Scope(who));
+  MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(*tool_name, "tool_name"));
+  return store.List(Scope(who), tool);
+}
+
+Result<bool> RulesService::Delete(const Principal& who, std::string_view tool_name,
+                                  std::string_view id) {
+  MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(tool_name, "tool_name"));
+  MNEMO_RETURN_IF_ERROR(ValidateRuleId(id));
+  return Store().Delete(who.name, /*any_owner=*/!options_.acl_enabled, tool, std::string(id));
+}
+
+Result<PromptRules> RulesService::ForPrompt(const Principal& who,
+                                            const std::vector<std::string>& tools) {
+  std::set<std::string, std::less<>> wanted;
+  for (size_t i = 0; i < tools.size(); ++i) {
+    MNEMO_ASSIGN_OR_RETURN(std::string tool,
+                           CheckToolName(tools[i], "tools[" + std::to_string(i) + "]"));
+    wanted.insert(std::move(tool));
+  }
+  const storage::ReadScope scope = Scope(who);
+  std::string cache_key = scope.all ? std::string("*") : "=" + scope.principal;
+  for (const std::string& tool : wanted) cache_key += "\n" + tool;
+  MNEMO_ASSIGN_OR_RETURN(const int64_t generation,
+                         entries_.Generation(storage::Counter::kToolRules));
+  {
+    std::lock_guard lock(prompt_mu_);
+    if (generation != prompt_generation_) {
+      prompt_cache_.clear();
+      prompt_generation_ = generation;
+    }
+    if (auto it = prompt_cache_.find(cache_key); it != prompt_cache_.end()) return it->second;
+  }
+  MNEMO_ASSIGN_OR_RETURN(std::vector<ToolRule> all, Store().Pinnable(scope));
+  if (!wanted.empty()) {
+    // Unscoped rules apply to every tool.
+    std::erase_if(all, [&](const ToolRule& r) {
+      return r.tool_name != rules::kAnyTool && !wanted.contains(r.tool_name);
+    });
+  }
+  rules::PromptSelection selection = rules::SelectForPrompt(std::move(all), options_.prompt_cap);
+  if (selection.critical > rules::kCriticalWarnThreshold) {
+    logger_->Log(LogLevel::kWarn, std::to_string(selection.critical) +
+                                      " critical tool rules are pinned (more than " +
+                                      std::to_string(rules::kCriticalWarnThreshold) +
+                                      "); all are kept");
+  }
+  PromptRules out;
+  out.rendered = rules::RenderPromptBlock(selection.rules, options_.acl_enabled);
+  out.rules = std::move(selection.rules);
+  {
+    // Read after `generation`, so at least that new; a later write changes
+    // the generation and retires it.
+    std::lock_guard lock(prompt_mu_);
+    if (generation == prompt_generation_) {
+      if (prompt_cache_.size() >= kPromptCacheEntries) prompt_cache_.clear();
+      prompt_cache_.emplace(std::move(cache_key), out);
+    }
+  }
+  return out;
+}
+
+Status RulesService::Capture(const Principal& who, const Turn& turn, TimeMs now,
+                             std::span<const size_t> cleaner_failed, const rules::KnownTools& known,
+                             TurnResult& result) {
+  if (options_.capture_enabled) {
+    Turn captured = turn;
+    // Rules are pinned into prompts: never a credential, even from an edict.
+    if (options_.secrets != "allow") {
+      int redacted = 0;
+      captured.user_message = text::RedactSecrets(turn.user_message, &redacted);
+    }
+    rules::RuleStore store = Store();
+    MNEMO_ASSIGN_OR_RETURN(std::vector<rules::RulePutOutcome> outcomes,
+                           rules::CaptureRules(store, who.name, captured, options_.aliases, known));
+    Embed(outcomes);
+    for (rules::RulePutOutcome& o : outcomes) {
+      if (o.created) {
+        result.new_rules.push_back(std::move(o.rule));
+      } else {
+        result.refreshed_rules.push_back(std::move(o.rule));
+      }
+    }
+    result.rules_captured = true;
+  }
+  return rules::RecordToolStats(entries_, now, who.name, turn, cleaner_failed);
+}
+
+}  // namespace mnemo
