@@ -42,7 +42,7 @@ Result<Session> OpenSession(const GlobalOptions& g,
 
 int ExitCodeFor(const Status& status) {
   if (status.ok()) return kExitOk;
-  return status.code() == StatusCode::kInternal ? kExitInternal : kExitUser;
+  return IsServerFault(status.code()) ? kExitInternal : kExitUser;
 }
 
 int Fail(const Status& status) {

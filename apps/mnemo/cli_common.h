@@ -39,8 +39,8 @@ struct Session {
 Result<Session> OpenSession(const GlobalOptions& g,
                             const std::map<std::string, std::string>& overrides = {});
 
-// kInternal -> 2, anything else -> 1 (user-fixable: bad input, missing
-// entry, bad config, unusable workspace).
+// A server fault (kInternal, kCorruption) -> 2, anything else -> 1
+// (user-fixable: bad input, missing entry, bad config, unusable workspace).
 int ExitCodeFor(const Status& status);
 
 // Prints "mnemo: <message>" on stderr and returns ExitCodeFor(status).

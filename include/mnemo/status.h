@@ -21,8 +21,16 @@ enum class StatusCode {
   kDisabled,          // switched off by configuration
   kConflict,          // a concurrent change or a uniqueness clash
   kUnavailable,       // a dependency (file system, server, embedder) is unreachable
+  kCorruption,        // stored data (a database page, an index file, a stored row) is damaged
   kInternal,          // a bug or an unexpected failure below us
 };
+
+// The server's own fault, not the caller's: a bug (kInternal) or damaged
+// stored data (kCorruption). Transports log these with a request id and
+// answer without the details; the CLI exits with 2 for them.
+constexpr bool IsServerFault(StatusCode code) {
+  return code == StatusCode::kInternal || code == StatusCode::kCorruption;
+}
 
 // Returns the stable snake_case name of a code ("invalid_argument", ...).
 std::string_view StatusCodeName(StatusCode code);
@@ -61,6 +69,7 @@ inline Status PermissionDenied(std::string msg) {
 inline Status Disabled(std::string msg) { return {StatusCode::kDisabled, std::move(msg)}; }
 inline Status Conflict(std::string msg) { return {StatusCode::kConflict, std::move(msg)}; }
 inline Status Unavailable(std::string msg) { return {StatusCode::kUnavailable, std::move(msg)}; }
+inline Status Corruption(std::string msg) { return {StatusCode::kCorruption, std::move(msg)}; }
 inline Status Internal(std::string msg) { return {StatusCode::kInternal, std::move(msg)}; }
 
 // Result<T> holds either a value or a non-OK Status.

@@ -11,6 +11,7 @@ std::string_view StatusCodeName(StatusCode code) {
     case StatusCode::kDisabled: return "disabled";
     case StatusCode::kConflict: return "conflict";
     case StatusCode::kUnavailable: return "unavailable";
+    case StatusCode::kCorruption: return "corruption";
     case StatusCode::kInternal: return "internal";
   }
   return "unknown";

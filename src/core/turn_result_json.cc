@@ -62,7 +62,7 @@ std::string EncodeTurnResult(const TurnResult& result) {
 Result<TurnResult> DecodeTurnResult(std::string_view stored) {
   const json j = json::parse(stored, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || j.value("v", 0) != kFormatVersion) {
-    return Internal("a stored turn result is not a version 1 JSON object");
+    return Corruption("a stored turn result is not a version 1 JSON object");
   }
   try {
     TurnResult out{.redactions = j.at("redactions").get<int>(),

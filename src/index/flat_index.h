@@ -39,7 +39,7 @@ class FlatIndex final : public VectorIndex {
   // (u64 id, dims x f32), little-endian, in slot order.
   // Sets *live_count to the number of vectors written (under the same lock).
   Status WritePayload(PayloadWriter& out, uint64_t* live_count) const;
-  // Reads what WritePayload wrote; kUnavailable ("… is corrupt: …") for a
+  // Reads what WritePayload wrote; kCorruption ("… is corrupt: …") for a
   // count that disagrees with `expected_count`, a duplicate id, a
   // non-finite component or too few bytes.
   static Result<std::unique_ptr<FlatIndex>> ReadPayload(PayloadReader& in, size_t dims,

@@ -32,13 +32,13 @@ using internal::Fd;
 std::string Errno() { return std::strerror(errno); }
 
 Status CorruptFile(const std::filesystem::path& path, const std::string& detail) {
-  return Unavailable("index file " + path.string() + " is corrupt: " + detail +
-                     "; rebuilding from storage");
+  return Corruption("index file " + path.string() + " is corrupt: " + detail +
+                    "; rebuilding from storage");
 }
 
 // Payload errors: Corrupt(...) -> "is corrupt", I/O and memory -> "cannot read".
 Status WrapLoadError(const std::filesystem::path& path, const Status& st) {
-  if (st.code() == StatusCode::kUnavailable) return CorruptFile(path, st.message());
+  if (st.code() == StatusCode::kCorruption) return CorruptFile(path, st.message());
   return Unavailable("cannot read index file " + path.string() + ": " + st.message());
 }
 

@@ -88,7 +88,7 @@ struct LoadedIndex;
 // Errors: kNotFound when the file does not exist; kUnavailable "index file
 // <path> was built from another store …; rebuilding from storage" for
 // another store id, "index file <path> has format version 1 …" for a file
-// of an older format, and "index file <path> is corrupt: <what>;
+// of an older format; kCorruption "index file <path> is corrupt: <what>;
 // rebuilding from storage" for a wrong magic, newer format version, kind,
 // signature or dimension, a truncated or overlong
 // file, a checksum mismatch (kNow) or a payload that fails validation; and
@@ -113,8 +113,8 @@ Result<LoadedIndex> LoadIndexFile(const std::filesystem::path& path,
 // checking by device, inode, size and modification time that it is still the
 // file that was loaded) and compares its checksum. It does not touch the
 // index, so it may run on any thread while the index is searched and
-// changed. OK, or kUnavailable ("… is corrupt: checksum mismatch …" or
-// "… was replaced since it was loaded").
+// changed. OK, kCorruption ("… is corrupt: checksum mismatch …") or
+// kUnavailable ("… was replaced since it was loaded").
 class PendingVerification {
  public:
   Status Run() const;

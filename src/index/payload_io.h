@@ -13,10 +13,10 @@
 
 namespace mnemo::index {
 
-// The error of a malformed payload: kUnavailable with `detail`;
+// The error of a malformed payload: kCorruption with `detail`;
 // index_file.cc prefixes "index file <path> is corrupt: ". I/O failures
 // are kInternal ("cannot read the index file: …").
-inline Status Corrupt(std::string detail) { return Unavailable(std::move(detail)); }
+inline Status Corrupt(std::string detail) { return Corruption(std::move(detail)); }
 
 // Writes through a 1 MiB buffer and feeds every byte to `hash`. The first
 // error sticks: later writes do nothing and Finish returns it.

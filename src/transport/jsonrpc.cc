@@ -25,6 +25,7 @@ int JsonRpcErrorCode(StatusCode code) {
     case StatusCode::kConflict: return -32004;
     case StatusCode::kUnavailable: return -32005;
     case StatusCode::kOk:
+    case StatusCode::kCorruption:
     case StatusCode::kInternal: return -32000;
   }
   return -32000;
@@ -35,10 +36,12 @@ json ErrorObject(const Status& status, std::string_view method, Logger& logger) 
   json data = {{"request_id", request_id}};
   if (!status.field().empty()) data["field"] = status.field();
   std::string message = status.message();
-  if (status.code() == StatusCode::kInternal || status.code() == StatusCode::kOk) {
+  if (IsServerFault(status.code()) || status.code() == StatusCode::kOk) {
     logger.Log(LogLevel::kError, "request " + request_id + " (" + std::string(method) +
                                      ") failed: " + status.message());
-    message = "internal error; the server log has the details under request id " + request_id;
+    message = std::string(status.code() == StatusCode::kCorruption ? "stored data is damaged"
+                                                                   : "internal error") +
+              "; the server log has the details under request id " + request_id;
   }
   return {{"code", JsonRpcErrorCode(status.code())},
           {"message", std::move(message)},

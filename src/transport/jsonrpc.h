@@ -23,7 +23,8 @@ inline constexpr int kInvalidParams = -32602;
 
 // The one mapping of StatusCode to JSON-RPC error codes:
 // invalid_argument -32602, not_found -32001, permission_denied -32002,
-// disabled -32003, conflict -32004, unavailable -32005, internal -32000.
+// disabled -32003, conflict -32004, unavailable -32005, internal and
+// corruption -32000.
 int JsonRpcErrorCode(StatusCode code);
 
 // Called once per executed call: method ("" when unknown), outcome ("ok",
@@ -73,8 +74,9 @@ class Dispatcher {
 };
 
 // {"code", "message", "data": {"field"?, "request_id"}} for a failed Status.
-// Internal errors are logged to `logger` with the request id and answered
-// with a generic message (no SQL, no stack traces).
+// Server faults (IsServerFault: internal errors, damaged data) are logged to
+// `logger` with the request id and answered with a generic message (no SQL,
+// no stack traces, no paths).
 nlohmann::json ErrorObject(const Status& status, std::string_view method = {},
                            Logger& logger = *StderrLogger());
 

@@ -81,13 +81,15 @@ std::optional<ToolOutcome> RunTool(const MethodContext& ctx, ToolAudience audien
   json validated;
   Result<json> r = CallMethod(*spec, ctx, arguments, &validated);
   if (!r.ok()) {
-    if (r.status().code() == StatusCode::kInternal) {
+    if (IsServerFault(r.status().code())) {
       ctx.engine.logger().Log(LogLevel::kError,
                               "tool " + spec->tool_name + " failed: " + r.status().message());
-      return ToolOutcome{
-          .text = "Tool " + spec->tool_name + " failed with an internal error; see the server log.",
-          .data = nullptr,
-          .is_error = true};
+      const bool damaged = r.status().code() == StatusCode::kCorruption;
+      return ToolOutcome{.text = "Tool " + spec->tool_name + " failed with " +
+                                 (damaged ? "damaged stored data" : "an internal error") +
+                                 "; see the server log.",
+                         .data = nullptr,
+                         .is_error = true};
     }
     return ToolOutcome{.text = r.status().message(), .data = nullptr, .is_error = true};
   }

@@ -29,6 +29,16 @@ TEST(Status, CarriesCodeMessageAndField) {
   EXPECT_EQ(s.ToString(), "invalid_argument: key must not be blank");
 }
 
+TEST(Status, CorruptionIsAServerFaultOfItsOwn) {
+  Status s = Corruption("page 7 is damaged");
+  EXPECT_EQ(s.code(), StatusCode::kCorruption);
+  EXPECT_EQ(s.ToString(), "corruption: page 7 is damaged");
+  EXPECT_TRUE(IsServerFault(StatusCode::kCorruption));
+  EXPECT_TRUE(IsServerFault(StatusCode::kInternal));
+  EXPECT_FALSE(IsServerFault(StatusCode::kUnavailable));
+  EXPECT_FALSE(IsServerFault(StatusCode::kInvalidArgument));
+}
+
 TEST(Result, ValueOrStatus) {
   Result<int> r = Half(4);
   ASSERT_TRUE(r.ok());

@@ -80,7 +80,7 @@ class IndexFileTest : public ::testing::TestWithParam<IndexKind> {
     WriteAll(path_, bytes);
     for (VerifyMode mode : {VerifyMode::kNow, VerifyMode::kDeferred}) {
       Status st = LoadStatus(mode);
-      EXPECT_EQ(st.code(), StatusCode::kUnavailable) << why << ": " << st.ToString();
+      EXPECT_EQ(st.code(), StatusCode::kCorruption) << why << ": " << st.ToString();
       EXPECT_NE(st.message().find("is corrupt"), std::string::npos) << why << ": " << st.message();
     }
   }
@@ -181,10 +181,10 @@ TEST_P(IndexFileTest, NamedErrorsForMagicVersionSignatureAndDimensions) {
   EXPECT_NE(LoadStatus().message().find("format version 3"), std::string::npos);
   WriteAll(path_, bytes_);
   auto r = LoadIndexFile(path_, "hash-v1-24", kStore, kDims, VerifyMode::kNow);
-  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
   EXPECT_NE(r.status().message().find("expected \"hash-v1-24\""), std::string::npos);
   r = LoadIndexFile(path_, kSignature, kStore, kDims + 1, VerifyMode::kNow);
-  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
   EXPECT_NE(r.status().message().find("rebuilding from storage"), std::string::npos);
 }
 
@@ -252,7 +252,7 @@ TEST_P(IndexFileTest, ResealedGarbageNeverCrashes) {
     WriteAll(path_, bad);
     auto loaded = LoadIndexFile(path_, kSignature, kStore, kDims, VerifyMode::kNow);
     if (!loaded.ok()) {
-      EXPECT_EQ(loaded.status().code(), StatusCode::kUnavailable);
+      EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption);
       continue;
     }
     for (size_t q = 0; q < 600; q += 150) {
@@ -275,12 +275,12 @@ TEST_P(IndexFileTest, DeferredVerificationCatchesACorruptVector) {
   if (loaded.ok()) {
     ASSERT_TRUE(loaded->pending);
     Status st = loaded->pending->Run();
-    EXPECT_EQ(st.code(), StatusCode::kUnavailable);
+    EXPECT_EQ(st.code(), StatusCode::kCorruption);
     EXPECT_NE(st.message().find("checksum mismatch"), std::string::npos) << st.message();
     EXPECT_TRUE(loaded->index->SearchExact(Row(data_, kDims, 0), 5).ok());
   }
   EXPECT_EQ(LoadIndexFile(path_, kSignature, kStore, kDims, VerifyMode::kNow).status().code(),
-            StatusCode::kUnavailable);
+            StatusCode::kCorruption);
 }
 
 TEST_P(IndexFileTest, DeferredVerificationNoticesAReplacedFile) {

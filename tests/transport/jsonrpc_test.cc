@@ -30,6 +30,19 @@ TEST(ErrorObject, InternalErrorsHideTheirMessage) {
   EXPECT_NE(msg.find(e["data"]["request_id"].get<std::string>()), std::string::npos);
 }
 
+// Issue 19: damaged stored data is its own code, answered like an internal
+// error (logged, details hidden) but saying what happened.
+TEST(ErrorObject, DamagedDataIsNamedWithoutItsDetails) {
+  EXPECT_EQ(JsonRpcErrorCode(StatusCode::kCorruption), -32000);
+  json e = ErrorObject(Corruption("index file /srv/ws/x.idx is corrupt: checksum mismatch"),
+                       "memory.search");
+  EXPECT_EQ(e["code"], -32000);
+  std::string msg = e["message"];
+  EXPECT_EQ(msg.find("/srv/ws"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("stored data is damaged"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(e["data"]["request_id"].get<std::string>()), std::string::npos);
+}
+
 TEST(ErrorObject, CarriesTheField) {
   json e = ErrorObject(InvalidArgument("key must not be blank", "key"));
   EXPECT_EQ(e["code"], -32602);

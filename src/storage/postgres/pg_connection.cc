@@ -42,6 +42,8 @@ Status StatusFor(std::string_view state, std::string_view what, std::string_view
       state.starts_with("53") || state.starts_with("57")) {
     return Unavailable(std::move(msg));
   }
+  // data_corrupted, index_corrupted
+  if (state == "XX001" || state == "XX002") return Corruption(std::move(msg));
   return Internal(std::move(msg));
 }
 

@@ -6,7 +6,8 @@
 // SQLSTATE class, never SQL text or user data:
 //   23xxx (integrity) -> kConflict; 08xxx (connection), 40001/40P01
 //   (serialization, deadlock), 53xxx (resources), 57xxx (shutdown) ->
-//   kUnavailable; anything else -> kInternal.
+//   kUnavailable; XX001/XX002 (data or index corrupted) -> kCorruption;
+//   anything else -> kInternal.
 //
 // Thread-safety: a Pool may be used from many threads; a PgConn by one
 // thread at a time (the lease that holds it).

@@ -15,6 +15,8 @@ Status SqliteStatus(int rc, std::string_view what) {
     case SQLITE_FULL:
     case SQLITE_READONLY:
     case SQLITE_PERM: return Unavailable(std::move(message));
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB: return Corruption(std::move(message));
     default: return Internal(std::move(message));
   }
 }

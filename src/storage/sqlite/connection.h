@@ -2,7 +2,8 @@
 // Errors become Status values whose messages name the operation and SQLite's
 // generic error text, never SQL text or user data:
 //   SQLITE_CONSTRAINT -> kConflict; BUSY, LOCKED, CANTOPEN, IOERR, FULL,
-//   READONLY, PERM -> kUnavailable; anything else -> kInternal.
+//   READONLY, PERM -> kUnavailable; CORRUPT, NOTADB -> kCorruption; anything
+//   else -> kInternal.
 //
 // Thread-safety: none. A Connection (and its statements) is used by one
 // thread at a time; the backend guards the writer with a mutex and leases

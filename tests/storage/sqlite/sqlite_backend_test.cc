@@ -99,6 +99,29 @@ TEST(SqliteBackend, RefusesAnEmptyPathAndAnUnreachableDirectory) {
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
 }
 
+// Issue 19: a file that is not a database (or whose pages are damaged) is
+// kCorruption, not kUnavailable or kInternal, and is left as it was.
+TEST(SqliteBackend, AFileThatIsNotADatabaseIsCorruption) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/mnemo.db";
+  const std::string garbage(8192, 'x');
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(garbage.data(), 1, garbage.size(), f), garbage.size());
+    std::fclose(f);
+  }
+  auto r = internal::SqliteBackend::Open({.path = path, .readers = 1});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kCorruption) << r.status().ToString();
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  std::string after(garbage.size() + 1, '\0');
+  after.resize(std::fread(after.data(), 1, after.size(), f));
+  std::fclose(f);
+  EXPECT_EQ(after, garbage);
+}
+
 TEST(SqliteBackend, FtsSyntaxInTermsIsJustText) {
   testing::TempDir dir;
   auto b = Open(dir.File("mnemo.db"));
