@@ -128,6 +128,11 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       [raw](std::span<const storage::Label> labels, std::span<const std::string> texts) {
         raw->EmbedAndStore(labels, texts);
       });
+  impl->graph = std::make_unique<GraphService>(*impl->stores.graph, impl->clock,
+                                               GraphOptionsOf(impl->config));
+  impl->documents = std::make_unique<DocumentsService>(
+      *impl->stores.documents, *impl->stores.graph, impl->clock, DocumentsOptionsOf(impl->config),
+      [raw](const Status& failure) { raw->NoteAccessCountFailure(failure); });
   impl->archive_root = impl->workspace + "/memory_tree/content/episodic";
   impl->archive = std::make_unique<archivist::ArchiveWriter>(
       impl->archive_root, static_cast<size_t>(impl->config.learning.archive_queue_rows),
@@ -240,10 +245,12 @@ Result<MemoryMdReport> Engine::UpdateMemoryMd(const Principal& who, const Memory
   return impl_->UpdateMemoryMd(who, req);
 }
 Result<GraphUpsertResult> Engine::GraphUpsert(const Principal& who, const GraphUpsertRequest& req) {
-  return impl_->GraphUpsert(who, req);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->graph->Upsert(who, req);
 }
 Result<std::vector<Triple>> Engine::GraphQuery(const Principal& who, const GraphQueryRequest& req) {
-  return impl_->GraphQuery(who, req);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->graph->Query(who, req);
 }
 
 Result<ContextBlock> Engine::ContextBuild(const Principal& who, const ContextBuildRequest& req) {
@@ -292,6 +299,28 @@ Status Engine::ExportJsonl(const Principal& who, std::ostream& out, const Export
 Result<ImportReport> Engine::ImportJsonl(const Principal& who, std::istream& in,
                                          const ProgressFn& progress, const ImportOptions& options) {
   return impl_->ImportJsonl(who, in, progress, options);
+}
+
+Result<DocumentPutResult> Engine::DocPut(const Principal& who, const DocumentPutRequest& req) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->documents->Put(who, req);
+}
+Result<Document> Engine::DocGet(const Principal& who, std::string_view id) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->documents->Get(who, id);
+}
+Result<std::vector<DocumentSearchHit>> Engine::DocSearch(const Principal& who,
+                                                         const DocumentSearchRequest& req) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->documents->Search(who, req);
+}
+Result<DocumentList> Engine::DocList(const Principal& who, const DocumentListRequest& req) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->documents->List(who, req);
+}
+Result<bool> Engine::DocDelete(const Principal& who, std::string_view id) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->documents->Delete(who, id);
 }
 
 }  // namespace mnemo

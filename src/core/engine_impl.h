@@ -14,6 +14,8 @@
 #include "base/background_worker.h"
 #include "context/tool_registry.h"
 #include "core/audit_log.h"
+#include "core/documents_service.h"
+#include "core/graph_service.h"
 #include "core/hybrid_search.h"
 #include "core/line_reader.h"
 #include "core/recap_vectors.h"
@@ -38,7 +40,9 @@ storage::EntryWrite WriteOfEntry(const Entry& e, TimeMs now);
 std::string ContextArchiveSourcePrefix(std::string_view session_id);
 bool IsContextArchiveOf(std::string_view source, std::string_view session_id);
 
-struct Engine::Impl {
+// Hidden although Engine is exported: the engine's state is no part of
+// libmnemo's interface.
+struct __attribute__((visibility("hidden"))) Engine::Impl {
   Config config;
   std::string workspace;  // absolute
   std::shared_ptr<Clock> clock;
@@ -55,6 +59,10 @@ struct Engine::Impl {
 
   // Tool-scoped rules (core/rules_service.h) over stores.entries.
   std::unique_ptr<RulesService> rules;
+  // Facts stated and distilled (core/graph_service.h) over stores.graph.
+  std::unique_ptr<GraphService> graph;
+  // Documents (core/documents_service.h) over stores.documents and stores.graph.
+  std::unique_ptr<DocumentsService> documents;
 
   // Markdown archive of episodic rows (spec 40), written in the background;
   // drained when the engine closes.
@@ -164,9 +172,6 @@ struct Engine::Impl {
   Result<std::vector<EpisodicHit>> EpisodicSearch(const Principal& who, const EpisodicQuery& q);
   Result<std::vector<EpisodicTurn>> SessionTurns(const Principal& who, std::string_view session_id);
   Result<MemoryMdReport> UpdateMemoryMd(const Principal& who, const MemoryMdRequest& req);
-  // The graph (graph.cc).
-  Result<GraphUpsertResult> GraphUpsert(const Principal& who, const GraphUpsertRequest& req);
-  Result<std::vector<Triple>> GraphQuery(const Principal& who, const GraphQueryRequest& req);
   // Context block (context_build.cc).
   Result<ContextBlock> ContextBuild(const Principal& who, const ContextBuildRequest& req);
   Result<SessionEndResult> SessionEnd(const Principal& who, std::string_view session_id, bool sync);
@@ -210,18 +215,6 @@ struct Engine::Impl {
   Result<std::vector<ToolInfo>> ListTools(const Principal& who);
   // Reindex of what is derived from text with the current registry.
   Status ReindexDerivedText(ReindexReport& report);
-
-  // Documents (documents.cc).
-  Result<DocumentPutResult> DocPut(const Principal& who, const DocumentPutRequest& req);
-  Result<Document> DocGet(const Principal& who, std::string_view id);
-  Result<std::vector<DocumentSearchHit>> DocSearch(const Principal& who,
-                                                   const DocumentSearchRequest& req);
-  Result<DocumentList> DocList(const Principal& who, const DocumentListRequest& req);
-  Result<bool> DocDelete(const Principal& who, std::string_view id);
-  // Documents for recall: keyword hits as RecallHits of source "document".
-  Result<std::vector<RecallHit>> DocumentHits(const std::vector<std::string>& terms, int limit);
-  // The owner whose documents `who` reads: nullopt (everyone's) while ACL is off.
-  std::optional<std::string> DocumentOwner(const Principal& who) const;
 
   // The context window (context_window.cc).
   Result<ContextAppendResult> ContextAppend(const Principal& who, const ContextAppendRequest& req);

@@ -213,7 +213,8 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
     MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> recaps,
                            RecallRecaps(req.query, terms, req.max_results));
     for (RecallHit& h : recaps) derived.push_back(std::move(h));
-    MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> documents, DocumentHits(terms, req.max_results));
+    MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> documents,
+                           documents->Hits(terms, req.max_results));
     for (RecallHit& h : documents) derived.push_back(std::move(h));
     // A derived result is read like a passage: its best matching part.
     for (RecallHit& h : derived) h.content = BestPassage(h.content, terms);

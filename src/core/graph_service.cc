@@ -1,11 +1,10 @@
-// The graph's engine side (spec 50, "Graph"): facts stated through
-// memory.graph_upsert and the query over them and over the triples
-// distilled from documents (context/graph.h).
+#include "core/graph_service.h"
+
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "context/graph.h"
-#include "core/engine_impl.h"
 #include "core/validation.h"
 #include "storage/graph_rules.h"
 
@@ -21,7 +20,8 @@ Status ValidateTerm(std::string_view value, std::string_view field, bool allow_e
   if (allow_empty && value.empty()) return Status::Ok();
   if (value.size() > kMaxGraphTermBytes) {
     return InvalidArgument(std::string(field) + " is " + std::to_string(value.size()) +
-                               " bytes long: at most 1024 bytes are allowed",
+                               " bytes long: at most " + std::to_string(kMaxGraphTermBytes) +
+                               " bytes are allowed",
                            std::string(field));
   }
   return ValidateContent(value, field);
@@ -43,9 +43,16 @@ Triple ToPublic(storage::TripleRow r) {
 
 }  // namespace
 
-Result<GraphUpsertResult> Engine::Impl::GraphUpsert(const Principal& who,
-                                                    const GraphUpsertRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+GraphOptions GraphOptionsOf(const Config& config) {
+  return {.acl_enabled = config.memory.acl_enabled, .secrets = config.security.secrets};
+}
+
+GraphService::GraphService(storage::GraphStore& graph, std::shared_ptr<Clock> clock,
+                           GraphOptions options)
+    : graph_(graph), clock_(std::move(clock)), options_(std::move(options)) {}
+
+Result<GraphUpsertResult> GraphService::Upsert(const Principal& who,
+                                               const GraphUpsertRequest& req) {
   MNEMO_RETURN_IF_ERROR(ValidateTerm(req.subject, "subject"));
   MNEMO_RETURN_IF_ERROR(ValidateTerm(req.predicate, "predicate"));
   MNEMO_RETURN_IF_ERROR(ValidateTerm(req.object, "object"));
@@ -54,9 +61,9 @@ Result<GraphUpsertResult> Engine::Impl::GraphUpsert(const Principal& who,
   if (!std::isfinite(confidence) || confidence < 0.0 || confidence > 1.0) {
     return InvalidArgument("confidence must be a number between 0 and 1", "confidence");
   }
-  MNEMO_RETURN_IF_ERROR(CheckSecret(config.security.secrets, req.subject, "subject"));
-  MNEMO_RETURN_IF_ERROR(CheckSecret(config.security.secrets, req.object, "object"));
-  const TimeMs now = clock->NowMs();
+  MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, req.subject, "subject"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, req.object, "object"));
+  const TimeMs now = clock_->NowMs();
   storage::TripleRow row{.owner = who.name,
                          .subject = req.subject,
                          .predicate = req.predicate,
@@ -67,20 +74,19 @@ Result<GraphUpsertResult> Engine::Impl::GraphUpsert(const Principal& who,
                          .created_at = now};
   // Whether the predicate is single-valued is decided on its stored form.
   const bool single = context::IsSingleValued(storage::internal::NormalizePredicate(req.predicate));
-  MNEMO_ASSIGN_OR_RETURN(storage::TripleUpsert u, stores.graph->UpsertTriple(row, single));
+  MNEMO_ASSIGN_OR_RETURN(storage::TripleUpsert u, graph_.UpsertTriple(row, single));
   return GraphUpsertResult{.triple = ToPublic(std::move(u.row)),
                            .created = u.created,
                            .superseded = std::move(u.superseded)};
 }
 
-Result<std::vector<Triple>> Engine::Impl::GraphQuery(const Principal& who,
-                                                     const GraphQueryRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+Result<std::vector<Triple>> GraphService::Query(const Principal& who,
+                                                const GraphQueryRequest& req) {
   if (req.subject) MNEMO_RETURN_IF_ERROR(ValidateTerm(*req.subject, "subject"));
   if (req.predicate) MNEMO_RETURN_IF_ERROR(ValidateTerm(*req.predicate, "predicate"));
   if (req.object) MNEMO_RETURN_IF_ERROR(ValidateTerm(*req.object, "object"));
   if (req.limit < 1 || req.limit > kMaxPageSize) {
-    return InvalidArgument("limit must be between 1 and 1000", "limit");
+    return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxPageSize), "limit");
   }
   storage::TripleQuery query{.subject = req.subject,
                              .predicate = req.predicate,
@@ -89,8 +95,8 @@ Result<std::vector<Triple>> Engine::Impl::GraphQuery(const Principal& who,
                              .limit = req.limit,
                              .as_of = req.as_of};
   // Scoped like episodic rows: everyone's while ACL is off.
-  if (config.memory.acl_enabled) query.owner = who.name;
-  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TripleRow> rows, stores.graph->QueryTriples(query));
+  if (options_.acl_enabled) query.owner = who.name;
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TripleRow> rows, graph_.QueryTriples(query));
   std::vector<Triple> out;
   out.reserve(rows.size());
   for (storage::TripleRow& r : rows) out.push_back(ToPublic(std::move(r)));

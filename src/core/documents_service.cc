@@ -1,15 +1,13 @@
-// Documents (spec 50): memory.doc_put, doc_get, doc_search, doc_list,
-// doc_delete, and the document part of memory_recall. A document is its
-// owner's; while ACL is off every principal reads every document (as for
-// episodic rows, episodic.cc).
+#include "core/documents_service.h"
+
 #include <algorithm>
 #include <exception>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "base/json_limits.h"
 #include "context/documents.h"
-#include "core/engine_impl.h"
 #include "core/validation.h"
 #include "text/query.h"
 #include "text/snippet.h"
@@ -38,8 +36,8 @@ Status ValidateMeta(std::string_view meta, int64_t max_bytes) {
 
 Status ValidateSource(std::string_view source) {
   if (source.size() > kMaxSourceBytes) {
-    return InvalidArgument("source is " + std::to_string(source.size()) +
-                               " bytes long: at most 1024 bytes are allowed",
+    return InvalidArgument("source is " + std::to_string(source.size()) + " bytes long: at most " +
+                               std::to_string(kMaxSourceBytes) + " bytes are allowed",
                            "source");
   }
   if (!source.empty()) MNEMO_RETURN_IF_ERROR(ValidateContent(source, "source"));
@@ -74,55 +72,68 @@ Document ToPublic(storage::DocumentRow r, bool with_content) {
 
 }  // namespace
 
-std::optional<std::string> Engine::Impl::DocumentOwner(const Principal& who) const {
-  if (!config.memory.acl_enabled) return std::nullopt;
+DocumentsOptions DocumentsOptionsOf(const Config& config) {
+  return {.acl_enabled = config.memory.acl_enabled,
+          .max_meta_bytes = config.server.max_body_bytes,
+          .secrets = config.security.secrets,
+          .min_relevance_score = config.search.min_relevance_score};
+}
+
+DocumentsService::DocumentsService(storage::DocumentStore& documents, storage::GraphStore& graph,
+                                   std::shared_ptr<Clock> clock, DocumentsOptions options,
+                                   AccessCountFailureFn on_count_failure)
+    : documents_(documents),
+      graph_(graph),
+      clock_(std::move(clock)),
+      options_(std::move(options)),
+      on_count_failure_(std::move(on_count_failure)) {}
+
+std::optional<std::string> DocumentsService::Owner(const Principal& who) const {
+  if (!options_.acl_enabled) return std::nullopt;
   return who.name;
 }
 
-Result<DocumentPutResult> Engine::Impl::DocPut(const Principal& who,
-                                               const DocumentPutRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+Result<DocumentPutResult> DocumentsService::Put(const Principal& who,
+                                                const DocumentPutRequest& req) {
   MNEMO_RETURN_IF_ERROR(ValidateContent(req.content, "content"));
   MNEMO_RETURN_IF_ERROR(ValidateSource(req.source));
-  MNEMO_RETURN_IF_ERROR(ValidateMeta(req.meta, config.server.max_body_bytes));
-  MNEMO_RETURN_IF_ERROR(CheckSecret(config.security.secrets, req.content, "content"));
+  MNEMO_RETURN_IF_ERROR(ValidateMeta(req.meta, options_.max_meta_bytes));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, req.content, "content"));
   MNEMO_ASSIGN_OR_RETURN(storage::DocumentPut put,
-                         context::StoreDocument(*stores.documents, *stores.graph,
+                         context::StoreDocument(documents_, graph_,
                                                 {.owner = who.name,
                                                  .source = req.source,
                                                  .meta = req.meta,
                                                  .content = req.content,
                                                  .computation_text = req.content,
-                                                 .now = clock->NowMs()}));
+                                                 .now = clock_->NowMs()}));
   return DocumentPutResult{.id = std::move(put.row.id), .created = put.created};
 }
 
-Result<Document> Engine::Impl::DocGet(const Principal& who, std::string_view id) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+Result<Document> DocumentsService::Get(const Principal& who, std::string_view id) {
   MNEMO_RETURN_IF_ERROR(ValidateDocumentId(id));
-  const std::optional<std::string> owner = DocumentOwner(who);
+  const std::optional<std::string> owner = Owner(who);
   // Another principal's document is checked before its access is counted,
   // so reading it leaves no trace.
   if (owner) {
     MNEMO_ASSIGN_OR_RETURN(std::optional<storage::DocumentRow> peek,
-                           stores.documents->GetDocument(id, /*count_access=*/false));
+                           documents_.GetDocument(id, /*count_access=*/false));
     if (!peek || peek->owner != *owner) return NotFound("no document " + std::string(id));
   }
   Result<std::optional<storage::DocumentRow>> row =
-      stores.documents->GetDocument(id, /*count_access=*/true);
+      documents_.GetDocument(id, /*count_access=*/true);
   if (!row.ok()) {
     // The count is best effort: the document is read without it.
-    NoteAccessCountFailure(row.status());
-    row = stores.documents->GetDocument(id, /*count_access=*/false);
+    if (on_count_failure_) on_count_failure_(row.status());
+    row = documents_.GetDocument(id, /*count_access=*/false);
   }
   MNEMO_RETURN_IF_ERROR(row.status());
   if (!*row) return NotFound("no document " + std::string(id));
   return ToPublic(std::move(**row), /*with_content=*/true);
 }
 
-Result<std::vector<DocumentSearchHit>> Engine::Impl::DocSearch(const Principal& who,
-                                                               const DocumentSearchRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+Result<std::vector<DocumentSearchHit>> DocumentsService::Search(const Principal& who,
+                                                                const DocumentSearchRequest& req) {
   if (text::IsBlank(req.query)) {
     return InvalidArgument("query must not be empty or whitespace: say what to look for", "query");
   }
@@ -130,13 +141,13 @@ Result<std::vector<DocumentSearchHit>> Engine::Impl::DocSearch(const Principal& 
     return InvalidArgument("query is longer than 1 MiB", "query");
   }
   if (req.max_results < 1 || req.max_results > kMaxResults) {
-    return InvalidArgument("max_results must be between 1 and 100", "max_results");
+    return InvalidArgument("max_results must be between 1 and " + std::to_string(kMaxResults),
+                           "max_results");
   }
   const std::vector<std::string> terms = text::QueryTerms(req.query);
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<storage::DocumentHit> hits,
-      stores.documents->SearchDocuments(
-          {.terms = terms, .owner = DocumentOwner(who), .limit = req.max_results}));
+      documents_.SearchDocuments({.terms = terms, .owner = Owner(who), .limit = req.max_results}));
   std::vector<DocumentSearchHit> out;
   out.reserve(hits.size());
   for (storage::DocumentHit& h : hits) {
@@ -148,17 +159,16 @@ Result<std::vector<DocumentSearchHit>> Engine::Impl::DocSearch(const Principal& 
   return out;
 }
 
-Result<DocumentList> Engine::Impl::DocList(const Principal& who, const DocumentListRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+Result<DocumentList> DocumentsService::List(const Principal& who, const DocumentListRequest& req) {
   if (req.limit < 1 || req.limit > kMaxPageSize) {
-    return InvalidArgument("limit must be between 1 and 1000", "limit");
+    return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxPageSize), "limit");
   }
   if (req.offset < 0) return InvalidArgument("offset must be >= 0", "offset");
   if (req.source) MNEMO_RETURN_IF_ERROR(ValidateSource(*req.source));
   // One more than asked tells whether there is a next page.
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<storage::DocumentRow> rows,
-      stores.documents->ListDocuments(DocumentOwner(who), req.source, req.limit + 1, req.offset));
+      documents_.ListDocuments(Owner(who), req.source, req.limit + 1, req.offset));
   DocumentList out;
   if (rows.size() > static_cast<size_t>(req.limit)) {
     rows.resize(static_cast<size_t>(req.limit));
@@ -171,24 +181,23 @@ Result<DocumentList> Engine::Impl::DocList(const Principal& who, const DocumentL
   return out;
 }
 
-Result<bool> Engine::Impl::DocDelete(const Principal& who, std::string_view id) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+Result<bool> DocumentsService::Delete(const Principal& who, std::string_view id) {
   MNEMO_RETURN_IF_ERROR(ValidateDocumentId(id));
-  if (const std::optional<std::string> owner = DocumentOwner(who)) {
+  if (const std::optional<std::string> owner = Owner(who)) {
     MNEMO_ASSIGN_OR_RETURN(std::optional<storage::DocumentRow> row,
-                           stores.documents->GetDocument(id, /*count_access=*/false));
+                           documents_.GetDocument(id, /*count_access=*/false));
     if (!row || row->owner != *owner) return false;
   }
-  return stores.documents->DeleteDocument(id);
+  return documents_.DeleteDocument(id);
 }
 
-Result<std::vector<RecallHit>> Engine::Impl::DocumentHits(const std::vector<std::string>& terms,
-                                                          int limit) {
+Result<std::vector<RecallHit>> DocumentsService::Hits(const std::vector<std::string>& terms,
+                                                      int limit) {
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::DocumentHit> hits,
-                         stores.documents->SearchDocuments({.terms = terms, .limit = limit}));
+                         documents_.SearchDocuments({.terms = terms, .limit = limit}));
   std::vector<RecallHit> out;
   for (storage::DocumentHit& h : hits) {
-    if (h.score < config.search.min_relevance_score) continue;
+    if (h.score < options_.min_relevance_score) continue;
     std::string preview = !h.row.summary.empty()
                               ? std::move(h.row.summary)
                               : text::MakeSnippet(h.row.content, terms, kRecallPreviewChars);
@@ -199,23 +208,6 @@ Result<std::vector<RecallHit>> Engine::Impl::DocumentHits(const std::vector<std:
                    .score = h.score});
   }
   return out;
-}
-
-Result<DocumentPutResult> Engine::DocPut(const Principal& who, const DocumentPutRequest& req) {
-  return impl_->DocPut(who, req);
-}
-Result<Document> Engine::DocGet(const Principal& who, std::string_view id) {
-  return impl_->DocGet(who, id);
-}
-Result<std::vector<DocumentSearchHit>> Engine::DocSearch(const Principal& who,
-                                                         const DocumentSearchRequest& req) {
-  return impl_->DocSearch(who, req);
-}
-Result<DocumentList> Engine::DocList(const Principal& who, const DocumentListRequest& req) {
-  return impl_->DocList(who, req);
-}
-Result<bool> Engine::DocDelete(const Principal& who, std::string_view id) {
-  return impl_->DocDelete(who, id);
 }
 
 }  // namespace mnemo

@@ -1,0 +1,70 @@
+// The documents service (spec 50): memory.doc_put, doc_get, doc_search,
+// doc_list, doc_delete, and the document part of memory_recall. A document
+// is its owner's; while ACL is off every principal reads every document (as
+// for episodic rows). It holds no state of its own and takes only the
+// document and graph stores (a document's triples are distilled when it is
+// stored), the clock, its options and a hook for access counts that could
+// not be written.
+//
+// Thread-safety: every member function may be called concurrently.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mnemo/clock.h"
+#include "mnemo/config.h"
+#include "mnemo/status.h"
+#include "mnemo/types.h"
+#include "storage/document_store.h"
+#include "storage/graph_store.h"
+
+namespace mnemo {
+
+struct DocumentsOptions {
+  bool acl_enabled = false;          // memory.acl_enabled: each principal reads its own
+  int64_t max_meta_bytes = 4194304;  // server.max_body_bytes: a document's meta JSON
+  std::string secrets = "reject";    // security.secrets
+  double min_relevance_score = 0.2;  // search.min_relevance_score, for recall's hits
+};
+
+DocumentsOptions DocumentsOptionsOf(const Config& config);
+
+// Called with the failure when an access count cannot be written (the read
+// still answers).
+using AccessCountFailureFn = std::function<void(const Status&)>;
+
+class DocumentsService {
+ public:
+  DocumentsService(storage::DocumentStore& documents, storage::GraphStore& graph,
+                   std::shared_ptr<Clock> clock, DocumentsOptions options,
+                   AccessCountFailureFn on_count_failure);
+
+  // Engine::DocPut and its siblings (mnemo/engine.h).
+  Result<DocumentPutResult> Put(const Principal& who, const DocumentPutRequest& req);
+  Result<Document> Get(const Principal& who, std::string_view id);
+  Result<std::vector<DocumentSearchHit>> Search(const Principal& who,
+                                                const DocumentSearchRequest& req);
+  Result<DocumentList> List(const Principal& who, const DocumentListRequest& req);
+  Result<bool> Delete(const Principal& who, std::string_view id);
+
+  // Documents for recall: keyword hits as RecallHits of source "document".
+  Result<std::vector<RecallHit>> Hits(const std::vector<std::string>& terms, int limit);
+
+ private:
+  // The owner whose documents `who` reads: nullopt (everyone's) while ACL is off.
+  std::optional<std::string> Owner(const Principal& who) const;
+
+  storage::DocumentStore& documents_;
+  storage::GraphStore& graph_;
+  const std::shared_ptr<Clock> clock_;
+  const DocumentsOptions options_;
+  const AccessCountFailureFn on_count_failure_;
+};
+
+}  // namespace mnemo

@@ -1,0 +1,42 @@
+// The graph service (spec 50, "Graph"): facts stated through
+// memory.graph_upsert and the query over them and over the triples
+// distilled from documents (context/graph.h). It holds no state of its own
+// and takes only the graph store, the clock and its options.
+//
+// Thread-safety: every member function may be called concurrently.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mnemo/clock.h"
+#include "mnemo/config.h"
+#include "mnemo/status.h"
+#include "mnemo/types.h"
+#include "storage/graph_store.h"
+
+namespace mnemo {
+
+struct GraphOptions {
+  bool acl_enabled = false;        // memory.acl_enabled: each principal reads its own triples
+  std::string secrets = "reject";  // security.secrets
+};
+
+GraphOptions GraphOptionsOf(const Config& config);
+
+class GraphService {
+ public:
+  GraphService(storage::GraphStore& graph, std::shared_ptr<Clock> clock, GraphOptions options);
+
+  // Engine::GraphUpsert and Engine::GraphQuery (mnemo/engine.h).
+  Result<GraphUpsertResult> Upsert(const Principal& who, const GraphUpsertRequest& req);
+  Result<std::vector<Triple>> Query(const Principal& who, const GraphQueryRequest& req);
+
+ private:
+  storage::GraphStore& graph_;
+  const std::shared_ptr<Clock> clock_;
+  const GraphOptions options_;
+};
+
+}  // namespace mnemo
