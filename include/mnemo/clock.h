@@ -6,6 +6,10 @@
 
 #include "mnemo/types.h"
 
+// libmnemo is built with hidden visibility: it exports what include/mnemo
+// declares, and nothing else (docs/architecture.md, "Target graph").
+#pragma GCC visibility push(default)
+
 namespace mnemo {
 
 class Clock {
@@ -18,3 +22,5 @@ class Clock {
 std::shared_ptr<Clock> SystemClock();
 
 }  // namespace mnemo
+
+#pragma GCC visibility pop

@@ -12,6 +12,10 @@
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 
+// libmnemo is built with hidden visibility: it exports what include/mnemo
+// declares, and nothing else (docs/architecture.md, "Target graph").
+#pragma GCC visibility push(default)
+
 namespace mnemo {
 
 struct TokenConfig {
@@ -174,3 +178,5 @@ std::map<std::string, std::string> MnemoEnvironment();
 std::string ConfigReferenceMarkdown();
 
 }  // namespace mnemo
+
+#pragma GCC visibility pop

@@ -19,6 +19,10 @@
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 
+// libmnemo is built with hidden visibility: it exports what include/mnemo
+// declares, and nothing else (docs/architecture.md, "Target graph").
+#pragma GCC visibility push(default)
+
 namespace mnemo {
 
 struct EngineOptions {
@@ -281,3 +285,5 @@ class Engine {
 };
 
 }  // namespace mnemo
+
+#pragma GCC visibility pop

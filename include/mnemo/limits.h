@@ -8,6 +8,10 @@
 #include <cstddef>
 #include <cstdint>
 
+// libmnemo is built with hidden visibility: it exports what include/mnemo
+// declares, and nothing else (docs/architecture.md, "Target graph").
+#pragma GCC visibility push(default)
+
 namespace mnemo {
 
 // Entries (spec 10).
@@ -51,3 +55,5 @@ inline constexpr int64_t kMaxWindowBudgetChars = int64_t{1} << 30;
 inline constexpr int kMaxProtectedEvents = 1000;
 
 }  // namespace mnemo
+
+#pragma GCC visibility pop

@@ -10,6 +10,10 @@
 
 #include "mnemo/status.h"
 
+// libmnemo is built with hidden visibility: it exports what include/mnemo
+// declares, and nothing else (docs/architecture.md, "Target graph").
+#pragma GCC visibility push(default)
+
 namespace mnemo {
 
 // In increasing severity; a logger shows its level and the ones above.
@@ -45,3 +49,5 @@ Result<LogLevel> LogLevelFromEnvironment();
 std::shared_ptr<Logger> StderrLogger();
 
 }  // namespace mnemo
+
+#pragma GCC visibility pop

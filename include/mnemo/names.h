@@ -8,6 +8,10 @@
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 
+// libmnemo is built with hidden visibility: it exports what include/mnemo
+// declares, and nothing else (docs/architecture.md, "Target graph").
+#pragma GCC visibility push(default)
+
 namespace mnemo {
 
 std::string_view VisibilityName(Visibility v);  // "private" | "public"
@@ -20,3 +24,5 @@ Result<RulePriority> ParsePriority(std::string_view name, std::string_view field
 Result<RuleSource> ParseSource(std::string_view name, std::string_view field = "source");
 
 }  // namespace mnemo
+
+#pragma GCC visibility pop

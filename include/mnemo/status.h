@@ -9,6 +9,10 @@
 #include <utility>
 #include <variant>
 
+// libmnemo is built with hidden visibility: it exports what include/mnemo
+// declares, and nothing else (docs/architecture.md, "Target graph").
+#pragma GCC visibility push(default)
+
 namespace mnemo {
 
 // Closed set of error classes. Each transport maps them to its wire codes in
@@ -72,6 +76,9 @@ inline Status Unavailable(std::string msg) { return {StatusCode::kUnavailable, s
 inline Status Corruption(std::string msg) { return {StatusCode::kCorruption, std::move(msg)}; }
 inline Status Internal(std::string msg) { return {StatusCode::kInternal, std::move(msg)}; }
 
+// The one OK status every Result without an error returns from status().
+const Status& OkStatus();
+
 // Result<T> holds either a value or a non-OK Status.
 template <typename T>
 class [[nodiscard]] Result {
@@ -82,10 +89,7 @@ class [[nodiscard]] Result {
   }
 
   bool ok() const { return v_.index() == 0; }
-  const Status& status() const {
-    static const Status kOkStatus;
-    return ok() ? kOkStatus : std::get<Status>(v_);
-  }
+  const Status& status() const { return ok() ? OkStatus() : std::get<Status>(v_); }
   T& value() & { return std::get<T>(v_); }
   const T& value() const& { return std::get<T>(v_); }
   T&& value() && { return std::get<T>(std::move(v_)); }
@@ -119,3 +123,5 @@ class [[nodiscard]] Result {
   if (!tmp.ok()) return tmp.status();                   \
   lhs = std::move(tmp).value()
 // NOLINTEND(bugprone-macro-parentheses)
+
+#pragma GCC visibility pop

@@ -12,6 +12,10 @@
 
 #include "mnemo/status.h"
 
+// libmnemo is built with hidden visibility: it exports what include/mnemo
+// declares, and nothing else (docs/architecture.md, "Target graph").
+#pragma GCC visibility push(default)
+
 namespace mnemo {
 
 enum class Role { kUser, kAdmin };
@@ -730,3 +734,5 @@ struct ContextPruneResult {
 };
 
 }  // namespace mnemo
+
+#pragma GCC visibility pop

@@ -17,6 +17,11 @@ std::string_view StatusCodeName(StatusCode code) {
   return "unknown";
 }
 
+const Status& OkStatus() {
+  static const Status kOk;
+  return kOk;
+}
+
 std::string Status::ToString() const {
   if (ok()) return "ok";
   std::string s(StatusCodeName(code_));

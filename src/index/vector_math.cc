@@ -1,18 +1,19 @@
 #include "index/vector_math.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <string>
 
 namespace mnemo::index {
 
-// One clone per instruction set, picked at load time (GNU ifunc): AVX2 and
-// AVX-512 machines get wide registers without building with -march=native.
-__attribute__((target_clones("avx512f", "avx2", "default"))) float Dot(const float* a,
-                                                                       const float* b, size_t n) {
-  // Sixteen independent partial sums: each lane is its own dependency chain,
-  // so the compiler maps them onto SIMD registers without reassociating.
+namespace {
+
+// Sixteen independent partial sums: each lane is its own dependency chain,
+// so the compiler maps them onto SIMD registers without reassociating. The
+// summation order is the same in every instruction set below.
+[[gnu::always_inline]] inline float DotBody(const float* a, const float* b, size_t n) {
   constexpr size_t kLanes = 16;
   float acc[kLanes] = {};
   size_t i = 0;
@@ -25,6 +26,42 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) float Dot(const flo
     for (size_t j = 0; j < width; ++j) acc[j] += acc[j + width];
   }
   return acc[0] + tail;
+}
+
+// One build of the body per instruction set, picked once from what the
+// processor supports: AVX2 and AVX-512 machines get wide registers without
+// building with -march=native. (Not GCC's target_clones: its ifunc resolver
+// is exported from libmnemo whatever the visibility says.)
+__attribute__((target("avx512f"))) float DotAvx512(const float* a, const float* b, size_t n) {
+  return DotBody(a, b, n);
+}
+__attribute__((target("avx2"))) float DotAvx2(const float* a, const float* b, size_t n) {
+  return DotBody(a, b, n);
+}
+float DotDefault(const float* a, const float* b, size_t n) { return DotBody(a, b, n); }
+
+using DotFn = float (*)(const float*, const float*, size_t);
+
+DotFn PickDot() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return DotAvx512;
+  if (__builtin_cpu_supports("avx2")) return DotAvx2;
+  return DotDefault;
+}
+
+// Picked on the first call (constant-initialised, so a call during another
+// file's static initialisation finds it too); a race picks the same twice.
+std::atomic<DotFn> picked_dot{nullptr};
+
+}  // namespace
+
+float Dot(const float* a, const float* b, size_t n) {
+  DotFn dot = picked_dot.load(std::memory_order_relaxed);
+  if (dot == nullptr) {
+    dot = PickDot();
+    picked_dot.store(dot, std::memory_order_relaxed);
+  }
+  return dot(a, b, n);
 }
 
 bool AllFinite(const float* v, size_t n) {

@@ -14,7 +14,7 @@ namespace mnemo::index {
 
 // Dot product of two n-float arrays. Written with independent lanes so that
 // -O2 vectorises it without -ffast-math or -march=native, and cloned for
-// AVX2 / AVX-512 (chosen at load time). The summation order is the same in
+// AVX2 / AVX-512 (chosen when the library loads). The summation order is the same in
 // every clone, so a pair always gets the same score on any machine.
 float Dot(const float* a, const float* b, size_t n);
 
