@@ -277,7 +277,9 @@ class Engine {
   Result<ContextPruneResult> ContextPrune(const Principal& who, std::string_view session_id,
                                           int64_t keep);
 
-  struct Impl;  // src/core/engine_impl.h
+  // src/core/engine_impl.h. Hidden although Engine is exported: the
+  // engine's state is no part of libmnemo's interface.
+  struct __attribute__((visibility("hidden"))) Impl;
 
  private:
   explicit Engine(std::unique_ptr<Impl> impl);

@@ -40,9 +40,9 @@ storage::EntryWrite WriteOfEntry(const Entry& e, TimeMs now);
 std::string ContextArchiveSourcePrefix(std::string_view session_id);
 bool IsContextArchiveOf(std::string_view source, std::string_view session_id);
 
-// Hidden although Engine is exported: the engine's state is no part of
-// libmnemo's interface.
-struct __attribute__((visibility("hidden"))) Engine::Impl {
+// Hidden (its declaration in engine.h says so): not part of libmnemo's
+// interface.
+struct Engine::Impl {
   Config config;
   std::string workspace;  // absolute
   std::shared_ptr<Clock> clock;
