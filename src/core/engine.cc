@@ -133,6 +133,12 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->documents = std::make_unique<DocumentsService>(
       *impl->stores.documents, *impl->stores.graph, impl->clock, DocumentsOptionsOf(impl->config),
       [raw](const Status& failure) { raw->NoteAccessCountFailure(failure); });
+  impl->context_window = std::make_unique<ContextWindowService>(
+      *impl->stores.context_events, *impl->stores.documents, *impl->stores.graph, impl->clock,
+      ContextWindowOptionsOf(impl->config), [raw]() -> Result<const context::ToolRegistry*> {
+        MNEMO_RETURN_IF_ERROR(raw->RefreshStoredTools());
+        return raw->tools.get();
+      });
   impl->archive_root = impl->workspace + "/memory_tree/content/episodic";
   impl->archive = std::make_unique<archivist::ArchiveWriter>(
       impl->archive_root, static_cast<size_t>(impl->config.learning.archive_queue_rows),
@@ -321,6 +327,22 @@ Result<DocumentList> Engine::DocList(const Principal& who, const DocumentListReq
 Result<bool> Engine::DocDelete(const Principal& who, std::string_view id) {
   MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
   return impl_->documents->Delete(who, id);
+}
+
+Result<ContextAppendResult> Engine::ContextAppend(const Principal& who,
+                                                  const ContextAppendRequest& req) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->context_window->Append(who, req);
+}
+Result<ContextWindow> Engine::GetContextWindow(const Principal& who,
+                                               const ContextWindowRequest& req) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->context_window->Window(who, req);
+}
+Result<ContextPruneResult> Engine::ContextPrune(const Principal& who, std::string_view session_id,
+                                                int64_t keep) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->context_window->Prune(who, session_id, keep);
 }
 
 }  // namespace mnemo

@@ -14,6 +14,7 @@
 #include "base/background_worker.h"
 #include "context/tool_registry.h"
 #include "core/audit_log.h"
+#include "core/context_window_service.h"
 #include "core/documents_service.h"
 #include "core/graph_service.h"
 #include "core/hybrid_search.h"
@@ -32,13 +33,6 @@ namespace mnemo {
 // The write that restores an imported entry as given (id, times, counters,
 // flags); `now` stands in for a missing updated_at (import_v1.cc).
 storage::EntryWrite WriteOfEntry(const Entry& e, TimeMs now);
-
-// The source of a context-prune archive document of `session_id` starts
-// with ContextArchiveSourcePrefix ("context:<session>#seq"), followed by
-// "<first>-<last>"; IsContextArchiveOf tells it from another session's
-// whose id merely starts the same (context_window.cc).
-std::string ContextArchiveSourcePrefix(std::string_view session_id);
-bool IsContextArchiveOf(std::string_view source, std::string_view session_id);
 
 // Hidden (its declaration in engine.h says so): not part of libmnemo's
 // interface.
@@ -63,6 +57,9 @@ struct Engine::Impl {
   std::unique_ptr<GraphService> graph;
   // Documents (core/documents_service.h) over stores.documents and stores.graph.
   std::unique_ptr<DocumentsService> documents;
+  // The context window (core/context_window_service.h) over stores.context_events,
+  // archiving into stores.documents.
+  std::unique_ptr<ContextWindowService> context_window;
 
   // Markdown archive of episodic rows (spec 40), written in the background;
   // drained when the engine closes.
@@ -215,12 +212,6 @@ struct Engine::Impl {
   Result<std::vector<ToolInfo>> ListTools(const Principal& who);
   // Reindex of what is derived from text with the current registry.
   Status ReindexDerivedText(ReindexReport& report);
-
-  // The context window (context_window.cc).
-  Result<ContextAppendResult> ContextAppend(const Principal& who, const ContextAppendRequest& req);
-  Result<ContextWindow> GetContextWindow(const Principal& who, const ContextWindowRequest& req);
-  Result<ContextPruneResult> ContextPrune(const Principal& who, std::string_view session_id,
-                                          int64_t keep);
 
   // Erasure (erasure.cc; spec 10, "Erasure").
   Result<ErasureCounts> SessionForget(const Principal& who, const SessionForgetRequest& req);

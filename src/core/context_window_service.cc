@@ -1,8 +1,8 @@
-// The context window (spec 50): memory.context_append, memory.context_window
-// and memory.context_prune. Events are the caller's own, per session (like
-// a session's turns); pruned events become the caller's documents.
+#include "core/context_window_service.h"
+
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -10,7 +10,6 @@
 #include "context/context_window.h"
 #include "context/documents.h"
 #include "core/context_event_json.h"
-#include "core/engine_impl.h"
 #include "core/validation.h"
 #include "text/query.h"
 #include "text/strip.h"
@@ -77,9 +76,23 @@ bool IsContextArchiveOf(std::string_view source, std::string_view session_id) {
          AllDigits(range.substr(dash + 1));
 }
 
-Result<ContextAppendResult> Engine::Impl::ContextAppend(const Principal& who,
-                                                        const ContextAppendRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+ContextWindowOptions ContextWindowOptionsOf(const Config& config) {
+  return {.max_event_bytes = config.server.max_body_bytes};
+}
+
+ContextWindowService::ContextWindowService(storage::ContextEventStore& events,
+                                           storage::DocumentStore& documents,
+                                           storage::GraphStore& graph, std::shared_ptr<Clock> clock,
+                                           ContextWindowOptions options, ToolRegistryFn registry)
+    : events_(events),
+      documents_(documents),
+      graph_(graph),
+      clock_(std::move(clock)),
+      options_(options),
+      registry_(std::move(registry)) {}
+
+Result<ContextAppendResult> ContextWindowService::Append(const Principal& who,
+                                                         const ContextAppendRequest& req) {
   MNEMO_RETURN_IF_ERROR(ValidateSession(req.session_id));
   ContextEvent event = req.event;
   std::string raw = req.raw_json;
@@ -88,31 +101,29 @@ Result<ContextAppendResult> Engine::Impl::ContextAppend(const Principal& who,
   }
   // Every reader of the window gets this text back: it gets a request
   // body's limits before it is stored.
-  MNEMO_RETURN_IF_ERROR(internal::CheckJsonLimits(raw, "event_json", config.server.max_body_bytes));
+  MNEMO_RETURN_IF_ERROR(internal::CheckJsonLimits(raw, "event_json", options_.max_event_bytes));
   // The stored text is the one source of the event: whatever came in is read
   // back exactly as a window will read it.
   MNEMO_ASSIGN_OR_RETURN(event, ParseContextEvent(raw));
   // Another process may have registered tools since (their no_memory and
   // cleaners decide what is indexed).
-  MNEMO_RETURN_IF_ERROR(RefreshStoredTools());
-  const TimeMs now = clock->NowMs();
+  MNEMO_ASSIGN_OR_RETURN(const context::ToolRegistry* tools, registry_());
+  const TimeMs now = clock_->NowMs();
   storage::ContextEventRow row{.owner = who.name,
                                .session_id = req.session_id,
                                .event_json = std::move(raw),
                                .search_text = context::EventComputationText(*tools, event),
                                .timestamp_ms = event.timestamp.value_or(now),
                                .created_at = now};
-  MNEMO_ASSIGN_OR_RETURN(storage::ContextEventRow stored,
-                         stores.context_events->AppendContextEvent(row));
+  MNEMO_ASSIGN_OR_RETURN(storage::ContextEventRow stored, events_.AppendContextEvent(row));
   return ContextAppendResult{
       .session_id = req.session_id,
       .seq = stored.seq,
       .chars = static_cast<int64_t>(text::CountCodePoints(context::RenderEvent(event)))};
 }
 
-Result<ContextWindow> Engine::Impl::GetContextWindow(const Principal& who,
-                                                     const ContextWindowRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+Result<ContextWindow> ContextWindowService::Window(const Principal& who,
+                                                   const ContextWindowRequest& req) {
   MNEMO_RETURN_IF_ERROR(ValidateSession(req.session_id));
   if (req.budget_chars < 1 || req.budget_chars > kMaxWindowBudgetChars) {
     return InvalidArgument("budget_chars must be between 1 and 1073741824", "budget_chars");
@@ -124,20 +135,19 @@ Result<ContextWindow> Engine::Impl::GetContextWindow(const Principal& who,
     return InvalidArgument("query is longer than 1 MiB", "query");
   }
   MNEMO_ASSIGN_OR_RETURN(std::vector<LoadedEvent> events,
-                         LoadEvents(*stores.context_events, who.name, req.session_id));
+                         LoadEvents(events_, who.name, req.session_id));
   // Keyword relevance over the events' computation text. (A vector side
   // would need event vectors, which are not stored.)
   std::map<int64_t, double> score_of;  // by event id
   const std::vector<std::string> terms = text::QueryTerms(req.query);
   if (!terms.empty() && !events.empty()) {
-    MNEMO_ASSIGN_OR_RETURN(
-        std::vector<storage::ContextEventHit> hits,
-        stores.context_events->SearchContextEvents(
-            {.terms = terms,
-             .all = false,
-             .owner = who.name,
-             .session_id = req.session_id,
-             .limit = static_cast<int>(std::min<size_t>(events.size(), INT32_MAX))}));
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::ContextEventHit> hits,
+                           events_.SearchContextEvents({.terms = terms,
+                                                        .all = false,
+                                                        .owner = who.name,
+                                                        .session_id = req.session_id,
+                                                        .limit = static_cast<int>(std::min<size_t>(
+                                                            events.size(), INT32_MAX))}));
     for (const storage::ContextEventHit& h : hits) score_of[h.row.id] = h.score;
   }
   std::vector<context::WindowItem> items;
@@ -170,13 +180,12 @@ Result<ContextWindow> Engine::Impl::GetContextWindow(const Principal& who,
   return out;
 }
 
-Result<ContextPruneResult> Engine::Impl::ContextPrune(const Principal& who,
-                                                      std::string_view session_id, int64_t keep) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+Result<ContextPruneResult> ContextWindowService::Prune(const Principal& who,
+                                                       std::string_view session_id, int64_t keep) {
   MNEMO_RETURN_IF_ERROR(ValidateSession(session_id));
   if (keep < 0) return InvalidArgument("keep must be >= 0", "keep");
   MNEMO_ASSIGN_OR_RETURN(std::vector<LoadedEvent> events,
-                         LoadEvents(*stores.context_events, who.name, session_id));
+                         LoadEvents(events_, who.name, session_id));
   ContextPruneResult out{.session_id = std::string(session_id)};
   const size_t n = events.size();
   const size_t pruned = n > static_cast<size_t>(keep) ? n - static_cast<size_t>(keep) : 0;
@@ -186,7 +195,7 @@ Result<ContextPruneResult> Engine::Impl::ContextPrune(const Principal& who,
   // the window, and the next prune finds its documents already stored (an
   // owner's identical content is stored once). One document per run of
   // events whose rendered text stays within the 1 MiB of a doc_put.
-  const TimeMs now = clock->NowMs();
+  const TimeMs now = clock_->NowMs();
   size_t begin = 0;
   while (begin < pruned) {
     std::string content = events[begin].text;
@@ -208,7 +217,7 @@ Result<ContextPruneResult> Engine::Impl::ContextPrune(const Principal& who,
     MNEMO_ASSIGN_OR_RETURN(
         storage::DocumentPut put,
         context::StoreDocument(
-            *stores.documents, *stores.graph,
+            documents_, graph_,
             {.owner = who.name,
              .source = source,
              .meta = meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
@@ -222,22 +231,9 @@ Result<ContextPruneResult> Engine::Impl::ContextPrune(const Principal& who,
                              .created = put.created});
     begin = end;
   }
-  MNEMO_ASSIGN_OR_RETURN(out.pruned, stores.context_events->DeleteContextEventsUpTo(
-                                         who.name, session_id, events[pruned - 1].row.seq));
+  MNEMO_ASSIGN_OR_RETURN(out.pruned, events_.DeleteContextEventsUpTo(who.name, session_id,
+                                                                     events[pruned - 1].row.seq));
   return out;
-}
-
-Result<ContextAppendResult> Engine::ContextAppend(const Principal& who,
-                                                  const ContextAppendRequest& req) {
-  return impl_->ContextAppend(who, req);
-}
-Result<ContextWindow> Engine::GetContextWindow(const Principal& who,
-                                               const ContextWindowRequest& req) {
-  return impl_->GetContextWindow(who, req);
-}
-Result<ContextPruneResult> Engine::ContextPrune(const Principal& who, std::string_view session_id,
-                                                int64_t keep) {
-  return impl_->ContextPrune(who, session_id, keep);
 }
 
 }  // namespace mnemo
