@@ -26,8 +26,10 @@
 
 namespace mnemo {
 
+// Built by ContextWindowOptionsOf from the configuration, whose defaults are the only ones
+// (mnemo/config.h): the members here restate none.
 struct ContextWindowOptions {
-  int64_t max_event_bytes = 4194304;  // server.max_body_bytes: an event's JSON
+  int64_t max_event_bytes{};  // server.max_body_bytes: an event's JSON
 };
 
 ContextWindowOptions ContextWindowOptionsOf(const Config& config);

@@ -134,16 +134,8 @@ Result<Document> DocumentsService::Get(const Principal& who, std::string_view id
 
 Result<std::vector<DocumentSearchHit>> DocumentsService::Search(const Principal& who,
                                                                 const DocumentSearchRequest& req) {
-  if (text::IsBlank(req.query)) {
-    return InvalidArgument("query must not be empty or whitespace: say what to look for", "query");
-  }
-  if (req.query.size() > kMaxContentBytes) {
-    return InvalidArgument("query is longer than 1 MiB", "query");
-  }
-  if (req.max_results < 1 || req.max_results > kMaxResults) {
-    return InvalidArgument("max_results must be between 1 and " + std::to_string(kMaxResults),
-                           "max_results");
-  }
+  MNEMO_RETURN_IF_ERROR(ValidateQuery(req.query));
+  MNEMO_RETURN_IF_ERROR(ValidateMaxResults(req.max_results));
   const std::vector<std::string> terms = text::QueryTerms(req.query);
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<storage::DocumentHit> hits,

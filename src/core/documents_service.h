@@ -26,11 +26,13 @@
 
 namespace mnemo {
 
+// Built by DocumentsOptionsOf from the configuration, whose defaults are the only ones
+// (mnemo/config.h): the members here restate none.
 struct DocumentsOptions {
-  bool acl_enabled = false;          // memory.acl_enabled: each principal reads its own
-  int64_t max_meta_bytes = 4194304;  // server.max_body_bytes: a document's meta JSON
-  std::string secrets = "reject";    // security.secrets
-  double min_relevance_score = 0.2;  // search.min_relevance_score, for recall's hits
+  bool acl_enabled{};            // memory.acl_enabled: each principal reads its own
+  int64_t max_meta_bytes{};      // server.max_body_bytes: a document's meta JSON
+  std::string secrets;           // security.secrets
+  double min_relevance_score{};  // search.min_relevance_score, for recall's hits
 };
 
 DocumentsOptions DocumentsOptionsOf(const Config& config);

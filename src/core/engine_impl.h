@@ -25,7 +25,6 @@
 #include "embed/embedder.h"
 #include "llm/chat_client.h"
 #include "mnemo/engine.h"
-#include "rules/rule_store.h"
 #include "storage/stores.h"
 
 namespace mnemo {

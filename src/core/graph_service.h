@@ -18,9 +18,11 @@
 
 namespace mnemo {
 
+// Built by GraphOptionsOf from the configuration, whose defaults are the only ones
+// (mnemo/config.h): the members here restate none.
 struct GraphOptions {
-  bool acl_enabled = false;        // memory.acl_enabled: each principal reads its own triples
-  std::string secrets = "reject";  // security.secrets
+  bool acl_enabled{};   // memory.acl_enabled: each principal reads its own triples
+  std::string secrets;  // security.secrets
 };
 
 GraphOptions GraphOptionsOf(const Config& config);

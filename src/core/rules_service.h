@@ -31,15 +31,16 @@
 
 namespace mnemo {
 
+// Built by RulesOptionsOf from the configuration, whose defaults are the only ones
+// (mnemo/config.h): the members here restate none.
 struct RulesOptions {
-  bool acl_enabled = false;           // memory.acl_enabled
-  int64_t prompt_cap = 30;            // rules.prompt_cap: high rules pinned per block
+  bool acl_enabled{};                 // memory.acl_enabled
+  int64_t prompt_cap{};               // rules.prompt_cap: high rules pinned per block
   std::vector<rules::Alias> aliases;  // the built-in table with [[rules.aliases]]
-  bool capture_enabled = true;        // learning.tool_memory_capture_enabled
-  std::string secrets = "reject";     // security.secrets
+  bool capture_enabled{};             // learning.tool_memory_capture_enabled
+  std::string secrets;                // security.secrets
 };
 
-// The rules options of `config`.
 RulesOptions RulesOptionsOf(const Config& config);
 
 // Embeds `texts` and stores their vectors under `labels`; a failure is not

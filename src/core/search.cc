@@ -21,23 +21,6 @@
 namespace mnemo {
 namespace {
 
-Status ValidateQuery(std::string_view query) {
-  if (text::IsBlank(query)) {
-    return InvalidArgument("query must not be empty or whitespace: say what to look for", "query");
-  }
-  if (query.size() > kMaxContentBytes) {
-    return InvalidArgument("query is longer than 1 MiB", "query");
-  }
-  return Status::Ok();
-}
-
-Status ValidateLimit(int max_results) {
-  if (max_results < 1 || max_results > kMaxResults) {
-    return InvalidArgument("max_results must be between 1 and 100", "max_results");
-  }
-  return Status::Ok();
-}
-
 std::string TurnKey(const storage::TurnRow& r) {
   return r.session_id + "#" + std::to_string(r.seq);
 }
@@ -47,7 +30,7 @@ std::string TurnKey(const storage::TurnRow& r) {
 Result<SearchResponse> Engine::Impl::Search(const Principal& who, const SearchRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
   MNEMO_RETURN_IF_ERROR(ValidateQuery(req.query));
-  MNEMO_RETURN_IF_ERROR(ValidateLimit(req.max_results));
+  MNEMO_RETURN_IF_ERROR(ValidateMaxResults(req.max_results));
   if (req.category) MNEMO_RETURN_IF_ERROR(ValidateCategory(*req.category, "category"));
   if (req.ns) MNEMO_RETURN_IF_ERROR(ValidateNamespace(*req.ns, "namespace"));
   MNEMO_RETURN_IF_ERROR(ValidateTags(req.tags, "tags"));

@@ -156,6 +156,24 @@ Status ValidateContextTurns(int context_turns, std::string_view field) {
   return Status::Ok();
 }
 
+Status ValidateQuery(std::string_view query) {
+  if (text::IsBlank(query)) {
+    return InvalidArgument("query must not be empty or whitespace: say what to look for", "query");
+  }
+  if (query.size() > kMaxContentBytes) {
+    return InvalidArgument("query is longer than 1 MiB", "query");
+  }
+  return Status::Ok();
+}
+
+Status ValidateMaxResults(int max_results) {
+  if (max_results < 1 || max_results > kMaxResults) {
+    return InvalidArgument("max_results must be between 1 and " + std::to_string(kMaxResults),
+                           "max_results");
+  }
+  return Status::Ok();
+}
+
 Status CheckSecret(std::string_view secrets, std::string_view content, std::string_view field) {
   if (secrets == "allow") return Status::Ok();
   if (auto secret = text::FindSecret(content)) {

@@ -28,6 +28,10 @@ Status ValidateTags(const std::vector<std::string>& tags, std::string_view field
 Status ValidateContextTurns(int context_turns, std::string_view field = "context_turns");
 // since before until when both are given (field "until").
 Status ValidateTimeWindow(const TimeWindow& window);
+// A search query: not blank, at most kMaxContentBytes (field "query").
+Status ValidateQuery(std::string_view query);
+// max_results in 1..kMaxResults (field "max_results").
+Status ValidateMaxResults(int max_results);
 // kInvalidArgument naming `field` when `content` looks like a secret and
 // `secrets` (security.secrets) is not "allow" (spec 10). Never echoes the
 // secret.
