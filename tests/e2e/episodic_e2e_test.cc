@@ -23,6 +23,17 @@ namespace {
 
 using nlohmann::json;
 
+// A turn time `minutes_ago` behind the real clock. Tests that count segments
+// use these: a segment whose last turn is older than
+// learning.session_idle_close_secs may be closed by the daemon's minute
+// sweep between two calls, which is not what they test.
+std::string MinutesAgo(int64_t minutes_ago) {
+  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  return internal::FormatRfc3339(now - minutes_ago * 60'000);
+}
+
 class EpisodicE2e : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -258,12 +269,10 @@ TEST_F(EpisodicE2e, UpdateMemoryMdAppendsReplacesAndRefusesOtherFiles) {
 }
 
 TEST_F(EpisodicE2e, SegmentsCloseOnATopicMarkerAndYieldRecapEventsAndProfile) {
-  Turn("seg", "I prefer dark mode in every editor.", "Noted, dark mode it is.",
-       "2026-11-29T10:00:00Z");
+  Turn("seg", "I prefer dark mode in every editor.", "Noted, dark mode it is.", MinutesAgo(3));
   Turn("seg", "We decided to use PostgreSQL for the billing service.",
-       "Good choice for the billing service.", "2026-11-29T10:01:00Z");
-  json third =
-      Turn("seg", "By the way, can you help me with my taxes?", "Sure.", "2026-11-29T10:02:00Z");
+       "Good choice for the billing service.", MinutesAgo(2));
+  json third = Turn("seg", "By the way, can you help me with my taxes?", "Sure.", MinutesAgo(1));
   EXPECT_EQ(third["segment_closed"], true) << third.dump();
   json segments = Call("memory.segments", {{"session_id", "seg"}})["result"]["segments"];
   ASSERT_EQ(segments.size(), 2u) << segments.dump();
@@ -303,7 +312,7 @@ TEST_F(EpisodicE2e, SegmentsCloseOnATopicMarkerAndYieldRecapEventsAndProfile) {
 }
 
 TEST_F(EpisodicE2e, SessionEndClosesOnceAndChineseEventsAreFound) {
-  Turn("zh", "我决定用 Rust 写这个服务。", "好的。", "2026-11-29T10:00:00Z");
+  Turn("zh", "我决定用 Rust 写这个服务。", "好的。", MinutesAgo(1));
   json first = Call("memory.session_end", {{"session_id", "zh"}, {"sync", true}})["result"];
   EXPECT_EQ(first["closed"], true) << first.dump();
   json again = Call("memory.session_end", {{"session_id", "zh"}, {"sync", true}})["result"];
@@ -345,19 +354,10 @@ TEST_F(EpisodicE2e, ProfilePutStatesAFacetThatOutranksObservedOnes) {
 }
 
 TEST_F(EpisodicE2e, ATimeGapStartsANewSegment) {
-  // Times just behind the real clock: a segment whose last turn is older
-  // than learning.session_idle_close_secs may be closed by the daemon's
-  // minute sweep between two turns, which is not the gap this tests.
-  const auto at = [](int64_t minutes_ago) {
-    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
-    return internal::FormatRfc3339(now - minutes_ago * 60'000);
-  };
-  Turn("gap", "first topic", "ok", at(25));
-  json later = Turn("gap", "much later", "ok", at(5));  // > 600 s
+  Turn("gap", "first topic", "ok", MinutesAgo(25));
+  json later = Turn("gap", "much later", "ok", MinutesAgo(5));  // > 600 s
   EXPECT_EQ(later["segment_closed"], true) << later.dump();
-  json back = Turn("gap", "earlier clock", "ok", at(60));  // backwards: no gap
+  json back = Turn("gap", "earlier clock", "ok", MinutesAgo(60));  // backwards: no gap
   EXPECT_EQ(back["segment_closed"], false) << back.dump();
 }
 
