@@ -254,7 +254,8 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
                                                  .agent_id = req.agent_id}));
   std::vector<std::string> texts;
   texts.reserve(turns.size());
-  for (const RankedTurn& h : turns) texts.push_back(ReadableTurnText(h.row, terms, tools.get()));
+  for (const RankedTurn& h : turns)
+    texts.push_back(ReadableTurnText(h.row, terms, &tools->registry()));
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<DerivedItem> recaps,
       ContextRecaps(*this, who, req, terms, ItemsFitting(budget, kRecapsShare, k)));

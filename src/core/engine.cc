@@ -121,12 +121,21 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->workspace = std::filesystem::canonical(ws, ec).string();
   if (ec) return Unavailable("workspace " + ws + " cannot be resolved: " + ec.message());
   MNEMO_ASSIGN_OR_RETURN(impl->stores, OpenStores(impl->config, impl->workspace, impl->logger));
-  MNEMO_RETURN_IF_ERROR(impl->OpenVectors());
+  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<embed::Embedder> embedder,
+                         embed::MakeEmbedder(impl->config.embedding, nullptr));
+  MNEMO_ASSIGN_OR_RETURN(VectorsOptions vectors_options,
+                         VectorsOptionsOf(impl->config, impl->stores, impl->workspace));
+  MNEMO_ASSIGN_OR_RETURN(impl->vectors,
+                         VectorsService::Open(*impl->stores.entries, std::move(embedder),
+                                              std::move(vectors_options), impl->logger));
+  MNEMO_ASSIGN_OR_RETURN(impl->tools,
+                         ToolsService::Open(*impl->stores.entries, impl->clock, impl->logger,
+                                            ToolsOptionsOf(impl->config)));
   Engine::Impl* raw = impl.get();
   impl->rules = std::make_unique<RulesService>(
       *impl->stores.entries, impl->clock, impl->logger, RulesOptionsOf(impl->config),
       [raw](std::span<const storage::Label> labels, std::span<const std::string> texts) {
-        raw->EmbedAndStore(labels, texts);
+        raw->vectors->EmbedAndStore(labels, texts);
       });
   impl->graph = std::make_unique<GraphService>(*impl->stores.graph, impl->clock,
                                                GraphOptionsOf(impl->config));
@@ -135,16 +144,13 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       [raw](const Status& failure) { raw->NoteAccessCountFailure(failure); });
   impl->context_window = std::make_unique<ContextWindowService>(
       *impl->stores.context_events, *impl->stores.documents, *impl->stores.graph, impl->clock,
-      ContextWindowOptionsOf(impl->config), [raw]() -> Result<const context::ToolRegistry*> {
-        MNEMO_RETURN_IF_ERROR(raw->RefreshStoredTools());
-        return raw->tools.get();
-      });
+      ContextWindowOptionsOf(impl->config),
+      [raw]() -> Result<const context::ToolRegistry*> { return raw->tools->Current(); });
   impl->archive_root = impl->workspace + "/memory_tree/content/episodic";
   impl->archive = std::make_unique<archivist::ArchiveWriter>(
       impl->archive_root, static_cast<size_t>(impl->config.learning.archive_queue_rows),
       impl->logger);
   MNEMO_RETURN_IF_ERROR(impl->OpenArchivist());
-  MNEMO_RETURN_IF_ERROR(impl->OpenTools());
   if (impl->config.security.audit.enabled) {
     std::filesystem::path audit(impl->config.security.audit.path);
     if (audit.is_relative()) audit = std::filesystem::path(impl->workspace) / audit;
@@ -270,13 +276,15 @@ Result<ListPage> Engine::List(const Principal& who, const ListRequest& req) {
 }
 Result<Stats> Engine::GetStats(const Principal& who) { return impl_->GetStats(who); }
 Result<ToolInfo> Engine::RegisterTool(const Principal& who, const ToolSpec& spec) {
-  return impl_->RegisterTool(&who, spec);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->tools->Register(&who, spec);
 }
 Result<ToolInfo> Engine::RegisterTool(const ToolSpec& spec) {
-  return impl_->RegisterTool(nullptr, spec);
+  return impl_->tools->Register(nullptr, spec);
 }
-Result<std::vector<ToolInfo>> Engine::ListTools(const Principal& who) {
-  return impl_->ListTools(who);
+Result<std::vector<ToolInfo>> Engine::ListTools(const Principal& /*who*/) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->tools->List();
 }
 Result<ReindexReport> Engine::Reindex(const Principal& who, const ProgressFn& progress) {
   return impl_->Reindex(who, progress);
@@ -290,7 +298,7 @@ Result<PathCheck> Engine::PathProtected(const Principal& /*who*/, std::string_vi
 }
 Result<std::optional<HygieneReport>> Engine::RunHygieneIfDue() { return impl_->RunHygieneIfDue(); }
 Result<int64_t> Engine::CloseIdleSegments(bool sync) { return impl_->CloseIdleSegments(sync); }
-Status Engine::SaveVectorIndexes() { return impl_->SaveVectorIndexes(); }
+Status Engine::SaveVectorIndexes() { return impl_->vectors->SaveAll(); }
 ArchiveQueueStats Engine::ArchiveQueue() const {
   const archivist::ArchiveWriter::Counts c = impl_->archive->counts();
   return {.bound = static_cast<int64_t>(c.bound),

@@ -12,7 +12,6 @@
 
 #include "archivist/archive_writer.h"
 #include "base/background_worker.h"
-#include "context/tool_registry.h"
 #include "core/audit_log.h"
 #include "core/context_window_service.h"
 #include "core/documents_service.h"
@@ -21,8 +20,8 @@
 #include "core/line_reader.h"
 #include "core/recap_vectors.h"
 #include "core/rules_service.h"
-#include "core/vector_space.h"
-#include "embed/embedder.h"
+#include "core/tools_service.h"
+#include "core/vectors_service.h"
 #include "llm/chat_client.h"
 #include "mnemo/engine.h"
 #include "storage/stores.h"
@@ -44,11 +43,10 @@ struct Engine::Impl {
   std::shared_ptr<Logger> logger = StderrLogger();
   // Every store of the configured backend (storage/stores.h).
   storage::Stores stores;
-  // Vectors (vectors.cc). `embedder` is null with provider "none".
-  std::unique_ptr<embed::Embedder> embedder;
-  index::IndexOptions index_options;
-  std::mutex spaces_mu;
-  std::map<std::string, std::shared_ptr<VectorSpace>> spaces;  // by signature
+  // The embedder and the vector spaces (core/vectors_service.h) over
+  // stores.entries; declared before everything that embeds, so it is
+  // destroyed (and writes its index files) after them.
+  std::unique_ptr<VectorsService> vectors;
 
   // Tool-scoped rules (core/rules_service.h) over stores.entries.
   std::unique_ptr<RulesService> rules;
@@ -71,20 +69,12 @@ struct Engine::Impl {
   // embedder).
   std::unique_ptr<RecapVectors> recaps;
   std::unique_ptr<internal::BackgroundWorker> segment_worker;
-  // The tool registry (spec 50; tools.cc) and the persisted registrations
-  // it last loaded (key -> entry content), to reload only on a change.
-  std::unique_ptr<context::ToolRegistry> tools;
-  std::mutex stored_tools_mu;
-  std::map<std::string, std::string> stored_tools_seen;
-  // EntryStore::Generation(kToolRegistry) when stored_tools_seen was read; -1
-  // before the first read.
-  int64_t stored_tools_generation = -1;
+  // The tool registry (core/tools_service.h) over stores.entries.
+  std::unique_ptr<ToolsService> tools;
   // Access counts that could not be written (entries.cc), and when the last
   // warning about them was printed.
   std::atomic<int64_t> access_count_failures{0};
   std::atomic<TimeMs> access_warning_at{0};
-
-  ~Impl();
 
   // Whose entries `who` may read: everything while ACL is off or for admins.
   storage::ReadScope ScopeFor(const Principal& who) const;
@@ -125,21 +115,7 @@ struct Engine::Impl {
                            std::optional<std::string>* degraded);
   Result<std::vector<Candidate>> CollectCandidates(const HybridQuery& q);
 
-  // Vectors (vectors.cc).
-  Status OpenVectors();
-  // Engine::SaveVectorIndexes: the first failure, after trying every space.
-  Status SaveVectorIndexes();
-  // The space of `signature` (opened on first use).
-  Result<std::shared_ptr<VectorSpace>> Space(const std::string& signature, size_t dims);
-  // The embedder's own space, or null without an embedder.
-  Result<std::shared_ptr<VectorSpace>> EmbedderSpace();
-  // Embeds `texts` and stores them under `labels` in the embedder's space.
-  // Failure is not fatal (spec 20): the entries stay without a vector
-  // (pending) and the returned count says how many were stored.
-  int64_t EmbedAndStore(std::span<const storage::Label> labels, std::span<const std::string> texts,
-                        bool sync = true);
-  // Embeds every entry lacking a vector in the embedder's space.
-  Result<ReindexReport> FillMissingVectors(const ProgressFn& progress);
+  // Reindex (reindex.cc).
   Result<ReindexReport> Reindex(const Principal& who, const ProgressFn& progress);
 
   // The audit log ([security.audit]; null when disabled).
@@ -153,11 +129,6 @@ struct Engine::Impl {
   Result<HygieneReport> RunHygiene(const Principal& who);
   Result<HygieneReport> RunHygieneNow(TimeMs now);
   Result<std::optional<HygieneReport>> RunHygieneIfDue();
-  Status StoreExternalVector(storage::Label label, const std::vector<float>& v);
-  // Import's vectors: (index into `labels`, vector), grouped into one space
-  // per dimension, stored in batches and indexed once.
-  Status StoreExternalVectors(std::span<const storage::Label> labels,
-                              std::span<std::pair<size_t, std::vector<float>>> vectors);
 
   // memory.turn_complete (turns.cc): the Archivist's rows, then the rules
   // service's capture and statistics.
@@ -201,15 +172,8 @@ struct Engine::Impl {
   // returns how many this call closed. `sync`: wait for the finalisation.
   Result<int64_t> CloseIdleSegments(bool sync);
 
-  // The tool registry (tools.cc). OpenTools loads mnemo.toml's [[tools]] and
-  // the persisted registrations; RefreshStoredTools reloads the latter when
-  // another process changed them. RegisterTool persists for a principal, and
-  // registers in this process only for `who` null.
-  Status OpenTools();
-  Status RefreshStoredTools();
-  Result<ToolInfo> RegisterTool(const Principal* who, const ToolSpec& spec);
-  Result<std::vector<ToolInfo>> ListTools(const Principal& who);
-  // Reindex of what is derived from text with the current registry.
+  // Reindex of what is derived from text with the current registry
+  // (reindex.cc).
   Status ReindexDerivedText(ReindexReport& report);
 
   // Erasure (erasure.cc; spec 10, "Erasure").
@@ -219,9 +183,6 @@ struct Engine::Impl {
   // context-prune archives.
   Result<std::vector<std::string>> SessionDocumentIds(const std::string& owner,
                                                       std::string_view session_id);
-  // Rebuilds every open vector space from storage and rewrites its index
-  // file (VectorSpace::Purge), so erased vectors leave memory and disk.
-  Status RewriteVectorSpaces();
 
   // Export (export.cc) and import (import.cc; version 1: import_v1.cc).
   Status ExportJsonl(const Principal& who, std::ostream& out, const ExportOptions& options);

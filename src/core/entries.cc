@@ -55,9 +55,9 @@ Result<StoreResult> Engine::Impl::Store(const Principal& who, const StoreRequest
   if (r.text_changed) {
     const storage::Label labels[] = {r.label};
     const std::string texts[] = {req.content};
-    EmbedAndStore(labels, texts);
+    vectors->EmbedAndStore(labels, texts);
   }
-  if (req.embedding) MNEMO_RETURN_IF_ERROR(StoreExternalVector(r.label, *req.embedding));
+  if (req.embedding) MNEMO_RETURN_IF_ERROR(vectors->StoreExternal(r.label, *req.embedding));
   return StoreResult{r.entry.key, r.entry.ns, r.entry.category, r.entry.id, r.created};
 }
 

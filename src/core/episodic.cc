@@ -120,9 +120,9 @@ Status Engine::Impl::IndexTurnRows(const Principal& who, const Turn& turn, TimeM
     if (!outcome.claimed) earlier = std::move(outcome.claim);
     return Status::Ok();
   }
-  MNEMO_RETURN_IF_ERROR(RefreshStoredTools());
+  MNEMO_ASSIGN_OR_RETURN(const context::ToolRegistry* registry, tools->Current());
   archivist::TurnIndexOptions options{
-      .redact = config.security.redact_episodic, .tools = tools.get(), .claim = claim};
+      .redact = config.security.redact_episodic, .tools = registry, .claim = claim};
   MNEMO_ASSIGN_OR_RETURN(
       archivist::IndexedTurn indexed,
       archivist::IndexTurn(*stores.episodic, who.name, turn, timestamp, options));
@@ -140,9 +140,9 @@ Status Engine::Impl::IndexTurnRows(const Principal& who, const Turn& turn, TimeM
   // computed only when that check is on.
   const archivist::SegmentPolicy policy = SegmentPolicyOf(config);
   std::vector<float> vector;
-  if (policy.min_cosine > 0 && embedder != nullptr) {
+  if (policy.min_cosine > 0 && vectors->embedder() != nullptr) {
     const std::string text = indexed.computation.Joined();
-    auto embedded = embedder->Embed(std::span<const std::string>(&text, 1));
+    auto embedded = vectors->embedder()->Embed(std::span<const std::string>(&text, 1));
     if (embedded.ok() && embedded->size() == 1) vector = std::move((*embedded)[0]);
   }
   MNEMO_ASSIGN_OR_RETURN(
@@ -228,7 +228,8 @@ Result<std::vector<EpisodicHit>> Engine::Impl::EpisodicSearch(const Principal& w
   out.reserve(hits.size());
   for (RankedTurn& h : hits) {
     EpisodicHit hit{.score = h.score};
-    hit.snippet = text::MakeSnippet(ReadableTurnText(h.row, query.terms, tools.get()), query.terms);
+    hit.snippet =
+        text::MakeSnippet(ReadableTurnText(h.row, query.terms, &tools->registry()), query.terms);
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> near,
                            NeighbourTurns(*stores.episodic, h.row, q.context_turns));
     for (storage::TurnRow& r : near) hit.context.push_back(ToPublic(std::move(r)));
@@ -261,7 +262,7 @@ Result<std::vector<RecallHit>> Engine::Impl::RecallRecaps(const std::string& que
                              {.terms = terms, .owner = scope, .limit = static_cast<int>(k)}));
   std::vector<float> q;
   if (recaps != nullptr) {
-    auto embedded = embedder->Embed(std::span<const std::string>(&query, 1));
+    auto embedded = vectors->embedder()->Embed(std::span<const std::string>(&query, 1));
     // Without a query vector (embedder down, nothing to embed) recaps are
     // ranked by their keyword side alone, as entries are.
     if (embedded.ok() && embedded->size() == 1 && !embed::IsZeroVector((*embedded)[0])) {
@@ -322,13 +323,13 @@ Result<std::vector<RecallHit>> Engine::Impl::RecallRecaps(const std::string& que
 }
 
 Result<int64_t> Engine::Impl::FillMissingRecapVectors() {
-  if (embedder == nullptr) return 0;
+  if (vectors->embedder() == nullptr) return 0;
   std::set<std::string> have;
   for (int64_t version = 0;;) {
     constexpr int kBatch = 1000;
     MNEMO_ASSIGN_OR_RETURN(
         std::vector<storage::SegmentVector> batch,
-        stores.episodic->SegmentVectorsSince(embedder->signature(), version, kBatch));
+        stores.episodic->SegmentVectorsSince(vectors->embedder()->signature(), version, kBatch));
     for (storage::SegmentVector& v : batch) {
       version = std::max(version, v.version);
       have.insert(std::move(v.segment_id));
@@ -340,20 +341,20 @@ Result<int64_t> Engine::Impl::FillMissingRecapVectors() {
   int64_t embedded = 0;
   for (const storage::SegmentRow& s : segments) {
     if (s.status != "closed" || s.recap.empty() || have.contains(s.id)) continue;
-    MNEMO_RETURN_IF_ERROR(archivist::EmbedRecap(*stores.episodic, s, embedder.get()));
+    MNEMO_RETURN_IF_ERROR(archivist::EmbedRecap(*stores.episodic, s, vectors->embedder()));
     ++embedded;
   }
   return embedded;
 }
 
 Status Engine::Impl::OpenArchivist() {
-  if (embedder != nullptr)
-    recaps = std::make_unique<RecapVectors>(*stores.episodic, embedder->signature());
+  if (vectors->embedder() != nullptr)
+    recaps = std::make_unique<RecapVectors>(*stores.episodic, vectors->embedder()->signature());
   MNEMO_ASSIGN_OR_RETURN(llm, llm::MakeChatClient(config.llm));
   segment_worker = std::make_unique<internal::BackgroundWorker>();
   // Recaps written under another embedder (or while it was down) get their
   // vector of this one, in the background.
-  if (embedder != nullptr) {
+  if (vectors->embedder() != nullptr) {
     segment_worker->Post([this] {
       if (Result<int64_t> n = FillMissingRecapVectors(); !n.ok()) {
         logger->Log(LogLevel::kWarn, "embedding earlier recaps: " + n.status().message());
@@ -369,7 +370,7 @@ void Engine::Impl::PostFinalize(std::string segment_id) {
                                        .events = config.learning.events_enabled,
                                        .profile = config.learning.profile_enabled,
                                        .llm = llm.get(),
-                                       .embedder = embedder.get(),
+                                       .embedder = vectors->embedder(),
                                        .documents = config.learning.chat_to_documents_enabled};
     if (Status s = archivist::FinalizeSegment(*stores.episodic, *stores.documents, *stores.graph,
                                               id, options, clock->NowMs());

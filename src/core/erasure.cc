@@ -52,16 +52,6 @@ Result<std::vector<std::string>> Engine::Impl::SessionDocumentIds(const std::str
   return ids;
 }
 
-Status Engine::Impl::RewriteVectorSpaces() {
-  std::vector<std::shared_ptr<VectorSpace>> open;
-  {
-    std::lock_guard lock(spaces_mu);
-    for (const auto& [signature, space] : spaces) open.push_back(space);
-  }
-  for (const std::shared_ptr<VectorSpace>& space : open) MNEMO_RETURN_IF_ERROR(space->Purge());
-  return Status::Ok();
-}
-
 Result<ErasureCounts> Engine::Impl::SessionForget(const Principal& who,
                                                   const SessionForgetRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
@@ -124,7 +114,7 @@ Result<ErasureCounts> Engine::Impl::PrincipalForget(const Principal& who,
   if (recaps != nullptr) recaps->Forget({}, owner);
   // The entries' vectors left storage (and its change log says so); the
   // index files are rewritten so they leave the disk too.
-  if (counts.entry_vectors > 0) MNEMO_RETURN_IF_ERROR(RewriteVectorSpaces());
+  if (counts.entry_vectors > 0) MNEMO_RETURN_IF_ERROR(vectors->PurgeAll());
   MNEMO_ASSIGN_OR_RETURN(counts.archive_files,
                          archivist::EraseArchiveFiles(archive_root, ArchiveRowsOf(rows)));
   return counts;

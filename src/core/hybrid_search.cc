@@ -29,10 +29,11 @@ Status Engine::Impl::PrepareVectorSide(const SearchRequest& req, HybridQuery* q,
       return InvalidArgument("embedding must have a non-zero length", "embedding");
     }
     MNEMO_ASSIGN_OR_RETURN(
-        q->space,
-        Space(embed::ExternalSignature(static_cast<int>(q->vector.size())), q->vector.size()));
+        q->space, vectors->Space(embed::ExternalSignature(static_cast<int>(q->vector.size())),
+                                 q->vector.size()));
     return Status::Ok();
   }
+  embed::Embedder* embedder = vectors->embedder();
   if (embedder == nullptr) return Status::Ok();
   const std::string texts[] = {req.query};
   auto v = embedder->Embed(texts);
@@ -47,7 +48,7 @@ Status Engine::Impl::PrepareVectorSide(const SearchRequest& req, HybridQuery* q,
   if (embed::IsZeroVector(unit)) {
     return Status::Ok();  // nothing to embed in the query
   }
-  MNEMO_ASSIGN_OR_RETURN(q->space, EmbedderSpace());
+  MNEMO_ASSIGN_OR_RETURN(q->space, vectors->EmbedderSpace());
   q->vector = std::move(unit);
   return Status::Ok();
 }

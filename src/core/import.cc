@@ -140,7 +140,7 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
   const TimeMs now = clock->NowMs();
   storage::RestoreBatch batch;
   std::map<std::string, int64_t> seen;
-  std::vector<PendingVector> vectors;
+  std::vector<PendingVector> pending_vectors;
   internal::LineErrors errors;
   std::string line;
   while (lines.Next(line)) {
@@ -195,7 +195,7 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
         if (st.ok()) {
           v.entry_id = id->get<std::string>();
           v.vector = {.signature = sig->get<std::string>(), .vector = std::move(f).value()};
-          vectors.push_back(std::move(v));
+          pending_vectors.push_back(std::move(v));
         }
       }
     } else if (type == "turn") {
@@ -273,7 +273,7 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
   for (size_t i = 0; i < batch.entries.size(); ++i) {
     if (batch.entries[i].id) entry_at[*batch.entries[i].id] = i;
   }
-  for (PendingVector& v : vectors) {
+  for (PendingVector& v : pending_vectors) {
     auto it = entry_at.find(v.entry_id);
     if (it == entry_at.end()) {
       errors.Add(v.line, "entry_id " + v.entry_id + " is no entry of this file");
@@ -310,8 +310,8 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
   // declarations plus the file's registrations.
   context::ToolRegistry registry(
       [](std::string_view name) { return rules::NormalizeToolName(name); });
-  MNEMO_RETURN_IF_ERROR(RefreshStoredTools());
-  for (const context::ToolRegistry::Listed& l : tools->All()) registry.Put(l.source, *l.spec);
+  MNEMO_ASSIGN_OR_RETURN(const context::ToolRegistry* current, tools->Current());
+  for (const context::ToolRegistry::Listed& l : current->All()) registry.Put(l.source, *l.spec);
   for (const storage::EntryWrite& w : batch.entries) {
     if (w.ns != storage::kToolRegistryNamespace || w.owner != internal::kToolRegistryOwner) {
       continue;
@@ -347,16 +347,16 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
   if (progress) progress(lines.number(), lines.number());
   // Derived state after the write: the registry, the spaces of the
   // bring-your-own vectors, embedder vectors of entries and recaps.
-  MNEMO_RETURN_IF_ERROR(RefreshStoredTools());
+  MNEMO_RETURN_IF_ERROR(tools->Current().status());
   std::set<std::pair<std::string, size_t>> spaces_written;
   for (const storage::RestoreVector& v : batch.vectors) {
     spaces_written.emplace(v.signature, v.vector.size());
   }
   for (const auto& [signature, dims] : spaces_written) {
-    MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, Space(signature, dims));
+    MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, vectors->Space(signature, dims));
     MNEMO_RETURN_IF_ERROR(space->Sync());
   }
-  MNEMO_ASSIGN_OR_RETURN(ReindexReport vectors_filled, FillMissingVectors({}));
+  MNEMO_ASSIGN_OR_RETURN(ReindexReport vectors_filled, vectors->FillMissing({}));
   (void)vectors_filled;
   MNEMO_ASSIGN_OR_RETURN(int64_t recaps, FillMissingRecapVectors());
   (void)recaps;

@@ -56,10 +56,10 @@ Result<ImportReport> Engine::Impl::ImportV1(const Principal& who, internal::Line
   report.imported = static_cast<int64_t>(writes.size());
   writes.clear();
   if (progress) progress(lines.number(), lines.number());
-  MNEMO_RETURN_IF_ERROR(StoreExternalVectors(labels, external));
+  MNEMO_RETURN_IF_ERROR(vectors->StoreExternal(labels, external));
   // Vectors for what changed; an embedder failure leaves them pending.
-  MNEMO_ASSIGN_OR_RETURN(ReindexReport vectors, FillMissingVectors({}));
-  (void)vectors;
+  MNEMO_ASSIGN_OR_RETURN(ReindexReport filled, vectors->FillMissing({}));
+  (void)filled;
   return report;
 }
 

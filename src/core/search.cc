@@ -144,7 +144,7 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
                       .since = req.window.since,
                       .until = req.window.until,
                       .agent_id = req.agent_id},
-                     tools.get(), {.weight = req.recency_weight, .now = clock->NowMs()}));
+                     &tools->registry(), {.weight = req.recency_weight, .now = clock->NowMs()}));
     const double min_score = config.search.min_relevance_score;
     std::vector<std::string> quoted;  // the returned turns' texts
     for (TurnPassage& p : passages) {
@@ -170,7 +170,7 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
              .id = std::to_string(internal::PublicTurnId(r.owner, r.session_id, r.seq)),
              .key = TurnKey(r),
              .category = r.role,
-             .content = ReadableTurnText(r, terms, tools.get())});
+             .content = ReadableTurnText(r, terms, &tools->registry())});
       }
       resp.results.push_back(std::move(hit));
     }

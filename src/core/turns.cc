@@ -64,8 +64,8 @@ Result<TurnResult> Engine::Impl::TurnComplete(const Principal& who, const Turn& 
 
 Result<std::vector<std::string>> Engine::Impl::KnownTools(const Principal& who) {
   std::set<std::string> names;
-  MNEMO_RETURN_IF_ERROR(RefreshStoredTools());
-  for (const context::ToolRegistry::Listed& l : tools->All()) names.insert(l.spec->name);
+  MNEMO_ASSIGN_OR_RETURN(const context::ToolRegistry* registry, tools->Current());
+  for (const context::ToolRegistry::Listed& l : registry->All()) names.insert(l.spec->name);
   const storage::ReadScope scope = rules->Scope(who);
   const std::string stats_prefix = rules::StatsKey("");
   MNEMO_RETURN_IF_ERROR(

@@ -1,0 +1,144 @@
+// The tools service (core/tools_service.h).
+
+#include "core/tools_service.h"
+
+#include <utility>
+
+#include "base/json_limits.h"
+#include "core/tool_specs.h"
+#include "rules/tool_rule.h"
+
+namespace mnemo {
+namespace {
+
+Result<context::ToolSpec> CompileStoredTool(std::string_view content) {
+  MNEMO_ASSIGN_OR_RETURN(ToolSpec decoded, internal::DecodeStoredTool(content));
+  return internal::CompileToolSpec(decoded);
+}
+
+}  // namespace
+
+ToolsOptions ToolsOptionsOf(const Config& config) {
+  return {.acl_enabled = config.memory.acl_enabled,
+          .max_body_bytes = config.server.max_body_bytes,
+          .declared = config.tools};
+}
+
+ToolsService::ToolsService(storage::EntryStore& entries, std::shared_ptr<Clock> clock,
+                           std::shared_ptr<Logger> logger, ToolsOptions options)
+    : entries_(entries),
+      clock_(std::move(clock)),
+      logger_(std::move(logger)),
+      options_(std::move(options)),
+      registry_([](std::string_view name) { return rules::NormalizeToolName(name); }) {}
+
+Result<std::unique_ptr<ToolsService>> ToolsService::Open(storage::EntryStore& entries,
+                                                         std::shared_ptr<Clock> clock,
+                                                         std::shared_ptr<Logger> logger,
+                                                         ToolsOptions options) {
+  std::unique_ptr<ToolsService> service(
+      new ToolsService(entries, std::move(clock), std::move(logger), std::move(options)));
+  std::vector<context::ToolSpec> from_config;
+  for (const ToolConfig& t : service->options_.declared) {
+    MNEMO_ASSIGN_OR_RETURN(context::ToolSpec spec,
+                           internal::CompileToolSpec({.name = t.name,
+                                                      .plugin = t.plugin,
+                                                      .description = t.description,
+                                                      .no_memory = t.no_memory,
+                                                      .cleaner = t.cleaner_json}));
+    from_config.push_back(std::move(spec));
+  }
+  service->registry_.ReplaceAll(context::ToolSource::kConfig, std::move(from_config));
+  MNEMO_RETURN_IF_ERROR(service->Refresh());
+  return service;
+}
+
+Result<const context::ToolRegistry*> ToolsService::Current() {
+  MNEMO_RETURN_IF_ERROR(Refresh());
+  return &registry_;
+}
+
+Status ToolsService::Refresh() {
+  // Another process may have registered a tool: one counter read tells, and
+  // then the few entries of the namespace are read (and recompiled only when
+  // they changed). The counter is read first, so a write racing the read
+  // below shows as a newer counter next time.
+  MNEMO_ASSIGN_OR_RETURN(const int64_t generation,
+                         entries_.Generation(storage::Counter::kToolRegistry));
+  {
+    std::lock_guard lock(stored_mu_);
+    if (generation == stored_generation_) return Status::Ok();
+  }
+  std::map<std::string, std::string> current;
+  MNEMO_RETURN_IF_ERROR(entries_.ForEach(
+      {.all = true}, storage::kToolRegistryNamespace, [&](const Entry& e) -> Status {
+        if (e.ns == storage::kToolRegistryNamespace && e.owner == internal::kToolRegistryOwner) {
+          current.emplace(e.key, e.content);
+        }
+        return Status::Ok();
+      }));
+  std::lock_guard lock(stored_mu_);
+  stored_generation_ = generation;
+  if (current == stored_seen_) return Status::Ok();
+  std::vector<context::ToolSpec> specs;
+  for (const auto& [key, content] : current) {
+    Result<context::ToolSpec> spec = CompileStoredTool(content);
+    if (!spec.ok()) {
+      // A hand-edited entry must not stop the engine: that tool is unknown.
+      logger_->Log(LogLevel::kWarn, "tool registration " + key + " in namespace " +
+                                        std::string(storage::kToolRegistryNamespace) +
+                                        " is ignored: " + spec.status().message());
+      continue;
+    }
+    specs.push_back(std::move(spec).value());
+  }
+  registry_.ReplaceAll(context::ToolSource::kStored, std::move(specs));
+  stored_seen_ = std::move(current);
+  return Status::Ok();
+}
+
+Result<ToolInfo> ToolsService::Register(const Principal* who, const ToolSpec& spec) {
+  MNEMO_RETURN_IF_ERROR(
+      internal::CheckJsonLimits(spec.cleaner, "cleaner", options_.max_body_bytes));
+  MNEMO_ASSIGN_OR_RETURN(context::ToolSpec compiled, internal::CompileToolSpec(spec));
+  if (who == nullptr) {
+    ToolInfo info = internal::ToolInfoOf(compiled, context::ToolSource::kCode);
+    registry_.Put(context::ToolSource::kCode, std::move(compiled));
+    return info;
+  }
+  if (options_.acl_enabled && who->role != Role::kAdmin) {
+    return PermissionDenied(
+        "registering a tool needs the admin role: it changes what is indexed "
+        "for every principal");
+  }
+  if (compiled.cleaner_fn) {
+    return InvalidArgument("a C++ cleaner function cannot be persisted: use the declarative steps",
+                           "cleaner");
+  }
+  MNEMO_RETURN_IF_ERROR(entries_
+                            .Upsert({.owner = std::string(internal::kToolRegistryOwner),
+                                     .ns = std::string(storage::kToolRegistryNamespace),
+                                     .key = compiled.name,
+                                     .content = internal::EncodeStoredTool(compiled),
+                                     .category = "core",
+                                     .now = clock_->NowMs()})
+                            .status());
+  MNEMO_RETURN_IF_ERROR(Refresh());
+  // A C++ registration of the same name still hides it: report what is in force.
+  std::shared_ptr<const context::ToolSpec> in_force = registry_.Find(compiled.name);
+  for (const context::ToolRegistry::Listed& l : registry_.All()) {
+    if (l.spec == in_force) return internal::ToolInfoOf(*l.spec, l.source);
+  }
+  return internal::ToolInfoOf(compiled, context::ToolSource::kStored);
+}
+
+Result<std::vector<ToolInfo>> ToolsService::List() {
+  MNEMO_RETURN_IF_ERROR(Refresh());
+  std::vector<ToolInfo> out;
+  for (const context::ToolRegistry::Listed& l : registry_.All()) {
+    out.push_back(internal::ToolInfoOf(*l.spec, l.source));
+  }
+  return out;
+}
+
+}  // namespace mnemo

@@ -1,0 +1,192 @@
+// The vectors service (core/vectors_service.h).
+
+#include "core/vectors_service.h"
+
+#include <algorithm>
+
+#include "embed/embedding_cache.h"
+
+namespace mnemo {
+namespace {
+
+constexpr int kEmbedPage = 512;
+
+}  // namespace
+
+Result<VectorsOptions> VectorsOptionsOf(const Config& config, const storage::Stores& stores,
+                                        const std::string& workspace) {
+  VectorsOptions options;
+  MNEMO_ASSIGN_OR_RETURN(options.index, index::IndexOptionsFromConfig(config.index));
+  // In-memory stores keep no index files.
+  if (stores.name == "in_memory") return options;
+  options.dir = workspace + "/index";
+  // A server's store has an index folder of its own per store (a file of
+  // another store would be refused anyway: EntryStore::store_id).
+  if (stores.name == "postgres") {
+    options.dir /= std::string(stores.name) + "-" + std::string(stores.entries->store_id());
+  }
+  return options;
+}
+
+VectorsService::VectorsService(storage::EntryStore& entries,
+                               std::unique_ptr<embed::Embedder> embedder, VectorsOptions options,
+                               std::shared_ptr<Logger> logger)
+    : entries_(entries),
+      embedder_(std::move(embedder)),
+      options_(std::move(options)),
+      logger_(std::move(logger)) {}
+
+Result<std::unique_ptr<VectorsService>> VectorsService::Open(
+    storage::EntryStore& entries, std::unique_ptr<embed::Embedder> embedder, VectorsOptions options,
+    std::shared_ptr<Logger> logger) {
+  if (embedder != nullptr) {
+    embedder = std::make_unique<embed::CachingEmbedder>(
+        std::move(embedder), std::make_shared<embed::LruEmbeddingCache>());
+  }
+  std::unique_ptr<VectorsService> service(
+      new VectorsService(entries, std::move(embedder), std::move(options), std::move(logger)));
+  MNEMO_RETURN_IF_ERROR(service->EmbedderSpace().status());
+  return service;
+}
+
+VectorsService::~VectorsService() {
+  if (Status s = SaveAll(); !s.ok()) logger_->Log(LogLevel::kWarn, s.message());
+}
+
+std::vector<std::shared_ptr<VectorSpace>> VectorsService::OpenSpaces() {
+  std::lock_guard lock(spaces_mu_);
+  std::vector<std::shared_ptr<VectorSpace>> open;
+  for (auto& [signature, space] : spaces_) open.push_back(space);
+  return open;
+}
+
+Status VectorsService::SaveAll() {
+  Status first;
+  for (const std::shared_ptr<VectorSpace>& space : OpenSpaces()) {
+    if (Status s = space->Save(); !s.ok() && first.ok()) {
+      first =
+          Unavailable("cannot save the vector index of " + space->signature() + ": " + s.message());
+    }
+  }
+  return first;
+}
+
+Status VectorsService::PurgeAll() {
+  for (const std::shared_ptr<VectorSpace>& space : OpenSpaces()) {
+    MNEMO_RETURN_IF_ERROR(space->Purge());
+  }
+  return Status::Ok();
+}
+
+void VectorsService::DropAll() {
+  {
+    std::lock_guard lock(spaces_mu_);
+    spaces_.clear();
+  }
+  if (options_.dir.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove_all(options_.dir, ec);
+}
+
+Result<std::shared_ptr<VectorSpace>> VectorsService::Space(const std::string& signature,
+                                                           size_t dims) {
+  std::lock_guard lock(spaces_mu_);
+  auto it = spaces_.find(signature);
+  if (it != spaces_.end()) return it->second;
+  MNEMO_ASSIGN_OR_RETURN(
+      std::shared_ptr<VectorSpace> space,
+      VectorSpace::Open(entries_, signature, dims, options_.index, options_.dir, logger_));
+  spaces_.emplace(signature, space);
+  return space;
+}
+
+Result<std::shared_ptr<VectorSpace>> VectorsService::EmbedderSpace() {
+  if (embedder_ == nullptr) return std::shared_ptr<VectorSpace>();
+  return Space(embedder_->signature(), static_cast<size_t>(embedder_->dimensions()));
+}
+
+int64_t VectorsService::EmbedAndStore(std::span<const storage::Label> labels,
+                                      std::span<const std::string> texts, bool sync) {
+  if (embedder_ == nullptr || labels.empty()) return 0;
+  auto space = EmbedderSpace();
+  auto vectors = embedder_->Embed(texts);
+  if (!space.ok() || !vectors.ok()) {
+    const Status& why = space.ok() ? vectors.status() : space.status();
+    logger_->Log(LogLevel::kWarn,
+                 std::to_string(labels.size()) +
+                     " vector(s) left pending (mnemo reindex fills them): " + why.message());
+    return 0;
+  }
+  std::vector<storage::LabeledVector> batch;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (embed::IsZeroVector((*vectors)[i])) continue;  // nothing to embed (no tokens)
+    batch.push_back({labels[i], std::move((*vectors)[i])});
+  }
+  if (Status s = (*space)->Put(batch, sync); !s.ok()) {
+    logger_->Log(LogLevel::kWarn, "cannot store vectors: " + s.message());
+    return 0;
+  }
+  return static_cast<int64_t>(batch.size());
+}
+
+Status VectorsService::StoreExternal(storage::Label label, const std::vector<float>& v) {
+  std::vector<float> unit = v;
+  if (!embed::NormalizeL2(unit)) {
+    return InvalidArgument("embedding must have a non-zero length", "embedding");
+  }
+  MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space,
+                         Space(embed::ExternalSignature(static_cast<int>(v.size())), v.size()));
+  std::vector<storage::LabeledVector> one = {{label, std::move(unit)}};
+  return space->Put(one);
+}
+
+Status VectorsService::StoreExternal(std::span<const storage::Label> labels,
+                                     std::span<std::pair<size_t, std::vector<float>>> vectors) {
+  std::map<size_t, std::vector<storage::LabeledVector>> by_dims;
+  for (auto& [at, v] : vectors) {
+    if (!embed::NormalizeL2(v)) continue;  // validated non-zero already
+    const size_t dims = v.size();
+    by_dims[dims].push_back({labels[at], std::move(v)});
+  }
+  for (auto& [dims, batch] : by_dims) {
+    MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space,
+                           Space(embed::ExternalSignature(static_cast<int>(dims)), dims));
+    for (size_t i = 0; i < batch.size(); i += kEmbedPage * 8) {
+      const size_t n = std::min(batch.size() - i, static_cast<size_t>(kEmbedPage) * 8);
+      MNEMO_RETURN_IF_ERROR(space->Put(std::span(batch).subspan(i, n), /*sync=*/false));
+    }
+    MNEMO_RETURN_IF_ERROR(space->Sync());
+  }
+  return Status::Ok();
+}
+
+Result<ReindexReport> VectorsService::FillMissing(const ProgressFn& progress) {
+  ReindexReport report;
+  if (embedder_ == nullptr) return report;
+  report.signature = embedder_->signature();
+  MNEMO_ASSIGN_OR_RETURN(int64_t total, entries_.CountMissingVectors(report.signature));
+  storage::Label after = 0;
+  for (;;) {
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::MissingVector> page,
+                           entries_.MissingVectors(report.signature, after, kEmbedPage));
+    if (page.empty()) break;
+    std::vector<storage::Label> labels;
+    std::vector<std::string> texts;
+    for (storage::MissingVector& m : page) {
+      labels.push_back(m.label);
+      texts.push_back(std::move(m.content));
+    }
+    after = labels.back();
+    int64_t stored = EmbedAndStore(labels, texts, /*sync=*/false);
+    report.embedded += stored;
+    report.failed += static_cast<int64_t>(labels.size()) - stored;
+    if (progress) progress(report.embedded + report.failed, total);
+  }
+  if (report.embedded > 0) {
+    MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, EmbedderSpace());
+    MNEMO_RETURN_IF_ERROR(space->Sync());
+  }
+  return report;
+}
+
+}  // namespace mnemo

@@ -1,0 +1,104 @@
+// The vectors service (spec 20): the embedder, one VectorSpace per signature
+// ("hash-v2-384", "external:768", ...) opened on first use, embedding on
+// store and import, bring-your-own vectors, and filling what is missing. It
+// owns the embedder and the open spaces, and takes only the entry store
+// (where vectors live), the logger and its options. Open spaces write their
+// index files when the service is destroyed.
+//
+// Thread-safety: every member function may be called concurrently.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/vector_space.h"
+#include "embed/embedder.h"
+#include "index/index_factory.h"
+#include "mnemo/config.h"
+#include "mnemo/engine.h"
+#include "mnemo/logger.h"
+#include "mnemo/status.h"
+#include "storage/entry_store.h"
+#include "storage/stores.h"
+
+namespace mnemo {
+
+struct VectorsOptions {
+  index::IndexOptions index;  // [index], validated
+  // Where the spaces' index files go; empty: none (in-memory stores).
+  std::filesystem::path dir;
+};
+
+// The options for `stores` of a workspace: index files under
+// <workspace>/index, for a server's store in a folder of its own per store
+// (a workspace pointed at several stores in turn keeps each one's files).
+// kInvalidArgument naming the key for an invalid [index].
+Result<VectorsOptions> VectorsOptionsOf(const Config& config, const storage::Stores& stores,
+                                        const std::string& workspace);
+
+class VectorsService {
+ public:
+  // `embedder` null: no embedder (provider "none"); otherwise its space is
+  // opened here (loaded or rebuilt from storage).
+  static Result<std::unique_ptr<VectorsService>> Open(storage::EntryStore& entries,
+                                                      std::unique_ptr<embed::Embedder> embedder,
+                                                      VectorsOptions options,
+                                                      std::shared_ptr<Logger> logger);
+  // Writes every open space's index file (a failure is a warning).
+  ~VectorsService();
+  VectorsService(const VectorsService&) = delete;
+  VectorsService& operator=(const VectorsService&) = delete;
+
+  // Null without an embedder.
+  embed::Embedder* embedder() const { return embedder_.get(); }
+
+  // The space of `signature` (opened on first use).
+  Result<std::shared_ptr<VectorSpace>> Space(const std::string& signature, size_t dims);
+  // The embedder's own space, or null without an embedder.
+  Result<std::shared_ptr<VectorSpace>> EmbedderSpace();
+
+  // Embeds `texts` and stores them under `labels` in the embedder's space.
+  // Failure is not fatal (spec 20): the entries stay without a vector
+  // (pending, logged) and the returned count says how many were stored.
+  int64_t EmbedAndStore(std::span<const storage::Label> labels, std::span<const std::string> texts,
+                        bool sync = true);
+  // A bring-your-own vector, normalised, in the space of its dimension
+  // (kInvalidArgument "embedding" for a zero vector).
+  Status StoreExternal(storage::Label label, const std::vector<float>& v);
+  // Import's vectors: (index into `labels`, vector), grouped into one space
+  // per dimension, stored in batches and indexed once.
+  Status StoreExternal(std::span<const storage::Label> labels,
+                       std::span<std::pair<size_t, std::vector<float>>> vectors);
+  // Embeds every entry lacking a vector in the embedder's space.
+  Result<ReindexReport> FillMissing(const ProgressFn& progress);
+
+  // Engine::SaveVectorIndexes: the first failure, after trying every space.
+  Status SaveAll();
+  // Rebuilds every open space from storage and rewrites its index file
+  // (VectorSpace::Purge), so erased vectors leave memory and disk.
+  Status PurgeAll();
+  // Forgets every open space and deletes the index files: the next use
+  // rebuilds from storage (reindex).
+  void DropAll();
+
+ private:
+  VectorsService(storage::EntryStore& entries, std::unique_ptr<embed::Embedder> embedder,
+                 VectorsOptions options, std::shared_ptr<Logger> logger);
+  std::vector<std::shared_ptr<VectorSpace>> OpenSpaces();
+
+  storage::EntryStore& entries_;
+  const std::unique_ptr<embed::Embedder> embedder_;
+  const VectorsOptions options_;
+  const std::shared_ptr<Logger> logger_;
+  std::mutex spaces_mu_;
+  std::map<std::string, std::shared_ptr<VectorSpace>> spaces_;  // by signature
+};
+
+}  // namespace mnemo
