@@ -103,8 +103,8 @@ Result<std::vector<std::string>> ContextEntries(Engine::Impl& engine, const Prin
                                                 const ContextBuildRequest& req, int k) {
   MNEMO_ASSIGN_OR_RETURN(
       SearchResponse found,
-      engine.Search(who,
-                    {.query = req.query, .max_results = k, .min_score = 0, .window = req.window}));
+      engine.search->Search(
+          who, {.query = req.query, .max_results = k, .min_score = 0, .window = req.window}));
   std::vector<std::string> items;
   const double best = found.results.empty() ? 0 : found.results.front().score;
   for (const SearchHit& h : found.results) {
@@ -120,7 +120,7 @@ Result<std::vector<std::string>> ContextEntries(Engine::Impl& engine, const Prin
 // what happened, which the turns tell, not who the user is.
 Result<std::vector<std::string>> ContextProfile(Engine::Impl& engine, const Principal& who,
                                                 const std::vector<std::string>& terms) {
-  MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets, engine.Profile(who));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets, engine.archivist->Profile(who));
   std::vector<std::pair<bool, const ProfileFacet*>> order;
   order.reserve(facets.size());
   for (const ProfileFacet& f : facets) {
@@ -155,8 +155,9 @@ Result<std::vector<DerivedItem>> ContextRecaps(Engine::Impl& engine, const Princ
   if (!TakesDerived(req)) return items;
   const bool all = !engine.config.memory.acl_enabled;
   if (!req.session_id) {
-    MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> recaps,
-                           engine.RecallRecaps(req.query, terms, limit, all ? "" : who.name));
+    MNEMO_ASSIGN_OR_RETURN(
+        std::vector<RecallHit> recaps,
+        engine.archivist->RecallRecaps(req.query, terms, limit, all ? "" : who.name));
     for (const RecallHit& h : recaps) items.push_back({.text = BestPassage(h.content, terms)});
     return items;
   }
@@ -164,7 +165,7 @@ Result<std::vector<DerivedItem>> ContextRecaps(Engine::Impl& engine, const Princ
                          engine.stores.episodic->Segments(all, who.name, *req.session_id));
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<RecallHit> ranked,
-      engine.RecallRecaps(req.query, terms, kMaxRankedRecaps, all ? "" : who.name));
+      engine.archivist->RecallRecaps(req.query, terms, kMaxRankedRecaps, all ? "" : who.name));
   std::map<std::string, size_t> rank;
   for (size_t i = 0; i < ranked.size(); ++i) rank.emplace(ranked[i].id, i);
   auto rank_of = [&](const storage::SegmentRow& r) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/access.h"
 #include "core/engine_impl.h"
 #include "storage/stores.h"
 
@@ -91,12 +92,11 @@ std::string ResolveWorkspace(std::string_view flag) {
 }
 
 storage::ReadScope Engine::Impl::ScopeFor(const Principal& who) const {
-  if (IsAdmin(who)) return {.all = true, .principal = who.name};
-  return {.all = false, .principal = who.name};
+  return ReadScopeFor(who, config.memory.acl_enabled);
 }
 
 bool Engine::Impl::IsAdmin(const Principal& who) const {
-  return !config.memory.acl_enabled || who.role == Role::kAdmin;
+  return mnemo::IsAdmin(who, config.memory.acl_enabled);
 }
 
 Status Engine::Impl::CheckEnabled() const {
@@ -128,6 +128,11 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   MNEMO_ASSIGN_OR_RETURN(impl->vectors,
                          VectorsService::Open(*impl->stores.entries, std::move(embedder),
                                               std::move(vectors_options), impl->logger));
+  impl->memory =
+      std::make_unique<MemoryService>(*impl->stores.entries, *impl->vectors, impl->clock,
+                                      impl->logger, MemoryOptionsOf(impl->config, impl->stores));
+  impl->search = std::make_unique<SearchService>(*impl->stores.entries, *impl->vectors, impl->clock,
+                                                 impl->logger, SearchOptionsOf(impl->config));
   MNEMO_ASSIGN_OR_RETURN(impl->tools,
                          ToolsService::Open(*impl->stores.entries, impl->clock, impl->logger,
                                             ToolsOptionsOf(impl->config)));
@@ -141,16 +146,18 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                                                GraphOptionsOf(impl->config));
   impl->documents = std::make_unique<DocumentsService>(
       *impl->stores.documents, *impl->stores.graph, impl->clock, DocumentsOptionsOf(impl->config),
-      [raw](const Status& failure) { raw->NoteAccessCountFailure(failure); });
+      [raw](const Status& failure) { raw->memory->NoteAccessCountFailure(failure); });
   impl->context_window = std::make_unique<ContextWindowService>(
       *impl->stores.context_events, *impl->stores.documents, *impl->stores.graph, impl->clock,
       ContextWindowOptionsOf(impl->config),
       [raw]() -> Result<const context::ToolRegistry*> { return raw->tools->Current(); });
-  impl->archive_root = impl->workspace + "/memory_tree/content/episodic";
-  impl->archive = std::make_unique<archivist::ArchiveWriter>(
-      impl->archive_root, static_cast<size_t>(impl->config.learning.archive_queue_rows),
-      impl->logger);
-  MNEMO_RETURN_IF_ERROR(impl->OpenArchivist());
+  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<llm::ChatClient> llm,
+                         llm::MakeChatClient(impl->config.llm));
+  impl->worker = std::make_unique<internal::BackgroundWorker>();
+  impl->archivist = std::make_unique<ArchivistService>(
+      *impl->stores.episodic, *impl->stores.documents, *impl->stores.graph, *impl->vectors,
+      *impl->tools, *impl->worker, std::move(llm), impl->clock, impl->logger,
+      ArchivistOptionsOf(impl->config, impl->workspace));
   if (impl->config.security.audit.enabled) {
     std::filesystem::path audit(impl->config.security.audit.path);
     if (audit.is_relative()) audit = std::filesystem::path(impl->workspace) / audit;
@@ -163,12 +170,12 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   // Segments left open by a session that never ended (spec 40): a CLI or
   // stdio process closes them when it opens; their finalisation runs on the
   // worker, drained when the engine closes.
-  if (auto idle = impl->CloseIdleSegments(/*sync=*/false); !idle.ok()) {
+  if (auto idle = impl->archivist->CloseIdleSegments(/*sync=*/false); !idle.ok()) {
     impl->logger->Log(LogLevel::kWarn, "closing idle segments: " + idle.status().message());
   }
   // Hygiene at start-up when due (spec 10), off the opening thread.
-  impl->segment_worker->Post([raw] {
-    if (auto r = raw->RunHygieneIfDue(); !r.ok()) {
+  impl->worker->Post([raw] {
+    if (auto r = raw->memory->RunHygieneIfDue(); !r.ok()) {
       raw->logger->Log(LogLevel::kWarn, "hygiene: " + r.status().message());
     }
   });
@@ -183,16 +190,20 @@ Logger& Engine::logger() const { return *impl_->logger; }
 const std::string& Engine::workspace() const { return impl_->workspace; }
 
 Result<StoreResult> Engine::Store(const Principal& who, const StoreRequest& req) {
-  return impl_->Store(who, req);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->memory->Store(who, req);
 }
 Result<Entry> Engine::Get(const Principal& who, const GetRequest& req) {
-  return impl_->Get(who, req);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->memory->Get(who, req);
 }
 Result<bool> Engine::Forget(const Principal& who, const ForgetRequest& req) {
-  return impl_->Forget(who, req);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->memory->Forget(who, req);
 }
 Result<SearchResponse> Engine::Search(const Principal& who, const SearchRequest& req) {
-  return impl_->Search(who, req);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->search->Search(who, req);
 }
 Result<RecallResponse> Engine::Recall(const Principal& who, const RecallRequest& req) {
   return impl_->Recall(who, req);
@@ -226,35 +237,44 @@ Result<TurnResult> Engine::TurnComplete(const Principal& who, const Turn& turn) 
 }
 Result<std::vector<EpisodicHit>> Engine::EpisodicSearch(const Principal& who,
                                                         const EpisodicQuery& q) {
-  return impl_->EpisodicSearch(who, q);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->archivist->EpisodicSearch(who, q);
 }
 Result<std::vector<EpisodicTurn>> Engine::SessionTurns(const Principal& who,
                                                        std::string_view session_id) {
-  return impl_->SessionTurns(who, session_id);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->archivist->SessionTurns(who, session_id);
 }
 Result<SessionEndResult> Engine::SessionEnd(const Principal& who, std::string_view session_id,
                                             bool sync) {
-  return impl_->SessionEnd(who, session_id, sync);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->archivist->SessionEnd(who, session_id, sync);
 }
 Result<std::vector<SegmentInfo>> Engine::Segments(const Principal& who,
                                                   std::string_view session_id) {
-  return impl_->Segments(who, session_id);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->archivist->Segments(who, session_id);
 }
 Result<std::vector<EventInfo>> Engine::Events(const Principal& who, const EventsQuery& q) {
-  return impl_->Events(who, q);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->archivist->Events(who, q);
 }
 Result<std::vector<ProfileFacet>> Engine::Profile(const Principal& who, const ProfileRequest& req) {
-  return impl_->Profile(who, req);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->archivist->Profile(who, req);
 }
 Result<ProfileFacet> Engine::ProfilePut(const Principal& who, std::string_view facet_type,
                                         std::string_view key, std::string_view value) {
-  return impl_->ProfilePut(who, facet_type, key, value);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->archivist->ProfilePut(who, facet_type, key, value);
 }
 Result<std::string> Engine::ProfileRender(const Principal& who) {
-  return impl_->ProfileRender(who);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->archivist->ProfileRender(who);
 }
 Result<MemoryMdReport> Engine::UpdateMemoryMd(const Principal& who, const MemoryMdRequest& req) {
-  return impl_->UpdateMemoryMd(who, req);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->archivist->UpdateMemoryMd(who, req);
 }
 Result<GraphUpsertResult> Engine::GraphUpsert(const Principal& who, const GraphUpsertRequest& req) {
   MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
@@ -269,12 +289,17 @@ Result<ContextBlock> Engine::ContextBuild(const Principal& who, const ContextBui
   return impl_->ContextBuild(who, req);
 }
 Result<Entry> Engine::MarkUseful(const Principal& who, const GetRequest& req) {
-  return impl_->MarkUseful(who, req);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->memory->MarkUseful(who, req);
 }
 Result<ListPage> Engine::List(const Principal& who, const ListRequest& req) {
-  return impl_->List(who, req);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->memory->List(who, req);
 }
-Result<Stats> Engine::GetStats(const Principal& who) { return impl_->GetStats(who); }
+Result<Stats> Engine::GetStats(const Principal& who) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->memory->GetStats(who);
+}
 Result<ToolInfo> Engine::RegisterTool(const Principal& who, const ToolSpec& spec) {
   MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
   return impl_->tools->Register(&who, spec);
@@ -289,18 +314,25 @@ Result<std::vector<ToolInfo>> Engine::ListTools(const Principal& /*who*/) {
 Result<ReindexReport> Engine::Reindex(const Principal& who, const ProgressFn& progress) {
   return impl_->Reindex(who, progress);
 }
-Result<HygieneReport> Engine::RunHygiene(const Principal& who) { return impl_->RunHygiene(who); }
+Result<HygieneReport> Engine::RunHygiene(const Principal& who) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->memory->RunHygiene(who);
+}
 void Engine::Audit(const Principal& who, const AuditEvent& event) {
   if (impl_->audit != nullptr) impl_->audit->Append(impl_->clock->NowMs(), who, event);
 }
 Result<PathCheck> Engine::PathProtected(const Principal& /*who*/, std::string_view path) {
   return impl_->PathProtected(path);
 }
-Result<std::optional<HygieneReport>> Engine::RunHygieneIfDue() { return impl_->RunHygieneIfDue(); }
-Result<int64_t> Engine::CloseIdleSegments(bool sync) { return impl_->CloseIdleSegments(sync); }
+Result<std::optional<HygieneReport>> Engine::RunHygieneIfDue() {
+  return impl_->memory->RunHygieneIfDue();
+}
+Result<int64_t> Engine::CloseIdleSegments(bool sync) {
+  return impl_->archivist->CloseIdleSegments(sync);
+}
 Status Engine::SaveVectorIndexes() { return impl_->vectors->SaveAll(); }
 ArchiveQueueStats Engine::ArchiveQueue() const {
-  const archivist::ArchiveWriter::Counts c = impl_->archive->counts();
+  const archivist::ArchiveWriter::Counts c = impl_->archivist->ArchiveCounts();
   return {.bound = static_cast<int64_t>(c.bound),
           .depth = static_cast<int64_t>(c.depth),
           .peak = static_cast<int64_t>(c.peak),

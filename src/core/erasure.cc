@@ -9,9 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "archivist/archive_erase.h"
 #include "archivist/segments.h"
-#include "archivist/turn_indexer.h"
 #include "core/engine_impl.h"
 #include "core/validation.h"
 
@@ -19,14 +17,6 @@ namespace mnemo {
 namespace {
 
 constexpr int kPage = 500;
-
-// The rows' archive files, as the archive writer wrote them.
-std::vector<archivist::ArchiveRow> ArchiveRowsOf(const std::vector<storage::TurnRow>& rows) {
-  std::vector<archivist::ArchiveRow> out;
-  out.reserve(rows.size());
-  for (const storage::TurnRow& r : rows) out.push_back(archivist::ArchiveRowOf(r));
-  return out;
-}
 
 }  // namespace
 
@@ -64,8 +54,7 @@ Result<ErasureCounts> Engine::Impl::SessionForget(const Principal& who,
   // Work in flight would write the session again after the erasure: a
   // segment being finalised (recap, events, profile, document) and queued
   // archive files.
-  segment_worker->Flush();
-  archive->Flush();
+  archivist->Flush();
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
                          stores.episodic->SessionTurns(owner, req.session_id, 0, INT64_MAX));
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> segments,
@@ -76,14 +65,11 @@ Result<ErasureCounts> Engine::Impl::SessionForget(const Principal& who,
       ErasureCounts counts,
       stores.admin->EraseSession(
           {.owner = owner, .session_id = req.session_id, .document_ids = std::move(documents)}));
-  if (recaps != nullptr) {
-    std::vector<std::string> ids;
-    ids.reserve(segments.size());
-    for (const storage::SegmentRow& s : segments) ids.push_back(s.id);
-    recaps->Forget(ids, std::nullopt);
-  }
-  MNEMO_ASSIGN_OR_RETURN(counts.archive_files,
-                         archivist::EraseArchiveFiles(archive_root, ArchiveRowsOf(rows)));
+  std::vector<std::string> ids;
+  ids.reserve(segments.size());
+  for (const storage::SegmentRow& s : segments) ids.push_back(s.id);
+  archivist->ForgetRecapVectors(ids, std::nullopt);
+  MNEMO_ASSIGN_OR_RETURN(counts.archive_files, archivist->EraseArchiveFiles(rows));
   return counts;
 }
 
@@ -96,8 +82,7 @@ Result<ErasureCounts> Engine::Impl::PrincipalForget(const Principal& who,
   }
   MNEMO_RETURN_IF_ERROR(ValidateKey(principal, "principal"));
   const std::string owner(principal);
-  segment_worker->Flush();
-  archive->Flush();
+  archivist->Flush();
   // The principal's turn rows, for their archive files (storage has no
   // read of one owner's every session: paged through every row by id).
   std::vector<storage::TurnRow> rows;
@@ -111,12 +96,11 @@ Result<ErasureCounts> Engine::Impl::PrincipalForget(const Principal& who,
     if (page.size() < static_cast<size_t>(kPage)) break;
   }
   MNEMO_ASSIGN_OR_RETURN(ErasureCounts counts, stores.admin->ErasePrincipal(owner));
-  if (recaps != nullptr) recaps->Forget({}, owner);
+  archivist->ForgetRecapVectors({}, owner);
   // The entries' vectors left storage (and its change log says so); the
   // index files are rewritten so they leave the disk too.
   if (counts.entry_vectors > 0) MNEMO_RETURN_IF_ERROR(vectors->PurgeAll());
-  MNEMO_ASSIGN_OR_RETURN(counts.archive_files,
-                         archivist::EraseArchiveFiles(archive_root, ArchiveRowsOf(rows)));
+  MNEMO_ASSIGN_OR_RETURN(counts.archive_files, archivist->EraseArchiveFiles(rows));
   return counts;
 }
 

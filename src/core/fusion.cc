@@ -73,4 +73,11 @@ double BlendRecency(double score, TimeMs updated_at, TimeMs now, double weight) 
   return (1 - weight) * score + weight * recency;
 }
 
+FusionOptions FusionOptionsOf(const Config::Search& search, bool vector_side) {
+  return {.mode = search.fusion == "rrf" ? FusionMode::kRrf : FusionMode::kWeighted,
+          .vector_weight = search.vector_weight,
+          .keyword_weight = search.keyword_weight,
+          .vector_side = vector_side};
+}
+
 }  // namespace mnemo

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "mnemo/config.h"
 #include "mnemo/types.h"
 
 namespace mnemo {
@@ -21,6 +22,9 @@ struct FusionOptions {
   // score is then the keyword score.
   bool vector_side = true;
 };
+
+// The options [search] asks for; `vector_side` as above.
+FusionOptions FusionOptionsOf(const Config::Search& search, bool vector_side);
 
 // Both signals of one candidate, whichever side found it.
 struct FusionInput {

@@ -358,7 +358,7 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
   }
   MNEMO_ASSIGN_OR_RETURN(ReindexReport vectors_filled, vectors->FillMissing({}));
   (void)vectors_filled;
-  MNEMO_ASSIGN_OR_RETURN(int64_t recaps, FillMissingRecapVectors());
+  MNEMO_ASSIGN_OR_RETURN(int64_t recaps, archivist->FillMissingRecapVectors());
   (void)recaps;
   return report;
 }

@@ -24,7 +24,7 @@ Result<ReindexReport> Engine::Impl::Reindex(const Principal& who, const Progress
   // Drop the in-process spaces and their files: they are rebuilt from storage.
   vectors->DropAll();
   MNEMO_ASSIGN_OR_RETURN(ReindexReport report, vectors->FillMissing(progress));
-  MNEMO_ASSIGN_OR_RETURN(report.recaps_embedded, FillMissingRecapVectors());
+  MNEMO_ASSIGN_OR_RETURN(report.recaps_embedded, archivist->FillMissingRecapVectors());
   MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, vectors->EmbedderSpace());
   if (space != nullptr) report.indexed = static_cast<int64_t>(space->size());
   MNEMO_RETURN_IF_ERROR(ReindexDerivedText(report));

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/json_limits.h"
+#include "core/access.h"
 #include "core/tool_specs.h"
 #include "rules/tool_rule.h"
 
@@ -106,7 +107,7 @@ Result<ToolInfo> ToolsService::Register(const Principal* who, const ToolSpec& sp
     registry_.Put(context::ToolSource::kCode, std::move(compiled));
     return info;
   }
-  if (options_.acl_enabled && who->role != Role::kAdmin) {
+  if (!IsAdmin(*who, options_.acl_enabled)) {
     return PermissionDenied(
         "registering a tool needs the admin role: it changes what is indexed "
         "for every principal");

@@ -6,7 +6,6 @@
 
 #include "base/json_limits.h"
 #include "core/engine_impl.h"
-#include "core/turn_result_json.h"
 #include "core/validation.h"
 #include "rules/tool_rule.h"
 #include "rules/tool_stats.h"
@@ -33,14 +32,11 @@ Result<TurnResult> Engine::Impl::TurnComplete(const Principal& who, const Turn& 
   std::optional<storage::TurnClaim> earlier;
   // Episodic rows first: the turn is kept even if rule capture fails later.
   std::vector<size_t> cleaner_failed;
-  Status done = IndexTurnRows(who, turn, turn.timestamp.value_or(now), claim ? &*claim : nullptr,
-                              earlier, result, cleaner_failed);
+  Status done = archivist->IndexTurn(who, turn, turn.timestamp.value_or(now),
+                                     claim ? &*claim : nullptr, earlier, result, cleaner_failed);
   if (earlier) {
-    Result<TurnResult> replayed = ReplayTurn(std::move(*earlier));
-    if (turn.sync) {
-      archive->Flush();
-      segment_worker->Flush();
-    }
+    Result<TurnResult> replayed = archivist->ReplayTurn(std::move(*earlier));
+    if (turn.sync) archivist->Flush();
     return replayed;
   }
   if (done.ok()) {
@@ -52,7 +48,7 @@ Result<TurnResult> Engine::Impl::TurnComplete(const Principal& who, const Turn& 
     // Stored even after a failure part way, so a retry answers with what
     // was done instead of waiting; kNotFound: the failure came before the
     // claim.
-    Result<bool> finished = stores.episodic->FinishTurnClaim(claim->key, EncodeTurnResult(result));
+    Result<bool> finished = archivist->FinishTurn(claim->key, result);
     if (!finished.ok() && finished.status().code() != StatusCode::kNotFound) {
       logger->Log(LogLevel::kWarn, "cannot store the result of turn " + claim->key.turn_id + ": " +
                                        finished.status().message());

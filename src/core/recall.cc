@@ -1,14 +1,9 @@
-// memory_search and memory_recall over entries (spec 10, spec 20 "Scores").
-//
-// Hybrid: candidates come from both sides (top-N keyword hits and top-N
-// vector neighbours, filters applied inside each), every candidate gets both
-// signals (hybrid_search.cc), and fusion.h turns them into the final score.
+// memory_recall (spec 10): every layer in one list, the evidence (entries,
+// turns) before what was derived from it.
 
 #include <algorithm>
 
 #include "core/engine_impl.h"
-#include "core/fusion.h"
-#include "core/hybrid_search.h"
 #include "core/public_id.h"
 #include "core/recall_order.h"
 #include "core/turn_ranking.h"
@@ -16,7 +11,6 @@
 #include "rules/tool_rule.h"
 #include "text/query.h"
 #include "text/snippet.h"
-#include "text/strip.h"
 
 namespace mnemo {
 namespace {
@@ -26,77 +20,6 @@ std::string TurnKey(const storage::TurnRow& r) {
 }
 
 }  // namespace
-
-Result<SearchResponse> Engine::Impl::Search(const Principal& who, const SearchRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
-  MNEMO_RETURN_IF_ERROR(ValidateQuery(req.query));
-  MNEMO_RETURN_IF_ERROR(ValidateMaxResults(req.max_results));
-  if (req.category) MNEMO_RETURN_IF_ERROR(ValidateCategory(*req.category, "category"));
-  if (req.ns) MNEMO_RETURN_IF_ERROR(ValidateNamespace(*req.ns, "namespace"));
-  MNEMO_RETURN_IF_ERROR(ValidateTags(req.tags, "tags"));
-  if (req.embedding) MNEMO_RETURN_IF_ERROR(ValidateEmbedding(*req.embedding));
-  MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(req.window));
-  MNEMO_RETURN_IF_ERROR(ValidateRecencyWeight(req.recency_weight));
-  double min_score = req.min_score.value_or(config.search.min_relevance_score);
-  if (!(min_score >= 0 && min_score <= 1)) {
-    return InvalidArgument("min_score must be between 0 and 1", "min_score");
-  }
-
-  HybridQuery q;
-  q.terms = text::QueryTerms(req.query);
-  q.filter.category = req.category;
-  q.filter.ns = req.ns;
-  q.filter.tags = req.tags;
-  q.filter.include_archived = req.include_archived;
-  q.filter.scope = ScopeFor(who);
-  q.filter.since = req.window.since;
-  q.filter.until = req.window.until;
-  // Candidates from both sides, N >= 4k each (spec 20).
-  q.candidates = std::max(4 * req.max_results, 40);
-  SearchResponse resp;
-  MNEMO_RETURN_IF_ERROR(PrepareVectorSide(req, &q, &resp.degraded));
-  MNEMO_ASSIGN_OR_RETURN(std::vector<Candidate> found, CollectCandidates(q));
-
-  std::vector<FusionInput> inputs;
-  inputs.reserve(found.size());
-  for (const Candidate& c : found) {
-    inputs.push_back({.keyword = c.hit.keyword_score,
-                      .vector = c.vector,
-                      .updated_at = c.hit.entry.updated_at,
-                      .key = c.hit.entry.key});
-  }
-  FusionOptions fusion{
-      .mode = config.search.fusion == "rrf" ? FusionMode::kRrf : FusionMode::kWeighted,
-      .vector_weight = config.search.vector_weight,
-      .keyword_weight = config.search.keyword_weight,
-      .vector_side = q.space != nullptr};
-  std::vector<double> scores = FuseScores(inputs, fusion);
-  if (req.recency_weight > 0) {
-    const TimeMs now = clock->NowMs();
-    for (size_t i = 0; i < scores.size(); ++i) {
-      scores[i] = BlendRecency(scores[i], inputs[i].updated_at, now, req.recency_weight);
-    }
-  }
-  for (size_t i : RankOrder(inputs, scores)) {
-    if (static_cast<int>(resp.results.size()) == req.max_results) break;
-    if (scores[i] < min_score) break;  // ordered by score: the rest are lower
-    Entry& e = found[i].hit.entry;
-    SearchHit out;
-    out.snippet = text::MakeSnippet(e.content, q.terms);
-    out.id = std::move(e.id);
-    out.key = std::move(e.key);
-    out.ns = std::move(e.ns);
-    out.category = std::move(e.category);
-    out.owner = std::move(e.owner);
-    out.content = std::move(e.content);
-    out.keyword_score = found[i].hit.keyword_score;
-    out.vector_score = found[i].vector;
-    out.score = scores[i];
-    out.updated_at = e.updated_at;
-    resp.results.push_back(std::move(out));
-  }
-  return resp;
-}
 
 Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckEnabled());
@@ -115,7 +38,7 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
   s.max_results = req.max_results;
   s.window = req.window;
   s.recency_weight = req.recency_weight;
-  MNEMO_ASSIGN_OR_RETURN(SearchResponse found, Search(who, s));
+  MNEMO_ASSIGN_OR_RETURN(SearchResponse found, search->Search(who, s));
   RecallResponse resp;
   resp.degraded = found.degraded;
   for (SearchHit& h : found.results) {
@@ -194,7 +117,7 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
                          .score = h.score});
     }
     MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> recaps,
-                           RecallRecaps(req.query, terms, req.max_results));
+                           archivist->RecallRecaps(req.query, terms, req.max_results));
     for (RecallHit& h : recaps) derived.push_back(std::move(h));
     MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> documents,
                            documents->Hits(terms, req.max_results));

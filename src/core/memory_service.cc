@@ -1,6 +1,8 @@
-// The entry tools: store, get, forget, mark_useful, list, stats (spec 10).
+// The memory service's entry tools: store, get, forget, mark_useful, list,
+// stats (spec 10; core/memory_service.h).
 
-#include "core/engine_impl.h"
+#include "core/memory_service.h"
+#include "core/access.h"
 #include "core/validation.h"
 #include "rules/tool_rule.h"
 #include "text/secrets.h"
@@ -21,8 +23,24 @@ Status ValidateAddress(std::string_view key, std::string_view ns) {
 
 }  // namespace
 
-Result<StoreResult> Engine::Impl::Store(const Principal& who, const StoreRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+MemoryOptions MemoryOptionsOf(const Config& config, const storage::Stores& stores) {
+  return {.acl_enabled = config.memory.acl_enabled,
+          .secrets = config.security.secrets,
+          .memory = config.memory,
+          .backend = stores.name,
+          .schema_version = stores.schema_version};
+}
+
+MemoryService::MemoryService(storage::EntryStore& entries, VectorsService& vectors,
+                             std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
+                             MemoryOptions options)
+    : entries_(entries),
+      vectors_(vectors),
+      clock_(std::move(clock)),
+      logger_(std::move(logger)),
+      options_(std::move(options)) {}
+
+Result<StoreResult> MemoryService::Store(const Principal& who, const StoreRequest& req) {
   MNEMO_RETURN_IF_ERROR(ValidateAddress(req.key, req.ns));
   if (rules::ToolOfNamespace(req.ns) && req.key.starts_with("rule/")) {
     return InvalidArgument("key \"rule/...\" in namespace " + req.ns +
@@ -39,7 +57,7 @@ Result<StoreResult> Engine::Impl::Store(const Principal& who, const StoreRequest
   MNEMO_RETURN_IF_ERROR(ValidateContent(req.content, "value"));
   MNEMO_RETURN_IF_ERROR(ValidateCategory(req.category, "category"));
   if (req.tags) MNEMO_RETURN_IF_ERROR(ValidateTags(*req.tags, "tags"));
-  MNEMO_RETURN_IF_ERROR(CheckSecret(config.security.secrets, req.content, "value"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, req.content, "value"));
   if (req.embedding) MNEMO_RETURN_IF_ERROR(ValidateEmbedding(*req.embedding));
   storage::EntryWrite w;
   w.owner = who.name;
@@ -49,35 +67,35 @@ Result<StoreResult> Engine::Impl::Store(const Principal& who, const StoreRequest
   w.category = req.category;
   w.tags = req.tags;
   w.visibility = req.visibility;
-  w.now = clock->NowMs();
-  MNEMO_ASSIGN_OR_RETURN(storage::UpsertResult r, stores.entries->Upsert(w));
+  w.now = clock_->NowMs();
+  MNEMO_ASSIGN_OR_RETURN(storage::UpsertResult r, entries_.Upsert(w));
   // The entry is stored; vectors follow, and their failure is not fatal.
   if (r.text_changed) {
     const storage::Label labels[] = {r.label};
     const std::string texts[] = {req.content};
-    vectors->EmbedAndStore(labels, texts);
+    vectors_.EmbedAndStore(labels, texts);
   }
-  if (req.embedding) MNEMO_RETURN_IF_ERROR(vectors->StoreExternal(r.label, *req.embedding));
+  if (req.embedding) MNEMO_RETURN_IF_ERROR(vectors_.StoreExternal(r.label, *req.embedding));
   return StoreResult{r.entry.key, r.entry.ns, r.entry.category, r.entry.id, r.created};
 }
 
-Result<std::optional<Entry>> Engine::Impl::ResolveForRead(const Principal& who,
-                                                          const GetRequest& req) {
+Result<std::optional<Entry>> MemoryService::ResolveForRead(const Principal& who,
+                                                           const GetRequest& req) {
   MNEMO_RETURN_IF_ERROR(ValidateAddress(req.key, req.ns));
   if (req.owner) {
     // Only an admin may address another principal's entry; for anyone else
     // that is indistinguishable from a missing entry.
-    if (!IsAdmin(who) && *req.owner != who.name) return std::optional<Entry>();
-    return stores.entries->FindExact(*req.owner, req.ns, req.key);
+    if (!IsAdmin(who, options_.acl_enabled) && *req.owner != who.name)
+      return std::optional<Entry>();
+    return entries_.FindExact(*req.owner, req.ns, req.key);
   }
-  return stores.entries->Resolve(req.ns, req.key, ScopeFor(who));
+  return entries_.Resolve(req.ns, req.key, ReadScopeFor(who, options_.acl_enabled));
 }
 
-Result<Entry> Engine::Impl::Get(const Principal& who, const GetRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+Result<Entry> MemoryService::Get(const Principal& who, const GetRequest& req) {
   MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> found, ResolveForRead(who, req));
   if (!found) return NotFoundFor(req.key);
-  Result<std::optional<Entry>> counted = stores.entries->AddCounters(found->id, 1, 0);
+  Result<std::optional<Entry>> counted = entries_.AddCounters(found->id, 1, 0);
   if (!counted.ok()) {
     NoteAccessCountFailure(counted.status());
     return *found;
@@ -86,44 +104,43 @@ Result<Entry> Engine::Impl::Get(const Principal& who, const GetRequest& req) {
   return **counted;
 }
 
-void Engine::Impl::NoteAccessCountFailure(const Status& s) {
-  const int64_t failures = access_count_failures.fetch_add(1) + 1;
-  const TimeMs now = clock->NowMs();
-  TimeMs last = access_warning_at.load();
+void MemoryService::NoteAccessCountFailure(const Status& s) {
+  const int64_t failures = access_count_failures_.fetch_add(1) + 1;
+  const TimeMs now = clock_->NowMs();
+  TimeMs last = access_warning_at_.load();
   if (now - last < kAccessWarningIntervalMs && last != 0) return;
-  if (!access_warning_at.compare_exchange_strong(last, now)) return;  // another thread prints
-  logger->Log(LogLevel::kWarn, "an access count could not be written (" + std::to_string(failures) +
-                                   " so far; the reads were answered): " + s.message());
+  if (!access_warning_at_.compare_exchange_strong(last, now)) return;  // another thread prints
+  logger_->Log(LogLevel::kWarn, "an access count could not be written (" +
+                                    std::to_string(failures) +
+                                    " so far; the reads were answered): " + s.message());
 }
 
-Result<Entry> Engine::Impl::MarkUseful(const Principal& who, const GetRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+Result<Entry> MemoryService::MarkUseful(const Principal& who, const GetRequest& req) {
   MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> found, ResolveForRead(who, req));
   if (!found) return NotFoundFor(req.key);
-  MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> marked, stores.entries->AddCounters(found->id, 0, 1));
+  MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> marked, entries_.AddCounters(found->id, 0, 1));
   if (!marked) return NotFoundFor(req.key);
   return *marked;
 }
 
-Result<bool> Engine::Impl::Forget(const Principal& who, const ForgetRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+Result<bool> MemoryService::Forget(const Principal& who, const ForgetRequest& req) {
   MNEMO_RETURN_IF_ERROR(ValidateAddress(req.key, req.ns));
   std::optional<Entry> target;
-  if (req.owner && IsAdmin(who)) {
-    MNEMO_ASSIGN_OR_RETURN(target, stores.entries->FindExact(*req.owner, req.ns, req.key));
-  } else if (IsAdmin(who)) {
+  if (req.owner && IsAdmin(who, options_.acl_enabled)) {
+    MNEMO_ASSIGN_OR_RETURN(target, entries_.FindExact(*req.owner, req.ns, req.key));
+  } else if (IsAdmin(who, options_.acl_enabled)) {
     // Own entry first, then (admin or ACL off) the most recent one.
-    MNEMO_ASSIGN_OR_RETURN(target, stores.entries->Resolve(req.ns, req.key, ScopeFor(who)));
+    MNEMO_ASSIGN_OR_RETURN(
+        target, entries_.Resolve(req.ns, req.key, ReadScopeFor(who, options_.acl_enabled)));
   } else {
     // Under ACL a user forgets only their own entries.
-    MNEMO_ASSIGN_OR_RETURN(target, stores.entries->FindExact(who.name, req.ns, req.key));
+    MNEMO_ASSIGN_OR_RETURN(target, entries_.FindExact(who.name, req.ns, req.key));
   }
   if (!target) return false;
-  return stores.entries->Delete(target->id);
+  return entries_.Delete(target->id);
 }
 
-Result<ListPage> Engine::Impl::List(const Principal& who, const ListRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+Result<ListPage> MemoryService::List(const Principal& who, const ListRequest& req) {
   if (req.limit < 1 || req.limit > 1000) {
     return InvalidArgument("limit must be between 1 and 1000", "limit");
   }
@@ -134,9 +151,8 @@ Result<ListPage> Engine::Impl::List(const Principal& who, const ListRequest& req
   f.category = req.category;
   f.ns = req.ns;
   f.include_archived = req.include_archived;
-  f.scope = ScopeFor(who);
-  MNEMO_ASSIGN_OR_RETURN(std::vector<Entry> items,
-                         stores.entries->List(f, req.limit + 1, req.offset));
+  f.scope = ReadScopeFor(who, options_.acl_enabled);
+  MNEMO_ASSIGN_OR_RETURN(std::vector<Entry> items, entries_.List(f, req.limit + 1, req.offset));
   ListPage page;
   if (static_cast<int>(items.size()) > req.limit) {
     items.resize(static_cast<size_t>(req.limit));
@@ -146,11 +162,10 @@ Result<ListPage> Engine::Impl::List(const Principal& who, const ListRequest& req
   return page;
 }
 
-Result<Stats> Engine::Impl::GetStats(const Principal& who) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
-  MNEMO_ASSIGN_OR_RETURN(Stats s, stores.entries->GetStats(ScopeFor(who)));
-  s.backend = std::string(stores.name);
-  s.schema_version = stores.schema_version;
+Result<Stats> MemoryService::GetStats(const Principal& who) {
+  MNEMO_ASSIGN_OR_RETURN(Stats s, entries_.GetStats(ReadScopeFor(who, options_.acl_enabled)));
+  s.backend = options_.backend;
+  s.schema_version = options_.schema_version;
   return s;
 }
 

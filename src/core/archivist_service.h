@@ -1,0 +1,148 @@
+// The Archivist service (spec 40): a turn's episodic rows, segments and
+// markdown archive; the finalisation of closed segments (recap, events,
+// profile, document) on a background worker; the reads over them (episodic
+// search, a session's turns, segments, events, the profile, recaps for
+// recall) and MEMORY.md. It owns the archive writer, the LLM client and the
+// recap vectors, and takes the episodic, document and graph stores, the
+// vectors service (the embedder), the tools service (how a tool's output is
+// indexed), the shared background worker, the clock, the logger and its
+// options. The caller checks that memory is enabled.
+//
+// Thread-safety: every member function may be called concurrently.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "archivist/archive_writer.h"
+#include "base/background_worker.h"
+#include "core/recap_vectors.h"
+#include "core/tools_service.h"
+#include "core/vectors_service.h"
+#include "llm/chat_client.h"
+#include "mnemo/clock.h"
+#include "mnemo/config.h"
+#include "mnemo/logger.h"
+#include "mnemo/status.h"
+#include "mnemo/types.h"
+#include "storage/document_store.h"
+#include "storage/episodic_store.h"
+#include "storage/graph_store.h"
+
+namespace mnemo {
+
+// Built by ArchivistOptionsOf from the configuration, whose defaults are the only ones
+// (mnemo/config.h): the members here restate none.
+struct ArchivistOptions {
+  bool memory_enabled{};         // memory.enabled: idle segments stay open while off
+  bool acl_enabled{};            // memory.acl_enabled: each principal reads its own
+  std::string secrets;           // security.secrets
+  bool redact_episodic{};        // security.redact_episodic
+  Config::Learning learning;     // [learning]
+  Config::Search search;         // [search]: how recaps are fused for recall
+  int64_t recap_token_budget{};  // llm.recap_token_budget
+  // The segment drift check's floor: learning.min_cosine_similarity, or its
+  // default for the configured embedder (spec 15).
+  double min_cosine{};
+  std::string workspace;     // MEMORY.md and SKILL.md live here
+  std::string archive_root;  // <workspace>/memory_tree/content/episodic
+};
+
+ArchivistOptions ArchivistOptionsOf(const Config& config, const std::string& workspace);
+
+class ArchivistService {
+ public:
+  // `llm` null: extractive recaps. Embeds earlier recaps that lack a vector
+  // of the embedder on `worker`.
+  ArchivistService(storage::EpisodicStore& episodic, storage::DocumentStore& documents,
+                   storage::GraphStore& graph, VectorsService& vectors, ToolsService& tools,
+                   internal::BackgroundWorker& worker, std::unique_ptr<llm::ChatClient> llm,
+                   std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
+                   ArchivistOptions options);
+  // Drains the archive queue; the caller drains the worker first.
+  ~ArchivistService();
+  ArchivistService(const ArchivistService&) = delete;
+  ArchivistService& operator=(const ArchivistService&) = delete;
+
+  // memory.turn_complete's episodic part into `result`: the rows (redacted
+  // unless secrets are allowed in them), the archive files, the segment
+  // step. `cleaner_failed` receives the indexes of the calls whose cleaner
+  // failed. With `claim` the rows are stored under it; when the turn id was
+  // claimed before, nothing is stored and `earlier` receives that claim.
+  Status IndexTurn(const Principal& who, const Turn& turn, TimeMs timestamp,
+                   const storage::TurnClaim* claim, std::optional<storage::TurnClaim>& earlier,
+                   TurnResult& result, std::vector<size_t>& cleaner_failed);
+  // The answer to a repeated turn_id: the earlier call's stored result
+  // (waited for up to kReplayWait while that call is still running) with its
+  // rows read back; replayed = true.
+  static constexpr std::chrono::milliseconds kReplayWait{10000};
+  Result<TurnResult> ReplayTurn(storage::TurnClaim claim);
+  // Stores the turn's result under its claim (a retry answers with it).
+  Result<bool> FinishTurn(const storage::TurnKey& key, const TurnResult& result);
+  // Waits until the archive files and segment finalisations queued so far
+  // are written.
+  void Flush();
+
+  // Engine::EpisodicSearch and the other reads (mnemo/engine.h).
+  Result<std::vector<EpisodicHit>> EpisodicSearch(const Principal& who, const EpisodicQuery& q);
+  Result<std::vector<EpisodicTurn>> SessionTurns(const Principal& who, std::string_view session_id);
+  Result<SessionEndResult> SessionEnd(const Principal& who, std::string_view session_id, bool sync);
+  Result<std::vector<SegmentInfo>> Segments(const Principal& who, std::string_view session_id);
+  Result<std::vector<EventInfo>> Events(const Principal& who, const EventsQuery& q);
+  Result<std::vector<ProfileFacet>> Profile(const Principal& who, const ProfileRequest& req = {});
+  Result<std::string> ProfileRender(const Principal& who);
+  Result<ProfileFacet> ProfilePut(const Principal& who, std::string_view facet_type,
+                                  std::string_view key, std::string_view value);
+  // MEMORY.md and SKILL.md (admin role under ACL).
+  Result<MemoryMdReport> UpdateMemoryMd(const Principal& who, const MemoryMdRequest& req);
+
+  // Recaps of closed segments for recall: keyword side over the recap text,
+  // vector side over the recap vectors, fused like entries. `owner` "":
+  // every owner's recaps.
+  Result<std::vector<RecallHit>> RecallRecaps(const std::string& query,
+                                              const std::vector<std::string>& terms, int limit,
+                                              const std::string& owner = "");
+  // Embeds the closed segments' recaps that lack a vector of the embedder's
+  // signature; returns how many.
+  Result<int64_t> FillMissingRecapVectors();
+  // Closes (and finalises on the worker, as memory.session_end does) every
+  // open segment whose last turn is learning.session_idle_close_secs old;
+  // returns how many this call closed. `sync`: wait for the finalisation.
+  Result<int64_t> CloseIdleSegments(bool sync);
+
+  // Erasure's part outside storage (spec 10, "Erasure"): the cached recap
+  // vectors of `segment_ids` (or of every segment of `owner`), and the
+  // archive files of `rows`; returns how many files were removed.
+  void ForgetRecapVectors(const std::vector<std::string>& segment_ids,
+                          const std::optional<std::string>& owner);
+  Result<int64_t> EraseArchiveFiles(const std::vector<storage::TurnRow>& rows);
+
+  archivist::ArchiveWriter::Counts ArchiveCounts() const { return archive_.counts(); }
+  const ArchivistOptions& options() const { return options_; }
+
+ private:
+  // Finalises a closed segment on the worker.
+  void PostFinalize(std::string segment_id);
+
+  storage::EpisodicStore& episodic_;
+  storage::DocumentStore& documents_;
+  storage::GraphStore& graph_;
+  VectorsService& vectors_;
+  ToolsService& tools_;
+  internal::BackgroundWorker& worker_;
+  const std::shared_ptr<Clock> clock_;
+  const std::shared_ptr<Logger> logger_;
+  const ArchivistOptions options_;
+  const std::unique_ptr<llm::ChatClient> llm_;
+  // Recap vectors of the embedder's signature (null without an embedder).
+  const std::unique_ptr<RecapVectors> recaps_;
+  // The markdown archive of episodic rows, written in the background.
+  archivist::ArchiveWriter archive_;
+};
+
+}  // namespace mnemo

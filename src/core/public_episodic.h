@@ -1,0 +1,20 @@
+// Episodic rows as the public API shows them, and the one check of a
+// session id. Private to src/core.
+#pragma once
+
+#include <string_view>
+
+#include "mnemo/status.h"
+#include "mnemo/types.h"
+#include "storage/episodic_store.h"
+
+namespace mnemo {
+
+// A stored turn row as an EpisodicTurn (its public id derived from owner,
+// session and seq).
+EpisodicTurn ToEpisodicTurn(storage::TurnRow r);
+
+// A session id: not blank, and a valid key (kInvalidArgument "session_id").
+Status ValidateSessionId(std::string_view session_id);
+
+}  // namespace mnemo

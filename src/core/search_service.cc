@@ -1,0 +1,214 @@
+// The search service (core/search_service.h).
+//
+// Hybrid: candidates come from both sides (top-N keyword hits and top-N
+// vector neighbours, filters applied inside each), every candidate gets both
+// signals, and fusion.h turns them into the final score.
+
+#include "core/search_service.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/access.h"
+#include "core/fusion.h"
+#include "core/validation.h"
+#include "text/query.h"
+#include "text/snippet.h"
+
+namespace mnemo {
+namespace {
+
+// A filter whose entries number at most this is scanned exactly instead of
+// walking the graph with over-fetch (spec 20: "plan each filtered search").
+constexpr int64_t kExactSubsetMax = 2000;
+
+bool IsSelective(const storage::EntryFilter& f) {
+  return f.ns.has_value() || f.category.has_value() || !f.tags.empty() || !f.scope.all ||
+         f.since.has_value() || f.until.has_value();
+}
+
+double ClampCosine(double c) { return std::clamp(c, 0.0, 1.0); }
+
+}  // namespace
+
+SearchOptions SearchOptionsOf(const Config& config) {
+  return {.acl_enabled = config.memory.acl_enabled, .search = config.search};
+}
+
+SearchService::SearchService(storage::EntryStore& entries, VectorsService& vectors,
+                             std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
+                             SearchOptions options)
+    : entries_(entries),
+      vectors_(vectors),
+      clock_(std::move(clock)),
+      logger_(std::move(logger)),
+      options_(std::move(options)) {}
+
+Result<SearchResponse> SearchService::Search(const Principal& who, const SearchRequest& req) {
+  MNEMO_RETURN_IF_ERROR(ValidateQuery(req.query));
+  MNEMO_RETURN_IF_ERROR(ValidateMaxResults(req.max_results));
+  if (req.category) MNEMO_RETURN_IF_ERROR(ValidateCategory(*req.category, "category"));
+  if (req.ns) MNEMO_RETURN_IF_ERROR(ValidateNamespace(*req.ns, "namespace"));
+  MNEMO_RETURN_IF_ERROR(ValidateTags(req.tags, "tags"));
+  if (req.embedding) MNEMO_RETURN_IF_ERROR(ValidateEmbedding(*req.embedding));
+  MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(req.window));
+  MNEMO_RETURN_IF_ERROR(ValidateRecencyWeight(req.recency_weight));
+  double min_score = req.min_score.value_or(options_.search.min_relevance_score);
+  if (!(min_score >= 0 && min_score <= 1)) {
+    return InvalidArgument("min_score must be between 0 and 1", "min_score");
+  }
+
+  HybridQuery q;
+  q.terms = text::QueryTerms(req.query);
+  q.filter.category = req.category;
+  q.filter.ns = req.ns;
+  q.filter.tags = req.tags;
+  q.filter.include_archived = req.include_archived;
+  q.filter.scope = ReadScopeFor(who, options_.acl_enabled);
+  q.filter.since = req.window.since;
+  q.filter.until = req.window.until;
+  // Candidates from both sides, N >= 4k each (spec 20).
+  q.candidates = std::max(4 * req.max_results, 40);
+  SearchResponse resp;
+  MNEMO_RETURN_IF_ERROR(PrepareVectorSide(req, &q, &resp.degraded));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<Candidate> found, CollectCandidates(q));
+
+  std::vector<FusionInput> inputs;
+  inputs.reserve(found.size());
+  for (const Candidate& c : found) {
+    inputs.push_back({.keyword = c.hit.keyword_score,
+                      .vector = c.vector,
+                      .updated_at = c.hit.entry.updated_at,
+                      .key = c.hit.entry.key});
+  }
+  std::vector<double> scores =
+      FuseScores(inputs, FusionOptionsOf(options_.search, /*vector_side=*/q.space != nullptr));
+  if (req.recency_weight > 0) {
+    const TimeMs now = clock_->NowMs();
+    for (size_t i = 0; i < scores.size(); ++i) {
+      scores[i] = BlendRecency(scores[i], inputs[i].updated_at, now, req.recency_weight);
+    }
+  }
+  for (size_t i : RankOrder(inputs, scores)) {
+    if (static_cast<int>(resp.results.size()) == req.max_results) break;
+    if (scores[i] < min_score) break;  // ordered by score: the rest are lower
+    Entry& e = found[i].hit.entry;
+    SearchHit out;
+    out.snippet = text::MakeSnippet(e.content, q.terms);
+    out.id = std::move(e.id);
+    out.key = std::move(e.key);
+    out.ns = std::move(e.ns);
+    out.category = std::move(e.category);
+    out.owner = std::move(e.owner);
+    out.content = std::move(e.content);
+    out.keyword_score = found[i].hit.keyword_score;
+    out.vector_score = found[i].vector;
+    out.score = scores[i];
+    out.updated_at = e.updated_at;
+    resp.results.push_back(std::move(out));
+  }
+  return resp;
+}
+
+Status SearchService::PrepareVectorSide(const SearchRequest& req, HybridQuery* q,
+                                        std::optional<std::string>* degraded) {
+  if (req.embedding) {
+    q->vector = *req.embedding;
+    if (!embed::NormalizeL2(q->vector)) {
+      return InvalidArgument("embedding must have a non-zero length", "embedding");
+    }
+    MNEMO_ASSIGN_OR_RETURN(
+        q->space, vectors_.Space(embed::ExternalSignature(static_cast<int>(q->vector.size())),
+                                 q->vector.size()));
+    return Status::Ok();
+  }
+  embed::Embedder* embedder = vectors_.embedder();
+  if (embedder == nullptr) return Status::Ok();
+  const std::string texts[] = {req.query};
+  auto v = embedder->Embed(texts);
+  if (!v.ok()) {
+    // Not fatal (spec 20): keyword-only, and the response says so.
+    logger_->Log(LogLevel::kWarn,
+                 "embedder unavailable, keyword-only search: " + v.status().message());
+    *degraded = "embedder_unavailable";
+    return Status::Ok();
+  }
+  std::vector<float>& unit = (*v)[0];
+  if (embed::IsZeroVector(unit)) {
+    return Status::Ok();  // nothing to embed in the query
+  }
+  MNEMO_ASSIGN_OR_RETURN(q->space, vectors_.EmbedderSpace());
+  q->vector = std::move(unit);
+  return Status::Ok();
+}
+
+Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuery& q) {
+  std::vector<Candidate> out;
+  std::unordered_map<storage::Label, size_t> at;
+  if (!q.terms.empty()) {
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::KeywordHit> hits,
+                           entries_.KeywordSearch({q.terms, q.filter, q.candidates}));
+    for (storage::KeywordHit& h : hits) {
+      at.emplace(h.label, out.size());
+      out.push_back({std::move(h), std::nullopt});
+    }
+  }
+  if (q.space == nullptr) return out;
+
+  // Vector side: the filter runs inside the search, in batches, and the same
+  // call gives each accepted candidate its keyword score.
+  std::unordered_map<storage::Label, storage::KeywordHit> fetched;
+  Status fetch_error;
+  index::SearchFilter filter;
+  filter.accept = [&](std::span<const uint64_t> ids, std::vector<char>* accepted) {
+    std::vector<storage::Label> labels(ids.begin(), ids.end());
+    auto hits = entries_.FetchByLabels(labels, q.filter, q.terms);
+    if (!hits.ok()) {
+      fetch_error = hits.status();
+      return;
+    }
+    std::unordered_map<storage::Label, size_t> index_of;
+    for (size_t i = 0; i < ids.size(); ++i) index_of.emplace(labels[i], i);
+    for (storage::KeywordHit& h : *hits) {
+      (*accepted)[index_of[h.label]] = 1;
+      fetched.emplace(h.label, std::move(h));
+    }
+  };
+  if (IsSelective(q.filter)) {
+    MNEMO_ASSIGN_OR_RETURN(int64_t matching, entries_.CountMatching(q.filter));
+    if (matching <= kExactSubsetMax) {
+      MNEMO_ASSIGN_OR_RETURN(std::vector<storage::Label> labels,
+                             entries_.MatchingLabels(q.filter, static_cast<int>(matching)));
+      filter.subset.emplace(labels.begin(), labels.end());
+    }
+  }
+  MNEMO_ASSIGN_OR_RETURN(std::vector<index::Neighbor> neighbors,
+                         q.space->Search(q.vector, static_cast<size_t>(q.candidates), filter));
+  MNEMO_RETURN_IF_ERROR(fetch_error);
+  for (const index::Neighbor& n : neighbors) {
+    const auto label = static_cast<storage::Label>(n.id);
+    if (auto it = at.find(label); it != at.end()) {
+      out[it->second].vector = ClampCosine(n.score);
+    } else if (auto f = fetched.find(label); f != fetched.end()) {
+      at.emplace(label, out.size());
+      out.push_back({std::move(f->second), ClampCosine(n.score)});
+    }
+  }
+  // Keyword-side candidates the vector side did not return: their cosine
+  // from the stored vector, so both signals exist for every candidate.
+  std::vector<storage::Label> need;
+  for (const Candidate& c : out) {
+    if (!c.vector) need.push_back(c.hit.label);
+  }
+  if (!need.empty()) {
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::LabeledVector> stored,
+                           entries_.VectorsFor(q.space->signature(), need));
+    for (const storage::LabeledVector& v : stored) {
+      if (v.vector.size() != q.vector.size()) continue;
+      out[at[v.label]].vector = ClampCosine(embed::Dot(v.vector, q.vector));
+    }
+  }
+  return out;
+}
+
+}  // namespace mnemo
