@@ -140,34 +140,33 @@ std::vector<ArchiveRow> ArchiveRowsOf(const IndexedTurn& turn) {
   return {ArchiveRowOf(turn.user), ArchiveRowOf(turn.assistant)};
 }
 
-Result<IndexedTurn> IndexTurn(storage::EpisodicStore& episodic, const std::string& owner, Turn turn,
-                              TimeMs timestamp, const TurnIndexOptions& options) {
+Result<IndexedTurn> IndexTurn(storage::EpisodicStore& episodic, const std::string& owner,
+                              const Turn& turn, TimeMs timestamp, const TurnIndexOptions& options) {
   IndexedTurn out;
-  if (options.redact) out.redactions = RedactTurn(turn);
   const std::string lesson = LessonFor(turn);
   static const context::ToolRegistry kNoTools;
   out.computation =
       context::ComputeTurnText(options.tools != nullptr ? *options.tools : kNoTools,
                                turn.user_message, turn.assistant_response, turn.tool_calls);
-  storage::TurnWrite user{.row = {.owner = owner,
-                                  .session_id = turn.session_id,
-                                  .role = "user",
-                                  .content = turn.user_message,
-                                  .timestamp_ms = timestamp,
-                                  .cost_microdollars = 0,
-                                  .agent_id = turn.agent_id},
-                          .search_text = out.computation.user};
-  storage::TurnWrite assistant{.row = {.owner = owner,
-                                       .session_id = turn.session_id,
-                                       .role = "assistant",
-                                       .content = turn.assistant_response,
-                                       .lesson = lesson,
-                                       .tool_calls_json = ToolCallsJson(turn),
-                                       .timestamp_ms = timestamp,
-                                       .cost_microdollars = turn.cost_microdollars,
-                                       .agent_id = turn.agent_id},
-                               .search_text = AssistantSearchText(out.computation, lesson)};
-  const storage::TurnWrite rows[] = {user, assistant};
+  const storage::TurnWrite rows[] = {
+      storage::TurnWrite{.row = {.owner = owner,
+                                 .session_id = turn.session_id,
+                                 .role = "user",
+                                 .content = turn.user_message,
+                                 .timestamp_ms = timestamp,
+                                 .cost_microdollars = 0,
+                                 .agent_id = turn.agent_id},
+                         .search_text = out.computation.user},
+      storage::TurnWrite{.row = {.owner = owner,
+                                 .session_id = turn.session_id,
+                                 .role = "assistant",
+                                 .content = turn.assistant_response,
+                                 .lesson = lesson,
+                                 .tool_calls_json = ToolCallsJson(turn),
+                                 .timestamp_ms = timestamp,
+                                 .cost_microdollars = turn.cost_microdollars,
+                                 .agent_id = turn.agent_id},
+                         .search_text = AssistantSearchText(out.computation, lesson)}};
   std::vector<storage::TurnRow> stored;
   if (options.claim != nullptr) {
     MNEMO_ASSIGN_OR_RETURN(storage::TurnClaimOutcome outcome,

@@ -17,9 +17,6 @@
 namespace mnemo::archivist {
 
 struct TurnIndexOptions {
-  // Replace secret-looking strings by [REDACTED] in everything stored
-  // (security.redact_episodic).
-  bool redact = true;
   // How tool outputs take part in the keyword index (spec 50); null: every
   // output as is.
   const context::ToolRegistry* tools = nullptr;
@@ -31,12 +28,11 @@ struct TurnIndexOptions {
 struct IndexedTurn {
   storage::TurnRow user;
   storage::TurnRow assistant;
-  int redactions = 0;
   // With TurnIndexOptions::claim: the earlier claim when the turn was
   // claimed before (then nothing was stored and `user`/`assistant` are
   // empty).
   std::optional<storage::TurnClaim> earlier;
-  // The (redacted) turn's computation text, with the cleaner failures.
+  // The turn's computation text, with the cleaner failures.
   context::TurnComputation computation;
 };
 
@@ -66,8 +62,9 @@ Result<std::string> RecomputeAssistantSearchText(const context::ToolRegistry& to
                                                  const storage::TurnRow& row,
                                                  std::vector<context::CleanerFailure>* failures);
 
-// Redacts `turn` in place when `redact` (messages, tool arguments and
-// outputs); returns how many secrets were replaced.
+// Redacts `turn` in place (messages, tool arguments and outputs): what
+// security.redact_episodic asks of everything stored; returns how many
+// secrets were replaced.
 int RedactTurn(Turn& turn);
 
 // The archive files of stored rows (ArchiveWriter writes them).
@@ -76,8 +73,9 @@ std::vector<ArchiveRow> ArchiveRowsOf(const IndexedTurn& turn);
 ArchiveRow ArchiveRowOf(const storage::TurnRow& row);
 
 // Appends the turn's two rows for `owner` (sequence numbers from the store),
-// under options.claim when given.
-Result<IndexedTurn> IndexTurn(storage::EpisodicStore& episodic, const std::string& owner, Turn turn,
-                              TimeMs timestamp, const TurnIndexOptions& options);
+// under options.claim when given. The turn is stored as given: the caller
+// redacts it first (RedactTurn) when security.redact_episodic says so.
+Result<IndexedTurn> IndexTurn(storage::EpisodicStore& episodic, const std::string& owner,
+                              const Turn& turn, TimeMs timestamp, const TurnIndexOptions& options);
 
 }  // namespace mnemo::archivist

@@ -38,13 +38,14 @@ ArchivistOptions ArchivistOptionsOf(const Config& config, const std::string& wor
           .recap_token_budget = config.llm.recap_token_budget,
           .min_cosine = config.learning.min_cosine_similarity.value_or(fallback),
           .workspace = workspace,
-          .archive_root = workspace + "/memory_tree/content/episodic"};
+          .archive_root = workspace + "/memory_tree/content/episodic",
+          .max_body_bytes = config.server.max_body_bytes};
 }
 
 ArchivistService::ArchivistService(storage::EpisodicStore& episodic,
                                    storage::DocumentStore& documents, storage::GraphStore& graph,
                                    VectorsService& vectors, ToolsService& tools,
-                                   internal::BackgroundWorker& worker,
+                                   RulesService& rules, internal::BackgroundWorker& worker,
                                    std::unique_ptr<llm::ChatClient> llm,
                                    std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
                                    ArchivistOptions options)
@@ -53,6 +54,7 @@ ArchivistService::ArchivistService(storage::EpisodicStore& episodic,
       graph_(graph),
       vectors_(vectors),
       tools_(tools),
+      rules_(rules),
       worker_(worker),
       clock_(std::move(clock)),
       logger_(std::move(logger)),
@@ -76,10 +78,6 @@ ArchivistService::ArchivistService(storage::EpisodicStore& episodic,
 
 ArchivistService::~ArchivistService() = default;
 
-Result<bool> ArchivistService::FinishTurn(const storage::TurnKey& key, const TurnResult& result) {
-  return episodic_.FinishTurnClaim(key, EncodeTurnResult(result));
-}
-
 void ArchivistService::Flush() {
   worker_.Flush();
   archive_.Flush();
@@ -95,95 +93,6 @@ Result<int64_t> ArchivistService::EraseArchiveFiles(const std::vector<storage::T
   files.reserve(rows.size());
   for (const storage::TurnRow& r : rows) files.push_back(archivist::ArchiveRowOf(r));
   return archivist::EraseArchiveFiles(options_.archive_root, files);
-}
-
-Status ArchivistService::IndexTurn(const Principal& who, const Turn& turn, TimeMs timestamp,
-                                   const storage::TurnClaim* claim,
-                                   std::optional<storage::TurnClaim>& earlier, TurnResult& result,
-                                   std::vector<size_t>& cleaner_failed) {
-  if (!options_.learning.episodic_capture_enabled) {
-    if (claim == nullptr) return Status::Ok();
-    // No rows to store, but the turn id is still claimed once.
-    MNEMO_ASSIGN_OR_RETURN(storage::TurnClaimOutcome outcome, episodic_.ClaimTurn(*claim, {}));
-    if (!outcome.claimed) earlier = std::move(outcome.claim);
-    return Status::Ok();
-  }
-  MNEMO_ASSIGN_OR_RETURN(const context::ToolRegistry* registry, tools_.Current());
-  archivist::TurnIndexOptions options{
-      .redact = options_.redact_episodic, .tools = registry, .claim = claim};
-  MNEMO_ASSIGN_OR_RETURN(archivist::IndexedTurn indexed,
-                         archivist::IndexTurn(episodic_, who.name, turn, timestamp, options));
-  if (indexed.earlier) {
-    earlier = std::move(indexed.earlier);
-    return Status::Ok();
-  }
-  // The archive is best effort (spec 40) and written in the background; a
-  // failure is logged, never fatal. "sync": true waits for it.
-  archive_.Enqueue(archivist::ArchiveRowsOf(indexed));
-  for (const context::CleanerFailure& f : indexed.computation.failures) {
-    cleaner_failed.push_back(f.call_index);
-  }
-  // Segmentation (spec 40): the drift check needs the turn's vector, so it is
-  // computed only when that check is on.
-  const archivist::SegmentPolicy policy{.max_turns = options_.learning.max_turns_per_segment,
-                                        .max_time_gap_secs = options_.learning.max_time_gap_secs,
-                                        .min_cosine = options_.min_cosine};
-  std::vector<float> vector;
-  if (policy.min_cosine > 0 && vectors_.embedder() != nullptr) {
-    const std::string text = indexed.computation.Joined();
-    auto embedded = vectors_.embedder()->Embed(std::span<const std::string>(&text, 1));
-    if (embedded.ok() && embedded->size() == 1) vector = std::move((*embedded)[0]);
-  }
-  MNEMO_ASSIGN_OR_RETURN(archivist::SegmentStep step,
-                         archivist::AdvanceSegment(episodic_, indexed.user, indexed.assistant,
-                                                   turn.user_message, vector, policy));
-  result.segment_id = step.open_id;
-  result.closed_segment_id = step.closed_id;
-  if (!step.closed_id.empty()) PostFinalize(step.closed_id);
-  if (turn.sync) {
-    archive_.Flush();
-    worker_.Flush();
-  }
-  result.redactions = indexed.redactions;
-  result.user_row = ToEpisodicTurn(std::move(indexed.user));
-  result.assistant_row = ToEpisodicTurn(std::move(indexed.assistant));
-  return Status::Ok();
-}
-
-Result<TurnResult> ArchivistService::ReplayTurn(storage::TurnClaim claim) {
-  // The first call stores its result right after its rule capture; a
-  // duplicate that arrives meanwhile waits for it (polling the store, so a
-  // duplicate in another process waits too).
-  const auto deadline = std::chrono::steady_clock::now() + kReplayWait;
-  auto pause = std::chrono::milliseconds(1);
-  while (claim.result.empty() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::milliseconds(25));
-    MNEMO_ASSIGN_OR_RETURN(std::optional<storage::TurnClaim> now,
-                           episodic_.GetTurnClaim(claim.key));
-    if (!now) return NotFound("turn " + claim.key.turn_id + " is no longer stored");
-    claim = std::move(*now);
-  }
-  TurnResult out;
-  // Without a result the first call never finished (it failed before
-  // storing it, or its process died): what it stored is the answer.
-  if (!claim.result.empty()) {
-    MNEMO_ASSIGN_OR_RETURN(out, DecodeTurnResult(claim.result));
-  }
-  if (claim.first_seq >= 0) {
-    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
-                           episodic_.SessionTurns(claim.key.owner, claim.key.session_id,
-                                                  claim.first_seq, claim.first_seq + 1));
-    for (storage::TurnRow& r : rows) {
-      if (r.role == "user") {
-        out.user_row = ToEpisodicTurn(std::move(r));
-      } else {
-        out.assistant_row = ToEpisodicTurn(std::move(r));
-      }
-    }
-  }
-  out.replayed = true;
-  return out;
 }
 
 void ArchivistService::PostFinalize(std::string segment_id) {

@@ -5,8 +5,9 @@
 // recall) and MEMORY.md. It owns the archive writer, the LLM client and the
 // recap vectors, and takes the episodic, document and graph stores, the
 // vectors service (the embedder), the tools service (how a tool's output is
-// indexed), the shared background worker, the clock, the logger and its
-// options. The caller checks that memory is enabled.
+// indexed), the rules service (a turn's edicts and tool statistics), the
+// shared background worker, the clock, the logger and its options. The
+// caller checks that memory is enabled.
 //
 // Thread-safety: every member function may be called concurrently.
 #pragma once
@@ -22,6 +23,7 @@
 #include "archivist/archive_writer.h"
 #include "base/background_worker.h"
 #include "core/recap_vectors.h"
+#include "core/rules_service.h"
 #include "core/tools_service.h"
 #include "core/vectors_service.h"
 #include "llm/chat_client.h"
@@ -51,6 +53,7 @@ struct ArchivistOptions {
   double min_cosine{};
   std::string workspace;     // MEMORY.md and SKILL.md live here
   std::string archive_root;  // <workspace>/memory_tree/content/episodic
+  int64_t max_body_bytes{};  // server.max_body_bytes: a tool call's arguments
 };
 
 ArchivistOptions ArchivistOptionsOf(const Config& config, const std::string& workspace);
@@ -61,29 +64,20 @@ class ArchivistService {
   // of the embedder on `worker`.
   ArchivistService(storage::EpisodicStore& episodic, storage::DocumentStore& documents,
                    storage::GraphStore& graph, VectorsService& vectors, ToolsService& tools,
-                   internal::BackgroundWorker& worker, std::unique_ptr<llm::ChatClient> llm,
-                   std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
-                   ArchivistOptions options);
+                   RulesService& rules, internal::BackgroundWorker& worker,
+                   std::unique_ptr<llm::ChatClient> llm, std::shared_ptr<Clock> clock,
+                   std::shared_ptr<Logger> logger, ArchivistOptions options);
   // Drains the archive queue; the caller drains the worker first.
   ~ArchivistService();
   ArchivistService(const ArchivistService&) = delete;
   ArchivistService& operator=(const ArchivistService&) = delete;
 
-  // memory.turn_complete's episodic part into `result`: the rows (redacted
-  // unless secrets are allowed in them), the archive files, the segment
-  // step. `cleaner_failed` receives the indexes of the calls whose cleaner
-  // failed. With `claim` the rows are stored under it; when the turn id was
-  // claimed before, nothing is stored and `earlier` receives that claim.
-  Status IndexTurn(const Principal& who, const Turn& turn, TimeMs timestamp,
-                   const storage::TurnClaim* claim, std::optional<storage::TurnClaim>& earlier,
-                   TurnResult& result, std::vector<size_t>& cleaner_failed);
-  // The answer to a repeated turn_id: the earlier call's stored result
-  // (waited for up to kReplayWait while that call is still running) with its
-  // rows read back; replayed = true.
+  // Engine::TurnComplete (mnemo/engine.h): one pipeline, the turn copied
+  // and redacted at most once (archivist_turns.cc).
+  Result<TurnResult> TurnComplete(const Principal& who, const Turn& turn);
+  // The answer to a repeated turn_id waits this long at most for the first
+  // call's result.
   static constexpr std::chrono::milliseconds kReplayWait{10000};
-  Result<TurnResult> ReplayTurn(storage::TurnClaim claim);
-  // Stores the turn's result under its claim (a retry answers with it).
-  Result<bool> FinishTurn(const storage::TurnKey& key, const TurnResult& result);
   // Waits until the archive files and segment finalisations queued so far
   // are written.
   void Flush();
@@ -126,6 +120,20 @@ class ArchivistService {
   const ArchivistOptions& options() const { return options_; }
 
  private:
+  Status ValidateTurn(const Turn& turn) const;
+  // The episodic part into `result`: the rows of `turn` (already redacted
+  // when they are to be; `redactions` counts what was replaced), the
+  // archive files, the segment step. `cleaner_failed` receives the indexes
+  // of the calls whose cleaner failed. With `claim` the rows are stored
+  // under it; when the turn id was claimed before, nothing is stored and
+  // `earlier` receives that claim.
+  Status IndexTurn(const Principal& who, const Turn& turn, int redactions, TimeMs timestamp,
+                   const storage::TurnClaim* claim, std::optional<storage::TurnClaim>& earlier,
+                   TurnResult& result, std::vector<size_t>& cleaner_failed);
+  // The answer to a repeated turn_id: the earlier call's stored result
+  // (waited for up to kReplayWait while that call is still running) with its
+  // rows read back; replayed = true.
+  Result<TurnResult> ReplayTurn(storage::TurnClaim claim);
   // Finalises a closed segment on the worker.
   void PostFinalize(std::string segment_id);
 
@@ -134,6 +142,7 @@ class ArchivistService {
   storage::GraphStore& graph_;
   VectorsService& vectors_;
   ToolsService& tools_;
+  RulesService& rules_;
   internal::BackgroundWorker& worker_;
   const std::shared_ptr<Clock> clock_;
   const std::shared_ptr<Logger> logger_;

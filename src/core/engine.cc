@@ -156,7 +156,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->worker = std::make_unique<internal::BackgroundWorker>();
   impl->archivist = std::make_unique<ArchivistService>(
       *impl->stores.episodic, *impl->stores.documents, *impl->stores.graph, *impl->vectors,
-      *impl->tools, *impl->worker, std::move(llm), impl->clock, impl->logger,
+      *impl->tools, *impl->rules, *impl->worker, std::move(llm), impl->clock, impl->logger,
       ArchivistOptionsOf(impl->config, impl->workspace));
   if (impl->config.security.audit.enabled) {
     std::filesystem::path audit(impl->config.security.audit.path);
@@ -233,7 +233,8 @@ Result<PromptRules> Engine::ToolRulesForPrompt(const Principal& who,
   return impl_->rules->ForPrompt(who, tools);
 }
 Result<TurnResult> Engine::TurnComplete(const Principal& who, const Turn& turn) {
-  return impl_->TurnComplete(who, turn);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->archivist->TurnComplete(who, turn);
 }
 Result<std::vector<EpisodicHit>> Engine::EpisodicSearch(const Principal& who,
                                                         const EpisodicQuery& q) {

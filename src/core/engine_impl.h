@@ -79,13 +79,6 @@ struct Engine::Impl {
 
   // What spans several services.
   //
-  // memory.turn_complete (turns.cc): the Archivist's rows, then the rules
-  // service's capture and statistics, idempotent under a turn id.
-  Result<TurnResult> TurnComplete(const Principal& who, const Turn& turn);
-  Status ValidateTurn(const Turn& turn) const;
-  // Every tool the engine knows for `who`'s edicts (spec 30, capture):
-  // registered tools, tools with statistics, tools with rules; by name.
-  Result<std::vector<std::string>> KnownTools(const Principal& who);
   // memory_recall (recall.cc).
   Result<RecallResponse> Recall(const Principal& who, const RecallRequest& req);
   // Context block (context_build.cc).

@@ -193,19 +193,31 @@ Result<PromptRules> RulesService::ForPrompt(const Principal& who,
   return out;
 }
 
-Status RulesService::Capture(const Principal& who, const Turn& turn, TimeMs now,
-                             std::span<const size_t> cleaner_failed, const rules::KnownTools& known,
+Status RulesService::Capture(const Principal& who, const Turn& turn,
+                             const std::string* redacted_user, TimeMs now,
+                             std::span<const size_t> cleaner_failed,
+                             const std::function<Result<std::vector<std::string>>()>& registered,
                              TurnResult& result) {
   if (options_.capture_enabled) {
-    Turn captured = turn;
     // Rules are pinned into prompts: never a credential, even from an edict.
-    if (options_.secrets != "allow") {
-      int redacted = 0;
-      captured.user_message = text::RedactSecrets(turn.user_message, &redacted);
+    std::string redacted;
+    std::string_view user_message = turn.user_message;
+    if (RedactsEdicts()) {
+      if (redacted_user == nullptr) {
+        int count = 0;
+        redacted = text::RedactSecrets(turn.user_message, &count);
+        redacted_user = &redacted;
+      }
+      user_message = *redacted_user;
     }
     rules::RuleStore store = Store();
-    MNEMO_ASSIGN_OR_RETURN(std::vector<rules::RulePutOutcome> outcomes,
-                           rules::CaptureRules(store, who.name, captured, options_.aliases, known));
+    MNEMO_ASSIGN_OR_RETURN(
+        std::vector<rules::RulePutOutcome> outcomes,
+        rules::CaptureRules(store, who.name, turn, user_message, options_.aliases,
+                            [&]() -> Result<std::vector<std::string>> {
+                              MNEMO_ASSIGN_OR_RETURN(std::vector<std::string> names, registered());
+                              return KnownTools(who, std::move(names));
+                            }));
     Embed(outcomes);
     for (rules::RulePutOutcome& o : outcomes) {
       if (o.created) {
@@ -217,6 +229,29 @@ Status RulesService::Capture(const Principal& who, const Turn& turn, TimeMs now,
     result.rules_captured = true;
   }
   return rules::RecordToolStats(entries_, now, who.name, turn, cleaner_failed);
+}
+
+Result<std::vector<std::string>> RulesService::KnownTools(const Principal& who,
+                                                          std::vector<std::string> registered) {
+  std::set<std::string> names(std::make_move_iterator(registered.begin()),
+                              std::make_move_iterator(registered.end()));
+  const storage::ReadScope scope = Scope(who);
+  const std::string stats_prefix = rules::StatsKey("");
+  MNEMO_RETURN_IF_ERROR(
+      entries_.ForEach(scope, rules::kStatsNamespace, [&](const Entry& e) -> Status {
+        if (e.ns == rules::kStatsNamespace && e.key.starts_with(stats_prefix)) {
+          names.insert(e.key.substr(stats_prefix.size()));
+        }
+        return Status::Ok();
+      }));
+  MNEMO_RETURN_IF_ERROR(
+      entries_.ForEach(scope, rules::RuleNamespace(""), [&](const Entry& e) -> Status {
+        if (std::optional<std::string> tool = rules::ToolOfNamespace(e.ns)) names.insert(*tool);
+        return Status::Ok();
+      }));
+  names.erase("");
+  names.erase(std::string(rules::kAnyTool));
+  return std::vector<std::string>(names.begin(), names.end());
 }
 
 }  // namespace mnemo

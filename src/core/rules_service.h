@@ -62,13 +62,22 @@ class RulesService {
   Result<PromptRules> ForPrompt(const Principal& who, const std::vector<std::string>& tools);
 
   // memory.turn_complete's rules part into `result`: the turn's edicts and
-  // repeated failures become rules (unless capture is switched off; the
-  // user message redacted first unless secrets are allowed), then every
-  // call counts in its tool's statistics. `known` lists every tool the
-  // engine knows, for an edict that names none of the turn's.
-  Status Capture(const Principal& who, const Turn& turn, TimeMs now,
-                 std::span<const size_t> cleaner_failed, const rules::KnownTools& known,
+  // repeated failures become rules (unless capture is switched off), then
+  // every call counts in its tool's statistics. Edicts are read from
+  // `redacted_user`, the turn's user message with its secrets redacted by
+  // the caller (text::RedactSecrets), unless secrets are allowed; null:
+  // redacted here when needed. `registered` lists the tools of the
+  // registry, for an edict that names none of the turn's (KnownTools).
+  Status Capture(const Principal& who, const Turn& turn, const std::string* redacted_user,
+                 TimeMs now, std::span<const size_t> cleaner_failed,
+                 const std::function<Result<std::vector<std::string>>()>& registered,
                  TurnResult& result);
+  // Whether edicts are read from the redacted user message.
+  bool RedactsEdicts() const { return options_.secrets != "allow"; }
+  // Every tool the engine knows for `who`'s edicts (spec 30, capture): the
+  // `registered` ones, tools with statistics, tools with rules; by name.
+  Result<std::vector<std::string>> KnownTools(const Principal& who,
+                                              std::vector<std::string> registered);
 
   // Whose rules `who` reads: its own (and public ones) under ACL, all without.
   storage::ReadScope Scope(const Principal& who) const;

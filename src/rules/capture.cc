@@ -48,6 +48,13 @@ Result<std::vector<RulePutOutcome>> CaptureRules(RuleStore& store, const std::st
                                                  const Turn& turn,
                                                  const std::vector<Alias>& aliases,
                                                  const KnownTools& known) {
+  return CaptureRules(store, owner, turn, turn.user_message, aliases, known);
+}
+
+Result<std::vector<RulePutOutcome>> CaptureRules(RuleStore& store, const std::string& owner,
+                                                 const Turn& turn, std::string_view user_message,
+                                                 const std::vector<Alias>& aliases,
+                                                 const KnownTools& known) {
   std::vector<RulePutOutcome> out;
   Status known_status = Status::Ok();
   ToolCandidates candidates{.turn = TurnTools(turn), .known = nullptr};
@@ -61,7 +68,7 @@ Result<std::vector<RulePutOutcome>> CaptureRules(RuleStore& store, const std::st
       return std::move(tools).value();
     };
   }
-  std::vector<Edict> edicts = ExtractEdicts(turn.user_message, candidates, aliases);
+  std::vector<Edict> edicts = ExtractEdicts(user_message, candidates, aliases);
   MNEMO_RETURN_IF_ERROR(known_status);
   // Critical rules are never dropped from the prompt: one message cannot
   // flood it.

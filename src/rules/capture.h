@@ -45,6 +45,12 @@ Result<std::vector<RulePutOutcome>> CaptureRules(RuleStore& store, const std::st
                                                  const Turn& turn,
                                                  const std::vector<Alias>& aliases,
                                                  const KnownTools& known = nullptr);
+// The same with the user message as the rules read it (`user_message`, say
+// with its secrets redacted) instead of turn.user_message.
+Result<std::vector<RulePutOutcome>> CaptureRules(RuleStore& store, const std::string& owner,
+                                                 const Turn& turn, std::string_view user_message,
+                                                 const std::vector<Alias>& aliases,
+                                                 const KnownTools& known = nullptr);
 
 // Adds every call of `turn` to its tool's statistics (one write per tool).
 // `cleaner_failed_calls`: indexes into turn.tool_calls of the calls whose

@@ -1,0 +1,210 @@
+// memory.turn_complete (specs 30 and 40) as one pipeline: the turn
+// validated, copied and redacted once, its episodic rows, archive files and
+// segment step, then the rules service's capture and tool statistics;
+// idempotent under a turn id (core/archivist_service.h).
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "archivist/segments.h"
+#include "archivist/turn_indexer.h"
+#include "base/json_limits.h"
+#include "core/archivist_service.h"
+#include "core/public_episodic.h"
+#include "core/turn_result_json.h"
+#include "core/validation.h"
+#include "rules/tool_rule.h"
+#include "text/strip.h"
+#include "text/utf8.h"
+
+namespace mnemo {
+
+Result<TurnResult> ArchivistService::TurnComplete(const Principal& who, const Turn& turn) {
+  MNEMO_RETURN_IF_ERROR(ValidateTurn(turn));
+  TurnResult result;
+  const TimeMs now = clock_->NowMs();
+  // With a turn_id the rows are stored under a claim of (principal, session,
+  // turn id) in the same transaction: of any number of calls with it,
+  // threads or processes, one stores the turn and the others replay its
+  // result.
+  std::optional<storage::TurnClaim> claim;
+  if (turn.turn_id) {
+    claim = storage::TurnClaim{
+        .key = {.owner = who.name, .session_id = turn.session_id, .turn_id = *turn.turn_id},
+        .claimed_at = now};
+  }
+  // The turn as its rows keep it: one copy, redacted once, and only when
+  // the rows are redacted; the rules then read its redacted user message
+  // instead of redacting their own.
+  std::optional<Turn> redacted;
+  int redactions = 0;
+  if (options_.redact_episodic && options_.learning.episodic_capture_enabled) {
+    redacted = turn;
+    redactions = archivist::RedactTurn(*redacted);
+  }
+  std::optional<storage::TurnClaim> earlier;
+  // Episodic rows first: the turn is kept even if rule capture fails later.
+  std::vector<size_t> cleaner_failed;
+  Status done =
+      IndexTurn(who, redacted ? *redacted : turn, redactions, turn.timestamp.value_or(now),
+                claim ? &*claim : nullptr, earlier, result, cleaner_failed);
+  if (earlier) {
+    Result<TurnResult> replayed = ReplayTurn(std::move(*earlier));
+    if (turn.sync) Flush();
+    return replayed;
+  }
+  if (done.ok()) {
+    // The rules read the original turn (a failure's class comes from its
+    // output as the tool gave it), its user message redacted.
+    done = rules_.Capture(
+        who, turn, redacted ? &redacted->user_message : nullptr, now, cleaner_failed,
+        [&]() -> Result<std::vector<std::string>> {
+          MNEMO_ASSIGN_OR_RETURN(const context::ToolRegistry* registry, tools_.Current());
+          std::vector<std::string> names;
+          for (const context::ToolRegistry::Listed& l : registry->All())
+            names.push_back(l.spec->name);
+          return names;
+        },
+        result);
+  }
+  if (claim) {
+    // Stored even after a failure part way, so a retry answers with what
+    // was done instead of waiting; kNotFound: the failure came before the
+    // claim.
+    Result<bool> finished = episodic_.FinishTurnClaim(claim->key, EncodeTurnResult(result));
+    if (!finished.ok() && finished.status().code() != StatusCode::kNotFound) {
+      logger_->Log(LogLevel::kWarn, "cannot store the result of turn " + claim->key.turn_id + ": " +
+                                        finished.status().message());
+    }
+  }
+  MNEMO_RETURN_IF_ERROR(done);
+  return result;
+}
+
+Status ArchivistService::ValidateTurn(const Turn& turn) const {
+  if (text::IsBlank(turn.session_id)) {
+    return InvalidArgument("session_id must not be blank", "session_id");
+  }
+  MNEMO_RETURN_IF_ERROR(ValidateKey(turn.session_id, "session_id"));
+  if (turn.turn_id && (turn.turn_id->empty() || turn.turn_id->size() > kMaxTurnIdBytes ||
+                       !text::IsValidUtf8(*turn.turn_id))) {
+    return InvalidArgument("turn_id must be 1 to 128 bytes of UTF-8 (it is " +
+                               std::to_string(turn.turn_id->size()) + " bytes long)",
+                           "turn_id");
+  }
+  for (size_t i = 0; i < turn.tool_calls.size(); ++i) {
+    const std::string field = "tool_calls[" + std::to_string(i) + "].name";
+    MNEMO_ASSIGN_OR_RETURN(std::string tool,
+                           RulesService::CheckToolName(turn.tool_calls[i].name, field));
+    // "*" names the unscoped rules, never a tool that ran.
+    if (tool == rules::kAnyTool) {
+      return InvalidArgument(field + " \"*\" is reserved for unscoped rules: use the tool's name",
+                             field);
+    }
+    MNEMO_RETURN_IF_ERROR(internal::CheckJsonLimits(
+        turn.tool_calls[i].arguments_json, "tool_calls[" + std::to_string(i) + "].arguments",
+        options_.max_body_bytes));
+    if (turn.tool_calls[i].duration_ms < 0) {
+      return InvalidArgument(
+          "tool_calls[" + std::to_string(i) + "].duration_ms must not be negative",
+          "tool_calls[" + std::to_string(i) + "].duration_ms");
+    }
+  }
+  for (const auto& [text, field] : {std::pair{&turn.user_message, "user_message"},
+                                    std::pair{&turn.assistant_response, "assistant_response"}}) {
+    if (!text::IsValidUtf8(*text)) {
+      return InvalidArgument(std::string(field) + " is not valid UTF-8", field);
+    }
+  }
+  return Status::Ok();
+}
+
+Status ArchivistService::IndexTurn(const Principal& who, const Turn& turn, int redactions,
+                                   TimeMs timestamp, const storage::TurnClaim* claim,
+                                   std::optional<storage::TurnClaim>& earlier, TurnResult& result,
+                                   std::vector<size_t>& cleaner_failed) {
+  if (!options_.learning.episodic_capture_enabled) {
+    if (claim == nullptr) return Status::Ok();
+    // No rows to store, but the turn id is still claimed once.
+    MNEMO_ASSIGN_OR_RETURN(storage::TurnClaimOutcome outcome, episodic_.ClaimTurn(*claim, {}));
+    if (!outcome.claimed) earlier = std::move(outcome.claim);
+    return Status::Ok();
+  }
+  MNEMO_ASSIGN_OR_RETURN(const context::ToolRegistry* registry, tools_.Current());
+  archivist::TurnIndexOptions options{.tools = registry, .claim = claim};
+  MNEMO_ASSIGN_OR_RETURN(archivist::IndexedTurn indexed,
+                         archivist::IndexTurn(episodic_, who.name, turn, timestamp, options));
+  if (indexed.earlier) {
+    earlier = std::move(indexed.earlier);
+    return Status::Ok();
+  }
+  // The archive is best effort (spec 40) and written in the background; a
+  // failure is logged, never fatal. "sync": true waits for it.
+  archive_.Enqueue(archivist::ArchiveRowsOf(indexed));
+  for (const context::CleanerFailure& f : indexed.computation.failures) {
+    cleaner_failed.push_back(f.call_index);
+  }
+  // Segmentation (spec 40): the drift check needs the turn's vector, so it is
+  // computed only when that check is on.
+  const archivist::SegmentPolicy policy{.max_turns = options_.learning.max_turns_per_segment,
+                                        .max_time_gap_secs = options_.learning.max_time_gap_secs,
+                                        .min_cosine = options_.min_cosine};
+  std::vector<float> vector;
+  if (policy.min_cosine > 0 && vectors_.embedder() != nullptr) {
+    const std::string text = indexed.computation.Joined();
+    auto embedded = vectors_.embedder()->Embed(std::span<const std::string>(&text, 1));
+    if (embedded.ok() && embedded->size() == 1) vector = std::move((*embedded)[0]);
+  }
+  MNEMO_ASSIGN_OR_RETURN(archivist::SegmentStep step,
+                         archivist::AdvanceSegment(episodic_, indexed.user, indexed.assistant,
+                                                   turn.user_message, vector, policy));
+  result.segment_id = step.open_id;
+  result.closed_segment_id = step.closed_id;
+  if (!step.closed_id.empty()) PostFinalize(step.closed_id);
+  if (turn.sync) {
+    archive_.Flush();
+    worker_.Flush();
+  }
+  result.redactions = redactions;
+  result.user_row = ToEpisodicTurn(std::move(indexed.user));
+  result.assistant_row = ToEpisodicTurn(std::move(indexed.assistant));
+  return Status::Ok();
+}
+
+Result<TurnResult> ArchivistService::ReplayTurn(storage::TurnClaim claim) {
+  // The first call stores its result right after its rule capture; a
+  // duplicate that arrives meanwhile waits for it (polling the store, so a
+  // duplicate in another process waits too).
+  const auto deadline = std::chrono::steady_clock::now() + kReplayWait;
+  auto pause = std::chrono::milliseconds(1);
+  while (claim.result.empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(25));
+    MNEMO_ASSIGN_OR_RETURN(std::optional<storage::TurnClaim> now,
+                           episodic_.GetTurnClaim(claim.key));
+    if (!now) return NotFound("turn " + claim.key.turn_id + " is no longer stored");
+    claim = std::move(*now);
+  }
+  TurnResult out;
+  // Without a result the first call never finished (it failed before
+  // storing it, or its process died): what it stored is the answer.
+  if (!claim.result.empty()) {
+    MNEMO_ASSIGN_OR_RETURN(out, DecodeTurnResult(claim.result));
+  }
+  if (claim.first_seq >= 0) {
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
+                           episodic_.SessionTurns(claim.key.owner, claim.key.session_id,
+                                                  claim.first_seq, claim.first_seq + 1));
+    for (storage::TurnRow& r : rows) {
+      if (r.role == "user") {
+        out.user_row = ToEpisodicTurn(std::move(r));
+      } else {
+        out.assistant_row = ToEpisodicTurn(std::move(r));
+      }
+    }
+  }
+  out.replayed = true;
+  return out;
+}
+}  // namespace mnemo
