@@ -158,6 +158,12 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       *impl->stores.episodic, *impl->stores.documents, *impl->stores.graph, *impl->vectors,
       *impl->tools, *impl->rules, *impl->worker, std::move(llm), impl->clock, impl->logger,
       ArchivistOptionsOf(impl->config, impl->workspace));
+  impl->admin = std::make_unique<AdminService>(impl->stores, *impl->vectors, *impl->tools,
+                                               *impl->archivist, impl->clock, impl->logger,
+                                               AdminOptionsOf(impl->config, impl->workspace));
+  impl->recall = std::make_unique<RecallService>(
+      *impl->stores.episodic, *impl->stores.documents, *impl->search, *impl->archivist,
+      *impl->documents, *impl->tools, impl->clock, RecallOptionsOf(impl->config));
   if (impl->config.security.audit.enabled) {
     std::filesystem::path audit(impl->config.security.audit.path);
     if (audit.is_relative()) audit = std::filesystem::path(impl->workspace) / audit;
@@ -206,7 +212,8 @@ Result<SearchResponse> Engine::Search(const Principal& who, const SearchRequest&
   return impl_->search->Search(who, req);
 }
 Result<RecallResponse> Engine::Recall(const Principal& who, const RecallRequest& req) {
-  return impl_->Recall(who, req);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->recall->Recall(who, req);
 }
 Result<ToolRule> Engine::PutToolRule(const Principal& who, const ToolRulePut& req) {
   MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
@@ -287,7 +294,8 @@ Result<std::vector<Triple>> Engine::GraphQuery(const Principal& who, const Graph
 }
 
 Result<ContextBlock> Engine::ContextBuild(const Principal& who, const ContextBuildRequest& req) {
-  return impl_->ContextBuild(who, req);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->recall->ContextBuild(who, req);
 }
 Result<Entry> Engine::MarkUseful(const Principal& who, const GetRequest& req) {
   MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
@@ -313,7 +321,8 @@ Result<std::vector<ToolInfo>> Engine::ListTools(const Principal& /*who*/) {
   return impl_->tools->List();
 }
 Result<ReindexReport> Engine::Reindex(const Principal& who, const ProgressFn& progress) {
-  return impl_->Reindex(who, progress);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->admin->Reindex(who, progress);
 }
 Result<HygieneReport> Engine::RunHygiene(const Principal& who) {
   MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
@@ -323,7 +332,7 @@ void Engine::Audit(const Principal& who, const AuditEvent& event) {
   if (impl_->audit != nullptr) impl_->audit->Append(impl_->clock->NowMs(), who, event);
 }
 Result<PathCheck> Engine::PathProtected(const Principal& /*who*/, std::string_view path) {
-  return impl_->PathProtected(path);
+  return impl_->admin->PathProtected(path);
 }
 Result<std::optional<HygieneReport>> Engine::RunHygieneIfDue() {
   return impl_->memory->RunHygieneIfDue();
@@ -341,11 +350,13 @@ ArchiveQueueStats Engine::ArchiveQueue() const {
           .problems = c.problems};
 }
 Status Engine::ExportJsonl(const Principal& who, std::ostream& out, const ExportOptions& options) {
-  return impl_->ExportJsonl(who, out, options);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->admin->ExportJsonl(who, out, options);
 }
 Result<ImportReport> Engine::ImportJsonl(const Principal& who, std::istream& in,
                                          const ProgressFn& progress, const ImportOptions& options) {
-  return impl_->ImportJsonl(who, in, progress, options);
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->admin->ImportJsonl(who, in, progress, options);
 }
 
 Result<DocumentPutResult> Engine::DocPut(const Principal& who, const DocumentPutRequest& req) {
@@ -384,6 +395,15 @@ Result<ContextPruneResult> Engine::ContextPrune(const Principal& who, std::strin
                                                 int64_t keep) {
   MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
   return impl_->context_window->Prune(who, session_id, keep);
+}
+
+Result<ErasureCounts> Engine::SessionForget(const Principal& who, const SessionForgetRequest& req) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->admin->SessionForget(who, req);
+}
+Result<ErasureCounts> Engine::PrincipalForget(const Principal& who, std::string_view principal) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->admin->PrincipalForget(who, principal);
 }
 
 }  // namespace mnemo

@@ -4,16 +4,15 @@
 #include <memory>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "base/background_worker.h"
+#include "core/admin_service.h"
 #include "core/archivist_service.h"
 #include "core/audit_log.h"
 #include "core/context_window_service.h"
 #include "core/documents_service.h"
 #include "core/graph_service.h"
-#include "core/line_reader.h"
 #include "core/memory_service.h"
+#include "core/recall_service.h"
 #include "core/rules_service.h"
 #include "core/search_service.h"
 #include "core/tools_service.h"
@@ -22,10 +21,6 @@
 #include "storage/stores.h"
 
 namespace mnemo {
-
-// The write that restores an imported entry as given (id, times, counters,
-// flags); `now` stands in for a missing updated_at (import_v1.cc).
-storage::EntryWrite WriteOfEntry(const Entry& e, TimeMs now);
 
 // Hidden (its declaration in engine.h says so): not part of libmnemo's
 // interface.
@@ -65,6 +60,11 @@ struct Engine::Impl {
   // The Archivist (core/archivist_service.h) over stores.episodic, archiving
   // into stores.documents and stores.graph.
   std::unique_ptr<ArchivistService> archivist;
+  // memory_recall and memory.context_build over every layer
+  // (core/recall_service.h).
+  std::unique_ptr<RecallService> recall;
+  // Reindex, path guard, erasure, export and import (core/admin_service.h).
+  std::unique_ptr<AdminService> admin;
   // The audit log ([security.audit]; null when disabled).
   std::unique_ptr<internal::AuditLog> audit;
   // Background work: segment finalisation, hygiene at start-up. Declared
@@ -79,37 +79,6 @@ struct Engine::Impl {
 
   // What spans several services.
   //
-  // memory_recall (recall.cc).
-  Result<RecallResponse> Recall(const Principal& who, const RecallRequest& req);
-  // Context block (context_build.cc).
-  Result<ContextBlock> ContextBuild(const Principal& who, const ContextBuildRequest& req);
-
-  // Administration.
-  //
-  // Reindex, and the reindex of what is derived from text with the current
-  // registry (reindex.cc).
-  Result<ReindexReport> Reindex(const Principal& who, const ProgressFn& progress);
-  Status ReindexDerivedText(ReindexReport& report);
-  // memory.path_protected (path_guard.cc).
-  Result<PathCheck> PathProtected(std::string_view path);
-  // Erasure (erasure.cc; spec 10, "Erasure").
-  Result<ErasureCounts> SessionForget(const Principal& who, const SessionForgetRequest& req);
-  Result<ErasureCounts> PrincipalForget(const Principal& who, std::string_view principal);
-  // The owner's documents derived from `session_id`: segment documents and
-  // context-prune archives.
-  Result<std::vector<std::string>> SessionDocumentIds(const std::string& owner,
-                                                      std::string_view session_id);
-  // Export (export.cc) and import (import.cc; version 1: import_v1.cc).
-  Status ExportJsonl(const Principal& who, std::ostream& out, const ExportOptions& options);
-  Result<ImportReport> ImportJsonl(const Principal& who, std::istream& in,
-                                   const ProgressFn& progress, const ImportOptions& options);
-  Result<ImportReport> ImportV1(const Principal& who, internal::LineReader& lines,
-                                const ProgressFn& progress);
-  Result<ImportReport> ImportV2(const Principal& who, const nlohmann::json& header,
-                                internal::LineReader& lines, const ProgressFn& progress,
-                                const ImportOptions& options);
-  // What already holds rows visible to `who` ("3 entries, 12 turns"), "" when nothing.
-  Result<std::string> NonEmptyParts(const Principal& who);
 };
 
 }  // namespace mnemo

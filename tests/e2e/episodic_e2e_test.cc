@@ -23,17 +23,6 @@ namespace {
 
 using nlohmann::json;
 
-// A turn time `minutes_ago` behind the real clock. Tests that count segments
-// use these: a segment whose last turn is older than
-// learning.session_idle_close_secs may be closed by the daemon's minute
-// sweep between two calls, which is not what they test.
-std::string MinutesAgo(int64_t minutes_ago) {
-  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
-  return internal::FormatRfc3339(now - minutes_ago * 60'000);
-}
-
 class EpisodicE2e : public ::testing::Test {
  protected:
   void SetUp() override {

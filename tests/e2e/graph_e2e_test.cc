@@ -111,6 +111,8 @@ TEST_F(GraphE2e, InvalidFactsAreRejectedNamingTheField) {
 }
 
 TEST_F(GraphE2e, AConversationIsDistilledIntoTriplesWhenItsSegmentCloses) {
+  // Turn times just behind the real clock keep both turns in one segment
+  // (process.h, MinutesAgo).
   auto turn = [&](const std::string& user, const std::string& assistant, const std::string& ts) {
     Result("memory.turn_complete", {{"session_id", "move"},
                                     {"user_message", user},
@@ -118,9 +120,8 @@ TEST_F(GraphE2e, AConversationIsDistilledIntoTriplesWhenItsSegmentCloses) {
                                     {"timestamp", ts},
                                     {"sync", true}});
   };
-  turn("I live in Berlin.", "Noted. I am a helpful assistant.", "2026-11-29T10:00:00Z");
-  turn("I moved to Lisbon last month. 我喜欢咖啡。", "Lisbon is a lovely city.",
-       "2026-11-29T10:01:00Z");
+  turn("I live in Berlin.", "Noted. I am a helpful assistant.", MinutesAgo(2));
+  turn("I moved to Lisbon last month. 我喜欢咖啡。", "Lisbon is a lovely city.", MinutesAgo(1));
   json ended = Result("memory.session_end", {{"session_id", "move"}, {"sync", true}});
   ASSERT_TRUE(ended["closed"].get<bool>()) << ended.dump();
 

@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/time.h"
+
 extern char** environ;
 
 namespace mnemo::e2e {
@@ -299,6 +301,13 @@ LineChild::~LineChild() { Close(); }
 std::string LineChild::Stderr() {
   std::lock_guard lock(mu_);
   return err_;
+}
+
+std::string MinutesAgo(int64_t minutes_ago) {
+  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  return internal::FormatRfc3339(now - minutes_ago * 60'000);
 }
 
 }  // namespace mnemo::e2e

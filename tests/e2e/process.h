@@ -90,4 +90,10 @@ class LineChild {
   int exit_code_ = -1;
 };
 
+// A turn time `minutes_ago` behind the real clock (RFC 3339). Tests whose
+// turns must stay in one segment use these: a segment whose last turn is
+// older than learning.session_idle_close_secs may be closed by the daemon's
+// minute sweep between two calls, which is not what they test.
+std::string MinutesAgo(int64_t minutes_ago);
+
 }  // namespace mnemo::e2e

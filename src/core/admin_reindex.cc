@@ -1,4 +1,5 @@
-// `mnemo reindex` (spec 20, spec 50): the vector spaces rebuilt from
+// The administration service's `mnemo reindex` (spec 20, spec 50;
+// core/admin_service.h): the vector spaces rebuilt from
 // storage, and everything derived from text through the tool registry
 // (assistant rows' search text, documents' fields and triples) derived again.
 
@@ -9,7 +10,8 @@
 #include "context/computation_text.h"
 #include "context/documents.h"
 #include "context/graph.h"
-#include "core/engine_impl.h"
+#include "core/access.h"
+#include "core/admin_service.h"
 
 namespace mnemo {
 namespace {
@@ -18,27 +20,46 @@ constexpr int kReindexPage = 256;
 
 }  // namespace
 
-Result<ReindexReport> Engine::Impl::Reindex(const Principal& who, const ProgressFn& progress) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
-  if (!IsAdmin(who)) return PermissionDenied("reindex needs the admin role");
+AdminOptions AdminOptionsOf(const Config& config, const std::string& workspace) {
+  return {.acl_enabled = config.memory.acl_enabled,
+          .secrets = config.security.secrets,
+          .max_body_bytes = config.server.max_body_bytes,
+          .workspace = workspace,
+          .memory_path = config.memory.path,
+          .audit_path = config.security.audit.path};
+}
+
+AdminService::AdminService(storage::Stores& stores, VectorsService& vectors, ToolsService& tools,
+                           ArchivistService& archivist, std::shared_ptr<Clock> clock,
+                           std::shared_ptr<Logger> logger, AdminOptions options)
+    : stores_(stores),
+      vectors_(vectors),
+      tools_(tools),
+      archivist_(archivist),
+      clock_(std::move(clock)),
+      logger_(std::move(logger)),
+      options_(std::move(options)) {}
+
+Result<ReindexReport> AdminService::Reindex(const Principal& who, const ProgressFn& progress) {
+  if (!IsAdmin(who, options_.acl_enabled)) return PermissionDenied("reindex needs the admin role");
   // Drop the in-process spaces and their files: they are rebuilt from storage.
-  vectors->DropAll();
-  MNEMO_ASSIGN_OR_RETURN(ReindexReport report, vectors->FillMissing(progress));
-  MNEMO_ASSIGN_OR_RETURN(report.recaps_embedded, archivist->FillMissingRecapVectors());
-  MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, vectors->EmbedderSpace());
+  vectors_.DropAll();
+  MNEMO_ASSIGN_OR_RETURN(ReindexReport report, vectors_.FillMissing(progress));
+  MNEMO_ASSIGN_OR_RETURN(report.recaps_embedded, archivist_.FillMissingRecapVectors());
+  MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, vectors_.EmbedderSpace());
   if (space != nullptr) report.indexed = static_cast<int64_t>(space->size());
   MNEMO_RETURN_IF_ERROR(ReindexDerivedText(report));
   return report;
 }
 
-Status Engine::Impl::ReindexDerivedText(ReindexReport& report) {
-  MNEMO_ASSIGN_OR_RETURN(const context::ToolRegistry* registry, tools->Current());
+Status AdminService::ReindexDerivedText(ReindexReport& report) {
+  MNEMO_ASSIGN_OR_RETURN(const context::ToolRegistry* registry, tools_.Current());
   // Assistant rows: their search text is the only one a tool changes (a
   // user row's is its message).
   int64_t after = 0;
   for (;;) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> page,
-                           stores.episodic->TurnsAfter(after, kReindexPage));
+                           stores_.episodic->TurnsAfter(after, kReindexPage));
     if (page.empty()) break;
     after = page.back().id;
     for (const storage::TurnRow& row : page) {
@@ -46,11 +67,11 @@ Status Engine::Impl::ReindexDerivedText(ReindexReport& report) {
       std::vector<context::CleanerFailure> failures;
       Result<std::string> text = archivist::RecomputeAssistantSearchText(*registry, row, &failures);
       if (!text.ok()) {
-        logger->Log(LogLevel::kWarn, "turn " + std::to_string(row.id) +
-                                         " keeps its index: " + text.status().message());
+        logger_->Log(LogLevel::kWarn, "turn " + std::to_string(row.id) +
+                                          " keeps its index: " + text.status().message());
         continue;
       }
-      MNEMO_RETURN_IF_ERROR(stores.episodic->ReplaceTurnSearchText(row.id, *text));
+      MNEMO_RETURN_IF_ERROR(stores_.episodic->ReplaceTurnSearchText(row.id, *text));
       ++report.turns_reindexed;
       report.cleaner_failures += static_cast<int64_t>(failures.size());
     }
@@ -70,16 +91,16 @@ Status Engine::Impl::ReindexDerivedText(ReindexReport& report) {
   for (int64_t offset = 0;; offset += kReindexPage) {
     MNEMO_ASSIGN_OR_RETURN(
         std::vector<storage::DocumentRow> page,
-        stores.documents->ListDocuments(std::nullopt, std::nullopt, kReindexPage, offset));
+        stores_.documents->ListDocuments(std::nullopt, std::nullopt, kReindexPage, offset));
     if (page.empty()) break;
     for (const storage::DocumentRow& doc : page) {
       const std::string computation = context::DocumentComputationText(*registry, doc);
       MNEMO_ASSIGN_OR_RETURN(context::DocumentFields fields,
-                             context::DeriveFields(*stores.documents, computation));
-      MNEMO_RETURN_IF_ERROR(stores.documents->UpdateDocumentDerived(
+                             context::DeriveFields(*stores_.documents, computation));
+      MNEMO_RETURN_IF_ERROR(stores_.documents->UpdateDocumentDerived(
           doc.id, computation, fields.summary, fields.tags, fields.entities, doc.updated_at));
       ++report.documents_reindexed;
-      MNEMO_RETURN_IF_ERROR(stores.graph->DeleteTriplesFromSource(doc.id).status());
+      MNEMO_RETURN_IF_ERROR(stores_.graph->DeleteTriplesFromSource(doc.id).status());
       std::vector<context::ExtractedTriple> triples = context::ExtractTriplesFromText(computation);
       if (!triples.empty()) {
         distilled.push_back({doc.created_at, doc.id, doc.owner, std::move(triples)});
@@ -91,7 +112,7 @@ Status Engine::Impl::ReindexDerivedText(ReindexReport& report) {
   });
   for (const Distilled& d : distilled) {
     MNEMO_RETURN_IF_ERROR(
-        context::StoreTriples(*stores.graph, d.owner, d.id, d.at, d.triples).status());
+        context::StoreTriples(*stores_.graph, d.owner, d.id, d.at, d.triples).status());
     report.triples_derived += static_cast<int64_t>(d.triples.size());
   }
   return Status::Ok();

@@ -13,7 +13,8 @@
 #include <ostream>
 
 #include "base/time.h"
-#include "core/engine_impl.h"
+#include "core/access.h"
+#include "core/admin_service.h"
 #include "core/entry_json.h"
 #include "core/export_format.h"
 #include "core/record_json.h"
@@ -63,22 +64,22 @@ class Sink {
 
 }  // namespace
 
-Status Engine::Impl::ExportJsonl(const Principal& who, std::ostream& out,
+Status AdminService::ExportJsonl(const Principal& who, std::ostream& out,
                                  const ExportOptions& options) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
-  const storage::ReadScope scope = ScopeFor(who);
+  const storage::ReadScope scope = ReadScopeFor(who, options_.acl_enabled);
   const bool all = scope.all;
   const std::string& me = scope.principal;
   auto mine = [&](const std::string& owner) { return all || owner == me; };
   Sink sink;
   if (!sink.ok()) return Unavailable("cannot create a temporary file for the export");
 
-  MNEMO_RETURN_IF_ERROR(stores.entries->ForEach(scope, "", [&](const Entry& e) -> Status {
+  MNEMO_RETURN_IF_ERROR(stores_.entries->ForEach(scope, "", [&](const Entry& e) -> Status {
     sink.Put(EntryToJson(e), "entry");
     return Status::Ok();
   }));
   if (options.with_vectors) {
-    MNEMO_ASSIGN_OR_RETURN(std::vector<std::string> signatures, stores.entries->VectorSignatures());
+    MNEMO_ASSIGN_OR_RETURN(std::vector<std::string> signatures,
+                           stores_.entries->VectorSignatures());
     storage::EntryFilter filter{.include_archived = true, .scope = scope};
     for (const std::string& signature : signatures) {
       if (!embed::IsExternalSignature(signature)) continue;
@@ -88,7 +89,7 @@ Status Engine::Impl::ExportJsonl(const Principal& who, std::ostream& out,
         labels.reserve(page.size());
         for (const storage::LabeledVector& v : page) labels.push_back(v.label);
         MNEMO_ASSIGN_OR_RETURN(std::vector<storage::KeywordHit> hits,
-                               stores.entries->FetchByLabels(labels, filter, {}));
+                               stores_.entries->FetchByLabels(labels, filter, {}));
         std::map<storage::Label, const Entry*> by_label;
         for (const storage::KeywordHit& h : hits) by_label[h.label] = &h.entry;
         for (const storage::LabeledVector& v : page) {
@@ -101,7 +102,7 @@ Status Engine::Impl::ExportJsonl(const Principal& who, std::ostream& out,
         return Status::Ok();
       };
       MNEMO_RETURN_IF_ERROR(
-          stores.entries->ForEachVector(signature, [&](const storage::LabeledVector& v) -> Status {
+          stores_.entries->ForEachVector(signature, [&](const storage::LabeledVector& v) -> Status {
             page.push_back(v);
             return page.size() >= static_cast<size_t>(kPage) ? flush() : Status::Ok();
           }));
@@ -110,7 +111,7 @@ Status Engine::Impl::ExportJsonl(const Principal& who, std::ostream& out,
   }
   for (int64_t after = 0;;) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> page,
-                           stores.episodic->TurnsAfter(after, kPage));
+                           stores_.episodic->TurnsAfter(after, kPage));
     if (page.empty()) break;
     after = page.back().id;
     for (const storage::TurnRow& r : page) {
@@ -118,25 +119,25 @@ Status Engine::Impl::ExportJsonl(const Principal& who, std::ostream& out,
     }
   }
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> segments,
-                         stores.episodic->Segments(all, me, std::nullopt));
+                         stores_.episodic->Segments(all, me, std::nullopt));
   for (const storage::SegmentRow& r : segments) sink.Put(internal::SegmentToJson(r), "segment");
   segments.clear();
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::EventHit> events,
-                         stores.episodic->SearchEvents({.all = all, .owner = me, .limit = kAll}));
+                         stores_.episodic->SearchEvents({.all = all, .owner = me, .limit = kAll}));
   for (const storage::EventHit& h : events) sink.Put(internal::EventToJson(h.row), "event");
   events.clear();
-  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> facets, stores.episodic->Facets(all, me));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> facets, stores_.episodic->Facets(all, me));
   for (const storage::FacetRow& r : facets) sink.Put(internal::FacetToJson(r), "facet");
   const std::optional<std::string> owner = all ? std::nullopt : std::optional<std::string>(me);
   for (int64_t offset = 0;; offset += kPage) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::DocumentRow> page,
-                           stores.documents->ListDocuments(owner, std::nullopt, kPage, offset));
+                           stores_.documents->ListDocuments(owner, std::nullopt, kPage, offset));
     if (page.empty()) break;
     for (const storage::DocumentRow& r : page) sink.Put(internal::DocumentToJson(r), "document");
   }
   for (int64_t after = 0;;) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::ContextEventRow> page,
-                           stores.context_events->ContextEventsAfter(after, kPage));
+                           stores_.context_events->ContextEventsAfter(after, kPage));
     if (page.empty()) break;
     after = page.back().id;
     for (const storage::ContextEventRow& r : page) {
@@ -145,7 +146,7 @@ Status Engine::Impl::ExportJsonl(const Principal& who, std::ostream& out,
   }
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<storage::TripleRow> triples,
-      stores.graph->QueryTriples({.owner = owner, .include_history = true, .limit = kAll}));
+      stores_.graph->QueryTriples({.owner = owner, .include_history = true, .limit = kAll}));
   for (const storage::TripleRow& r : triples) sink.Put(internal::TripleToJson(r), "triple");
   if (!sink.ok()) return Unavailable("cannot write the export's temporary file (disk full?)");
 
@@ -156,8 +157,8 @@ Status Engine::Impl::ExportJsonl(const Principal& who, std::ostream& out,
   }
   const json header{{internal::kExportMarker, internal::kExportVersion},
                     {"mnemo_version", MNEMO_VERSION},
-                    {"created_at", internal::FormatRfc3339(clock->NowMs())},
-                    {"backend", std::string(stores.name)},
+                    {"created_at", internal::FormatRfc3339(clock_->NowMs())},
+                    {"backend", std::string(stores_.name)},
                     {"principal", who.name},
                     {"scope", all ? "all" : "own"},
                     {"with_vectors", options.with_vectors},

@@ -1,11 +1,12 @@
-// memory_recall (spec 10): every layer in one list, the evidence (entries,
-// turns) before what was derived from it.
+// The recall service's memory_recall (spec 10; core/recall_service.h):
+// every layer in one list, the evidence (entries, turns) before what was
+// derived from it.
 
 #include <algorithm>
 
-#include "core/engine_impl.h"
 #include "core/public_id.h"
 #include "core/recall_order.h"
+#include "core/recall_service.h"
 #include "core/turn_ranking.h"
 #include "core/validation.h"
 #include "rules/tool_rule.h"
@@ -21,13 +22,29 @@ std::string TurnKey(const storage::TurnRow& r) {
 
 }  // namespace
 
-Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+RecallOptions RecallOptionsOf(const Config& config) {
+  return {.acl_enabled = config.memory.acl_enabled, .search = config.search};
+}
+
+RecallService::RecallService(storage::EpisodicStore& episodic, storage::DocumentStore& documents,
+                             SearchService& search, ArchivistService& archivist,
+                             DocumentsService& documents_service, ToolsService& tools,
+                             std::shared_ptr<Clock> clock, RecallOptions options)
+    : episodic_(episodic),
+      documents_store_(documents),
+      search_(search),
+      archivist_(archivist),
+      documents_(documents_service),
+      tools_(tools),
+      clock_(std::move(clock)),
+      options_(std::move(options)) {}
+
+Result<RecallResponse> RecallService::Recall(const Principal& who, const RecallRequest& req) {
   MNEMO_RETURN_IF_ERROR(ValidateContextTurns(req.context_turns));
   MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(req.window));
   if (req.agent_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.agent_id, "agent_id"));
   MNEMO_RETURN_IF_ERROR(ValidateRecencyWeight(req.recency_weight));
-  if (config.memory.acl_enabled) {
+  if (options_.acl_enabled) {
     return Disabled(
         "memory_recall is disabled while ACL is on (acl_disabled): broad recall could cross "
         "principals; use memory_search");
@@ -38,7 +55,7 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
   s.max_results = req.max_results;
   s.window = req.window;
   s.recency_weight = req.recency_weight;
-  MNEMO_ASSIGN_OR_RETURN(SearchResponse found, search->Search(who, s));
+  MNEMO_ASSIGN_OR_RETURN(SearchResponse found, search_.Search(who, s));
   RecallResponse resp;
   resp.degraded = found.degraded;
   for (SearchHit& h : found.results) {
@@ -61,14 +78,14 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
     const std::vector<std::string> terms = text::QueryTerms(req.query);
     MNEMO_ASSIGN_OR_RETURN(
         std::vector<TurnPassage> passages,
-        RankPassages(*stores.episodic,
+        RankPassages(episodic_,
                      {.terms = terms,
                       .limit = req.max_results,
                       .since = req.window.since,
                       .until = req.window.until,
                       .agent_id = req.agent_id},
-                     &tools->registry(), {.weight = req.recency_weight, .now = clock->NowMs()}));
-    const double min_score = config.search.min_relevance_score;
+                     &tools_.registry(), {.weight = req.recency_weight, .now = clock_->NowMs()}));
+    const double min_score = options_.search.min_relevance_score;
     std::vector<std::string> quoted;  // the returned turns' texts
     for (TurnPassage& p : passages) {
       const storage::TurnRow& row = p.hit.row;
@@ -82,7 +99,7 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
           .content = std::move(p.text),
           .score = p.hit.score};
       MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> near,
-                             NeighbourTurns(*stores.episodic, row, req.context_turns));
+                             NeighbourTurns(episodic_, row, req.context_turns));
       for (storage::TurnRow& r : near) {
         const bool in_passage =
             std::any_of(p.turns.begin(), p.turns.end(),
@@ -93,7 +110,7 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
              .id = std::to_string(internal::PublicTurnId(r.owner, r.session_id, r.seq)),
              .key = TurnKey(r),
              .category = r.role,
-             .content = ReadableTurnText(r, terms, &tools->registry())});
+             .content = ReadableTurnText(r, terms, &tools_.registry())});
       }
       resp.results.push_back(std::move(hit));
     }
@@ -104,9 +121,8 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
         resp.results.size() >= static_cast<size_t>(req.max_results)) {
       return resp;
     }
-    MNEMO_ASSIGN_OR_RETURN(
-        std::vector<storage::EventHit> events,
-        stores.episodic->SearchEvents({.terms = terms, .limit = req.max_results}));
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::EventHit> events,
+                           episodic_.SearchEvents({.terms = terms, .limit = req.max_results}));
     for (storage::EventHit& h : events) {
       if (h.score < min_score) continue;
       derived.push_back({.source = "event",
@@ -117,10 +133,10 @@ Result<RecallResponse> Engine::Impl::Recall(const Principal& who, const RecallRe
                          .score = h.score});
     }
     MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> recaps,
-                           archivist->RecallRecaps(req.query, terms, req.max_results));
+                           archivist_.RecallRecaps(req.query, terms, req.max_results));
     for (RecallHit& h : recaps) derived.push_back(std::move(h));
     MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> documents,
-                           documents->Hits(terms, req.max_results));
+                           documents_.Hits(terms, req.max_results));
     for (RecallHit& h : documents) derived.push_back(std::move(h));
     // A derived result is read like a passage: its best matching part.
     for (RecallHit& h : derived) h.content = BestPassage(h.content, terms);

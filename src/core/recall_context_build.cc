@@ -1,5 +1,6 @@
-// memory.context_build (spec 50, "Context block"): gathers each section's
-// candidates from the layers and lets context::PackContextBlock fit them.
+// The recall service's memory.context_build (spec 50, "Context block";
+// core/recall_service.h): gathers each section's candidates from the layers
+// and lets context::PackContextBlock fit them.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -7,7 +8,7 @@
 #include "archivist/profile.h"
 #include "archivist/segments.h"
 #include "context/context_block.h"
-#include "core/engine_impl.h"
+#include "core/recall_service.h"
 #include "core/turn_ranking.h"
 #include "core/turn_runs.h"
 #include "core/validation.h"
@@ -99,12 +100,12 @@ void FillFromRuns(const TurnRuns& runs, const std::vector<DerivedItem>& recaps,
 }
 
 // The entries of the block: by score relative to the best one's.
-Result<std::vector<std::string>> ContextEntries(Engine::Impl& engine, const Principal& who,
+Result<std::vector<std::string>> ContextEntries(SearchService& search, const Principal& who,
                                                 const ContextBuildRequest& req, int k) {
   MNEMO_ASSIGN_OR_RETURN(
       SearchResponse found,
-      engine.search->Search(
-          who, {.query = req.query, .max_results = k, .min_score = 0, .window = req.window}));
+      search.Search(who,
+                    {.query = req.query, .max_results = k, .min_score = 0, .window = req.window}));
   std::vector<std::string> items;
   const double best = found.results.empty() ? 0 : found.results.front().score;
   for (const SearchHit& h : found.results) {
@@ -118,9 +119,9 @@ Result<std::vector<std::string>> ContextEntries(Engine::Impl& engine, const Prin
 // best evidence; Profile's order (type, key) breaks ties. A free fact (a
 // sentence that fits no slot) shows only when the query names it: it tells
 // what happened, which the turns tell, not who the user is.
-Result<std::vector<std::string>> ContextProfile(Engine::Impl& engine, const Principal& who,
+Result<std::vector<std::string>> ContextProfile(ArchivistService& archivist, const Principal& who,
                                                 const std::vector<std::string>& terms) {
-  MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets, engine.archivist->Profile(who));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets, archivist.Profile(who));
   std::vector<std::pair<bool, const ProfileFacet*>> order;
   order.reserve(facets.size());
   for (const ProfileFacet& f : facets) {
@@ -148,24 +149,23 @@ bool TakesDerived(const ContextBuildRequest& req) { return req.window.empty() &&
 // recaps that match the query by relevance, then its others newest first
 // (the recent past matters most when nothing matches); without, the best
 // matching recaps of every session.
-Result<std::vector<DerivedItem>> ContextRecaps(Engine::Impl& engine, const Principal& who,
-                                               const ContextBuildRequest& req,
+Result<std::vector<DerivedItem>> ContextRecaps(ArchivistService& archivist,
+                                               storage::EpisodicStore& episodic, bool all,
+                                               const Principal& who, const ContextBuildRequest& req,
                                                const std::vector<std::string>& terms, int limit) {
   std::vector<DerivedItem> items;
   if (!TakesDerived(req)) return items;
-  const bool all = !engine.config.memory.acl_enabled;
   if (!req.session_id) {
-    MNEMO_ASSIGN_OR_RETURN(
-        std::vector<RecallHit> recaps,
-        engine.archivist->RecallRecaps(req.query, terms, limit, all ? "" : who.name));
+    MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> recaps,
+                           archivist.RecallRecaps(req.query, terms, limit, all ? "" : who.name));
     for (const RecallHit& h : recaps) items.push_back({.text = BestPassage(h.content, terms)});
     return items;
   }
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> rows,
-                         engine.stores.episodic->Segments(all, who.name, *req.session_id));
+                         episodic.Segments(all, who.name, *req.session_id));
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<RecallHit> ranked,
-      engine.archivist->RecallRecaps(req.query, terms, kMaxRankedRecaps, all ? "" : who.name));
+      archivist.RecallRecaps(req.query, terms, kMaxRankedRecaps, all ? "" : who.name));
   std::map<std::string, size_t> rank;
   for (size_t i = 0; i < ranked.size(); ++i) rank.emplace(ranked[i].id, i);
   auto rank_of = [&](const storage::SegmentRow& r) {
@@ -186,16 +186,16 @@ Result<std::vector<DerivedItem>> ContextRecaps(Engine::Impl& engine, const Princ
 }
 
 // The documents of the block that match the query, at most `limit`.
-Result<std::vector<DerivedItem>> ContextDocuments(Engine::Impl& engine, const Principal& who,
+Result<std::vector<DerivedItem>> ContextDocuments(storage::DocumentStore& documents, bool all,
+                                                  const Principal& who,
                                                   const ContextBuildRequest& req,
                                                   const std::vector<std::string>& terms,
                                                   int limit) {
   std::vector<DerivedItem> items;
   if (!TakesDerived(req)) return items;
-  const bool all = !engine.config.memory.acl_enabled;
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<storage::DocumentHit> docs,
-      engine.stores.documents->SearchDocuments(
+      documents.SearchDocuments(
           {.terms = terms, .owner = all ? std::nullopt : std::optional(who.name), .limit = limit}));
   for (storage::DocumentHit& h : docs) {
     std::string body = BestPassage(h.row.summary.empty() ? h.row.content : h.row.summary, terms);
@@ -209,9 +209,8 @@ Result<std::vector<DerivedItem>> ContextDocuments(Engine::Impl& engine, const Pr
 
 }  // namespace
 
-Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
-                                                const ContextBuildRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
+Result<ContextBlock> RecallService::ContextBuild(const Principal& who,
+                                                 const ContextBuildRequest& req) {
   if (text::IsBlank(req.query)) {
     return InvalidArgument("query must not be blank: say what this turn is about", "query");
   }
@@ -231,11 +230,11 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
 
   std::vector<context::BlockSection> sections(kSectionCount);
   sections[kEntries] = {.title = "Relevant memories", .share = kEntriesShare};
-  MNEMO_ASSIGN_OR_RETURN(sections[kEntries].items, ContextEntries(*this, who, req, k));
+  MNEMO_ASSIGN_OR_RETURN(sections[kEntries].items, ContextEntries(search_, who, req, k));
   // The profile keeps to its share: what the entries leave goes to the
   // turns, the evidence.
   sections[kProfile] = {.title = "About the user", .share = kProfileShare, .takes_carry = false};
-  MNEMO_ASSIGN_OR_RETURN(sections[kProfile].items, ContextProfile(*this, who, terms));
+  MNEMO_ASSIGN_OR_RETURN(sections[kProfile].items, ContextProfile(archivist_, who, terms));
   sections[kTurns] = {.title = "Relevant turns", .share = kTurnsShare};
   sections[kRecaps] = {.title = "Earlier in this conversation", .share = kRecapsShare};
   if (!req.session_id) sections[kRecaps].title = "Earlier conversations";
@@ -244,25 +243,24 @@ Result<ContextBlock> Engine::Impl::ContextBuild(const Principal& who,
   // Enough turn candidates to fill the whole budget with short turns.
   const int turn_candidates = static_cast<int>(std::clamp<int64_t>(
       budget / kShortTurnChars, int64_t{kTurnsPerItem} * k, kMaxTurnCandidates));
-  MNEMO_ASSIGN_OR_RETURN(
-      std::vector<RankedTurn> turns,
-      RankTurnsInConversation(*stores.episodic, {.terms = terms,
-                                                 .all = !config.memory.acl_enabled,
-                                                 .owner = who.name,
-                                                 .limit = turn_candidates,
-                                                 .since = req.window.since,
-                                                 .until = req.window.until,
-                                                 .agent_id = req.agent_id}));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> turns,
+                         RankTurnsInConversation(episodic_, {.terms = terms,
+                                                             .all = !options_.acl_enabled,
+                                                             .owner = who.name,
+                                                             .limit = turn_candidates,
+                                                             .since = req.window.since,
+                                                             .until = req.window.until,
+                                                             .agent_id = req.agent_id}));
   std::vector<std::string> texts;
   texts.reserve(turns.size());
   for (const RankedTurn& h : turns)
-    texts.push_back(ReadableTurnText(h.row, terms, &tools->registry()));
-  MNEMO_ASSIGN_OR_RETURN(
-      std::vector<DerivedItem> recaps,
-      ContextRecaps(*this, who, req, terms, ItemsFitting(budget, kRecapsShare, k)));
-  MNEMO_ASSIGN_OR_RETURN(
-      std::vector<DerivedItem> documents,
-      ContextDocuments(*this, who, req, terms, ItemsFitting(budget, kDocumentsShare, k)));
+    texts.push_back(ReadableTurnText(h.row, terms, &tools_.registry()));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<DerivedItem> recaps,
+                         ContextRecaps(archivist_, episodic_, !options_.acl_enabled, who, req,
+                                       terms, ItemsFitting(budget, kRecapsShare, k)));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<DerivedItem> documents,
+                         ContextDocuments(documents_store_, !options_.acl_enabled, who, req, terms,
+                                          ItemsFitting(budget, kDocumentsShare, k)));
 
   // The turns fit their room; the recaps and documents that only repeat
   // them are left out, and the room that frees goes to more turns.

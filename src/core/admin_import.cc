@@ -14,8 +14,9 @@
 #include "archivist/turn_indexer.h"
 #include "context/computation_text.h"
 #include "context/context_window.h"
+#include "core/access.h"
+#include "core/admin_service.h"
 #include "core/context_event_json.h"
-#include "core/engine_impl.h"
 #include "core/entry_json.h"
 #include "core/export_format.h"
 #include "core/record_json.h"
@@ -62,62 +63,62 @@ Result<std::map<std::string, int64_t>> HeaderCounts(const json& header) {
 
 }  // namespace
 
-Result<ImportReport> Engine::Impl::ImportJsonl(const Principal& who, std::istream& in,
+Result<ImportReport> AdminService::ImportJsonl(const Principal& who, std::istream& in,
                                                const ProgressFn& progress,
                                                const ImportOptions& options) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
   internal::LineReader lines(in);
   if (!lines.Next(lines.pending)) {
     if (lines.bad()) return Unavailable("cannot read the import input");
     return ImportReport{};
   }
-  Result<json> first = internal::ParseImportLine(lines.pending, config.server.max_body_bytes);
+  Result<json> first = internal::ParseImportLine(lines.pending, options_.max_body_bytes);
   if (first.ok() && first->is_object() && first->contains(internal::kExportMarker)) {
     return ImportV2(who, *first, lines, progress, options);
   }
   return ImportV1(who, lines, progress);
 }
 
-Result<std::string> Engine::Impl::NonEmptyParts(const Principal& who) {
-  const storage::ReadScope scope = ScopeFor(who);
+Result<std::string> AdminService::NonEmptyParts(const Principal& who) {
+  const storage::ReadScope scope = ReadScopeFor(who, options_.acl_enabled);
   const std::string& me = scope.principal;
   const std::optional<std::string> owner =
       scope.all ? std::nullopt : std::optional<std::string>(me);
   std::vector<std::pair<std::string, int64_t>> parts;
-  MNEMO_ASSIGN_OR_RETURN(Stats stats, stores.entries->GetStats(scope));
+  MNEMO_ASSIGN_OR_RETURN(Stats stats, stores_.entries->GetStats(scope));
   parts.emplace_back("entries", stats.entries);
   int64_t system = 0;
-  MNEMO_RETURN_IF_ERROR(stores.entries->ForEach(scope, "", [&](const Entry& e) -> Status {
+  MNEMO_RETURN_IF_ERROR(stores_.entries->ForEach(scope, "", [&](const Entry& e) -> Status {
     if (storage::IsSystemNamespace(e.ns)) ++system;
     return Status::Ok();
   }));
   parts.emplace_back("tool entries (rules, statistics, registry)", system);
-  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnHit> turns,
-                         stores.episodic->SearchTurns({.all = scope.all, .owner = me, .limit = 1}));
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<storage::TurnHit> turns,
+      stores_.episodic->SearchTurns({.all = scope.all, .owner = me, .limit = 1}));
   (void)turns;
   int64_t turn_rows = 0;
   for (int64_t after = 0;;) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> page,
-                           stores.episodic->TurnsAfter(after, 512));
+                           stores_.episodic->TurnsAfter(after, 512));
     if (page.empty()) break;
     after = page.back().id;
     for (const storage::TurnRow& r : page) turn_rows += scope.all || r.owner == me ? 1 : 0;
   }
   parts.emplace_back("turns", turn_rows);
-  MNEMO_ASSIGN_OR_RETURN(auto segments, stores.episodic->Segments(scope.all, me, std::nullopt));
+  MNEMO_ASSIGN_OR_RETURN(auto segments, stores_.episodic->Segments(scope.all, me, std::nullopt));
   parts.emplace_back("segments", static_cast<int64_t>(segments.size()));
   MNEMO_ASSIGN_OR_RETURN(
-      auto events, stores.episodic->SearchEvents({.all = scope.all, .owner = me, .limit = 1}));
+      auto events, stores_.episodic->SearchEvents({.all = scope.all, .owner = me, .limit = 1}));
   parts.emplace_back("events", static_cast<int64_t>(events.size()));
-  MNEMO_ASSIGN_OR_RETURN(auto facets, stores.episodic->Facets(scope.all, me));
+  MNEMO_ASSIGN_OR_RETURN(auto facets, stores_.episodic->Facets(scope.all, me));
   parts.emplace_back("profile facets", static_cast<int64_t>(facets.size()));
-  MNEMO_ASSIGN_OR_RETURN(int64_t documents, stores.documents->CountDocuments(owner));
+  MNEMO_ASSIGN_OR_RETURN(int64_t documents, stores_.documents->CountDocuments(owner));
   parts.emplace_back("documents", documents);
-  MNEMO_ASSIGN_OR_RETURN(auto context, stores.context_events->ContextEventsAfter(0, 1));
+  MNEMO_ASSIGN_OR_RETURN(auto context, stores_.context_events->ContextEventsAfter(0, 1));
   int64_t context_rows = 0;
   for (const auto& r : context) context_rows += scope.all || r.owner == me ? 1 : 0;
   parts.emplace_back("context events", context_rows);
-  MNEMO_ASSIGN_OR_RETURN(auto triples, stores.graph->QueryTriples(
+  MNEMO_ASSIGN_OR_RETURN(auto triples, stores_.graph->QueryTriples(
                                            {.owner = owner, .include_history = true, .limit = 1}));
   parts.emplace_back("graph triples", static_cast<int64_t>(triples.size()));
   std::string out;
@@ -129,15 +130,15 @@ Result<std::string> Engine::Impl::NonEmptyParts(const Principal& who) {
   return out;
 }
 
-Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& header,
+Result<ImportReport> AdminService::ImportV2(const Principal& who, const json& header,
                                             internal::LineReader& lines, const ProgressFn& progress,
                                             const ImportOptions& options) {
   MNEMO_ASSIGN_OR_RETURN(const auto declared, HeaderCounts(header));
-  const bool admin = IsAdmin(who);
+  const bool admin = IsAdmin(who, options_.acl_enabled);
   auto own = [&](std::string& owner) {
     if (!admin) owner = who.name;  // under ACL a user imports only into their own rows
   };
-  const TimeMs now = clock->NowMs();
+  const TimeMs now = clock_->NowMs();
   storage::RestoreBatch batch;
   std::map<std::string, int64_t> seen;
   std::vector<PendingVector> pending_vectors;
@@ -145,7 +146,7 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
   std::string line;
   while (lines.Next(line)) {
     const int64_t line_no = lines.number();
-    Result<json> parsed = internal::ParseImportLine(line, config.server.max_body_bytes);
+    Result<json> parsed = internal::ParseImportLine(line, options_.max_body_bytes);
     if (!parsed.ok()) {
       errors.Add(line_no, parsed.status().message());
       continue;
@@ -170,7 +171,7 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
     Status st = Status::Ok();
     if (type == "entry") {
       Result<Entry> e = EntryFromImportJson(j, who.name);
-      st = e.ok() ? CheckSecret(config.security.secrets, e->content, "content") : e.status();
+      st = e.ok() ? CheckSecret(options_.secrets, e->content, "content") : e.status();
       if (st.ok()) {
         own(e->owner);
         one.entries.push_back(WriteOfEntry(*e, now));
@@ -310,7 +311,7 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
   // declarations plus the file's registrations.
   context::ToolRegistry registry(
       [](std::string_view name) { return rules::NormalizeToolName(name); });
-  MNEMO_ASSIGN_OR_RETURN(const context::ToolRegistry* current, tools->Current());
+  MNEMO_ASSIGN_OR_RETURN(const context::ToolRegistry* current, tools_.Current());
   for (const context::ToolRegistry::Listed& l : current->All()) registry.Put(l.source, *l.spec);
   for (const storage::EntryWrite& w : batch.entries) {
     if (w.ns != storage::kToolRegistryNamespace || w.owner != internal::kToolRegistryOwner) {
@@ -337,7 +338,7 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
     c.search_text = event.ok() ? context::EventComputationText(registry, *event) : "";
   }
 
-  MNEMO_ASSIGN_OR_RETURN(storage::RestoreReport restored, stores.admin->Restore(batch));
+  MNEMO_ASSIGN_OR_RETURN(storage::RestoreReport restored, stores_.admin->Restore(batch));
   ImportReport report{.imported = 0,
                       .created = restored.entries_created,
                       .version = 2,
@@ -347,18 +348,18 @@ Result<ImportReport> Engine::Impl::ImportV2(const Principal& who, const json& he
   if (progress) progress(lines.number(), lines.number());
   // Derived state after the write: the registry, the spaces of the
   // bring-your-own vectors, embedder vectors of entries and recaps.
-  MNEMO_RETURN_IF_ERROR(tools->Current().status());
+  MNEMO_RETURN_IF_ERROR(tools_.Current().status());
   std::set<std::pair<std::string, size_t>> spaces_written;
   for (const storage::RestoreVector& v : batch.vectors) {
     spaces_written.emplace(v.signature, v.vector.size());
   }
   for (const auto& [signature, dims] : spaces_written) {
-    MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, vectors->Space(signature, dims));
+    MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, vectors_.Space(signature, dims));
     MNEMO_RETURN_IF_ERROR(space->Sync());
   }
-  MNEMO_ASSIGN_OR_RETURN(ReindexReport vectors_filled, vectors->FillMissing({}));
+  MNEMO_ASSIGN_OR_RETURN(ReindexReport vectors_filled, vectors_.FillMissing({}));
   (void)vectors_filled;
-  MNEMO_ASSIGN_OR_RETURN(int64_t recaps, archivist->FillMissingRecapVectors());
+  MNEMO_ASSIGN_OR_RETURN(int64_t recaps, archivist_.FillMissingRecapVectors());
   (void)recaps;
   return report;
 }

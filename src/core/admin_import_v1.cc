@@ -2,24 +2,25 @@
 // upserted by (owner, namespace, key) in one transaction. The reader has
 // returned the file's first line already (import.cc looked at it).
 
-#include "core/engine_impl.h"
+#include "core/access.h"
+#include "core/admin_service.h"
 #include "core/entry_json.h"
 #include "core/record_json.h"
 #include "core/validation.h"
 
 namespace mnemo {
 
-Result<ImportReport> Engine::Impl::ImportV1(const Principal& who, internal::LineReader& lines,
+Result<ImportReport> AdminService::ImportV1(const Principal& who, internal::LineReader& lines,
                                             const ProgressFn& progress) {
   std::vector<storage::EntryWrite> writes;
   // Bring-your-own vectors on import lines: (index into writes, vector).
   std::vector<std::pair<size_t, std::vector<float>>> external;
   internal::LineErrors errors;
-  const TimeMs now = clock->NowMs();
+  const TimeMs now = clock_->NowMs();
   std::string line = lines.pending;
   do {
     const int64_t line_no = lines.number();
-    Result<nlohmann::json> parsed = internal::ParseImportLine(line, config.server.max_body_bytes);
+    Result<nlohmann::json> parsed = internal::ParseImportLine(line, options_.max_body_bytes);
     if (!parsed.ok()) {
       errors.Add(line_no, parsed.status().message());
       continue;
@@ -30,7 +31,7 @@ Result<ImportReport> Engine::Impl::ImportV1(const Principal& who, internal::Line
       errors.Add(line_no, e.status().message());
       continue;
     }
-    if (Status s = CheckSecret(config.security.secrets, e->content, "content"); !s.ok()) {
+    if (Status s = CheckSecret(options_.secrets, e->content, "content"); !s.ok()) {
       errors.Add(line_no, s.message());
       continue;
     }
@@ -44,7 +45,7 @@ Result<ImportReport> Engine::Impl::ImportV1(const Principal& who, internal::Line
       external.emplace_back(writes.size(), std::move(v).value());
     }
     // Under ACL a user imports only into their own entries.
-    if (!IsAdmin(who)) e->owner = who.name;
+    if (!IsAdmin(who, options_.acl_enabled)) e->owner = who.name;
     writes.push_back(WriteOfEntry(*e, now));
     if (progress && line_no % 4096 == 0) progress(line_no, 0);
   } while (lines.Next(line));
@@ -52,13 +53,13 @@ Result<ImportReport> Engine::Impl::ImportV1(const Principal& who, internal::Line
   MNEMO_RETURN_IF_ERROR(errors.ToStatus());
   ImportReport report;
   std::vector<storage::Label> labels;
-  MNEMO_ASSIGN_OR_RETURN(report.created, stores.entries->UpsertBatch(writes, &labels));
+  MNEMO_ASSIGN_OR_RETURN(report.created, stores_.entries->UpsertBatch(writes, &labels));
   report.imported = static_cast<int64_t>(writes.size());
   writes.clear();
   if (progress) progress(lines.number(), lines.number());
-  MNEMO_RETURN_IF_ERROR(vectors->StoreExternal(labels, external));
+  MNEMO_RETURN_IF_ERROR(vectors_.StoreExternal(labels, external));
   // Vectors for what changed; an embedder failure leaves them pending.
-  MNEMO_ASSIGN_OR_RETURN(ReindexReport filled, vectors->FillMissing({}));
+  MNEMO_ASSIGN_OR_RETURN(ReindexReport filled, vectors_.FillMissing({}));
   (void)filled;
   return report;
 }

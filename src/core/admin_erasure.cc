@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "archivist/segments.h"
-#include "core/engine_impl.h"
+#include "core/access.h"
+#include "core/admin_service.h"
+#include "core/context_window_service.h"
 #include "core/validation.h"
 
 namespace mnemo {
@@ -20,7 +22,7 @@ constexpr int kPage = 500;
 
 }  // namespace
 
-Result<std::vector<std::string>> Engine::Impl::SessionDocumentIds(const std::string& owner,
+Result<std::vector<std::string>> AdminService::SessionDocumentIds(const std::string& owner,
                                                                   std::string_view session_id) {
   std::vector<std::string> ids;
   const std::string segment_prefix = archivist::SessionDocumentSourcePrefix(session_id);
@@ -28,7 +30,7 @@ Result<std::vector<std::string>> Engine::Impl::SessionDocumentIds(const std::str
   for (const std::string& prefix : {segment_prefix, context_prefix}) {
     for (int64_t offset = 0;; offset += kPage) {
       MNEMO_ASSIGN_OR_RETURN(std::vector<storage::DocumentRow> page,
-                             stores.documents->ListDocuments(owner, prefix, kPage, offset));
+                             stores_.documents->ListDocuments(owner, prefix, kPage, offset));
       for (const storage::DocumentRow& d : page) {
         // A context prefix also starts the sources of a session whose id
         // continues with "#seq...": only this session's ranges count.
@@ -42,74 +44,64 @@ Result<std::vector<std::string>> Engine::Impl::SessionDocumentIds(const std::str
   return ids;
 }
 
-Result<ErasureCounts> Engine::Impl::SessionForget(const Principal& who,
+Result<ErasureCounts> AdminService::SessionForget(const Principal& who,
                                                   const SessionForgetRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
   MNEMO_RETURN_IF_ERROR(ValidateKey(req.session_id, "session_id"));
   if (req.owner) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.owner, "owner"));
   // Sessions are their principal's own; under ACL a user names no other
   // owner (one named is ignored, as memory.forget does), so another
   // principal's session answers exactly like a missing one.
-  const std::string owner = req.owner && IsAdmin(who) ? *req.owner : who.name;
+  const std::string owner = req.owner && IsAdmin(who, options_.acl_enabled) ? *req.owner : who.name;
   // Work in flight would write the session again after the erasure: a
   // segment being finalised (recap, events, profile, document) and queued
   // archive files.
-  archivist->Flush();
+  archivist_.Flush();
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
-                         stores.episodic->SessionTurns(owner, req.session_id, 0, INT64_MAX));
+                         stores_.episodic->SessionTurns(owner, req.session_id, 0, INT64_MAX));
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> segments,
-                         stores.episodic->Segments(false, owner, req.session_id));
+                         stores_.episodic->Segments(false, owner, req.session_id));
   MNEMO_ASSIGN_OR_RETURN(std::vector<std::string> documents,
                          SessionDocumentIds(owner, req.session_id));
   MNEMO_ASSIGN_OR_RETURN(
       ErasureCounts counts,
-      stores.admin->EraseSession(
+      stores_.admin->EraseSession(
           {.owner = owner, .session_id = req.session_id, .document_ids = std::move(documents)}));
   std::vector<std::string> ids;
   ids.reserve(segments.size());
   for (const storage::SegmentRow& s : segments) ids.push_back(s.id);
-  archivist->ForgetRecapVectors(ids, std::nullopt);
-  MNEMO_ASSIGN_OR_RETURN(counts.archive_files, archivist->EraseArchiveFiles(rows));
+  archivist_.ForgetRecapVectors(ids, std::nullopt);
+  MNEMO_ASSIGN_OR_RETURN(counts.archive_files, archivist_.EraseArchiveFiles(rows));
   return counts;
 }
 
-Result<ErasureCounts> Engine::Impl::PrincipalForget(const Principal& who,
+Result<ErasureCounts> AdminService::PrincipalForget(const Principal& who,
                                                     std::string_view principal) {
-  MNEMO_RETURN_IF_ERROR(CheckEnabled());
-  if (!IsAdmin(who)) {
+  if (!IsAdmin(who, options_.acl_enabled)) {
     return PermissionDenied(
         "memory.principal_forget needs the admin role: it erases another principal's memory");
   }
   MNEMO_RETURN_IF_ERROR(ValidateKey(principal, "principal"));
   const std::string owner(principal);
-  archivist->Flush();
+  archivist_.Flush();
   // The principal's turn rows, for their archive files (storage has no
   // read of one owner's every session: paged through every row by id).
   std::vector<storage::TurnRow> rows;
   for (int64_t after = 0;;) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> page,
-                           stores.episodic->TurnsAfter(after, kPage));
+                           stores_.episodic->TurnsAfter(after, kPage));
     for (storage::TurnRow& r : page) {
       after = r.id;
       if (r.owner == owner) rows.push_back(std::move(r));
     }
     if (page.size() < static_cast<size_t>(kPage)) break;
   }
-  MNEMO_ASSIGN_OR_RETURN(ErasureCounts counts, stores.admin->ErasePrincipal(owner));
-  archivist->ForgetRecapVectors({}, owner);
+  MNEMO_ASSIGN_OR_RETURN(ErasureCounts counts, stores_.admin->ErasePrincipal(owner));
+  archivist_.ForgetRecapVectors({}, owner);
   // The entries' vectors left storage (and its change log says so); the
   // index files are rewritten so they leave the disk too.
-  if (counts.entry_vectors > 0) MNEMO_RETURN_IF_ERROR(vectors->PurgeAll());
-  MNEMO_ASSIGN_OR_RETURN(counts.archive_files, archivist->EraseArchiveFiles(rows));
+  if (counts.entry_vectors > 0) MNEMO_RETURN_IF_ERROR(vectors_.PurgeAll());
+  MNEMO_ASSIGN_OR_RETURN(counts.archive_files, archivist_.EraseArchiveFiles(rows));
   return counts;
-}
-
-Result<ErasureCounts> Engine::SessionForget(const Principal& who, const SessionForgetRequest& req) {
-  return impl_->SessionForget(who, req);
-}
-
-Result<ErasureCounts> Engine::PrincipalForget(const Principal& who, std::string_view principal) {
-  return impl_->PrincipalForget(who, principal);
 }
 
 }  // namespace mnemo

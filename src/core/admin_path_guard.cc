@@ -21,7 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "core/engine_impl.h"
+#include "core/access.h"
+#include "core/admin_service.h"
 
 namespace mnemo {
 namespace {
@@ -120,7 +121,7 @@ std::optional<fs::path> ProtectedNameOf(const fs::path& p, const fs::path& ws,
 
 }  // namespace
 
-Result<PathCheck> Engine::Impl::PathProtected(std::string_view path) {
+Result<PathCheck> AdminService::PathProtected(std::string_view path) {
   if (path.empty()) return InvalidArgument("path must not be empty", "path");
   if (path.find('\0') != std::string_view::npos) {
     return InvalidArgument("path must not contain NUL characters", "path");
@@ -128,19 +129,19 @@ Result<PathCheck> Engine::Impl::PathProtected(std::string_view path) {
   MNEMO_ASSIGN_OR_RETURN(fs::path resolved, Resolve(fs::path(path)));
   PathCheck check{.resolved = resolved.string()};
 
-  const fs::path ws(workspace);
+  const fs::path ws(options_.workspace);
   struct Root {
     fs::path path;
     const char* what;
   };
   std::vector<Root> roots = {{ws, "the mnemo workspace"}};
-  if (!config.memory.path.empty()) {
-    fs::path store(config.memory.path);
+  if (!options_.memory_path.empty()) {
+    fs::path store(options_.memory_path);
     if (store.is_relative()) store = ws / store;
     MNEMO_ASSIGN_OR_RETURN(fs::path store_resolved, Resolve(store));
     roots.push_back({store_resolved, "the markdown memory store"});
   }
-  fs::path audit(config.security.audit.path);
+  fs::path audit(options_.audit_path);
   if (audit.is_relative()) audit = ws / audit;
   MNEMO_ASSIGN_OR_RETURN(fs::path audit_resolved, Resolve(audit));
   for (const Root& root : roots) {
