@@ -25,6 +25,11 @@
 
 namespace mnemo {
 
+namespace internal {
+// src/core/services.h. Hidden: no part of libmnemo's interface.
+struct __attribute__((visibility("hidden"))) Services;
+}  // namespace internal
+
 struct EngineOptions {
   // Workspace folder (spec 00). Created with mode 0700 when missing.
   // Empty: resolved by ResolveWorkspace("").
@@ -280,6 +285,10 @@ class Engine {
   // src/core/engine_impl.h. Hidden although Engine is exported: the
   // engine's state is no part of libmnemo's interface.
   struct __attribute__((visibility("hidden"))) Impl;
+  // The services behind this engine (src/core/services.h), which the
+  // transports' method table calls. Hidden: for mnemo's own transports and
+  // tools, not part of libmnemo's interface.
+  __attribute__((visibility("hidden"))) const internal::Services& services() const;
 
  private:
   explicit Engine(std::unique_ptr<Impl> impl);

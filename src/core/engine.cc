@@ -5,7 +5,6 @@
 #include <cstring>
 #include <filesystem>
 
-#include "core/access.h"
 #include "core/engine_impl.h"
 #include "storage/stores.h"
 
@@ -91,15 +90,7 @@ std::string ResolveWorkspace(std::string_view flag) {
   return home + "/.local/share/mnemo";
 }
 
-storage::ReadScope Engine::Impl::ScopeFor(const Principal& who) const {
-  return ReadScopeFor(who, config.memory.acl_enabled);
-}
-
-bool Engine::Impl::IsAdmin(const Principal& who) const {
-  return mnemo::IsAdmin(who, config.memory.acl_enabled);
-}
-
-Status Engine::Impl::CheckEnabled() const {
+Status internal::Services::CheckEnabled() const {
   if (config.memory.enabled) return Status::Ok();
   return Disabled("memory is disabled by configuration (memory.enabled = false)");
 }
@@ -164,6 +155,18 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->recall = std::make_unique<RecallService>(
       *impl->stores.episodic, *impl->stores.documents, *impl->search, *impl->archivist,
       *impl->documents, *impl->tools, impl->clock, RecallOptionsOf(impl->config));
+  impl->services = std::make_unique<internal::Services>(
+      internal::Services{.config = impl->config,
+                         .memory = *impl->memory,
+                         .search = *impl->search,
+                         .tools = *impl->tools,
+                         .rules = *impl->rules,
+                         .graph = *impl->graph,
+                         .documents = *impl->documents,
+                         .context_window = *impl->context_window,
+                         .archivist = *impl->archivist,
+                         .recall = *impl->recall,
+                         .admin = *impl->admin});
   if (impl->config.security.audit.enabled) {
     std::filesystem::path audit(impl->config.security.audit.path);
     if (audit.is_relative()) audit = std::filesystem::path(impl->workspace) / audit;
@@ -192,6 +195,7 @@ Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
 
 const Config& Engine::config() const { return impl_->config; }
+const internal::Services& Engine::services() const { return *impl_->services; }
 Logger& Engine::logger() const { return *impl_->logger; }
 const std::string& Engine::workspace() const { return impl_->workspace; }
 

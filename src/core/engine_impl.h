@@ -15,6 +15,7 @@
 #include "core/recall_service.h"
 #include "core/rules_service.h"
 #include "core/search_service.h"
+#include "core/services.h"
 #include "core/tools_service.h"
 #include "core/vectors_service.h"
 #include "mnemo/engine.h"
@@ -71,14 +72,12 @@ struct Engine::Impl {
   // last, so it is drained before any service it runs for is destroyed.
   std::unique_ptr<internal::BackgroundWorker> worker;
 
-  // Whose entries `who` may read: everything while ACL is off or for admins.
-  storage::ReadScope ScopeFor(const Principal& who) const;
-  bool IsAdmin(const Principal& who) const;
-  // kDisabled when memory.enabled = false.
-  Status CheckEnabled() const;
+  // The services above by reference (core/services.h), for the facade and
+  // the transports' method table; set last by Engine::Open.
+  std::unique_ptr<internal::Services> services;
 
-  // What spans several services.
-  //
+  // kDisabled when memory.enabled = false (internal::Services::CheckEnabled).
+  Status CheckEnabled() const { return services->CheckEnabled(); }
 };
 
 }  // namespace mnemo

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "base/time.h"
+#include "core/services.h"
 #include "core/validation.h"
 #include "transport/method_table.h"
 #include "transport/rule_wire.h"
@@ -27,7 +28,7 @@ Result<json> HandleEpisodicSearch(const MethodContext& ctx, const json& p) {
   MNEMO_ASSIGN_OR_RETURN(q.window, TimeWindowOf(p));
   q.recency_weight = p.at("recency_weight").get<double>();
   MNEMO_ASSIGN_OR_RETURN(std::vector<EpisodicHit> hits,
-                         ctx.engine.EpisodicSearch(ctx.principal, q));
+                         ctx.services().archivist.EpisodicSearch(ctx.principal, q));
   json results = json::array();
   for (const EpisodicHit& h : hits) {
     json row = EpisodicTurnToJson(h.turn);
@@ -59,7 +60,7 @@ std::string RenderEpisodicSearch(const json& params, const json& result) {
 Result<json> HandleSessionTurns(const MethodContext& ctx, const json& p) {
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<EpisodicTurn> turns,
-      ctx.engine.SessionTurns(ctx.principal, p.at("session_id").get<std::string>()));
+      ctx.services().archivist.SessionTurns(ctx.principal, p.at("session_id").get<std::string>()));
   json rows = json::array();
   for (const EpisodicTurn& t : turns) rows.push_back(EpisodicTurnToJson(t));
   return json{{"session_id", p.at("session_id")}, {"turns", std::move(rows)}};
@@ -68,7 +69,8 @@ Result<json> HandleSessionTurns(const MethodContext& ctx, const json& p) {
 Result<json> HandleUpdateMemoryMd(const MethodContext& ctx, const json& p) {
   MemoryMdRequest req{.file = p.at("file"), .action = p.at("action"), .content = p.at("content")};
   if (p.contains("section_title")) req.section_title = p.at("section_title").get<std::string>();
-  MNEMO_ASSIGN_OR_RETURN(MemoryMdReport r, ctx.engine.UpdateMemoryMd(ctx.principal, req));
+  MNEMO_ASSIGN_OR_RETURN(MemoryMdReport r,
+                         ctx.services().archivist.UpdateMemoryMd(ctx.principal, req));
   return json{{"file", r.file}, {"bytes", r.bytes}, {"section_created", r.section_created}};
 }
 
@@ -78,9 +80,10 @@ std::string RenderUpdateMemoryMd(const json& params, const json& result) {
 }
 
 Result<json> HandleSessionEnd(const MethodContext& ctx, const json& p) {
-  MNEMO_ASSIGN_OR_RETURN(SessionEndResult r,
-                         ctx.engine.SessionEnd(ctx.principal, p.at("session_id").get<std::string>(),
-                                               p.at("sync").get<bool>()));
+  MNEMO_ASSIGN_OR_RETURN(
+      SessionEndResult r,
+      ctx.services().archivist.SessionEnd(ctx.principal, p.at("session_id").get<std::string>(),
+                                          p.at("sync").get<bool>()));
   return json{{"closed", r.closed}, {"segment_id", r.segment_id}};
 }
 
@@ -102,7 +105,7 @@ Result<json> HandleSegments(const MethodContext& ctx, const json& p) {
   std::string session;
   if (p.contains("session_id")) session = p.at("session_id").get<std::string>();
   MNEMO_ASSIGN_OR_RETURN(std::vector<SegmentInfo> segments,
-                         ctx.engine.Segments(ctx.principal, session));
+                         ctx.services().archivist.Segments(ctx.principal, session));
   json out = json::array();
   for (const SegmentInfo& s : segments) out.push_back(SegmentToJson(s));
   return json{{"segments", std::move(out)}};
@@ -112,7 +115,8 @@ Result<json> HandleEvents(const MethodContext& ctx, const json& p) {
   EventsQuery q{.limit = p.at("limit").get<int>()};
   if (p.contains("type")) q.type = p.at("type").get<std::string>();
   if (p.contains("query")) q.query = p.at("query").get<std::string>();
-  MNEMO_ASSIGN_OR_RETURN(std::vector<EventInfo> events, ctx.engine.Events(ctx.principal, q));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<EventInfo> events,
+                         ctx.services().archivist.Events(ctx.principal, q));
   json out = json::array();
   for (const EventInfo& e : events) {
     out.push_back({{"id", e.id},
@@ -156,7 +160,8 @@ json FacetJson(const ProfileFacet& f, bool history) {
 Result<json> HandleProfile(const MethodContext& ctx, const json& p) {
   ProfileRequest req;
   MNEMO_ASSIGN_OR_RETURN(req.as_of, TimeOf(p, "as_of"));
-  MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets, ctx.engine.Profile(ctx.principal, req));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets,
+                         ctx.services().archivist.Profile(ctx.principal, req));
   const bool history = p.at("include_history").get<bool>();
   json out = json::array();
   for (const ProfileFacet& f : facets) out.push_back(FacetJson(f, history));
@@ -164,15 +169,16 @@ Result<json> HandleProfile(const MethodContext& ctx, const json& p) {
 }
 
 Result<json> HandleProfilePut(const MethodContext& ctx, const json& p) {
-  MNEMO_ASSIGN_OR_RETURN(
-      ProfileFacet f,
-      ctx.engine.ProfilePut(ctx.principal, p.at("facet_type").get<std::string>(),
-                            p.at("key").get<std::string>(), p.at("value").get<std::string>()));
+  MNEMO_ASSIGN_OR_RETURN(ProfileFacet f,
+                         ctx.services().archivist.ProfilePut(
+                             ctx.principal, p.at("facet_type").get<std::string>(),
+                             p.at("key").get<std::string>(), p.at("value").get<std::string>()));
   return FacetJson(f, /*history=*/true);
 }
 
 Result<json> HandleProfileRender(const MethodContext& ctx, const json&) {
-  MNEMO_ASSIGN_OR_RETURN(std::string rendered, ctx.engine.ProfileRender(ctx.principal));
+  MNEMO_ASSIGN_OR_RETURN(std::string rendered,
+                         ctx.services().archivist.ProfileRender(ctx.principal));
   return json{{"rendered", rendered}};
 }
 

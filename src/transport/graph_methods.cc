@@ -3,6 +3,7 @@
 #include <string>
 
 #include "base/time.h"
+#include "core/services.h"
 #include "transport/method_table.h"
 
 namespace mnemo::transport {
@@ -53,7 +54,7 @@ Result<json> HandleGraphUpsert(const MethodContext& ctx, const json& p) {
       .subject = p.at("subject"), .predicate = p.at("predicate"), .object = p.at("object")};
   if (p.contains("confidence")) req.confidence = p.at("confidence").get<double>();
   if (p.contains("source")) req.source = p.at("source").get<std::string>();
-  MNEMO_ASSIGN_OR_RETURN(GraphUpsertResult r, ctx.engine.GraphUpsert(ctx.principal, req));
+  MNEMO_ASSIGN_OR_RETURN(GraphUpsertResult r, ctx.services().graph.Upsert(ctx.principal, req));
   json out = TripleToJson(r.triple);
   out["created"] = r.created;
   out["superseded"] = r.superseded;
@@ -77,7 +78,8 @@ Result<json> HandleGraphQuery(const MethodContext& ctx, const json& p) {
   if (p.contains("predicate")) req.predicate = p.at("predicate").get<std::string>();
   if (p.contains("object")) req.object = p.at("object").get<std::string>();
   MNEMO_ASSIGN_OR_RETURN(req.as_of, TimeOf(p, "as_of"));
-  MNEMO_ASSIGN_OR_RETURN(std::vector<Triple> triples, ctx.engine.GraphQuery(ctx.principal, req));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<Triple> triples,
+                         ctx.services().graph.Query(ctx.principal, req));
   json out = json::array();
   for (const Triple& t : triples) out.push_back(TripleToJson(t));
   return json{{"triples", std::move(out)}};

@@ -101,7 +101,8 @@ void AddMetaMethods(MethodTable& table) {
       {.name = "memory.methods",
        .description = "Every JSON-RPC method with its parameter and result schemas.",
        .result_schema = {{"type", "object"}, {"properties", {{"methods", {{"type", "array"}}}}}},
-       .handler = HandleMethods});
+       .handler = HandleMethods,
+       .needs_memory = false});
   table.Add({.name = "memory.tools_schema",
              .description = "The LLM tools in OpenAI function-calling form.",
              .result_schema = {{"type", "array"},
@@ -110,7 +111,8 @@ void AddMetaMethods(MethodTable& table) {
                                  {"properties",
                                   {{"type", {{"const", "function"}}},
                                    {"function", {{"type", "object"}}}}}}}},
-             .handler = HandleToolsSchema});
+             .handler = HandleToolsSchema,
+             .needs_memory = false});
   table.Add({.name = "memory.tool_call",
              .description = "Run an LLM tool by name; returns the text for the model, the "
                             "structured result and whether the tool failed.",
@@ -127,7 +129,9 @@ void AddMetaMethods(MethodTable& table) {
                                 {{"content", {{"type", "string"}}},
                                  {"data", json::object()},
                                  {"is_error", {{"type", "boolean"}}}}}},
-             .handler = HandleToolCall});
+             .handler = HandleToolCall,
+             // The tool it runs is refused as a failed tool, not as a failed call.
+             .needs_memory = false});
 }
 
 }  // namespace mnemo::transport

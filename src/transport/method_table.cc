@@ -4,6 +4,7 @@
 #include <chrono>
 #include <exception>
 
+#include "core/services.h"
 #include "transport/param_schema.h"
 
 namespace mnemo::transport {
@@ -57,6 +58,9 @@ const MethodTable& DefaultMethodTable() {
 namespace {
 
 Result<json> RunHandler(const MethodSpec& spec, const MethodContext& ctx, const json& checked) {
+  // The one check of memory.enabled for every method that reads or writes
+  // memory: the services behind the handlers do not check it.
+  if (spec.needs_memory) MNEMO_RETURN_IF_ERROR(ctx.services().CheckEnabled());
   // Third-party code (nlohmann) may throw inside a handler; nothing escapes
   // this boundary, and the message is kept for the server log only.
   try {

@@ -68,6 +68,8 @@ struct MethodContext {
   Engine& engine;
   const Principal& principal;
   const MethodTable& table;
+  // The services behind the engine (core/services.h): what a handler calls.
+  const internal::Services& services() const { return engine.services(); }
 };
 
 // `params` are already validated: aliases resolved to canonical names,
@@ -87,6 +89,9 @@ struct MethodSpec {
   std::string tool_name;               // non-empty: a tool under this name
   bool tool_hidden_under_acl = false;  // memory_recall (spec 10)
   bool tool_mcp_only = false;          // an MCP tool, not in the LLM list (spec 60)
+  // Refused with kDisabled while memory.enabled = false (checked before the
+  // handler runs); false for the methods about the table itself.
+  bool needs_memory = true;
 };
 
 // Who lists and calls tools: the LLM tool list (memory.tools_schema,

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "base/time.h"
+#include "core/services.h"
 #include "core/validation.h"
 #include "transport/method_table.h"
 #include "transport/rule_wire.h"
@@ -42,7 +43,8 @@ Result<json> HandleTurnComplete(const MethodContext& ctx, const json& p) {
     if (c.contains("clean_output")) call.clean_output = c.at("clean_output").get<std::string>();
     turn.tool_calls.push_back(std::move(call));
   }
-  MNEMO_ASSIGN_OR_RETURN(TurnResult result, ctx.engine.TurnComplete(ctx.principal, turn));
+  MNEMO_ASSIGN_OR_RETURN(TurnResult result,
+                         ctx.services().archivist.TurnComplete(ctx.principal, turn));
   json out = TurnResultToJson(result);
   out["session_id"] = turn.session_id;
   return out;

@@ -163,6 +163,35 @@ TEST_F(JsonRpc, RecallUnderAclIsDisabled) {
   EXPECT_EQ(e["code"], -32003);
 }
 
+// Issue 19: the handlers call the services, which do not check
+// memory.enabled; the method table checks it once, before every method that
+// reads or writes memory, and not before the methods about the table.
+TEST_F(JsonRpc, DisabledMemoryRefusesEveryMemoryMethodOnceAtTheTable) {
+  Config c;
+  c.memory.enabled = false;
+  Open(c);
+  for (const auto& [method, params] : std::vector<std::pair<std::string, json>>{
+           {"memory.stats", json::object()},
+           {"memory.store", {{"key", "k"}, {"value", "v"}}},
+           {"memory.search", {{"query", "x"}}},
+           {"memory.tool_list", json::object()},
+           {"memory.tool_rule_list", {{"tool_name", "send_email"}}},
+           {"memory.profile", json::object()},
+           {"memory.doc_list", json::object()},
+           {"memory.graph_query", json::object()},
+           {"memory.context_build", {{"query", "x"}}}}) {
+    json e = Err(method, params);
+    EXPECT_EQ(e["code"], -32003) << method << ": " << e.dump();
+    EXPECT_NE(e["message"].get<std::string>().find("memory.enabled = false"), std::string::npos)
+        << method;
+  }
+  EXPECT_FALSE(Ok("memory.methods", json::object())["methods"].empty());
+  EXPECT_TRUE(Ok("memory.path_protected", {{"path", "/etc/passwd"}}).contains("protected"));
+  // A tool run through memory.tool_call fails as a tool, not as the call.
+  json tool = Ok("memory.tool_call", {{"name", "memory_search"}, {"arguments", {{"query", "x"}}}});
+  EXPECT_TRUE(tool["is_error"].get<bool>()) << tool.dump();
+}
+
 TEST_F(JsonRpc, PositionalParamsAreRejected) {
   json e = Err("memory.get", json::array({"k"}));
   EXPECT_EQ(e["code"], -32602);
