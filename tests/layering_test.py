@@ -36,6 +36,11 @@ RESTRICTED = {
     "hnswlib/hnswlib.h": {"src/index"},
     "libstemmer.h": {"src/text/stemmer.cc"},
     "CLI/CLI.hpp": {"apps"},
+    # The configuration and the facade are the engine's: the layers below it
+    # take options structs of their own, built by core from Config
+    # (core/components.h, the services' *OptionsOf).
+    "mnemo/config.h": {"src/core", "src/transport", "apps"},
+    "mnemo/engine.h": {"src/core", "src/transport", "apps"},
 }
 INTERNAL_ROOMS = {"base", "text", "storage", "core", "transport", "embed", "index", "rules",
                   "archivist", "context", "llm"}

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/components.h"
 #include "core/engine_impl.h"
 #include "storage/stores.h"
 
@@ -113,7 +114,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   if (ec) return Unavailable("workspace " + ws + " cannot be resolved: " + ec.message());
   MNEMO_ASSIGN_OR_RETURN(impl->stores, OpenStores(impl->config, impl->workspace, impl->logger));
   MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<embed::Embedder> embedder,
-                         embed::MakeEmbedder(impl->config.embedding, nullptr));
+                         MakeEmbedder(impl->config.embedding));
   MNEMO_ASSIGN_OR_RETURN(VectorsOptions vectors_options,
                          VectorsOptionsOf(impl->config, impl->stores, impl->workspace));
   MNEMO_ASSIGN_OR_RETURN(impl->vectors,
@@ -143,7 +144,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       ContextWindowOptionsOf(impl->config),
       [raw]() -> Result<const context::ToolRegistry*> { return raw->tools->Current(); });
   MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<llm::ChatClient> llm,
-                         llm::MakeChatClient(impl->config.llm));
+                         MakeChatClient(impl->config.llm));
   impl->worker = std::make_unique<internal::BackgroundWorker>();
   impl->archivist = std::make_unique<ArchivistService>(
       *impl->stores.episodic, *impl->stores.documents, *impl->stores.graph, *impl->vectors,

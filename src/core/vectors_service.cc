@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/components.h"
 #include "embed/embedding_cache.h"
 
 namespace mnemo {
@@ -16,7 +17,7 @@ constexpr int kEmbedPage = 512;
 Result<VectorsOptions> VectorsOptionsOf(const Config& config, const storage::Stores& stores,
                                         const std::string& workspace) {
   VectorsOptions options;
-  MNEMO_ASSIGN_OR_RETURN(options.index, index::IndexOptionsFromConfig(config.index));
+  MNEMO_ASSIGN_OR_RETURN(options.index, IndexOptionsFromConfig(config.index));
   // In-memory stores keep no index files.
   if (stores.name == "in_memory") return options;
   options.dir = workspace + "/index";

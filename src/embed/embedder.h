@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "base/http_client.h"
-#include "mnemo/config.h"
 #include "mnemo/status.h"
 
 namespace mnemo::embed {
@@ -38,17 +37,6 @@ class Embedder {
   // to keyword-only); never throws.
   virtual Result<std::vector<Vector>> Embed(std::span<const std::string> texts) = 0;
 };
-
-// Builds the embedder that `config` asks for: nullptr for provider "none".
-// kInvalidArgument (field = the config key) for an unknown provider,
-// dimensions outside [1, kMaxDimensions], a missing embedding.model or
-// embedding.base_url for "openai", non-positive timeout_ms or batch_size,
-// or an api_key_env naming a variable that is not set (read here, once).
-// `http` is used by "openai"; nullptr means NewHttpClient().
-// The result is not cached: wrap it in a CachingEmbedder where repeats are
-// likely and embedding is expensive.
-Result<std::unique_ptr<Embedder>> MakeEmbedder(const Config::Embedding& config,
-                                               std::shared_ptr<internal::HttpClient> http);
 
 inline constexpr int kMaxDimensions = 16384;
 

@@ -47,7 +47,7 @@ class HashEmbedder final : public Embedder {
   static constexpr int kVersion = 2;  // 2: Porter2 stems (text::kTextVersion 2)
   static constexpr int kDefaultDimensions = 384;
 
-  // `dimensions` is clamped to [1, kMaxDimensions] (MakeEmbedder rejects
+  // `dimensions` is clamped to [1, kMaxDimensions] (core's MakeEmbedder rejects
   // values outside it instead).
   explicit HashEmbedder(int dimensions = kDefaultDimensions);
 

@@ -9,8 +9,8 @@
 //    in "/v1", else + "/v1/embeddings". So "http://localhost:11434",
 //    "http://localhost:11434/" and "http://localhost:11434/v1" all mean
 //    http://localhost:11434/v1/embeddings.
-//  - "dimensions" is sent only when `send_dimensions` is set (MakeEmbedder
-//    sets it for OpenAI's text-embedding-3-* models, the ones documented to
+//  - "dimensions" is sent only when `send_dimensions` is set (MakeEmbedder in
+//    core/components.h sets it for OpenAI's text-embedding-3-* models, the ones documented to
 //    shorten their output). Other servers reject the field or ignore it
 //    (vLLM answers 400 for models without Matryoshka support; older OpenAI
 //    models reject it), and a silently ignored value would only surface as a

@@ -6,37 +6,6 @@
 
 namespace mnemo::index {
 
-Result<IndexOptions> IndexOptionsFromConfig(const Config::Index& config) {
-  IndexOptions options;
-  if (config.kind == "auto") {
-    options.kind = KindChoice::kAuto;
-  } else if (config.kind == "flat") {
-    options.kind = KindChoice::kFlat;
-  } else if (config.kind == "hnsw") {
-    options.kind = KindChoice::kHnsw;
-  } else {
-    return InvalidArgument("index.kind \"" + config.kind + "\" is invalid: use auto, flat or hnsw",
-                           "index.kind");
-  }
-  if (config.hnsw_threshold < 0) {
-    return InvalidArgument("index.hnsw_threshold must be 0 or more", "index.hnsw_threshold");
-  }
-  if (config.m < 2 || config.m > 1024) {
-    return InvalidArgument("index.m is " + std::to_string(config.m) + ": use 2 to 1024", "index.m");
-  }
-  if (config.ef_construction < 1) {
-    return InvalidArgument("index.ef_construction must be at least 1", "index.ef_construction");
-  }
-  if (config.ef_search < 1) {
-    return InvalidArgument("index.ef_search must be at least 1", "index.ef_search");
-  }
-  options.hnsw_threshold = static_cast<size_t>(config.hnsw_threshold);
-  options.hnsw.m = static_cast<size_t>(config.m);
-  options.hnsw.ef_construction = static_cast<size_t>(config.ef_construction);
-  options.hnsw.ef_search = static_cast<size_t>(config.ef_search);
-  return options;
-}
-
 IndexKind ChooseKind(const IndexOptions& options, size_t live_count,
                      std::optional<IndexKind> current) {
   switch (options.kind) {

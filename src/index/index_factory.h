@@ -16,7 +16,6 @@
 
 #include "index/hnsw_index.h"
 #include "index/vector_index.h"
-#include "mnemo/config.h"
 
 namespace mnemo::index {
 
@@ -30,11 +29,6 @@ struct IndexOptions {
   // (searches walk tombstones: past ~20 % they cost more and recall drops).
   double compact_fraction = 0.2;
 };
-
-// Validates `[index]`: kind auto|flat|hnsw, hnsw_threshold >= 0, m in
-// [2, 1024], ef_construction and ef_search >= 1. kInvalidArgument names the
-// key ("index.kind") otherwise.
-Result<IndexOptions> IndexOptionsFromConfig(const Config::Index& config);
 
 // The kind an index of `live_count` vectors should be. `current` (the kind
 // it is now) adds the hysteresis described above.

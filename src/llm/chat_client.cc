@@ -189,25 +189,6 @@ Result<std::unique_ptr<ChatClient>> NewOpenAiChatClient(
   return std::unique_ptr<ChatClient>(new OpenAiChatClient(options, std::move(http)));
 }
 
-Result<std::unique_ptr<ChatClient>> MakeChatClient(const Config::Llm& config,
-                                                   std::shared_ptr<internal::HttpClient> http) {
-  if (config.base_url.empty()) return std::unique_ptr<ChatClient>();
-  ChatOptions options{
-      .base_url = config.base_url, .model = config.model, .timeout_ms = config.timeout_ms};
-  if (!config.api_key_env.empty()) {
-    const char* value = std::getenv(config.api_key_env.c_str());
-    if (value == nullptr || *value == '\0') {
-      return InvalidArgument("llm.api_key_env names the environment variable " +
-                                 config.api_key_env +
-                                 ", which is not set (or empty): set it to the API key, or "
-                                 "set llm.api_key_env = \"\" for a server without one",
-                             "llm.api_key_env");
-    }
-    options.api_key = value;
-  }
-  return NewOpenAiChatClient(options, std::move(http));
-}
-
 std::vector<ChatMessage> RecapPrompt(const std::vector<std::pair<std::string, std::string>>& turns,
                                      int64_t token_budget) {
   token_budget = std::max<int64_t>(token_budget, 1);

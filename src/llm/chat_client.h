@@ -28,7 +28,6 @@
 #include <vector>
 
 #include "base/http_client.h"
-#include "mnemo/config.h"
 #include "mnemo/status.h"
 
 namespace mnemo::llm {
@@ -37,7 +36,7 @@ struct ChatOptions {
   // e.g. "http://127.0.0.1:11434/v1"; see ChatCompletionsEndpoint.
   std::string base_url;
   std::string model;
-  // The key itself (see MakeChatClient for reading it from llm.api_key_env);
+  // The key itself (see MakeChatClient in core/components.h for reading it from llm.api_key_env);
   // empty: no Authorization header.
   std::string api_key;
   // Bounds connecting and each wait for the server (HttpRequest::timeout_ms).
@@ -82,13 +81,6 @@ std::string ChatCompletionsEndpoint(std::string_view base_url);
 // `http` null: internal::NewHttpClient().
 Result<std::unique_ptr<ChatClient>> NewOpenAiChatClient(
     const ChatOptions& options, std::shared_ptr<internal::HttpClient> http = nullptr);
-
-// The client `config` asks for: nullptr when llm.base_url is empty (no LLM:
-// extractive recaps). Reads the key from the environment variable named by
-// llm.api_key_env, once, here; kInvalidArgument (field "llm.api_key_env")
-// when that variable is unset or empty, plus NewOpenAiChatClient's errors.
-Result<std::unique_ptr<ChatClient>> MakeChatClient(
-    const Config::Llm& config, std::shared_ptr<internal::HttpClient> http = nullptr);
 
 // The recap request of spec 40: a system message asking for a concise,
 // factual summary of the conversation segment in at most about

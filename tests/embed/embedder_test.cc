@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "core/components.h"
 #include "embed/local_embeddings_server.h"
 
 namespace mnemo::embed {

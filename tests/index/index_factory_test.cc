@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/components.h"
 #include "index/test_vectors.h"
 
 namespace mnemo::index {

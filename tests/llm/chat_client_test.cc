@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "core/components.h"
 #include "llm/local_chat_server.h"
 
 namespace mnemo::llm {

@@ -1,0 +1,42 @@
+// The engine's parts built from the configuration: the embedder, the
+// vector index options and the LLM client. `embed`, `index` and `llm` take
+// their own options (OpenAiEmbedderOptions, index::IndexOptions,
+// llm::ChatOptions) and know nothing of mnemo.toml; the keys are read and
+// checked here, and each error names its key ("embedding.provider").
+#pragma once
+
+#include <memory>
+
+#include "base/http_client.h"
+#include "embed/embedder.h"
+#include "index/index_factory.h"
+#include "llm/chat_client.h"
+#include "mnemo/config.h"
+#include "mnemo/status.h"
+
+namespace mnemo {
+
+// Builds the embedder that `config` asks for: nullptr for provider "none".
+// kInvalidArgument (field = the config key) for an unknown provider,
+// dimensions outside [1, embed::kMaxDimensions], a missing embedding.model or
+// embedding.base_url for "openai", non-positive timeout_ms or batch_size,
+// or an api_key_env naming a variable that is not set (read here, once).
+// `http` is used by "openai"; nullptr means NewHttpClient().
+// The result is not cached: wrap it in a CachingEmbedder where repeats are
+// likely and embedding is expensive.
+Result<std::unique_ptr<embed::Embedder>> MakeEmbedder(
+    const Config::Embedding& config, std::shared_ptr<internal::HttpClient> http = nullptr);
+
+// Validates `[index]`: kind auto|flat|hnsw, hnsw_threshold >= 0, m in
+// [2, 1024], ef_construction and ef_search >= 1. kInvalidArgument names the
+// key ("index.kind") otherwise.
+Result<index::IndexOptions> IndexOptionsFromConfig(const Config::Index& config);
+
+// The client `config` asks for: nullptr when llm.base_url is empty (no LLM:
+// extractive recaps). Reads the key from the environment variable named by
+// llm.api_key_env, once, here; kInvalidArgument (field "llm.api_key_env")
+// when that variable is unset or empty, plus llm::NewOpenAiChatClient's errors.
+Result<std::unique_ptr<llm::ChatClient>> MakeChatClient(
+    const Config::Llm& config, std::shared_ptr<internal::HttpClient> http = nullptr);
+
+}  // namespace mnemo
