@@ -1,5 +1,5 @@
 // Import (spec 10 CLI): tells the version from the first line, then reads
-// version 1 (import_v1.cc) or version 2 here: every line parsed and checked
+// version 1 (admin_import_v1.cc) or version 2 here: every line parsed and checked
 // first (bad lines reported by number), the header's counts compared with
 // the lines, a non-empty workspace refused unless --merge, and everything
 // written by one AdminStore::Restore. What is derived is derived again: the

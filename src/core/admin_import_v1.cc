@@ -1,6 +1,6 @@
 // Import of version 1 files (spec 10 CLI): one entry per line, no header,
 // upserted by (owner, namespace, key) in one transaction. The reader has
-// returned the file's first line already (import.cc looked at it).
+// returned the file's first line already (admin_import.cc looked at it).
 
 #include "core/access.h"
 #include "core/admin_service.h"

@@ -143,8 +143,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       *impl->stores.context_events, *impl->stores.documents, *impl->stores.graph, impl->clock,
       ContextWindowOptionsOf(impl->config),
       [raw]() -> Result<const context::ToolRegistry*> { return raw->tools->Current(); });
-  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<llm::ChatClient> llm,
-                         MakeChatClient(impl->config.llm));
+  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<llm::ChatClient> llm, MakeChatClient(impl->config.llm));
   impl->worker = std::make_unique<internal::BackgroundWorker>();
   impl->archivist = std::make_unique<ArchivistService>(
       *impl->stores.episodic, *impl->stores.documents, *impl->stores.graph, *impl->vectors,

@@ -1,4 +1,4 @@
-// The names of export format version 2 shared by export.cc and import.cc
+// The names of export format version 2 shared by admin_export.cc and admin_import.cc
 // (docs/storage.md "Export format").
 #pragma once
 

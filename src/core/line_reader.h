@@ -1,5 +1,5 @@
 // The lines of an import file, numbered, and the bad ones reported by
-// number (import.cc, import_v1.cc): both versions read and refuse alike.
+// number (admin_import.cc, admin_import_v1.cc): both versions read and refuse alike.
 #pragma once
 
 #include <cstddef>
