@@ -17,6 +17,9 @@ packages=(
   clang libclang-rt-14-dev
   # benchmark dataset generator (../shared/bench/datagen.py): word lists, numpy
   wamerican python3-jieba python3-numpy
+  # the inspector's browser test (tests/inspector): Debian's Chromium, driven
+  # by puppeteer-core from npm, which downloads no browser
+  chromium
 )
 
 # The MCP SDK integration test (tests/mcp) needs Node.js and npm: Debian's,

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/http_client.h"
 #include "commands.h"
 #include "transport/http_server.h"
 
@@ -106,7 +107,28 @@ std::unique_ptr<Periodic> IndexSaver(Engine& engine) {
   });
 }
 
-int Serve(const GlobalOptions& g, const std::string& listen) {
+// Whether a mnemo daemon answers at `host:port`: its /rpc answers a
+// JSON-RPC call (a result, or an error such as a missing token).
+bool DaemonAnswers(const std::string& host, int port) {
+  const bool v6 = host.find(':') != std::string::npos;
+  internal::HttpRequest probe{
+      .url = "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port) + "/rpc",
+      .body = R"({"jsonrpc":"2.0","id":1,"method":"memory.stats","params":{}})",
+      .timeout_ms = 1000};
+  Result<internal::HttpResponse> r = internal::NewHttpClient()->Post(probe);
+  return r.ok() && (r->status == 200 || r->status == 401) &&
+         r->body.find("\"jsonrpc\"") != std::string::npos;
+}
+
+std::string PageUrl(const std::string& host, int port) {
+  const bool v6 = host.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port) + "/";
+}
+
+// `inspect`: the inspector's URL on stdout, of the daemon at the configured
+// address when one answers there; otherwise of a daemon served here on a
+// free loopback port.
+int Serve(const GlobalOptions& g, const std::string& listen, bool inspect = false) {
   // Block the signals before any thread starts so that every thread
   // inherits the mask and the waiter is the only one to receive them.
   sigset_t set;
@@ -120,6 +142,15 @@ int Serve(const GlobalOptions& g, const std::string& listen) {
   Result<transport::HttpServerOptions> options =
       transport::HttpServerOptionsFromConfig(session->engine->config(), listen);
   if (!options.ok()) return Fail(options.status());
+  if (inspect) {
+    if (DaemonAnswers(options->listen.host, options->listen.port)) {
+      std::cout << "inspector: " << PageUrl(options->listen.host, options->listen.port)
+                << std::endl;
+      return kExitOk;
+    }
+    options = transport::HttpServerOptionsFromConfig(session->engine->config(), "127.0.0.1:0");
+    if (!options.ok()) return Fail(options.status());
+  }
   const std::string host = options->listen.host;
   int status = kExitOk;
   {
@@ -133,6 +164,9 @@ int Serve(const GlobalOptions& g, const std::string& listen) {
     }
     const bool v6 = host.find(':') != std::string::npos;
     std::cerr << "listening on " << (v6 ? "[" + host + "]" : host) << ":" << *port << std::endl;
+    if (inspect) {
+      std::cout << "inspector: " << PageUrl(host, *port) << " (Ctrl-C stops it)" << std::endl;
+    }
     std::atomic<bool> done{false};
     std::thread waiter([&] { WaitForSignal(server, done); });
     Periodic maintenance(std::chrono::minutes(1),
@@ -156,6 +190,11 @@ void AddServeCommand(CLI::App& app, GlobalOptions& g, Action& action) {
   serve->add_option("--listen", *listen,
                     "host:port (default [server] listen, 127.0.0.1:8765; port 0 picks one)");
   serve->callback([&g, &action, listen] { action = [&g, listen] { return Serve(g, *listen); }; });
+  CLI::App* inspect = app.add_subcommand(
+      "inspect",
+      "Print the memory inspector's URL: of the daemon at [server] listen when one runs, "
+      "else of one started here on a free loopback port");
+  inspect->callback([&g, &action] { action = [&g] { return Serve(g, "", /*inspect=*/true); }; });
 }
 
 }  // namespace mnemo::app

@@ -14,6 +14,7 @@
 #include "base/uuid.h"
 #include "transport/http_event_loop.h"
 #include "transport/http_message.h"
+#include "transport/inspector.h"
 #include "transport/jsonrpc.h"
 #include "transport/mcp.h"
 #include "transport/metrics.h"
@@ -295,8 +296,13 @@ HttpResponse HttpServer::Impl::Route(const HttpRequest& req) {
     res.Set(200, DumpJson(body), kJson);
   } else if (req.path == "/metrics" && m == "GET") {
     HandleMetrics(req, res);
+  } else if (std::optional<HttpResponse> page =
+                 m == "GET" ? InspectorResponse(req.path) : std::nullopt) {
+    res = std::move(*page);  // the memory inspector (transport/inspector.h)
   } else {
-    res.Set(404, "no such endpoint: the daemon serves POST /rpc, /mcp, GET /healthz, /metrics\n",
+    res.Set(404,
+            "no such endpoint: the daemon serves POST /rpc, /mcp, GET /healthz, /metrics and "
+            "the inspector at /\n",
             "text/plain");
   }
   return res;

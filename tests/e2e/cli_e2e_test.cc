@@ -290,6 +290,21 @@ TEST_F(Cli, RpcStdioAnswersLineByLine) {
 // `mnemo hygiene run` archives a daily note and deletes a conversation entry
 // last written years ago, keeps core, and reports it; archived entries leave
 // search but --include-archived and get still reach them.
+// Issue 20: `mnemo inspect` points at the daemon that answers at the
+// configured address, and does not start a second one.
+TEST(CliInspect, PrintsTheUrlOfTheRunningDaemon) {
+  testing::TempDir dir;
+  Daemon daemon(dir.path());
+  ASSERT_TRUE(daemon.started()) << daemon.Stderr();
+  {
+    std::ofstream toml(dir.path() + "/mnemo.toml");
+    toml << "[server]\nlisten = \"127.0.0.1:" << daemon.port() << "\"\n";
+  }
+  RunResult r = RunMnemo({"--workspace", dir.path(), "inspect"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "inspector: http://127.0.0.1:" + std::to_string(daemon.port()) + "/\n");
+}
+
 TEST(CliHygiene, RunArchivesAndDeletesOldEntriesAndReports) {
   testing::TempDir dir;
   const std::string ws = dir.Sub("ws");

@@ -236,6 +236,38 @@ TEST_F(Http, WrongContentTypeAndBodiesOffRpc) {
   EXPECT_EQ(g->status, 404);
 }
 
+// Issue 20: the inspector's files are compiled in and served with headers
+// that keep the page to itself; nothing else is served at other paths.
+TEST_F(Http, TheInspectorIsServedWithAStrictPolicy) {
+  auto page = client_->Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(page->body.find("<script type=\"module\" src=\"/inspector/app.js\">"),
+            std::string::npos);
+  EXPECT_EQ(page->get_header_value("Content-Security-Policy"),
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+            "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+  EXPECT_EQ(page->get_header_value("X-Content-Type-Options"), "nosniff");
+  EXPECT_EQ(page->get_header_value("Referrer-Policy"), "no-referrer");
+  EXPECT_FALSE(page->has_header("Access-Control-Allow-Origin"));
+  auto script = client_->Get("/inspector/app.js");
+  ASSERT_TRUE(script);
+  EXPECT_EQ(script->status, 200);
+  EXPECT_EQ(script->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
+  // Values are put into the page as text, never as markup.
+  EXPECT_EQ(script->body.find("innerHTML"), std::string::npos);
+  for (const char* path : {"/inspector/", "/inspector/../mnemo.toml", "/inspector/nope.js"}) {
+    auto missing = client_->Get(path);
+    ASSERT_TRUE(missing) << path;
+    EXPECT_EQ(missing->status, 404) << path;
+  }
+  // A page is only ever read: a body sent to it is refused before it is read.
+  auto post = client_->Post("/", "{}", "application/json");
+  ASSERT_TRUE(post);
+  EXPECT_EQ(post->status, 400);
+}
+
 TEST_F(Http, SigtermStopsCleanly) {
   StoreSentinel();
   EXPECT_EQ(daemon_->Stop(SIGTERM), 0) << daemon_->Stderr();

@@ -1,0 +1,349 @@
+// The mnemo inspector (issue 20): plain DOM, no framework, no build step.
+// Every value from the engine is put into the page as text (textContent),
+// never as markup, so a memory holding "<script>" is shown, not run. The
+// page talks to the engine only through POST /rpc; under tokens it asks for
+// one once and keeps it in sessionStorage (never in a URL or a cookie).
+
+const TOKEN_KEY = "mnemo.token";
+const main = document.getElementById("main");
+const statusLine = document.getElementById("status");
+
+// --- DOM ------------------------------------------------------------------
+
+// h("td", {class: "num"}, "text", child, ...): an element with attributes
+// (strings, or functions for on* handlers) and children (nodes or text).
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (typeof value === "function") el.addEventListener(name.replace(/^on/, ""), value);
+    else el.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+// A snippet's **matched** words as <mark>, the rest as text.
+function snippet(text) {
+  return String(text || "").split("**").map((part, i) => (i % 2 ? h("mark", {}, part) : part));
+}
+
+function score(x) {
+  return x === null || x === undefined ? "—" : Number(x).toFixed(3);
+}
+
+// JSON text indented, or as it is when it does not parse.
+function pretty(text) {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+function setStatus(text, isError) {
+  statusLine.textContent = text || "";
+  statusLine.className = isError ? "error" : "";
+}
+
+function show(...nodes) {
+  main.replaceChildren(...nodes);
+}
+
+// --- RPC ------------------------------------------------------------------
+
+class RpcError extends Error {
+  constructor(code, message, field) {
+    super(message);
+    this.code = code;
+    this.field = field;
+  }
+}
+
+let nextId = 1;
+async function rpc(method, params = {}) {
+  const headers = { "Content-Type": "application/json" };
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (token) headers.Authorization = "Bearer " + token;
+  const response = await fetch("/rpc", {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params }),
+    credentials: "omit",
+    cache: "no-store",
+  });
+  if (response.status === 401) {
+    if (token) sessionStorage.removeItem(TOKEN_KEY);
+    throw new RpcError(401, token ? "the token was refused" : "this daemon needs a token");
+  }
+  const body = await response.json();
+  if (body.error) {
+    throw new RpcError(body.error.code, body.error.message, body.error.data && body.error.data.field);
+  }
+  return body.result;
+}
+
+function errorText(e) {
+  return e instanceof RpcError ? e.message + (e.field ? " (" + e.field + ")" : "") : String(e);
+}
+
+function tokenForm(reason) {
+  const input = h("input", { type: "password", id: "token", autocomplete: "off", required: true });
+  const form = h("form", { class: "bar", id: "token-form" },
+    h("label", { for: "token" }, "Bearer token", input),
+    h("button", { type: "submit" }, "Use token"));
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    sessionStorage.setItem(TOKEN_KEY, input.value);
+    route();
+  });
+  show(h("h2", {}, "Sign in"), h("p", { class: "error", id: "token-reason" }, reason), form);
+  input.focus();
+}
+
+// Whether a call went through since the page loaded: until one has, a page
+// asks first, so a daemon under tokens shows the token form at once.
+let signedIn = false;
+
+// Runs a page; a refused or missing token brings the token form.
+async function guarded(render) {
+  try {
+    setStatus("");
+    if (!signedIn) {
+      await rpc("memory.stats", {});
+      signedIn = true;
+    }
+    await render();
+  } catch (e) {
+    if (e instanceof RpcError && e.code === 401) {
+      signedIn = false;
+      tokenForm(e.message);
+    }
+    else setStatus(errorText(e), true);
+  }
+}
+
+// --- Pages ----------------------------------------------------------------
+
+async function searchPage(params) {
+  const query = params.get("q") || "";
+  const input = h("input", { type: "search", id: "search-query", name: "q", value: query,
+    placeholder: "what to look for", "aria-label": "Query" });
+  const category = h("input", { id: "search-category", value: params.get("category") || "",
+    "aria-label": "Category" });
+  const ns = h("input", { id: "search-namespace", value: params.get("namespace") || "",
+    "aria-label": "Namespace" });
+  const form = h("form", { class: "bar", id: "search-form", role: "search" },
+    h("label", {}, "Query", input), h("label", {}, "Category", category),
+    h("label", {}, "Namespace", ns), h("button", { type: "submit" }, "Search"));
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const p = new URLSearchParams({ q: input.value });
+    if (category.value) p.set("category", category.value);
+    if (ns.value) p.set("namespace", ns.value);
+    location.hash = "#/search?" + p.toString();
+  });
+  const out = [h("h2", {}, "Search"), form];
+  if (query.trim()) {
+    const req = { query, max_results: 20 };
+    if (category.value) req.category = category.value;
+    if (ns.value) req.namespace = ns.value;
+    const [entries, episodic] = await Promise.all([
+      rpc("memory.search", req),
+      rpc("memory.episodic_search", { query, limit: 10 }),
+    ]);
+    const turns = episodic.results;
+    if (entries.degraded) {
+      out.push(h("p", { class: "warn", id: "degraded" },
+        "Keyword only: the vector side is degraded (" + entries.degraded + ")."));
+    }
+    out.push(h("h2", {}, "Entries ", h("span", { class: "muted" }, String(entries.results.length))));
+    out.push(h("table", { id: "search-results" },
+      h("thead", {}, h("tr", {}, ["Key", "Snippet", "Score", "Keyword", "Vector"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, entries.results.map((r) => h("tr", { class: "hit" },
+        h("td", {}, h("a", { href: "#/entry?" + new URLSearchParams({ key: r.key, namespace: r.namespace, owner: r.owner }) }, r.key),
+          h("div", { class: "muted" }, r.namespace + " · " + r.category + " · " + r.owner)),
+        h("td", { class: "content" }, snippet(r.snippet)),
+        h("td", { class: "num score" }, score(r.score)),
+        h("td", { class: "num" }, score(r.keyword_score)),
+        h("td", { class: "num" }, score(r.vector_score)))))));
+    out.push(h("h2", {}, "Turns ", h("span", { class: "muted" }, String(turns.length))));
+    out.push(h("table", { id: "turn-results" },
+      h("tbody", {}, turns.map((t) => h("tr", {},
+        h("td", {}, h("a", { href: "#/session?" + new URLSearchParams({ id: t.session_id }) }, t.session_id),
+          h("div", { class: "muted" }, t.role + " #" + t.seq)),
+        h("td", { class: "content" }, snippet(t.snippet)),
+        h("td", { class: "num" }, score(t.score)))))));
+  }
+  show(...out);
+  input.focus();
+}
+
+async function entriesPage(params) {
+  const offset = Number(params.get("offset") || 0);
+  const page = await rpc("memory.list", { limit: 50, offset });
+  const rows = page.items.map((e) => h("tr", { class: "entry" },
+    h("td", {}, h("a", { href: "#/entry?" + new URLSearchParams({ key: e.key, namespace: e.namespace, owner: e.owner }) }, e.key)),
+    h("td", {}, e.namespace), h("td", {}, e.category), h("td", {}, e.owner), h("td", {}, e.visibility),
+    h("td", { class: "content" }, e.content.length > 160 ? e.content.slice(0, 160) + "…" : e.content),
+    h("td", { class: "num" }, e.updated_at)));
+  const nav = h("p", { class: "row" },
+    offset > 0 ? h("a", { href: "#/entries?offset=" + Math.max(0, offset - 50) }, "← newer") : null,
+    page.next_offset !== null ? h("a", { href: "#/entries?offset=" + page.next_offset, id: "next-page" }, "older →") : null);
+  show(h("h2", {}, "Entries"),
+    h("table", { id: "entries" }, h("thead", {}, h("tr", {}, ["Key", "Namespace", "Category", "Owner", "Visibility", "Content", "Updated"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, rows)), nav);
+}
+
+async function entryPage(params) {
+  const address = { key: params.get("key"), namespace: params.get("namespace") || "global" };
+  if (params.get("owner")) address.owner = params.get("owner");
+  const e = await rpc("memory.get", address);
+  const value = h("textarea", { id: "entry-value", "aria-label": "Content" }, e.content);
+  const category = h("input", { id: "entry-category", value: e.category, "aria-label": "Category" });
+  const visibility = h("select", { id: "entry-visibility", "aria-label": "Visibility" },
+    ["private", "shared", "public"].map((v) => h("option", { value: v, selected: v === e.visibility }, v)));
+  const save = h("form", { id: "entry-form" },
+    h("label", {}, "Content", value),
+    h("div", { class: "row" }, h("label", {}, "Category", category), h("label", {}, "Visibility", visibility),
+      h("button", { type: "submit", id: "entry-save" }, "Save")));
+  save.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    await guarded(async () => {
+      await rpc("memory.store", { key: e.key, namespace: e.namespace, value: value.value,
+        category: category.value, visibility: visibility.value });
+      setStatus("saved " + e.key);
+    });
+  });
+  const forget = h("button", { type: "button", class: "danger", id: "entry-forget" }, "Forget…");
+  forget.addEventListener("click", () => guarded(async () => {
+    if (!window.confirm("Forget " + e.key + " in " + e.namespace + "? This cannot be undone.")) return;
+    await rpc("memory.forget", address);
+    setStatus("forgot " + e.key);
+    location.hash = "#/entries";
+  }));
+  const json = h("details", {}, h("summary", {}, "JSON"), h("pre", { id: "entry-json" }, JSON.stringify(e, null, 2)));
+  show(h("h2", {}, e.key, " ", h("span", { class: "muted" }, e.namespace + " · " + e.owner)), save,
+    h("p", {}, forget), json);
+}
+
+async function rulesPage() {
+  const [rules, prompt] = await Promise.all([rpc("memory.tool_rules_json", {}), rpc("memory.tool_rules_for_prompt", {})]);
+  const byTool = new Map();
+  for (const r of rules) {
+    if (!byTool.has(r.tool_name)) byTool.set(r.tool_name, []);
+    byTool.get(r.tool_name).push(r);
+  }
+  const tool = h("input", { id: "rule-tool", required: true, "aria-label": "Tool" });
+  const text = h("input", { id: "rule-text", required: true, "aria-label": "Rule" });
+  const priority = h("select", { id: "rule-priority", "aria-label": "Priority" },
+    ["critical", "high", "normal", "low"].map((p) => h("option", { value: p, selected: p === "high" }, p)));
+  const put = h("form", { class: "bar", id: "rule-form" }, h("label", {}, "Tool", tool), h("label", {}, "Rule", text),
+    h("label", {}, "Priority", priority), h("button", { type: "submit" }, "Put rule"));
+  put.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    guarded(async () => {
+      await rpc("memory.tool_rule_put", { tool_name: tool.value, rule: text.value, priority: priority.value });
+      await rulesPage();
+      setStatus("rule stored");
+    });
+  });
+  const sections = [...byTool.entries()].map(([name, list]) => h("section", { class: "card" },
+    h("h2", {}, name),
+    h("ul", {}, list.map((r) => {
+      const del = h("button", { type: "button", class: "danger" }, "Delete");
+      del.addEventListener("click", () => guarded(async () => {
+        if (!window.confirm("Delete this rule of " + name + "?")) return;
+        await rpc("memory.tool_rule_delete", { tool_name: r.tool_name, id: r.id });
+        await rulesPage();
+      }));
+      return h("li", { class: "rule" }, h("span", { class: "badge " + r.priority }, r.priority),
+        h("span", { class: "badge" }, r.source), h("span", { class: "content" }, r.rule), " ", del);
+    }))));
+  show(h("h2", {}, "Rules"), put, ...sections,
+    h("h2", {}, "Pinned block"), h("pre", { id: "pinned" }, prompt.rendered || "(no rule is pinned)"));
+}
+
+async function sessionsPage() {
+  const { segments } = await rpc("memory.segments", {});
+  const sessions = new Map();
+  for (const s of segments) {
+    const known = sessions.get(s.session_id) || { segments: 0, last: "" };
+    known.segments += 1;
+    if (s.last_turn_at > known.last) known.last = s.last_turn_at;
+    sessions.set(s.session_id, known);
+  }
+  show(h("h2", {}, "Sessions"),
+    h("table", { id: "sessions" }, h("thead", {}, h("tr", {}, ["Session", "Segments", "Last turn"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, [...sessions.entries()].map(([id, s]) => h("tr", {},
+        h("td", {}, h("a", { href: "#/session?" + new URLSearchParams({ id }) }, id)),
+        h("td", { class: "num" }, String(s.segments)), h("td", { class: "num" }, s.last))))));
+}
+
+async function sessionPage(params) {
+  const id = params.get("id");
+  const [turns, seg] = await Promise.all([rpc("memory.session_turns", { session_id: id }), rpc("memory.segments", { session_id: id })]);
+  show(h("h2", {}, "Session ", id),
+    h("ol", { id: "turns" }, turns.turns.map((t) => h("li", { class: "card turn" },
+      h("div", { class: "muted" }, t.role + " · #" + t.seq + " · " + t.timestamp),
+      h("div", { class: "content" }, t.content),
+      t.lesson ? h("div", { class: "muted" }, "lesson: " + t.lesson) : null,
+      t.tool_calls_json ? h("details", {}, h("summary", {}, "Tool calls (raw outputs)"),
+        h("pre", {}, pretty(t.tool_calls_json))) : null))),
+    h("h2", {}, "Segments"),
+    h("ul", {}, seg.segments.map((s) => h("li", { class: "card" },
+      h("div", { class: "muted" }, s.status + " · turns " + s.first_seq + "–" + s.last_seq + (s.recap_source ? " · recap: " + s.recap_source : "")),
+      s.recap ? h("div", { class: "content" }, s.recap) : null))));
+}
+
+async function profilePage() {
+  const { facets } = await rpc("memory.profile", { include_history: true });
+  const type = h("input", { id: "facet-type", required: true, "aria-label": "Facet type" });
+  const key = h("input", { id: "facet-key", required: true, "aria-label": "Key" });
+  const value = h("input", { id: "facet-value", required: true, "aria-label": "Value" });
+  const form = h("form", { class: "bar", id: "facet-form" }, h("label", {}, "Type", type), h("label", {}, "Key", key),
+    h("label", {}, "Value", value), h("button", { type: "submit" }, "Correct"));
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    guarded(async () => {
+      await rpc("memory.profile_put", { facet_type: type.value, key: key.value, value: value.value });
+      await profilePage();
+      setStatus("profile corrected");
+    });
+  });
+  show(h("h2", {}, "Profile"), form,
+    h("table", { id: "facets" }, h("thead", {}, h("tr", {}, ["Facet", "Value", "Confidence", "Evidence", "History"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, facets.map((f) => h("tr", { class: "facet" },
+        h("td", {}, f.facet_type + " " + f.key), h("td", { class: "content current" }, f.value),
+        h("td", { class: "num" }, score(f.confidence)), h("td", { class: "num" }, String(f.evidence_count)),
+        h("td", { class: "history" }, (f.history || []).map((v) => h("div", { class: "muted" }, v.value))))))));
+}
+
+async function healthPage() {
+  const stats = await rpc("memory.stats", {});
+  show(h("h2", {}, "Health"), h("pre", { id: "stats" }, JSON.stringify(stats, null, 2)));
+}
+
+const PAGES = {
+  search: searchPage, entries: entriesPage, entry: entryPage, rules: rulesPage,
+  sessions: sessionsPage, session: sessionPage, profile: profilePage, health: healthPage,
+};
+const NAV_OF = { entry: "entries", session: "sessions" };
+
+function route() {
+  const hash = location.hash.replace(/^#\/?/, "") || "search";
+  const [name, query] = hash.split("?");
+  const page = PAGES[name] || searchPage;
+  const current = NAV_OF[name] || (PAGES[name] ? name : "search");
+  for (const a of document.querySelectorAll("nav a")) {
+    if (a.getAttribute("href") === "#/" + current) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  return guarded(() => page(new URLSearchParams(query || "")));
+}
+
+window.addEventListener("hashchange", route);
+route();
