@@ -35,6 +35,13 @@ function score(x) {
   return x === null || x === undefined ? "—" : Number(x).toFixed(3);
 }
 
+// "[REDACTED]" (what security.redact_episodic put in place of a secret)
+// marked, the rest as text.
+function redactionMarks(text) {
+  return String(text).split(/(\[REDACTED\])/).map((part) =>
+    part === "[REDACTED]" ? h("mark", { class: "redacted", title: "a secret was redacted here" }, part) : part);
+}
+
 // JSON text indented, or as it is when it does not parse.
 function pretty(text) {
   try {
@@ -47,6 +54,11 @@ function pretty(text) {
 function setStatus(text, isError) {
   statusLine.textContent = text || "";
   statusLine.className = isError ? "error" : "";
+}
+
+// A list of `items` as `render` makes them, or a quiet "none".
+function listOrNone(tag, attrs, items, render) {
+  return items.length ? h(tag, attrs, items.map(render)) : h("p", { ...attrs, class: "none" }, "none");
 }
 
 function show(...nodes) {
@@ -128,34 +140,62 @@ async function guarded(render) {
 
 // --- Pages ----------------------------------------------------------------
 
+// The session id as the Archivist writes it into a segment document's
+// source (RFC 3986 unreserved characters kept, every other byte %XX).
+function sourceSegment(id) {
+  return encodeURIComponent(id).replace(/[!'()*]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
+}
+
+// "2026-12-01" or a full RFC 3339 time, as the API takes it.
+function rfc3339(day, endOfDay) {
+  if (!day) return undefined;
+  return /T/.test(day) ? day : day + (endOfDay ? "T23:59:59Z" : "T00:00:00Z");
+}
+
+function field(label, attrs) {
+  const input = h("input", attrs);
+  return [h("label", {}, label, input), input];
+}
+
 async function searchPage(params) {
   const query = params.get("q") || "";
-  const input = h("input", { type: "search", id: "search-query", name: "q", value: query,
-    placeholder: "what to look for", "aria-label": "Query" });
-  const category = h("input", { id: "search-category", value: params.get("category") || "",
-    "aria-label": "Category" });
-  const ns = h("input", { id: "search-namespace", value: params.get("namespace") || "",
-    "aria-label": "Namespace" });
+  const [qLabel, input] = field("Query", { type: "search", id: "search-query", name: "q", value: query,
+    placeholder: "what to look for" });
+  const [cLabel, category] = field("Category", { id: "search-category", value: params.get("category") || "" });
+  const [nLabel, ns] = field("Namespace", { id: "search-namespace", value: params.get("namespace") || "" });
+  const [sLabel, session] = field("Session", { id: "search-session", value: params.get("session") || "" });
+  const [fLabel, since] = field("Since", { type: "date", id: "search-since", value: params.get("since") || "" });
+  const [uLabel, until] = field("Until", { type: "date", id: "search-until", value: params.get("until") || "" });
   const form = h("form", { class: "bar", id: "search-form", role: "search" },
-    h("label", {}, "Query", input), h("label", {}, "Category", category),
-    h("label", {}, "Namespace", ns), h("button", { type: "submit" }, "Search"));
+    qLabel, cLabel, nLabel, sLabel, fLabel, uLabel, h("button", { type: "submit" }, "Search"));
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const p = new URLSearchParams({ q: input.value });
-    if (category.value) p.set("category", category.value);
-    if (ns.value) p.set("namespace", ns.value);
+    for (const [name, el] of [["category", category], ["namespace", ns], ["session", session],
+      ["since", since], ["until", until]]) {
+      if (el.value) p.set(name, el.value);
+    }
     location.hash = "#/search?" + p.toString();
   });
   const out = [h("h2", {}, "Search"), form];
   if (query.trim()) {
-    const req = { query, max_results: 20 };
+    const timeWindow = {};
+    if (since.value) timeWindow.since = rfc3339(since.value, false);
+    if (until.value) timeWindow.until = rfc3339(until.value, true);
+    const req = { query, max_results: 20, ...timeWindow };
     if (category.value) req.category = category.value;
     if (ns.value) req.namespace = ns.value;
-    const [entries, episodic] = await Promise.all([
+    const turnReq = { query, limit: 10, ...timeWindow };
+    if (session.value) turnReq.session_id = session.value;
+    const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+    const [entries, episodic, documents, rules] = await Promise.all([
       rpc("memory.search", req),
-      rpc("memory.episodic_search", { query, limit: 10 }),
+      rpc("memory.episodic_search", turnReq),
+      rpc("memory.doc_search", { query, max_results: 10 }),
+      rpc("memory.tool_rules_json", {}),
     ]);
     const turns = episodic.results;
+    const matchingRules = rules.filter((r) => words.some((w) => (r.tool_name + " " + r.rule).toLowerCase().includes(w)));
     if (entries.degraded) {
       out.push(h("p", { class: "warn", id: "degraded" },
         "Keyword only: the vector side is degraded (" + entries.degraded + ")."));
@@ -174,9 +214,18 @@ async function searchPage(params) {
     out.push(h("table", { id: "turn-results" },
       h("tbody", {}, turns.map((t) => h("tr", {},
         h("td", {}, h("a", { href: "#/session?" + new URLSearchParams({ id: t.session_id }) }, t.session_id),
-          h("div", { class: "muted" }, t.role + " #" + t.seq)),
+          h("div", { class: "muted" }, t.role + " #" + t.seq + " · " + t.timestamp)),
         h("td", { class: "content" }, snippet(t.snippet)),
         h("td", { class: "num" }, score(t.score)))))));
+    out.push(h("h2", {}, "Documents ", h("span", { class: "muted" }, String(documents.results.length))));
+    out.push(h("table", { id: "document-results" },
+      h("tbody", {}, documents.results.map((d) => h("tr", {},
+        h("td", {}, d.source || d.id),
+        h("td", { class: "content" }, snippet(d.snippet)),
+        h("td", { class: "num" }, score(d.score)))))));
+    out.push(h("h2", {}, "Rules ", h("span", { class: "muted" }, String(matchingRules.length))));
+    out.push(h("ul", { id: "rule-results" }, matchingRules.map((r) => h("li", {},
+      h("a", { href: "#/rules" }, r.tool_name), " ", h("span", { class: "badge " + r.priority }, r.priority), r.rule))));
   }
   show(...out);
   input.focus();
@@ -184,16 +233,32 @@ async function searchPage(params) {
 
 async function entriesPage(params) {
   const offset = Number(params.get("offset") || 0);
-  const page = await rpc("memory.list", { limit: 50, offset });
+  const [cLabel, category] = field("Category", { id: "entries-category", value: params.get("category") || "" });
+  const [nLabel, ns] = field("Namespace", { id: "entries-namespace", value: params.get("namespace") || "" });
+  const filters = h("form", { class: "bar", id: "entries-form" }, cLabel, nLabel, h("button", { type: "submit" }, "Filter"));
+  const filterParams = (more) => {
+    const p = new URLSearchParams(more);
+    if (category.value) p.set("category", category.value);
+    if (ns.value) p.set("namespace", ns.value);
+    return p.toString();
+  };
+  filters.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    location.hash = "#/entries?" + filterParams({});
+  });
+  const req = { limit: 50, offset };
+  if (category.value) req.category = category.value;
+  if (ns.value) req.namespace = ns.value;
+  const page = await rpc("memory.list", req);
   const rows = page.items.map((e) => h("tr", { class: "entry" },
     h("td", {}, h("a", { href: "#/entry?" + new URLSearchParams({ key: e.key, namespace: e.namespace, owner: e.owner }) }, e.key)),
     h("td", {}, e.namespace), h("td", {}, e.category), h("td", {}, e.owner), h("td", {}, e.visibility),
     h("td", { class: "content" }, e.content.length > 160 ? e.content.slice(0, 160) + "…" : e.content),
     h("td", { class: "num" }, e.updated_at)));
   const nav = h("p", { class: "row" },
-    offset > 0 ? h("a", { href: "#/entries?offset=" + Math.max(0, offset - 50) }, "← newer") : null,
-    page.next_offset !== null ? h("a", { href: "#/entries?offset=" + page.next_offset, id: "next-page" }, "older →") : null);
-  show(h("h2", {}, "Entries"),
+    offset > 0 ? h("a", { href: "#/entries?" + filterParams({ offset: Math.max(0, offset - 50) }) }, "← previous") : null,
+    page.next_offset !== null ? h("a", { href: "#/entries?" + filterParams({ offset: page.next_offset }), id: "next-page" }, "next →") : null);
+  show(h("h2", {}, "Entries"), filters,
     h("table", { id: "entries" }, h("thead", {}, h("tr", {}, ["Key", "Namespace", "Category", "Owner", "Visibility", "Content", "Updated"].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, rows)), nav);
 }
@@ -241,12 +306,16 @@ async function rulesPage() {
   const text = h("input", { id: "rule-text", required: true, "aria-label": "Rule" });
   const priority = h("select", { id: "rule-priority", "aria-label": "Priority" },
     ["critical", "high", "normal", "low"].map((p) => h("option", { value: p, selected: p === "high" }, p)));
+  let editing = null;  // the id of the rule being edited
+  const submit = h("button", { type: "submit" }, "Put rule");
   const put = h("form", { class: "bar", id: "rule-form" }, h("label", {}, "Tool", tool), h("label", {}, "Rule", text),
-    h("label", {}, "Priority", priority), h("button", { type: "submit" }, "Put rule"));
+    h("label", {}, "Priority", priority), submit);
   put.addEventListener("submit", (ev) => {
     ev.preventDefault();
     guarded(async () => {
-      await rpc("memory.tool_rule_put", { tool_name: tool.value, rule: text.value, priority: priority.value });
+      const req = { tool_name: tool.value, rule: text.value, priority: priority.value };
+      if (editing) req.id = editing;
+      await rpc("memory.tool_rule_put", req);
       await rulesPage();
       setStatus("rule stored");
     });
@@ -260,8 +329,17 @@ async function rulesPage() {
         await rpc("memory.tool_rule_delete", { tool_name: r.tool_name, id: r.id });
         await rulesPage();
       }));
+      const edit = h("button", { type: "button", class: "plain" }, "Edit");
+      edit.addEventListener("click", () => {
+        editing = r.id;
+        tool.value = r.tool_name;
+        text.value = r.rule;
+        priority.value = r.priority;
+        submit.textContent = "Save rule";
+        text.focus();
+      });
       return h("li", { class: "rule" }, h("span", { class: "badge " + r.priority }, r.priority),
-        h("span", { class: "badge" }, r.source), h("span", { class: "content" }, r.rule), " ", del);
+        h("span", { class: "badge" }, r.source), h("span", { class: "content" }, r.rule), " ", edit, " ", del);
     }))));
   show(h("h2", {}, "Rules"), put, ...sections,
     h("h2", {}, "Pinned block"), h("pre", { id: "pinned" }, prompt.rendered || "(no rule is pinned)"));
@@ -285,18 +363,30 @@ async function sessionsPage() {
 
 async function sessionPage(params) {
   const id = params.get("id");
-  const [turns, seg] = await Promise.all([rpc("memory.session_turns", { session_id: id }), rpc("memory.segments", { session_id: id })]);
+  const [turns, seg, events, docs] = await Promise.all([
+    rpc("memory.session_turns", { session_id: id }),
+    rpc("memory.segments", { session_id: id }),
+    rpc("memory.events", { limit: 100 }),
+    rpc("memory.doc_list", { source: "agent://session/" + sourceSegment(id) + "/segment/", limit: 100 }),
+  ]);
+  const ownEvents = events.events.filter((e) => e.session_id === id);
   show(h("h2", {}, "Session ", id),
     h("ol", { id: "turns" }, turns.turns.map((t) => h("li", { class: "card turn" },
       h("div", { class: "muted" }, t.role + " · #" + t.seq + " · " + t.timestamp),
-      h("div", { class: "content" }, t.content),
+      h("div", { class: "content" }, redactionMarks(t.content)),
       t.lesson ? h("div", { class: "muted" }, "lesson: " + t.lesson) : null,
       t.tool_calls_json ? h("details", {}, h("summary", {}, "Tool calls (raw outputs)"),
         h("pre", {}, pretty(t.tool_calls_json))) : null))),
     h("h2", {}, "Segments"),
     h("ul", {}, seg.segments.map((s) => h("li", { class: "card" },
       h("div", { class: "muted" }, s.status + " · turns " + s.first_seq + "–" + s.last_seq + (s.recap_source ? " · recap: " + s.recap_source : "")),
-      s.recap ? h("div", { class: "content" }, s.recap) : null))));
+      s.recap ? h("div", { class: "content" }, s.recap) : null))),
+    h("h2", {}, "Events"),
+    listOrNone("ul", { id: "events" }, ownEvents, (e) => h("li", {}, h("span", { class: "badge" }, e.type), e.text,
+      h("span", { class: "muted" }, " · " + score(e.confidence)))),
+    h("h2", {}, "Documents"),
+    listOrNone("ul", { id: "session-documents" }, docs.documents, (d) => h("li", { class: "card" },
+      h("div", { class: "muted" }, d.source), h("div", { class: "content" }, d.summary))));
 }
 
 async function profilePage() {
@@ -322,14 +412,122 @@ async function profilePage() {
         h("td", { class: "history" }, (f.history || []).map((v) => h("div", { class: "muted" }, v.value))))))));
 }
 
+function triplesTable(id, triples) {
+  return h("table", { id }, h("thead", {}, h("tr", {}, ["Subject", "Predicate", "Object", "Confidence", "Valid from", "Valid to"]
+    .map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, triples.map((t) => h("tr", { class: t.current ? "triple current" : "triple muted" },
+      h("td", {}, h("a", { href: "#/graph?" + new URLSearchParams({ subject: t.subject }) }, t.subject)),
+      h("td", {}, t.predicate), h("td", { class: "content" }, t.object),
+      h("td", { class: "num" }, score(t.confidence)), h("td", { class: "num" }, t.valid_from),
+      h("td", { class: "num" }, t.valid_to || (t.current ? "current" : ""))))));
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+function svg(tag, attrs, text) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+// The subject in the middle, its current facts around it.
+function neighbourhood(subject, triples) {
+  const width = 640, height = 360, cx = width / 2, cy = height / 2;
+  const shown = triples.slice(0, 12);
+  const root = svg("svg", { id: "neighbourhood", viewBox: `0 0 ${width} ${height}`, role: "img",
+    "aria-label": subject + " and its current facts", width: "100%" });
+  shown.forEach((t, i) => {
+    const angle = (2 * Math.PI * i) / Math.max(shown.length, 1) - Math.PI / 2;
+    const x = cx + Math.cos(angle) * 220, y = cy + Math.sin(angle) * 130;
+    root.append(svg("line", { x1: cx, y1: cy, x2: x, y2: y, stroke: "#9aa3b2" }));
+    root.append(svg("text", { x: (cx + x) / 2, y: (cy + y) / 2 - 4, "text-anchor": "middle", "font-size": 11,
+      fill: "#5d6677" }, t.predicate));
+    root.append(svg("circle", { cx: x, cy: y, r: 5, fill: "#2457c5" }));
+    root.append(svg("text", { x, y: y + 18, "text-anchor": "middle", "font-size": 13, fill: "#1d2330" },
+      t.object.length > 28 ? t.object.slice(0, 28) + "…" : t.object));
+  });
+  root.append(svg("circle", { cx, cy, r: 9, fill: "#1d2330" }));
+  root.append(svg("text", { x: cx, y: cy - 16, "text-anchor": "middle", "font-size": 15, "font-weight": 600,
+    fill: "#1d2330" }, subject));
+  return root;
+}
+
+async function graphPage(params) {
+  const subject = params.get("subject") || "";
+  const [label, input] = field("Subject", { id: "graph-subject", value: subject });
+  const form = h("form", { class: "bar", id: "graph-form" }, label, h("button", { type: "submit" }, "Show"));
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    location.hash = "#/graph" + (input.value ? "?" + new URLSearchParams({ subject: input.value }) : "");
+  });
+  if (!subject) {
+    const { triples } = await rpc("memory.graph_query", { limit: 200 });
+    const subjects = [...new Set(triples.map((t) => t.subject))].sort();
+    show(h("h2", {}, "Graph"), form,
+      h("p", { id: "subjects", class: "row" }, subjects.map((x) => h("a", { href: "#/graph?" + new URLSearchParams({ subject: x }) }, x))),
+      h("h2", {}, "Current facts"), triplesTable("triples", triples));
+    return;
+  }
+  const [{ triples }, pointing] = await Promise.all([
+    rpc("memory.graph_query", { subject, include_history: true, limit: 200 }),
+    rpc("memory.graph_query", { object: subject, limit: 50 }),
+  ]);
+  show(h("h2", {}, "Graph: ", subject), form, neighbourhood(subject, triples.filter((t) => t.current)),
+    h("h2", {}, "Facts and their history"), triplesTable("triples", triples),
+    h("h2", {}, "Pointing here"), triplesTable("pointing", pointing.triples));
+}
+
+async function contextPage(params) {
+  const query = params.get("q") || "";
+  const [qLabel, input] = field("Query", { type: "search", id: "context-query", value: query });
+  const preset = h("select", { id: "context-preset" }, ["minimal", "balanced", "extended", "maximum"]
+    .map((p) => h("option", { value: p, selected: p === (params.get("preset") || "balanced") }, p)));
+  const [sLabel, session] = field("Session", { id: "context-session", value: params.get("session") || "" });
+  const form = h("form", { class: "bar", id: "context-form" }, qLabel, h("label", {}, "Preset", preset), sLabel,
+    h("button", { type: "submit" }, "Build"));
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const p = new URLSearchParams({ q: input.value, preset: preset.value });
+    if (session.value) p.set("session", session.value);
+    location.hash = "#/context?" + p.toString();
+  });
+  const out = [h("h2", {}, "Context preview"), form];
+  if (query.trim()) {
+    const req = { query, preset: preset.value };
+    if (session.value) req.session_id = session.value;
+    const block = await rpc("memory.context_build", req);
+    out.push(h("p", { id: "context-budget" }, `${block.used_chars} of ${block.budget_chars} characters (${block.preset})`));
+    out.push(h("table", { id: "context-sections" }, h("thead", {}, h("tr", {}, ["Section", "Items", "Characters"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, block.sections.map((x) => h("tr", {}, h("td", {}, x.name), h("td", { class: "num" }, String(x.items)),
+        h("td", { class: "num" }, String(x.chars)))))));
+    out.push(h("pre", { id: "context-block" }, block.text || "(nothing matched)"));
+  }
+  show(...out);
+}
+
 async function healthPage() {
   const stats = await rpc("memory.stats", {});
-  show(h("h2", {}, "Health"), h("pre", { id: "stats" }, JSON.stringify(stats, null, 2)));
+  const load = h("button", { type: "button", class: "plain", id: "load-metrics" }, "Load the daemon's metrics (admin)");
+  const metricsOut = h("div", { id: "metrics-out" });
+  load.addEventListener("click", () => guarded(async () => {
+    // The counters cover every principal: an admin's view only (403 else).
+    const headers = {};
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    if (token) headers.Authorization = "Bearer " + token;
+    const metrics = await fetch("/metrics", { headers, credentials: "omit", cache: "no-store" });
+    if (!metrics.ok) {
+      metricsOut.replaceChildren(h("p", { class: "muted" }, "The daemon's metrics need the admin role."));
+      return;
+    }
+    const lines = (await metrics.text()).split("\n").filter((l) => l && !l.startsWith("#") && !l.includes("_bucket"));
+    metricsOut.replaceChildren(h("pre", { id: "metrics" }, lines.join("\n")));
+  }));
+  show(h("h2", {}, "Health"), h("pre", { id: "stats" }, JSON.stringify(stats, null, 2)), h("p", {}, load), metricsOut);
 }
 
 const PAGES = {
-  search: searchPage, entries: entriesPage, entry: entryPage, rules: rulesPage,
-  sessions: sessionsPage, session: sessionPage, profile: profilePage, health: healthPage,
+  search: searchPage, entries: entriesPage, entry: entryPage, rules: rulesPage, sessions: sessionsPage,
+  session: sessionPage, profile: profilePage, graph: graphPage, context: contextPage, health: healthPage,
 };
 const NAV_OF = { entry: "entries", session: "sessions" };
 
