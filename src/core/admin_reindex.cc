@@ -22,6 +22,8 @@ constexpr int kReindexPage = 256;
 
 AdminOptions AdminOptionsOf(const Config& config, const std::string& workspace) {
   return {.acl_enabled = config.memory.acl_enabled,
+          .embedding_provider = config.embedding.provider,
+          .audit_enabled = config.security.audit.enabled,
           .secrets = config.security.secrets,
           .max_body_bytes = config.server.max_body_bytes,
           .workspace = workspace,

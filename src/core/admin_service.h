@@ -35,15 +35,37 @@ namespace mnemo {
 // Built by AdminOptionsOf from the configuration, whose defaults are the only ones
 // (mnemo/config.h): the members here restate none.
 struct AdminOptions {
-  bool acl_enabled{};        // memory.acl_enabled
-  std::string secrets;       // security.secrets: what an import may bring
-  int64_t max_body_bytes{};  // server.max_body_bytes: one import line at most
-  std::string workspace;     // absolute
-  std::string memory_path;   // memory.path (the markdown store; "" default)
-  std::string audit_path;    // security.audit.path
+  bool acl_enabled{};              // memory.acl_enabled
+  std::string embedding_provider;  // embedding.provider
+  bool audit_enabled{};            // security.audit.enabled
+  std::string secrets;             // security.secrets: what an import may bring
+  int64_t max_body_bytes{};        // server.max_body_bytes: one import line at most
+  std::string workspace;           // absolute
+  std::string memory_path;         // memory.path (the markdown store; "" default)
+  std::string audit_path;          // security.audit.path
 };
 
 AdminOptions AdminOptionsOf(const Config& config, const std::string& workspace);
+
+// What memory.health reports (the inspector's health page): the store, the
+// embedder, the open vector spaces, the archive queue and the audit log's
+// last lines (addresses and outcomes only, as the file holds them).
+struct HealthReport {
+  std::string backend;
+  int schema_version = 0;
+  std::string embedding_provider;
+  std::string embedder_signature;  // "" without an embedder
+  struct Space {
+    std::string signature;
+    int64_t dimensions = 0;
+    int64_t vectors = 0;
+    std::string kind;  // flat | hnsw
+  };
+  std::vector<Space> spaces;
+  archivist::ArchiveWriter::Counts archive;
+  bool audit_enabled = false;
+  std::vector<std::string> audit_tail;  // oldest first
+};
 
 // The write that restores an imported entry as given (id, times, counters,
 // flags); `now` stands in for a missing updated_at (admin_import_v1.cc).
@@ -58,6 +80,9 @@ class AdminService {
   // Engine::Reindex and the others (mnemo/engine.h says what each does).
   Result<ReindexReport> Reindex(const Principal& who, const ProgressFn& progress);
   Result<PathCheck> PathProtected(std::string_view path);
+  // memory.health: the admin's view (kPermissionDenied for a user under
+  // ACL); at most `audit_lines` lines of the audit log.
+  Result<HealthReport> Health(const Principal& who, int audit_lines);
   Result<ErasureCounts> SessionForget(const Principal& who, const SessionForgetRequest& req);
   Result<ErasureCounts> PrincipalForget(const Principal& who, std::string_view principal);
   Status ExportJsonl(const Principal& who, std::ostream& out, const ExportOptions& options);

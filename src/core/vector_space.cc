@@ -122,6 +122,8 @@ void VectorSpace::SetIndex(std::shared_ptr<index::VectorIndex> index) {
 
 size_t VectorSpace::size() const { return Current()->size(); }
 
+std::string_view VectorSpace::kind() const { return index::IndexKindName(Current()->kind()); }
+
 // Reads every vector of the signature from storage into a fresh index.
 // Caller holds mu_.
 Status VectorSpace::Rebuild() {

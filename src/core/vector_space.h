@@ -48,6 +48,8 @@ class VectorSpace {
   const std::string& signature() const { return signature_; }
   size_t dims() const { return dims_; }
   size_t size() const;
+  // The kind of index serving it now ("flat" or "hnsw").
+  std::string_view kind() const;
 
   // Stores vectors in storage, then (with `sync`) brings the index up to
   // date. Bulk writers pass false for each batch and Sync once at the end.

@@ -87,11 +87,12 @@ class VectorsService {
   // Forgets every open space and deletes the index files: the next use
   // rebuilds from storage (reindex).
   void DropAll();
+  // The spaces open now, by signature.
+  std::vector<std::shared_ptr<VectorSpace>> OpenSpaces();
 
  private:
   VectorsService(storage::EntryStore& entries, std::unique_ptr<embed::Embedder> embedder,
                  VectorsOptions options, std::shared_ptr<Logger> logger);
-  std::vector<std::shared_ptr<VectorSpace>> OpenSpaces();
 
   storage::EntryStore& entries_;
   const std::unique_ptr<embed::Embedder> embedder_;

@@ -400,6 +400,54 @@ MethodSpec HygieneSpec() {
           }};
 }
 
+MethodSpec HealthSpec() {
+  const json text = {{"type", "string"}};
+  const json integer = {{"type", "integer"}};
+  return {.name = "memory.health",
+          .description =
+              "The store's health (admin under ACL): backend, embedder, the open vector "
+              "spaces with their size and index kind, the archive queue and the audit log's "
+              "last lines (addresses and outcomes, never content).",
+          .params = {{.name = "audit_lines",
+                      .type = ParamType::kInteger,
+                      .description = "How many of the audit log's last lines (0-200, default 20).",
+                      .default_value = 20,
+                      .minimum = 0,
+                      .maximum = 200}},
+          .result_schema = {{"type", "object"},
+                            {"properties",
+                             {{"backend", text},
+                              {"schema_version", integer},
+                              {"embedder", {{"type", "object"}}},
+                              {"spaces", {{"type", "array"}}},
+                              {"archive_queue", {{"type", "object"}}},
+                              {"audit", {{"type", "object"}}}}}},
+          .handler = [](const MethodContext& ctx, const json& p) -> Result<json> {
+            MNEMO_ASSIGN_OR_RETURN(
+                HealthReport r,
+                ctx.services().admin.Health(ctx.principal, p.at("audit_lines").get<int>()));
+            json spaces = json::array();
+            for (const HealthReport::Space& s : r.spaces) {
+              spaces.push_back({{"signature", s.signature},
+                                {"dimensions", s.dimensions},
+                                {"vectors", s.vectors},
+                                {"kind", s.kind}});
+            }
+            return json{{"backend", r.backend},
+                        {"schema_version", r.schema_version},
+                        {"embedder",
+                         {{"provider", r.embedding_provider}, {"signature", r.embedder_signature}}},
+                        {"spaces", std::move(spaces)},
+                        {"archive_queue",
+                         {{"bound", r.archive.bound},
+                          {"depth", r.archive.depth},
+                          {"peak", r.archive.peak},
+                          {"written", r.archive.written},
+                          {"problems", r.archive.problems}}},
+                        {"audit", {{"enabled", r.audit_enabled}, {"lines", r.audit_tail}}}};
+          }};
+}
+
 MethodSpec PathProtectedSpec() {
   return {.name = "memory.path_protected",
           .description =
@@ -446,6 +494,7 @@ void AddMemoryMethods(MethodTable& table) {
   table.Add(ListSpec());
   table.Add(StatsSpec());
   table.Add(HygieneSpec());
+  table.Add(HealthSpec());
   table.Add(PathProtectedSpec());
 }
 

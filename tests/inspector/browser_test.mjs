@@ -71,6 +71,8 @@ async function seed(backend) {
     const url = readFileSync(process.env.MNEMO_PG_URL_FILE, "utf8").trim();
     toml += `backend = "postgres"\n\n[postgres]\nurl = "${url}"\nschema = "mnemo_inspector_${process.pid}"\n`;
   }
+  toml += `\n[security.audit]\nenabled = true\n`;
+  toml += `\n[[security.tokens]]\nprincipal = "root"\nrole = "admin"\nsha256 = "${sha("root-token")}"\n`;
   toml += `\n[[security.tokens]]\nprincipal = "alice"\nrole = "user"\nsha256 = "${sha("alice-token")}"\n\n` +
     `[[security.tokens]]\nprincipal = "bob"\nrole = "user"\nsha256 = "${sha("bob-token")}"\n`;
   writeFileSync(join(workspace, "mnemo.toml"), toml);
@@ -284,6 +286,8 @@ async function suite(backend) {
     await shot("context");
 
     await go("health", "#stats");
+    const note = await page.$eval("#health-note", (p) => p.textContent);
+    check(backend, "health's store details are an admin's", () => assert.match(note, /admin role/));
     await page.click("#load-metrics");
     await page.waitForFunction(() => document.querySelector("#metrics-out")?.textContent.includes("admin role"));
     await noBobMarker("health");
@@ -304,6 +308,23 @@ async function suite(backend) {
       });
       check(backend, `axe: no serious violation on #/${hash}`, () => assert.deepEqual(serious, []));
     }
+    // An admin sees the store's health: the embedder's space and the audit
+    // log's last lines (addresses, never content).
+    await page.evaluate(() => sessionStorage.setItem("mnemo.token", "root-token"));
+    await page.reload({ waitUntil: "networkidle0" });
+    await waitFor("#health");
+    const spaces = await page.$eval("#spaces", (td) => td.textContent);
+    const audit = await page.$eval("#audit", (ol) => ol.innerText);
+    await page.click("#load-metrics");
+    await waitFor("#metrics");
+    const metrics = await page.$eval("#metrics", (p) => p.textContent);
+    check(backend, "an admin sees the spaces, the audit lines and the metrics", () => {
+      assert.match(spaces, /hash-v2-384: \d+ vectors, 384 dimensions, flat index/);
+      assert.match(audit, /"method":"memory\.health","outcome":"denied","principal":"alice"/);
+      assert.doesNotMatch(audit, /never email Sarah|Helix/);
+      assert.match(metrics, /mnemo_rpc_requests_total/);
+    });
+    await shot("health");
     check(backend, "no JavaScript error on any page", () => assert.deepEqual(jsErrors, []));
   } finally {
     await browser.close();

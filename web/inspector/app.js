@@ -522,7 +522,30 @@ async function healthPage() {
     const lines = (await metrics.text()).split("\n").filter((l) => l && !l.startsWith("#") && !l.includes("_bucket"));
     metricsOut.replaceChildren(h("pre", { id: "metrics" }, lines.join("\n")));
   }));
-  show(h("h2", {}, "Health"), h("pre", { id: "stats" }, JSON.stringify(stats, null, 2)), h("p", {}, load), metricsOut);
+  const details = [];
+  try {
+    const health = await rpc("memory.health", { audit_lines: 20 });
+    details.push(
+      h("table", { id: "health" }, h("tbody", {},
+        h("tr", {}, h("th", { scope: "row" }, "Backend"), h("td", {}, `${health.backend} (schema ${health.schema_version})`)),
+        h("tr", {}, h("th", { scope: "row" }, "Embedder"),
+          h("td", {}, health.embedder.signature ? `${health.embedder.provider}: ${health.embedder.signature}` : "none")),
+        h("tr", {}, h("th", { scope: "row" }, "Vector spaces"),
+          h("td", { id: "spaces" }, health.spaces.length ? health.spaces.map((x) =>
+            h("div", {}, `${x.signature}: ${x.vectors} vectors, ${x.dimensions} dimensions, ${x.kind} index`)) : "none open")),
+        h("tr", {}, h("th", { scope: "row" }, "Archive queue"),
+          h("td", {}, `${health.archive_queue.depth} waiting (peak ${health.archive_queue.peak} of ${health.archive_queue.bound}), ` +
+            `${health.archive_queue.written} written, ${health.archive_queue.problems} problems`)))),
+      h("h2", {}, "Audit log"),
+      health.audit.enabled
+        ? listOrNone("ol", { id: "audit" }, health.audit.lines, (l) => h("li", { class: "content" }, l))
+        : h("p", { class: "none", id: "audit" }, "off ([security.audit] enabled = false)"));
+  } catch (e) {
+    if (!(e instanceof RpcError) || e.code === 401) throw e;
+    details.push(h("p", { class: "muted", id: "health-note" }, "The store's details need the admin role: " + e.message));
+  }
+  show(h("h2", {}, "Health"), ...details, h("h2", {}, "Your memories"),
+    h("pre", { id: "stats" }, JSON.stringify(stats, null, 2)), h("p", {}, load), metricsOut);
 }
 
 const PAGES = {

@@ -1,0 +1,65 @@
+// The administration service's memory.health (core/admin_service.h).
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "core/access.h"
+#include "core/admin_service.h"
+
+namespace mnemo {
+namespace {
+
+// How much of the end of the audit log is read for its last lines.
+constexpr std::streamoff kAuditTailBytes = 64 * 1024;
+
+// The last `n` whole lines of `path`, oldest first; none when it cannot be
+// read (no log yet).
+std::vector<std::string> TailLines(const std::filesystem::path& path, int n) {
+  std::vector<std::string> lines;
+  std::ifstream in(path, std::ios::binary);
+  if (!in || n <= 0) return lines;
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  const std::streamoff from = std::max<std::streamoff>(0, size - kAuditTailBytes);
+  in.seekg(from);
+  std::string line;
+  if (from > 0) std::getline(in, line);  // a line cut by the seek
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    lines.push_back(std::move(line));
+    if (lines.size() > static_cast<size_t>(n)) lines.erase(lines.begin());
+  }
+  return lines;
+}
+
+}  // namespace
+
+Result<HealthReport> AdminService::Health(const Principal& who, int audit_lines) {
+  if (!IsAdmin(who, options_.acl_enabled)) {
+    return PermissionDenied(
+        "memory.health needs the admin role: it describes the whole store and its audit log");
+  }
+  HealthReport out{.backend = stores_.name,
+                   .schema_version = stores_.schema_version,
+                   .embedding_provider = options_.embedding_provider,
+                   .archive = archivist_.ArchiveCounts(),
+                   .audit_enabled = options_.audit_enabled};
+  if (const embed::Embedder* embedder = vectors_.embedder(); embedder != nullptr) {
+    out.embedder_signature = embedder->signature();
+  }
+  for (const std::shared_ptr<VectorSpace>& space : vectors_.OpenSpaces()) {
+    out.spaces.push_back({.signature = space->signature(),
+                          .dimensions = static_cast<int64_t>(space->dims()),
+                          .vectors = static_cast<int64_t>(space->size()),
+                          .kind = std::string(space->kind())});
+  }
+  if (options_.audit_enabled) {
+    std::filesystem::path audit(options_.audit_path);
+    if (audit.is_relative()) audit = std::filesystem::path(options_.workspace) / audit;
+    out.audit_tail = TailLines(audit, audit_lines);
+  }
+  return out;
+}
+
+}  // namespace mnemo
