@@ -17,9 +17,9 @@ packages=(
   clang libclang-rt-14-dev
   # benchmark dataset generator (../shared/bench/datagen.py): word lists, numpy
   wamerican python3-jieba python3-numpy
-  # the inspector's browser test (tests/inspector): Debian's Chromium, driven
-  # by puppeteer-core from npm, which downloads no browser
-  chromium
+  # the inspector's browser test (tests/inspector): Debian's Chromium and
+  # Firefox ESR, driven by puppeteer-core from npm, which downloads no browser
+  chromium firefox-esr
 )
 
 # The MCP SDK integration test (tests/mcp) needs Node.js and npm: Debian's,

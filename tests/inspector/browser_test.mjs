@@ -1,5 +1,6 @@
-// The inspector in a real browser (issue 20): Debian's Chromium driven by
-// puppeteer-core against the real daemon, on a workspace seeded through
+// The inspector in real browsers (issue 20): Debian's Chromium (every
+// check) and Firefox ESR (every page loads without a script error), driven
+// by puppeteer-core against the real daemon on a workspace seeded through
 // /rpc. Run by run_browser_test.sh:
 //   node browser_test.mjs MNEMO_BINARY SCRATCH_FOLDER
 // It runs once on SQLite and, when $MNEMO_PG_URL_FILE names a readable file
@@ -8,7 +9,7 @@
 // (or $MNEMO_SCREENSHOTS).
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import assert from "node:assert/strict";
@@ -225,6 +226,7 @@ async function suite(backend) {
     await go("sessions", "#sessions");
     const sessions = await text();
     check(backend, "the session is listed", () => assert.match(sessions, /trip/));
+    await noBobMarker("sessions");
     await shot("sessions");
     await go("session?id=trip", "#turns li.turn");
     const turns = await page.$$eval("#turns li.turn .content", (els) => els.map((e) => e.textContent));
@@ -242,6 +244,7 @@ async function suite(backend) {
     await page.waitForFunction(() => document.querySelector("#facets td.current")?.textContent === "Helix");
     const history = await page.$eval("#facets td.history", (td) => td.innerText);
     check(backend, "a profile correction is current, the old value in history", () => assert.match(history, /Vim/));
+    await noBobMarker("profile");
     await shot("profile");
 
     // Search reaches turns, documents and rules too.
@@ -293,6 +296,19 @@ async function suite(backend) {
     await noBobMarker("health");
     await shot("health");
 
+    // Keyboard: the pages are links and forms; Tab reaches the navigation
+    // and Enter follows it.
+    await go("search", "#search-form");
+    await page.focus("header h1 a");  // from the top of the page
+    let reached = false;
+    for (let i = 0; i < 12 && !reached; i++) {
+      await page.keyboard.press("Tab");
+      reached = await page.evaluate(() => document.activeElement?.getAttribute("href") === "#/rules");
+    }
+    await page.keyboard.press("Enter");
+    await waitFor("#rule-form");
+    check(backend, "the keyboard reaches a page from the navigation", () => assert.ok(reached));
+
     // Accessibility: axe-core on each page, evaluated through the DevTools
     // protocol (the page's policy rightly refuses an inline script).
     for (const [hash, ready] of [["search?q=helix", "#search-results"], ["entries", "#entries"],
@@ -333,6 +349,42 @@ async function suite(backend) {
 
 }
 
+// Every page again in Firefox ESR (Debian's firefox-esr, over WebDriver
+// BiDi): each loads and shows its content with no script error.
+async function firefox(backend) {
+  const executablePath = process.env.MNEMO_FIREFOX || "/usr/bin/firefox-esr";
+  if (!existsSync(executablePath)) {
+    console.log(`# no Firefox ESR at ${executablePath}: Chromium only`);
+    return;
+  }
+  const { daemon, base } = await seed(backend + "-firefox");
+  const browser = await puppeteer.launch({ browser: "firefox", executablePath, headless: true });
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.goto(`${base}/#/search`);
+    await page.evaluate(() => sessionStorage.setItem("mnemo.token", "alice-token"));
+    const shown = {};
+    for (const [hash, ready] of [["search?q=helix", "#search-results tr.hit"], ["entries", "#entries tr.entry"],
+      ["rules", "#pinned"], ["sessions", "#sessions"], ["session?id=trip", "#turns li.turn"],
+      ["profile", "#facets"], ["graph?subject=user", "#neighbourhood"], ["context?q=Lisbon", "#context-block"],
+      ["health", "#stats"]]) {
+      await page.goto(`${base}/#/${hash}`);
+      await page.reload();
+      await page.waitForSelector(ready, { timeout: 15000 });
+      shown[hash] = await page.$eval("main", (m) => m.textContent.length);
+    }
+    check(backend, "Firefox ESR shows every page with no script error", () => {
+      assert.deepEqual(errors, []);
+      for (const [hash, chars] of Object.entries(shown)) assert.ok(chars > 20, hash);
+    });
+  } finally {
+    await browser.close();
+    daemon.child.kill("SIGTERM");
+  }
+}
+
 const backends = ["sqlite"];
 if (process.env.MNEMO_PG_URL_FILE) {
   try {
@@ -343,6 +395,7 @@ if (process.env.MNEMO_PG_URL_FILE) {
   }
 }
 for (const backend of backends) await suite(backend);
+await firefox("sqlite");
 
 if (failures.length) {
   console.error(`${failures.length} failed:\n` + failures.join("\n"));

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The inspector in Debian's Chromium (issue 20): installs the pinned
+# The inspector in Debian's Chromium and Firefox ESR (issue 20): installs the pinned
 # puppeteer-core and axe-core (package-lock.json; puppeteer-core downloads no
 # browser) into a temp folder and runs browser_test.mjs against the built
 # binary. Skips (exit 77) with a message only where Node.js, npm or
