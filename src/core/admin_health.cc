@@ -45,6 +45,7 @@ Result<HealthReport> AdminService::Health(const Principal& who, int audit_lines)
                    .embedding_provider = options_.embedding_provider,
                    .archive = archivist_.ArchiveCounts(),
                    .audit_enabled = options_.audit_enabled};
+  MNEMO_ASSIGN_OR_RETURN(out.hygiene_last_scheduled_run, stores_.entries->LastHygieneRun());
   if (const embed::Embedder* embedder = vectors_.embedder(); embedder != nullptr) {
     out.embedder_signature = embedder->signature();
   }

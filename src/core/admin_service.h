@@ -11,6 +11,7 @@
 
 #include <istream>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -63,6 +64,9 @@ struct HealthReport {
   };
   std::vector<Space> spaces;
   archivist::ArchiveWriter::Counts archive;
+  // When the scheduled hygiene (at open when due, every 12 h in the daemon)
+  // last ran; `mnemo hygiene run` is not scheduled and not counted.
+  std::optional<TimeMs> hygiene_last_scheduled_run;
   bool audit_enabled = false;
   std::vector<std::string> audit_tail;  // oldest first
 };

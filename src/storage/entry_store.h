@@ -202,6 +202,8 @@ class EntryStore {
   // run) when none ran in the last `interval` ms, by this or (SQLite) any
   // other process; else false. Atomic, so one process runs it per interval.
   virtual Result<bool> ClaimHygieneRun(TimeMs now, TimeMs interval) = 0;
+  // The time ClaimHygieneRun last recorded; nullopt before the first run.
+  virtual Result<std::optional<TimeMs>> LastHygieneRun() = 0;
 
   // Adds to the counters of one entry by id and returns it (nullopt: gone).
   virtual Result<std::optional<Entry>> AddCounters(std::string_view id, int64_t access_delta,

@@ -406,7 +406,8 @@ MethodSpec HealthSpec() {
   return {.name = "memory.health",
           .description =
               "The store's health (admin under ACL): backend, embedder, the open vector "
-              "spaces with their size and index kind, the archive queue and the audit log's "
+              "spaces with their size and index kind, the archive queue, when scheduled "
+              "hygiene last ran and the audit log's "
               "last lines (addresses and outcomes, never content).",
           .params = {{.name = "audit_lines",
                       .type = ParamType::kInteger,
@@ -421,6 +422,7 @@ MethodSpec HealthSpec() {
                               {"embedder", {{"type", "object"}}},
                               {"spaces", {{"type", "array"}}},
                               {"archive_queue", {{"type", "object"}}},
+                              {"hygiene_last_scheduled_run", {{"type", {"string", "null"}}}},
                               {"audit", {{"type", "object"}}}}}},
           .handler = [](const MethodContext& ctx, const json& p) -> Result<json> {
             MNEMO_ASSIGN_OR_RETURN(
@@ -444,6 +446,10 @@ MethodSpec HealthSpec() {
                           {"peak", r.archive.peak},
                           {"written", r.archive.written},
                           {"problems", r.archive.problems}}},
+                        {"hygiene_last_scheduled_run",
+                         r.hygiene_last_scheduled_run
+                             ? json(mnemo::internal::FormatRfc3339(*r.hygiene_last_scheduled_run))
+                             : json(nullptr)},
                         {"audit", {{"enabled", r.audit_enabled}, {"lines", r.audit_tail}}}};
           }};
 }

@@ -3,8 +3,10 @@
 // look like, for an admin only.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "core/services.h"
 #include "mnemo/engine.h"
@@ -46,6 +48,13 @@ TEST(Health, DescribesTheStoreTheSpacesAndTheAuditTailForAnAdminOnly) {
   EXPECT_EQ(health->spaces[0].dimensions, 384);
   EXPECT_EQ(health->spaces[0].vectors, 1);
   EXPECT_EQ(health->spaces[0].kind, "flat");
+  // Hygiene ran at open (due: it never ran), off the opening thread.
+  for (int i = 0; i < 200 && !health->hygiene_last_scheduled_run; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    health = admin_service.Health(admin, 2);
+    ASSERT_TRUE(health.ok());
+  }
+  EXPECT_TRUE(health->hygiene_last_scheduled_run.has_value());
   EXPECT_TRUE(health->audit_enabled);
   // The last two lines, oldest first, addresses only.
   ASSERT_EQ(health->audit_tail.size(), 2u);

@@ -330,12 +330,14 @@ async function suite(backend) {
     await page.reload({ waitUntil: "networkidle0" });
     await waitFor("#health");
     const spaces = await page.$eval("#spaces", (td) => td.textContent);
+    const hygiene = await page.$eval("#hygiene", (td) => td.textContent);
     const audit = await page.$eval("#audit", (ol) => ol.innerText);
     await page.click("#load-metrics");
     await waitFor("#metrics");
     const metrics = await page.$eval("#metrics", (p) => p.textContent);
     check(backend, "an admin sees the spaces, the audit lines and the metrics", () => {
       assert.match(spaces, /hash-v2-384: \d+ vectors, 384 dimensions, flat index/);
+      assert.match(hygiene, /^last scheduled run \d{4}-\d\d-\d\dT/);
       assert.match(audit, /"method":"memory\.health","outcome":"denied","principal":"alice"/);
       assert.doesNotMatch(audit, /never email Sarah|Helix/);
       assert.match(metrics, /mnemo_rpc_requests_total/);

@@ -873,6 +873,20 @@ TEST_P(BackendConformance, ClaimHygieneRunGrantsOneRunPerInterval) {
   EXPECT_FALSE(claim(6001));
 }
 
+// Issue 20: the inspector's health page shows when hygiene last ran.
+TEST_P(BackendConformance, LastHygieneRunIsTheLastRecordedClaim) {
+  auto last = stores_.entries->LastHygieneRun();
+  ASSERT_TRUE(last.ok()) << last.status().ToString();
+  EXPECT_FALSE(last->has_value());
+  ASSERT_TRUE(stores_.entries->ClaimHygieneRun(5000, 1000).ok());
+  ASSERT_TRUE(stores_.entries->ClaimHygieneRun(5500, 1000).ok());  // not due: not recorded
+  last = stores_.entries->LastHygieneRun();
+  ASSERT_TRUE(last.ok()) << last.status().ToString();
+  EXPECT_EQ(*last, std::optional<TimeMs>(5000));
+  ASSERT_TRUE(stores_.entries->ClaimHygieneRun(7000, 0).ok());  // a run asked for now
+  EXPECT_EQ(*stores_.entries->LastHygieneRun(), std::optional<TimeMs>(7000));
+}
+
 TEST_P(BackendConformance, MutateAppliesNothingWhenAWriteLeavesTheGroupOrDecideFails) {
   Put(Write("a", "one", 1000, "tool-shell"));
   auto leaves = stores_.entries->Mutate(

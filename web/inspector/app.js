@@ -533,6 +533,8 @@ async function healthPage() {
         h("tr", {}, h("th", { scope: "row" }, "Vector spaces"),
           h("td", { id: "spaces" }, health.spaces.length ? health.spaces.map((x) =>
             h("div", {}, `${x.signature}: ${x.vectors} vectors, ${x.dimensions} dimensions, ${x.kind} index`)) : "none open")),
+        h("tr", {}, h("th", { scope: "row" }, "Hygiene"), h("td", { id: "hygiene" },
+          health.hygiene_last_scheduled_run ? "last scheduled run " + health.hygiene_last_scheduled_run : "no scheduled run yet")),
         h("tr", {}, h("th", { scope: "row" }, "Archive queue"),
           h("td", {}, `${health.archive_queue.depth} waiting (peak ${health.archive_queue.peak} of ${health.archive_queue.bound}), ` +
             `${health.archive_queue.written} written, ${health.archive_queue.problems} problems`)))),

@@ -538,6 +538,10 @@ Result<bool> MarkdownBackend::ClaimHygieneRun(TimeMs now, TimeMs interval) {
   return index_.entries->ClaimHygieneRun(now, interval);
 }
 
+Result<std::optional<TimeMs>> MarkdownBackend::LastHygieneRun() {
+  return index_.entries->LastHygieneRun();
+}
+
 Result<std::optional<Entry>> MarkdownBackend::AddCounters(std::string_view id, int64_t access_delta,
                                                           int64_t useful_delta) {
   MNEMO_RETURN_IF_ERROR(Sync());

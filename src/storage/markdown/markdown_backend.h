@@ -94,6 +94,7 @@ class MarkdownBackend final : public EntryStore, public AdminStore {
   Result<HygieneCounts> ApplyHygiene(std::span<const std::string> ids,
                                      const HygieneFn& decide) override;
   Result<bool> ClaimHygieneRun(TimeMs now, TimeMs interval) override;
+  Result<std::optional<TimeMs>> LastHygieneRun() override;
   Result<std::optional<Entry>> AddCounters(std::string_view id, int64_t access_delta,
                                            int64_t useful_delta) override;
   Result<std::vector<Entry>> List(const EntryFilter& filter, int limit, int64_t offset) override;

@@ -241,6 +241,11 @@ Result<HygieneCounts> MemoryBackend::ApplyHygiene(std::span<const std::string> i
   return counts;
 }
 
+Result<std::optional<TimeMs>> MemoryBackend::LastHygieneRun() {
+  std::unique_lock lock(mu_);
+  return hygiene_last_run_;
+}
+
 Result<bool> MemoryBackend::ClaimHygieneRun(TimeMs now, TimeMs interval) {
   std::unique_lock lock(mu_);
   if (hygiene_last_run_ && now - *hygiene_last_run_ < interval) return false;

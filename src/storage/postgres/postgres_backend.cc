@@ -291,6 +291,15 @@ Result<HygieneCounts> PostgresBackend::ApplyHygiene(std::span<const std::string>
   return counts;
 }
 
+Result<std::optional<TimeMs>> PostgresBackend::LastHygieneRun() {
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(Rows last,
+                         conn->Exec("SELECT value FROM generations WHERE name = 'hygiene_last_run'",
+                                    "read the last hygiene run"));
+  if (last.empty()) return std::optional<TimeMs>();
+  return std::optional<TimeMs>(last.Int(0, 0));
+}
+
 Result<bool> PostgresBackend::ClaimHygieneRun(TimeMs now, TimeMs interval) {
   {
     MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());

@@ -120,6 +120,7 @@ class PostgresBackend final : public EntryStore,
   Result<HygieneCounts> ApplyHygiene(std::span<const std::string> ids,
                                      const HygieneFn& decide) override;
   Result<bool> ClaimHygieneRun(TimeMs now, TimeMs interval) override;
+  Result<std::optional<TimeMs>> LastHygieneRun() override;
   Status ForEach(const ReadScope& scope, std::string_view ns_prefix,
                  const std::function<Status(const Entry&)>& fn) override;
 

@@ -116,6 +116,8 @@ class SqliteBackend final : public EntryStore,
   Result<HygieneCounts> ApplyHygiene(std::span<const std::string> ids,
                                      const HygieneFn& decide) override;
   Result<bool> ClaimHygieneRun(TimeMs now, TimeMs interval) override;
+  // Read without the write lock.
+  Result<std::optional<TimeMs>> LastHygieneRun() override;
   Status ForEach(const ReadScope& scope, std::string_view ns_prefix,
                  const std::function<Status(const Entry&)>& fn) override;
 
@@ -174,8 +176,6 @@ class SqliteBackend final : public EntryStore,
   // logs) every vector of `label`; trims the change log when the policy says
   // so (call before committing a write that logged changes).
   Status DropVectorsLocked(Label label);
-  // The time ClaimHygieneRun last recorded, read without the write lock.
-  Result<std::optional<TimeMs>> LastHygieneRun();
   // Deletes one entry row with its keyword row (the indexed key and
   // content) and its vectors, inside the caller's write transaction.
   Status DropEntryLocked(int64_t rowid, std::string_view key, std::string_view content);
