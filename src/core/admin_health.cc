@@ -46,8 +46,11 @@ Result<HealthReport> AdminService::Health(const Principal& who, int audit_lines)
                    .archive = archivist_.ArchiveCounts(),
                    .audit_enabled = options_.audit_enabled};
   MNEMO_ASSIGN_OR_RETURN(out.hygiene_last_scheduled_run, stores_.entries->LastHygieneRun());
-  if (const embed::Embedder* embedder = vectors_.embedder(); embedder != nullptr) {
+  if (embed::Embedder* embedder = vectors_.embedder(); embedder != nullptr) {
     out.embedder_signature = embedder->signature();
+    const std::string probe[] = {"mnemo health probe"};
+    Result<std::vector<std::vector<float>>> embedded = embedder->Embed(probe);
+    out.embedder_state = embedded.ok() ? "ok" : embedded.status().message();
   }
   for (const std::shared_ptr<VectorSpace>& space : vectors_.OpenSpaces()) {
     out.spaces.push_back({.signature = space->signature(),

@@ -56,6 +56,9 @@ struct HealthReport {
   int schema_version = 0;
   std::string embedding_provider;
   std::string embedder_signature;  // "" without an embedder
+  // "ok" when the embedder embedded a probe text just now, else why not
+  // (searches are keyword-only meanwhile); "" without an embedder.
+  std::string embedder_state;
   struct Space {
     std::string signature;
     int64_t dimensions = 0;

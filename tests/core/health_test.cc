@@ -43,6 +43,7 @@ TEST(Health, DescribesTheStoreTheSpacesAndTheAuditTailForAnAdminOnly) {
   EXPECT_GT(health->schema_version, 0);
   EXPECT_EQ(health->embedding_provider, "hash");
   EXPECT_EQ(health->embedder_signature, "hash-v2-384");
+  EXPECT_EQ(health->embedder_state, "ok");
   ASSERT_EQ(health->spaces.size(), 1u);
   EXPECT_EQ(health->spaces[0].signature, "hash-v2-384");
   EXPECT_EQ(health->spaces[0].dimensions, 384);

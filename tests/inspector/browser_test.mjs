@@ -140,6 +140,9 @@ async function suite(backend) {
       }
     };
     const go = async (hash, ready) => {
+      // A new hash on the same page is no reload: what the last page showed
+      // goes first, so `ready` is looked for in the new page only.
+      await page.evaluate(() => document.getElementById("main")?.replaceChildren()).catch(() => {});
       await page.goto(`${base}/#/${hash}`, { waitUntil: "networkidle0" });
       if (ready) await waitFor(ready);
     };
@@ -331,6 +334,7 @@ async function suite(backend) {
     await waitFor("#health");
     const spaces = await page.$eval("#spaces", (td) => td.textContent);
     const hygiene = await page.$eval("#hygiene", (td) => td.textContent);
+    const embedder = await page.$eval("#embedder", (td) => td.textContent);
     const audit = await page.$eval("#audit", (ol) => ol.innerText);
     await page.click("#load-metrics");
     await waitFor("#metrics");
@@ -338,6 +342,7 @@ async function suite(backend) {
     check(backend, "an admin sees the spaces, the audit lines and the metrics", () => {
       assert.match(spaces, /hash-v2-384: \d+ vectors, 384 dimensions, flat index/);
       assert.match(hygiene, /^last scheduled run \d{4}-\d\d-\d\dT/);
+      assert.equal(embedder, "hash: hash-v2-384 (ok)");
       assert.match(audit, /"method":"memory\.health","outcome":"denied","principal":"alice"/);
       assert.doesNotMatch(audit, /never email Sarah|Helix/);
       assert.match(metrics, /mnemo_rpc_requests_total/);

@@ -529,7 +529,8 @@ async function healthPage() {
       h("table", { id: "health" }, h("tbody", {},
         h("tr", {}, h("th", { scope: "row" }, "Backend"), h("td", {}, `${health.backend} (schema ${health.schema_version})`)),
         h("tr", {}, h("th", { scope: "row" }, "Embedder"),
-          h("td", {}, health.embedder.signature ? `${health.embedder.provider}: ${health.embedder.signature}` : "none")),
+          h("td", { id: "embedder" }, health.embedder.signature
+            ? `${health.embedder.provider}: ${health.embedder.signature} (${health.embedder.state})` : "none")),
         h("tr", {}, h("th", { scope: "row" }, "Vector spaces"),
           h("td", { id: "spaces" }, health.spaces.length ? health.spaces.map((x) =>
             h("div", {}, `${x.signature}: ${x.vectors} vectors, ${x.dimensions} dimensions, ${x.kind} index`)) : "none open")),
