@@ -12,6 +12,7 @@
 #include "archivist/archive_erase.h"
 #include "archivist/segments.h"
 #include "archivist/turn_indexer.h"
+#include "core/components.h"
 #include "core/public_episodic.h"
 #include "core/turn_result_json.h"
 
@@ -28,7 +29,7 @@ constexpr int kMaxIdleBatches = 1000;  // per call: a bound, never reached in pr
 
 ArchivistOptions ArchivistOptionsOf(const Config& config, const std::string& workspace) {
   // The drift check is meaningful with a semantic embedder only (spec 15).
-  const double fallback = config.embedding.provider == "openai" ? 0.4 : 0.0;
+  const double fallback = IsSemanticProvider(config.embedding.provider) ? 0.4 : 0.0;
   return {.memory_enabled = config.memory.enabled,
           .acl_enabled = config.memory.acl_enabled,
           .secrets = config.security.secrets,

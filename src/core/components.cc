@@ -34,10 +34,10 @@ Result<std::string> ReadApiKey(const std::string& variable) {
 Result<std::unique_ptr<embed::Embedder>> MakeEmbedder(const Config::Embedding& config,
                                                       std::shared_ptr<internal::HttpClient> http) {
   if (config.provider == "none") return std::unique_ptr<embed::Embedder>();
-  if (config.provider != "hash" && config.provider != "openai") {
-    return InvalidArgument(
-        "embedding.provider \"" + config.provider + "\" is invalid: use hash, openai or none",
-        "embedding.provider");
+  if (config.provider != "hash" && !IsSemanticProvider(config.provider)) {
+    return InvalidArgument("embedding.provider \"" + config.provider +
+                               "\" is invalid: use hash, openai, ollama or none",
+                           "embedding.provider");
   }
   if (config.dimensions < 1 || config.dimensions > embed::kMaxDimensions) {
     return InvalidArgument("embedding.dimensions must be from 1 to " +
@@ -50,8 +50,10 @@ Result<std::unique_ptr<embed::Embedder>> MakeEmbedder(const Config::Embedding& c
     return std::unique_ptr<embed::Embedder>(new embed::HashEmbedder(dimensions));
 
   MNEMO_ASSIGN_OR_RETURN(std::string api_key, ReadApiKey(config.api_key_env));
+  // Ollama serves the OpenAI embeddings API; only its address is implied.
+  const bool ollama_default = config.provider == "ollama" && config.base_url.empty();
   embed::OpenAiEmbedderOptions options{
-      .base_url = config.base_url,
+      .base_url = ollama_default ? std::string(kOllamaBaseUrl) : config.base_url,
       .model = config.model,
       .dimensions = dimensions,
       .send_dimensions = SupportsDimensionsParameter(config.model),

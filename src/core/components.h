@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 
 #include "base/http_client.h"
 #include "embed/embedder.h"
@@ -15,6 +16,16 @@
 #include "mnemo/status.h"
 
 namespace mnemo {
+
+// Where embedding.provider = "ollama" finds its server when embedding.base_url
+// is empty: Ollama's own default address, OpenAI-compatible under /v1.
+inline constexpr std::string_view kOllamaBaseUrl = "http://127.0.0.1:11434/v1";
+
+// Whether embedding.provider names a semantic embedder (a model behind an
+// OpenAI-compatible server), not the lexical hash.
+inline bool IsSemanticProvider(std::string_view provider) {
+  return provider == "openai" || provider == "ollama";
+}
 
 // Builds the embedder that `config` asks for: nullptr for provider "none".
 // kInvalidArgument (field = the config key) for an unknown provider,

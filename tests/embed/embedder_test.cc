@@ -113,6 +113,58 @@ TEST(MakeEmbedder, SendsDimensionsOnlyToModelsDocumentedToAcceptIt) {
   EXPECT_FALSE(requests[1].body.contains("dimensions"));
 }
 
+// Issue 21: provider "ollama" is the OpenAI-compatible embedder at Ollama's
+// address unless base_url names another, with no key.
+Config::Embedding Ollama(std::string base_url, std::string model, int64_t dimensions) {
+  Config::Embedding config;
+  config.provider = "ollama";
+  config.base_url = std::move(base_url);
+  config.model = std::move(model);
+  config.dimensions = dimensions;
+  return config;
+}
+
+TEST(MakeEmbedder, OllamaTalksToTheGivenServerWithoutAKey) {
+  LocalEmbeddingsServer server(4);
+  auto embedder = MakeEmbedder(Ollama(server.base_url(), "nomic-embed-text", 4), nullptr);
+  ASSERT_TRUE(embedder.ok()) << embedder.status().ToString();
+  EXPECT_EQ((*embedder)->signature(), "openai:nomic-embed-text:4");
+  auto vectors = (*embedder)->Embed(std::vector<std::string>{"hello"});
+  ASSERT_TRUE(vectors.ok()) << vectors.status().ToString();
+  ASSERT_EQ(vectors->size(), 1u);
+  EXPECT_EQ((*vectors)[0].size(), 4u);
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].authorization, "");
+  EXPECT_EQ(requests[0].body["model"], "nomic-embed-text");
+  EXPECT_FALSE(requests[0].body.contains("dimensions"));
+}
+
+TEST(MakeEmbedder, OllamaWithoutABaseUrlUsesOllamasAddress) {
+  struct Recorder : internal::HttpClient {
+    Result<internal::HttpResponse> Post(const internal::HttpRequest& request) override {
+      url = request.url;
+      return Unavailable("not here");
+    }
+    std::string url;
+  };
+  auto http = std::make_shared<Recorder>();
+  auto embedder = MakeEmbedder(Ollama("", "nomic-embed-text", 768), http);
+  ASSERT_TRUE(embedder.ok()) << embedder.status().ToString();
+  EXPECT_FALSE((*embedder)->Embed(std::vector<std::string>{"hello"}).ok());
+  EXPECT_EQ(http->url, "http://127.0.0.1:11434/v1/embeddings");
+}
+
+TEST(MakeEmbedder, OllamaNeedsAModelAndChecksTheDimensionOnTheFirstCall) {
+  ExpectConfigError(Ollama("", "", 768), "embedding.model");
+  LocalEmbeddingsServer server(4);
+  auto embedder = MakeEmbedder(Ollama(server.base_url(), "nomic-embed-text", 768), nullptr);
+  ASSERT_TRUE(embedder.ok()) << embedder.status().ToString();
+  auto vectors = (*embedder)->Embed(std::vector<std::string>{"hello"});
+  ASSERT_FALSE(vectors.ok());
+  EXPECT_THAT(vectors.status().message(), HasSubstr("set embedding.dimensions = 4"));
+}
+
 TEST(ExternalSignature, NamesDimensions) { EXPECT_EQ(ExternalSignature(768), "external:768"); }
 
 TEST(NormalizeL2, ScalesToUnitLengthAndLeavesZeroAlone) {
