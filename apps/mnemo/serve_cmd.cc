@@ -107,22 +107,22 @@ std::unique_ptr<Periodic> IndexSaver(Engine& engine) {
   });
 }
 
+// http://host:port/ (IPv6 hosts in brackets).
+std::string PageUrl(const std::string& host, int port) {
+  const bool v6 = host.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port) + "/";
+}
+
 // Whether a mnemo daemon answers at `host:port`: its /rpc answers a
 // JSON-RPC call (a result, or an error such as a missing token).
 bool DaemonAnswers(const std::string& host, int port) {
-  const bool v6 = host.find(':') != std::string::npos;
   internal::HttpRequest probe{
-      .url = "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port) + "/rpc",
+      .url = PageUrl(host, port) + "rpc",
       .body = R"({"jsonrpc":"2.0","id":1,"method":"memory.stats","params":{}})",
       .timeout_ms = 1000};
   Result<internal::HttpResponse> r = internal::NewHttpClient()->Post(probe);
   return r.ok() && (r->status == 200 || r->status == 401) &&
          r->body.find("\"jsonrpc\"") != std::string::npos;
-}
-
-std::string PageUrl(const std::string& host, int port) {
-  const bool v6 = host.find(':') != std::string::npos;
-  return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port) + "/";
 }
 
 // `inspect`: the inspector's URL on stdout, of the daemon at the configured

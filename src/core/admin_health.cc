@@ -26,10 +26,9 @@ std::vector<std::string> TailLines(const std::filesystem::path& path, int n) {
   std::string line;
   if (from > 0) std::getline(in, line);  // a line cut by the seek
   while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    lines.push_back(std::move(line));
-    if (lines.size() > static_cast<size_t>(n)) lines.erase(lines.begin());
+    if (!line.empty()) lines.push_back(std::move(line));
   }
+  if (lines.size() > static_cast<size_t>(n)) lines.erase(lines.begin(), lines.end() - n);
   return lines;
 }
 
@@ -46,11 +45,10 @@ Result<HealthReport> AdminService::Health(const Principal& who, int audit_lines)
                    .archive = archivist_.ArchiveCounts(),
                    .audit_enabled = options_.audit_enabled};
   MNEMO_ASSIGN_OR_RETURN(out.hygiene_last_scheduled_run, stores_.entries->LastHygieneRun());
-  if (embed::Embedder* embedder = vectors_.embedder(); embedder != nullptr) {
+  if (const embed::Embedder* embedder = vectors_.embedder(); embedder != nullptr) {
     out.embedder_signature = embedder->signature();
-    const std::string probe[] = {"mnemo health probe"};
-    Result<std::vector<std::vector<float>>> embedded = embedder->Embed(probe);
-    out.embedder_state = embedded.ok() ? "ok" : embedded.status().message();
+    const Status answer = vectors_.ProbeEmbedder();
+    out.embedder_state = answer.ok() ? "ok" : answer.message();
   }
   for (const std::shared_ptr<VectorSpace>& space : vectors_.OpenSpaces()) {
     out.spaces.push_back({.signature = space->signature(),
@@ -59,9 +57,7 @@ Result<HealthReport> AdminService::Health(const Principal& who, int audit_lines)
                           .kind = std::string(space->kind())});
   }
   if (options_.audit_enabled) {
-    std::filesystem::path audit(options_.audit_path);
-    if (audit.is_relative()) audit = std::filesystem::path(options_.workspace) / audit;
-    out.audit_tail = TailLines(audit, audit_lines);
+    out.audit_tail = TailLines(options_.audit_path, audit_lines);
   }
   return out;
 }

@@ -141,8 +141,7 @@ Result<PathCheck> AdminService::PathProtected(std::string_view path) {
     MNEMO_ASSIGN_OR_RETURN(fs::path store_resolved, Resolve(store));
     roots.push_back({store_resolved, "the markdown memory store"});
   }
-  fs::path audit(options_.audit_path);
-  if (audit.is_relative()) audit = ws / audit;
+  const fs::path audit(options_.audit_path);
   MNEMO_ASSIGN_OR_RETURN(fs::path audit_resolved, Resolve(audit));
   for (const Root& root : roots) {
     if (Within(resolved, root.path)) {

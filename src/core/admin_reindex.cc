@@ -12,6 +12,7 @@
 #include "context/graph.h"
 #include "core/access.h"
 #include "core/admin_service.h"
+#include "core/audit_log.h"
 
 namespace mnemo {
 namespace {
@@ -28,7 +29,7 @@ AdminOptions AdminOptionsOf(const Config& config, const std::string& workspace) 
           .max_body_bytes = config.server.max_body_bytes,
           .workspace = workspace,
           .memory_path = config.memory.path,
-          .audit_path = config.security.audit.path};
+          .audit_path = internal::AuditLogPath(config, workspace)};
 }
 
 AdminService::AdminService(storage::Stores& stores, VectorsService& vectors, ToolsService& tools,

@@ -43,7 +43,7 @@ struct AdminOptions {
   int64_t max_body_bytes{};        // server.max_body_bytes: one import line at most
   std::string workspace;           // absolute
   std::string memory_path;         // memory.path (the markdown store; "" default)
-  std::string audit_path;          // security.audit.path
+  std::string audit_path;          // security.audit.path, from the workspace when relative
 };
 
 AdminOptions AdminOptionsOf(const Config& config, const std::string& workspace);

@@ -1,5 +1,7 @@
 #include "core/audit_log.h"
 
+#include <filesystem>
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -113,6 +115,12 @@ void AuditLog::Report(const Status& s) {
   if (s.message() == last_error_) return;
   last_error_ = s.message();
   logger_->Log(LogLevel::kWarn, s.message());
+}
+
+std::string AuditLogPath(const Config& config, const std::string& workspace) {
+  std::filesystem::path path(config.security.audit.path);
+  if (path.is_relative()) path = std::filesystem::path(workspace) / path;
+  return path.string();
 }
 
 }  // namespace mnemo::internal

@@ -19,11 +19,16 @@
 #include <string>
 
 #include "base/file_io.h"
+#include "mnemo/config.h"
 #include "mnemo/logger.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 
 namespace mnemo::internal {
+
+// Where the audit log of `workspace` is: security.audit.path, taken from the
+// workspace when relative.
+std::string AuditLogPath(const Config& config, const std::string& workspace);
 
 class AuditLog {
  public:

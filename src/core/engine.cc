@@ -168,13 +168,11 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                          .recall = *impl->recall,
                          .admin = *impl->admin});
   if (impl->config.security.audit.enabled) {
-    std::filesystem::path audit(impl->config.security.audit.path);
-    if (audit.is_relative()) audit = std::filesystem::path(impl->workspace) / audit;
     constexpr int64_t kMiB = 1024 * 1024;
     MNEMO_ASSIGN_OR_RETURN(
-        impl->audit,
-        internal::AuditLog::Open(audit.string(), impl->config.security.audit.max_size_mb * kMiB,
-                                 impl->config.security.audit.keep, impl->logger));
+        impl->audit, internal::AuditLog::Open(internal::AuditLogPath(impl->config, impl->workspace),
+                                              impl->config.security.audit.max_size_mb * kMiB,
+                                              impl->config.security.audit.keep, impl->logger));
   }
   // Segments left open by a session that never ended (spec 40): a CLI or
   // stdio process closes them when it opens; their finalisation runs on the

@@ -30,24 +30,33 @@ Result<VectorsOptions> VectorsOptionsOf(const Config& config, const storage::Sto
 }
 
 VectorsService::VectorsService(storage::EntryStore& entries,
-                               std::unique_ptr<embed::Embedder> embedder, VectorsOptions options,
-                               std::shared_ptr<Logger> logger)
+                               std::unique_ptr<embed::Embedder> embedder, embed::Embedder* uncached,
+                               VectorsOptions options, std::shared_ptr<Logger> logger)
     : entries_(entries),
       embedder_(std::move(embedder)),
+      uncached_(uncached),
       options_(std::move(options)),
       logger_(std::move(logger)) {}
 
 Result<std::unique_ptr<VectorsService>> VectorsService::Open(
     storage::EntryStore& entries, std::unique_ptr<embed::Embedder> embedder, VectorsOptions options,
     std::shared_ptr<Logger> logger) {
+  embed::Embedder* const uncached = embedder.get();
   if (embedder != nullptr) {
     embedder = std::make_unique<embed::CachingEmbedder>(
         std::move(embedder), std::make_shared<embed::LruEmbeddingCache>());
   }
-  std::unique_ptr<VectorsService> service(
-      new VectorsService(entries, std::move(embedder), std::move(options), std::move(logger)));
+  std::unique_ptr<VectorsService> service(new VectorsService(
+      entries, std::move(embedder), uncached, std::move(options), std::move(logger)));
   MNEMO_RETURN_IF_ERROR(service->EmbedderSpace().status());
   return service;
+}
+
+Status VectorsService::ProbeEmbedder() const {
+  if (uncached_ == nullptr)
+    return Disabled("no embedder is configured (embedding.provider = none)");
+  const std::string probe[] = {"mnemo embedder probe"};
+  return uncached_->Embed(probe).status();
 }
 
 VectorsService::~VectorsService() {

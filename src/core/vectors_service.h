@@ -58,6 +58,9 @@ class VectorsService {
 
   // Null without an embedder.
   embed::Embedder* embedder() const { return embedder_.get(); }
+  // Asks the embedder itself, past the cache, to embed a probe text now:
+  // whether it answers (kDisabled without an embedder).
+  Status ProbeEmbedder() const;
 
   // The space of `signature` (opened on first use).
   Result<std::shared_ptr<VectorSpace>> Space(const std::string& signature, size_t dims);
@@ -92,10 +95,11 @@ class VectorsService {
 
  private:
   VectorsService(storage::EntryStore& entries, std::unique_ptr<embed::Embedder> embedder,
-                 VectorsOptions options, std::shared_ptr<Logger> logger);
+                 embed::Embedder* uncached, VectorsOptions options, std::shared_ptr<Logger> logger);
 
   storage::EntryStore& entries_;
-  const std::unique_ptr<embed::Embedder> embedder_;
+  const std::unique_ptr<embed::Embedder> embedder_;  // behind the embedding cache
+  embed::Embedder* const uncached_;                  // the same embedder, owned by embedder_
   const VectorsOptions options_;
   const std::shared_ptr<Logger> logger_;
   std::mutex spaces_mu_;

@@ -7,13 +7,13 @@
 // holding a PostgreSQL url (the cluster CTest starts), once more on it.
 // Screenshots of each page (SQLite run) go to SCRATCH_FOLDER/screenshots
 // (or $MNEMO_SCREENSHOTS).
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import assert from "node:assert/strict";
 import puppeteer from "puppeteer-core";
+import { startDaemon } from "./start_daemon.mjs";
 
 const [binary, scratch] = process.argv.slice(2);
 const chromium = process.env.MNEMO_CHROMIUM || "/usr/bin/chromium";
@@ -21,22 +21,6 @@ const shots = process.env.MNEMO_SCREENSHOTS || join(scratch, "screenshots");
 mkdirSync(shots, { recursive: true });
 const require = createRequire(import.meta.url);
 const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-
-function startDaemon(workspace) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, ["--workspace", workspace, "serve", "--listen", "127.0.0.1:0"], {
-      env: { ...process.env },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let err = "";
-    child.stderr.on("data", (chunk) => {
-      err += chunk;
-      const m = err.match(/listening on 127\.0\.0\.1:(\d+)/);
-      if (m) resolve({ port: Number(m[1]), child });
-    });
-    child.on("exit", (code) => reject(new Error(`mnemo serve exited (${code}): ${err}`)));
-  });
-}
 
 let id = 1;
 async function rpc(base, token, method, params) {
@@ -77,7 +61,7 @@ async function seed(backend) {
   toml += `\n[[security.tokens]]\nprincipal = "alice"\nrole = "user"\nsha256 = "${sha("alice-token")}"\n\n` +
     `[[security.tokens]]\nprincipal = "bob"\nrole = "user"\nsha256 = "${sha("bob-token")}"\n`;
   writeFileSync(join(workspace, "mnemo.toml"), toml);
-  const daemon = await startDaemon(workspace);
+  const daemon = await startDaemon(binary, workspace);
   const base = `http://127.0.0.1:${daemon.port}`;
   const call = (token, method, params) => rpc(base, token, method, params);
   await call("alice-token", "memory.store", { key: "editor", value: "The user prefers Helix over Vim" });

@@ -20,6 +20,7 @@ if [ ! -x "$chromium" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cp "$here/package.json" "$here/package-lock.json" "$here/browser_test.mjs" "$tmp/"
+cp "$here/package.json" "$here/package-lock.json" "$here/browser_test.mjs" \
+  "$here/../node/start_daemon.mjs" "$tmp/"
 (cd "$tmp" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
 MNEMO_CHROMIUM="$chromium" node "$tmp/browser_test.mjs" "$binary" "$tmp/scratch"

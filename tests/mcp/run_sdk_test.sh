@@ -14,6 +14,7 @@ if ! command -v node > /dev/null 2>&1 || ! command -v npm > /dev/null 2>&1; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cp "$here/package.json" "$here/package-lock.json" "$here/sdk_client.mjs" "$tmp/"
+cp "$here/package.json" "$here/package-lock.json" "$here/sdk_client.mjs" \
+  "$here/../node/start_daemon.mjs" "$tmp/"
 (cd "$tmp" && npm ci --no-audit --no-fund --loglevel=error)
 node "$tmp/sdk_client.mjs" "$binary" "$tmp/scratch"

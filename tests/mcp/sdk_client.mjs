@@ -3,7 +3,6 @@
 // (`mnemo serve`, POST /mcp with a bearer token and ACL on).
 //   node sdk_client.mjs MNEMO_BINARY SCRATCH_DIR
 // Exits non-zero with a message on the first failed check.
-import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
@@ -13,6 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { startDaemon } from "./start_daemon.mjs";
 
 const [binary, scratch] = process.argv.slice(2);
 assert.ok(binary && scratch, "usage: node sdk_client.mjs MNEMO_BINARY SCRATCH_DIR");
@@ -93,23 +93,6 @@ async function overStdio() {
   await client.close();
 }
 
-// `mnemo serve` on a free port; resolves with { port, child }.
-function startDaemon(workspace) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, ["--workspace", workspace, "serve", "--listen", "127.0.0.1:0"], {
-      env: { ...process.env },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let err = "";
-    child.stderr.on("data", (chunk) => {
-      err += chunk;
-      const m = err.match(/listening on 127\.0\.0\.1:(\d+)/);
-      if (m) resolve({ port: Number(m[1]), child });
-    });
-    child.on("exit", (code) => reject(new Error(`mnemo serve exited (${code}): ${err}`)));
-  });
-}
-
 async function overHttp() {
   const workspace = join(scratch, "http-ws");
   mkdirSync(workspace, { recursive: true });
@@ -118,7 +101,7 @@ async function overHttp() {
     `[memory]\nacl_enabled = true\n\n` +
     `[[security.tokens]]\nprincipal = "alice"\nrole = "user"\nsha256 = "${sha("alice-token")}"\n\n` +
     `[[security.tokens]]\nprincipal = "bob"\nrole = "user"\nsha256 = "${sha("bob-token")}"\n`);
-  const { port, child } = await startDaemon(workspace);
+  const { port, child } = await startDaemon(binary, workspace);
   const url = new URL(`http://127.0.0.1:${port}/mcp`);
   const connect = async (token) => {
     const client = new Client({ name: "mnemo-sdk-test", version: "1.0.0" });
