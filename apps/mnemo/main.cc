@@ -21,7 +21,7 @@ void AddVersionCommand(CLI::App& app, Action& action) {
   });
 }
 
-// `mnemo docs config|methods`: the generated references in docs/.
+// `mnemo docs config|methods|schema`: the generated references in docs/.
 void AddDocsCommand(CLI::App& app, Action& action) {
   CLI::App* docs = app.add_subcommand("docs", "Print a generated reference (docs/*.md)");
   docs->require_subcommand(1);
@@ -35,6 +35,13 @@ void AddDocsCommand(CLI::App& app, Action& action) {
       ->callback([&action] {
         action = [] {
           std::cout << transport::MethodReferenceMarkdown(transport::DefaultMethodTable());
+          return kExitOk;
+        };
+      });
+  docs->add_subcommand("schema", "Methods and tools as JSON Schema (docs/schema.json)")
+      ->callback([&action] {
+        action = [] {
+          std::cout << transport::MethodSchemaDocument(transport::DefaultMethodTable());
           return kExitOk;
         };
       });

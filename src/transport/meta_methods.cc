@@ -2,31 +2,15 @@
 // memory.tool_call (which runs an LLM tool and wraps its text rendering).
 #include <cstdio>
 
+#include "transport/method_reference.h"
 #include "transport/method_table.h"
 #include "transport/param_schema.h"
 
 namespace mnemo::transport {
 namespace {
 
-json AliasesOf(const MethodSpec& m) {
-  json aliases = json::object();
-  for (const ParamSpec& p : m.params) {
-    for (const std::string& a : p.aliases) aliases[a] = p.name;
-  }
-  return aliases;
-}
-
 Result<json> HandleMethods(const MethodContext& ctx, const json&) {
-  json methods = json::array();
-  for (const MethodSpec& m : ctx.table.All()) {
-    methods.push_back({{"name", m.name},
-                       {"description", m.description},
-                       {"params", ParamsSchema(m)},
-                       {"result", m.result_schema},
-                       {"aliases", AliasesOf(m)},
-                       {"tool", m.tool_name.empty() ? json(nullptr) : json(m.tool_name)}});
-  }
-  return json{{"methods", std::move(methods)}};
+  return json{{"methods", MethodListJson(ctx.table)}};
 }
 
 Result<json> HandleToolsSchema(const MethodContext& ctx, const json&) {
@@ -42,11 +26,32 @@ Result<json> HandleToolsSchema(const MethodContext& ctx, const json&) {
   return tools;
 }
 
+// The tool's arguments as the model must send them: an object, or JSON text
+// holding one (OpenAI's form).
+const ParamSpec& ToolArguments() {
+  static const ParamSpec spec{.name = "arguments", .type = ParamType::kObjectOrText};
+  return spec;
+}
+
 // A failing tool is a result with is_error (the model reads the message), not
 // a JSON-RPC error; only tool_call's own params are protocol errors.
+// Malformed arguments (not an object, JSON text that does not parse) are the
+// model's mistake: a failed tool it can retry.
 Result<json> HandleToolCall(const MethodContext& ctx, const json& p) {
   const std::string& name = p.at("name").get_ref<const std::string&>();
-  std::optional<ToolOutcome> out = RunTool(ctx, ToolAudience::kLlm, name, p.at("arguments"));
+  json arguments = p.at("arguments");
+  std::optional<ToolOutcome> out;
+  if (Status s = CheckParamValue(ToolArguments(), arguments); !s.ok()) {
+    const MethodSpec* tool = ctx.table.FindTool(name);
+    if (tool != nullptr && IsToolFor(*tool, ToolAudience::kLlm, ctx.engine.config())) {
+      out = ToolOutcome{.text = "Tool " + name + " was not run: " + s.message() +
+                                "; send the arguments again as a JSON object",
+                        .data = nullptr,
+                        .is_error = true};
+    }
+  } else {
+    out = RunTool(ctx, ToolAudience::kLlm, name, arguments);
+  }
   if (!out) {
     out = ToolOutcome{.text = "Unknown tool \"" + name + "\"; available tools: " +
                               ToolNameList(ctx.table, ToolAudience::kLlm, ctx.engine.config()),
@@ -121,8 +126,10 @@ void AddMetaMethods(MethodTable& table) {
                          .required = true,
                          .max_bytes = 128},
                         {.name = "arguments",
-                         .type = ParamType::kObjectOrText,
-                         .description = "The tool's arguments (an object, or JSON text).",
+                         .type = ParamType::kJson,
+                         .description = "The tool's arguments (an object, or JSON text "
+                                        "holding one); malformed ones fail the tool, not "
+                                        "the call.",
                          .default_value = json::object()}},
              .result_schema = {{"type", "object"},
                                {"properties",

@@ -31,4 +31,48 @@ std::string MethodReferenceMarkdown(const MethodTable& table) {
   return out;
 }
 
+namespace {
+
+json AliasesOf(const MethodSpec& m) {
+  json aliases = json::object();
+  for (const ParamSpec& p : m.params) {
+    for (const std::string& a : p.aliases) aliases[a] = p.name;
+  }
+  return aliases;
+}
+
+json ToolAudiences(const MethodSpec& m) {
+  json out = json::array();
+  if (m.tool_name.empty()) return out;
+  if (!m.tool_mcp_only) out.push_back("llm");
+  out.push_back("mcp");
+  return out;
+}
+
+}  // namespace
+
+json MethodListJson(const MethodTable& table) {
+  json methods = json::array();
+  for (const MethodSpec& m : table.All()) {
+    methods.push_back({{"name", m.name},
+                       {"description", m.description},
+                       {"params", ParamsSchema(m)},
+                       {"result", m.result_schema},
+                       {"aliases", AliasesOf(m)},
+                       {"tool", m.tool_name.empty() ? json(nullptr) : json(m.tool_name)},
+                       {"tool_for", ToolAudiences(m)},
+                       {"tool_hidden_under_acl", m.tool_hidden_under_acl}});
+  }
+  return methods;
+}
+
+std::string MethodSchemaDocument(const MethodTable& table) {
+  json doc = {{"$comment",
+               "Generated from the method table by `mnemo docs schema`; a test fails when this "
+               "file drifts. The clients in clients/ are generated from it."},
+              {"version", MNEMO_VERSION},
+              {"methods", MethodListJson(table)}};
+  return DumpJson(doc, 2) + "\n";
+}
+
 }  // namespace mnemo::transport

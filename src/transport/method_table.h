@@ -41,7 +41,8 @@ enum class ParamType {
   kNumberArray,
   kObject,
   kObjectOrText,
-  kObjectArray  // an array of objects, each validated against `fields`
+  kObjectArray,  // an array of objects, each validated against `fields`
+  kJson          // any JSON value; the handler checks it (memory.tool_call's arguments)
 };
 
 struct ParamSpec {

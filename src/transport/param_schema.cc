@@ -20,6 +20,7 @@ std::string_view TypeName(ParamType t) {
     case ParamType::kObject: return "an object";
     case ParamType::kObjectOrText: return "an object (or a string holding one)";
     case ParamType::kObjectArray: return "an array of objects";
+    case ParamType::kJson: return "any JSON value";
   }
   return "a value";
 }
@@ -91,8 +92,9 @@ Status CheckRange(const ParamSpec& p, double d) {
 Result<json> ValidateObject(const std::vector<ParamSpec>& specs, const json& object,
                             const std::string& path, const std::string& what);
 
-// Checks one present value; may normalise it (3.0 -> 3 for integers).
-Status CheckValue(const ParamSpec& p, json& v) {
+}  // namespace
+
+Status CheckParamValue(const ParamSpec& p, json& v) {
   auto wrong = [&] {
     return Invalid(
         p, "must be " + std::string(TypeName(p.type)) + ", got " + std::string(JsonTypeName(v)));
@@ -169,9 +171,12 @@ Status CheckValue(const ParamSpec& p, json& v) {
       }
       return Status::Ok();
     }
+    case ParamType::kJson: return Status::Ok();
   }
   return wrong();
 }
+
+namespace {
 
 // The spec a given name refers to (by name or alias), or null.
 const ParamSpec* FindParam(const std::vector<ParamSpec>& specs, const std::string& name) {
@@ -205,11 +210,11 @@ Result<json> ValidateObject(const std::vector<ParamSpec>& specs, const json& obj
     json v = value;
     if (v.is_null() && !p->required) continue;  // null means absent for optional params
     if (path.empty()) {
-      MNEMO_RETURN_IF_ERROR(CheckValue(*p, v));
+      MNEMO_RETURN_IF_ERROR(CheckParamValue(*p, v));
     } else {
       ParamSpec named = *p;
       named.name = path + p->name;
-      MNEMO_RETURN_IF_ERROR(CheckValue(named, v));
+      MNEMO_RETURN_IF_ERROR(CheckParamValue(named, v));
     }
     out[p->name] = std::move(v);
   }
@@ -254,6 +259,7 @@ json ObjectSchema(const std::vector<ParamSpec>& specs) {
       case ParamType::kObjectArray:
         s = {{"type", "array"}, {"items", ObjectSchema(p.fields)}};
         break;
+      case ParamType::kJson: break;  // any value
     }
     std::string desc = p.description;
     if (!p.aliases.empty()) {

@@ -23,6 +23,11 @@ namespace mnemo::transport {
 // applied.
 Result<json> ValidateParams(const MethodSpec& spec, const json& params);
 
+// Checks one present value of parameter `p` and normalises it (3.0 -> 3 for
+// integers, JSON text -> object for kObjectOrText). kInvalidArgument naming
+// `p` when it does not fit.
+Status CheckParamValue(const ParamSpec& p, json& v);
+
 // JSON Schema (draft 2020-12 subset) of the params object. Aliases are not
 // listed as properties (LLM tools see one name); the property's description
 // mentions them and `memory.methods` lists them per method.

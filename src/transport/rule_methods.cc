@@ -109,8 +109,7 @@ MethodSpec PutSpec() {
           .result_schema = ToolRuleSchema(),
           .handler = HandlePut,
           .render = RenderRulePut,
-          .tool_name = "tool_rule_put",
-          .tool_mcp_only = true};
+          .tool_name = "tool_rule_put"};
 }
 
 MethodSpec GetSpec() {

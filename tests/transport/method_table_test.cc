@@ -179,12 +179,16 @@ TEST_F(Methods, ToolsSchemaIsOpenAiFunctionForm) {
     EXPECT_EQ(t["function"]["parameters"]["type"], "object");
     EXPECT_TRUE(t["function"]["parameters"]["properties"].is_object());
   }
-  // Spec 60's table: tool_rule_put and tool_rule_list are MCP tools only.
-  EXPECT_EQ(names,
-            (std::set<std::string>{"memory_store", "memory_get", "memory_recall", "memory_search",
-                                   "memory_forget", "episodic_search", "update_memory_md"}));
-  json r = Ok("memory.tool_call",
-              {{"name", "tool_rule_put"}, {"arguments", {{"tool_name", "email"}, {"rule", "x"}}}});
+  // Spec 60's table, plus tool_rule_put (issue 21: an OpenAI-style harness
+  // pins rules through tool calls); tool_rule_list stays an MCP tool.
+  EXPECT_EQ(names, (std::set<std::string>{"memory_store", "memory_get", "memory_recall",
+                                          "memory_search", "memory_forget", "tool_rule_put",
+                                          "episodic_search", "update_memory_md"}));
+  json r = Ok("memory.tool_call", {{"name", "tool_rule_put"},
+                                   {"arguments", {{"tool_name", "email"}, {"rule", "never cc"}}}});
+  EXPECT_EQ(r["is_error"], false) << r.dump();
+  EXPECT_EQ(Ok("memory.tool_rule_list", {{"tool_name", "email"}}).size(), 1U);
+  r = Ok("memory.tool_call", {{"name", "tool_rule_list"}, {"arguments", json::object()}});
   EXPECT_EQ(r["is_error"], true) << r.dump();
   json store = tools[0]["function"]["parameters"];
   EXPECT_EQ(store["required"], json::array({"key", "value"}));
@@ -196,7 +200,7 @@ TEST_F(Methods, ToolsSchemaLeavesRecallOutUnderAcl) {
   c.memory.acl_enabled = true;
   Open(c);
   json tools = Ok("memory.tools_schema", nullptr);
-  EXPECT_EQ(tools.size(), 6u);
+  EXPECT_EQ(tools.size(), 7u);
   for (const json& t : tools) EXPECT_NE(t["function"]["name"], "memory_recall");
   json r = Ok("memory.tool_call", {{"name", "memory_recall"}, {"arguments", {{"query", "x"}}}});
   EXPECT_EQ(r["is_error"], true);
@@ -233,7 +237,25 @@ TEST_F(Methods, FailingToolIsAnErrorResultNotARpcError) {
   r = Ok("memory.tool_call", {{"name", "memory_nope"}, {"arguments", json::object()}});
   EXPECT_EQ(r["is_error"], true);
   EXPECT_NE(r["content"].get<std::string>().find("memory_store"), std::string::npos);
-  EXPECT_EQ(Err("memory.tool_call", {{"name", "memory_get"}, {"arguments", 5}})["code"], -32602);
+}
+
+// Malformed arguments are the model's mistake: a failed tool it can retry,
+// naming what was wrong, never a -32602 that ends the harness's loop.
+TEST_F(Methods, MalformedToolArgumentsAreAFailedToolTheModelCanRetry) {
+  for (const json& bad : {json(5), json("{\"key\": "), json("[1, 2]"),
+                          json::array({"key"})}) {
+    json r = Ok("memory.tool_call", {{"name", "memory_get"}, {"arguments", bad}});
+    EXPECT_EQ(r["is_error"], true) << bad.dump();
+    EXPECT_EQ(r["data"], nullptr);
+    const std::string text = r["content"].get<std::string>();
+    EXPECT_NE(text.find("Tool memory_get was not run"), std::string::npos) << text;
+    EXPECT_NE(text.find("\"arguments\""), std::string::npos) << text;
+  }
+  // An unknown tool still says which tools exist, whatever the arguments.
+  json r = Ok("memory.tool_call", {{"name", "memory_nope"}, {"arguments", "{"}});
+  EXPECT_NE(r["content"].get<std::string>().find("memory_store"), std::string::npos);
+  // The call itself still needs a tool name.
+  EXPECT_EQ(Err("memory.tool_call", {{"arguments", json::object()}})["code"], -32602);
 }
 
 // The parameter schema and the engine share one blank test (text::IsBlank).
