@@ -17,6 +17,9 @@ packages=(
   clang libclang-rt-14-dev
   # benchmark dataset generator (../shared/bench/datagen.py): word lists, numpy
   wamerican python3-jieba python3-numpy
+  # the Debian package's test (tests/package): its manual page, its shell
+  # completions in each shell, systemd-analyze for mnemo.service
+  man-db zsh fish systemd
   # the inspector's browser test (tests/inspector): Debian's Chromium and
   # Firefox ESR, driven by puppeteer-core from npm, which downloads no browser
   chromium firefox-esr

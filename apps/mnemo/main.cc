@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "bench_cmd.h"
+#include "cli_reference.h"
 #include "commands.h"
 #include "mnemo/config.h"
 #include "transport/method_reference.h"
@@ -21,7 +22,8 @@ void AddVersionCommand(CLI::App& app, Action& action) {
   });
 }
 
-// `mnemo docs config|methods|schema`: the generated references in docs/.
+// `mnemo docs config|methods|schema|man`: the generated references (docs/,
+// and mnemo(1) for the package).
 void AddDocsCommand(CLI::App& app, Action& action) {
   CLI::App* docs = app.add_subcommand("docs", "Print a generated reference (docs/*.md)");
   docs->require_subcommand(1);
@@ -45,6 +47,29 @@ void AddDocsCommand(CLI::App& app, Action& action) {
           return kExitOk;
         };
       });
+  docs->add_subcommand("man", "The manual page mnemo(1), in roff")->callback([&app, &action] {
+    action = [&app] {
+      std::cout << ManPage(app, MNEMO_VERSION);
+      return kExitOk;
+    };
+  });
+}
+
+// `mnemo completion bash|zsh|fish`: the script for the shell, generated from
+// the command tree.
+void AddCompletionCommand(CLI::App& app, Action& action) {
+  auto shell = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand(
+      "completion", "Print the shell completion script (bash: source <(mnemo completion bash))");
+  cmd->add_option("shell", *shell, "bash, zsh or fish")
+      ->required()
+      ->check(CLI::IsMember(CompletionShells()));
+  cmd->callback([&app, &action, shell] {
+    action = [&app, shell] {
+      std::cout << CompletionScript(app, *shell);
+      return kExitOk;
+    };
+  });
 }
 
 }  // namespace
@@ -90,6 +115,7 @@ int Main(int argc, char** argv) {
   AddBenchCommand(app, g, action);
   AddVersionCommand(app, action);
   AddDocsCommand(app, action);
+  AddCompletionCommand(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
