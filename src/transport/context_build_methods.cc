@@ -47,6 +47,7 @@ json ResultSchema() {
 
 MethodSpec ContextBuildSpec() {
   return {.name = "memory.context_build",
+          .read_only = true,
           .description =
               "The memory context to inject for this turn: relevant memories, the user's "
               "profile, recaps of earlier conversation, relevant turns and documents, "

@@ -129,6 +129,7 @@ MethodSpec ContextWindowSpec() {
                   {"score", {{"type", "number"}}},
                   {"timestamp", {{"type", "string"}}}}}};
   return {.name = "memory.context_window",
+          .read_only = true,
           .description =
               "The working context within a budget: the most recent (protected) events, newest "
               "first while they fit (the newest always, cut to the budget if needed), then the "

@@ -152,6 +152,7 @@ MethodSpec DocPutSpec() {
 
 MethodSpec DocGetSpec() {
   return {.name = "memory.doc_get",
+          .read_only = true,
           .description = "A document with its content and derived fields (counts an access).",
           .params = {IdParam()},
           .result_schema = DocumentSchema(/*with_content=*/true),
@@ -163,6 +164,7 @@ MethodSpec DocSearchSpec() {
   hit["properties"]["score"] = {{"type", "number"}};
   hit["properties"]["snippet"] = {{"type", "string"}};
   return {.name = "memory.doc_search",
+          .read_only = true,
           .description =
               "Search documents (archived context, closed conversation segments, stored "
               "documents) by keywords; best first.",
@@ -185,6 +187,7 @@ MethodSpec DocSearchSpec() {
 
 MethodSpec DocListSpec() {
   return {.name = "memory.doc_list",
+          .read_only = true,
           .description = "List documents page by page, newest first (without their content).",
           .params = {{.name = "source",
                       .description = "Only documents whose source starts with this.",

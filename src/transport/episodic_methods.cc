@@ -207,6 +207,7 @@ MethodSpec SessionEndSpec() {
 MethodSpec SegmentsSpec() {
   return {
       .name = "memory.segments",
+      .read_only = true,
       .description =
           "The segments of a conversation (every conversation when session_id is "
           "absent), oldest first, with their recaps.",
@@ -217,6 +218,7 @@ MethodSpec SegmentsSpec() {
 
 MethodSpec EventsSpec() {
   return {.name = "memory.events",
+          .read_only = true,
           .description =
               "Decisions, commitments, preferences and facts found in past "
               "conversations; newest first, or by relevance to a query.",
@@ -238,6 +240,7 @@ MethodSpec EventsSpec() {
 
 MethodSpec ProfileSpec() {
   return {.name = "memory.profile",
+          .read_only = true,
           .description =
               "The user's profile facets (preferences and context): each slot's current "
               "value with its evidence.",
@@ -275,6 +278,7 @@ MethodSpec ProfilePutSpec() {
 MethodSpec ProfileRenderSpec() {
   return {
       .name = "memory.profile_render",
+      .read_only = true,
       .description = "The user's profile as markdown sections for a system prompt.",
       .result_schema = {{"type", "object"}, {"properties", {{"rendered", {{"type", "string"}}}}}},
       .handler = HandleProfileRender,
@@ -292,6 +296,7 @@ json EpisodicHitSchema() {
 
 MethodSpec EpisodicSearchSpec() {
   return {.name = "memory.episodic_search",
+          .read_only = true,
           .description =
               "Search past conversation turns (what the user and the assistant said, "
               "and what tools returned).",
@@ -322,6 +327,7 @@ MethodSpec EpisodicSearchSpec() {
 
 MethodSpec SessionTurnsSpec() {
   return {.name = "memory.session_turns",
+          .read_only = true,
           .description = "Every stored turn row of one conversation, in order.",
           .params = {SessionParam(true)},
           .result_schema = {{"type", "object"},

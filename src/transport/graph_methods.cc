@@ -128,6 +128,7 @@ MethodSpec GraphUpsertSpec() {
 
 MethodSpec GraphQuerySpec() {
   return {.name = "memory.graph_query",
+          .read_only = true,
           .description =
               "Facts (subject-predicate-object triples) matching every filter given: subject and "
               "object compare case-insensitively, the predicate after normalisation. Current "

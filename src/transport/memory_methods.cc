@@ -256,6 +256,7 @@ MethodSpec StoreSpec() {
 
 MethodSpec GetSpec() {
   return {.name = "memory.get",
+          .read_only = true,
           .description = "Read one memory by its exact key.",
           .params = {KeyParam(), NamespaceParam(true), OwnerParam()},
           .result_schema = EntrySchema(),
@@ -266,6 +267,7 @@ MethodSpec GetSpec() {
 
 MethodSpec RecallSpec() {
   return {.name = "memory.recall",
+          .read_only = true,
           .description =
               "Recall anything related to a query across every memory layer "
               "(entries, tool rules, conversations, documents). A conversation result is a "
@@ -282,6 +284,7 @@ MethodSpec RecallSpec() {
 
 MethodSpec SearchSpec() {
   return {.name = "memory.search",
+          .read_only = true,
           .description = "Search stored memories by meaning and keywords.",
           .params = {QueryParam(),
                      CategoryParam(std::nullopt, "Only this category."),
@@ -331,6 +334,7 @@ MethodSpec MarkUsefulSpec() {
 
 MethodSpec ListSpec() {
   return {.name = "memory.list",
+          .read_only = true,
           .description = "List memories page by page, most recently updated first.",
           .params = {CategoryParam(std::nullopt, "Only this category."),
                      NamespaceParam(false),
@@ -356,6 +360,7 @@ MethodSpec ListSpec() {
 MethodSpec StatsSpec() {
   json counts = {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}};
   return {.name = "memory.stats",
+          .read_only = true,
           .description = "Counts of memories by category and namespace, backend and schema.",
           .result_schema = {{"type", "object"},
                             {"properties",
@@ -404,6 +409,7 @@ MethodSpec HealthSpec() {
   const json text = {{"type", "string"}};
   const json integer = {{"type", "integer"}};
   return {.name = "memory.health",
+          .read_only = true,
           .description =
               "The store's health (admin under ACL): backend, embedder, the open vector "
               "spaces with their size and index kind, the archive queue, when scheduled "
@@ -458,6 +464,7 @@ MethodSpec HealthSpec() {
 
 MethodSpec PathProtectedSpec() {
   return {.name = "memory.path_protected",
+          .read_only = true,
           .description =
               "Whether a path is part of mnemo's storage (workspace database, "
               "index, archive, knowledge files, markdown store, audit log), after "

@@ -104,11 +104,13 @@ std::optional<ToolOutcome> RunTool(const MethodContext& ctx, ToolAudience audien
 void AddMetaMethods(MethodTable& table) {
   table.Add(
       {.name = "memory.methods",
+       .read_only = true,
        .description = "Every JSON-RPC method with its parameter and result schemas.",
        .result_schema = {{"type", "object"}, {"properties", {{"methods", {{"type", "array"}}}}}},
        .handler = HandleMethods,
        .needs_memory = false});
   table.Add({.name = "memory.tools_schema",
+             .read_only = true,
              .description = "The LLM tools in OpenAI function-calling form.",
              .result_schema = {{"type", "array"},
                                {"items",

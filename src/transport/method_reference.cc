@@ -61,7 +61,8 @@ json MethodListJson(const MethodTable& table) {
                        {"aliases", AliasesOf(m)},
                        {"tool", m.tool_name.empty() ? json(nullptr) : json(m.tool_name)},
                        {"tool_for", ToolAudiences(m)},
-                       {"tool_hidden_under_acl", m.tool_hidden_under_acl}});
+                       {"tool_hidden_under_acl", m.tool_hidden_under_acl},
+                       {"read_only", m.read_only}});
   }
   return methods;
 }

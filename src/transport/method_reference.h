@@ -12,7 +12,8 @@ std::string MethodReferenceMarkdown(const MethodTable& table);
 
 // Every method as `memory.methods` lists it: name, description, params and
 // result schemas, aliases, the tool name and who sees the tool ("llm" and
-// "mcp", "mcp" only, or none; memory_recall is hidden from both under ACL).
+// "mcp", "mcp" only, or none; memory_recall is hidden from both under ACL),
+// and whether it only reads (a client may retry it).
 nlohmann::json MethodListJson(const MethodTable& table);
 
 // docs/schema.json (`mnemo docs schema`): {"version", "methods"} with the

@@ -82,6 +82,10 @@ using TextRenderer = std::function<std::string(const json& params, const json& r
 
 struct MethodSpec {
   std::string name;  // "memory.store"
+  // Changes nothing but statistics (access counts): a client may send it
+  // again when no answer came (docs/schema.json's `read_only`; the clients
+  // retry these and nothing else).
+  bool read_only = false;
   std::string description;
   std::vector<ParamSpec> params;
   json result_schema = json::object();

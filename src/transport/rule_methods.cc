@@ -114,6 +114,7 @@ MethodSpec PutSpec() {
 
 MethodSpec GetSpec() {
   return {.name = "memory.tool_rule_get",
+          .read_only = true,
           .description = "One tool rule by tool and id (null when there is none).",
           .params = {ToolNameParam(true), IdParam(true)},
           .result_schema = {{"oneOf", {ToolRuleSchema(), {{"type", "null"}}}}},
@@ -123,6 +124,7 @@ MethodSpec GetSpec() {
 
 MethodSpec ListSpec() {
   return {.name = "memory.tool_rule_list",
+          .read_only = true,
           .description = "Every rule of one tool, highest priority and most recent first.",
           .params = {ToolNameParam(true)},
           .result_schema = RulesArraySchema(),
@@ -143,6 +145,7 @@ MethodSpec DeleteSpec() {
 
 MethodSpec ForPromptSpec() {
   return {.name = "memory.tool_rules_for_prompt",
+          .read_only = true,
           .description =
               "The pinned markdown block of critical and high tool rules for the "
               "system prompt, and the rules in it.",
@@ -159,6 +162,7 @@ MethodSpec ForPromptSpec() {
 
 MethodSpec JsonSpec() {
   return {.name = "memory.tool_rules_json",
+          .read_only = true,
           .description = "Every rule as a raw JSON array (of one tool when tool_name is given).",
           .params = {ToolNameParam(false)},
           .result_schema = RulesArraySchema(),

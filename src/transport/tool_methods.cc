@@ -120,6 +120,7 @@ MethodSpec RegisterSpec() {
 
 MethodSpec ListSpec() {
   return {.name = "memory.tool_list",
+          .read_only = true,
           .description =
               "Every declared tool (mnemo.toml, memory.tool_register, C++), by name, "
               "with the source in force.",

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "storage/backend_factory.h"
 #include "test_util.h"
 #include "transport/jsonrpc.h"
+#include "transport/method_table.h"
 
 namespace mnemo::transport {
 namespace {
@@ -258,6 +260,49 @@ TEST_P(BackupRoundTrip, EveryReadMethodAnswersTheSameAfterImportIntoAnEmptyWorks
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, BackupRoundTrip, ::testing::Values("sqlite", "postgres"));
+
+// docs/schema.json's `read_only` is what the clients retry on a lost
+// answer: every method flagged so is called here, twice, and leaves the
+// workspace as it was (its export unchanged); every method called here is
+// flagged.
+TEST(ReadOnlyMethods, LeaveTheWorkspaceAsItWas) {
+  testing::TempDir dir;
+  Workspace w(dir.Sub("w"), "sqlite");
+  ASSERT_NE(w.engine, nullptr);
+  BuildRichWorkspace(w);
+  auto calls = ReadCalls(w);
+  const json rules = w.Ok("memory.tool_rule_list", {{"tool_name", "shell"}});
+  ASSERT_FALSE(rules.empty());
+  calls.push_back({"memory.tool_rule_get", {{"tool_name", "shell"}, {"id", rules[0]["id"]}}});
+  calls.push_back({"memory.path_protected", {{"path", dir.Sub("w") + "/mnemo.db"}}});
+  calls.push_back({"memory.health", json::object()});
+  calls.push_back({"memory.methods", json::object()});
+  calls.push_back({"memory.tools_schema", json::object()});
+  std::set<std::string> called;
+  for (const auto& [method, params] : calls) called.insert(method);
+  for (const MethodSpec& m : transport::DefaultMethodTable().All()) {
+    EXPECT_EQ(called.count(m.name) == 1, m.read_only) << m.name;
+  }
+  // The export's records with their access counts (statistics) left out.
+  auto records = [&w] {
+    std::vector<json> out;
+    std::istringstream lines(Body(w.Export({.with_vectors = true})));
+    for (std::string line; std::getline(lines, line);) {
+      out.push_back(json::parse(line));
+      out.back().erase("access_count");
+    }
+    return out;
+  };
+  const std::vector<json> before = records();
+  for (int round = 0; round < 2; ++round) {
+    for (const auto& [method, params] : calls) {
+      EXPECT_FALSE(w.Call(method, params).contains("error")) << method << " " << params.dump();
+    }
+  }
+  const std::vector<json> after = records();
+  ASSERT_EQ(after.size(), before.size());
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(after[i], before[i]);
+}
 
 class Backup : public ::testing::Test {
  protected:
