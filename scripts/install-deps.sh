@@ -11,6 +11,9 @@ packages=(
   libtomlplusplus-dev libcli11-dev libssl-dev libhnswlib-dev libpq-dev libstemmer-dev
   # tests and checks
   libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy curl
+  # the Python client's test (tests/clients/run_python_test.sh): pytest, an
+  # offline pip install (pip, setuptools, wheel) and mypy --strict
+  python3-pytest python3-pip python3-setuptools python3-wheel mypy
   # the PostgreSQL server the tests start (scripts/pg-cluster.sh)
   postgresql
   # the sanitizer build and libFuzzer (tests/fuzz)
