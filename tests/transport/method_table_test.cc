@@ -242,8 +242,7 @@ TEST_F(Methods, FailingToolIsAnErrorResultNotARpcError) {
 // Malformed arguments are the model's mistake: a failed tool it can retry,
 // naming what was wrong, never a -32602 that ends the harness's loop.
 TEST_F(Methods, MalformedToolArgumentsAreAFailedToolTheModelCanRetry) {
-  for (const json& bad : {json(5), json("{\"key\": "), json("[1, 2]"),
-                          json::array({"key"})}) {
+  for (const json& bad : {json(5), json("{\"key\": "), json("[1, 2]"), json::array({"key"})}) {
     json r = Ok("memory.tool_call", {{"name", "memory_get"}, {"arguments", bad}});
     EXPECT_EQ(r["is_error"], true) << bad.dump();
     EXPECT_EQ(r["data"], nullptr);
