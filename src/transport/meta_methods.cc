@@ -29,8 +29,8 @@ Result<json> HandleToolsSchema(const MethodContext& ctx, const json&) {
 // The tool's arguments as the model must send them: an object, or JSON text
 // holding one (OpenAI's form).
 const ParamSpec& ToolArguments() {
-  static const ParamSpec spec{.name = "arguments", .type = ParamType::kObjectOrText};
-  return spec;
+  static const ParamSpec kSpec{.name = "arguments", .type = ParamType::kObjectOrText};
+  return kSpec;
 }
 
 // A failing tool is a result with is_error (the model reads the message), not
