@@ -94,7 +94,10 @@ struct TimeWindow {
 struct SearchRequest {
   std::string query;
   std::optional<std::string> category;
-  std::optional<std::string> ns;    // absent: every non-system namespace
+  std::optional<std::string> ns;  // absent: every non-system namespace
+  // Only namespaces starting with it ("users.alice." for the tree under
+  // users.alice); not with `ns`.
+  std::optional<std::string> ns_prefix;
   std::vector<std::string> tags;    // all must match
   int max_results = 20;             // 1..100
   std::optional<double> min_score;  // absent: search.min_relevance_score
@@ -119,6 +122,7 @@ struct SearchHit {
   double score = 0;     // final score in [0,1]
   double keyword_score = 0;
   std::optional<double> vector_score;  // absent when no vector side took part
+  TimeMs created_at = 0;
   TimeMs updated_at = 0;
 };
 
@@ -165,7 +169,8 @@ struct RecallResponse {
 
 struct ListRequest {
   std::optional<std::string> category;
-  std::optional<std::string> ns;  // absent: every non-system namespace
+  std::optional<std::string> ns;         // absent: every non-system namespace
+  std::optional<std::string> ns_prefix;  // as in SearchRequest
   bool include_archived = true;
   int limit = 50;  // 1..1000
   int64_t offset = 0;

@@ -146,10 +146,11 @@ Result<ListPage> MemoryService::List(const Principal& who, const ListRequest& re
   }
   if (req.offset < 0) return InvalidArgument("offset must be >= 0", "offset");
   if (req.category) MNEMO_RETURN_IF_ERROR(ValidateCategory(*req.category, "category"));
-  if (req.ns) MNEMO_RETURN_IF_ERROR(ValidateNamespace(*req.ns, "namespace"));
+  MNEMO_RETURN_IF_ERROR(ValidateNamespaceFilter(req.ns, req.ns_prefix));
   storage::EntryFilter f;
   f.category = req.category;
   f.ns = req.ns;
+  f.ns_prefix = req.ns_prefix;
   f.include_archived = req.include_archived;
   f.scope = ReadScopeFor(who, options_.acl_enabled);
   MNEMO_ASSIGN_OR_RETURN(std::vector<Entry> items, entries_.List(f, req.limit + 1, req.offset));

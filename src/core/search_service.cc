@@ -23,8 +23,8 @@ namespace {
 constexpr int64_t kExactSubsetMax = 2000;
 
 bool IsSelective(const storage::EntryFilter& f) {
-  return f.ns.has_value() || f.category.has_value() || !f.tags.empty() || !f.scope.all ||
-         f.since.has_value() || f.until.has_value();
+  return f.ns.has_value() || f.ns_prefix.has_value() || f.category.has_value() || !f.tags.empty() ||
+         !f.scope.all || f.since.has_value() || f.until.has_value();
 }
 
 double ClampCosine(double c) { return std::clamp(c, 0.0, 1.0); }
@@ -48,7 +48,7 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
   MNEMO_RETURN_IF_ERROR(ValidateQuery(req.query));
   MNEMO_RETURN_IF_ERROR(ValidateMaxResults(req.max_results));
   if (req.category) MNEMO_RETURN_IF_ERROR(ValidateCategory(*req.category, "category"));
-  if (req.ns) MNEMO_RETURN_IF_ERROR(ValidateNamespace(*req.ns, "namespace"));
+  MNEMO_RETURN_IF_ERROR(ValidateNamespaceFilter(req.ns, req.ns_prefix));
   MNEMO_RETURN_IF_ERROR(ValidateTags(req.tags, "tags"));
   if (req.embedding) MNEMO_RETURN_IF_ERROR(ValidateEmbedding(*req.embedding));
   MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(req.window));
@@ -62,6 +62,7 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
   q.terms = text::QueryTerms(req.query);
   q.filter.category = req.category;
   q.filter.ns = req.ns;
+  q.filter.ns_prefix = req.ns_prefix;
   q.filter.tags = req.tags;
   q.filter.include_archived = req.include_archived;
   q.filter.scope = ReadScopeFor(who, options_.acl_enabled);
@@ -104,6 +105,7 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
     out.keyword_score = found[i].hit.keyword_score;
     out.vector_score = found[i].vector;
     out.score = scores[i];
+    out.created_at = e.created_at;
     out.updated_at = e.updated_at;
     resp.results.push_back(std::move(out));
   }

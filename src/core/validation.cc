@@ -77,6 +77,16 @@ Status ValidateCategory(std::string_view category, std::string_view field) {
   return Status::Ok();
 }
 
+Status ValidateNamespaceFilter(const std::optional<std::string>& ns,
+                               const std::optional<std::string>& prefix) {
+  if (ns && prefix) {
+    return InvalidArgument("give namespace or namespace_prefix, not both", "namespace_prefix");
+  }
+  if (ns) return ValidateNamespace(*ns, "namespace");
+  if (prefix) return ValidateNamespace(*prefix, "namespace_prefix");
+  return Status::Ok();
+}
+
 Status ValidateNamespace(std::string_view ns, std::string_view field) {
   bool ok = !ns.empty() && ns.size() <= kMaxNamespaceBytes &&
             std::all_of(ns.begin(), ns.end(), [](char c) {

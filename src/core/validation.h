@@ -20,6 +20,10 @@ Status ValidateContent(std::string_view content, std::string_view field = "value
 Status ValidateCategory(std::string_view category, std::string_view field = "category");
 // 1-128 bytes of [A-Za-z0-9_.:*-] (e.g. global, skill-git, tool-send_email).
 Status ValidateNamespace(std::string_view ns, std::string_view field = "namespace");
+// A search or list filter: `namespace` or `namespace_prefix` (each a valid
+// namespace), not both.
+Status ValidateNamespaceFilter(const std::optional<std::string>& ns,
+                               const std::optional<std::string>& prefix);
 // A bring-your-own vector: 1-16384 finite numbers, not all zero.
 Status ValidateEmbedding(const std::vector<float>& v, std::string_view field = "embedding");
 // Up to 32 tags of 1-64 bytes, valid UTF-8 without control characters.

@@ -59,6 +59,7 @@ bool MatchesFilter(const EntryFilter& filter, const Entry& entry) {
   if (!filter.include_archived && entry.archived) return false;
   if (filter.category && entry.category != *filter.category) return false;
   if (filter.ns ? entry.ns != *filter.ns : IsSystemNamespace(entry.ns)) return false;
+  if (filter.ns_prefix && !entry.ns.starts_with(*filter.ns_prefix)) return false;
   for (const std::string& tag : filter.tags) {
     if (std::find(entry.tags.begin(), entry.tags.end(), tag) == entry.tags.end()) return false;
   }

@@ -32,6 +32,10 @@ struct ReadScope {
 struct EntryFilter {
   std::optional<std::string> category;
   std::optional<std::string> ns;  // absent: every namespace but the system ones
+  // Only namespaces that start with it (byte for byte); the system ones stay
+  // out. A store's namespaces as a tree ("users.alice" under "users."): the
+  // LangGraph store searches a subtree in one call.
+  std::optional<std::string> ns_prefix;
   std::vector<std::string> tags;  // all must be present
   bool include_archived = false;
   ReadScope scope;

@@ -32,6 +32,16 @@ ParamSpec NamespaceParam(bool with_default) {
   return p;
 }
 
+// `namespace_prefix` of memory.search and memory.list.
+ParamSpec NamespacePrefixParam() {
+  return {.name = "namespace_prefix",
+          .description =
+              "Only namespaces starting with this (\"users.alice.\" for the tree under "
+              "users.alice); not with namespace. System namespaces stay out.",
+          .non_blank = true,
+          .max_bytes = kMaxNamespaceBytes};
+}
+
 ParamSpec OwnerParam() {
   return {.name = "owner",
           .description = "Admin only: address the entry of this principal exactly.",
@@ -119,6 +129,7 @@ Result<json> HandleSearch(const MethodContext& ctx, const json& p) {
   SearchRequest req{.query = p.at("query"),
                     .category = OptString(p, "category"),
                     .ns = OptString(p, "namespace"),
+                    .ns_prefix = OptString(p, "namespace_prefix"),
                     .max_results = p.at("max_results").get<int>(),
                     .include_archived = p.at("include_archived").get<bool>()};
   if (p.contains("tags")) req.tags = p.at("tags").get<std::vector<std::string>>();
@@ -151,6 +162,7 @@ Result<json> HandleMarkUseful(const MethodContext& ctx, const json& p) {
 Result<json> HandleList(const MethodContext& ctx, const json& p) {
   ListRequest req{.category = OptString(p, "category"),
                   .ns = OptString(p, "namespace"),
+                  .ns_prefix = OptString(p, "namespace_prefix"),
                   .limit = p.at("limit").get<int>(),
                   .offset = p.at("offset").get<int64_t>()};
   MNEMO_ASSIGN_OR_RETURN(ListPage page, ctx.services().memory.List(ctx.principal, req));
@@ -202,7 +214,9 @@ json SearchResultSchema() {
                      {"snippet", str},
                      {"score", num},
                      {"keyword_score", num},
-                     {"vector_score", {{"type", {"number", "null"}}}}});
+                     {"vector_score", {{"type", {"number", "null"}}}},
+                     {"created_at", str},
+                     {"updated_at", str}});
 }
 
 json RecallResultSchema() {
@@ -289,6 +303,7 @@ MethodSpec SearchSpec() {
           .params = {QueryParam(),
                      CategoryParam(std::nullopt, "Only this category."),
                      NamespaceParam(false),
+                     NamespacePrefixParam(),
                      TagsParam("Only memories carrying all of these tags."),
                      MaxResultsParam(),
                      EmbeddingParam("Your own query vector: the vector side searches "
@@ -338,6 +353,7 @@ MethodSpec ListSpec() {
           .description = "List memories page by page, most recently updated first.",
           .params = {CategoryParam(std::nullopt, "Only this category."),
                      NamespaceParam(false),
+                     NamespacePrefixParam(),
                      {.name = "limit",
                       .type = ParamType::kInteger,
                       .description = "Page size (1-1000, default 50).",

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "base/time.h"
 #include "core/entry_json.h"
 
 namespace mnemo::transport {
@@ -52,7 +53,9 @@ json SearchResponseToJson(const SearchResponse& r) {
                     {"snippet", h.snippet},
                     {"score", h.score},
                     {"keyword_score", h.keyword_score},
-                    {"vector_score", h.vector_score ? json(*h.vector_score) : json(nullptr)}});
+                    {"vector_score", h.vector_score ? json(*h.vector_score) : json(nullptr)},
+                    {"created_at", internal::FormatRfc3339(h.created_at)},
+                    {"updated_at", internal::FormatRfc3339(h.updated_at)}});
   }
   return {{"results", std::move(hits)}, {"degraded", OptionalString(r.degraded)}};
 }

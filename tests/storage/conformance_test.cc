@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <thread>
 #include <vector>
@@ -305,6 +306,29 @@ TEST_P(BackendConformance, ListHidesSystemNamespacesUnlessAskedByName) {
   EXPECT_THAT(Keys(ListAll()), ElementsAre("lookalike", "plain"));
   EXPECT_THAT(Keys(ListAll({.ns = "tool-send_email"})), ElementsAre("rule"));
   EXPECT_THAT(Keys(ListAll({.ns = "tool_effectiveness"})), ElementsAre("stats"));
+}
+
+// A namespace prefix keeps the subtree under it, byte for byte and in case,
+// in list and in keyword search; system namespaces stay out.
+TEST_P(BackendConformance, ANamespacePrefixKeepsItsSubtree) {
+  Put(Write("alice_note", "needle one", 1000, "users.alice"));
+  Put(Write("alice_deep", "needle two", 2000, "users.alice.work"));
+  Put(Write("alicex", "needle three", 3000, "users.alicex"));
+  Put(Write("upper", "needle four", 4000, "Users.alice"));
+  Put(Write("bob", "needle five", 5000, "users.bob"));
+  Put(Write("pct", "needle six", 6000, "users%"));
+  Put(Write("rule", "needle rule", 7000, "tool-users"));
+  EXPECT_THAT(Keys(ListAll({.ns_prefix = "users.alice."})), ElementsAre("alice_deep"));
+  EXPECT_THAT(Keys(ListAll({.ns_prefix = "users.alice"})),
+              ElementsAre("alicex", "alice_deep", "alice_note"));
+  EXPECT_THAT(Keys(ListAll({.ns_prefix = "users."})),
+              ElementsAre("bob", "alicex", "alice_deep", "alice_note"));
+  EXPECT_THAT(Keys(ListAll({.ns_prefix = "users_"})), ElementsAre());  // no pattern characters
+  EXPECT_THAT(Keys(ListAll({.ns_prefix = "tool"})), ElementsAre());
+  std::vector<std::string> found = Keys(Search(Query("needle", {.ns_prefix = "users.alice"}, 10)));
+  std::sort(found.begin(), found.end());
+  EXPECT_THAT(found, ElementsAre("alice_deep", "alice_note", "alicex"));
+  EXPECT_THAT(Keys(Search(Query("needle", {.ns_prefix = "Users."}, 10))), ElementsAre("upper"));
 }
 
 TEST_P(BackendConformance, ListPagesWithLimitAndOffset) {

@@ -257,6 +257,34 @@ TEST_F(Methods, MalformedToolArgumentsAreAFailedToolTheModelCanRetry) {
   EXPECT_EQ(Err("memory.tool_call", {{"arguments", json::object()}})["code"], -32602);
 }
 
+// A namespace tree (the LangGraph store's): namespace_prefix keeps the
+// subtree in search and list, hits say when they were written, and a
+// prefix with a namespace is refused by name.
+TEST_F(Methods, NamespacePrefixSearchesAndListsASubtree) {
+  Ok("memory.store", {{"key", "a"}, {"value", "tea at noon"}, {"namespace", "users.alice"}});
+  Ok("memory.store", {{"key", "b"}, {"value", "tea at five"}, {"namespace", "users.alice.work"}});
+  Ok("memory.store", {{"key", "c"}, {"value", "tea at two"}, {"namespace", "users.bob"}});
+  json found = Ok("memory.search",
+                  {{"query", "tea"}, {"namespace_prefix", "users.alice"}, {"min_score", 0}});
+  std::set<std::string> keys;
+  for (const json& hit : found["results"]) {
+    keys.insert(hit["key"].get<std::string>());
+    EXPECT_EQ(hit["created_at"].get<std::string>().size(), 24U) << hit.dump();
+    EXPECT_EQ(hit["updated_at"], hit["created_at"]);
+  }
+  EXPECT_EQ(keys, (std::set<std::string>{"a", "b"}));
+  json listed = Ok("memory.list", {{"namespace_prefix", "users."}});
+  EXPECT_EQ(listed["items"].size(), 3U) << listed.dump();
+  EXPECT_EQ(Ok("memory.list", {{"namespace_prefix", "users.alice."}})["items"].size(), 1U);
+  json both = Err("memory.search",
+                  {{"query", "tea"}, {"namespace", "users.bob"}, {"namespace_prefix", "users."}});
+  EXPECT_EQ(both["code"], -32602);
+  EXPECT_EQ(both["data"]["field"], "namespace_prefix");
+  json bad = Err("memory.list", {{"namespace_prefix", "users/alice"}});
+  EXPECT_EQ(bad["data"]["field"], "namespace_prefix");
+  EXPECT_NE(bad["message"].get<std::string>().find("[A-Za-z0-9_.:*-]"), std::string::npos);
+}
+
 // The parameter schema and the engine share one blank test (text::IsBlank).
 TEST_F(Methods, AKeyOfUnicodeSpacesIsRefusedAsBlank) {
   json e = Err("memory.store", {{"key", "\xE3\x80\x80"}, {"value", "v"}});

@@ -236,6 +236,7 @@ class RecallResult(TypedDict, total=False):
 class SearchResultItem(TypedDict, total=False):
     category: str
     content: str
+    created_at: str
     id: str
     key: str
     keyword_score: float
@@ -243,6 +244,7 @@ class SearchResultItem(TypedDict, total=False):
     owner: str
     score: float
     snippet: str
+    updated_at: str
     vector_score: Optional[float]
 
 
@@ -929,6 +931,7 @@ class Methods:
         max_results: Optional[int] = None,
         min_score: Optional[float] = None,
         namespace: Optional[str] = None,
+        namespace_prefix: Optional[str] = None,
         recency_weight: Optional[float] = None,
         since: Optional[str] = None,
         tags: Optional[Sequence[str]] = None,
@@ -948,6 +951,8 @@ class Methods:
                 search.min_relevance_score). Left out when None.
             namespace: Only this namespace (default: every non-system namespace). Left out when
                 None.
+            namespace_prefix: Only namespaces starting with this ("users.alice." for the tree under
+                users.alice); not with namespace. System namespaces stay out. Left out when None.
             recency_weight: Share of the score given to recency, 0-1 (default 0): final = (1 - w) *
                 relevance + w * 2^(-age / 30 days), age since the memory was last written or the
                 turn was said. Left out when None.
@@ -964,6 +969,7 @@ class Methods:
             "max_results": max_results,
             "min_score": min_score,
             "namespace": namespace,
+            "namespace_prefix": namespace_prefix,
             "recency_weight": recency_weight,
             "since": since,
             "tags": tags,
@@ -1011,6 +1017,7 @@ class Methods:
         category: Optional[str] = None,
         limit: Optional[int] = None,
         namespace: Optional[str] = None,
+        namespace_prefix: Optional[str] = None,
         offset: Optional[int] = None,
     ) -> ListResult:
         """List memories page by page, most recently updated first.
@@ -1020,9 +1027,17 @@ class Methods:
             limit: Page size (1-1000, default 50). Left out when None.
             namespace: Only this namespace (default: every non-system namespace). Left out when
                 None.
+            namespace_prefix: Only namespaces starting with this ("users.alice." for the tree under
+                users.alice); not with namespace. System namespaces stay out. Left out when None.
             offset: Entries to skip (default 0); pass next_offset. Left out when None.
         """
-        params = {"category": category, "limit": limit, "namespace": namespace, "offset": offset}
+        params = {
+            "category": category,
+            "limit": limit,
+            "namespace": namespace,
+            "namespace_prefix": namespace_prefix,
+            "offset": offset,
+        }
         return cast(ListResult, self.call("memory.list", _params(params)))
 
     def stats(self) -> StatsResult:
@@ -1791,6 +1806,7 @@ class Methods:
         max_results: Optional[int] = None,
         min_score: Optional[float] = None,
         namespace: Optional[str] = None,
+        namespace_prefix: Optional[str] = None,
         recency_weight: Optional[float] = None,
         since: Optional[str] = None,
         tags: Optional[Sequence[str]] = None,
@@ -1814,6 +1830,8 @@ class Methods:
                 search.min_relevance_score). Left out when None.
             namespace: Only this namespace (default: every non-system namespace). Left out when
                 None.
+            namespace_prefix: Only namespaces starting with this ("users.alice." for the tree under
+                users.alice); not with namespace. System namespaces stay out. Left out when None.
             recency_weight: Share of the score given to recency, 0-1 (default 0): final = (1 - w) *
                 relevance + w * 2^(-age / 30 days), age since the memory was last written or the
                 turn was said. Left out when None.
@@ -1830,6 +1848,7 @@ class Methods:
             "max_results": max_results,
             "min_score": min_score,
             "namespace": namespace,
+            "namespace_prefix": namespace_prefix,
             "recency_weight": recency_weight,
             "since": since,
             "tags": tags,

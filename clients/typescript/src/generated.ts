@@ -121,6 +121,8 @@ export type SearchParams = {
   min_score?: number;
   /** Only this namespace (default: every non-system namespace). */
   namespace?: string;
+  /** Only namespaces starting with this ("users.alice." for the tree under users.alice); not with namespace. System namespaces stay out. */
+  namespace_prefix?: string;
   /** What to look for, in plain words (any text is allowed). */
   query: string;
   /** Share of the score given to recency, 0-1 (default 0): final = (1 - w) * relevance + w * 2^(-age / 30 days), age since the memory was last written or the turn was said. */
@@ -139,6 +141,7 @@ export type SearchResult = {
   results?: Array<{
     category?: string;
     content?: string;
+    created_at?: string;
     id?: string;
     key?: string;
     keyword_score?: number;
@@ -146,6 +149,7 @@ export type SearchResult = {
     owner?: string;
     score?: number;
     snippet?: string;
+    updated_at?: string;
     vector_score?: number | null;
     [key: string]: unknown;
   }>;
@@ -204,6 +208,8 @@ export type ListParams = {
   limit?: number;
   /** Only this namespace (default: every non-system namespace). */
   namespace?: string;
+  /** Only namespaces starting with this ("users.alice." for the tree under users.alice); not with namespace. System namespaces stay out. */
+  namespace_prefix?: string;
   /** Entries to skip (default 0); pass next_offset. */
   offset?: number;
 };

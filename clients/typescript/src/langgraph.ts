@@ -155,10 +155,11 @@ function isNotFound(e: unknown): boolean {
 /**
  * LangGraph's BaseStore over mnemo. Items are mnemo entries: the namespace
  * mapped by toMnemoNamespace (after `prefix`), the key as it is, the value
- * stored as its JSON text. `search` with a query is mnemo's hybrid search
- * (keywords and vectors, memory.search) in each matching namespace, scored
- * by mnemo; without one it lists the namespaces' items, most recently
- * updated first. The `index` argument of put is ignored: mnemo indexes the
+ * stored as its JSON text. `search` with a query is one mnemo hybrid search
+ * (keywords and vectors, memory.search) over the namespace subtree
+ * (namespace_prefix), scored by mnemo; without one it lists the subtree's
+ * items, most recently updated first (memory.list with namespace_prefix).
+ * listNamespaces reads the namespaces from memory.stats. The `index` argument of put is ignored: mnemo indexes the
  * whole value. Operations of a batch run in order.
  */
 export class MnemoStore extends BaseStore {
@@ -243,15 +244,39 @@ export class MnemoStore extends BaseStore {
     });
   }
 
-  // Every entry of every non-system namespace, page by page, most recently
-  // updated first, with its LangGraph namespace (inside `prefix` only).
-  private async entries(): Promise<Array<{ entry: Entry; namespace: string[] }>> {
+  // The mnemo namespace_prefix holding every namespace under `labels` (the
+  // store's prefix and the operation's), or undefined when none does: no
+  // labels, a name mnemo would refuse, or tool_effectiveness/tool_registry
+  // themselves, which are escaped while the names under them are not.
+  private mnemoPrefix(labels: readonly string[]): string | undefined {
+    if (labels.length === 0) return undefined;
+    const plain = labels.map(escapeLabel).join(".");
+    if (plain.length > 128) return undefined;
+    if (plain.startsWith("tool-")) return `:74${plain.slice(1)}`;
+    return isSystemNamespace(plain) ? undefined : plain;
+  }
+
+  // The entries under `labels`, a page of memory.list at a time (most
+  // recently updated first), with their LangGraph namespaces; stops once
+  // `enough` of them pass `keep`.
+  private async entriesUnder(
+    labels: readonly string[],
+    keep: (entry: Entry, namespace: string[]) => boolean,
+    enough: number,
+  ): Promise<Array<{ entry: Entry; namespace: string[] }>> {
+    const prefix = this.mnemoPrefix([...this.prefix, ...labels]);
     const out: Array<{ entry: Entry; namespace: string[] }> = [];
     for (let offset: number | null | undefined = 0; offset !== null && offset !== undefined; ) {
-      const page = await this.client.list({ limit: 1000, offset });
+      const page = await this.client.list({
+        limit: 1000,
+        offset,
+        ...(prefix !== undefined ? { namespace_prefix: prefix } : {}),
+      });
       for (const e of page.items ?? []) {
-        const namespace = this.unprefixed(String(e.namespace));
-        if (namespace) out.push({ entry: e as unknown as Entry, namespace });
+        const entry = e as unknown as Entry;
+        const namespace = this.unprefixed(String(entry.namespace));
+        if (namespace && keep(entry, namespace)) out.push({ entry, namespace });
+        if (out.length >= enough) return out;
       }
       offset = page.next_offset;
     }
@@ -261,37 +286,44 @@ export class MnemoStore extends BaseStore {
   private async searchOp(op: SearchOperation): Promise<SearchItem[]> {
     const limit = op.limit ?? 10;
     const offset = op.offset ?? 0;
-    const under = (ns: readonly string[]) => sameStart(op.namespacePrefix, ns, 0) &&
-      ns.length >= op.namespacePrefix.length;
-    const all = (await this.entries()).filter(({ namespace }) => under(namespace));
-    let found: SearchItem[];
+    const under = (ns: readonly string[]) =>
+      ns.length >= op.namespacePrefix.length && sameStart(op.namespacePrefix, ns, 0);
+    const filter = op.filter as Record<string, unknown> | undefined;
+    const wanted = (entry: Entry, ns: string[]) =>
+      under(ns) && (!filter || passes(parseValue(entry.content), filter));
     if (op.query === undefined || op.query.trim() === "") {
-      found = all.map(({ entry, namespace }) => this.item(entry, namespace));
-    } else {
-      // One hybrid search per matching namespace; mnemo's scores are
-      // final scores in [0, 1], comparable across namespaces.
-      const byPlace = new Map(all.map((x) => [`${x.entry.namespace}\n${x.entry.key}`, x]));
-      const namespaces = [...new Set(all.map((x) => x.entry.namespace))];
-      const wanted = op.filter ? 100 : Math.min(100, offset + limit);
-      const answers = await Promise.all(
-        namespaces.map((namespace) =>
-          this.client.search({ query: op.query as string, namespace, max_results: wanted }),
-        ),
-      );
-      found = [];
-      for (const hit of answers.flatMap((a) => a.results ?? [])) {
-        const x = byPlace.get(`${hit.namespace}\n${hit.key}`);
-        if (x) found.push({ ...this.item(x.entry, x.namespace), score: hit.score ?? 0 });
-      }
-      found.sort((a, b) => (b.score ?? 0) - (a.score ?? 0));
+      const found = await this.entriesUnder(op.namespacePrefix, wanted, offset + limit);
+      return found.slice(offset).map(({ entry, namespace }) => this.item(entry, namespace));
     }
-    if (op.filter) found = found.filter((it) => passes(it.value, op.filter as Record<string, unknown>));
+    // One hybrid search over the subtree (memory.search with
+    // namespace_prefix); mnemo's scores are final scores in [0, 1].
+    const prefix = this.mnemoPrefix([...this.prefix, ...op.namespacePrefix]);
+    const answer = await this.client.search({
+      query: op.query,
+      max_results: 100,
+      min_score: 0,
+      ...(prefix !== undefined ? { namespace_prefix: prefix } : {}),
+    });
+    const found: SearchItem[] = [];
+    for (const hit of answer.results ?? []) {
+      const entry = hit as unknown as Entry;
+      const namespace = this.unprefixed(String(entry.namespace));
+      if (namespace && wanted(entry, namespace)) {
+        found.push({ ...this.item(entry, namespace), score: hit.score ?? 0 });
+      }
+    }
     return found.slice(offset, offset + limit);
   }
 
+  // The namespaces come from memory.stats (every namespace the caller sees,
+  // with its count), not from the entries.
   private async listNamespacesOp(op: ListNamespacesOperation): Promise<string[][]> {
     const seen = new Map<string, string[]>();
-    for (const { namespace } of await this.entries()) {
+    const stats = await this.client.stats();
+    for (const name of Object.keys(stats.by_namespace ?? {})) {
+      if (isSystemNamespace(name)) continue;
+      const namespace = this.unprefixed(name);
+      if (!namespace) continue;
       if (op.matchConditions && !op.matchConditions.every((c) => matches(c, namespace))) continue;
       const ns = op.maxDepth !== undefined ? namespace.slice(0, op.maxDepth) : namespace;
       seen.set(JSON.stringify(ns), ns);

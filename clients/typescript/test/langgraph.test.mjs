@@ -81,6 +81,32 @@ for (const { name, client, close } of all) {
       assert.notEqual(page[0].key, first[0].key);
     });
 
+    test("a search is one memory.search over the namespace subtree, whatever the workspace holds", async () => {
+      const calls = [];
+      const spy = new Proxy(client, {
+        get(target, prop) {
+          const v = target[prop];
+          if (typeof v !== "function") return v;
+          return (...args) => {
+            calls.push([prop, args[0]]);
+            return v.apply(target, args);
+          };
+        },
+      });
+      const spied = new MnemoStore(spy, { prefix: ["spy"] });
+      await spied.put(["t", "u"], "x", { text: "oolong tea leaves" });
+      await spied.put(["tx"], "y", { text: "oolong tea outside the subtree" });
+      calls.length = 0;
+      const hits = await spied.search(["t"], { query: "oolong" });
+      assert.deepEqual(calls.map(([m]) => m), ["search"]);
+      assert.equal(calls[0][1].namespace_prefix, "spy.t");
+      assert.deepEqual(hits.map((it) => it.key), ["x"]);  // spy.tx matched the prefix, not the labels
+      assert.ok(hits[0].updatedAt instanceof Date && Math.abs(hits[0].updatedAt - Date.now()) < 60000);
+      calls.length = 0;
+      assert.deepEqual((await spied.search(["t"], { limit: 5 })).map((it) => it.key), ["x"]);
+      assert.deepEqual(calls.map(([m, p]) => [m, p.namespace_prefix]), [["list", "spy.t"]]);
+    });
+
     test("listNamespaces with prefix, suffix and maxDepth", async () => {
       await store.put(["proj", "x", "v1"], "k", { n: 1 });
       await store.put(["proj", "y", "v1"], "k", { n: 2 });

@@ -44,6 +44,10 @@ std::string FilterSql(const EntryFilter& filter, Params& params) {
         " AND left(e.namespace, 5) <> 'tool-' AND e.namespace NOT IN ('tool_effectiveness', "
         "'tool_registry')";
   }
+  if (filter.ns_prefix) {
+    params.Add(*filter.ns_prefix);
+    where += " AND starts_with(e.namespace, " + Last(params) + ")";
+  }
   if (!filter.tags.empty()) {
     params.AddTextArray(filter.tags);
     where += " AND e.tags @> " + Last(params) + "::text[]";

@@ -59,6 +59,12 @@ SqlFilter BuildFilter(const EntryFilter& filter) {
         " AND e.namespace NOT GLOB 'tool-*' AND e.namespace NOT IN ('tool_effectiveness', "
         "'tool_registry')";
   }
+  if (filter.ns_prefix) {
+    // substr, not LIKE or GLOB: no pattern characters, and case-sensitive.
+    f.where += " AND substr(e.namespace, 1, length(?)) = ?";
+    f.params.push_back(*filter.ns_prefix);
+    f.params.push_back(*filter.ns_prefix);
+  }
   for (const std::string& tag : filter.tags) {
     f.where += " AND EXISTS (SELECT 1 FROM json_each(e.tags) WHERE json_each.value = ?)";
     f.params.push_back(tag);
