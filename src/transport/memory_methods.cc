@@ -177,46 +177,42 @@ Result<json> HandleStats(const MethodContext& ctx, const json&) {
 json EntrySchema() {
   json str = {{"type", "string"}};
   json integer = {{"type", "integer"}};
-  return {{"type", "object"},
-          {"properties",
-           {{"id", str},
-            {"key", str},
-            {"namespace", str},
-            {"category", str},
-            {"content", str},
-            {"tags", {{"type", "array"}, {"items", str}}},
-            {"owner", str},
-            {"visibility", {{"type", "string"}, {"enum", {"private", "public"}}}},
-            {"created_at", {{"type", "string"}, {"format", "date-time"}}},
-            {"updated_at", {{"type", "string"}, {"format", "date-time"}}},
-            {"access_count", integer},
-            {"useful_count", integer},
-            {"archived", {{"type", "boolean"}}}}}};
+  return ResultObject({{"id", str},
+                       {"key", str},
+                       {"namespace", str},
+                       {"category", str},
+                       {"content", str},
+                       {"tags", {{"type", "array"}, {"items", str}}},
+                       {"owner", str},
+                       {"visibility", {{"type", "string"}, {"enum", {"private", "public"}}}},
+                       {"created_at", {{"type", "string"}, {"format", "date-time"}}},
+                       {"updated_at", {{"type", "string"}, {"format", "date-time"}}},
+                       {"access_count", integer},
+                       {"useful_count", integer},
+                       {"archived", {{"type", "boolean"}}}});
 }
 
-json HitsSchema(json hit_properties) {
-  return {{"type", "object"},
-          {"properties",
-           {{"results",
-             {{"type", "array"}, {"items", {{"type", "object"}, {"properties", hit_properties}}}}},
-            {"degraded", {{"type", {"string", "null"}}}}}}};
+// `hit` is the schema of one result.
+json HitsSchema(json hit) {
+  return ResultObject({{"results", {{"type", "array"}, {"items", std::move(hit)}}},
+                       {"degraded", {{"type", {"string", "null"}}}}});
 }
 
 json SearchResultSchema() {
   json str = {{"type", "string"}};
   json num = {{"type", "number"}};
-  return HitsSchema({{"id", str},
-                     {"key", str},
-                     {"namespace", str},
-                     {"category", str},
-                     {"owner", str},
-                     {"content", str},
-                     {"snippet", str},
-                     {"score", num},
-                     {"keyword_score", num},
-                     {"vector_score", {{"type", {"number", "null"}}}},
-                     {"created_at", str},
-                     {"updated_at", str}});
+  return HitsSchema(ResultObject({{"id", str},
+                                  {"key", str},
+                                  {"namespace", str},
+                                  {"category", str},
+                                  {"owner", str},
+                                  {"content", str},
+                                  {"snippet", str},
+                                  {"score", num},
+                                  {"keyword_score", num},
+                                  {"vector_score", {{"type", {"number", "null"}}}},
+                                  {"created_at", str},
+                                  {"updated_at", str}}));
 }
 
 json RecallResultSchema() {
@@ -230,9 +226,10 @@ json RecallResultSchema() {
               {"category", str},
               {"content", str},
               {"score", {{"type", "number"}}}};
-  json context = {{"type", "array"}, {"items", {{"type", "object"}, {"properties", hit}}}};
+  // A context turn is a hit without a score.
+  json context = {{"type", "array"}, {"items", ResultObject(hit, {"score"})}};
   hit["context"] = std::move(context);
-  return HitsSchema(std::move(hit));
+  return HitsSchema(ResultObject(std::move(hit), {"context"}));
 }
 
 MethodSpec StoreSpec() {
@@ -256,13 +253,11 @@ MethodSpec StoreSpec() {
                       .allowed = {"private", "public"}},
                      EmbeddingParam("Your own vector for this memory (stored in the space "
                                     "external:<dim> beside the embedder's).")},
-          .result_schema = {{"type", "object"},
-                            {"properties",
-                             {{"key", {{"type", "string"}}},
-                              {"namespace", {{"type", "string"}}},
-                              {"category", {{"type", "string"}}},
-                              {"id", {{"type", "string"}}},
-                              {"created", {{"type", "boolean"}}}}}},
+          .result_schema = ResultObject({{"key", {{"type", "string"}}},
+                                         {"namespace", {{"type", "string"}}},
+                                         {"category", {{"type", "string"}}},
+                                         {"id", {{"type", "string"}}},
+                                         {"created", {{"type", "boolean"}}}}),
           .handler = HandleStore,
           .render = RenderStore,
           .tool_name = "memory_store"};
@@ -328,14 +323,13 @@ MethodSpec SearchSpec() {
 }
 
 MethodSpec ForgetSpec() {
-  return {
-      .name = "memory.forget",
-      .description = "Delete a memory by its exact key.",
-      .params = {KeyParam(), NamespaceParam(true), OwnerParam()},
-      .result_schema = {{"type", "object"}, {"properties", {{"forgotten", {{"type", "boolean"}}}}}},
-      .handler = HandleForget,
-      .render = RenderForget,
-      .tool_name = "memory_forget"};
+  return {.name = "memory.forget",
+          .description = "Delete a memory by its exact key.",
+          .params = {KeyParam(), NamespaceParam(true), OwnerParam()},
+          .result_schema = ResultObject({{"forgotten", {{"type", "boolean"}}}}),
+          .handler = HandleForget,
+          .render = RenderForget,
+          .tool_name = "memory_forget"};
 }
 
 MethodSpec MarkUsefulSpec() {
@@ -365,10 +359,8 @@ MethodSpec ListSpec() {
                       .description = "Entries to skip (default 0); pass next_offset.",
                       .default_value = 0,
                       .minimum = 0}},
-          .result_schema = {{"type", "object"},
-                            {"properties",
-                             {{"items", {{"type", "array"}, {"items", EntrySchema()}}},
-                              {"next_offset", {{"type", {"integer", "null"}}}}}}},
+          .result_schema = ResultObject({{"items", {{"type", "array"}, {"items", EntrySchema()}}},
+                                         {"next_offset", {{"type", {"integer", "null"}}}}}),
           .handler = HandleList,
           .render = RenderList};
 }
@@ -378,14 +370,12 @@ MethodSpec StatsSpec() {
   return {.name = "memory.stats",
           .read_only = true,
           .description = "Counts of memories by category and namespace, backend and schema.",
-          .result_schema = {{"type", "object"},
-                            {"properties",
-                             {{"entries", {{"type", "integer"}}},
-                              {"archived", {{"type", "integer"}}},
-                              {"by_category", counts},
-                              {"by_namespace", counts},
-                              {"backend", {{"type", "string"}}},
-                              {"schema_version", {{"type", "integer"}}}}}},
+          .result_schema = ResultObject({{"entries", {{"type", "integer"}}},
+                                         {"archived", {{"type", "integer"}}},
+                                         {"by_category", counts},
+                                         {"by_namespace", counts},
+                                         {"backend", {{"type", "string"}}},
+                                         {"schema_version", {{"type", "integer"}}}}),
           .handler = HandleStats,
           .render = RenderStats};
 }

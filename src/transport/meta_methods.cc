@@ -133,11 +133,9 @@ void AddMetaMethods(MethodTable& table) {
                                         "holding one); malformed ones fail the tool, not "
                                         "the call.",
                          .default_value = json::object()}},
-             .result_schema = {{"type", "object"},
-                               {"properties",
-                                {{"content", {{"type", "string"}}},
-                                 {"data", json::object()},
-                                 {"is_error", {{"type", "boolean"}}}}}},
+             .result_schema = ResultObject({{"content", {{"type", "string"}}},
+                                            {"data", json::object()},
+                                            {"is_error", {{"type", "boolean"}}}}),
              .handler = HandleToolCall,
              // The tool it runs is refused as a failed tool, not as a failed call.
              .needs_memory = false});

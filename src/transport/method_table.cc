@@ -1,5 +1,6 @@
 #include "transport/method_table.h"
 
+#include <algorithm>
 #include <cassert>
 #include <chrono>
 #include <exception>
@@ -148,6 +149,16 @@ std::string RenderText(const MethodSpec& spec, const json& params, const json& r
     }
   }
   return DumpJson(result);
+}
+
+json ResultObject(json properties, const std::vector<std::string>& optional) {
+  json required = json::array();
+  for (const auto& [name, schema] : properties.items()) {
+    if (std::find(optional.begin(), optional.end(), name) == optional.end()) {
+      required.push_back(name);
+    }
+  }
+  return {{"type", "object"}, {"properties", std::move(properties)}, {"required", required}};
 }
 
 std::string DumpJson(const json& j, int indent) {

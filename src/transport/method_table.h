@@ -178,6 +178,11 @@ void AddDocumentMethods(MethodTable& table);
 void AddContextMethods(MethodTable& table);
 void AddContextBuildMethods(MethodTable& table);
 
+// The schema of a result object: its properties, each always present
+// ("required", so the generated clients type them as present) but those
+// named in `optional`.
+json ResultObject(json properties, const std::vector<std::string>& optional = {});
+
 // Validates `params` against the spec and then runs the handler. Invalid
 // params are kInvalidArgument with the field set. Handler exceptions become
 // kInternal. When `validated` is given it receives the validated params (for

@@ -4,6 +4,7 @@
 // sqlite; and import is all-or-nothing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -261,11 +262,59 @@ TEST_P(BackupRoundTrip, EveryReadMethodAnswersTheSameAfterImportIntoAnEmptyWorks
 
 INSTANTIATE_TEST_SUITE_P(Backends, BackupRoundTrip, ::testing::Values("sqlite", "postgres"));
 
+// Where `value` breaks `schema` (the subset the method table uses: type,
+// enum, properties, required, items, additionalProperties); "" when it
+// does not.
+std::string SchemaViolation(const json& schema, const json& value, const std::string& path) {
+  if (schema.contains("type")) {
+    auto is = [&value](const std::string& t) {
+      return (t == "object" && value.is_object()) || (t == "array" && value.is_array()) ||
+             (t == "string" && value.is_string()) || (t == "boolean" && value.is_boolean()) ||
+             (t == "null" && value.is_null()) || (t == "number" && value.is_number()) ||
+             (t == "integer" && value.is_number_integer());
+    };
+    const json& type = schema["type"];
+    bool ok = type.is_array() ? std::any_of(type.begin(), type.end(),
+                                            [&](const json& t) { return is(t.get<std::string>()); })
+                              : is(type.get<std::string>());
+    if (!ok) return path + " is " + value.dump().substr(0, 80) + ", not " + type.dump();
+  }
+  if (schema.contains("enum") &&
+      std::find(schema["enum"].begin(), schema["enum"].end(), value) == schema["enum"].end()) {
+    return path + " = " + value.dump() + " is not one of " + schema["enum"].dump();
+  }
+  if (value.is_object()) {
+    for (const json& name : schema.value("required", json::array())) {
+      if (!value.contains(name.get<std::string>()))
+        return path + "." + name.get<std::string>() + " is missing";
+    }
+    for (const auto& [name, member] : value.items()) {
+      const json properties = schema.value("properties", json::object());
+      const json* sub = properties.contains(name) ? &properties[name] : nullptr;
+      if (sub == nullptr && schema.contains("additionalProperties") &&
+          schema["additionalProperties"].is_object()) {
+        sub = &schema["additionalProperties"];
+      }
+      if (sub == nullptr) continue;
+      std::string v = SchemaViolation(*sub, member, path + "." + name);
+      if (!v.empty()) return v;
+    }
+  }
+  if (value.is_array() && schema.contains("items")) {
+    for (size_t i = 0; i < value.size(); ++i) {
+      std::string v =
+          SchemaViolation(schema["items"], value[i], path + "[" + std::to_string(i) + "]");
+      if (!v.empty()) return v;
+    }
+  }
+  return "";
+}
+
 // docs/schema.json's `read_only` is what the clients retry on a lost
 // answer: every method flagged so is called here, twice, and leaves the
 // workspace as it was (its export unchanged); every method called here is
 // flagged.
-TEST(ReadOnlyMethods, LeaveTheWorkspaceAsItWas) {
+TEST(ReadOnlyMethods, LeaveTheWorkspaceAsItWasAndEveryAnswerMatchesItsSchema) {
   testing::TempDir dir;
   Workspace w(dir.Sub("w"), "sqlite");
   ASSERT_NE(w.engine, nullptr);
@@ -280,6 +329,22 @@ TEST(ReadOnlyMethods, LeaveTheWorkspaceAsItWas) {
   calls.push_back({"memory.tools_schema", json::object()});
   std::set<std::string> called;
   for (const auto& [method, params] : calls) called.insert(method);
+  // Every answer is what its method's result schema says (docs/schema.json,
+  // from which the clients' types are generated), some writes' too.
+  auto checked = calls;
+  checked.push_back({"memory.recall", {{"query", "Postgres"}, {"context_turns", 1}}});
+  checked.push_back({"memory.store", {{"key", "schema"}, {"value", "checked"}}});
+  checked.push_back({"memory.forget", {{"key", "schema"}}});
+  checked.push_back(
+      {"memory.tool_call", {{"name", "memory_get"}, {"arguments", {{"key", "editor"}}}}});
+  for (const auto& [method, params] : checked) {
+    const MethodSpec* spec = transport::DefaultMethodTable().Find(method);
+    ASSERT_NE(spec, nullptr) << method;
+    json answer = w.Call(method, params);
+    ASSERT_TRUE(answer.contains("result")) << method << " " << answer.dump();
+    EXPECT_EQ(SchemaViolation(spec->result_schema, answer["result"], "result"), "")
+        << method << " " << params.dump();
+  }
   for (const MethodSpec& m : transport::DefaultMethodTable().All()) {
     EXPECT_EQ(called.count(m.name) == 1, m.read_only) << m.name;
   }

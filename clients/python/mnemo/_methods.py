@@ -183,7 +183,7 @@ def _params(values: Mapping[str, Any]) -> Dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
 
 
-class StoreResult(TypedDict, total=False):
+class StoreResult(TypedDict):
     category: str
     created: bool
     id: str
@@ -191,7 +191,7 @@ class StoreResult(TypedDict, total=False):
     namespace: str
 
 
-class GetResult(TypedDict, total=False):
+class GetResult(TypedDict):
     access_count: int
     archived: bool
     category: str
@@ -207,7 +207,20 @@ class GetResult(TypedDict, total=False):
     visibility: Literal["private", "public"]
 
 
-class RecallResultItemContextItem(TypedDict, total=False):
+class _RecallResultItemContextItemRequired(TypedDict):
+    category: str
+    content: str
+    id: str
+    key: str
+    namespace: str
+    source: Literal["entry", "tool_rule", "turn", "segment", "event", "document"]
+
+
+class RecallResultItemContextItem(_RecallResultItemContextItemRequired, total=False):
+    score: float
+
+
+class _RecallResultItemRequired(TypedDict):
     category: str
     content: str
     id: str
@@ -217,23 +230,16 @@ class RecallResultItemContextItem(TypedDict, total=False):
     source: Literal["entry", "tool_rule", "turn", "segment", "event", "document"]
 
 
-class RecallResultItem(TypedDict, total=False):
-    category: str
-    content: str
+class RecallResultItem(_RecallResultItemRequired, total=False):
     context: List[RecallResultItemContextItem]
-    id: str
-    key: str
-    namespace: str
-    score: float
-    source: Literal["entry", "tool_rule", "turn", "segment", "event", "document"]
 
 
-class RecallResult(TypedDict, total=False):
+class RecallResult(TypedDict):
     degraded: Optional[str]
     results: List[RecallResultItem]
 
 
-class SearchResultItem(TypedDict, total=False):
+class SearchResultItem(TypedDict):
     category: str
     content: str
     created_at: str
@@ -248,16 +254,16 @@ class SearchResultItem(TypedDict, total=False):
     vector_score: Optional[float]
 
 
-class SearchResult(TypedDict, total=False):
+class SearchResult(TypedDict):
     degraded: Optional[str]
     results: List[SearchResultItem]
 
 
-class ForgetResult(TypedDict, total=False):
+class ForgetResult(TypedDict):
     forgotten: bool
 
 
-class MarkUsefulResult(TypedDict, total=False):
+class MarkUsefulResult(TypedDict):
     access_count: int
     archived: bool
     category: str
@@ -273,7 +279,7 @@ class MarkUsefulResult(TypedDict, total=False):
     visibility: Literal["private", "public"]
 
 
-class ListResultItem(TypedDict, total=False):
+class ListResultItem(TypedDict):
     access_count: int
     archived: bool
     category: str
@@ -289,12 +295,12 @@ class ListResultItem(TypedDict, total=False):
     visibility: Literal["private", "public"]
 
 
-class ListResult(TypedDict, total=False):
+class ListResult(TypedDict):
     items: List[ListResultItem]
     next_offset: Optional[int]
 
 
-class StatsResult(TypedDict, total=False):
+class StatsResult(TypedDict):
     archived: int
     backend: str
     by_category: Dict[str, Any]
@@ -765,7 +771,7 @@ class ToolsSchemaResultItem(TypedDict, total=False):
     type: Literal["function"]
 
 
-class ToolCallResult(TypedDict, total=False):
+class ToolCallResult(TypedDict):
     content: str
     data: Any
     is_error: bool

@@ -25,11 +25,11 @@ export type StoreParams = {
 
 /** Result of `memory.store`. */
 export type StoreResult = {
-  category?: string;
-  created?: boolean;
-  id?: string;
-  key?: string;
-  namespace?: string;
+  category: string;
+  created: boolean;
+  id: string;
+  key: string;
+  namespace: string;
   [key: string]: unknown;
 };
 
@@ -45,19 +45,19 @@ export type GetParams = {
 
 /** Result of `memory.get`. */
 export type GetResult = {
-  access_count?: number;
-  archived?: boolean;
-  category?: string;
-  content?: string;
-  created_at?: string;
-  id?: string;
-  key?: string;
-  namespace?: string;
-  owner?: string;
-  tags?: Array<string>;
-  updated_at?: string;
-  useful_count?: number;
-  visibility?: "private" | "public";
+  access_count: number;
+  archived: boolean;
+  category: string;
+  content: string;
+  created_at: string;
+  id: string;
+  key: string;
+  namespace: string;
+  owner: string;
+  tags: Array<string>;
+  updated_at: string;
+  useful_count: number;
+  visibility: "private" | "public";
   [key: string]: unknown;
 };
 
@@ -83,25 +83,25 @@ export type RecallParams = {
 
 /** Result of `memory.recall`. */
 export type RecallResult = {
-  degraded?: string | null;
-  results?: Array<{
-    category?: string;
-    content?: string;
+  degraded: string | null;
+  results: Array<{
+    category: string;
+    content: string;
     context?: Array<{
-      category?: string;
-      content?: string;
-      id?: string;
-      key?: string;
-      namespace?: string;
+      category: string;
+      content: string;
+      id: string;
+      key: string;
+      namespace: string;
       score?: number;
-      source?: "entry" | "tool_rule" | "turn" | "segment" | "event" | "document";
+      source: "entry" | "tool_rule" | "turn" | "segment" | "event" | "document";
       [key: string]: unknown;
     }>;
-    id?: string;
-    key?: string;
-    namespace?: string;
-    score?: number;
-    source?: "entry" | "tool_rule" | "turn" | "segment" | "event" | "document";
+    id: string;
+    key: string;
+    namespace: string;
+    score: number;
+    source: "entry" | "tool_rule" | "turn" | "segment" | "event" | "document";
     [key: string]: unknown;
   }>;
   [key: string]: unknown;
@@ -137,20 +137,20 @@ export type SearchParams = {
 
 /** Result of `memory.search`. */
 export type SearchResult = {
-  degraded?: string | null;
-  results?: Array<{
-    category?: string;
-    content?: string;
-    created_at?: string;
-    id?: string;
-    key?: string;
-    keyword_score?: number;
-    namespace?: string;
-    owner?: string;
-    score?: number;
-    snippet?: string;
-    updated_at?: string;
-    vector_score?: number | null;
+  degraded: string | null;
+  results: Array<{
+    category: string;
+    content: string;
+    created_at: string;
+    id: string;
+    key: string;
+    keyword_score: number;
+    namespace: string;
+    owner: string;
+    score: number;
+    snippet: string;
+    updated_at: string;
+    vector_score: number | null;
     [key: string]: unknown;
   }>;
   [key: string]: unknown;
@@ -168,7 +168,7 @@ export type ForgetParams = {
 
 /** Result of `memory.forget`. */
 export type ForgetResult = {
-  forgotten?: boolean;
+  forgotten: boolean;
   [key: string]: unknown;
 };
 
@@ -184,19 +184,19 @@ export type MarkUsefulParams = {
 
 /** Result of `memory.mark_useful`. */
 export type MarkUsefulResult = {
-  access_count?: number;
-  archived?: boolean;
-  category?: string;
-  content?: string;
-  created_at?: string;
-  id?: string;
-  key?: string;
-  namespace?: string;
-  owner?: string;
-  tags?: Array<string>;
-  updated_at?: string;
-  useful_count?: number;
-  visibility?: "private" | "public";
+  access_count: number;
+  archived: boolean;
+  category: string;
+  content: string;
+  created_at: string;
+  id: string;
+  key: string;
+  namespace: string;
+  owner: string;
+  tags: Array<string>;
+  updated_at: string;
+  useful_count: number;
+  visibility: "private" | "public";
   [key: string]: unknown;
 };
 
@@ -216,23 +216,23 @@ export type ListParams = {
 
 /** Result of `memory.list`. */
 export type ListResult = {
-  items?: Array<{
-    access_count?: number;
-    archived?: boolean;
-    category?: string;
-    content?: string;
-    created_at?: string;
-    id?: string;
-    key?: string;
-    namespace?: string;
-    owner?: string;
-    tags?: Array<string>;
-    updated_at?: string;
-    useful_count?: number;
-    visibility?: "private" | "public";
+  items: Array<{
+    access_count: number;
+    archived: boolean;
+    category: string;
+    content: string;
+    created_at: string;
+    id: string;
+    key: string;
+    namespace: string;
+    owner: string;
+    tags: Array<string>;
+    updated_at: string;
+    useful_count: number;
+    visibility: "private" | "public";
     [key: string]: unknown;
   }>;
-  next_offset?: number | null;
+  next_offset: number | null;
   [key: string]: unknown;
 };
 
@@ -241,12 +241,12 @@ export type StatsParams = Record<string, never>;
 
 /** Result of `memory.stats`. */
 export type StatsResult = {
-  archived?: number;
-  backend?: string;
-  by_category?: Record<string, number>;
-  by_namespace?: Record<string, number>;
-  entries?: number;
-  schema_version?: number;
+  archived: number;
+  backend: string;
+  by_category: Record<string, number>;
+  by_namespace: Record<string, number>;
+  entries: number;
+  schema_version: number;
   [key: string]: unknown;
 };
 
@@ -1114,9 +1114,9 @@ export type ToolCallParams = {
 
 /** Result of `memory.tool_call`. */
 export type ToolCallResult = {
-  content?: string;
-  data?: unknown;
-  is_error?: boolean;
+  content: string;
+  data: unknown;
+  is_error: boolean;
   [key: string]: unknown;
 };
 
