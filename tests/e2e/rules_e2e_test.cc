@@ -230,8 +230,10 @@ TEST_F(RulesE2e, ConfiguredAliasesAndKnownToolsChooseTheTool) {
   EXPECT_EQ(r["result"]["new_rules"][0]["tool_name"], "*");
 }
 
-// Spec 60's tool table: the rule tools are MCP tools, not LLM tools.
-TEST_F(RulesE2e, ToolsSchemaLeavesTheRuleToolsToMcp) {
+// Spec 60's tool table with issue 21's change: an OpenAI-style harness pins
+// a rule through the tool_rule_put tool (and the daemon's prompt block shows
+// it); listing rules stays an MCP tool.
+TEST_F(RulesE2e, AnLlmPinsARuleThroughToolRulePutAndListingStaysMcp) {
   auto daemon = Start();
   ASSERT_TRUE(daemon->started());
   Client c(daemon->port());
@@ -239,8 +241,16 @@ TEST_F(RulesE2e, ToolsSchemaLeavesTheRuleToolsToMcp) {
   std::vector<std::string> names;
   for (const json& t : tools) names.push_back(t["function"]["name"]);
   EXPECT_NE(std::find(names.begin(), names.end(), "memory_store"), names.end());
-  EXPECT_EQ(std::find(names.begin(), names.end(), "tool_rule_put"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "tool_rule_put"), names.end());
   EXPECT_EQ(std::find(names.begin(), names.end(), "tool_rule_list"), names.end());
+  json call = c.Call("memory.tool_call",
+                     {{"name", "tool_rule_put"},
+                      {"arguments", R"({"tool_name": "send_email", "rule": "Never email Sarah.",
+                                        "priority": "critical"})"}})["result"];
+  EXPECT_EQ(call["is_error"], false) << call.dump();
+  json block = c.Call("memory.tool_rules_for_prompt", {{"tools", {"send_email"}}})["result"];
+  EXPECT_NE(block["rendered"].get<std::string>().find("Never email Sarah."), std::string::npos)
+      << block.dump();
 }
 
 TEST(RulesCli, PutListPromptDelete) {
