@@ -1,5 +1,7 @@
-// `mnemo export [--with-vectors] [FILE]` and `mnemo import [--merge] FILE`
-// (JSONL, spec 10; format version 2 in docs/storage.md).
+// `mnemo export [--with-vectors] [FILE]`, `mnemo import [--merge] FILE`
+// (JSONL, spec 10; format version 2 in docs/storage.md) and
+// `mnemo import --from FORMAT PATH` (other tools' memory, "Imports from other
+// tools" there).
 #include <unistd.h>
 
 #include <fstream>
@@ -64,6 +66,60 @@ int Import(const GlobalOptions& g, const std::string& file, const ImportOptions&
   return kExitOk;
 }
 
+void PrintForeignReport(const ForeignImportReport& r, const std::string& path) {
+  std::cout << (r.dry_run ? "Would import" : "Imported") << " from " << path << " as " << r.format
+            << " (" << r.files << (r.files == 1 ? " file" : " files") << "):\n"
+            << "  entries:   " << r.entries_created << " new, " << r.entries_updated << " updated, "
+            << r.entries_unchanged << " unchanged\n"
+            << "  documents: " << r.documents_created << " new, " << r.documents_unchanged
+            << " already stored\n"
+            << "  triples:   " << r.triples_created << " new, " << r.triples_unchanged
+            << " already stored\n"
+            << "  skipped:   " << r.skipped_count << "\n";
+  for (const ForeignImportReport::Skip& s : r.skipped) {
+    std::cout << "    " << s.file << (s.line > 0 ? ":" + std::to_string(s.line) : "") << ": "
+              << s.reason << "\n";
+  }
+  if (r.skipped_count > static_cast<int64_t>(r.skipped.size())) {
+    std::cout << "    (" << r.skipped_count - static_cast<int64_t>(r.skipped.size()) << " more)\n";
+  }
+  if (r.dry_run) std::cout << "Dry run: nothing was written.\n";
+}
+
+int ImportForeign(const GlobalOptions& g, const std::string& path,
+                  const ForeignImportOptions& options) {
+  Result<Session> session = OpenSession(g);
+  if (!session.ok()) return Fail(session.status());
+  Result<ForeignImportReport> r = session->engine->ImportForeign(session->principal, path, options);
+  if (!r.ok()) return Fail(r.status());
+  if (!g.json) {
+    PrintForeignReport(*r, path);
+    return kExitOk;
+  }
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const ForeignImportReport::Skip& s : r->skipped) {
+    skipped.push_back({{"file", s.file}, {"line", s.line}, {"reason", s.reason}});
+  }
+  std::cout << nlohmann::json{{"format", r->format},
+                              {"files", r->files},
+                              {"dry_run", r->dry_run},
+                              {"entries",
+                               {{"created", r->entries_created},
+                                {"updated", r->entries_updated},
+                                {"unchanged", r->entries_unchanged}}},
+                              {"documents",
+                               {{"created", r->documents_created},
+                                {"unchanged", r->documents_unchanged}}},
+                              {"triples",
+                               {{"created", r->triples_created},
+                                {"unchanged", r->triples_unchanged}}},
+                              {"skipped", skipped},
+                              {"skipped_count", r->skipped_count}}
+                   .dump()
+            << "\n";
+  return kExitOk;
+}
+
 int Reindex(const GlobalOptions& g) {
   Result<Session> session = OpenSession(g);
   if (!session.ok()) return Fail(session.status());
@@ -122,12 +178,36 @@ void AddDataCommands(CLI::App& app, GlobalOptions& g, Action& action) {
     action = [&g, file, export_options] { return Export(g, *file, *export_options); };
   });
 
+  auto foreign = std::make_shared<ForeignImportOptions>();
   CLI::App* imp = app.add_subcommand(
-      "import", "Load an export (version 2) or a JSONL file of entries (version 1): all or none");
-  imp->add_option("file", *file, "JSONL file")->required();
+      "import",
+      "Load an export (version 2) or a JSONL file of entries (version 1): all or none; with "
+      "--from, memory kept by another tool");
+  imp->add_option("file", *file, "JSONL file; with --from the file or folder to read")->required();
   imp->add_flag("--merge", import_options->merge,
                 "Version 2: add to a workspace that is not empty (stored records are kept)");
-  imp->callback([&g, &action, file, import_options] {
+  imp->add_option("--from", foreign->format,
+                  "Read another tool's memory: mcp-memory (memory.jsonl), mem0 (an export), "
+                  "basic-memory (a folder of notes), markdown (notes), jsonl ({key, content} "
+                  "lines); bad records are skipped and reported, a second run adds nothing");
+  imp->add_option("--namespace", foreign->ns,
+                  "With --from: the entries' namespace (default: the format's name; global "
+                  "for jsonl)");
+  imp->add_flag("--dry-run", foreign->dry_run, "With --from: read, check and count, write nothing");
+  imp->callback([&g, &action, file, import_options, foreign, imp] {
+    const bool from = imp->count("--from") > 0;
+    if (!from && (foreign->dry_run || !foreign->ns.empty())) {
+      action = [] {
+        return Fail(InvalidArgument(
+            "--dry-run and --namespace need --from FORMAT (mcp-memory, mem0, basic-memory, "
+            "markdown or jsonl)"));
+      };
+      return;
+    }
+    if (from) {
+      action = [&g, file, foreign] { return ImportForeign(g, *file, *foreign); };
+      return;
+    }
     action = [&g, file, import_options] { return Import(g, *file, *import_options); };
   });
 

@@ -253,6 +253,21 @@ class Engine {
                                    const ProgressFn& progress = {},
                                    const ImportOptions& options = {});
 
+  // Memory kept by another tool (options.format: mcp-memory, mem0,
+  // basic-memory, markdown, jsonl) read from `path`, a file or a folder
+  // (docs/storage.md "Imports from other tools" maps each format). Every
+  // file is parsed and checked first; a record that cannot be imported (a
+  // malformed line, a missing field, a value mnemo refuses) is left out and
+  // reported by file and line, the rest is written in one storage
+  // transaction with what is derived (document fields, vectors). Keys and
+  // ids are derived from the input, so a second run writes nothing new.
+  // kInvalidArgument for an unknown format (the message lists the five),
+  // kNotFound/kUnavailable for a path that cannot be read; then, as on a
+  // failed write, nothing is written. Under ACL a user's records all become
+  // theirs (mem0 memories of another user_id are skipped).
+  Result<ForeignImportReport> ImportForeign(const Principal& who, const std::string& path,
+                                            const ForeignImportOptions& options);
+
   // Documents (spec 50). Stored byte for byte; summary, tags and entities are
   // derived from the content. An owner's identical contents are stored once
   // (created = false, the first id). Scoped like episodic rows: the

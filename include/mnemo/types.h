@@ -256,6 +256,43 @@ struct ImportOptions {
   bool merge = false;
 };
 
+// `mnemo import --from FORMAT PATH` (Engine::ImportForeign): memory kept by
+// another tool. The formats and what each becomes are in docs/storage.md
+// ("Imports from other tools").
+struct ForeignImportOptions {
+  // mcp-memory, mem0, basic-memory, markdown or jsonl.
+  std::string format;
+  // The namespace of the entries; "" = the format's own (mcp-memory, mem0,
+  // basic-memory, markdown), "global" for jsonl (whose lines may name one).
+  std::string ns;
+  // Read, check and count what would be written; write nothing.
+  bool dry_run = false;
+};
+
+struct ForeignImportReport {
+  std::string format;
+  int64_t files = 0;  // files read
+  // Entries: new, changed (content, category or tags) and already stored as
+  // they are (not written again, so a second run changes nothing).
+  int64_t entries_created = 0;
+  int64_t entries_updated = 0;
+  int64_t entries_unchanged = 0;
+  int64_t documents_created = 0;
+  int64_t documents_unchanged = 0;  // the owner already holds the same content
+  int64_t triples_created = 0;
+  int64_t triples_unchanged = 0;  // the owner already holds the same current fact
+  // What was left out and why, by file and line (line 0: the whole file).
+  struct Skip {
+    std::string file;
+    int64_t line = 0;
+    std::string reason;
+  };
+  std::vector<Skip> skipped;  // the first kMaxReported
+  int64_t skipped_count = 0;  // all of them
+  bool dry_run = false;
+  static constexpr size_t kMaxReported = 1000;
+};
+
 // --- Tool-scoped rules (spec 30) ---
 
 // Ordered: a higher value is a higher priority.

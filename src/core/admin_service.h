@@ -95,6 +95,9 @@ class AdminService {
   Status ExportJsonl(const Principal& who, std::ostream& out, const ExportOptions& options);
   Result<ImportReport> ImportJsonl(const Principal& who, std::istream& in,
                                    const ProgressFn& progress, const ImportOptions& options);
+  // Memory kept by another tool (admin_import_foreign.cc).
+  Result<ForeignImportReport> ImportForeign(const Principal& who, const std::string& path,
+                                            const ForeignImportOptions& options);
 
  private:
   // What is derived from text through the tool registry, derived again
@@ -110,6 +113,9 @@ class AdminService {
   Result<ImportReport> ImportV2(const Principal& who, const nlohmann::json& header,
                                 internal::LineReader& lines, const ProgressFn& progress,
                                 const ImportOptions& options);
+  // The rows of ImportForeign, checked: entries stored as they are left
+  // out, the rest restored in one transaction (counted only on a dry run).
+  Result<ForeignImportReport> WriteForeign(storage::RestoreBatch batch, ForeignImportReport report);
   // What already holds rows visible to `who` ("3 entries, 12 turns"), "" when nothing.
   Result<std::string> NonEmptyParts(const Principal& who);
 

@@ -361,6 +361,12 @@ Result<ImportReport> Engine::ImportJsonl(const Principal& who, std::istream& in,
   return impl_->admin->ImportJsonl(who, in, progress, options);
 }
 
+Result<ForeignImportReport> Engine::ImportForeign(const Principal& who, const std::string& path,
+                                                  const ForeignImportOptions& options) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->admin->ImportForeign(who, path, options);
+}
+
 Result<DocumentPutResult> Engine::DocPut(const Principal& who, const DocumentPutRequest& req) {
   MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
   return impl_->documents->Put(who, req);

@@ -61,6 +61,10 @@ struct RestoreBatch {
 struct RestoreReport {
   int64_t entries_created = 0;
   int64_t skipped = 0;  // rows of the other kinds already stored
+  // Of `skipped`: documents and triples (an import from another tool
+  // reports them apart).
+  int64_t documents_skipped = 0;
+  int64_t triples_skipped = 0;
 };
 
 // Checks every row of `batch` as the kind's own write would (blank owners,

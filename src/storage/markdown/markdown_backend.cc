@@ -445,6 +445,8 @@ Result<RestoreReport> MarkdownBackend::Restore(const RestoreBatch& batch) {
       if (stored) PlaceLocked(*stored, dirty);
     }
     report.skipped += forwarded.skipped;
+    report.documents_skipped += forwarded.documents_skipped;
+    report.triples_skipped += forwarded.triples_skipped;
     return report;
   });
 }

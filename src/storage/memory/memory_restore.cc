@@ -91,6 +91,7 @@ Result<RestoreReport> MemoryBackend::Restore(const RestoreBatch& batch) {
     if (document_rows_.contains(doc.id) ||
         document_hashes_.contains({doc.owner, doc.content_hash})) {
       ++report.skipped;
+      ++report.documents_skipped;
       continue;
     }
     InsertDocumentLocked(doc);
@@ -114,6 +115,7 @@ Result<RestoreReport> MemoryBackend::Restore(const RestoreBatch& batch) {
     });
     if (stored) {
       ++report.skipped;
+      ++report.triples_skipped;
       continue;
     }
     triples_[next_triple_row_++] = t;

@@ -154,6 +154,7 @@ Result<RestoreReport> PostgresBackend::Restore(const RestoreBatch& batch) {
                  Params().Add(doc.id).Add(doc.owner).Add(doc.content_hash)));
       if (stored) {
         ++report.skipped;
+        ++report.documents_skipped;
         continue;
       }
       MNEMO_RETURN_IF_ERROR(InsertDocumentIn(conn, doc));
@@ -199,6 +200,7 @@ Result<RestoreReport> PostgresBackend::Restore(const RestoreBatch& batch) {
                      .Add(TripleTermKey(t.object))));
       if (stored) {
         ++report.skipped;
+        ++report.triples_skipped;
         continue;
       }
       MNEMO_RETURN_IF_ERROR(InsertTriple(conn, t));

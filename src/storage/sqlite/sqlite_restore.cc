@@ -133,6 +133,7 @@ Result<RestoreReport> SqliteBackend::Restore(const RestoreBatch& batch) {
                }));
     if (stored) {
       ++report.skipped;
+      ++report.documents_skipped;
       continue;
     }
     MNEMO_RETURN_IF_ERROR(InsertDocumentIn(db, doc));
@@ -186,6 +187,7 @@ Result<RestoreReport> SqliteBackend::Restore(const RestoreBatch& batch) {
                }));
     if (stored) {
       ++report.skipped;
+      ++report.triples_skipped;
       continue;
     }
     MNEMO_RETURN_IF_ERROR(InsertTriple(db, t));
