@@ -11,6 +11,7 @@
 #include "base/sha256.h"
 #include "core/foreign_formats.h"
 #include "text/strip.h"
+#include "text/utf8.h"
 
 namespace mnemo::internal {
 namespace {
@@ -307,8 +308,30 @@ Result<FrontMatter> ParseFrontMatter(std::string_view text) {
       "the front matter opened on line 1 is never closed (a line \"---\" ends it)");
 }
 
+namespace {
+
+// A note is text: one that is not valid UTF-8 is skipped whole, naming the
+// line of the first bad byte (its title, tags and text would be mangled).
+// A newline is never part of a multi-byte sequence, so some line is bad.
+bool SkipUnlessUtf8(const ForeignFile& file, ForeignRecords& out) {
+  if (text::IsValidUtf8(file.text)) return false;
+  const std::string_view all = file.text;
+  int64_t line = 1;
+  for (size_t start = 0; start < all.size(); ++line) {
+    const size_t end = all.find('\n', start);
+    const size_t stop = end == std::string_view::npos ? all.size() : end + 1;
+    if (!text::IsValidUtf8(all.substr(start, stop - start))) break;
+    start = stop;
+  }
+  out.skipped.push_back({line, "the note is not valid UTF-8 text"});
+  return true;
+}
+
+}  // namespace
+
 ForeignRecords ParseMarkdownNote(const ForeignFile& file) {
   ForeignRecords out;
+  if (SkipUnlessUtf8(file, out)) return out;
   // A plain note may open with a "---" rule that is no front matter: then
   // all of it is the note.
   Result<FrontMatter> fm = ParseFrontMatter(file.text);
@@ -327,6 +350,7 @@ ForeignRecords ParseMarkdownNote(const ForeignFile& file) {
 
 ForeignRecords ParseBasicMemoryNote(const ForeignFile& file) {
   ForeignRecords out;
+  if (SkipUnlessUtf8(file, out)) return out;
   Result<FrontMatter> fm = ParseFrontMatter(file.text);
   if (!fm.ok()) {
     out.skipped.push_back({1, fm.status().message()});

@@ -149,6 +149,21 @@ TEST(ForeignFormats, BasicMemoryObservationsRelationsAndLinks) {
                                       "Tea grown in Japan", "Tea links_to A", "Tea links_to B"}));
 }
 
+// Found by the foreign_formats fuzz target: a note with a byte that is not
+// UTF-8 in its front matter threw from the JSON of its document's meta.
+TEST(ForeignFormats, ANoteThatIsNotUtf8IsSkippedByTheLineOfItsFirstBadByte) {
+  const std::string bad = "---\ntitle: Beans\ntype: topic\xf6\x8f\nperma\n---\n\nText.\n";
+  for (bool basic : {true, false}) {
+    ForeignFile file{.name = "n.md", .relative = "n.md", .text = bad};
+    ForeignRecords r = basic ? ParseBasicMemoryNote(file) : ParseMarkdownNote(file);
+    EXPECT_TRUE(r.entries.empty());
+    EXPECT_TRUE(r.documents.empty());
+    ASSERT_EQ(r.skipped.size(), 1U);
+    EXPECT_EQ(r.skipped[0].line, 3);
+    EXPECT_EQ(r.skipped[0].reason, "the note is not valid UTF-8 text");
+  }
+}
+
 TEST(ForeignFormats, MarkdownNoteIsOneEntryKeyedByItsPath) {
   ForeignRecords r =
       ParseMarkdownNote(File("---\ntags: [a]\n---\n\n# Plan\n\nShip it.\n", "projects/plan.md"));
