@@ -118,15 +118,6 @@ std::string DefaultNamespace(ForeignFormat format) {
   return format == ForeignFormat::kJsonl ? "global" : std::string(ForeignFormatName(format));
 }
 
-Status ValidateTerm(std::string_view value, std::string_view field) {
-  if (value.size() > kMaxGraphTermBytes) {
-    return InvalidArgument(std::string(field) + " is " + std::to_string(value.size()) +
-                           " bytes long: at most " + std::to_string(kMaxGraphTermBytes) +
-                           " bytes are allowed");
-  }
-  return ValidateContent(value, field);
-}
-
 // What one import gathers before it writes: the rows, checked as their own
 // writes would check them, and what was left out.
 class Plan {
@@ -165,7 +156,7 @@ class Plan {
       return PermissionDenied("it belongs to \"" + owner +
                               "\": under ACL only an admin imports another principal's memories");
     }
-    if (owner.size() > 128 || owner.find_first_of("\n\r\t") != std::string::npos) {
+    if (!IsOwnerName(owner)) {
       return InvalidArgument("the owner must be a principal name of at most 128 bytes");
     }
     if (storage::IsSystemNamespace(ns)) {
@@ -241,9 +232,9 @@ class Plan {
                            .source = c_.source,
                            .valid_from = c_.now,
                            .created_at = c_.now};
-    Status st = ValidateTerm(row.subject, "subject");
-    if (st.ok()) st = ValidateTerm(row.predicate, "predicate");
-    if (st.ok()) st = ValidateTerm(row.object, "object");
+    Status st = ValidateGraphTerm(row.subject, "subject");
+    if (st.ok()) st = ValidateGraphTerm(row.predicate, "predicate");
+    if (st.ok()) st = ValidateGraphTerm(row.object, "object");
     if (st.ok()) st = CheckSecret(c_.secrets, row.subject, "subject");
     if (st.ok()) st = CheckSecret(c_.secrets, row.object, "object");
     if (!st.ok()) {

@@ -105,7 +105,7 @@ Result<Entry> EntryFromImportJson(const json& j, const std::string& default_owne
   MNEMO_RETURN_IF_ERROR(ValidateCategory(e.category, "category"));
   MNEMO_RETURN_IF_ERROR(ValidateNamespace(e.ns, "namespace"));
   MNEMO_RETURN_IF_ERROR(ValidateTags(e.tags, "tags"));
-  if (e.owner.size() > 128 || e.owner.find_first_of("\n\r\t") != std::string::npos) {
+  if (!IsOwnerName(e.owner)) {
     return WrongType("owner", "a principal name of at most 128 bytes");
   }
   return e;

@@ -14,19 +14,6 @@ namespace {
 // Stated facts weigh like facts stated through memory.profile_put (spec 40).
 constexpr double kStatedConfidence = 0.9;
 
-// Subject, predicate, object (and source, which may be empty): at most
-// 1024 bytes of UTF-8 without NUL.
-Status ValidateTerm(std::string_view value, std::string_view field, bool allow_empty = false) {
-  if (allow_empty && value.empty()) return Status::Ok();
-  if (value.size() > kMaxGraphTermBytes) {
-    return InvalidArgument(std::string(field) + " is " + std::to_string(value.size()) +
-                               " bytes long: at most " + std::to_string(kMaxGraphTermBytes) +
-                               " bytes are allowed",
-                           std::string(field));
-  }
-  return ValidateContent(value, field);
-}
-
 Triple ToPublic(storage::TripleRow r) {
   return Triple{.id = std::move(r.id),
                 .subject = std::move(r.subject),
@@ -53,10 +40,10 @@ GraphService::GraphService(storage::GraphStore& graph, std::shared_ptr<Clock> cl
 
 Result<GraphUpsertResult> GraphService::Upsert(const Principal& who,
                                                const GraphUpsertRequest& req) {
-  MNEMO_RETURN_IF_ERROR(ValidateTerm(req.subject, "subject"));
-  MNEMO_RETURN_IF_ERROR(ValidateTerm(req.predicate, "predicate"));
-  MNEMO_RETURN_IF_ERROR(ValidateTerm(req.object, "object"));
-  MNEMO_RETURN_IF_ERROR(ValidateTerm(req.source, "source", /*allow_empty=*/true));
+  MNEMO_RETURN_IF_ERROR(ValidateGraphTerm(req.subject, "subject"));
+  MNEMO_RETURN_IF_ERROR(ValidateGraphTerm(req.predicate, "predicate"));
+  MNEMO_RETURN_IF_ERROR(ValidateGraphTerm(req.object, "object"));
+  MNEMO_RETURN_IF_ERROR(ValidateGraphTerm(req.source, "source", /*allow_empty=*/true));
   const double confidence = req.confidence.value_or(kStatedConfidence);
   if (!std::isfinite(confidence) || confidence < 0.0 || confidence > 1.0) {
     return InvalidArgument("confidence must be a number between 0 and 1", "confidence");
@@ -82,9 +69,9 @@ Result<GraphUpsertResult> GraphService::Upsert(const Principal& who,
 
 Result<std::vector<Triple>> GraphService::Query(const Principal& who,
                                                 const GraphQueryRequest& req) {
-  if (req.subject) MNEMO_RETURN_IF_ERROR(ValidateTerm(*req.subject, "subject"));
-  if (req.predicate) MNEMO_RETURN_IF_ERROR(ValidateTerm(*req.predicate, "predicate"));
-  if (req.object) MNEMO_RETURN_IF_ERROR(ValidateTerm(*req.object, "object"));
+  if (req.subject) MNEMO_RETURN_IF_ERROR(ValidateGraphTerm(*req.subject, "subject"));
+  if (req.predicate) MNEMO_RETURN_IF_ERROR(ValidateGraphTerm(*req.predicate, "predicate"));
+  if (req.object) MNEMO_RETURN_IF_ERROR(ValidateGraphTerm(*req.object, "object"));
   if (req.limit < 1 || req.limit > kMaxPageSize) {
     return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxPageSize), "limit");
   }

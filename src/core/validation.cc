@@ -196,4 +196,19 @@ Status CheckSecret(std::string_view secrets, std::string_view content, std::stri
   return Status::Ok();
 }
 
+Status ValidateGraphTerm(std::string_view value, std::string_view field, bool allow_empty) {
+  if (allow_empty && value.empty()) return Status::Ok();
+  if (value.size() > kMaxGraphTermBytes) {
+    return InvalidArgument(std::string(field) + " is " + std::to_string(value.size()) +
+                               " bytes long: at most " + std::to_string(kMaxGraphTermBytes) +
+                               " bytes are allowed",
+                           std::string(field));
+  }
+  return ValidateContent(value, field);
+}
+
+bool IsOwnerName(std::string_view owner) {
+  return owner.size() <= 128 && owner.find_first_of("\n\r\t") == std::string_view::npos;
+}
+
 }  // namespace mnemo

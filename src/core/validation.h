@@ -42,5 +42,11 @@ Status ValidateMaxResults(int max_results);
 Status CheckSecret(std::string_view secrets, std::string_view content, std::string_view field);
 // recency_weight in [0, 1] (SearchRequest, EpisodicQuery, RecallRequest).
 Status ValidateRecencyWeight(double weight);
+// A graph term (subject, predicate, object; source, which may be empty when
+// `allow_empty`): at most kMaxGraphTermBytes of UTF-8 without NUL.
+Status ValidateGraphTerm(std::string_view value, std::string_view field, bool allow_empty = false);
+// The owner a file names for a record (an import line, a foreign import):
+// a principal name of at most 128 bytes on one line.
+bool IsOwnerName(std::string_view owner);
 
 }  // namespace mnemo
