@@ -588,6 +588,39 @@ TEST_P(BackendConformance, UpsertBatchCountsCreatedAndTheLastDuplicateWins) {
   EXPECT_EQ(*empty, 0);
 }
 
+// A batch scores as the same writes made one by one: each entry's document
+// length and text index row (SQLite writes both after the batch's rows) end
+// up as a single write leaves them, rewrites within the batch included.
+TEST_P(BackendConformance, UpsertBatchScoresAsTheSameWritesOneByOne) {
+  const std::vector<EntryWrite> writes = {
+      Write("a", "the quick brown fox jumps over the lazy dog", 1000), Write("b", "a fox", 1000),
+      Write("a", "fox fox and a very long tail of many more words here", 1100),
+      Write("c", "dogs and foxes are not the same animal at all", 1000),
+      Write("d", "狐狸 跳过 懒狗", 1000)};
+  ASSERT_TRUE(stores_.entries->UpsertBatch(writes).ok());
+  std::vector<std::pair<std::string, double>> batch;
+  for (const KeywordHit& h : Search(Query("fox dog 狐狸"))) {
+    batch.emplace_back(h.entry.key, h.keyword_score);
+  }
+  for (const char* key : {"a", "b", "c", "d"}) {
+    auto e = stores_.entries->FindExact("local", "global", key);
+    ASSERT_TRUE(e.ok() && e->has_value()) << key;
+    ASSERT_TRUE(stores_.entries->Delete((*e)->id).ok());
+  }
+  for (const EntryWrite& w : writes) Put(w);
+  std::vector<std::pair<std::string, double>> single;
+  for (const KeywordHit& h : Search(Query("fox dog 狐狸"))) {
+    single.emplace_back(h.entry.key, h.keyword_score);
+  }
+  ASSERT_EQ(batch.size(), 4u);
+  ASSERT_EQ(batch.size(), single.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    EXPECT_EQ(batch[i].first, single[i].first);
+    EXPECT_DOUBLE_EQ(batch[i].second, single[i].second) << batch[i].first;
+  }
+  EXPECT_TRUE(Search(Query("quick")).empty());
+}
+
 TEST_P(BackendConformance, UpsertBatchWithAFailingWriteChangesNothing) {
   Entry before = Put(Write("existing", "pristine original", 500));
   std::vector<EntryWrite> batch = {Write("fresh", "brand new words", 1000),

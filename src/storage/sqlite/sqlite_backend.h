@@ -168,7 +168,20 @@ class SqliteBackend final : public EntryStore,
 
   explicit SqliteBackend(int64_t vector_log_limit);
   ReaderLease AcquireReader();
-  Result<UpsertResult> UpsertLocked(const EntryWrite& write);
+  // A text-index write UpsertBatch holds back until its entry rows are
+  // written (see UpsertBatch in sqlite_backend.cc).
+  struct DeferredIndex {
+    int64_t rowid = 0;
+    std::optional<Entry> old;  // the text to remove first, if any
+    std::string key;
+    std::string content;
+  };
+  // Writes one entry; its text index row now, or onto `deferred` when given
+  // (the entry's doc_length is then left for the caller to set).
+  Result<UpsertResult> UpsertLocked(const EntryWrite& write,
+                                    std::vector<DeferredIndex>* deferred = nullptr);
+  // Runs the deferred index writes in order, then stores each row's length.
+  Status FlushDeferredIndex(std::vector<DeferredIndex>& deferred);
   // AppendTurns inside the caller's write transaction (rows validated).
   Result<std::vector<TurnRow>> AppendTurnsLocked(std::span<const TurnWrite> rows);
 
