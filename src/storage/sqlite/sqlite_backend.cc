@@ -546,18 +546,25 @@ Result<std::vector<KeywordHit>> SqliteBackend::KeywordSearch(const KeywordQuery&
   ReaderLease db = AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(const std::string stats,
                          ScopeStats(*db, EntryFtsScope(query.filter.scope), terms));
-  // CROSS JOIN keeps entries_fts the outer loop, which mnemo_score needs; the
-  // filters then drop rows before they are scored and sorted.
+  // Two passes (issue 22): the inner query scores every matching row the
+  // filter lets through but carries only the sort key and the rowid into its
+  // top-k sorter; the outer one reads whole entries for those k rows alone.
+  // Reading every match's whole row (content, tags) into the sorter was the
+  // largest cost of a search after the join itself. CROSS JOIN keeps
+  // entries_fts the outer loop, which mnemo_score needs; the filters drop
+  // rows before they are scored and sorted.
   MNEMO_ASSIGN_OR_RETURN(
       Statement s,
       db->Prepare(std::string("SELECT ") + kEntryColumns +
-                      ", mnemo_score(entries_fts, e.doc_length, ?) AS score, e.rowid FROM "
-                      "entries_fts "
+                      ", t.score, t.rid FROM (SELECT e.rowid AS rid, "
+                      "mnemo_score(entries_fts, e.doc_length, ?) AS score, e.updated_at AS u, "
+                      "e.key AS k, e.owner AS o, e.namespace AS n FROM entries_fts "
                       "CROSS JOIN entries e ON e.rowid = entries_fts.rowid "
                       "WHERE entries_fts MATCH ? AND " +
                       f.where +
-                      " ORDER BY score DESC, e.updated_at DESC, e.key, e.owner, e.namespace "
-                      "LIMIT ?",
+                      " ORDER BY score DESC, u DESC, k, o, n LIMIT ?) t "
+                      "CROSS JOIN entries e ON e.rowid = t.rid "
+                      "ORDER BY t.score DESC, t.u DESC, t.k, t.o, t.n",
                   "search entries"));
   BindScopeStats(s, 1, stats);
   s.Bind(2, match);
