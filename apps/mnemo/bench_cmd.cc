@@ -17,6 +17,7 @@
 #include <thread>
 #include <variant>
 
+#include "core/bench_anchor.h"
 #include "mnemo/engine.h"
 
 namespace mnemo::app {
@@ -108,6 +109,79 @@ void SetPostgres(const BenchArgs& args, const std::string& run, Config& config) 
     }
   }
   config.postgres.schema = "mnemo_bench_" + std::to_string(::getpid()) + "_" + run;
+}
+
+struct AnchorResult {
+  double ingest_s = 0;
+  double p50 = 0;
+  double p95 = 0;
+  double recall = 0;
+};
+
+// The same texts and queries through raw SQLite FTS5 (core/bench_anchor.h):
+// the reference the keyword figures are ratios against.
+std::variant<AnchorResult, int> RunAnchor(const BenchArgs& args, const std::string& data,
+                                          const std::vector<Query>& queries,
+                                          Fts5Anchor::Tokenizer tokenizer) {
+  std::vector<std::string> texts;
+  std::map<std::string, int64_t> rowid_of;
+  {
+    std::istringstream in(data);
+    std::string line;
+    while (std::getline(in, line)) {
+      json j = json::parse(line, nullptr, false);
+      if (j.is_discarded()) continue;
+      rowid_of[j.value("key", "")] = static_cast<int64_t>(texts.size()) + 1;
+      texts.push_back(j.value("content", ""));
+    }
+  }
+  const fs::path dir =
+      args.workspace.empty()
+          ? fs::temp_directory_path() / ("mnemo-bench-" + std::to_string(::getpid()) + "-anchor")
+          : fs::path(args.workspace) / "anchor";
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir, ec);
+  auto anchor = Fts5Anchor::Create((dir / "anchor.db").string(), tokenizer);
+  if (!anchor.ok()) {
+    std::cerr << "mnemo bench: anchor: " << anchor.status().message() << "\n";
+    return 2;
+  }
+  AnchorResult out;
+  auto t0 = Clock::now();
+  if (Status s = (*anchor)->Insert(texts, 1); !s.ok()) {
+    std::cerr << "mnemo bench: anchor: " << s.message() << "\n";
+    return 2;
+  }
+  out.ingest_s = Ms(Clock::now() - t0) / 1000.0;
+  for (size_t i = 0; i < std::min<size_t>(100, queries.size()); ++i) {
+    (void)(*anchor)->Search(queries[i].text, 10);
+  }
+  std::vector<double> lat;
+  double recall_sum = 0;
+  for (const Query& q : queries) {
+    auto s0 = Clock::now();
+    auto r = (*anchor)->Search(q.text, 10);
+    lat.push_back(Ms(Clock::now() - s0));
+    if (!r.ok()) {
+      std::cerr << "mnemo bench: anchor: " << r.status().message() << "\n";
+      return 2;
+    }
+    std::set<int64_t> rel;
+    for (const std::string& k : q.relevant) {
+      if (auto it = rowid_of.find(k); it != rowid_of.end()) rel.insert(it->second);
+    }
+    size_t hit = 0;
+    for (int64_t id : *r) hit += rel.count(id);
+    recall_sum += static_cast<double>(hit) /
+                  static_cast<double>(std::min<size_t>(std::max<size_t>(q.relevant.size(), 1), 10));
+  }
+  out.p50 = Percentile(lat, 0.50);
+  out.p95 = Percentile(lat, 0.95);
+  out.recall = recall_sum / std::max<double>(1, static_cast<double>(queries.size()));
+  anchor->reset();
+  fs::remove_all(dir, ec);
+  return out;
 }
 
 // Imports the dataset into a fresh workspace with `provider` as embedder and
@@ -361,6 +435,12 @@ int RunBenchCommand(const BenchArgs& args) {
                       "; import: ImportJsonl, one transaction, then vectors; queries "
                       "single-threaded, k=10, min_score 0";
   if (args.mode == "all" || args.mode == "keyword") {
+    auto a = RunAnchor(args, data, queries, Fts5Anchor::Tokenizer::kUnicode61);
+    if (std::holds_alternative<int>(a)) return std::get<int>(a);
+    const AnchorResult& anchor = std::get<AnchorResult>(a);
+    auto same = RunAnchor(args, data, queries, Fts5Anchor::Tokenizer::kMnemo);
+    if (std::holds_alternative<int>(same)) return std::get<int>(same);
+    const AnchorResult& anchor_same = std::get<AnchorResult>(same);
     auto r = RunOnce(args, data, queries, "none");
     if (std::holds_alternative<int>(r)) return std::get<int>(r);
     const RunResult& kw = std::get<RunResult>(r);
@@ -373,7 +453,27 @@ int RunBenchCommand(const BenchArgs& args) {
     extra["kw_recall_by_kind"] = kw.by_kind;
     extra["kw_recall_at_10_min_relevance_default"] = Round(kw.recall_default, 1000);
     extra["kw_two_thread_speedup"] = Round(kw.two_thread_speedup, 100);
-    notes += "; keyword run: embedder none";
+    const double rate = static_cast<double>(kw.n) / kw.ingest_s;
+    auto anchor_json = [&](const AnchorResult& x, const char* tokenizer) {
+      const double anchor_rate = static_cast<double>(kw.n) / x.ingest_s;
+      return json{{"system", "sqlite-fts5"},
+                  {"tokenizer", tokenizer},
+                  {"ingest_per_s", Round(anchor_rate, 1)},
+                  {"kw_p50_ms", Round(x.p50, 1000)},
+                  {"kw_p95_ms", Round(x.p95, 1000)},
+                  {"kw_recall_at_10", Round(x.recall, 1000)},
+                  {"mnemo_kw_p50_ratio", Round(kw.p50 / x.p50, 100)},
+                  {"mnemo_kw_p95_ratio", Round(kw.p95 / x.p95, 100)},
+                  {"mnemo_ingest_ratio", Round(rate / anchor_rate, 100)}};
+    };
+    out["anchor"] = anchor_json(anchor, "unicode61");
+    extra["anchor_mnemo_tokenizer"] = anchor_json(anchor_same, "mnemo");
+    out["kw_p50_vs_anchor"] = out["anchor"]["mnemo_kw_p50_ratio"];
+    out["ingest_vs_anchor"] = out["anchor"]["mnemo_ingest_ratio"];
+    notes +=
+        "; keyword run: embedder none; anchors (run first, same process): raw SQLite FTS5, "
+        "query words OR'ed, ORDER BY rank (bm25), with FTS5's default tokenizer (anchor) "
+        "and with mnemo's (extra.anchor_mnemo_tokenizer)";
   }
   if (args.mode == "all" || args.mode == "vector") {
     if (int rc = RunVectors(args, dir, data, queries, &out, &extra); rc != 0) return rc;

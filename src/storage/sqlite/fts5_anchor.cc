@@ -1,0 +1,91 @@
+#include "storage/sqlite/fts5_anchor.h"
+
+#include <filesystem>
+
+#include "storage/sqlite/connection.h"
+#include "storage/sqlite/fts_tokenizer.h"
+
+namespace mnemo::storage::internal {
+namespace {
+
+// The FTS5 string of each whitespace-separated word (quotes doubled), joined by OR.
+std::string AnchorMatch(std::string_view query) {
+  std::string out;
+  size_t i = 0;
+  while (i < query.size()) {
+    while (i < query.size() && (query[i] == ' ' || query[i] == '\t' || query[i] == '\n')) ++i;
+    size_t j = i;
+    while (j < query.size() && query[j] != ' ' && query[j] != '\t' && query[j] != '\n') ++j;
+    if (j > i) {
+      if (!out.empty()) out += " OR ";
+      out += '"';
+      for (char c : query.substr(i, j - i)) {
+        if (c == '"') out += '"';
+        out += c;
+      }
+      out += '"';
+    }
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
+Fts5Anchor::Fts5Anchor(std::unique_ptr<Connection> db) : db_(std::move(db)) {}
+Fts5Anchor::~Fts5Anchor() = default;
+
+Result<std::unique_ptr<Fts5Anchor>> Fts5Anchor::Create(const std::string& path,
+                                                       Tokenizer tokenizer) {
+  if (std::filesystem::exists(path)) {
+    return InvalidArgument("the anchor's database must be new: " + path + " exists", "path");
+  }
+  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<Connection> db,
+                         Connection::Open(path, /*create=*/true, /*busy_timeout_ms=*/5000));
+  MNEMO_RETURN_IF_ERROR(RegisterFtsTokenizer(db->handle()));
+  // The page cache and memory map of mnemo's own connections (sqlite_backend.cc).
+  MNEMO_RETURN_IF_ERROR(
+      db->Exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
+               "PRAGMA cache_size = -32768; PRAGMA mmap_size = 1073741824",
+               "configure the anchor's connection"));
+  MNEMO_RETURN_IF_ERROR(db->Exec(tokenizer == Tokenizer::kMnemo
+                                     ? "CREATE VIRTUAL TABLE anchor USING fts5(content, "
+                                       "tokenize='mnemo')"
+                                     : "CREATE VIRTUAL TABLE anchor USING fts5(content)",
+                                 "create the anchor's table"));
+  return std::unique_ptr<Fts5Anchor>(new Fts5Anchor(std::move(db)));
+}
+
+Status Fts5Anchor::Insert(std::span<const std::string> texts, int64_t first_rowid) {
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*db_));
+  MNEMO_ASSIGN_OR_RETURN(Statement s, db_->Prepare("INSERT INTO anchor (rowid, content) "
+                                                   "VALUES (?, ?)",
+                                                   "insert into the anchor"));
+  for (size_t i = 0; i < texts.size(); ++i) {
+    s.Bind(1, first_rowid + static_cast<int64_t>(i));
+    s.Bind(2, std::string_view(texts[i]));
+    MNEMO_RETURN_IF_ERROR(s.Run("insert into the anchor"));
+    s.Reset();
+  }
+  return txn.Commit();
+}
+
+Result<std::vector<int64_t>> Fts5Anchor::Search(std::string_view query, int k) {
+  const std::string match = AnchorMatch(query);
+  std::vector<int64_t> out;
+  if (match.empty() || k <= 0) return out;
+  MNEMO_ASSIGN_OR_RETURN(Statement s, db_->Prepare("SELECT rowid, content FROM anchor WHERE "
+                                                   "anchor MATCH ? ORDER BY rank LIMIT ?",
+                                                   "search the anchor"));
+  s.Bind(1, std::string_view(match));
+  s.Bind(2, static_cast<int64_t>(k));
+  while (true) {
+    MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("search the anchor"));
+    if (!row) break;
+    out.push_back(s.ColumnInt(0));
+    (void)s.ColumnText(1);  // the text, as an application reads it
+  }
+  return out;
+}
+
+}  // namespace mnemo::storage::internal
