@@ -492,7 +492,8 @@ int RunBenchCommand(const BenchArgs& args) {
     extra["hybrid_recall_by_kind"] = hy.by_kind;
     extra["hybrid_recall_at_10_min_relevance_default"] = Round(hy.recall_default, 1000);
     extra["hybrid_two_thread_speedup"] = Round(hy.two_thread_speedup, 100);
-    notes += "; hybrid run: hash embedder (lexical), weighted fusion 0.6/0.4, default index";
+    notes += "; hybrid run: hash embedder (lexical), default fusion (" + Config().search.fusion +
+             "), default index";
   }
   out["rss_mb"] = Round(PeakRssMb(), 10);
   out["notes"] = notes;

@@ -58,7 +58,7 @@ struct Config {
     double vector_weight = 0.6;
     double keyword_weight = 0.4;
     double min_relevance_score = 0.2;
-    std::string fusion = "weighted";
+    std::string fusion = "noisy_or";
   } search;
   struct Embedding {
     std::string provider = "hash";

@@ -146,6 +146,7 @@ Result<std::vector<RecallHit>> ArchivistService::RecallRecaps(const std::string&
   std::map<std::string, size_t> at;
   std::vector<storage::SegmentRow> rows;
   std::vector<FusionInput> inputs;
+  double vector_floor = 0;
   for (storage::SegmentHit& h : keyword) {
     at.emplace(h.row.id, rows.size());
     inputs.push_back({.keyword = h.score, .updated_at = h.row.closed_at});
@@ -153,6 +154,9 @@ Result<std::vector<RecallHit>> ArchivistService::RecallRecaps(const std::string&
   }
   if (!q.empty()) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<RecapVectors::Hit> near, recaps_->Nearest(q, k, scope));
+    std::vector<double> side;
+    for (const RecapVectors::Hit& n : near) side.push_back(std::clamp(n.cosine, 0.0, 1.0));
+    vector_floor = VectorFloor(side, k);
     for (const RecapVectors::Hit& n : near) {
       const double cosine = std::clamp(n.cosine, 0.0, 1.0);
       if (auto it = at.find(n.segment_id); it != at.end()) {
@@ -174,8 +178,9 @@ Result<std::vector<RecallHit>> ArchivistService::RecallRecaps(const std::string&
     }
   }
   for (size_t i = 0; i < rows.size(); ++i) inputs[i].key = rows[i].id;
-  const std::vector<double> scores =
-      FuseScores(inputs, FusionOptionsOf(options_.search, /*vector_side=*/!q.empty()));
+  FusionOptions fusion = FusionOptionsOf(options_.search, /*vector_side=*/!q.empty());
+  fusion.vector_floor = vector_floor;
+  const std::vector<double> scores = FuseScores(inputs, fusion);
   std::vector<RecallHit> out;
   for (size_t i : RankOrder(inputs, scores)) {
     if (static_cast<int>(out.size()) == limit) break;

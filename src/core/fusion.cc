@@ -29,6 +29,19 @@ std::vector<double> FuseScores(std::span<const FusionInput> inputs, const Fusion
     for (size_t i = 0; i < inputs.size(); ++i) out[i] = inputs[i].keyword;
     return out;
   }
+  if (options.mode == FusionMode::kNoisyOr) {
+    const double floor = std::clamp(options.vector_floor, 0.0, 1.0);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const FusionInput& in = inputs[i];
+      if (!in.vector) {
+        out[i] = in.keyword;
+        continue;
+      }
+      const double v = floor >= 1 ? 0.0 : std::max(0.0, (*in.vector - floor) / (1 - floor));
+      out[i] = 1 - (1 - std::clamp(in.keyword, 0.0, 1.0)) * (1 - std::min(1.0, v));
+    }
+    return out;
+  }
   if (options.mode == FusionMode::kWeighted) {
     const double total = options.vector_weight + options.keyword_weight;
     for (size_t i = 0; i < inputs.size(); ++i) {
@@ -53,6 +66,11 @@ std::vector<double> FuseScores(std::span<const FusionInput> inputs, const Fusion
   return out;
 }
 
+double VectorFloor(std::span<const double> side_cosines, size_t asked) {
+  if (asked == 0 || side_cosines.size() < asked) return 0;
+  return std::clamp(*std::min_element(side_cosines.begin(), side_cosines.end()), 0.0, 1.0);
+}
+
 std::vector<size_t> RankOrder(std::span<const FusionInput> inputs, std::span<const double> scores) {
   std::vector<size_t> order(inputs.size());
   std::iota(order.begin(), order.end(), size_t{0});
@@ -74,7 +92,10 @@ double BlendRecency(double score, TimeMs updated_at, TimeMs now, double weight) 
 }
 
 FusionOptions FusionOptionsOf(const Config::Search& search, bool vector_side) {
-  return {.mode = search.fusion == "rrf" ? FusionMode::kRrf : FusionMode::kWeighted,
+  const FusionMode mode = search.fusion == "rrf"        ? FusionMode::kRrf
+                          : search.fusion == "weighted" ? FusionMode::kWeighted
+                                                        : FusionMode::kNoisyOr;
+  return {.mode = mode,
           .vector_weight = search.vector_weight,
           .keyword_weight = search.keyword_weight,
           .vector_side = vector_side};

@@ -12,15 +12,19 @@
 
 namespace mnemo {
 
-enum class FusionMode { kWeighted, kRrf };
+// search.fusion: "noisy_or" (default), "weighted", "rrf" (config_schema.cc).
+enum class FusionMode { kNoisyOr, kWeighted, kRrf };
 
 struct FusionOptions {
-  FusionMode mode = FusionMode::kWeighted;
+  FusionMode mode = FusionMode::kNoisyOr;
   double vector_weight = 0.6;
   double keyword_weight = 0.4;
   // False when no vector side took part (no embedder, or it failed): every
   // score is then the keyword score.
   bool vector_side = true;
+  // The vector side's background similarity (VectorFloor): noisy-or fusion
+  // counts only the cosine above it. 0 = raw cosine.
+  double vector_floor = 0;
 };
 
 // The options [search] asks for; `vector_side` as above.
@@ -34,13 +38,32 @@ struct FusionInput {
   std::string_view key;
 };
 
+// The background similarity of a query's vector side: the cosine of its
+// last neighbour when the side returned all `asked` neighbours, else 0.
+//
+// Embedding models place texts that merely share a topic well above cosine
+// 0 (0.6-0.8 is common for real models; on the shared dataset the 40th
+// neighbour of a query sits near 0.7 while its relevant entries found by
+// keyword sit near 0), and where that crowd sits differs by model and by
+// query. Raw cosine then lets any entry of the crowd outscore a keyword
+// match whose vector is far: at 0.6/0.4 weights a crowd entry at 0.72 is
+// worth 0.43, a keyword match of 0.78 with cosine 0 only 0.31. Measured
+// against the N-th neighbour, an entry earns vector score only by being
+// closer than the crowd. With fewer than `asked` neighbours there is no
+// crowd to measure and cosine counts raw.
+double VectorFloor(std::span<const double> side_cosines, size_t asked);
+
 // RRF's constant (Cormack et al.), spec 20.
 inline constexpr double kRrfK = 60;
 
 // The final score of each input, in [0,1], same order as `inputs`.
-// Weighted: (vw·v + kw·k)/(vw + kw); an input without a vector scores its
-// keyword score. RRF: Σ over the two sides of 1/(kRrfK + rank) with ranks
-// over all inputs by that signal (an input with a zero or absent signal gets
+// Noisy-or: 1 - (1 - k)(1 - v') with v' = max(0, (v - floor)/(1 - floor))
+// for options.vector_floor: each signal is evidence of relevance on its own,
+// both together are stronger evidence, and a weak or missing signal never
+// pulls a strong one down (the weights do not take part).
+// Weighted: (vw·v + kw·k)/(vw + kw) on raw cosine.
+// An input without a vector scores its keyword score in both. RRF: Σ over the two sides of 1/(kRrfK
+// + rank) with ranks over all inputs by that signal (an input with a zero or absent signal gets
 // nothing from that side), divided by the maximum 2/(kRrfK + 1).
 std::vector<double> FuseScores(std::span<const FusionInput> inputs, const FusionOptions& options);
 

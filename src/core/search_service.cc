@@ -72,7 +72,8 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
   q.candidates = std::max(4 * req.max_results, 40);
   SearchResponse resp;
   MNEMO_RETURN_IF_ERROR(PrepareVectorSide(req, &q, &resp.degraded));
-  MNEMO_ASSIGN_OR_RETURN(std::vector<Candidate> found, CollectCandidates(q));
+  double vector_floor = 0;
+  MNEMO_ASSIGN_OR_RETURN(std::vector<Candidate> found, CollectCandidates(q, &vector_floor));
 
   std::vector<FusionInput> inputs;
   inputs.reserve(found.size());
@@ -82,8 +83,9 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
                       .updated_at = c.hit.entry.updated_at,
                       .key = c.hit.entry.key});
   }
-  std::vector<double> scores =
-      FuseScores(inputs, FusionOptionsOf(options_.search, /*vector_side=*/q.space != nullptr));
+  FusionOptions fusion = FusionOptionsOf(options_.search, /*vector_side=*/q.space != nullptr);
+  fusion.vector_floor = vector_floor;
+  std::vector<double> scores = FuseScores(inputs, fusion);
   if (req.recency_weight > 0) {
     const TimeMs now = clock_->NowMs();
     for (size_t i = 0; i < scores.size(); ++i) {
@@ -144,7 +146,8 @@ Status SearchService::PrepareVectorSide(const SearchRequest& req, HybridQuery* q
   return Status::Ok();
 }
 
-Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuery& q) {
+Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuery& q,
+                                                                double* vector_floor) {
   std::vector<Candidate> out;
   std::unordered_map<storage::Label, size_t> at;
   if (!q.terms.empty()) {
@@ -187,6 +190,10 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   MNEMO_ASSIGN_OR_RETURN(std::vector<index::Neighbor> neighbors,
                          q.space->Search(q.vector, static_cast<size_t>(q.candidates), filter));
   MNEMO_RETURN_IF_ERROR(fetch_error);
+  std::vector<double> side;
+  side.reserve(neighbors.size());
+  for (const index::Neighbor& n : neighbors) side.push_back(ClampCosine(n.score));
+  *vector_floor = VectorFloor(side, static_cast<size_t>(q.candidates));
   for (const index::Neighbor& n : neighbors) {
     const auto label = static_cast<storage::Label>(n.id);
     if (auto it = at.find(label); it != at.end()) {

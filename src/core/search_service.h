@@ -45,7 +45,8 @@ class SearchService {
   Status PrepareVectorSide(const SearchRequest& req, HybridQuery* q,
                            std::optional<std::string>* degraded);
   // Gathers the candidates of both sides with both signals.
-  Result<std::vector<Candidate>> CollectCandidates(const HybridQuery& q);
+  // Sets *vector_floor to the vector side's VectorFloor (fusion.h).
+  Result<std::vector<Candidate>> CollectCandidates(const HybridQuery& q, double* vector_floor);
 
   storage::EntryStore& entries_;
   VectorsService& vectors_;
