@@ -1,0 +1,831 @@
+#!/usr/bin/env python3
+"""Scale-out of `mnemo serve` on one PostgreSQL schema; a measurement, not a test.
+
+  /usr/bin/python3 bench/scaleout.py MNEMO_BINARY [--processes 1,2,3] [--duration 60]
+      [--clients 8] [--preload 20000] [--embedder hash|none] [--out FILE]
+
+Starts a throwaway PostgreSQL cluster (scripts/pg-cluster.sh, stopped again at the end, on
+failure and on Ctrl-C too). For each N in --processes it imports the first --preload entries
+of DATASET/memories.jsonl (../shared/bench/datagen.py) into a fresh schema `scaleout_n<N>`
+with `mnemo import` (one transaction), starts N `mnemo serve` daemons, each with a workspace
+of its own, all on that schema (MNEMO_MEMORY_BACKEND=postgres, MNEMO_POSTGRES_URL,
+MNEMO_POSTGRES_SCHEMA), warms them up (first search: index loaded; one store: 20 001 entries
+crosses index.hnsw_threshold, so every daemon rebuilds its index as hnsw on its next sync;
+the warm-up times are reported), then for --duration seconds drives --clients threads, each
+with one keep-alive HTTP connection to daemon (thread % N), sending JSON-RPC POST /rpc:
+--search-share (0.8) memory.search of a query from DATASET/queries.jsonl (max_results 10),
+the rest memory.store of a new unique key with the content of a dataset entry that was not
+preloaded. It reports requests/s, p50/p95/p99 latency overall and per method, errors, and:
+
+- visibility lag (--lag-samples, 50, spread over the run, on connections of their own, not
+  counted in the throughput): a unique word is stored through daemon A; from its
+  acknowledgement memory.search for it through daemon B = A + 1 (B = A when N = 1) is
+  polled every --poll-ms (2 ms) until the key is in the results. Reported: ack -> the answer
+  that had it, and how many searches it took (1: visible to the first search after the ack);
+- CPU seconds over the measured window, from /proc/PID/stat: every mnemo daemon, the
+  PostgreSQL server (postmaster + live backends + what exited backends left in the
+  postmaster's cutime/cstime), this load generator itself (getrusage, all its threads), and
+  the whole machine's busy share from /proc/stat, so the limiting resource is visible;
+- consistency after the run: memory.stats' entry count through every daemon against preload
+  + acknowledged creates, and memory.get of up to 50 stored keys through another daemon than
+  the one that stored them.
+
+The generator shares the machine (2 cores here): its own CPU is part of the table. Prints a
+table on stdout and writes everything as JSON to --out (default scaleout.json).
+"""
+import argparse
+import http.client
+import json
+import os
+import random
+import re
+import resource
+import shutil
+import signal
+import string
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PG_CLUSTER = REPO / "scripts" / "pg-cluster.sh"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+# ---------------------------------------------------------------------------------------------
+# Processes and CPU accounting
+
+
+def proc_stat(pid):
+    """(ppid, utime+stime, cutime+cstime) in seconds, or None when the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            text = f.read()
+    except OSError:
+        return None
+    fields = text[text.rindex(")") + 2:].split()
+    # fields[0] is field 3 (state) of proc(5): ppid = 4, utime = 14, stime = 15, cutime = 16,
+    # cstime = 17.
+    ppid = int(fields[1])
+    own = (int(fields[11]) + int(fields[12])) / CLK_TCK
+    children = (int(fields[13]) + int(fields[14])) / CLK_TCK
+    return ppid, own, children
+
+
+def process_cpu(pid):
+    st = proc_stat(pid)
+    return st[1] if st else 0.0
+
+
+def postgres_cpu(postmaster_pid):
+    """CPU seconds of the whole server: postmaster, live children, reaped children."""
+    st = proc_stat(postmaster_pid)
+    if st is None:
+        return 0.0
+    total = st[1] + st[2]
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        child = proc_stat(int(entry))
+        if child and child[0] == postmaster_pid:
+            total += child[1] + child[2]
+    return total
+
+
+def machine_cpu():
+    """(busy seconds, total seconds) summed over every core since boot."""
+    with open("/proc/stat") as f:
+        parts = [int(x) for x in f.readline().split()[1:]]
+    idle = parts[3] + parts[4]  # idle + iowait
+    total = sum(parts[:8])  # guest time is already inside user
+    return (total - idle) / CLK_TCK, total / CLK_TCK
+
+
+def generator_cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+class PgCluster:
+    def __init__(self, folder):
+        self.folder = Path(folder)
+        self.url = None
+        self.started = False
+
+    def start(self):
+        self.started = True
+        out = subprocess.run([str(PG_CLUSTER), "start", str(self.folder)], check=True,
+                             capture_output=True, text=True)
+        self.url = out.stdout.strip().splitlines()[-1]
+        data = Path((self.folder / "data_path").read_text().strip())
+        self.postmaster_pid = int((data / "data" / "postmaster.pid").read_text().split()[0])
+        self.version = subprocess.run(["psql", self.url, "-Atc", "show server_version"],
+                                      capture_output=True, text=True).stdout.strip()
+
+    def stop(self):
+        if self.started:
+            subprocess.run([str(PG_CLUSTER), "stop", str(self.folder)], check=False,
+                           capture_output=True)
+            self.started = False
+
+
+class Daemon:
+    """One `mnemo serve` on a port of its own, stderr to a log file."""
+
+    def __init__(self, binary, workspace, env):
+        self.workspace = Path(workspace)
+        self.workspace.mkdir(parents=True, exist_ok=True)
+        self.log_path = self.workspace / "serve.log"
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(
+            [binary, "--workspace", str(self.workspace), "serve", "--listen", "127.0.0.1:0"],
+            stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        self.port = None
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            m = re.search(r"listening on .*:(\d+)", self.log_path.read_text())
+            if m:
+                self.port = int(m.group(1))
+                return
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"mnemo serve did not start: {self.log_path.read_text()[-2000:]}")
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        return self.proc.returncode
+
+    def log_text(self):
+        return self.log_path.read_text(errors="replace")
+
+
+class PgActivitySampler(threading.Thread):
+    """Samples pg_stat_activity every `interval` s through one long-lived psql process: which
+    statements the server is running and what they wait for (Lock/advisory = a writer queued
+    behind another process's write transaction). Its cost lands in the "other" CPU column."""
+
+    QUERY = ("select coalesce(wait_event_type, 'CPU') || ':' || coalesce(wait_event, '-') "
+             "|| ' | ' || left(q, 40) "
+             "|| coalesce(' ...' || left(substring(q from ' FROM .*'), 90), '') "
+             "from (select wait_event_type, wait_event, state, backend_type, pid, "
+             "regexp_replace(query, '\\s+', ' ', 'g') q from pg_stat_activity) a "
+             "where state = 'active' and backend_type = 'client backend' "
+             "and pid <> pg_backend_pid();")
+
+    def __init__(self, url, stop, interval=0.25):
+        super().__init__(daemon=True)
+        self.url = url
+        self.stop_event = stop
+        self.interval = interval
+        self.samples = 0
+        self.active_total = 0
+        self.counts = {}
+        self.error = None
+
+    def run(self):
+        try:
+            psql = subprocess.Popen(["psql", self.url, "-At", "-q", "-f", "-"],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        except OSError as e:
+            self.error = str(e)
+            return
+        try:
+            while not self.stop_event.wait(self.interval):
+                psql.stdin.write(self.QUERY + "\n\\echo __end__\n")
+                psql.stdin.flush()
+                self.samples += 1
+                for line in psql.stdout:
+                    line = line.rstrip("\n")
+                    if line == "__end__":
+                        break
+                    if line:
+                        self.active_total += 1
+                        self.counts[line] = self.counts.get(line, 0) + 1
+        except OSError as e:
+            self.error = str(e)
+        finally:
+            psql.stdin.close()
+            psql.wait()
+
+    def report(self, top=12):
+        rows = sorted(self.counts.items(), key=lambda kv: -kv[1])[:top]
+        return {"samples": self.samples, "interval_s": self.interval,
+                "mean_active_backends": self.active_total / self.samples if self.samples else None,
+                "top": [{"share_of_samples": c / self.samples, "what": w} for w, c in rows],
+                "error": self.error}
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON-RPC over keep-alive HTTP
+
+
+class RpcError(Exception):
+    def __init__(self, kind, message):
+        super().__init__(message)
+        self.kind = kind
+
+
+class Client:
+    # The daemon closes a keep-alive connection idle for server.idle_timeout_ms (15 s by
+    # default); http.client does not notice until its next write fails, so a connection idle
+    # longer than this is replaced before it is used.
+    REUSE_IDLE_S = 10.0
+
+    def __init__(self, port):
+        self.port = port
+        self.conn = None
+        self.next_id = 0
+        self.last_used = 0.0
+
+    def call(self, method, params):
+        self.next_id += 1
+        body = json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method,
+                           "params": params}).encode()
+        if self.conn is not None and time.monotonic() - self.last_used > self.REUSE_IDLE_S:
+            self.close()
+        if self.conn is None:
+            self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        try:
+            self.conn.request("POST", "/rpc", body, {"Content-Type": "application/json"})
+            resp = self.conn.getresponse()
+            data = resp.read()
+        except (OSError, http.client.HTTPException) as e:
+            self.close()
+            raise RpcError("transport", f"{type(e).__name__}: {e}") from None
+        finally:
+            self.last_used = time.monotonic()
+        if resp.status != 200:
+            raise RpcError(f"http {resp.status}", data[:300].decode(errors="replace"))
+        doc = json.loads(data)
+        if "error" in doc:
+            err = doc["error"]
+            raise RpcError(f"rpc {err.get('code')}", str(err.get("message"))[:300])
+        return doc["result"]
+
+    def close(self):
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+
+def unique_word(rng, n=14):
+    return "zq" + "".join(rng.choice(string.ascii_lowercase) for _ in range(n))
+
+
+# ---------------------------------------------------------------------------------------------
+# Statistics
+
+
+def percentile(sorted_values, p):
+    if not sorted_values:
+        return None
+    k = max(0, min(len(sorted_values) - 1, int(round(p / 100.0 * len(sorted_values) + 0.5)) - 1))
+    return sorted_values[k]
+
+
+def latency_summary(values_ms):
+    v = sorted(values_ms)
+    return {
+        "count": len(v),
+        "p50_ms": percentile(v, 50),
+        "p95_ms": percentile(v, 95),
+        "p99_ms": percentile(v, 99),
+        "max_ms": v[-1] if v else None,
+        "mean_ms": sum(v) / len(v) if v else None,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# One configuration
+
+
+class Worker(threading.Thread):
+    def __init__(self, tid, port, args, queries, contents, stop, tag):
+        super().__init__(daemon=True)
+        self.tid = tid
+        self.client = Client(port)
+        self.args = args
+        self.queries = queries
+        self.contents = contents
+        self.stop_event = stop
+        self.tag = tag
+        self.rng = random.Random(f"{tag}-{tid}")
+        self.lat = {"memory.search": [], "memory.store": []}
+        self.errors = {}
+        self.error_examples = {}
+        self.stored = []  # keys acknowledged, created true
+        self.replaced = 0
+
+    def run(self):
+        seq = 0
+        while not self.stop_event.is_set():
+            if self.rng.random() < self.args.search_share:
+                method = "memory.search"
+                params = {"query": self.rng.choice(self.queries),
+                          "max_results": self.args.max_results}
+            else:
+                method = "memory.store"
+                seq += 1
+                content, category, tags = self.rng.choice(self.contents)
+                params = {"key": f"so-{self.tag}-t{self.tid}-{seq}", "value": content,
+                          "category": category, "tags": tags}
+            t0 = time.perf_counter()
+            try:
+                result = self.client.call(method, params)
+            except RpcError as e:
+                key = f"{method} {e.kind}"
+                self.errors[key] = self.errors.get(key, 0) + 1
+                self.error_examples.setdefault(key, str(e))
+                if e.kind == "transport":
+                    time.sleep(0.01)
+                continue
+            except Exception as e:  # a malformed answer
+                key = f"{method} {type(e).__name__}"
+                self.errors[key] = self.errors.get(key, 0) + 1
+                self.error_examples.setdefault(key, str(e)[:300])
+                continue
+            # Only completed calls count, so the last call cut by the stop is not measured.
+            self.lat[method].append((time.perf_counter() - t0) * 1000.0)
+            if method == "memory.store":
+                if result.get("created"):
+                    self.stored.append(params["key"])
+                else:
+                    self.replaced += 1
+        self.client.close()
+
+
+class LagProbe(threading.Thread):
+    def __init__(self, daemons, args, stop, tag, start_at, spacing):
+        super().__init__(daemon=True)
+        self.daemons = daemons
+        self.args = args
+        self.stop_event = stop
+        self.tag = tag
+        self.start_at = start_at
+        self.spacing = spacing
+        self.rng = random.Random(f"lag-{tag}")
+        self.samples = []
+        self.failures = []
+        self.stored = []
+        self.clients = [Client(d.port) for d in daemons]
+
+    def run(self):
+        n = len(self.daemons)
+        for s in range(self.args.lag_samples):
+            when = self.start_at + s * self.spacing
+            while time.monotonic() < when:
+                if self.stop_event.wait(min(0.05, max(0.0, when - time.monotonic()))):
+                    return
+            a = s % n
+            b = (a + 1) % n
+            word = unique_word(self.rng)
+            key = f"lag-{self.tag}-{s}"
+            try:
+                self.clients[a].call("memory.store", {"key": key,
+                                                      "value": f"visibility probe {word}",
+                                                      "category": "daily"})
+            except RpcError as e:
+                self.failures.append({"sample": s, "stage": "store", "error": str(e)})
+                continue
+            t_ack = time.perf_counter()
+            self.stored.append(key)
+            polls = 0
+            found = False
+            first_poll_ms = None
+            while time.perf_counter() - t_ack < self.args.lag_timeout:
+                polls += 1
+                t0 = time.perf_counter()
+                try:
+                    res = self.clients[b].call("memory.search", {"query": word, "max_results": 5})
+                except RpcError as e:
+                    self.failures.append({"sample": s, "stage": "search", "error": str(e)})
+                    break
+                if first_poll_ms is None:
+                    first_poll_ms = (time.perf_counter() - t0) * 1000.0
+                if any(r.get("key") == key for r in res.get("results", [])):
+                    found = True
+                    break
+                time.sleep(self.args.poll_ms / 1000.0)
+            if found:
+                self.samples.append({"from": a, "to": b, "polls": polls,
+                                     "lag_ms": (time.perf_counter() - t_ack) * 1000.0,
+                                     "first_search_ms": first_poll_ms})
+            else:
+                self.failures.append({"sample": s, "stage": "not visible",
+                                      "error": f"not found after {polls} searches, "
+                                               f"{self.args.lag_timeout} s"})
+        for c in self.clients:
+            c.close()
+
+
+def snapshot(daemons, pg):
+    return {
+        "t": time.monotonic(),
+        "mnemo": [process_cpu(d.pid) for d in daemons],
+        "postgres": postgres_cpu(pg.postmaster_pid),
+        "generator": generator_cpu(),
+        "machine": machine_cpu(),
+    }
+
+
+def cpu_report(before, after):
+    wall = after["t"] - before["t"]
+    mnemo = [b - a for a, b in zip(before["mnemo"], after["mnemo"])]
+    pg = after["postgres"] - before["postgres"]
+    gen = after["generator"] - before["generator"]
+    busy = after["machine"][0] - before["machine"][0]
+    total = after["machine"][1] - before["machine"][1]
+    cores = os.cpu_count() or 1
+    return {
+        "wall_s": wall,
+        "cores": cores,
+        "mnemo_cpu_s": mnemo,
+        "mnemo_cpu_s_total": sum(mnemo),
+        "postgres_cpu_s": pg,
+        "generator_cpu_s": gen,
+        "machine_busy_s": busy,
+        "machine_total_s": total,
+        "other_cpu_s": max(0.0, busy - sum(mnemo) - pg - gen),
+        # In cores: 1.0 = one core fully busy over the window.
+        "mnemo_cores": sum(mnemo) / wall,
+        "postgres_cores": pg / wall,
+        "generator_cores": gen / wall,
+        "machine_busy_cores": busy / total * cores if total else None,
+    }
+
+
+def run_config(n, args, pg, workdir, preload_file, queries, contents, env_base):
+    tag = f"n{n}"
+    schema = f"scaleout_{tag}"
+    env = dict(env_base, MNEMO_POSTGRES_SCHEMA=schema)
+    folder = workdir / tag
+    out = {"processes": n, "schema": schema}
+
+    t0 = time.monotonic()
+    imp = subprocess.run([args.binary, "--workspace", str(folder / "import"), "import",
+                          str(preload_file)], env=env, capture_output=True, text=True)
+    out["import_s"] = time.monotonic() - t0
+    if imp.returncode != 0:
+        raise RuntimeError(f"mnemo import failed ({imp.returncode}): {imp.stderr[-2000:]}")
+    out["import_output"] = (imp.stdout + imp.stderr).strip()
+    print(f"[N={n}] imported {args.preload} entries into {schema} in {out['import_s']:.1f} s",
+          flush=True)
+
+    daemons = []
+    stop = threading.Event()
+    try:
+        t0 = time.monotonic()
+        for i in range(n):
+            daemons.append(Daemon(args.binary, folder / f"p{i}", env))
+        out["ports"] = [d.port for d in daemons]
+        out["start_s"] = time.monotonic() - t0
+
+        # Warm-up: the first search loads each daemon's index from the store's vector log;
+        # one store makes preload + 1 entries, which crosses index.hnsw_threshold (20 000)
+        # with the default preload, so each daemon's next sync rebuilds its index as hnsw.
+        warm = {"first_search_ms": [], "store_ms": None, "search_after_store_ms": []}
+        clients = [Client(d.port) for d in daemons]
+        q = queries[0]
+        for c in clients:
+            t = time.perf_counter()
+            c.call("memory.search", {"query": q, "max_results": args.max_results})
+            warm["first_search_ms"].append((time.perf_counter() - t) * 1000.0)
+        t = time.perf_counter()
+        created = clients[0].call("memory.store", {"key": f"warm-{tag}", "value": "warm-up entry",
+                                                   "category": "daily"})
+        warm["store_ms"] = (time.perf_counter() - t) * 1000.0
+        warm_created = 1 if created.get("created") else 0
+        for c in clients:
+            t = time.perf_counter()
+            c.call("memory.search", {"query": q, "max_results": args.max_results})
+            warm["search_after_store_ms"].append((time.perf_counter() - t) * 1000.0)
+        out["warmup"] = warm
+        print(f"[N={n}] {n} daemon(s) up on ports {out['ports']}; warm-up (ms): first search "
+              f"{[round(x) for x in warm['first_search_ms']]}, store {warm['store_ms']:.0f}, "
+              f"search after it {[round(x) for x in warm['search_after_store_ms']]}", flush=True)
+
+        workers = [Worker(i, daemons[i % n].port, args, queries, contents, stop, tag)
+                   for i in range(args.clients)]
+        spacing = max(0.05, (args.duration - 2.0) / max(1, args.lag_samples))
+        probe = LagProbe(daemons, args, stop, tag, time.monotonic() + 1.0, spacing)
+        sampler = PgActivitySampler(pg.url, stop) if args.pg_activity else None
+        out["loadavg_before"] = os.getloadavg()
+        before = snapshot(daemons, pg)
+        for w in workers:
+            w.start()
+        probe.start()
+        if sampler:
+            sampler.start()
+        time.sleep(args.duration)
+        stop.set()
+        for w in workers:
+            w.join()
+        after = snapshot(daemons, pg)
+        out["loadavg_after"] = os.getloadavg()
+        probe.join()
+        if sampler:
+            sampler.join()
+            out["pg_activity"] = sampler.report()
+        for c in clients:
+            c.close()
+
+        wall = after["t"] - before["t"]
+        lat_all, lat_by = [], {}
+        for method in ("memory.search", "memory.store"):
+            values = [x for w in workers for x in w.lat[method]]
+            lat_by[method] = latency_summary(values)
+            lat_by[method]["per_s"] = len(values) / wall
+            lat_all.extend(values)
+        errors, examples = {}, {}
+        for w in workers:
+            for k, v in w.errors.items():
+                errors[k] = errors.get(k, 0) + v
+            for k, v in w.error_examples.items():
+                examples.setdefault(k, v)
+        out["load"] = {
+            "clients": args.clients,
+            "wall_s": wall,
+            "requests": len(lat_all),
+            "requests_per_s": len(lat_all) / wall,
+            "latency": latency_summary(lat_all),
+            "by_method": lat_by,
+            "errors": sum(errors.values()),
+            "errors_by_kind": errors,
+            "error_examples": examples,
+            "stores_replaced": sum(w.replaced for w in workers),
+            "per_daemon_requests": [sum(len(w.lat["memory.search"]) + len(w.lat["memory.store"])
+                                        for w in workers if w.client.port == d.port)
+                                    for d in daemons],
+        }
+        lags = sorted(s["lag_ms"] for s in probe.samples)
+        polls = [s["polls"] for s in probe.samples]
+        out["visibility"] = {
+            "samples": len(probe.samples),
+            "failures": probe.failures,
+            "lag_ms": latency_summary(lags),
+            "first_search_hit": sum(1 for p in polls if p == 1),
+            "max_polls": max(polls) if polls else None,
+            "poll_ms": args.poll_ms,
+            "raw": probe.samples,
+        }
+        out["cpu"] = cpu_report(before, after)
+
+        out["consistency"] = check_consistency(daemons, args, workers, probe, warm_created)
+    finally:
+        stop.set()  # an interrupted run: the clients stop before their daemons do
+        codes = [d.stop() for d in daemons]
+        out["exit_codes"] = codes
+        out["daemon_logs"] = [tail_of_interest(d.log_text()) for d in daemons]
+    return out
+
+
+def check_consistency(daemons, args, workers, probe, warm_created):
+    n = len(daemons)
+    created = sum(len(w.stored) for w in workers) + len(probe.stored) + warm_created
+    expected = args.preload + created
+    counts = []
+    for d in daemons:
+        c = Client(d.port)
+        try:
+            counts.append(c.call("memory.stats", {})["entries"])
+        except RpcError as e:
+            counts.append(f"error: {e}")
+        c.close()
+    # Keys stored by a worker on daemon i, read back through daemon i + 1.
+    missing, checked = [], 0
+    rng = random.Random(7)
+    sample = [(w, k) for w in workers for k in w.stored]
+    rng.shuffle(sample)
+    readers = {d.port: Client(d.port) for d in daemons}
+    ports = [d.port for d in daemons]
+    for w, key in sample[:args.get_checks]:
+        reader = ports[(ports.index(w.client.port) + 1) % n]
+        checked += 1
+        try:
+            readers[reader].call("memory.get", {"key": key})
+        except RpcError as e:
+            missing.append({"key": key, "error": str(e)})
+    for c in readers.values():
+        c.close()
+    return {"expected_entries": expected, "entries_per_daemon": counts,
+            "counts_match": all(c == expected for c in counts),
+            "get_checked": checked, "get_missing": missing}
+
+
+def tail_of_interest(text):
+    """The daemon's log without the start/stop lines every run prints."""
+    routine = ("listening on", "SIGTERM: finishing", "mnemo: stopped")
+    lines = [l for l in text.splitlines() if l.strip() and not any(r in l for r in routine)]
+    return lines[-40:]
+
+
+# ---------------------------------------------------------------------------------------------
+# Report
+
+
+def fmt(x, digits=1):
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def print_report(result):
+    configs = result["configs"]
+    print()
+    print(f"mnemo serve scale-out on PostgreSQL {result['postgres_version']}: "
+          f"{result['args']['clients']} client threads, {result['args']['duration']} s each, "
+          f"{int(result['args']['search_share'] * 100)} % search / "
+          f"{100 - int(result['args']['search_share'] * 100)} % store, preload "
+          f"{result['args']['preload']}, embedder {result['args']['embedder']}, "
+          f"{result['cores']} cores")
+    print()
+    head = (f"{'N':>2} {'req/s':>7} {'srch/s':>7} {'stor/s':>7} {'p50':>6} {'p95':>6} {'p99':>6} "
+            f"| {'s.p50':>6} {'s.p95':>6} {'s.p99':>6} | {'w.p50':>6} {'w.p95':>6} {'w.p99':>6} "
+            f"| {'err':>4}")
+    print("latency in ms; s. = memory.search, w. = memory.store")
+    print(head)
+    print("-" * len(head))
+    for c in configs:
+        ld = c["load"]
+        s, w, a = ld["by_method"]["memory.search"], ld["by_method"]["memory.store"], ld["latency"]
+        print(f"{c['processes']:>2} {ld['requests_per_s']:>7.1f} {s['per_s']:>7.1f} "
+              f"{w['per_s']:>7.1f} {fmt(a['p50_ms']):>6} {fmt(a['p95_ms']):>6} "
+              f"{fmt(a['p99_ms']):>6} | {fmt(s['p50_ms']):>6} {fmt(s['p95_ms']):>6} "
+              f"{fmt(s['p99_ms']):>6} | {fmt(w['p50_ms']):>6} {fmt(w['p95_ms']):>6} "
+              f"{fmt(w['p99_ms']):>6} | {ld['errors']:>4}")
+    print()
+    print("visibility lag: store acknowledged by daemon A -> first search through daemon B "
+          "(A+1; A when N=1) that finds it")
+    print("CPU over the window, in cores (1.0 = one core busy the whole time)")
+    head = (f"{'N':>2} {'lag p50':>8} {'p95':>6} {'max':>6} {'1st hit':>8} | {'mnemo':>6} "
+            f"{'(each)':>18} {'pg':>6} {'gen':>6} {'other':>6} {'busy':>6} | {'consistent':>10}")
+    print(head)
+    print("-" * len(head))
+    for c in configs:
+        v, cpu = c["visibility"], c["cpu"]
+        each = "/".join(f"{x / cpu['wall_s']:.2f}" for x in cpu["mnemo_cpu_s"])
+        hit = f"{v['first_search_hit']}/{v['samples']}"
+        ok = "yes" if c["consistency"]["counts_match"] and not c["consistency"]["get_missing"] \
+            else "NO"
+        lag = v["lag_ms"]
+        print(f"{c['processes']:>2} {fmt(lag['p50_ms']):>8} {fmt(lag['p95_ms']):>6} "
+              f"{fmt(lag['max_ms']):>6} {hit:>8} | {cpu['mnemo_cores']:>6.2f} "
+              f"{each:>18} {cpu['postgres_cores']:>6.2f} {cpu['generator_cores']:>6.2f} "
+              f"{cpu['other_cpu_s'] / cpu['wall_s']:>6.2f} {fmt(cpu['machine_busy_cores'], 2):>6} "
+              f"| {ok:>10}")
+    print()
+    for c in configs:
+        notes = []
+        ld = c["load"]
+        if ld["errors"]:
+            notes.append(f"errors {ld['errors_by_kind']}; e.g. {ld['error_examples']}")
+        if c["visibility"]["failures"]:
+            notes.append(f"lag probe failures: {c['visibility']['failures'][:5]}")
+        cons = c["consistency"]
+        if not cons["counts_match"]:
+            notes.append(f"entries expected {cons['expected_entries']}, daemons report "
+                         f"{cons['entries_per_daemon']}")
+        if cons["get_missing"]:
+            notes.append(f"memory.get missed {len(cons['get_missing'])} of {cons['get_checked']}: "
+                         f"{cons['get_missing'][:3]}")
+        if any(code != 0 for code in c["exit_codes"]):
+            notes.append(f"daemon exit codes {c['exit_codes']}")
+        for i, lines in enumerate(c["daemon_logs"]):
+            if lines:
+                notes.append(f"daemon {i} log: " + " | ".join(lines[-5:]))
+        warm = c["warmup"]
+        act = c.get("pg_activity")
+        if act and act["samples"]:
+            notes.append(f"pg_stat_activity, {act['samples']} samples: "
+                         f"{fmt(act['mean_active_backends'], 2)} active backends on average; top:")
+            for row in act["top"][:6]:
+                notes.append(f"    {row['share_of_samples']:5.2f}  {row['what']}")
+        notes.append(f"load average {c['loadavg_before'][0]:.1f} before, "
+                     f"{c['loadavg_after'][0]:.1f} after (other processes share the machine)")
+        notes.append(f"import {c['import_s']:.1f} s; warm-up store {warm['store_ms']:.0f} ms, "
+                     f"search after it {[round(x) for x in warm['search_after_store_ms']]} ms; "
+                     f"requests per daemon {ld['per_daemon_requests']}")
+        for note in notes:
+            print(f"N={c['processes']}: {note}")
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def load_dataset(folder, preload, workdir):
+    mem_path = Path(folder) / "memories.jsonl"
+    preload_file = workdir / "preload.jsonl"
+    contents = []
+    with open(mem_path, encoding="utf-8") as src, open(preload_file, "w", encoding="utf-8") as dst:
+        for i, line in enumerate(src):
+            if i < preload:
+                dst.write(line)
+            elif len(contents) < 50000:
+                rec = json.loads(line)
+                contents.append((rec["content"], rec.get("category", "core"),
+                                 rec.get("tags", [])))
+            else:
+                break
+    if i + 1 < preload:
+        raise SystemExit(f"{mem_path} has only {i + 1} entries, fewer than --preload {preload}")
+    if not contents:
+        raise SystemExit(f"{mem_path} has no entries past the preload to store")
+    queries = []
+    with open(Path(folder) / "queries.jsonl", encoding="utf-8") as f:
+        for line in f:
+            queries.append(json.loads(line)["query"])
+    return preload_file, queries, contents
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("binary", help="the mnemo binary (a copy, so a rebuild does not change it)")
+    ap.add_argument("--dataset", default="/tmp/ds100k", help="datagen.py output folder")
+    ap.add_argument("--preload", type=int, default=20000)
+    ap.add_argument("--processes", default="1,2,3", help="comma-separated N values")
+    ap.add_argument("--clients", type=int, default=8, help="client threads (connections)")
+    ap.add_argument("--duration", type=float, default=60.0, help="seconds per configuration")
+    ap.add_argument("--search-share", type=float, default=0.8)
+    ap.add_argument("--max-results", type=int, default=10)
+    ap.add_argument("--lag-samples", type=int, default=50)
+    ap.add_argument("--poll-ms", type=float, default=2.0)
+    ap.add_argument("--lag-timeout", type=float, default=5.0)
+    ap.add_argument("--get-checks", type=int, default=50)
+    ap.add_argument("--no-pg-activity", dest="pg_activity", action="store_false",
+                    help="do not sample pg_stat_activity during the load")
+    ap.add_argument("--embedder", choices=["hash", "none"], default="hash")
+    ap.add_argument("--workdir", help="default: a new folder under /tmp, removed at the end")
+    ap.add_argument("--keep", action="store_true", help="keep the work folder (logs)")
+    ap.add_argument("--out", default="scaleout.json")
+    args = ap.parse_args()
+    args.binary = str(Path(args.binary).resolve())
+    ns = [int(x) for x in args.processes.split(",") if x.strip()]
+
+    workdir = Path(args.workdir or tempfile.mkdtemp(prefix="mnemo-scaleout-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    pg = PgCluster(workdir / "pg")
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    # SIGINT too: a shell starts a background job with SIGINT ignored, and Python then
+    # installs no KeyboardInterrupt handler of its own.
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)
+    version = subprocess.run([args.binary, "version"], capture_output=True,
+                             text=True).stdout.strip()
+    result = {"args": vars(args), "mnemo_version": version, "cores": os.cpu_count(),
+              "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "configs": []}
+    try:
+        preload_file, queries, contents = load_dataset(args.dataset, args.preload, workdir)
+        pg.start()
+        result["postgres_version"] = pg.version
+        print(f"PostgreSQL {pg.version} at {pg.url} (postmaster pid {pg.postmaster_pid}); "
+              f"work folder {workdir}", flush=True)
+        env = dict(os.environ)
+        for k in list(env):
+            if k.startswith("MNEMO_"):
+                del env[k]
+        env.update(MNEMO_MEMORY_BACKEND="postgres", MNEMO_POSTGRES_URL=pg.url,
+                   MNEMO_EMBEDDING_PROVIDER=args.embedder)
+        for n in ns:
+            result["configs"].append(
+                run_config(n, args, pg, workdir, preload_file, queries, contents, env))
+            with open(args.out, "w") as f:
+                json.dump(result, f, indent=1)
+        print_report(result)
+        print(f"\nJSON: {Path(args.out).resolve()}")
+    except KeyboardInterrupt as e:
+        print(f"interrupted ({e}); stopping", file=sys.stderr)
+        result["interrupted"] = True
+        with open(args.out, "w") as f:
+            json.dump(result, f, indent=1)
+        return 130
+    except Exception as e:
+        result["error"] = f"{type(e).__name__}: {e}"
+        with open(args.out, "w") as f:
+            json.dump(result, f, indent=1)
+        raise
+    finally:
+        pg.stop()
+        if not args.keep and not args.workdir:
+            shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
