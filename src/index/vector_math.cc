@@ -1,5 +1,7 @@
 #include "index/vector_math.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -53,19 +55,43 @@ DotFn PickDot() {
 // file's static initialisation finds it too); a race picks the same twice.
 std::atomic<DotFn> picked_dot{nullptr};
 
-[[gnu::always_inline]] inline int32_t DotInt8Body(const int8_t* a, const int8_t* b, size_t n) {
-  constexpr size_t kLanes = 32;
-  int32_t acc[kLanes] = {};
-  size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (size_t j = 0; j < kLanes; ++j) {
-      acc[j] += static_cast<int16_t>(a[i + j]) * static_cast<int16_t>(b[i + j]);
-    }
-  }
+// The int8 product needs explicit widening multiply-adds: GCC vectorised a
+// portable loop with vpmullw and separate sign extensions (half the 1M graph
+// build's time went to it). Integer sums are exact, so every variant gives
+// the same result.
+int32_t DotInt8Default(const int8_t* a, const int8_t* b, size_t n) {
   int32_t sum = 0;
-  for (; i < n; ++i) sum += static_cast<int32_t>(a[i]) * b[i];
-  for (size_t j = 0; j < kLanes; ++j) sum += acc[j];
+  for (size_t i = 0; i < n; ++i) sum += static_cast<int32_t>(a[i]) * b[i];
   return sum;
+}
+
+__attribute__((target("avx2"))) int32_t DotInt8Avx2(const int8_t* a, const int8_t* b, size_t n) {
+  __m256i acc = _mm256_setzero_si256();
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i va = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i)));
+    const __m256i vb = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)));
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(va, vb));
+  }
+  alignas(32) int32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc);
+  int32_t sum = 0;
+  for (int32_t lane : lanes) sum += lane;
+  return sum + DotInt8Default(a + i, b + i, n - i);
+}
+
+__attribute__((target("avx512f,avx512bw"))) int32_t DotInt8Avx512(const int8_t* a,
+                                                                 const int8_t* b, size_t n) {
+  __m512i acc = _mm512_setzero_si512();
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512i va =
+        _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i)));
+    const __m512i vb =
+        _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i)));
+    acc = _mm512_add_epi32(acc, _mm512_madd_epi16(va, vb));
+  }
+  return _mm512_reduce_add_epi32(acc) + DotInt8Default(a + i, b + i, n - i);
 }
 
 [[gnu::always_inline]] inline float DotFloatInt8Body(const float* a, const int8_t* b, size_t n) {
@@ -82,15 +108,6 @@ std::atomic<DotFn> picked_dot{nullptr};
   }
   return acc[0] + tail;
 }
-
-__attribute__((target("avx512f,avx512bw"))) int32_t DotInt8Avx512(const int8_t* a,
-                                                                 const int8_t* b, size_t n) {
-  return DotInt8Body(a, b, n);
-}
-__attribute__((target("avx2"))) int32_t DotInt8Avx2(const int8_t* a, const int8_t* b, size_t n) {
-  return DotInt8Body(a, b, n);
-}
-int32_t DotInt8Default(const int8_t* a, const int8_t* b, size_t n) { return DotInt8Body(a, b, n); }
 
 __attribute__((target("avx512f,avx512bw"))) float DotFloatInt8Avx512(const float* a,
                                                                     const int8_t* b, size_t n) {
