@@ -31,15 +31,22 @@ class BackgroundSync {
       std::lock_guard lock(mu_);
       stop_ = true;
     }
-    cv_.notify_one();
+    cv_.notify_all();
     thread_.join();
   }
+  // Asks for an update; waits while the previous request is still waiting
+  // for the running one, so the caller stays at most about two requests'
+  // worth of vectors ahead of the index. Embedding outpaces the graph build:
+  // unthrottled, the index fell more than the change log's 200 000 entries
+  // behind, the log was trimmed past it, and Sync rebuilt the whole graph
+  // from storage beside the half-built one.
   void Request() {
     {
-      std::lock_guard lock(mu_);
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return !requested_; });
       requested_ = true;
     }
-    cv_.notify_one();
+    cv_.notify_all();
   }
 
  private:
@@ -50,6 +57,7 @@ class BackgroundSync {
       if (stop_) return;
       requested_ = false;
       lock.unlock();
+      cv_.notify_all();
       // A failure is retried by the caller's final Sync.
       if (Status s = space_->Sync(); !s.ok()) {
         logger_.Log(LogLevel::kWarn, "background index update failed: " + s.message());
