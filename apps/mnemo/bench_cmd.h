@@ -21,6 +21,10 @@ struct BenchArgs {
   // keyword (embedder none), hybrid (hash embedder), vector (the dataset's
   // vectors as bring-your-own embeddings) or all.
   std::string mode = "all";
+  // With `workspace`: open what an earlier run left in <workspace>/<embedder>
+  // and query it without importing (the open is timed: open_s).
+  bool reuse = false;
+  int64_t ef_search = 0;  // index.ef_search of the runs; 0 = the default
 };
 
 // Returns the process exit code (0 ok, 1 bad arguments or dataset, 2 internal).

@@ -86,6 +86,10 @@ void AddBenchCommand(CLI::App& app, GlobalOptions& g, Action& action) {
   bench->add_option("--postgres-url", args->postgres_url,
                     "Server of --backend postgres (default $MNEMO_POSTGRES_URL); each run uses "
                     "a schema mnemo_bench_<pid>_<run> of its own");
+  bench->add_flag("--reuse", args->reuse,
+                  "With --workspace: query what an earlier run left there instead of importing "
+                  "(times the open)");
+  bench->add_option("--ef-search", args->ef_search, "index.ef_search of the runs (0 = default)");
   bench->callback([&g, &action, args] {
     action = [&g, args] {
       args->workspace = g.workspace;

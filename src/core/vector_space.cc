@@ -1,15 +1,19 @@
 #include "core/vector_space.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "index/index_file.h"
+#include "index/vector_math.h"
 #include "storage/vector_rules.h"
 
 namespace mnemo {
 namespace {
 
 constexpr int kChangePage = 4096;
-constexpr size_t kBuildBatch = 8192;
+// Vectors per UpsertBatch in a rebuild: large enough that the graph build
+// keeps both threads busy between batches (50 MB of floats at 384 dims).
+constexpr size_t kBuildBatch = 32768;
 // The index file is rewritten once max(kSaveAfterChanges, live vectors /
 // kSaveFraction) changes are not in it: a restart replays at most that many
 // from the change log (an eighth of a rebuild's work), and a large index is
@@ -124,15 +128,22 @@ size_t VectorSpace::size() const { return Current()->size(); }
 
 std::string_view VectorSpace::kind() const { return index::IndexKindName(Current()->kind()); }
 
-// Reads every vector of the signature from storage into a fresh index.
-// Caller holds mu_.
+// Reads every vector of the signature from storage into a fresh index of
+// the kind its count calls for, batch by batch: a large store goes straight
+// into the graph, never through a flat copy of every float vector (at 1M
+// x 384 dimensions the flat index and the copy RebuildAs makes of it were
+// 3 GB on top of the graph). Caller holds mu_.
 Status VectorSpace::Rebuild() {
   MNEMO_ASSIGN_OR_RETURN(int64_t watermark, entries_.VectorWatermark(signature_));
-  MNEMO_ASSIGN_OR_RETURN(auto flat, index::MakeIndex(index::IndexKind::kFlat, dims_, options_));
+  MNEMO_ASSIGN_OR_RETURN(int64_t count, entries_.CountVectors(signature_));
+  const auto expected = static_cast<size_t>(std::max<int64_t>(count, 0));
+  MNEMO_ASSIGN_OR_RETURN(
+      auto built,
+      index::MakeIndex(index::ChooseKind(options_, expected), dims_, options_, expected));
   std::vector<uint64_t> ids;
   std::vector<float> data;
   auto flush = [&]() -> Status {
-    MNEMO_RETURN_IF_ERROR(flat->UpsertBatch(ids, data));
+    MNEMO_RETURN_IF_ERROR(built->UpsertBatch(ids, data));
     ids.clear();
     data.clear();
     return Status::Ok();
@@ -145,7 +156,7 @@ Status VectorSpace::Rebuild() {
         return ids.size() >= kBuildBatch ? flush() : Status::Ok();
       }));
   MNEMO_RETURN_IF_ERROR(flush());
-  SetIndex(std::move(flat));
+  SetIndex(std::move(built));
   watermark_ = watermark;
   dirty_ = true;
   file_watermark_ = -1;  // whatever is on disk is older than the change log
@@ -236,7 +247,35 @@ Status VectorSpace::Put(std::span<const storage::LabeledVector> vectors, bool sy
 Result<std::vector<index::Neighbor>> VectorSpace::Search(std::span<const float> q, size_t k,
                                                          const index::SearchFilter& filter) {
   MNEMO_RETURN_IF_ERROR(Sync());
-  return Current()->Search(q, k, filter);
+  const std::shared_ptr<index::VectorIndex> current = Current();
+  MNEMO_ASSIGN_OR_RETURN(std::vector<index::Neighbor> found, current->Search(q, k, filter));
+  const auto* hnsw = dynamic_cast<const index::HnswIndex*>(current.get());
+  if (hnsw == nullptr || hnsw->params().encoding == index::VectorEncoding::kFloat32) return found;
+  return Rescore(q, std::move(found));
+}
+
+// A quantised index's scores are within ~1e-3 of the truth; the stored
+// float vectors give the exact ones, so a pair scores the same whichever
+// index kind serves the space (and as search_service's keyword-side
+// candidates, which are scored from storage). A vector gone from storage
+// meanwhile keeps its index score.
+Result<std::vector<index::Neighbor>> VectorSpace::Rescore(std::span<const float> q,
+                                                          std::vector<index::Neighbor> found) {
+  if (found.empty()) return found;
+  std::vector<storage::Label> labels;
+  labels.reserve(found.size());
+  for (const index::Neighbor& n : found) labels.push_back(static_cast<storage::Label>(n.id));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::LabeledVector> stored,
+                         entries_.VectorsFor(signature_, labels));
+  std::unordered_map<storage::Label, const std::vector<float>*> by_label;
+  for (const storage::LabeledVector& v : stored) by_label.emplace(v.label, &v.vector);
+  for (index::Neighbor& n : found) {
+    auto it = by_label.find(static_cast<storage::Label>(n.id));
+    if (it == by_label.end() || it->second->size() != q.size()) continue;
+    n.score = index::Dot(q.data(), it->second->data(), q.size());
+  }
+  std::sort(found.begin(), found.end(), index::NeighborBefore);
+  return found;
 }
 
 bool VectorSpace::SaveDueLocked() const {

@@ -58,7 +58,8 @@ class VectorSpace {
   // Applies storage changes newer than the index (cheap when none).
   Status Sync();
 
-  // The k nearest labels passing `filter` (after a Sync).
+  // The k nearest labels passing `filter` (after a Sync), scored exactly
+  // (a quantised hnsw index's results are rescored from storage).
   Result<std::vector<index::Neighbor>> Search(std::span<const float> q, size_t k,
                                               const index::SearchFilter& filter);
 
@@ -85,6 +86,9 @@ class VectorSpace {
   void LogWarning(const std::string& message) const { logger_->Log(LogLevel::kWarn, message); }
 
   Status Rebuild();
+  // `found` with the exact scores of the stored vectors, re-sorted.
+  Result<std::vector<index::Neighbor>> Rescore(std::span<const float> q,
+                                               std::vector<index::Neighbor> found);
   // Whether Save would write: changed since the file was written, and
   // either no usable file or max(kSaveAfterChanges, size / 8) changes
   // behind. mu_ held.

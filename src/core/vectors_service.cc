@@ -3,6 +3,9 @@
 #include "core/vectors_service.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <optional>
+#include <thread>
 
 #include "core/components.h"
 #include "embed/embedding_cache.h"
@@ -11,6 +14,66 @@ namespace mnemo {
 namespace {
 
 constexpr int kEmbedPage = 512;
+// FillMissing hands the index what it stored every this many vectors.
+constexpr int64_t kSyncEvery = 16384;
+
+// Brings a space's index up to date on a thread of its own, on request,
+// while the caller embeds and stores the next pages: a bulk fill then uses
+// a second core for the graph instead of building it all at the end, and
+// the index follows the change log closely enough that the log is never
+// trimmed past it (which forced a rebuild of everything from storage).
+class BackgroundSync {
+ public:
+  BackgroundSync(std::shared_ptr<VectorSpace> space, Logger& logger)
+      : space_(std::move(space)), logger_(logger), thread_([this] { Loop(); }) {}
+  ~BackgroundSync() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  // Asks for an update; waits while the previous request is still waiting
+  // for the running one, so the caller stays at most about two requests'
+  // worth of vectors ahead of the index. Embedding outpaces the graph build:
+  // unthrottled, the index fell more than the change log's 200 000 entries
+  // behind, the log was trimmed past it, and Sync rebuilt the whole graph
+  // from storage beside the half-built one.
+  void Request() {
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return !requested_; });
+      requested_ = true;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock lock(mu_);
+    while (true) {
+      cv_.wait(lock, [&] { return requested_ || stop_; });
+      if (stop_) return;
+      requested_ = false;
+      lock.unlock();
+      cv_.notify_all();
+      // A failure is retried by the caller's final Sync.
+      if (Status s = space_->Sync(); !s.ok()) {
+        logger_.Log(LogLevel::kWarn, "background index update failed: " + s.message());
+      }
+      lock.lock();
+    }
+  }
+
+  const std::shared_ptr<VectorSpace> space_;
+  Logger& logger_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool requested_ = false;
+  bool stop_ = false;
+  std::thread thread_;
+};
 
 }  // namespace
 
@@ -175,6 +238,12 @@ Result<ReindexReport> VectorsService::FillMissing(const ProgressFn& progress) {
   if (embedder_ == nullptr) return report;
   report.signature = embedder_->signature();
   MNEMO_ASSIGN_OR_RETURN(int64_t total, entries_.CountMissingVectors(report.signature));
+  std::optional<BackgroundSync> background;
+  if (total >= 2 * kSyncEvery) {
+    MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, EmbedderSpace());
+    background.emplace(space, *logger_);
+  }
+  int64_t unsynced = 0;
   storage::Label after = 0;
   for (;;) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::MissingVector> page,
@@ -188,10 +257,16 @@ Result<ReindexReport> VectorsService::FillMissing(const ProgressFn& progress) {
     }
     after = labels.back();
     int64_t stored = EmbedAndStore(labels, texts, /*sync=*/false);
+    unsynced += stored;
+    if (background && unsynced >= kSyncEvery) {
+      background->Request();
+      unsynced = 0;
+    }
     report.embedded += stored;
     report.failed += static_cast<int64_t>(labels.size()) - stored;
     if (progress) progress(report.embedded + report.failed, total);
   }
+  background.reset();  // waits for a running update
   if (report.embedded > 0) {
     MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, EmbedderSpace());
     MNEMO_RETURN_IF_ERROR(space->Sync());

@@ -1,9 +1,21 @@
 #include "index/hnsw_index.h"
 
-// hnswlib's SSE paths prefetch one link past the end of a full link list
-// (a heap over-read that ASan reports) and only serve its own distance
-// functions, which DotSpace below replaces: compile them out.
+// hnswlib's SSE paths prefetch each neighbour's vector before scoring it:
+// the walk is bound by memory latency (at 1M elements the first touch of
+// each element, inside the distance function, was half of the graph build's
+// time). They also read one link past the end of a full link list to find
+// the next address to prefetch: a 4-byte heap over-read that never faults
+// (it lands in the element's own record on level 0 and in malloc's chunk
+// padding above; ReadPayload pads its lists) but that ASan reports, so
+// sanitizer builds compile them out. Their distance functions go unused
+// (DotSpace and Int8Space below).
+#if defined(__SANITIZE_ADDRESS__)
 #define NO_MANUAL_VECTORIZATION
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NO_MANUAL_VECTORIZATION
+#endif
+#endif
 #include <hnswlib/hnswlib.h>
 
 #include <algorithm>
@@ -47,11 +59,49 @@ class DotSpace final : public hnswlib::SpaceInterface<float> {
   size_t dims_;
 };
 
+// VectorEncoding::kInt8: an element is a float scale then dims int8 codes
+// (QuantizeInt8), a quarter of the float bytes; distance = 1 - the dot
+// product of the two dequantised vectors. Queries are quantised the same
+// way for the walk (hnswlib passes a query and an element to one function);
+// results are rescored against the float query (Score).
+class Int8Space final : public hnswlib::SpaceInterface<float> {
+ public:
+  explicit Int8Space(size_t dims) : dims_(dims) {}
+  size_t get_data_size() override { return sizeof(float) + dims_; }
+  hnswlib::DISTFUNC<float> get_dist_func() override { return &Distance; }
+  void* get_dist_func_param() override { return &dims_; }
+
+ private:
+  static float Distance(const void* a, const void* b, const void* dims) {
+    float sa = 0;
+    float sb = 0;
+    std::memcpy(&sa, a, sizeof(float));
+    std::memcpy(&sb, b, sizeof(float));
+    const auto* qa = static_cast<const int8_t*>(a) + sizeof(float);
+    const auto* qb = static_cast<const int8_t*>(b) + sizeof(float);
+    return 1.0f -
+           sa * sb * static_cast<float>(DotInt8(qa, qb, *static_cast<const size_t*>(dims)));
+  }
+  size_t dims_;
+};
+
 }  // namespace
 
 struct HnswIndex::Graph {
-  explicit Graph(size_t dims) : space(dims) {}
-  DotSpace space;  // must outlive hnsw (it points into it)
+  Graph(size_t dims, VectorEncoding encoding)
+      : dims(dims), encoding(encoding), float_space(dims), int8_space(dims) {}
+  hnswlib::SpaceInterface<float>& space() {
+    return encoding == VectorEncoding::kInt8 ? static_cast<hnswlib::SpaceInterface<float>&>(
+                                                   int8_space)
+                                             : float_space;
+  }
+  size_t data_size() const {
+    return encoding == VectorEncoding::kInt8 ? sizeof(float) + dims : dims * sizeof(float);
+  }
+  const size_t dims;
+  const VectorEncoding encoding;
+  DotSpace float_space;  // the spaces must outlive hnsw (it points into them)
+  Int8Space int8_space;
   std::unique_ptr<Hnsw> hnsw;
 };
 
@@ -66,6 +116,46 @@ size_t LiveCount(const Hnsw& h) { return h.cur_element_count - h.num_deleted_; }
 
 const float* VectorAt(const Hnsw& h, tableint internal) {
   return reinterpret_cast<const float*>(h.getDataByInternalId(internal));
+}
+
+float ScaleAt(const Hnsw& h, tableint internal) {
+  float scale = 0;
+  std::memcpy(&scale, h.getDataByInternalId(internal), sizeof(float));
+  return scale;
+}
+
+const int8_t* CodesAt(const Hnsw& h, tableint internal) {
+  return reinterpret_cast<const int8_t*>(h.getDataByInternalId(internal)) + sizeof(float);
+}
+
+// The bytes hnswlib stores for `v` (what addPoint and searchKnn take): `v`
+// itself, or its quantised form written to `buf`.
+const void* Encode(const HnswIndex::Graph& g, const float* v, std::vector<char>& buf) {
+  if (g.encoding == VectorEncoding::kFloat32) return v;
+  buf.resize(g.data_size());
+  const float scale = QuantizeInt8(v, g.dims, reinterpret_cast<int8_t*>(buf.data() + sizeof(float)));
+  std::memcpy(buf.data(), &scale, sizeof(float));
+  return buf.data();
+}
+
+// The float query `q` against element `internal`: exact for kFloat32; for
+// kInt8 the dot product with the dequantised element.
+float Score(const HnswIndex::Graph& g, const float* q, tableint internal) {
+  const Hnsw& h = *g.hnsw;
+  if (g.encoding == VectorEncoding::kFloat32) return Dot(q, VectorAt(h, internal), g.dims);
+  return ScaleAt(h, internal) * DotFloatInt8(q, CodesAt(h, internal), g.dims);
+}
+
+// Element `internal` as floats: the stored vector, or its dequantised form in `buf`.
+std::span<const float> Decode(const HnswIndex::Graph& g, tableint internal,
+                              std::vector<float>& buf) {
+  const Hnsw& h = *g.hnsw;
+  if (g.encoding == VectorEncoding::kFloat32) return {VectorAt(h, internal), g.dims};
+  buf.resize(g.dims);
+  const float scale = ScaleAt(h, internal);
+  const int8_t* codes = CodesAt(h, internal);
+  for (size_t i = 0; i < g.dims; ++i) buf[i] = scale * static_cast<float>(codes[i]);
+  return buf;
 }
 
 Status ValidateParams(size_t dims, const HnswParams& p) {
@@ -101,9 +191,9 @@ Status Reserve(Hnsw& h, size_t extra) {
   return Guard("resize", [&] { h.resizeIndex(grown); });
 }
 
-std::unique_ptr<Hnsw> NewGraph(DotSpace& space, const HnswParams& p, size_t capacity) {
-  auto h = std::make_unique<Hnsw>(&space, std::max<size_t>(capacity, 16), p.m, p.ef_construction,
-                                  p.seed);
+std::unique_ptr<Hnsw> NewGraph(HnswIndex::Graph& g, const HnswParams& p, size_t capacity) {
+  auto h = std::make_unique<Hnsw>(&g.space(), std::max<size_t>(capacity, 16), p.m,
+                                  p.ef_construction, p.seed);
   h->setEf(p.ef_search);  // once, before any search (see the header)
   return h;
 }
@@ -118,8 +208,8 @@ HnswIndex::~HnswIndex() = default;
 Result<std::unique_ptr<HnswIndex>> HnswIndex::Make(size_t dims, const HnswParams& params,
                                                    size_t capacity) {
   MNEMO_RETURN_IF_ERROR(ValidateParams(dims, params));
-  auto graph = std::make_unique<Graph>(dims);
-  Status st = Guard("allocation", [&] { graph->hnsw = NewGraph(graph->space, params, capacity); });
+  auto graph = std::make_unique<Graph>(dims, params.encoding);
+  Status st = Guard("allocation", [&] { graph->hnsw = NewGraph(*graph, params, capacity); });
   MNEMO_RETURN_IF_ERROR(st);
   return std::unique_ptr<HnswIndex>(new HnswIndex(dims, params, std::move(graph)));
 }
@@ -146,9 +236,11 @@ Status HnswIndex::Upsert(uint64_t id, std::span<const float> v) {
   std::unique_lock lock(mu_);
   Hnsw& h = *graph_->hnsw;
   MNEMO_RETURN_IF_ERROR(Reserve(h, 1));
+  std::vector<char> buf;
+  const void* data = Encode(*graph_, v.data(), buf);
   // 0.6.2's addPoint updates an existing label in place (and revives it when
   // it was marked deleted).
-  return Guard("insert", [&] { h.addPoint(v.data(), id); });
+  return Guard("insert", [&] { h.addPoint(data, id); });
 }
 
 Status HnswIndex::UpsertBatch(std::span<const uint64_t> ids, std::span<const float> vectors) {
@@ -168,10 +260,12 @@ Status HnswIndex::UpsertBatch(std::span<const uint64_t> ids, std::span<const flo
   last.reserve(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) last[ids[i]] = i;
   std::vector<size_t> fresh;
+  std::vector<char> buf;
   for (size_t i = 0; i < ids.size(); ++i) {
     if (last[ids[i]] != i) continue;
     if (h.label_lookup_.contains(ids[i])) {
-      MNEMO_RETURN_IF_ERROR(Guard("update", [&] { h.addPoint(&vectors[i * dims_], ids[i]); }));
+      const void* data = Encode(*graph_, &vectors[i * dims_], buf);
+      MNEMO_RETURN_IF_ERROR(Guard("update", [&] { h.addPoint(data, ids[i]); }));
     } else {
       fresh.push_back(i);
     }
@@ -182,9 +276,11 @@ Status HnswIndex::UpsertBatch(std::span<const uint64_t> ids, std::span<const flo
   std::mutex error_mu;
   Status error;
   auto work = [&] {
+    std::vector<char> local;
     for (size_t j = next++; j < fresh.size(); j = next++) {
       const size_t i = fresh[j];
-      Status st = Guard("insert", [&] { h.addPoint(&vectors[i * dims_], ids[i]); });
+      const void* data = Encode(*graph_, &vectors[i * dims_], local);
+      Status st = Guard("insert", [&] { h.addPoint(data, ids[i]); });
       if (!st.ok()) {
         std::lock_guard guard(error_mu);
         if (error.ok()) error = st;
@@ -214,54 +310,60 @@ Status HnswIndex::Remove(uint64_t id) {
 void HnswIndex::ForEach(const std::function<void(uint64_t, std::span<const float>)>& fn) const {
   std::shared_lock lock(mu_);
   const Hnsw& h = *graph_->hnsw;
+  std::vector<float> buf;
   for (tableint i = 0; i < h.cur_element_count; ++i) {
     if (h.isMarkedDeleted(i)) continue;
-    fn(h.getExternalLabel(i), std::span<const float>(VectorAt(h, i), dims_));
+    fn(h.getExternalLabel(i), Decode(*graph_, i, buf));
   }
 }
 
 namespace {
 
 // Exact scan of every live element not in `skip`.
-std::vector<Neighbor> ScoreAll(const Hnsw& h, const float* q, size_t dims,
+std::vector<Neighbor> ScoreAll(const HnswIndex::Graph& g, const float* q,
                                const std::unordered_set<uint64_t>* skip) {
+  const Hnsw& h = *g.hnsw;
   std::vector<Neighbor> scored;
   scored.reserve(LiveCount(h));
   for (tableint i = 0; i < h.cur_element_count; ++i) {
     if (h.isMarkedDeleted(i)) continue;
     const uint64_t id = h.getExternalLabel(i);
     if (skip != nullptr && skip->contains(id)) continue;
-    scored.push_back({id, Dot(q, VectorAt(h, i), dims)});
+    scored.push_back({id, Score(g, q, i)});
   }
   return scored;
 }
 
 // The live members of `subset`, once each, with their exact scores.
-std::vector<Neighbor> ScoreSubset(const Hnsw& h, const float* q, size_t dims,
+std::vector<Neighbor> ScoreSubset(const HnswIndex::Graph& g, const float* q,
                                   const std::vector<uint64_t>& subset) {
+  const Hnsw& h = *g.hnsw;
   std::vector<Neighbor> scored;
   std::unordered_set<uint64_t> seen;
   for (uint64_t id : subset) {
     auto it = h.label_lookup_.find(id);
     if (it == h.label_lookup_.end() || h.isMarkedDeleted(it->second)) continue;
     if (!seen.insert(id).second) continue;
-    scored.push_back({id, Dot(q, VectorAt(h, it->second), dims)});
+    scored.push_back({id, Score(g, q, it->second)});
   }
   return scored;
 }
 
-// The graph's `n` nearest live elements, rescored with Dot (so both index
-// kinds give a pair the same score), in NeighborBefore order.
-Result<std::vector<Neighbor>> GraphKnn(const Hnsw& h, const float* q, size_t dims, size_t n) {
+// The graph's `n` nearest live elements, rescored with Score (so both index
+// kinds give a float pair the same score), in NeighborBefore order.
+Result<std::vector<Neighbor>> GraphKnn(const HnswIndex::Graph& g, const float* q, size_t n) {
+  const Hnsw& h = *g.hnsw;
+  std::vector<char> buf;
+  const void* query = Encode(g, q, buf);
   std::priority_queue<std::pair<float, hnswlib::labeltype>> found;
-  MNEMO_RETURN_IF_ERROR(Guard("search", [&] { found = h.searchKnn(q, n); }));
+  MNEMO_RETURN_IF_ERROR(Guard("search", [&] { found = h.searchKnn(query, n); }));
   std::vector<Neighbor> out;
   out.reserve(found.size());
   for (; !found.empty(); found.pop()) {
     const uint64_t id = found.top().second;
     auto it = h.label_lookup_.find(id);
     if (it == h.label_lookup_.end()) continue;
-    out.push_back({id, Dot(q, VectorAt(h, it->second), dims)});
+    out.push_back({id, Score(g, q, it->second)});
   }
   return TopKAccepted(out, out.size(), {});
 }
@@ -282,9 +384,8 @@ Result<std::vector<Neighbor>> HnswIndex::SearchExact(std::span<const float> q, s
                                                      const SearchFilter& filter) const {
   MNEMO_RETURN_IF_ERROR(CheckVector(q, dims_, "query"));
   std::shared_lock lock(mu_);
-  const Hnsw& h = *graph_->hnsw;
-  std::vector<Neighbor> scored = filter.subset ? ScoreSubset(h, q.data(), dims_, *filter.subset)
-                                               : ScoreAll(h, q.data(), dims_, nullptr);
+  std::vector<Neighbor> scored = filter.subset ? ScoreSubset(*graph_, q.data(), *filter.subset)
+                                               : ScoreAll(*graph_, q.data(), nullptr);
   return TopKAccepted(scored, k, filter.accept);
 }
 
@@ -299,7 +400,7 @@ Result<std::vector<Neighbor>> HnswIndex::Search(std::span<const float> q, size_t
   AcceptFn accept = filter.accept;
   std::unordered_set<uint64_t> members;
   if (filter.subset) {
-    std::vector<Neighbor> scored = ScoreSubset(h, q.data(), dims_, *filter.subset);
+    std::vector<Neighbor> scored = ScoreSubset(*graph_, q.data(), *filter.subset);
     if (SubsetIsCheap(scored.size(), live, k, params_)) return TopKAccepted(scored, k, accept);
     members.reserve(scored.size());
     for (const Neighbor& n : scored) members.insert(n.id);
@@ -319,11 +420,11 @@ Result<std::vector<Neighbor>> HnswIndex::Search(std::span<const float> q, size_t
   }
 
   if (!accept) {
-    MNEMO_ASSIGN_OR_RETURN(std::vector<Neighbor> found, GraphKnn(h, q.data(), dims_, k));
+    MNEMO_ASSIGN_OR_RETURN(std::vector<Neighbor> found, GraphKnn(*graph_, q.data(), k));
     if (found.size() >= std::min(k, live)) return found;
     // Part of the graph is unreachable from the entry point (it happens after
     // many updates and deletions): fall back to the exact answer.
-    std::vector<Neighbor> scored = ScoreAll(h, q.data(), dims_, nullptr);
+    std::vector<Neighbor> scored = ScoreAll(*graph_, q.data(), nullptr);
     return TopKAccepted(scored, k, {});
   }
 
@@ -340,7 +441,7 @@ Result<std::vector<Neighbor>> HnswIndex::Search(std::span<const float> q, size_t
       exhausted = true;  // a walk this wide costs more than a scan
       break;
     }
-    MNEMO_ASSIGN_OR_RETURN(std::vector<Neighbor> found, GraphKnn(h, q.data(), dims_, want));
+    MNEMO_ASSIGN_OR_RETURN(std::vector<Neighbor> found, GraphKnn(*graph_, q.data(), want));
     batch.clear();
     batch_n.clear();
     for (const Neighbor& n : found) {
@@ -358,7 +459,7 @@ Result<std::vector<Neighbor>> HnswIndex::Search(std::span<const float> q, size_t
     }
   }
   if (exhausted) {
-    std::vector<Neighbor> rest = ScoreAll(h, q.data(), dims_, &checked);
+    std::vector<Neighbor> rest = ScoreAll(*graph_, q.data(), &checked);
     std::vector<Neighbor> more = TopKAccepted(rest, k, accept);
     accepted.insert(accepted.end(), more.begin(), more.end());
   }
@@ -368,11 +469,14 @@ Result<std::vector<Neighbor>> HnswIndex::Search(std::span<const float> q, size_t
 Status HnswIndex::Compact() {
   std::unique_lock lock(mu_);
   const Hnsw& old = *graph_->hnsw;
-  auto graph = std::make_unique<Graph>(dims_);
+  auto graph = std::make_unique<Graph>(dims_, graph_->encoding);
   Status st = Guard("compaction", [&] {
-    graph->hnsw = NewGraph(graph->space, params_, LiveCount(old));
+    graph->hnsw = NewGraph(*graph, params_, LiveCount(old));
     for (tableint i = 0; i < old.cur_element_count; ++i) {
-      if (!old.isMarkedDeleted(i)) graph->hnsw->addPoint(VectorAt(old, i), old.getExternalLabel(i));
+      // The stored bytes as they are: the same encoding on both sides.
+      if (!old.isMarkedDeleted(i)) {
+        graph->hnsw->addPoint(old.getDataByInternalId(i), old.getExternalLabel(i));
+      }
     }
   });
   MNEMO_RETURN_IF_ERROR(st);
@@ -384,6 +488,7 @@ Status HnswIndex::WritePayload(PayloadWriter& out, uint64_t* live_count) const {
   std::shared_lock lock(mu_);
   const Hnsw& h = *graph_->hnsw;
   *live_count = LiveCount(h);
+  out.WritePod(static_cast<uint32_t>(graph_->encoding));
   // Field for field what hnswlib::HierarchicalNSW::saveIndex writes.
   out.WritePod(h.offsetLevel0_);
   out.WritePod(h.max_elements_);
@@ -438,7 +543,8 @@ Status ReadFields(PayloadReader& in, SavedFields* f) {
 // Every link of every element points at an element that exists on that
 // level, and the entry point sits on the top level: what searchKnn and
 // addPoint assume without checking.
-Status CheckGraph(const Hnsw& h) {
+Status CheckGraph(const HnswIndex::Graph& g) {
+  const Hnsw& h = *g.hnsw;
   const size_t n = h.cur_element_count;
   int top = -1;
   for (tableint i = 0; i < n; ++i) {
@@ -456,7 +562,10 @@ Status CheckGraph(const Hnsw& h) {
         }
       }
     }
-    if (!AllFinite(VectorAt(h, i), h.data_size_ / sizeof(float))) {
+    const bool finite = g.encoding == VectorEncoding::kFloat32
+                            ? AllFinite(VectorAt(h, i), g.dims)
+                            : std::isfinite(ScaleAt(h, i)) && ScaleAt(h, i) >= 0;
+    if (!finite) {
       return Corrupt("a stored vector has a non-finite component");
     }
   }
@@ -471,7 +580,18 @@ Status CheckGraph(const Hnsw& h) {
 
 Result<std::unique_ptr<HnswIndex>> HnswIndex::ReadPayload(PayloadReader& in, size_t dims,
                                                           uint64_t expected_count,
-                                                          const HnswParams& params) {
+                                                          const HnswParams& params,
+                                                          bool has_encoding) {
+  VectorEncoding encoding = VectorEncoding::kFloat32;
+  if (has_encoding) {
+    uint32_t saved = 0;
+    MNEMO_RETURN_IF_ERROR(in.ReadPod(&saved));
+    if (saved != static_cast<uint32_t>(VectorEncoding::kFloat32) &&
+        saved != static_cast<uint32_t>(VectorEncoding::kInt8)) {
+      return Corrupt("unknown vector encoding " + std::to_string(saved));
+    }
+    encoding = static_cast<VectorEncoding>(saved);
+  }
   SavedFields f{};
   MNEMO_RETURN_IF_ERROR(ReadFields(in, &f));
   if (f.m < 2 || f.m > kMaxM || f.max_m != f.m || f.max_m0 != 2 * f.m) {
@@ -484,14 +604,16 @@ Result<std::unique_ptr<HnswIndex>> HnswIndex::ReadPayload(PayloadReader& in, siz
   HnswParams p = params;
   p.m = f.m;
   p.ef_construction = f.ef_construction;
+  p.encoding = encoding;
   MNEMO_RETURN_IF_ERROR(ValidateParams(dims, p));
+  auto graph = std::make_unique<Graph>(dims, encoding);
 
   // What a graph of this M and dimension must look like; the saved layout
   // fields must agree before any size taken from the file is trusted.
   const size_t links0 = f.max_m0 * sizeof(tableint) + sizeof(hnswlib::linklistsizeint);
-  const size_t per_element = links0 + dims * sizeof(float) + sizeof(hnswlib::labeltype);
+  const size_t per_element = links0 + graph->data_size() + sizeof(hnswlib::labeltype);
   if (f.offset_level0 != 0 || f.size_per_element != per_element || f.offset_data != links0 ||
-      f.label_offset != links0 + dims * sizeof(float)) {
+      f.label_offset != links0 + graph->data_size()) {
     return Corrupt("the graph's layout does not match " + std::to_string(dims) + " dimensions");
   }
   if (f.count > in.remaining() / per_element || f.count >= (size_t{1} << 32) - 1) {
@@ -500,9 +622,7 @@ Result<std::unique_ptr<HnswIndex>> HnswIndex::ReadPayload(PayloadReader& in, siz
   if (f.count < expected_count)
     return Corrupt("the graph holds fewer vectors than the header says");
 
-  auto graph = std::make_unique<Graph>(dims);
-  MNEMO_RETURN_IF_ERROR(
-      Guard("allocation", [&] { graph->hnsw = NewGraph(graph->space, p, f.count); }));
+  MNEMO_RETURN_IF_ERROR(Guard("allocation", [&] { graph->hnsw = NewGraph(*graph, p, f.count); }));
   Hnsw& h = *graph->hnsw;
   if (!(std::abs(h.mult_ - f.mult) <= 1e-9 * h.mult_))
     return Corrupt("the graph's mult is invalid");
@@ -523,7 +643,8 @@ Result<std::unique_ptr<HnswIndex>> HnswIndex::ReadPayload(PayloadReader& in, siz
       h.linkLists_[i] = nullptr;
       continue;
     }
-    h.linkLists_[i] = static_cast<char*>(std::malloc(size));
+    // Padded by one link for the prefetch's read past a full list (above).
+    h.linkLists_[i] = static_cast<char*>(std::malloc(size + sizeof(tableint)));
     if (h.linkLists_[i] == nullptr) return Internal("out of memory loading the index");
     h.element_levels_[i] = static_cast<int>(size / h.size_links_per_element_);
     MNEMO_RETURN_IF_ERROR(in.Read(h.linkLists_[i], size));
@@ -532,7 +653,7 @@ Result<std::unique_ptr<HnswIndex>> HnswIndex::ReadPayload(PayloadReader& in, siz
   h.cur_element_count = f.count;
   h.maxlevel_ = f.max_level;
   h.enterpoint_node_ = f.entry_point;
-  MNEMO_RETURN_IF_ERROR(CheckGraph(h));
+  MNEMO_RETURN_IF_ERROR(CheckGraph(*graph));
   h.num_deleted_ = 0;
   for (tableint i = 0; i < f.count; ++i) {
     if (!h.label_lookup_.emplace(h.getExternalLabel(i), i).second) {

@@ -34,12 +34,22 @@
 
 namespace mnemo::index {
 
+// How the graph stores each vector. kInt8 (scalar quantisation, one float
+// scale and one byte per component: 388 bytes at 384 dimensions instead of
+// 1536) makes Search's scores the dot product of the float query with the
+// dequantised vector (within ~1e-3 of the exact cosine for unit vectors),
+// ForEach hand out dequantised vectors, and the graph walk rank by the
+// quantised query; callers that need exact scores rescore from their own
+// float copy (VectorSpace does, from storage).
+enum class VectorEncoding : uint32_t { kFloat32 = 0, kInt8 = 1 };
+
 struct HnswParams {
   size_t m = 16;                 // links per node (2x on level 0); [2, 1024]
   size_t ef_construction = 100;  // build-time beam width; >= 1
   size_t ef_search = 64;         // query-time beam width, set once; >= 1
   size_t build_threads = 2;      // UpsertBatch threads (1 = serial, deterministic)
   uint64_t seed = 100;           // level generator seed
+  VectorEncoding encoding = VectorEncoding::kFloat32;
 };
 
 class HnswIndex final : public VectorIndex {
@@ -77,9 +87,9 @@ class HnswIndex final : public VectorIndex {
   // run it from a maintenance thread.
   Status Compact();
 
-  // Payload of an index file: exactly the bytes hnswlib 0.6.2's saveIndex
-  // writes (13 header fields, level-0 block, then per element a u32 size and
-  // its upper-level links).
+  // Payload of an index file: a u32 VectorEncoding, then exactly the bytes
+  // hnswlib 0.6.2's saveIndex writes (13 header fields, level-0 block, then
+  // per element a u32 size and its upper-level links).
   // Sets *live_count to the number of vectors written (under the same lock).
   Status WritePayload(PayloadWriter& out, uint64_t* live_count) const;
   // Reads that payload without hnswlib's loadIndex, which trusts its input
@@ -90,13 +100,18 @@ class HnswIndex final : public VectorIndex {
   // vectors for finiteness, so no byte sequence can make a later search read
   // out of bounds. Corrupt(...) on any mismatch, or when the live count is
   // not `expected_count`. ef_search, build_threads and seed come from
-  // `params`; M and ef_construction from the payload.
+  // `params`; M, ef_construction and the encoding from the payload.
+  // `has_encoding` false: a payload of index file format 2, which had no
+  // encoding field (float32).
   static Result<std::unique_ptr<HnswIndex>> ReadPayload(PayloadReader& in, size_t dims,
                                                         uint64_t expected_count,
-                                                        const HnswParams& params);
+                                                        const HnswParams& params,
+                                                        bool has_encoding = true);
+
+  // The graph and its space (defined and used in hnsw_index.cc only).
+  struct Graph;
 
  private:
-  struct Graph;
   HnswIndex(size_t dims, const HnswParams& params, std::unique_ptr<Graph> graph);
 
   const size_t dims_;

@@ -123,13 +123,14 @@ Result<OpenedFile> OpenIndexFile(const std::filesystem::path& path) {
     return CorruptFile(path, "wrong magic (not a mnemo index file)");
   }
   const auto version = Get<uint32_t>(fixed + 8);
-  if (version >= 1 && version < kIndexFormatVersion) {
+  if (version >= 1 && version < kOldestIndexFormatVersion) {
     return Unavailable("index file " + path.string() + " has format version " +
                        std::to_string(version) + " (an older mnemo's, without the store id); " +
-                       "this mnemo reads " + std::to_string(kIndexFormatVersion) +
+                       "this mnemo reads " + std::to_string(kOldestIndexFormatVersion) + " to " +
+                       std::to_string(kIndexFormatVersion) +
                        "; rebuilding from storage");
   }
-  if (version != kIndexFormatVersion) {
+  if (version == 0 || version > kIndexFormatVersion) {
     return CorruptFile(path, "format version " + std::to_string(version) + ", this mnemo reads " +
                                  std::to_string(kIndexFormatVersion));
   }
@@ -146,6 +147,7 @@ Result<OpenedFile> OpenIndexFile(const std::filesystem::path& path) {
   if (signature_length > kMaxSignature) return CorruptFile(path, "signature too long");
   const auto store_id_length = Get<uint32_t>(fixed + 52);
   if (store_id_length > kMaxStoreId) return CorruptFile(path, "store id too long");
+  f.header.version = version;
   f.header.kind = static_cast<IndexKind>(kind);
   f.header.dimensions = Get<uint32_t>(fixed + 16);
   f.header.count = Get<uint64_t>(fixed + 24);
@@ -279,7 +281,7 @@ Result<LoadedIndex> LoadIndexFile(const std::filesystem::path& path,
     loaded.index = std::move(flat).value();
   } else {
     HnswParams params = options.hnsw;
-    auto hnsw = HnswIndex::ReadPayload(reader, expected_dims, h.count, params);
+    auto hnsw = HnswIndex::ReadPayload(reader, expected_dims, h.count, params, h.version >= 3);
     if (!hnsw.ok()) return WrapLoadError(path, hnsw.status());
     loaded.index = std::move(hnsw).value();
   }

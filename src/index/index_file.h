@@ -17,6 +17,9 @@
 //   56+n+m 8 u64 checksum = XXH64(payload bytes, then header bytes [0, 56+n+m))
 //   64+n+m   payload (FlatIndex / HnswIndex::WritePayload)
 //
+// Version 3 added a u32 vector encoding at the start of an hnsw payload
+// (HnswIndex::WritePayload); a version 2 file is read as float32 (its hnsw
+// payload lacks that field, its flat payload is the same).
 // Version 1 (until schema v11) had no store id: n at 48, the signature at
 // 52, the checksum after it. Such a file is refused (LoadIndexFile) and the
 // index rebuilt from storage once.
@@ -38,7 +41,9 @@
 
 namespace mnemo::index {
 
-inline constexpr uint32_t kIndexFormatVersion = 2;
+inline constexpr uint32_t kIndexFormatVersion = 3;
+// The oldest version LoadIndexFile still reads.
+inline constexpr uint32_t kOldestIndexFormatVersion = 2;
 
 struct IndexFileHeader {
   IndexKind kind = IndexKind::kFlat;
@@ -49,6 +54,7 @@ struct IndexFileHeader {
   uint64_t watermark = 0;
   uint64_t payload_length = 0;
   uint64_t checksum = 0;
+  uint32_t version = kIndexFormatVersion;
 };
 
 // <dir>/<name>.<kind>.idx where <name> is `signature` with every byte outside

@@ -52,7 +52,9 @@ struct SearchFilter {
 
 // Ids are the storage's entry rowids; every vector has dimensions() float32
 // components, is L2-normalised by the caller (not checked) and finite
-// (checked). score = dot product = cosine.
+// (checked). score = dot product = cosine (an HnswIndex with the int8
+// encoding stores quantised vectors: its scores and ForEach's vectors are
+// within quantisation error of the originals, hnsw_index.h).
 //
 // Thread-safety: const methods (Search, ForEach, size, ...) may run
 // concurrently with each other; Upsert, UpsertBatch and Remove take an

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "index/index_file.h"
+#include "index/vector_math.h"
 #include "storage/sqlite/sqlite_backend.h"
 #include "test_util.h"
 
@@ -210,6 +211,39 @@ TEST_F(VectorSpaceFileTest, ARebuiltIndexIsWrittenAtOnce) {
   auto again = Open(*b, index_dir);
   EXPECT_EQ(again->size(), 30u);
   ExpectOnlyStoredLabels(*again, *b);
+}
+
+// Past the hnsw threshold a rebuild goes straight into the graph (no flat
+// index of every float vector first), and the graph's int8 scores are
+// replaced by the exact ones from storage.
+TEST_F(VectorSpaceFileTest, ALargeStoreIsRebuiltAsAGraphAndScoredExactly) {
+  auto b = OpenStore(dir_.Sub("mnemo.db"));
+  Store(*b, 0, 300);
+  index::IndexOptions options;
+  options.hnsw_threshold = 100;
+  ASSERT_EQ(options.hnsw.encoding, index::VectorEncoding::kInt8);
+  auto space = VectorSpace::Open(*b, kSignature, kDims, options, "", StderrLogger());
+  ASSERT_TRUE(space.ok()) << space.status().ToString();
+  EXPECT_EQ((*space)->kind(), "hnsw");
+  EXPECT_EQ((*space)->size(), 300u);
+  for (int n = 0; n < 300; n += 17) {
+    const std::vector<float> q = VectorOf(n);
+    auto hits = (*space)->Search(q, 5, {});
+    ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+    ASSERT_FALSE(hits->empty());
+    std::vector<storage::Label> labels;
+    for (const index::Neighbor& h : *hits) labels.push_back(static_cast<storage::Label>(h.id));
+    auto stored = b->VectorsFor(kSignature, labels);
+    ASSERT_TRUE(stored.ok());
+    ASSERT_EQ(stored->size(), hits->size());
+    for (size_t i = 0; i < hits->size(); ++i) {
+      EXPECT_EQ((*hits)[i].score, index::Dot(q.data(), (*stored)[i].vector.data(), kDims))
+          << "label " << (*hits)[i].id;
+      if (i > 0) {
+        EXPECT_FALSE(index::NeighborBefore((*hits)[i], (*hits)[i - 1]));
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "index/flat_index.h"
@@ -108,6 +109,57 @@ TEST(HnswIndex, CompactDropsTombstones) {
   EXPECT_EQ(b.hnsw->size(), 4000 - removed.size());
   EXPECT_EQ(NeedsMaintenance(*b.hnsw, options), Maintenance::kNone);
   EXPECT_GE(RecallAt(*b.hnsw, *b.flat, b.queries, dims, 10), 0.95);
+}
+
+// kInt8 stores a quarter of the bytes; the walk on quantised distances must
+// still find the exact neighbours, and scores stay within quantisation
+// error of the float dot product.
+TEST(HnswIndex, Int8EncodingKeepsRecallAndNearExactScores) {
+  const size_t dims = 128;
+  Built b = Build(10000, dims, 100, {.encoding = VectorEncoding::kInt8}, 41, 200);
+  ASSERT_EQ(b.hnsw->params().encoding, VectorEncoding::kInt8);
+  const double recall = RecallAt(*b.hnsw, *b.flat, b.queries, dims, 10);
+  std::printf("int8 recall@10 (10k x 128, 100 clusters, ef 64): %.4f\n", recall);
+  EXPECT_GE(recall, 0.95);
+  float worst = 0;
+  for (size_t q = 0; q < 50; ++q) {
+    auto got = b.hnsw->Search(Row(b.queries, dims, q), 10);
+    ASSERT_TRUE(got.ok());
+    for (const Neighbor& n : *got) {
+      SearchFilter only;
+      only.subset = std::vector<uint64_t>{n.id};
+      auto exact = b.flat->SearchExact(Row(b.queries, dims, q), 1, only);
+      ASSERT_TRUE(exact.ok() && exact->size() == 1);
+      worst = std::max(worst, std::abs(n.score - (*exact)[0].score));
+    }
+  }
+  EXPECT_LT(worst, 0.01f);
+  EXPECT_GT(worst, 0.0f);  // it is the quantised copy that answered
+}
+
+// ForEach hands out the dequantised vectors, so RebuildAs and Compact work
+// from an int8 index too (re-quantising them gives the same codes).
+TEST(HnswIndex, Int8ForEachAndCompactKeepTheVectors) {
+  const size_t dims = 32;
+  Built b = Build(3000, dims, 20, {.encoding = VectorEncoding::kInt8}, 43, 50);
+  std::map<uint64_t, std::vector<float>> before;
+  b.hnsw->ForEach([&](uint64_t id, std::span<const float> v) {
+    before[id].assign(v.begin(), v.end());
+  });
+  ASSERT_EQ(before.size(), 3000u);
+  size_t compared = 0;
+  b.flat->ForEach([&](uint64_t id, std::span<const float> v) {
+    const std::vector<float>& q = before.at(id);
+    for (size_t d = 0; d < dims; ++d) EXPECT_NEAR(q[d], v[d], 0.01f);
+    ++compared;
+  });
+  EXPECT_EQ(compared, 3000u);
+  for (uint64_t i = 0; i < 3000; i += 2) ASSERT_TRUE(b.hnsw->Remove(i * 3 + 1).ok());
+  ASSERT_TRUE(b.hnsw->Compact().ok());
+  EXPECT_EQ(b.hnsw->size(), 1500u);
+  b.hnsw->ForEach([&](uint64_t id, std::span<const float> v) {
+    EXPECT_EQ(std::vector<float>(v.begin(), v.end()), before.at(id));
+  });
 }
 
 TEST(HnswIndex, RejectsBadParameters) {

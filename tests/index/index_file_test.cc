@@ -176,9 +176,9 @@ TEST_P(IndexFileTest, NamedErrorsForMagicVersionSignatureAndDimensions) {
   WriteAll(path_, bad);
   EXPECT_NE(LoadStatus().message().find("wrong magic"), std::string::npos);
   bad = bytes_;
-  bad[8] = 3;
+  bad[8] = 4;
   WriteAll(path_, bad);
-  EXPECT_NE(LoadStatus().message().find("format version 3"), std::string::npos);
+  EXPECT_NE(LoadStatus().message().find("format version 4"), std::string::npos);
   WriteAll(path_, bytes_);
   auto r = LoadIndexFile(path_, "hash-v1-24", kStore, kDims, VerifyMode::kNow);
   EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
@@ -292,6 +292,74 @@ TEST_P(IndexFileTest, DeferredVerificationNoticesAReplacedFile) {
   EXPECT_NE(st.message().find("replaced"), std::string::npos) << st.message();
 }
 
+// Format 2 had no encoding field in the hnsw payload (float32 vectors):
+// such a file still loads, as a float index answering as before.
+TEST(IndexFileFormat, AVersion2HnswFileStillLoads) {
+  const fs::path dir = fs::temp_directory_path() /
+                       ("mnemo_index_file_v2_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::vector<float> data = ClusteredVectors(300, kDims, 6, 9);
+  auto index = HnswIndex::Make(kDims, {}).value();
+  for (size_t i = 0; i < 300; ++i) ASSERT_TRUE(index->Upsert(i + 1, Row(data, kDims, i)).ok());
+  const fs::path path = IndexFilePath(dir, kSignature, IndexKind::kHnsw);
+  ASSERT_TRUE(SaveIndexFile(path, *index, kSignature, kStore, 5).ok());
+  std::string v3 = ReadAll(path);
+  const size_t header = HeaderSize(kSignature);
+  // Version 2: the same header with version 2 and a payload 4 bytes shorter.
+  std::string v2 = v3.substr(0, header) + v3.substr(header + 4);
+  const uint32_t two = 2;
+  std::memcpy(v2.data() + 8, &two, 4);
+  const uint64_t length = Get64(v3.data() + 40) - 4;
+  std::memcpy(v2.data() + 40, &length, 8);
+  Reseal(v2, kSignature);
+  WriteAll(path, v2);
+  auto loaded = LoadIndexFile(path, kSignature, kStore, kDims, VerifyMode::kNow);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(loaded->header.version, 2u);
+  const auto* hnsw = dynamic_cast<const HnswIndex*>(loaded->index.get());
+  ASSERT_NE(hnsw, nullptr);
+  EXPECT_EQ(hnsw->params().encoding, VectorEncoding::kFloat32);
+  for (size_t q = 0; q < 300; q += 29) {
+    auto a = index->Search(Row(data, kDims, q), 5);
+    auto b = loaded->index->Search(Row(data, kDims, q), 5);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(*a, *b);
+  }
+  fs::remove_all(dir);
+}
+
+// An int8 index saves and loads with its encoding, answering the same.
+TEST(IndexFileFormat, AnInt8HnswFileRoundTrips) {
+  const fs::path dir = fs::temp_directory_path() /
+                       ("mnemo_index_file_int8_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::vector<float> data = ClusteredVectors(400, kDims, 6, 10);
+  auto index = HnswIndex::Make(kDims, {.encoding = VectorEncoding::kInt8}).value();
+  for (size_t i = 0; i < 400; ++i) ASSERT_TRUE(index->Upsert(i + 1, Row(data, kDims, i)).ok());
+  const fs::path path = IndexFilePath(dir, kSignature, IndexKind::kHnsw);
+  ASSERT_TRUE(SaveIndexFile(path, *index, kSignature, kStore, 5).ok());
+  auto loaded = LoadIndexFile(path, kSignature, kStore, kDims, VerifyMode::kNow);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const auto* hnsw = dynamic_cast<const HnswIndex*>(loaded->index.get());
+  ASSERT_NE(hnsw, nullptr);
+  EXPECT_EQ(hnsw->params().encoding, VectorEncoding::kInt8);
+  for (size_t q = 0; q < 400; q += 31) {
+    auto a = index->Search(Row(data, kDims, q), 5);
+    auto b = loaded->index->Search(Row(data, kDims, q), 5);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(*a, *b);
+  }
+  // An unknown encoding is corrupt, not a crash.
+  std::string bytes = ReadAll(path);
+  bytes[HeaderSize(kSignature)] = 7;
+  Reseal(bytes, kSignature);
+  WriteAll(path, bytes);
+  auto bad = LoadIndexFile(path, kSignature, kStore, kDims, VerifyMode::kNow);
+  EXPECT_EQ(bad.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(bad.status().message().find("encoding"), std::string::npos) << bad.status().message();
+  fs::remove_all(dir);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllKinds, IndexFileTest,
                          ::testing::Values(IndexKind::kFlat, IndexKind::kHnsw),
                          [](const auto& info) { return std::string(IndexKindName(info.param)); });
@@ -329,7 +397,10 @@ TEST(IndexFileFormat, HnswPayloadHasHnswlibsSaveIndexLayout) {
   ASSERT_TRUE(SaveIndexFile(path, *index, "s", kStore, 1).ok());
   const std::string bytes = ReadAll(path);
   fs::remove_all(dir);
-  const char* p = bytes.data() + HeaderSize("s");
+  uint32_t encoding = 9;
+  std::memcpy(&encoding, bytes.data() + HeaderSize("s"), 4);
+  EXPECT_EQ(encoding, static_cast<uint32_t>(VectorEncoding::kFloat32));
+  const char* p = bytes.data() + HeaderSize("s") + 4;  // after the encoding
   auto u64 = [&](size_t at) { return Get64(p + at); };
   const size_t links0 = 2 * 12 * 4 + 4;
   const size_t per_element = links0 + kDims * 4 + 8;
@@ -352,7 +423,7 @@ TEST(IndexFileFormat, HnswPayloadHasHnswlibsSaveIndexLayout) {
     ASSERT_EQ(size % (12 * 4 + 4), 0u);
     at += 4 + size;
   }
-  EXPECT_EQ(HeaderSize("s") + at, bytes.size());
+  EXPECT_EQ(HeaderSize("s") + 4 + at, bytes.size());
 }
 
 }  // namespace

@@ -29,6 +29,9 @@ class VectorIndexTest : public ::testing::TestWithParam<IndexKind> {
     IndexOptions options;
     options.hnsw.m = 12;
     options.hnsw.ef_construction = 80;
+    // This suite checks the exact-score contract; the int8 encoding's
+    // looser one is hnsw_index_test's.
+    options.hnsw.encoding = VectorEncoding::kFloat32;
     auto index = MakeIndex(GetParam(), kDims, options);
     EXPECT_TRUE(index.ok()) << index.status().ToString();
     return std::move(index).value();
