@@ -91,7 +91,13 @@ __attribute__((target("avx512f,avx512bw"))) int32_t DotInt8Avx512(const int8_t* 
         _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i)));
     acc = _mm512_add_epi32(acc, _mm512_madd_epi16(va, vb));
   }
-  return _mm512_reduce_add_epi32(acc) + DotInt8Default(a + i, b + i, n - i);
+  // Lanes summed through memory: GCC 12 reports _mm512_reduce_add_epi32's own
+  // undefined-initialised temporary as used uninitialised (-Wuninitialized).
+  alignas(64) int32_t lanes[16];
+  _mm512_store_si512(lanes, acc);
+  int32_t sum = 0;
+  for (int32_t lane : lanes) sum += lane;
+  return sum + DotInt8Default(a + i, b + i, n - i);
 }
 
 [[gnu::always_inline]] inline float DotFloatInt8Body(const float* a, const int8_t* b, size_t n) {
