@@ -236,8 +236,7 @@ std::variant<RunResult, int> RunOnce(const BenchArgs& args, const std::string& d
   if (reuse) {
     auto s0 = Clock::now();
     if (!queries.empty()) {
-      (void)engine.Search(admin,
-                          {.query = queries[0].text, .max_results = 10, .min_score = 0.0});
+      (void)engine.Search(admin, {.query = queries[0].text, .max_results = 10, .min_score = 0.0});
     }
     out.first_query_ms = Ms(Clock::now() - s0);
   } else {

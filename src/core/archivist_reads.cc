@@ -155,6 +155,7 @@ Result<std::vector<RecallHit>> ArchivistService::RecallRecaps(const std::string&
   if (!q.empty()) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<RecapVectors::Hit> near, recaps_->Nearest(q, k, scope));
     std::vector<double> side;
+    side.reserve(near.size());
     for (const RecapVectors::Hit& n : near) side.push_back(std::clamp(n.cosine, 0.0, 1.0));
     vector_floor = VectorFloor(side, k);
     for (const RecapVectors::Hit& n : near) {

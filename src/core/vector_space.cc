@@ -137,9 +137,8 @@ Status VectorSpace::Rebuild() {
   MNEMO_ASSIGN_OR_RETURN(int64_t watermark, entries_.VectorWatermark(signature_));
   MNEMO_ASSIGN_OR_RETURN(int64_t count, entries_.CountVectors(signature_));
   const auto expected = static_cast<size_t>(std::max<int64_t>(count, 0));
-  MNEMO_ASSIGN_OR_RETURN(
-      auto built,
-      index::MakeIndex(index::ChooseKind(options_, expected), dims_, options_, expected));
+  MNEMO_ASSIGN_OR_RETURN(auto built, index::MakeIndex(index::ChooseKind(options_, expected), dims_,
+                                                      options_, expected));
   std::vector<uint64_t> ids;
   std::vector<float> data;
   auto flush = [&]() -> Status {

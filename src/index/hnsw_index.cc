@@ -79,8 +79,7 @@ class Int8Space final : public hnswlib::SpaceInterface<float> {
     std::memcpy(&sb, b, sizeof(float));
     const auto* qa = static_cast<const int8_t*>(a) + sizeof(float);
     const auto* qb = static_cast<const int8_t*>(b) + sizeof(float);
-    return 1.0f -
-           sa * sb * static_cast<float>(DotInt8(qa, qb, *static_cast<const size_t*>(dims)));
+    return 1.0f - sa * sb * static_cast<float>(DotInt8(qa, qb, *static_cast<const size_t*>(dims)));
   }
   size_t dims_;
 };
@@ -91,9 +90,9 @@ struct HnswIndex::Graph {
   Graph(size_t dims, VectorEncoding encoding)
       : dims(dims), encoding(encoding), float_space(dims), int8_space(dims) {}
   hnswlib::SpaceInterface<float>& space() {
-    return encoding == VectorEncoding::kInt8 ? static_cast<hnswlib::SpaceInterface<float>&>(
-                                                   int8_space)
-                                             : float_space;
+    return encoding == VectorEncoding::kInt8
+               ? static_cast<hnswlib::SpaceInterface<float>&>(int8_space)
+               : float_space;
   }
   size_t data_size() const {
     return encoding == VectorEncoding::kInt8 ? sizeof(float) + dims : dims * sizeof(float);
@@ -133,7 +132,8 @@ const int8_t* CodesAt(const Hnsw& h, tableint internal) {
 const void* Encode(const HnswIndex::Graph& g, const float* v, std::vector<char>& buf) {
   if (g.encoding == VectorEncoding::kFloat32) return v;
   buf.resize(g.data_size());
-  const float scale = QuantizeInt8(v, g.dims, reinterpret_cast<int8_t*>(buf.data() + sizeof(float)));
+  const float scale =
+      QuantizeInt8(v, g.dims, reinterpret_cast<int8_t*>(buf.data() + sizeof(float)));
   std::memcpy(buf.data(), &scale, sizeof(float));
   return buf.data();
 }

@@ -127,8 +127,7 @@ Result<OpenedFile> OpenIndexFile(const std::filesystem::path& path) {
     return Unavailable("index file " + path.string() + " has format version " +
                        std::to_string(version) + " (an older mnemo's, without the store id); " +
                        "this mnemo reads " + std::to_string(kOldestIndexFormatVersion) + " to " +
-                       std::to_string(kIndexFormatVersion) +
-                       "; rebuilding from storage");
+                       std::to_string(kIndexFormatVersion) + "; rebuilding from storage");
   }
   if (version == 0 || version > kIndexFormatVersion) {
     return CorruptFile(path, "format version " + std::to_string(version) + ", this mnemo reads " +

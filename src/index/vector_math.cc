@@ -69,8 +69,10 @@ __attribute__((target("avx2"))) int32_t DotInt8Avx2(const int8_t* a, const int8_
   __m256i acc = _mm256_setzero_si256();
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    const __m256i va = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i)));
-    const __m256i vb = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)));
+    const __m256i va =
+        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i)));
+    const __m256i vb =
+        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)));
     acc = _mm256_add_epi32(acc, _mm256_madd_epi16(va, vb));
   }
   alignas(32) int32_t lanes[8];
@@ -80,8 +82,8 @@ __attribute__((target("avx2"))) int32_t DotInt8Avx2(const int8_t* a, const int8_
   return sum + DotInt8Default(a + i, b + i, n - i);
 }
 
-__attribute__((target("avx512f,avx512bw"))) int32_t DotInt8Avx512(const int8_t* a,
-                                                                 const int8_t* b, size_t n) {
+__attribute__((target("avx512f,avx512bw"))) int32_t DotInt8Avx512(const int8_t* a, const int8_t* b,
+                                                                  size_t n) {
   __m512i acc = _mm512_setzero_si512();
   size_t i = 0;
   for (; i + 32 <= n; i += 32) {
@@ -116,7 +118,7 @@ __attribute__((target("avx512f,avx512bw"))) int32_t DotInt8Avx512(const int8_t* 
 }
 
 __attribute__((target("avx512f,avx512bw"))) float DotFloatInt8Avx512(const float* a,
-                                                                    const int8_t* b, size_t n) {
+                                                                     const int8_t* b, size_t n) {
   return DotFloatInt8Body(a, b, n);
 }
 __attribute__((target("avx2"))) float DotFloatInt8Avx2(const float* a, const int8_t* b, size_t n) {
@@ -144,8 +146,8 @@ Int8Kernels PickInt8() {
 }
 
 const Int8Kernels& Int8() {
-  static const Int8Kernels kernels = PickInt8();
-  return kernels;
+  static const Int8Kernels kKernels = PickInt8();
+  return kKernels;
 }
 
 }  // namespace
@@ -168,9 +170,7 @@ float QuantizeInt8(const float* v, size_t n, int8_t* q) {
 
 int32_t DotInt8(const int8_t* a, const int8_t* b, size_t n) { return Int8().dot(a, b, n); }
 
-float DotFloatInt8(const float* a, const int8_t* b, size_t n) {
-  return Int8().dot_float(a, b, n);
-}
+float DotFloatInt8(const float* a, const int8_t* b, size_t n) { return Int8().dot_float(a, b, n); }
 
 float Dot(const float* a, const float* b, size_t n) {
   DotFn dot = picked_dot.load(std::memory_order_relaxed);

@@ -143,9 +143,8 @@ TEST(HnswIndex, Int8ForEachAndCompactKeepTheVectors) {
   const size_t dims = 32;
   Built b = Build(3000, dims, 20, {.encoding = VectorEncoding::kInt8}, 43, 50);
   std::map<uint64_t, std::vector<float>> before;
-  b.hnsw->ForEach([&](uint64_t id, std::span<const float> v) {
-    before[id].assign(v.begin(), v.end());
-  });
+  b.hnsw->ForEach(
+      [&](uint64_t id, std::span<const float> v) { before[id].assign(v.begin(), v.end()); });
   ASSERT_EQ(before.size(), 3000u);
   size_t compared = 0;
   b.flat->ForEach([&](uint64_t id, std::span<const float> v) {

@@ -295,8 +295,8 @@ TEST_P(IndexFileTest, DeferredVerificationNoticesAReplacedFile) {
 // Format 2 had no encoding field in the hnsw payload (float32 vectors):
 // such a file still loads, as a float index answering as before.
 TEST(IndexFileFormat, AVersion2HnswFileStillLoads) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("mnemo_index_file_v2_test_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("mnemo_index_file_v2_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::vector<float> data = ClusteredVectors(300, kDims, 6, 9);
   auto index = HnswIndex::Make(kDims, {}).value();
@@ -330,8 +330,8 @@ TEST(IndexFileFormat, AVersion2HnswFileStillLoads) {
 
 // An int8 index saves and loads with its encoding, answering the same.
 TEST(IndexFileFormat, AnInt8HnswFileRoundTrips) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("mnemo_index_file_int8_test_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("mnemo_index_file_int8_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::vector<float> data = ClusteredVectors(400, kDims, 6, 10);
   auto index = HnswIndex::Make(kDims, {.encoding = VectorEncoding::kInt8}).value();
