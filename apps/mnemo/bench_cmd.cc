@@ -66,6 +66,13 @@ bool ReadQueries(const std::string& path, int64_t max, std::vector<Query>* out) 
 
 double Round(double v, double scale) { return std::round(v * scale) / scale; }
 
+// recall@10 of one query: hits over its relevant entries, at most 10 of them
+// counted (and at least one).
+double RecallAt10(size_t hits, size_t relevant) {
+  return static_cast<double>(hits) /
+         static_cast<double>(std::min<size_t>(std::max<size_t>(relevant, 1), 10));
+}
+
 // An input stream over a string it does not copy: std::istringstream copies
 // its string, which at 1M memories is another 350 MB of peak RSS charged to
 // the import being measured.
@@ -139,21 +146,30 @@ struct AnchorResult {
 
 // The same texts and queries through raw SQLite FTS5 (core/bench_anchor.h):
 // the reference the keyword figures are ratios against.
-std::variant<AnchorResult, int> RunAnchor(const BenchArgs& args, const std::string& data,
-                                          const std::vector<Query>& queries,
-                                          Fts5Anchor::Tokenizer tokenizer) {
+// The anchors' input: each memory's content, its rowid (line number) by key.
+struct AnchorTexts {
   std::vector<std::string> texts;
   std::map<std::string, int64_t> rowid_of;
-  {
-    std::istringstream in(data);
-    std::string line;
-    while (std::getline(in, line)) {
-      json j = json::parse(line, nullptr, false);
-      if (j.is_discarded()) continue;
-      rowid_of[j.value("key", "")] = static_cast<int64_t>(texts.size()) + 1;
-      texts.push_back(j.value("content", ""));
-    }
+};
+
+AnchorTexts ReadAnchorTexts(const std::string& data) {
+  AnchorTexts out;
+  ViewStream in(data);
+  std::string line;
+  while (std::getline(in, line)) {
+    json j = json::parse(line, nullptr, false);
+    if (j.is_discarded()) continue;
+    out.rowid_of[j.value("key", "")] = static_cast<int64_t>(out.texts.size()) + 1;
+    out.texts.push_back(j.value("content", ""));
   }
+  return out;
+}
+
+std::variant<AnchorResult, int> RunAnchor(const BenchArgs& args, const AnchorTexts& input,
+                                          const std::vector<Query>& queries,
+                                          Fts5Anchor::Tokenizer tokenizer) {
+  const std::vector<std::string>& texts = input.texts;
+  const std::map<std::string, int64_t>& rowid_of = input.rowid_of;
   const fs::path dir =
       args.workspace.empty()
           ? fs::temp_directory_path() / ("mnemo-bench-" + std::to_string(::getpid()) + "-anchor")
@@ -192,8 +208,7 @@ std::variant<AnchorResult, int> RunAnchor(const BenchArgs& args, const std::stri
     }
     size_t hit = 0;
     for (int64_t id : *r) hit += rel.count(id);
-    recall_sum += static_cast<double>(hit) /
-                  static_cast<double>(std::min<size_t>(std::max<size_t>(q.relevant.size(), 1), 10));
+    recall_sum += RecallAt10(hit, q.relevant.size());
   }
   out.p50 = Percentile(lat, 0.50);
   out.p95 = Percentile(lat, 0.95);
@@ -275,10 +290,9 @@ std::variant<RunResult, int> RunOnce(const BenchArgs& args, const std::string& d
       ++hit;
       if (h.score >= out.min_relevance) ++hit_default;
     }
-    double denom = static_cast<double>(std::min<size_t>(std::max<size_t>(rel.size(), 1), 10));
-    double recall = static_cast<double>(hit) / denom;
+    const double recall = RecallAt10(hit, rel.size());
     recall_sum += recall;
-    recall_default_sum += static_cast<double>(hit_default) / denom;
+    recall_default_sum += RecallAt10(hit_default, rel.size());
     by_kind[q.kind].first += recall;
     by_kind[q.kind].second += 1;
   }
@@ -407,8 +421,7 @@ int RunVectors(const BenchArgs& args, const fs::path& dir, const std::string& da
     for (const SearchHit& x : v->results) a += exact.count(x.key);
     for (const SearchHit& x : h->results) b += rel.count(x.key);
     ann += static_cast<double>(a) / static_cast<double>(std::max<size_t>(1, exact.size()));
-    hybrid += static_cast<double>(b) /
-              static_cast<double>(std::min<size_t>(std::max<size_t>(rel.size(), 1), 10));
+    hybrid += RecallAt10(b, rel.size());
   }
   const double nq = std::max<double>(1, static_cast<double>(queries.size()));
   (*out)["vec_p50_ms"] = Round(Percentile(vec_lat, 0.50), 1000);
@@ -466,10 +479,11 @@ int RunBenchCommand(const BenchArgs& args) {
                       "; import: ImportJsonl, one transaction, then vectors; queries "
                       "single-threaded, k=10, min_score 0";
   if (args.mode == "all" || args.mode == "keyword") {
-    auto a = RunAnchor(args, data, queries, Fts5Anchor::Tokenizer::kUnicode61);
+    const AnchorTexts anchor_texts = ReadAnchorTexts(data);
+    auto a = RunAnchor(args, anchor_texts, queries, Fts5Anchor::Tokenizer::kUnicode61);
     if (std::holds_alternative<int>(a)) return std::get<int>(a);
     const AnchorResult& anchor = std::get<AnchorResult>(a);
-    auto same = RunAnchor(args, data, queries, Fts5Anchor::Tokenizer::kMnemo);
+    auto same = RunAnchor(args, anchor_texts, queries, Fts5Anchor::Tokenizer::kMnemo);
     if (std::holds_alternative<int>(same)) return std::get<int>(same);
     const AnchorResult& anchor_same = std::get<AnchorResult>(same);
     auto r = RunOnce(args, data, queries, "none");

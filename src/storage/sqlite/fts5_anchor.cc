@@ -1,33 +1,25 @@
 #include "storage/sqlite/fts5_anchor.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "storage/sqlite/connection.h"
+#include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/fts_tokenizer.h"
 
 namespace mnemo::storage::internal {
 namespace {
 
-// The FTS5 string of each whitespace-separated word (quotes doubled), joined by OR.
+// The query's whitespace-separated words as FTS5 strings joined by OR.
 std::string AnchorMatch(std::string_view query) {
-  std::string out;
+  std::vector<std::string> words;
   size_t i = 0;
   while (i < query.size()) {
-    while (i < query.size() && (query[i] == ' ' || query[i] == '\t' || query[i] == '\n')) ++i;
-    size_t j = i;
-    while (j < query.size() && query[j] != ' ' && query[j] != '\t' && query[j] != '\n') ++j;
-    if (j > i) {
-      if (!out.empty()) out += " OR ";
-      out += '"';
-      for (char c : query.substr(i, j - i)) {
-        if (c == '"') out += '"';
-        out += c;
-      }
-      out += '"';
-    }
-    i = j;
+    const size_t j = std::min(query.size(), query.find_first_of(" \t\n", i));
+    if (j > i) words.emplace_back(query.substr(i, j - i));
+    i = j + 1;
   }
-  return out;
+  return MatchExpression(words);
 }
 
 }  // namespace

@@ -172,7 +172,7 @@ Result<UpsertResult> SqliteBackend::UpsertLocked(const EntryWrite& write,
     next_label_ = rowid + 1;
   }
   if (text_changed && deferred != nullptr) {
-    deferred->push_back({.rowid = rowid, .old = existing, .key = e.key, .content = e.content});
+    deferred->push_back({.rowid = rowid, .old = existing, .entry = e});
   } else if (text_changed) {
     MNEMO_ASSIGN_OR_RETURN(doc_length, Reindex(db, rowid, existing, e));
   }
@@ -242,10 +242,8 @@ Status SqliteBackend::FlushDeferredIndex(std::vector<DeferredIndex>& deferred) {
   Connection& db = *writer_;
   std::vector<std::pair<int64_t, int64_t>> lengths;  // (rowid, doc_length), write order
   std::unordered_map<int64_t, size_t> at;
-  for (DeferredIndex& d : deferred) {
-    if (d.old) MNEMO_RETURN_IF_ERROR(Unindex(db, d.rowid, d.old->key, d.old->content));
-    MNEMO_ASSIGN_OR_RETURN(int64_t length, IndexFtsRow(db, "entries_fts", d.rowid,
-                                                       {{"key", d.key}, {"content", d.content}}));
+  for (const DeferredIndex& d : deferred) {
+    MNEMO_ASSIGN_OR_RETURN(int64_t length, Reindex(db, d.rowid, d.old, d.entry));
     if (auto [it, fresh] = at.emplace(d.rowid, lengths.size()); !fresh) {
       lengths[it->second].second = length;
     } else {

@@ -173,8 +173,7 @@ class SqliteBackend final : public EntryStore,
   struct DeferredIndex {
     int64_t rowid = 0;
     std::optional<Entry> old;  // the text to remove first, if any
-    std::string key;
-    std::string content;
+    Entry entry;               // the text to index
   };
   // Writes one entry; its text index row now, or onto `deferred` when given
   // (the entry's doc_length is then left for the caller to set).
