@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -34,6 +35,15 @@ struct Query {
 };
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+// This thread's CPU time in ms. A query's CPU time leaves out the time it
+// waited for a core, so on a shared machine it still compares two builds
+// (wall-clock percentiles then measure the load as much as the code).
+double ThreadCpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
 
 double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
@@ -95,6 +105,7 @@ struct RunResult {
   double ingest_s = 0;
   double p50 = 0;
   double p95 = 0;
+  double cpu_p50 = 0;  // median CPU time of a query (ThreadCpuMs)
   double recall = 0;
   double recall_default = 0;  // hits under the default min_relevance_score
   json by_kind = json::object();
@@ -141,6 +152,7 @@ struct AnchorResult {
   double ingest_s = 0;
   double p50 = 0;
   double p95 = 0;
+  double cpu_p50 = 0;  // median CPU time of a query (ThreadCpuMs)
   double recall = 0;
 };
 
@@ -193,10 +205,13 @@ std::variant<AnchorResult, int> RunAnchor(const BenchArgs& args, const AnchorTex
     (void)(*anchor)->Search(queries[i].text, 10);
   }
   std::vector<double> lat;
+  std::vector<double> cpu;
   double recall_sum = 0;
   for (const Query& q : queries) {
     auto s0 = Clock::now();
+    const double c0 = ThreadCpuMs();
     auto r = (*anchor)->Search(q.text, 10);
+    cpu.push_back(ThreadCpuMs() - c0);
     lat.push_back(Ms(Clock::now() - s0));
     if (!r.ok()) {
       std::cerr << "mnemo bench: anchor: " << r.status().message() << "\n";
@@ -212,6 +227,7 @@ std::variant<AnchorResult, int> RunAnchor(const BenchArgs& args, const AnchorTex
   }
   out.p50 = Percentile(lat, 0.50);
   out.p95 = Percentile(lat, 0.95);
+  out.cpu_p50 = Percentile(cpu, 0.50);
   out.recall = recall_sum / std::max<double>(1, static_cast<double>(queries.size()));
   anchor->reset();
   fs::remove_all(dir, ec);
@@ -274,9 +290,12 @@ std::variant<RunResult, int> RunOnce(const BenchArgs& args, const std::string& d
   std::map<std::string, std::pair<double, int>> by_kind;
   double recall_sum = 0;
   double recall_default_sum = 0;
+  std::vector<double> cpu;
   for (const Query& q : queries) {
     auto s0 = Clock::now();
+    const double c0 = ThreadCpuMs();
     auto r = engine.Search(admin, {.query = q.text, .max_results = 10, .min_score = 0.0});
+    cpu.push_back(ThreadCpuMs() - c0);
     lat.push_back(Ms(Clock::now() - s0));
     if (!r.ok()) {
       std::cerr << "mnemo bench: search failed: " << r.status().message() << "\n";
@@ -300,6 +319,7 @@ std::variant<RunResult, int> RunOnce(const BenchArgs& args, const std::string& d
   for (const auto& [kind, acc] : by_kind) out.by_kind[kind] = Round(acc.first / acc.second, 1000);
   out.p50 = Percentile(lat, 0.50);
   out.p95 = Percentile(lat, 0.95);
+  out.cpu_p50 = Percentile(cpu, 0.50);
   out.recall = recall_sum / nq;
   out.recall_default = recall_default_sum / nq;
   out.two_thread_speedup = TwoThreadSpeedup(engine, queries);
@@ -496,6 +516,7 @@ int RunBenchCommand(const BenchArgs& args) {
     out["kw_p95_ms"] = Round(kw.p95, 1000);
     out["kw_recall_at_10"] = Round(kw.recall, 1000);
     extra["kw_recall_by_kind"] = kw.by_kind;
+    extra["kw_cpu_p50_ms"] = Round(kw.cpu_p50, 1000);
     extra["kw_recall_at_10_min_relevance_default"] = Round(kw.recall_default, 1000);
     extra["kw_two_thread_speedup"] = Round(kw.two_thread_speedup, 100);
     const double rate = static_cast<double>(kw.n) / kw.ingest_s;
@@ -506,6 +527,7 @@ int RunBenchCommand(const BenchArgs& args) {
                   {"ingest_per_s", Round(anchor_rate, 1)},
                   {"kw_p50_ms", Round(x.p50, 1000)},
                   {"kw_p95_ms", Round(x.p95, 1000)},
+                  {"kw_cpu_p50_ms", Round(x.cpu_p50, 1000)},
                   {"kw_recall_at_10", Round(x.recall, 1000)},
                   {"mnemo_kw_p50_ratio", Round(kw.p50 / x.p50, 100)},
                   {"mnemo_kw_p95_ratio", Round(kw.p95 / x.p95, 100)},
@@ -537,6 +559,7 @@ int RunBenchCommand(const BenchArgs& args) {
     extra["hybrid_ingest_per_s"] = Round(static_cast<double>(hy.n) / hy.ingest_s, 1);
     out["hybrid_p50_ms"] = Round(hy.p50, 1000);
     extra["hybrid_p95_ms"] = Round(hy.p95, 1000);
+    extra["hybrid_cpu_p50_ms"] = Round(hy.cpu_p50, 1000);
     out["hybrid_recall_at_10"] = Round(hy.recall, 1000);
     extra["hybrid_recall_by_kind"] = hy.by_kind;
     extra["hybrid_recall_at_10_min_relevance_default"] = Round(hy.recall_default, 1000);
