@@ -454,6 +454,38 @@ TEST_P(BackendConformance, KeywordTiesBreakByUpdatedAtThenKey) {
   EXPECT_EQ(hits[1].keyword_score, hits[2].keyword_score);
 }
 
+// Issue 22: SQLite ranks by (score, updated_at) over narrow rows and reads
+// the rest of the order (key, owner, namespace) for the rows tied at the
+// limit; a tie longer than what it took runs the search again in full.
+// Either way the order is the one above. Rows are written in reverse key
+// order, so their storage order is not the answer.
+TEST_P(BackendConformance, KeywordTiesAtTheLimitKeepTheFullOrder) {
+  std::vector<EntryWrite> long_tie;
+  for (int i = 59; i >= 0; --i) {
+    long_tie.push_back(
+        Write("t" + std::string(i < 10 ? "0" : "") + std::to_string(i), "marker words", 1000));
+  }
+  ASSERT_TRUE(stores_.entries->UpsertBatch(long_tie).ok());
+  Put(Write("first", "marker words", 5000));
+  EXPECT_THAT(Keys(Search(Query("marker", {}, 3))), ElementsAre("first", "t00", "t01"));
+  EXPECT_THAT(Keys(Search(Query("marker", {}, 1))), ElementsAre("first"));
+
+  Put(Write("s2", "beacon", 2000));
+  Put(Write("s1", "beacon", 2000, "work"));
+  Put(Write("s1", "beacon", 2000, "global", "zed"));
+  Put(Write("s1", "beacon", 2000));
+  Put(Write("s0", "beacon light", 1500));
+  // s0 is older; s1 three times: owner, then namespace.
+  const std::vector<KeywordHit> hits = Search(Query("beacon", {}, 3));
+  ASSERT_EQ(hits.size(), 3u);
+  EXPECT_EQ(hits[0].entry.key, "s1");
+  EXPECT_EQ(hits[0].entry.owner, "local");
+  EXPECT_EQ(hits[0].entry.ns, "global");
+  EXPECT_EQ(hits[1].entry.ns, "work");
+  EXPECT_EQ(hits[2].entry.owner, "zed");
+  EXPECT_THAT(Keys(Search(Query("beacon", {}, 10))), ElementsAre("s1", "s1", "s1", "s2", "s0"));
+}
+
 TEST_P(BackendConformance, KeywordFiltersApplyBeforeTheLimit) {
   std::vector<EntryWrite> strong;
   for (int i = 0; i < 30; ++i) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "storage/backend_factory.h"
+#include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/fts_tokenizer.h"
 #include "storage/sqlite/migrations.h"
 #include "storage/stores.h"
@@ -329,6 +330,7 @@ TEST(SqliteGraph, V7AddsTheGraphToAnExistingV6Database) {
     auto conn = internal::Connection::Open(path, /*create=*/true, 1000);
     ASSERT_TRUE(conn.ok());
     ASSERT_TRUE(internal::RegisterFtsTokenizer((*conn)->handle()).ok());
+    ASSERT_TRUE(internal::RegisterEntryFunctions((*conn)->handle()).ok());
     auto v = internal::Migrate(**conn, internal::SchemaMigrations().first(6));
     ASSERT_TRUE(v.ok()) << v.status().ToString();
     ASSERT_EQ(*v, 6);

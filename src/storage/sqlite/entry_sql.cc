@@ -31,15 +31,66 @@ void AddScope(const ReadScope& scope, SqlFilter& f) {
   f.params.push_back(scope.principal);
 }
 
+namespace {
+
+// The scope over `entries_search e`: as AddScope.
+void AddSearchScope(const ReadScope& scope, SqlFilter& f) {
+  if (scope.all) return;
+  f.where += " AND (e.owner_id = (SELECT id FROM entry_owners WHERE owner = ?) OR e.flags & " +
+             std::to_string(kSearchFlagPublic) + " <> 0)";
+  f.params.push_back(scope.principal);
+}
+
+// updated_at in [since, until): a column of both `entries` and entries_search.
+void AddTimeRange(const EntryFilter& filter, SqlFilter& f) {
+  if (filter.since) {
+    f.where += " AND e.updated_at >= CAST(? AS INTEGER)";
+    f.params.push_back(std::to_string(*filter.since));
+  }
+  if (filter.until) {
+    f.where += " AND e.updated_at < CAST(? AS INTEGER)";
+    f.params.push_back(std::to_string(*filter.until));
+  }
+}
+
+void SystemNamespace(sqlite3_context* ctx, int /*argc*/, sqlite3_value** argv) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+  const auto bytes = static_cast<size_t>(sqlite3_value_bytes(argv[0]));
+  sqlite3_result_int(ctx, IsSystemNamespace(std::string_view(text == nullptr ? "" : text, bytes)));
+}
+
+}  // namespace
+
 FtsScope EntryFtsScope(const ReadScope& scope) {
-  FtsScope out{.fts = "entries_fts", .table = "entries e", .alias = "e", .rowid_column = "e.rowid"};
+  FtsScope out{
+      .fts = "entries_fts", .table = "entries_search e", .alias = "e", .rowid_column = "e.rowid"};
   SqlFilter f{"1", {}};
-  AddScope(scope, f);
+  AddSearchScope(scope, f);
   if (!scope.all) {
     out.where = f.where;
     out.params = std::move(f.params);
   }
   return out;
+}
+
+Status RegisterEntryFunctions(sqlite3* db) {
+  const int rc = sqlite3_create_function(db, "mnemo_system_namespace", 1,
+                                         SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                         nullptr, SystemNamespace, nullptr, nullptr);
+  return rc == SQLITE_OK ? Status::Ok() : SqliteStatus(rc, "register mnemo_system_namespace");
+}
+
+std::optional<SqlFilter> BuildSearchFilter(const EntryFilter& filter) {
+  if (filter.category || filter.ns || filter.ns_prefix || !filter.tags.empty()) {
+    return std::nullopt;
+  }
+  SqlFilter f{"1", {}};
+  AddSearchScope(filter.scope, f);
+  int excluded = kSearchFlagSystem;
+  if (!filter.include_archived) excluded |= kSearchFlagArchived;
+  f.where += " AND e.flags & " + std::to_string(excluded) + " = 0";
+  AddTimeRange(filter, f);
+  return f;
 }
 
 SqlFilter BuildFilter(const EntryFilter& filter) {
@@ -54,10 +105,7 @@ SqlFilter BuildFilter(const EntryFilter& filter) {
     f.where += " AND e.namespace = ?";
     f.params.push_back(*filter.ns);
   } else {
-    // GLOB, not LIKE: LIKE ignores case and would hide "Tool-x" as well.
-    f.where +=
-        " AND e.namespace NOT GLOB 'tool-*' AND e.namespace NOT IN ('tool_effectiveness', "
-        "'tool_registry')";
+    f.where += " AND NOT mnemo_system_namespace(e.namespace)";
   }
   if (filter.ns_prefix) {
     // substr, not LIKE or GLOB: no pattern characters, and case-sensitive.
@@ -69,15 +117,18 @@ SqlFilter BuildFilter(const EntryFilter& filter) {
     f.where += " AND EXISTS (SELECT 1 FROM json_each(e.tags) WHERE json_each.value = ?)";
     f.params.push_back(tag);
   }
-  if (filter.since) {
-    f.where += " AND e.updated_at >= CAST(? AS INTEGER)";
-    f.params.push_back(std::to_string(*filter.since));
-  }
-  if (filter.until) {
-    f.where += " AND e.updated_at < CAST(? AS INTEGER)";
-    f.params.push_back(std::to_string(*filter.until));
-  }
+  AddTimeRange(filter, f);
   return f;
+}
+
+std::string LabelsJson(std::span<const Label> labels) {
+  std::string out = "[";
+  for (Label label : labels) {
+    if (out.size() > 1) out += ',';
+    out += std::to_string(label);
+  }
+  out += ']';
+  return out;
 }
 
 int BindFilter(Statement& s, const SqlFilter& f, int next) {

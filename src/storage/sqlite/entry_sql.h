@@ -4,6 +4,7 @@
 // One place, so every statement filters and matches the same way.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,6 +35,19 @@ struct SqlFilter {
 // Appends the read-scope condition to `f`.
 void AddScope(const ReadScope& scope, SqlFilter& f);
 
+// entries_search.flags (schema v13, migrations.cc spells them as numbers).
+inline constexpr int kSearchFlagArchived = 1;
+inline constexpr int kSearchFlagPublic = 2;
+inline constexpr int kSearchFlagSystem = 4;  // a system namespace (IsSystemNamespace)
+
+// Registers mnemo_system_namespace(ns), IsSystemNamespace in SQL: the
+// entries_search triggers and BuildFilter call it.
+Status RegisterEntryFunctions(sqlite3* db);
+
+// `filter` over the narrow `entries_search e` rows (schema v13), when it
+// reads nothing they lack: no category, namespace, namespace prefix or tags.
+std::optional<SqlFilter> BuildSearchFilter(const EntryFilter& filter);
+
 // The entries `scope` may read, for the keyword statistics of mnemo_score:
 // its own and public ones (every entry when `scope.all`).
 FtsScope EntryFtsScope(const ReadScope& scope);
@@ -43,6 +57,10 @@ SqlFilter BuildFilter(const EntryFilter& filter);
 
 // Binds `f.params` from index `next` on; returns the next free index.
 int BindFilter(Statement& s, const SqlFilter& f, int next);
+
+// `[1,2,3]`: a label list bound as one parameter and read with json_each, so
+// a batch is one statement whatever its size.
+std::string LabelsJson(std::span<const Label> labels);
 
 // `"t1" OR "t2"`: each term one FTS5 string (quotes doubled), so no term can
 // be read as FTS5 syntax and each is one phrase of the score.

@@ -22,18 +22,6 @@ constexpr int kForEachVectorPage = 1024;
 static_assert(sizeof(float) == 4 && std::numeric_limits<float>::is_iec559,
               "vectors are stored as IEEE-754 float32");
 
-// `[1,2,3]`: a label list bound as one parameter and read with json_each, so
-// a batch is one statement whatever its size.
-std::string LabelsJson(std::span<const Label> labels) {
-  std::string out = "[";
-  for (Label label : labels) {
-    if (out.size() > 1) out += ',';
-    out += std::to_string(label);
-  }
-  out += ']';
-  return out;
-}
-
 Result<std::optional<size_t>> StoredDimension(Connection& db, std::string_view signature) {
   MNEMO_ASSIGN_OR_RETURN(Statement s,
                          db.Prepare("SELECT dim FROM entry_vectors WHERE signature = ? LIMIT 1",
@@ -361,7 +349,7 @@ Result<std::vector<KeywordHit>> SqliteBackend::FetchByLabels(
     MNEMO_ASSIGN_OR_RETURN(
         Statement s,
         db->Prepare("SELECT entries_fts.rowid, mnemo_score(entries_fts, e.doc_length, ?) FROM "
-                    "entries_fts CROSS JOIN entries e ON e.rowid = entries_fts.rowid "
+                    "entries_fts CROSS JOIN entries_search e ON e.rowid = entries_fts.rowid "
                     "WHERE entries_fts MATCH ? AND "
                     "+entries_fts.rowid IN (SELECT value FROM json_each(?))",
                     "score entries by label"));

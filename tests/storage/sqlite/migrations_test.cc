@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/fts_rank.h"
 #include "storage/sqlite/fts_tokenizer.h"
 #include "storage/sqlite/sqlite_backend.h"
@@ -16,6 +17,7 @@ std::unique_ptr<Connection> OpenRaw(const std::string& path) {
   EXPECT_TRUE(conn.ok()) << conn.status().ToString();
   if (!conn.ok()) return nullptr;
   EXPECT_TRUE(RegisterFtsTokenizer((*conn)->handle()).ok());
+  EXPECT_TRUE(RegisterEntryFunctions((*conn)->handle()).ok());
   return std::move(conn).value();
 }
 
@@ -34,11 +36,11 @@ TEST(Migrations, NewDatabaseGetsTheLatestVersionOnce) {
   auto v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(*v, LatestSchemaVersion());
-  EXPECT_EQ(LatestSchemaVersion(), 12);
+  EXPECT_EQ(LatestSchemaVersion(), 13);
   v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok());
-  EXPECT_EQ(*v, 12);
-  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 12);
+  EXPECT_EQ(*v, 13);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 13);
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'entries_fts'"), 1);
 }
 
@@ -211,6 +213,52 @@ TEST(Migrations, V9AddsFingerprintsAndTheToolRegistryCounterToAnExistingV8Databa
   EXPECT_EQ(*(*b)->Generation(Counter::kToolRegistry), *g0);
   ASSERT_TRUE((*b)->Upsert({.ns = "tool_registry", .key = "cmd_run", .content = "{}"}).ok());
   EXPECT_NE(*(*b)->Generation(Counter::kToolRegistry), *g0);
+}
+
+// Issue 22: a version-12 database gains the narrow search rows of what it
+// holds, and every later write to `entries` (insert, the columns a search
+// reads, delete) reaches them; an owner's id goes with their last entry.
+TEST(Migrations, V13KeepsTheSearchRowsEqualToTheEntries) {
+  testing::TempDir dir;
+  auto conn = OpenRaw(dir.File("db"));
+  ASSERT_NE(conn, nullptr);
+  ASSERT_TRUE(Migrate(*conn, SchemaMigrations().first(12)).ok());
+  ASSERT_TRUE(conn->Exec("INSERT INTO entries (id, owner, namespace, key, content, category, "
+                         "created_at, updated_at, doc_length) VALUES ('e1', 'ann', 'global', "
+                         "'k1', 'old text', 'normal', 1, 1, 2), ('e2', 'bob', 'tool-shell', "
+                         "'k2', 'more', 'critical', 1, 5, 1)",
+                         "insert")
+                  .ok());
+  ASSERT_TRUE(Migrate(*conn, SchemaMigrations()).ok());
+  // The search row each entry should have.
+  const std::string differing =
+      "SELECT COUNT(*) FROM (SELECT e.rowid, e.doc_length, e.updated_at, e.owner, "
+      "e.archived | (CASE WHEN e.visibility = 'public' THEN 2 ELSE 0 END) | "
+      "(CASE WHEN e.namespace GLOB 'tool-*' OR e.namespace IN ('tool_effectiveness', "
+      "'tool_registry') THEN 4 ELSE 0 END) FROM entries e EXCEPT SELECT s.rowid, s.doc_length, "
+      "s.updated_at, o.owner, s.flags FROM entries_search s JOIN entry_owners o ON o.id = "
+      "s.owner_id)";
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM entries_search"), 2);
+  EXPECT_EQ(Count(*conn, differing), 0);
+  EXPECT_EQ(Count(*conn,
+                  "SELECT flags FROM entries_search WHERE rowid = (SELECT rowid FROM "
+                  "entries WHERE id = 'e2')"),
+            4);
+  ASSERT_TRUE(conn->Exec("INSERT INTO entries (id, owner, namespace, key, content, category, "
+                         "created_at, updated_at) VALUES ('e3', 'ann', 'tool_registry', 'k3', "
+                         "'x', 'normal', 2, 2); "
+                         "UPDATE entries SET archived = 1, doc_length = 7, updated_at = 9, "
+                         "visibility = 'public', namespace = 'n2', owner = 'cy' WHERE id = 'e1'; "
+                         "UPDATE entries SET access_count = 4 WHERE id = 'e3'; "
+                         "DELETE FROM entries WHERE id = 'e2'",
+                         "write")
+                  .ok());
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM entries_search"), 2);
+  EXPECT_EQ(Count(*conn, differing), 0);
+  EXPECT_EQ(Count(*conn, "SELECT flags FROM entries_search WHERE doc_length = 7"), 3);
+  // bob's last entry is gone, and so is bob.
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM entry_owners WHERE owner = 'bob'"), 0);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM entry_owners"), 2);
 }
 
 TEST(Migrations, AppliesOnlyTheMissingOnesInOrder) {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/fts_rank.h"
 #include "storage/sqlite/fts_tokenizer.h"
 #include "storage/sqlite/migrations.h"
@@ -31,6 +32,7 @@ std::unique_ptr<Connection> OpenRaw(const std::string& path) {
   EXPECT_TRUE(conn.ok()) << conn.status().ToString();
   if (!conn.ok()) return nullptr;
   EXPECT_TRUE(RegisterFtsTokenizer((*conn)->handle()).ok());
+  EXPECT_TRUE(RegisterEntryFunctions((*conn)->handle()).ok());
   return std::move(conn).value();
 }
 

@@ -6,6 +6,7 @@
 
 #include <span>
 
+#include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/fts_tokenizer.h"
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/temp_dir.h"
@@ -26,6 +27,7 @@ std::unique_ptr<internal::Connection> OpenRaw(const std::string& path) {
   EXPECT_TRUE(conn.ok()) << conn.status().ToString();
   if (!conn.ok()) return nullptr;
   EXPECT_TRUE(internal::RegisterFtsTokenizer((*conn)->handle()).ok());
+  EXPECT_TRUE(internal::RegisterEntryFunctions((*conn)->handle()).ok());
   return std::move(conn).value();
 }
 
