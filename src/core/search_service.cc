@@ -72,6 +72,10 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
   q.candidates = std::max(4 * req.max_results, 40);
   SearchResponse resp;
   MNEMO_RETURN_IF_ERROR(PrepareVectorSide(req, &q, &resp.degraded));
+  // Without a vector side or recency the fused score is the keyword score
+  // (FuseScores) and RankOrder the keyword side's order: its top k is the
+  // answer, and the 4k candidates would only be read to be dropped.
+  if (q.space == nullptr && req.recency_weight <= 0) q.candidates = req.max_results;
   double vector_floor = 0;
   MNEMO_ASSIGN_OR_RETURN(std::vector<Candidate> found, CollectCandidates(q, &vector_floor));
 
