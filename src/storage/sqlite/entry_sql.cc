@@ -69,6 +69,12 @@ FtsScope EntryFtsScope(const ReadScope& scope) {
   if (!scope.all) {
     out.where = f.where;
     out.params = std::move(f.params);
+    // Own entries plus public ones, less own public ones counted twice.
+    out.corpus_sql =
+        "SELECT COALESCE(o.entries, 0) + p.n - COALESCE(o.public_entries, 0), "
+        "COALESCE(o.tokens, 0) + p.t - COALESCE(o.public_tokens, 0) "
+        "FROM (SELECT COALESCE(sum(public_entries), 0) AS n, COALESCE(sum(public_tokens), 0) "
+        "AS t FROM entry_owners) p LEFT JOIN entry_owners o ON o.owner = ?";
   }
   return out;
 }

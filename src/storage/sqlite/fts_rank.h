@@ -45,12 +45,15 @@ struct FtsScope {
   std::string_view rowid_column;
   std::string where;
   std::vector<std::string> params;
+  // A query giving the scope's row count and total doc_length in one row
+  // from kept counters (its parameters: `params`); empty: count the rows.
+  std::string_view corpus_sql;
 };
 
 // mnemo_score's `stats` argument for `terms` (in MatchExpression order) over
 // the scope's rows: "" (bind NULL: FTS5's counts are the scope's) when
-// `where` is empty. Costs one count over the scope's rows plus one MATCH
-// count per term (docs/storage.md, "Keyword statistics per caller").
+// `where` is empty. Costs one count over the scope's rows (or one read of
+// `corpus_sql`) plus one MATCH count per term (docs/storage.md, "Keyword statistics per caller").
 Result<std::string> ScopeStats(Connection& db, const FtsScope& scope,
                                const std::vector<std::string>& terms);
 

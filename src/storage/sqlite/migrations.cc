@@ -372,10 +372,20 @@ UPDATE facets SET valid_from = updated_at;
 //     `entries` by triggers. Joined to `entries` instead (~350-byte rows with
 //     their content), every match's seek missed the cache: at 100k entries
 //     that seek was a third of a search (issue 22); these rows are ~18 bytes.
-//   entry_owners: the owners of stored entries by id; an owner's row goes with
-//     their last entry.
+//   entry_owners: each owner of stored entries, with the count and total
+//     doc_length of their entries and of their public ones, kept by triggers
+//     on entries_search, so a caller's keyword statistics (own + public
+//     entries, ScopeStats) are two reads instead of a scan of every entry;
+//     an owner's row goes with their last entry.
 constexpr const char* kSchemaV13 = R"sql(
-CREATE TABLE entry_owners (id INTEGER PRIMARY KEY, owner TEXT NOT NULL UNIQUE);
+CREATE TABLE entry_owners (
+  id INTEGER PRIMARY KEY,
+  owner TEXT NOT NULL UNIQUE,
+  entries INTEGER NOT NULL DEFAULT 0,
+  tokens INTEGER NOT NULL DEFAULT 0,
+  public_entries INTEGER NOT NULL DEFAULT 0,
+  public_tokens INTEGER NOT NULL DEFAULT 0
+);
 CREATE TABLE entries_search (
   rowid INTEGER PRIMARY KEY,
   doc_length INTEGER NOT NULL,
@@ -389,6 +399,14 @@ INSERT INTO entries_search (rowid, doc_length, updated_at, owner_id, flags)
     e.archived | (CASE WHEN e.visibility = 'public' THEN 2 ELSE 0 END)
       | (CASE WHEN mnemo_system_namespace(e.namespace) THEN 4 ELSE 0 END)
   FROM entries e JOIN entry_owners o ON o.owner = e.owner;
+UPDATE entry_owners SET
+  entries = (SELECT count(*) FROM entries_search s WHERE s.owner_id = entry_owners.id),
+  tokens = (SELECT COALESCE(sum(s.doc_length), 0) FROM entries_search s
+    WHERE s.owner_id = entry_owners.id),
+  public_entries = (SELECT count(*) FROM entries_search s
+    WHERE s.owner_id = entry_owners.id AND s.flags & 2 <> 0),
+  public_tokens = (SELECT COALESCE(sum(s.doc_length), 0) FROM entries_search s
+    WHERE s.owner_id = entry_owners.id AND s.flags & 2 <> 0);
 CREATE TRIGGER entries_search_insert AFTER INSERT ON entries BEGIN
   INSERT OR IGNORE INTO entry_owners (owner) VALUES (NEW.owner);
   INSERT INTO entries_search (rowid, doc_length, updated_at, owner_id, flags)
@@ -409,13 +427,33 @@ CREATE TRIGGER entries_search_owner AFTER UPDATE OF owner ON entries
   INSERT OR IGNORE INTO entry_owners (owner) VALUES (NEW.owner);
   UPDATE entries_search SET owner_id = (SELECT id FROM entry_owners WHERE owner = NEW.owner)
   WHERE rowid = NEW.rowid;
-  DELETE FROM entry_owners WHERE owner = OLD.owner
-    AND NOT EXISTS (SELECT 1 FROM entries WHERE owner = OLD.owner);
 END;
 CREATE TRIGGER entries_search_delete AFTER DELETE ON entries BEGIN
   DELETE FROM entries_search WHERE rowid = OLD.rowid;
-  DELETE FROM entry_owners WHERE owner = OLD.owner
-    AND NOT EXISTS (SELECT 1 FROM entries WHERE owner = OLD.owner);
+END;
+CREATE TRIGGER entry_owners_add AFTER INSERT ON entries_search BEGIN
+  UPDATE entry_owners SET entries = entries + 1, tokens = tokens + NEW.doc_length,
+    public_entries = public_entries + (NEW.flags & 2 <> 0),
+    public_tokens = public_tokens + (CASE WHEN NEW.flags & 2 <> 0 THEN NEW.doc_length ELSE 0 END)
+  WHERE id = NEW.owner_id;
+END;
+CREATE TRIGGER entry_owners_move AFTER UPDATE ON entries_search BEGIN
+  UPDATE entry_owners SET entries = entries - 1, tokens = tokens - OLD.doc_length,
+    public_entries = public_entries - (OLD.flags & 2 <> 0),
+    public_tokens = public_tokens - (CASE WHEN OLD.flags & 2 <> 0 THEN OLD.doc_length ELSE 0 END)
+  WHERE id = OLD.owner_id;
+  UPDATE entry_owners SET entries = entries + 1, tokens = tokens + NEW.doc_length,
+    public_entries = public_entries + (NEW.flags & 2 <> 0),
+    public_tokens = public_tokens + (CASE WHEN NEW.flags & 2 <> 0 THEN NEW.doc_length ELSE 0 END)
+  WHERE id = NEW.owner_id;
+  DELETE FROM entry_owners WHERE id = OLD.owner_id AND entries = 0;
+END;
+CREATE TRIGGER entry_owners_remove AFTER DELETE ON entries_search BEGIN
+  UPDATE entry_owners SET entries = entries - 1, tokens = tokens - OLD.doc_length,
+    public_entries = public_entries - (OLD.flags & 2 <> 0),
+    public_tokens = public_tokens - (CASE WHEN OLD.flags & 2 <> 0 THEN OLD.doc_length ELSE 0 END)
+  WHERE id = OLD.owner_id;
+  DELETE FROM entry_owners WHERE id = OLD.owner_id AND entries = 0;
 END;
 )sql";
 

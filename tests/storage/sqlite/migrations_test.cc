@@ -217,7 +217,8 @@ TEST(Migrations, V9AddsFingerprintsAndTheToolRegistryCounterToAnExistingV8Databa
 
 // Issue 22: a version-12 database gains the narrow search rows of what it
 // holds, and every later write to `entries` (insert, the columns a search
-// reads, delete) reaches them; an owner's id goes with their last entry.
+// reads, delete) reaches them and each owner's counters; an owner's row
+// goes with their last entry.
 TEST(Migrations, V13KeepsTheSearchRowsEqualToTheEntries) {
   testing::TempDir dir;
   auto conn = OpenRaw(dir.File("db"));
@@ -238,8 +239,17 @@ TEST(Migrations, V13KeepsTheSearchRowsEqualToTheEntries) {
       "'tool_registry') THEN 4 ELSE 0 END) FROM entries e EXCEPT SELECT s.rowid, s.doc_length, "
       "s.updated_at, o.owner, s.flags FROM entries_search s JOIN entry_owners o ON o.id = "
       "s.owner_id)";
+  // The counters each owner's row should hold.
+  const std::string miscounted =
+      "SELECT COUNT(*) FROM (SELECT o.owner, count(e.rowid), COALESCE(sum(e.doc_length), 0), "
+      "COALESCE(sum(e.visibility = 'public'), 0), COALESCE(sum(CASE WHEN e.visibility = "
+      "'public' THEN e.doc_length ELSE 0 END), 0) FROM entry_owners o LEFT JOIN entries e ON "
+      "e.owner = o.owner GROUP BY o.owner EXCEPT SELECT owner, entries, tokens, public_entries, "
+      "public_tokens FROM entry_owners)";
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM entries_search"), 2);
   EXPECT_EQ(Count(*conn, differing), 0);
+  EXPECT_EQ(Count(*conn, miscounted), 0);
+  EXPECT_EQ(Count(*conn, "SELECT tokens FROM entry_owners WHERE owner = 'ann'"), 2);
   EXPECT_EQ(Count(*conn,
                   "SELECT flags FROM entries_search WHERE rowid = (SELECT rowid FROM "
                   "entries WHERE id = 'e2')"),
@@ -255,6 +265,8 @@ TEST(Migrations, V13KeepsTheSearchRowsEqualToTheEntries) {
                   .ok());
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM entries_search"), 2);
   EXPECT_EQ(Count(*conn, differing), 0);
+  EXPECT_EQ(Count(*conn, miscounted), 0);
+  EXPECT_EQ(Count(*conn, "SELECT public_tokens FROM entry_owners WHERE owner = 'cy'"), 7);
   EXPECT_EQ(Count(*conn, "SELECT flags FROM entries_search WHERE doc_length = 7"), 3);
   // bob's last entry is gone, and so is bob.
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM entry_owners WHERE owner = 'bob'"), 0);
