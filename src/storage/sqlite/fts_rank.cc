@@ -142,13 +142,13 @@ Result<std::string> ScopeStats(Connection& db, const FtsScope& scope,
                                const std::vector<std::string>& terms) {
   if (scope.where.empty()) return std::string();
   const std::string what = "count the keyword statistics of the caller's rows";
-  MNEMO_ASSIGN_OR_RETURN(Statement corpus,
-                         db.Prepare(!scope.corpus_sql.empty()
-                                        ? std::string(scope.corpus_sql)
-                                        : "SELECT count(*), COALESCE(sum(" +
-                                              std::string(scope.alias) + ".doc_length), 0) FROM " +
-                                              std::string(scope.table) + " WHERE " + scope.where,
-                                    what));
+  std::string corpus_sql(scope.corpus_sql);
+  if (corpus_sql.empty()) {
+    corpus_sql = "SELECT count(*), COALESCE(sum(";
+    corpus_sql.append(scope.alias).append(".doc_length), 0) FROM ").append(scope.table);
+    corpus_sql.append(" WHERE ").append(scope.where);
+  }
+  MNEMO_ASSIGN_OR_RETURN(Statement corpus, db.Prepare(corpus_sql, what));
   for (size_t i = 0; i < scope.params.size(); ++i) {
     corpus.Bind(static_cast<int>(i) + 1, std::string_view(scope.params[i]));
   }
