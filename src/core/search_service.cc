@@ -164,24 +164,21 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   }
   if (q.space == nullptr) return out;
 
-  // Vector side: the filter runs inside the search, in batches, and the same
-  // call gives each accepted candidate its keyword score.
-  std::unordered_map<storage::Label, storage::KeywordHit> fetched;
-  Status fetch_error;
+  // Vector side: the filter runs inside the search, in batches, on labels
+  // alone (AcceptedLabels: the walk offers 4k and more); the k neighbours it
+  // keeps are then read whole with their keyword scores in one call.
+  Status filter_error;
   index::SearchFilter filter;
   filter.accept = [&](std::span<const uint64_t> ids, std::vector<char>* accepted) {
     std::vector<storage::Label> labels(ids.begin(), ids.end());
-    auto hits = entries_.FetchByLabels(labels, q.filter, q.terms);
-    if (!hits.ok()) {
-      fetch_error = hits.status();
+    auto passed = entries_.AcceptedLabels(labels, q.filter);
+    if (!passed.ok()) {
+      filter_error = passed.status();
       return;
     }
     std::unordered_map<storage::Label, size_t> index_of;
     for (size_t i = 0; i < ids.size(); ++i) index_of.emplace(labels[i], i);
-    for (storage::KeywordHit& h : *hits) {
-      (*accepted)[index_of[h.label]] = 1;
-      fetched.emplace(h.label, std::move(h));
-    }
+    for (storage::Label label : *passed) (*accepted)[index_of[label]] = 1;
   };
   if (IsSelective(q.filter)) {
     MNEMO_ASSIGN_OR_RETURN(int64_t matching, entries_.CountMatching(q.filter));
@@ -193,7 +190,23 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   }
   MNEMO_ASSIGN_OR_RETURN(std::vector<index::Neighbor> neighbors,
                          q.space->Search(q.vector, static_cast<size_t>(q.candidates), filter));
-  MNEMO_RETURN_IF_ERROR(fetch_error);
+  MNEMO_RETURN_IF_ERROR(filter_error);
+  // The neighbours the keyword side did not bring, read whole. One that
+  // changed since it was accepted is read as it is now, and one deleted
+  // since is dropped.
+  std::unordered_map<storage::Label, storage::KeywordHit> fetched;
+  {
+    std::vector<storage::Label> missing;
+    for (const index::Neighbor& n : neighbors) {
+      const auto label = static_cast<storage::Label>(n.id);
+      if (!at.contains(label)) missing.push_back(label);
+    }
+    if (!missing.empty()) {
+      MNEMO_ASSIGN_OR_RETURN(std::vector<storage::KeywordHit> hits,
+                             entries_.FetchByLabels(missing, q.filter, q.terms));
+      for (storage::KeywordHit& h : hits) fetched.emplace(h.label, std::move(h));
+    }
+  }
   std::vector<double> side;
   side.reserve(neighbors.size());
   for (const index::Neighbor& n : neighbors) side.push_back(ClampCosine(n.score));

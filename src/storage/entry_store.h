@@ -278,6 +278,14 @@ class EntryStore {
                                                         const EntryFilter& filter,
                                                         const std::vector<std::string>& terms) = 0;
 
+  // The labels among `labels` whose entries pass `filter`, in the given
+  // order, each once: FetchByLabels' labels without reading or scoring the
+  // entries. The vector search asks it of every candidate it walks past
+  // (4k and more) and fetches only the k it keeps. The default asks
+  // FetchByLabels.
+  virtual Result<std::vector<Label>> AcceptedLabels(std::span<const Label> labels,
+                                                    const EntryFilter& filter);
+
   // How many entries pass `filter`, and (when few) their labels: the vector
   // search scans a selective filter's entries exactly instead of the graph.
   virtual Result<int64_t> CountMatching(const EntryFilter& filter) = 0;

@@ -11,6 +11,7 @@
 // kept seq − 1" would not be.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -44,6 +45,7 @@ Status CheckVectorDimensions(std::string_view signature, std::span<const Labeled
 template <typename T>
 std::vector<T> InLabelOrder(std::span<const Label> labels, std::unordered_map<Label, T>& by_label) {
   std::vector<T> out;
+  out.reserve(std::min(labels.size(), by_label.size()));
   for (Label label : labels) {
     auto it = by_label.find(label);
     if (it == by_label.end()) continue;

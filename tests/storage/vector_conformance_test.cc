@@ -92,6 +92,15 @@ class VectorConformance : public ::testing::TestWithParam<std::string> {
     return r.ok() ? *r : std::vector<KeywordHit>{};
   }
 
+  // AcceptedLabels, checked against the labels FetchByLabels gives.
+  std::vector<Label> Accepted(std::vector<Label> labels, const EntryFilter& filter = {}) {
+    auto r = stores_.entries->AcceptedLabels(labels, filter);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (!r.ok()) return {};
+    EXPECT_EQ(*r, LabelsOf(Fetch(labels, filter)));
+    return *r;
+  }
+
   testing::TempDir dir_;
   Stores stores_;
 };
@@ -447,6 +456,18 @@ TEST_P(VectorConformance, FetchByLabelsFiltersScoresLikeKeywordSearchAndKeepsThe
   EXPECT_THAT(LabelsOf(Fetch(order, {.scope = {.all = false, .principal = "local"}})),
               ElementsAre(other, daily, notes, relay));
   EXPECT_THAT(Fetch({}), IsEmpty());
+  // The same labels without reading the entries, for every filter above.
+  EXPECT_THAT(Accepted(order), ElementsAre(other, daily, notes, secret, relay));
+  EXPECT_THAT(Accepted(order, {.include_archived = true}),
+              ElementsAre(other, daily, notes, archived, secret, relay));
+  EXPECT_THAT(Accepted(order, {.ns = "tool-send_email"}), ElementsAre(system));
+  EXPECT_THAT(Accepted(order, {.category = "daily"}), ElementsAre(daily));
+  EXPECT_THAT(Accepted(order, {.tags = {"ops"}}), ElementsAre(daily));
+  EXPECT_THAT(Accepted(order, {.scope = {.all = false, .principal = "local"}}),
+              ElementsAre(other, daily, notes, relay));
+  EXPECT_THAT(Accepted(order, {.scope = {.all = false, .principal = "bob"}}), ElementsAre(secret));
+  EXPECT_THAT(Accepted({relay, relay, 987654}), ElementsAre(relay));
+  EXPECT_THAT(Accepted({}), IsEmpty());
   auto no_terms = Fetch({relay, relay});
   ASSERT_EQ(no_terms.size(), 1u);
   EXPECT_EQ(no_terms[0].keyword_score, 0.0);

@@ -120,6 +120,8 @@ class MarkdownBackend final : public EntryStore, public AdminStore {
   Result<std::vector<KeywordHit>> FetchByLabels(std::span<const Label> labels,
                                                 const EntryFilter& filter,
                                                 const std::vector<std::string>& terms) override;
+  Result<std::vector<Label>> AcceptedLabels(std::span<const Label> labels,
+                                            const EntryFilter& filter) override;
   Result<int64_t> CountMatching(const EntryFilter& filter) override;
   Result<std::vector<Label>> MatchingLabels(const EntryFilter& filter, int limit) override;
 

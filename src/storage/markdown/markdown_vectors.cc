@@ -55,6 +55,11 @@ Result<std::vector<KeywordHit>> MarkdownBackend::FetchByLabels(
   MNEMO_RETURN_IF_ERROR(Sync());
   return index_.entries->FetchByLabels(labels, filter, terms);
 }
+Result<std::vector<Label>> MarkdownBackend::AcceptedLabels(std::span<const Label> labels,
+                                                           const EntryFilter& filter) {
+  MNEMO_RETURN_IF_ERROR(Sync());
+  return index_.entries->AcceptedLabels(labels, filter);
+}
 Result<int64_t> MarkdownBackend::CountMatching(const EntryFilter& filter) {
   MNEMO_RETURN_IF_ERROR(Sync());
   return index_.entries->CountMatching(filter);

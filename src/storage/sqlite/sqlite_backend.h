@@ -137,6 +137,8 @@ class SqliteBackend final : public EntryStore,
   Result<std::vector<KeywordHit>> FetchByLabels(std::span<const Label> labels,
                                                 const EntryFilter& filter,
                                                 const std::vector<std::string>& terms) override;
+  Result<std::vector<Label>> AcceptedLabels(std::span<const Label> labels,
+                                            const EntryFilter& filter) override;
 
   // Backup: sqlite_restore.cc (ContextEventsAfter: *_context_events.cc;
   // VectorSignatures: *_vectors.cc).

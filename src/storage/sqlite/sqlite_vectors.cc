@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "storage/entry_rules.h"
@@ -364,6 +365,37 @@ Result<std::vector<KeywordHit>> SqliteBackend::FetchByLabels(
     }
   }
   return InLabelOrder(labels, hits);
+}
+
+// Over the narrow entries_search rows when the filter allows (schema v13).
+Result<std::vector<Label>> SqliteBackend::AcceptedLabels(std::span<const Label> labels,
+                                                         const EntryFilter& filter) {
+  std::vector<Label> out;
+  if (labels.empty()) return out;
+  const std::optional<SqlFilter> narrow = BuildSearchFilter(filter);
+  const SqlFilter f = narrow ? *narrow : BuildFilter(filter);
+  const std::string json = LabelsJson(labels);
+  std::unordered_set<Label> passed;
+  {
+    ReaderLease db = AcquireReader();
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement s,
+        db->Prepare(std::string("SELECT e.rowid FROM ") + (narrow ? "entries_search" : "entries") +
+                        " e WHERE e.rowid IN (SELECT value FROM json_each(?)) AND " + f.where,
+                    "filter entries by label"));
+    s.Bind(1, json);
+    BindFilter(s, f, 2);
+    while (true) {
+      MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("filter entries by label"));
+      if (!row) break;
+      passed.insert(s.ColumnInt(0));
+    }
+  }
+  out.reserve(passed.size());
+  for (Label label : labels) {
+    if (passed.erase(label) > 0) out.push_back(label);  // a repeated label once
+  }
+  return out;
 }
 
 Result<int64_t> SqliteBackend::CountMatching(const EntryFilter& filter) {
