@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <unordered_map>
 
 #include "index/index_file.h"
@@ -389,7 +390,15 @@ void VectorSpace::MaintenanceLoop() {
     job_running_ = true;
     const std::function<void()> hook = maintenance_hook_;
     lock.unlock();
-    Status s = RunMaintenance(hook);
+    Status s;
+    // An exception would end the process on this thread (there is no
+    // request to fail): a rebuild that runs out of memory, say, becomes a
+    // failed job, retried later like any other.
+    try {
+      s = RunMaintenance(hook);
+    } catch (const std::exception& e) {
+      s = Internal(std::string("vector index maintenance threw: ") + e.what());
+    }
     // The swapped-in index can need another round (the changes caught up
     // after the build took it back under the threshold, or left tombstones),
     // and a job whose source was replaced did nothing.
