@@ -1,6 +1,8 @@
 #include "core/vector_space.h"
 
 #include <algorithm>
+#include <chrono>
+#include <exception>
 #include <unordered_map>
 
 #include "index/index_file.h"
@@ -23,6 +25,38 @@ constexpr size_t kBuildBatch = 32768;
 constexpr int64_t kSaveAfterChanges = 2048;
 constexpr int64_t kSaveFraction = 8;
 constexpr int64_t kMaxUnsavedChanges = storage::internal::kDefaultVectorLogLimit / 2;
+// A failed maintenance job (storage unreachable, say) is retried after this,
+// doubling up to kRetryMax: soon enough that a passing fault costs little,
+// rarely enough that a lasting one does not rebuild and log in a loop.
+constexpr std::chrono::seconds kRetryFirst{1};
+constexpr std::chrono::seconds kRetryMax{60};
+
+// Runs of upserts go in as one batch (an hnsw index builds a batch on
+// several threads); removals keep their place in the order. A vector of
+// other dimensions (another space's leftover) is skipped.
+Status ApplyChanges(index::VectorIndex& index, size_t dims,
+                    std::span<const storage::VectorChange> changes) {
+  std::vector<uint64_t> ids;
+  std::vector<float> data;
+  auto flush = [&]() -> Status {
+    if (ids.empty()) return Status::Ok();
+    MNEMO_RETURN_IF_ERROR(index.UpsertBatch(ids, data));
+    ids.clear();
+    data.clear();
+    return Status::Ok();
+  };
+  for (const storage::VectorChange& c : changes) {
+    const auto id = static_cast<uint64_t>(c.label);
+    if (c.vector.empty()) {
+      MNEMO_RETURN_IF_ERROR(flush());
+      MNEMO_RETURN_IF_ERROR(index.Remove(id));
+    } else if (c.vector.size() == dims) {
+      ids.push_back(id);
+      data.insert(data.end(), c.vector.begin(), c.vector.end());
+    }
+  }
+  return flush();
+}
 
 }  // namespace
 
@@ -40,8 +74,11 @@ Result<std::unique_ptr<VectorSpace>> VectorSpace::Open(storage::EntryStore& entr
       MNEMO_ASSIGN_OR_RETURN(loaded, space->LoadFile());
     }
     if (!loaded) MNEMO_RETURN_IF_ERROR(space->Rebuild());
-    MNEMO_RETURN_IF_ERROR(space->Maintain());
   }
+  // A loaded file of the wrong kind (the store crossed the threshold since,
+  // or the options changed) or full of tombstones is fixed now: opening is
+  // startup, not a request, and a rebuilt index is already right.
+  MNEMO_RETURN_IF_ERROR(space->RunMaintenance({}));
   // A rebuilt index is written at once: a crash before the next clean exit
   // then finds a file and replays the change log since, instead of
   // rebuilding again (issue 17).
@@ -91,18 +128,13 @@ Result<bool> VectorSpace::LoadFile() {
   // another process's write between the catch-up and the count.
   int64_t stored = 0;
   for (int round = 0; round < 2; ++round) {
-    for (;;) {
-      auto changes = entries_.VectorChangesSince(signature_, watermark_, kChangePage);
-      if (!changes.ok()) {
-        // A log trimmed past our watermark means rebuild.
-        if (changes.status().code() != StatusCode::kNotFound) return changes.status();
-        LogWarning("index file of " + signature_ + " is older than the change log (" +
-                   changes.status().message() + "); rebuilding from storage");
-        file_watermark_ = -1;
-        return false;
-      }
-      MNEMO_RETURN_IF_ERROR(ApplyChanges(*changes));
-      if (static_cast<int>(changes->size()) < kChangePage) break;
+    if (Status s = CatchUpLocked(); !s.ok()) {
+      // A log trimmed past our watermark means rebuild.
+      if (s.code() != StatusCode::kNotFound) return s;
+      LogWarning("index file of " + signature_ + " is older than the change log (" + s.message() +
+                 "); rebuilding from storage");
+      file_watermark_ = -1;
+      return false;
     }
     MNEMO_ASSIGN_OR_RETURN(stored, entries_.CountVectors(signature_));
     if (static_cast<int64_t>(index_->size()) == stored) return true;
@@ -128,20 +160,25 @@ size_t VectorSpace::size() const { return Current()->size(); }
 
 std::string_view VectorSpace::kind() const { return index::IndexKindName(Current()->kind()); }
 
-// Reads every vector of the signature from storage into a fresh index of
-// the kind its count calls for, batch by batch: a large store goes straight
-// into the graph, never through a flat copy of every float vector (at 1M
-// x 384 dimensions the flat index and the copy RebuildAs makes of it were
-// 3 GB on top of the graph). Caller holds mu_.
-Status VectorSpace::Rebuild() {
+// Batch by batch: a large store goes straight into the graph, never through
+// a flat copy of every float vector (at 1M x 384 dimensions the flat index
+// and the copy RebuildAs makes of it were 3 GB on top of the graph). Reading
+// pages of storage rather than the serving index's own vectors also keeps
+// the serving index's lock free (writers would wait for the copy, and
+// searches behind them) and gives exact vectors where the index holds
+// quantised ones.
+Result<VectorSpace::Built> VectorSpace::BuildFromStorage(std::optional<index::IndexKind> kind) {
   MNEMO_ASSIGN_OR_RETURN(int64_t watermark, entries_.VectorWatermark(signature_));
   MNEMO_ASSIGN_OR_RETURN(int64_t count, entries_.CountVectors(signature_));
   const auto expected = static_cast<size_t>(std::max<int64_t>(count, 0));
-  MNEMO_ASSIGN_OR_RETURN(auto built, index::MakeIndex(index::ChooseKind(options_, expected), dims_,
-                                                      options_, expected));
+  MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<index::VectorIndex> built,
+                         index::MakeIndex(kind.value_or(index::ChooseKind(options_, expected)),
+                                          dims_, options_, expected));
   std::vector<uint64_t> ids;
   std::vector<float> data;
   auto flush = [&]() -> Status {
+    // A closing space abandons a background build (minutes at 1M vectors).
+    if (stopping_.load()) return Unavailable("the vector space of " + signature_ + " is closing");
     MNEMO_RETURN_IF_ERROR(built->UpsertBatch(ids, data));
     ids.clear();
     data.clear();
@@ -155,69 +192,50 @@ Status VectorSpace::Rebuild() {
         return ids.size() >= kBuildBatch ? flush() : Status::Ok();
       }));
   MNEMO_RETURN_IF_ERROR(flush());
-  SetIndex(std::move(built));
-  watermark_ = watermark;
+  return Built{std::move(built), watermark};
+}
+
+Status VectorSpace::Rebuild() {
+  MNEMO_ASSIGN_OR_RETURN(Built built, BuildFromStorage(std::nullopt));
+  SetIndex(std::move(built.index));
+  watermark_ = built.watermark;
   dirty_ = true;
   file_watermark_ = -1;  // whatever is on disk is older than the change log
   return Status::Ok();
 }
 
-// Caller holds mu_. Runs of upserts go in as one batch (an hnsw index builds
-// a batch on several threads); removals keep their place in the order.
-Status VectorSpace::ApplyChanges(std::span<const storage::VectorChange> changes) {
-  std::vector<uint64_t> ids;
-  std::vector<float> data;
-  auto flush = [&]() -> Status {
-    if (ids.empty()) return Status::Ok();
-    MNEMO_RETURN_IF_ERROR(index_->UpsertBatch(ids, data));
-    ids.clear();
-    data.clear();
-    return Status::Ok();
-  };
-  for (const storage::VectorChange& c : changes) {
-    const auto id = static_cast<uint64_t>(c.label);
-    if (c.vector.empty()) {
-      MNEMO_RETURN_IF_ERROR(flush());
-      MNEMO_RETURN_IF_ERROR(index_->Remove(id));
-    } else if (c.vector.size() == dims_) {
-      ids.push_back(id);
-      data.insert(data.end(), c.vector.begin(), c.vector.end());
-    }
+Status VectorSpace::CatchUp(index::VectorIndex& index, int64_t* watermark) {
+  for (;;) {
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::VectorChange> changes,
+                           entries_.VectorChangesSince(signature_, *watermark, kChangePage));
+    MNEMO_RETURN_IF_ERROR(ApplyChanges(index, dims_, changes));
+    if (!changes.empty()) *watermark = changes.back().seq;
+    if (static_cast<int>(changes.size()) < kChangePage) return Status::Ok();
   }
-  MNEMO_RETURN_IF_ERROR(flush());
-  if (!changes.empty()) {
-    watermark_ = changes.back().seq;
-    dirty_ = true;
-  }
-  return Status::Ok();
 }
 
-// Switches flat <-> hnsw at the threshold and compacts tombstones. Caller
-// holds mu_.
-Status VectorSpace::Maintain() {
-  switch (index::NeedsMaintenance(*index_, options_)) {
-    case index::Maintenance::kNone: return Status::Ok();
-    case index::Maintenance::kSwitchKind:
-    case index::Maintenance::kCompact: {
-      index::IndexKind kind = index::ChooseKind(options_, index_->size(), index_->kind());
-      MNEMO_ASSIGN_OR_RETURN(auto rebuilt, index::RebuildAs(*index_, kind, options_));
-      SetIndex(std::move(rebuilt));
-      dirty_ = true;
-      file_watermark_ = -1;  // the file on disk holds the other kind
-      return Status::Ok();
-    }
+Status VectorSpace::CatchUpLocked() {
+  int64_t watermark = watermark_.load();
+  Status s = CatchUp(*index_, &watermark);
+  if (watermark != watermark_.load()) {
+    watermark_ = watermark;
+    dirty_ = true;
   }
-  return Status::Ok();
+  return s;
 }
 
 Status VectorSpace::Sync() {
   MNEMO_ASSIGN_OR_RETURN(int64_t newest, entries_.VectorWatermark(signature_));
   if (newest == watermark_.load()) return Status::Ok();
   std::lock_guard lock(mu_);
-  // A large backlog (a bulk import) is applied to the kind it will end up in,
-  // in batches, instead of growing a flat index and converting it.
-  const auto backlog = static_cast<size_t>(newest - watermark_.load());
-  if (index_->kind() == index::IndexKind::kFlat &&
+  // A backlog of a threshold's worth or more (a bulk import) is applied to
+  // the kind it will end up in, in batches, instead of growing a flat index
+  // and converting it. A smaller one, like the store that takes the index
+  // past the threshold, goes into the flat index: converting it here cost
+  // that request 5-6 s at 20 000 vectors, and every other process sharing
+  // the store paid the same on its next search.
+  const auto backlog = static_cast<size_t>(std::max<int64_t>(newest - watermark_.load(), 0));
+  if (backlog >= options_.hnsw_threshold && index_->kind() == index::IndexKind::kFlat &&
       index::ChooseKind(options_, index_->size() + backlog, index_->kind()) !=
           index::IndexKind::kFlat) {
     MNEMO_ASSIGN_OR_RETURN(auto grown,
@@ -225,17 +243,14 @@ Status VectorSpace::Sync() {
     SetIndex(std::move(grown));
     file_watermark_ = -1;
   }
-  for (;;) {
-    auto changes = entries_.VectorChangesSince(signature_, watermark_, kChangePage);
-    if (!changes.ok()) {
-      if (changes.status().code() != StatusCode::kNotFound) return changes.status();
-      MNEMO_RETURN_IF_ERROR(Rebuild());
-      break;
-    }
-    MNEMO_RETURN_IF_ERROR(ApplyChanges(*changes));
-    if (static_cast<int>(changes->size()) < kChangePage) break;
+  if (Status s = CatchUpLocked(); !s.ok()) {
+    if (s.code() != StatusCode::kNotFound) return s;
+    MNEMO_RETURN_IF_ERROR(Rebuild());
   }
-  return Maintain();
+  if (index::NeedsMaintenance(*index_, options_) != index::Maintenance::kNone) {
+    ScheduleMaintenance();
+  }
+  return Status::Ok();
 }
 
 Status VectorSpace::Put(std::span<const storage::LabeledVector> vectors, bool sync) {
@@ -298,8 +313,10 @@ Status VectorSpace::Save() {
 Status VectorSpace::Purge() {
   {
     std::lock_guard lock(mu_);
+    // Of the kind ChooseKind gives and without tombstones: nothing to
+    // maintain, and a maintenance job under way finds its source replaced
+    // and discards what it built.
     MNEMO_RETURN_IF_ERROR(Rebuild());
-    MNEMO_RETURN_IF_ERROR(Maintain());
   }
   return dir_.empty() ? Status::Ok() : WriteFile();
 }
@@ -332,6 +349,101 @@ Status VectorSpace::WriteFile() {
     file_watermark_ = watermark;
     dirty_ = watermark_.load() != watermark;
   }
+  return Status::Ok();
+}
+
+VectorSpace::~VectorSpace() {
+  {
+    std::lock_guard lock(job_mu_);
+    stopping_ = true;
+  }
+  job_cv_.notify_all();
+  if (worker_.joinable()) worker_.join();
+}
+
+void VectorSpace::SetMaintenanceHookForTest(std::function<void()> hook) {
+  std::lock_guard lock(job_mu_);
+  maintenance_hook_ = std::move(hook);
+}
+
+void VectorSpace::ScheduleMaintenance() {
+  std::lock_guard lock(job_mu_);
+  if (stopping_.load() || job_queued_ || job_running_) return;
+  job_queued_ = true;
+  if (!worker_.joinable()) worker_ = std::thread([this] { MaintenanceLoop(); });
+  job_cv_.notify_all();
+}
+
+Status VectorSpace::WaitForMaintenance() {
+  std::unique_lock lock(job_mu_);
+  job_cv_.wait(lock, [&] { return !job_queued_ && !job_running_; });
+  return job_status_;
+}
+
+void VectorSpace::MaintenanceLoop() {
+  std::chrono::seconds retry_after = kRetryFirst;
+  std::unique_lock lock(job_mu_);
+  for (;;) {
+    job_cv_.wait(lock, [&] { return stopping_.load() || job_queued_; });
+    if (stopping_.load()) return;
+    job_queued_ = false;
+    job_running_ = true;
+    const std::function<void()> hook = maintenance_hook_;
+    lock.unlock();
+    Status s;
+    // An exception would end the process on this thread (there is no
+    // request to fail): a rebuild that runs out of memory, say, becomes a
+    // failed job, retried later like any other.
+    try {
+      s = RunMaintenance(hook);
+    } catch (const std::exception& e) {
+      s = Internal(std::string("vector index maintenance threw: ") + e.what());
+    }
+    // The swapped-in index can need another round (the changes caught up
+    // after the build took it back under the threshold, or left tombstones),
+    // and a job whose source was replaced did nothing.
+    const bool again =
+        s.ok() && index::NeedsMaintenance(*Current(), options_) != index::Maintenance::kNone;
+    lock.lock();
+    job_running_ = false;
+    job_status_ = s;
+    job_queued_ = job_queued_ || again;
+    job_cv_.notify_all();
+    if (s.ok() || stopping_.load()) {
+      retry_after = kRetryFirst;
+      continue;
+    }
+    LogWarning("cannot switch or compact the vector index of " + signature_ +
+               " (the current index goes on serving): " + s.message() + "; retrying in " +
+               std::to_string(retry_after.count()) + " s");
+    job_cv_.wait_for(lock, retry_after, [&] { return stopping_.load(); });
+    retry_after = std::min(retry_after * 2, kRetryMax);
+    job_queued_ = true;
+  }
+}
+
+Status VectorSpace::RunMaintenance(const std::function<void()>& before_swap) {
+  const std::shared_ptr<index::VectorIndex> source = Current();
+  if (index::NeedsMaintenance(*source, options_) == index::Maintenance::kNone) {
+    return Status::Ok();
+  }
+  // The kind it should be; for a compaction the same kind, without tombstones.
+  const index::IndexKind kind = index::ChooseKind(options_, source->size(), source->kind());
+  MNEMO_ASSIGN_OR_RETURN(Built built, BuildFromStorage(kind));
+  // Most of what changed during the build goes in before mu_ is taken, so
+  // the catch-up under it (which Sync, and so requests, wait for) is short.
+  MNEMO_RETURN_IF_ERROR(CatchUp(*built.index, &built.watermark));
+  if (before_swap) before_swap();
+  if (stopping_.load()) return Unavailable("the vector space of " + signature_ + " is closing");
+  std::lock_guard lock(mu_);
+  // Replaced meanwhile (Purge, a rebuild after a trimmed log, a bulk Sync):
+  // that index is newer than ours and of the kind its own state called for.
+  if (index_ != source) return Status::Ok();
+  MNEMO_RETURN_IF_ERROR(CatchUp(*built.index, &built.watermark));
+  SetIndex(std::move(built.index));
+  watermark_ = built.watermark;
+  dirty_ = true;
+  file_watermark_ = -1;  // the file on disk holds the other kind, or the tombstones
   return Status::Ok();
 }
 

@@ -6,17 +6,31 @@
 // writes, deletions and text changes all reach it the same way, and a saved
 // index file is just a snapshot at a watermark.
 //
+// Switching kind (flat <-> hnsw at IndexOptions::hnsw_threshold) and
+// compacting tombstones rebuild the whole index: seconds at the threshold,
+// minutes at 1M. Requests never wait for that. Sync notices the need and
+// queues a job for a maintenance thread of the space's own; meanwhile the
+// current index keeps serving searches and taking changes (flat is exact,
+// so a flat index a little past the threshold answers right, only slower).
+// The job builds the new index from storage, catches it up with the change
+// log and swaps it in under the mutex; an index replaced meanwhile (Purge,
+// a rebuild) makes it discard its result.
+//
 // Thread-safe: Search runs concurrently; Sync and Put serialise on a mutex;
 // Save writes the file without holding it (searches go on, writes to the
 // index wait for the payload to be written, index_file.h).
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "index/index_factory.h"
@@ -44,6 +58,12 @@ class VectorSpace {
                                                    index::IndexOptions options,
                                                    std::filesystem::path dir,
                                                    std::shared_ptr<Logger> logger);
+  // Stops the maintenance thread: a running rebuild is abandoned at its next
+  // batch of vectors (a swap already under way completes), then joined. The
+  // entry store must outlive the space.
+  ~VectorSpace();
+  VectorSpace(const VectorSpace&) = delete;
+  VectorSpace& operator=(const VectorSpace&) = delete;
 
   const std::string& signature() const { return signature_; }
   size_t dims() const { return dims_; }
@@ -55,7 +75,13 @@ class VectorSpace {
   // date. Bulk writers pass false for each batch and Sync once at the end.
   Status Put(std::span<const storage::LabeledVector> vectors, bool sync = true);
 
-  // Applies storage changes newer than the index (cheap when none).
+  // Applies storage changes newer than the index (cheap when none), and
+  // queues a kind switch or a compaction when the index now needs one (it
+  // never runs one itself). A backlog of at least hnsw_threshold changes (a
+  // bulk import, here or by another process) onto a flat index that it takes
+  // past the threshold goes straight into a new hnsw index instead, in this
+  // call: growing a flat index by that much first would hold every float
+  // vector twice while the graph is built.
   Status Sync();
 
   // The k nearest labels passing `filter` (after a Sync), scored exactly
@@ -73,6 +99,18 @@ class VectorSpace {
   // Costs a full rebuild.
   Status Purge();
 
+  // For tests and admin tools (requests never wait for maintenance): waits
+  // until no kind switch or compaction is queued or running, and returns how
+  // the last one ended (OK when none ran). A failed job is logged and
+  // retried later (after 1 s, doubling up to a minute); this returns its
+  // error without waiting for the retry.
+  Status WaitForMaintenance();
+  // Tests only: `hook` runs on the maintenance thread after a job has built
+  // the new index and before it catches it up and swaps it in, so a test can
+  // hold the job there while it writes and searches. Set it before the first
+  // job is queued.
+  void SetMaintenanceHookForTest(std::function<void()> hook);
+
  private:
   VectorSpace(storage::EntryStore& entries, std::string signature, size_t dims,
               index::IndexOptions options, std::filesystem::path dir,
@@ -85,6 +123,16 @@ class VectorSpace {
         logger_(std::move(logger)) {}
   void LogWarning(const std::string& message) const { logger_->Log(LogLevel::kWarn, message); }
 
+  // A new index holding every vector of the signature in storage, and the
+  // change log's watermark read before the first vector was: every change
+  // up to it is in the index, some later ones may be (replaying those is
+  // idempotent). `kind` absent: the kind the stored count calls for.
+  struct Built {
+    std::shared_ptr<index::VectorIndex> index;
+    int64_t watermark = 0;
+  };
+  Result<Built> BuildFromStorage(std::optional<index::IndexKind> kind);
+  // BuildFromStorage into index_ (its old contents dropped). Caller holds mu_.
   Status Rebuild();
   // `found` with the exact scores of the stored vectors, re-sorted.
   Result<std::vector<index::Neighbor>> Rescore(std::span<const float> q,
@@ -100,8 +148,23 @@ class VectorSpace {
   // Loads the first usable file and catches up with storage (see Open);
   // false when there is none (each refusal logged). mu_ held.
   Result<bool> LoadFile();
-  Status ApplyChanges(std::span<const storage::VectorChange> changes);
-  Status Maintain();
+  // Applies the change log after *watermark to `index` page by page and
+  // moves *watermark to the last change applied (also when a later page
+  // fails: what was applied is in the index). kNotFound when the log no
+  // longer reaches back to *watermark (trimmed): the caller rebuilds.
+  Status CatchUp(index::VectorIndex& index, int64_t* watermark);
+  // CatchUp of index_; marks it dirty when anything changed. mu_ held.
+  Status CatchUpLocked();
+
+  // Queues a maintenance job unless one is queued or running; starts the
+  // thread on first use. mu_ may be held (job_mu_ is taken after it).
+  void ScheduleMaintenance();
+  void MaintenanceLoop();
+  // Switches the kind or compacts, if the index needs it (else a no-op):
+  // builds from storage with no lock held, then catches up and swaps under
+  // mu_. Open runs it directly (startup); otherwise only the maintenance
+  // thread does. mu_ must not be held.
+  Status RunMaintenance(const std::function<void()>& before_swap);
 
   storage::EntryStore& entries_;
   const std::string signature_;
@@ -125,6 +188,20 @@ class VectorSpace {
   // past it are cheaper to replay from the change log at the next open
   // than to rewrite the whole file (1.6 GB at 1M vectors) on every close.
   int64_t file_watermark_ = -1;  // mu_
+
+  // The maintenance thread and its queue of at most one job. Lock order:
+  // mu_, then job_mu_ (Sync queues with mu_ held); the thread never holds
+  // job_mu_ while it takes mu_.
+  std::mutex job_mu_;
+  std::condition_variable job_cv_;
+  bool job_queued_ = false;                 // job_mu_
+  bool job_running_ = false;                // job_mu_
+  Status job_status_;                       // how the last job ended (job_mu_)
+  std::function<void()> maintenance_hook_;  // job_mu_
+  // Set (under job_mu_) by the destructor; read without it by a running
+  // build, which stops at its next batch.
+  std::atomic<bool> stopping_{false};
+  std::thread worker_;  // started by the first ScheduleMaintenance
 };
 
 }  // namespace mnemo
