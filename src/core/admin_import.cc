@@ -355,7 +355,7 @@ Result<ImportReport> AdminService::ImportV2(const Principal& who, const json& he
   }
   for (const auto& [signature, dims] : spaces_written) {
     MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, vectors_.Space(signature, dims));
-    MNEMO_RETURN_IF_ERROR(space->Sync());
+    MNEMO_RETURN_IF_ERROR(space->Sync(VectorSpace::SyncMode::kBulk));
   }
   MNEMO_ASSIGN_OR_RETURN(ReindexReport vectors_filled, vectors_.FillMissing({}));
   (void)vectors_filled;

@@ -224,7 +224,7 @@ Status VectorSpace::CatchUpLocked() {
   return s;
 }
 
-Status VectorSpace::Sync() {
+Status VectorSpace::Sync(SyncMode mode) {
   MNEMO_ASSIGN_OR_RETURN(int64_t newest, entries_.VectorWatermark(signature_));
   if (newest == watermark_.load()) return Status::Ok();
   std::lock_guard lock(mu_);
@@ -235,7 +235,8 @@ Status VectorSpace::Sync() {
   // that request 5-6 s at 20 000 vectors, and every other process sharing
   // the store paid the same on its next search.
   const auto backlog = static_cast<size_t>(std::max<int64_t>(newest - watermark_.load(), 0));
-  if (backlog >= options_.hnsw_threshold && index_->kind() == index::IndexKind::kFlat &&
+  if ((mode == SyncMode::kBulk || backlog >= options_.hnsw_threshold) &&
+      index_->kind() == index::IndexKind::kFlat &&
       index::ChooseKind(options_, index_->size() + backlog, index_->kind()) !=
           index::IndexKind::kFlat) {
     MNEMO_ASSIGN_OR_RETURN(auto grown,

@@ -59,7 +59,7 @@ class BackgroundSync {
       lock.unlock();
       cv_.notify_all();
       // A failure is retried by the caller's final Sync.
-      if (Status s = space_->Sync(); !s.ok()) {
+      if (Status s = space_->Sync(VectorSpace::SyncMode::kBulk); !s.ok()) {
         logger_.Log(LogLevel::kWarn, "background index update failed: " + s.message());
       }
       lock.lock();
@@ -228,7 +228,7 @@ Status VectorsService::StoreExternal(std::span<const storage::Label> labels,
       const size_t n = std::min(batch.size() - i, static_cast<size_t>(kEmbedPage) * 8);
       MNEMO_RETURN_IF_ERROR(space->Put(std::span(batch).subspan(i, n), /*sync=*/false));
     }
-    MNEMO_RETURN_IF_ERROR(space->Sync());
+    MNEMO_RETURN_IF_ERROR(space->Sync(VectorSpace::SyncMode::kBulk));
   }
   return Status::Ok();
 }
@@ -269,7 +269,7 @@ Result<ReindexReport> VectorsService::FillMissing(const ProgressFn& progress) {
   background.reset();  // waits for a running update
   if (report.embedded > 0) {
     MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, EmbedderSpace());
-    MNEMO_RETURN_IF_ERROR(space->Sync());
+    MNEMO_RETURN_IF_ERROR(space->Sync(VectorSpace::SyncMode::kBulk));
   }
   return report;
 }

@@ -417,6 +417,26 @@ TEST_F(VectorSpaceMaintenanceTest, AStorePastTheThresholdDoesNotSwitchTheIndexIn
   EXPECT_EQ(gate_.threads().size(), 1u) << "one switch, not one per write";
 }
 
+// A bulk writer catching up with its own fill (an import, a reindex) takes
+// the index past the threshold itself: the fill ends with a graph, not a
+// flat index that the first searches after an import would scan beside the
+// graph build. (A request's catch-up of the same backlog, smaller than the
+// threshold, leaves the switch to the maintenance thread: the test above.)
+TEST_F(VectorSpaceMaintenanceTest, ABulkCatchUpPastTheThresholdEndsWithTheGraph) {
+  StoreRange(0, 30);
+  auto space = OpenSpace();
+  ASSERT_NE(space, nullptr);
+  ASSERT_EQ(space->kind(), "flat");
+  StoreRange(30, 70);  // a bulk fill's writes, 40 < kThreshold, not yet caught up
+  ASSERT_TRUE(space->Sync(VectorSpace::SyncMode::kBulk).ok());
+  EXPECT_EQ(space->kind(), "hnsw");
+  EXPECT_EQ(space->size(), 70u);
+  EXPECT_TRUE(gate_.threads().empty()) << "no maintenance job was needed";
+  std::set<int> stored;
+  for (int n = 0; n < 70; ++n) stored.insert(n);
+  ExpectGraphAnswers(*space, stored);
+}
+
 TEST_F(VectorSpaceMaintenanceTest, SearchesDuringTheSwitchAreExactAndAfterItRight) {
   StoreRange(0, kThreshold);
   auto space = OpenSpace();

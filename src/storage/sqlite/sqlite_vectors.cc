@@ -367,21 +367,33 @@ Result<std::vector<KeywordHit>> SqliteBackend::FetchByLabels(
   return InLabelOrder(labels, hits);
 }
 
-// Over the narrow entries_search rows when the filter allows (schema v13).
+namespace {
+
+// The table and filter of a statement over the entries passing `filter`:
+// the narrow entries_search rows when they can answer it (schema v13), a
+// scan of 1.7 MB instead of 35 MB at 100k entries.
+std::pair<std::string, SqlFilter> MatchingRows(const EntryFilter& filter) {
+  if (std::optional<SqlFilter> narrow = BuildSearchFilter(filter)) {
+    return {"entries_search e", std::move(*narrow)};
+  }
+  return {"entries e", BuildFilter(filter)};
+}
+
+}  // namespace
+
 Result<std::vector<Label>> SqliteBackend::AcceptedLabels(std::span<const Label> labels,
                                                          const EntryFilter& filter) {
   std::vector<Label> out;
   if (labels.empty()) return out;
-  const std::optional<SqlFilter> narrow = BuildSearchFilter(filter);
-  const SqlFilter f = narrow ? *narrow : BuildFilter(filter);
+  const auto [table, f] = MatchingRows(filter);
   const std::string json = LabelsJson(labels);
   std::unordered_set<Label> passed;
   {
     ReaderLease db = AcquireReader();
     MNEMO_ASSIGN_OR_RETURN(
         Statement s,
-        db->Prepare(std::string("SELECT e.rowid FROM ") + (narrow ? "entries_search" : "entries") +
-                        " e WHERE e.rowid IN (SELECT value FROM json_each(?)) AND " + f.where,
+        db->Prepare("SELECT e.rowid FROM " + table +
+                        " WHERE e.rowid IN (SELECT value FROM json_each(?)) AND " + f.where,
                     "filter entries by label"));
     s.Bind(1, json);
     BindFilter(s, f, 2);
@@ -399,10 +411,11 @@ Result<std::vector<Label>> SqliteBackend::AcceptedLabels(std::span<const Label> 
 }
 
 Result<int64_t> SqliteBackend::CountMatching(const EntryFilter& filter) {
-  const SqlFilter f = BuildFilter(filter);
+  const auto [table, f] = MatchingRows(filter);
   ReaderLease db = AcquireReader();
-  MNEMO_ASSIGN_OR_RETURN(Statement s, db->Prepare("SELECT COUNT(*) FROM entries e WHERE " + f.where,
-                                                  "count matching entries"));
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement s,
+      db->Prepare("SELECT COUNT(*) FROM " + table + " WHERE " + f.where, "count matching entries"));
   BindFilter(s, f, 1);
   MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("count matching entries"));
   return row ? s.ColumnInt(0) : int64_t{0};
@@ -411,10 +424,10 @@ Result<int64_t> SqliteBackend::CountMatching(const EntryFilter& filter) {
 Result<std::vector<Label>> SqliteBackend::MatchingLabels(const EntryFilter& filter, int limit) {
   std::vector<Label> out;
   if (limit <= 0) return out;
-  const SqlFilter f = BuildFilter(filter);
+  const auto [table, f] = MatchingRows(filter);
   ReaderLease db = AcquireReader();
-  MNEMO_ASSIGN_OR_RETURN(Statement s, db->Prepare("SELECT e.rowid FROM entries e WHERE " + f.where +
-                                                      " ORDER BY e.rowid LIMIT ?",
+  MNEMO_ASSIGN_OR_RETURN(Statement s, db->Prepare("SELECT e.rowid FROM " + table + " WHERE " +
+                                                      f.where + " ORDER BY e.rowid LIMIT ?",
                                                   "list matching labels"));
   const int next = BindFilter(s, f, 1);
   s.Bind(next, static_cast<int64_t>(limit));
