@@ -4,8 +4,11 @@
 // Flush() waits for everything queued so far ("sync": true, tests, close).
 // The queue is bounded (learning.archive_queue_rows): when turns arrive
 // faster than files can be written, Enqueue waits for room (back-pressure)
-// instead of growing without limit or dropping a file; the queue never holds
-// more than the bound.
+// instead of growing without limit or dropping a file; the queue and the
+// batch being written never hold more than the bound together. The writer
+// takes what has queued up (at most kMaxBatch rows) as one batch
+// (WriteArchiveFiles: one folder fsync per session folder, not per file);
+// Flush() returns once the batch's folders are fsynced.
 #pragma once
 
 #include <condition_variable>
@@ -26,6 +29,9 @@ class ArchiveWriter {
  public:
   // Rows waiting at most (the default of learning.archive_queue_rows).
   static constexpr size_t kDefaultMaxBacklog = 8192;
+  // Rows written per batch at most: bounds how many new names a crash can
+  // lose before their folder's fsync (the database still holds the rows).
+  static constexpr size_t kMaxBatch = 64;
 
   // A row that cannot be written, or whose file already exists, is reported
   // to `logger`.
@@ -52,6 +58,7 @@ class ArchiveWriter {
     size_t peak = 0;   // peak_backlog()
     int64_t written = 0;
     int64_t problems = 0;
+    int64_t folder_syncs = 0;  // folder fsyncs so far (one per folder per batch)
   };
   Counts counts() const;
 
@@ -65,9 +72,11 @@ class ArchiveWriter {
   std::condition_variable work_cv_;
   std::condition_variable done_cv_;
   std::deque<ArchiveRow> queue_;
-  int64_t queued_ = 0;   // rows ever queued
-  int64_t written_ = 0;  // rows ever handled
+  size_t in_flight_ = 0;  // rows of the batch being written
+  int64_t queued_ = 0;    // rows ever queued
+  int64_t written_ = 0;   // rows ever handled
   int64_t problems_ = 0;
+  int64_t folder_syncs_ = 0;
   size_t peak_backlog_ = 0;
   bool stop_ = false;
   std::thread thread_;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -275,39 +276,99 @@ std::string LegacyArchivePath(const std::string& archive_root, const ArchiveRow&
                   ArchiveFileName(row.seq));
 }
 
-Result<ArchiveOutcome> WriteArchiveFile(const std::string& archive_root, const ArchiveRow& row) {
-  if (row.seq < 0) {
-    return InvalidArgument("seq " + std::to_string(row.seq) + " is invalid: use 0 or more", "seq");
-  }
+namespace {
+
+// The folders a batch has placed files in, each opened once and fsynced
+// once at the end.
+struct BatchFolder {
+  Fd fd;
+  std::string path;
+  std::vector<size_t> rows;  // indexes of the rows placed in it
+};
+
+// One row of a batch: its file created in its session folder (opened once
+// per batch, kept in `folders`), the folder not yet fsynced. kWritten rows
+// are recorded in their folder's `rows`.
+Result<ArchiveOutcome> PlaceArchiveFile(const std::string& archive_root, int root_fd,
+                                        const ArchiveRow& row, size_t index,
+                                        std::vector<BatchFolder>& folders) {
   const std::string principal = PrincipalFolderName(row.owner);
   const std::string principal_path =
       principal.empty() ? archive_root : JoinPath(archive_root, principal);
-  const std::string folder = SessionFolderName(row.session_id);
-  const std::string folder_path = JoinPath(principal_path, folder);
+  const std::string folder_path = JoinPath(principal_path, SessionFolderName(row.session_id));
   const std::string file = ArchiveFileName(row.seq);
-  const std::string path = JoinPath(folder_path, file);
-
-  MNEMO_ASSIGN_OR_RETURN(Fd parent, OpenRoot(archive_root));
-  if (!principal.empty()) {
-    MNEMO_ASSIGN_OR_RETURN(parent, OpenSessionFolder(parent.get(), principal, principal_path));
+  auto it = std::find_if(folders.begin(), folders.end(),
+                         [&](const BatchFolder& f) { return f.path == folder_path; });
+  if (it == folders.end()) {
+    Fd parent(-1);
+    if (!principal.empty()) {
+      MNEMO_ASSIGN_OR_RETURN(parent, OpenSessionFolder(root_fd, principal, principal_path));
+    }
+    MNEMO_ASSIGN_OR_RETURN(Fd dir,
+                           OpenSessionFolder(principal.empty() ? root_fd : parent.get(),
+                                             SessionFolderName(row.session_id), folder_path));
+    folders.push_back(BatchFolder{.fd = std::move(dir), .path = folder_path, .rows = {}});
+    it = std::prev(folders.end());
   }
-  MNEMO_ASSIGN_OR_RETURN(const Fd dir, OpenSessionFolder(parent.get(), folder, folder_path));
   internal::AtomicTarget target;
-  target.dir_fd = dir.get();
+  target.dir_fd = it->fd.get();
   target.folder_path = folder_path;
   target.file = file;
   target.mode = kFileMode;
   target.placement = internal::Placement::kCreateNew;
+  target.sync_folder = false;
   MNEMO_ASSIGN_OR_RETURN(const internal::Placed placed,
                          internal::WriteFileAtomically(target, RenderArchiveFile(row)));
   if (placed == internal::Placed::kNameTaken) {
     struct stat st {};
-    if (::fstatat(dir.get(), file.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+    if (::fstatat(it->fd.get(), file.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISREG(st.st_mode)) {
       return ArchiveOutcome::kAlreadyExisted;
     }
-    return Unavailable("'" + path + "' exists and is not a regular file; it was left as it is");
+    return Unavailable("'" + JoinPath(folder_path, file) +
+                       "' exists and is not a regular file; it was left as it is");
   }
+  it->rows.push_back(index);
   return ArchiveOutcome::kWritten;
+}
+
+}  // namespace
+
+ArchiveBatch WriteArchiveFiles(const std::string& archive_root, std::span<const ArchiveRow> rows) {
+  ArchiveBatch out;
+  out.outcomes.reserve(rows.size());
+  // The root is opened (and created) for the first row that can be written.
+  std::optional<Result<Fd>> root;
+  std::vector<BatchFolder> folders;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].seq < 0) {
+      out.outcomes.emplace_back(InvalidArgument(
+          "seq " + std::to_string(rows[i].seq) + " is invalid: use 0 or more", "seq"));
+      continue;
+    }
+    if (!root) root = OpenRoot(archive_root);
+    if (!root->ok()) {
+      out.outcomes.emplace_back(root->status());
+      continue;
+    }
+    out.outcomes.push_back(PlaceArchiveFile(archive_root, (*root)->get(), rows[i], i, folders));
+  }
+  // The new names become durable here, one fsync per folder; a kWritten
+  // outcome is reported only after it.
+  for (const BatchFolder& f : folders) {
+    if (f.rows.empty()) continue;
+    ++out.folders_synced;
+    if (::fsync(f.fd.get()) != 0) {
+      const Status failed = Unavailable("cannot sync folder '" + f.path + "': " + ErrnoText(errno));
+      for (const size_t i : f.rows) out.outcomes[i] = failed;
+    }
+  }
+  return out;
+}
+
+Result<ArchiveOutcome> WriteArchiveFile(const std::string& archive_root, const ArchiveRow& row) {
+  return std::move(
+      WriteArchiveFiles(archive_root, std::span<const ArchiveRow>(&row, 1)).outcomes[0]);
 }
 
 }  // namespace mnemo::archivist

@@ -57,8 +57,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mnemo/status.h"
 
@@ -155,5 +157,24 @@ enum class ArchiveOutcome {
 //   not a regular file (a symbolic link there is never followed); any I/O
 //   error, with its reason (also on file systems without hard links).
 Result<ArchiveOutcome> WriteArchiveFile(const std::string& archive_root, const ArchiveRow& row);
+
+// What WriteArchiveFiles did: one outcome per row, in order, and how many
+// folders it fsynced.
+struct ArchiveBatch {
+  std::vector<Result<ArchiveOutcome>> outcomes;
+  int folders_synced = 0;  // folders that received a new file, once each
+};
+
+// WriteArchiveFile for several rows, with one folder fsync per session
+// folder that received a file instead of one per file (the archive writer
+// hands it what its queue holds). Each file is written as WriteArchiveFile
+// writes it (temp file, fsync, link: never a partial file under a final
+// name); the folders are fsynced after the last row, and a kWritten outcome
+// is reported only once its folder's fsync succeeded, so it means durable as
+// it does for WriteArchiveFile. A crash before those fsyncs can lose the
+// names of the batch's new files (and leave their temp names), never tear
+// one. A row's failure does not stop the others; a failed folder fsync fails
+// every row placed in that folder.
+ArchiveBatch WriteArchiveFiles(const std::string& archive_root, std::span<const ArchiveRow> rows);
 
 }  // namespace mnemo::archivist

@@ -36,6 +36,49 @@ storage::SegmentRow NewSegment(int64_t first_seq, const storage::TurnRow& user,
 
 }  // namespace
 
+storage::SegmentChange DecideSegment(const storage::SegmentView& view, const storage::TurnRow& user,
+                                     const storage::TurnRow& assistant,
+                                     std::string_view user_message,
+                                     std::span<const float> turn_vector,
+                                     const SegmentPolicy& policy, SegmentStep& step) {
+  step = SegmentStep();
+  storage::SegmentChange change;
+  if (user.seq < view.next_seq && (!view.open || user.seq < view.open->first_seq)) {
+    // Already inside a closed segment's range.
+    return change;
+  }
+  if (!view.open) {
+    change.put = NewSegment(view.next_seq, user, assistant, turn_vector);
+    step.open_id = change.put->id;
+    return change;
+  }
+  const storage::SegmentRow& open = *view.open;
+  step.reason = SegmentBoundary(
+      {.turn_count = open.turn_count,
+       .last_turn_at_ms = open.last_turn_at,
+       .centroid = open.centroid},
+      {.timestamp_ms = user.timestamp_ms, .user_message = user_message, .vector = turn_vector},
+      policy);
+  if (step.reason == BoundaryReason::kNone || user.seq <= open.last_seq) {
+    // Continues the segment (a turn inside the open range always does).
+    storage::SegmentRow extended = open;
+    UpdateCentroid(extended.centroid, open.turn_count, turn_vector);
+    extended.last_seq = std::max(open.last_seq, assistant.seq);
+    extended.turn_count = TurnsBetween(extended.first_seq, extended.last_seq);
+    extended.last_turn_at = std::max(open.last_turn_at, user.timestamp_ms);
+    step.reason = BoundaryReason::kNone;
+    step.open_id = open.id;
+    change.put = std::move(extended);
+    return change;
+  }
+  change.close_open = true;
+  change.closed_at = user.timestamp_ms;
+  step.closed_id = open.id;
+  change.put = NewSegment(open.last_seq + 1, user, assistant, turn_vector);
+  step.open_id = change.put->id;
+  return change;
+}
+
 // Turns run concurrently (threads, processes): their rows get consecutive
 // seqs when stored, but they may reach this step in any order. The whole
 // read-decide-write happens in one storage transaction (StepSegment), and
@@ -49,42 +92,7 @@ Result<SegmentStep> AdvanceSegment(storage::EpisodicStore& episodic, const stora
                                    const SegmentPolicy& policy) {
   SegmentStep step;
   auto decide = [&](const storage::SegmentView& view) -> Result<storage::SegmentChange> {
-    step = SegmentStep();
-    storage::SegmentChange change;
-    if (user.seq < view.next_seq && (!view.open || user.seq < view.open->first_seq)) {
-      // Already inside a closed segment's range.
-      return change;
-    }
-    if (!view.open) {
-      change.put = NewSegment(view.next_seq, user, assistant, turn_vector);
-      step.open_id = change.put->id;
-      return change;
-    }
-    const storage::SegmentRow& open = *view.open;
-    step.reason = SegmentBoundary(
-        {.turn_count = open.turn_count,
-         .last_turn_at_ms = open.last_turn_at,
-         .centroid = open.centroid},
-        {.timestamp_ms = user.timestamp_ms, .user_message = user_message, .vector = turn_vector},
-        policy);
-    if (step.reason == BoundaryReason::kNone || user.seq <= open.last_seq) {
-      // Continues the segment (a turn inside the open range always does).
-      storage::SegmentRow extended = open;
-      UpdateCentroid(extended.centroid, open.turn_count, turn_vector);
-      extended.last_seq = std::max(open.last_seq, assistant.seq);
-      extended.turn_count = TurnsBetween(extended.first_seq, extended.last_seq);
-      extended.last_turn_at = std::max(open.last_turn_at, user.timestamp_ms);
-      step.reason = BoundaryReason::kNone;
-      step.open_id = open.id;
-      change.put = std::move(extended);
-      return change;
-    }
-    change.close_open = true;
-    change.closed_at = user.timestamp_ms;
-    step.closed_id = open.id;
-    change.put = NewSegment(open.last_seq + 1, user, assistant, turn_vector);
-    step.open_id = change.put->id;
-    return change;
+    return DecideSegment(view, user, assistant, user_message, turn_vector, policy, step);
   };
   MNEMO_ASSIGN_OR_RETURN(storage::SegmentChange applied,
                          episodic.StepSegment(user.owner, user.session_id, decide));

@@ -25,7 +25,19 @@ struct SegmentStep {
   BoundaryReason reason = BoundaryReason::kNone;
 };
 
-// After the turn's rows are stored. `turn_vector` may be empty.
+// What a turn whose rows are `user` and `assistant` does to the session's
+// segments in state `view` (the decision of EpisodicStore::StepSegment and
+// RecordTurn); `step` receives the segment the turn belongs to and the one
+// it closes, which only counts when the store applied the close.
+// `turn_vector` may be empty.
+storage::SegmentChange DecideSegment(const storage::SegmentView& view, const storage::TurnRow& user,
+                                     const storage::TurnRow& assistant,
+                                     std::string_view user_message,
+                                     std::span<const float> turn_vector,
+                                     const SegmentPolicy& policy, SegmentStep& step);
+
+// After the turn's rows are stored, in a transaction of its own (IndexTurn
+// steps the segment in the rows' transaction). `turn_vector` may be empty.
 Result<SegmentStep> AdvanceSegment(storage::EpisodicStore& episodic, const storage::TurnRow& user,
                                    const storage::TurnRow& assistant, std::string_view user_message,
                                    std::span<const float> turn_vector, const SegmentPolicy& policy);

@@ -140,14 +140,19 @@ std::vector<ArchiveRow> ArchiveRowsOf(const IndexedTurn& turn) {
   return {ArchiveRowOf(turn.user), ArchiveRowOf(turn.assistant)};
 }
 
-Result<IndexedTurn> IndexTurn(storage::EpisodicStore& episodic, const std::string& owner,
-                              const Turn& turn, TimeMs timestamp, const TurnIndexOptions& options) {
-  IndexedTurn out;
-  const std::string lesson = LessonFor(turn);
+context::TurnComputation TurnComputationOf(const Turn& turn, const context::ToolRegistry* tools) {
   static const context::ToolRegistry kNoTools;
-  out.computation =
-      context::ComputeTurnText(options.tools != nullptr ? *options.tools : kNoTools,
-                               turn.user_message, turn.assistant_response, turn.tool_calls);
+  return context::ComputeTurnText(tools != nullptr ? *tools : kNoTools, turn.user_message,
+                                  turn.assistant_response, turn.tool_calls);
+}
+
+Result<IndexedTurn> IndexTurn(storage::EpisodicStore& episodic, const std::string& owner,
+                              const Turn& turn, TimeMs timestamp,
+                              context::TurnComputation computation,
+                              const TurnIndexOptions& options) {
+  IndexedTurn out;
+  out.computation = std::move(computation);
+  const std::string lesson = LessonFor(turn);
   const storage::TurnWrite rows[] = {
       storage::TurnWrite{.row = {.owner = owner,
                                  .session_id = turn.session_id,
@@ -167,21 +172,25 @@ Result<IndexedTurn> IndexTurn(storage::EpisodicStore& episodic, const std::strin
                                  .cost_microdollars = turn.cost_microdollars,
                                  .agent_id = turn.agent_id},
                          .search_text = AssistantSearchText(out.computation, lesson)}};
-  std::vector<storage::TurnRow> stored;
-  if (options.claim != nullptr) {
-    MNEMO_ASSIGN_OR_RETURN(storage::TurnClaimOutcome outcome,
-                           episodic.ClaimTurn(*options.claim, rows));
-    if (!outcome.claimed) {
-      out.earlier = std::move(outcome.claim);
-      return out;
-    }
-    stored = std::move(outcome.rows);
-  } else {
-    MNEMO_ASSIGN_OR_RETURN(stored, episodic.AppendTurns(rows));
+  auto decide = [&](std::span<const storage::TurnRow> stored,
+                    const storage::SegmentView& view) -> Result<storage::SegmentChange> {
+    if (stored.size() != 2) return Internal("append turn: expected two rows");
+    return DecideSegment(view, stored[0], stored[1], turn.user_message, options.turn_vector,
+                         options.segments, out.segment);
+  };
+  std::optional<storage::TurnClaim> claim;
+  if (options.claim != nullptr) claim = *options.claim;
+  MNEMO_ASSIGN_OR_RETURN(storage::RecordedTurn recorded, episodic.RecordTurn(claim, rows, decide));
+  if (!recorded.stored) {
+    out.earlier = std::move(recorded.claim);
+    out.segment = SegmentStep();
+    return out;
   }
-  if (stored.size() != 2) return Internal("append turn: expected two rows");
-  out.user = std::move(stored[0]);
-  out.assistant = std::move(stored[1]);
+  if (recorded.rows.size() != 2) return Internal("append turn: expected two rows");
+  // Only the call whose close was applied finalises the segment.
+  if (!recorded.segment.close_open) out.segment.closed_id.clear();
+  out.user = std::move(recorded.rows[0]);
+  out.assistant = std::move(recorded.rows[1]);
   return out;
 }
 

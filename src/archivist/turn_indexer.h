@@ -4,10 +4,13 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "archivist/markdown_archive.h"
+#include "archivist/segments.h"
+#include "archivist/topics.h"
 #include "context/computation_text.h"
 #include "context/tool_registry.h"
 #include "mnemo/status.h"
@@ -17,12 +20,14 @@
 namespace mnemo::archivist {
 
 struct TurnIndexOptions {
-  // How tool outputs take part in the keyword index (spec 50); null: every
-  // output as is.
-  const context::ToolRegistry* tools = nullptr;
-  // Store the rows under this claim (EpisodicStore::ClaimTurn); null: a plain
-  // append.
+  // Store the rows under this claim (EpisodicStore::RecordTurn); null: a
+  // plain append.
   const storage::TurnClaim* claim = nullptr;
+  // The segment step taken in the rows' transaction (spec 40, Segmentation).
+  SegmentPolicy segments;
+  // The turn's vector for the drift check; empty: none. The caller embeds
+  // the computation text before IndexTurn, outside the store's writer.
+  std::span<const float> turn_vector;
 };
 
 struct IndexedTurn {
@@ -34,6 +39,9 @@ struct IndexedTurn {
   std::optional<storage::TurnClaim> earlier;
   // The turn's computation text, with the cleaner failures.
   context::TurnComputation computation;
+  // The segment the turn belongs to, and the one it closed ("" = none, or
+  // another call closed it).
+  SegmentStep segment;
 };
 
 // "Tools that failed in this turn: a, b" (distinct names in call order), or
@@ -72,10 +80,19 @@ std::vector<ArchiveRow> ArchiveRowsOf(const IndexedTurn& turn);
 // The archive row of one stored turn row.
 ArchiveRow ArchiveRowOf(const storage::TurnRow& row);
 
+// The turn's computation text (spec 50): tool outputs take part as `tools`
+// says (null: every output as is).
+context::TurnComputation TurnComputationOf(const Turn& turn, const context::ToolRegistry* tools);
+
 // Appends the turn's two rows for `owner` (sequence numbers from the store),
-// under options.claim when given. The turn is stored as given: the caller
-// redacts it first (RedactTurn) when security.redact_episodic says so.
+// under options.claim when given, and steps the session's segment, all in
+// one write transaction (EpisodicStore::RecordTurn): a failure stores
+// nothing. `computation` is TurnComputationOf(turn, ...). The turn is stored
+// as given: the caller redacts it first (RedactTurn) when
+// security.redact_episodic says so.
 Result<IndexedTurn> IndexTurn(storage::EpisodicStore& episodic, const std::string& owner,
-                              const Turn& turn, TimeMs timestamp, const TurnIndexOptions& options);
+                              const Turn& turn, TimeMs timestamp,
+                              context::TurnComputation computation,
+                              const TurnIndexOptions& options);
 
 }  // namespace mnemo::archivist

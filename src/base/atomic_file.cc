@@ -89,7 +89,7 @@ Result<Placed> WriteFileAtomically(const AtomicTarget& target, const FillFn& fil
     ::unlinkat(target.dir_fd, name.c_str(), 0);
     temp.Keep();
   }
-  if (::fsync(target.dir_fd) != 0) {
+  if (target.sync_folder && ::fsync(target.dir_fd) != 0) {
     return Unavailable("cannot sync folder '" + target.folder_path + "': " + ErrnoText(errno));
   }
   return Placed::kWritten;

@@ -31,6 +31,10 @@ struct AtomicTarget {
   std::string file;         // the file's name in it (no '/')
   unsigned mode = 0600;
   Placement placement = Placement::kReplace;
+  // False: the folder is not fsynced here; the caller fsyncs it once after
+  // placing several files in it (the markdown archive's batches). Until
+  // then a crash may lose the new name (the file is whole either way).
+  bool sync_folder = true;
 };
 
 // Writes the file's content to `fd` (open for writing at offset 0; it may

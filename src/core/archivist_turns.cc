@@ -132,9 +132,25 @@ Status ArchivistService::IndexTurn(const Principal& who, const Turn& turn, int r
     return Status::Ok();
   }
   MNEMO_ASSIGN_OR_RETURN(const context::ToolRegistry* registry, tools_.Current());
-  archivist::TurnIndexOptions options{.tools = registry, .claim = claim};
-  MNEMO_ASSIGN_OR_RETURN(archivist::IndexedTurn indexed,
-                         archivist::IndexTurn(episodic_, who.name, turn, timestamp, options));
+  context::TurnComputation computation = archivist::TurnComputationOf(turn, registry);
+  // Segmentation (spec 40) is decided in the rows' transaction; the drift
+  // check needs the turn's vector, computed here (outside the store's
+  // writer) and only when that check is on.
+  archivist::TurnIndexOptions options{
+      .claim = claim,
+      .segments = {.max_turns = options_.learning.max_turns_per_segment,
+                   .max_time_gap_secs = options_.learning.max_time_gap_secs,
+                   .min_cosine = options_.min_cosine}};
+  std::vector<float> vector;
+  if (options.segments.min_cosine > 0 && vectors_.embedder() != nullptr) {
+    const std::string text = computation.Joined();
+    auto embedded = vectors_.embedder()->Embed(std::span<const std::string>(&text, 1));
+    if (embedded.ok() && embedded->size() == 1) vector = std::move((*embedded)[0]);
+  }
+  options.turn_vector = vector;
+  MNEMO_ASSIGN_OR_RETURN(
+      archivist::IndexedTurn indexed,
+      archivist::IndexTurn(episodic_, who.name, turn, timestamp, std::move(computation), options));
   if (indexed.earlier) {
     earlier = std::move(indexed.earlier);
     return Status::Ok();
@@ -145,23 +161,9 @@ Status ArchivistService::IndexTurn(const Principal& who, const Turn& turn, int r
   for (const context::CleanerFailure& f : indexed.computation.failures) {
     cleaner_failed.push_back(f.call_index);
   }
-  // Segmentation (spec 40): the drift check needs the turn's vector, so it is
-  // computed only when that check is on.
-  const archivist::SegmentPolicy policy{.max_turns = options_.learning.max_turns_per_segment,
-                                        .max_time_gap_secs = options_.learning.max_time_gap_secs,
-                                        .min_cosine = options_.min_cosine};
-  std::vector<float> vector;
-  if (policy.min_cosine > 0 && vectors_.embedder() != nullptr) {
-    const std::string text = indexed.computation.Joined();
-    auto embedded = vectors_.embedder()->Embed(std::span<const std::string>(&text, 1));
-    if (embedded.ok() && embedded->size() == 1) vector = std::move((*embedded)[0]);
-  }
-  MNEMO_ASSIGN_OR_RETURN(archivist::SegmentStep step,
-                         archivist::AdvanceSegment(episodic_, indexed.user, indexed.assistant,
-                                                   turn.user_message, vector, policy));
-  result.segment_id = step.open_id;
-  result.closed_segment_id = step.closed_id;
-  if (!step.closed_id.empty()) PostFinalize(step.closed_id);
+  result.segment_id = indexed.segment.open_id;
+  result.closed_segment_id = indexed.segment.closed_id;
+  if (!indexed.segment.closed_id.empty()) PostFinalize(indexed.segment.closed_id);
   if (turn.sync) {
     archive_.Flush();
     worker_.Flush();

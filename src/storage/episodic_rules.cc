@@ -57,6 +57,13 @@ Status ValidateTurnClaim(const TurnClaim& claim, std::span<const TurnWrite> rows
   return Status::Ok();
 }
 
+Status ValidateRecordedTurn(const std::optional<TurnClaim>& claim,
+                            std::span<const TurnWrite> rows) {
+  if (rows.empty()) return InvalidArgument("a recorded turn needs at least one row", "rows");
+  if (claim) return ValidateTurnClaim(*claim, rows);
+  return ValidateTurnWrites(rows);
+}
+
 Status ValidateSegment(const SegmentRow& s) {
   if (s.id.empty()) return InvalidArgument("segment id must not be empty", "id");
   if (s.owner.empty()) return InvalidArgument("owner must not be empty", "owner");

@@ -24,6 +24,9 @@ Status ValidateTurnKey(const TurnKey& key);
 // ValidateTurnKey and ValidateTurnWrites, and every row of the key's owner
 // and session.
 Status ValidateTurnClaim(const TurnClaim& claim, std::span<const TurnWrite> rows);
+// RecordTurn's arguments: at least one row, ValidateTurnWrites, and
+// ValidateTurnClaim with a claim.
+Status ValidateRecordedTurn(const std::optional<TurnClaim>& claim, std::span<const TurnWrite> rows);
 
 // Whether `row` passes `query`'s time window and agent (not its terms,
 // owner or session): the in-memory backend's filter, and what a caller

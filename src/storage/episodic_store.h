@@ -118,6 +118,19 @@ class EpisodicStore {
   virtual Result<bool> FinishTurnClaim(const TurnKey& key, std::string_view result) = 0;
   // The claim of `key`, if any.
   virtual Result<std::optional<TurnClaim>> GetTurnClaim(const TurnKey& key) = 0;
+  // A turn's episodic writes in one write transaction, serialised with
+  // every other writer (issue 22: one transaction per memory.turn_complete):
+  // appends `rows` (AppendTurns' rules, at least one row) under `claim` when
+  // given (ClaimTurn's rules), then steps the segment of the rows' (owner,
+  // session) as StepSegment does, `decide` seeing the rows as stored. When
+  // the claim's key was claimed before, nothing is written, `decide` is not
+  // called and the stored claim is returned with stored = false. Any error,
+  // `decide`'s included, writes nothing: no row, claim or segment change.
+  using TurnSegmentDecision =
+      std::function<Result<SegmentChange>(std::span<const TurnRow> rows, const SegmentView&)>;
+  virtual Result<RecordedTurn> RecordTurn(const std::optional<TurnClaim>& claim,
+                                          std::span<const TurnWrite> rows,
+                                          const TurnSegmentDecision& decide) = 0;
   // Up to `limit` open segments of every owner with last_turn_at < `before`,
   // by last_turn_at, then id: what learning.session_idle_close_secs closes.
   virtual Result<std::vector<SegmentRow>> IdleOpenSegments(TimeMs before, int limit) = 0;

@@ -39,4 +39,14 @@ struct TurnClaimOutcome {
   TurnClaim claim;            // as stored: this call's, or the earlier one
 };
 
+// What EpisodicStore::RecordTurn did.
+struct RecordedTurn {
+  // True when this call stored the rows; false only when its claim's key was
+  // claimed before (then nothing was written).
+  bool stored = false;
+  std::vector<TurnRow> rows;  // the rows this call stored, with id and seq
+  TurnClaim claim;            // with a claim: as stored (this call's or the earlier one)
+  SegmentChange segment;      // the segment change applied (StepSegment's result)
+};
+
 }  // namespace mnemo::storage

@@ -51,6 +51,31 @@ TEST(ArchiveWriter, ManyThreadsThroughASmallQueueLoseNothingAndStayWithinTheBoun
   EXPECT_GE(writer.peak_backlog(), 1u);
 }
 
+TEST(ArchiveWriter, RowsQueuedByOneCallAreWrittenAsOneBatchWithOneFolderSync) {
+  testing::TempDir dir;
+  ArchiveWriter writer(dir.path());
+  std::vector<ArchiveRow> rows;
+  for (int64_t seq = 0; seq < 10; ++seq) rows.push_back(Row(seq));
+  writer.Enqueue(std::move(rows));
+  writer.Flush();
+  EXPECT_EQ(FilesIn(dir.path() + "/writer"), 10u);
+  EXPECT_EQ(writer.counts().written, 10);
+  EXPECT_EQ(writer.counts().folder_syncs, 1);
+}
+
+TEST(ArchiveWriter, ABatchNeverHoldsMoreThanTheBound) {
+  testing::TempDir dir;
+  ArchiveWriter writer(dir.path(), 3);
+  std::vector<ArchiveRow> rows;
+  for (int64_t seq = 0; seq < 10; ++seq) rows.push_back(Row(seq));
+  writer.Enqueue(std::move(rows));
+  writer.Flush();
+  EXPECT_EQ(FilesIn(dir.path() + "/writer"), 10u);
+  EXPECT_LE(writer.peak_backlog(), 3u);
+  // At most three rows per batch: at least four batches, each one sync.
+  EXPECT_GE(writer.counts().folder_syncs, 4);
+}
+
 TEST(ArchiveWriter, ClosingWritesWhatIsStillQueued) {
   testing::TempDir dir;
   {

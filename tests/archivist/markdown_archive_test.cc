@@ -476,6 +476,61 @@ TEST(MarkdownArchiveWrite, KeepsACrashLeftoverAsItIs) {
   EXPECT_EQ(Entries(dir.Sub("sess-1")), (std::set<std::string>{"000012.md"}));
 }
 
+TEST(MarkdownArchiveBatch, WritesEveryRowAndSyncsEachFolderOnce) {
+  TempDir dir;
+  std::vector<ArchiveRow> rows;
+  for (int64_t seq = 0; seq < 5; ++seq) rows.push_back(UserRow(seq, "one " + std::to_string(seq)));
+  for (int64_t seq = 0; seq < 3; ++seq) {
+    ArchiveRow row = UserRow(seq, "two " + std::to_string(seq));
+    row.session_id = "sess-2";
+    rows.push_back(std::move(row));
+  }
+  ArchiveRow other = UserRow(7, "alice's");
+  other.owner = "alice";
+  rows.push_back(other);
+  const ArchiveBatch batch = WriteArchiveFiles(dir.path(), rows);
+  ASSERT_EQ(batch.outcomes.size(), rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ASSERT_TRUE(batch.outcomes[i].ok()) << i << ": " << batch.outcomes[i].status().ToString();
+    EXPECT_EQ(*batch.outcomes[i], ArchiveOutcome::kWritten) << i;
+    EXPECT_EQ(ReadFile(ArchivePath(dir.path(), rows[i])), RenderArchiveFile(rows[i])) << i;
+  }
+  EXPECT_EQ(batch.folders_synced, 3);
+  // No temp file is left beside the files.
+  EXPECT_EQ(Entries(dir.Sub("sess-1")), SeqNames(0, 5));
+  EXPECT_EQ(Entries(dir.Sub("sess-2")), SeqNames(0, 3));
+}
+
+TEST(MarkdownArchiveBatch, ARowThatFailsOrExistsDoesNotStopTheOthers) {
+  TempDir dir;
+  ASSERT_TRUE(WriteArchiveFile(dir.path(), UserRow(1, "first")).ok());
+  const std::vector<ArchiveRow> rows = {UserRow(0), UserRow(-1), UserRow(1, "again"), UserRow(2)};
+  const ArchiveBatch batch = WriteArchiveFiles(dir.path(), rows);
+  ASSERT_EQ(batch.outcomes.size(), 4u);
+  ASSERT_TRUE(batch.outcomes[0].ok());
+  EXPECT_EQ(*batch.outcomes[0], ArchiveOutcome::kWritten);
+  ASSERT_FALSE(batch.outcomes[1].ok());
+  EXPECT_EQ(batch.outcomes[1].status().code(), StatusCode::kInvalidArgument);
+  ASSERT_TRUE(batch.outcomes[2].ok());
+  EXPECT_EQ(*batch.outcomes[2], ArchiveOutcome::kAlreadyExisted);
+  ASSERT_TRUE(batch.outcomes[3].ok());
+  EXPECT_EQ(*batch.outcomes[3], ArchiveOutcome::kWritten);
+  EXPECT_EQ(ReadFile(dir.Sub("sess-1/000001.md")), RenderArchiveFile(UserRow(1, "first")));
+  EXPECT_EQ(Entries(dir.Sub("sess-1")), SeqNames(0, 3));
+  EXPECT_EQ(batch.folders_synced, 1);
+}
+
+TEST(MarkdownArchiveBatch, SyncsNoFolderWhenNothingNewWasPlaced) {
+  TempDir dir;
+  ASSERT_TRUE(WriteArchiveFile(dir.path(), UserRow(1)).ok());
+  const std::vector<ArchiveRow> rows = {UserRow(1), UserRow(-3)};
+  const ArchiveBatch batch = WriteArchiveFiles(dir.path(), rows);
+  EXPECT_EQ(batch.folders_synced, 0);
+  ASSERT_TRUE(batch.outcomes[0].ok());
+  EXPECT_EQ(*batch.outcomes[0], ArchiveOutcome::kAlreadyExisted);
+  EXPECT_FALSE(batch.outcomes[1].ok());
+}
+
 TEST(MarkdownArchiveWrite, RefusesANegativeSeqBeforeCreatingAnything) {
   TempDir dir;
   const std::string root = dir.Sub("archive");

@@ -84,6 +84,9 @@ class MemoryBackend final : public EntryStore,
   // Idempotent turns and idle segments: memory_turn_claims.cc.
   Result<TurnClaimOutcome> ClaimTurn(const TurnClaim& claim,
                                      std::span<const TurnWrite> rows) override;
+  Result<RecordedTurn> RecordTurn(const std::optional<TurnClaim>& claim,
+                                  std::span<const TurnWrite> rows,
+                                  const TurnSegmentDecision& decide) override;
   Result<bool> FinishTurnClaim(const TurnKey& key, std::string_view result) override;
   Result<std::optional<TurnClaim>> GetTurnClaim(const TurnKey& key) override;
   Result<std::vector<SegmentRow>> IdleOpenSegments(TimeMs before, int limit) override;
@@ -254,6 +257,11 @@ class MemoryBackend final : public EntryStore,
   int64_t next_turn_id_ = 1;
   // AppendTurns with mu_ held exclusively (rows validated).
   std::vector<TurnRow> AppendTurnsLocked(std::span<const TurnWrite> rows);
+  // The rows AppendTurnsLocked would store (ids and seqs set), storing none.
+  std::vector<TurnRow> PlanTurnsLocked(std::span<const TurnWrite> rows) const;
+  // StepSegment with mu_ held exclusively.
+  Result<SegmentChange> StepSegmentLocked(std::string_view owner, std::string_view session_id,
+                                          const SegmentDecision& decide);
   // Turn claims (memory_turn_claims.cc) by (owner, session_id, turn_id).
   std::map<std::tuple<std::string, std::string, std::string>, TurnClaim> turn_claims_;
   // Segments by id, and the id of each (owner, session)'s open segment.

@@ -111,6 +111,12 @@ Result<std::vector<TurnRow>> MemoryBackend::AppendTurns(std::span<const TurnWrit
 }
 
 std::vector<TurnRow> MemoryBackend::AppendTurnsLocked(std::span<const TurnWrite> rows) {
+  std::vector<TurnRow> out = PlanTurnsLocked(rows);
+  for (size_t i = 0; i < out.size(); ++i) InsertTurnLocked(out[i], rows[i].search_text);
+  return out;
+}
+
+std::vector<TurnRow> MemoryBackend::PlanTurnsLocked(std::span<const TurnWrite> rows) const {
   std::vector<TurnRow> out;
   if (rows.empty()) return out;
   const auto& first = rows[0].row;
@@ -120,11 +126,11 @@ std::vector<TurnRow> MemoryBackend::AppendTurnsLocked(std::span<const TurnWrite>
     const auto& [owner, session, s] = std::prev(last)->first;
     if (owner == first.owner && session == first.session_id) seq = s + 1;
   }
+  int64_t id = next_turn_id_;
   for (const TurnWrite& w : rows) {
     TurnRow row = w.row;
     row.seq = seq++;
-    row.id = next_turn_id_;
-    InsertTurnLocked(row, w.search_text);
+    row.id = id++;
     out.push_back(std::move(row));
   }
   return out;
@@ -240,6 +246,12 @@ Result<SegmentChange> MemoryBackend::StepSegment(std::string_view owner,
                                                  std::string_view session_id,
                                                  const SegmentDecision& decide) {
   std::unique_lock lock(mu_);
+  return StepSegmentLocked(owner, session_id, decide);
+}
+
+Result<SegmentChange> MemoryBackend::StepSegmentLocked(std::string_view owner,
+                                                       std::string_view session_id,
+                                                       const SegmentDecision& decide) {
   SegmentView view;
   auto open = open_segments_.find({std::string(owner), std::string(session_id)});
   if (open != open_segments_.end()) view.open = segments_.at(open->second);

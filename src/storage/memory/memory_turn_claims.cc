@@ -35,6 +35,35 @@ Result<TurnClaimOutcome> MemoryBackend::ClaimTurn(const TurnClaim& claim,
   return out;
 }
 
+Result<RecordedTurn> MemoryBackend::RecordTurn(const std::optional<TurnClaim>& claim,
+                                               std::span<const TurnWrite> rows,
+                                               const TurnSegmentDecision& decide) {
+  MNEMO_RETURN_IF_ERROR(ValidateRecordedTurn(claim, rows));
+  std::unique_lock lock(mu_);
+  RecordedTurn out;
+  if (claim) {
+    if (auto it = turn_claims_.find(ClaimIndex(claim->key)); it != turn_claims_.end()) {
+      out.claim = it->second;
+      return out;
+    }
+  }
+  // The rows as they will be stored, for `decide`; they are inserted only
+  // once the segment step (all or nothing itself) succeeded.
+  out.rows = PlanTurnsLocked(rows);
+  MNEMO_ASSIGN_OR_RETURN(out.segment, StepSegmentLocked(rows[0].row.owner, rows[0].row.session_id,
+                                                        [&](const SegmentView& view) {
+                                                          return decide(out.rows, view);
+                                                        }));
+  for (size_t i = 0; i < out.rows.size(); ++i) InsertTurnLocked(out.rows[i], rows[i].search_text);
+  if (claim) {
+    out.claim = TurnClaim{
+        .key = claim->key, .first_seq = out.rows.front().seq, .claimed_at = claim->claimed_at};
+    turn_claims_.emplace(ClaimIndex(claim->key), out.claim);
+  }
+  out.stored = true;
+  return out;
+}
+
 Result<bool> MemoryBackend::FinishTurnClaim(const TurnKey& key, std::string_view result) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnKey(key));
   std::unique_lock lock(mu_);

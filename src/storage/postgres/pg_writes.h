@@ -5,6 +5,7 @@
 
 #include <string_view>
 
+#include "storage/episodic_store.h"
 #include "storage/postgres/pg_connection.h"
 #include "storage/postgres/pg_text.h"
 #include "storage/restore.h"
@@ -14,6 +15,10 @@ namespace mnemo::storage::internal {
 Result<int64_t> InsertTurnIn(pg::PgConn& conn, const TurnRow& row, std::string_view search_text,
                              const pg::IndexedText& text);
 Status PutSegmentIn(pg::PgConn& conn, const SegmentRow& seg);
+// StepSegment's read, decision and write for (owner, session).
+Result<SegmentChange> StepSegmentIn(pg::PgConn& conn, std::string_view owner,
+                                    std::string_view session_id,
+                                    const EpisodicStore::SegmentDecision& decide);
 Result<bool> AddEventIn(pg::PgConn& conn, const EventRow& e, const pg::IndexedText& text);
 Status PutFacetIn(pg::PgConn& conn, const FacetRow& merged);
 Status InsertDocumentIn(pg::PgConn& conn, const DocumentRow& doc);

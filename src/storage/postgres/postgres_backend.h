@@ -78,6 +78,9 @@ class PostgresBackend final : public EntryStore,
   // Idempotent turns and idle segments: postgres_turn_claims.cc.
   Result<TurnClaimOutcome> ClaimTurn(const TurnClaim& claim,
                                      std::span<const TurnWrite> rows) override;
+  Result<RecordedTurn> RecordTurn(const std::optional<TurnClaim>& claim,
+                                  std::span<const TurnWrite> rows,
+                                  const TurnSegmentDecision& decide) override;
   Result<bool> FinishTurnClaim(const TurnKey& key, std::string_view result) override;
   Result<std::optional<TurnClaim>> GetTurnClaim(const TurnKey& key) override;
   Result<std::vector<SegmentRow>> IdleOpenSegments(TimeMs before, int limit) override;

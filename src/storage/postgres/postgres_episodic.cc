@@ -354,6 +354,28 @@ Result<bool> PostgresBackend::CloseSegment(std::string_view id, TimeMs closed_at
   return closed;
 }
 
+Result<SegmentChange> StepSegmentIn(PgConn& conn, std::string_view owner,
+                                    std::string_view session_id,
+                                    const EpisodicStore::SegmentDecision& decide) {
+  SegmentView view;
+  MNEMO_ASSIGN_OR_RETURN(view.open, FindOpenSegment(conn, owner, session_id));
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows last,
+      conn.Exec("SELECT max(last_seq) FROM segments WHERE owner = $1 AND "
+                "session_id = $2",
+                Params().Add(owner).Add(session_id), "find the session's last segmented turn"));
+  if (!last.IsNull(0, 0)) view.next_seq = last.Int(0, 0) + 1;
+  MNEMO_ASSIGN_OR_RETURN(SegmentChange change, decide(view));
+  if (change.close_open && view.open) {
+    MNEMO_ASSIGN_OR_RETURN(change.close_open,
+                           CloseSegmentIn(conn, view.open->id, change.closed_at));
+  } else {
+    change.close_open = false;
+  }
+  if (change.put) MNEMO_RETURN_IF_ERROR(PutSegmentIn(conn, *change.put));
+  return change;
+}
+
 Result<SegmentChange> PostgresBackend::StepSegment(std::string_view owner,
                                                    std::string_view session_id,
                                                    const SegmentDecision& decide) {
@@ -362,22 +384,7 @@ Result<SegmentChange> PostgresBackend::StepSegment(std::string_view owner,
   // retried attempt reads afresh and asks `decide` again.
   SegmentChange change;
   MNEMO_RETURN_IF_ERROR(Write("step the segment", [&](PgConn& conn) -> Status {
-    SegmentView view;
-    MNEMO_ASSIGN_OR_RETURN(view.open, FindOpenSegment(conn, owner, session_id));
-    MNEMO_ASSIGN_OR_RETURN(
-        Rows last,
-        conn.Exec("SELECT max(last_seq) FROM segments WHERE owner = $1 AND "
-                  "session_id = $2",
-                  Params().Add(owner).Add(session_id), "find the session's last segmented turn"));
-    if (!last.IsNull(0, 0)) view.next_seq = last.Int(0, 0) + 1;
-    MNEMO_ASSIGN_OR_RETURN(change, decide(view));
-    if (change.close_open && view.open) {
-      MNEMO_ASSIGN_OR_RETURN(change.close_open,
-                             CloseSegmentIn(conn, view.open->id, change.closed_at));
-    } else {
-      change.close_open = false;
-    }
-    if (change.put) MNEMO_RETURN_IF_ERROR(PutSegmentIn(conn, *change.put));
+    MNEMO_ASSIGN_OR_RETURN(change, StepSegmentIn(conn, owner, session_id, decide));
     return Status::Ok();
   }));
   return change;

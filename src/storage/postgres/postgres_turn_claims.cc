@@ -6,6 +6,7 @@
 
 #include "storage/episodic_rules.h"
 #include "storage/postgres/pg_episodic_sql.h"
+#include "storage/postgres/pg_writes.h"
 #include "storage/postgres/postgres_backend.h"
 
 namespace mnemo::storage::internal {
@@ -28,6 +29,22 @@ Result<std::optional<TurnClaim>> ReadClaim(PgConn& conn, const TurnKey& key) {
                                             .claimed_at = rows.Int(0, 2)});
 }
 
+// Inserts `claim` (ClaimTurn's row: an empty result).
+Status InsertClaim(PgConn& conn, const TurnClaim& claim) {
+  return conn
+      .Exec(
+          "INSERT INTO turn_claims (owner, session_id, turn_id, first_seq, result, "
+          "claimed_at) VALUES ($1, $2, $3, $4, '', $5)",
+          Params()
+              .Add(claim.key.owner)
+              .Add(claim.key.session_id)
+              .Add(claim.key.turn_id)
+              .Add(claim.first_seq)
+              .Add(claim.claimed_at),
+          "claim the turn")
+      .status();
+}
+
 }  // namespace
 
 Result<TurnClaimOutcome> PostgresBackend::ClaimTurn(const TurnClaim& claim,
@@ -47,18 +64,38 @@ Result<TurnClaimOutcome> PostgresBackend::ClaimTurn(const TurnClaim& claim,
     out.claim = TurnClaim{.key = claim.key,
                           .first_seq = out.rows.empty() ? -1 : out.rows.front().seq,
                           .claimed_at = claim.claimed_at};
-    return conn
-        .Exec(
-            "INSERT INTO turn_claims (owner, session_id, turn_id, first_seq, result, "
-            "claimed_at) VALUES ($1, $2, $3, $4, '', $5)",
-            Params()
-                .Add(out.claim.key.owner)
-                .Add(out.claim.key.session_id)
-                .Add(out.claim.key.turn_id)
-                .Add(out.claim.first_seq)
-                .Add(out.claim.claimed_at),
-            "claim the turn")
-        .status();
+    return InsertClaim(conn, out.claim);
+  }));
+  return out;
+}
+
+Result<RecordedTurn> PostgresBackend::RecordTurn(const std::optional<TurnClaim>& claim,
+                                                 std::span<const TurnWrite> rows,
+                                                 const TurnSegmentDecision& decide) {
+  MNEMO_RETURN_IF_ERROR(ValidateRecordedTurn(claim, rows));
+  const std::vector<pg::IndexedText> texts = pg::IndexTurnTexts(rows);
+  RecordedTurn out;
+  MNEMO_RETURN_IF_ERROR(Write("record the turn", [&](PgConn& conn) -> Status {
+    out = RecordedTurn();  // a retried attempt starts afresh
+    if (claim) {
+      MNEMO_ASSIGN_OR_RETURN(std::optional<TurnClaim> stored, ReadClaim(conn, claim->key));
+      if (stored) {
+        out.claim = std::move(*stored);
+        return Status::Ok();  // nothing written
+      }
+    }
+    MNEMO_ASSIGN_OR_RETURN(out.rows, pg::AppendTurnsIn(conn, rows, texts));
+    if (claim) {
+      out.claim = TurnClaim{
+          .key = claim->key, .first_seq = out.rows.front().seq, .claimed_at = claim->claimed_at};
+      MNEMO_RETURN_IF_ERROR(InsertClaim(conn, out.claim));
+    }
+    MNEMO_ASSIGN_OR_RETURN(
+        out.segment,
+        StepSegmentIn(conn, rows[0].row.owner, rows[0].row.session_id,
+                      [&](const SegmentView& view) { return decide(out.rows, view); }));
+    out.stored = true;
+    return Status::Ok();
   }));
   return out;
 }

@@ -371,12 +371,9 @@ Result<bool> SqliteBackend::CloseSegment(std::string_view id, TimeMs closed_at) 
   return closed;
 }
 
-Result<SegmentChange> SqliteBackend::StepSegment(std::string_view owner,
-                                                 std::string_view session_id,
-                                                 const SegmentDecision& decide) {
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
-  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+Result<SegmentChange> StepSegmentIn(Connection& db, std::string_view owner,
+                                    std::string_view session_id,
+                                    const EpisodicStore::SegmentDecision& decide) {
   SegmentView view;
   {
     MNEMO_ASSIGN_OR_RETURN(Statement s,
@@ -407,6 +404,16 @@ Result<SegmentChange> SqliteBackend::StepSegment(std::string_view owner,
     change.close_open = false;
   }
   if (change.put) MNEMO_RETURN_IF_ERROR(PutSegmentIn(db, *change.put));
+  return change;
+}
+
+Result<SegmentChange> SqliteBackend::StepSegment(std::string_view owner,
+                                                 std::string_view session_id,
+                                                 const SegmentDecision& decide) {
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  MNEMO_ASSIGN_OR_RETURN(SegmentChange change, StepSegmentIn(db, owner, session_id, decide));
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return change;
 }

@@ -8,6 +8,7 @@
 #include "storage/episodic_rules.h"
 #include "storage/sqlite/episodic_sql.h"
 #include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/sqlite_writes.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -31,6 +32,21 @@ Result<std::optional<TurnClaim>> ReadClaim(Connection& db, const TurnKey& key) {
                                             .claimed_at = s.ColumnInt(2)});
 }
 
+// Inserts `claim` (ClaimTurn's row: an empty result).
+Status InsertClaim(Connection& db, const TurnClaim& claim) {
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement put,
+      db.Prepare("INSERT INTO turn_claims (owner, session_id, turn_id, first_seq, result, "
+                 "claimed_at) VALUES (?, ?, ?, ?, '', ?)",
+                 "claim the turn"));
+  put.Bind(1, claim.key.owner);
+  put.Bind(2, claim.key.session_id);
+  put.Bind(3, claim.key.turn_id);
+  put.Bind(4, claim.first_seq);
+  put.Bind(5, claim.claimed_at);
+  return put.Run("claim the turn");
+}
+
 }  // namespace
 
 Result<TurnClaimOutcome> SqliteBackend::ClaimTurn(const TurnClaim& claim,
@@ -50,18 +66,37 @@ Result<TurnClaimOutcome> SqliteBackend::ClaimTurn(const TurnClaim& claim,
   out.claim = TurnClaim{.key = claim.key,
                         .first_seq = out.rows.empty() ? -1 : out.rows.front().seq,
                         .claimed_at = claim.claimed_at};
-  MNEMO_ASSIGN_OR_RETURN(
-      Statement put,
-      db.Prepare("INSERT INTO turn_claims (owner, session_id, turn_id, first_seq, result, "
-                 "claimed_at) VALUES (?, ?, ?, ?, '', ?)",
-                 "claim the turn"));
-  put.Bind(1, out.claim.key.owner);
-  put.Bind(2, out.claim.key.session_id);
-  put.Bind(3, out.claim.key.turn_id);
-  put.Bind(4, out.claim.first_seq);
-  put.Bind(5, out.claim.claimed_at);
-  MNEMO_RETURN_IF_ERROR(put.Run("claim the turn"));
+  MNEMO_RETURN_IF_ERROR(InsertClaim(db, out.claim));
   MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return out;
+}
+
+Result<RecordedTurn> SqliteBackend::RecordTurn(const std::optional<TurnClaim>& claim,
+                                               std::span<const TurnWrite> rows,
+                                               const TurnSegmentDecision& decide) {
+  MNEMO_RETURN_IF_ERROR(ValidateRecordedTurn(claim, rows));
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  RecordedTurn out;
+  if (claim) {
+    MNEMO_ASSIGN_OR_RETURN(std::optional<TurnClaim> stored, ReadClaim(db, claim->key));
+    if (stored) {
+      out.claim = std::move(*stored);
+      return out;  // nothing written: the transaction rolls back
+    }
+  }
+  MNEMO_ASSIGN_OR_RETURN(out.rows, AppendTurnsLocked(rows));
+  if (claim) {
+    out.claim = TurnClaim{
+        .key = claim->key, .first_seq = out.rows.front().seq, .claimed_at = claim->claimed_at};
+    MNEMO_RETURN_IF_ERROR(InsertClaim(db, out.claim));
+  }
+  MNEMO_ASSIGN_OR_RETURN(
+      out.segment, StepSegmentIn(db, rows[0].row.owner, rows[0].row.session_id,
+                                 [&](const SegmentView& view) { return decide(out.rows, view); }));
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  out.stored = true;
   return out;
 }
 

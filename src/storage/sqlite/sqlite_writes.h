@@ -6,6 +6,7 @@
 
 #include <string_view>
 
+#include "storage/episodic_store.h"
 #include "storage/restore.h"
 #include "storage/sqlite/connection.h"
 
@@ -15,6 +16,10 @@ namespace mnemo::storage::internal {
 Status InsertTurnIn(Connection& db, const TurnRow& row, std::string_view search_text);
 // Inserts or replaces segment `seg` (PutSegment's rules) and its recap index.
 Status PutSegmentIn(Connection& db, const SegmentRow& seg);
+// StepSegment's read, decision and write for (owner, session).
+Result<SegmentChange> StepSegmentIn(Connection& db, std::string_view owner,
+                                    std::string_view session_id,
+                                    const EpisodicStore::SegmentDecision& decide);
 // False (nothing written) when the (owner, type, text) is stored.
 Result<bool> AddEventIn(Connection& db, const EventRow& e);
 // Inserts or replaces the facet of (owner, facet_type, key) with `row`.
