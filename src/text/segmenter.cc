@@ -56,6 +56,20 @@ int32_t CodePointAt(std::string_view text, size_t pos) {
   return cp;
 }
 
+bool IsAscii(std::string_view s) {
+  unsigned char any = 0;
+  for (const char c : s) any |= static_cast<unsigned char>(c);
+  return any < 0x80;
+}
+
+// ICU 72's root rules class '@' with the letters (ALetter).
+inline bool IsWbLetter(unsigned char c) {
+  return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '@';
+}
+inline bool IsAsciiDigit(unsigned char c) { return c >= '0' && c <= '9'; }
+// '_' (ExtendNumLet) joins letters, digits and itself on either side.
+inline bool IsWordByte(unsigned char c) { return IsWbLetter(c) || IsAsciiDigit(c) || c == '_'; }
+
 // The prototype is built once; each thread clones it (building one loads and
 // compiles rules, cloning is cheap).
 std::unique_ptr<icu::BreakIterator> NewWordIterator() {
@@ -91,7 +105,8 @@ class Walker {
     ctx_.ids.clear();
     FindIdentifiers(text_, &ctx_.ids);
     UText ut = UTEXT_INITIALIZER;
-    bi_ = ctx_.bi.get();
+    ascii_ = IsAscii(text_);
+    bi_ = ascii_ ? nullptr : ctx_.bi.get();
     if (bi_ != nullptr) {
       UErrorCode status = U_ZERO_ERROR;
       utext_openUTF8(&ut, text_.data(), static_cast<int64_t>(text_.size()), &status);
@@ -110,6 +125,14 @@ class Walker {
  private:
   // Moves to the next segment [prev_, cur_) with status_; false at the end.
   bool Advance() {
+    const int32_t n = static_cast<int32_t>(text_.size());
+    if (ascii_) {
+      if (prev_ >= n) return false;
+      bool word = false;
+      cur_ = NextAsciiSegment(text_, prev_, &word);
+      status_ = word ? UBRK_WORD_LETTER : UBRK_WORD_NONE;
+      return true;
+    }
     if (bi_ != nullptr) {
       cur_ = bi_->next();
       if (cur_ == icu::BreakIterator::DONE) return false;
@@ -118,7 +141,6 @@ class Walker {
     }
     // Without ICU data: runs of word bytes (ASCII alphanumerics and any
     // non-ASCII) alternate with runs of separators.
-    const int32_t n = static_cast<int32_t>(text_.size());
     if (prev_ >= n) return false;
     auto word = [&](int32_t i) {
       const auto c = static_cast<unsigned char>(text_[i]);
@@ -217,6 +239,7 @@ class Walker {
   std::string_view text_;
   Context& ctx_;
   SegmentVisitor& v_;
+  bool ascii_ = false;                // ASCII text: NextAsciiSegment, not ICU
   icu::BreakIterator* bi_ = nullptr;  // null: ICU unavailable, byte-class fallback
   int32_t prev_ = 0;
   int32_t cur_ = 0;
@@ -245,6 +268,44 @@ bool IsCjk(int32_t cp) {
   if (cp >= 0xFF66 && cp <= 0xFF9F) return true;  // half-width Katakana
   if (cp >= 0x20000 && cp <= 0x323AF) return true;
   return false;
+}
+
+int32_t NextAsciiSegment(std::string_view text, int32_t pos, bool* is_word) {
+  const int32_t n = static_cast<int32_t>(text.size());
+  auto at = [&](int32_t i) { return i < n ? static_cast<unsigned char>(text[i]) : 0; };
+  *is_word = false;
+  const unsigned char c = at(pos);
+  if (c == '\r') return at(pos + 1) == '\n' ? pos + 2 : pos + 1;  // WB3
+  if (c == ' ') {                                                 // WB3d
+    int32_t e = pos + 1;
+    while (at(e) == ' ') ++e;
+    return e;
+  }
+  if (!IsWordByte(c)) return pos + 1;                        // WB999 (WB3a/b for LF, VT, FF)
+  if (c == '_' && !IsWordByte(at(pos + 1))) return pos + 1;  // a lone ExtendNumLet
+  int32_t i = pos;                                           // the segment's last byte
+  while (true) {
+    const unsigned char x = at(i), y = at(i + 1);
+    if (IsWordByte(y)) {  // WB5, WB8-10, WB13a/b
+      ++i;
+      continue;
+    }
+    const unsigned char z = at(i + 2);
+    // WB6/7: letter (MidNumLet '.', Single_Quote) letter; WB11/12: digit
+    // (MidNum ',' ';', MidNumLet, Single_Quote) digit.
+    if ((y == '.' || y == '\'') &&
+        ((IsWbLetter(x) && IsWbLetter(z)) || (IsAsciiDigit(x) && IsAsciiDigit(z)))) {
+      i += 2;
+      continue;
+    }
+    if ((y == ',' || y == ';') && IsAsciiDigit(x) && IsAsciiDigit(z)) {
+      i += 2;
+      continue;
+    }
+    break;
+  }
+  *is_word = true;
+  return i + 1;
 }
 
 void FindIdentifiers(std::string_view text, std::vector<ByteSpan>* out) {

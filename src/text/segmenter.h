@@ -56,6 +56,14 @@ std::string_view PrepareText(std::string_view text, std::string* storage);
 // Thread-safe; re-entrant (a visitor may itself tokenize other text).
 void WalkSegments(std::string_view text, SegmentVisitor& visitor);
 
+// ICU's root word-break rules (ICU 72: UAX #29 with '@' a letter and ':' not
+// MidLetter) on ASCII text, without the break iterator: the segment of ASCII `text`
+// starting at `pos` ends at the returned offset, and *is_word says whether
+// ICU gives it a word rule status (a letter or number, or '_' joined to one
+// or to another '_'). WalkSegments uses it for ASCII text, where it is many
+// times faster than ICU; the segmenter test proves the two equal.
+int32_t NextAsciiSegment(std::string_view text, int32_t pos, bool* is_word);
+
 // Identifier spans of `text` (ASCII scan only), appended to *out in order.
 void FindIdentifiers(std::string_view text, std::vector<ByteSpan>* out);
 
