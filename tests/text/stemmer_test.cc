@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace mnemo::text {
 namespace {
@@ -50,6 +52,32 @@ TEST(Stemmer, InflectionsOfAWordMeet) {
   for (const char* word : {"email", "emails", "emailed", "emailing"}) {
     EXPECT_EQ(Stem(word), "email") << word;
   }
+}
+
+// Stems are remembered per thread in a table of slots words share: a word
+// must get its own stem back however many others passed through its slot,
+// prefixes of each other and words around the longest one remembered.
+TEST(Stemmer, RemembersStemsWithoutMixingWordsUp) {
+  std::vector<std::string> words = {"abilities",
+                                    "abilitie",
+                                    "abiliti",
+                                    "connections",
+                                    "connection",
+                                    std::string(24, 'a') + "ing",
+                                    std::string(21, 'b') + "ing",
+                                    std::string(22, 'c') + "ing"};
+  for (int i = 0; i < 40000; ++i) {
+    std::string w;
+    for (int n = i; n > 0 || w.size() < 3; n /= 7) w += static_cast<char>('a' + n % 7);
+    w += (i % 3 == 0) ? "ings" : (i % 3 == 1 ? "ed" : "ness");
+    words.push_back(std::move(w));
+  }
+  std::vector<std::string> first;
+  for (const std::string& w : words) first.push_back(Stem(w));
+  EXPECT_EQ(first[0], "abil");
+  EXPECT_EQ(first[3], "connect");
+  for (size_t i = words.size(); i-- > 0;) ASSERT_EQ(Stem(words[i]), first[i]) << words[i];
+  for (size_t i = 0; i < words.size(); i += 3) ASSERT_EQ(Stem(words[i]), first[i]) << words[i];
 }
 
 TEST(Stemmer, LeavesShortAndNonLetterWordsAlone) {
