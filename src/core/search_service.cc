@@ -181,10 +181,12 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
     for (storage::Label label : *passed) (*accepted)[index_of[label]] = 1;
   };
   if (IsSelective(q.filter)) {
-    MNEMO_ASSIGN_OR_RETURN(int64_t matching, entries_.CountMatching(q.filter));
-    if (matching <= kExactSubsetMax) {
-      MNEMO_ASSIGN_OR_RETURN(std::vector<storage::Label> labels,
-                             entries_.MatchingLabels(q.filter, static_cast<int>(matching)));
+    // One read that stops one label past the limit: counting every match
+    // first scanned the whole table for a broad filter (a caller's scope).
+    MNEMO_ASSIGN_OR_RETURN(
+        std::vector<storage::Label> labels,
+        entries_.MatchingLabels(q.filter, static_cast<int>(kExactSubsetMax) + 1));
+    if (labels.size() <= static_cast<size_t>(kExactSubsetMax)) {
       filter.subset.emplace(labels.begin(), labels.end());
     }
   }

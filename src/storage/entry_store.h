@@ -286,9 +286,10 @@ class EntryStore {
   virtual Result<std::vector<Label>> AcceptedLabels(std::span<const Label> labels,
                                                     const EntryFilter& filter);
 
-  // How many entries pass `filter`, and (when few) their labels: the vector
-  // search scans a selective filter's entries exactly instead of the graph.
-  virtual Result<int64_t> CountMatching(const EntryFilter& filter) = 0;
+  // The labels of the first `limit` entries passing `filter`, ascending: the
+  // vector search asks for one more than it scans exactly, and scans a
+  // selective filter's entries instead of walking the graph when they are
+  // no more. Stops reading at `limit`.
   virtual Result<std::vector<Label>> MatchingLabels(const EntryFilter& filter, int limit) = 0;
 
   // Every signature with at least one entry vector, ascending.

@@ -122,7 +122,6 @@ class MarkdownBackend final : public EntryStore, public AdminStore {
                                                 const std::vector<std::string>& terms) override;
   Result<std::vector<Label>> AcceptedLabels(std::span<const Label> labels,
                                             const EntryFilter& filter) override;
-  Result<int64_t> CountMatching(const EntryFilter& filter) override;
   Result<std::vector<Label>> MatchingLabels(const EntryFilter& filter, int limit) override;
 
   // Erasure: a session is not an entry (the data stores'); a principal's

@@ -60,10 +60,6 @@ Result<std::vector<Label>> MarkdownBackend::AcceptedLabels(std::span<const Label
   MNEMO_RETURN_IF_ERROR(Sync());
   return index_.entries->AcceptedLabels(labels, filter);
 }
-Result<int64_t> MarkdownBackend::CountMatching(const EntryFilter& filter) {
-  MNEMO_RETURN_IF_ERROR(Sync());
-  return index_.entries->CountMatching(filter);
-}
 Result<std::vector<Label>> MarkdownBackend::MatchingLabels(const EntryFilter& filter, int limit) {
   MNEMO_RETURN_IF_ERROR(Sync());
   return index_.entries->MatchingLabels(filter, limit);

@@ -150,7 +150,6 @@ class MemoryBackend final : public EntryStore,
   Result<std::vector<ContextEventRow>> ContextEventsAfter(int64_t after_id, int limit) override;
   Result<std::vector<std::string>> VectorSignatures() override;
   Result<RestoreReport> Restore(const RestoreBatch& batch) override;
-  Result<int64_t> CountMatching(const EntryFilter& filter) override;
   Result<std::vector<Label>> MatchingLabels(const EntryFilter& filter, int limit) override;
   // Erasure: memory_erasure.cc.
   Result<ErasureCounts> EraseSession(const SessionErasure& what) override;

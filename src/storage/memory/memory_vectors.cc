@@ -186,11 +186,6 @@ Result<std::vector<KeywordHit>> MemoryBackend::FetchByLabels(
   return out;
 }
 
-Result<int64_t> MemoryBackend::CountMatching(const EntryFilter& filter) {
-  std::shared_lock lock(mu_);
-  return static_cast<int64_t>(MatchingLocked(filter).size());
-}
-
 Result<std::vector<Label>> MemoryBackend::MatchingLabels(const EntryFilter& filter, int limit) {
   std::shared_lock lock(mu_);
   std::vector<Label> out;

@@ -273,15 +273,6 @@ Result<std::vector<KeywordHit>> PostgresBackend::FetchByLabels(
   return InLabelOrder(labels, hits);
 }
 
-Result<int64_t> PostgresBackend::CountMatching(const EntryFilter& filter) {
-  Params p;
-  const std::string where = pg::FilterSql(filter, p);
-  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
-  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->Exec("SELECT count(*) FROM entries e WHERE " + where, p,
-                                               "count matching entries"));
-  return rows.Int(0, 0);
-}
-
 Result<std::vector<Label>> PostgresBackend::MatchingLabels(const EntryFilter& filter, int limit) {
   std::vector<Label> out;
   if (limit <= 0) return out;

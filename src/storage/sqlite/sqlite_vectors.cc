@@ -410,17 +410,6 @@ Result<std::vector<Label>> SqliteBackend::AcceptedLabels(std::span<const Label> 
   return out;
 }
 
-Result<int64_t> SqliteBackend::CountMatching(const EntryFilter& filter) {
-  const auto [table, f] = MatchingRows(filter);
-  ReaderLease db = AcquireReader();
-  MNEMO_ASSIGN_OR_RETURN(
-      Statement s,
-      db->Prepare("SELECT COUNT(*) FROM " + table + " WHERE " + f.where, "count matching entries"));
-  BindFilter(s, f, 1);
-  MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("count matching entries"));
-  return row ? s.ColumnInt(0) : int64_t{0};
-}
-
 Result<std::vector<Label>> SqliteBackend::MatchingLabels(const EntryFilter& filter, int limit) {
   std::vector<Label> out;
   if (limit <= 0) return out;
