@@ -1,6 +1,7 @@
 #include "text/stemmer.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <string>
 #include <utility>
@@ -78,6 +79,28 @@ TEST(Stemmer, RemembersStemsWithoutMixingWordsUp) {
   EXPECT_EQ(first[3], "connect");
   for (size_t i = words.size(); i-- > 0;) ASSERT_EQ(Stem(words[i]), first[i]) << words[i];
   for (size_t i = 0; i < words.size(); i += 3) ASSERT_EQ(Stem(words[i]), first[i]) << words[i];
+}
+
+// glibc takes a program's static thread-local storage from every thread's
+// stack, so mnemo's per-thread state must not be large static TLS: a host
+// may run it on threads with small stacks.
+TEST(Stemmer, RunsOnAThreadWithASmallStack) {
+  pthread_attr_t attr;
+  ASSERT_EQ(pthread_attr_init(&attr), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&attr, 128 * 1024), 0);
+  std::string stem;
+  pthread_t thread;
+  const int rc = pthread_create(
+      &thread, &attr,
+      [](void* out) -> void* {
+        *static_cast<std::string*>(out) = Stem("connections");
+        return nullptr;
+      },
+      &stem);
+  pthread_attr_destroy(&attr);
+  ASSERT_EQ(rc, 0) << "a thread with a 128 KB stack did not start";
+  pthread_join(thread, nullptr);
+  EXPECT_EQ(stem, "connect");
 }
 
 TEST(Stemmer, LeavesShortAndNonLetterWordsAlone) {
