@@ -79,9 +79,9 @@ size_t StemInPlace(char* word, size_t len) {
   // On the heap: as a thread_local object its 400 KB would be static TLS,
   // which glibc takes from every thread's stack in a program linking mnemo
   // (a thread asked with a 128 KB stack would not start). Out of memory: no memo.
-  thread_local const std::unique_ptr<StemMemo> memo(new (std::nothrow) StemMemo());
-  if (memo != nullptr) {
-    if (const size_t remembered = memo->Find(word, len)) return remembered;
+  thread_local const std::unique_ptr<StemMemo> kMemo(new (std::nothrow) StemMemo());
+  if (kMemo != nullptr) {
+    if (const size_t remembered = kMemo->Find(word, len)) return remembered;
   }
   sb_stemmer* stemmer = English();
   if (stemmer == nullptr) return len;  // out of memory: the word unstemmed
@@ -90,9 +90,9 @@ size_t StemInPlace(char* word, size_t len) {
   const int stem_len = sb_stemmer_length(stemmer);
   // Porter2 only removes or replaces endings; a stem is never longer.
   if (stem == nullptr || stem_len <= 0 || static_cast<size_t>(stem_len) > len) return len;
-  if (memo != nullptr) {
-    memo->Keep(std::string_view(word, len), std::string_view(reinterpret_cast<const char*>(stem),
-                                                             static_cast<size_t>(stem_len)));
+  if (kMemo != nullptr) {
+    kMemo->Keep(std::string_view(word, len), std::string_view(reinterpret_cast<const char*>(stem),
+                                                              static_cast<size_t>(stem_len)));
   }
   std::memcpy(word, stem, static_cast<size_t>(stem_len));
   return static_cast<size_t>(stem_len);
