@@ -68,7 +68,7 @@ inline bool IsWbLetter(unsigned char c) {
 }
 inline bool IsAsciiDigit(unsigned char c) { return c >= '0' && c <= '9'; }
 // '_' (ExtendNumLet) joins letters, digits and itself on either side.
-inline bool IsWordByte(unsigned char c) { return IsWbLetter(c) || IsAsciiDigit(c) || c == '_'; }
+inline bool IsWordByte(unsigned char c) { return IsAsciiAlnum(c) || c == '@' || c == '_'; }
 
 // The prototype is built once; each thread clones it (building one loads and
 // compiles rules, cloning is cheap).

@@ -31,36 +31,37 @@ class StemMemo {
   static constexpr size_t kSlots = 8192;       // 400 KB a thread
   static constexpr size_t kMaxWordBytes = 24;  // longer words are not kept
 
-  // The stem of `word` when remembered (its length, copied into `word`), else 0.
-  size_t Find(char* word, size_t len) const {
-    if (len > kMaxWordBytes) return 0;
-    const Slot& s = slots_[SlotOf(word, len)];
-    if (s.len != len || std::memcmp(s.word.data(), word, len) != 0) return 0;
-    std::memcpy(word, s.stem.data(), s.stem_len);
-    return s.stem_len;
-  }
+  class Slot {
+   public:
+    // The remembered stem when this slot holds `word`, copied into it; else 0.
+    size_t Recall(char* word, size_t len) const {
+      if (len_ != len || std::memcmp(word_.data(), word, len) != 0) return 0;
+      std::memcpy(word, stem_.data(), stem_len_);
+      return stem_len_;
+    }
 
-  void Keep(std::string_view word, std::string_view stem) {
-    if (word.size() > kMaxWordBytes) return;
-    Slot& s = slots_[SlotOf(word.data(), word.size())];
-    s.len = static_cast<uint8_t>(word.size());
-    s.stem_len = static_cast<uint8_t>(stem.size());
-    std::memcpy(s.word.data(), word.data(), word.size());
-    std::memcpy(s.stem.data(), stem.data(), stem.size());
+    void Keep(std::string_view word, std::string_view stem) {
+      len_ = static_cast<uint8_t>(word.size());
+      stem_len_ = static_cast<uint8_t>(stem.size());
+      std::memcpy(word_.data(), word.data(), word.size());
+      std::memcpy(stem_.data(), stem.data(), stem.size());
+    }
+
+   private:
+    uint8_t len_ = 0;  // 0: empty (stemmed words have 3 bytes or more)
+    uint8_t stem_len_ = 0;
+    std::array<char, kMaxWordBytes> word_;
+    std::array<char, kMaxWordBytes> stem_;
+  };
+
+  // The one slot `word` may live in (hashed once for the lookup and the
+  // keeping); nullptr for a word too long to keep.
+  Slot* SlotFor(const char* word, size_t len) {
+    if (len > kMaxWordBytes) return nullptr;
+    return &slots_[std::hash<std::string_view>()(std::string_view(word, len)) % kSlots];
   }
 
  private:
-  struct Slot {
-    uint8_t len = 0;  // 0: empty (stemmed words have 3 bytes or more)
-    uint8_t stem_len = 0;
-    std::array<char, kMaxWordBytes> word;
-    std::array<char, kMaxWordBytes> stem;
-  };
-
-  static size_t SlotOf(const char* word, size_t len) {
-    return std::hash<std::string_view>()(std::string_view(word, len)) % kSlots;
-  }
-
   std::array<Slot, kSlots> slots_{};
 };
 
@@ -80,8 +81,9 @@ size_t StemInPlace(char* word, size_t len) {
   // which glibc takes from every thread's stack in a program linking mnemo
   // (a thread asked with a 128 KB stack would not start). Out of memory: no memo.
   thread_local const std::unique_ptr<StemMemo> kMemo(new (std::nothrow) StemMemo());
-  if (kMemo != nullptr) {
-    if (const size_t remembered = kMemo->Find(word, len)) return remembered;
+  StemMemo::Slot* slot = kMemo != nullptr ? kMemo->SlotFor(word, len) : nullptr;
+  if (slot != nullptr) {
+    if (const size_t remembered = slot->Recall(word, len)) return remembered;
   }
   sb_stemmer* stemmer = English();
   if (stemmer == nullptr) return len;  // out of memory: the word unstemmed
@@ -90,9 +92,9 @@ size_t StemInPlace(char* word, size_t len) {
   const int stem_len = sb_stemmer_length(stemmer);
   // Porter2 only removes or replaces endings; a stem is never longer.
   if (stem == nullptr || stem_len <= 0 || static_cast<size_t>(stem_len) > len) return len;
-  if (kMemo != nullptr) {
-    kMemo->Keep(std::string_view(word, len), std::string_view(reinterpret_cast<const char*>(stem),
-                                                              static_cast<size_t>(stem_len)));
+  if (slot != nullptr) {
+    slot->Keep(std::string_view(word, len), std::string_view(reinterpret_cast<const char*>(stem),
+                                                             static_cast<size_t>(stem_len)));
   }
   std::memcpy(word, stem, static_cast<size_t>(stem_len));
   return static_cast<size_t>(stem_len);
