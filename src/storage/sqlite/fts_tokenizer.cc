@@ -6,6 +6,7 @@
 
 #include "storage/entry_rules.h"
 #include "storage/sqlite/connection.h"
+#include "storage/sqlite/entry_tokens.h"
 #include "text/tokenizer.h"
 
 namespace mnemo::storage::internal {
@@ -21,6 +22,31 @@ struct CaptureAccess {
 IndexedLengthCapture::IndexedLengthCapture() : previous_(g_capture) { g_capture = this; }
 
 IndexedLengthCapture::~IndexedLengthCapture() { g_capture = previous_; }
+
+thread_local TokenReplay* g_replay = nullptr;
+
+TokenReplay::TokenReplay(const TokenizedTexts& texts, size_t key, size_t content)
+    : texts_(texts), key_(key), content_(content), previous_(g_replay) {
+  g_replay = this;
+}
+
+TokenReplay::~TokenReplay() { g_replay = previous_; }
+
+struct ReplayAccess {
+  // The recorded text equal to `text` under the innermost replay, if any.
+  static bool Find(std::string_view text, const TokenizedTexts** texts, size_t* index) {
+    if (g_replay == nullptr) return false;
+    const TokenReplay& r = *g_replay;
+    for (const size_t i : {r.key_, r.content_}) {
+      if (r.texts_.text(i) == text) {
+        *texts = &r.texts_;
+        *index = i;
+        return true;
+      }
+    }
+    return false;
+  }
+};
 
 namespace {
 
@@ -38,14 +64,23 @@ int Tokenize(Fts5Tokenizer* /*tokenizer*/, void* ctx, int flags, const char* tex
              int (*emit)(void*, int, const char*, int, int, int)) {
   if (size <= 0) return SQLITE_OK;
   if ((flags & FTS5_TOKENIZE_QUERY) != 0) return emit(ctx, 0, text, size, 0, size);
+  const std::string_view input(text, static_cast<size_t>(size));
   int rc = SQLITE_OK;
+  auto pass = [&](const text::TokenView& t) {
+    rc = emit(ctx, t.colocated ? FTS5_TOKEN_COLOCATED : 0, t.text.data(),
+              static_cast<int>(t.text.size()), t.start, t.end);
+    return rc == SQLITE_OK;
+  };
+  const TokenizedTexts* recorded = nullptr;
+  size_t index = 0;
+  if (ReplayAccess::Find(input, &recorded, &index)) {
+    if (recorded->Replay(index, pass)) CaptureAccess::Add(recorded->length(index));
+    return rc;
+  }
   // text::Tokenize cannot be stopped, so after an error the rest is skipped.
-  const int64_t length =
-      IndexColumn(std::string_view(text, static_cast<size_t>(size)), [&](const text::TokenView& t) {
-        if (rc != SQLITE_OK || t.text.empty()) return;
-        rc = emit(ctx, t.colocated ? FTS5_TOKEN_COLOCATED : 0, t.text.data(),
-                  static_cast<int>(t.text.size()), t.start, t.end);
-      });
+  const int64_t length = IndexColumn(input, [&](const text::TokenView& t) {
+    if (rc == SQLITE_OK && !t.text.empty()) pass(t);
+  });
   if (rc == SQLITE_OK) CaptureAccess::Add(length);
   return rc;
 }

@@ -44,4 +44,26 @@ class IndexedLengthCapture {
   IndexedLengthCapture* previous_;
 };
 
+class TokenizedTexts;
+
+// While alive, the `mnemo` tokenizer on this thread, handed (in document
+// mode) a text equal byte for byte to text `key` or `content` of `texts`,
+// emits its recorded tokens instead of tokenizing it again (entry_tokens.h).
+// Tokens are a function of the text alone, so a replay is what tokenizing
+// would have emitted. Nests; not shared between threads.
+class TokenReplay {
+ public:
+  TokenReplay(const TokenizedTexts& texts, size_t key, size_t content);
+  ~TokenReplay();
+  TokenReplay(const TokenReplay&) = delete;
+  TokenReplay& operator=(const TokenReplay&) = delete;
+
+ private:
+  friend struct ReplayAccess;
+  const TokenizedTexts& texts_;
+  size_t key_;
+  size_t content_;
+  TokenReplay* previous_;
+};
+
 }  // namespace mnemo::storage::internal

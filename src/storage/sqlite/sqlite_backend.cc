@@ -14,6 +14,7 @@
 #include "storage/entry_rules.h"
 #include "storage/sqlite/checkpointer.h"
 #include "storage/sqlite/entry_sql.h"
+#include "storage/sqlite/entry_tokens.h"
 #include "storage/sqlite/fts_rank.h"
 #include "storage/sqlite/fts_rows.h"
 #include "storage/sqlite/fts_tokenizer.h"
@@ -138,7 +139,8 @@ SqliteBackend::ReaderLease SqliteBackend::AcquireReader() {
 }
 
 Result<UpsertResult> SqliteBackend::UpsertLocked(const EntryWrite& write,
-                                                 std::vector<DeferredIndex>* deferred) {
+                                                 std::vector<DeferredIndex>* deferred,
+                                                 PreparedTokens tokens) {
   MNEMO_RETURN_IF_ERROR(ValidateWrite(write));
   Connection& db = *writer_;
   std::optional<Entry> existing;
@@ -174,7 +176,14 @@ Result<UpsertResult> SqliteBackend::UpsertLocked(const EntryWrite& write,
     next_label_ = rowid + 1;
   }
   if (text_changed && deferred != nullptr) {
-    deferred->push_back({.rowid = rowid, .old = existing, .entry = e});
+    if (tokens.texts != nullptr && (tokens.texts->text(tokens.key) != e.key ||
+                                    tokens.texts->text(tokens.key + 1) != e.content)) {
+      tokens = {};
+    }
+    if (tokens.texts != nullptr) {
+      doc_length = tokens.texts->length(tokens.key) + tokens.texts->length(tokens.key + 1);
+    }
+    deferred->push_back({.rowid = rowid, .old = existing, .entry = e, .tokens = tokens});
   } else if (text_changed) {
     MNEMO_ASSIGN_OR_RETURN(doc_length, Reindex(db, rowid, existing, e));
   }
@@ -231,20 +240,32 @@ Result<UpsertResult> SqliteBackend::Upsert(const EntryWrite& write) {
   return result;
 }
 
-// The text index is written after all entry rows (issue 22). A write to
-// `entries` runs in a statement journal (its triggers make it a multi-row
-// write), and every statement journal opened in a transaction that has
-// touched entries_fts makes FTS5 flush its pending terms into a new segment
-// (its xSavepoint). Interleaved, every entry of an import flushed a one-row
-// segment and FTS5 spent the import merging them: 40 % of a 30k-entry
-// import's time. Back to back, the FTS5 inserts (plain one-row writes to a
-// virtual table, no journal) fill one in-memory batch, and the doc_length
-// updates after them flush it once.
+// The text index of a chunk is written after the chunk's entry rows (issue
+// 22). A write to `entries` runs in a statement journal (its triggers make it
+// a multi-row write), and every statement journal opened in a transaction
+// that has touched entries_fts makes FTS5 flush its pending terms into a new
+// segment (its xSavepoint). Interleaved, every entry of an import flushed a
+// one-row segment and FTS5 spent the import merging them: 40 % of a
+// 30k-entry import's time. Back to back, the FTS5 inserts (plain one-row
+// writes to a virtual table, no journal) fill one in-memory batch, flushed
+// once by the next write to `entries`.
 Status SqliteBackend::FlushDeferredIndex(std::vector<DeferredIndex>& deferred) {
   Connection& db = *writer_;
   std::vector<std::pair<int64_t, int64_t>> lengths;  // (rowid, doc_length), write order
   std::unordered_map<int64_t, size_t> at;
   for (const DeferredIndex& d : deferred) {
+    if (d.tokens.texts != nullptr) {
+      const TokenReplay replay(*d.tokens.texts, d.tokens.key, d.tokens.key + 1);
+      MNEMO_ASSIGN_OR_RETURN(int64_t length, Reindex(db, d.rowid, d.old, d.entry));
+      const int64_t stored =
+          d.tokens.texts->length(d.tokens.key) + d.tokens.texts->length(d.tokens.key + 1);
+      if (length != stored) {
+        return Internal("the text index counted " + std::to_string(length) +
+                        " tokens where the prepared tokens had " + std::to_string(stored));
+      }
+      at.erase(d.rowid);  // a later write of the row wins over an earlier one
+      continue;
+    }
     MNEMO_ASSIGN_OR_RETURN(int64_t length, Reindex(db, d.rowid, d.old, d.entry));
     if (auto [it, fresh] = at.emplace(d.rowid, lengths.size()); !fresh) {
       lengths[it->second].second = length;
@@ -257,6 +278,7 @@ Status SqliteBackend::FlushDeferredIndex(std::vector<DeferredIndex>& deferred) {
       Statement put,
       db.Prepare("UPDATE entries SET doc_length = ? WHERE rowid = ?", "store the entry's length"));
   for (const auto& [rowid, length] : lengths) {
+    if (!at.contains(rowid)) continue;
     put.Bind(1, length);
     put.Bind(2, rowid);
     MNEMO_RETURN_IF_ERROR(put.Run("store the entry's length"));
@@ -265,18 +287,34 @@ Status SqliteBackend::FlushDeferredIndex(std::vector<DeferredIndex>& deferred) {
   return Status::Ok();
 }
 
-Result<int64_t> SqliteBackend::UpsertBatch(std::span<const EntryWrite> writes,
-                                           std::vector<Label>* labels) {
-  std::lock_guard lock(writer_mu_);
-  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*writer_));
+Result<int64_t> SqliteBackend::WriteEntriesLocked(std::span<const EntryWrite> writes,
+                                                  EntryTokenPipeline& tokens,
+                                                  std::vector<Label>* labels) {
   int64_t created = 0;
   std::vector<DeferredIndex> deferred;
-  for (const EntryWrite& write : writes) {
-    MNEMO_ASSIGN_OR_RETURN(UpsertResult result, UpsertLocked(write, &deferred));
-    if (result.created) ++created;
-    if (labels != nullptr) labels->push_back(result.label);
+  for (size_t c = 0; c < tokens.chunks(); ++c) {
+    const TokenizedTexts& texts = tokens.Chunk(c);
+    const size_t first = c * EntryTokenPipeline::kChunk;
+    const size_t end = std::min(writes.size(), first + EntryTokenPipeline::kChunk);
+    for (size_t i = first; i < end; ++i) {
+      MNEMO_ASSIGN_OR_RETURN(
+          UpsertResult result,
+          UpsertLocked(writes[i], &deferred, {.texts = &texts, .key = 2 * (i - first)}));
+      if (result.created) ++created;
+      if (labels != nullptr) labels->push_back(result.label);
+    }
+    MNEMO_RETURN_IF_ERROR(FlushDeferredIndex(deferred));
+    tokens.Release(c);
   }
-  MNEMO_RETURN_IF_ERROR(FlushDeferredIndex(deferred));
+  return created;
+}
+
+Result<int64_t> SqliteBackend::UpsertBatch(std::span<const EntryWrite> writes,
+                                           std::vector<Label>* labels) {
+  EntryTokenPipeline tokens(writes);  // before the lock: see entry_tokens.h
+  std::lock_guard lock(writer_mu_);
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*writer_));
+  MNEMO_ASSIGN_OR_RETURN(const int64_t created, WriteEntriesLocked(writes, tokens, labels));
   MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked());
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return created;

@@ -22,6 +22,15 @@
 namespace mnemo::storage::internal {
 
 class Checkpointer;
+class EntryTokenPipeline;
+class TokenizedTexts;
+
+// A write's texts tokenized ahead of the writer (entry_tokens.h): its key is
+// text `key` of `texts`, its content text key + 1.
+struct PreparedTokens {
+  const TokenizedTexts* texts = nullptr;
+  size_t key = 0;
+};
 
 class SqliteBackend final : public EntryStore,
                             public EpisodicStore,
@@ -172,19 +181,29 @@ class SqliteBackend final : public EntryStore,
 
   explicit SqliteBackend(int64_t vector_log_limit);
   ReaderLease AcquireReader();
-  // A text-index write UpsertBatch holds back until its entry rows are
-  // written (see UpsertBatch in sqlite_backend.cc).
+  // A text-index write WriteEntriesLocked holds back until the entry rows of
+  // its chunk are written (see FlushDeferredIndex in sqlite_backend.cc).
   struct DeferredIndex {
     int64_t rowid = 0;
     std::optional<Entry> old;  // the text to remove first, if any
     Entry entry;               // the text to index
+    PreparedTokens tokens;     // when set, the row already holds its length
   };
-  // Writes one entry; its text index row now, or onto `deferred` when given
-  // (the entry's doc_length is then left for the caller to set).
+  // Writes one entry; its text index row now, or onto `deferred` when given.
+  // A deferred entry's doc_length is left for FlushDeferredIndex to set
+  // unless `tokens` are those of its key and content.
   Result<UpsertResult> UpsertLocked(const EntryWrite& write,
-                                    std::vector<DeferredIndex>* deferred = nullptr);
-  // Runs the deferred index writes in order, then stores each row's length.
+                                    std::vector<DeferredIndex>* deferred = nullptr,
+                                    PreparedTokens tokens = {});
+  // Runs the deferred index writes in order, then stores the length of each
+  // row that does not hold it yet.
   Status FlushDeferredIndex(std::vector<DeferredIndex>& deferred);
+  // Writes `writes` in order inside the caller's write transaction, chunk by
+  // chunk (the entry rows, then their text-index rows) with the tokens
+  // `tokens` prepared for them; appends each write's label to `labels` when
+  // given and returns how many entries were created.
+  Result<int64_t> WriteEntriesLocked(std::span<const EntryWrite> writes, EntryTokenPipeline& tokens,
+                                     std::vector<Label>* labels);
   // AppendTurns inside the caller's write transaction (rows validated).
   Result<std::vector<TurnRow>> AppendTurnsLocked(std::span<const TurnWrite> rows);
 

@@ -8,6 +8,7 @@
 
 #include "storage/document_rules.h"
 #include "storage/graph_rules.h"
+#include "storage/sqlite/entry_tokens.h"
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/sqlite/sqlite_writes.h"
 
@@ -33,16 +34,14 @@ Result<int64_t> MaxId(Connection& db, const char* sql) {
 Result<RestoreReport> SqliteBackend::Restore(const RestoreBatch& batch) {
   MNEMO_RETURN_IF_ERROR(ValidateRestoreBatch(batch));
   RestoreReport report;
+  EntryTokenPipeline tokens(batch.entries);  // before the lock: see entry_tokens.h
   std::lock_guard lock(writer_mu_);
   Connection& db = *writer_;
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
 
   std::vector<Label> labels;
-  for (const EntryWrite& w : batch.entries) {
-    MNEMO_ASSIGN_OR_RETURN(UpsertResult r, UpsertLocked(w));
-    if (r.created) ++report.entries_created;
-    labels.push_back(r.label);
-  }
+  MNEMO_ASSIGN_OR_RETURN(report.entries_created,
+                         WriteEntriesLocked(batch.entries, tokens, &labels));
   std::map<std::string, std::vector<LabeledVector>> by_signature;
   for (const RestoreVector& v : batch.vectors) {
     by_signature[v.signature].push_back({labels[v.entry], v.vector});

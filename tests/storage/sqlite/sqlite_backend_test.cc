@@ -1,5 +1,6 @@
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/memory/memory_backend.h"
+#include "storage/sqlite/entry_tokens.h"
 #include "storage/sqlite/migrations.h"
 
 #include <gmock/gmock.h>
@@ -220,6 +221,64 @@ TEST(SqliteBackend, ScoresEqualTheMemoryBackendsScores) {
       EXPECT_DOUBLE_EQ((*a)[i].keyword_score, (*b)[i].keyword_score) << q << " " << i;
     }
   }
+}
+
+// A batch of several tokenizing chunks (entry_tokens.h), with rewrites of
+// stored entries and of keys written in an earlier chunk, stores the lengths
+// and text index rows the memory backend computes, and the narrow search rows
+// and per-owner counters agree with the entries.
+TEST(SqliteBackend, ABatchOfManyChunksScoresAsTheMemoryBackend) {
+  testing::TempDir dir;
+  const std::string path = dir.File("mnemo.db");
+  auto sqlite = Open(path);
+  ASSERT_NE(sqlite, nullptr);
+  auto memory = std::make_unique<internal::MemoryBackend>();
+  const char* words[] = {"relay", "smtp", "deploy", "服务器", "数据库", "الذكريات", "fox", "lazy"};
+  std::vector<EntryWrite> stored;
+  auto owner = [](int key) { return key % 3 == 0 ? "alice" : "bob"; };
+  for (int i = 0; i < 100; ++i) {
+    stored.push_back(
+        Write("k" + std::to_string(i), "an older text about relay " + std::to_string(i)));
+    stored.back().owner = owner(i);
+  }
+  std::vector<EntryWrite> batch;
+  const int n = static_cast<int>(internal::EntryTokenPipeline::kChunk) * 4 + 300;
+  for (int i = 0; i < n; ++i) {
+    std::string content;
+    for (int w = 0; w <= i % 7; ++w) content += std::string(words[(i + w * 3) % 8]) + " ";
+    content += "item" + std::to_string(i);
+    EntryWrite w = Write("k" + std::to_string(i % 5000), content, 2000 + i);
+    w.owner = owner(i % 5000);
+    if (i % 4 == 0) w.visibility = Visibility::kPublic;
+    batch.push_back(std::move(w));
+  }
+  for (EntryStore* b :
+       {static_cast<EntryStore*>(sqlite.get()), static_cast<EntryStore*>(memory.get())}) {
+    for (const EntryWrite& w : stored) ASSERT_TRUE(b->Upsert(w).ok());
+    auto created = b->UpsertBatch(batch);
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+  }
+  for (const char* q :
+       {"relay", "smtp deploy", "服务器 数据库", "الذكريات fox", "item4999", "older relay"}) {
+    auto a = sqlite->KeywordSearch({.terms = text::QueryTerms(q), .limit = 40});
+    auto b = memory->KeywordSearch({.terms = text::QueryTerms(q), .limit = 40});
+    ASSERT_TRUE(a.ok() && b.ok()) << q;
+    ASSERT_EQ(a->size(), b->size()) << q;
+    ASSERT_FALSE(a->empty()) << q;
+    for (size_t i = 0; i < a->size(); ++i) {
+      EXPECT_EQ((*a)[i].entry.key, (*b)[i].entry.key) << q << " " << i;
+      EXPECT_DOUBLE_EQ((*a)[i].keyword_score, (*b)[i].keyword_score) << q << " " << i;
+    }
+  }
+  sqlite.reset();
+  EXPECT_EQ(PragmaText(path,
+                       "SELECT count(*) FROM entries e JOIN entries_search s USING (rowid) "
+                       "WHERE s.doc_length = e.doc_length AND e.doc_length > 0"),
+            "5000");
+  EXPECT_EQ(PragmaText(path,
+                       "SELECT (SELECT sum(tokens) FROM entry_owners) = "
+                       "(SELECT sum(doc_length) FROM entries)"),
+            "1");
 }
 
 TEST(TagsJson, RoundTripsAnyBytes) {
