@@ -1,6 +1,7 @@
 #include "storage/sqlite/entry_tokens.h"
 
 #include <algorithm>
+#include <system_error>
 
 #include "storage/entry_rules.h"
 
@@ -34,7 +35,14 @@ EntryTokenPipeline::EntryTokenPipeline(std::span<const EntryWrite> writes)
       ready_(chunks_, 0) {
   if (chunks_ == 0) return;
   next_ = 1;
-  if (chunks_ > 1) helper_ = std::thread([this] { Help(); });
+  if (chunks_ > 1) {
+    try {
+      helper_ = std::thread([this] { Help(); });
+    } catch (const std::system_error&) {
+      // No thread to be had (a process limit): the writer tokenizes each
+      // chunk itself when it gets there, as with no helper.
+    }
+  }
   Fill(0);
   std::lock_guard lock(mu_);
   ready_[0] = 1;

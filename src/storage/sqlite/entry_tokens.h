@@ -74,6 +74,7 @@ class TokenizedTexts {
 // helper thread that works at most kSlots - 1 chunks ahead of the writer;
 // the writer tokenizes a chunk itself when it gets there first, so both
 // cores work whichever side is slower. Memory is bounded by kSlots chunks.
+// When no thread can be started the writer tokenizes every chunk itself.
 // One writer thread; `writes` must outlive the pipeline.
 class EntryTokenPipeline {
  public:

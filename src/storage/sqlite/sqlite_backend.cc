@@ -164,7 +164,9 @@ Result<UpsertResult> SqliteBackend::UpsertLocked(const EntryWrite& write,
   }
   Entry e = MergeWrite(write, existing);
   const bool text_changed = !existing || existing->content != e.content;
-  if (!existing) {
+  if (!existing && labels_known_) {
+    rowid = next_label_++;
+  } else if (!existing) {
     // Chosen up front so the FTS5 row (whose insert yields the length) can be
     // written before the entry row that stores it.
     MNEMO_ASSIGN_OR_RETURN(
@@ -290,6 +292,10 @@ Status SqliteBackend::FlushDeferredIndex(std::vector<DeferredIndex>& deferred) {
 Result<int64_t> SqliteBackend::WriteEntriesLocked(std::span<const EntryWrite> writes,
                                                   EntryTokenPipeline& tokens,
                                                   std::vector<Label>* labels) {
+  struct ForgetLabels {
+    bool& known;
+    ~ForgetLabels() { known = false; }
+  } forget{labels_known_};
   int64_t created = 0;
   std::vector<DeferredIndex> deferred;
   for (size_t c = 0; c < tokens.chunks(); ++c) {

@@ -225,6 +225,11 @@ class SqliteBackend final : public EntryStore,
   // Guarded by writer_mu_. The next label is at least this, so a label freed
   // by deleting the newest entry is not handed out again while open.
   Label next_label_ = 1;
+  // Guarded by writer_mu_. Set by WriteEntriesLocked once its transaction
+  // has allocated a label: the write lock keeps other writers out until the
+  // commit, so every later new row takes next_label_ without reading
+  // MAX(rowid) again.
+  bool labels_known_ = false;
   int64_t next_turn_id_ = 1;  // turn ids are never reused while open (like labels)
   VectorLogTrimPolicy trim_;
   int64_t logged_changes_ = 0;  // since the last trim check
