@@ -93,8 +93,46 @@ struct Context {
   std::vector<ByteSpan> ids;
   std::vector<int32_t> cps;
   std::vector<int32_t> bounds;
+  std::string masked;
   bool in_use = false;
 };
+
+// ICU's word rules join a character to a CJK neighbour only through
+// Extend, Format and ZWJ after it (WB4) and ExtendNumLet on either side of
+// Katakana (WB13a/b).
+bool JoinsCjk(int32_t cp) {
+  const auto wb = static_cast<UWordBreakValues>(u_getIntPropertyValue(cp, UCHAR_WORD_BREAK));
+  return wb == U_WB_EXTEND || wb == U_WB_FORMAT || wb == U_WB_ZWJ || wb == U_WB_EXTENDNUMLET;
+}
+
+// Copies `text` into *out with every CJK code point replaced by one of the
+// same length that ICU's word rules treat as a lone separator (U+3001
+// IDEOGRAPHIC COMMA, or U+1D300 for four-byte ones), so the break iterator
+// steps over CJK runs without its dictionary. Byte offsets stay those of
+// `text`, and so do the segments outside the runs: ICU breaks between a CJK
+// character and its neighbours unless one of them joins it (JoinsCjk), and
+// such text is refused. False (out unspecified) when the text holds no CJK
+// or is refused.
+bool MaskCjk(std::string_view text, std::string* out) {
+  bool any = false;
+  int32_t before = 0;  // the previous code point
+  bool before_cjk = false;
+  for (size_t i = 0; i < text.size();) {
+    int32_t cp;
+    const int n = DecodeUtf8(text, i, &cp);
+    const bool cjk = IsCjk(cp) && (n == 3 || n == 4);
+    if ((cjk && i > 0 && JoinsCjk(before)) || (before_cjk && JoinsCjk(cp))) return false;
+    if (cjk) {
+      if (!any) out->assign(text);
+      any = true;
+      out->replace(i, static_cast<size_t>(n), n == 3 ? "\xE3\x80\x81" : "\xF0\x9D\x8C\x80");
+    }
+    before = cp;
+    before_cjk = cjk;
+    i += static_cast<size_t>(n);
+  }
+  return any;
+}
 
 class Walker {
  public:
@@ -107,9 +145,15 @@ class Walker {
     UText ut = UTEXT_INITIALIZER;
     ascii_ = IsAscii(text_);
     bi_ = ascii_ ? nullptr : ctx_.bi.get();
+    cjk_words_ = true;
     if (bi_ != nullptr) {
+      std::string_view scanned = text_;
+      if (!v_.WantsCjkWords() && MaskCjk(text_, &ctx_.masked)) {
+        scanned = ctx_.masked;
+        cjk_words_ = false;
+      }
       UErrorCode status = U_ZERO_ERROR;
-      utext_openUTF8(&ut, text_.data(), static_cast<int64_t>(text_.size()), &status);
+      utext_openUTF8(&ut, scanned.data(), static_cast<int64_t>(scanned.size()), &status);
       bi_->setText(&ut, status);
       if (U_FAILURE(status)) bi_ = nullptr;
       if (bi_ != nullptr) bi_->first();
@@ -226,7 +270,7 @@ class Walker {
     cps.push_back(end);
     bounds.push_back(start);
     while (true) {
-      if (cur_ > start && cur_ < end) bounds.push_back(cur_);
+      if (cjk_words_ && cur_ > start && cur_ < end) bounds.push_back(cur_);
       if (cur_ >= end) break;
       prev_ = cur_;
       if (!Advance()) break;
@@ -240,6 +284,7 @@ class Walker {
   Context& ctx_;
   SegmentVisitor& v_;
   bool ascii_ = false;                // ASCII text: NextAsciiSegment, not ICU
+  bool cjk_words_ = true;             // ICU's words inside CJK runs (dictionary)
   icu::BreakIterator* bi_ = nullptr;  // null: ICU unavailable, byte-class fallback
   int32_t prev_ = 0;
   int32_t cur_ = 0;

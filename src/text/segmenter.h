@@ -44,6 +44,10 @@ class SegmentVisitor {
                         std::span<const int32_t> word_bounds) = 0;
   // Polled between segments; true stops the walk.
   virtual bool Done() const { return false; }
+  // False: OnCjkRun's word_bounds hold only the run's start and end, and
+  // ICU's dictionary segmentation of CJK runs (most of the cost of Chinese
+  // text) is skipped; everything else is reported as with true.
+  virtual bool WantsCjkWords() const { return true; }
 };
 
 // Returns text ready for WalkSegments: `text` itself when it is valid UTF-8

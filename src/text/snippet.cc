@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "text/segmenter.h"
 #include "text/tokenizer.h"
 #include "text/utf8.h"
 
@@ -36,18 +37,33 @@ size_t CpIndex(const std::vector<int32_t>& offsets, int32_t byte) {
   return std::lower_bound(offsets.begin(), offsets.end(), byte) - offsets.begin();
 }
 
+// Only a term of one CJK character can equal a CJK single-character token:
+// without one, the tokenizer may skip them (and ICU's dictionary).
+CjkSingles SinglesFor(const std::vector<std::string>& terms) {
+  for (const std::string& t : terms) {
+    int32_t cp;
+    if (!t.empty() && static_cast<size_t>(DecodeUtf8(t, 0, &cp)) == t.size() && IsCjk(cp)) {
+      return CjkSingles::kEmit;
+    }
+  }
+  return CjkSingles::kSkip;
+}
+
 std::vector<Match> FindMatches(std::string_view content, const std::vector<int32_t>& offsets,
                                const std::vector<std::string>& terms) {
   std::vector<Match> matches;
   if (terms.empty()) return matches;
-  Tokenize(content, [&](const TokenView& t) {
-    for (size_t i = 0; i < terms.size(); ++i) {
-      if (terms[i] == t.text) {
-        matches.push_back({CpIndex(offsets, t.start), CpIndex(offsets, t.end), i});
-        break;
-      }
-    }
-  });
+  Tokenize(
+      content,
+      [&](const TokenView& t) {
+        for (size_t i = 0; i < terms.size(); ++i) {
+          if (terms[i] == t.text) {
+            matches.push_back({CpIndex(offsets, t.start), CpIndex(offsets, t.end), i});
+            break;
+          }
+        }
+      },
+      SinglesFor(terms));
   std::stable_sort(matches.begin(), matches.end(),
                    [](const Match& a, const Match& b) { return a.cs < b.cs; });
   return matches;
@@ -197,9 +213,12 @@ std::string MakePassage(std::string_view content, const std::vector<std::string>
 bool MatchesAnyTerm(std::string_view content, const std::vector<std::string>& terms) {
   if (terms.empty() || content.empty()) return false;
   bool found = false;
-  Tokenize(content, [&](const TokenView& t) {
-    if (!found && std::find(terms.begin(), terms.end(), t.text) != terms.end()) found = true;
-  });
+  Tokenize(
+      content,
+      [&](const TokenView& t) {
+        if (!found && std::find(terms.begin(), terms.end(), t.text) != terms.end()) found = true;
+      },
+      SinglesFor(terms));
   return found;
 }
 

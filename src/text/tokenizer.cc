@@ -14,7 +14,10 @@ inline bool IsAsciiAlnum(char c) {
 
 class IndexVisitor : public SegmentVisitor {
  public:
-  IndexVisitor(std::string_view text, const TokenSink& sink) : text_(text), sink_(sink) {}
+  IndexVisitor(std::string_view text, const TokenSink& sink, CjkSingles singles)
+      : text_(text), sink_(sink), singles_(singles) {}
+
+  bool WantsCjkWords() const override { return singles_ == CjkSingles::kEmit; }
 
   void OnWord(int32_t start, int32_t end) override {
     NormalizeWord(Slice(start, end), &word_);
@@ -55,7 +58,11 @@ class IndexVisitor : public SegmentVisitor {
       Emit(word_, cps[0], cps[1], false);
       return;
     }
-    MarkSingles(cps, bounds);
+    if (singles_ == CjkSingles::kEmit) {
+      MarkSingles(cps, bounds);
+    } else {
+      single_.assign(n, 0);
+    }
     for (size_t i = 0; i + 1 < n; ++i) {
       FoldWord(Slice(cps[i], cps[i + 2]), &word_);
       const bool emitted = Emit(word_, cps[i], cps[i + 2], false);
@@ -95,6 +102,7 @@ class IndexVisitor : public SegmentVisitor {
 
   std::string_view text_;
   const TokenSink& sink_;
+  const CjkSingles singles_;
   std::string word_;
   std::string alt_;
   std::vector<char> single_;
@@ -103,10 +111,10 @@ class IndexVisitor : public SegmentVisitor {
 
 }  // namespace
 
-void Tokenize(std::string_view text, const TokenSink& sink) {
+void Tokenize(std::string_view text, const TokenSink& sink, CjkSingles singles) {
   std::string storage;
   const std::string_view prepared = PrepareText(text, &storage);
-  IndexVisitor visitor(prepared, sink);
+  IndexVisitor visitor(prepared, sink, singles);
   WalkSegments(prepared, visitor);
 }
 

@@ -58,9 +58,16 @@ struct TokenView {
 
 using TokenSink = std::function<void(const TokenView&)>;
 
+// kSkip leaves out the colocated single-character tokens of CJK runs (a
+// one-character run still gives its character) and with them ICU's
+// dictionary segmentation, most of the cost of Chinese text; every other
+// token is the same. For callers that only compare tokens with terms none of
+// which is one CJK character (snippet.h). The index always uses kEmit.
+enum class CjkSingles { kEmit, kSkip };
+
 // Index side: every token of `text`. Invalid UTF-8 is treated as U+FFFD.
 // Tokens are never empty; the first token is never colocated.
-void Tokenize(std::string_view text, const TokenSink& sink);
+void Tokenize(std::string_view text, const TokenSink& sink, CjkSingles singles = CjkSingles::kEmit);
 
 // Convenience for tests and small inputs.
 std::vector<std::string> TokenizeToStrings(std::string_view text);

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "text/match_util.h"
+#include "text/segmenter.h"
+#include "text/utf8.h"
 
 namespace mnemo::text {
 namespace {
@@ -213,6 +215,107 @@ TEST(Tokenizer, IsReentrantFromTheSink) {
     for (auto& s : TokenizeToStrings("inner 服务器")) inner.push_back(s);
   });
   EXPECT_EQ(inner.size(), 2u * TokenizeToStrings("inner 服务器").size());
+}
+
+struct Tok {
+  std::string text;
+  int32_t start = 0;
+  int32_t end = 0;
+  bool colocated = false;
+  bool operator==(const Tok&) const = default;
+};
+
+std::vector<Tok> Tokens(std::string_view text, CjkSingles singles) {
+  std::vector<Tok> out;
+  Tokenize(
+      text,
+      [&](const TokenView& t) {
+        out.push_back({std::string(t.text), t.start, t.end, t.colocated});
+      },
+      singles);
+  return out;
+}
+
+bool IsCjkSingle(const Tok& t) {
+  int32_t cp;
+  return t.colocated && !t.text.empty() &&
+         static_cast<size_t>(DecodeUtf8(t.text, 0, &cp)) == t.text.size() && IsCjk(cp);
+}
+
+// kSkip emits exactly kEmit's tokens less the colocated single CJK
+// characters, in text that mixes CJK with everything ICU could join to it
+// (combining marks, ZWJ, '_' and other ExtendNumLet beside Katakana),
+// punctuation, digits, Latin, Arabic, Hangul and four-byte Han.
+TEST(Tokenizer, SkippingCjkSinglesChangesNothingElse) {
+  const std::vector<std::string> pieces = {"数据库",
+                                           "服务器",
+                                           "的",
+                                           "每天",
+                                           "凌晨",
+                                           "备份",
+                                           "カタカナ",
+                                           "ﾃｽﾄ",
+                                           "ひらがな",
+                                           "𠀋𠀌",
+                                           "々",
+                                           "〇",
+                                           "ー",
+                                           "abc",
+                                           "Deploy",
+                                           "x_y",
+                                           "_",
+                                           "‿",
+                                           "＿",
+                                           "2024",
+                                           "3.14",
+                                           "年",
+                                           "。",
+                                           "，",
+                                           "、",
+                                           "：",
+                                           " ",
+                                           " ",
+                                           "\n",
+                                           "-",
+                                           ".",
+                                           "'",
+                                           "@",
+                                           "é",
+                                           "e\xCC\x81",
+                                           "\xE3\x82\x99",
+                                           "\xE2\x80\x8D",
+                                           "\xE2\x80\x8B",
+                                           "\xC2\xAD",
+                                           "بالكلمات",
+                                           "한국어",
+                                           "😀",
+                                           "deploy.py",
+                                           "send_email"};
+  uint32_t seed = 12345;
+  auto next = [&] {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 16) & 0x7fff;
+  };
+  int checked = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    const int n = 1 + static_cast<int>(next() % 8);
+    for (int i = 0; i < n; ++i) text += pieces[next() % pieces.size()];
+    std::vector<Tok> full = Tokens(text, CjkSingles::kEmit);
+    std::erase_if(full, IsCjkSingle);
+    const std::vector<Tok> skipped = Tokens(text, CjkSingles::kSkip);
+    ASSERT_EQ(skipped, full) << text;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 20000);
+}
+
+TEST(Tokenizer, SkippingCjkSinglesStillGivesBigramsAndOneCharacterRuns) {
+  std::vector<std::string> skipped;
+  Tokenize(
+      "数据库 年", [&](const TokenView& t) { skipped.emplace_back(t.text); }, CjkSingles::kSkip);
+  EXPECT_THAT(skipped, ElementsAre("数据", "据库", "年"));
+  EXPECT_THAT(TokenizeToStrings("数据库 年"), Contains("库"));
 }
 
 }  // namespace
