@@ -295,6 +295,11 @@ class Walker {
 
 }  // namespace
 
+bool IsCjkCharacter(std::string_view s) {
+  int32_t cp;
+  return !s.empty() && static_cast<size_t>(DecodeUtf8(s, 0, &cp)) == s.size() && IsCjk(cp);
+}
+
 bool IsCjk(int32_t cp) {
   if (cp < 0x3005) return false;
   if (cp <= 0x30FF) {

@@ -75,4 +75,9 @@ void FindIdentifiers(std::string_view text, std::vector<ByteSpan>* out);
 // and the half-width forms).
 bool IsCjk(int32_t cp);
 
+// Whether `s` is exactly one CJK code point (IsCjk): what a CJK run's
+// colocated single-character tokens are, and the only term that can equal
+// one.
+bool IsCjkCharacter(std::string_view s);
+
 }  // namespace mnemo::text

@@ -40,13 +40,10 @@ size_t CpIndex(const std::vector<int32_t>& offsets, int32_t byte) {
 // Only a term of one CJK character can equal a CJK single-character token:
 // without one, the tokenizer may skip them (and ICU's dictionary).
 CjkSingles SinglesFor(const std::vector<std::string>& terms) {
-  for (const std::string& t : terms) {
-    int32_t cp;
-    if (!t.empty() && static_cast<size_t>(DecodeUtf8(t, 0, &cp)) == t.size() && IsCjk(cp)) {
-      return CjkSingles::kEmit;
-    }
-  }
-  return CjkSingles::kSkip;
+  return std::any_of(terms.begin(), terms.end(),
+                     [](const std::string& t) { return IsCjkCharacter(t); })
+             ? CjkSingles::kEmit
+             : CjkSingles::kSkip;
 }
 
 std::vector<Match> FindMatches(std::string_view content, const std::vector<int32_t>& offsets,

@@ -12,6 +12,19 @@
 
 namespace mnemo::text::testing {
 
+// A token that outlives the tokenizer's callback, for comparing token lists.
+struct OwnedToken {
+  std::string text;
+  int32_t start = 0;
+  int32_t end = 0;
+  bool colocated = false;
+
+  OwnedToken() = default;
+  explicit OwnedToken(const TokenView& t)
+      : text(t.text), start(t.start), end(t.end), colocated(t.colocated) {}
+  bool operator==(const OwnedToken&) const = default;
+};
+
 inline bool QueryMatchesText(std::string_view query, std::string_view text) {
   const std::vector<std::string> terms = QueryTerms(query);
   const std::vector<std::string> tokens = TokenizeToStrings(text);

@@ -8,7 +8,6 @@
 
 #include "text/match_util.h"
 #include "text/segmenter.h"
-#include "text/utf8.h"
 
 namespace mnemo::text {
 namespace {
@@ -217,30 +216,16 @@ TEST(Tokenizer, IsReentrantFromTheSink) {
   EXPECT_EQ(inner.size(), 2u * TokenizeToStrings("inner 服务器").size());
 }
 
-struct Tok {
-  std::string text;
-  int32_t start = 0;
-  int32_t end = 0;
-  bool colocated = false;
-  bool operator==(const Tok&) const = default;
-};
+using text::testing::OwnedToken;
 
-std::vector<Tok> Tokens(std::string_view text, CjkSingles singles) {
-  std::vector<Tok> out;
+std::vector<OwnedToken> Tokens(std::string_view text, CjkSingles singles) {
+  std::vector<OwnedToken> out;
   Tokenize(
-      text,
-      [&](const TokenView& t) {
-        out.push_back({std::string(t.text), t.start, t.end, t.colocated});
-      },
-      singles);
+      text, [&](const TokenView& t) { out.emplace_back(t); }, singles);
   return out;
 }
 
-bool IsCjkSingle(const Tok& t) {
-  int32_t cp;
-  return t.colocated && !t.text.empty() &&
-         static_cast<size_t>(DecodeUtf8(t.text, 0, &cp)) == t.text.size() && IsCjk(cp);
-}
+bool IsCjkSingle(const OwnedToken& t) { return t.colocated && IsCjkCharacter(t.text); }
 
 // kSkip emits exactly kEmit's tokens less the colocated single CJK
 // characters, in text that mixes CJK with everything ICU could join to it
@@ -301,9 +286,9 @@ TEST(Tokenizer, SkippingCjkSinglesChangesNothingElse) {
     std::string text;
     const int n = 1 + static_cast<int>(next() % 8);
     for (int i = 0; i < n; ++i) text += pieces[next() % pieces.size()];
-    std::vector<Tok> full = Tokens(text, CjkSingles::kEmit);
+    std::vector<OwnedToken> full = Tokens(text, CjkSingles::kEmit);
     std::erase_if(full, IsCjkSingle);
-    const std::vector<Tok> skipped = Tokens(text, CjkSingles::kSkip);
+    const std::vector<OwnedToken> skipped = Tokens(text, CjkSingles::kSkip);
     ASSERT_EQ(skipped, full) << text;
     ++checked;
   }

@@ -8,14 +8,12 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
-#include <tuple>
 #include <unordered_map>
 
 #include "storage/entry_rules.h"
 #include "storage/sqlite/checkpointer.h"
 #include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/entry_tokens.h"
-#include "storage/sqlite/fts_rank.h"
 #include "storage/sqlite/fts_rows.h"
 #include "storage/sqlite/fts_tokenizer.h"
 #include "storage/sqlite/migrations.h"
@@ -584,139 +582,6 @@ Result<std::vector<Entry>> SqliteBackend::List(const EntryFilter& filter, int li
     out.push_back(ReadEntry(s));
   }
   return out;
-}
-
-namespace {
-
-// How many rows past k a search over the narrow rows takes, so that a run
-// of rows tied on (score, updated_at) at the k-th place is seen whole.
-constexpr int64_t kTieSlack = 8;
-
-// KeywordSearch over the narrow entries_search rows (schema v13), for a
-// filter they can answer (`narrow`, BuildSearchFilter). Their seek is what a
-// search costs per match, and rows of 18 bytes instead of `entries`' ~350
-// mostly hit the cache: at 100k entries the seek into `entries` was a third
-// of a search (issue 22). The rows have no key, owner or namespace, the
-// tie-breakers after (score, updated_at) (spec 20): the query takes kTieSlack
-// rows past k, the rows down to the end of the k-th row's tie are read from
-// `entries` and sorted in full. nullopt when that tie runs past them too (the
-// caller then searches `entries`). Runs in `db`'s open read transaction.
-Result<std::optional<std::vector<KeywordHit>>> SearchNarrowRows(Connection& db,
-                                                                const KeywordQuery& query,
-                                                                const SqlFilter& narrow,
-                                                                const std::string& match,
-                                                                const std::string& stats) {
-  struct Ranked {
-    Label label;
-    double score;
-    TimeMs updated_at;
-  };
-  const auto k = static_cast<size_t>(query.limit);
-  const int64_t taken = query.limit + kTieSlack;
-  std::vector<Ranked> ranked;
-  {
-    MNEMO_ASSIGN_OR_RETURN(
-        Statement s,
-        db.Prepare("SELECT e.rowid, mnemo_score(entries_fts, e.doc_length, ?) AS score, "
-                   "e.updated_at AS u FROM entries_fts CROSS JOIN entries_search e "
-                   "ON e.rowid = entries_fts.rowid WHERE entries_fts MATCH ? AND " +
-                       narrow.where + " ORDER BY score DESC, u DESC LIMIT ?",
-                   "search entries"));
-    BindScopeStats(s, 1, stats);
-    s.Bind(2, match);
-    s.Bind(BindFilter(s, narrow, 3), taken);
-    while (true) {
-      MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("search entries"));
-      if (!row) break;
-      ranked.push_back({s.ColumnInt(0), s.ColumnDouble(1), s.ColumnInt(2)});
-    }
-  }
-  auto tied = [](const Ranked& a, const Ranked& b) {
-    return a.score == b.score && a.updated_at == b.updated_at;
-  };
-  if (ranked.size() > k) {
-    const Ranked& kth = ranked[k - 1];
-    if (static_cast<int64_t>(ranked.size()) == taken && tied(ranked.back(), kth)) {
-      return std::optional<std::vector<KeywordHit>>();
-    }
-    size_t end = k;
-    while (end < ranked.size() && tied(ranked[end], kth)) ++end;
-    ranked.resize(end);
-  }
-  std::vector<KeywordHit> hits;
-  hits.reserve(ranked.size());
-  {
-    MNEMO_ASSIGN_OR_RETURN(Statement s, db.Prepare(std::string("SELECT ") + kEntryColumns +
-                                                       " FROM entries e WHERE e.rowid = ?",
-                                                   "read an entry found"));
-    for (const Ranked& r : ranked) {
-      s.Reset();
-      s.Bind(1, r.label);
-      MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("read an entry found"));
-      if (!row) return Internal("an entry found by search is not in `entries`");
-      hits.push_back({.entry = ReadEntry(s), .keyword_score = r.score, .label = r.label});
-    }
-  }
-  // The ORDER BY of the search over `entries` (std::string compares bytes,
-  // as SQLite's BINARY collation does).
-  std::sort(hits.begin(), hits.end(), [](const KeywordHit& a, const KeywordHit& b) {
-    if (a.keyword_score != b.keyword_score) return a.keyword_score > b.keyword_score;
-    if (a.entry.updated_at != b.entry.updated_at) return a.entry.updated_at > b.entry.updated_at;
-    return std::tie(a.entry.key, a.entry.owner, a.entry.ns) <
-           std::tie(b.entry.key, b.entry.owner, b.entry.ns);
-  });
-  if (hits.size() > k) hits.resize(k);
-  return std::optional<std::vector<KeywordHit>>(std::move(hits));
-}
-
-}  // namespace
-
-Result<std::vector<KeywordHit>> SqliteBackend::KeywordSearch(const KeywordQuery& query) {
-  const std::vector<std::string> terms = DistinctTerms(query.terms);
-  if (terms.empty() || query.limit <= 0) return std::vector<KeywordHit>();
-  const std::string match = MatchExpression(terms);
-  ReaderLease db = AcquireReader();
-  // One snapshot for the statistics and every statement of the search.
-  MNEMO_ASSIGN_OR_RETURN(Transaction snapshot, Transaction::BeginRead(*db));
-  MNEMO_ASSIGN_OR_RETURN(const std::string stats,
-                         ScopeStats(*db, EntryFtsScope(query.filter.scope), terms));
-  if (const std::optional<SqlFilter> narrow = BuildSearchFilter(query.filter)) {
-    MNEMO_ASSIGN_OR_RETURN(std::optional<std::vector<KeywordHit>> hits,
-                           SearchNarrowRows(*db, query, *narrow, match, stats));
-    if (hits) return std::move(*hits);
-  }
-  // Two passes (issue 22): the inner query scores every match the filter
-  // lets through and keeps only the sort key and the rowid in its top-k
-  // sorter; the outer one reads whole entries for those rows alone. CROSS
-  // JOIN keeps entries_fts the outer loop, which mnemo_score needs; the
-  // filters drop rows before they are scored and sorted.
-  const SqlFilter f = BuildFilter(query.filter);
-  MNEMO_ASSIGN_OR_RETURN(
-      Statement s,
-      db->Prepare(std::string("SELECT ") + kEntryColumns +
-                      ", t.score, t.rid FROM (SELECT e.rowid AS rid, "
-                      "mnemo_score(entries_fts, e.doc_length, ?) AS score, e.updated_at AS u, "
-                      "e.key AS k, e.owner AS o, e.namespace AS n FROM entries_fts "
-                      "CROSS JOIN entries e ON e.rowid = entries_fts.rowid "
-                      "WHERE entries_fts MATCH ? AND " +
-                      f.where +
-                      " ORDER BY score DESC, u DESC, k, o, n LIMIT ?) t "
-                      "CROSS JOIN entries e ON e.rowid = t.rid "
-                      "ORDER BY t.score DESC, t.u DESC, t.k, t.o, t.n",
-                  "search entries"));
-  BindScopeStats(s, 1, stats);
-  s.Bind(2, match);
-  const int next = BindFilter(s, f, 3);
-  s.Bind(next, static_cast<int64_t>(query.limit));
-  std::vector<KeywordHit> hits;
-  while (true) {
-    MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("search entries"));
-    if (!row) break;
-    hits.push_back({.entry = ReadEntry(s),
-                    .keyword_score = s.ColumnDouble(kEntryColumnCount),
-                    .label = s.ColumnInt(kEntryColumnCount + 1)});
-  }
-  return hits;
 }
 
 Result<Stats> SqliteBackend::GetStats(const ReadScope& scope) {

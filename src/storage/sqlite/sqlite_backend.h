@@ -61,6 +61,7 @@ class SqliteBackend final : public EntryStore,
   Result<std::optional<Entry>> AddCounters(std::string_view id, int64_t access_delta,
                                            int64_t useful_delta) override;
   Result<std::vector<Entry>> List(const EntryFilter& filter, int limit, int64_t offset) override;
+  // sqlite_keyword_search.cc.
   Result<std::vector<KeywordHit>> KeywordSearch(const KeywordQuery& query) override;
   Result<Stats> GetStats(const ReadScope& scope) override;
   // Episodic turns, segments, events and facets: *_episodic.cc.

@@ -6,30 +6,23 @@
 #include <vector>
 
 #include "storage/entry_rules.h"
+#include "text/match_util.h"
 
 namespace mnemo::storage::internal {
 namespace {
 
-struct Token {
-  std::string text;
-  int32_t start = 0;
-  int32_t end = 0;
-  bool colocated = false;
-  bool operator==(const Token&) const = default;
-};
+using text::testing::OwnedToken;
 
-std::vector<Token> Direct(std::string_view text, int64_t* length) {
-  std::vector<Token> out;
-  *length = IndexColumn(text, [&](const text::TokenView& t) {
-    out.push_back({std::string(t.text), t.start, t.end, t.colocated});
-  });
+std::vector<OwnedToken> Direct(std::string_view text, int64_t* length) {
+  std::vector<OwnedToken> out;
+  *length = IndexColumn(text, [&](const text::TokenView& t) { out.emplace_back(t); });
   return out;
 }
 
-std::vector<Token> Replayed(const TokenizedTexts& texts, size_t i) {
-  std::vector<Token> out;
+std::vector<OwnedToken> Replayed(const TokenizedTexts& texts, size_t i) {
+  std::vector<OwnedToken> out;
   texts.Replay(i, [&](const text::TokenView& t) {
-    out.push_back({std::string(t.text), t.start, t.end, t.colocated});
+    out.emplace_back(t);
     return true;
   });
   return out;
@@ -65,7 +58,7 @@ TEST(EntryTokenPipeline, EveryChunkHoldsItsWritesTokensInOrder) {
            {std::pair{key, writes[i].key}, std::pair{key + 1, writes[i].content}}) {
         ASSERT_EQ(texts.text(index), text) << i;
         int64_t length = 0;
-        const std::vector<Token> direct = Direct(text, &length);
+        const std::vector<OwnedToken> direct = Direct(text, &length);
         ASSERT_EQ(Replayed(texts, index), direct) << i;
         ASSERT_EQ(texts.length(index), length) << i;
       }
