@@ -43,6 +43,10 @@ namespace mnemo::index {
 // float copy (VectorSpace does, from storage).
 enum class VectorEncoding : uint32_t { kFloat32 = 0, kInt8 = 1 };
 
+// Where a format 4 payload puts the level-0 block in the file: a multiple
+// of every page size Linux uses (4, 16 or 64 KiB), so it can be mapped.
+inline constexpr uint64_t kLevel0Alignment = 65536;
+
 struct HnswParams {
   size_t m = 16;                 // links per node (2x on level 0); [2, 1024]
   size_t ef_construction = 100;  // build-time beam width; >= 1
@@ -87,9 +91,11 @@ class HnswIndex final : public VectorIndex {
   // run it from a maintenance thread.
   Status Compact();
 
-  // Payload of an index file: a u32 VectorEncoding, then exactly the bytes
-  // hnswlib 0.6.2's saveIndex writes (13 header fields, level-0 block, then
-  // per element a u32 size and its upper-level links).
+  // Payload of an index file (format 4): a u32 VectorEncoding, hnswlib
+  // 0.6.2's 13 saveIndex header fields, a u32 p and p zero bytes that put
+  // the level-0 block at a multiple of kLevel0Alignment in the file, then
+  // exactly the rest of what saveIndex writes (the level-0 block, then per
+  // element a u32 size and its upper-level links).
   // Sets *live_count to the number of vectors written (under the same lock).
   Status WritePayload(PayloadWriter& out, uint64_t* live_count) const;
   // Reads that payload without hnswlib's loadIndex, which trusts its input
@@ -101,12 +107,17 @@ class HnswIndex final : public VectorIndex {
   // out of bounds. Corrupt(...) on any mismatch, or when the live count is
   // not `expected_count`. ef_search, build_threads and seed come from
   // `params`; M, ef_construction and the encoding from the payload.
-  // `has_encoding` false: a payload of index file format 2, which had no
-  // encoding field (float32).
+  // `format_version` is the index file's: 2 had no encoding field
+  // (float32), 3 no padding. The level-0 block of a format 4 payload is
+  // mapped (copy-on-write) instead of copied: the file must then not be
+  // truncated in place while the index lives (mnemo only ever replaces it
+  // by rename, index_file.h).
   static Result<std::unique_ptr<HnswIndex>> ReadPayload(PayloadReader& in, size_t dims,
                                                         uint64_t expected_count,
                                                         const HnswParams& params,
-                                                        bool has_encoding = true);
+                                                        uint32_t format_version);
+  // Whether the level-0 block is still mapped from the file it was loaded from.
+  bool maps_file() const;
 
   // The graph and its space (defined and used in hnsw_index.cc only).
   struct Graph;

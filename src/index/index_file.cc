@@ -217,7 +217,7 @@ Status SaveIndexFile(const std::filesystem::path& path, const VectorIndex& index
     const size_t header_size = kFixedHeader + signature.size() + store_id.size() + sizeof(uint64_t);
     if (::lseek(fd, static_cast<off_t>(header_size), SEEK_SET) < 0) return Unavailable(Errno());
     Xxh64 hash;
-    PayloadWriter writer(fd, &hash);
+    PayloadWriter writer(fd, &hash, header_size);
     uint64_t count = 0;
     Status st;
     if (const auto* flat = dynamic_cast<const FlatIndex*>(&index)) {
@@ -272,7 +272,8 @@ Result<LoadedIndex> LoadIndexFile(const std::filesystem::path& path,
                                  "expected " + std::to_string(expected_dims));
   }
   Xxh64 hash;
-  PayloadReader reader(fd.get(), h.payload_length, mode == VerifyMode::kNow ? &hash : nullptr);
+  PayloadReader reader(fd.get(), h.payload_length, mode == VerifyMode::kNow ? &hash : nullptr,
+                       f.payload_offset);
   LoadedIndex loaded;
   if (h.kind == IndexKind::kFlat) {
     auto flat = FlatIndex::ReadPayload(reader, expected_dims, h.count);
@@ -280,7 +281,7 @@ Result<LoadedIndex> LoadIndexFile(const std::filesystem::path& path,
     loaded.index = std::move(flat).value();
   } else {
     HnswParams params = options.hnsw;
-    auto hnsw = HnswIndex::ReadPayload(reader, expected_dims, h.count, params, h.version >= 3);
+    auto hnsw = HnswIndex::ReadPayload(reader, expected_dims, h.count, params, h.version);
     if (!hnsw.ok()) return WrapLoadError(path, hnsw.status());
     loaded.index = std::move(hnsw).value();
   }
@@ -303,7 +304,7 @@ Result<LoadedIndex> LoadIndexFile(const std::filesystem::path& path,
   return loaded;
 }
 
-Status PendingVerification::Run() const {
+Status PendingVerification::Run(const std::atomic<bool>* stop) const {
   Fd fd(::open(path_.c_str(), O_RDONLY | O_CLOEXEC));
   struct stat st {};
   if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0) {
@@ -321,6 +322,9 @@ Status PendingVerification::Run() const {
   PayloadReader reader(fd.get(), payload_length_, &hash);
   std::vector<char> chunk(1 << 20);
   while (reader.remaining() > 0) {
+    if (stop != nullptr && stop->load()) {
+      return Unavailable("index file " + path_.string() + " was not verified: stopped");
+    }
     const size_t n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), reader.remaining()));
     Status s = reader.Read(chunk.data(), n);
     if (!s.ok()) return WrapLoadError(path_, s);

@@ -17,6 +17,9 @@
 //   56+n+m 8 u64 checksum = XXH64(payload bytes, then header bytes [0, 56+n+m))
 //   64+n+m   payload (FlatIndex / HnswIndex::WritePayload)
 //
+// Version 4 pads an hnsw payload so that its level-0 block starts at a
+// multiple of 64 KiB in the file, where it can be mapped instead of read
+// (HnswIndex::WritePayload); a version 3 file is read as before.
 // Version 3 added a u32 vector encoding at the start of an hnsw payload
 // (HnswIndex::WritePayload); a version 2 file is read as float32 (its hnsw
 // payload lacks that field, its flat payload is the same).
@@ -29,6 +32,7 @@
 // one, never a torn one.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -41,7 +45,7 @@
 
 namespace mnemo::index {
 
-inline constexpr uint32_t kIndexFormatVersion = 3;
+inline constexpr uint32_t kIndexFormatVersion = 4;
 // The oldest version LoadIndexFile still reads.
 inline constexpr uint32_t kOldestIndexFormatVersion = 2;
 
@@ -123,7 +127,9 @@ Result<LoadedIndex> LoadIndexFile(const std::filesystem::path& path,
 // kUnavailable ("… was replaced since it was loaded").
 class PendingVerification {
  public:
-  Status Run() const;
+  // `stop`, when given and set while it runs, ends it early with
+  // kUnavailable "… was not verified: stopped" (a closing engine).
+  Status Run(const std::atomic<bool>* stop = nullptr) const;
 
  private:
   friend Result<LoadedIndex> LoadIndexFile(const std::filesystem::path&, std::string_view,

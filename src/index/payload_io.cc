@@ -1,5 +1,6 @@
 #include "index/payload_io.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,7 +14,8 @@ constexpr size_t kBufferSize = 1 << 20;
 
 }  // namespace
 
-PayloadWriter::PayloadWriter(int fd, Xxh64* hash) : fd_(fd), hash_(hash) {
+PayloadWriter::PayloadWriter(int fd, Xxh64* hash, uint64_t base)
+    : fd_(fd), base_(base), hash_(hash) {
   buf_.reserve(kBufferSize);
 }
 
@@ -52,8 +54,46 @@ Status PayloadWriter::Finish() {
   return status_;
 }
 
-PayloadReader::PayloadReader(int fd, uint64_t limit, Xxh64* hash)
-    : fd_(fd), limit_(limit), hash_(hash), buf_(kBufferSize) {}
+MappedBlock& MappedBlock::operator=(MappedBlock&& other) noexcept {
+  if (this != &other) {
+    if (base_ != nullptr) ::munmap(base_, length_);
+    base_ = other.base_;
+    data_ = other.data_;
+    length_ = other.length_;
+    other.release();
+  }
+  return *this;
+}
+
+MappedBlock::~MappedBlock() {
+  if (base_ != nullptr) ::munmap(base_, length_);
+}
+
+PayloadReader::PayloadReader(int fd, uint64_t limit, Xxh64* hash, uint64_t base)
+    : fd_(fd), base_(base), limit_(limit), hash_(hash), buf_(kBufferSize) {}
+
+Result<MappedBlock> PayloadReader::Map(size_t n) {
+  if (n > remaining()) return Corrupt("truncated: the payload is shorter than its contents");
+  const long page = ::sysconf(_SC_PAGESIZE);
+  MappedBlock block;
+  if (n == 0 || page <= 0 || position() % static_cast<uint64_t>(page) != 0) return block;
+  void* p =
+      ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd_, static_cast<off_t>(position()));
+  if (p == MAP_FAILED) return block;
+  (void)::madvise(p, n, MADV_WILLNEED);
+  block.base_ = p;
+  block.data_ = static_cast<char*>(p);
+  block.length_ = n;
+  if (hash_ != nullptr) hash_->Update(block.data_, n);
+  // What Fill buffered ahead is now behind: the next read starts after the block.
+  consumed_ += n;
+  from_fd_ = consumed_;
+  pos_ = end_ = 0;
+  if (::lseek(fd_, static_cast<off_t>(position()), SEEK_SET) < 0) {
+    return Internal(std::string("cannot read the index file: ") + std::strerror(errno));
+  }
+  return block;
+}
 
 Status PayloadReader::Fill() {
   // Never read past the payload: the bytes after it are not ours to hash.

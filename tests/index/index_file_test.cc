@@ -43,6 +43,18 @@ uint64_t Get64(const char* p) {
   std::memcpy(&v, p, 8);
   return v;
 }
+uint32_t Get32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+// Where an hnsw payload's padding field is: after the encoding and
+// hnswlib's 13 fields.
+size_t PadFieldAt(std::string_view signature) { return HeaderSize(signature) + 4 + 96; }
+// Where its level-0 block starts: past the padding, at a multiple of 64 KiB.
+size_t Level0At(const std::string& file, std::string_view signature) {
+  return PadFieldAt(signature) + 4 + Get32(file.data() + PadFieldAt(signature));
+}
 
 // Recomputes the checksum of a file whose bytes were changed on purpose,
 // so the payload validation itself is what gets tested.
@@ -176,9 +188,9 @@ TEST_P(IndexFileTest, NamedErrorsForMagicVersionSignatureAndDimensions) {
   WriteAll(path_, bad);
   EXPECT_NE(LoadStatus().message().find("wrong magic"), std::string::npos);
   bad = bytes_;
-  bad[8] = 4;
+  bad[8] = 5;
   WriteAll(path_, bad);
-  EXPECT_NE(LoadStatus().message().find("format version 4"), std::string::npos);
+  EXPECT_NE(LoadStatus().message().find("format version 5"), std::string::npos);
   WriteAll(path_, bytes_);
   auto r = LoadIndexFile(path_, "hash-v1-24", kStore, kDims, VerifyMode::kNow);
   EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
@@ -264,11 +276,12 @@ TEST_P(IndexFileTest, ResealedGarbageNeverCrashes) {
 }
 
 TEST_P(IndexFileTest, DeferredVerificationCatchesACorruptVector) {
-  // Flip a low mantissa bit of the last vector's last float: still a valid
-  // index, only the checksum can tell.
+  // Flip a low mantissa bit of the last vector's last float (flat), or a
+  // byte of the first element's vector (hnsw): still a valid index, only the
+  // checksum can tell.
   std::string bad = bytes_;
   const size_t at =
-      GetParam() == IndexKind::kFlat ? bad.size() - 4 : HeaderSize(kSignature) + 100 + 200;
+      GetParam() == IndexKind::kFlat ? bad.size() - 4 : Level0At(bad, kSignature) + 200;
   bad[at] ^= 0x01;
   WriteAll(path_, bad);
   auto loaded = LoadIndexFile(path_, kSignature, kStore, kDims, VerifyMode::kDeferred);
@@ -292,9 +305,24 @@ TEST_P(IndexFileTest, DeferredVerificationNoticesAReplacedFile) {
   EXPECT_NE(st.message().find("replaced"), std::string::npos) << st.message();
 }
 
-// Format 2 had no encoding field in the hnsw payload (float32 vectors):
-// such a file still loads, as a float index answering as before.
-TEST(IndexFileFormat, AVersion2HnswFileStillLoads) {
+// The same hnsw file in an older format: 3 had no padding before the
+// level-0 block, 2 no encoding field either (float32 vectors).
+std::string OlderFormat(const std::string& v4, uint32_t version) {
+  const size_t header = HeaderSize(kSignature);
+  const size_t pad_at = PadFieldAt(kSignature);
+  const size_t fields_at = header + (version == 2 ? 4 : 0);  // 2: without the encoding
+  std::string old = v4.substr(0, header) + v4.substr(fields_at, pad_at - fields_at) +
+                    v4.substr(Level0At(v4, kSignature));
+  std::memcpy(old.data() + 8, &version, 4);
+  const uint64_t length = old.size() - header;
+  std::memcpy(old.data() + 40, &length, 8);
+  Reseal(old, kSignature);
+  return old;
+}
+
+// Older formats still load, through reads instead of a mapping, and answer
+// as before.
+TEST(IndexFileFormat, Version2And3HnswFilesStillLoad) {
   const fs::path dir =
       fs::temp_directory_path() / ("mnemo_index_file_v2_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -303,27 +331,81 @@ TEST(IndexFileFormat, AVersion2HnswFileStillLoads) {
   for (size_t i = 0; i < 300; ++i) ASSERT_TRUE(index->Upsert(i + 1, Row(data, kDims, i)).ok());
   const fs::path path = IndexFilePath(dir, kSignature, IndexKind::kHnsw);
   ASSERT_TRUE(SaveIndexFile(path, *index, kSignature, kStore, 5).ok());
-  std::string v3 = ReadAll(path);
-  const size_t header = HeaderSize(kSignature);
-  // Version 2: the same header with version 2 and a payload 4 bytes shorter.
-  std::string v2 = v3.substr(0, header) + v3.substr(header + 4);
-  const uint32_t two = 2;
-  std::memcpy(v2.data() + 8, &two, 4);
-  const uint64_t length = Get64(v3.data() + 40) - 4;
-  std::memcpy(v2.data() + 40, &length, 8);
-  Reseal(v2, kSignature);
-  WriteAll(path, v2);
-  auto loaded = LoadIndexFile(path, kSignature, kStore, kDims, VerifyMode::kNow);
-  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-  EXPECT_EQ(loaded->header.version, 2u);
-  const auto* hnsw = dynamic_cast<const HnswIndex*>(loaded->index.get());
-  ASSERT_NE(hnsw, nullptr);
-  EXPECT_EQ(hnsw->params().encoding, VectorEncoding::kFloat32);
-  for (size_t q = 0; q < 300; q += 29) {
-    auto a = index->Search(Row(data, kDims, q), 5);
-    auto b = loaded->index->Search(Row(data, kDims, q), 5);
-    ASSERT_TRUE(a.ok() && b.ok());
-    EXPECT_EQ(*a, *b);
+  const std::string v4 = ReadAll(path);
+  EXPECT_EQ(Level0At(v4, kSignature) % kLevel0Alignment, 0u);
+  for (uint32_t version : {2u, 3u}) {
+    WriteAll(path, OlderFormat(v4, version));
+    auto loaded = LoadIndexFile(path, kSignature, kStore, kDims, VerifyMode::kNow);
+    ASSERT_TRUE(loaded.ok()) << version << ": " << loaded.status().ToString();
+    EXPECT_EQ(loaded->header.version, version);
+    const auto* hnsw = dynamic_cast<const HnswIndex*>(loaded->index.get());
+    ASSERT_NE(hnsw, nullptr);
+    EXPECT_EQ(hnsw->params().encoding, VectorEncoding::kFloat32);
+    EXPECT_FALSE(hnsw->maps_file());
+    for (size_t q = 0; q < 300; q += 29) {
+      auto a = index->Search(Row(data, kDims, q), 5);
+      auto b = loaded->index->Search(Row(data, kDims, q), 5);
+      ASSERT_TRUE(a.ok() && b.ok());
+      EXPECT_EQ(*a, *b);
+    }
+  }
+  fs::remove_all(dir);
+}
+
+// A format 4 graph is mapped from its file, copy-on-write: changing the
+// loaded index never changes the file, and the first new vector moves the
+// block into memory of the index's own, where it grows.
+TEST(IndexFileFormat, ALoadedGraphIsMappedAndNeverWritesItsFile) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("mnemo_index_file_map_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::vector<float> data = ClusteredVectors(1200, kDims, 8, 4);
+  for (VectorEncoding encoding : {VectorEncoding::kFloat32, VectorEncoding::kInt8}) {
+    auto index = HnswIndex::Make(kDims, {.encoding = encoding}).value();
+    for (size_t i = 0; i < 600; ++i) ASSERT_TRUE(index->Upsert(i + 1, Row(data, kDims, i)).ok());
+    const fs::path path = IndexFilePath(dir, kSignature, IndexKind::kHnsw);
+    ASSERT_TRUE(SaveIndexFile(path, *index, kSignature, kStore, 5).ok());
+    const std::string saved = ReadAll(path);
+    auto loaded = LoadIndexFile(path, kSignature, kStore, kDims, VerifyMode::kNow);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    auto* hnsw = dynamic_cast<HnswIndex*>(loaded->index.get());
+    ASSERT_NE(hnsw, nullptr);
+    EXPECT_TRUE(hnsw->maps_file());
+    // Updates and removals write into the mapped pages: this process's copies.
+    ASSERT_TRUE(hnsw->Upsert(7, Row(data, kDims, 900)).ok());
+    ASSERT_TRUE(hnsw->Remove(8).ok());
+    EXPECT_TRUE(hnsw->maps_file());
+    EXPECT_EQ(ReadAll(path), saved);
+    auto moved = hnsw->Search(Row(data, kDims, 900), 1);
+    ASSERT_TRUE(moved.ok() && !moved->empty());
+    EXPECT_EQ((*moved)[0].id, 7u);
+    EXPECT_FALSE(hnsw->Contains(8));
+    // New vectors need room: the block leaves the file and grows.
+    std::vector<uint64_t> ids;
+    std::vector<float> more;
+    for (size_t i = 600; i < 1200; ++i) {
+      ids.push_back(i + 1);
+      const auto row = Row(data, kDims, i);
+      more.insert(more.end(), row.begin(), row.end());
+    }
+    ASSERT_TRUE(hnsw->UpsertBatch(ids, more).ok());
+    EXPECT_FALSE(hnsw->maps_file());
+    EXPECT_EQ(hnsw->size(), 1199u);
+    EXPECT_EQ(ReadAll(path), saved);
+    for (size_t q = 0; q < 1200; q += 97) {
+      auto exact = hnsw->SearchExact(Row(data, kDims, q), 5);
+      auto found = hnsw->Search(Row(data, kDims, q), 5);
+      ASSERT_TRUE(exact.ok() && found.ok());
+      ASSERT_FALSE(found->empty());
+      EXPECT_EQ((*found)[0].id, (*exact)[0].id) << q;
+    }
+    ASSERT_TRUE(hnsw->Compact().ok());
+    EXPECT_EQ(hnsw->size(), 1199u);
+    // A loaded graph dropped while still mapped unmaps it (ASan: no leak, no
+    // free of the mapping).
+    auto again = LoadIndexFile(path, kSignature, kStore, kDims, VerifyMode::kNow);
+    ASSERT_TRUE(again.ok());
+    EXPECT_TRUE(dynamic_cast<const HnswIndex&>(*again->index).maps_file());
   }
   fs::remove_all(dir);
 }
@@ -414,6 +496,11 @@ TEST(IndexFileFormat, HnswPayloadHasHnswlibsSaveIndexLayout) {
   EXPECT_EQ(u64(64), 24u);  // maxM0
   EXPECT_EQ(u64(72), 12u);  // M
   EXPECT_EQ(u64(88), 50u);  // ef_construction
+  // Format 4's padding puts the level-0 block at a multiple of 64 KiB.
+  const size_t level0 = Level0At(bytes, "s");
+  EXPECT_EQ(level0 % kLevel0Alignment, 0u);
+  EXPECT_LT(level0 - (HeaderSize("s") + 4 + fields + 4), kLevel0Alignment);
+  p = bytes.data() + level0 - fields;  // as if the block followed the fields
   // The label of element 0 sits at label_offset inside its level-0 record.
   EXPECT_EQ(Get64(p + fields + links0 + kDims * 4), 1u);
   size_t at = fields + 500 * per_element;
@@ -423,7 +510,7 @@ TEST(IndexFileFormat, HnswPayloadHasHnswlibsSaveIndexLayout) {
     ASSERT_EQ(size % (12 * 4 + 4), 0u);
     at += 4 + size;
   }
-  EXPECT_EQ(HeaderSize("s") + 4 + at, bytes.size());
+  EXPECT_EQ(level0 - fields + at, bytes.size());
 }
 
 }  // namespace
