@@ -64,9 +64,11 @@ Result<std::unique_ptr<VectorSpace>> VectorSpace::Open(storage::EntryStore& entr
                                                        std::string signature, size_t dims,
                                                        index::IndexOptions options,
                                                        std::filesystem::path dir,
-                                                       std::shared_ptr<Logger> logger) {
+                                                       std::shared_ptr<Logger> logger,
+                                                       std::function<void()> before_verification) {
   std::unique_ptr<VectorSpace> space(new VectorSpace(entries, std::move(signature), dims, options,
                                                      std::move(dir), std::move(logger)));
+  space->verification_hook_ = std::move(before_verification);
   bool loaded = false;
   {
     std::lock_guard lock(space->mu_);
@@ -88,6 +90,12 @@ Result<std::unique_ptr<VectorSpace>> VectorSpace::Open(storage::EntryStore& entr
                         s.message());
     }
   }
+  bool pending = false;
+  {
+    std::lock_guard lock(space->job_mu_);
+    pending = space->pending_.has_value();
+  }
+  if (pending) space->ScheduleMaintenance();
   return space;
 }
 
@@ -108,13 +116,21 @@ Result<bool> VectorSpace::LoadFile() {
                  "rebuilding from storage");
       continue;
     }
+    const bool defer = header.ok() && header->payload_length >= options_.verify_in_background_bytes;
     auto file = index::LoadIndexFile(path, signature_, entries_.store_id(), dims_,
-                                     index::VerifyMode::kNow, options_);
+                                     defer ? index::VerifyMode::kDeferred : index::VerifyMode::kNow,
+                                     options_);
     if (!file.ok()) {
       LogWarning(file.status().message());
       continue;
     }
-    SetIndex(std::move(file->index));
+    std::shared_ptr<index::VectorIndex> index = std::move(file->index);
+    if (file->pending) {
+      std::lock_guard lock(job_mu_);
+      pending_ = std::move(file->pending);
+      pending_for_ = index;
+    }
+    SetIndex(std::move(index), /*verified=*/!defer);
     watermark_ = static_cast<int64_t>(file->header.watermark);
     file_watermark_ = watermark_;
     loaded = true;
@@ -136,6 +152,7 @@ Result<bool> VectorSpace::LoadFile() {
       file_watermark_ = -1;
       return false;
     }
+    if (!verified()) return true;  // the count is the maintenance thread's (RunVerification)
     MNEMO_ASSIGN_OR_RETURN(stored, entries_.CountVectors(signature_));
     if (static_cast<int64_t>(index_->size()) == stored) return true;
   }
@@ -146,14 +163,77 @@ Result<bool> VectorSpace::LoadFile() {
   return false;
 }
 
-std::shared_ptr<index::VectorIndex> VectorSpace::Current() const {
+Status VectorSpace::CheckLoaded(const index::PendingVerification& pending) {
+  MNEMO_RETURN_IF_ERROR(pending.Run(&stopping_));
+  // As LoadFile counts a small file's vectors, with the space unlocked
+  // (requests go on): the count is taken between two reads of the change
+  // log's watermark that agree with the index's, so no write falls between
+  // the catch-up and the count.
+  for (int round = 0; round < 3; ++round) {
+    if (stopping_.load()) return Unavailable("the vector space of " + signature_ + " is closing");
+    size_t size = 0;
+    int64_t watermark = 0;
+    {
+      std::lock_guard lock(mu_);
+      MNEMO_RETURN_IF_ERROR(CatchUpLocked());
+      size = index_->size();
+      watermark = watermark_.load();
+    }
+    MNEMO_ASSIGN_OR_RETURN(const int64_t stored, entries_.CountVectors(signature_));
+    MNEMO_ASSIGN_OR_RETURN(const int64_t newest, entries_.VectorWatermark(signature_));
+    if (newest != watermark) continue;
+    if (static_cast<int64_t>(size) == stored) return Status::Ok();
+    return Unavailable("index file of " + signature_ + " holds " + std::to_string(size) +
+                       " vectors after catching up, the database " + std::to_string(stored) +
+                       ": it was built from another state of the database; rebuilding from "
+                       "storage");
+  }
+  return Unavailable("the vectors of " + signature_ +
+                     " changed during every count; rebuilding the index from storage");
+}
+
+void VectorSpace::RunVerification() {
+  std::optional<index::PendingVerification> pending;
+  std::shared_ptr<index::VectorIndex> subject;
+  {
+    std::lock_guard lock(job_mu_);
+    pending.swap(pending_);
+    subject = pending_for_.lock();
+    pending_for_.reset();
+  }
+  if (!pending || subject == nullptr) return;
+  if (verification_hook_) verification_hook_();
+  const Status checked = CheckLoaded(*pending);
+  if (stopping_.load()) return;  // closing: nothing is to be trusted or rebuilt any more
+  std::lock_guard lock(mu_);
+  if (index_ != subject) return;  // replaced by an index built from storage meanwhile
+  if (checked.ok()) {
+    std::lock_guard index_lock(index_mu_);
+    index_verified_ = true;
+    return;
+  }
+  LogWarning(checked.message());
+  index_distrusted_ = true;
+  file_watermark_ = -1;  // the file is not to be loaded again
+}
+
+std::shared_ptr<index::VectorIndex> VectorSpace::Current(bool* verified) const {
   std::lock_guard lock(index_mu_);
+  if (verified != nullptr) *verified = index_verified_;
   return index_;
 }
 
-void VectorSpace::SetIndex(std::shared_ptr<index::VectorIndex> index) {
+bool VectorSpace::verified() const {
+  bool verified = false;
+  Current(&verified);
+  return verified;
+}
+
+void VectorSpace::SetIndex(std::shared_ptr<index::VectorIndex> index, bool verified) {
   std::lock_guard lock(index_mu_);
   index_ = std::move(index);
+  index_verified_ = verified;
+  index_distrusted_ = false;
 }
 
 size_t VectorSpace::size() const { return Current()->size(); }
@@ -239,10 +319,14 @@ Status VectorSpace::Sync(SyncMode mode) {
       index_->kind() == index::IndexKind::kFlat &&
       index::ChooseKind(options_, index_->size() + backlog, index_->kind()) !=
           index::IndexKind::kFlat) {
-    MNEMO_ASSIGN_OR_RETURN(auto grown,
-                           index::RebuildAs(*index_, index::IndexKind::kHnsw, options_));
-    SetIndex(std::move(grown));
-    file_watermark_ = -1;
+    if (verified()) {
+      MNEMO_ASSIGN_OR_RETURN(auto grown,
+                             index::RebuildAs(*index_, index::IndexKind::kHnsw, options_));
+      SetIndex(std::move(grown));
+      file_watermark_ = -1;
+    } else {
+      MNEMO_RETURN_IF_ERROR(Rebuild());  // not from vectors still to be checked
+    }
   }
   if (Status s = CatchUpLocked(); !s.ok()) {
     if (s.code() != StatusCode::kNotFound) return s;
@@ -262,8 +346,12 @@ Status VectorSpace::Put(std::span<const storage::LabeledVector> vectors, bool sy
 Result<std::vector<index::Neighbor>> VectorSpace::Search(std::span<const float> q, size_t k,
                                                          const index::SearchFilter& filter) {
   MNEMO_RETURN_IF_ERROR(Sync());
-  const std::shared_ptr<index::VectorIndex> current = Current();
-  MNEMO_ASSIGN_OR_RETURN(std::vector<index::Neighbor> found, current->Search(q, k, filter));
+  bool verified = true;
+  const std::shared_ptr<index::VectorIndex> current = Current(&verified);
+  // An unverified graph is not walked (Open): its vectors are scanned.
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<index::Neighbor> found,
+      verified ? current->Search(q, k, filter) : current->SearchExact(q, k, filter));
   const auto* hnsw = dynamic_cast<const index::HnswIndex*>(current.get());
   if (hnsw == nullptr || hnsw->params().encoding == index::VectorEncoding::kFloat32) return found;
   return Rescore(q, std::move(found));
@@ -294,7 +382,7 @@ Result<std::vector<index::Neighbor>> VectorSpace::Rescore(std::span<const float>
 }
 
 bool VectorSpace::SaveDueLocked() const {
-  if (!dirty_) return false;
+  if (!dirty_ || !verified()) return false;
   if (file_watermark_ < 0) return true;
   const int64_t due =
       std::min(kMaxUnsavedChanges,
@@ -396,6 +484,7 @@ void VectorSpace::MaintenanceLoop() {
     // request to fail): a rebuild that runs out of memory, say, becomes a
     // failed job, retried later like any other.
     try {
+      RunVerification();
       s = RunMaintenance(hook);
     } catch (const std::exception& e) {
       s = Internal(std::string("vector index maintenance threw: ") + e.what());
@@ -424,12 +513,20 @@ void VectorSpace::MaintenanceLoop() {
 }
 
 Status VectorSpace::RunMaintenance(const std::function<void()>& before_swap) {
-  const std::shared_ptr<index::VectorIndex> source = Current();
-  if (index::NeedsMaintenance(*source, options_) == index::Maintenance::kNone) {
+  std::shared_ptr<index::VectorIndex> source;
+  bool distrusted = false;
+  {
+    std::lock_guard lock(mu_);
+    source = index_;
+    distrusted = index_distrusted_;
+  }
+  if (!distrusted && index::NeedsMaintenance(*source, options_) == index::Maintenance::kNone) {
     return Status::Ok();
   }
-  // The kind it should be; for a compaction the same kind, without tombstones.
-  const index::IndexKind kind = index::ChooseKind(options_, source->size(), source->kind());
+  // The kind it should be; for a compaction the same kind, without
+  // tombstones; for a distrusted index the kind the stored count calls for.
+  std::optional<index::IndexKind> kind;
+  if (!distrusted) kind = index::ChooseKind(options_, source->size(), source->kind());
   MNEMO_ASSIGN_OR_RETURN(Built built, BuildFromStorage(kind));
   // Most of what changed during the build goes in before mu_ is taken, so
   // the catch-up under it (which Sync, and so requests, wait for) is short.

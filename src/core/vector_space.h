@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "index/index_factory.h"
+#include "index/index_file.h"
 #include "index/vector_index.h"
 #include "mnemo/logger.h"
 #include "storage/entry_store.h"
@@ -53,11 +54,21 @@ class VectorSpace {
   // count after catching up is not the store's CountVectors (an older
   // database that has since moved past the file's watermark). `dir` empty:
   // no file. Refusals and failed saves are reported to `logger`.
+  //
+  // A file of at least options.verify_in_background_bytes is used before its
+  // checksum and count are checked (spec 20: opening 1M vectors must stay
+  // fast): the maintenance thread checks them right after the open, and
+  // until they pass, searches scan the loaded vectors exactly instead of
+  // walking the graph, and the file is not rewritten. When they fail the
+  // index is rebuilt from storage on that thread (logged) and swapped in;
+  // the loaded vectors answer, exactly, until then. Tests only:
+  // `before_verification` runs on that thread before the checks.
   static Result<std::unique_ptr<VectorSpace>> Open(storage::EntryStore& entries,
                                                    std::string signature, size_t dims,
                                                    index::IndexOptions options,
                                                    std::filesystem::path dir,
-                                                   std::shared_ptr<Logger> logger);
+                                                   std::shared_ptr<Logger> logger,
+                                                   std::function<void()> before_verification = {});
   // Stops the maintenance thread: a running rebuild is abandoned at its next
   // batch of vectors (a swap already under way completes), then joined. The
   // entry store must outlive the space.
@@ -70,6 +81,9 @@ class VectorSpace {
   size_t size() const;
   // The kind of index serving it now ("flat" or "hnsw").
   std::string_view kind() const;
+  // False while a loaded file's deferred checks have not passed (see Open):
+  // searches scan the loaded vectors exactly meanwhile.
+  bool verified() const;
 
   // Stores vectors in storage, then (with `sync`) brings the index up to
   // date. Bulk writers pass false for each batch and Sync once at the end.
@@ -156,8 +170,16 @@ class VectorSpace {
   // not be held.
   Status WriteFile();
   // Loads the first usable file and catches up with storage (see Open);
-  // false when there is none (each refusal logged). mu_ held.
+  // false when there is none (each refusal logged). A large file's checks
+  // are left in pending_. mu_ held.
   Result<bool> LoadFile();
+  // The checks LoadFile left for later, on the maintenance thread: passed,
+  // the index is verified; failed, it is distrusted (logged) and the
+  // following RunMaintenance rebuilds it. A no-op when none are pending or
+  // the index they were for was replaced meanwhile. mu_ must not be held.
+  void RunVerification();
+  // The file's checksum, then the live count against storage's CountVectors.
+  Status CheckLoaded(const index::PendingVerification& pending);
   // Applies the change log after *watermark to `index` page by page and
   // moves *watermark to the last change applied (also when a later page
   // fails: what was applied is in the index). kNotFound when the log no
@@ -183,8 +205,9 @@ class VectorSpace {
   const std::filesystem::path dir_;
   const std::shared_ptr<Logger> logger_;
 
-  std::shared_ptr<index::VectorIndex> Current() const;
-  void SetIndex(std::shared_ptr<index::VectorIndex> index);  // mu_ held
+  std::shared_ptr<index::VectorIndex> Current(bool* verified = nullptr) const;
+  // mu_ held. An index built from storage is verified; LoadFile's may not be.
+  void SetIndex(std::shared_ptr<index::VectorIndex> index, bool verified = true);
 
   std::mutex save_mu_;     // one file write at a time; taken before mu_
   mutable std::mutex mu_;  // Sync, Put, Rebuild; index_ changes only under it
@@ -192,6 +215,10 @@ class VectorSpace {
   // save or a catch-up holds mu_.
   mutable std::mutex index_mu_;
   std::shared_ptr<index::VectorIndex> index_;
+  bool index_verified_ = true;  // index_mu_; see verified()
+  // index_ failed its deferred checks: the next RunMaintenance rebuilds it
+  // from storage whatever NeedsMaintenance says (mu_; SetIndex clears it).
+  bool index_distrusted_ = false;
   std::atomic<int64_t> watermark_{0};  // storage change seq the index reflects
   bool dirty_ = false;                 // changed since load or save (mu_)
   // Watermark of the index file on disk (-1: none usable). A few changes
@@ -208,6 +235,10 @@ class VectorSpace {
   bool job_running_ = false;                // job_mu_
   Status job_status_;                       // how the last job ended (job_mu_)
   std::function<void()> maintenance_hook_;  // job_mu_
+  // LoadFile's deferred checks and the index they are for (job_mu_).
+  std::optional<index::PendingVerification> pending_;
+  std::weak_ptr<index::VectorIndex> pending_for_;
+  std::function<void()> verification_hook_;  // set by Open before the thread starts
   // Set (under job_mu_) by the destructor; read without it by a running
   // build, which stops at its next batch.
   std::atomic<bool> stopping_{false};

@@ -31,6 +31,12 @@ struct IndexOptions {
   // Compact an hnsw index when deleted slots exceed this share of all slots
   // (searches walk tombstones: past ~20 % they cost more and recall drops).
   double compact_fraction = 0.2;
+  // Index files with a payload of at least this many bytes are opened
+  // without their checksum and count checks, which VectorSpace's
+  // maintenance thread runs right after (spec 20: at 1M entries the open
+  // must stay fast); searches scan the loaded vectors exactly until they
+  // pass. Smaller files are checked before they are used. Tests set 0.
+  uint64_t verify_in_background_bytes = uint64_t{64} << 20;
 };
 
 // The kind an index of `live_count` vectors should be. `current` (the kind
