@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -648,17 +649,23 @@ TEST_F(VectorSpaceDeferredCheckTest, ALargeFileAnswersExactlyUntilItsChecksPass)
   ExpectGraphAnswers(*space, Range(0, 130));
 }
 
-// The file's watermark lowered to 0: a header any load accepts (the changes
-// since 0 are replayed again, which is idempotent) and a checksum that no
-// longer matches, which only the deferred check sees.
+// A byte of the padding before the graph's level-0 block changed: nothing
+// but the checksum covers it, so only the deferred check sees it.
 TEST_F(VectorSpaceDeferredCheckTest, ALargeFileThatFailsItsChecksumIsRebuiltInTheBackground) {
   StoreRange(0, 120);
   ASSERT_NE(OpenWithFile(), nullptr);
   {
+    // After the header (56 + signature + store id + checksum), the vector
+    // encoding, hnswlib's 13 fields and the padding's length.
+    const auto pad_field = static_cast<std::streamoff>(56 + std::strlen(kSignature) +
+                                                       store_->store_id().size() + 8 + 4 + 96);
     std::fstream f(FilePath(), std::ios::in | std::ios::out | std::ios::binary);
-    const char zeros[8] = {};
-    f.seekp(32);
-    f.write(zeros, sizeof(zeros));
+    uint32_t pad = 0;
+    f.seekg(pad_field);
+    f.read(reinterpret_cast<char*>(&pad), sizeof(pad));
+    ASSERT_GT(pad, 100u);
+    f.seekp(pad_field + 4 + 100);
+    f.put('\x5a');
   }
   JobGate gate;
   auto space = OpenWithFile(gate.Hook());
