@@ -142,7 +142,11 @@ double TwoThreadSpeedup(Engine& engine, const std::vector<Query>& queries) {
 
 // A PostgreSQL run gets a fresh schema of its own, as a sqlite run gets a
 // fresh workspace.
-void SetPostgres(const BenchArgs& args, const std::string& run, Config& config) {
+// What every run takes from the command line: the backend, the PostgreSQL
+// server and schema of `run`, and the index's ef_search.
+void ApplyArgs(const BenchArgs& args, const std::string& run, Config& config) {
+  config.memory.backend = args.backend;
+  if (args.ef_search > 0) config.index.ef_search = args.ef_search;
   if (args.backend != "postgres") return;
   config.postgres.url = args.postgres_url;
   if (config.postgres.url.empty()) {
@@ -253,11 +257,9 @@ std::variant<RunResult, int> RunOnce(const BenchArgs& args, const std::string& d
   const bool reuse = args.reuse && !args.workspace.empty() && fs::exists(ws);
   if (!reuse) fs::remove_all(ws, ec);
   Config config;
-  config.memory.backend = args.backend;
   config.memory.acl_enabled = true;  // the admin reads everything; kScopedPrincipal does not
-  SetPostgres(args, provider, config);
+  ApplyArgs(args, provider, config);
   config.embedding.provider = provider;
-  if (args.ef_search > 0) config.index.ef_search = args.ef_search;
   const auto open_start = Clock::now();
   auto opened = Engine::Open({.workspace = ws, .config = config});
   if (!opened.ok()) {
@@ -413,9 +415,8 @@ int RunVectors(const BenchArgs& args, const fs::path& dir, const std::string& da
   std::error_code ec;
   fs::remove_all(ws, ec);
   Config config;
-  config.memory.backend = args.backend;
   config.memory.acl_enabled = true;  // the admin reads everything; kScopedPrincipal does not
-  SetPostgres(args, "vectors", config);
+  ApplyArgs(args, "vectors", config);
   config.embedding.provider = "none";
   auto opened = Engine::Open({.workspace = ws, .config = config});
   if (!opened.ok()) {
