@@ -713,15 +713,20 @@ Result<std::unique_ptr<HnswIndex>> HnswIndex::ReadPayload(PayloadReader& in, siz
   // The label map (0.08 s at 1M elements) is built beside the graph check
   // (0.1 s): both only read the loaded block.
   Status labels;
-  auto map_labels = [&] {
-    h.num_deleted_ = 0;
-    for (tableint i = 0; i < f.count; ++i) {
-      if (!h.label_lookup_.emplace(h.getExternalLabel(i), i).second) {
-        labels = Corrupt("id " + std::to_string(h.getExternalLabel(i)) + " is stored twice");
-        return;
+  // An exception must not leave the helper thread (it would end the process).
+  auto map_labels = [&]() noexcept {
+    Status duplicate;
+    Status st = Guard("label map", [&] {
+      h.num_deleted_ = 0;
+      for (tableint i = 0; i < f.count; ++i) {
+        if (!h.label_lookup_.emplace(h.getExternalLabel(i), i).second) {
+          duplicate = Corrupt("id " + std::to_string(h.getExternalLabel(i)) + " is stored twice");
+          return;
+        }
+        if (h.isMarkedDeleted(i)) ++h.num_deleted_;
       }
-      if (h.isMarkedDeleted(i)) ++h.num_deleted_;
-    }
+    });
+    labels = st.ok() ? duplicate : st;
   };
   std::thread helper;
   try {

@@ -410,6 +410,35 @@ TEST(IndexFileFormat, ALoadedGraphIsMappedAndNeverWritesItsFile) {
   fs::remove_all(dir);
 }
 
+// Two elements with one label (a file written wrong and resealed) are
+// refused by name: the label map is built on a helper thread beside the
+// graph check, and its verdict must still reach the caller.
+TEST(IndexFileFormat, AnIdStoredTwiceIsCorrupt) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("mnemo_index_file_dup_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::vector<float> data = ClusteredVectors(200, kDims, 4, 5);
+  auto index = HnswIndex::Make(kDims, {}).value();
+  for (size_t i = 0; i < 200; ++i) ASSERT_TRUE(index->Upsert(i + 1, Row(data, kDims, i)).ok());
+  const fs::path path = IndexFilePath(dir, kSignature, IndexKind::kHnsw);
+  ASSERT_TRUE(SaveIndexFile(path, *index, kSignature, kStore, 5).ok());
+  std::string bytes = ReadAll(path);
+  const char* fields = bytes.data() + HeaderSize(kSignature) + 4;
+  const uint64_t per_element = Get64(fields + 24);
+  const uint64_t label_at = Get64(fields + 32);
+  const size_t level0 = Level0At(bytes, kSignature);
+  // Element 150 takes element 3's label.
+  std::memcpy(bytes.data() + level0 + 150 * per_element + label_at,
+              bytes.data() + level0 + 3 * per_element + label_at, 8);
+  Reseal(bytes, kSignature);
+  WriteAll(path, bytes);
+  auto loaded = LoadIndexFile(path, kSignature, kStore, kDims, VerifyMode::kNow);
+  EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(loaded.status().message().find("is stored twice"), std::string::npos)
+      << loaded.status().message();
+  fs::remove_all(dir);
+}
+
 // An int8 index saves and loads with its encoding, answering the same.
 TEST(IndexFileFormat, AnInt8HnswFileRoundTrips) {
   const fs::path dir =
