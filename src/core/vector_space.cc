@@ -203,7 +203,15 @@ void VectorSpace::RunVerification() {
   }
   if (!pending || subject == nullptr) return;
   if (verification_hook_) verification_hook_();
-  const Status checked = CheckLoaded(*pending);
+  // The checks are taken now: whatever ends them, the index is either
+  // verified or distrusted below, never left unverified for good.
+  Status checked;
+  try {
+    checked = CheckLoaded(*pending);
+  } catch (const std::exception& e) {
+    checked = Internal(std::string("checking the index file of ") + signature_ +
+                       " threw: " + e.what() + "; rebuilding from storage");
+  }
   if (stopping_.load()) return;  // closing: nothing is to be trusted or rebuilt any more
   std::lock_guard lock(mu_);
   if (index_ != subject) return;  // replaced by an index built from storage meanwhile
