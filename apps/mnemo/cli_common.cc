@@ -1,7 +1,10 @@
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
+#include <thread>
 
 #include "cli_common.h"
 
@@ -38,6 +41,12 @@ Result<Session> OpenSession(const GlobalOptions& g,
       s.engine,
       Engine::Open(EngineOptions{.workspace = workspace, .config = std::move(config).value()}));
   return s;
+}
+
+void LimitMallocArenas() {
+  if (std::getenv("MALLOC_ARENA_MAX") != nullptr) return;
+  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+  mallopt(M_ARENA_MAX, static_cast<int>(cores));
 }
 
 int ExitCodeFor(const Status& status) {

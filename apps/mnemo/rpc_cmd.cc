@@ -32,6 +32,7 @@ int RunStdio(const GlobalOptions& g) {
 }
 
 int RunMcp(const GlobalOptions& g) {
+  LimitMallocArenas();
   Result<Session> session = OpenSession(g);
   if (!session.ok()) return Fail(session.status());
   std::ios::sync_with_stdio(false);

@@ -129,6 +129,7 @@ bool DaemonAnswers(const std::string& host, int port) {
 // address when one answers there; otherwise of a daemon served here on a
 // free loopback port.
 int Serve(const GlobalOptions& g, const std::string& listen, bool inspect = false) {
+  LimitMallocArenas();
   // Block the signals before any thread starts so that every thread
   // inherits the mask and the waiter is the only one to receive them.
   sigset_t set;
