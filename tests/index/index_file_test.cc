@@ -13,6 +13,7 @@
 #include "index/flat_index.h"
 #include "index/hnsw_index.h"
 #include "index/test_vectors.h"
+#include "test_util.h"
 
 namespace mnemo::index {
 namespace {
@@ -305,6 +306,19 @@ TEST_P(IndexFileTest, DeferredVerificationNoticesAReplacedFile) {
   EXPECT_NE(st.message().find("replaced"), std::string::npos) << st.message();
 }
 
+// An hnsw index of the first `n` rows of `data` (ids 1..n), saved for
+// kSignature and kStore in a folder of its own (removed with it).
+struct SavedHnsw {
+  SavedHnsw(const std::vector<float>& data, size_t n, const HnswParams& params = {}) {
+    index = HnswIndex::Make(kDims, params).value();
+    for (size_t i = 0; i < n; ++i) EXPECT_TRUE(index->Upsert(i + 1, Row(data, kDims, i)).ok());
+    EXPECT_TRUE(SaveIndexFile(path, *index, kSignature, kStore, 5).ok());
+  }
+  mnemo::testing::TempDir dir;
+  fs::path path = IndexFilePath(dir.path(), kSignature, IndexKind::kHnsw);
+  std::unique_ptr<HnswIndex> index;
+};
+
 // The same hnsw file in an older format: 3 had no padding before the
 // level-0 block, 2 no encoding field either (float32 vectors).
 std::string OlderFormat(const std::string& v4, uint32_t version) {
@@ -323,14 +337,9 @@ std::string OlderFormat(const std::string& v4, uint32_t version) {
 // Older formats still load, through reads instead of a mapping, and answer
 // as before.
 TEST(IndexFileFormat, Version2And3HnswFilesStillLoad) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("mnemo_index_file_v2_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
   const std::vector<float> data = ClusteredVectors(300, kDims, 6, 9);
-  auto index = HnswIndex::Make(kDims, {}).value();
-  for (size_t i = 0; i < 300; ++i) ASSERT_TRUE(index->Upsert(i + 1, Row(data, kDims, i)).ok());
-  const fs::path path = IndexFilePath(dir, kSignature, IndexKind::kHnsw);
-  ASSERT_TRUE(SaveIndexFile(path, *index, kSignature, kStore, 5).ok());
+  const SavedHnsw saved(data, 300);
+  const fs::path& path = saved.path;
   const std::string v4 = ReadAll(path);
   EXPECT_EQ(Level0At(v4, kSignature) % kLevel0Alignment, 0u);
   for (uint32_t version : {2u, 3u}) {
@@ -343,28 +352,22 @@ TEST(IndexFileFormat, Version2And3HnswFilesStillLoad) {
     EXPECT_EQ(hnsw->params().encoding, VectorEncoding::kFloat32);
     EXPECT_FALSE(hnsw->maps_file());
     for (size_t q = 0; q < 300; q += 29) {
-      auto a = index->Search(Row(data, kDims, q), 5);
+      auto a = saved.index->Search(Row(data, kDims, q), 5);
       auto b = loaded->index->Search(Row(data, kDims, q), 5);
       ASSERT_TRUE(a.ok() && b.ok());
       EXPECT_EQ(*a, *b);
     }
   }
-  fs::remove_all(dir);
 }
 
 // A format 4 graph is mapped from its file, copy-on-write: changing the
 // loaded index never changes the file, and the first new vector moves the
 // block into memory of the index's own, where it grows.
 TEST(IndexFileFormat, ALoadedGraphIsMappedAndNeverWritesItsFile) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("mnemo_index_file_map_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
   const std::vector<float> data = ClusteredVectors(1200, kDims, 8, 4);
   for (VectorEncoding encoding : {VectorEncoding::kFloat32, VectorEncoding::kInt8}) {
-    auto index = HnswIndex::Make(kDims, {.encoding = encoding}).value();
-    for (size_t i = 0; i < 600; ++i) ASSERT_TRUE(index->Upsert(i + 1, Row(data, kDims, i)).ok());
-    const fs::path path = IndexFilePath(dir, kSignature, IndexKind::kHnsw);
-    ASSERT_TRUE(SaveIndexFile(path, *index, kSignature, kStore, 5).ok());
+    const SavedHnsw file(data, 600, {.encoding = encoding});
+    const fs::path& path = file.path;
     const std::string saved = ReadAll(path);
     auto loaded = LoadIndexFile(path, kSignature, kStore, kDims, VerifyMode::kNow);
     ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
@@ -407,21 +410,14 @@ TEST(IndexFileFormat, ALoadedGraphIsMappedAndNeverWritesItsFile) {
     ASSERT_TRUE(again.ok());
     EXPECT_TRUE(dynamic_cast<const HnswIndex&>(*again->index).maps_file());
   }
-  fs::remove_all(dir);
 }
 
 // Two elements with one label (a file written wrong and resealed) are
 // refused by name: the label map is built on a helper thread beside the
 // graph check, and its verdict must still reach the caller.
 TEST(IndexFileFormat, AnIdStoredTwiceIsCorrupt) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("mnemo_index_file_dup_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const std::vector<float> data = ClusteredVectors(200, kDims, 4, 5);
-  auto index = HnswIndex::Make(kDims, {}).value();
-  for (size_t i = 0; i < 200; ++i) ASSERT_TRUE(index->Upsert(i + 1, Row(data, kDims, i)).ok());
-  const fs::path path = IndexFilePath(dir, kSignature, IndexKind::kHnsw);
-  ASSERT_TRUE(SaveIndexFile(path, *index, kSignature, kStore, 5).ok());
+  const SavedHnsw saved(ClusteredVectors(200, kDims, 4, 5), 200);
+  const fs::path& path = saved.path;
   std::string bytes = ReadAll(path);
   const char* fields = bytes.data() + HeaderSize(kSignature) + 4;
   const uint64_t per_element = Get64(fields + 24);
@@ -436,26 +432,20 @@ TEST(IndexFileFormat, AnIdStoredTwiceIsCorrupt) {
   EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption);
   EXPECT_NE(loaded.status().message().find("is stored twice"), std::string::npos)
       << loaded.status().message();
-  fs::remove_all(dir);
 }
 
 // An int8 index saves and loads with its encoding, answering the same.
 TEST(IndexFileFormat, AnInt8HnswFileRoundTrips) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("mnemo_index_file_int8_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
   const std::vector<float> data = ClusteredVectors(400, kDims, 6, 10);
-  auto index = HnswIndex::Make(kDims, {.encoding = VectorEncoding::kInt8}).value();
-  for (size_t i = 0; i < 400; ++i) ASSERT_TRUE(index->Upsert(i + 1, Row(data, kDims, i)).ok());
-  const fs::path path = IndexFilePath(dir, kSignature, IndexKind::kHnsw);
-  ASSERT_TRUE(SaveIndexFile(path, *index, kSignature, kStore, 5).ok());
+  const SavedHnsw saved(data, 400, {.encoding = VectorEncoding::kInt8});
+  const fs::path& path = saved.path;
   auto loaded = LoadIndexFile(path, kSignature, kStore, kDims, VerifyMode::kNow);
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   const auto* hnsw = dynamic_cast<const HnswIndex*>(loaded->index.get());
   ASSERT_NE(hnsw, nullptr);
   EXPECT_EQ(hnsw->params().encoding, VectorEncoding::kInt8);
   for (size_t q = 0; q < 400; q += 31) {
-    auto a = index->Search(Row(data, kDims, q), 5);
+    auto a = saved.index->Search(Row(data, kDims, q), 5);
     auto b = loaded->index->Search(Row(data, kDims, q), 5);
     ASSERT_TRUE(a.ok() && b.ok());
     EXPECT_EQ(*a, *b);
@@ -468,7 +458,6 @@ TEST(IndexFileFormat, AnInt8HnswFileRoundTrips) {
   auto bad = LoadIndexFile(path, kSignature, kStore, kDims, VerifyMode::kNow);
   EXPECT_EQ(bad.status().code(), StatusCode::kCorruption);
   EXPECT_NE(bad.status().message().find("encoding"), std::string::npos) << bad.status().message();
-  fs::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, IndexFileTest,
