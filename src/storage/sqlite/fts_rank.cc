@@ -1,5 +1,6 @@
 #include "storage/sqlite/fts_rank.h"
 
+#include <algorithm>
 #include <charconv>
 #include <vector>
 
@@ -15,6 +16,9 @@ namespace {
 struct QueryStats {
   Bm25Corpus corpus;
   std::vector<Bm25Term> terms;  // documents_with_term fixed; frequency per row
+  // The term of each phrase of the MATCH expression, -1 for a phrase not
+  // counted (a pruned match repeats terms); empty: phrase i is term i.
+  std::vector<int> phrase_terms;
 };
 
 int CountRow(const Fts5ExtensionApi* /*api*/, Fts5Context* /*fts*/, void* user) {
@@ -22,10 +26,13 @@ int CountRow(const Fts5ExtensionApi* /*api*/, Fts5Context* /*fts*/, void* user) 
   return SQLITE_OK;
 }
 
-// The counts of a `stats` argument ("N total n_1 ... n_k"); false when the
-// text is not that.
+// The numbers of a `stats` argument, "N total n_1 ... n_k" with an optional
+// phrase map "| p_1 ... p_m" (FormatStats); false when the text is not that
+// or does not fit the `phrases` of the MATCH expression.
 bool ParseScopeStats(std::string_view text, QueryStats& stats, int phrases) {
   std::vector<int64_t> numbers;
+  std::vector<int64_t> map;
+  bool in_map = false;
   const char* p = text.data();
   const char* end = p + text.size();
   while (p < end) {
@@ -33,17 +40,29 @@ bool ParseScopeStats(std::string_view text, QueryStats& stats, int phrases) {
       ++p;
       continue;
     }
+    if (*p == '|' && !in_map) {
+      in_map = true;
+      ++p;
+      continue;
+    }
     int64_t n = 0;
     auto [next, ec] = std::from_chars(p, end, n);
     if (ec != std::errc()) return false;
-    numbers.push_back(n);
+    (in_map ? map : numbers).push_back(n);
     p = next;
   }
-  if (numbers.size() != static_cast<size_t>(phrases) + 2) return false;
+  if (numbers.size() < 2) return false;
+  const size_t terms = numbers.size() - 2;
+  if (in_map ? map.size() != static_cast<size_t>(phrases) : terms != static_cast<size_t>(phrases)) {
+    return false;
+  }
   stats.corpus = {numbers[0], numbers[1]};
-  stats.terms.assign(static_cast<size_t>(phrases), Bm25Term{});
-  for (int i = 0; i < phrases; ++i) {
-    stats.terms[static_cast<size_t>(i)].documents_with_term = numbers[static_cast<size_t>(i) + 2];
+  stats.terms.assign(terms, Bm25Term{});
+  for (size_t i = 0; i < terms; ++i) stats.terms[i].documents_with_term = numbers[i + 2];
+  stats.phrase_terms.clear();
+  for (const int64_t t : map) {
+    if (t < -1 || t >= static_cast<int64_t>(terms)) return false;
+    stats.phrase_terms.push_back(static_cast<int>(t));
   }
   return true;
 }
@@ -98,6 +117,11 @@ void Score(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, 
     int column = 0;
     int offset = 0;
     rc = api->xInst(fts, i, &phrase, &column, &offset);
+    if (rc == SQLITE_OK && !stats->phrase_terms.empty()) {
+      phrase = phrase >= 0 && phrase < static_cast<int>(stats->phrase_terms.size())
+                   ? stats->phrase_terms[static_cast<size_t>(phrase)]
+                   : -1;
+    }
     if (rc == SQLITE_OK && phrase >= 0 && phrase < static_cast<int>(stats->terms.size())) {
       ++stats->terms[static_cast<size_t>(phrase)].frequency;
     }
@@ -136,12 +160,58 @@ void Matched(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx
   sqlite3_result_int64(ctx, matched);
 }
 
+// mnemo_stats(fts): the numbers mnemo_score takes from FTS5 when it has no
+// `stats` argument, as that argument's text (FormatStats).
+void TableStats(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, int /*argc*/,
+                sqlite3_value** /*argv*/) {
+  QueryStats stats;
+  const int rc = LoadQueryStats(api, fts, nullptr, stats);
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+  ScoreStats out{.documents = stats.corpus.documents, .total_tokens = stats.corpus.total_tokens};
+  for (const Bm25Term& t : stats.terms) out.documents_with_term.push_back(t.documents_with_term);
+  const std::string text = FormatStats(out);
+  sqlite3_result_text(ctx, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+}
+
 }  // namespace
 
-Result<std::string> ScopeStats(Connection& db, const FtsScope& scope,
-                               const std::vector<std::string>& terms) {
-  if (scope.where.empty()) return std::string();
+std::string FormatStats(const ScoreStats& stats, std::span<const int> phrase_terms) {
+  std::string out = std::to_string(stats.documents);
+  out.append(1, ' ').append(std::to_string(stats.total_tokens));
+  for (const int64_t n : stats.documents_with_term) out.append(1, ' ').append(std::to_string(n));
+  if (!phrase_terms.empty()) {
+    out.append(" |");
+    for (const int t : phrase_terms) out.append(1, ' ').append(std::to_string(t));
+  }
+  return out;
+}
+
+Result<ScoreStats> CountScoreStats(Connection& db, const FtsScope& scope,
+                                   const std::vector<std::string>& terms) {
   const std::string what = "count the keyword statistics of the caller's rows";
+  if (scope.where.empty()) {
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement s, db.Prepare("SELECT " + std::string(kFtsStatsFunctionName) + "(" +
+                                    std::string(scope.fts) + ") FROM " + std::string(scope.fts) +
+                                    " WHERE " + std::string(scope.fts) + " MATCH ? LIMIT 1",
+                                what));
+    const std::string match = MatchExpression(terms);
+    s.Bind(1, std::string_view(match));
+    MNEMO_ASSIGN_OR_RETURN(bool row, s.Step(what));
+    // No row holds a term: no score is ever asked for.
+    if (!row) return ScoreStats{.documents_with_term = std::vector<int64_t>(terms.size(), 0)};
+    QueryStats parsed;
+    if (!ParseScopeStats(s.ColumnText(0), parsed, static_cast<int>(terms.size()))) {
+      return Internal("mnemo_stats gave numbers that do not fit the query");
+    }
+    ScoreStats out{.documents = parsed.corpus.documents,
+                   .total_tokens = parsed.corpus.total_tokens};
+    for (const Bm25Term& t : parsed.terms) out.documents_with_term.push_back(t.documents_with_term);
+    return out;
+  }
   std::string corpus_sql(scope.corpus_sql);
   if (corpus_sql.empty()) {
     corpus_sql = "SELECT count(*), COALESCE(sum(";
@@ -153,8 +223,8 @@ Result<std::string> ScopeStats(Connection& db, const FtsScope& scope,
     corpus.Bind(static_cast<int>(i) + 1, std::string_view(scope.params[i]));
   }
   MNEMO_ASSIGN_OR_RETURN(bool row, corpus.Step(what));
-  std::string out =
-      row ? std::to_string(corpus.ColumnInt(0)) + " " + std::to_string(corpus.ColumnInt(1)) : "0 0";
+  ScoreStats out;
+  if (row) out = {.documents = corpus.ColumnInt(0), .total_tokens = corpus.ColumnInt(1)};
   MNEMO_ASSIGN_OR_RETURN(
       Statement count,
       db.Prepare("SELECT count(*) FROM " + std::string(scope.fts) + " CROSS JOIN " +
@@ -170,9 +240,120 @@ Result<std::string> ScopeStats(Connection& db, const FtsScope& scope,
       count.Bind(static_cast<int>(i) + 2, std::string_view(scope.params[i]));
     }
     MNEMO_ASSIGN_OR_RETURN(bool counted, count.Step(what));
-    out += " " + std::to_string(counted ? count.ColumnInt(0) : 0);
+    out.documents_with_term.push_back(counted ? count.ColumnInt(0) : 0);
   }
   return out;
+}
+
+Result<std::string> ScopeStats(Connection& db, const FtsScope& scope,
+                               const std::vector<std::string>& terms) {
+  if (scope.where.empty()) return std::string();
+  MNEMO_ASSIGN_OR_RETURN(const ScoreStats stats, CountScoreStats(db, scope, terms));
+  return FormatStats(stats);
+}
+
+namespace {
+
+// The query's terms by the rows holding them, most first: the order in which
+// they are left to C.
+struct TermOrder {
+  std::vector<size_t> by_rows;  // term indexes, most rows first
+  std::vector<double> idf;      // per term index
+  double mass = 0;              // Σ idf
+};
+
+std::optional<TermOrder> OrderTerms(const std::vector<std::string>& terms,
+                                    const ScoreStats& stats) {
+  const size_t k = terms.size();
+  if (k < 2 || stats.documents_with_term.size() != k || stats.documents <= 0) return std::nullopt;
+  TermOrder out;
+  out.idf.resize(k);
+  for (size_t i = 0; i < k; ++i) {
+    out.idf[i] = Bm25Idf(stats.documents, stats.documents_with_term[i]);
+    out.mass += out.idf[i];
+    out.by_rows.push_back(i);
+  }
+  if (out.mass <= 0) return std::nullopt;
+  std::stable_sort(out.by_rows.begin(), out.by_rows.end(), [&](size_t a, size_t b) {
+    return stats.documents_with_term[a] > stats.documents_with_term[b];
+  });
+  return out;
+}
+
+// The highest score of a row holding only the first `common` terms of
+// `order`: each term contributes below idf · (k1 + 1) whatever its frequency
+// and the row's length.
+double CommonBound(const TermOrder& order, size_t common) {
+  double idf = 0;
+  for (size_t j = 0; j < common; ++j) idf += order.idf[order.by_rows[j]];
+  return std::min(1.0, (kBm25K1 + 1) * idf / order.mass);
+}
+
+// (E...) AND (E... OR C...) with C the first `common` terms of `order`, E
+// the rest, each in query order: every row holding an E term, with the
+// instances of every term; E's second phrases are not counted.
+PrunedMatch BuildPrunedMatch(const std::vector<std::string>& terms, const ScoreStats& stats,
+                             const TermOrder& order, size_t common) {
+  std::vector<bool> is_common(terms.size(), false);
+  for (size_t j = 0; j < common; ++j) is_common[order.by_rows[j]] = true;
+  std::vector<std::string> essential;
+  std::vector<int> phrase_terms;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    if (!is_common[i]) {
+      essential.push_back(terms[i]);
+      phrase_terms.push_back(static_cast<int>(i));
+    }
+  }
+  std::vector<std::string> all = essential;
+  phrase_terms.resize(phrase_terms.size() + essential.size(), -1);
+  for (size_t i = 0; i < terms.size(); ++i) {
+    if (is_common[i]) {
+      all.push_back(terms[i]);
+      phrase_terms.push_back(static_cast<int>(i));
+    }
+  }
+  PrunedMatch out;
+  out.match.append(1, '(').append(MatchExpression(essential)).append(") AND (");
+  out.match.append(MatchExpression(all)).append(1, ')');
+  out.stats = FormatStats(stats, phrase_terms);
+  out.bound = CommonBound(order, common);
+  return out;
+}
+
+}  // namespace
+
+std::optional<PrunedMatch> FirstPrunedMatch(const std::vector<std::string>& terms,
+                                            const ScoreStats& stats, int limit) {
+  const std::optional<TermOrder> order = OrderTerms(terms, stats);
+  if (!order || limit <= 0) return std::nullopt;
+  // E: the rarest terms until they hold `limit` rows between them.
+  const size_t k = terms.size();
+  size_t common = k;
+  int64_t essential_rows = 0;
+  while (common > 0 && essential_rows < limit) {
+    --common;
+    essential_rows += stats.documents_with_term[order->by_rows[common]];
+  }
+  if (common == 0) return std::nullopt;
+  int64_t common_rows = 0;
+  for (size_t j = 0; j < common; ++j) common_rows += stats.documents_with_term[order->by_rows[j]];
+  if (common_rows < kPruneMinRows || common_rows < kPruneMinShare * essential_rows ||
+      CommonBound(*order, 1) + kPruneBoundMargin >= 1) {
+    return std::nullopt;
+  }
+  return BuildPrunedMatch(terms, stats, *order, common);
+}
+
+std::optional<PrunedMatch> PrunedMatchBelow(const std::vector<std::string>& terms,
+                                            const ScoreStats& stats, double kth) {
+  const std::optional<TermOrder> order = OrderTerms(terms, stats);
+  if (!order) return std::nullopt;
+  size_t common = 0;
+  while (common + 1 < terms.size() && CommonBound(*order, common + 1) + kPruneBoundMargin < kth) {
+    ++common;
+  }
+  if (common == 0) return std::nullopt;
+  return BuildPrunedMatch(terms, stats, *order, common);
 }
 
 void BindScopeStats(Statement& s, int index, const std::string& stats) {
@@ -188,6 +369,9 @@ Status RegisterFtsRank(sqlite3* db) {
   int rc = api->xCreateFunction(api, kFtsRankFunctionName, nullptr, Score, nullptr);
   if (rc == SQLITE_OK) {
     rc = api->xCreateFunction(api, kFtsMatchedFunctionName, nullptr, Matched, nullptr);
+  }
+  if (rc == SQLITE_OK) {
+    rc = api->xCreateFunction(api, kFtsStatsFunctionName, nullptr, TableStats, nullptr);
   }
   return rc == SQLITE_OK ? Status::Ok() : SqliteStatus(rc, "register the FTS5 rank functions");
 }

@@ -18,6 +18,8 @@
 
 #include <sqlite3.h>
 
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +33,11 @@ inline constexpr const char* kFtsRankFunctionName = "mnemo_score";
 // mnemo_matched(fts): the number of query terms (phrases) the row holds.
 inline constexpr const char* kFtsMatchedFunctionName = "mnemo_matched";
 
-// Registers mnemo_score and mnemo_matched on this connection.
+// mnemo_stats(fts): the numbers mnemo_score reads from FTS5 itself (every
+// row of the table), as the text of its `stats` argument.
+inline constexpr const char* kFtsStatsFunctionName = "mnemo_stats";
+
+// Registers mnemo_score, mnemo_matched and mnemo_stats on this connection.
 Status RegisterFtsRank(sqlite3* db);
 
 // The rows a keyword search may read: `table` (with its alias, "entries e")
@@ -50,12 +56,61 @@ struct FtsScope {
   std::string_view corpus_sql;
 };
 
+// The numbers mnemo_score scores with: the scope's rows, their Σ doc_length
+// and, per query term (MatchExpression order), the rows holding it.
+struct ScoreStats {
+  int64_t documents = 0;
+  int64_t total_tokens = 0;
+  std::vector<int64_t> documents_with_term;
+};
+
+// mnemo_score's `stats` argument: "N total n_1 ... n_k", then, when given,
+// " | p_1 ... p_m": the term of each phrase of the MATCH expression (-1: a
+// phrase whose instances are not counted).
+std::string FormatStats(const ScoreStats& stats, std::span<const int> phrase_terms = {});
+
+// The scope's numbers for `terms`; FTS5's own (mnemo_stats, as mnemo_score
+// would count them) when `scope.where` is empty.
+Result<ScoreStats> CountScoreStats(Connection& db, const FtsScope& scope,
+                                   const std::vector<std::string>& terms);
+
 // mnemo_score's `stats` argument for `terms` (in MatchExpression order) over
 // the scope's rows: "" (bind NULL: FTS5's counts are the scope's) when
 // `where` is empty. Costs one count over the scope's rows (or one read of
 // `corpus_sql`) plus one MATCH count per term (docs/storage.md, "Keyword statistics per caller").
 Result<std::string> ScopeStats(Connection& db, const FtsScope& scope,
                                const std::vector<std::string>& terms);
+
+// Pruning a keyword search (issue 22), MaxScore-style: the query's most
+// common terms C (the rest E), such that a row holding C terms alone scores
+// at most `bound` whatever its frequencies and length. A search over `match`
+// finds every row holding an E term and scores it with `stats` exactly as
+// the full query does; when its limit-th hit scores above `bound` (by
+// kPruneBoundMargin: scores are sums in double, a row's may pass its exact
+// bound by rounding), its hits are the full query's.
+struct PrunedMatch {
+  std::string match;
+  std::string stats;
+  double bound = 0;
+};
+inline constexpr double kPruneBoundMargin = 1e-9;
+// C's rows must number at least this, and kPruneMinShare times E's, for a
+// first try: below that the full query reads few rows, and a try that fails
+// costs about one query of its own (measured at 1M entries, issue 22).
+inline constexpr int64_t kPruneMinRows = 10000;
+inline constexpr int64_t kPruneMinShare = 4;
+
+// The first try: E the rarest terms until they hold `limit` rows between
+// them. Its limit-th score is a lower bound of the full query's, so even
+// when it does not prove its own hits it sizes the second try
+// (PrunedMatchBelow). nullopt: too few rows left to C to be worth it.
+std::optional<PrunedMatch> FirstPrunedMatch(const std::vector<std::string>& terms,
+                                            const ScoreStats& stats, int limit);
+
+// The widest C (most common terms first) whose bound stays below `kth`, a
+// score the full query's limit-th hit is known to reach; nullopt: none.
+std::optional<PrunedMatch> PrunedMatchBelow(const std::vector<std::string>& terms,
+                                            const ScoreStats& stats, double kth);
 
 // Binds ScopeStats' text, or NULL when it is empty.
 void BindScopeStats(Statement& s, int index, const std::string& stats);

@@ -8,6 +8,7 @@
 // vector_changes (sqlite_vectors.cc). Schema: migrations.cc.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -63,6 +64,15 @@ class SqliteBackend final : public EntryStore,
   Result<std::vector<Entry>> List(const EntryFilter& filter, int limit, int64_t offset) override;
   // sqlite_keyword_search.cc.
   Result<std::vector<KeywordHit>> KeywordSearch(const KeywordQuery& query) override;
+  // How the keyword searches that tried to prune (fts_rank.h, PrunedMatch)
+  // went since the open: answered by the first try, by the second, or run
+  // again in full.
+  struct KeywordPruneCounts {
+    int64_t first = 0;
+    int64_t second = 0;
+    int64_t full = 0;
+  };
+  KeywordPruneCounts keyword_prune_counts() const;
   Result<Stats> GetStats(const ReadScope& scope) override;
   // Episodic turns, segments, events and facets: *_episodic.cc.
   Result<std::vector<TurnRow>> AppendTurns(std::span<const TurnWrite> rows) override;
@@ -234,6 +244,9 @@ class SqliteBackend final : public EntryStore,
   int64_t next_turn_id_ = 1;  // turn ids are never reused while open (like labels)
   VectorLogTrimPolicy trim_;
   int64_t logged_changes_ = 0;  // since the last trim check
+  std::atomic<int64_t> pruned_first_{0};
+  std::atomic<int64_t> pruned_second_{0};
+  std::atomic<int64_t> pruned_full_{0};
   std::mutex readers_mu_;
   std::condition_variable readers_cv_;
   std::vector<std::unique_ptr<Connection>> idle_readers_;

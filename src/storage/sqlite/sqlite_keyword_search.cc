@@ -96,18 +96,15 @@ Result<std::optional<std::vector<KeywordHit>>> SearchNarrowRows(Connection& db,
 
 }  // namespace
 
-Result<std::vector<KeywordHit>> SqliteBackend::KeywordSearch(const KeywordQuery& query) {
-  const std::vector<std::string> terms = DistinctTerms(query.terms);
-  if (terms.empty() || query.limit <= 0) return std::vector<KeywordHit>();
-  const std::string match = MatchExpression(terms);
-  ReaderLease db = AcquireReader();
-  // One snapshot for the statistics and every statement of the search.
-  MNEMO_ASSIGN_OR_RETURN(Transaction snapshot, Transaction::BeginRead(*db));
-  MNEMO_ASSIGN_OR_RETURN(const std::string stats,
-                         ScopeStats(*db, EntryFtsScope(query.filter.scope), terms));
+namespace {
+
+// The search over `match`, scored with `stats`: over the narrow rows when
+// the filter allows and the tie at the limit fits, else over `entries`.
+Result<std::vector<KeywordHit>> SearchMatch(Connection& db, const KeywordQuery& query,
+                                            const std::string& match, const std::string& stats) {
   if (const std::optional<SqlFilter> narrow = BuildSearchFilter(query.filter)) {
     MNEMO_ASSIGN_OR_RETURN(std::optional<std::vector<KeywordHit>> hits,
-                           SearchNarrowRows(*db, query, *narrow, match, stats));
+                           SearchNarrowRows(db, query, *narrow, match, stats));
     if (hits) return std::move(*hits);
   }
   // Two passes (issue 22): the inner query scores every match the filter
@@ -118,17 +115,17 @@ Result<std::vector<KeywordHit>> SqliteBackend::KeywordSearch(const KeywordQuery&
   const SqlFilter f = BuildFilter(query.filter);
   MNEMO_ASSIGN_OR_RETURN(
       Statement s,
-      db->Prepare(std::string("SELECT ") + kEntryColumns +
-                      ", t.score, t.rid FROM (SELECT e.rowid AS rid, "
-                      "mnemo_score(entries_fts, e.doc_length, ?) AS score, e.updated_at AS u, "
-                      "e.key AS k, e.owner AS o, e.namespace AS n FROM entries_fts "
-                      "CROSS JOIN entries e ON e.rowid = entries_fts.rowid "
-                      "WHERE entries_fts MATCH ? AND " +
-                      f.where +
-                      " ORDER BY score DESC, u DESC, k, o, n LIMIT ?) t "
-                      "CROSS JOIN entries e ON e.rowid = t.rid "
-                      "ORDER BY t.score DESC, t.u DESC, t.k, t.o, t.n",
-                  "search entries"));
+      db.Prepare(std::string("SELECT ") + kEntryColumns +
+                     ", t.score, t.rid FROM (SELECT e.rowid AS rid, "
+                     "mnemo_score(entries_fts, e.doc_length, ?) AS score, e.updated_at AS u, "
+                     "e.key AS k, e.owner AS o, e.namespace AS n FROM entries_fts "
+                     "CROSS JOIN entries e ON e.rowid = entries_fts.rowid "
+                     "WHERE entries_fts MATCH ? AND " +
+                     f.where +
+                     " ORDER BY score DESC, u DESC, k, o, n LIMIT ?) t "
+                     "CROSS JOIN entries e ON e.rowid = t.rid "
+                     "ORDER BY t.score DESC, t.u DESC, t.k, t.o, t.n",
+                 "search entries"));
   BindScopeStats(s, 1, stats);
   s.Bind(2, match);
   const int next = BindFilter(s, f, 3);
@@ -142,6 +139,56 @@ Result<std::vector<KeywordHit>> SqliteBackend::KeywordSearch(const KeywordQuery&
                     .label = s.ColumnInt(kEntryColumnCount + 1)});
   }
   return hits;
+}
+
+}  // namespace
+
+Result<std::vector<KeywordHit>> SqliteBackend::KeywordSearch(const KeywordQuery& query) {
+  const std::vector<std::string> terms = DistinctTerms(query.terms);
+  if (terms.empty() || query.limit <= 0) return std::vector<KeywordHit>();
+  const std::string match = MatchExpression(terms);
+  ReaderLease db = AcquireReader();
+  // One snapshot for the statistics and every statement of the search.
+  MNEMO_ASSIGN_OR_RETURN(Transaction snapshot, Transaction::BeginRead(*db));
+  const FtsScope scope = EntryFtsScope(query.filter.scope);
+  if (terms.size() < 2) {
+    MNEMO_ASSIGN_OR_RETURN(const std::string stats, ScopeStats(*db, scope, terms));
+    return SearchMatch(*db, query, match, stats);
+  }
+  // A query of several terms first searches the rows of its rarer ones,
+  // when that can be shown to give the same hits (FirstPrunedMatch): at 1M
+  // entries a common word matches tens of thousands of rows, each read and
+  // scored by the full query.
+  MNEMO_ASSIGN_OR_RETURN(const ScoreStats counts, CountScoreStats(*db, scope, terms));
+  const auto limit = static_cast<size_t>(query.limit);
+  if (const std::optional<PrunedMatch> first = FirstPrunedMatch(terms, counts, query.limit)) {
+    MNEMO_ASSIGN_OR_RETURN(std::vector<KeywordHit> hits,
+                           SearchMatch(*db, query, first->match, first->stats));
+    if (hits.size() == limit && hits.back().keyword_score > first->bound + kPruneBoundMargin) {
+      pruned_first_.fetch_add(1, std::memory_order_relaxed);
+      return hits;
+    }
+    // The full query's limit-th hit scores at least this one's: leave to C
+    // the common terms that cannot reach it.
+    if (hits.size() == limit) {
+      if (const std::optional<PrunedMatch> second =
+              PrunedMatchBelow(terms, counts, hits.back().keyword_score)) {
+        MNEMO_ASSIGN_OR_RETURN(hits, SearchMatch(*db, query, second->match, second->stats));
+        if (hits.size() == limit && hits.back().keyword_score > second->bound + kPruneBoundMargin) {
+          pruned_second_.fetch_add(1, std::memory_order_relaxed);
+          return hits;
+        }
+      }
+    }
+    pruned_full_.fetch_add(1, std::memory_order_relaxed);
+  }
+  return SearchMatch(*db, query, match, FormatStats(counts));
+}
+
+SqliteBackend::KeywordPruneCounts SqliteBackend::keyword_prune_counts() const {
+  return {.first = pruned_first_.load(std::memory_order_relaxed),
+          .second = pruned_second_.load(std::memory_order_relaxed),
+          .full = pruned_full_.load(std::memory_order_relaxed)};
 }
 
 }  // namespace mnemo::storage::internal

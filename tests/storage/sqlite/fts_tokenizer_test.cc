@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "storage/bm25.h"
 #include "storage/sqlite/connection.h"
 #include "storage/sqlite/fts_rank.h"
 #include "text/tokenizer.h"
@@ -100,4 +101,55 @@ TEST_F(FtsTokenizer, RankFunctionScoresInUnitRange) {
 }
 
 }  // namespace
+// The two tries of a pruned keyword search: E the rarest terms holding
+// `limit` rows, then C widened as far as a known limit-th score allows; E's
+// second phrases not counted, bounds from the terms' idf.
+TEST(PrunedMatch, LeavesTheCommonTermsOutWhileTheirBoundAllows) {
+  const std::vector<std::string> terms = {"a", "b", "c"};
+  const ScoreStats stats{
+      .documents = 100000, .total_tokens = 3000000, .documents_with_term = {50000, 30, 20000}};
+  const double mass = Bm25Idf(100000, 50000) + Bm25Idf(100000, 30) + Bm25Idf(100000, 20000);
+  const auto first = FirstPrunedMatch(terms, stats, 10);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->match, R"(("b") AND ("b" OR "a" OR "c"))");
+  EXPECT_EQ(first->stats, "100000 3000000 50000 30 20000 | 1 -1 0 2");
+  EXPECT_DOUBLE_EQ(first->bound, 2.2 * (Bm25Idf(100000, 50000) + Bm25Idf(100000, 20000)) / mass);
+  const auto second = PrunedMatchBelow(terms, stats, 0.3);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(second->match, R"(("b" OR "c") AND ("b" OR "c" OR "a"))");
+  EXPECT_EQ(second->stats, "100000 3000000 50000 30 20000 | 1 2 -1 -1 0");
+  EXPECT_LT(second->bound, 0.3);
+  EXPECT_FALSE(PrunedMatchBelow(terms, stats, second->bound).has_value());
+  // One term, too few rows left to C, or E's rows fewer than the limit.
+  EXPECT_FALSE(FirstPrunedMatch({"a"}, {100000, 3000000, {50000}}, 10).has_value());
+  EXPECT_FALSE(FirstPrunedMatch(terms, {100000, 3000000, {5000, 30, 2000}}, 10).has_value());
+  EXPECT_FALSE(FirstPrunedMatch(terms, {100000, 3000000, {50000, 30, 20000}}, 20000).has_value());
+}
+
+// mnemo_score with a phrase map counts each term once, so a pruned match
+// scores a row exactly as the plain one does.
+TEST_F(FtsTokenizer, APrunedMatchScoresAsThePlainMatch) {
+  Insert("alpha beta beta");
+  Insert("beta gamma");
+  Insert("alpha gamma gamma gamma");
+  const std::string stats = "3 9 2 2 2";
+  auto plain = Column("SELECT mnemo_score(t, NULL, '" + stats +
+                          "') FROM t WHERE t MATCH ? "
+                          "ORDER BY rowid",
+                      R"("alpha" OR "beta" OR "gamma")");
+  auto pruned = Column("SELECT mnemo_score(t, NULL, '" + stats +
+                           " | 0 2 -1 -1 1') FROM t "
+                           "WHERE t MATCH ? ORDER BY rowid",
+                       R"(("alpha" OR "gamma") AND ("alpha" OR "gamma" OR "beta"))");
+  EXPECT_EQ(pruned, plain);
+  EXPECT_EQ(plain.size(), 3u);
+  // A map that does not fit the MATCH expression is an error, not a score.
+  auto s = conn_->Prepare(
+      "SELECT mnemo_score(t, NULL, '" + stats + " | 0 2') FROM t WHERE t MATCH ?", "query");
+  ASSERT_TRUE(s.ok());
+  const std::string match = R"(("alpha" OR "gamma") AND ("alpha" OR "gamma" OR "beta"))";
+  s->Bind(1, match);
+  EXPECT_FALSE(s->Step("query").ok());
+}
+
 }  // namespace mnemo::storage::internal

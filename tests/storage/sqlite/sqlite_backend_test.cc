@@ -281,6 +281,78 @@ TEST(SqliteBackend, ABatchOfManyChunksScoresAsTheMemoryBackend) {
             "1");
 }
 
+// A keyword search of several terms that first reads only the rows of its
+// rarer terms (fts_rank.h, PrunedMatch) finds the hits and scores of the
+// full query, scoped or not and at any limit; where a row holding only
+// common words belongs among the hits (short rows repeating them), it runs
+// the full query instead.
+TEST(SqliteBackend, PrunedKeywordSearchesFindTheFullQuerysHits) {
+  testing::TempDir dir;
+  auto sqlite = Open(dir.File("mnemo.db"));
+  ASSERT_NE(sqlite, nullptr);
+  auto memory = std::make_unique<internal::MemoryBackend>();
+  uint64_t seed = 7;
+  auto next = [&](uint64_t n) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (seed >> 33) % n;
+  };
+  const char* common[] = {"alpha", "beta", "gamma"};
+  std::vector<EntryWrite> batch;
+  for (int i = 0; i < 14000; ++i) {
+    std::string content;
+    // alpha in ~90 % of the rows, beta ~50 %, gamma ~25 %; a fifth of them
+    // repeat it up to five times, and a third of the rows are short.
+    const uint64_t shares[] = {90, 50, 25};
+    for (int c = 0; c < 3; ++c) {
+      if (next(100) >= shares[c]) continue;
+      const uint64_t times = next(5) == 0 ? 1 + next(5) : 1;
+      for (uint64_t t = 0; t < times; ++t) content += std::string(common[c]) + " ";
+    }
+    if (next(7) == 0) content += "m" + std::to_string(next(20)) + " ";   // ~100 rows each
+    if (next(3) == 0) content += "r" + std::to_string(next(300)) + " ";  // ~15 rows each
+    if (next(3) != 0) {
+      for (uint64_t f = next(12); f > 0; --f)
+        content += "filler" + std::to_string(next(2000)) + " ";
+    }
+    content += "row" + std::to_string(i);
+    EntryWrite w = Write("k" + std::to_string(i), content, 1000 + static_cast<TimeMs>(next(50)));
+    w.owner = i % 3 == 0 ? "alice" : "bob";
+    if (i % 4 == 0) w.visibility = Visibility::kPublic;
+    batch.push_back(std::move(w));
+  }
+  for (EntryStore* b :
+       {static_cast<EntryStore*>(sqlite.get()), static_cast<EntryStore*>(memory.get())}) {
+    auto created = b->UpsertBatch(batch);
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+  }
+  for (int q = 0; q < 400; ++q) {
+    std::string text;
+    for (const char* c : common) {
+      if (next(2) == 0) text += std::string(c) + " ";
+    }
+    if (text.empty()) text = std::string(common[next(3)]) + " ";
+    text += next(2) == 0 ? "m" + std::to_string(next(20)) : "r" + std::to_string(next(300));
+    if (next(3) == 0) text += " m" + std::to_string(next(20));
+    KeywordQuery query{.terms = text::QueryTerms(text),
+                       .limit = std::vector<int>{1, 5, 10, 40}[q % 4]};
+    if (q % 3 == 1) query.filter.scope = {.all = false, .principal = "alice"};
+    auto a = sqlite->KeywordSearch(query);
+    auto b = memory->KeywordSearch(query);
+    ASSERT_TRUE(a.ok() && b.ok()) << text;
+    ASSERT_EQ(a->size(), b->size()) << text;
+    for (size_t i = 0; i < a->size(); ++i) {
+      EXPECT_EQ((*a)[i].entry.key, (*b)[i].entry.key)
+          << text << " limit " << query.limit << " " << i;
+      EXPECT_DOUBLE_EQ((*a)[i].keyword_score, (*b)[i].keyword_score) << text << " " << i;
+    }
+  }
+  // Both tries answered searches (the second only after a first one that did
+  // not prove its hits).
+  const internal::SqliteBackend::KeywordPruneCounts counts = sqlite->keyword_prune_counts();
+  EXPECT_GT(counts.first, 20);
+  EXPECT_GT(counts.second, 20);
+}
+
 TEST(TagsJson, RoundTripsAnyBytes) {
   const std::vector<std::string> tags = {
       "", "plain", "q\"uote", "back\\slash", "ctl\x01\n", "\xE4\xB8\xAD\xE6\x96\x87", "\xFF raw"};
