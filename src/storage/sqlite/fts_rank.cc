@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <tuple>
 #include <vector>
 
 #include "storage/bm25.h"
@@ -189,42 +190,109 @@ std::string FormatStats(const ScoreStats& stats, std::span<const int> phrase_ter
   return out;
 }
 
+Status ScoreStatsMemo::Validate(Connection& db) {
+  const std::string what = "read the database's data version";
+  MNEMO_ASSIGN_OR_RETURN(Statement s, db.Prepare("PRAGMA data_version", what));
+  MNEMO_ASSIGN_OR_RETURN(bool row, s.Step(what));
+  const int64_t version = row ? s.ColumnInt(0) : -1;
+  if (version != version_ || version < 0) scopes_.clear();
+  version_ = version;
+  return Status::Ok();
+}
+
+ScoreStatsMemo::Counts& ScoreStatsMemo::For(const FtsScope& scope) {
+  std::string key(scope.fts);
+  key.append(1, '\x1f').append(scope.table).append(1, '\x1f').append(scope.where);
+  for (const std::string& p : scope.params) key.append(1, '\x1f').append(p);
+  return scopes_[key];
+}
+
+void ScoreStatsMemo::Trim() {
+  size_t terms = 0;
+  for (const auto& [key, counts] : scopes_) terms += counts.terms.size();
+  if (terms > kMaxTerms) scopes_.clear();
+}
+
 Result<ScoreStats> CountScoreStats(Connection& db, const FtsScope& scope,
-                                   const std::vector<std::string>& terms) {
+                                   const std::vector<std::string>& terms, ScoreStatsMemo* memo) {
   const std::string what = "count the keyword statistics of the caller's rows";
+  ScoreStatsMemo::Counts* kept = memo != nullptr ? &memo->For(scope) : nullptr;
+  ScoreStats out;
+  out.documents_with_term.assign(terms.size(), 0);
+  std::vector<size_t> missing;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    if (kept != nullptr) {
+      if (const auto it = kept->terms.find(terms[i]); it != kept->terms.end()) {
+        out.documents_with_term[i] = it->second;
+        continue;
+      }
+    }
+    missing.push_back(i);
+  }
+  const bool need_corpus = kept == nullptr || !kept->corpus;
+  if (!need_corpus) std::tie(out.documents, out.total_tokens) = *kept->corpus;
+  auto keep = [&] {
+    if (kept == nullptr) return;
+    for (const size_t i : missing) kept->terms[terms[i]] = out.documents_with_term[i];
+    memo->Trim();
+  };
   if (scope.where.empty()) {
+    if (!need_corpus && missing.empty()) return out;
+    // FTS5's own numbers come with a matched row: the corpus with every
+    // term's count the first time, then the counts of the terms not kept.
+    if (need_corpus) {
+      missing.resize(terms.size());
+      for (size_t i = 0; i < terms.size(); ++i) missing[i] = i;
+    }
+    std::vector<std::string> asked;
+    asked.reserve(missing.size());
+    for (const size_t i : missing) asked.push_back(terms[i]);
     MNEMO_ASSIGN_OR_RETURN(
         Statement s, db.Prepare("SELECT " + std::string(kFtsStatsFunctionName) + "(" +
                                     std::string(scope.fts) + ") FROM " + std::string(scope.fts) +
                                     " WHERE " + std::string(scope.fts) + " MATCH ? LIMIT 1",
                                 what));
-    const std::string match = MatchExpression(terms);
+    const std::string match = MatchExpression(asked);
     s.Bind(1, std::string_view(match));
     MNEMO_ASSIGN_OR_RETURN(bool row, s.Step(what));
-    // No row holds a term: no score is ever asked for.
-    if (!row) return ScoreStats{.documents_with_term = std::vector<int64_t>(terms.size(), 0)};
+    // No row holds an asked term: each counts 0 (and, the first time, no
+    // score is ever asked for).
+    if (!row) {
+      keep();
+      return out;
+    }
     QueryStats parsed;
-    if (!ParseScopeStats(s.ColumnText(0), parsed, static_cast<int>(terms.size()))) {
+    if (!ParseScopeStats(s.ColumnText(0), parsed, static_cast<int>(asked.size()))) {
       return Internal("mnemo_stats gave numbers that do not fit the query");
     }
-    ScoreStats out{.documents = parsed.corpus.documents,
-                   .total_tokens = parsed.corpus.total_tokens};
-    for (const Bm25Term& t : parsed.terms) out.documents_with_term.push_back(t.documents_with_term);
+    out.documents = parsed.corpus.documents;
+    out.total_tokens = parsed.corpus.total_tokens;
+    for (size_t j = 0; j < missing.size(); ++j) {
+      out.documents_with_term[missing[j]] = parsed.terms[j].documents_with_term;
+    }
+    if (kept != nullptr) kept->corpus = std::pair(out.documents, out.total_tokens);
+    keep();
     return out;
   }
-  std::string corpus_sql(scope.corpus_sql);
-  if (corpus_sql.empty()) {
-    corpus_sql = "SELECT count(*), COALESCE(sum(";
-    corpus_sql.append(scope.alias).append(".doc_length), 0) FROM ").append(scope.table);
-    corpus_sql.append(" WHERE ").append(scope.where);
+  if (need_corpus) {
+    std::string corpus_sql(scope.corpus_sql);
+    if (corpus_sql.empty()) {
+      corpus_sql = "SELECT count(*), COALESCE(sum(";
+      corpus_sql.append(scope.alias).append(".doc_length), 0) FROM ").append(scope.table);
+      corpus_sql.append(" WHERE ").append(scope.where);
+    }
+    MNEMO_ASSIGN_OR_RETURN(Statement corpus, db.Prepare(corpus_sql, what));
+    for (size_t i = 0; i < scope.params.size(); ++i) {
+      corpus.Bind(static_cast<int>(i) + 1, std::string_view(scope.params[i]));
+    }
+    MNEMO_ASSIGN_OR_RETURN(bool row, corpus.Step(what));
+    if (row) {
+      out.documents = corpus.ColumnInt(0);
+      out.total_tokens = corpus.ColumnInt(1);
+    }
+    if (kept != nullptr) kept->corpus = std::pair(out.documents, out.total_tokens);
   }
-  MNEMO_ASSIGN_OR_RETURN(Statement corpus, db.Prepare(corpus_sql, what));
-  for (size_t i = 0; i < scope.params.size(); ++i) {
-    corpus.Bind(static_cast<int>(i) + 1, std::string_view(scope.params[i]));
-  }
-  MNEMO_ASSIGN_OR_RETURN(bool row, corpus.Step(what));
-  ScoreStats out;
-  if (row) out = {.documents = corpus.ColumnInt(0), .total_tokens = corpus.ColumnInt(1)};
+  if (missing.empty()) return out;
   MNEMO_ASSIGN_OR_RETURN(
       Statement count,
       db.Prepare("SELECT count(*) FROM " + std::string(scope.fts) + " CROSS JOIN " +
@@ -232,23 +300,24 @@ Result<ScoreStats> CountScoreStats(Connection& db, const FtsScope& scope,
                      std::string(scope.fts) + ".rowid WHERE " + std::string(scope.fts) +
                      " MATCH ? AND " + scope.where,
                  what));
-  for (const std::string& term : terms) {
-    const std::string match = MatchExpression({term});
+  for (const size_t i : missing) {
+    const std::string match = MatchExpression({terms[i]});
     count.Reset();
     count.Bind(1, std::string_view(match));
-    for (size_t i = 0; i < scope.params.size(); ++i) {
-      count.Bind(static_cast<int>(i) + 2, std::string_view(scope.params[i]));
+    for (size_t p = 0; p < scope.params.size(); ++p) {
+      count.Bind(static_cast<int>(p) + 2, std::string_view(scope.params[p]));
     }
     MNEMO_ASSIGN_OR_RETURN(bool counted, count.Step(what));
-    out.documents_with_term.push_back(counted ? count.ColumnInt(0) : 0);
+    out.documents_with_term[i] = counted ? count.ColumnInt(0) : 0;
   }
+  keep();
   return out;
 }
 
 Result<std::string> ScopeStats(Connection& db, const FtsScope& scope,
-                               const std::vector<std::string>& terms) {
-  if (scope.where.empty()) return std::string();
-  MNEMO_ASSIGN_OR_RETURN(const ScoreStats stats, CountScoreStats(db, scope, terms));
+                               const std::vector<std::string>& terms, ScoreStatsMemo* memo) {
+  if (scope.where.empty() && memo == nullptr) return std::string();
+  MNEMO_ASSIGN_OR_RETURN(const ScoreStats stats, CountScoreStats(db, scope, terms, memo));
   return FormatStats(stats);
 }
 

@@ -22,6 +22,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "mnemo/status.h"
@@ -69,17 +71,49 @@ struct ScoreStats {
 // phrase whose instances are not counted).
 std::string FormatStats(const ScoreStats& stats, std::span<const int> phrase_terms = {});
 
+// The counts CountScoreStats made on one reader connection, kept while the
+// database does not change: a hybrid search counts its terms for the
+// keyword side and again to score the vector side's hits, and common words
+// (the costly counts: one row each) recur across searches. `PRAGMA
+// data_version` changes with every commit of another connection, in this
+// process or another; a reader connection commits nothing itself.
+class ScoreStatsMemo {
+ public:
+  // Inside the caller's read transaction (starts its snapshot): forgets
+  // every count when the database changed since the last call.
+  Status Validate(Connection& db);
+
+  struct Counts {
+    std::optional<std::pair<int64_t, int64_t>> corpus;  // rows, Σ doc_length
+    std::unordered_map<std::string, int64_t> terms;     // rows holding the term
+  };
+  // The counts of one scope (its table, filter and parameters).
+  Counts& For(const FtsScope& scope);
+  // Forgets every count when more than kMaxTerms terms are kept.
+  void Trim();
+
+  static constexpr size_t kMaxTerms = 4096;
+
+ private:
+  int64_t version_ = -1;
+  std::unordered_map<std::string, Counts> scopes_;
+};
+
 // The scope's numbers for `terms`; FTS5's own (mnemo_stats, as mnemo_score
-// would count them) when `scope.where` is empty.
+// would count them) when `scope.where` is empty. With `memo` (validated in
+// this read transaction), counts it holds are not made again and new ones
+// are kept.
 Result<ScoreStats> CountScoreStats(Connection& db, const FtsScope& scope,
-                                   const std::vector<std::string>& terms);
+                                   const std::vector<std::string>& terms,
+                                   ScoreStatsMemo* memo = nullptr);
 
 // mnemo_score's `stats` argument for `terms` (in MatchExpression order) over
 // the scope's rows: "" (bind NULL: FTS5's counts are the scope's) when
-// `where` is empty. Costs one count over the scope's rows (or one read of
+// `where` is empty and there is no `memo`. Costs one count over the scope's rows (or one read of
 // `corpus_sql`) plus one MATCH count per term (docs/storage.md, "Keyword statistics per caller").
 Result<std::string> ScopeStats(Connection& db, const FtsScope& scope,
-                               const std::vector<std::string>& terms);
+                               const std::vector<std::string>& terms,
+                               ScoreStatsMemo* memo = nullptr);
 
 // Pruning a keyword search (issue 22), MaxScore-style: the query's most
 // common terms C (the rest E), such that a row holding C terms alone scores

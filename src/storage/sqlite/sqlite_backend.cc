@@ -14,6 +14,7 @@
 #include "storage/sqlite/checkpointer.h"
 #include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/entry_tokens.h"
+#include "storage/sqlite/fts_rank.h"
 #include "storage/sqlite/fts_rows.h"
 #include "storage/sqlite/fts_tokenizer.h"
 #include "storage/sqlite/migrations.h"
@@ -110,6 +111,7 @@ Result<std::unique_ptr<SqliteBackend>> SqliteBackend::Open(const SqliteOptions& 
   for (int i = 0; i < std::max(1, options.readers); ++i) {
     MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<Connection> reader,
                            OpenConnection(options.path, /*writer=*/false));
+    backend->memos_[reader.get()] = std::make_unique<ScoreStatsMemo>();
     backend->idle_readers_.push_back(std::move(reader));
   }
   MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<Connection> checkpoints,
@@ -130,6 +132,12 @@ SqliteBackend::ReaderLease::~ReaderLease() {
     owner_->idle_readers_.push_back(std::move(conn_));
   }
   owner_->readers_cv_.notify_one();
+}
+
+Result<ScoreStatsMemo*> SqliteBackend::ReaderLease::ValidMemo() {
+  ScoreStatsMemo* memo = owner_->memos_.at(conn_.get()).get();
+  MNEMO_RETURN_IF_ERROR(memo->Validate(*conn_));
+  return memo;
 }
 
 SqliteBackend::ReaderLease SqliteBackend::AcquireReader() {

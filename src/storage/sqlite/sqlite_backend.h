@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "storage/sqlite/connection.h"
@@ -24,6 +25,7 @@ namespace mnemo::storage::internal {
 
 class Checkpointer;
 class EntryTokenPipeline;
+class ScoreStatsMemo;
 class TokenizedTexts;
 
 // A write's texts tokenized ahead of the writer (entry_tokens.h): its key is
@@ -184,6 +186,9 @@ class SqliteBackend final : public EntryStore,
     ~ReaderLease();
     Connection& operator*() { return *conn_; }
     Connection* operator->() { return conn_.get(); }
+    // This connection's keyword statistics (fts_rank.h), validated in the
+    // caller's read transaction.
+    Result<ScoreStatsMemo*> ValidMemo();
 
    private:
     SqliteBackend* owner_;
@@ -247,6 +252,8 @@ class SqliteBackend final : public EntryStore,
   std::atomic<int64_t> pruned_first_{0};
   std::atomic<int64_t> pruned_second_{0};
   std::atomic<int64_t> pruned_full_{0};
+  // One per reader connection, made at the open and only read after it.
+  std::unordered_map<const Connection*, std::unique_ptr<ScoreStatsMemo>> memos_;
   std::mutex readers_mu_;
   std::condition_variable readers_cv_;
   std::vector<std::unique_ptr<Connection>> idle_readers_;

@@ -150,16 +150,17 @@ Result<std::vector<KeywordHit>> SqliteBackend::KeywordSearch(const KeywordQuery&
   ReaderLease db = AcquireReader();
   // One snapshot for the statistics and every statement of the search.
   MNEMO_ASSIGN_OR_RETURN(Transaction snapshot, Transaction::BeginRead(*db));
+  MNEMO_ASSIGN_OR_RETURN(ScoreStatsMemo* const memo, db.ValidMemo());
   const FtsScope scope = EntryFtsScope(query.filter.scope);
   if (terms.size() < 2) {
-    MNEMO_ASSIGN_OR_RETURN(const std::string stats, ScopeStats(*db, scope, terms));
+    MNEMO_ASSIGN_OR_RETURN(const std::string stats, ScopeStats(*db, scope, terms, memo));
     return SearchMatch(*db, query, match, stats);
   }
   // A query of several terms first searches the rows of its rarer ones,
   // when that can be shown to give the same hits (FirstPrunedMatch): at 1M
   // entries a common word matches tens of thousands of rows, each read and
   // scored by the full query.
-  MNEMO_ASSIGN_OR_RETURN(const ScoreStats counts, CountScoreStats(*db, scope, terms));
+  MNEMO_ASSIGN_OR_RETURN(const ScoreStats counts, CountScoreStats(*db, scope, terms, memo));
   const auto limit = static_cast<size_t>(query.limit);
   if (const std::optional<PrunedMatch> first = FirstPrunedMatch(terms, counts, query.limit)) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<KeywordHit> hits,

@@ -341,8 +341,9 @@ Result<std::vector<KeywordHit>> SqliteBackend::FetchByLabels(
     for (const auto& [label, hit] : hits) passed.push_back(label);
     const std::string json = LabelsJson(passed);
     const std::string match = MatchExpression(distinct);
+    MNEMO_ASSIGN_OR_RETURN(ScoreStatsMemo* const memo, db.ValidMemo());
     MNEMO_ASSIGN_OR_RETURN(const std::string stats,
-                           ScopeStats(*db, EntryFtsScope(filter.scope), distinct));
+                           ScopeStats(*db, EntryFtsScope(filter.scope), distinct, memo));
     // The MATCH and mnemo_score of KeywordSearch, so the scores are the same.
     // `+rowid` keeps the label list away from FTS5: given it as a rowid
     // constraint, SQLite would run one FTS5 query (and recount every term's

@@ -353,6 +353,63 @@ TEST(SqliteBackend, PrunedKeywordSearchesFindTheFullQuerysHits) {
   EXPECT_GT(counts.second, 20);
 }
 
+// A reader keeps the keyword statistics it counted (fts_rank.h,
+// ScoreStatsMemo) only while the database is unchanged: after a commit by
+// this backend's writer or by another process's, scores are those of the
+// memory backend given the same writes.
+TEST(SqliteBackend, KeptKeywordStatisticsFollowEveryCommit) {
+  testing::TempDir dir;
+  auto sqlite = Open(dir.File("mnemo.db"), /*readers=*/1);
+  auto other = Open(dir.File("mnemo.db"), /*readers=*/1);
+  ASSERT_NE(sqlite, nullptr);
+  ASSERT_NE(other, nullptr);
+  auto memory = std::make_unique<internal::MemoryBackend>();
+  auto put = [&](EntryStore& sqlite_side, const EntryWrite& w) {
+    ASSERT_TRUE(sqlite_side.Upsert(w).ok());
+    ASSERT_TRUE(memory->Upsert(w).ok());
+  };
+  auto same_scores = [&](const std::string& text, const ReadScope& scope) {
+    KeywordQuery q{.terms = text::QueryTerms(text), .limit = 10};
+    q.filter.scope = scope;
+    auto a = sqlite->KeywordSearch(q);
+    auto b = memory->KeywordSearch(q);
+    ASSERT_TRUE(a.ok() && b.ok()) << text;
+    ASSERT_EQ(a->size(), b->size()) << text;
+    for (size_t i = 0; i < a->size(); ++i) {
+      EXPECT_EQ((*a)[i].entry.key, (*b)[i].entry.key) << text << " " << i;
+      EXPECT_DOUBLE_EQ((*a)[i].keyword_score, (*b)[i].keyword_score) << text << " " << i;
+    }
+    std::vector<Label> labels;
+    for (const KeywordHit& h : *a) labels.push_back(h.label);
+    auto fetched = sqlite->FetchByLabels(labels, q.filter, q.terms);
+    ASSERT_TRUE(fetched.ok());
+    for (const KeywordHit& h : *fetched) {
+      const auto it = std::find_if(a->begin(), a->end(),
+                                   [&](const KeywordHit& k) { return k.label == h.label; });
+      ASSERT_NE(it, a->end());
+      EXPECT_DOUBLE_EQ(h.keyword_score, it->keyword_score) << text;
+    }
+  };
+  const ReadScope all;
+  const ReadScope alice{.all = false, .principal = "alice"};
+  EntryWrite first = Write("a1", "harbour crane lifts");
+  first.owner = "alice";
+  put(*sqlite, first);
+  put(*sqlite, Write("b1", "crane harbour harbour"));
+  for (int round = 0; round < 3; ++round) {
+    same_scores("harbour crane", all);
+    same_scores("harbour crane", alice);
+    same_scores("crane", all);
+    EntryWrite w = Write("n" + std::to_string(round), "crane alone " + std::to_string(round));
+    w.owner = "alice";
+    // Rounds 0 and 2 write through this backend, round 1 through the other.
+    put(round == 1 ? static_cast<EntryStore&>(*other) : static_cast<EntryStore&>(*sqlite), w);
+  }
+  same_scores("harbour crane", all);
+  same_scores("harbour crane", alice);
+  same_scores("crane", all);
+}
+
 TEST(TagsJson, RoundTripsAnyBytes) {
   const std::vector<std::string> tags = {
       "", "plain", "q\"uote", "back\\slash", "ctl\x01\n", "\xE4\xB8\xAD\xE6\x96\x87", "\xFF raw"};
