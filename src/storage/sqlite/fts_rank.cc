@@ -213,6 +213,12 @@ void ScoreStatsMemo::Trim() {
   if (terms > kMaxTerms) scopes_.clear();
 }
 
+std::optional<int64_t> ScoreStatsMemo::KnownRows(const FtsScope& scope) {
+  const Counts& counts = For(scope);
+  if (!counts.corpus) return std::nullopt;
+  return counts.corpus->first;
+}
+
 Result<ScoreStats> CountScoreStats(Connection& db, const FtsScope& scope,
                                    const std::vector<std::string>& terms, ScoreStatsMemo* memo) {
   const std::string what = "count the keyword statistics of the caller's rows";
@@ -316,7 +322,14 @@ Result<ScoreStats> CountScoreStats(Connection& db, const FtsScope& scope,
 
 Result<std::string> ScopeStats(Connection& db, const FtsScope& scope,
                                const std::vector<std::string>& terms, ScoreStatsMemo* memo) {
-  if (scope.where.empty() && memo == nullptr) return std::string();
+  if (scope.where.empty()) {
+    if (memo == nullptr) return std::string();
+    ScoreStatsMemo::Counts& kept = memo->For(scope);
+    if (!kept.corpus) return std::string();
+    for (const std::string& t : terms) {
+      if (!kept.terms.contains(t)) return std::string();
+    }
+  }
   MNEMO_ASSIGN_OR_RETURN(const ScoreStats stats, CountScoreStats(db, scope, terms, memo));
   return FormatStats(stats);
 }

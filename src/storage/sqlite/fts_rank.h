@@ -91,6 +91,8 @@ class ScoreStatsMemo {
   Counts& For(const FtsScope& scope);
   // Forgets every count when more than kMaxTerms terms are kept.
   void Trim();
+  // The scope's row count when kept.
+  std::optional<int64_t> KnownRows(const FtsScope& scope);
 
   static constexpr size_t kMaxTerms = 4096;
 
@@ -108,9 +110,10 @@ Result<ScoreStats> CountScoreStats(Connection& db, const FtsScope& scope,
                                    ScoreStatsMemo* memo = nullptr);
 
 // mnemo_score's `stats` argument for `terms` (in MatchExpression order) over
-// the scope's rows: "" (bind NULL: FTS5's counts are the scope's) when
-// `where` is empty and there is no `memo`. Costs one count over the scope's rows (or one read of
-// `corpus_sql`) plus one MATCH count per term (docs/storage.md, "Keyword statistics per caller").
+// the scope's rows. When `where` is empty: "" (bind NULL: mnemo_score counts
+// FTS5's own, inside the search) unless `memo` keeps every number. Costs one count over the scope's
+// rows (or one read of `corpus_sql`) plus one MATCH count per term (docs/storage.md, "Keyword
+// statistics per caller").
 Result<std::string> ScopeStats(Connection& db, const FtsScope& scope,
                                const std::vector<std::string>& terms,
                                ScoreStatsMemo* memo = nullptr);

@@ -108,6 +108,7 @@ Result<std::unique_ptr<SqliteBackend>> SqliteBackend::Open(const SqliteOptions& 
     if (!row) return Internal("the database has no store id (table store_info is empty)");
     backend->store_id_ = id.ColumnText(0);
   }
+  backend->prune_from_rows_ = options.prune_keyword_search_from_rows;
   for (int i = 0; i < std::max(1, options.readers); ++i) {
     MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<Connection> reader,
                            OpenConnection(options.path, /*writer=*/false));

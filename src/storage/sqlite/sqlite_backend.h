@@ -248,7 +248,8 @@ class SqliteBackend final : public EntryStore,
   bool labels_known_ = false;
   int64_t next_turn_id_ = 1;  // turn ids are never reused while open (like labels)
   VectorLogTrimPolicy trim_;
-  int64_t logged_changes_ = 0;  // since the last trim check
+  int64_t logged_changes_ = 0;   // since the last trim check
+  int64_t prune_from_rows_ = 0;  // SqliteOptions::prune_keyword_search_from_rows
   std::atomic<int64_t> pruned_first_{0};
   std::atomic<int64_t> pruned_second_{0};
   std::atomic<int64_t> pruned_full_{0};

@@ -152,7 +152,9 @@ Result<std::vector<KeywordHit>> SqliteBackend::KeywordSearch(const KeywordQuery&
   MNEMO_ASSIGN_OR_RETURN(Transaction snapshot, Transaction::BeginRead(*db));
   MNEMO_ASSIGN_OR_RETURN(ScoreStatsMemo* const memo, db.ValidMemo());
   const FtsScope scope = EntryFtsScope(query.filter.scope);
-  if (terms.size() < 2) {
+  const std::optional<int64_t> rows =
+      scope.where.empty() ? memo->KnownRows(scope) : std::optional<int64_t>();
+  if (terms.size() < 2 || (rows && *rows < prune_from_rows_)) {
     MNEMO_ASSIGN_OR_RETURN(const std::string stats, ScopeStats(*db, scope, terms, memo));
     return SearchMatch(*db, query, match, stats);
   }

@@ -288,8 +288,10 @@ TEST(SqliteBackend, ABatchOfManyChunksScoresAsTheMemoryBackend) {
 // the full query instead.
 TEST(SqliteBackend, PrunedKeywordSearchesFindTheFullQuerysHits) {
   testing::TempDir dir;
-  auto sqlite = Open(dir.File("mnemo.db"));
-  ASSERT_NE(sqlite, nullptr);
+  auto opened = internal::SqliteBackend::Open(
+      {.path = dir.File("mnemo.db"), .readers = 2, .prune_keyword_search_from_rows = 0});
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  auto sqlite = std::move(opened).value();
   auto memory = std::make_unique<internal::MemoryBackend>();
   uint64_t seed = 7;
   auto next = [&](uint64_t n) {
