@@ -195,28 +195,45 @@ Status ScoreStatsMemo::Validate(Connection& db) {
   MNEMO_ASSIGN_OR_RETURN(Statement s, db.Prepare("PRAGMA data_version", what));
   MNEMO_ASSIGN_OR_RETURN(bool row, s.Step(what));
   const int64_t version = row ? s.ColumnInt(0) : -1;
-  if (version != version_ || version < 0) scopes_.clear();
+  if (version != version_ || version < 0) {
+    scopes_.clear();
+    kept_ = 0;
+  }
   version_ = version;
   return Status::Ok();
 }
 
-ScoreStatsMemo::Counts& ScoreStatsMemo::For(const FtsScope& scope) {
+namespace {
+
+std::string ScopeKey(const FtsScope& scope) {
   std::string key(scope.fts);
   key.append(1, '\x1f').append(scope.table).append(1, '\x1f').append(scope.where);
   for (const std::string& p : scope.params) key.append(1, '\x1f').append(p);
-  return scopes_[key];
+  return key;
+}
+
+}  // namespace
+
+ScoreStatsMemo::Counts& ScoreStatsMemo::For(const FtsScope& scope) {
+  const auto [it, added] = scopes_.try_emplace(ScopeKey(scope));
+  if (added) ++kept_;
+  return it->second;
+}
+
+void ScoreStatsMemo::Keep(Counts& counts, const std::string& term, int64_t rows) {
+  if (counts.terms.insert_or_assign(term, rows).second) ++kept_;
 }
 
 void ScoreStatsMemo::Trim() {
-  size_t terms = 0;
-  for (const auto& [key, counts] : scopes_) terms += counts.terms.size();
-  if (terms > kMaxTerms) scopes_.clear();
+  if (kept_ <= kMaxKept) return;
+  scopes_.clear();
+  kept_ = 0;
 }
 
-std::optional<int64_t> ScoreStatsMemo::KnownRows(const FtsScope& scope) {
-  const Counts& counts = For(scope);
-  if (!counts.corpus) return std::nullopt;
-  return counts.corpus->first;
+std::optional<int64_t> ScoreStatsMemo::KnownRows(const FtsScope& scope) const {
+  const auto it = scopes_.find(ScopeKey(scope));
+  if (it == scopes_.end() || !it->second.corpus) return std::nullopt;
+  return it->second.corpus->first;
 }
 
 Result<ScoreStats> CountScoreStats(Connection& db, const FtsScope& scope,
@@ -239,7 +256,7 @@ Result<ScoreStats> CountScoreStats(Connection& db, const FtsScope& scope,
   if (!need_corpus) std::tie(out.documents, out.total_tokens) = *kept->corpus;
   auto keep = [&] {
     if (kept == nullptr) return;
-    for (const size_t i : missing) kept->terms[terms[i]] = out.documents_with_term[i];
+    for (const size_t i : missing) memo->Keep(*kept, terms[i], out.documents_with_term[i]);
     memo->Trim();
   };
   if (scope.where.empty()) {
@@ -298,7 +315,10 @@ Result<ScoreStats> CountScoreStats(Connection& db, const FtsScope& scope,
     }
     if (kept != nullptr) kept->corpus = std::pair(out.documents, out.total_tokens);
   }
-  if (missing.empty()) return out;
+  if (missing.empty()) {
+    if (memo != nullptr) memo->Trim();
+    return out;
+  }
   MNEMO_ASSIGN_OR_RETURN(
       Statement count,
       db.Prepare("SELECT count(*) FROM " + std::string(scope.fts) + " CROSS JOIN " +

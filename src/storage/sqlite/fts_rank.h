@@ -89,15 +89,19 @@ class ScoreStatsMemo {
   };
   // The counts of one scope (its table, filter and parameters).
   Counts& For(const FtsScope& scope);
-  // Forgets every count when more than kMaxTerms terms are kept.
+  // Keeps a term's count in `counts` (For's).
+  void Keep(Counts& counts, const std::string& term, int64_t rows);
+  // Forgets every count when more than kMaxKept scopes and terms are kept;
+  // a Counts& of For is not to be used after it.
   void Trim();
   // The scope's row count when kept.
-  std::optional<int64_t> KnownRows(const FtsScope& scope);
+  std::optional<int64_t> KnownRows(const FtsScope& scope) const;
 
-  static constexpr size_t kMaxTerms = 4096;
+  static constexpr size_t kMaxKept = 4096;
 
  private:
   int64_t version_ = -1;
+  size_t kept_ = 0;  // scopes and terms in scopes_
   std::unordered_map<std::string, Counts> scopes_;
 };
 

@@ -152,4 +152,30 @@ TEST_F(FtsTokenizer, APrunedMatchScoresAsThePlainMatch) {
   EXPECT_FALSE(s->Step("query").ok());
 }
 
+// The kept counts stay bounded: past kMaxKept scopes and terms they are all
+// forgotten. (Commits of other connections: SqliteBackend's
+// KeptKeywordStatisticsFollowEveryCommit.)
+TEST_F(FtsTokenizer, KeptCountsStayBounded) {
+  ScoreStatsMemo memo;
+  ASSERT_TRUE(memo.Validate(*conn_).ok());
+  const FtsScope scope{.fts = "t", .table = "t", .alias = "t", .rowid_column = "t.rowid"};
+  for (size_t i = 0; i + 1 < ScoreStatsMemo::kMaxKept; ++i) {
+    memo.Keep(memo.For(scope), "w" + std::to_string(i), 1);
+  }
+  memo.Trim();
+  EXPECT_EQ(memo.For(scope).terms.size(), ScoreStatsMemo::kMaxKept - 1);
+  memo.Keep(memo.For(scope), "one more", 1);
+  memo.Trim();
+  EXPECT_TRUE(memo.For(scope).terms.empty());
+
+  memo.Keep(memo.For(scope), "kept", 1);
+  ASSERT_TRUE(memo.Validate(*conn_).ok());
+  EXPECT_EQ(memo.For(scope).terms.size(), 1u);  // nothing changed
+  // A connection's own commit does not move its data_version: why only
+  // reader connections, which commit nothing, keep counts.
+  Insert("a new row");
+  ASSERT_TRUE(memo.Validate(*conn_).ok());
+  EXPECT_EQ(memo.For(scope).terms.size(), 1u);
+}
+
 }  // namespace mnemo::storage::internal
