@@ -161,6 +161,13 @@ void Matched(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx
   sqlite3_result_int64(ctx, matched);
 }
 
+ScoreStats ToScoreStats(const QueryStats& stats) {
+  ScoreStats out{.documents = stats.corpus.documents, .total_tokens = stats.corpus.total_tokens};
+  out.documents_with_term.reserve(stats.terms.size());
+  for (const Bm25Term& t : stats.terms) out.documents_with_term.push_back(t.documents_with_term);
+  return out;
+}
+
 // mnemo_stats(fts): the numbers mnemo_score takes from FTS5 when it has no
 // `stats` argument, as that argument's text (FormatStats).
 void TableStats(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, int /*argc*/,
@@ -171,9 +178,7 @@ void TableStats(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* 
     sqlite3_result_error_code(ctx, rc);
     return;
   }
-  ScoreStats out{.documents = stats.corpus.documents, .total_tokens = stats.corpus.total_tokens};
-  for (const Bm25Term& t : stats.terms) out.documents_with_term.push_back(t.documents_with_term);
-  const std::string text = FormatStats(out);
+  const std::string text = FormatStats(ToScoreStats(stats));
   sqlite3_result_text(ctx, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
 }
 
@@ -288,10 +293,11 @@ Result<ScoreStats> CountScoreStats(Connection& db, const FtsScope& scope,
     if (!ParseScopeStats(s.ColumnText(0), parsed, static_cast<int>(asked.size()))) {
       return Internal("mnemo_stats gave numbers that do not fit the query");
     }
-    out.documents = parsed.corpus.documents;
-    out.total_tokens = parsed.corpus.total_tokens;
+    const ScoreStats asked_stats = ToScoreStats(parsed);
+    out.documents = asked_stats.documents;
+    out.total_tokens = asked_stats.total_tokens;
     for (size_t j = 0; j < missing.size(); ++j) {
-      out.documents_with_term[missing[j]] = parsed.terms[j].documents_with_term;
+      out.documents_with_term[missing[j]] = asked_stats.documents_with_term[j];
     }
     if (kept != nullptr) kept->corpus = std::pair(out.documents, out.total_tokens);
     keep();

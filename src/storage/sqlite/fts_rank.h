@@ -114,10 +114,9 @@ Result<ScoreStats> CountScoreStats(Connection& db, const FtsScope& scope,
                                    ScoreStatsMemo* memo = nullptr);
 
 // mnemo_score's `stats` argument for `terms` (in MatchExpression order) over
-// the scope's rows. When `where` is empty: "" (bind NULL: mnemo_score counts
-// FTS5's own, inside the search) unless `memo` keeps every number. Costs one count over the scope's
-// rows (or one read of `corpus_sql`) plus one MATCH count per term (docs/storage.md, "Keyword
-// statistics per caller").
+// the scope's rows (CountScoreStats, docs/storage.md "Keyword statistics per
+// caller"). When `where` is empty: "" (bind NULL: mnemo_score counts FTS5's
+// own inside the search) unless `memo` keeps every number.
 Result<std::string> ScopeStats(Connection& db, const FtsScope& scope,
                                const std::vector<std::string>& terms,
                                ScoreStatsMemo* memo = nullptr);

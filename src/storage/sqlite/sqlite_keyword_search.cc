@@ -141,6 +141,12 @@ Result<std::vector<KeywordHit>> SearchMatch(Connection& db, const KeywordQuery& 
   return hits;
 }
 
+// Whether the hits of a search over `pruned.match` are the full query's:
+// `limit` of them, the last above what a row of C terms alone can score.
+bool Proven(const PrunedMatch& pruned, const std::vector<KeywordHit>& hits, size_t limit) {
+  return hits.size() == limit && hits.back().keyword_score > pruned.bound + kPruneBoundMargin;
+}
+
 }  // namespace
 
 Result<std::vector<KeywordHit>> SqliteBackend::KeywordSearch(const KeywordQuery& query) {
@@ -167,20 +173,20 @@ Result<std::vector<KeywordHit>> SqliteBackend::KeywordSearch(const KeywordQuery&
   if (const std::optional<PrunedMatch> first = FirstPrunedMatch(terms, counts, query.limit)) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<KeywordHit> hits,
                            SearchMatch(*db, query, first->match, first->stats));
-    if (hits.size() == limit && hits.back().keyword_score > first->bound + kPruneBoundMargin) {
+    if (Proven(*first, hits, limit)) {
       pruned_first_.fetch_add(1, std::memory_order_relaxed);
       return hits;
     }
     // The full query's limit-th hit scores at least this one's: leave to C
     // the common terms that cannot reach it.
-    if (hits.size() == limit) {
-      if (const std::optional<PrunedMatch> second =
-              PrunedMatchBelow(terms, counts, hits.back().keyword_score)) {
-        MNEMO_ASSIGN_OR_RETURN(hits, SearchMatch(*db, query, second->match, second->stats));
-        if (hits.size() == limit && hits.back().keyword_score > second->bound + kPruneBoundMargin) {
-          pruned_second_.fetch_add(1, std::memory_order_relaxed);
-          return hits;
-        }
+    const std::optional<PrunedMatch> second =
+        hits.size() == limit ? PrunedMatchBelow(terms, counts, hits.back().keyword_score)
+                             : std::nullopt;
+    if (second) {
+      MNEMO_ASSIGN_OR_RETURN(hits, SearchMatch(*db, query, second->match, second->stats));
+      if (Proven(*second, hits, limit)) {
+        pruned_second_.fetch_add(1, std::memory_order_relaxed);
+        return hits;
       }
     }
     pruned_full_.fetch_add(1, std::memory_order_relaxed);
