@@ -12,6 +12,7 @@
 
 #include "storage/entry_rules.h"
 #include "storage/sqlite/checkpointer.h"
+#include "storage/sqlite/entry_bulk.h"
 #include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/entry_tokens.h"
 #include "storage/sqlite/fts_rank.h"
@@ -308,6 +309,10 @@ Result<int64_t> SqliteBackend::WriteEntriesLocked(std::span<const EntryWrite> wr
     ~ForgetLabels() { known = false; }
   } forget{labels_known_};
   int64_t created = 0;
+  std::optional<SuspendedInsertTriggers> suspended;
+  if (writes.size() >= kBulkInsertFrom) {
+    MNEMO_ASSIGN_OR_RETURN(suspended, SuspendedInsertTriggers::Begin(*writer_));
+  }
   std::vector<DeferredIndex> deferred;
   for (size_t c = 0; c < tokens.chunks(); ++c) {
     const TokenizedTexts& texts = tokens.Chunk(c);
@@ -323,6 +328,7 @@ Result<int64_t> SqliteBackend::WriteEntriesLocked(std::span<const EntryWrite> wr
     MNEMO_RETURN_IF_ERROR(FlushDeferredIndex(deferred));
     tokens.Release(c);
   }
+  if (suspended) MNEMO_RETURN_IF_ERROR(suspended->Finish(*writer_));
   return created;
 }
 

@@ -1,5 +1,6 @@
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/memory/memory_backend.h"
+#include "storage/sqlite/entry_bulk.h"
 #include "storage/sqlite/entry_tokens.h"
 #include "storage/sqlite/migrations.h"
 
@@ -279,6 +280,95 @@ TEST(SqliteBackend, ABatchOfManyChunksScoresAsTheMemoryBackend) {
                        "SELECT (SELECT sum(tokens) FROM entry_owners) = "
                        "(SELECT sum(doc_length) FROM entries)"),
             "1");
+}
+
+// What a database holds besides the entries' own columns that the insert
+// triggers maintain: search rows with their owner, owner counters,
+// generations, and the triggers themselves.
+std::string DerivedRows(const std::string& path) {
+  std::string out;
+  for (const char* sql :
+       {"SELECT group_concat(x, ';') FROM (SELECT s.rowid || ',' || s.doc_length || ',' || "
+        "s.updated_at || ',' || s.owner_id || ',' || o.owner || ',' || s.flags AS x "
+        "FROM entries_search s JOIN entry_owners o ON o.id = s.owner_id ORDER BY s.rowid)",
+        "SELECT group_concat(x, ';') FROM (SELECT id || ',' || owner || ',' || entries || ',' || "
+        "tokens || ',' || public_entries || ',' || public_tokens AS x FROM entry_owners "
+        "ORDER BY id)",
+        "SELECT group_concat(x, ';') FROM (SELECT name || '=' || value AS x FROM generations "
+        "ORDER BY name)",
+        "SELECT group_concat(x, ';') FROM (SELECT name || ':' || sql AS x FROM sqlite_master "
+        "WHERE type = 'trigger' ORDER BY name)"}) {
+    out += PragmaText(path, sql);
+    out += "\n";
+  }
+  return out;
+}
+
+// A batch large enough to suspend the insert triggers (entry_bulk.h) leaves
+// the same search rows, owner counters and generations as the same writes
+// made one by one with the triggers running, and the triggers as they were;
+// a large batch that fails leaves the store as it was.
+TEST(SqliteBackend, ABulkBatchLeavesWhatItsRowsTriggersWould) {
+  testing::TempDir dir;
+  const std::string bulk_path = dir.File("bulk.db");
+  const std::string rows_path = dir.File("rows.db");
+  const std::string fresh_path = dir.File("fresh.db");
+  auto bulk = Open(bulk_path);
+  auto rows = Open(rows_path);
+  ASSERT_NE(bulk, nullptr);
+  ASSERT_NE(rows, nullptr);
+  ASSERT_NE(Open(fresh_path), nullptr);
+  // zoe and carol are new in the batch, in that order: new owners take ids in
+  // the order of their first row.
+  const char* owners[] = {"bob", "zoe", "alice", "carol"};
+  const char* spaces[] = {"global", "tool-email", "global", "tool_registry", "projects"};
+  std::vector<EntryWrite> stored;
+  for (int i = 0; i < 50; ++i) {
+    stored.push_back(Write("k" + std::to_string(i), "stored text " + std::to_string(i), 500 + i));
+    stored.back().owner = i % 2 == 0 ? "alice" : "bob";
+    stored.back().ns = spaces[i % 5];
+  }
+  std::vector<EntryWrite> batch;
+  const int n = static_cast<int>(internal::kBulkInsertFrom) + 700;
+  for (int i = 0; i < n; ++i) {
+    // Keys repeat: rows stored before, and rows the batch itself wrote earlier.
+    const int key = i % (n - 400);
+    EntryWrite w =
+        Write("k" + std::to_string(key),
+              "batch text " + std::to_string(i) + std::string(i % 9, 'x') + " end", 2000 + i);
+    w.owner = owners[key % 4];
+    w.ns = spaces[key % 5];
+    if (i % 3 == 0) w.visibility = Visibility::kPublic;
+    if (i % 5 == 0) w.archived = true;
+    batch.push_back(std::move(w));
+  }
+  for (const EntryWrite& w : stored) {
+    ASSERT_TRUE(bulk->Upsert(w).ok());
+    ASSERT_TRUE(rows->Upsert(w).ok());
+  }
+  auto created = bulk->UpsertBatch(batch);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  for (const EntryWrite& w : batch) ASSERT_TRUE(rows->Upsert(w).ok());
+  const std::string triggers = PragmaText(
+      fresh_path,
+      "SELECT group_concat(x, ';') FROM (SELECT name || ':' || sql AS x FROM sqlite_master "
+      "WHERE type = 'trigger' ORDER BY name)");
+  ASSERT_THAT(triggers, ::testing::HasSubstr("entries_search_insert"));
+  const std::string expected = DerivedRows(rows_path);
+  EXPECT_EQ(DerivedRows(bulk_path), expected);
+  EXPECT_THAT(expected, ::testing::HasSubstr(triggers));
+  EXPECT_THAT(expected, ::testing::HasSubstr("3,zoe,"));
+
+  // One bad write at the end of a large batch: nothing of it stays.
+  std::vector<EntryWrite> failing(batch.begin(), batch.begin() + internal::kBulkInsertFrom);
+  for (EntryWrite& w : failing) w.key += "-new";
+  failing.push_back(Write("", "a write without a key"));
+  EXPECT_FALSE(bulk->UpsertBatch(failing).ok());
+  EXPECT_EQ(DerivedRows(bulk_path), expected);
+  // And the triggers are back for what comes next.
+  ASSERT_TRUE(bulk->Upsert(stored[1]).ok());
+  ASSERT_TRUE(rows->Upsert(stored[1]).ok());
+  EXPECT_EQ(DerivedRows(bulk_path), DerivedRows(rows_path));
 }
 
 // A keyword search of several terms that first reads only the rows of its
