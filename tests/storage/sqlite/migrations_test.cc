@@ -36,12 +36,27 @@ TEST(Migrations, NewDatabaseGetsTheLatestVersionOnce) {
   auto v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(*v, LatestSchemaVersion());
-  EXPECT_EQ(LatestSchemaVersion(), 13);
+  EXPECT_EQ(LatestSchemaVersion(), 14);
   v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok());
-  EXPECT_EQ(*v, 13);
-  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 13);
+  EXPECT_EQ(*v, 14);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 14);
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'entries_fts'"), 1);
+}
+
+// Issue 22: the entries' text index keeps 32 MiB of pending terms in memory
+// (FTS5's default is 1 MiB), new or upgraded; the other text indexes keep
+// FTS5's default.
+TEST(Migrations, V14GivesTheEntriesTextIndexALargerBatch) {
+  testing::TempDir dir;
+  auto conn = OpenRaw(dir.File("db"));
+  ASSERT_NE(conn, nullptr);
+  ASSERT_TRUE(Migrate(*conn, SchemaMigrations().first(13)).ok());
+  constexpr const char* kHashSize = "SELECT v FROM entries_fts_config WHERE k = 'hashsize'";
+  EXPECT_EQ(Count(*conn, kHashSize), -1);  // no row
+  ASSERT_TRUE(Migrate(*conn, SchemaMigrations()).ok());
+  EXPECT_EQ(Count(*conn, kHashSize), 32 << 20);
+  EXPECT_EQ(Count(*conn, "SELECT v FROM turns_fts_config WHERE k = 'hashsize'"), -1);
 }
 
 // Issue 17: the store's identity, which index files are bound to, is made
