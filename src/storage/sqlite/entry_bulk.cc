@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "storage/sqlite/fts_rows.h"
+
 namespace mnemo::storage::internal {
 namespace {
 
@@ -55,12 +57,8 @@ Result<SuspendedInsertTriggers> SuspendedInsertTriggers::Begin(Connection& db) {
     const std::string drop = std::string("DROP TRIGGER ") + name;
     MNEMO_RETURN_IF_ERROR(db.Exec(drop.c_str(), "suspend the insert triggers"));
   }
-  MNEMO_ASSIGN_OR_RETURN(
-      Statement next,
-      db.Prepare("SELECT COALESCE(MAX(rowid), 0) + 1 FROM entries", "find the batch's first row"));
-  MNEMO_ASSIGN_OR_RETURN(bool row, next.Step("find the batch's first row"));
-  if (!row) return Internal("find the batch's first row: no result");
-  return SuspendedInsertTriggers(std::move(create), next.ColumnInt(0));
+  MNEMO_ASSIGN_OR_RETURN(const Label first_new, NextRowid(db, "entries"));
+  return SuspendedInsertTriggers(std::move(create), first_new);
 }
 
 Status SuspendedInsertTriggers::Finish(Connection& db) {

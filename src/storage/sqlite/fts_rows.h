@@ -36,7 +36,7 @@ Status UnindexFtsRow(Connection& db, std::string_view table, int64_t rowid,
 Status OptimizeFtsTable(Connection& db, std::string_view table);
 
 // MAX(rowid) + 1 of `table` (1 when empty): the rowid of a new row whose
-// FTS5 row is written first.
+// FTS5 row is written first, or the first row a batch adds (entry_bulk.h).
 Result<int64_t> NextRowid(Connection& db, std::string_view table);
 
 }  // namespace mnemo::storage::internal
