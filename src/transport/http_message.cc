@@ -38,6 +38,20 @@ bool ListHas(std::string_view list, std::string_view token) {
 
 constexpr size_t kMaxChunkLine = 1024;
 
+// A control byte (C0 or DEL): never part of a request target or a field
+// value (RFC 9110 5.5, RFC 9112 3.2); a NUL or a bare CR/LF there is how
+// one request is smuggled past a parser that reads it differently.
+bool IsControl(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7F;
+}
+
+// Fields a request may carry once: a second one is an ambiguity that two
+// readers (a proxy and this server) may settle differently (RFC 9112 3.2,
+// 6.1; RFC 9110 11.6.2).
+constexpr std::string_view kSingleFields[] = {"Host", "Authorization", "Origin",
+                                              "Transfer-Encoding"};
+
 }  // namespace
 
 std::string HttpRequest::Header(std::string_view name) const {
@@ -66,11 +80,13 @@ std::string_view ReasonPhrase(int status) {
     case 204: return "No Content";
     case 400: return "Bad Request";
     case 401: return "Unauthorized";
+    case 403: return "Forbidden";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
     case 408: return "Request Timeout";
     case 413: return "Payload Too Large";
     case 415: return "Unsupported Media Type";
+    case 421: return "Misdirected Request";
     case 431: return "Request Header Fields Too Large";
     case 500: return "Internal Server Error";
     case 501: return "Not Implemented";
@@ -86,7 +102,12 @@ std::string SerializeResponse(const HttpResponse& response, bool keep_alive,
   out += ReasonPhrase(response.status);
   out += "\r\n";
   for (const auto& [name, value] : response.headers) out += name + ": " + value + "\r\n";
-  if (!response.content_type.empty()) out += "Content-Type: " + response.content_type + "\r\n";
+  if (!response.content_type.empty()) {
+    out += "Content-Type: " + response.content_type + "\r\n";
+    // Every body is what its type says: no browser may guess a script or a
+    // page out of a JSON answer that echoes a caller's text.
+    out += "X-Content-Type-Options: nosniff\r\n";
+  }
   // 204 carries no body and no length (RFC 9110 8.6).
   if (response.status != 204) {
     out += "Content-Length: " + std::to_string(response.body.size()) + "\r\n";
@@ -164,8 +185,12 @@ RequestParser::State RequestParser::ParseHead(std::string& buffer) {
   } else {
     return Fail(505, "only HTTP/1.0 and HTTP/1.1 are served");
   }
+  const std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+  if (std::any_of(target.begin(), target.end(), IsControl)) {
+    return Fail(400, "the request target holds a control byte: send it percent-encoded");
+  }
   request_.method = std::string(method);
-  request_.target = std::string(line.substr(sp1 + 1, sp2 - sp1 - 1));
+  request_.target = std::string(target);
   request_.path = request_.target.substr(0, request_.target.find('?'));
   while (line_end != std::string_view::npos) {
     const size_t start = line_end + 2;
@@ -177,8 +202,19 @@ RequestParser::State RequestParser::ParseHead(std::string& buffer) {
                      IsTokenChar)) {
       return Fail(400, "malformed header line (expected \"Name: value\", no line folding)");
     }
-    request_.headers.emplace_back(std::string(field.substr(0, colon)),
-                                  std::string(Trim(field.substr(colon + 1))));
+    const std::string_view name = field.substr(0, colon);
+    const std::string_view value = Trim(field.substr(colon + 1));
+    if (std::any_of(value.begin(), value.end(), [](char c) { return c != '\t' && IsControl(c); })) {
+      return Fail(400, "header " + std::string(name) +
+                           " holds a control byte (NUL, CR, LF or another below 0x20): field "
+                           "values are visible text, spaces and tabs");
+    }
+    for (const std::string_view single : kSingleFields) {
+      if (EqualsIgnoreCase(name, single) && request_.HasHeader(single)) {
+        return Fail(400, "several " + std::string(single) + " headers: send one");
+      }
+    }
+    request_.headers.emplace_back(std::string(name), std::string(value));
   }
   buffer.erase(0, end + 4);
 
@@ -238,11 +274,14 @@ RequestParser::State RequestParser::ParseBody(std::string& buffer) {
       if (remaining_ > 0) break;
       phase_ = Phase::kDone;
     } else if (phase_ == Phase::kChunkSize) {
+      // The bound holds however the bytes arrived (all at once or a few at
+      // a time: a line may end in a CR whose LF is still to come), so that
+      // one request always frames the same way.
       const size_t eol = in.find("\r\n");
-      if (eol == std::string_view::npos) {
-        if (in.size() > kMaxChunkLine) return Fail(400, "chunk size line too long");
-        break;
+      if (eol == std::string_view::npos ? in.size() > kMaxChunkLine + 1 : eol > kMaxChunkLine) {
+        return Fail(400, "chunk size line too long");
       }
+      if (eol == std::string_view::npos) break;
       const std::string_view size_text = Trim(in.substr(0, std::min(eol, in.find(';'))));
       uint64_t size = 0;
       auto [ptr, ec] =
@@ -273,10 +312,11 @@ RequestParser::State RequestParser::ParseBody(std::string& buffer) {
       phase_ = Phase::kChunkSize;
     } else if (phase_ == Phase::kTrailer) {
       const size_t eol = in.find("\r\n");
-      if (eol == std::string_view::npos) {
-        if (in.size() > limits_.max_header_bytes) return Fail(431, "chunked trailer too long");
-        break;
+      if (eol == std::string_view::npos ? in.size() > limits_.max_header_bytes + 1
+                                        : eol > limits_.max_header_bytes) {
+        return Fail(431, "chunked trailer too long");
       }
+      if (eol == std::string_view::npos) break;
       consume(eol + 2);
       if (eol == 0) phase_ = Phase::kDone;  // trailer fields are ignored
     } else {

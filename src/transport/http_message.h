@@ -50,7 +50,8 @@ struct HttpResponse {
 };
 
 // The bytes of `response`: status line, headers (Content-Length always,
-// "Connection: close" when `keep_alive` is false, otherwise "Keep-Alive:
+// "X-Content-Type-Options: nosniff" with every Content-Type, "Connection:
+// close" when `keep_alive` is false, otherwise "Keep-Alive:
 // timeout=<idle_timeout_s>"), body.
 std::string SerializeResponse(const HttpResponse& response, bool keep_alive,
                               int64_t idle_timeout_s);
@@ -61,7 +62,11 @@ std::string_view ReasonPhrase(int status);
 // Frames one request at a time from the front of a connection's buffer.
 // Bounded: the request line and headers by `max_header_bytes` (431), the
 // body by `max_body_bytes` whether declared by Content-Length or chunked
-// (413). Anything it cannot frame is an error with a status (400, 501, 505).
+// (413). Anything it cannot frame is an error with a status (400, 501, 505),
+// and so is anything two readers could frame differently (RFC 9112 6.1):
+// several Transfer-Encoding, Host, Authorization or Origin headers,
+// Transfer-Encoding with Content-Length, differing Content-Lengths, a
+// control byte in the request target or in a header value (400).
 class RequestParser {
  public:
   struct Limits {

@@ -12,7 +12,6 @@ std::optional<HttpResponse> InspectorResponse(std::string_view path) {
     if (f.path != path) continue;
     HttpResponse res;
     res.AddHeader("Content-Security-Policy", std::string(kInspectorPolicy));
-    res.AddHeader("X-Content-Type-Options", "nosniff");
     res.AddHeader("Referrer-Policy", "no-referrer");
     res.AddHeader("X-Frame-Options", "DENY");
     res.AddHeader("Cross-Origin-Opener-Policy", "same-origin");

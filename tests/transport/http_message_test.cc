@@ -86,6 +86,21 @@ TEST(RequestParser, RefusesWhatItCannotFrameSafely) {
       {"GET /\r\n\r\n", 400},
       {"GET / HTTP/1.1\r\nbad header\r\n\r\n", 400},
       {"GET / HTTP/1.1\r\nX: " + std::string(5000, 'a'), 431},
+      // Issue 42: what two readers could frame or read differently.
+      {"POST /rpc HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+       400},
+      {"POST /rpc HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 1\r\n\r\n", 400},
+      {"GET / HTTP/1.1\r\nAuthorization: Bearer a\r\nauthorization: Bearer b\r\n\r\n", 400},
+      {"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400},
+      {"GET / HTTP/1.1\r\nOrigin: http://a\r\nOrigin: http://b\r\n\r\n", 400},
+      {std::string("GET / HTTP/1.1\r\nX: a\0b\r\n\r\n", 26), 400},
+      {"GET / HTTP/1.1\r\nX: a\nContent-Length: 5\r\n\r\n", 400},
+      {"GET / HTTP/1.1\r\nX: a\x1b[0m\r\n\r\n", 400},
+      {"GET /a\x01 HTTP/1.1\r\n\r\n", 400},
+      {"GET /\x7f HTTP/1.1\r\n\r\n", 400},
+      {"POST /rpc HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + std::string(1100, '0') +
+           "1\r\na\r\n0\r\n\r\n",
+       400},
   };
   for (const Case& c : cases) {
     RequestParser p = Parser();
@@ -93,6 +108,15 @@ TEST(RequestParser, RefusesWhatItCannotFrameSafely) {
     EXPECT_EQ(p.Feed(in), State::kError) << c.in.substr(0, 60);
     EXPECT_EQ(p.error_status(), c.status) << c.in.substr(0, 60);
   }
+}
+
+TEST(RequestParser, KeepsTabsAndTextInValuesAndTwoEqualContentLengths) {
+  RequestParser p = Parser();
+  std::string in =
+      "POST /rpc HTTP/1.1\r\nX-Note: a\tb caf\xc3\xa9\r\nContent-Length: 2\r\n"
+      "Content-Length: 2\r\n\r\nok";
+  ASSERT_EQ(p.Feed(in), State::kComplete) << p.error_message();
+  EXPECT_EQ(p.Take().Header("X-Note"), "a\tb caf\xc3\xa9");
 }
 
 TEST(RequestParser, AsksForContinueOnceForExpect100) {
@@ -111,7 +135,8 @@ TEST(SerializeResponse, WritesLengthAndConnectionHeaders) {
   r.AddHeader("Mcp-Session-Id", "s");
   EXPECT_EQ(SerializeResponse(r, true, 15),
             "HTTP/1.1 200 OK\r\nMcp-Session-Id: s\r\nContent-Type: application/json\r\n"
-            "Content-Length: 2\r\nKeep-Alive: timeout=15\r\n\r\n{}");
+            "X-Content-Type-Options: nosniff\r\nContent-Length: 2\r\nKeep-Alive: "
+            "timeout=15\r\n\r\n{}");
   HttpResponse none;
   none.status = 204;
   EXPECT_EQ(SerializeResponse(none, false, 15),
