@@ -132,6 +132,8 @@ struct Config {
     int64_t max_connections_per_client = 128;
     int64_t workers = 8;
     int64_t queue = 64;
+    std::vector<std::string> allowed_hosts;    // beside the loopback names and listen's host
+    std::vector<std::string> allowed_origins;  // beside the daemon's own origins
   } server;
   struct Postgres {
     std::string url;

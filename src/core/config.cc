@@ -44,6 +44,7 @@ std::string TypeWord(const KeySpec& k) {
     case KeyType::kFloat:
     case KeyType::kOptFloat: return std::string("a number (") + std::string(k.allowed) + ")";
     case KeyType::kString: return "a string";
+    case KeyType::kStringList: return "an array of strings (environment: comma-separated)";
     case KeyType::kEnum: {
       std::string s = "one of ";
       for (char c : k.allowed) s += c == '|' ? std::string(", ") : std::string(1, c);
@@ -91,6 +92,8 @@ Status SetString(Config& c, const KeySpec& k, const std::string& v, std::string_
   return Status::Ok();
 }
 
+Result<std::vector<std::string>> StringArray(const toml::node* n, const std::string& where);
+
 // Sets a key from a TOML node (file values keep their TOML types).
 Status SetFromToml(Config& c, const KeySpec& k, const toml::node& n, const std::string& where) {
   switch (k.type) {
@@ -109,8 +112,33 @@ Status SetFromToml(Config& c, const KeySpec& k, const toml::node& n, const std::
     case KeyType::kEnum:
       if (!n.is_string()) return Bad(where, k, "has the wrong type");
       return SetString(c, k, *n.value<std::string>(), where);
+    case KeyType::kStringList: {
+      Result<std::vector<std::string>> list = StringArray(&n, where + " " + std::string(k.path));
+      if (!list.ok()) return Bad(where, k, "has the wrong type");
+      *static_cast<std::vector<std::string>*>(k.field(c)) = std::move(list).value();
+      return Status::Ok();
+    }
   }
   return Status::Ok();
+}
+
+// "a, b,,c" -> {"a", "b", "c"}.
+std::vector<std::string> SplitCommas(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front())) != 0) {
+      item.remove_prefix(1);
+    }
+    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back())) != 0) {
+      item.remove_suffix(1);
+    }
+    if (!item.empty()) out.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return out;
 }
 
 std::optional<bool> ParseBool(std::string_view s) {
@@ -144,6 +172,9 @@ Status SetFromText(Config& c, const KeySpec& k, const std::string& v, const std:
     }
     case KeyType::kString:
     case KeyType::kEnum: return SetString(c, k, v, where);
+    case KeyType::kStringList:
+      *static_cast<std::vector<std::string>*>(k.field(c)) = SplitCommas(v);
+      return Status::Ok();
   }
   return Status::Ok();
 }

@@ -149,6 +149,14 @@ const std::array kKeys = {
             MNEMO_FIELD(server.workers)},
     KeySpec{"server.queue", KeyType::kInt, "64", "1..100000", 1, 100000, "a full queue answers 503",
             MNEMO_FIELD(server.queue)},
+    KeySpec{"server.allowed_hosts", KeyType::kStringList, "[]", "", 0, 0,
+            "Host names (name or name:port) served beside localhost, 127.0.0.1, [::1] and the "
+            "listen address; any other Host is refused with 421 (docs/http-server.md)",
+            MNEMO_FIELD(server.allowed_hosts)},
+    KeySpec{"server.allowed_origins", KeyType::kStringList, "[]", "", 0, 0,
+            "browser origins (scheme://host:port) allowed beside the daemon's own; a request "
+            "from any other Origin is refused with 403",
+            MNEMO_FIELD(server.allowed_origins)},
     KeySpec{"postgres.url", KeyType::kString, "", "", 0, 0, "required for postgres",
             MNEMO_FIELD(postgres.url)},
     KeySpec{"postgres.pool_size", KeyType::kInt, "8", "1..256", 1, 256, "",

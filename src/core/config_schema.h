@@ -11,7 +11,9 @@
 
 namespace mnemo::internal {
 
-enum class KeyType { kBool, kInt, kFloat, kOptFloat, kString, kEnum };
+// kStringList: a TOML array of strings (a std::vector<std::string> field);
+// in the environment and overrides, comma-separated.
+enum class KeyType { kBool, kInt, kFloat, kOptFloat, kString, kEnum, kStringList };
 
 struct KeySpec {
   std::string_view path;  // "memory.backend", "security.audit.enabled"

@@ -206,6 +206,25 @@ TEST(Config, OnePrincipalHasOneRole) {
                   .ok());
 }
 
+TEST(Config, ServerAllowListsAreStringArraysOrCommaSeparatedInTheEnvironment) {
+  TempDir dir;
+  auto c = LoadToml(dir, "[server]\nallowed_hosts = [\"mnemo.lan\", \"box:9000\"]\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->server.allowed_hosts, (std::vector<std::string>{"mnemo.lan", "box:9000"}));
+  EXPECT_TRUE(c->server.allowed_origins.empty());
+  c = LoadToml(dir, "",
+               {{"MNEMO_SERVER_ALLOWED_ORIGINS", " https://a.example, ,http://b.lan:3000 "}});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->server.allowed_origins,
+            (std::vector<std::string>{"https://a.example", "http://b.lan:3000"}));
+  for (const char* bad : {"allowed_hosts = \"mnemo.lan\"", "allowed_origins = [1]"}) {
+    auto r = LoadToml(dir, std::string("[server]\n") + bad + "\n");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("must be an array of strings"), std::string::npos)
+        << r.status().message();
+  }
+}
+
 TEST(Config, CorruptTomlReportsLine) {
   TempDir dir;
   auto c = LoadToml(dir, "[memory]\nbackend = \"sqlite\n");
