@@ -18,6 +18,7 @@
 #include "transport/jsonrpc.h"
 #include "transport/mcp.h"
 #include "transport/metrics.h"
+#include "transport/request_guard.h"
 
 namespace mnemo::transport {
 namespace {
@@ -48,8 +49,9 @@ bool IsJsonContentType(const std::string& type) {
 // configuration (tokens, --principal), so the table is bounded in all.
 class McpSessions {
  public:
-  std::string Create(const std::string& owner, const McpSession& state) {
-    std::string id = internal::NewUuidV4();
+  // Session ids grant the session: from a cryptographic generator.
+  Result<std::string> Create(const std::string& owner, const McpSession& state) {
+    MNEMO_ASSIGN_OR_RETURN(std::string id, internal::NewSecureUuidV4());
     std::lock_guard lock(mu_);
     std::list<std::string>& order = order_[owner];
     if (order.size() >= kMaxMcpSessionsPerPrincipal) {
@@ -191,6 +193,10 @@ Result<HttpServerOptions> HttpServerOptionsFromConfig(const Config& config,
   o.max_connections_per_client = config.server.max_connections_per_client;
   o.principal = ProcessPrincipal(config, "");
   o.tokens = config.security.tokens;
+  MNEMO_RETURN_IF_ERROR(
+      CheckGuardLists(config.server.allowed_hosts, config.server.allowed_origins));
+  o.allowed_hosts = config.server.allowed_hosts;
+  o.allowed_origins = config.server.allowed_origins;
   return o;
 }
 
@@ -234,6 +240,8 @@ struct HttpServer::Impl final : HttpHandler {
   Dispatcher dispatcher;
   McpServer mcp;
   McpSessions mcp_sessions;
+  // Set by Bind (it needs the bound port), read by the loop thread only after.
+  std::optional<RequestGuard> guard;
   HttpEventLoop loop;  // last: its workers use everything above
 };
 
@@ -249,6 +257,9 @@ HttpResponse HttpServer::Impl::Refusal(int status, const std::string& message) {
 // none is taken and a POST that is not JSON are refused here, so none of
 // them makes the server buffer a body.
 std::optional<HttpResponse> HttpServer::Impl::CheckHead(const HttpRequest& head) {
+  if (std::optional<RequestGuard::Refusal> refused = guard->Check(head)) {
+    return Refusal(refused->status, refused->message);
+  }
   const bool takes_body = head.method == "POST" && (head.path == "/rpc" || head.path == "/mcp");
   HttpResponse res;
   if (HasBody(head) && !takes_body) {
@@ -312,10 +323,16 @@ std::optional<Principal> HttpServer::Impl::Authenticate(const HttpRequest& req,
                                                         HttpResponse& res) const {
   if (options.tokens.empty()) return options.principal;
   const std::string header = req.Header("Authorization");
-  constexpr std::string_view kScheme = "Bearer ";
-  if (header.size() > kScheme.size() && header.compare(0, kScheme.size(), kScheme) == 0) {
+  // "Bearer" 1*SP token (RFC 9110 11.4, RFC 6750 2.1); the scheme is
+  // case-insensitive.
+  const size_t space = header.find(' ');
+  const size_t token_at =
+      space == std::string::npos ? std::string::npos : header.find_first_not_of(' ', space);
+  if (token_at != std::string::npos && space == 6 &&
+      std::equal(header.begin(), header.begin() + 6, "bearer",
+                 [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; })) {
     // Compare digests, each in constant time, and never log the token.
-    const std::string digest = internal::Sha256Hex(std::string_view(header).substr(kScheme.size()));
+    const std::string digest = internal::Sha256Hex(std::string_view(header).substr(token_at));
     const TokenConfig* match = nullptr;
     for (const TokenConfig& t : options.tokens) {
       std::string want = t.sha256;
@@ -327,6 +344,13 @@ std::optional<Principal> HttpServer::Impl::Authenticate(const HttpRequest& req,
       return Principal{match->principal, ConfiguredRole(engine.config(), match->principal)};
     }
   }
+  // An audit line per refused caller (spec 10 "Audit"): the endpoint and
+  // whether a token was sent, never the token.
+  engine.Audit(Principal{.name = "", .role = Role::kUser},
+               AuditEvent{.method = "http.authenticate",
+                          .ns = req.method + " " + req.path,
+                          .key = header.empty() ? "no_token" : "invalid_token",
+                          .outcome = "denied"});
   res.AddHeader("WWW-Authenticate", "Bearer");
   res.close = true;
   res.Set(401,
@@ -398,7 +422,12 @@ void HttpServer::Impl::HandleMcp(const HttpRequest& req, HttpResponse& res) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   if (initialize && answer.is_object() && answer.contains("result")) {
-    res.AddHeader("Mcp-Session-Id", mcp_sessions.Create(caller->name, state));
+    Result<std::string> id = mcp_sessions.Create(caller->name, state);
+    if (!id.ok()) {
+      res.Set(503, ProtocolError(-32005, id.status().message()), kJson);
+      return;
+    }
+    res.AddHeader("Mcp-Session-Id", *id);
   } else if (!initialize) {
     mcp_sessions.Update(session_id, state);
   }
@@ -445,7 +474,13 @@ HttpServer::HttpServer(Engine& engine, HttpServerOptions options)
 HttpServer::~HttpServer() = default;
 
 Result<int> HttpServer::Bind() {
-  return impl_->loop.Bind(impl_->options.listen.host, impl_->options.listen.port);
+  MNEMO_ASSIGN_OR_RETURN(int port,
+                         impl_->loop.Bind(impl_->options.listen.host, impl_->options.listen.port));
+  impl_->guard.emplace(RequestGuardOptions{.listen_host = impl_->options.listen.host,
+                                           .port = port,
+                                           .allowed_hosts = impl_->options.allowed_hosts,
+                                           .allowed_origins = impl_->options.allowed_origins});
+  return port;
 }
 
 Status HttpServer::Serve() { return impl_->loop.Run(); }

@@ -56,10 +56,16 @@ struct HttpServerOptions {
   // engine's configuration grants it (ConfiguredRole, mnemo/config.h: the
   // token's own role, since one principal has one role).
   std::vector<TokenConfig> tokens;
+  // server.allowed_hosts and server.allowed_origins (transport/request_guard.h):
+  // every request's Host and Origin are checked against them, the loopback
+  // names and the bound address before anything else, with or without tokens.
+  std::vector<std::string> allowed_hosts;
+  std::vector<std::string> allowed_origins;
 };
 
 // Options from `config.server` (listen overridden by `listen_override` when
-// non-empty). Refuses a non-loopback address without [security.tokens].
+// non-empty). Refuses a non-loopback address without [security.tokens], and
+// allowed_hosts/allowed_origins entries that are no host or origin.
 Result<HttpServerOptions> HttpServerOptionsFromConfig(const Config& config,
                                                       std::string_view listen_override);
 

@@ -18,6 +18,18 @@ TEST(Uuid, IsCanonicalVersion4) {
   EXPECT_TRUE(u[19] == '8' || u[19] == '9' || u[19] == 'a' || u[19] == 'b');
 }
 
+TEST(Uuid, SecureIdsAreCanonicalVersion4AndDoNotRepeat) {
+  std::set<std::string> seen;
+  for (int i = 0; i < 10000; ++i) {
+    Result<std::string> u = NewSecureUuidV4();
+    ASSERT_TRUE(u.ok()) << u.status().ToString();
+    ASSERT_EQ(u->size(), 36u);
+    EXPECT_EQ((*u)[14], '4');
+    EXPECT_TRUE((*u)[19] == '8' || (*u)[19] == '9' || (*u)[19] == 'a' || (*u)[19] == 'b');
+    EXPECT_TRUE(seen.insert(*u).second);
+  }
+}
+
 TEST(Uuid, DoesNotRepeat) {
   std::set<std::string> seen;
   for (int i = 0; i < 10000; ++i) EXPECT_TRUE(seen.insert(NewUuidV4()).second);

@@ -130,7 +130,8 @@ class Socket {
 std::string RpcRequest(int id, const std::string& method, const json& params) {
   const std::string body =
       json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump();
-  return "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+  return "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+         "Content-Type: application/json\r\nContent-Length: " +
          std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
@@ -178,7 +179,7 @@ TEST_F(SlowClients, TwoHundredSlowOrIdleConnectionsDoNotDelayANormalRequest) {
     idle.push_back(std::make_unique<Socket>(daemon_->port(), sources[i % 4]));
     trickling.push_back(std::make_unique<Socket>(daemon_->port(), sources[i % 4]));
     ASSERT_TRUE(idle.back()->ok() && trickling.back()->ok());
-    trickling.back()->Send("POST /rpc HTTP/1.1\r\nHost: x\r\n");
+    trickling.back()->Send("POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\n");
   }
   std::vector<double> probes;
   for (int round = 0; round < 5; ++round) {
@@ -201,7 +202,7 @@ TEST_F(SlowClients, ARequestNotCompleteWithinTheRequestTimeoutIsDropped) {
   Socket slow(daemon_->port());
   ASSERT_TRUE(slow.ok());
   const auto start = Clock::now();
-  slow.Send("POST /rpc HTTP/1.1\r\nHost: x\r\n");
+  slow.Send("POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\n");
   bool closed = false;
   for (int i = 0; i < 25 && !closed; ++i) {  // 5 s at most
     slow.Send("X-Slow: " + std::to_string(i) + "\r\n");
