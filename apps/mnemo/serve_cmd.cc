@@ -107,10 +107,11 @@ std::unique_ptr<Periodic> IndexSaver(Engine& engine) {
   });
 }
 
-// http://host:port/ (IPv6 hosts in brackets).
-std::string PageUrl(const std::string& host, int port) {
+// http://host:port/ (https:// with TLS; IPv6 hosts in brackets).
+std::string PageUrl(const std::string& host, int port, bool tls = false) {
   const bool v6 = host.find(':') != std::string::npos;
-  return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port) + "/";
+  return (tls ? "https://" : "http://") + (v6 ? "[" + host + "]" : host) + ":" +
+         std::to_string(port) + "/";
 }
 
 // Whether a mnemo daemon answers at `host:port`: its /rpc answers a
@@ -153,6 +154,13 @@ int Serve(const GlobalOptions& g, const std::string& listen, bool inspect = fals
     if (!options.ok()) return Fail(options.status());
   }
   const std::string host = options->listen.host;
+  const bool tls = options->tls != nullptr;
+  if (!tls && !transport::IsLoopback(host)) {
+    session->engine->logger().Log(
+        LogLevel::kWarn, "server.allow_plaintext = true: serving " + host +
+                             " without TLS; bearer tokens and memories cross the network in "
+                             "clear text (set server.tls_cert and server.tls_key to encrypt)");
+  }
   int status = kExitOk;
   {
     transport::HttpServer server(*session->engine, *options);
@@ -164,9 +172,13 @@ int Serve(const GlobalOptions& g, const std::string& listen, bool inspect = fals
       return kExitInternal;
     }
     const bool v6 = host.find(':') != std::string::npos;
-    std::cerr << "listening on " << (v6 ? "[" + host + "]" : host) << ":" << *port << std::endl;
+    // One write: readers of the line see it whole.
+    std::cerr << "listening on " + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(*port) +
+                     (tls ? " (https)" : "") + "\n"
+              << std::flush;
     if (inspect) {
-      std::cout << "inspector: " << PageUrl(host, *port) << " (Ctrl-C stops it)" << std::endl;
+      std::cout << "inspector: " << PageUrl(host, *port, tls) << " (Ctrl-C stops it)"
+                << std::endl;
     }
     std::atomic<bool> done{false};
     std::thread waiter([&] { WaitForSignal(server, done); });

@@ -132,6 +132,9 @@ struct Config {
     int64_t max_connections_per_client = 128;
     int64_t workers = 8;
     int64_t queue = 64;
+    std::string tls_cert;  // PEM paths: both or neither (https when set)
+    std::string tls_key;
+    bool allow_plaintext = false;  // a non-loopback listen without TLS, on purpose
   } server;
   struct Postgres {
     std::string url;

@@ -17,6 +17,8 @@
 
 namespace mnemo::transport {
 
+class TlsContext;
+
 struct ListenAddress {
   std::string host;
   int port = 0;  // 0: any free port
@@ -56,10 +58,14 @@ struct HttpServerOptions {
   // engine's configuration grants it (ConfiguredRole, mnemo/config.h: the
   // token's own role, since one principal has one role).
   std::vector<TokenConfig> tokens;
+  // https only when set (server.tls_cert, server.tls_key; transport/tls.h).
+  std::shared_ptr<const TlsContext> tls;
 };
 
 // Options from `config.server` (listen overridden by `listen_override` when
-// non-empty). Refuses a non-loopback address without [security.tokens].
+// non-empty). Refuses a non-loopback address without [security.tokens], and
+// without TLS unless server.allow_plaintext; refuses one of tls_cert and
+// tls_key without the other, and files TLS cannot use.
 Result<HttpServerOptions> HttpServerOptionsFromConfig(const Config& config,
                                                       std::string_view listen_override);
 
