@@ -177,8 +177,7 @@ int Serve(const GlobalOptions& g, const std::string& listen, bool inspect = fals
                      (tls ? " (https)" : "") + "\n"
               << std::flush;
     if (inspect) {
-      std::cout << "inspector: " << PageUrl(host, *port, tls) << " (Ctrl-C stops it)"
-                << std::endl;
+      std::cout << "inspector: " << PageUrl(host, *port, tls) << " (Ctrl-C stops it)" << std::endl;
     }
     std::atomic<bool> done{false};
     std::thread waiter([&] { WaitForSignal(server, done); });

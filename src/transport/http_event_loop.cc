@@ -15,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "transport/tls.h"
@@ -47,11 +48,11 @@ std::string PeerAddress(const sockaddr_storage& addr) {
 
 enum class Phase {
   kHandshake,  // TLS: the handshake is under way
-  kIdle,     // no request in progress: waiting for a first byte
-  kReading,  // a request is arriving
-  kBusy,     // its request is with the workers; not polled
-  kWriting,  // its answer is going out
-  kLinger,   // answered with close: write side shut, input discarded
+  kIdle,       // no request in progress: waiting for a first byte
+  kReading,    // a request is arriving
+  kBusy,       // its request is with the workers; not polled
+  kWriting,    // its answer is going out
+  kLinger,     // answered with close: write side shut, input discarded
 };
 
 struct Connection {
@@ -83,7 +84,7 @@ struct Completion {
 
 struct HttpEventLoop::Impl {
   Impl(EventLoopOptions o, HttpHandler& h)
-      : options(o),
+      : options(std::move(o)),
         handler(h),
         pool(std::in_place, static_cast<size_t>(std::max<int64_t>(1, options.workers)),
              static_cast<size_t>(std::max<int64_t>(0, options.queue))) {}
@@ -195,8 +196,7 @@ void HttpEventLoop::Impl::AcceptSome(Clock::time_point now) {
 
 void HttpEventLoop::Impl::ContinueHandshake(uint64_t id, Connection& c, Clock::time_point now) {
   switch (c.tls->Continue()) {
-    case TlsStream::Handshake::kPending:
-      return;
+    case TlsStream::Handshake::kPending: return;
     case TlsStream::Handshake::kDone:
       c.phase = Phase::kIdle;
       c.deadline = now + milliseconds(options.idle_timeout_ms);
@@ -209,9 +209,7 @@ void HttpEventLoop::Impl::ContinueHandshake(uint64_t id, Connection& c, Clock::t
              "not http://",
              now);
       return;
-    case TlsStream::Handshake::kFailed:
-      Forget(id);
-      return;
+    case TlsStream::Handshake::kFailed: Forget(id); return;
   }
 }
 
@@ -375,7 +373,7 @@ int HttpEventLoop::Impl::PollTimeoutMs(Clock::time_point now) const {
 }
 
 HttpEventLoop::HttpEventLoop(EventLoopOptions options, HttpHandler& handler)
-    : impl_(std::make_unique<Impl>(options, handler)) {}
+    : impl_(std::make_unique<Impl>(std::move(options), handler)) {}
 
 HttpEventLoop::~HttpEventLoop() = default;
 
@@ -454,8 +452,8 @@ Status HttpEventLoop::Run() {
       s.listener = -1;
       std::vector<uint64_t> drop;
       for (auto& [id, c] : s.connections) {
-        if (c.phase == Phase::kHandshake || c.phase == Phase::kIdle ||
-            c.phase == Phase::kReading || c.phase == Phase::kLinger) {
+        if (c.phase == Phase::kHandshake || c.phase == Phase::kIdle || c.phase == Phase::kReading ||
+            c.phase == Phase::kLinger) {
           drop.push_back(id);
         }
       }

@@ -121,15 +121,9 @@ TlsStream::Handshake TlsStream::Continue() {
     return Handshake::kDone;
   }
   switch (SSL_get_error(ssl_, rc)) {
-    case SSL_ERROR_WANT_READ:
-      wait_ = POLLIN;
-      return Handshake::kPending;
-    case SSL_ERROR_WANT_WRITE:
-      wait_ = POLLOUT;
-      return Handshake::kPending;
-    default:
-      ERR_clear_error();
-      return Handshake::kFailed;
+    case SSL_ERROR_WANT_READ: wait_ = POLLIN; return Handshake::kPending;
+    case SSL_ERROR_WANT_WRITE: wait_ = POLLOUT; return Handshake::kPending;
+    default: ERR_clear_error(); return Handshake::kFailed;
   }
 }
 
@@ -179,9 +173,7 @@ ssize_t TlsStream::Fail(int rc) {
       wait_ = POLLOUT;
       errno = EAGAIN;
       return -1;
-    case SSL_ERROR_ZERO_RETURN:
-      wait_ = 0;
-      return 0;
+    case SSL_ERROR_ZERO_RETURN: wait_ = 0; return 0;
     default:
       ERR_clear_error();
       wait_ = 0;

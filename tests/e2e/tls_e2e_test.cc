@@ -99,8 +99,7 @@ struct TestPki {
     Key ca_key(EVP_EC_gen("P-256"));
     Key server_key(EVP_EC_gen("P-256"));
     Cert ca_cert = MakeCert(ca_key.get(), "mnemo test CA", nullptr, nullptr, true);
-    Cert server_cert =
-        MakeCert(server_key.get(), "127.0.0.1", ca_cert.get(), ca_key.get(), false);
+    Cert server_cert = MakeCert(server_key.get(), "127.0.0.1", ca_cert.get(), ca_key.get(), false);
     WritePem(ca, ca_cert.get(), nullptr);
     WritePem(cert, server_cert.get(), nullptr);
     WritePem(key, nullptr, server_key.get());
@@ -156,7 +155,7 @@ std::string ReadUntilClosed(int fd, milliseconds wait, bool* closed = nullptr) {
 class TlsClient {
  public:
   struct Options {
-    int max_version = 0;          // 0: the library's highest
+    int max_version = 0;            // 0: the library's highest
     const char* ciphers = nullptr;  // TLS 1.2 cipher list; null: the default
   };
 
@@ -279,8 +278,7 @@ TEST_F(TlsDaemonTest, AnHttpsRequestIsServedUnderTheTestsCertificate) {
   EXPECT_NE(daemon_->Stderr().find("(https)"), std::string::npos) << daemon_->Stderr();
   TlsClient client(port(), pki_.ca);
   ASSERT_TRUE(client.handshaken()) << client.error();
-  EXPECT_TRUE(client.version() == "TLSv1.3" || client.version() == "TLSv1.2")
-      << client.version();
+  EXPECT_TRUE(client.version() == "TLSv1.3" || client.version() == "TLSv1.2") << client.version();
   const std::string stored =
       client.Exchange(Rpc(1, "memory.store", {{"key", "tls"}, {"value", "over https"}}));
   EXPECT_EQ(StatusOf(stored), 200) << stored;
@@ -336,8 +334,9 @@ TEST_F(TlsDaemonTest, Tls11AndWeakCiphersAreRefusedAndTls12IsServed) {
   {
     // TLS 1.2 without forward secrecy, or with CBC: not offered by the server.
     TlsClient weak(port(), pki_.ca,
-                   {.max_version = TLS1_2_VERSION, .ciphers = "AES128-SHA:AES256-GCM-SHA384:"
-                                                              "ECDHE-RSA-AES128-SHA"});
+                   {.max_version = TLS1_2_VERSION,
+                    .ciphers = "AES128-SHA:AES256-GCM-SHA384:"
+                               "ECDHE-RSA-AES128-SHA"});
     EXPECT_FALSE(weak.handshaken()) << weak.cipher();
   }
   TlsClient tls12(port(), pki_.ca, {.max_version = TLS1_2_VERSION});
@@ -442,9 +441,8 @@ TEST(TlsStart, ACertificateWithoutAKeyOrAnUnreadableFileIsRefusedAtStart) {
   {
     testing::TempDir dir;
     WriteConfig(dir, "[server]\ntls_cert = \"" + pki.cert + "\"\n");
-    RunResult r = RunMnemoKilledAfter({"--workspace", dir.path(), "serve", "--listen",
-                                       "127.0.0.1:0"},
-                                      std::chrono::seconds(10));
+    RunResult r = RunMnemoKilledAfter(
+        {"--workspace", dir.path(), "serve", "--listen", "127.0.0.1:0"}, std::chrono::seconds(10));
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("server.tls_cert is set without server.tls_key"), std::string::npos)
         << r.err;
@@ -452,9 +450,8 @@ TEST(TlsStart, ACertificateWithoutAKeyOrAnUnreadableFileIsRefusedAtStart) {
   {
     testing::TempDir dir;
     WriteConfig(dir, "[server]\ntls_cert = \"" + pki.cert + "\"\ntls_key = \"" + pki.ca + "\"\n");
-    RunResult r = RunMnemoKilledAfter({"--workspace", dir.path(), "serve", "--listen",
-                                       "127.0.0.1:0"},
-                                      std::chrono::seconds(10));
+    RunResult r = RunMnemoKilledAfter(
+        {"--workspace", dir.path(), "serve", "--listen", "127.0.0.1:0"}, std::chrono::seconds(10));
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("server.tls_key \"" + pki.ca + "\" cannot be used"), std::string::npos)
         << r.err;
