@@ -202,6 +202,15 @@ class TlsClient {
     fd_ = -1;
   }
 
+  // True when the daemon ends the connection within `wait` (close_notify
+  // or a plain close), false when it is still open then.
+  bool ClosedWithin(milliseconds wait) {
+    pollfd p{fd_, POLLIN, 0};
+    if (!ok_ || poll(&p, 1, static_cast<int>(wait.count())) <= 0) return false;
+    char buf[256];
+    return SSL_read(ssl_, buf, sizeof buf) <= 0;
+  }
+
   bool handshaken() const { return ok_; }
   const std::string& error() const { return error_; }
   std::string version() const { return ok_ ? SSL_get_version(ssl_) : ""; }
@@ -380,6 +389,18 @@ TEST_F(TlsDaemonTest, AStalledHandshakeIsClosedWithinTheRequestTimeoutWhileOther
   TlsClient after(port(), pki_.ca);
   ASSERT_TRUE(after.handshaken()) << after.error();
   EXPECT_EQ(StatusOf(after.Exchange(kHealthz)), 200);
+}
+
+TEST_F(TlsDaemonTest, AConnectionIdleAfterItsHandshakeIsClosedAfterTheIdleTimeout) {
+  Start("idle_timeout_ms = 1000\n");
+  TlsClient idle(port(), pki_.ca);
+  ASSERT_TRUE(idle.handshaken()) << idle.error();
+  EXPECT_EQ(StatusOf(idle.Exchange(kHealthz)), 200);
+  const auto start = Clock::now();
+  EXPECT_TRUE(idle.ClosedWithin(milliseconds(4000)));
+  const auto took = std::chrono::duration_cast<milliseconds>(Clock::now() - start).count();
+  EXPECT_GE(took, 800);
+  EXPECT_LT(took, 3000);
 }
 
 TEST_F(TlsDaemonTest, StalledHandshakesCountAgainstTheConnectionCap) {
