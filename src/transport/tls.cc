@@ -59,9 +59,10 @@ Result<std::shared_ptr<TlsContext>> TlsContext::Load(const std::string& cert_pat
                            "server.tls_cert");
   }
   if (SSL_CTX_use_PrivateKey_file(ctx, key_path.c_str(), SSL_FILETYPE_PEM) != 1) {
-    return InvalidArgument("server.tls_key \"" + key_path + "\" cannot be used: " +
-                               TakeOpenSslError() + "; give the certificate's PEM private key",
-                           "server.tls_key");
+    return InvalidArgument(
+        "server.tls_key \"" + key_path + "\" cannot be used with server.tls_cert \"" + cert_path +
+            "\": " + TakeOpenSslError() + "; give that certificate's PEM private key",
+        "server.tls_key");
   }
   if (SSL_CTX_check_private_key(ctx) != 1) {
     return InvalidArgument("server.tls_key \"" + key_path +
