@@ -115,10 +115,12 @@ std::string PageUrl(const std::string& host, int port, bool tls = false) {
 }
 
 // Whether a mnemo daemon answers at `host:port`: its /rpc answers a
-// JSON-RPC call (a result, or an error such as a missing token).
-bool DaemonAnswers(const std::string& host, int port) {
+// JSON-RPC call (a result, or an error such as a missing token). With `tls`
+// over https, trusting the system's CAs only: a daemon whose certificate
+// comes from a private CA is not recognised (and one is started here).
+bool DaemonAnswers(const std::string& host, int port, bool tls) {
   internal::HttpRequest probe{
-      .url = PageUrl(host, port) + "rpc",
+      .url = PageUrl(host, port, tls) + "rpc",
       .body = R"({"jsonrpc":"2.0","id":1,"method":"memory.stats","params":{}})",
       .timeout_ms = 1000};
   Result<internal::HttpResponse> r = internal::NewHttpClient()->Post(probe);
@@ -145,8 +147,9 @@ int Serve(const GlobalOptions& g, const std::string& listen, bool inspect = fals
       transport::HttpServerOptionsFromConfig(session->engine->config(), listen);
   if (!options.ok()) return Fail(options.status());
   if (inspect) {
-    if (DaemonAnswers(options->listen.host, options->listen.port)) {
-      std::cout << "inspector: " << PageUrl(options->listen.host, options->listen.port)
+    const bool tls = options->tls != nullptr;
+    if (DaemonAnswers(options->listen.host, options->listen.port, tls)) {
+      std::cout << "inspector: " << PageUrl(options->listen.host, options->listen.port, tls)
                 << std::endl;
       return kExitOk;
     }
