@@ -11,6 +11,8 @@ packages=(
   libtomlplusplus-dev libcli11-dev libssl-dev libhnswlib-dev libpq-dev libstemmer-dev
   # tests and checks
   libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy curl
+  # the test certificates of the clients' https tests (tests/clients/make_test_cert.sh)
+  openssl
   # the Python client's test (tests/clients/run_python_test.sh): pytest, an
   # offline pip install (pip, setuptools, wheel) and mypy --strict
   python3-pytest python3-pip python3-setuptools python3-wheel mypy

@@ -107,17 +107,20 @@ std::unique_ptr<Periodic> IndexSaver(Engine& engine) {
   });
 }
 
-// http://host:port/ (IPv6 hosts in brackets).
-std::string PageUrl(const std::string& host, int port) {
+// http://host:port/ (https:// with TLS; IPv6 hosts in brackets).
+std::string PageUrl(const std::string& host, int port, bool tls = false) {
   const bool v6 = host.find(':') != std::string::npos;
-  return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port) + "/";
+  return (tls ? "https://" : "http://") + (v6 ? "[" + host + "]" : host) + ":" +
+         std::to_string(port) + "/";
 }
 
 // Whether a mnemo daemon answers at `host:port`: its /rpc answers a
-// JSON-RPC call (a result, or an error such as a missing token).
-bool DaemonAnswers(const std::string& host, int port) {
+// JSON-RPC call (a result, or an error such as a missing token). With `tls`
+// over https, trusting the system's CAs only: a daemon whose certificate
+// comes from a private CA is not recognised (and one is started here).
+bool DaemonAnswers(const std::string& host, int port, bool tls) {
   internal::HttpRequest probe{
-      .url = PageUrl(host, port) + "rpc",
+      .url = PageUrl(host, port, tls) + "rpc",
       .body = R"({"jsonrpc":"2.0","id":1,"method":"memory.stats","params":{}})",
       .timeout_ms = 1000};
   Result<internal::HttpResponse> r = internal::NewHttpClient()->Post(probe);
@@ -144,8 +147,9 @@ int Serve(const GlobalOptions& g, const std::string& listen, bool inspect = fals
       transport::HttpServerOptionsFromConfig(session->engine->config(), listen);
   if (!options.ok()) return Fail(options.status());
   if (inspect) {
-    if (DaemonAnswers(options->listen.host, options->listen.port)) {
-      std::cout << "inspector: " << PageUrl(options->listen.host, options->listen.port)
+    const bool tls = options->tls != nullptr;
+    if (DaemonAnswers(options->listen.host, options->listen.port, tls)) {
+      std::cout << "inspector: " << PageUrl(options->listen.host, options->listen.port, tls)
                 << std::endl;
       return kExitOk;
     }
@@ -153,6 +157,13 @@ int Serve(const GlobalOptions& g, const std::string& listen, bool inspect = fals
     if (!options.ok()) return Fail(options.status());
   }
   const std::string host = options->listen.host;
+  const bool tls = options->tls != nullptr;
+  if (!tls && !transport::IsLoopback(host)) {
+    session->engine->logger().Log(
+        LogLevel::kWarn, "server.allow_plaintext = true: serving " + host +
+                             " without TLS; bearer tokens and memories cross the network in "
+                             "clear text (set server.tls_cert and server.tls_key to encrypt)");
+  }
   int status = kExitOk;
   {
     transport::HttpServer server(*session->engine, *options);
@@ -164,9 +175,12 @@ int Serve(const GlobalOptions& g, const std::string& listen, bool inspect = fals
       return kExitInternal;
     }
     const bool v6 = host.find(':') != std::string::npos;
-    std::cerr << "listening on " << (v6 ? "[" + host + "]" : host) << ":" << *port << std::endl;
+    // One write: readers of the line see it whole.
+    std::cerr << "listening on " + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(*port) +
+                     (tls ? " (https)" : "") + "\n"
+              << std::flush;
     if (inspect) {
-      std::cout << "inspector: " << PageUrl(host, *port) << " (Ctrl-C stops it)" << std::endl;
+      std::cout << "inspector: " << PageUrl(host, *port, tls) << " (Ctrl-C stops it)" << std::endl;
     }
     std::atomic<bool> done{false};
     std::thread waiter([&] { WaitForSignal(server, done); });

@@ -131,7 +131,8 @@ const std::array kKeys = {
     KeySpec{"security.audit.keep", KeyType::kInt, "5", ">= 0", 0, 1000, "rotated files kept",
             MNEMO_FIELD(security.audit.keep)},
     KeySpec{"server.listen", KeyType::kString, "127.0.0.1:8765", "host:port", 0, 0,
-            "non-loopback needs [[security.tokens]]", MNEMO_FIELD(server.listen)},
+            "non-loopback needs [[security.tokens]] and TLS (or allow_plaintext)",
+            MNEMO_FIELD(server.listen)},
     KeySpec{"server.max_body_bytes", KeyType::kInt, "4194304", ">= 1024", 1024, kIntMax,
             "413 above it", MNEMO_FIELD(server.max_body_bytes)},
     KeySpec{"server.request_timeout_ms", KeyType::kInt, "30000", ">= 1", 1, kIntMax,
@@ -157,6 +158,17 @@ const std::array kKeys = {
             "browser origins (scheme://host:port) allowed beside the daemon's own; a request "
             "from any other Origin is refused with 403",
             MNEMO_FIELD(server.allowed_origins)},
+    KeySpec{"server.tls_cert", KeyType::kString, "", "PEM path", 0, 0,
+            "PEM file: the certificate chain, the server's first; with tls_key the daemon "
+            "speaks only https (TLS 1.2+, docs/http-server.md)",
+            MNEMO_FIELD(server.tls_cert)},
+    KeySpec{"server.tls_key", KeyType::kString, "", "PEM path", 0, 0,
+            "PEM file: the certificate's private key; both or neither",
+            MNEMO_FIELD(server.tls_key)},
+    KeySpec{"server.allow_plaintext", KeyType::kBool, "false", "", 0, 0,
+            "true: a non-loopback listen without TLS, on purpose (bearer tokens then cross the "
+            "network in clear text; logged as a warning at start)",
+            MNEMO_FIELD(server.allow_plaintext)},
     KeySpec{"postgres.url", KeyType::kString, "", "", 0, 0, "required for postgres",
             MNEMO_FIELD(postgres.url)},
     KeySpec{"postgres.pool_size", KeyType::kInt, "8", "1..256", 1, 256, "",

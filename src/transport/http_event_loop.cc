@@ -15,8 +15,10 @@
 #include <mutex>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "transport/tls.h"
 #include "transport/worker_pool.h"
 
 namespace mnemo::transport {
@@ -45,11 +47,12 @@ std::string PeerAddress(const sockaddr_storage& addr) {
 }
 
 enum class Phase {
-  kIdle,     // no request in progress: waiting for a first byte
-  kReading,  // a request is arriving
-  kBusy,     // its request is with the workers; not polled
-  kWriting,  // its answer is going out
-  kLinger,   // answered with close: write side shut, input discarded
+  kHandshake,  // TLS: the handshake is under way
+  kIdle,       // no request in progress: waiting for a first byte
+  kReading,    // a request is arriving
+  kBusy,       // its request is with the workers; not polled
+  kWriting,    // its answer is going out
+  kLinger,     // answered with close: write side shut, input discarded
 };
 
 struct Connection {
@@ -66,6 +69,7 @@ struct Connection {
   bool head_checked = false;
   size_t discarded = 0;
   RequestParser parser;
+  std::unique_ptr<TlsStream> tls;  // null on a plain connection
 
   explicit Connection(RequestParser::Limits limits) : parser(limits) {}
 };
@@ -80,7 +84,7 @@ struct Completion {
 
 struct HttpEventLoop::Impl {
   Impl(EventLoopOptions o, HttpHandler& h)
-      : options(o),
+      : options(std::move(o)),
         handler(h),
         pool(std::in_place, static_cast<size_t>(std::max<int64_t>(1, options.workers)),
              static_cast<size_t>(std::max<int64_t>(0, options.queue))) {}
@@ -99,6 +103,7 @@ struct HttpEventLoop::Impl {
   }
 
   void AcceptSome(Clock::time_point now);
+  void ContinueHandshake(uint64_t id, Connection& c, Clock::time_point now);
   void OnReadable(uint64_t id, Connection& c, Clock::time_point now);
   void Advance(uint64_t id, Connection& c, Clock::time_point now);
   void Respond(Connection& c, const HttpResponse& response, bool keep_alive, Clock::time_point now);
@@ -107,6 +112,16 @@ struct HttpEventLoop::Impl {
     Respond(c, r, /*keep_alive=*/false, now);
   }
   void WriteSome(Connection& c, Clock::time_point now);
+  // recv/send, through TLS when the connection speaks it (a lingering one
+  // only discards its input: read raw).
+  static ssize_t Receive(Connection& c, char* buffer, size_t size) {
+    if (c.tls && c.phase != Phase::kLinger) return c.tls->Read(buffer, size);
+    return recv(c.fd, buffer, size, 0);
+  }
+  static ssize_t Transmit(Connection& c, const char* data, size_t size) {
+    if (c.tls) return c.tls->Write(data, size);
+    return send(c.fd, data, size, MSG_NOSIGNAL);
+  }
   void TakeCompletions(Clock::time_point now);
   void Forget(uint64_t id);
   int PollTimeoutMs(Clock::time_point now) const;
@@ -154,7 +169,7 @@ void HttpEventLoop::Impl::AcceptSome(Clock::time_point now) {
                 std::to_string(options.max_connections_per_client) +
                 ") are open; close some or retry later";
     }
-    if (!refusal.empty() && lingering >= kMaxLingering) {
+    if (!refusal.empty() && (lingering >= kMaxLingering || options.tls)) {
       handler.Responded(503);
       close(fd);
       continue;
@@ -171,12 +186,40 @@ void HttpEventLoop::Impl::AcceptSome(Clock::time_point now) {
     ++counted;
     ++per_client[client];
     c.deadline = now + milliseconds(options.idle_timeout_ms);
+    if (options.tls) {
+      c.tls = std::make_unique<TlsStream>(*options.tls, fd);
+      c.phase = Phase::kHandshake;
+      c.deadline = now + milliseconds(options.request_timeout_ms);
+    }
+  }
+}
+
+void HttpEventLoop::Impl::ContinueHandshake(uint64_t id, Connection& c, Clock::time_point now) {
+  switch (c.tls->Continue()) {
+    case TlsStream::Handshake::kPending: return;
+    case TlsStream::Handshake::kDone:
+      c.phase = Phase::kIdle;
+      c.deadline = now + milliseconds(options.idle_timeout_ms);
+      return;
+    case TlsStream::Handshake::kNotTls:
+      c.tls.reset();
+      c.phase = Phase::kIdle;
+      Refuse(c, 400,
+             "this port speaks TLS (server.tls_cert is set): send the request over https://, "
+             "not http://",
+             now);
+      return;
+    case TlsStream::Handshake::kFailed: Forget(id); return;
   }
 }
 
 void HttpEventLoop::Impl::OnReadable(uint64_t id, Connection& c, Clock::time_point now) {
+  if (c.phase == Phase::kHandshake) {
+    ContinueHandshake(id, c, now);
+    return;
+  }
   char buf[kReadChunk];
-  const ssize_t n = recv(c.fd, buf, sizeof buf, 0);
+  const ssize_t n = Receive(c, buf, sizeof buf);
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
   if (n <= 0) {  // the client closed or the connection broke
     Forget(id);
@@ -216,7 +259,7 @@ void HttpEventLoop::Impl::Advance(uint64_t id, Connection& c, Clock::time_point 
   if (state == RequestParser::State::kHeadersDone) {
     if (c.parser.TakeContinue()) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-      if (send(c.fd, kContinue.data(), kContinue.size(), MSG_NOSIGNAL) !=
+      if (Transmit(c, kContinue.data(), kContinue.size()) !=
           static_cast<ssize_t>(kContinue.size())) {
         Forget(id);
       }
@@ -257,8 +300,7 @@ void HttpEventLoop::Impl::Respond(Connection& c, const HttpResponse& response, b
 
 void HttpEventLoop::Impl::WriteSome(Connection& c, Clock::time_point now) {
   while (c.out_sent < c.out.size()) {
-    const ssize_t n =
-        send(c.fd, c.out.data() + c.out_sent, c.out.size() - c.out_sent, MSG_NOSIGNAL);
+    const ssize_t n = Transmit(c, c.out.data() + c.out_sent, c.out.size() - c.out_sent);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
     if (n <= 0) {  // broken: closed at this round's deadline sweep
       c.phase = Phase::kLinger;
@@ -273,6 +315,7 @@ void HttpEventLoop::Impl::WriteSome(Connection& c, Clock::time_point now) {
   if (c.close_after_write) {
     // Lingering close: the client reads the answer, not a reset for the
     // bytes it sent that were never read.
+    if (c.tls) c.tls->Close();
     shutdown(c.fd, SHUT_WR);
     c.phase = Phase::kLinger;
     c.deadline = now + std::min(kLinger, milliseconds(options.request_timeout_ms));
@@ -330,7 +373,7 @@ int HttpEventLoop::Impl::PollTimeoutMs(Clock::time_point now) const {
 }
 
 HttpEventLoop::HttpEventLoop(EventLoopOptions options, HttpHandler& handler)
-    : impl_(std::make_unique<Impl>(options, handler)) {}
+    : impl_(std::make_unique<Impl>(std::move(options), handler)) {}
 
 HttpEventLoop::~HttpEventLoop() = default;
 
@@ -394,6 +437,8 @@ void HttpEventLoop::Stop() {
 Status HttpEventLoop::Run() {
   Impl& s = *impl_;
   if (s.listener < 0) return Unavailable("the HTTP server is not bound");
+  std::optional<ScopedSigpipeBlock> no_sigpipe;
+  if (s.options.tls) no_sigpipe.emplace();
   std::vector<pollfd> fds;
   std::vector<uint64_t> ids;
   bool closed_listener = false;
@@ -407,7 +452,8 @@ Status HttpEventLoop::Run() {
       s.listener = -1;
       std::vector<uint64_t> drop;
       for (auto& [id, c] : s.connections) {
-        if (c.phase == Phase::kIdle || c.phase == Phase::kReading || c.phase == Phase::kLinger) {
+        if (c.phase == Phase::kHandshake || c.phase == Phase::kIdle || c.phase == Phase::kReading ||
+            c.phase == Phase::kLinger) {
           drop.push_back(id);
         }
       }
@@ -429,7 +475,12 @@ Status HttpEventLoop::Run() {
     }
     for (const auto& [id, c] : s.connections) {
       if (c.phase == Phase::kBusy) continue;
-      const short events = c.phase == Phase::kWriting ? POLLOUT : POLLIN;
+      short events = c.phase == Phase::kWriting ? POLLOUT : POLLIN;
+      // TLS may need the other direction first (a handshake step, a read
+      // that must write, a write that must read).
+      if (c.tls && c.phase != Phase::kLinger && c.tls->WaitEvents() != 0) {
+        events = c.tls->WaitEvents();
+      }
       fds.push_back({c.fd, events, 0});
       ids.push_back(id);
     }
@@ -480,7 +531,7 @@ Status HttpEventLoop::Run() {
                  now);
         if (c.deadline > now) continue;  // the 408 is going out, then a lingering close
       }
-      s.Forget(id);  // idle too long, stuck writing, done lingering or broken
+      s.Forget(id);  // idle too long, stuck writing or in a handshake, done lingering or broken
     }
   }
   return Status::Ok();

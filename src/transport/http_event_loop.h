@@ -15,6 +15,12 @@
 //   in order, each answered before the next is read;
 // - a response not taken by the client within request_timeout_ms closes it;
 // - accepted sockets get TCP_NODELAY; each response goes out in one write.
+// With `tls` set every connection speaks TLS (transport/tls.h) and the same
+// bounds hold from its first byte: the handshake must end within
+// request_timeout_ms of the accept and counts against the connection caps;
+// a connection past the caps is closed without an answer (a plain 503 would
+// be unreadable to a TLS client); plain HTTP sent to the port gets a plain
+// 400 saying to use https://.
 #pragma once
 
 #include <chrono>
@@ -28,6 +34,8 @@
 
 namespace mnemo::transport {
 
+class TlsContext;
+
 struct EventLoopOptions {
   int64_t request_timeout_ms = 30000;
   int64_t idle_timeout_ms = 15000;
@@ -36,6 +44,7 @@ struct EventLoopOptions {
   int64_t workers = 8;
   int64_t queue = 64;
   RequestParser::Limits limits;
+  std::shared_ptr<const TlsContext> tls;  // null: plain HTTP
 };
 
 // What the server does with requests; called by the loop.

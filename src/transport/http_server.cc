@@ -19,6 +19,7 @@
 #include "transport/mcp.h"
 #include "transport/metrics.h"
 #include "transport/request_guard.h"
+#include "transport/tls.h"
 
 namespace mnemo::transport {
 namespace {
@@ -183,6 +184,13 @@ Result<HttpServerOptions> HttpServerOptionsFromConfig(const Config& config,
                             "or listen on 127.0.0.1");
   }
   HttpServerOptions o;
+  MNEMO_ASSIGN_OR_RETURN(o.tls, TlsFromConfig(config));
+  if (!IsLoopback(address.host) && !o.tls && !config.server.allow_plaintext) {
+    return PermissionDenied("refusing to listen on " + std::string(listen) +
+                            " without TLS: bearer tokens would cross the network in clear text; "
+                            "set server.tls_cert and server.tls_key (PEM files), or set "
+                            "server.allow_plaintext = true to accept that on purpose");
+  }
   o.listen = address;
   o.max_body_bytes = config.server.max_body_bytes;
   o.workers = config.server.workers;
@@ -217,7 +225,8 @@ struct HttpServer::Impl final : HttpHandler {
                               .workers = options.workers,
                               .queue = options.queue,
                               .limits = {.max_body_bytes =
-                                             static_cast<size_t>(options.max_body_bytes)}},
+                                             static_cast<size_t>(options.max_body_bytes)},
+                              .tls = options.tls},
              *this) {}
 
   std::optional<HttpResponse> CheckHead(const HttpRequest& head) override;

@@ -17,6 +17,8 @@
 
 namespace mnemo::transport {
 
+class TlsContext;
+
 struct ListenAddress {
   std::string host;
   int port = 0;  // 0: any free port
@@ -61,11 +63,15 @@ struct HttpServerOptions {
   // names and the bound address before anything else, with or without tokens.
   std::vector<std::string> allowed_hosts;
   std::vector<std::string> allowed_origins;
+  // https only when set (server.tls_cert, server.tls_key; transport/tls.h).
+  std::shared_ptr<const TlsContext> tls;
 };
 
 // Options from `config.server` (listen overridden by `listen_override` when
 // non-empty). Refuses a non-loopback address without [security.tokens], and
-// allowed_hosts/allowed_origins entries that are no host or origin.
+// without TLS unless server.allow_plaintext; refuses one of tls_cert and
+// tls_key without the other, files TLS cannot use, and allowed_hosts/
+// allowed_origins entries that are no host or origin.
 Result<HttpServerOptions> HttpServerOptionsFromConfig(const Config& config,
                                                       std::string_view listen_override);
 

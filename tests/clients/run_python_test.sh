@@ -2,7 +2,8 @@
 # The Python client (clients/python, issue 21): installs it with pip, offline, into a
 # temp venv (Debian's python3-pip, python3-setuptools and python3-wheel through the
 # venv's system site-packages; no PyPI) and runs its pytest suite from that install
-# against the built binary, over HTTP and stdio (and mypy --strict, Debian's mypy).
+# against the built binary, over HTTP, https (tests/test_tls.py: a certificate from
+# tests/clients/make_test_cert.sh) and stdio (and mypy --strict, Debian's mypy).
 # Skips (exit 77) only when Debian's python3-pytest is missing; scripts/install-deps.sh
 # installs it, so CI never skips.
 #   tests/clients/run_python_test.sh MNEMO_BINARY [PYTEST_ARGS...]

@@ -3,8 +3,9 @@
 # devDependencies (package-lock.json: typescript, @langchain/langgraph, the
 # Vercel AI SDK) from npm into a temp copy, builds it with tsc, type-checks
 # the README's code against it, runs its tests (node --test) against the
-# built binary over HTTP and stdio, and installs the built package into a
-# throwaway app the way its README says.
+# built binary over HTTP, https (a certificate from tests/clients/make_test_cert.sh,
+# trusted through NODE_EXTRA_CA_CERTS) and stdio, and installs the built package
+# into a throwaway app the way its README says.
 # Skips (exit 77) only when Node.js or npm is missing; scripts/install-deps.sh
 # installs them, so CI never skips.
 #   tests/clients/run_typescript_test.sh MNEMO_BINARY
@@ -22,7 +23,9 @@ tar -C "$root" --exclude=node_modules --exclude=dist -cf - \
   clients/typescript tests/node/start_daemon.mjs docs/schema.json | tar -C "$tmp" -xf -
 pkg="$tmp/clients/typescript"
 (cd "$pkg" && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && npm run --silent build && npm run --silent check)
-(cd "$pkg" && MNEMO_BINARY="$binary" node --test test/)
+"$root/tests/clients/make_test_cert.sh" "$tmp/certs"
+(cd "$pkg" && MNEMO_BINARY="$binary" MNEMO_TEST_CERTS="$tmp/certs" \
+  NODE_EXTRA_CA_CERTS="$tmp/certs/ca.pem" node --test test/)
 
 # Installed from the folder into an app, the package works without its devDependencies.
 mkdir "$tmp/app"

@@ -140,11 +140,40 @@ async function overHttp() {
   }
 }
 
+// Streamable HTTP over TLS (issue 42): the daemon's certificate comes from
+// the test's own CA, which the run script makes Node trust.
+async function overHttps(certs) {
+  const workspace = join(scratch, "https-ws");
+  mkdirSync(workspace, { recursive: true });
+  const sha = createHash("sha256").update("tls-token").digest("hex");
+  writeFileSync(join(workspace, "mnemo.toml"),
+    `[server]\ntls_cert = "${join(certs, "server.pem")}"\n` +
+    `tls_key = "${join(certs, "server.key")}"\n\n` +
+    `[[security.tokens]]\nprincipal = "alice"\nrole = "admin"\nsha256 = "${sha}"\n`);
+  const { child, url } = await startDaemon(binary, workspace);
+  try {
+    assert.match(url, /^https:/, "https: the daemon serves TLS");
+    const client = new Client({ name: "mnemo-sdk-test", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+      requestInit: { headers: { Authorization: "Bearer tls-token" } },
+    });
+    await client.connect(transport);
+    await scenario(client, "https", { acl: false });
+    await transport.terminateSession();
+    await client.close();
+  } finally {
+    child.kill("SIGTERM");
+  }
+}
+
 try {
   await overStdio();
   console.log("sdk: stdio ok");
   await overHttp();
   console.log("sdk: streamable HTTP ok");
+  assert.ok(process.env.MNEMO_TEST_CERTS, "set MNEMO_TEST_CERTS (run_sdk_test.sh makes them)");
+  await overHttps(process.env.MNEMO_TEST_CERTS);
+  console.log("sdk: streamable HTTP over https ok");
 } catch (e) {
   console.error(`sdk: FAILED: ${e.stack ?? e}`);
   process.exit(1);

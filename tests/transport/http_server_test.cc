@@ -35,7 +35,39 @@ TEST(HttpServerOptions, NonLoopbackWithoutTokensIsRefused) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("security.tokens"), std::string::npos);
   c.security.tokens.push_back({.principal = "alice", .role = "user", .sha256 = "00"});
+  c.server.allow_plaintext = true;
   EXPECT_TRUE(HttpServerOptionsFromConfig(c, "0.0.0.0:8765").ok());
+}
+
+TEST(HttpServerOptions, NonLoopbackWithoutTlsIsRefusedUnlessPlaintextIsAllowed) {
+  Config c;
+  c.security.tokens.push_back({.principal = "alice", .role = "user", .sha256 = "00"});
+  auto r = HttpServerOptionsFromConfig(c, "0.0.0.0:8765");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("without TLS"), std::string::npos);
+  EXPECT_NE(r.status().message().find("server.allow_plaintext"), std::string::npos);
+  EXPECT_TRUE(HttpServerOptionsFromConfig(c, "127.0.0.1:8765").ok());
+  c.server.allow_plaintext = true;
+  auto allowed = HttpServerOptionsFromConfig(c, "0.0.0.0:8765");
+  ASSERT_TRUE(allowed.ok());
+  EXPECT_EQ(allowed->tls, nullptr);
+}
+
+TEST(HttpServerOptions, OneTlsFileWithoutTheOtherIsRefused) {
+  Config c;
+  c.server.tls_cert = "/nonexistent/cert.pem";
+  auto r = HttpServerOptionsFromConfig(c, "");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().field(), "server.tls_key");
+  c.server.tls_cert.clear();
+  c.server.tls_key = "/nonexistent/key.pem";
+  r = HttpServerOptionsFromConfig(c, "");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().field(), "server.tls_cert");
+  c.server.tls_cert = "/nonexistent/cert.pem";
+  r = HttpServerOptionsFromConfig(c, "");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("/nonexistent/cert.pem"), std::string::npos);
 }
 
 TEST(HttpServerOptions, WithoutTokensTheCallerIsTheDefaultPrincipalWithTheDefaultRole) {

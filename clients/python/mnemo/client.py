@@ -3,6 +3,7 @@ one transport."""
 from __future__ import annotations
 
 import os
+import ssl
 from types import TracebackType
 from typing import IO, Any, List, Mapping, Optional, Type, Union
 
@@ -48,14 +49,25 @@ class Client(Methods):
         retries: int = 2,
         backoff: float = 0.1,
         headers: Optional[Mapping[str, str]] = None,
+        ca_file: Optional[str] = None,
+        ssl_context: Optional[ssl.SSLContext] = None,
     ) -> "Client":
         """A client of `mnemo serve` at `url` (base URL or .../rpc), with the bearer `token`
         when the daemon has [[security.tokens]]. `timeout` is per attempt, in seconds; reads
         (READ_METHODS) are retried `retries` times after a connection failure, a timeout or
-        HTTP 502/503/504, waiting `backoff` seconds, then twice that, ...; writes never."""
+        HTTP 502/503/504, waiting `backoff` seconds, then twice that, ...; writes never.
+        Over `https://` the certificate is verified against the system's CAs, or the PEM
+        `ca_file` (a private CA), or as `ssl_context` says."""
         return cls(
             HttpTransport(
-                url, token=token, timeout=timeout, retries=retries, backoff=backoff, headers=headers
+                url,
+                token=token,
+                timeout=timeout,
+                retries=retries,
+                backoff=backoff,
+                headers=headers,
+                ca_file=ca_file,
+                ssl_context=ssl_context,
             )
         )
 

@@ -11,6 +11,7 @@ import json
 import os
 import select
 import socket
+import ssl
 import subprocess
 import threading
 import time
@@ -85,6 +86,8 @@ class HttpTransport:
     attempts for idempotent requests after a connection failure, a timeout or HTTP
     502/503/504, waiting backoff, 2*backoff, ... seconds in between; other requests are
     sent once. Proxies from the environment are used except for loopback addresses.
+    For an `https://` url the daemon's certificate is verified against the system's CAs, or
+    against `ca_file` (a PEM file: the CA of a private certificate), or as `ssl_context` says.
     """
 
     def __init__(
@@ -95,12 +98,16 @@ class HttpTransport:
         retries: int = 2,
         backoff: float = 0.1,
         headers: Optional[Mapping[str, str]] = None,
+        ca_file: Optional[str] = None,
+        ssl_context: Optional[ssl.SSLContext] = None,
     ) -> None:
         parts = urllib.parse.urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError(
                 f"url {url!r} is invalid: use http://HOST:PORT or http://HOST:PORT/rpc"
             )
+        if ca_file is not None and ssl_context is not None:
+            raise ValueError("give ca_file or ssl_context, not both")
         if parts.path in ("", "/"):
             parts = parts._replace(path="/rpc")
         self.url = urllib.parse.urlunsplit(parts)
@@ -114,6 +121,10 @@ class HttpTransport:
         handlers: List[urllib.request.BaseHandler] = []
         if _is_loopback(parts.hostname):
             handlers.append(urllib.request.ProxyHandler({}))
+        if ca_file is not None:
+            ssl_context = ssl.create_default_context(cafile=ca_file)
+        if ssl_context is not None:
+            handlers.append(urllib.request.HTTPSHandler(context=ssl_context))
         self._opener = urllib.request.build_opener(*handlers)
         self._ids = itertools.count(1)
         self._ids_lock = threading.Lock()

@@ -55,10 +55,11 @@ class Daemon:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             match = re.search(
-                r"listening on (127\.0\.0\.1:\d+)", self.log.read_text(errors="replace")
+                r"listening on (127\.0\.0\.1:\d+)( \(https\))?\n",
+                self.log.read_text(errors="replace"),
             )
             if match:
-                self.url = f"http://{match.group(1)}"
+                self.url = f"{'https' if match.group(2) else 'http'}://{match.group(1)}"
                 return
             if self.process.poll() is not None:
                 break

@@ -27,10 +27,10 @@ export function workspace(toml) {
 
 /** `mnemo serve` on a fresh (or given) workspace: { url, stop() }. */
 export async function daemon(dir = workspace()) {
-  const { port, child } = await startDaemon(binary, dir);
+  const { child, url } = await startDaemon(binary, dir);
   child.removeAllListeners("exit");
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     workspace: dir,
     stop: () =>
       new Promise((resolve) => {
