@@ -277,6 +277,17 @@ TEST_F(ImportForeign, HardFailuresWriteNothingAndSayWhatIsAllowed) {
   EXPECT_EQ(Entries(), 0);
 }
 
+// A permalink that climbs ("../../etc/passwd") never becomes a key.
+TEST_F(ImportForeign, KeysNeverHoldADotDotStep) {
+  std::ofstream(Input("climb.md")) << "---\ntitle: Climb\npermalink: ../../etc/passwd\n---\n"
+                                      "- [fact] the sky is blue\n";
+  ForeignImportReport r = Import("basic-memory", Input("climb.md"));
+  EXPECT_EQ(r.entries_created, 0);
+  ASSERT_EQ(r.skipped.size(), 1u);
+  EXPECT_NE(r.skipped[0].reason.find("holds a \"..\" step"), std::string::npos)
+      << r.skipped[0].reason;
+}
+
 // 100 000 observations of one note keep 100 000 keys (32 bits of hash
 // gave this text one collision, and the import dropped it as a duplicate).
 TEST(ForeignFormats, ObservationKeysOfOneNoteNeverCollide) {
