@@ -45,7 +45,11 @@ int Import(const GlobalOptions& g, const std::string& file, const ImportOptions&
   Result<ImportReport> report =
       session->engine->ImportJsonl(session->principal, in, progress, options);
   if (progress) std::cerr << "\n";
-  if (!report.ok()) return Fail(report.status());
+  if (!report.ok()) {
+    // Bad lines are named by number: the file they are in comes first.
+    const Status& s = report.status();
+    return Fail(Status(s.code(), file + ": " + s.message(), s.field()));
+  }
   if (g.json) {
     nlohmann::json out{
         {"imported", report->imported}, {"created", report->created}, {"version", report->version}};
@@ -115,7 +119,7 @@ int ImportForeign(const GlobalOptions& g, const std::string& path,
                                 {"unchanged", r->triples_unchanged}}},
                               {"skipped", skipped},
                               {"skipped_count", r->skipped_count}}
-                   .dump()
+                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
             << "\n";
   return kExitOk;
 }

@@ -7,6 +7,7 @@
 // registry (with the file's registrations), embedder vectors after the
 // write.
 
+#include <functional>
 #include <istream>
 #include <map>
 #include <set>
@@ -15,6 +16,7 @@
 #include "context/computation_text.h"
 #include "context/context_window.h"
 #include "core/access.h"
+#include "core/admin_import_checks.h"
 #include "core/admin_service.h"
 #include "core/context_event_json.h"
 #include "core/entry_json.h"
@@ -135,8 +137,17 @@ Result<ImportReport> AdminService::ImportV2(const Principal& who, const json& he
                                             const ImportOptions& options) {
   MNEMO_ASSIGN_OR_RETURN(const auto declared, HeaderCounts(header));
   const bool admin = IsAdmin(who, options_.acl_enabled);
-  auto own = [&](std::string& owner) {
-    if (!admin) owner = who.name;  // under ACL a user imports only into their own rows
+  // A parsed row of the file: made the importer's (under ACL a user imports
+  // only into their own rows), checked as its own method checks it, added.
+  auto admit = [&]<typename Row, typename To, typename Make = std::identity>(
+                   Result<Row> row, Status(*check)(const Row&), std::vector<To> & to,
+                   Make make = {})
+                   ->Status {
+    if (!row.ok()) return row.status();
+    if (!admin) row->owner = who.name;
+    MNEMO_RETURN_IF_ERROR(check(*row));
+    to.push_back(make(std::move(*row)));
+    return Status::Ok();
   };
   const TimeMs now = clock_->NowMs();
   storage::RestoreBatch batch;
@@ -172,10 +183,8 @@ Result<ImportReport> AdminService::ImportV2(const Principal& who, const json& he
     if (type == "entry") {
       Result<Entry> e = EntryFromImportJson(j, who.name);
       st = e.ok() ? CheckSecret(options_.secrets, e->content, "content") : e.status();
-      if (st.ok()) {
-        own(e->owner);
-        one.entries.push_back(WriteOfEntry(*e, now));
-      }
+      if (st.ok()) st = internal::AdmitImportedEntry(who, admin, *e);
+      if (st.ok()) one.entries.push_back(WriteOfEntry(*e, now));
     } else if (type == "vector") {
       PendingVector v{.line = line_no};
       auto id = j.find("entry_id");
@@ -200,55 +209,24 @@ Result<ImportReport> AdminService::ImportV2(const Principal& who, const json& he
         }
       }
     } else if (type == "turn") {
-      Result<storage::TurnRow> r = internal::TurnFromJson(j);
-      st = r.status();
-      if (r.ok()) {
-        own(r->owner);
-        one.turns.push_back({.row = std::move(r).value()});
-      }
+      st = admit(internal::TurnFromJson(j), internal::ValidateTurnRecord, one.turns,
+                 [](storage::TurnRow r) { return storage::TurnWrite{.row = std::move(r)}; });
     } else if (type == "segment") {
-      Result<storage::SegmentRow> r = internal::SegmentFromJson(j);
-      st = r.status();
-      if (r.ok()) {
-        own(r->owner);
-        one.segments.push_back(std::move(r).value());
-      }
+      st = admit(internal::SegmentFromJson(j), internal::ValidateSegmentRecord, one.segments);
     } else if (type == "event") {
-      Result<storage::EventRow> r = internal::EventFromJson(j);
-      st = r.status();
-      if (r.ok()) {
-        own(r->owner);
-        one.events.push_back(std::move(r).value());
-      }
+      st = admit(internal::EventFromJson(j), internal::ValidateEventRecord, one.events);
     } else if (type == "facet") {
-      Result<storage::FacetRow> r = internal::FacetFromJson(j);
-      st = r.status();
-      if (r.ok()) {
-        own(r->owner);
-        one.facets.push_back(std::move(r).value());
-      }
+      st = admit(internal::FacetFromJson(j), internal::ValidateFacetRecord, one.facets);
     } else if (type == "document") {
-      Result<storage::DocumentRow> r = internal::DocumentFromJson(j);
-      st = r.status();
-      if (r.ok()) {
-        own(r->owner);
-        one.documents.push_back(std::move(r).value());
-      }
+      st = admit(internal::DocumentFromJson(j), internal::ValidateDocumentRecord, one.documents);
     } else if (type == "context_event") {
       Result<storage::ContextEventRow> r = internal::ContextEventRowFromJson(j);
-      st = r.status();
-      if (r.ok()) st = ParseContextEvent(r->event_json).status();
-      if (st.ok()) {
-        own(r->owner);
-        one.context_events.push_back(std::move(r).value());
-      }
-    } else {
-      Result<storage::TripleRow> r = internal::TripleFromJson(j);
-      st = r.status();
       if (r.ok()) {
-        own(r->owner);
-        one.triples.push_back(std::move(r).value());
+        if (Status parsed = ParseContextEvent(r->event_json).status(); !parsed.ok()) r = parsed;
       }
+      st = admit(std::move(r), internal::ValidateContextEventRecord, one.context_events);
+    } else {
+      st = admit(internal::TripleFromJson(j), internal::ValidateTripleRecord, one.triples);
     }
     if (st.ok()) st = storage::ValidateRestoreBatch(one);
     if (!st.ok()) {
@@ -338,6 +316,7 @@ Result<ImportReport> AdminService::ImportV2(const Principal& who, const json& he
     c.search_text = event.ok() ? context::EventComputationText(registry, *event) : "";
   }
 
+  if (!admin) MNEMO_RETURN_IF_ERROR(internal::OwnIds(stores_, who.name, batch));
   MNEMO_ASSIGN_OR_RETURN(storage::RestoreReport restored, stores_.admin->Restore(batch));
   ImportReport report{.imported = 0,
                       .created = restored.entries_created,

@@ -6,23 +6,28 @@
 // restore: one transaction, nothing written on an error. Keys and ids are
 // derived from the input and entries that are stored as they are already
 // are not written again, so a second run writes nothing.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
+#include <functional>
 #include <map>
 #include <set>
-#include <sstream>
 #include <system_error>
 #include <tuple>
 
 #include "base/sha256.h"
 #include "context/documents.h"
 #include "core/access.h"
+#include "core/admin_import_checks.h"
 #include "core/admin_service.h"
 #include "core/foreign_formats.h"
 #include "core/validation.h"
 #include "storage/graph_rules.h"
 #include "text/strip.h"
+#include "text/utf8.h"
 
 namespace mnemo {
 namespace {
@@ -35,72 +40,203 @@ using internal::ForeignRecords;
 // Imported facts weigh like facts stated through memory.graph_upsert.
 constexpr double kImportedConfidence = 0.9;
 
-// A UUID-shaped id (version 8: derived) of `seed`, the same on every run.
-std::string DerivedId(std::string_view seed) {
-  std::string hex = internal::Sha256Hex(seed).substr(0, 32);
-  hex[12] = '8';
-  hex[16] = "89ab"[hex[16] % 4];
-  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
-         hex.substr(16, 4) + "-" + hex.substr(20, 12);
-}
-
 bool Wanted(ForeignFormat format, const fs::path& p) {
   const std::string ext = p.extension().string();
   if (internal::ReadsNotes(format)) return ext == ".md" || ext == ".markdown";
   return ext == ".jsonl" || ext == ".json";
 }
 
-Result<std::string> ReadWhole(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream text;
-  if (in) text << in.rdbuf();
-  if (!in || in.bad()) {
-    std::error_code ec(errno, std::generic_category());
-    return Unavailable("cannot read " + p.string() + ": " + ec.message());
-  }
-  return text.str();
-}
-
-// The file `path`, or the files of the format in the folder `path` (hidden
-// folders such as .git or .obsidian left out), in path order.
-Result<std::vector<ForeignFile>> ReadFiles(const std::string& path, ForeignFormat format) {
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st)) {
-    return NotFound("cannot read " + path + ": no such file or folder");
-  }
-  std::vector<ForeignFile> files;
-  if (!fs::is_directory(st)) {
-    MNEMO_ASSIGN_OR_RETURN(std::string text, ReadWhole(path));
-    files.push_back({.name = path, .text = std::move(text)});
-    return files;
-  }
-  std::vector<std::string> relative;
-  fs::recursive_directory_iterator it(path, ec), end;
-  for (; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.starts_with('.')) {
-      if (it->is_directory()) it.disable_recursion_pending();
+// A file name as reports show it: valid UTF-8, each byte that is not part of
+// a well-formed sequence written as \xNN, so a report (and its JSON) can
+// always be written and still names the file.
+std::string ShownName(std::string_view name) {
+  if (text::IsValidUtf8(name)) return std::string(name);
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (size_t i = 0; i < name.size();) {
+    const auto lead = static_cast<unsigned char>(name[i]);
+    const size_t len = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+    if (i + len <= name.size() && text::IsValidUtf8(name.substr(i, len))) {
+      out.append(name.substr(i, len));
+      i += len;
       continue;
     }
-    if (it->is_regular_file() && Wanted(format, it->path())) {
-      relative.push_back(fs::relative(it->path(), path).generic_string());
+    out += "\\x";
+    out += kHex[lead >> 4];
+    out += kHex[lead & 0xF];
+    ++i;
+  }
+  return out;
+}
+
+std::string KindOf(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISDIR(mode)) return "a folder";
+  return "not a regular file";
+}
+
+// The largest file read: a note becomes one document of at most
+// kMaxContentBytes; a JSON or JSONL file is parsed in memory.
+int64_t MaxFileBytes(ForeignFormat format) {
+  return internal::ReadsNotes(format) ? static_cast<int64_t>(kMaxContentBytes)
+                                      : internal::kMaxForeignJsonFileBytes;
+}
+
+// A file's text, or why it is left out (`skip`). Opened without blocking
+// and checked to be a regular file on the open descriptor, so a FIFO or a
+// device is never read or waited on; without `follow`, a link in its place
+// is not followed.
+struct FileText {
+  std::string text;
+  std::string skip;
+};
+
+Result<FileText> ReadBounded(const fs::path& p, int64_t max_bytes, bool follow) {
+  const int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
+  const int fd = ::open(p.c_str(), flags);
+  auto cannot = [&p] {
+    std::error_code ec(errno, std::generic_category());
+    return Unavailable("cannot read " + ShownName(p.string()) + ": " + ec.message());
+  };
+  if (fd < 0) {
+    if (errno == ELOOP) return FileText{.skip = "a symbolic link: not followed"};
+    return cannot();
+  }
+  struct Closer {
+    explicit Closer(int f) : fd(f) {}
+    Closer(const Closer&) = delete;
+    Closer& operator=(const Closer&) = delete;
+    ~Closer() { ::close(fd); }
+    int fd;
+  };
+  const Closer closer(fd);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return cannot();
+  if (!S_ISREG(st.st_mode)) return FileText{.skip = KindOf(st.st_mode) + ": never read"};
+  const std::string too_long =
+      " bytes are read (a note becomes one document of at most 1 MiB; a JSON file is parsed "
+      "whole)";
+  if (st.st_size > max_bytes) {
+    return FileText{.skip = "the file is " + std::to_string(st.st_size) +
+                            " bytes long: files of at most " + std::to_string(max_bytes) +
+                            too_long};
+  }
+  // Read up to one byte past the bound: a file that grew since fstat is
+  // refused as well.
+  FileText out;
+  out.text.resize(static_cast<size_t>(max_bytes) + 1);
+  size_t got = 0;
+  while (got < out.text.size()) {
+    const ssize_t n = ::read(fd, out.text.data() + got, out.text.size() - got);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return cannot();
     }
+    got += static_cast<size_t>(n);
   }
-  if (ec) return Unavailable("cannot read the folder " + path + ": " + ec.message());
-  if (relative.empty()) {
-    return InvalidArgument(path + " holds no " +
-                           (internal::ReadsNotes(format) ? std::string(".md files")
-                                                         : std::string(".jsonl or .json files")) +
-                           " to import as " + std::string(internal::ForeignFormatName(format)));
+  if (static_cast<int64_t>(got) > max_bytes) {
+    return FileText{.skip = "the file is longer than " + std::to_string(max_bytes) +
+                            " bytes: files of at most " + std::to_string(max_bytes) + too_long};
   }
-  std::sort(relative.begin(), relative.end());
-  for (std::string& r : relative) {
-    MNEMO_ASSIGN_OR_RETURN(std::string text, ReadWhole(fs::path(path) / r));
-    files.push_back(
-        {.name = (fs::path(path) / r).generic_string(), .relative = r, .text = std::move(text)});
+  out.text.resize(got);
+  out.text.shrink_to_fit();
+  return out;
+}
+
+// Whether `key`, read as a path, has a ".." step (a permalink or a name
+// that climbs out of its folder).
+bool HasDotDot(std::string_view key) {
+  size_t start = 0;
+  while (start <= key.size()) {
+    size_t end = key.find_first_of("/\\", start);
+    if (end == std::string_view::npos) end = key.size();
+    if (key.substr(start, end - start) == "..") return true;
+    start = end + 1;
   }
-  return files;
+  return false;
+}
+
+// Whether `p` is `root` or inside it, by whole components.
+bool Within(const fs::path& p, const fs::path& root) {
+  auto pi = p.begin();
+  for (auto ri = root.begin(); ri != root.end(); ++ri, ++pi) {
+    if (ri->empty()) continue;  // a trailing separator
+    if (pi == p.end() || *pi != *ri) return false;
+  }
+  return true;
+}
+
+// One file of a folder to read: its path inside the folder, and how to
+// open it (a link to a file inside the folder is opened at its target).
+struct Listed {
+  std::string relative;
+  fs::path open_at;  // has no link in it
+};
+
+// The files of the format in the folder `root` (hidden folders such as
+// .git or .obsidian left out), in path order, only their names held: a link
+// is followed only to a file inside the folder, never to a folder; a FIFO,
+// socket or device is never opened. What is left out goes to `skip`.
+Result<std::vector<Listed>> ListFolder(
+    const fs::path& root, ForeignFormat format,
+    const std::function<void(const std::string&, std::string)>& skip) {
+  std::error_code ec;
+  const fs::path real_root = fs::canonical(root, ec);
+  if (ec)
+    return Unavailable("cannot read the folder " + ShownName(root.string()) + ": " + ec.message());
+  std::vector<Listed> out;
+  fs::recursive_directory_iterator it(root, ec);
+  for (const fs::recursive_directory_iterator end; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    if (p.filename().string().starts_with('.')) {
+      if (it->is_directory(ec)) it.disable_recursion_pending();
+      ec.clear();
+      continue;
+    }
+    const fs::file_status link = it->symlink_status(ec);
+    if (ec) break;
+    const fs::path relative = p.lexically_relative(root);
+    const std::string name = (root / relative).generic_string();
+    if (std::any_of(relative.begin(), relative.end(),
+                    [](const fs::path& c) { return c == ".."; })) {
+      skip(name, "a path with \"..\": never read");
+      continue;
+    }
+    if (fs::is_directory(link)) continue;
+    if (fs::is_symlink(link)) {
+      if (!Wanted(format, p)) continue;
+      const fs::path target = fs::canonical(p, ec);
+      if (ec) {
+        ec.clear();
+        skip(name, "a symbolic link to nothing that exists: not followed");
+      } else if (!Within(target, real_root)) {
+        skip(name, "a symbolic link that leads out of the folder: not followed");
+      } else if (!fs::is_regular_file(fs::symlink_status(target, ec))) {
+        ec.clear();
+        skip(name, "a symbolic link to something that is not a file: not followed");
+      } else {
+        out.push_back({.relative = relative.generic_string(), .open_at = target});
+      }
+      continue;
+    }
+    if (!fs::is_regular_file(link)) {
+      struct stat st {};
+      skip(name, (::lstat(p.c_str(), &st) == 0 ? KindOf(st.st_mode) : std::string("not a file")) +
+                     ": never read");
+      continue;
+    }
+    if (Wanted(format, p)) out.push_back({.relative = relative.generic_string(), .open_at = p});
+  }
+  if (ec) {
+    return Unavailable("cannot read the folder " + ShownName(root.string()) + ": " + ec.message());
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Listed& a, const Listed& b) { return a.relative < b.relative; });
+  return out;
 }
 
 ForeignRecords Parse(ForeignFormat format, const ForeignFile& file, int64_t max_line_bytes) {
@@ -163,6 +299,10 @@ class Plan {
       return InvalidArgument("namespace " + ns + " is the engine's own");
     }
     MNEMO_RETURN_IF_ERROR(ValidateKey(e.key, "key"));
+    if (HasDotDot(e.key)) {
+      return InvalidArgument(
+          "the key \"" + e.key + "\" holds a \"..\" step: keys of imported notes never do", "key");
+    }
     MNEMO_RETURN_IF_ERROR(ValidateNamespace(ns, "namespace"));
     MNEMO_RETURN_IF_ERROR(ValidateContent(e.content, "content"));
     MNEMO_RETURN_IF_ERROR(ValidateCategory(e.category, "category"));
@@ -211,7 +351,7 @@ class Plan {
       Skip(file, d.line, st.message());
       return;
     }
-    std::string id = DerivedId("document\n" + c_.who.name + "\n" + d.content);
+    std::string id = internal::DerivedId("document\n" + c_.who.name + "\n" + d.content);
     if (!ids_.insert(id).second) return;
     batch.documents.push_back({.id = std::move(id),
                                .owner = c_.who.name,
@@ -241,9 +381,9 @@ class Plan {
       Skip(file, t.line, st.message());
       return;
     }
-    row.id =
-        DerivedId("triple\n" + row.owner + "\n" + storage::internal::TripleTermKey(row.subject) +
-                  "\n" + row.predicate + "\n" + storage::internal::TripleTermKey(row.object));
+    row.id = internal::DerivedId(
+        "triple\n" + row.owner + "\n" + storage::internal::TripleTermKey(row.subject) + "\n" +
+        row.predicate + "\n" + storage::internal::TripleTermKey(row.object));
     if (!ids_.insert(row.id).second) return;
     batch.triples.push_back(std::move(row));
   }
@@ -262,7 +402,6 @@ Result<ForeignImportReport> AdminService::ImportForeign(const Principal& who,
                                                         const ForeignImportOptions& options) {
   MNEMO_ASSIGN_OR_RETURN(const ForeignFormat format, internal::ParseForeignFormat(options.format));
   if (!options.ns.empty()) MNEMO_RETURN_IF_ERROR(ValidateNamespace(options.ns, "namespace"));
-  MNEMO_ASSIGN_OR_RETURN(std::vector<ForeignFile> files, ReadFiles(path, format));
   const std::string name(internal::ForeignFormatName(format));
   Plan plan({.who = who,
              .admin = IsAdmin(who, options_.acl_enabled),
@@ -271,10 +410,55 @@ Result<ForeignImportReport> AdminService::ImportForeign(const Principal& who,
              .secrets = options_.secrets,
              .now = clock_->NowMs()});
   plan.report.format = name;
-  plan.report.files = static_cast<int64_t>(files.size());
   plan.report.dry_run = options.dry_run;
-  for (const ForeignFile& file : files) {
+  // One file at a time: read, parsed into the plan, let go.
+  const int64_t max_bytes = MaxFileBytes(format);
+  auto read = [&](const fs::path& at, bool follow, ForeignFile file) -> Status {
+    MNEMO_ASSIGN_OR_RETURN(FileText text, ReadBounded(at, max_bytes, follow));
+    if (!text.skip.empty()) {
+      plan.Skip(file.name, 0, std::move(text.skip));
+      return Status::Ok();
+    }
+    file.text = std::move(text.text);
+    ++plan.report.files;
     plan.Add(file.name, Parse(format, file, options_.max_body_bytes));
+    return Status::Ok();
+  };
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) {
+    return NotFound("cannot read " + ShownName(path) + ": no such file or folder");
+  }
+  if (!fs::is_directory(st)) {
+    if (!fs::is_regular_file(st)) {
+      struct stat raw {};
+      return InvalidArgument(
+          "cannot import " + ShownName(path) + ": it is " +
+          (::stat(path.c_str(), &raw) == 0 ? KindOf(raw.st_mode) : std::string("not a file")) +
+          ", not a file or a folder (it is never read)");
+    }
+    MNEMO_RETURN_IF_ERROR(read(path, /*follow=*/true, {.name = ShownName(path)}));
+    if (plan.report.files == 0 && !plan.report.skipped.empty()) {
+      return InvalidArgument("cannot import " + ShownName(path) + ": " +
+                             plan.report.skipped.front().reason);
+    }
+  } else {
+    MNEMO_ASSIGN_OR_RETURN(
+        std::vector<Listed> listed,
+        ListFolder(path, format, [&](const std::string& file, std::string reason) {
+          plan.Skip(ShownName(file), 0, std::move(reason));
+        }));
+    if (listed.empty() && plan.report.skipped_count == 0) {
+      return InvalidArgument(ShownName(path) + " holds no " +
+                             (internal::ReadsNotes(format) ? std::string(".md files")
+                                                           : std::string(".jsonl or .json files")) +
+                             " to import as " + name);
+    }
+    for (Listed& l : listed) {
+      const std::string shown = ShownName((fs::path(path) / l.relative).generic_string());
+      MNEMO_RETURN_IF_ERROR(
+          read(l.open_at, /*follow=*/false, {.name = shown, .relative = ShownName(l.relative)}));
+    }
   }
   std::stable_sort(plan.report.skipped.begin(), plan.report.skipped.end(),
                    [](const auto& a, const auto& b) {

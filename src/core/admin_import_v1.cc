@@ -3,10 +3,12 @@
 // returned the file's first line already (admin_import.cc looked at it).
 
 #include "core/access.h"
+#include "core/admin_import_checks.h"
 #include "core/admin_service.h"
 #include "core/entry_json.h"
 #include "core/record_json.h"
 #include "core/validation.h"
+#include "rules/tool_rule.h"
 
 namespace mnemo {
 
@@ -16,6 +18,7 @@ Result<ImportReport> AdminService::ImportV1(const Principal& who, internal::Line
   // Bring-your-own vectors on import lines: (index into writes, vector).
   std::vector<std::pair<size_t, std::vector<float>>> external;
   internal::LineErrors errors;
+  const bool admin = IsAdmin(who, options_.acl_enabled);
   const TimeMs now = clock_->NowMs();
   std::string line = lines.pending;
   do {
@@ -31,10 +34,15 @@ Result<ImportReport> AdminService::ImportV1(const Principal& who, internal::Line
       errors.Add(line_no, e.status().message());
       continue;
     }
-    if (Status s = CheckSecret(options_.secrets, e->content, "content"); !s.ok()) {
-      errors.Add(line_no, s.message());
+    Status admitted = CheckSecret(options_.secrets, e->content, "content");
+    if (admitted.ok()) admitted = internal::AdmitImportedEntry(who, admin, *e);
+    if (!admitted.ok()) {
+      errors.Add(line_no, admitted.message());
       continue;
     }
+    // A user's import never names another principal's entry by id (an id
+    // taken or not would tell): its entries keep or get their own.
+    if (!admin) e->id.clear();
     if (auto emb = j.find("embedding"); emb != j.end() && !emb->is_null()) {
       Result<std::vector<float>> v = internal::FloatsFromJson(*emb, "embedding");
       Status ok = v.ok() ? ValidateEmbedding(*v) : v.status();
@@ -44,8 +52,6 @@ Result<ImportReport> AdminService::ImportV1(const Principal& who, internal::Line
       }
       external.emplace_back(writes.size(), std::move(v).value());
     }
-    // Under ACL a user imports only into their own entries.
-    if (!IsAdmin(who, options_.acl_enabled)) e->owner = who.name;
     writes.push_back(WriteOfEntry(*e, now));
     if (progress && line_no % 4096 == 0) progress(line_no, 0);
   } while (lines.Next(line));
@@ -82,6 +88,8 @@ storage::EntryWrite WriteOfEntry(const Entry& e, TimeMs now) {
   w.access_count = e.access_count;
   w.useful_count = e.useful_count;
   w.archived = e.archived;
+  // A rule's no-duplicate check reads the rules of its fingerprint.
+  if (rules::RuleFromEntry(e)) w.fingerprint = rules::BodyFingerprint(e.content);
   return w;
 }
 

@@ -272,12 +272,7 @@ Result<ProfileFacet> ArchivistService::ProfilePut(const Principal& who, std::str
                                                   std::string_view key, std::string_view value) {
   MNEMO_RETURN_IF_ERROR(ValidateCategory(facet_type, "facet_type"));
   MNEMO_RETURN_IF_ERROR(ValidateKey(key, "key"));
-  MNEMO_RETURN_IF_ERROR(ValidateContent(value, "value"));
-  if (value.size() > kMaxFacetValueBytes) {
-    return InvalidArgument(
-        "value is " + std::to_string(value.size()) + " bytes long: at most 4096 bytes are allowed",
-        "value");
-  }
+  MNEMO_RETURN_IF_ERROR(ValidateFacetValue(value, "value"));
   MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, value, "value"));
   // Stated at 0.9, a correction supersedes the current value (spec 40 §5):
   // the old one goes to the history and the count restarts.

@@ -17,6 +17,12 @@
 
 namespace mnemo::internal {
 
+// The largest JSON or JSONL file read (mcp-memory, mem0, jsonl): such a
+// file is parsed in memory; larger ones are skipped with the reason. A note
+// (markdown, basic-memory) is read up to kMaxContentBytes, the most one
+// document holds; every line of a JSON file up to server.max_body_bytes.
+inline constexpr int64_t kMaxForeignJsonFileBytes = int64_t{256} << 20;  // 256 MiB
+
 enum class ForeignFormat { kMcpMemory, kMem0, kBasicMemory, kMarkdown, kJsonl };
 
 // "mcp-memory" -> kMcpMemory...; kInvalidArgument naming the five for
@@ -99,7 +105,9 @@ ForeignRecords ParseJsonlEntries(const ForeignFile& file, int64_t max_line_bytes
 // observations (list items "[category] text #tag (context)") and relations
 // (list items "relation_type [[Target]]", and [[links]] in text as
 // links_to). One document per note (source "basic-memory:<permalink>"),
-// one entry per observation (key "<permalink>#<hash of the text>") or,
+// one entry per observation (key "<permalink>#<hash of the text>", 64 bits
+// of SHA-256 as 16 hex digits, so distinct observations of a note never
+// collide in practice) or,
 // for a note without observations, one entry for the note (key: the
 // permalink), one triple per relation (subject: the title).
 ForeignRecords ParseBasicMemoryNote(const ForeignFile& file);

@@ -16,6 +16,11 @@
 namespace mnemo::internal {
 namespace {
 
+// Hex digits of SHA-256 in an observation's key: 64 bits, so that even a
+// note of a million observations has a chance of about 3e-8 of one collision
+// (32 bits dropped 3 of 100 000).
+constexpr size_t kObservationHashDigits = 16;
+
 constexpr std::string_view kLinksTo = "links_to";
 constexpr size_t kMaxTagBytes = 64;
 constexpr size_t kMaxTags = 32;
@@ -407,7 +412,9 @@ ForeignRecords ParseBasicMemoryNote(const ForeignFile& file) {
         for (const std::string& t : note_tags) AddTag(tags, t);
         out.entries.push_back(
             {.line = line.number,
-             .key = permalink + "#" + Sha256Hex(obs->category + "\n" + obs->content).substr(0, 8),
+             .key =
+                 permalink + "#" +
+                 Sha256Hex(obs->category + "\n" + obs->content).substr(0, kObservationHashDigits),
              .content = std::move(content),
              .tags = std::move(tags)});
       }

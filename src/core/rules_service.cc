@@ -19,42 +19,6 @@ namespace {
 // Distinct (principal, tools) prompt blocks kept per rules generation.
 constexpr size_t kPromptCacheEntries = 64;
 
-Status ValidateRuleText(std::string_view rule) {
-  MNEMO_RETURN_IF_ERROR(ValidateContent(rule, "rule"));
-  if (rule.size() > kMaxRuleBytes) {
-    return InvalidArgument("rule is " + std::to_string(rule.size()) + " bytes long: at most " +
-                               std::to_string(kMaxRuleBytes) + " bytes are allowed",
-                           "rule");
-  }
-  return Status::Ok();
-}
-
-Status ValidateRuleId(std::string_view id) {
-  bool ok =
-      !id.empty() && id.size() <= kMaxRuleIdBytes && std::all_of(id.begin(), id.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-               c == '-' || c == '_' || c == '.';
-      });
-  if (!ok) {
-    return InvalidArgument("id is invalid: use 1-" + std::to_string(kMaxRuleIdBytes) +
-                               " characters of [A-Za-z0-9_.-] (a UUID)",
-                           "id");
-  }
-  return Status::Ok();
-}
-
-Status ValidateRuleTags(const std::vector<std::string>& tags) {
-  MNEMO_RETURN_IF_ERROR(ValidateTags(tags, "tags"));
-  for (const std::string& t : tags) {
-    if (t.starts_with(rules::kSourceTagPrefix)) {
-      return InvalidArgument(
-          "tags: \"source:\" is reserved (a rule's source is given by the source parameter)",
-          "tags");
-    }
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 RulesOptions RulesOptionsOf(const Config& config) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "embed/embedder.h"
+#include "rules/tool_rule.h"
 #include "text/secrets.h"
 #include "text/strip.h"
 #include "text/utf8.h"
@@ -205,6 +206,96 @@ Status ValidateGraphTerm(std::string_view value, std::string_view field, bool al
                            std::string(field));
   }
   return ValidateContent(value, field);
+}
+
+Status ValidateText(std::string_view value, std::string_view field, size_t max_bytes,
+                    bool allow_empty) {
+  if (allow_empty && value.empty()) return Status::Ok();
+  if (value.size() > max_bytes) {
+    return InvalidArgument(F(field) + " is " + std::to_string(value.size()) +
+                               " bytes long: at most " + std::to_string(max_bytes) +
+                               " bytes are allowed",
+                           F(field));
+  }
+  if (allow_empty) {
+    if (value.find('\0') != std::string_view::npos) {
+      return InvalidArgument(F(field) + " contains a NUL character: use UTF-8 text without NUL",
+                             F(field));
+    }
+    if (!text::IsValidUtf8(value))
+      return InvalidArgument(F(field) + " is not valid UTF-8", F(field));
+    return Status::Ok();
+  }
+  return ValidateContent(value, field);
+}
+
+Status ValidateFacetValue(std::string_view value, std::string_view field) {
+  return ValidateText(value, field, kMaxFacetValueBytes, /*allow_empty=*/false);
+}
+
+Status ValidateTimeMs(TimeMs ms, std::string_view field) {
+  // 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z.
+  constexpr TimeMs kFirst = -62'135'596'800'000;
+  constexpr TimeMs kLast = 253'402'300'799'999;
+  if (ms < kFirst || ms > kLast) {
+    return InvalidArgument(F(field) + " is " + std::to_string(ms) +
+                               ": use milliseconds since 1970 of a time in the years 0001 to 9999",
+                           F(field));
+  }
+  return Status::Ok();
+}
+
+Status ValidateCount(int64_t n, std::string_view field) {
+  if (n < 0) {
+    return InvalidArgument(F(field) + " is " + std::to_string(n) + ": a count is not negative",
+                           F(field));
+  }
+  return Status::Ok();
+}
+
+Status ValidateSeq(int64_t seq, std::string_view field) {
+  if (seq < 0 || seq > kMaxSeq) {
+    return InvalidArgument(
+        F(field) + " is " + std::to_string(seq) + ": use 0 to " + std::to_string(kMaxSeq),
+        F(field));
+  }
+  return Status::Ok();
+}
+
+Status ValidateRuleText(std::string_view rule) {
+  MNEMO_RETURN_IF_ERROR(ValidateContent(rule, "rule"));
+  if (rule.size() > kMaxRuleBytes) {
+    return InvalidArgument("rule is " + std::to_string(rule.size()) + " bytes long: at most " +
+                               std::to_string(kMaxRuleBytes) + " bytes are allowed",
+                           "rule");
+  }
+  return Status::Ok();
+}
+
+Status ValidateRuleId(std::string_view id) {
+  bool ok =
+      !id.empty() && id.size() <= kMaxRuleIdBytes && std::all_of(id.begin(), id.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '-' || c == '_' || c == '.';
+      });
+  if (!ok) {
+    return InvalidArgument("id is invalid: use 1-" + std::to_string(kMaxRuleIdBytes) +
+                               " characters of [A-Za-z0-9_.-] (a UUID)",
+                           "id");
+  }
+  return Status::Ok();
+}
+
+Status ValidateRuleTags(const std::vector<std::string>& tags) {
+  MNEMO_RETURN_IF_ERROR(ValidateTags(tags, "tags"));
+  for (const std::string& t : tags) {
+    if (t.starts_with(rules::kSourceTagPrefix)) {
+      return InvalidArgument(
+          "tags: \"source:\" is reserved (a rule's source is given by the source parameter)",
+          "tags");
+    }
+  }
+  return Status::Ok();
 }
 
 bool IsOwnerName(std::string_view owner) {

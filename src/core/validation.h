@@ -45,6 +45,29 @@ Status ValidateRecencyWeight(double weight);
 // A graph term (subject, predicate, object; source, which may be empty when
 // `allow_empty`): at most kMaxGraphTermBytes of UTF-8 without NUL.
 Status ValidateGraphTerm(std::string_view value, std::string_view field, bool allow_empty = false);
+// Text of at most `max_bytes` (a limit of mnemo/limits.h), valid UTF-8
+// without NUL; blank only when `allow_empty` (else as ValidateContent).
+Status ValidateText(std::string_view value, std::string_view field, size_t max_bytes,
+                    bool allow_empty);
+// A profile facet's value (memory.profile_put): content of at most
+// kMaxFacetValueBytes.
+Status ValidateFacetValue(std::string_view value, std::string_view field = "value");
+// A time in milliseconds since the epoch that RFC 3339 can write: years
+// 0001 to 9999 (0 is the epoch, the "not set" of stored rows).
+Status ValidateTimeMs(TimeMs ms, std::string_view field);
+// A count (evidence, accesses, attempts, cost): not negative.
+Status ValidateCount(int64_t n, std::string_view field);
+// A turn's or a context event's seq in its session: exact in a JSON number,
+// and far enough from the int64 end that the next one never overflows.
+inline constexpr int64_t kMaxSeq = (int64_t{1} << 53) - 1;
+// A turn's or a context event's position in its session: 0..kMaxSeq.
+Status ValidateSeq(int64_t seq, std::string_view field = "seq");
+// A tool rule (memory.tool_rule_put, spec 30): its text (content of at
+// most kMaxRuleBytes), its id (1-kMaxRuleIdBytes of [A-Za-z0-9_.-]) and its
+// tags (ValidateTags, none starting with "source:").
+Status ValidateRuleText(std::string_view rule);
+Status ValidateRuleId(std::string_view id);
+Status ValidateRuleTags(const std::vector<std::string>& tags);
 // The owner a file names for a record (an import line, a foreign import):
 // a principal name of at most 128 bytes on one line.
 bool IsOwnerName(std::string_view owner);

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
+#include "core/foreign_formats.h"
 #include "mnemo/engine.h"
 #include "test_util.h"
 
@@ -273,6 +275,32 @@ TEST_F(ImportForeign, HardFailuresWriteNothingAndSayWhatIsAllowed) {
       me_, kFixtures + "jsonl/entries.jsonl", {.format = "jsonl", .ns = "bad ns!"});
   EXPECT_EQ(bad_ns.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(Entries(), 0);
+}
+
+// A permalink that climbs ("../../etc/passwd") never becomes a key.
+TEST_F(ImportForeign, KeysNeverHoldADotDotStep) {
+  std::ofstream(Input("climb.md")) << "---\ntitle: Climb\npermalink: ../../etc/passwd\n---\n"
+                                      "- [fact] the sky is blue\n";
+  ForeignImportReport r = Import("basic-memory", Input("climb.md"));
+  EXPECT_EQ(r.entries_created, 0);
+  ASSERT_EQ(r.skipped.size(), 1u);
+  EXPECT_NE(r.skipped[0].reason.find("holds a \"..\" step"), std::string::npos)
+      << r.skipped[0].reason;
+}
+
+// 100 000 observations of one note keep 100 000 keys (32 bits of hash
+// gave this text one collision, and the import dropped it as a duplicate).
+TEST(ForeignFormats, ObservationKeysOfOneNoteNeverCollide) {
+  std::string note = "---\ntitle: Many\n---\n";
+  for (int i = 0; i < 100'000; ++i)
+    note += "- [fact] observation number " + std::to_string(i) + "\n";
+  const internal::ForeignRecords records =
+      internal::ParseBasicMemoryNote({.name = "many.md", .relative = "many.md", .text = note});
+  ASSERT_EQ(records.entries.size(), 100'000u);
+  std::set<std::string> keys;
+  for (const internal::ForeignEntry& e : records.entries) keys.insert(e.key);
+  EXPECT_EQ(keys.size(), 100'000u);
+  EXPECT_EQ(records.entries[0].key.size(), std::string("many#").size() + 16);
 }
 
 }  // namespace
