@@ -465,7 +465,7 @@ void MemoryBackend::EraseEpisodicLocked(std::string_view owner,
       continue;
     }
     bool changed = false;
-    std::optional<FacetRow> kept = FacetWithoutSegments(it->second, erased, &changed);
+    std::optional<FacetRow> kept = FacetAfterErasure(it->second, session_id, erased, &changed);
     if (!changed) {
       ++it;
     } else if (kept) {

@@ -287,10 +287,16 @@ ALTER TABLE facets ADD COLUMN history TEXT COLLATE "C" NOT NULL DEFAULT '[]';
 UPDATE facets SET valid_from = updated_at;
 )sql";
 
+// Schema v4: the statements of each profile facet, as SQLite's v15.
+constexpr const char* kSchemaV4 = R"sql(
+ALTER TABLE facets ADD COLUMN statements TEXT COLLATE "C";
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "every table of the engine", kSchemaV1},
     {2, "turn claims of idempotent turns; open segments by last turn", kSchemaV2},
     {3, "profile facets as slots with a history", kSchemaV3},
+    {4, "the statements of each profile facet", kSchemaV4},
 };
 
 int64_t NowMs() {
