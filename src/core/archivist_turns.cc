@@ -163,7 +163,9 @@ Status ArchivistService::IndexTurn(const Principal& who, const Turn& turn, int r
   }
   result.segment_id = indexed.segment.open_id;
   result.closed_segment_id = indexed.segment.closed_id;
-  if (!indexed.segment.closed_id.empty()) PostFinalize(indexed.segment.closed_id);
+  if (!indexed.segment.closed_id.empty()) {
+    PostFinalize(indexed.user.owner, indexed.user.session_id, indexed.segment.closed_id);
+  }
   if (turn.sync) {
     archive_.Flush();
     worker_.Flush();

@@ -1,8 +1,9 @@
-// Erasure through the real daemon (spec 10 "Erasure", issue 42 items 2 and
-// 3): after memory.session_forget or memory.principal_forget no read
+// Erasure through the real daemon (spec 10 "Erasure", issue 42 items 2, 3,
+// 12): after memory.session_forget or memory.principal_forget no read
 // method, no export and no byte of any file of the workspace holds the
 // erased text, while the daemon still runs; a profile fact keeps only the
-// evidence that was not erased.
+// evidence that was not erased; memory.session_end returns once the
+// session's profile is stored.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -206,6 +207,24 @@ TEST_F(ErasureE2e, SessionForgetReturnsOnceTheLogHoldsNoneOfItEvenWithAReaderOpe
   EXPECT_EQ(result["erased"]["turns"], 2) << result.dump();
   std::vector<std::string> holding = FilesHolding(dir_.path(), "vxburg");
   EXPECT_TRUE(holding.empty()) << holding.front();
+}
+
+// Item 12: a read right after memory.session_end sees the facet the
+// session gave, every time (no "sync" asked for).
+TEST_F(ErasureE2e, ProfileRightAfterSessionEndSeesTheSessionsFacet) {
+  for (int round = 0; round < 30; ++round) {
+    const std::string session = "round-" + std::to_string(round);
+    rpc_->Result("memory.turn_complete", {{"session_id", session},
+                                          {"user_message", "My favourite tea is sencha."},
+                                          {"assistant_response", "Noted."}});
+    json ended = rpc_->Result("memory.session_end", {{"session_id", session}});
+    ASSERT_EQ(ended["closed"], true) << ended.dump();
+    json tea = FacetOf("tea");
+    ASSERT_FALSE(tea.is_null()) << "round " << round;
+    const json& ids = tea["segment_ids"];
+    EXPECT_NE(std::find(ids.begin(), ids.end(), ended["segment_id"]), ids.end())
+        << "round " << round << ": " << tea.dump();
+  }
 }
 
 }  // namespace
