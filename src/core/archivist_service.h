@@ -129,6 +129,10 @@ class ArchivistService {
 
  private:
   Status ValidateTurn(const Turn& turn) const;
+  // Records the session the turn's edict rules (new or refreshed) were
+  // captured from, so that erasing the session erases them (issue 42).
+  Status RecordRuleCaptures(const Principal& who, const std::string& session_id,
+                            const TurnResult& result);
   // The episodic part into `result`: the rows of `turn` (already redacted
   // when they are to be; `redactions` counts what was replaced), the
   // archive files, the segment step. `cleaner_failed` receives the indexes

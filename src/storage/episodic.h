@@ -202,4 +202,14 @@ struct FacetRow {
   int64_t seq = 0;
 };
 
+// A tool rule captured from a turn of a session (spec 30, capture; issue
+// 42): its text is that session's user's words, so erasing the session
+// erases the rule unless another session of the owner gave it too.
+struct RuleCapture {
+  std::string owner;
+  std::string session_id;
+  std::string tool_name;  // the rule's tool, normalised ("*": unscoped)
+  std::string rule_id;
+};
+
 }  // namespace mnemo::storage

@@ -6,10 +6,12 @@
 #include <locale>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "storage/graph_rules.h"
 #include "storage/sqlite/tags_json.h"
 #include "storage/supersession.h"
+#include "text/strip.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -151,6 +153,17 @@ Status ValidateEvents(std::span<const EventRow> rows) {
     }
     if (!IsConfidence(e.confidence)) {
       return InvalidArgument("event confidence must be in [0, 1]", "confidence");
+    }
+  }
+  return Status::Ok();
+}
+
+Status ValidateRuleCapture(const RuleCapture& capture) {
+  for (const auto& [value, field] :
+       {std::pair{&capture.owner, "owner"}, std::pair{&capture.session_id, "session_id"},
+        std::pair{&capture.tool_name, "tool_name"}, std::pair{&capture.rule_id, "rule_id"}}) {
+    if (text::IsBlank(*value)) {
+      return InvalidArgument(std::string("a rule capture needs a non-blank ") + field, field);
     }
   }
   return Status::Ok();

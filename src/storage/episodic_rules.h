@@ -49,6 +49,9 @@ Status CheckSegmentPut(const SegmentRow& s, std::optional<std::string_view> stor
 // preference or fact, and a confidence in [0, 1].
 Status ValidateEvents(std::span<const EventRow> rows);
 
+// A rule capture needs a non-blank owner, session_id, tool_name and rule_id.
+Status ValidateRuleCapture(const RuleCapture& capture);
+
 // A facet observation needs an owner, facet_type and key, and a confidence
 // in [0, 1].
 Status ValidateFacet(const FacetRow& observation);

@@ -1,5 +1,5 @@
 // Erasure through the real daemon (spec 10 "Erasure", issue 42 items 2, 3,
-// 12): after memory.session_forget or memory.principal_forget no read
+// 12 and 18): after memory.session_forget or memory.principal_forget no read
 // method, no export and no byte of any file of the workspace holds the
 // erased text, while the daemon still runs; a profile fact keeps only the
 // evidence that was not erased; memory.session_end returns once the
@@ -207,6 +207,44 @@ TEST_F(ErasureE2e, SessionForgetReturnsOnceTheLogHoldsNoneOfItEvenWithAReaderOpe
   EXPECT_EQ(result["erased"]["turns"], 2) << result.dump();
   std::vector<std::string> holding = FilesHolding(dir_.path(), "vxburg");
   EXPECT_TRUE(holding.empty()) << holding.front();
+}
+
+// Item 18: the rules captured from a session hold its user's words: they go
+// with it, unless another session (still kept) said the same rule.
+TEST_F(ErasureE2e, SessionForgetErasesTheRulesCapturedOnlyFromIt) {
+  const json calls = json::array({{{"name", "send_email"}, {"success", true}}});
+  auto turn = [&](const std::string& session, const std::string& said) {
+    return rpc_->Result("memory.turn_complete", {{"session_id", session},
+                                                 {"user_message", said},
+                                                 {"assistant_response", "Noted."},
+                                                 {"tool_calls", calls},
+                                                 {"sync", true}});
+  };
+  json r = turn("gone", "Never email the Zqvxburg office. Never email anyone after midnight.");
+  ASSERT_EQ(r["new_rules"].size(), 2u) << r.dump();
+  r = turn("kept", "Never email anyone after midnight.");
+  ASSERT_EQ(r["refreshed_rules"].size(), 1u) << r.dump();
+  auto rules = [&] {
+    std::vector<std::string> out;
+    for (const json& rule : rpc_->Result("memory.tool_rule_list", {{"tool_name", "send_email"}})) {
+      out.push_back(rule["rule"]);
+    }
+    return out;
+  };
+  ASSERT_EQ(rules().size(), 2u);
+
+  json erased = rpc_->Result("memory.session_forget", {{"session_id", "gone"}});
+  EXPECT_EQ(erased["erased"]["entries"], 1) << erased.dump();
+  EXPECT_EQ(rules(), std::vector<std::string>{"Never email anyone after midnight."});
+  json prompt = rpc_->Result("memory.tool_rules_for_prompt", {{"tools", {"send_email"}}});
+  EXPECT_FALSE(Holds(prompt, "vxburg")) << prompt.dump();
+  std::vector<std::string> holding = FilesHolding(dir_.path(), "vxburg");
+  EXPECT_TRUE(holding.empty()) << holding.front();
+
+  // The kept session's erasure takes the rule it was the last to speak for.
+  erased = rpc_->Result("memory.session_forget", {{"session_id", "kept"}});
+  EXPECT_EQ(erased["erased"]["entries"], 1) << erased.dump();
+  EXPECT_TRUE(rules().empty());
 }
 
 // Item 12: a read right after memory.session_end sees the facet the

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "base/uuid.h"
@@ -382,6 +383,41 @@ TEST_P(ErasureConformance, EraseSessionFoldsAFacetAgainFromTheOtherSessionsState
   ASSERT_TRUE(location.statements.has_value());
   ASSERT_EQ(location.statements->size(), 1u);
   EXPECT_EQ((*location.statements)[0].session_id, "kept");
+}
+
+// Issue 42 item 18: the sessions captured rules came from go with the
+// session, and all of an owner's with the owner.
+TEST_P(ErasureConformance, ErasureRemovesTheRuleCapturesOfTheSession) {
+  for (const auto& [owner, session, id] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{{"alice", "s1", "r1"},
+                                                                      {"alice", "s2", "r1"},
+                                                                      {"alice", "s2", "r2"},
+                                                                      {"bob", "s1", "r3"}}) {
+    ASSERT_TRUE(stores_.episodic
+                    ->AddRuleCapture(
+                        {.owner = owner, .session_id = session, .tool_name = "*", .rule_id = id})
+                    .ok());
+  }
+  ASSERT_TRUE(stores_.episodic
+                  ->AddRuleCapture(
+                      {.owner = "alice", .session_id = "s1", .tool_name = "*", .rule_id = "r1"})
+                  .ok());  // again: no twin
+  EXPECT_EQ(
+      stores_.episodic->AddRuleCapture({.owner = "alice", .tool_name = "*", .rule_id = "x"}).code(),
+      StatusCode::kInvalidArgument);
+  auto ids = [&](const std::string& owner) {
+    std::vector<std::string> out;
+    for (const RuleCapture& c : *stores_.episodic->RuleCaptures(owner)) {
+      out.push_back(c.session_id + "/" + c.rule_id);
+    }
+    return out;
+  };
+  EXPECT_THAT(ids("alice"), ElementsAre("s1/r1", "s2/r1", "s2/r2"));
+  ASSERT_TRUE(stores_.admin->EraseSession({.owner = "alice", .session_id = "s2"}).ok());
+  EXPECT_THAT(ids("alice"), ElementsAre("s1/r1"));
+  ASSERT_TRUE(stores_.admin->ErasePrincipal("alice").ok());
+  EXPECT_THAT(ids("alice"), IsEmpty());
+  EXPECT_THAT(ids("bob"), ElementsAre("s1/r3"));
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -105,6 +105,7 @@ Status DropEpisodic(PgConn& conn, const Scope& scope, ErasureCounts& counts) {
                                                              scope, "context_events"));
   // A claim's stored result holds the captured rule texts: it goes too.
   MNEMO_RETURN_IF_ERROR(DeleteScoped(conn, "turn_claims", scope.Where(), scope, "").status());
+  MNEMO_RETURN_IF_ERROR(DeleteScoped(conn, "rule_captures", scope.Where(), scope, "").status());
   return DeleteScoped(conn, "context_sessions", scope.Where(), scope, "").status();
 }
 

@@ -199,6 +199,10 @@ Status DropEpisodic(Connection& db, const Scope& scope, ErasureCounts& counts,
   MNEMO_RETURN_IF_ERROR(
       Run(db, "DELETE FROM turn_claims WHERE " + Where(scope), scope, "erase the turn claims")
           .status());
+  // The rules themselves are the engine's to erase (they are entries).
+  MNEMO_RETURN_IF_ERROR(
+      Run(db, "DELETE FROM rule_captures WHERE " + Where(scope), scope, "erase the rules' sessions")
+          .status());
   return Run(db, "DELETE FROM context_sessions WHERE " + Where(scope), scope,
              "erase the context sessions")
       .status();

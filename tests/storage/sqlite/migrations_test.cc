@@ -36,11 +36,11 @@ TEST(Migrations, NewDatabaseGetsTheLatestVersionOnce) {
   auto v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(*v, LatestSchemaVersion());
-  EXPECT_EQ(LatestSchemaVersion(), 15);
+  EXPECT_EQ(LatestSchemaVersion(), 16);
   v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok());
-  EXPECT_EQ(*v, 15);
-  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 15);
+  EXPECT_EQ(*v, 16);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 16);
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'entries_fts'"), 1);
 }
 
