@@ -302,7 +302,10 @@ Status FinalizeSegment(storage::EpisodicStore& episodic, storage::DocumentStore&
                                .updated_at = now,
                                // Supersession goes by when it was said.
                                .valid_from = r.timestamp_ms != 0 ? r.timestamp_ms : now,
-                               .evidence = f->evidence})
+                               .evidence = f->evidence,
+                               // Evidence is counted, and erased, per turn.
+                               .session_id = segment->session_id,
+                               .seq = r.seq})
                   .status());
         }
       }

@@ -6,7 +6,10 @@
 // storage: the markdown archive files, the cached recap vectors and the
 // vector index files.
 #include <cstdint>
+#include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "archivist/segments.h"
@@ -14,6 +17,7 @@
 #include "core/admin_service.h"
 #include "core/context_window_service.h"
 #include "core/validation.h"
+#include "rules/tool_rule.h"
 
 namespace mnemo {
 namespace {
@@ -44,6 +48,34 @@ Result<std::vector<std::string>> AdminService::SessionDocumentIds(const std::str
   return ids;
 }
 
+Result<int64_t> AdminService::EraseCapturedRules(const std::string& owner,
+                                                 std::string_view session_id) {
+  // A rule captured from this session holds its user's words and goes with
+  // it; one another session of the owner gave too (an equal rule, refreshed
+  // from there) stays, with that session's claim on it (docs/storage.md
+  // "Erasure").
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::RuleCapture> captures,
+                         stores_.episodic->RuleCaptures(owner));
+  std::set<std::pair<std::string, std::string>> elsewhere;
+  for (const storage::RuleCapture& c : captures) {
+    if (c.session_id != session_id) elsewhere.emplace(c.tool_name, c.rule_id);
+  }
+  int64_t erased = 0;
+  for (const storage::RuleCapture& c : captures) {
+    if (c.session_id != session_id || elsewhere.contains({c.tool_name, c.rule_id})) continue;
+    MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> rule,
+                           stores_.entries->FindExact(owner, rules::RuleNamespace(c.tool_name),
+                                                      rules::RuleKey(c.rule_id)));
+    if (!rule) continue;  // deleted since
+    MNEMO_ASSIGN_OR_RETURN(bool deleted, stores_.entries->Delete(rule->id));
+    if (deleted) ++erased;
+  }
+  // A delete leaves the rule's words in the entries' text index until it
+  // is rewritten; an erasure leaves nothing.
+  if (erased > 0) MNEMO_RETURN_IF_ERROR(stores_.entries->CompactEntryIndex());
+  return erased;
+}
+
 Result<ErasureCounts> AdminService::SessionForget(const Principal& who,
                                                   const SessionForgetRequest& req) {
   MNEMO_RETURN_IF_ERROR(ValidateKey(req.session_id, "session_id"));
@@ -62,6 +94,9 @@ Result<ErasureCounts> AdminService::SessionForget(const Principal& who,
                          stores_.episodic->Segments(false, owner, req.session_id));
   MNEMO_ASSIGN_OR_RETURN(std::vector<std::string> documents,
                          SessionDocumentIds(owner, req.session_id));
+  // Before the storage erasure, which forgets which rules the session gave
+  // and ends by emptying the write-ahead log.
+  MNEMO_ASSIGN_OR_RETURN(int64_t rules, EraseCapturedRules(owner, req.session_id));
   MNEMO_ASSIGN_OR_RETURN(
       ErasureCounts counts,
       stores_.admin->EraseSession(
@@ -71,6 +106,7 @@ Result<ErasureCounts> AdminService::SessionForget(const Principal& who,
   for (const storage::SegmentRow& s : segments) ids.push_back(s.id);
   archivist_.ForgetRecapVectors(ids, std::nullopt);
   MNEMO_ASSIGN_OR_RETURN(counts.archive_files, archivist_.EraseArchiveFiles(rows));
+  counts.entries += rules;
   return counts;
 }
 

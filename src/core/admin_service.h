@@ -105,6 +105,9 @@ class AdminService {
   Status ReindexDerivedText(ReindexReport& report);
   // The owner's documents derived from `session_id`: segment documents and
   // context-prune archives.
+  // Erases the tool rules captured from the session only (issue 42 item
+  // 18; admin_erasure.cc); returns how many.
+  Result<int64_t> EraseCapturedRules(const std::string& owner, std::string_view session_id);
   Result<std::vector<std::string>> SessionDocumentIds(const std::string& owner,
                                                       std::string_view session_id);
   // Import version 1 (admin_import_v1.cc) and 2 (admin_import.cc).

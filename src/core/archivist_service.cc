@@ -96,8 +96,14 @@ Result<int64_t> ArchivistService::EraseArchiveFiles(const std::vector<storage::T
   return archivist::EraseArchiveFiles(options_.archive_root, files);
 }
 
-void ArchivistService::PostFinalize(std::string segment_id) {
-  worker_.Post([this, id = std::move(segment_id)] {
+void ArchivistService::PostFinalize(const std::string& owner, const std::string& session_id,
+                                    std::string segment_id) {
+  const std::pair<std::string, std::string> session{owner, session_id};
+  {
+    std::lock_guard lock(finalize_mu_);
+    ++finalizing_[session];
+  }
+  worker_.Post([this, session, id = std::move(segment_id)] {
     archivist::FinalizeOptions options{.token_budget = options_.recap_token_budget,
                                        .events = options_.learning.events_enabled,
                                        .profile = options_.learning.profile_enabled,
@@ -109,6 +115,11 @@ void ArchivistService::PostFinalize(std::string segment_id) {
         !s.ok()) {
       logger_->Log(LogLevel::kWarn, "cannot finalise segment " + id + ": " + s.message());
     }
+    {
+      std::lock_guard lock(finalize_mu_);
+      if (--finalizing_[session] <= 0) finalizing_.erase(session);
+    }
+    finalize_cv_.notify_all();
     // Then give earlier extractive recaps another chance with the LLM.
     if (Result<int> pass = archivist::ResummarisePass(episodic_, options); !pass.ok()) {
       logger_->Log(LogLevel::kWarn, "re-summarising recaps: " + pass.status().message());
@@ -122,9 +133,18 @@ Result<SessionEndResult> ArchivistService::SessionEnd(const Principal& who,
   MNEMO_ASSIGN_OR_RETURN(std::string closed, archivist::CloseOpenSegment(
                                                  episodic_, who.name, session_id, clock_->NowMs()));
   SessionEndResult out{.closed = !closed.empty(), .segment_id = closed};
-  if (out.closed) PostFinalize(std::move(closed));
+  if (out.closed) PostFinalize(who.name, std::string(session_id), std::move(closed));
+  // Whoever closed the session's segments (this call, a turn, the idle
+  // close), a read after memory.session_end sees what they gave.
+  AwaitFinalized(who.name, session_id);
   if (sync) worker_.Flush();
   return out;
+}
+
+void ArchivistService::AwaitFinalized(const std::string& owner, std::string_view session_id) {
+  const std::pair<std::string, std::string> session{owner, std::string(session_id)};
+  std::unique_lock lock(finalize_mu_);
+  finalize_cv_.wait(lock, [&] { return !finalizing_.contains(session); });
 }
 
 Result<int64_t> ArchivistService::CloseIdleSegments(bool sync) {
@@ -150,7 +170,7 @@ Result<int64_t> ArchivistService::CloseIdleSegments(bool sync) {
       MNEMO_ASSIGN_OR_RETURN(storage::SegmentChange applied,
                              episodic_.StepSegment(s.owner, s.session_id, decide));
       if (applied.close_open) {
-        PostFinalize(s.id);
+        PostFinalize(s.owner, s.session_id, s.id);
         ++closed;
       }
     }

@@ -13,11 +13,15 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "archivist/archive_writer.h"
@@ -85,6 +89,10 @@ class ArchivistService {
   // Engine::EpisodicSearch and the other reads (mnemo/engine.h).
   Result<std::vector<EpisodicHit>> EpisodicSearch(const Principal& who, const EpisodicQuery& q);
   Result<std::vector<EpisodicTurn>> SessionTurns(const Principal& who, std::string_view session_id);
+  // Returns once the closed segment's recap, events, profile facets and
+  // document are stored (and those of every other segment of the session
+  // closed before): a read right after it sees them. `sync` also waits for
+  // the rest of the worker's queue.
   Result<SessionEndResult> SessionEnd(const Principal& who, std::string_view session_id, bool sync);
   Result<std::vector<SegmentInfo>> Segments(const Principal& who, std::string_view session_id);
   Result<std::vector<EventInfo>> Events(const Principal& who, const EventsQuery& q);
@@ -121,6 +129,10 @@ class ArchivistService {
 
  private:
   Status ValidateTurn(const Turn& turn) const;
+  // Records the session the turn's edict rules (new or refreshed) were
+  // captured from, so that erasing the session erases them (issue 42).
+  Status RecordRuleCaptures(const Principal& who, const std::string& session_id,
+                            const TurnResult& result);
   // The episodic part into `result`: the rows of `turn` (already redacted
   // when they are to be; `redactions` counts what was replaced), the
   // archive files, the segment step. `cleaner_failed` receives the indexes
@@ -134,8 +146,11 @@ class ArchivistService {
   // (waited for up to kReplayWait while that call is still running) with its
   // rows read back; replayed = true.
   Result<TurnResult> ReplayTurn(storage::TurnClaim claim);
-  // Finalises a closed segment on the worker.
-  void PostFinalize(std::string segment_id);
+  // Finalises a closed segment of (owner, session) on the worker.
+  void PostFinalize(const std::string& owner, const std::string& session_id,
+                    std::string segment_id);
+  // Waits until every finalisation posted for (owner, session) is done.
+  void AwaitFinalized(const std::string& owner, std::string_view session_id);
 
   storage::EpisodicStore& episodic_;
   storage::DocumentStore& documents_;
@@ -152,6 +167,11 @@ class ArchivistService {
   const std::unique_ptr<RecapVectors> recaps_;
   // The markdown archive of episodic rows, written in the background.
   archivist::ArchiveWriter archive_;
+  // Finalisations posted and not yet done, per (owner, session): what
+  // memory.session_end waits for.
+  std::mutex finalize_mu_;
+  std::condition_variable finalize_cv_;
+  std::map<std::pair<std::string, std::string>, int> finalizing_;  // guarded by finalize_mu_
 };
 
 }  // namespace mnemo

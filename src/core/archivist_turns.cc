@@ -68,6 +68,7 @@ Result<TurnResult> ArchivistService::TurnComplete(const Principal& who, const Tu
         },
         result);
   }
+  if (done.ok()) done = RecordRuleCaptures(who, turn.session_id, result);
   if (claim) {
     // Stored even after a failure part way, so a retry answers with what
     // was done instead of waiting; kNotFound: the failure came before the
@@ -80,6 +81,21 @@ Result<TurnResult> ArchivistService::TurnComplete(const Principal& who, const Tu
   }
   MNEMO_RETURN_IF_ERROR(done);
   return result;
+}
+
+Status ArchivistService::RecordRuleCaptures(const Principal& who, const std::string& session_id,
+                                            const TurnResult& result) {
+  // Edicts are the user's words; a repeated-failure rule is the engine's.
+  for (const std::vector<ToolRule>* rules : {&result.new_rules, &result.refreshed_rules}) {
+    for (const ToolRule& r : *rules) {
+      if (r.source != RuleSource::kUserExplicit) continue;
+      MNEMO_RETURN_IF_ERROR(episodic_.AddRuleCapture({.owner = who.name,
+                                                      .session_id = session_id,
+                                                      .tool_name = r.tool_name,
+                                                      .rule_id = r.id}));
+    }
+  }
+  return Status::Ok();
 }
 
 Status ArchivistService::ValidateTurn(const Turn& turn) const {
@@ -163,7 +179,9 @@ Status ArchivistService::IndexTurn(const Principal& who, const Turn& turn, int r
   }
   result.segment_id = indexed.segment.open_id;
   result.closed_segment_id = indexed.segment.closed_id;
-  if (!indexed.segment.closed_id.empty()) PostFinalize(indexed.segment.closed_id);
+  if (!indexed.segment.closed_id.empty()) {
+    PostFinalize(indexed.user.owner, indexed.user.session_id, indexed.segment.closed_id);
+  }
   if (turn.sync) {
     archive_.Flush();
     worker_.Flush();

@@ -218,18 +218,20 @@ Result<storage::EventRow> EventFromJson(const json& j) {
 }
 
 json FacetToJson(const storage::FacetRow& r) {
-  return {{"type", "facet"},
-          {"owner", r.owner},
-          {"facet_type", r.facet_type},
-          {"key", r.key},
-          {"value", r.value},
-          {"confidence", r.confidence},
-          {"evidence_count", r.evidence_count},
-          {"segment_ids", r.segment_ids},
-          {"updated_at", r.updated_at},
-          {"valid_from", r.valid_from},
-          {"evidence", r.evidence},
-          {"history", storage::internal::EncodeFacetHistory(r.history)}};
+  json out = {{"type", "facet"},
+              {"owner", r.owner},
+              {"facet_type", r.facet_type},
+              {"key", r.key},
+              {"value", r.value},
+              {"confidence", r.confidence},
+              {"evidence_count", r.evidence_count},
+              {"segment_ids", r.segment_ids},
+              {"updated_at", r.updated_at},
+              {"valid_from", r.valid_from},
+              {"evidence", r.evidence},
+              {"history", storage::internal::EncodeFacetHistory(r.history)}};
+  if (r.statements) out["statements"] = storage::internal::EncodeFacetStatements(*r.statements);
+  return out;
 }
 
 Result<storage::FacetRow> FacetFromJson(const json& j) {
@@ -256,6 +258,17 @@ Result<storage::FacetRow> FacetFromJson(const json& j) {
           "facet \"history\" must be a JSON array of strings, five per earlier value", "history");
     }
     r.history = std::move(*decoded);
+  }
+  // Absent in exports made before facets recorded their statements.
+  if (j.contains("statements")) {
+    std::string statements;
+    in.Text("statements", statements);
+    r.statements = storage::internal::DecodeFacetStatements(statements);
+    if (!r.statements) {
+      return InvalidArgument(
+          "facet \"statements\" must be a JSON array of strings, eight per statement",
+          "statements");
+    }
   }
   return in.Done(std::move(r));
 }

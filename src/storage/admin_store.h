@@ -45,7 +45,7 @@ class AdminStore {
   // recaps and recap vectors, events, context events (and the session's seq
   // counter), the owner's documents among what.document_ids and the
   // owner's triples whose source is one of them; the profile evidence of the
-  // session's segments (storage::internal::FacetWithoutSegments). A session
+  // session (storage::internal::FacetAfterErasure). A session
   // with nothing stored is all zeros, not an error. kInvalidArgument for a
   // blank owner or session_id.
   virtual Result<ErasureCounts> EraseSession(const SessionErasure& what) = 0;

@@ -157,6 +157,25 @@ struct FacetValue {
   TimeMs valid_to = 0;
 };
 
+// One statement folded into a facet (spec 40 §5): what a turn of a session
+// said (its session, segment and the user row's seq) or what was stated
+// directly (memory.profile_put: no session, seq 0), with the sentence. A
+// facet's evidence is counted per statement, and a turn counts once per
+// value however often it repeats it. Erasure takes away the statements of
+// the erased sessions and folds the rest again (FacetAfterErasure,
+// erasure_rules.h), so the facet is what it would be had those sessions
+// never been.
+struct FacetStatement {
+  std::string session_id;  // "" for a direct statement
+  std::string segment_id;  // "" for a direct statement
+  int64_t seq = 0;         // the user row's sequence number; 0 for a direct statement
+  std::string value;
+  double confidence = 0;
+  std::string evidence;   // the sentence ("" when stated directly)
+  TimeMs at = 0;          // when it was said
+  TimeMs updated_at = 0;  // when it was merged
+};
+
 // A profile facet, unique per (owner, facet_type, key): a slot with a current
 // value and the history of earlier ones.
 struct FacetRow {
@@ -172,6 +191,25 @@ struct FacetRow {
   TimeMs valid_from = 0;
   std::string evidence;             // the sentence of the current value ("" when stated directly)
   std::vector<FacetValue> history;  // earlier values, oldest first
+  // Every statement folded in, in merge order; nullopt for a facet stored
+  // before they were recorded (schema v15; or imported from an export
+  // without them), whose evidence is known by segment only.
+  std::optional<std::vector<FacetStatement>> statements;
+  // An observation given to MergeFacet only (never stored as such): the
+  // turn that said it, its session and the user row's seq; "" and 0 for a
+  // direct statement.
+  std::string session_id;
+  int64_t seq = 0;
+};
+
+// A tool rule captured from a turn of a session (spec 30, capture; issue
+// 42): its text is that session's user's words, so erasing the session
+// erases the rule unless another session of the owner gave it too.
+struct RuleCapture {
+  std::string owner;
+  std::string session_id;
+  std::string tool_name;  // the rule's tool, normalised ("*": unscoped)
+  std::string rule_id;
 };
 
 }  // namespace mnemo::storage

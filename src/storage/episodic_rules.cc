@@ -6,10 +6,12 @@
 #include <locale>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "storage/graph_rules.h"
 #include "storage/sqlite/tags_json.h"
 #include "storage/supersession.h"
+#include "text/strip.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -17,6 +19,51 @@ namespace {
 bool IsConfidence(double c) { return c >= 0 && c <= 1; }  // false for NaN
 
 constexpr size_t kHistoryFields = 5;
+constexpr size_t kStatementFields = 8;
+
+std::string DecimalConfidence(double c) {
+  std::ostringstream out;
+  out.imbue(std::locale::classic());
+  out << std::setprecision(17) << c;
+  return out.str();
+}
+
+std::optional<double> ParseConfidence(const std::string& text) {
+  std::istringstream in(text);
+  in.imbue(std::locale::classic());
+  double c = 0;
+  if (!(in >> c)) return std::nullopt;
+  return c;
+}
+
+bool ParseInt(const std::string& text, int64_t& out) {
+  return std::from_chars(text.data(), text.data() + text.size(), out).ec == std::errc();
+}
+
+// The statement `observation` makes.
+FacetStatement StatementOf(const FacetRow& observation, TimeMs at) {
+  return {.session_id = observation.session_id,
+          .segment_id =
+              observation.segment_ids.empty() ? std::string() : observation.segment_ids.front(),
+          .seq = observation.seq,
+          .value = observation.value,
+          .confidence = observation.confidence,
+          .evidence = observation.evidence,
+          .at = at,
+          .updated_at = observation.updated_at};
+}
+
+// Whether `stored` already holds the value of `observation` from the same
+// turn: a turn counts once per value, however often it says it.
+bool SameTurnSaidIt(const FacetRow& stored, const FacetRow& observation) {
+  if (!stored.statements || observation.session_id.empty()) return false;
+  const std::string value = TripleTermKey(observation.value);
+  return std::any_of(stored.statements->begin(), stored.statements->end(),
+                     [&](const FacetStatement& s) {
+                       return s.session_id == observation.session_id && s.seq == observation.seq &&
+                              TripleTermKey(s.value) == value;
+                     });
+}
 
 }  // namespace
 
@@ -111,6 +158,17 @@ Status ValidateEvents(std::span<const EventRow> rows) {
   return Status::Ok();
 }
 
+Status ValidateRuleCapture(const RuleCapture& capture) {
+  for (const auto& [value, field] :
+       {std::pair{&capture.owner, "owner"}, std::pair{&capture.session_id, "session_id"},
+        std::pair{&capture.tool_name, "tool_name"}, std::pair{&capture.rule_id, "rule_id"}}) {
+    if (text::IsBlank(*value)) {
+      return InvalidArgument(std::string("a rule capture needs a non-blank ") + field, field);
+    }
+  }
+  return Status::Ok();
+}
+
 Status ValidateFacet(const FacetRow& observation) {
   if (observation.owner.empty()) return InvalidArgument("owner must not be empty", "owner");
   if (observation.facet_type.empty()) {
@@ -125,12 +183,16 @@ Status ValidateFacet(const FacetRow& observation) {
 
 FacetRow MergeFacetRow(const std::optional<FacetRow>& stored, const FacetRow& observation) {
   const TimeMs at = observation.valid_from != 0 ? observation.valid_from : observation.updated_at;
+  if (stored && SameTurnSaidIt(*stored, observation)) return *stored;
   FacetRow out = stored.value_or(observation);
+  out.session_id.clear();
+  out.seq = 0;
   if (!stored) {
     out.evidence_count = 1;
     out.segment_ids.clear();
     out.valid_from = at;
     out.history.clear();
+    out.statements.emplace();
   } else if (TripleTermKey(stored->value) == TripleTermKey(observation.value)) {
     out.evidence_count += 1;
     if (observation.confidence >= stored->confidence) {
@@ -169,7 +231,67 @@ FacetRow MergeFacetRow(const std::optional<FacetRow>& stored, const FacetRow& ob
       out.segment_ids.push_back(id);
     }
   }
+  // A facet stored before statements were recorded stays without them:
+  // its earlier evidence is not known by turn.
+  if (out.statements) out.statements->push_back(StatementOf(observation, at));
   out.updated_at = observation.updated_at;
+  return out;
+}
+
+std::optional<FacetRow> RefoldFacet(const FacetRow& facet,
+                                    const std::vector<FacetStatement>& statements) {
+  std::optional<FacetRow> out;
+  for (const FacetStatement& s : statements) {
+    FacetRow observation{.owner = facet.owner,
+                         .facet_type = facet.facet_type,
+                         .key = facet.key,
+                         .value = s.value,
+                         .confidence = s.confidence,
+                         .updated_at = s.updated_at,
+                         .valid_from = s.at,
+                         .evidence = s.evidence,
+                         .session_id = s.session_id,
+                         .seq = s.seq};
+    if (!s.segment_id.empty()) observation.segment_ids.push_back(s.segment_id);
+    out = MergeFacetRow(out, observation);
+  }
+  return out;
+}
+
+std::string EncodeFacetStatements(const std::vector<FacetStatement>& statements) {
+  std::vector<std::string> flat;
+  flat.reserve(statements.size() * kStatementFields);
+  for (const FacetStatement& s : statements) {
+    flat.push_back(s.session_id);
+    flat.push_back(s.segment_id);
+    flat.push_back(std::to_string(s.seq));
+    flat.push_back(s.value);
+    flat.push_back(DecimalConfidence(s.confidence));
+    flat.push_back(s.evidence);
+    flat.push_back(std::to_string(s.at));
+    flat.push_back(std::to_string(s.updated_at));
+  }
+  return EncodeTags(flat);
+}
+
+std::optional<std::vector<FacetStatement>> DecodeFacetStatements(std::string_view text) {
+  std::optional<std::vector<std::string>> flat = DecodeTags(text);
+  if (!flat || flat->size() % kStatementFields != 0) return std::nullopt;
+  std::vector<FacetStatement> out;
+  out.reserve(flat->size() / kStatementFields);
+  for (size_t i = 0; i < flat->size(); i += kStatementFields) {
+    FacetStatement s{.session_id = (*flat)[i],
+                     .segment_id = (*flat)[i + 1],
+                     .value = (*flat)[i + 3],
+                     .evidence = (*flat)[i + 5]};
+    std::optional<double> confidence = ParseConfidence((*flat)[i + 4]);
+    if (!confidence || !ParseInt((*flat)[i + 2], s.seq) || !ParseInt((*flat)[i + 6], s.at) ||
+        !ParseInt((*flat)[i + 7], s.updated_at)) {
+      return std::nullopt;
+    }
+    s.confidence = *confidence;
+    out.push_back(std::move(s));
+  }
   return out;
 }
 
@@ -178,10 +300,7 @@ std::string EncodeFacetHistory(const std::vector<FacetValue>& history) {
   flat.reserve(history.size() * kHistoryFields);
   for (const FacetValue& v : history) {
     flat.push_back(v.value);
-    std::ostringstream confidence;
-    confidence.imbue(std::locale::classic());
-    confidence << std::setprecision(17) << v.confidence;
-    flat.push_back(confidence.str());
+    flat.push_back(DecimalConfidence(v.confidence));
     flat.push_back(v.evidence);
     flat.push_back(std::to_string(v.valid_from));
     flat.push_back(std::to_string(v.valid_to));
@@ -199,13 +318,11 @@ std::optional<std::vector<FacetValue>> DecodeFacetHistory(std::string_view text)
     const std::string& c = (*flat)[i + 1];
     const std::string& from = (*flat)[i + 3];
     const std::string& to = (*flat)[i + 4];
-    if (std::from_chars(from.data(), from.data() + from.size(), v.valid_from).ec != std::errc() ||
-        std::from_chars(to.data(), to.data() + to.size(), v.valid_to).ec != std::errc()) {
+    std::optional<double> confidence = ParseConfidence(c);
+    if (!ParseInt(from, v.valid_from) || !ParseInt(to, v.valid_to) || !confidence) {
       return std::nullopt;
     }
-    std::istringstream confidence(c);
-    confidence.imbue(std::locale::classic());
-    if (!(confidence >> v.confidence)) return std::nullopt;
+    v.confidence = *confidence;
     out.push_back(std::move(v));
   }
   return out;

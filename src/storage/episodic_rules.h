@@ -49,6 +49,9 @@ Status CheckSegmentPut(const SegmentRow& s, std::optional<std::string_view> stor
 // preference or fact, and a confidence in [0, 1].
 Status ValidateEvents(std::span<const EventRow> rows);
 
+// A rule capture needs a non-blank owner, session_id, tool_name and rule_id.
+Status ValidateRuleCapture(const RuleCapture& capture);
+
 // A facet observation needs an owner, facet_type and key, and a confidence
 // in [0, 1].
 Status ValidateFacet(const FacetRow& observation);
@@ -67,9 +70,24 @@ Status ValidateFacet(const FacetRow& observation);
 //  - A different value that does not: kept in the history, never current
 //    (valid_to = valid_from; up to the current value's start when older).
 // In every case the observation's segment ids are appended unless present
-// (they are every segment that spoke about the slot) and updated_at is the
-// observation's; the history stays ordered by valid_from.
+// (they are every segment that spoke about the slot), its FacetStatement
+// is appended to the statements (unless the stored facet predates them)
+// and updated_at is the observation's; the history stays ordered by
+// valid_from. A turn counts once per value: an observation whose session
+// (not "") and seq already stated the same value leaves `stored` as it is.
 FacetRow MergeFacetRow(const std::optional<FacetRow>& stored, const FacetRow& observation);
+
+// The facet `statements` make, folded in order by MergeFacetRow from
+// nothing (owner, facet_type and key from `facet`); nullopt when there are
+// none. MergeFacetRow(RefoldFacet(f, s), o) == RefoldFacet(f, s + {o}).
+std::optional<FacetRow> RefoldFacet(const FacetRow& facet,
+                                    const std::vector<FacetStatement>& statements);
+
+// The stored form of FacetRow::statements: a JSON array of strings, eight
+// per statement (session_id, segment_id, seq, value, confidence as decimal
+// text, evidence, at, updated_at). nullopt when `text` is not such an array.
+std::string EncodeFacetStatements(const std::vector<FacetStatement>& statements);
+std::optional<std::vector<FacetStatement>> DecodeFacetStatements(std::string_view text);
 
 // The stored form of FacetRow::history: a JSON array of strings, five per
 // value (value, confidence as decimal text, evidence, valid_from, valid_to),

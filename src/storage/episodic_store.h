@@ -98,6 +98,16 @@ class EpisodicStore {
   // then owner.
   virtual Result<std::vector<FacetRow>> Facets(bool all, std::string_view owner) = 0;
 
+  // --- Rules captured from a session (issue 42 item 18; RuleCapture). One
+  // block, so parallel additions to this class merge apart from it.
+
+  // Records that the rule was captured from the session; recording it
+  // again changes nothing. kInvalidArgument for a blank field. Erased with
+  // the session (AdminStore::EraseSession) or the owner.
+  virtual Status AddRuleCapture(const RuleCapture& capture) = 0;
+  // Every capture of `owner`'s rules, by session_id, tool_name, rule_id.
+  virtual Result<std::vector<RuleCapture>> RuleCaptures(std::string_view owner) = 0;
+
   // --- Idempotent turns and idle segments (issue 16 items 5 and 6;
   // turn_claims.h). One block, so parallel additions to this class merge
   // apart from it.

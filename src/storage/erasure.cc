@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "storage/episodic_rules.h"
 #include "text/strip.h"
 
 namespace mnemo::storage::internal {
@@ -14,30 +15,45 @@ Status ValidateErasure(std::string_view owner, std::optional<std::string_view> s
   return Status::Ok();
 }
 
-std::optional<FacetRow> FacetWithoutSegments(const FacetRow& facet,
-                                             const std::set<std::string>& erased, bool* changed) {
+std::optional<FacetRow> FacetAfterErasure(const FacetRow& facet,
+                                          std::optional<std::string_view> session_id,
+                                          const std::set<std::string>& erased_segments,
+                                          bool* changed) {
+  *changed = false;
+  if (facet.statements) {
+    std::vector<FacetStatement> kept;
+    for (const FacetStatement& s : *facet.statements) {
+      const bool erased = (session_id && !s.session_id.empty() && s.session_id == *session_id) ||
+                          (!s.segment_id.empty() && erased_segments.contains(s.segment_id));
+      if (erased) {
+        *changed = true;
+      } else {
+        kept.push_back(s);
+      }
+    }
+    if (!*changed) return facet;
+    return RefoldFacet(facet, kept);
+  }
   FacetRow out = facet;
   out.segment_ids.clear();
   int64_t removed = 0;
   for (const std::string& id : facet.segment_ids) {
-    if (erased.contains(id)) {
+    if (erased_segments.contains(id)) {
       ++removed;
     } else {
       out.segment_ids.push_back(id);
     }
   }
-  *changed = removed > 0;
   if (removed == 0) return out;
-  out.evidence_count = facet.evidence_count - removed;
-  // The history may quote the erased segments' sentences, and which value
-  // came from which segment is not recorded: it goes with them.
+  *changed = true;
+  // The sentence and the history may quote the erased segments, and which
+  // segment said what is not recorded: they go with them.
+  out.evidence.clear();
   out.history.clear();
+  if (out.segment_ids.empty()) return std::nullopt;
   // Segments left still speak for the slot, even when the count was of a
   // newer value (a superseding value restarts it at 1).
-  if (!out.segment_ids.empty()) out.evidence_count = std::max<int64_t>(out.evidence_count, 1);
-  // Evidence left without a segment is a stated facet (memory.profile_put):
-  // it stays; a facet with neither goes.
-  if (out.evidence_count <= 0) return std::nullopt;
+  out.evidence_count = std::max<int64_t>(facet.evidence_count - removed, 1);
   return out;
 }
 

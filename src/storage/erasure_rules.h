@@ -15,12 +15,21 @@ namespace mnemo::storage::internal {
 // kInvalidArgument for a blank owner (and, for a session, a blank session_id).
 Status ValidateErasure(std::string_view owner, std::optional<std::string_view> session_id);
 
-// A facet after the evidence of `erased` segments is taken away: the segment
-// ids of `erased` removed (order kept) and evidence_count reduced by as many;
-// nullopt when nothing is left (no evidence count, or no other segment and no
-// evidence beyond the erased segments'). `changed` says whether any evidence
-// was removed (an untouched facet is returned as it is).
-std::optional<FacetRow> FacetWithoutSegments(const FacetRow& facet,
-                                             const std::set<std::string>& erased, bool* changed);
+// A facet after an erasure of the session `session_id` (nullopt: of no
+// whole session) whose segments are `erased_segments`:
+//  - with recorded statements, those of the session or of an erased
+//    segment are taken away and the rest folded again (RefoldFacet): the
+//    facet as it would be had the session never been, its value, history,
+//    sentence and count from what is left; nullopt when nothing is left;
+//  - without (a facet stored before statements were recorded), its erased
+//    segment ids are removed and evidence_count reduced by as many, its
+//    sentence and history dropped (which segment said them is not known),
+//    and it goes when no segment is left or no evidence is.
+// `changed` says whether any evidence was removed (an untouched facet is
+// returned as it is).
+std::optional<FacetRow> FacetAfterErasure(const FacetRow& facet,
+                                          std::optional<std::string_view> session_id,
+                                          const std::set<std::string>& erased_segments,
+                                          bool* changed);
 
 }  // namespace mnemo::storage::internal

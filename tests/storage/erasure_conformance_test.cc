@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "base/uuid.h"
@@ -327,6 +328,96 @@ TEST_P(ErasureConformance, ErasePrincipalRemovesEverythingTheOwnerOwns) {
   EXPECT_THAT(RecapVectorSegments(), ElementsAre(bob.segment_id));
   EXPECT_THAT(*stores_.episodic->Segments(false, "alice", std::nullopt), IsEmpty());
   EXPECT_EQ(stores_.episodic->Segments(false, "bob", std::nullopt)->size(), 1u);
+}
+
+// Issue 42 item 2: a facet's evidence is counted per turn and erased per
+// statement. What one session said is folded away; what another said stays,
+// as if the erased session had never been.
+TEST_P(ErasureConformance, EraseSessionFoldsAFacetAgainFromTheOtherSessionsStatements) {
+  const Built kept = BuildSession("alice", "kept", "okapi");
+  const Built gone = BuildSession("alice", "gone", "zebra");
+  auto say = [&](const std::string& session, const Built& built, int64_t seq,
+                 const std::string& key, const std::string& value, const std::string& sentence,
+                 TimeMs at) {
+    auto r = stores_.episodic->MergeFacet({.owner = "alice",
+                                           .facet_type = "context",
+                                           .key = key,
+                                           .value = value,
+                                           .confidence = 0.6,
+                                           .segment_ids = {built.segment_id},
+                                           .updated_at = at,
+                                           .valid_from = at,
+                                           .evidence = sentence,
+                                           .session_id = session,
+                                           .seq = seq});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : FacetRow{};
+  };
+  say("kept", kept, 0, "location", "Porto", "I live in Porto.", 1000);
+  say("gone", gone, 0, "location", "Lisbon", "I live in Lisbon now.", 2000);
+  // The same turn saying it again confirms nothing; another turn does.
+  EXPECT_EQ(say("gone", gone, 0, "location", "Lisbon", "Lisbon, I said.", 2001).evidence_count, 1);
+  FacetRow before =
+      say("gone", gone, 2, "location", "Lisbon", "As I said, I live in Lisbon.", 3000);
+  ASSERT_EQ(before.value, "Lisbon");
+  EXPECT_EQ(before.evidence_count, 2);
+  ASSERT_EQ(before.history.size(), 1u);
+  say("gone", gone, 2, "employer", "Zebra Corp", "I work at Zebra Corp.", 3000);
+  say("gone", gone, 4, "employer", "Zebra Corp", "Still at Zebra Corp.", 4000);
+
+  auto counts = stores_.admin->EraseSession({.owner = "alice", .session_id = "gone"});
+  ASSERT_TRUE(counts.ok()) << counts.status().ToString();
+  EXPECT_EQ(counts->facets_removed, 1);
+  EXPECT_EQ(counts->facets_reduced, 1);
+  auto facets = stores_.episodic->Facets(false, "alice");
+  ASSERT_TRUE(facets.ok());
+  ASSERT_EQ(facets->size(), 1u);
+  const FacetRow& location = (*facets)[0];
+  EXPECT_EQ(location.key, "location");
+  EXPECT_EQ(location.value, "Porto");
+  EXPECT_EQ(location.evidence_count, 1);
+  EXPECT_EQ(location.evidence, "I live in Porto.");
+  EXPECT_EQ(location.valid_from, 1000);
+  EXPECT_THAT(location.history, IsEmpty());
+  EXPECT_THAT(location.segment_ids, ElementsAre(kept.segment_id));
+  ASSERT_TRUE(location.statements.has_value());
+  ASSERT_EQ(location.statements->size(), 1u);
+  EXPECT_EQ((*location.statements)[0].session_id, "kept");
+}
+
+// Issue 42 item 18: the sessions captured rules came from go with the
+// session, and all of an owner's with the owner.
+TEST_P(ErasureConformance, ErasureRemovesTheRuleCapturesOfTheSession) {
+  for (const auto& [owner, session, id] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{{"alice", "s1", "r1"},
+                                                                      {"alice", "s2", "r1"},
+                                                                      {"alice", "s2", "r2"},
+                                                                      {"bob", "s1", "r3"}}) {
+    ASSERT_TRUE(stores_.episodic
+                    ->AddRuleCapture(
+                        {.owner = owner, .session_id = session, .tool_name = "*", .rule_id = id})
+                    .ok());
+  }
+  ASSERT_TRUE(stores_.episodic
+                  ->AddRuleCapture(
+                      {.owner = "alice", .session_id = "s1", .tool_name = "*", .rule_id = "r1"})
+                  .ok());  // again: no twin
+  EXPECT_EQ(
+      stores_.episodic->AddRuleCapture({.owner = "alice", .tool_name = "*", .rule_id = "x"}).code(),
+      StatusCode::kInvalidArgument);
+  auto ids = [&](const std::string& owner) {
+    std::vector<std::string> out;
+    for (const RuleCapture& c : *stores_.episodic->RuleCaptures(owner)) {
+      out.push_back(c.session_id + "/" + c.rule_id);
+    }
+    return out;
+  };
+  EXPECT_THAT(ids("alice"), ElementsAre("s1/r1", "s2/r1", "s2/r2"));
+  ASSERT_TRUE(stores_.admin->EraseSession({.owner = "alice", .session_id = "s2"}).ok());
+  EXPECT_THAT(ids("alice"), ElementsAre("s1/r1"));
+  ASSERT_TRUE(stores_.admin->ErasePrincipal("alice").ok());
+  EXPECT_THAT(ids("alice"), IsEmpty());
+  EXPECT_THAT(ids("bob"), ElementsAre("s1/r3"));
 }
 
 INSTANTIATE_TEST_SUITE_P(

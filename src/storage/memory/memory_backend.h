@@ -89,6 +89,8 @@ class MemoryBackend final : public EntryStore,
                                   const TurnSegmentDecision& decide) override;
   Result<bool> FinishTurnClaim(const TurnKey& key, std::string_view result) override;
   Result<std::optional<TurnClaim>> GetTurnClaim(const TurnKey& key) override;
+  Status AddRuleCapture(const RuleCapture& capture) override;
+  Result<std::vector<RuleCapture>> RuleCaptures(std::string_view owner) override;
   Result<std::vector<SegmentRow>> IdleOpenSegments(TimeMs before, int limit) override;
   // Segment recap search and recap vectors: *_recaps.cc.
   Result<std::vector<SegmentHit>> SearchSegments(const SegmentQuery& query) override;
@@ -263,6 +265,8 @@ class MemoryBackend final : public EntryStore,
                                           const SegmentDecision& decide);
   // Turn claims (memory_turn_claims.cc) by (owner, session_id, turn_id).
   std::map<std::tuple<std::string, std::string, std::string>, TurnClaim> turn_claims_;
+  // Rule captures by (owner, session_id, tool_name, rule_id).
+  std::set<std::tuple<std::string, std::string, std::string, std::string>> rule_captures_;
   // Segments by id, and the id of each (owner, session)'s open segment.
   std::map<std::string, SegmentRow> segments_;
   std::map<std::pair<std::string, std::string>, std::string> open_segments_;

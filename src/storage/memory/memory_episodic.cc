@@ -413,6 +413,9 @@ void MemoryBackend::EraseEpisodicLocked(std::string_view owner,
   std::erase_if(turn_claims_, [&](const auto& claim) {
     return in_scope(std::get<0>(claim.first), std::get<1>(claim.first));
   });
+  std::erase_if(rule_captures_, [&](const auto& capture) {
+    return in_scope(std::get<0>(capture), std::get<1>(capture));
+  });
   for (auto it = turns_.begin(); it != turns_.end();) {
     TurnRow& row = it->second.row;
     if (!in_scope(row.owner, row.session_id)) {
@@ -465,7 +468,7 @@ void MemoryBackend::EraseEpisodicLocked(std::string_view owner,
       continue;
     }
     bool changed = false;
-    std::optional<FacetRow> kept = FacetWithoutSegments(it->second, erased, &changed);
+    std::optional<FacetRow> kept = FacetAfterErasure(it->second, session_id, erased, &changed);
     if (!changed) {
       ++it;
     } else if (kept) {

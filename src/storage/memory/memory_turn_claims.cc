@@ -84,6 +84,23 @@ Result<std::optional<TurnClaim>> MemoryBackend::GetTurnClaim(const TurnKey& key)
   return std::optional<TurnClaim>(it->second);
 }
 
+Status MemoryBackend::AddRuleCapture(const RuleCapture& capture) {
+  MNEMO_RETURN_IF_ERROR(ValidateRuleCapture(capture));
+  std::unique_lock lock(mu_);
+  rule_captures_.emplace(capture.owner, capture.session_id, capture.tool_name, capture.rule_id);
+  return Status::Ok();
+}
+
+Result<std::vector<RuleCapture>> MemoryBackend::RuleCaptures(std::string_view owner) {
+  std::shared_lock lock(mu_);
+  std::vector<RuleCapture> out;
+  for (const auto& [o, session, tool, id] : rule_captures_) {
+    if (o == owner)
+      out.push_back({.owner = o, .session_id = session, .tool_name = tool, .rule_id = id});
+  }
+  return out;
+}
+
 Result<std::vector<SegmentRow>> MemoryBackend::IdleOpenSegments(TimeMs before, int limit) {
   std::shared_lock lock(mu_);
   std::vector<SegmentRow> out;

@@ -287,10 +287,28 @@ ALTER TABLE facets ADD COLUMN history TEXT COLLATE "C" NOT NULL DEFAULT '[]';
 UPDATE facets SET valid_from = updated_at;
 )sql";
 
+// Schema v4: the statements of each profile facet, as SQLite's v15.
+constexpr const char* kSchemaV4 = R"sql(
+ALTER TABLE facets ADD COLUMN statements TEXT COLLATE "C";
+)sql";
+
+// Schema v5: the sessions captured tool rules came from, as SQLite's v16.
+constexpr const char* kSchemaV5 = R"sql(
+CREATE TABLE rule_captures (
+  owner TEXT COLLATE "C" NOT NULL,
+  session_id TEXT COLLATE "C" NOT NULL,
+  tool_name TEXT COLLATE "C" NOT NULL,
+  rule_id TEXT COLLATE "C" NOT NULL,
+  PRIMARY KEY (owner, session_id, tool_name, rule_id)
+);
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "every table of the engine", kSchemaV1},
     {2, "turn claims of idempotent turns; open segments by last turn", kSchemaV2},
     {3, "profile facets as slots with a history", kSchemaV3},
+    {4, "the statements of each profile facet", kSchemaV4},
+    {5, "the sessions captured tool rules came from", kSchemaV5},
 };
 
 int64_t NowMs() {

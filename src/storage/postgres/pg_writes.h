@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "storage/episodic_store.h"
 #include "storage/postgres/pg_connection.h"
@@ -21,6 +22,8 @@ Result<SegmentChange> StepSegmentIn(pg::PgConn& conn, std::string_view owner,
                                     const EpisodicStore::SegmentDecision& decide);
 Result<bool> AddEventIn(pg::PgConn& conn, const EventRow& e, const pg::IndexedText& text);
 Status PutFacetIn(pg::PgConn& conn, const FacetRow& merged);
+// Every facet of `owner`, by facet_type and key.
+Result<std::vector<FacetRow>> OwnerFacetsIn(pg::PgConn& conn, std::string_view owner);
 Status InsertDocumentIn(pg::PgConn& conn, const DocumentRow& doc);
 Result<int64_t> InsertContextEventIn(pg::PgConn& conn, const ContextEventRow& row,
                                      const pg::IndexedText& text);

@@ -75,11 +75,18 @@ EventRow ReadEvent(const Rows& rows, int row) {
 
 constexpr const char* kFacetColumns =
     "owner, facet_type, key, value, confidence, evidence_count, segment_ids, updated_at, "
-    "valid_from, evidence, history";
+    "valid_from, evidence, history, statements";
 
 Result<FacetRow> ReadFacet(const Rows& rows, int row) {
   std::optional<std::vector<FacetValue>> history = DecodeFacetHistory(rows.Text(row, 10));
   if (!history) return Internal("a facet's history is not a JSON array of five strings a value");
+  std::optional<std::vector<FacetStatement>> statements;
+  if (!rows.IsNull(row, 11)) {
+    statements = DecodeFacetStatements(rows.Text(row, 11));
+    if (!statements) {
+      return Internal("a facet's statements are not a JSON array of eight strings a statement");
+    }
+  }
   return FacetRow{.owner = std::string(rows.Text(row, 0)),
                   .facet_type = std::string(rows.Text(row, 1)),
                   .key = std::string(rows.Text(row, 2)),
@@ -90,7 +97,8 @@ Result<FacetRow> ReadFacet(const Rows& rows, int row) {
                   .updated_at = rows.Int(row, 7),
                   .valid_from = rows.Int(row, 8),
                   .evidence = std::string(rows.Text(row, 9)),
-                  .history = std::move(*history)};
+                  .history = std::move(*history),
+                  .statements = std::move(statements)};
 }
 
 // The open segment of (owner, session), read inside or outside a write.
@@ -503,17 +511,33 @@ Status PutFacetIn(PgConn& conn, const FacetRow& merged) {
       .Add(merged.updated_at)
       .Add(merged.valid_from)
       .Add(merged.evidence)
-      .Add(EncodeFacetHistory(merged.history));
+      .Add(EncodeFacetHistory(merged.history))
+      .Add(merged.statements ? std::optional<std::string>(EncodeFacetStatements(*merged.statements))
+                             : std::nullopt);
   return conn
       .Exec(std::string("INSERT INTO facets (") + kFacetColumns +
-                ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
+                ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) "
                 "ON CONFLICT (owner, facet_type, key) DO UPDATE SET value = excluded.value, "
                 "confidence = excluded.confidence, evidence_count = excluded.evidence_count, "
                 "segment_ids = excluded.segment_ids, updated_at = excluded.updated_at, "
                 "valid_from = excluded.valid_from, evidence = excluded.evidence, "
-                "history = excluded.history",
+                "history = excluded.history, statements = excluded.statements",
             p, "store the facet")
       .status();
+}
+
+Result<std::vector<FacetRow>> OwnerFacetsIn(PgConn& conn, std::string_view owner) {
+  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn.Exec(std::string("SELECT ") + kFacetColumns +
+                                                  " FROM facets WHERE owner = $1 "
+                                                  "ORDER BY facet_type, key",
+                                              Params().Add(owner), "read the owner's facets"));
+  std::vector<FacetRow> facets;
+  facets.reserve(static_cast<size_t>(rows.size()));
+  for (int i = 0; i < rows.size(); ++i) {
+    MNEMO_ASSIGN_OR_RETURN(FacetRow f, ReadFacet(rows, i));
+    facets.push_back(std::move(f));
+  }
+  return facets;
 }
 
 Result<FacetRow> PostgresBackend::MergeFacet(const FacetRow& observation) {

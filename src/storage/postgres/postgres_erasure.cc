@@ -10,6 +10,7 @@
 #include "storage/erasure_rules.h"
 #include "storage/postgres/pg_connection.h"
 #include "storage/postgres/pg_text.h"
+#include "storage/postgres/pg_writes.h"
 #include "storage/postgres/postgres_backend.h"
 #include "storage/vector_rules.h"
 
@@ -75,31 +76,21 @@ Status DropSegments(PgConn& conn, const Scope& scope, ErasureCounts& counts) {
   MNEMO_ASSIGN_OR_RETURN(
       counts.recap_vectors,
       DeleteScoped(conn, "segment_vectors", "segment_id IN (" + segments + ")", scope, ""));
-  MNEMO_ASSIGN_OR_RETURN(Rows facets, conn.Exec("SELECT facet_type, key, evidence_count, "
-                                                "segment_ids FROM facets WHERE owner = $1",
-                                                Params().Add(scope.owner), "read the facets"));
-  for (int i = 0; i < facets.size(); ++i) {
-    const FacetRow row{.evidence_count = facets.Int(i, 2), .segment_ids = facets.TextArray(i, 3)};
+  MNEMO_ASSIGN_OR_RETURN(std::vector<FacetRow> facets, OwnerFacetsIn(conn, scope.owner));
+  for (const FacetRow& f : facets) {
     bool changed = false;
-    std::optional<FacetRow> kept = FacetWithoutSegments(row, erased, &changed);
+    std::optional<FacetRow> kept = FacetAfterErasure(f, scope.session_id, erased, &changed);
     if (!changed) continue;
-    Params p;
-    p.Add(scope.owner).Add(facets.Text(i, 0)).Add(facets.Text(i, 1));
     if (kept) {
-      p.Add(kept->evidence_count).AddTextArray(kept->segment_ids);
-      MNEMO_RETURN_IF_ERROR(
-          conn.Exec("UPDATE facets SET evidence_count = $4, segment_ids = $5, history = '[]' "
-                    "WHERE owner = $1 AND facet_type = $2 AND key = $3",
-                    p, "erase a facet's evidence")
-              .status());
+      MNEMO_RETURN_IF_ERROR(PutFacetIn(conn, *kept));
       ++counts.facets_reduced;
-    } else {
-      MNEMO_RETURN_IF_ERROR(
-          conn.Exec("DELETE FROM facets WHERE owner = $1 AND facet_type = $2 AND key = $3", p,
-                    "erase a facet")
-              .status());
-      ++counts.facets_removed;
+      continue;
     }
+    MNEMO_RETURN_IF_ERROR(
+        conn.Exec("DELETE FROM facets WHERE owner = $1 AND facet_type = $2 AND key = $3",
+                  Params().Add(scope.owner).Add(f.facet_type).Add(f.key), "erase a facet")
+            .status());
+    ++counts.facets_removed;
   }
   MNEMO_ASSIGN_OR_RETURN(counts.segments, DeleteScoped(conn, "segments", scope.Where(), scope, ""));
   return Status::Ok();
@@ -114,6 +105,7 @@ Status DropEpisodic(PgConn& conn, const Scope& scope, ErasureCounts& counts) {
                                                              scope, "context_events"));
   // A claim's stored result holds the captured rule texts: it goes too.
   MNEMO_RETURN_IF_ERROR(DeleteScoped(conn, "turn_claims", scope.Where(), scope, "").status());
+  MNEMO_RETURN_IF_ERROR(DeleteScoped(conn, "rule_captures", scope.Where(), scope, "").status());
   return DeleteScoped(conn, "context_sessions", scope.Where(), scope, "").status();
 }
 

@@ -466,6 +466,27 @@ constexpr const char* kSchemaV14 = R"sql(
 INSERT INTO entries_fts (entries_fts, rank) VALUES ('hashsize', 33554432);
 )sql";
 
+// Schema v15: the statements each profile facet was folded from (spec 40
+// §5; storage/episodic.h FacetStatement), so that erasing a session takes
+// away exactly its evidence. NULL for the facets stored before: their
+// evidence is known by segment only (docs/storage.md "Version 15").
+constexpr const char* kSchemaV15 = R"sql(
+ALTER TABLE facets ADD COLUMN statements TEXT;
+)sql";
+
+// Schema v16: which session each captured tool rule came from (issue 42
+// item 18), so that erasing the session erases the rule (docs/storage.md
+// "Version 16").
+constexpr const char* kSchemaV16 = R"sql(
+CREATE TABLE rule_captures (
+  owner TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  tool_name TEXT NOT NULL,
+  rule_id TEXT NOT NULL,
+  PRIMARY KEY (owner, session_id, tool_name, rule_id)
+) WITHOUT ROWID;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "entries and their full-text index", kSchemaV1},
     {2, "entry vectors and their change log", kSchemaV2},
@@ -481,6 +502,8 @@ constexpr Migration kMigrations[] = {
     {12, "profile facets as slots with a history", kSchemaV12},
     {13, "the narrow rows keyword search filters and orders by", kSchemaV13},
     {14, "a larger in-memory batch for the entries' text index", kSchemaV14},
+    {15, "the statements of each profile facet", kSchemaV15},
+    {16, "the sessions captured tool rules came from", kSchemaV16},
 };
 
 int64_t NowMs() {

@@ -105,6 +105,8 @@ class SqliteBackend final : public EntryStore,
                                   const TurnSegmentDecision& decide) override;
   Result<bool> FinishTurnClaim(const TurnKey& key, std::string_view result) override;
   Result<std::optional<TurnClaim>> GetTurnClaim(const TurnKey& key) override;
+  Status AddRuleCapture(const RuleCapture& capture) override;
+  Result<std::vector<RuleCapture>> RuleCaptures(std::string_view owner) override;
   Result<std::vector<SegmentRow>> IdleOpenSegments(TimeMs before, int limit) override;
   // Segment recap search and recap vectors: *_recaps.cc.
   Result<std::vector<SegmentHit>> SearchSegments(const SegmentQuery& query) override;

@@ -68,13 +68,20 @@ EventRow ReadEvent(const Statement& s) {
 
 constexpr const char* kFacetColumns =
     "owner, facet_type, key, value, confidence, evidence_count, segment_ids, updated_at, "
-    "valid_from, evidence, history";
+    "valid_from, evidence, history, statements";
 
 Result<FacetRow> ReadFacet(const Statement& s) {
   std::optional<std::vector<std::string>> ids = DecodeTags(s.ColumnText(6));
   if (!ids) return Internal("a facet's segment_ids is not a JSON array of strings");
   std::optional<std::vector<FacetValue>> history = DecodeFacetHistory(s.ColumnText(10));
   if (!history) return Internal("a facet's history is not a JSON array of five strings a value");
+  std::optional<std::vector<FacetStatement>> statements;
+  if (!s.ColumnIsNull(11)) {
+    statements = DecodeFacetStatements(s.ColumnText(11));
+    if (!statements) {
+      return Internal("a facet's statements are not a JSON array of eight strings a statement");
+    }
+  }
   return FacetRow{.owner = std::string(s.ColumnText(0)),
                   .facet_type = std::string(s.ColumnText(1)),
                   .key = std::string(s.ColumnText(2)),
@@ -85,7 +92,8 @@ Result<FacetRow> ReadFacet(const Statement& s) {
                   .updated_at = s.ColumnInt(7),
                   .valid_from = s.ColumnInt(8),
                   .evidence = std::string(s.ColumnText(9)),
-                  .history = std::move(*history)};
+                  .history = std::move(*history),
+                  .statements = std::move(statements)};
 }
 
 }  // namespace
@@ -550,12 +558,12 @@ Status PutFacetIn(Connection& db, const FacetRow& merged) {
   MNEMO_ASSIGN_OR_RETURN(
       Statement put,
       db.Prepare(std::string("INSERT INTO facets (") + kFacetColumns +
-                     ") VALUES (?1, ?2, ?3, ?4, CAST(?5 AS REAL), ?6, ?7, ?8, ?9, ?10, ?11) "
+                     ") VALUES (?1, ?2, ?3, ?4, CAST(?5 AS REAL), ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
                      "ON CONFLICT (owner, facet_type, key) DO UPDATE SET value = excluded.value, "
                      "confidence = excluded.confidence, evidence_count = excluded.evidence_count, "
                      "segment_ids = excluded.segment_ids, updated_at = excluded.updated_at, "
                      "valid_from = excluded.valid_from, evidence = excluded.evidence, "
-                     "history = excluded.history",
+                     "history = excluded.history, statements = excluded.statements",
                  "store the facet"));
   const std::string confidence = DecimalText(merged.confidence);
   const std::string segment_ids = EncodeTags(merged.segment_ids);
@@ -571,7 +579,30 @@ Status PutFacetIn(Connection& db, const FacetRow& merged) {
   put.Bind(10, merged.evidence);
   const std::string history = EncodeFacetHistory(merged.history);
   put.Bind(11, history);
+  std::string statements;
+  if (merged.statements) {
+    statements = EncodeFacetStatements(*merged.statements);
+    put.Bind(12, statements);
+  } else {
+    put.BindNull(12);
+  }
   return put.Run("store the facet");
+}
+
+Result<std::vector<FacetRow>> OwnerFacetsIn(Connection& db, std::string_view owner) {
+  MNEMO_ASSIGN_OR_RETURN(Statement s,
+                         db.Prepare(std::string("SELECT ") + kFacetColumns +
+                                        " FROM facets WHERE owner = ? ORDER BY facet_type, key",
+                                    "read the owner's facets"));
+  s.Bind(1, owner);
+  std::vector<FacetRow> facets;
+  while (true) {
+    MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("read the owner's facets"));
+    if (!row) break;
+    MNEMO_ASSIGN_OR_RETURN(FacetRow f, ReadFacet(s));
+    facets.push_back(std::move(f));
+  }
+  return facets;
 }
 
 Result<FacetRow> SqliteBackend::MergeFacet(const FacetRow& observation) {

@@ -5,10 +5,12 @@
 // they are merged, so every index that lost a row is rewritten with
 // 'optimize' in the same transaction (SQLite 3.40 has no 'secure-delete'
 // option). secure_delete (sqlite_backend.cc) then zeroes the freed pages.
+#include <chrono>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -16,7 +18,7 @@
 #include "storage/sqlite/fts_rows.h"
 #include "storage/sqlite/row_drops.h"
 #include "storage/sqlite/sqlite_backend.h"
-#include "storage/sqlite/tags_json.h"
+#include "storage/sqlite/sqlite_writes.h"
 #include "storage/vector_rules.h"
 
 namespace mnemo::storage::internal {
@@ -130,48 +132,26 @@ Status DropSegments(Connection& db, const Scope& scope, ErasureCounts& counts,
       counts.recap_vectors,
       Run(db, "DELETE FROM segment_vectors WHERE segment_id IN (" + segments + ")", scope,
           "erase the recap vectors"));
-  // The facets that cite the segments: read, decided by the shared rule.
-  struct Facet {
-    std::string type, key;
-    FacetRow row;
-  };
-  std::vector<Facet> facets;
-  {
-    MNEMO_ASSIGN_OR_RETURN(Statement s, db.Prepare("SELECT facet_type, key, evidence_count, "
-                                                   "segment_ids FROM facets WHERE owner = ?",
-                                                   "read the facets"));
-    s.Bind(1, scope.owner);
-    while (true) {
-      MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("read the facets"));
-      if (!row) break;
-      std::optional<std::vector<std::string>> segment_ids = DecodeTags(s.ColumnText(3));
-      if (!segment_ids) return Internal("a facet's segment_ids are not a JSON array");
-      facets.push_back(
-          {.type = std::string(s.ColumnText(0)),
-           .key = std::string(s.ColumnText(1)),
-           .row = {.evidence_count = s.ColumnInt(2), .segment_ids = std::move(*segment_ids)}});
-    }
-  }
-  for (const Facet& f : facets) {
+  // The facets the segments spoke for: read, decided by the shared rule.
+  MNEMO_ASSIGN_OR_RETURN(std::vector<FacetRow> facets, OwnerFacetsIn(db, scope.owner));
+  for (const FacetRow& f : facets) {
     bool changed = false;
-    std::optional<FacetRow> kept = FacetWithoutSegments(f.row, erased, &changed);
+    std::optional<FacetRow> kept = FacetAfterErasure(f, scope.session_id, erased, &changed);
     if (!changed) continue;
-    const char* sql =
-        kept ? "UPDATE facets SET evidence_count = ?4, segment_ids = ?5, history = '[]' "
-               "WHERE owner = ?1 AND facet_type = ?2 AND key = ?3"
-             : "DELETE FROM facets WHERE owner = ?1 AND facet_type = ?2 AND key = ?3";
-    MNEMO_ASSIGN_OR_RETURN(Statement s, db.Prepare(sql, "erase a facet's evidence"));
-    s.Bind(1, scope.owner);
-    s.Bind(2, f.type);
-    s.Bind(3, f.key);
-    std::string segment_ids;
     if (kept) {
-      segment_ids = EncodeTags(kept->segment_ids);
-      s.Bind(4, kept->evidence_count);
-      s.Bind(5, segment_ids);
+      MNEMO_RETURN_IF_ERROR(PutFacetIn(db, *kept));
+      ++counts.facets_reduced;
+      continue;
     }
-    MNEMO_RETURN_IF_ERROR(s.Run("erase a facet's evidence"));
-    ++(kept ? counts.facets_reduced : counts.facets_removed);
+    MNEMO_ASSIGN_OR_RETURN(Statement s,
+                           db.Prepare("DELETE FROM facets WHERE owner = ?1 AND facet_type = ?2 "
+                                      "AND key = ?3",
+                                      "erase a facet"));
+    s.Bind(1, scope.owner);
+    s.Bind(2, f.facet_type);
+    s.Bind(3, f.key);
+    MNEMO_RETURN_IF_ERROR(s.Run("erase a facet"));
+    ++counts.facets_removed;
   }
   MNEMO_ASSIGN_OR_RETURN(counts.segments, Run(db, "DELETE FROM segments WHERE " + Where(scope),
                                               scope, "erase the segments"));
@@ -219,6 +199,10 @@ Status DropEpisodic(Connection& db, const Scope& scope, ErasureCounts& counts,
   MNEMO_RETURN_IF_ERROR(
       Run(db, "DELETE FROM turn_claims WHERE " + Where(scope), scope, "erase the turn claims")
           .status());
+  // The rules themselves are the engine's to erase (they are entries).
+  MNEMO_RETURN_IF_ERROR(
+      Run(db, "DELETE FROM rule_captures WHERE " + Where(scope), scope, "erase the rules' sessions")
+          .status());
   return Run(db, "DELETE FROM context_sessions WHERE " + Where(scope), scope,
              "erase the context sessions")
       .status();
@@ -227,6 +211,47 @@ Status DropEpisodic(Connection& db, const Scope& scope, ErasureCounts& counts,
 Status OptimizeTouched(Connection& db, const std::set<std::string>& touched) {
   for (const std::string& table : touched) MNEMO_RETURN_IF_ERROR(OptimizeFtsTable(db, table));
   return Status::Ok();
+}
+
+// How long an erasure waits for the write-ahead log to empty (spec 10,
+// "Erasure"; docs/storage.md "Erasure").
+constexpr auto kLogWait = std::chrono::seconds(10);
+constexpr auto kLogRetry = std::chrono::milliseconds(20);
+
+// Empties the write-ahead log after an erasure committed: until then the
+// log holds the pages written before (the erased rows) and the ones the
+// erasure wrote. A TRUNCATE checkpoint copies every frame into the
+// database (where secure_delete zeroed what was erased) and cuts the log
+// to zero bytes. It cannot finish while a reader (of any process) still
+// reads an older snapshot: inside one attempt SQLite's busy handler
+// (the writer's busy timeout) waits for such readers, and a checkpoint
+// running on another connection (the Checkpointer's) makes an attempt
+// fail at once; so attempts are repeated, kLogRetry apart, for up to
+// kLogWait. Readers hold a snapshot for one query, so that is ample; a
+// reader that holds one longer makes the erasure fail with kUnavailable
+// (the rows are gone, their text may still be in the log: calling the
+// erasure again, which is idempotent, empties it). Runs under the writer
+// lock, so no write of this process adds frames meanwhile.
+Status EmptyLog(Connection& db) {
+  const auto deadline = std::chrono::steady_clock::now() + kLogWait;
+  while (true) {
+    int log_frames = 0;
+    int copied = 0;
+    const int rc = sqlite3_wal_checkpoint_v2(db.handle(), "main", SQLITE_CHECKPOINT_TRUNCATE,
+                                             &log_frames, &copied);
+    if (rc == SQLITE_OK) return Status::Ok();
+    if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED) {
+      return Unavailable(std::string("the erasure is stored, but emptying the write-ahead log "
+                                     "failed: ") +
+                         sqlite3_errmsg(db.handle()));
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Unavailable(
+          "the erasure is stored, but the write-ahead log still holds the erased text: a reader "
+          "kept an older snapshot open for more than 10 s; repeat the erasure to empty the log");
+    }
+    std::this_thread::sleep_for(kLogRetry);
+  }
 }
 
 }  // namespace
@@ -243,6 +268,7 @@ Result<ErasureCounts> SqliteBackend::EraseSession(const SessionErasure& what) {
   MNEMO_RETURN_IF_ERROR(DropDocuments(db, what.owner, what.document_ids, counts, touched));
   MNEMO_RETURN_IF_ERROR(OptimizeTouched(db, touched));
   MNEMO_RETURN_IF_ERROR(txn.Commit());
+  MNEMO_RETURN_IF_ERROR(EmptyLog(db));
   return counts;
 }
 
@@ -284,6 +310,7 @@ Result<ErasureCounts> SqliteBackend::ErasePrincipal(std::string_view owner) {
   MNEMO_RETURN_IF_ERROR(OptimizeTouched(db, touched));
   MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked());
   MNEMO_RETURN_IF_ERROR(txn.Commit());
+  MNEMO_RETURN_IF_ERROR(EmptyLog(db));
   return counts;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "storage/episodic_store.h"
 #include "storage/restore.h"
@@ -24,6 +25,8 @@ Result<SegmentChange> StepSegmentIn(Connection& db, std::string_view owner,
 Result<bool> AddEventIn(Connection& db, const EventRow& e);
 // Inserts or replaces the facet of (owner, facet_type, key) with `row`.
 Status PutFacetIn(Connection& db, const FacetRow& row);
+// Every facet of `owner`, by facet_type and key.
+Result<std::vector<FacetRow>> OwnerFacetsIn(Connection& db, std::string_view owner);
 // `doc` as given (content_hash included) with its index row.
 Status InsertDocumentIn(Connection& db, const DocumentRow& doc);
 // The event with `out.seq`; `out.id` kept when > 0, else assigned (and set).

@@ -36,11 +36,11 @@ TEST(Migrations, NewDatabaseGetsTheLatestVersionOnce) {
   auto v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(*v, LatestSchemaVersion());
-  EXPECT_EQ(LatestSchemaVersion(), 14);
+  EXPECT_EQ(LatestSchemaVersion(), 16);
   v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok());
-  EXPECT_EQ(*v, 14);
-  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 14);
+  EXPECT_EQ(*v, 16);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 16);
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'entries_fts'"), 1);
 }
 
@@ -57,6 +57,22 @@ TEST(Migrations, V14GivesTheEntriesTextIndexALargerBatch) {
   ASSERT_TRUE(Migrate(*conn, SchemaMigrations()).ok());
   EXPECT_EQ(Count(*conn, kHashSize), 32 << 20);
   EXPECT_EQ(Count(*conn, "SELECT v FROM turns_fts_config WHERE k = 'hashsize'"), -1);
+}
+
+// Issue 42: facets stored before v15 keep their evidence by segment only
+// (statements NULL); facets stored after record their statements.
+TEST(Migrations, V15LeavesEarlierFacetsWithoutStatements) {
+  testing::TempDir dir;
+  auto conn = OpenRaw(dir.File("db"));
+  ASSERT_NE(conn, nullptr);
+  ASSERT_TRUE(Migrate(*conn, SchemaMigrations().first(14)).ok());
+  ASSERT_TRUE(conn->Exec("INSERT INTO facets (owner, facet_type, key, value, confidence, "
+                         "evidence_count, segment_ids, updated_at) VALUES ('u', 'context', "
+                         "'location', 'Lisbon', 0.6, 2, '[\"s1\"]', 1)",
+                         "store a facet")
+                  .ok());
+  ASSERT_TRUE(Migrate(*conn, SchemaMigrations()).ok());
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM facets WHERE statements IS NULL"), 1);
 }
 
 // Issue 17: the store's identity, which index files are bound to, is made
