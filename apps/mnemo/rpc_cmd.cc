@@ -49,12 +49,13 @@ int RunOne(const GlobalOptions& g, const RpcFlags& f) {
       std::cerr << "mnemo: " << s.message() << "\n";
       return kExitUser;
     }
-    params = nlohmann::json::parse(f.params, nullptr, false);
-    if (params.is_discarded()) {
-      std::cerr << "mnemo: the params argument is not valid JSON; pass an object such as "
-                   "'{\"key\":\"k\"}'\n";
+    internal::StrictJson parsed = internal::ParseStrictJson(f.params);
+    if (parsed.problem != internal::JsonTextProblem::kNone) {
+      std::cerr << "mnemo: the params argument: " << parsed.message
+                << "; pass an object such as '{\"key\":\"k\"}'\n";
       return kExitUser;
     }
+    params = std::move(parsed.value);
   }
   Result<Session> session = OpenSession(g);
   if (!session.ok()) return Fail(session.status());
