@@ -49,13 +49,13 @@ int RunOne(const GlobalOptions& g, const RpcFlags& f) {
       std::cerr << "mnemo: " << s.message() << "\n";
       return kExitUser;
     }
-    internal::StrictJson parsed = internal::ParseStrictJson(f.params);
-    if (parsed.problem != internal::JsonTextProblem::kNone) {
-      std::cerr << "mnemo: the params argument: " << parsed.message
+    internal::JsonTextError error;
+    params = internal::ParseStrictJson(f.params, error);
+    if (error.problem != internal::JsonTextProblem::kNone) {
+      std::cerr << "mnemo: the params argument: " << error.message
                 << "; pass an object such as '{\"key\":\"k\"}'\n";
       return kExitUser;
     }
-    params = std::move(parsed.value);
   }
   Result<Session> session = OpenSession(g);
   if (!session.ok()) return Fail(session.status());

@@ -48,14 +48,12 @@ Status CheckJsonLimits(std::string_view text, std::string_view field, int64_t ma
   return Status::Ok();
 }
 
-StrictJson ParseStrictJson(std::string_view text) {
+nlohmann::json ParseStrictJson(std::string_view text, JsonTextError& error) {
   using nlohmann::json;
-  StrictJson out;
   if (!JsonDepthWithin(text)) {
-    out.value = json::value_t::discarded;
-    out.problem = JsonTextProblem::kTooDeep;
-    out.message = "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
-    return out;
+    error = {JsonTextProblem::kTooDeep,
+             "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels"};
+    return json::value_t::discarded;
   }
   // The keys seen so far in each object being read, innermost last; arrays
   // need no entry since a key always belongs to the innermost open object.
@@ -77,22 +75,20 @@ StrictJson ParseStrictJson(std::string_view text) {
     }
     return true;
   };
+  json value;
   try {
-    out.value = json::parse(text, track);
+    value = json::parse(text, track);
   } catch (const std::exception& e) {
-    out.value = json::value_t::discarded;
-    out.problem = JsonTextProblem::kSyntax;
-    out.message = "not valid JSON (UTF-8): " + std::string(e.what());
-    return out;
+    error = {JsonTextProblem::kSyntax, "not valid JSON (UTF-8): " + std::string(e.what())};
+    return json::value_t::discarded;
   }
   if (has_duplicate) {
-    out.value = json::value_t::discarded;
-    out.problem = JsonTextProblem::kDuplicateKey;
-    out.message = "the key " +
-                  json(duplicate).dump(-1, ' ', false, json::error_handler_t::replace) +
-                  " appears twice in one object; each key may appear once";
+    error = {JsonTextProblem::kDuplicateKey,
+             "the key " + json(duplicate).dump(-1, ' ', false, json::error_handler_t::replace) +
+                 " appears twice in one object; each key may appear once"};
+    return json::value_t::discarded;
   }
-  return out;
+  return value;
 }
 
 }  // namespace mnemo::internal

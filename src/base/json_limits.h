@@ -42,10 +42,11 @@ enum class JsonTextProblem {
   kDuplicateKey,  // an object names one key twice
 };
 
-struct StrictJson {
-  nlohmann::json value;  // discarded unless problem is kNone
+// What ParseStrictJson found wrong: the problem and, for the answer, what
+// was wrong in words (naming the duplicate key).
+struct JsonTextError {
   JsonTextProblem problem = JsonTextProblem::kNone;
-  std::string message;  // what was wrong, for the answer: names the duplicate key
+  std::string message;
 };
 
 // Parses a request body (JSON-RPC over HTTP and stdio, MCP over HTTP and
@@ -53,6 +54,7 @@ struct StrictJson {
 // kMaxJsonDepth, text that is not JSON, and an object holding one key twice
 // (RFC 8259 leaves that to the reader: the last would win here and the
 // first in another parser, so two readers of one request could disagree).
-StrictJson ParseStrictJson(std::string_view text);
+// Returns the value, or a discarded value with `error` filled in.
+nlohmann::json ParseStrictJson(std::string_view text, JsonTextError& error);
 
 }  // namespace mnemo::internal

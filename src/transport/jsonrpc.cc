@@ -49,16 +49,16 @@ json ErrorObject(const Status& status, std::string_view method, Logger& logger) 
 }
 
 json ParseRequest(std::string_view body, json& error_response) {
-  internal::StrictJson parsed = internal::ParseStrictJson(body);
-  switch (parsed.problem) {
-    case internal::JsonTextProblem::kNone: return std::move(parsed.value);
+  internal::JsonTextError error;
+  json message = internal::ParseStrictJson(body, error);
+  switch (error.problem) {
+    case internal::JsonTextProblem::kNone: return message;
     case internal::JsonTextProblem::kSyntax:
-      error_response = ErrorResponse(nullptr, kParseError, "parse error: " + parsed.message);
+      error_response = ErrorResponse(nullptr, kParseError, "parse error: " + error.message);
       break;
     case internal::JsonTextProblem::kTooDeep:
     case internal::JsonTextProblem::kDuplicateKey:
-      error_response =
-          ErrorResponse(nullptr, kInvalidRequest, "invalid request: " + parsed.message);
+      error_response = ErrorResponse(nullptr, kInvalidRequest, "invalid request: " + error.message);
       break;
   }
   return json::value_t::discarded;

@@ -38,7 +38,7 @@ Status SqliteBackend::CheckIntegrity(std::chrono::milliseconds budget) {
   Deadline deadline{.at = SteadyClock::now() + budget};
   sqlite3_progress_handler(reader->handle(), kProgressSteps, PastDeadline, &deadline);
   std::vector<std::string> problems;
-  const Status ran = [&]() -> Status {
+  Status ran = [&]() -> Status {
     MNEMO_ASSIGN_OR_RETURN(
         Statement s,
         reader->Prepare("PRAGMA quick_check(" + std::to_string(kMaxIntegrityProblems) + ")",
