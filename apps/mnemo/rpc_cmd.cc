@@ -49,10 +49,11 @@ int RunOne(const GlobalOptions& g, const RpcFlags& f) {
       std::cerr << "mnemo: " << s.message() << "\n";
       return kExitUser;
     }
-    params = nlohmann::json::parse(f.params, nullptr, false);
-    if (params.is_discarded()) {
-      std::cerr << "mnemo: the params argument is not valid JSON; pass an object such as "
-                   "'{\"key\":\"k\"}'\n";
+    internal::JsonTextError error;
+    params = internal::ParseStrictJson(f.params, error);
+    if (error.problem != internal::JsonTextProblem::kNone) {
+      std::cerr << "mnemo: the params argument: " << error.message
+                << "; pass an object such as '{\"key\":\"k\"}'\n";
       return kExitUser;
     }
   }

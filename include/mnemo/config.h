@@ -165,15 +165,17 @@ Result<Config> LoadConfig(const ConfigSources& sources);
 
 // The role the configuration grants principal `name` (spec 10 ACL), the one
 // role lookup of every transport: its [[security.principals]] entry, else a
-// [[security.tokens]] entry naming it, else security.default_role for
-// security.default_principal, else user. (With memory.acl_enabled = false
-// the engine treats every caller as an admin whatever its role.)
+// [[security.tokens]] entry naming it, else user. Rights come from those
+// entries only, never from a name: `--principal local` (the default
+// principal's name) acts as a user unless an entry grants "local" more.
+// (With memory.acl_enabled = false the engine treats every caller as an
+// admin whatever its role.)
 Role ConfiguredRole(const Config& config, std::string_view name);
 
 // Who a process acts as on stdio, the CLI, `mnemo mcp`, and HTTP without
 // tokens: `requested` (--principal P) with ConfiguredRole(P), or, when
 // `requested` is empty, security.default_principal with
-// security.default_role.
+// security.default_role (the one place that role applies).
 Principal ProcessPrincipal(const Config& config, std::string_view requested);
 
 // The process environment as a map (only MNEMO_* variables).

@@ -9,7 +9,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 #include "mnemo/status.h"
 
@@ -30,5 +33,28 @@ bool JsonDepthWithin(std::string_view text, int max_depth = kMaxJsonDepth);
 // `event_json nests deeper than 64 levels: a JSON value may nest at most 64
 // levels (the limit of a request body)`. Validity is the caller's check.
 Status CheckJsonLimits(std::string_view text, std::string_view field, int64_t max_bytes);
+
+// Why a request's JSON text was refused by ParseStrictJson.
+enum class JsonTextProblem {
+  kNone,
+  kTooDeep,       // nests deeper than kMaxJsonDepth
+  kSyntax,        // not JSON (UTF-8)
+  kDuplicateKey,  // an object names one key twice
+};
+
+// What ParseStrictJson found wrong: the problem and, for the answer, what
+// was wrong in words (naming the duplicate key).
+struct JsonTextError {
+  JsonTextProblem problem = JsonTextProblem::kNone;
+  std::string message;
+};
+
+// Parses a request body (JSON-RPC over HTTP and stdio, MCP over HTTP and
+// stdio: the one parser of every request). Refuses text nesting deeper than
+// kMaxJsonDepth, text that is not JSON, and an object holding one key twice
+// (RFC 8259 leaves that to the reader: the last would win here and the
+// first in another parser, so two readers of one request could disagree).
+// Returns the value, or a discarded value with `error` filled in.
+nlohmann::json ParseStrictJson(std::string_view text, JsonTextError& error);
 
 }  // namespace mnemo::internal

@@ -27,6 +27,14 @@ void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
   *y = static_cast<int64_t>(yoe) + era * 400 + (*m <= 2);
 }
 
+bool IsLeapYear(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+// Days in month `m` (1..12) of year `y`: 2026-02-30 is not a date.
+int DaysInMonth(int y, int m) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return m == 2 && IsLeapYear(y) ? 29 : kDays[m - 1];
+}
+
 bool Digits(std::string_view s, size_t pos, size_t n, int* out) {
   if (pos + n > s.size()) return false;
   int v = 0;
@@ -62,7 +70,9 @@ std::optional<TimeMs> ParseRfc3339(std::string_view s) {
       !Digits(s, 17, 2, &sec)) {
     return std::nullopt;
   }
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return std::nullopt;
+  if (mo < 1 || mo > 12 || d < 1 || d > DaysInMonth(y, mo) || h > 23 || mi > 59 || sec > 60) {
+    return std::nullopt;
+  }
   size_t pos = 19;
   int64_t frac_ms = 0;
   if (pos < s.size() && s[pos] == '.') {
@@ -82,7 +92,7 @@ std::optional<TimeMs> ParseRfc3339(std::string_view s) {
   } else if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
     int oh, om;
     if (!Digits(s, pos + 1, 2, &oh) || pos + 3 >= s.size() || s[pos + 3] != ':' ||
-        !Digits(s, pos + 4, 2, &om)) {
+        !Digits(s, pos + 4, 2, &om) || oh > 23 || om > 59) {
       return std::nullopt;
     }
     offset_min = (oh * 60 + om) * (s[pos] == '+' ? 1 : -1);

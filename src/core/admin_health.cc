@@ -59,6 +59,17 @@ Result<HealthReport> AdminService::Health(const Principal& who, int audit_lines)
   if (options_.audit_enabled) {
     out.audit_tail = TailLines(options_.audit_path, audit_lines);
   }
+  out.integrity.push_back(
+      {.part = "database", .status = stores_.admin->CheckIntegrity(kHealthIntegrityBudget)});
+  for (const std::shared_ptr<VectorSpace>& space : vectors_.OpenSpaces()) {
+    out.integrity.push_back(
+        {.part = "vectors " + space->signature(), .status = space->VerifyFiles()});
+  }
+  for (const HealthReport::Check& c : out.integrity) {
+    if (!c.status.ok()) {
+      logger_->Log(LogLevel::kError, "memory.health: " + c.part + ": " + c.status.message());
+    }
+  }
   return out;
 }
 

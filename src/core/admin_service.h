@@ -9,6 +9,7 @@
 // Thread-safety: every member function may be called concurrently.
 #pragma once
 
+#include <chrono>
 #include <istream>
 #include <memory>
 #include <optional>
@@ -72,7 +73,20 @@ struct HealthReport {
   std::optional<TimeMs> hygiene_last_scheduled_run;
   bool audit_enabled = false;
   std::vector<std::string> audit_tail;  // oldest first
+  // The integrity checks: "database" (storage::AdminStore::CheckIntegrity,
+  // bounded by kHealthIntegrityBudget) and "vectors <signature>" per open
+  // space (its index files against their own checksums). A damaged part is
+  // kCorruption; a check that could not run or finish is kUnavailable.
+  struct Check {
+    std::string part;
+    Status status;
+  };
+  std::vector<Check> integrity;
 };
+
+// How long memory.health's database check may read (a 1M-entry store takes
+// longer; the answer then says the check did not finish).
+inline constexpr std::chrono::milliseconds kHealthIntegrityBudget{2000};
 
 // The write that restores an imported entry as given (id, times, counters,
 // flags); `now` stands in for a missing updated_at (admin_import_v1.cc).

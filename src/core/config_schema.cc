@@ -119,8 +119,9 @@ const std::array kKeys = {
             "principal for stdio/CLI/mcp without --principal",
             MNEMO_FIELD(security.default_principal)},
     KeySpec{"security.default_role", KeyType::kEnum, "admin", "admin|user", 0, 0,
-            "its role under ACL (the owner of the workspace); --principal P acts with the role "
-            "[[security.principals]] or [[security.tokens]] grant P, else user",
+            "its role under ACL (the owner of the workspace) when no --principal is given; "
+            "--principal P acts with the role [[security.principals]] or [[security.tokens]] "
+            "grant P, else user, even when P is the default principal's name",
             MNEMO_FIELD(security.default_role)},
     KeySpec{"security.audit.enabled", KeyType::kBool, "false", "", 0, 0, "",
             MNEMO_FIELD(security.audit.enabled)},

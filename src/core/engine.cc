@@ -19,7 +19,9 @@ std::string Env(const char* name) {
   return v == nullptr ? std::string() : std::string(v);
 }
 
-// mkdir -p with mode 0700 for every folder it creates.
+// mkdir -p with mode 0700 for every folder it creates. A workspace that
+// holds a database but takes no writes (a read-only file system) is
+// opened: the store then answers reads and refuses writes naming the cause.
 Status MakeWorkspace(const std::string& dir) {
   std::error_code ec;
   fs::path p = fs::absolute(dir, ec);
@@ -27,6 +29,8 @@ Status MakeWorkspace(const std::string& dir) {
   fs::path cur;
   for (const fs::path& part : p) {
     cur /= part;
+    struct stat existing {};
+    if (::stat(cur.c_str(), &existing) == 0 && S_ISDIR(existing.st_mode)) continue;
     if (::mkdir(cur.c_str(), 0700) != 0 && errno != EEXIST) {
       return Unavailable("cannot create workspace folder " + cur.string() + ": " +
                          std::strerror(errno));
@@ -36,7 +40,9 @@ Status MakeWorkspace(const std::string& dir) {
   if (::stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     return Unavailable("workspace " + p.string() + " is not a folder");
   }
-  if (::access(p.c_str(), R_OK | W_OK | X_OK) != 0) {
+  const bool has_database = ::access((p / "mnemo.db").c_str(), R_OK) == 0;
+  if (::access(p.c_str(), R_OK | W_OK | X_OK) != 0 &&
+      !(has_database && ::access(p.c_str(), R_OK | X_OK) == 0)) {
     return Unavailable("workspace " + p.string() + " is not writable: " + std::strerror(errno) +
                        "; choose another with --workspace or MNEMO_WORKSPACE");
   }

@@ -19,7 +19,9 @@ Role ConfiguredRole(const Config& config, std::string_view name) {
   for (const TokenConfig& t : config.security.tokens) {
     if (t.principal == name) return RoleOf(t.role);
   }
-  if (name == config.security.default_principal) return RoleOf(config.security.default_role);
+  // Not security.default_role for a name equal to security.default_principal:
+  // that role belongs to the process that names no principal, and
+  // `--principal local` must not buy it by spelling the default's name.
   return Role::kUser;
 }
 

@@ -99,6 +99,15 @@ Result<std::unique_ptr<VectorSpace>> VectorSpace::Open(storage::EntryStore& entr
   return space;
 }
 
+Status VectorSpace::VerifyFiles() const {
+  if (dir_.empty()) return Status::Ok();
+  for (index::IndexKind kind : {index::IndexKind::kHnsw, index::IndexKind::kFlat}) {
+    Status s = index::VerifyIndexFile(index::IndexFilePath(dir_, signature_, kind));
+    if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
+  }
+  return Status::Ok();
+}
+
 Result<bool> VectorSpace::LoadFile() {
   MNEMO_ASSIGN_OR_RETURN(const int64_t newest, entries_.VectorWatermark(signature_));
   bool loaded = false;

@@ -117,6 +117,13 @@ class VectorSpace {
   // was written (SaveDue); a no-op without a folder.
   Status Save();
 
+  // Checks this space's index files on disk against their own checksums
+  // (index::VerifyIndexFile), for memory.health: OK when they match or there
+  // is none; else the first file's kCorruption or kUnavailable. The index in
+  // memory is not touched (a damaged file is rebuilt from storage at the
+  // next open, and replaced at the next Save).
+  Status VerifyFiles() const;
+
   // Rebuilds the index from storage and rewrites its file now (erasure): an
   // hnsw index only marks a removed vector deleted and still writes it to
   // its file, so an erased vector leaves memory and disk only this way.

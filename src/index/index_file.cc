@@ -181,6 +181,30 @@ int64_t MtimeNs(const struct stat& st) {
   return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
 }
 
+// Hashes the payload of `fd` (payload_length bytes from payload_offset),
+// then header_bytes, and compares with `checksum`.
+Status CheckChecksum(int fd, const std::filesystem::path& path, uint64_t payload_offset,
+                     uint64_t payload_length, const std::string& header_bytes, uint64_t checksum,
+                     const std::atomic<bool>* stop) {
+  if (::lseek(fd, static_cast<off_t>(payload_offset), SEEK_SET) < 0) {
+    return Unavailable("cannot verify index file " + path.string() + ": " + Errno());
+  }
+  Xxh64 hash;
+  PayloadReader reader(fd, payload_length, &hash);
+  std::vector<char> chunk(1 << 20);
+  while (reader.remaining() > 0) {
+    if (stop != nullptr && stop->load()) {
+      return Unavailable("index file " + path.string() + " was not verified: stopped");
+    }
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), reader.remaining()));
+    Status s = reader.Read(chunk.data(), n);
+    if (!s.ok()) return WrapLoadError(path, s);
+  }
+  hash.Update(header_bytes.data(), header_bytes.size());
+  if (hash.Digest() != checksum) return CorruptFile(path, "checksum mismatch");
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::filesystem::path IndexFilePath(const std::filesystem::path& dir, std::string_view signature,
@@ -315,23 +339,15 @@ Status PendingVerification::Run(const std::atomic<bool>* stop) const {
     return Unavailable("index file " + path_.string() +
                        " was replaced since it was loaded; rebuilding from storage");
   }
-  if (::lseek(fd.get(), static_cast<off_t>(payload_offset_), SEEK_SET) < 0) {
-    return Unavailable("cannot verify index file " + path_.string() + ": " + Errno());
-  }
-  Xxh64 hash;
-  PayloadReader reader(fd.get(), payload_length_, &hash);
-  std::vector<char> chunk(1 << 20);
-  while (reader.remaining() > 0) {
-    if (stop != nullptr && stop->load()) {
-      return Unavailable("index file " + path_.string() + " was not verified: stopped");
-    }
-    const size_t n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), reader.remaining()));
-    Status s = reader.Read(chunk.data(), n);
-    if (!s.ok()) return WrapLoadError(path_, s);
-  }
-  hash.Update(header_bytes_.data(), header_bytes_.size());
-  if (hash.Digest() != checksum_) return CorruptFile(path_, "checksum mismatch");
-  return Status::Ok();
+  return CheckChecksum(fd.get(), path_, payload_offset_, payload_length_, header_bytes_, checksum_,
+                       stop);
+}
+
+Status VerifyIndexFile(const std::filesystem::path& path) {
+  MNEMO_ASSIGN_OR_RETURN(OpenedFile f, OpenIndexFile(path));
+  Fd fd(f.fd);
+  return CheckChecksum(fd.get(), path, f.payload_offset, f.header.payload_length, f.header_bytes,
+                       f.header.checksum, nullptr);
 }
 
 }  // namespace mnemo::index

@@ -119,6 +119,13 @@ Result<LoadedIndex> LoadIndexFile(const std::filesystem::path& path,
                                   std::string_view expected_store_id, size_t expected_dims,
                                   VerifyMode mode, const IndexOptions& options = {});
 
+// Checks the file at `path` against its own checksum without loading it:
+// its header as LoadIndexFile does, then XXH64 over the payload and header.
+// OK; kNotFound when there is no file; kCorruption ("index file <path> is
+// corrupt: checksum mismatch; rebuilding from storage", or what is wrong
+// with the header); kUnavailable for I/O errors. For memory.health.
+Status VerifyIndexFile(const std::filesystem::path& path);
+
 // A deferred checksum check of a loaded file. Run re-reads the file (after
 // checking by device, inode, size and modification time that it is still the
 // file that was loaded) and compares its checksum. It does not touch the

@@ -3,6 +3,7 @@
 // Every backend implements it over all the stores it opens together.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -54,6 +55,22 @@ class AdminStore {
   // each of the owner's sessions, every facet, document and triple.
   // kInvalidArgument for a blank owner.
   virtual Result<ErasureCounts> ErasePrincipal(std::string_view owner) = 0;
+
+  // --- Integrity (memory.health): a check of the stored pages bounded by
+  // `budget` (SQLite: PRAGMA quick_check on a reader, at most
+  // kMaxIntegrityProblems problems). OK when nothing is wrong, or when the
+  // backend has nothing of its own to check (postgres checks its pages
+  // itself; in_memory has none); kCorruption naming the first problems;
+  // kUnavailable when the check could not run or finish within `budget`.
+  // A backend that finds its store damaged, here or in any statement,
+  // refuses every later write with kCorruption rather than make it worse.
+  virtual Status CheckIntegrity(std::chrono::milliseconds budget) {
+    (void)budget;
+    return Status::Ok();
+  }
 };
+
+// How many problems CheckIntegrity names at most.
+inline constexpr int kMaxIntegrityProblems = 10;
 
 }  // namespace mnemo::storage

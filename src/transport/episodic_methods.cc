@@ -365,7 +365,8 @@ MethodSpec UpdateMemoryMdSpec() {
                               {"section_created", {{"type", "boolean"}}}}}},
           .handler = HandleUpdateMemoryMd,
           .render = RenderUpdateMemoryMd,
-          .tool_name = "update_memory_md"};
+          .tool_name = "update_memory_md",
+          .tool_admin_under_acl = true};
 }
 
 }  // namespace

@@ -48,6 +48,22 @@ json ErrorObject(const Status& status, std::string_view method, Logger& logger) 
           {"data", std::move(data)}};
 }
 
+json ParseRequest(std::string_view body, json& error_response) {
+  internal::JsonTextError error;
+  json message = internal::ParseStrictJson(body, error);
+  switch (error.problem) {
+    case internal::JsonTextProblem::kNone: return message;
+    case internal::JsonTextProblem::kSyntax:
+      error_response = ErrorResponse(nullptr, kParseError, "parse error: " + error.message);
+      break;
+    case internal::JsonTextProblem::kTooDeep:
+    case internal::JsonTextProblem::kDuplicateKey:
+      error_response = ErrorResponse(nullptr, kInvalidRequest, "invalid request: " + error.message);
+      break;
+  }
+  return json::value_t::discarded;
+}
+
 json ErrorResponse(const json& id, int code, std::string message) {
   json r = Envelope(id);
   r["error"] = {
@@ -66,20 +82,12 @@ void Dispatcher::Observe(std::string_view method, std::string_view outcome,
 
 std::optional<std::string> Dispatcher::HandleText(std::string_view body,
                                                   const Principal& who) const {
-  if (!JsonDepthWithin(body)) {
-    Observe("", "invalid_request", Clock::now());
-    return DumpJson(ErrorResponse(
-        nullptr, kInvalidRequest,
-        "invalid request: JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels"));
-  }
-  json message;
-  try {
-    message = json::parse(body);
-  } catch (const std::exception& e) {
-    Observe("", "parse_error", Clock::now());
-    return DumpJson(
-        ErrorResponse(nullptr, kParseError,
-                      "parse error: the body is not valid JSON (UTF-8): " + std::string(e.what())));
+  json error;
+  const json message = ParseRequest(body, error);
+  if (message.is_discarded()) {
+    Observe("", error["error"]["code"] == kParseError ? "parse_error" : "invalid_request",
+            Clock::now());
+    return DumpJson(error);
   }
   json response = HandleJson(message, who);
   if (response.is_null()) return std::nullopt;

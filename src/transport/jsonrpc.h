@@ -83,4 +83,11 @@ nlohmann::json ErrorObject(const Status& status, std::string_view method = {},
 // The error response envelope for a protocol error.
 nlohmann::json ErrorResponse(const nlohmann::json& id, int code, std::string message);
 
+// The one parse of a request body on every JSON-RPC entry (HTTP /rpc, stdio,
+// MCP over HTTP and stdio): internal::ParseStrictJson. On success the
+// message; else a discarded value and, in `error_response`, the answer:
+// -32700 for text that is not JSON, -32600 for JSON nested too deep or an
+// object holding one key twice (naming the key).
+nlohmann::json ParseRequest(std::string_view body, nlohmann::json& error_response);
+
 }  // namespace mnemo::transport

@@ -90,18 +90,7 @@ bool IsMcpProtocolVersion(std::string_view version) {
 McpServer::McpServer(Engine& engine, const MethodTable& table) : engine_(engine), table_(table) {}
 
 json McpServer::Parse(std::string_view text, json& error_answer) {
-  if (!JsonDepthWithin(text)) {
-    error_answer =
-        Envelope(nullptr, Failure(kInvalidRequest, "invalid request: JSON nested deeper than " +
-                                                       std::to_string(kMaxJsonDepth) + " levels"));
-    return json::value_t::discarded;
-  }
-  json message = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (message.is_discarded()) {
-    error_answer = Envelope(
-        nullptr, Failure(kParseError, "parse error: the message is not valid JSON (UTF-8)"));
-  }
-  return message;
+  return ParseRequest(text, error_answer);
 }
 
 std::optional<std::string> McpServer::HandleText(std::string_view text, const Principal& who,
@@ -175,7 +164,14 @@ json McpServer::Call(std::string_view method, const json& params, const Principa
                      McpSession& session) const {
   if (method == "initialize") return Initialize(params, session);
   if (method == "ping") return Answer(json::object());
-  if (method == "tools/list") return Answer(ToolsList(session));
+  // The MCP lifecycle: nothing but initialize and ping before initialize
+  // has been answered (over HTTP a session exists only after it).
+  if (!session.initialize_answered) {
+    return Failure(kInvalidRequest, "invalid request: " + std::string(method) +
+                                        " before initialize; send initialize first (only "
+                                        "initialize and ping are answered until then)");
+  }
+  if (method == "tools/list") return Answer(ToolsList(who, session));
   if (method == "tools/call") return ToolsCall(params, who, session);
   if (method == "resources/list") return Answer({{"resources", ResourceList()}});
   if (method == "resources/templates/list") {
@@ -197,6 +193,7 @@ json McpServer::Initialize(const json& params, McpSession& session) const {
   const std::string& asked = v->get_ref<const std::string&>();
   session.protocol_version =
       IsMcpProtocolVersion(asked) ? asked : std::string(kMcpProtocolVersions.front());
+  session.initialize_answered = true;
   return Answer(
       {{"protocolVersion", session.protocol_version},
        {"capabilities",
@@ -206,10 +203,10 @@ json McpServer::Initialize(const json& params, McpSession& session) const {
        {"instructions", kInstructions}});
 }
 
-json McpServer::ToolsList(const McpSession& session) const {
+json McpServer::ToolsList(const Principal& who, const McpSession& session) const {
   json tools = json::array();
   for (const MethodSpec& m : table_.All()) {
-    if (!IsToolFor(m, ToolAudience::kMcp, engine_.config())) continue;
+    if (!IsListedToolFor(m, ToolAudience::kMcp, engine_.config(), who)) continue;
     json tool = {
         {"name", m.tool_name}, {"description", m.description}, {"inputSchema", ParamsSchema(m)}};
     if (Structured(session)) tool["outputSchema"] = OutputSchema(m);
@@ -232,9 +229,9 @@ json McpServer::ToolsCall(const json& params, const Principal& who,
   std::optional<ToolOutcome> out =
       RunTool(ctx, ToolAudience::kMcp, name->get_ref<const std::string&>(), arguments);
   if (!out) {
-    return Failure(kInvalidParams, "unknown tool: " + name->get<std::string>() + " (available: " +
-                                       ToolNameList(table_, ToolAudience::kMcp, engine_.config()) +
-                                       ")");
+    return Failure(kInvalidParams,
+                   "unknown tool: " + name->get<std::string>() + " (available: " +
+                       ToolNameList(table_, ToolAudience::kMcp, engine_.config(), who) + ")");
   }
   json result = {{"content", json::array({{{"type", "text"}, {"text", out->text}}})},
                  {"isError", out->is_error}};

@@ -7,13 +7,16 @@
 //   of kMcpProtocolVersions, else the newest; capabilities are tools and
 //   resources (no list-change notifications, no subscriptions).
 // - tools/list and tools/call come from the method table (IsToolFor with
-//   ToolAudience::kMcp): input schemas always; from 2025-06-18 on, output
+//   ToolAudience::kMcp; tools/list only what the caller may call,
+//   IsListedToolFor): input schemas always; from 2025-06-18 on, output
 //   schemas and structuredContent too (a method whose result is not an
 //   object is wrapped as {"result": ...}). A failing tool is a result with
 //   isError; an unknown tool is a protocol error (-32602).
 // - resources/list, resources/read: mnemo://rules/pinned (the pinned rules
 //   block of spec 30, every tool) and mnemo://profile, as markdown, for the
 //   caller; resources/templates/list is empty.
+// - The lifecycle: until initialize has been answered, every request but
+//   initialize and ping is refused (-32600).
 // - ping; notifications (initialized, cancelled, ...) are accepted and need
 //   no answer. Requests run to completion as they arrive, so a cancellation
 //   can only name a request that has already been answered and is ignored.
@@ -42,8 +45,9 @@ bool IsMcpProtocolVersion(std::string_view version);
 
 // What one client connection negotiated.
 struct McpSession {
-  std::string protocol_version;  // empty until initialize: the newest applies
-  bool initialized = false;      // notifications/initialized arrived
+  std::string protocol_version;      // empty until initialize: the newest applies
+  bool initialize_answered = false;  // every method is refused until then but ping
+  bool initialized = false;          // notifications/initialized arrived
 };
 
 // Thread-safe: one server serves many sessions at once (each session is
@@ -71,7 +75,7 @@ class McpServer {
   nlohmann::json Call(std::string_view method, const nlohmann::json& params, const Principal& who,
                       McpSession& session) const;
   nlohmann::json Initialize(const nlohmann::json& params, McpSession& session) const;
-  nlohmann::json ToolsList(const McpSession& session) const;
+  nlohmann::json ToolsList(const Principal& who, const McpSession& session) const;
   nlohmann::json ToolsCall(const nlohmann::json& params, const Principal& who,
                            const McpSession& session) const;
   nlohmann::json ReadResource(const nlohmann::json& params, const Principal& who) const;

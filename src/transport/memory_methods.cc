@@ -411,6 +411,23 @@ MethodSpec HygieneSpec() {
           }};
 }
 
+// {"status": the worst check's status code name ("ok", "unavailable",
+// "corruption"), "checks": [{"part", "status", "message"}]}.
+json IntegrityJson(const std::vector<HealthReport::Check>& checks) {
+  auto rank = [](StatusCode code) {
+    return code == StatusCode::kCorruption ? 2 : code == StatusCode::kOk ? 0 : 1;
+  };
+  StatusCode worst = StatusCode::kOk;
+  json list = json::array();
+  for (const HealthReport::Check& c : checks) {
+    if (rank(c.status.code()) > rank(worst)) worst = c.status.code();
+    list.push_back({{"part", c.part},
+                    {"status", StatusCodeName(c.status.code())},
+                    {"message", c.status.message()}});
+  }
+  return {{"status", StatusCodeName(worst)}, {"checks", std::move(list)}};
+}
+
 MethodSpec HealthSpec() {
   const json text = {{"type", "string"}};
   const json integer = {{"type", "integer"}};
@@ -419,8 +436,10 @@ MethodSpec HealthSpec() {
           .description =
               "The store's health (admin under ACL): backend, embedder, the open vector "
               "spaces with their size and index kind, the archive queue, when scheduled "
-              "hygiene last ran and the audit log's "
-              "last lines (addresses and outcomes, never content).",
+              "hygiene last ran, the audit log's "
+              "last lines (addresses and outcomes, never content), and integrity: a bounded "
+              "check of the database's pages and of each vector index file's checksum "
+              "(status corruption when damaged; writes are then refused).",
           .params = {{.name = "audit_lines",
                       .type = ParamType::kInteger,
                       .description = "How many of the audit log's last lines (0-200, default 20).",
@@ -435,7 +454,8 @@ MethodSpec HealthSpec() {
                               {"spaces", {{"type", "array"}}},
                               {"archive_queue", {{"type", "object"}}},
                               {"hygiene_last_scheduled_run", {{"type", {"string", "null"}}}},
-                              {"audit", {{"type", "object"}}}}}},
+                              {"audit", {{"type", "object"}}},
+                              {"integrity", {{"type", "object"}}}}}},
           .handler = [](const MethodContext& ctx, const json& p) -> Result<json> {
             MNEMO_ASSIGN_OR_RETURN(
                 HealthReport r,
@@ -464,7 +484,8 @@ MethodSpec HealthSpec() {
                          r.hygiene_last_scheduled_run
                              ? json(mnemo::internal::FormatRfc3339(*r.hygiene_last_scheduled_run))
                              : json(nullptr)},
-                        {"audit", {{"enabled", r.audit_enabled}, {"lines", r.audit_tail}}}};
+                        {"audit", {{"enabled", r.audit_enabled}, {"lines", r.audit_tail}}},
+                        {"integrity", IntegrityJson(r.integrity)}};
           }};
 }
 

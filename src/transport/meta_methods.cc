@@ -2,6 +2,7 @@
 // memory.tool_call (which runs an LLM tool and wraps its text rendering).
 #include <cstdio>
 
+#include "core/access.h"
 #include "transport/method_reference.h"
 #include "transport/method_table.h"
 #include "transport/param_schema.h"
@@ -16,7 +17,7 @@ Result<json> HandleMethods(const MethodContext& ctx, const json&) {
 Result<json> HandleToolsSchema(const MethodContext& ctx, const json&) {
   json tools = json::array();
   for (const MethodSpec& m : ctx.table.All()) {
-    if (!IsToolFor(m, ToolAudience::kLlm, ctx.engine.config())) continue;
+    if (!IsListedToolFor(m, ToolAudience::kLlm, ctx.engine.config(), ctx.principal)) continue;
     tools.push_back({{"type", "function"},
                      {"function",
                       {{"name", m.tool_name},
@@ -53,10 +54,11 @@ Result<json> HandleToolCall(const MethodContext& ctx, const json& p) {
     out = RunTool(ctx, ToolAudience::kLlm, name, arguments);
   }
   if (!out) {
-    out = ToolOutcome{.text = "Unknown tool \"" + name + "\"; available tools: " +
-                              ToolNameList(ctx.table, ToolAudience::kLlm, ctx.engine.config()),
-                      .data = nullptr,
-                      .is_error = true};
+    out = ToolOutcome{
+        .text = "Unknown tool \"" + name + "\"; available tools: " +
+                ToolNameList(ctx.table, ToolAudience::kLlm, ctx.engine.config(), ctx.principal),
+        .data = nullptr,
+        .is_error = true};
   }
   return json{{"content", std::move(out->text)},
               {"data", std::move(out->data)},
@@ -71,10 +73,22 @@ bool IsToolFor(const MethodSpec& m, ToolAudience audience, const Config& config)
   return audience == ToolAudience::kMcp || !m.tool_mcp_only;
 }
 
-std::string ToolNameList(const MethodTable& table, ToolAudience audience, const Config& config) {
+bool MayCallTool(const MethodSpec& m, const Config& config, const Principal& who) {
+  if (m.needs_memory && !config.memory.enabled) return false;
+  if (m.tool_hidden_under_acl && config.memory.acl_enabled) return false;
+  return !(m.tool_admin_under_acl && !IsAdmin(who, config.memory.acl_enabled));
+}
+
+bool IsListedToolFor(const MethodSpec& m, ToolAudience audience, const Config& config,
+                     const Principal& who) {
+  return IsToolFor(m, audience, config) && MayCallTool(m, config, who);
+}
+
+std::string ToolNameList(const MethodTable& table, ToolAudience audience, const Config& config,
+                         const Principal& who) {
   std::string out;
   for (const MethodSpec& m : table.All()) {
-    if (IsToolFor(m, audience, config)) out += (out.empty() ? "" : ", ") + m.tool_name;
+    if (IsListedToolFor(m, audience, config, who)) out += (out.empty() ? "" : ", ") + m.tool_name;
   }
   return out;
 }

@@ -21,6 +21,7 @@ std::string MethodReferenceMarkdown(const MethodTable& table) {
   for (const MethodSpec& m : table.All()) {
     out += "| `" + m.name + "` | " + (m.tool_name.empty() ? "—" : "`" + m.tool_name + "`") +
            (m.tool_hidden_under_acl ? " (not under ACL)" : "") +
+           (m.tool_admin_under_acl ? " (listed for admins only under ACL)" : "") +
            (m.tool_mcp_only ? " (MCP only)" : "") + " |\n";
   }
   for (const MethodSpec& m : table.All()) {

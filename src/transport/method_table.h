@@ -93,7 +93,11 @@ struct MethodSpec {
   TextRenderer render;                 // null: the result JSON is the text
   std::string tool_name;               // non-empty: a tool under this name
   bool tool_hidden_under_acl = false;  // memory_recall (spec 10)
-  bool tool_mcp_only = false;          // an MCP tool, not in the LLM list (spec 60)
+  // Its service refuses a user under ACL (kPermissionDenied): the tool lists
+  // leave it out for users. MayCallTool's contract; a test calls every tool
+  // as a user and as an admin to keep this flag and the services agreeing.
+  bool tool_admin_under_acl = false;
+  bool tool_mcp_only = false;  // an MCP tool, not in the LLM list (spec 60)
   // Refused with kDisabled while memory.enabled = false (checked before the
   // handler runs); false for the methods about the table itself.
   bool needs_memory = true;
@@ -103,8 +107,18 @@ struct MethodSpec {
 // memory.tool_call) or MCP (tools/list, tools/call). Spec 60's table.
 enum class ToolAudience { kLlm, kMcp };
 
-// Whether `m` is a tool for `audience` under `config`.
+// Whether `m` is a tool for `audience` under `config` (RunTool runs it).
 bool IsToolFor(const MethodSpec& m, ToolAudience audience, const Config& config);
+
+// Whether `who` may call tool `m` under `config`: the tool lists
+// (memory.tools_schema, MCP tools/list, "unknown tool" messages) offer `who`
+// exactly the tools of IsToolFor for which this holds, so no listed tool is
+// refused for who the caller is (-32002) or what is switched off (-32003).
+bool MayCallTool(const MethodSpec& m, const Config& config, const Principal& who);
+
+// IsToolFor and MayCallTool: a tool the list offers `who`.
+bool IsListedToolFor(const MethodSpec& m, ToolAudience audience, const Config& config,
+                     const Principal& who);
 
 // A tool call's outcome: the text for the model, the method's result (null
 // on failure) and whether the tool failed.
@@ -122,8 +136,10 @@ struct ToolOutcome {
 std::optional<ToolOutcome> RunTool(const MethodContext& ctx, ToolAudience audience,
                                    std::string_view name, const json& arguments);
 
-// The tool names for `audience`, comma-separated (for "unknown tool").
-std::string ToolNameList(const MethodTable& table, ToolAudience audience, const Config& config);
+// The tool names listed for `who` and `audience`, comma-separated (for
+// "unknown tool").
+std::string ToolNameList(const MethodTable& table, ToolAudience audience, const Config& config,
+                         const Principal& who);
 
 class MethodTable {
  public:

@@ -32,5 +32,18 @@ TEST(Rfc3339, RejectsMalformedText) {
   EXPECT_FALSE(ParseRfc3339("2026-11-29T10:00:00Zjunk").has_value());
 }
 
+TEST(Rfc3339, RejectsImpossibleDatesAndOffsets) {
+  EXPECT_FALSE(ParseRfc3339("2026-02-30T00:00:00Z").has_value());
+  EXPECT_FALSE(ParseRfc3339("2026-02-29T00:00:00Z").has_value());
+  EXPECT_FALSE(ParseRfc3339("2026-04-31T00:00:00Z").has_value());
+  EXPECT_FALSE(ParseRfc3339("2100-02-29T00:00:00Z").has_value());
+  EXPECT_FALSE(ParseRfc3339("2026-11-29T10:00:00+99:99").has_value());
+  EXPECT_FALSE(ParseRfc3339("2026-11-29T10:00:00+24:00").has_value());
+  EXPECT_FALSE(ParseRfc3339("2026-11-29T10:00:00-02:60").has_value());
+  EXPECT_TRUE(ParseRfc3339("2028-02-29T00:00:00Z").has_value());
+  EXPECT_TRUE(ParseRfc3339("2000-02-29T00:00:00Z").has_value());
+  EXPECT_TRUE(ParseRfc3339("2026-12-31T23:59:59-23:59").has_value());
+}
+
 }  // namespace
 }  // namespace mnemo::internal

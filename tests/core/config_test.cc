@@ -134,7 +134,9 @@ TEST(Config, PrincipalsGrantRolesAndEveryOtherNameIsAUser) {
   const Principal owner = ProcessPrincipal(*c, "");
   EXPECT_EQ(owner.name, "local");
   EXPECT_EQ(owner.role, Role::kAdmin);
-  EXPECT_EQ(ProcessPrincipal(*c, "local").role, Role::kAdmin);
+  // Naming the default principal buys no rights: only the entries grant them.
+  EXPECT_EQ(ProcessPrincipal(*c, "local").role, Role::kUser);
+  EXPECT_EQ(ConfiguredRole(*c, "local"), Role::kUser);
 }
 
 TEST(Config, DefaultRoleComesFromTheFileOrTheEnvironment) {

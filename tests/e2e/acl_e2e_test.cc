@@ -136,7 +136,9 @@ class AclMatrix : public ::testing::TestWithParam<Transport> {
     EXPECT_EQ(ran[Transport::kStdio], ran[Transport::kHttp]);
     std::set<std::string> mcp_tools;
     for (const std::string& m : ran[Transport::kHttp]) {
-      if ((*clients_)[Transport::kMcp][0]->Offers(m)) mcp_tools.insert(m);
+      for (const auto& c : (*clients_)[Transport::kMcp]) {
+        if (c->Offers(m)) mcp_tools.insert(m);
+      }
     }
     EXPECT_EQ(ran[Transport::kMcp], mcp_tools);
     EXPECT_GE(mcp_tools.size(), 8u);
@@ -436,9 +438,14 @@ TEST_P(AclMatrix, AdminReachesEveryEntryAndAdminOnlyMethodsRefuseUsers) {
     EXPECT_TRUE(Has(root().Result("memory.get", {{"key", "a-private"}, {"owner", "alice"}}),
                     kPrivateEntry));
   }
-  // MEMORY.md is one file every principal's agent reads: only an admin writes it.
-  ExpectError(bob(), "memory.update_memory_md",
-              {{"file", "MEMORY.md"}, {"content", "bob was here"}}, -32002);
+  // MEMORY.md is one file every principal's agent reads: only an admin writes
+  // it, and MCP does not offer its tool to a user (issue 42, item 9).
+  if (bob().Offers("memory.update_memory_md")) {
+    ExpectError(bob(), "memory.update_memory_md",
+                {{"file", "MEMORY.md"}, {"content", "bob was here"}}, -32002);
+  } else {
+    EXPECT_EQ(GetParam(), Transport::kMcp);
+  }
   EXPECT_TRUE(root()
                   .Call("memory.update_memory_md",
                         {{"file", "MEMORY.md"}, {"content", "Deploys happen on Tuesdays."}})

@@ -85,6 +85,28 @@ TEST_F(EpisodicE2e, EveryTurnIsTwoRowsInArrivalOrderWhateverTheTimestamps) {
 
 // Issue 18: since/until (RFC 3339, [since, until)) and agent_id on the
 // searches over turns, and clear errors for a bad window.
+// Issue 42, item 19: an RFC 3339 time that names no instant (a day past its
+// month's end, an offset past ±23:59) is refused, not rolled over into
+// another day.
+TEST_F(EpisodicE2e, ImpossibleDatesAndOffsetsAreRefused) {
+  for (const char* when : {"2026-02-30T10:00:00Z", "2026-04-31T10:00:00Z",
+                           "2026-03-01T10:00:00+99:99", "2026-03-01T10:00:00-24:00"}) {
+    json turn = Call("memory.turn_complete", {{"session_id", "s"},
+                                              {"user_message", "hello"},
+                                              {"assistant_response", "hi"},
+                                              {"timestamp", when},
+                                              {"sync", true}});
+    EXPECT_EQ(turn["error"]["code"], -32602) << when << ": " << turn.dump();
+    EXPECT_EQ(turn["error"]["data"]["field"], "timestamp") << turn.dump();
+    json search = Call("memory.episodic_search", {{"query", "hello"}, {"since", when}});
+    EXPECT_EQ(search["error"]["code"], -32602) << when << ": " << search.dump();
+    EXPECT_EQ(search["error"]["data"]["field"], "since") << search.dump();
+  }
+  json leap =
+      Call("memory.episodic_search", {{"query", "hello"}, {"since", "2028-02-29T00:00:00Z"}});
+  EXPECT_TRUE(leap.contains("result")) << leap.dump();
+}
+
 TEST_F(EpisodicE2e, SearchesTakeATimeWindowAndAnAgent) {
   auto turn = [&](const char* said, const char* when, const char* agent) {
     json r = Call("memory.turn_complete", {{"session_id", "trip"},

@@ -5,11 +5,14 @@
 // daemon that overflows its stack dies: the next call gets no answer and the
 // test fails instead of the test runner.
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <signal.h>
 #include <sqlite3.h>
 
 #include <memory>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -131,6 +134,78 @@ TEST_F(HostileJsonE2e, JsonStoredTooDeepByAnOlderVersionIsReadWithoutACrash) {
   ASSERT_TRUE(got.contains("result")) << "no answer: the daemon died\n" << daemon_->Stderr();
   EXPECT_EQ(got["result"]["meta"], json::object());
   EXPECT_EQ(got["result"]["content"], "a runbook");
+}
+
+// Issue 42, item 7: an object naming one key twice is refused on every
+// request entry, naming the key (the last used to win, so a proxy reading the
+// first and mnemo reading the last disagreed on the same request).
+constexpr const char* kTwoKeys =
+    R"({"jsonrpc":"2.0","id":1,"method":"memory.store",)"
+    R"("params":{"key":"shown","value":"what the proxy checked","key":"hidden"}})";
+constexpr const char* kTwoMethods =
+    R"({"jsonrpc":"2.0","id":2,"method":"memory.stats","method":"memory.forget",)"
+    R"("params":{"key":"shown"}})";
+
+void ExpectDuplicateRefused(const std::string& answer, const std::string& key) {
+  json a = json::parse(answer, nullptr, false);
+  ASSERT_TRUE(a.is_object()) << answer;
+  ASSERT_TRUE(a.contains("error")) << answer;
+  EXPECT_EQ(a["error"]["code"], -32600) << answer;
+  const std::string message = a["error"]["message"];
+  EXPECT_NE(message.find("\"" + key + "\" appears twice"), std::string::npos) << message;
+}
+
+TEST_F(HostileJsonE2e, DuplicateKeysAreRefusedOverHttpRpcAndMcp) {
+  httplib::Client http("127.0.0.1", daemon_->port());
+  auto rpc = http.Post("/rpc", kTwoKeys, "application/json");
+  ASSERT_TRUE(rpc);
+  ExpectDuplicateRefused(rpc->body, "key");
+  rpc = http.Post("/rpc", kTwoMethods, "application/json");
+  ASSERT_TRUE(rpc);
+  ExpectDuplicateRefused(rpc->body, "method");
+  // Nothing was stored under either name.
+  EXPECT_EQ(rpc_->Result("memory.stats", json::object())["entries"], 0);
+
+  httplib::Headers accept = {{"Accept", "application/json, text/event-stream"}};
+  auto mcp = http.Post("/mcp", accept,
+                       R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":)"
+                       R"({"protocolVersion":"2025-11-25","protocolVersion":"2024-11-05",)"
+                       R"("capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}})",
+                       "application/json");
+  ASSERT_TRUE(mcp);
+  EXPECT_EQ(mcp->status, 400) << mcp->body;
+  ExpectDuplicateRefused(mcp->body, "protocolVersion");
+}
+
+TEST_F(HostileJsonE2e, DuplicateKeysAreRefusedOverStdioRpcAndMcp) {
+  RunResult rpc = RunMnemo({"--workspace", dir_.Sub("stdio"), "rpc", "--stdio"},
+                           std::string(kTwoKeys) + "\n" + kTwoMethods + "\n");
+  ASSERT_EQ(rpc.exit_code, 0) << rpc.err;
+  std::istringstream lines(rpc.out);
+  std::string first, second;
+  ASSERT_TRUE(std::getline(lines, first)) << rpc.out;
+  ASSERT_TRUE(std::getline(lines, second)) << rpc.out;
+  ExpectDuplicateRefused(first, "key");
+  ExpectDuplicateRefused(second, "method");
+
+  const std::string init =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":)"
+      R"("2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}})";
+  const std::string call =
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_store",)"
+      R"("arguments":{"key":"a","value":"v","key":"b"}}})";
+  RunResult mcp = RunMnemo({"--workspace", dir_.Sub("stdio"), "mcp"}, init + "\n" + call + "\n");
+  ASSERT_EQ(mcp.exit_code, 0) << mcp.err;
+  std::istringstream answers(mcp.out);
+  std::string initialized, refused;
+  ASSERT_TRUE(std::getline(answers, initialized)) << mcp.out;
+  ASSERT_TRUE(std::getline(answers, refused)) << mcp.out;
+  ExpectDuplicateRefused(refused, "key");
+  // The CLI's one-shot form too.
+  RunResult one = RunMnemo({"--workspace", dir_.Sub("stdio"), "rpc", "memory.store",
+                            R"({"key":"a","value":"v","key":"b"})"});
+  EXPECT_NE(one.exit_code, 0);
+  EXPECT_NE(one.err.find("\"key\" appears twice"), std::string::npos) << one.err;
 }
 
 }  // namespace

@@ -74,6 +74,38 @@ TEST(McpStdioE2e, MalformedInputLeavesTheServerAnswering) {
   EXPECT_EQ(a[5]["result"]["structuredContent"]["owner"], "alice");
 }
 
+// Issue 42, item 7: the MCP lifecycle. Before initialize is answered only
+// initialize and ping are; tools/list (and everything else) is refused.
+TEST(McpStdioE2e, RequestsBeforeInitializeAreRefused) {
+  testing::TempDir dir;
+  std::string input = Line(Request(1, "tools/list", json::object()));
+  input += Line(Request(2, "tools/call",
+                        {{"name", "memory_store"}, {"arguments", {{"key", "k"}, {"value", "v"}}}}));
+  input += Line(Request(3, "resources/read", {{"uri", "mnemo://profile"}}));
+  input += Line(Request(4, "ping", json::object()));
+  input += Line(Initialize(5));
+  input += Line({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+  input += Line(Request(6, "tools/list", json::object()));
+  RunResult r = RunMnemo({"--workspace", dir.path(), "mcp"}, input);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<json> a = Answers(r.out);
+  ASSERT_EQ(a.size(), 6u) << r.out.substr(0, 2000);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(a[i]["id"], i + 1);
+    EXPECT_EQ(a[i]["error"]["code"], -32600) << a[i].dump();
+    EXPECT_NE(a[i]["error"]["message"].get<std::string>().find("before initialize"),
+              std::string::npos)
+        << a[i].dump();
+    EXPECT_FALSE(a[i].contains("result"));
+  }
+  EXPECT_TRUE(a[3]["result"].is_object()) << a[3].dump();
+  EXPECT_EQ(a[4]["result"]["serverInfo"]["name"], "mnemo");
+  EXPECT_FALSE(a[5]["result"]["tools"].empty()) << a[5].dump();
+  // The refused tools/call stored nothing.
+  RunResult get = RunMnemo({"--workspace", dir.path(), "memory", "get", "k"});
+  EXPECT_NE(get.exit_code, 0) << get.out;
+}
+
 class McpHttpE2e : public ::testing::Test {
  protected:
   void SetUp() override {

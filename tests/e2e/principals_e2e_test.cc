@@ -1,11 +1,12 @@
 // Principals on stdio, the CLI and `mnemo mcp` under ACL (spec 10, issue 16):
 // --principal P acts with the role the configuration grants P
 // ([[security.principals]], else a [[security.tokens]] entry naming P, else
-// user); without --principal the process acts as security.default_principal
-// with security.default_role (default admin).
+// user, whatever the name); without --principal the process acts as
+// security.default_principal with security.default_role (default admin).
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -81,6 +82,58 @@ TEST_F(PrincipalRoles, StdioPrincipalsActWithTheirConfiguredRoleAndUnlistedOnesA
   EXPECT_EQ(alice->ErrorCode("memory.get", get_bobs), -32001);
   EXPECT_EQ(alice->Result("memory.store", {{"key", "mine"}, {"value", "x"}})["key"], "mine");
   EXPECT_EQ(alice->Result("memory.get", {{"key", "mine"}})["owner"], "alice");
+}
+
+// Issue 42 item 8: rights come from the configuration only, never from a
+// name. `--principal local` spells the default principal's name; it acted
+// with security.default_role (admin) and read and erased everyone's memory.
+TEST_F(PrincipalRoles, NamingTheDefaultPrincipalBuysNoRights) {
+  const std::vector<std::string> get = {"rpc", "memory.get", R"({"key":"b-secret","owner":"bob"})"};
+  RunResult local = Cli("local", get);
+  EXPECT_EQ(local.exit_code, 1) << local.out;
+  EXPECT_EQ(local.out.find(kBobsSecret), std::string::npos) << local.out;
+  RunResult forget = Cli("local", {"rpc", "memory.forget", R"({"key":"b-secret","owner":"bob"})"});
+  EXPECT_EQ(forget.out.find("true"), std::string::npos) << forget.out;
+  auto mcp = McpTransportClient(dir_.path(), "local");
+  EXPECT_EQ(
+      mcp->Call("memory.get", {{"key", "b-secret"}, {"owner", "bob"}}).dump().find(kBobsSecret),
+      std::string::npos);
+  auto stdio = StdioTransportClient(dir_.path(), "local");
+  EXPECT_EQ(stdio->ErrorCode("memory.get", {{"key", "b-secret"}, {"owner", "bob"}}), -32001);
+  // The same name under another default is no different.
+  RunResult carol = Cli("carol", get, {{"MNEMO_SECURITY_DEFAULT_PRINCIPAL", "carol"}});
+  EXPECT_EQ(carol.out.find(kBobsSecret), std::string::npos) << carol.out;
+  // The owner of the workspace (no --principal) keeps the default role.
+  RunResult owner = Cli("", get);
+  EXPECT_NE(owner.out.find(kBobsSecret), std::string::npos) << owner.out;
+  EXPECT_EQ(Cli("bob", {"memory", "get", "b-secret"}).exit_code, 0);
+}
+
+// Issue 42, item 9: each principal is offered exactly the tools it may call.
+// update_memory_md (MEMORY.md is every principal's) is an admin's under ACL:
+// a user's call of it answers -32002, so a user's lists leave it out.
+TEST_F(PrincipalRoles, EachPrincipalIsOfferedExactlyTheToolsItMayCall) {
+  auto tool_names = [](TransportClient& who) {
+    std::set<std::string> names;
+    for (const json& t : who.Result("memory.tools_schema", json::object())) {
+      names.insert(t["function"]["name"].get<std::string>());
+    }
+    return names;
+  };
+  auto alice = StdioTransportClient(dir_.path(), "alice");
+  const std::set<std::string> alices = tool_names(*alice);
+  EXPECT_TRUE(alices.count("memory_search"));
+  EXPECT_FALSE(alices.count("update_memory_md"));
+  EXPECT_FALSE(alices.count("memory_recall"));
+  EXPECT_EQ(alice->ErrorCode("memory.update_memory_md", {{"file", "MEMORY.md"}, {"content", "x"}}),
+            -32002);
+  auto ops = StdioTransportClient(dir_.path(), "ops");
+  EXPECT_TRUE(tool_names(*ops).count("update_memory_md"));
+  // MCP tools/list, over stdio.
+  auto mcp_alice = McpTransportClient(dir_.path(), "alice");
+  EXPECT_TRUE(mcp_alice->Offers("memory.search"));
+  EXPECT_FALSE(mcp_alice->Offers("memory.update_memory_md"));
+  EXPECT_TRUE(McpTransportClient(dir_.path(), "ops")->Offers("memory.update_memory_md"));
 }
 
 TEST_F(PrincipalRoles, CliCommandsActAsThePrincipal) {

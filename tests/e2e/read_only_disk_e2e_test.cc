@@ -1,6 +1,8 @@
 // Issue 17, item 6, through the real daemon: a read must not become a
-// write. memory.get and memory.doc_get count accesses, and when that count
-// cannot be written the read still answers (the count is best effort).
+// write. Issue 42, item 5: a fresh process (the CLI, a daemon) on a
+// read-only file system or a full disk answers reads and refuses writes
+// naming the cause, and changes no file. memory.get and memory.doc_get count accesses, and when
+// that count cannot be written the read still answers (the count is best effort).
 //
 // Two real ways to make the daemon's writes fail while its reads work:
 // another SQLite connection holding the database's write lock (portable: the
@@ -16,8 +18,12 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <memory>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -124,6 +130,127 @@ TEST(ReadOnlyDiskE2e, ReadsAnswerOnAFullDisk) {
     std::filesystem::remove(dir.path() + "/disk/filler");
     daemon.Stop(SIGTERM);
   }
+}
+
+// Issue 42, item 5: a fresh process on a workspace that takes no writes.
+
+// Every regular file under `dir` with its bytes.
+std::map<std::string, std::string> Snapshot(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    files[std::filesystem::relative(e.path(), dir).string()] = bytes.str();
+  }
+  return files;
+}
+
+// `source` bound read-only at `target` (mount --bind, then remount ro).
+class ReadOnlyBind {
+ public:
+  ReadOnlyBind(const std::string& source, const std::string& target) : target_(target) {
+    std::filesystem::create_directories(target);
+    bound_ = ::mount(source.c_str(), target.c_str(), nullptr, MS_BIND, nullptr) == 0;
+    error_ = errno;
+    if (bound_ &&
+        ::mount(nullptr, target.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) != 0) {
+      error_ = errno;
+      ::umount2(target.c_str(), MNT_DETACH);
+      bound_ = false;
+    }
+  }
+  ~ReadOnlyBind() {
+    if (bound_) ::umount2(target_.c_str(), MNT_DETACH);
+  }
+  ReadOnlyBind(const ReadOnlyBind&) = delete;
+  ReadOnlyBind& operator=(const ReadOnlyBind&) = delete;
+  bool bound() const { return bound_; }
+  int error() const { return error_; }
+
+ private:
+  std::string target_;
+  bool bound_ = false;
+  int error_ = 0;
+};
+
+RunResult Cli(const std::string& workspace, std::vector<std::string> command) {
+  std::vector<std::string> args = {"--workspace", workspace};
+  args.insert(args.end(), command.begin(), command.end());
+  return RunMnemo(args);
+}
+
+// Stores what the reads below look for, with the CLI (a process that ends,
+// so the database is checkpointed and its -wal removed).
+void SeedWithCli(const std::string& workspace) {
+  ASSERT_EQ(Cli(workspace, {"memory", "store", "k", "the deploy runbook"}).exit_code, 0);
+  ASSERT_EQ(Cli(workspace, {"memory", "store", "k2", "billing runs on fridays"}).exit_code, 0);
+}
+
+// get, search, list and export of a fresh process answer; a write fails
+// naming `cause`.
+void ExpectReadsAnswerAndWritesNameTheCause(const std::string& workspace,
+                                            const std::string& cause) {
+  RunResult get = Cli(workspace, {"memory", "get", "k"});
+  EXPECT_EQ(get.exit_code, 0) << get.err;
+  EXPECT_NE(get.out.find("the deploy runbook"), std::string::npos) << get.out;
+  RunResult search = Cli(workspace, {"memory", "search", "deploy runbook"});
+  EXPECT_EQ(search.exit_code, 0) << search.err;
+  EXPECT_NE(search.out.find("runbook"), std::string::npos) << search.out;
+  RunResult list = Cli(workspace, {"memory", "list"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("k2"), std::string::npos) << list.out;
+  RunResult exported = Cli(workspace, {"export"});
+  EXPECT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_NE(exported.out.find("billing runs on fridays"), std::string::npos);
+  RunResult store = Cli(workspace, {"memory", "store", "k3", "a new fact"});
+  EXPECT_NE(store.exit_code, 0) << store.out;
+  EXPECT_NE(store.err.find(cause), std::string::npos) << store.err;
+}
+
+TEST(ReadOnlyDiskE2e, AFreshProcessReadsAReadOnlyFileSystem) {
+  testing::TempDir dir;
+  const std::string workspace = dir.Sub("ws");
+  SeedWithCli(workspace);
+  const auto before = Snapshot(workspace);
+  ReadOnlyBind ro(workspace, dir.Sub("ro"));
+  if (!ro.bound()) {
+    GTEST_SKIP() << "cannot bind-mount read-only here (" << std::strerror(ro.error()) << ")";
+  }
+  ExpectReadsAnswerAndWritesNameTheCause(dir.Sub("ro"), "read-only");
+  {
+    Daemon daemon(dir.Sub("ro"));
+    ASSERT_TRUE(daemon.started()) << daemon.Stderr();
+    RpcClient rpc(daemon.port());
+    EXPECT_EQ(rpc.Result("memory.get", {{"key", "k"}})["content"], "the deploy runbook");
+    json search = rpc.Call("memory.search", {{"query", "billing"}});
+    EXPECT_NE(search.dump().find("billing runs on fridays"), std::string::npos) << search.dump();
+    json store = rpc.Call("memory.store", {{"key", "k3"}, {"value", "v"}});
+    ASSERT_TRUE(store.contains("error")) << store.dump();
+    EXPECT_NE(store["error"]["message"].get<std::string>().find("read-only"), std::string::npos)
+        << store.dump();
+    daemon.Stop(SIGTERM);
+  }
+  EXPECT_EQ(Snapshot(workspace), before) << "a read changed a file of the workspace";
+}
+
+TEST(ReadOnlyDiskE2e, AFreshProcessReadsAFullDisk) {
+  testing::TempDir dir;
+  FullDisk disk(dir.path() + "/disk");
+  if (!disk.mounted()) {
+    GTEST_SKIP() << "cannot mount a tmpfs here (" << std::strerror(disk.error()) << ")";
+  }
+  const std::string workspace = dir.path() + "/disk/ws";
+  SeedWithCli(workspace);
+  const std::string db_before = Snapshot(workspace)["mnemo.db"];
+  disk.Fill();
+  ExpectReadsAnswerAndWritesNameTheCause(workspace, "full");
+  EXPECT_EQ(Snapshot(workspace)["mnemo.db"], db_before);
+  std::filesystem::remove(dir.path() + "/disk/filler");
+  RunResult after = Cli(workspace, {"memory", "store", "k3", "a new fact"});
+  EXPECT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_EQ(Cli(workspace, {"memory", "get", "k"}).exit_code, 0);
 }
 
 }  // namespace

@@ -28,8 +28,10 @@ async function scenario(client, label, { acl }) {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
   const expected = ["episodic_search", "memory_forget", "memory_get", "memory_search",
-    "memory_store", "tool_rule_list", "tool_rule_put", "update_memory_md"];
-  if (!acl) expected.push("memory_recall");
+    "memory_store", "tool_rule_list", "tool_rule_put"];
+  // Each principal is offered exactly what it may call: under ACL recall is
+  // off, and MEMORY.md (every principal's) is an admin's; `acl` is a user.
+  if (!acl) expected.push("memory_recall", "update_memory_md");
   assert.deepEqual(names, expected.sort(), `${label}: tools/list`);
   for (const t of tools) {
     assert.equal(t.inputSchema.type, "object", `${label}: ${t.name} input schema`);

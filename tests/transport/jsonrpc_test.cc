@@ -77,6 +77,31 @@ TEST_F(JsonRpc, DeepNestingIsRefusedNotACrash) {
   EXPECT_EQ(Ok("memory.store", {{"key", "k"}, {"value", std::string(1000, '[')}})["created"], true);
 }
 
+// Issue 42, item 7: RFC 8259 leaves duplicate names to the reader; two
+// readers of one request (a proxy, mnemo) must not see two requests.
+TEST_F(JsonRpc, DuplicateKeysAreRefusedNamingTheKey) {
+  json r = Raw(R"({"jsonrpc":"2.0","id":1,"method":"memory.store",)"
+               R"("params":{"key":"a","value":"v","key":"b"}})");
+  EXPECT_EQ(r["error"]["code"], -32600) << r.dump();
+  EXPECT_NE(r["error"]["message"].get<std::string>().find(R"(the key "key" appears twice)"),
+            std::string::npos)
+      << r.dump();
+  r = Raw(R"({"jsonrpc":"2.0","id":1,"id":2,"method":"memory.stats"})");
+  EXPECT_EQ(r["error"]["code"], -32600) << r.dump();
+  // Deep inside, and in a batch member.
+  r = Raw(R"([{"jsonrpc":"2.0","id":1,"method":"memory.stats","params":{"x":[{"a":1,"a":2}]}}])");
+  EXPECT_EQ(r["error"]["code"], -32600) << r.dump();
+  EXPECT_EQ(Ok("memory.stats", nullptr)["entries"], 0);
+  // The same name in sibling or nested objects is not a duplicate.
+  r = Raw(R"({"jsonrpc":"2.0","id":1,"method":"memory.store",)"
+          R"("params":{"key":"k","value":"v","tags":["a"],"meta":{"key":{"key":1}}}})");
+  EXPECT_FALSE(r.contains("error") && r["error"]["code"] == -32600) << r.dump();
+  // Control characters in a duplicate name are escaped in the message.
+  r = Raw("{\"a\\u0001\":1,\"a\\u0001\":2}");
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("\\u0001"), std::string::npos)
+      << r.dump();
+}
+
 TEST_F(JsonRpc, WrongEnvelopesAreInvalidRequests) {
   for (const char* body : {
            R"({"id":1,"method":"memory.stats"})",                        // no jsonrpc

@@ -162,11 +162,44 @@ TEST_F(Mcp, ToolsComeFromTheMethodTableAndRecallLeavesUnderAcl) {
   EXPECT_FALSE(names.count("memory_recall"));
   EXPECT_EQ(names.size(), 8u);
   EXPECT_EQ(CallTool("memory_recall", {{"query", "x"}})["error"]["code"], -32602);
+  // Issue 42, item 9: a user sees exactly what it may call; update_memory_md
+  // is an admin's under ACL (its call answers permission denied).
+  who_ = Principal{"alice", Role::kUser};
+  names.clear();
+  for (const json& t : Tools()) names.insert(t["name"]);
+  EXPECT_FALSE(names.count("update_memory_md"));
+  EXPECT_EQ(names.size(), 7u);
+  json denied = CallTool("update_memory_md", {{"file", "MEMORY.md"}, {"content", "x"}});
+  EXPECT_EQ(denied["result"]["isError"], true) << denied.dump();
+  json unknown = CallTool("nope", json::object());
+  EXPECT_EQ(unknown["error"]["message"].get<std::string>().find("update_memory_md"),
+            std::string::npos)
+      << unknown.dump();
+}
+
+// Issue 42, item 7: the MCP lifecycle. Until initialize is answered only
+// initialize and ping are; every other request is refused with -32600.
+TEST_F(Mcp, RequestsBeforeInitializeAreRefused) {
+  for (const char* method : {"tools/list", "tools/call", "resources/list", "resources/read",
+                             "resources/templates/list", "nope"}) {
+    json r = Request(method);
+    EXPECT_EQ(r["error"]["code"], -32600) << method << ": " << r.dump();
+    EXPECT_NE(r["error"]["message"].get<std::string>().find("before initialize"), std::string::npos)
+        << r.dump();
+  }
+  EXPECT_EQ(Request("ping")["result"], json::object());
+  // A failed initialize initialises nothing.
+  EXPECT_EQ(Request("initialize", {{"protocolVersion", 1}})["error"]["code"], -32602);
+  EXPECT_EQ(Request("tools/list")["error"]["code"], -32600);
+  Initialize("2025-11-25");
+  EXPECT_FALSE(Tools().empty());
 }
 
 TEST_F(Mcp, MalformedMessagesGetProtocolErrorsAndNotificationsNoAnswer) {
   McpSession s;
   auto text = [&](const std::string& t) { return server_->HandleText(t, who_, s); };
+  EXPECT_TRUE(text(R"({"jsonrpc":"2.0","id":0,"method":"initialize",)"
+                   R"("params":{"protocolVersion":"2025-11-25"}})"));
   EXPECT_EQ(json::parse(*text("not json"))["error"]["code"], -32700);
   EXPECT_EQ(json::parse(*text(std::string(200, '[')))["error"]["code"], -32600);
   EXPECT_EQ(json::parse(*text("42"))["error"]["code"], -32600);
@@ -194,6 +227,13 @@ TEST_F(Mcp, MalformedMessagesGetProtocolErrorsAndNotificationsNoAnswer) {
   EXPECT_TRUE(s.initialized);
   json ping = json::parse(*text(R"({"jsonrpc":"2.0","id":"p","method":"ping"})"));
   EXPECT_EQ(ping, json({{"jsonrpc", "2.0"}, {"id", "p"}, {"result", json::object()}}));
+  // Issue 42, item 7: one key twice in an object is refused, naming it.
+  json twice = json::parse(*text(R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":)"
+                                 R"({"name":"memory_store","name":"memory_forget"}})"));
+  EXPECT_EQ(twice["error"]["code"], -32600) << twice.dump();
+  EXPECT_NE(twice["error"]["message"].get<std::string>().find(R"("name" appears twice)"),
+            std::string::npos)
+      << twice.dump();
 }
 
 TEST_F(Mcp, ResourcesAreThePrincipalsOwn) {

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "rpc_fixture.h"
+#include "transport/mcp.h"
 #include "transport/param_schema.h"
 
 namespace mnemo::transport {
@@ -204,6 +206,66 @@ TEST_F(Methods, ToolsSchemaLeavesRecallOutUnderAcl) {
   for (const json& t : tools) EXPECT_NE(t["function"]["name"], "memory_recall");
   json r = Ok("memory.tool_call", {{"name", "memory_recall"}, {"arguments", {{"query", "x"}}}});
   EXPECT_EQ(r["is_error"], true);
+}
+
+// Issue 42, item 9: each principal sees exactly the tools it may call. Every
+// tool of the table is called by a user and by an admin, under ACL and with
+// memory off: a tool is listed for that caller exactly when its call is not
+// refused for who the caller is (-32002) or what is switched off (-32003).
+TEST_F(Methods, EachPrincipalIsOfferedExactlyTheToolsItMayCall) {
+  const std::map<std::string, json> valid_arguments = {
+      {"memory_store", {{"key", "k"}, {"value", "v"}}},
+      {"memory_get", {{"key", "k"}}},
+      {"memory_recall", {{"query", "v"}}},
+      {"memory_search", {{"query", "v"}}},
+      {"memory_forget", {{"key", "nothing"}}},
+      {"tool_rule_put", {{"tool_name", "email"}, {"rule", "never cc"}}},
+      {"tool_rule_list", {{"tool_name", "email"}}},
+      {"episodic_search", {{"query", "v"}}},
+      {"update_memory_md", {{"file", "MEMORY.md"}, {"content", "Deploys on Tuesdays."}}}};
+  struct Setting {
+    const char* name;
+    bool acl;
+    bool enabled;
+  };
+  for (const Setting setting : {Setting{"acl", true, true}, Setting{"no acl", false, true},
+                                Setting{"memory off", true, false}}) {
+    Config c;
+    c.memory.acl_enabled = setting.acl;
+    c.memory.enabled = setting.enabled;
+    Open(c);
+    for (const Principal& who :
+         {Principal{"alice", Role::kUser}, Principal{"root", Role::kAdmin}}) {
+      who_ = who;
+      std::set<std::string> listed;
+      for (const json& t : Ok("memory.tools_schema", nullptr)) listed.insert(t["function"]["name"]);
+      McpServer mcp(*engine_);
+      McpSession session;
+      mcp.HandleJson({{"jsonrpc", "2.0"},
+                      {"id", 1},
+                      {"method", "initialize"},
+                      {"params", {{"protocolVersion", "2025-11-25"}}}},
+                     who_, session);
+      std::set<std::string> mcp_listed;
+      const json tools = mcp.HandleJson({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/list"}},
+                                        who_, session)["result"]["tools"];
+      for (const json& t : tools) mcp_listed.insert(t["name"]);
+      for (const MethodSpec& m : DefaultMethodTable().All()) {
+        if (m.tool_name.empty()) continue;
+        const auto args = valid_arguments.find(m.tool_name);
+        ASSERT_NE(args, valid_arguments.end()) << "give tool " << m.tool_name << " valid arguments";
+        json r = dispatcher_->HandleJson(
+            {{"jsonrpc", "2.0"}, {"id", 1}, {"method", m.name}, {"params", args->second}}, who_);
+        const bool refused =
+            r.contains("error") && (r["error"]["code"] == -32002 || r["error"]["code"] == -32003);
+        const std::string where = std::string(setting.name) + ", " + who.name + ", " + m.tool_name;
+        EXPECT_NE(refused, mcp_listed.count(m.tool_name) == 1) << where << ": " << r.dump();
+        if (!m.tool_mcp_only) {
+          EXPECT_NE(refused, listed.count(m.tool_name) == 1) << where << ": " << r.dump();
+        }
+      }
+    }
+  }
 }
 
 TEST_F(Methods, ToolCallRendersTheSpecTexts) {

@@ -21,6 +21,18 @@ Status SqliteStatus(int rc, std::string_view what) {
   }
 }
 
+void DamageLatch::Set(std::string_view why) {
+  std::lock_guard lock(mu_);
+  if (set_.load(std::memory_order_relaxed)) return;
+  why_ = std::string(why);
+  set_.store(true, std::memory_order_release);
+}
+
+std::string DamageLatch::Why() const {
+  std::lock_guard lock(mu_);
+  return why_;
+}
+
 Statement::~Statement() {
   if (stmt_ != nullptr) {
     sqlite3_reset(stmt_);
@@ -50,7 +62,9 @@ Result<bool> Statement::Step(std::string_view what) {
   const int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  return SqliteStatus(rc, what);
+  Status s = SqliteStatus(rc, what);
+  if (damage_ != nullptr && s.code() == StatusCode::kCorruption) damage_->Set(s.message());
+  return s;
 }
 
 Status Statement::Run(std::string_view what) {
@@ -103,26 +117,80 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string& path, bo
   return std::unique_ptr<Connection>(new Connection(db));
 }
 
+namespace {
+
+// `path` as an SQLite URI path: '%', '?' and '#' (and every byte that is
+// not printable ASCII) percent-encoded.
+std::string UriPath(const std::string& path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char ch : path) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c <= 0x20 || c >= 0x7f || c == '%' || c == '?' || c == '#') {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Connection>> Connection::OpenReadOnly(const std::string& path,
+                                                             bool immutable, int busy_timeout_ms) {
+  sqlite3* db = nullptr;
+  const std::string uri =
+      "file:" + UriPath(path) + (immutable ? "?mode=ro&immutable=1" : "?mode=ro");
+  const int rc = sqlite3_open_v2(
+      uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_close_v2(db);
+    return SqliteStatus(rc, "open database " + path + " for reading");
+  }
+  sqlite3_extended_result_codes(db, 1);
+  sqlite3_busy_timeout(db, busy_timeout_ms);
+  return std::unique_ptr<Connection>(new Connection(db));
+}
+
 Status Connection::Exec(const char* sql, std::string_view what) {
   const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
-  return rc == SQLITE_OK ? Status::Ok() : SqliteStatus(rc, what);
+  if (rc == SQLITE_OK) return Status::Ok();
+  Status s = SqliteStatus(rc, what);
+  NoteDamage(s);
+  return s;
+}
+
+void Connection::NoteDamage(const Status& status) {
+  if (damage_ != nullptr && status.code() == StatusCode::kCorruption)
+    damage_->Set(status.message());
 }
 
 Result<Statement> Connection::Prepare(const std::string& sql, std::string_view what) {
   auto it = cache_.find(sql);
-  if (it != cache_.end()) return Statement(it->second);
+  if (it != cache_.end()) return Statement(it->second, damage_.get());
   sqlite3_stmt* stmt = nullptr;
   const int rc = sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()),
                                     SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
   if (rc != SQLITE_OK) {
     sqlite3_finalize(stmt);
-    return SqliteStatus(rc, what);
+    Status s = SqliteStatus(rc, what);
+    NoteDamage(s);
+    return s;
   }
   cache_.emplace(sql, stmt);
-  return Statement(stmt);
+  return Statement(stmt, damage_.get());
 }
 
 Result<Transaction> Transaction::Begin(Connection& conn) {
+  if (!conn.write_refusal().empty()) return Unavailable(conn.write_refusal());
+  if (const DamageLatch* damage = conn.damage_latch(); damage != nullptr && damage->set()) {
+    return Corruption("the database is damaged (" + damage->Why() +
+                      "); writes are refused so that they cannot spread the damage: read or "
+                      "export what is readable, then restore a backup into a new workspace");
+  }
   MNEMO_RETURN_IF_ERROR(conn.Exec("BEGIN IMMEDIATE", "begin transaction"));
   return Transaction(&conn);
 }

@@ -12,8 +12,10 @@
 
 #include <sqlite3.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,12 +31,33 @@ namespace mnemo::storage::internal {
 // Maps an SQLite result code to a Status: "<what>: <sqlite's error string>".
 Status SqliteStatus(int rc, std::string_view what);
 
+// Set once a connection of a database has seen it damaged (SQLITE_CORRUPT
+// or SQLITE_NOTADB from a statement, or problems from an integrity check);
+// shared by every connection of one database. From then on
+// Transaction::Begin refuses writes with kCorruption: a write into a
+// damaged b-tree can spread the damage to pages that were sound.
+class DamageLatch {
+ public:
+  void Set(std::string_view why);
+  bool set() const { return set_.load(std::memory_order_acquire); }
+  // What was seen first; "" until set.
+  std::string Why() const;
+
+ private:
+  std::atomic<bool> set_{false};
+  mutable std::mutex mu_;
+  std::string why_;
+};
+
 // A prepared statement borrowed from a Connection's cache. Reset and its
 // bindings cleared when the borrow ends, so no read transaction outlives it.
 class Statement {
  public:
-  explicit Statement(sqlite3_stmt* stmt) : stmt_(stmt) {}
-  Statement(Statement&& other) noexcept : stmt_(other.stmt_) { other.stmt_ = nullptr; }
+  explicit Statement(sqlite3_stmt* stmt, DamageLatch* damage = nullptr)
+      : stmt_(stmt), damage_(damage) {}
+  Statement(Statement&& other) noexcept : stmt_(other.stmt_), damage_(other.damage_) {
+    other.stmt_ = nullptr;
+  }
   Statement& operator=(Statement&&) = delete;
   Statement(const Statement&) = delete;
   ~Statement();
@@ -65,6 +88,7 @@ class Statement {
 
  private:
   sqlite3_stmt* stmt_;
+  DamageLatch* damage_;
 };
 
 // Binds `value`, or NULL when absent (for `?n IS NULL OR ...` filters).
@@ -111,6 +135,14 @@ class Connection {
   static Result<std::unique_ptr<Connection>> Open(const std::string& path, bool create,
                                                   int busy_timeout_ms);
 
+  // Opens `path` for reading only, for a workspace that takes no writes (a
+  // read-only file system, a full disk). `immutable`: SQLite takes no locks
+  // and needs no -wal or -shm file (right only when no other process writes
+  // and no -wal holds changes); else a plain read-only open, which reads an
+  // existing -wal through an existing -shm.
+  static Result<std::unique_ptr<Connection>> OpenReadOnly(const std::string& path, bool immutable,
+                                                          int busy_timeout_ms);
+
   // Runs one or more statements without results (DDL, pragmas, BEGIN).
   Status Exec(const char* sql, std::string_view what);
 
@@ -120,16 +152,32 @@ class Connection {
   sqlite3* handle() const { return db_; }
   int64_t LastInsertRowid() const { return sqlite3_last_insert_rowid(db_); }
 
+  // Shares `latch` with this connection's statements (DamageLatch); set
+  // before the first Prepare.
+  void ShareDamageLatch(std::shared_ptr<DamageLatch> latch) { damage_ = std::move(latch); }
+  const DamageLatch* damage_latch() const { return damage_.get(); }
+  // Sets the latch (when there is one) for a corruption status.
+  void NoteDamage(const Status& status);
+
+  // Transaction::Begin refuses with kUnavailable naming `why` (a connection
+  // of a workspace opened read-only); set before first use.
+  void RefuseWrites(std::string why) { write_refusal_ = std::move(why); }
+  const std::string& write_refusal() const { return write_refusal_; }
+
  private:
   explicit Connection(sqlite3* db) : db_(db) {}
 
   sqlite3* db_;
+  std::shared_ptr<DamageLatch> damage_;
+  std::string write_refusal_;
   std::unordered_map<std::string, sqlite3_stmt*> cache_;
 };
 
 // BEGIN IMMEDIATE .. COMMIT; rolled back when destroyed uncommitted.
 class Transaction {
  public:
+  // kCorruption without touching the database once its DamageLatch is set;
+  // kUnavailable naming the cause on a connection that refuses writes.
   static Result<Transaction> Begin(Connection& conn);
   // A deferred BEGIN on a reader: the statements until it ends read one
   // snapshot. Ends (rolled back; nothing was written) when destroyed.

@@ -2,11 +2,13 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <unordered_map>
 
@@ -42,9 +44,32 @@ Status CreatePrivateFile(const std::string& path) {
   return Unavailable("cannot create database " + path + ": " + std::strerror(errno));
 }
 
-Result<std::unique_ptr<Connection>> OpenConnection(const std::string& path, bool writer) {
-  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn,
-                         Connection::Open(path, writer, kBusyTimeoutMs));
+// Why the database at `path` can take no writes, in words naming the cause
+// ("the file system holding /w is read-only", "the disk holding /w is
+// full", "/w is not writable: Permission denied"); "" when it looks
+// writable, so a failure to open it is something else.
+std::string WhyNoWrites(const std::string& path) {
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  struct statvfs vfs {};
+  if (::statvfs(dir.empty() ? "." : dir.c_str(), &vfs) == 0) {
+    if ((vfs.f_flag & ST_RDONLY) != 0) return "the file system holding " + dir + " is read-only";
+    if (vfs.f_bavail == 0) return "the disk holding " + dir + " is full";
+  }
+  if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0 || ::access(path.c_str(), W_OK) != 0) {
+    return dir + " is not writable: " + std::strerror(errno);
+  }
+  return "";
+}
+
+Result<std::unique_ptr<Connection>> OpenConnection(const std::string& path, OpenMode mode,
+                                                   std::shared_ptr<DamageLatch> damage) {
+  const bool writer = mode == OpenMode::kWriter;
+  MNEMO_ASSIGN_OR_RETURN(
+      std::unique_ptr<Connection> conn,
+      mode == OpenMode::kWriter || mode == OpenMode::kReader
+          ? Connection::Open(path, writer, kBusyTimeoutMs)
+          : Connection::OpenReadOnly(path, mode == OpenMode::kImmutable, kBusyTimeoutMs));
+  conn->ShareDamageLatch(std::move(damage));
   MNEMO_RETURN_IF_ERROR(RegisterFtsTokenizer(conn->handle()));
   MNEMO_RETURN_IF_ERROR(RegisterFtsRank(conn->handle()));
   MNEMO_RETURN_IF_ERROR(RegisterEntryFunctions(conn->handle()));
@@ -90,10 +115,27 @@ Result<int64_t> Reindex(Connection& db, int64_t rowid, const std::optional<Entry
 Result<std::unique_ptr<SqliteBackend>> SqliteBackend::Open(const SqliteOptions& options,
                                                            int64_t vector_log_limit) {
   if (options.path.empty()) return InvalidArgument("the database path must not be empty", "path");
-  MNEMO_RETURN_IF_ERROR(CreatePrivateFile(options.path));
   std::unique_ptr<SqliteBackend> backend(new SqliteBackend(vector_log_limit));
-  MNEMO_ASSIGN_OR_RETURN(backend->writer_, OpenConnection(options.path, /*writer=*/true));
-  MNEMO_ASSIGN_OR_RETURN(backend->schema_version_, Migrate(*backend->writer_, SchemaMigrations()));
+  // A database on a file system that takes no writes (read-only, full)
+  // still answers reads: opened read-only, every write refused naming why.
+  Status writable = CreatePrivateFile(options.path);
+  if (writable.ok()) {
+    auto writer = OpenConnection(options.path, OpenMode::kWriter, backend->damage_);
+    writable = writer.status();
+    if (writer.ok()) backend->writer_ = std::move(writer).value();
+  }
+  Result<int> migrated =
+      writable.ok() ? Migrate(*backend->writer_, SchemaMigrations()) : Result<int>(writable);
+  if (!migrated.ok()) {
+    const std::string why = migrated.status().code() == StatusCode::kUnavailable
+                                ? WhyNoWrites(options.path)
+                                : std::string();
+    if (why.empty() || !std::filesystem::exists(options.path)) return migrated.status();
+    backend->writer_.reset();
+    MNEMO_RETURN_IF_ERROR(backend->OpenReadOnly(options, why));
+    return backend;
+  }
+  backend->schema_version_ = *migrated;
   MNEMO_ASSIGN_OR_RETURN(const int64_t reindexed, EnsureTextVersion(*backend->writer_));
   if (reindexed > 0) {
     options.logger->Log(LogLevel::kInfo,
@@ -102,25 +144,55 @@ Result<std::unique_ptr<SqliteBackend>> SqliteBackend::Open(const SqliteOptions& 
                             " rows); run `mnemo reindex` to refresh the hash "
                             "embedder's vectors");
   }
-  {
-    MNEMO_ASSIGN_OR_RETURN(
-        Statement id, backend->writer_->Prepare("SELECT id FROM store_info", "read the store id"));
-    MNEMO_ASSIGN_OR_RETURN(bool row, id.Step("read the store id"));
-    if (!row) return Internal("the database has no store id (table store_info is empty)");
-    backend->store_id_ = id.ColumnText(0);
-  }
-  backend->prune_from_rows_ = options.prune_keyword_search_from_rows;
-  for (int i = 0; i < std::max(1, options.readers); ++i) {
-    MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<Connection> reader,
-                           OpenConnection(options.path, /*writer=*/false));
-    backend->memos_[reader.get()] = std::make_unique<ScoreStatsMemo>();
-    backend->idle_readers_.push_back(std::move(reader));
-  }
+  MNEMO_RETURN_IF_ERROR(backend->OpenReaders(options, OpenMode::kReader, ""));
   MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<Connection> checkpoints,
-                         OpenConnection(options.path, /*writer=*/false));
+                         OpenConnection(options.path, OpenMode::kReader, backend->damage_));
   backend->checkpointer_ =
       std::make_unique<Checkpointer>(std::move(checkpoints), *backend->writer_, options.logger);
   return backend;
+}
+
+Status SqliteBackend::OpenReadOnly(const SqliteOptions& options, const std::string& why) {
+  std::error_code ec;
+  const auto wal_bytes = std::filesystem::file_size(options.path + "-wal", ec);
+  // Immutable (no lock, no -shm to create) unless a -wal holds changes that
+  // only a plain read-only open, through the -shm beside it, reads.
+  const OpenMode mode = !ec && wal_bytes > 0 ? OpenMode::kReadOnly : OpenMode::kImmutable;
+  const std::string refusal = "the workspace database " + options.path +
+                              " is open read-only: " + why +
+                              "; writes are refused until it can take them again";
+  MNEMO_ASSIGN_OR_RETURN(writer_, OpenConnection(options.path, mode, damage_));
+  writer_->RefuseWrites(refusal);
+  MNEMO_ASSIGN_OR_RETURN(schema_version_, ReadSchemaVersion(*writer_));
+  if (schema_version_ != LatestSchemaVersion()) {
+    return Unavailable("the database " + options.path + " has schema version " +
+                       std::to_string(schema_version_) + " and this mnemo reads version " +
+                       std::to_string(LatestSchemaVersion()) + " only after a migration, which " +
+                       "cannot run: " + why);
+  }
+  MNEMO_RETURN_IF_ERROR(OpenReaders(options, mode, refusal));
+  options.logger->Log(LogLevel::kWarn, refusal + "; reads are answered");
+  return Status::Ok();
+}
+
+Status SqliteBackend::OpenReaders(const SqliteOptions& options, OpenMode mode,
+                                  const std::string& refusal) {
+  {
+    MNEMO_ASSIGN_OR_RETURN(Statement id,
+                           writer_->Prepare("SELECT id FROM store_info", "read the store id"));
+    MNEMO_ASSIGN_OR_RETURN(bool row, id.Step("read the store id"));
+    if (!row) return Internal("the database has no store id (table store_info is empty)");
+    store_id_ = id.ColumnText(0);
+  }
+  prune_from_rows_ = options.prune_keyword_search_from_rows;
+  for (int i = 0; i < std::max(1, options.readers); ++i) {
+    MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<Connection> reader,
+                           OpenConnection(options.path, mode, damage_));
+    if (!refusal.empty()) reader->RefuseWrites(refusal);
+    memos_[reader.get()] = std::make_unique<ScoreStatsMemo>();
+    idle_readers_.push_back(std::move(reader));
+  }
+  return Status::Ok();
 }
 
 SqliteBackend::SqliteBackend(int64_t vector_log_limit) : trim_(vector_log_limit) {}

@@ -28,6 +28,11 @@ class EntryTokenPipeline;
 class ScoreStatsMemo;
 class TokenizedTexts;
 
+// How a connection is opened: kWriter and kReader on a database that takes
+// writes; kReadOnly and kImmutable on one that does not
+// (Connection::OpenReadOnly).
+enum class OpenMode { kWriter, kReader, kReadOnly, kImmutable };
+
 // A write's texts tokenized ahead of the writer (entry_tokens.h): its key is
 // text `key` of `texts`, its content text key + 1.
 struct PreparedTokens {
@@ -177,6 +182,7 @@ class SqliteBackend final : public EntryStore,
   Result<ErasureCounts> EraseSession(const SessionErasure& what) override;
   Result<ErasureCounts> ErasePrincipal(std::string_view owner) override;
   Status CompactEntryIndex() override;
+  Status CheckIntegrity(std::chrono::milliseconds budget) override;  // sqlite_integrity.cc
 
  private:
   // A reader connection borrowed from the pool; returned when destroyed.
@@ -198,6 +204,13 @@ class SqliteBackend final : public EntryStore,
   };
 
   explicit SqliteBackend(int64_t vector_log_limit);
+  // The open of a database on a file system that takes no writes (`why`
+  // names the cause): every connection read-only, no migration, no
+  // checkpoints; Transaction::Begin refuses naming `why`.
+  Status OpenReadOnly(const SqliteOptions& options, const std::string& why);
+  // After writer_ is open: reads the store id and opens the reader pool in
+  // `mode`, each refusing writes with `refusal` when it is not empty.
+  Status OpenReaders(const SqliteOptions& options, OpenMode mode, const std::string& refusal);
   ReaderLease AcquireReader();
   // A text-index write WriteEntriesLocked holds back until the entry rows of
   // its chunk are written (see FlushDeferredIndex in sqlite_backend.cc).
@@ -239,6 +252,8 @@ class SqliteBackend final : public EntryStore,
   int schema_version_ = 0;
   std::string store_id_;  // store_info.id (schema v11)
   std::mutex writer_mu_;
+  // Shared by every connection below (DamageLatch): set, writes are refused.
+  std::shared_ptr<DamageLatch> damage_ = std::make_shared<DamageLatch>();
   std::unique_ptr<Connection> writer_;
   // Guarded by writer_mu_. The next label is at least this, so a label freed
   // by deleting the newest entry is not handed out again while open.

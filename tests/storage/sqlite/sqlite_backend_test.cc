@@ -124,6 +124,45 @@ TEST(SqliteBackend, AFileThatIsNotADatabaseIsCorruption) {
   EXPECT_EQ(after, garbage);
 }
 
+// Issue 42, item 6: once any connection of a database has seen it damaged,
+// write transactions are refused on every connection sharing the latch; a
+// read-only connection refuses them naming why.
+TEST(SqliteBackend, ADamagedOrReadOnlyConnectionRefusesWriteTransactions) {
+  testing::TempDir dir;
+  auto conn = internal::Connection::Open(dir.path() + "/x.db", /*create=*/true, 1000);
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  auto latch = std::make_shared<internal::DamageLatch>();
+  (*conn)->ShareDamageLatch(latch);
+  {
+    auto txn = internal::Transaction::Begin(**conn);
+    ASSERT_TRUE(txn.ok()) << txn.status().ToString();
+  }
+  latch->Set("Tree 3 page 3: btreeInitPage() returns error code 11");
+  latch->Set("a later problem");  // the first one is kept
+  auto refused = internal::Transaction::Begin(**conn);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(refused.status().message().find("btreeInitPage"), std::string::npos);
+  EXPECT_NE(refused.status().message().find("writes are refused"), std::string::npos);
+
+  auto ro = internal::Connection::OpenReadOnly(dir.path() + "/x.db", /*immutable=*/true, 1000);
+  ASSERT_TRUE(ro.ok()) << ro.status().ToString();
+  (*ro)->RefuseWrites("the disk holding /w is full");
+  auto refused_ro = internal::Transaction::Begin(**ro);
+  ASSERT_FALSE(refused_ro.ok());
+  EXPECT_EQ(refused_ro.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(refused_ro.status().message(), "the disk holding /w is full");
+}
+
+TEST(SqliteBackend, ASoundDatabasePassesTheIntegrityCheck) {
+  testing::TempDir dir;
+  auto db = Open(dir.path() + "/mnemo.db");
+  ASSERT_NE(db, nullptr);
+  ASSERT_TRUE(db->Upsert(Write("k", "v")).ok());
+  EXPECT_TRUE(db->CheckIntegrity(std::chrono::seconds(5)).ok());
+  ASSERT_TRUE(db->Upsert(Write("k2", "v2")).ok());  // the check set no latch
+}
+
 TEST(SqliteBackend, FtsSyntaxInTermsIsJustText) {
   testing::TempDir dir;
   auto b = Open(dir.File("mnemo.db"));
