@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "embed/soft_match.h"
 #include "mnemo/status.h"
 #include "storage/episodic_store.h"
 
@@ -63,9 +64,20 @@ struct TurnRecency {
   TimeMs now = 0;
 };
 
+// Optional soft term matching (embed/soft_match.h): each candidate's
+// keyword score k and coverage c both gain its soft score s (k' = min(1, k +
+// s), c' = min(1, c + s)), so a turn that says what was asked in other words
+// ranks as if it held those words at their similarity. `query` is the raw
+// query text (soft matching reads words, not stems).
+struct TurnSoftMatch {
+  const embed::SoftMatcher* matcher = nullptr;  // null: keyword matching only
+  std::string query;
+};
+
 Result<std::vector<RankedTurn>> RankTurnsInConversation(storage::EpisodicStore& episodic,
                                                         const storage::TurnQuery& query,
-                                                        TurnRecency recency = {});
+                                                        TurnRecency recency = {},
+                                                        const TurnSoftMatch& soft = {});
 
 // The rows of `hit`'s session at most `span` sequence numbers away, `hit`
 // itself excluded, by sequence number.
@@ -107,6 +119,7 @@ Result<std::vector<TurnPassage>> RankPassages(storage::EpisodicStore& episodic,
                                               const storage::TurnQuery& query,
                                               const context::ToolRegistry* tools,
                                               TurnRecency recency = {},
-                                              size_t max_chars = kPassageChars);
+                                              size_t max_chars = kPassageChars,
+                                              const TurnSoftMatch& soft = {});
 
 }  // namespace mnemo
