@@ -183,7 +183,6 @@ Result<std::vector<RankedTurn>> ScoreCandidates(storage::EpisodicStore& episodic
       for (size_t i = 0; i < rows.size(); ++i) {
         const double s = soft.matcher->Score(prepared, rows[i].content).score;
         if (s <= 0) continue;
-        keyword[i] = std::min(1.0, keyword[i] + s);
         own[i] = keyword[i] * std::min(1.0, covered[i] + s);
       }
     }

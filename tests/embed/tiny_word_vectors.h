@@ -23,12 +23,26 @@ inline const std::vector<std::vector<std::string>>& TinyWordGroups() {
   return *groups;
 }
 
+// Words of no group ("pad0", ...) that follow the function words, so that
+// the groups' words have the frequency ranks (and SIF weights) of real
+// content words.
+inline constexpr int kTinyPadding = 1000;
+
 // The source JSON; `dimensions` and `drop_key` let tests spoil it.
 inline std::string TinyWordVectorsJson(int dimensions = 100, const std::string& drop_key = "") {
   std::vector<std::string> words;
   std::vector<std::vector<double>> vectors;
   int unique = 10;
   for (size_t g = 0; g < TinyWordGroups().size(); ++g) {
+    if (g == 1) {
+      for (int p = 0; p < kTinyPadding; ++p) {
+        std::vector<double> v(static_cast<size_t>(dimensions), 0.0);
+        v[static_cast<size_t>(50 + p % 40) % static_cast<size_t>(dimensions)] = 1.0;
+        v[static_cast<size_t>(dimensions) - 1] = 0.6;
+        words.push_back("pad" + std::to_string(p));
+        vectors.push_back(v);
+      }
+    }
     for (const std::string& w : TinyWordGroups()[g]) {
       std::vector<double> v(static_cast<size_t>(dimensions), 0.0);
       v[g % static_cast<size_t>(dimensions)] = 1.0;
