@@ -1,7 +1,6 @@
 #include "embed/soft_match.h"
 
 #include <algorithm>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "embed/word_embedder.h"
@@ -43,20 +42,32 @@ SoftScore SoftMatcher::Score(const Query& query, std::string_view text) const {
     uint32_t rank;
     std::string word;
   };
-  thread_local std::vector<TextWord> words;
-  thread_local std::unordered_set<std::string> stems;
+  thread_local std::vector<TextWord> words;   // in the vocabulary, distinct, no stop words
+  thread_local std::vector<std::string> all;  // every English word, for exact matches
+  thread_local std::unordered_set<uint32_t> ranks;
   words.clear();
-  stems.clear();
-  std::unordered_set<uint32_t> ranks;
+  all.clear();
+  ranks.clear();
   ForEachEnglishWord(text, [&](std::string_view w) {
-    stems.insert(text::Stem(w));
+    all.emplace_back(w);
     if (w.size() < 2 || text::IsStopWord(w)) return;
     const auto rank = vectors_->Find(w);
     if (rank && ranks.insert(*rank).second) words.push_back({*rank, std::string(w)});
   });
+  // Whether a word of the text has `stem` as its stem. Porter2 keeps a
+  // word's first two letters (but for a few irregular forms: dying -> die),
+  // so only words that start like the stem are stemmed; stemming every word
+  // of every candidate was most of the cost.
+  auto said_exactly = [&](const std::string& stem) {
+    const std::string_view head = std::string_view(stem).substr(0, 2);
+    for (const std::string& w : all) {
+      if (std::string_view(w).substr(0, 2) == head && text::Stem(w) == stem) return true;
+    }
+    return false;
+  };
   double sum = 0;
   for (const QueryWord& q : query.words) {
-    if (q.vector.empty() || stems.contains(q.stem)) continue;
+    if (q.vector.empty()) continue;
     double best = kSoftThreshold;
     const TextWord* best_word = nullptr;
     for (const TextWord& t : words) {
@@ -66,7 +77,7 @@ SoftScore SoftMatcher::Score(const Query& query, std::string_view text) const {
         best_word = &t;
       }
     }
-    if (best_word == nullptr) continue;
+    if (best_word == nullptr || said_exactly(q.stem)) continue;
     sum += q.weight * (best - kSoftThreshold) / (1.0 - kSoftThreshold);
     out.matches.push_back({q.word, best_word->word, best});
   }
