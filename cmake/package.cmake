@@ -28,6 +28,12 @@ if(NOT MNEMO_SANITIZE AND NOT CMAKE_CROSSCOMPILING)
   install(FILES ${gen}/_mnemo DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
   install(FILES ${gen}/mnemo.fish DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d)
 endif()
+# The English word vectors of the default embedder (docs/search.md), when
+# scripts/package.sh has converted them: /usr/share/mnemo/, where the engine
+# looks by default.
+set(MNEMO_WORDVECTORS_FILE ${PROJECT_SOURCE_DIR}/build/data/wordvectors-en-100d.mwv
+  CACHE FILEPATH "word-vector file the package installs under share/mnemo (when present)")
+install(FILES ${MNEMO_WORDVECTORS_FILE} DESTINATION ${CMAKE_INSTALL_DATADIR}/mnemo OPTIONAL)
 # Under the package's /usr prefix: /usr/lib/systemd/system/mnemo.service.
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/mnemo.service DESTINATION lib/systemd/system)
 

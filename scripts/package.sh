@@ -9,4 +9,6 @@ cd "$(dirname "$0")/.."
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DMNEMO_BUILD_TESTS=OFF \
   -DMNEMO_BUILD_BENCH=OFF > /dev/null
 cmake --build build/release
+# The word vectors go into the package (/usr/share/mnemo/).
+./scripts/wordvectors.sh build build/release/apps/mnemo/mnemo build/data/wordvectors-en-100d.mwv
 (cd build/release && cpack -G DEB)

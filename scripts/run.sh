@@ -8,4 +8,7 @@ cd "$(dirname "$0")/.."
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DMNEMO_BUILD_TESTS=OFF -DMNEMO_BUILD_BENCH=OFF >/dev/null
 cmake --build build/release --target mnemo_cli
+# The English word vectors of the default embedder, converted once (docs/search.md).
+./scripts/wordvectors.sh build build/release/apps/mnemo/mnemo build/data/wordvectors-en-100d.mwv
+export MNEMO_DATA_DIR="${MNEMO_DATA_DIR:-$PWD/build/data}"
 exec ./build/release/apps/mnemo/mnemo serve "$@"

@@ -24,6 +24,9 @@ fi
 
 cmake -S . -B "$build" -G Ninja "${flags[@]}" >/dev/null
 cmake --build "$build"
+# The word-vector file, converted once and kept (build/data); the tests make
+# their own small files, the evaluations and `mnemo bench` read this one.
+./scripts/wordvectors.sh build "$build/apps/mnemo/mnemo" build/data/wordvectors-en-100d.mwv
 # Two test binaries at a time (the machine has 2 cores; each test binary
 # uses its own workspaces, ports and PostgreSQL schemas).
 ctest --test-dir "$build" --output-on-failure -j2

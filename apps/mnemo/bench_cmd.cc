@@ -574,7 +574,8 @@ int RunBenchCommand(const BenchArgs& args) {
     notes += "; vector run: the dataset's vectors as bring-your-own embeddings";
   }
   if (args.mode == "all" || args.mode == "hybrid") {
-    auto r = RunOnce(args, data, queries, "hash");
+    // The default embedder: word vectors when their file is found, else hash.
+    auto r = RunOnce(args, data, queries, Config().embedding.provider);
     if (std::holds_alternative<int>(r)) return std::get<int>(r);
     const RunResult& hy = std::get<RunResult>(r);
     out["n"] = hy.n;
@@ -593,8 +594,10 @@ int RunBenchCommand(const BenchArgs& args) {
     extra["hybrid_recall_by_kind"] = hy.by_kind;
     extra["hybrid_recall_at_10_min_relevance_default"] = Round(hy.recall_default, 1000);
     extra["hybrid_two_thread_speedup"] = Round(hy.two_thread_speedup, 100);
-    notes += "; hybrid run: hash embedder (lexical), default fusion (" + Config().search.fusion +
-             "), default index";
+    notes +=
+        "; hybrid run: default embedder (words when its file is found, else hash), default "
+        "fusion (" +
+        Config().search.fusion + "), default index";
   }
   out["rss_mb"] = Round(PeakRssMb(), 10);
   out["notes"] = notes;

@@ -21,5 +21,6 @@ void AddDataCommands(CLI::App& app, GlobalOptions& g, Action& action);  // expor
 void AddRulesCommand(CLI::App& app, GlobalOptions& g, Action& action);
 void AddSessionsCommands(CLI::App& app, GlobalOptions& g, Action& action);  // sessions, profile
 void AddBenchCommand(CLI::App& app, GlobalOptions& g, Action& action);
+void AddWordVectorsCommand(CLI::App& app, Action& action);  // wordvectors build|info
 
 }  // namespace mnemo::app

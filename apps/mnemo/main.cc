@@ -117,6 +117,7 @@ int Main(int argc, char** argv) {
   AddSessionsCommands(app, g, action);
   AddDataCommands(app, g, action);
   AddBenchCommand(app, g, action);
+  AddWordVectorsCommand(app, action);
   AddVersionCommand(app, action);
   AddDocsCommand(app, action);
   AddCompletionCommand(app, action);

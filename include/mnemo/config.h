@@ -61,7 +61,8 @@ struct Config {
     std::string fusion = "noisy_or";
   } search;
   struct Embedding {
-    std::string provider = "hash";
+    std::string provider = "words";
+    std::string words_path;  // "" = the default data folder (docs/search.md)
     std::string model;
     int64_t dimensions = 384;
     std::string base_url;

@@ -124,6 +124,14 @@ struct SearchHit {
   std::optional<double> vector_score;  // absent when no vector side took part
   TimeMs created_at = 0;
   TimeMs updated_at = 0;
+  // Soft term matching (spec 20): each query word that had no exact match
+  // here and counted through a word of this entry of similar meaning.
+  struct SoftMatch {
+    std::string query_word;
+    std::string stored_word;
+    double similarity = 0;  // cosine of the two words' vectors
+  };
+  std::vector<SoftMatch> soft_matches;
 };
 
 struct SearchResponse {

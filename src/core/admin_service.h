@@ -60,6 +60,9 @@ struct HealthReport {
   // "ok" when the embedder embedded a probe text just now, else why not
   // (searches are keyword-only meanwhile); "" without an embedder.
   std::string embedder_state;
+  // The word-vector file of the `words` embedder: "<path> (<source>, sha256
+  // <checksum>)"; "" with another embedder.
+  std::string word_vectors;
   struct Space {
     std::string signature;
     int64_t dimensions = 0;

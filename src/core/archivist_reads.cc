@@ -95,10 +95,10 @@ Result<std::vector<EpisodicHit>> ArchivistService::EpisodicSearch(const Principa
                            .since = q.window.since,
                            .until = q.window.until,
                            .agent_id = q.agent_id};
-  MNEMO_ASSIGN_OR_RETURN(
-      std::vector<RankedTurn> hits,
-      RankTurnsInConversation(episodic_, query,
-                              {.weight = q.recency_weight, .now = clock_->NowMs()}));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> hits,
+                         RankTurnsInConversation(
+                             episodic_, query, {.weight = q.recency_weight, .now = clock_->NowMs()},
+                             {.matcher = vectors_.soft_matcher(), .query = q.query}));
   std::vector<EpisodicHit> out;
   out.reserve(hits.size());
   for (RankedTurn& h : hits) {

@@ -7,6 +7,8 @@
 
 #include "embed/hash_embedder.h"
 #include "embed/openai_embedder.h"
+#include "embed/word_embedder.h"
+#include "embed/word_vectors.h"
 
 namespace mnemo {
 namespace {
@@ -31,12 +33,20 @@ Result<std::string> ReadApiKey(const std::string& variable) {
 
 }  // namespace
 
+std::string DefaultWordVectorsPath() {
+  const char* dir = std::getenv("MNEMO_DATA_DIR");
+  const std::string folder = dir != nullptr && *dir != '\0' ? dir : "/usr/share/mnemo";
+  return folder + "/" + std::string(embed::kWordVectorsFileName);
+}
+
 Result<std::unique_ptr<embed::Embedder>> MakeEmbedder(const Config::Embedding& config,
-                                                      std::shared_ptr<internal::HttpClient> http) {
+                                                      std::shared_ptr<internal::HttpClient> http,
+                                                      Logger* logger) {
   if (config.provider == "none") return std::unique_ptr<embed::Embedder>();
-  if (config.provider != "hash" && !IsSemanticProvider(config.provider)) {
+  if (config.provider != "hash" && config.provider != "words" &&
+      !IsSemanticProvider(config.provider)) {
     return InvalidArgument("embedding.provider \"" + config.provider +
-                               "\" is invalid: use hash, openai, ollama or none",
+                               "\" is invalid: use words, hash, openai, ollama or none",
                            "embedding.provider");
   }
   if (config.dimensions < 1 || config.dimensions > embed::kMaxDimensions) {
@@ -44,6 +54,28 @@ Result<std::unique_ptr<embed::Embedder>> MakeEmbedder(const Config::Embedding& c
                                std::to_string(embed::kMaxDimensions) + ", got " +
                                std::to_string(config.dimensions),
                            "embedding.dimensions");
+  }
+  if (config.provider == "words") {
+    if (!config.words_path.empty()) {
+      auto vectors = embed::WordVectors::Open(config.words_path);
+      if (!vectors.ok()) {
+        return InvalidArgument("embedding.words_path: " + vectors.status().message(),
+                               "embedding.words_path");
+      }
+      return std::unique_ptr<embed::Embedder>(new embed::WordEmbedder(*std::move(vectors)));
+    }
+    const std::string path = DefaultWordVectorsPath();
+    auto vectors = embed::WordVectors::Open(path);
+    if (vectors.ok())
+      return std::unique_ptr<embed::Embedder>(new embed::WordEmbedder(*std::move(vectors)));
+    if (logger != nullptr) {
+      logger->Log(LogLevel::kWarn,
+                  vectors.status().message() +
+                      ": using the hash embedder (lexical only); build the file with `mnemo "
+                      "wordvectors build` or set embedding.words_path");
+    }
+    return std::unique_ptr<embed::Embedder>(
+        new embed::HashEmbedder(static_cast<int>(config.dimensions)));
   }
   const int dimensions = static_cast<int>(config.dimensions);
   if (config.provider == "hash")

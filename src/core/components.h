@@ -13,6 +13,7 @@
 #include "index/index_factory.h"
 #include "llm/chat_client.h"
 #include "mnemo/config.h"
+#include "mnemo/logger.h"
 #include "mnemo/status.h"
 
 namespace mnemo {
@@ -22,7 +23,7 @@ namespace mnemo {
 inline constexpr std::string_view kOllamaBaseUrl = "http://127.0.0.1:11434/v1";
 
 // Whether embedding.provider names a semantic embedder (a model behind an
-// OpenAI-compatible server), not the lexical hash.
+// OpenAI-compatible server), not the lexical hash or the word vectors.
 inline bool IsSemanticProvider(std::string_view provider) {
   return provider == "openai" || provider == "ollama";
 }
@@ -35,8 +36,19 @@ inline bool IsSemanticProvider(std::string_view provider) {
 // `http` is used by "openai"; nullptr means NewHttpClient().
 // The result is not cached: wrap it in a CachingEmbedder where repeats are
 // likely and embedding is expensive.
+// Provider "words" (the default): the word-vector file at
+// embedding.words_path, which must then open (kInvalidArgument, field
+// "embedding.words_path", naming the path and what is wrong); with no path,
+// DefaultWordVectorsPath(), and when that file is missing or unusable one
+// warning on `logger` and the hash embedder, as before word vectors.
 Result<std::unique_ptr<embed::Embedder>> MakeEmbedder(
-    const Config::Embedding& config, std::shared_ptr<internal::HttpClient> http = nullptr);
+    const Config::Embedding& config, std::shared_ptr<internal::HttpClient> http = nullptr,
+    Logger* logger = nullptr);
+
+// Where provider "words" looks when embedding.words_path is empty:
+// $MNEMO_DATA_DIR/<embed::kWordVectorsFileName> when that variable is set,
+// else /usr/share/mnemo/<embed::kWordVectorsFileName> (the Debian package's).
+std::string DefaultWordVectorsPath();
 
 // Validates `[index]`: kind auto|flat|hnsw, hnsw_threshold >= 0, m in
 // [2, 1024], ef_construction and ef_search >= 1. kInvalidArgument names the

@@ -475,8 +475,8 @@ Status Validate(const Config& c) {
   }
   if (c.memory.backend == "embeddings" && c.embedding.provider == "none") {
     return InvalidArgument(
-        "memory.backend = \"embeddings\" needs an embedder: set [embedding] provider to hash, "
-        "openai or ollama",
+        "memory.backend = \"embeddings\" needs an embedder: set [embedding] provider to words, "
+        "hash, openai or ollama",
         "embedding.provider");
   }
   if (c.memory.backend == "postgres" && c.postgres.url.empty()) {

@@ -42,10 +42,13 @@ const std::array kKeys = {
     KeySpec{"search.fusion", KeyType::kEnum, "noisy_or", "noisy_or|weighted|rrf", 0, 0,
             "how the keyword and vector scores combine (docs/search.md)",
             MNEMO_FIELD(search.fusion)},
-    KeySpec{"embedding.provider", KeyType::kEnum, "hash", "hash|openai|ollama|none", 0, 0,
-            "ollama: an OpenAI-compatible server at Ollama's address unless base_url says "
-            "otherwise",
+    KeySpec{"embedding.provider", KeyType::kEnum, "words", "words|hash|openai|ollama|none", 0, 0,
+            "words: English word vectors, hash when their file is missing; ollama: an "
+            "OpenAI-compatible server at Ollama's address unless base_url says otherwise",
             MNEMO_FIELD(embedding.provider)},
+    KeySpec{"embedding.words_path", KeyType::kString, "", "", 0, 0,
+            "the word-vector file of provider words; \"\" = $MNEMO_DATA_DIR or /usr/share/mnemo",
+            MNEMO_FIELD(embedding.words_path)},
     KeySpec{"embedding.model", KeyType::kString, "", "", 0, 0, "required for openai and ollama",
             MNEMO_FIELD(embedding.model)},
     KeySpec{"embedding.dimensions", KeyType::kInt, "384", "1..65536", 1, 65536, "",

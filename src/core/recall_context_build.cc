@@ -243,14 +243,17 @@ Result<ContextBlock> RecallService::ContextBuild(const Principal& who,
   // Enough turn candidates to fill the whole budget with short turns.
   const int turn_candidates = static_cast<int>(std::clamp<int64_t>(
       budget / kShortTurnChars, int64_t{kTurnsPerItem} * k, kMaxTurnCandidates));
-  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> turns,
-                         RankTurnsInConversation(episodic_, {.terms = terms,
-                                                             .all = !options_.acl_enabled,
-                                                             .owner = who.name,
-                                                             .limit = turn_candidates,
-                                                             .since = req.window.since,
-                                                             .until = req.window.until,
-                                                             .agent_id = req.agent_id}));
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<RankedTurn> turns,
+      RankTurnsInConversation(episodic_,
+                              {.terms = terms,
+                               .all = !options_.acl_enabled,
+                               .owner = who.name,
+                               .limit = turn_candidates,
+                               .since = req.window.since,
+                               .until = req.window.until,
+                               .agent_id = req.agent_id},
+                              {}, {.matcher = search_.soft_matcher(), .query = req.query}));
   std::vector<std::string> texts;
   texts.reserve(turns.size());
   for (const RankedTurn& h : turns)

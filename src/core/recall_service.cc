@@ -84,7 +84,8 @@ Result<RecallResponse> RecallService::Recall(const Principal& who, const RecallR
                       .since = req.window.since,
                       .until = req.window.until,
                       .agent_id = req.agent_id},
-                     &tools_.registry(), {.weight = req.recency_weight, .now = clock_->NowMs()}));
+                     &tools_.registry(), {.weight = req.recency_weight, .now = clock_->NowMs()},
+                     kPassageChars, {.matcher = search_.soft_matcher(), .query = req.query}));
     const double min_score = options_.search.min_relevance_score;
     std::vector<std::string> quoted;  // the returned turns' texts
     for (TurnPassage& p : passages) {

@@ -75,14 +75,31 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
   // Without a vector side or recency the fused score is the keyword score
   // (FuseScores) and RankOrder the keyword side's order: its top k is the
   // answer, and the 4k candidates would only be read to be dropped.
-  if (q.space == nullptr && req.recency_weight <= 0) q.candidates = req.max_results;
+  // Soft term matching (embed/soft_match.h) moves keyword scores too.
+  const embed::SoftMatcher* soft = req.embedding ? nullptr : vectors_.soft_matcher();
+  std::optional<embed::SoftMatcher::Query> soft_query;
+  if (soft != nullptr) soft_query = soft->Prepare(req.query);
+  const bool soft_side = soft_query && !soft_query->words.empty();
+  if (q.space == nullptr && req.recency_weight <= 0 && !soft_side) {
+    q.candidates = req.max_results;
+  }
   double vector_floor = 0;
   MNEMO_ASSIGN_OR_RETURN(std::vector<Candidate> found, CollectCandidates(q, &vector_floor));
 
   std::vector<FusionInput> inputs;
+  std::vector<embed::SoftScore> soft_scores(soft_side ? found.size() : 0);
   inputs.reserve(found.size());
-  for (const Candidate& c : found) {
-    inputs.push_back({.keyword = c.hit.keyword_score,
+  for (size_t i = 0; i < found.size(); ++i) {
+    const Candidate& c = found[i];
+    double keyword = c.hit.keyword_score;
+    if (soft_side) {
+      // A query word matched through a word of similar meaning counts as
+      // its similarity's share of that word (the keyword score is the share
+      // of the query's weight an entry holds).
+      soft_scores[i] = soft->Score(*soft_query, c.hit.entry.content);
+      keyword = std::min(1.0, keyword + soft_scores[i].score);
+    }
+    inputs.push_back({.keyword = keyword,
                       .vector = c.vector,
                       .updated_at = c.hit.entry.updated_at,
                       .key = c.hit.entry.key});
@@ -109,6 +126,13 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
     out.owner = std::move(e.owner);
     out.content = std::move(e.content);
     out.keyword_score = found[i].hit.keyword_score;
+    if (soft_side) {
+      for (embed::SoftMatch& m : soft_scores[i].matches) {
+        out.soft_matches.push_back({.query_word = std::move(m.query_word),
+                                    .stored_word = std::move(m.stored_word),
+                                    .similarity = m.similarity});
+      }
+    }
     out.vector_score = found[i].vector;
     out.score = scores[i];
     out.created_at = e.created_at;

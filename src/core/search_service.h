@@ -38,6 +38,8 @@ class SearchService {
 
   // Engine::Search (mnemo/engine.h); the caller checks that memory is enabled.
   Result<SearchResponse> Search(const Principal& who, const SearchRequest& req);
+  // The soft term matcher of the rankings (null without word vectors).
+  const embed::SoftMatcher* soft_matcher() const { return vectors_.soft_matcher(); }
 
  private:
   // Picks the vector space and query vector (or records why the vector side

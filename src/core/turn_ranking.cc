@@ -120,7 +120,8 @@ namespace {
 // best), scored by the formula of the header, best first; `query.limit`
 // sizes the pool.
 Result<std::vector<RankedTurn>> ScoreCandidates(storage::EpisodicStore& episodic,
-                                                storage::TurnQuery query, TurnRecency recency) {
+                                                storage::TurnQuery query, TurnRecency recency,
+                                                const TurnSoftMatch& soft) {
   const int limit = query.limit;
   if (limit <= 0 || query.terms.empty()) return std::vector<RankedTurn>();
   query.limit = std::max(kPoolPerResult * limit, kMinPool);
@@ -129,6 +130,7 @@ Result<std::vector<RankedTurn>> ScoreCandidates(storage::EpisodicStore& episodic
   std::vector<storage::TurnRow> rows;  // keyword hits first, in their order, then neighbours
   std::vector<double> own;             // s(t) of rows[i]: keyword score times coverage
   std::vector<double> keyword;         // keyword score of rows[i]
+  std::vector<double> covered;         // coverage of rows[i]
   std::map<std::string, size_t> at;    // (owner, session, seq) -> index in rows
   rows.reserve(pool.size());
   for (storage::TurnHit& h : pool) {
@@ -138,6 +140,7 @@ Result<std::vector<RankedTurn>> ScoreCandidates(storage::EpisodicStore& episodic
             static_cast<double>(query.terms.size()),
         0.0, 1.0);
     own.push_back(h.score * coverage);
+    covered.push_back(coverage);
     keyword.push_back(h.score);
     rows.push_back(std::move(h.row));
   }
@@ -168,8 +171,19 @@ Result<std::vector<RankedTurn>> ScoreCandidates(storage::EpisodicStore& episodic
         }
         at.emplace(std::move(key), rows.size());
         own.push_back(0);
+        covered.push_back(0);
         keyword.push_back(0);
         rows.push_back(std::move(r));
+      }
+    }
+  }
+  if (soft.matcher != nullptr) {
+    const embed::SoftMatcher::Query prepared = soft.matcher->Prepare(soft.query);
+    if (!prepared.words.empty()) {
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const double s = soft.matcher->Score(prepared, rows[i].content).score;
+        if (s <= 0) continue;
+        own[i] = keyword[i] * std::min(1.0, covered[i] + s);
       }
     }
   }
@@ -209,8 +223,10 @@ Result<std::vector<RankedTurn>> ScoreCandidates(storage::EpisodicStore& episodic
 
 Result<std::vector<RankedTurn>> RankTurnsInConversation(storage::EpisodicStore& episodic,
                                                         const storage::TurnQuery& query,
-                                                        TurnRecency recency) {
-  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> out, ScoreCandidates(episodic, query, recency));
+                                                        TurnRecency recency,
+                                                        const TurnSoftMatch& soft) {
+  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> out,
+                         ScoreCandidates(episodic, query, recency, soft));
   if (out.size() > static_cast<size_t>(std::max(query.limit, 0))) out.resize(query.limit);
   return out;
 }
@@ -223,10 +239,12 @@ std::string BestPassage(const std::string& text, const std::vector<std::string>&
 Result<std::vector<TurnPassage>> RankPassages(storage::EpisodicStore& episodic,
                                               const storage::TurnQuery& query,
                                               const context::ToolRegistry* tools,
-                                              TurnRecency recency, size_t max_chars) {
+                                              TurnRecency recency, size_t max_chars,
+                                              const TurnSoftMatch& soft) {
   // The candidates hold the best hits' neighbours kNeighbourSpan each side,
   // with their scores: enough for a passage of a few turns.
-  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> ranked, ScoreCandidates(episodic, query, recency));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> ranked,
+                         ScoreCandidates(episodic, query, recency, soft));
   std::map<std::string, size_t> at;
   for (size_t i = 0; i < ranked.size(); ++i) {
     at.emplace(PlaceKey(ranked[i].row, ranked[i].row.seq), i);

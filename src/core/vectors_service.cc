@@ -9,6 +9,7 @@
 
 #include "core/components.h"
 #include "embed/embedding_cache.h"
+#include "embed/word_embedder.h"
 
 namespace mnemo {
 namespace {
@@ -99,7 +100,17 @@ VectorsService::VectorsService(storage::EntryStore& entries,
       embedder_(std::move(embedder)),
       uncached_(uncached),
       options_(std::move(options)),
-      logger_(std::move(logger)) {}
+      logger_(std::move(logger)) {
+  if (const auto* words = dynamic_cast<const embed::WordEmbedder*>(uncached_); words != nullptr) {
+    words_ = words->vectors();
+    soft_ = std::make_unique<const embed::SoftMatcher>(words_);
+  }
+}
+
+std::string VectorsService::word_vectors_description() const {
+  if (words_ == nullptr) return {};
+  return words_->path() + " (" + words_->source() + ", sha256 " + words_->checksum() + ")";
+}
 
 Result<std::unique_ptr<VectorsService>> VectorsService::Open(
     storage::EntryStore& entries, std::unique_ptr<embed::Embedder> embedder, VectorsOptions options,

@@ -20,6 +20,7 @@
 
 #include "core/vector_space.h"
 #include "embed/embedder.h"
+#include "embed/soft_match.h"
 #include "index/index_factory.h"
 #include "mnemo/config.h"
 #include "mnemo/engine.h"
@@ -58,6 +59,12 @@ class VectorsService {
 
   // Null without an embedder.
   embed::Embedder* embedder() const { return embedder_.get(); }
+  // Soft term matching over the word-vector file of the `words` embedder
+  // (embed/soft_match.h); null with any other embedder.
+  const embed::SoftMatcher* soft_matcher() const { return soft_.get(); }
+  // The word-vector file in use: "<path> (<source>, sha256 <checksum>)", or
+  // "" with another embedder (memory.health).
+  std::string word_vectors_description() const;
   // Asks the embedder itself, past the cache, to embed a probe text now:
   // whether it answers (kDisabled without an embedder).
   Status ProbeEmbedder() const;
@@ -100,6 +107,8 @@ class VectorsService {
   storage::EntryStore& entries_;
   const std::unique_ptr<embed::Embedder> embedder_;  // behind the embedding cache
   embed::Embedder* const uncached_;                  // the same embedder, owned by embedder_
+  std::unique_ptr<const embed::SoftMatcher> soft_;   // with the words embedder only
+  std::shared_ptr<const embed::WordVectors> words_;  // its file
   const VectorsOptions options_;
   const std::shared_ptr<Logger> logger_;
   std::mutex spaces_mu_;

@@ -201,18 +201,24 @@ json HitsSchema(json hit) {
 json SearchResultSchema() {
   json str = {{"type", "string"}};
   json num = {{"type", "number"}};
-  return HitsSchema(ResultObject({{"id", str},
-                                  {"key", str},
-                                  {"namespace", str},
-                                  {"category", str},
-                                  {"owner", str},
-                                  {"content", str},
-                                  {"snippet", str},
-                                  {"score", num},
-                                  {"keyword_score", num},
-                                  {"vector_score", {{"type", {"number", "null"}}}},
-                                  {"created_at", str},
-                                  {"updated_at", str}}));
+  return HitsSchema(ResultObject(
+      {{"id", str},
+       {"key", str},
+       {"namespace", str},
+       {"category", str},
+       {"owner", str},
+       {"content", str},
+       {"snippet", str},
+       {"score", num},
+       {"keyword_score", num},
+       {"vector_score", {{"type", {"number", "null"}}}},
+       {"created_at", str},
+       {"updated_at", str},
+       {"soft_matches",
+        {{"type", "array"},
+         {"items",
+          ResultObject({{"query_word", str}, {"stored_word", str}, {"similarity", num}})}}}},
+      {"soft_matches"}));
 }
 
 json RecallResultSchema() {
@@ -472,7 +478,8 @@ MethodSpec HealthSpec() {
                         {"embedder",
                          {{"provider", r.embedding_provider},
                           {"signature", r.embedder_signature},
-                          {"state", r.embedder_state}}},
+                          {"state", r.embedder_state},
+                          {"word_vectors", r.word_vectors}}},
                         {"spaces", std::move(spaces)},
                         {"archive_queue",
                          {{"bound", r.archive.bound},

@@ -56,6 +56,16 @@ json SearchResponseToJson(const SearchResponse& r) {
                     {"vector_score", h.vector_score ? json(*h.vector_score) : json(nullptr)},
                     {"created_at", internal::FormatRfc3339(h.created_at)},
                     {"updated_at", internal::FormatRfc3339(h.updated_at)}});
+    // Which query word matched which stored word (soft term matching).
+    if (!h.soft_matches.empty()) {
+      json matches = json::array();
+      for (const SearchHit::SoftMatch& m : h.soft_matches) {
+        matches.push_back({{"query_word", m.query_word},
+                           {"stored_word", m.stored_word},
+                           {"similarity", m.similarity}});
+      }
+      hits.back()["soft_matches"] = std::move(matches);
+    }
   }
   return {{"results", std::move(hits)}, {"degraded", OptionalString(r.degraded)}};
 }

@@ -47,6 +47,9 @@ Child Spawn(const std::vector<std::string>& args, const std::map<std::string, st
         ++e;
       }
     }
+    // The hash embedder unless the test asks for another: a word-vector file
+    // installed on the machine must not change what the tests see.
+    setenv("MNEMO_EMBEDDING_PROVIDER", "hash", 1);
     for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(kBinary));

@@ -36,8 +36,10 @@ void ExpectConfigError(const Config::Embedding& config, std::string_view field,
   }
 }
 
-TEST(MakeEmbedder, DefaultIsHash384) {
-  auto embedder = MakeEmbedder(Config::Embedding{}, nullptr);
+TEST(MakeEmbedder, HashIs384) {
+  Config::Embedding config;
+  config.provider = "hash";
+  auto embedder = MakeEmbedder(config, nullptr);
   ASSERT_TRUE(embedder.ok()) << embedder.status().ToString();
   ASSERT_NE(*embedder, nullptr);
   EXPECT_EQ((*embedder)->signature(), "hash-v2-384");

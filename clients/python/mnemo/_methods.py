@@ -114,6 +114,7 @@ __all__ = [
     "RecallResultItemContextItem",
     "RecallResultItem",
     "RecallResult",
+    "SearchResultItemSoftMatche",
     "SearchResultItem",
     "SearchResult",
     "ForgetResult",
@@ -239,7 +240,13 @@ class RecallResult(TypedDict):
     results: List[RecallResultItem]
 
 
-class SearchResultItem(TypedDict):
+class SearchResultItemSoftMatche(TypedDict):
+    query_word: str
+    similarity: float
+    stored_word: str
+
+
+class _SearchResultItemRequired(TypedDict):
     category: str
     content: str
     created_at: str
@@ -252,6 +259,10 @@ class SearchResultItem(TypedDict):
     snippet: str
     updated_at: str
     vector_score: Optional[float]
+
+
+class SearchResultItem(_SearchResultItemRequired, total=False):
+    soft_matches: List[SearchResultItemSoftMatche]
 
 
 class SearchResult(TypedDict):

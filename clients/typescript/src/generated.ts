@@ -149,6 +149,12 @@ export type SearchResult = {
     owner: string;
     score: number;
     snippet: string;
+    soft_matches?: Array<{
+      query_word: string;
+      similarity: number;
+      stored_word: string;
+      [key: string]: unknown;
+    }>;
     updated_at: string;
     vector_score: number | null;
     [key: string]: unknown;
