@@ -313,8 +313,8 @@ TEST(ArchivistProfile, ATwoHundredTurnSessionKeepsEachSlotCurrent) {
     return f;
   };
   expect("name", "Priya");
-  expect("pet/dog", "Bruno");
-  expect("pet/cat", "Mochi");
+  // Two pets: the pet slot holds both (a list slot, spec 40 §5).
+  expect("pet", "Bruno (dog), Mochi (cat)");
   expect("timezone", "Asia/Kolkata");
   const ProfileFacet* location = expect("location", "Bangalore");
   ASSERT_NE(location, nullptr);
