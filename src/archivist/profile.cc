@@ -320,10 +320,7 @@ std::vector<Facet> FacetsFromMessage(std::string_view user_message, std::string_
     for (const Event& e : ExtractEvents(sentence)) {
       if (e.type != kEventFact) continue;
       std::optional<Facet> f = FacetFromEvent(e, std::string(segment_id));
-      if (!f || f->facet_type != kFacetContext || IsSlotKey(f->key) ||
-          IsFreeFact(f->facet_type, f->key, f->value)) {
-        continue;
-      }
+      if (!f || f->facet_type != kFacetContext || IsSlotKey(f->key)) continue;
       // The graph's pets (我养了一只叫咪咪的猫) in the table's one pet slot.
       if (f->key.starts_with("pet/")) {
         const std::string kind = f->key.substr(4);

@@ -55,8 +55,8 @@ std::optional<Facet> FacetFromEvent(const Event& event, std::string segment_id);
 // preferences as kFacetPreference and slots as kFacetContext; a statement
 // that ends a slot ("I'm not vegan anymore") has an empty value. A sentence
 // that speaks for the user but fills no slot of the table falls back to
-// FacetFromEvent when it is a fact event whose triple names another slot
-// (email, age …); free facts (IsFreeFact) are not kept. Confidence is
+// FacetFromEvent when it is a fact event: a slot its triple names (email,
+// age …) or a free fact (IsFreeFact) under the head words of its clause. Confidence is
 // kHedgedConfidence for a hedged sentence, else kPlainConfidence; evidence
 // is the sentence; segment_ids {segment_id} (none when empty).
 std::vector<Facet> FacetsFromMessage(std::string_view user_message, std::string_view segment_id);

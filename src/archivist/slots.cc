@@ -303,9 +303,12 @@ Subject SubjectOf(const Clause& c, size_t at, Subject previous) {
   }
   if (IsPredicateStart(w)) return previous == Subject::kNone ? Subject::kUser : previous;
   if (In(w, kOwnNouns) && !c.first) return previous;
-  // A diet or role word standing alone after the subject's clause ("so
-  // pescatarian"), written in lower case: the previous subject.
-  if (!c.first && !IsUpper(c.words[at][0]) && c.words.size() - at <= 2) {
+  // A later clause that opens in lower case with no subject of its own
+  // ("…, strictly keto now"): the previous clause's subject.
+  if (!c.first && !IsUpper(c.words[at][0]) &&
+      !In(w, {"the",  "a",    "an",    "this", "that",   "these",   "those",  "there", "it",
+              "it's", "he",   "she",   "they", "you",    "your",    "his",    "her",   "their",
+              "its",  "what", "which", "who",  "that's", "there's", "thanks", "thank"})) {
     return previous == Subject::kNone ? Subject::kUser : previous;
   }
   return Subject::kOther;
@@ -416,18 +419,14 @@ Span ProperSpan(const Clause& c, size_t at, bool lower_ok, size_t max_words = 5)
   size_t i = at;
   while (i < c.words.size() && i - at < max_words) {
     const std::string& w = c.words[i];
-    if (IsProperWord(w) && !(lower_ok && IsBoundary(c.lows[i]))) {
-      ++i;
-    } else if (i > at &&
-               In(c.lows[i], {"of", "de", "da", "do", "del", "della", "van", "von", "der", "la",
-                              "le", "du", "&"}) &&
-               i + 1 < c.words.size() && IsProperWord(c.words[i + 1])) {
-      ++i;
-    } else if (lower_ok && !IsBoundary(c.lows[i]) && !IsArticle(c.lows[i])) {
-      ++i;
-    } else {
-      break;
-    }
+    const bool proper = IsProperWord(w) && !(lower_ok && IsBoundary(c.lows[i]));
+    const bool connector = i > at &&
+                           In(c.lows[i], {"of", "de", "da", "do", "del", "della", "van", "von",
+                                          "der", "la", "le", "du", "&"}) &&
+                           i + 1 < c.words.size() && IsProperWord(c.words[i + 1]);
+    const bool plain = lower_ok && !IsBoundary(c.lows[i]) && !IsArticle(c.lows[i]);
+    if (!proper && !connector && !plain) break;
+    ++i;
   }
   return {Join(c, at, i), i};
 }
