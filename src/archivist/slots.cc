@@ -415,7 +415,7 @@ struct Span {
 // or, when `lower_ok` (a sentence written without capitals), the words up
 // to a boundary. "the" before it is dropped; "a", "an" name nothing.
 Span ProperSpan(const Clause& c, size_t at, bool lower_ok, size_t max_words = 5) {
-  if (at < c.lows.size() && c.lows[at] == "the") ++at;
+  if (at + 1 < c.lows.size() && c.lows[at] == "the" && IsProperWord(c.words[at + 1])) ++at;
   size_t i = at;
   while (i < c.words.size() && i - at < max_words) {
     const std::string& w = c.words[i];
@@ -776,7 +776,13 @@ class Reader {
     if (!hit) return;
     std::string value;
     switch (cue.kind) {
-      case Cue::kProper: value = ProperSpan(c, hit->after, lower_ok_).value; break;
+      case Cue::kProper: {
+        // Lower-case places only: "i work at home", "i joined yoga" name nothing.
+        const bool place = cue.slot == kSlotLocation || cue.slot == kSlotOrigin;
+        value = ProperSpan(c, hit->after, lower_ok_ && place).value;
+        if (In(Lower(value), {"home", "town", "here", "there"})) value.clear();
+        break;
+      }
       case Cue::kProperList: {
         Span s = ProperList(c, hit->after, lower_ok_);
         value = s.value;
@@ -1109,9 +1115,15 @@ std::string JoinListValue(std::string_view current, std::string_view incoming) {
 
 SentenceSlots ExtractSlots(std::string_view sentence, bool greeting) {
   const std::string text = Normalise(sentence);
-  bool has_capital = false;
-  for (char c : text) has_capital = has_capital || IsUpper(c);
   std::vector<Clause> clauses = SplitClauses(text);
+  // Written without capitals: none but the sentence's first word and "I".
+  bool has_capital = false;
+  for (const Clause& c : clauses) {
+    for (size_t i = c.first ? 1 : 0; i < c.words.size(); ++i) {
+      has_capital = has_capital ||
+                    (IsUpper(c.words[i][0]) && c.lows[i] != "i" && !c.lows[i].starts_with("i'"));
+    }
+  }
   if (!clauses.empty() && !clauses[0].lows.empty() &&
       In(clauses[0].lows[0], {"hi", "hello", "hey", "hiya"})) {
     greeting = true;

@@ -116,7 +116,11 @@ TEST(Slots, DietAllergyBirthdayTimezoneLanguage) {
 }
 
 TEST(Slots, ASentenceWithoutCapitalsStillNamesThings) {
-  EXPECT_EQ(Read("i live in austin and i work at dell"), (V{"location=austin", "employer=dell"}));
+  EXPECT_EQ(Read("i live in austin and i work at home"), V{"location=austin"});
+  EXPECT_EQ(Read("I joined yoga classes."), V{});
+  EXPECT_EQ(Read("I live in tbilisi."), V{"location=tbilisi"});
+  EXPECT_EQ(Read("I'm in the office now."), V{});
+  EXPECT_EQ(Read("I work at a bakery."), V{});
 }
 
 TEST(Slots, PreferencesKeepWhatTheyAreAboutAndWhatIsPreferred) {
