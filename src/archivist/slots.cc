@@ -84,7 +84,11 @@ void Tokenise(Clause* c) {
     std::string_view w(t.data() + pos, end - pos);
     while (!w.empty() && kEdgePunct.find(w.front()) != std::string_view::npos) w.remove_prefix(1);
     while (!w.empty() && kEdgePunct.find(w.back()) != std::string_view::npos) w.remove_suffix(1);
-    if (!w.empty()) {
+    // Adverbs that may sit inside a cue ("I work remotely for …", "I'm
+    // also vegetarian") are left out of the words.
+    const std::string low = Lower(w);
+    if (!w.empty() && !In(low, {"just", "currently", "still", "remotely", "actually", "really",
+                                "officially", "finally", "recently", "also"})) {
       c->words.emplace_back(w);
       c->lows.push_back(Lower(w));
     }
@@ -205,15 +209,48 @@ bool HasText(const Clause& c, Words pieces) {
 // ------------------------------------------------------- fillers, subject
 
 // Topic markers and fillers a clause may open with.
-constexpr std::string_view kFillers[] = {
-    "actually",       "also",     "and",        "so",         "but",
-    "well",           "oh",       "ok",         "okay",       "hi",
-    "hello",          "hey",      "yes",        "yeah",       "btw",
-    "anyway",         "now",      "nowadays",   "currently",  "today",
-    "haha",           "lol",      "plus",       "update",     "news",
-    "then",           "honestly", "basically",  "by the way", "quick update",
-    "big news",       "fun fact", "these days", "right now",  "just so you know",
-    "for the record", "fyi",      "i think",    "i guess",    "i believe"};
+constexpr std::string_view kFillers[] = {"actually",
+                                         "also",
+                                         "and",
+                                         "so",
+                                         "but",
+                                         "well",
+                                         "oh",
+                                         "ok",
+                                         "okay",
+                                         "hi",
+                                         "hello",
+                                         "hey",
+                                         "yes",
+                                         "yeah",
+                                         "btw",
+                                         "anyway",
+                                         "now",
+                                         "nowadays",
+                                         "currently",
+                                         "today",
+                                         "haha",
+                                         "lol",
+                                         "plus",
+                                         "update",
+                                         "news",
+                                         "then",
+                                         "honestly",
+                                         "basically",
+                                         "by the way",
+                                         "quick update",
+                                         "big news",
+                                         "fun fact",
+                                         "these days",
+                                         "right now",
+                                         "just so you know",
+                                         "for the record",
+                                         "fyi",
+                                         "remember that",
+                                         "note that",
+                                         "i think",
+                                         "i guess",
+                                         "i believe"};
 
 constexpr std::string_view kChineseFillers[] = {"其实",       "另外",     "还有", "对了",
                                                 "顺便说一下", "换个话题", "现在", "目前",
@@ -527,6 +564,9 @@ constexpr Cue kCues[] = {
     {"joined", kSlotEmployer, Cue::kProper},
     {"employed by", kSlotEmployer, Cue::kProper},
     {"employed at", kSlotEmployer, Cue::kProper},
+    {"started at", kSlotEmployer, Cue::kProper},
+    {"job at", kSlotEmployer, Cue::kProper},
+    {"job with", kSlotEmployer, Cue::kProper},
     // role
     {"i'm a", kSlotRole, Cue::kPhrase},
     {"i'm an", kSlotRole, Cue::kPhrase},
@@ -784,7 +824,12 @@ class Reader {
         break;
       }
       case Cue::kProperList: {
-        Span s = ProperList(c, hit->after, lower_ok_);
+        size_t from = hit->after;  // "I speak a little French"
+        while (from < c.lows.size() &&
+               In(c.lows[from], {"a", "little", "bit", "of", "some", "basic", "good", "decent"})) {
+          ++from;
+        }
+        Span s = ProperList(c, from, lower_ok_);
         value = s.value;
         if (!value.empty() && s.end == c.words.size()) {
           if (std::string more = ListContinuation(); !more.empty()) value += ", " + more;
@@ -810,7 +855,11 @@ class Reader {
   void ApplyChinese(const Clause& c, const ChineseCue& cue) {
     const size_t at = c.text.find(cue.cue);
     if (at == std::string::npos) return;
-    Add(cue.slot, ChineseSpan(c.text, at + cue.cue.size()));
+    size_t value = at + cue.cue.size();
+    for (std::string_view verb : {"叫", "是"}) {
+      if (std::string_view(c.text).substr(value).starts_with(verb)) value += verb.size();
+    }
+    Add(cue.slot, ChineseSpan(c.text, value));
   }
 
   // What a clause whose subject is the user says.
@@ -830,7 +879,7 @@ class Reader {
       }
     }
     // "as a <role>" beside work ("I work at Acme as a data engineer")
-    if (Has(c, {"work", "works", "working", "joined", "job"})) {
+    if (Has(c, {"work", "works", "working", "joined", "job", "started"})) {
       for (std::string_view as : {"as a", "as an"}) {
         if (std::optional<Hit> hit = Find(c, as))
           Add(kSlotRole, PhraseSpan(c, hit->after, 4).value);
@@ -947,11 +996,14 @@ class Reader {
         const std::string& when = c.lows[t + 1];
         const bool day = In(when, {"mondays", "tuesdays", "wednesdays", "thursdays", "fridays",
                                    "saturdays", "sundays", "weekends", "weekdays"});
-        if (!(c.lows[t] == "on" && day) &&
+        const bool part = t + 2 < c.lows.size() && c.lows[t] == "in" && when == "the" &&
+                          In(c.lows[t + 2], {"mornings", "evenings", "afternoons", "morning",
+                                             "evening", "afternoon"});
+        if (!(c.lows[t] == "on" && day) && !part &&
             !(c.lows[t] == "at" && In(when, {"night", "weekends"}))) {
           continue;
         }
-        Add(when, Join(c, i + 1, t), true);
+        Add(part ? c.lows[t + 2] : when, Join(c, i + 1, t), true);
         return;
       }
       return;
@@ -988,7 +1040,11 @@ class Reader {
                                "while", "than", "and"})) {
         ++end;
       }
-      if (end == begin) return;
+      // "I love you guys", "I hate it when …": about no thing.
+      if (end == begin || In(c.lows[begin], {"you", "it", "him", "her", "them", "this", "that",
+                                             "everyone", "everything", "everybody"})) {
+        return;
+      }
       size_t prep = end;
       for (size_t i = begin + 1; i < end; ++i) {
         if (In(c.lows[i], {"in", "as", "with", "over", "before", "after", "at", "on", "for",
@@ -1005,7 +1061,8 @@ class Reader {
       } else if (c.lows[prep] == "over") {
         Add(about, "preferred " + Join(c, prep, end), true);
       } else if (In(c.lows[prep], {"in", "as"})) {
-        Add(about, Join(c, prep + 1, end), true);
+        const size_t from = prep + 1 < end && IsArticle(c.lows[prep + 1]) ? prep + 2 : prep + 1;
+        Add(about, Join(c, from, end), true);
       } else {
         Add(about, Join(c, prep, end), true);
       }

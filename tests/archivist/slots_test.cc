@@ -32,6 +32,15 @@ TEST(Slots, EachClauseIsACandidateOfItsOwn) {
             (V{"location=Denver", "manager=Ravi Shah"}));
 }
 
+TEST(Slots, FillersAndAdverbsAroundACueAreSkipped) {
+  EXPECT_EQ(Read("Remember that I live in Nairobi."), V{"location=Nairobi"});
+  EXPECT_EQ(Read("I work remotely for Shopify from Halifax."), V{"employer=Shopify"});
+  EXPECT_EQ(Read("I just started at Stripe as a designer."),
+            (V{"employer=Stripe", "role=designer"}));
+  EXPECT_EQ(Read("I speak a little French."), V{"language=French"});
+  EXPECT_EQ(Read("我老公叫李明。"), V{"partner=李明"});
+}
+
 TEST(Slots, OnlyTheUsersOwnFacts) {
   EXPECT_EQ(Read("My sister works at Google and lives in Dublin."), V{});
   EXPECT_EQ(Read("Our neighbour is a pilot."), V{});
@@ -138,6 +147,9 @@ TEST(Slots, PreferencesKeepWhatTheyAreAboutAndWhatIsPreferred) {
     for (const SlotStatement& st : ExtractSlots(s).statements) EXPECT_NE(st.key, st.value) << s;
   }
   EXPECT_EQ(Read("Do you like sushi?"), V{});
+  EXPECT_EQ(Read("I usually drink cocoa in the evenings."), V{"pref:evenings=drink cocoa"});
+  EXPECT_EQ(Read("I love you guys, haha."), V{});
+  EXPECT_EQ(Read("I hate it when the bus is late."), V{});
 }
 
 TEST(Slots, NoLongerEndsTheSlotWithoutANewValue) {
@@ -189,7 +201,7 @@ TEST(FacetsFromMessage, GivesEverySlotOfEverySentenceWithItsEvidence) {
   EXPECT_EQ(facets[1].key, "employer");
   EXPECT_EQ(facets[2].facet_type, kFacetPreference);
   EXPECT_EQ(facets[2].key, "tea");
-  EXPECT_EQ(facets[2].value, "the morning");
+  EXPECT_EQ(facets[2].value, "morning");
   EXPECT_DOUBLE_EQ(facets[2].confidence, kHedgedConfidence);
 }
 
