@@ -916,9 +916,14 @@ class Reader {
     Preferences(c, at);
   }
 
+  // A diet word said of the user ("I'm vegan", "went keto in May", "a
+  // vegan diet"), not one that describes a thing ("a vegan dinner").
   void Diet(const Clause& c) {
-    for (const std::string& w : c.lows) {
-      if (In(w, kDiets)) Add(kSlotDiet, w);
+    for (size_t i = 0; i < c.lows.size(); ++i) {
+      if (!In(c.lows[i], kDiets)) continue;
+      const bool attributive = i + 1 < c.lows.size() && !IsBoundary(c.lows[i + 1]) &&
+                               !In(c.lows[i + 1], {"diet", "person", "eater"});
+      if (!attributive) Add(kSlotDiet, c.lows[i]);
     }
     for (std::string_view w : kChineseDiets) {
       if (c.text.find(w) != std::string::npos) Add(kSlotDiet, std::string(w));

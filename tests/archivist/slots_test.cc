@@ -115,6 +115,8 @@ TEST(Slots, ManagerPartnerChildrenPet) {
 
 TEST(Slots, DietAllergyBirthdayTimezoneLanguage) {
   EXPECT_EQ(Read("I'm strictly keto these days."), V{"diet=keto"});
+  EXPECT_EQ(Read("I switched to a paleo diet."), V{"diet=paleo"});
+  EXPECT_EQ(Read("I baked a vegan cake for my niece."), V{});
   EXPECT_EQ(Read("I have a shellfish allergy."), V{"allergy=shellfish"});
   EXPECT_EQ(Read("I'm allergic to cats and dust."), V{"allergy=cats and dust"});
   EXPECT_EQ(Read("我对猫毛过敏。"), V{"allergy=猫毛"});
