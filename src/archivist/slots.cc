@@ -757,9 +757,17 @@ class Reader {
       if (In(c.lows[j], {"new", "current"})) ++j;
       for (const Relation& r : kRelations) {
         std::optional<size_t> after = MatchAt(c, j, r.word);
-        if (!after) continue;
-        size_t v = *after;
-        if (v < c.lows.size() && In(c.lows[v], {"is", "'s", "named", "called"})) ++v;
+        size_t v = 0;
+        if (after) {
+          v = *after;
+        } else if (j < c.lows.size() && c.lows[j] == std::string(r.word) + "'s" &&
+                   MatchAt(c, j + 1, "name is")) {
+          v = j + 3;  // my partner's name is Robin
+        } else {
+          continue;
+        }
+        // my son is named Ezra, my wife is called Ana, my boss is Kim
+        while (v < c.lows.size() && In(c.lows[v], {"is", "named", "called"})) ++v;
         Span name = r.slot == kSlotChildren ? ProperList(c, v, false) : ProperSpan(c, v, false, 3);
         if (!name.value.empty()) Add(r.slot, name.value);
       }
@@ -1065,7 +1073,8 @@ class Reader {
         Add(about, std::string(verb.says), true);
       } else if (c.lows[prep] == "over") {
         Add(about, "preferred " + Join(c, prep, end), true);
-      } else if (In(c.lows[prep], {"in", "as"})) {
+      } else if (verb.says == "prefers" && In(c.lows[prep], {"in", "as"})) {
+        // the form preferred: "reports in Markdown", "invoices as PDF files"
         const size_t from = prep + 1 < end && IsArticle(c.lows[prep + 1]) ? prep + 2 : prep + 1;
         Add(about, Join(c, from, end), true);
       } else {

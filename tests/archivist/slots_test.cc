@@ -111,6 +111,8 @@ TEST(Slots, ManagerPartnerChildrenPet) {
   EXPECT_EQ(Read("I have three daughters, Mia, Zoe and Ivy."), V{"children=Mia, Zoe and Ivy"});
   EXPECT_EQ(Read("I have a parrot called Kiwi."), V{"pet=Kiwi (parrot)"});
   EXPECT_EQ(Read("My dog's name is Pepper."), V{"pet=Pepper (dog)"});
+  EXPECT_EQ(Read("My son is named Ezra."), V{"children=Ezra"});
+  EXPECT_EQ(Read("My partner's name is Robin."), V{"partner=Robin"});
 }
 
 TEST(Slots, DietAllergyBirthdayTimezoneLanguage) {
@@ -138,6 +140,7 @@ TEST(Slots, PreferencesKeepWhatTheyAreAboutAndWhatIsPreferred) {
   EXPECT_EQ(Read("I like my tea with milk."), V{"pref:tea=with milk"});
   EXPECT_EQ(Read("I prefer invoices as PDF files."), V{"pref:invoices=PDF files"});
   EXPECT_EQ(Read("I love aisle seats."), V{"pref:aisle seats=loves"});
+  EXPECT_EQ(Read("I enjoy swimming in the sea."), V{"pref:swimming=in the sea"});
   EXPECT_EQ(Read("I prefer trains over planes."), V{"pref:trains=preferred over planes"});
   EXPECT_EQ(Read("I dislike calls after 6pm."), V{"pref:calls=dislikes calls after 6pm"});
   EXPECT_EQ(Read("I can't stand loud restaurants."),
