@@ -1073,7 +1073,9 @@ class Reader {
         Add(about, std::string(verb.says), true);
       } else if (c.lows[prep] == "over") {
         Add(about, "preferred " + Join(c, prep, end), true);
-      } else if (verb.says == "prefers" && In(c.lows[prep], {"in", "as"})) {
+      } else if (verb.says == "prefers" && In(c.lows[prep], {"in", "as"}) &&
+                 !(prep + 1 < end && In(c.lows[prep + 1], {"every", "all", "each", "most", "my",
+                                                           "our", "this", "that", "these"}))) {
         // the form preferred: "reports in Markdown", "invoices as PDF files"
         const size_t from = prep + 1 < end && IsArticle(c.lows[prep + 1]) ? prep + 2 : prep + 1;
         Add(about, Join(c, from, end), true);

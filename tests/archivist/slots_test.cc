@@ -139,6 +139,7 @@ TEST(Slots, ASentenceWithoutCapitalsStillNamesThings) {
 TEST(Slots, PreferencesKeepWhatTheyAreAboutAndWhatIsPreferred) {
   EXPECT_EQ(Read("I like my tea with milk."), V{"pref:tea=with milk"});
   EXPECT_EQ(Read("I prefer invoices as PDF files."), V{"pref:invoices=PDF files"});
+  EXPECT_EQ(Read("I prefer large fonts in all my apps."), V{"pref:large fonts=in all my apps"});
   EXPECT_EQ(Read("I love aisle seats."), V{"pref:aisle seats=loves"});
   EXPECT_EQ(Read("I enjoy swimming in the sea."), V{"pref:swimming=in the sea"});
   EXPECT_EQ(Read("I prefer trains over planes."), V{"pref:trains=preferred over planes"});

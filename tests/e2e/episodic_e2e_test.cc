@@ -295,9 +295,10 @@ TEST_F(EpisodicE2e, SegmentsCloseOnATopicMarkerAndYieldRecapEventsAndProfile) {
 
   const std::string profile = Call("memory.profile_render", json::object())["result"]["rendered"];
   EXPECT_TRUE(profile.starts_with("### Preference\n")) << profile;
-  // A slot named by the thing preferred, its value without the sentence
-  // around it (spec 40 §5).
-  EXPECT_NE(profile.find("- dark mode: dark mode (confirmed 1x)"), std::string::npos) << profile;
+  // A slot named by the thing preferred, its value what is said of it,
+  // never the thing again (spec 40 §5, issue 44).
+  EXPECT_NE(profile.find("- dark mode: in every editor (confirmed 1x)"), std::string::npos)
+      << profile;
 }
 
 TEST_F(EpisodicE2e, SessionEndClosesOnceAndChineseEventsAreFound) {
@@ -373,7 +374,7 @@ TEST(SessionsCli, ListShowAndProfile) {
   r = mnemo({"profile"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("### Preference\n- "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("- tea: tea (confirmed 1x)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("- tea: preferred over coffee (confirmed 1x)"), std::string::npos) << r.out;
   r = mnemo({"sessions", "show", " "});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("session_id"), std::string::npos) << r.err;
