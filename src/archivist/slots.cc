@@ -676,6 +676,10 @@ constexpr std::string_view kNotRoles[] = {
 
 // ---------------------------------------------------------- extraction
 
+// What one sentence may state at most (a hostile sentence repeating "my
+// wife Ann" stays cheap).
+constexpr size_t kMaxStatements = 32;
+
 class Reader {
  public:
   Reader(std::vector<Clause> clauses, bool lower_ok, bool greeting)
@@ -724,11 +728,12 @@ class Reader {
  private:
   void Add(std::string_view key, std::string value, bool preference = false) {
     while (!value.empty() && (value.back() == '.' || value.back() == ' ')) value.pop_back();
-    if (value.empty()) return;
+    if (value.empty() || out_.statements.size() >= kMaxStatements) return;
     out_.statements.push_back(
         {.preference = preference, .key = std::string(key), .value = std::move(value)});
   }
   void End(std::string_view key) {
+    if (out_.statements.size() >= kMaxStatements) return;
     out_.statements.push_back({.key = std::string(key), .value = ""});
   }
 

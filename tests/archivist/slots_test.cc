@@ -175,6 +175,13 @@ TEST(Slots, AnEndAndANewValueInOneSentenceKeepTheNewValue) {
   EXPECT_EQ(Read("I'm not keto anymore, just vegetarian."), V{"diet=vegetarian"});
 }
 
+TEST(Slots, AHostileSentenceStaysBounded) {
+  std::string s = "I live in Quito";
+  for (int i = 0; i < 5000; ++i) s += " and my wife Ann, my boss Bo";
+  EXPECT_LE(ExtractSlots(s).statements.size(), 32u);
+  EXPECT_TRUE(ExtractSlots(std::string(100000, ',')).statements.empty());
+}
+
 TEST(Slots, ListSlotsJoinValues) {
   EXPECT_TRUE(IsListSlot(kSlotPet));
   EXPECT_FALSE(IsListSlot(kSlotEmployer));
