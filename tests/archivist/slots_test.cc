@@ -51,13 +51,13 @@ TEST(Slots, OnlyTheUsersOwnFacts) {
 }
 
 TEST(Slots, ThePastHypotheticalsPlansQuestionsAndRequestsGiveNothing) {
-  EXPECT_EQ(Read("When I was a student I lived in Oslo."), V{});
+  EXPECT_EQ(Read("When I was a student I lived in Tromso."), V{});
   EXPECT_EQ(Read("Back in college I worked at Initech."), V{});
-  EXPECT_EQ(Read("I used to be vegan."), V{});
+  EXPECT_EQ(Read("I used to be keto."), V{});
   EXPECT_EQ(Read("以前我住在西安。"), V{});
   EXPECT_EQ(Read("If I moved to Tokyo I would learn Japanese."), V{});
-  EXPECT_EQ(Read("I'm thinking of moving to Lisbon."), V{});
-  EXPECT_EQ(Read("Do you live in Oslo?"), V{});
+  EXPECT_EQ(Read("I'm thinking of moving to Ljubljana."), V{});
+  EXPECT_EQ(Read("Do you live in Bergen?"), V{});
   EXPECT_EQ(Read("Where should I live in Canada?"), V{});
   EXPECT_EQ(Read("Please remind me to email Sam."), V{});
   EXPECT_EQ(Read("Can you call me Max from now on?"), V{});
@@ -73,7 +73,7 @@ TEST(Slots, SmallTalkGivesNothing) {
 
 TEST(Slots, Name) {
   EXPECT_EQ(Read("Everyone calls me Bea."), V{"name=Bea"});
-  EXPECT_EQ(Read("My name is Ana Lucia Ferreira."), V{"name=Ana Lucia Ferreira"});
+  EXPECT_EQ(Read("My name is Rosa Maria Ferreira."), V{"name=Rosa Maria Ferreira"});
   EXPECT_EQ(Read("Hello, I'm Marcus."), V{"name=Marcus"});
   EXPECT_EQ(Read("I'm Marcus.", /*greeting=*/true), V{"name=Marcus"});
   EXPECT_EQ(Read("I'm Marcus."), V{});  // no greeting: not an introduction
@@ -84,7 +84,7 @@ TEST(Slots, LocationAndOrigin) {
   EXPECT_EQ(Read("I live in Quito with two roommates."), V{"location=Quito"});
   EXPECT_EQ(Read("Nowadays we're in Graz now."), V{"location=Graz"});
   EXPECT_EQ(Read("我搬到了深圳。"), V{"location=深圳"});
-  EXPECT_EQ(Read("I'm originally from Porto Alegre."), V{"origin=Porto Alegre"});
+  EXPECT_EQ(Read("I'm originally from Belo Horizonte."), V{"origin=Belo Horizonte"});
   EXPECT_EQ(Read("I come from the Isle of Skye."), V{"origin=Isle of Skye"});
   EXPECT_EQ(Read("我来自成都。"), V{"origin=成都"});
   // An indefinite place names nothing.
@@ -118,7 +118,7 @@ TEST(Slots, ManagerPartnerChildrenPet) {
 TEST(Slots, DietAllergyBirthdayTimezoneLanguage) {
   EXPECT_EQ(Read("I'm strictly keto these days."), V{"diet=keto"});
   EXPECT_EQ(Read("I switched to a paleo diet."), V{"diet=paleo"});
-  EXPECT_EQ(Read("I baked a vegan cake for my niece."), V{});
+  EXPECT_EQ(Read("I baked a paleo cake for my niece."), V{});
   EXPECT_EQ(Read("I have a shellfish allergy."), V{"allergy=shellfish"});
   EXPECT_EQ(Read("I'm allergic to cats and dust."), V{"allergy=cats and dust"});
   EXPECT_EQ(Read("我对猫毛过敏。"), V{"allergy=猫毛"});
@@ -160,7 +160,7 @@ TEST(Slots, PreferencesKeepWhatTheyAreAboutAndWhatIsPreferred) {
 
 TEST(Slots, NoLongerEndsTheSlotWithoutANewValue) {
   EXPECT_EQ(Read("I don't work at Initech anymore."), V{"employer="});
-  EXPECT_EQ(Read("I'm no longer vegetarian."), V{"diet="});
+  EXPECT_EQ(Read("I'm no longer kosher."), V{"diet="});
   EXPECT_EQ(Read("I no longer live in Vienna."), V{"location="});
   EXPECT_EQ(Read("I was laid off from Globex."), V{"employer="});
   EXPECT_EQ(Read("I left Globex in May."), V{"employer="});
@@ -172,7 +172,7 @@ TEST(Slots, NoLongerEndsTheSlotWithoutANewValue) {
 }
 
 TEST(Slots, AnEndAndANewValueInOneSentenceKeepTheNewValue) {
-  EXPECT_EQ(Read("I'm not keto anymore, just vegetarian."), V{"diet=vegetarian"});
+  EXPECT_EQ(Read("I'm not keto anymore, just paleo."), V{"diet=paleo"});
 }
 
 TEST(Slots, AHostileSentenceStaysBounded) {
@@ -219,7 +219,7 @@ TEST(FacetsFromMessage, GivesEverySlotOfEverySentenceWithItsEvidence) {
 }
 
 TEST(FacetsFromMessage, SmallTalkAndOtherPeopleGiveNoFacet) {
-  EXPECT_TRUE(FacetsFromMessage("Haha, my cousin lives in Rome. Thanks a lot!", "").empty());
+  EXPECT_TRUE(FacetsFromMessage("Haha, my cousin lives in Naples. Thanks a lot!", "").empty());
   EXPECT_TRUE(FacetsFromMessage("I'm heading out for lunch, back soon.", "").empty());
 }
 

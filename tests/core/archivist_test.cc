@@ -346,11 +346,11 @@ TEST(ArchivistProfile, SlotsAreSupersededAndEndedWithHistory) {
   const Principal who;
   const std::vector<std::string> said = {
       "My boss is Grace Hopper.",
-      "I work for Initech and I'm vegan.",
+      "I work for Initech and I'm flexitarian.",
       "My cousin lives in Quito and works at Globex.",
       "Back in school I lived in Tromso.",
       "Alan Kay is my new boss since the merger.",
-      "I'm not vegan anymore, strictly keto now.",
+      "I'm not flexitarian anymore, strictly keto now.",
       "I no longer work for Initech.",
   };
   const TimeMs start = 1'760'000'000'000;
@@ -375,7 +375,7 @@ TEST(ArchivistProfile, SlotsAreSupersededAndEndedWithHistory) {
   const ProfileFacet* diet = FindFacet(*facets, "diet");
   ASSERT_NE(diet, nullptr);
   ASSERT_FALSE(diet->history.empty());
-  EXPECT_EQ(diet->history[0].value, "vegan");
+  EXPECT_EQ(diet->history[0].value, "flexitarian");
 }
 
 // Issue 18: memory.profile as_of: each slot with the value it had then.
