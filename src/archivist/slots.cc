@@ -238,8 +238,6 @@ constexpr std::string_view kFillers[] = {"actually",
                                          "honestly",
                                          "basically",
                                          "by the way",
-                                         "quick update",
-                                         "big news",
                                          "fun fact",
                                          "these days",
                                          "right now",
@@ -256,7 +254,7 @@ constexpr std::string_view kChineseFillers[] = {"其实",       "另外",     "�
                                                 "顺便说一下", "换个话题", "现在", "目前",
                                                 "而且",       "最近",     "那个"};
 
-// Leading time phrases that may stand before the subject ("as of this month
+// Leading time phrases that may stand before the subject ("as of May
 // I work at …", "since March we live in …").
 constexpr std::string_view kTimeLeads[] = {"as of", "since",    "last", "this",
                                            "from",  "starting", "in"};
@@ -290,7 +288,7 @@ constexpr std::string_view kOwnNouns[] = {
     "favourite", "favorite", "first",    "native",   "email", "pronouns", "mother", "home"};
 
 // Words that open a clause whose subject was left out ("works at …",
-// "living in …", "so pescatarian"): the previous clause's subject holds.
+// "living in …", "so paleo"): the previous clause's subject holds.
 bool IsPredicateStart(std::string_view low) {
   return In(low, {"work",      "works",   "working", "live",   "lives",      "living",
                   "based",     "moved",   "moving",  "born",   "originally", "allergic",
@@ -498,7 +496,7 @@ Span PhraseSpan(const Clause& c, size_t at, size_t max_words, bool lists = false
 
 // A Chinese value at byte `pos` of `text`: up to punctuation, a particle or
 // a verb that closes it, at most 10 characters; "" for an indefinite one
-// (一家银行).
+// (一家医院).
 std::string ChineseSpan(std::string_view text, size_t pos) {
   std::string_view rest = text.substr(pos);
   if (rest.starts_with("了")) rest.remove_prefix(std::string_view("了").size());
@@ -776,7 +774,7 @@ class Reader {
         Span name = r.slot == kSlotChildren ? ProperList(c, v, false) : ProperSpan(c, v, false, 3);
         if (!name.value.empty()) Add(r.slot, name.value);
       }
-      // my cat Miso, my dog's name is Rex, my dog is called Rex
+      // my cat Tom, my dog's name is Rex, my dog is called Rex
       if (j < c.lows.size()) {
         std::string_view kind = c.lows[j];
         if (kind.ends_with("'s")) kind.remove_suffix(2);
@@ -856,7 +854,7 @@ class Reader {
     if (cue.slot == kSlotRole) {
       const std::string first = Lower(value.substr(0, value.find(' ')));
       if (In(first, kNotRoles) || In(first, kDiets)) return;
-      // "a nurse at Deloitte": the employer when it is named
+      // "a clerk at Deloitte": the employer when it is named
       const Span role = PhraseSpan(c, hit->after, 4);
       if (role.end + 1 < c.lows.size() && In(c.lows[role.end], {"at", "for", "with"})) {
         Add(kSlotEmployer, ProperSpan(c, role.end + 1, false).value);
@@ -891,7 +889,7 @@ class Reader {
         Add(kSlotEmployer, ChineseSpan(c.text, value));
       }
     }
-    // "as a <role>" beside work ("I work at Acme as a data engineer")
+    // "as a <role>" beside work ("I work at Initech as an analyst")
     if (Has(c, {"work", "works", "working", "joined", "job", "started"})) {
       for (std::string_view as : {"as a", "as an"}) {
         if (std::optional<Hit> hit = Find(c, as))
@@ -961,7 +959,7 @@ class Reader {
     }
   }
 
-  // "a cat called Miso", "have a dog named Rex", "adopted a puppy"
+  // "a cat called Tom", "have a dog named Rex", "adopted a puppy"
   void Pets(const Clause& c) {
     for (size_t i = 0; i + 1 < c.lows.size(); ++i) {
       if (!In(c.lows[i], {"a", "an", "our"})) continue;
@@ -1004,7 +1002,7 @@ class Reader {
         return;
       }
     }
-    // a habit with its time: "I usually work from home on Fridays"
+    // a habit with its time: "I usually cycle to work on Tuesdays"
     for (size_t i = at; i < c.lows.size() && i < at + 3; ++i) {
       if (!In(c.lows[i],
               {"usually", "always", "often", "normally", "generally", "mostly", "typically"})) {

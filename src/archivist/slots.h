@@ -15,9 +15,9 @@
 //    news", "by the way", 其实, 对了, 换个话题 …) are skipped.
 //  - Subject: a clause speaks for the user when its subject is I / we (我,
 //    我们); a clause without a subject inherits the previous clause's
-//    ("I'm not vegan anymore, so pescatarian"); another subject ("my brother
-//    lives in Madrid", "Miso knocked …", 我哥哥住在…) gives no slot, except
-//    the user's own relations and possessions ("my wife Marta", "X is my
+//    ("I'm not keto anymore, so paleo"); another subject ("my brother
+//    lives in Madrid", "Rex barked …", 我哥哥住在…) gives no slot, except
+//    the user's own relations and possessions ("my wife Ines", "X is my
 //    manager", "my birthday is …"), which name the user's slot whoever the
 //    grammatical subject is.
 //  - Modality: questions (a clause ending in ? or opening with an auxiliary
@@ -30,7 +30,7 @@
 //  - Values: a named slot (name, location, origin, employer, manager,
 //    partner, children, pet) takes the proper-noun span after its cue
 //    (capitalised words, joined by of/de/van/…; Chinese up to a particle or
-//    punctuation); "a bank", "the city hospital" name nothing. When a
+//    punctuation); "a bank", "the local school" name nothing. When a
 //    sentence has no capital letter at all, the span runs to the next
 //    boundary word instead. Other slots take the words after the cue up to a
 //    boundary word (and, with, near, at, since, when, last, now …) or
@@ -38,9 +38,9 @@
 //  - Preferences keep what they are about and what is preferred: "I prefer
 //    reports in Markdown" → reports: "Markdown"; "I drink my coffee black" →
 //    coffee: "black"; "I hate meetings before 10am" → meetings: "dislikes
-//    meetings before 10am"; "I like window seats" → window seats: "likes";
-//    "my favourite X is Y" → X: Y; a habit with its time ("I usually work
-//    from home on Fridays") → fridays: "work from home". Keys are the
+//    meetings before 10am"; "I like aisle seats" → aisle seats: "likes";
+//    "my favourite X is Y" → X: Y; a habit with its time ("I usually cycle
+//    to work on Tuesdays") → tuesdays: "cycle to work". Keys are the
 //    surface words, English lower-cased, Chinese as written.
 #pragma once
 
