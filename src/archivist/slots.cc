@@ -361,6 +361,7 @@ bool IsQuestion(const Clause& c, size_t at) {
 }
 
 bool IsRequest(const Clause& c, size_t at) {
+  if (Has(c, {"call me"})) return false;  // "Please call me Sam" names the user
   if (Has(c, {"please", "can you", "could you", "would you", "will you", "remind me",
               "don't forget", "let me know"})) {
     return true;
@@ -385,15 +386,18 @@ bool IsHypothetical(const Clause& c) {
   return HasText(c, {"如果", "要是", "假如", "将来", "打算", "想要", "计划", "可能会"});
 }
 
+// "… years ago" alone is no past: "I joined Globex two years ago" still
+// holds. "I was …" is, unless it says what happened to the user then and
+// still holds ("I was born on …", "I was laid off").
 bool IsPast(const Clause& c) {
-  return Has(c, {"used to",       "back in",        "years ago",
-                 "when i was",    "previously",     "formerly",
-                 "in the past",   "as a kid",       "as a child",
-                 "in college",    "in high school", "at the time",
-                 "back then",     "once upon",      "before that",
-                 "at university", "in university",  "when we were",
-                 "as a teenager", "long ago",       "ago"}) ||
-         HasText(c, {"以前", "曾经", "小时候", "过去", "当年"});
+  if (Has(c,
+          {"used to", "back in", "when i was", "previously", "formerly", "in the past", "as a kid",
+           "as a child", "in college", "in high school", "at the time", "back then", "once upon",
+           "before that", "at university", "in university", "when we were", "as a teenager"}) ||
+      HasText(c, {"以前", "曾经", "小时候", "过去", "当年"})) {
+    return true;
+  }
+  return Has(c, {"i was", "we were"}) && !Has(c, {"born", "laid off", "let go"});
 }
 
 bool IsNegated(const Clause& c) {
@@ -890,7 +894,7 @@ class Reader {
       }
     }
     // "as a <role>" beside work ("I work at Initech as an analyst")
-    if (Has(c, {"work", "works", "working", "joined", "job", "started"})) {
+    if (Has(c, {"work", "works", "working", "joined", "job", "started", "employed", "hired"})) {
       for (std::string_view as : {"as a", "as an"}) {
         if (std::optional<Hit> hit = Find(c, as))
           Add(kSlotRole, PhraseSpan(c, hit->after, 4).value);

@@ -54,6 +54,9 @@ TEST(Slots, ThePastHypotheticalsPlansQuestionsAndRequestsGiveNothing) {
   EXPECT_EQ(Read("When I was a student I lived in Tromso."), V{});
   EXPECT_EQ(Read("Back in college I worked at Initech."), V{});
   EXPECT_EQ(Read("I used to be keto."), V{});
+  EXPECT_EQ(Read("I was paleo for a while."), V{});
+  // "… ago" alone says when it began, not that it is over.
+  EXPECT_EQ(Read("I joined Nokia two years ago."), V{"employer=Nokia"});
   EXPECT_EQ(Read("以前我住在西安。"), V{});
   EXPECT_EQ(Read("If I moved to Tokyo I would learn Japanese."), V{});
   EXPECT_EQ(Read("I'm thinking of moving to Ljubljana."), V{});
@@ -73,6 +76,7 @@ TEST(Slots, SmallTalkGivesNothing) {
 
 TEST(Slots, Name) {
   EXPECT_EQ(Read("Everyone calls me Bea."), V{"name=Bea"});
+  EXPECT_EQ(Read("Please call me Sasha."), V{"name=Sasha"});
   EXPECT_EQ(Read("My name is Rosa Maria Ferreira."), V{"name=Rosa Maria Ferreira"});
   EXPECT_EQ(Read("Hello, I'm Marcus."), V{"name=Marcus"});
   EXPECT_EQ(Read("I'm Marcus.", /*greeting=*/true), V{"name=Marcus"});
@@ -94,6 +98,8 @@ TEST(Slots, LocationAndOrigin) {
 TEST(Slots, EmployerAndRole) {
   EXPECT_EQ(Read("I joined Globex in the spring."), V{"employer=Globex"});
   EXPECT_EQ(Read("I work as a pharmacist."), V{"role=pharmacist"});
+  EXPECT_EQ(Read("I'm employed at Siemens as a test engineer."),
+            (V{"employer=Siemens", "role=test engineer"}));
   EXPECT_EQ(Read("I'm an accountant at Deloitte."), (V{"employer=Deloitte", "role=accountant"}));
   EXPECT_EQ(Read("I work for Umbrella Corp as a lab technician."),
             (V{"employer=Umbrella Corp", "role=lab technician"}));
