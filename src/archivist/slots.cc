@@ -417,15 +417,15 @@ bool EndsSomething(const Clause& c) {
 bool IsBoundary(std::string_view low) {
   return In(
       low,
-      {"and",       "but",       "or",        "so",         "because", "since",   "as",     "with",
-       "near",      "at",        "in",        "on",         "for",     "from",    "to",     "by",
-       "when",      "while",     "who",       "which",      "that",    "where",   "if",     "until",
-       "after",     "before",    "last",      "this",       "next",    "these",   "now",    "today",
-       "yesterday", "tomorrow",  "anymore",   "originally", "too",     "already", "again",  "every",
-       "ago",       "then",      "though",    "although",   "haha",    "lol",     "please", "right",
-       "here",      "there",     "currently", "nowadays",   "these",   "since",   "is",     "was",
-       "are",       "and",       "thanks",    "ever",       "though",  "hehe",    "still",  "for",
-       "all",       "full-time", "part-time", "remotely",   "mostly"});
+      {"and",       "but",      "or",        "so",         "because", "since",   "as",     "with",
+       "near",      "at",       "in",        "on",         "for",     "from",    "to",     "by",
+       "when",      "while",    "who",       "which",      "that",    "where",   "if",     "until",
+       "after",     "before",   "last",      "this",       "next",    "these",   "now",    "today",
+       "yesterday", "tomorrow", "anymore",   "originally", "too",     "already", "again",  "every",
+       "ago",       "then",     "though",    "although",   "haha",    "lol",     "please", "right",
+       "here",      "there",    "currently", "nowadays",   "these",   "since",   "is",     "was",
+       "are",       "and",      "thanks",    "ever",       "though",  "hehe",    "still",  "for",
+       "all",       "remotely", "mostly"});
 }
 
 bool IsArticle(std::string_view low) { return In(low, {"a", "an", "the"}); }
@@ -774,7 +774,7 @@ class Reader {
           continue;
         }
         // my son is named Ezra, my wife is called Ana, my boss is Kim
-        while (v < c.lows.size() && In(c.lows[v], {"is", "named", "called"})) ++v;
+        while (v < c.lows.size() && In(c.lows[v], {"is", "named", "called", "now"})) ++v;
         Span name = r.slot == kSlotChildren ? ProperList(c, v, false) : ProperSpan(c, v, false, 3);
         if (!name.value.empty()) Add(r.slot, name.value);
       }

@@ -111,6 +111,8 @@ TEST(Slots, EmployerAndRole) {
 
 TEST(Slots, ManagerPartnerChildrenPet) {
   EXPECT_EQ(Read("I report to Jamal Price."), V{"manager=Jamal Price"});
+  EXPECT_EQ(Read("My supervisor is now Lee Ann."), V{"manager=Lee Ann"});
+  EXPECT_EQ(Read("I'm a part-time illustrator."), V{"role=part-time illustrator"});
   EXPECT_EQ(Read("Since Monday Jamal Price is my new boss."), V{"manager=Jamal Price"});
   EXPECT_EQ(Read("I'm married to Ines."), V{"partner=Ines"});
   EXPECT_EQ(Read("We have a son named Theo."), V{"children=Theo"});
