@@ -301,6 +301,35 @@ TEST_F(EpisodicE2e, SegmentsCloseOnATopicMarkerAndYieldRecapEventsAndProfile) {
       << profile;
 }
 
+// Issue 44 over the daemon: slots from what the user says, a new manager
+// supersedes the old one, "no longer" ends the employer, and another
+// person's facts and small talk leave no line in the rendered profile.
+TEST_F(EpisodicE2e, TheProfileKeepsTheUsersCurrentSlotsOnly) {
+  Turn("who", "Hi there, I'm Rosa. I work at Initech as an analyst.", "Noted.", MinutesAgo(6));
+  Turn("who", "My boss is Grace Hopper, and my cousin lives in Quito.", "Noted.", MinutesAgo(5));
+  Turn("who", "Haha, I always lose my keys.", "Noted.", MinutesAgo(4));
+  Turn("who", "Alan Kay is my new boss since the merger.", "Noted.", MinutesAgo(3));
+  Turn("who", "I no longer work at Initech.", "Noted.", MinutesAgo(2));
+  ASSERT_TRUE(Call("memory.session_end", {{"session_id", "who"}, {"sync", true}})["result"].value(
+      "closed", false));
+  const std::string profile = Call("memory.profile_render", json::object())["result"]["rendered"];
+  EXPECT_EQ(profile,
+            "### Context\n"
+            "- manager: Alan Kay (confirmed 1x)\n"
+            "- name: Rosa (confirmed 1x)\n"
+            "- role: analyst (confirmed 1x)\n")
+      << profile;
+  // The old manager is history, not current.
+  json facets = Call("memory.profile", json::object())["result"]["facets"];
+  bool found = false;
+  for (const json& f : facets) {
+    if (f["key"] != "manager") continue;
+    found = true;
+    EXPECT_EQ(f["value"], "Alan Kay");
+  }
+  EXPECT_TRUE(found) << facets.dump();
+}
+
 TEST_F(EpisodicE2e, SessionEndClosesOnceAndChineseEventsAreFound) {
   Turn("zh", "我决定用 Rust 写这个服务。", "好的。", MinutesAgo(1));
   json first = Call("memory.session_end", {{"session_id", "zh"}, {"sync", true}})["result"];
