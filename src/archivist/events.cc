@@ -114,14 +114,14 @@ bool Matches(std::string_view folded, const Pattern& pattern) {
          folded.find(pattern.then, lead + pattern.lead.size()) != std::string_view::npos;
 }
 
+}  // namespace
+
 bool IsHedged(std::string_view folded) {
   for (std::string_view hedge : kHedges) {
     if (ContainsPhrase(folded, hedge)) return true;
   }
   return false;
 }
-
-}  // namespace
 
 std::string FoldForMatch(std::string_view text) {
   std::string out;

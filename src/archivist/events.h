@@ -84,4 +84,7 @@ struct Event {
 // else kPlainConfidence.
 std::vector<Event> ExtractEvents(std::string_view user_message);
 
+// Whether `folded` (a FoldForMatch result) holds one of the hedges above.
+bool IsHedged(std::string_view folded);
+
 }  // namespace mnemo::archivist

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "archivist/slots.h"
 #include "context/graph.h"
 #include "text/utf8.h"
 
@@ -293,6 +294,43 @@ std::optional<Facet> FacetFromEvent(const Event& event, std::string segment_id) 
   if (facet.key.empty() || facet.value.empty()) return std::nullopt;
   if (!segment_id.empty()) facet.segment_ids.push_back(std::move(segment_id));
   return facet;
+}
+
+std::vector<Facet> FacetsFromMessage(std::string_view user_message, std::string_view segment_id) {
+  std::vector<Facet> out;
+  const std::string trimmed(Trim(user_message));
+  const std::string opening = Lower(trimmed.substr(0, 6));
+  const bool greeting =
+      opening.starts_with("hi") || opening.starts_with("hello") || opening.starts_with("hey");
+  for (const std::string& sentence : EventSentences(user_message)) {
+    SentenceSlots slots = ExtractSlots(sentence, greeting);
+    const double confidence =
+        IsHedged(FoldForMatch(sentence)) ? kHedgedConfidence : kPlainConfidence;
+    for (SlotStatement& s : slots.statements) {
+      Facet f{.facet_type = std::string(s.preference ? kFacetPreference : kFacetContext),
+              .key = std::move(s.key),
+              .value = std::move(s.value),
+              .confidence = confidence,
+              .evidence_count = 1,
+              .evidence = sentence};
+      if (!segment_id.empty()) f.segment_ids.emplace_back(segment_id);
+      out.push_back(std::move(f));
+    }
+    if (!slots.statements.empty() || !slots.own) continue;
+    for (const Event& e : ExtractEvents(sentence)) {
+      if (e.type != kEventFact) continue;
+      std::optional<Facet> f = FacetFromEvent(e, std::string(segment_id));
+      if (!f || f->facet_type != kFacetContext || IsSlotKey(f->key)) continue;
+      // The graph's pets (我养了一只叫咪咪的猫) in the table's one pet slot.
+      if (f->key.starts_with("pet/")) {
+        const std::string kind = f->key.substr(4);
+        if (PetKindOf(f->value).empty()) f->value += " (" + kind + ")";  // a name
+        f->key = std::string(kSlotPet);
+      }
+      out.push_back(std::move(*f));
+    }
+  }
+  return out;
 }
 
 bool IsFreeFact(std::string_view facet_type, std::string_view key, std::string_view value) {

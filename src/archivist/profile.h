@@ -50,6 +50,17 @@ struct Facet {
 // (none when empty). Other event types give no facet.
 std::optional<Facet> FacetFromEvent(const Event& event, std::string segment_id);
 
+// The facets of one user message (spec 40 §5), in order: for each sentence
+// (EventSentences), the statements ExtractSlots (slots.h) reads from it,
+// preferences as kFacetPreference and slots as kFacetContext; a statement
+// that ends a slot ("I'm not vegan anymore") has an empty value. A sentence
+// that speaks for the user but fills no slot of the table falls back to
+// FacetFromEvent when it is a fact event: a slot its triple names (email,
+// age …) or a free fact (IsFreeFact) under the head words of its clause. Confidence is
+// kHedgedConfidence for a hedged sentence, else kPlainConfidence; evidence
+// is the sentence; segment_ids {segment_id} (none when empty).
+std::vector<Facet> FacetsFromMessage(std::string_view user_message, std::string_view segment_id);
+
 // Whether a facet is a free fact: a fact sentence that fits no slot, kept
 // by FacetFromEvent under the head words of its clause. It says what
 // happened rather than who the user is.

@@ -8,6 +8,7 @@
 #include "archivist/events.h"
 #include "archivist/profile.h"
 #include "archivist/recap.h"
+#include "archivist/slots.h"
 #include "base/uuid.h"
 #include "context/documents.h"
 
@@ -287,28 +288,37 @@ Status FinalizeSegment(storage::EpisodicStore& episodic, storage::DocumentStore&
   std::vector<storage::EventRow> events;
   for (const storage::TurnRow& r : rows) {
     if (r.role != "user") continue;
-    for (Event& e : ExtractEvents(r.content)) {
-      if (options.profile) {
-        if (std::optional<Facet> f = FacetFromEvent(e, segment->id)) {
-          MNEMO_RETURN_IF_ERROR(
-              episodic
-                  .MergeFacet({.owner = segment->owner,
-                               .facet_type = f->facet_type,
-                               .key = f->key,
-                               .value = f->value,
-                               .confidence = f->confidence,
-                               .evidence_count = 1,
-                               .segment_ids = f->segment_ids,
-                               .updated_at = now,
-                               // Supersession goes by when it was said.
-                               .valid_from = r.timestamp_ms != 0 ? r.timestamp_ms : now,
-                               .evidence = f->evidence,
-                               // Evidence is counted, and erased, per turn.
-                               .session_id = segment->session_id,
-                               .seq = r.seq})
-                  .status());
+    if (options.profile) {
+      for (Facet& f : FacetsFromMessage(r.content, segment->id)) {
+        if (f.facet_type == kFacetContext && IsListSlot(f.key) && !f.value.empty()) {
+          MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> current,
+                                 episodic.Facets(false, segment->owner));
+          for (const storage::FacetRow& c : current) {
+            if (c.facet_type == f.facet_type && c.key == f.key) {
+              f.value = JoinListValue(c.value, f.value);
+            }
+          }
         }
+        MNEMO_RETURN_IF_ERROR(
+            episodic
+                .MergeFacet({.owner = segment->owner,
+                             .facet_type = std::move(f.facet_type),
+                             .key = std::move(f.key),
+                             .value = std::move(f.value),
+                             .confidence = f.confidence,
+                             .evidence_count = 1,
+                             .segment_ids = std::move(f.segment_ids),
+                             .updated_at = now,
+                             // Supersession goes by when it was said.
+                             .valid_from = r.timestamp_ms != 0 ? r.timestamp_ms : now,
+                             .evidence = std::move(f.evidence),
+                             // Evidence is counted, and erased, per turn.
+                             .session_id = segment->session_id,
+                             .seq = r.seq})
+                .status());
       }
+    }
+    for (Event& e : ExtractEvents(r.content)) {
       events.push_back({.id = mnemo::internal::NewUuidV4(),
                         .owner = segment->owner,
                         .session_id = segment->session_id,

@@ -259,11 +259,13 @@ Result<std::vector<ProfileFacet>> ArchivistService::Profile(const Principal& who
   out.reserve(rows.size());
   for (storage::FacetRow& r : rows) {
     ProfileFacet f = ToProfileFacet(std::move(r));
-    if (!req.as_of) {
-      out.push_back(std::move(f));
-    } else if (std::optional<ProfileFacet> then = FacetAsOf(std::move(f), *req.as_of)) {
-      out.push_back(std::move(*then));
+    if (req.as_of) {
+      std::optional<ProfileFacet> then = FacetAsOf(std::move(f), *req.as_of);
+      if (!then) continue;
+      f = std::move(*then);
     }
+    // A slot whose value was ended ("I no longer work at …") has none now.
+    if (!f.value.empty()) out.push_back(std::move(f));
   }
   return out;
 }

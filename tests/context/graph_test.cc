@@ -170,6 +170,12 @@ TEST(GraphExtraction, SingleValuedPredicates) {
   EXPECT_TRUE(IsSingleValued("timezone"));
   EXPECT_TRUE(IsSingleValued("name"));
   EXPECT_FALSE(IsSingleValued("likes"));
+  // The profile's single-valued slots (issue 44): one manager, partner, diet.
+  for (std::string_view p :
+       {"manager", "boss", "employer", "partner", "wife", "husband", "diet", "comes_from"}) {
+    EXPECT_TRUE(IsSingleValued(p)) << p;
+  }
+  EXPECT_FALSE(IsSingleValued("has"));
   EXPECT_FALSE(IsSingleValued("uses"));
 }
 

@@ -313,8 +313,8 @@ TEST(ArchivistProfile, ATwoHundredTurnSessionKeepsEachSlotCurrent) {
     return f;
   };
   expect("name", "Priya");
-  expect("pet/dog", "Bruno");
-  expect("pet/cat", "Mochi");
+  // Two pets: the pet slot holds both (a list slot, spec 40 §5).
+  expect("pet", "Bruno (dog), Mochi (cat)");
   expect("timezone", "Asia/Kolkata");
   const ProfileFacet* location = expect("location", "Bangalore");
   ASSERT_NE(location, nullptr);
@@ -335,6 +335,47 @@ TEST(ArchivistProfile, ATwoHundredTurnSessionKeepsEachSlotCurrent) {
   ASSERT_TRUE(lives.ok());
   ASSERT_EQ(lives->size(), 1u);
   EXPECT_EQ((*lives)[0].object, "Bangalore");
+}
+
+// Issue 44: supersession in every slot, and "no longer" ends a slot without
+// a new value; another person's facts and the past never become facets.
+TEST(ArchivistProfile, SlotsAreSupersededAndEndedWithHistory) {
+  testing::TempDir dir;
+  auto e = Engine::Open({.workspace = dir.Sub("ws")});
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  const Principal who;
+  const std::vector<std::string> said = {
+      "My boss is Grace Hopper.",
+      "I work for Initech and I'm flexitarian.",
+      "My cousin lives in Quito and works at Globex.",
+      "Back in school I lived in Tromso.",
+      "Alan Kay is my new boss since the merger.",
+      "I'm not flexitarian anymore, strictly keto now.",
+      "I no longer work for Initech.",
+  };
+  const TimeMs start = 1'760'000'000'000;
+  for (size_t i = 0; i < said.size(); ++i) {
+    ASSERT_TRUE((*e)->TurnComplete(who, {.session_id = "slots",
+                                         .user_message = said[i],
+                                         .assistant_response = "Noted.",
+                                         .timestamp = start + static_cast<TimeMs>(i) * 30'000,
+                                         .sync = true})
+                    .ok());
+  }
+  ASSERT_TRUE((*e)->SessionEnd(who, "slots", /*sync=*/true).ok());
+  auto facets = (*e)->Profile(who);
+  ASSERT_TRUE(facets.ok()) << facets.status().ToString();
+  std::vector<std::string> current;
+  for (const ProfileFacet& f : *facets) current.push_back(f.key + "=" + f.value);
+  EXPECT_EQ(current, (std::vector<std::string>{"diet=keto", "manager=Alan Kay"}));
+  const ProfileFacet* manager = FindFacet(*facets, "manager");
+  ASSERT_NE(manager, nullptr);
+  ASSERT_EQ(manager->history.size(), 1u);
+  EXPECT_EQ(manager->history[0].value, "Grace Hopper");
+  const ProfileFacet* diet = FindFacet(*facets, "diet");
+  ASSERT_NE(diet, nullptr);
+  ASSERT_FALSE(diet->history.empty());
+  EXPECT_EQ(diet->history[0].value, "flexitarian");
 }
 
 // Issue 18: memory.profile as_of: each slot with the value it had then.

@@ -317,9 +317,39 @@ TEST_F(EpisodicE2e, SegmentsCloseOnATopicMarkerAndYieldRecapEventsAndProfile) {
 
   const std::string profile = Call("memory.profile_render", json::object())["result"]["rendered"];
   EXPECT_TRUE(profile.starts_with("### Preference\n")) << profile;
-  // A slot named by the thing preferred, its value without the sentence
-  // around it (spec 40 §5).
-  EXPECT_NE(profile.find("- dark mode: dark mode (confirmed 1x)"), std::string::npos) << profile;
+  // A slot named by the thing preferred, its value what is said of it,
+  // never the thing again (spec 40 §5, issue 44).
+  EXPECT_NE(profile.find("- dark mode: in every editor (confirmed 1x)"), std::string::npos)
+      << profile;
+}
+
+// Issue 44 over the daemon: slots from what the user says, a new manager
+// supersedes the old one, "no longer" ends the employer, and another
+// person's facts and small talk leave no line in the rendered profile.
+TEST_F(EpisodicE2e, TheProfileKeepsTheUsersCurrentSlotsOnly) {
+  Turn("who", "Hi there, I'm Rosa. I work at Initech as an analyst.", "Noted.", MinutesAgo(6));
+  Turn("who", "My boss is Grace Hopper, and my cousin lives in Quito.", "Noted.", MinutesAgo(5));
+  Turn("who", "Haha, I always lose my keys.", "Noted.", MinutesAgo(4));
+  Turn("who", "Alan Kay is my new boss since the merger.", "Noted.", MinutesAgo(3));
+  Turn("who", "I no longer work at Initech.", "Noted.", MinutesAgo(2));
+  ASSERT_TRUE(Call("memory.session_end", {{"session_id", "who"}, {"sync", true}})["result"].value(
+      "closed", false));
+  const std::string profile = Call("memory.profile_render", json::object())["result"]["rendered"];
+  EXPECT_EQ(profile,
+            "### Context\n"
+            "- manager: Alan Kay (confirmed 1x)\n"
+            "- name: Rosa (confirmed 1x)\n"
+            "- role: analyst (confirmed 1x)\n")
+      << profile;
+  // The old manager is history, not current.
+  json facets = Call("memory.profile", json::object())["result"]["facets"];
+  bool found = false;
+  for (const json& f : facets) {
+    if (f["key"] != "manager") continue;
+    found = true;
+    EXPECT_EQ(f["value"], "Alan Kay");
+  }
+  EXPECT_TRUE(found) << facets.dump();
 }
 
 TEST_F(EpisodicE2e, SessionEndClosesOnceAndChineseEventsAreFound) {
@@ -395,7 +425,7 @@ TEST(SessionsCli, ListShowAndProfile) {
   r = mnemo({"profile"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("### Preference\n- "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("- tea: tea (confirmed 1x)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("- tea: preferred over coffee (confirmed 1x)"), std::string::npos) << r.out;
   r = mnemo({"sessions", "show", " "});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("session_id"), std::string::npos) << r.err;
