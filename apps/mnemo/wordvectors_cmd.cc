@@ -11,8 +11,6 @@
 
 #include "commands.h"
 #include "core/components.h"
-#include "embed/word_vectors.h"
-#include "embed/word_vectors_build.h"
 
 namespace mnemo::app {
 
@@ -42,7 +40,7 @@ void AddWordVectorsCommand(CLI::App& app, Action& action) {
         std::cerr << "mnemo: cannot read " << *from << "\n";
         return kExitUser;
       }
-      auto report = embed::BuildWordVectors(in, *from == "-" ? "stdin" : *from, target);
+      auto report = BuildWordVectorFile(in, *from == "-" ? "stdin" : *from, target);
       if (in != stdin) std::fclose(in);
       if (!report.ok()) {
         std::cerr << "mnemo: " << report.status().message() << "\n";
@@ -59,14 +57,12 @@ void AddWordVectorsCommand(CLI::App& app, Action& action) {
   info->callback([&action, file] {
     action = [file] {
       const std::string path = file->empty() ? DefaultWordVectorsPath() : *file;
-      auto vectors = embed::WordVectors::Open(path);
-      if (!vectors.ok()) {
-        std::cerr << "mnemo: " << vectors.status().message() << "\n";
+      auto description = DescribeWordVectorFile(path);
+      if (!description.ok()) {
+        std::cerr << "mnemo: " << description.status().message() << "\n";
         return kExitUser;
       }
-      std::cout << path << ": " << (*vectors)->source() << ", " << (*vectors)->size() << " words, "
-                << (*vectors)->dimensions() << " dimensions, sha256 " << (*vectors)->checksum()
-                << "\n";
+      std::cout << path << ": " << *description << "\n";
       return kExitOk;
     };
   });

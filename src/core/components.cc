@@ -9,6 +9,7 @@
 #include "embed/openai_embedder.h"
 #include "embed/word_embedder.h"
 #include "embed/word_vectors.h"
+#include "embed/word_vectors_build.h"
 
 namespace mnemo {
 namespace {
@@ -147,6 +148,21 @@ Result<std::unique_ptr<llm::ChatClient>> MakeChatClient(
     options.api_key = value;
   }
   return llm::NewOpenAiChatClient(options, std::move(http));
+}
+
+Result<WordVectorFileReport> BuildWordVectorFile(std::FILE* in, std::string_view source_name,
+                                                 const std::string& out_path) {
+  MNEMO_ASSIGN_OR_RETURN(embed::WordVectorsBuildReport report,
+                         embed::BuildWordVectors(in, source_name, out_path));
+  return WordVectorFileReport{
+      .words = report.words, .bytes = report.bytes, .checksum = std::move(report.checksum)};
+}
+
+Result<std::string> DescribeWordVectorFile(const std::string& path) {
+  MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<const embed::WordVectors> vectors,
+                         embed::WordVectors::Open(path));
+  return vectors->source() + ", " + std::to_string(vectors->size()) + " words, " +
+         std::to_string(vectors->dimensions()) + " dimensions, sha256 " + vectors->checksum();
 }
 
 }  // namespace mnemo

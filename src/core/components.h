@@ -5,7 +5,10 @@
 // checked here, and each error names its key ("embedding.provider").
 #pragma once
 
+#include <cstdint>
+#include <cstdio>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "base/http_client.h"
@@ -49,6 +52,23 @@ Result<std::unique_ptr<embed::Embedder>> MakeEmbedder(
 // $MNEMO_DATA_DIR/<embed::kWordVectorsFileName> when that variable is set,
 // else /usr/share/mnemo/<embed::kWordVectorsFileName> (the Debian package's).
 std::string DefaultWordVectorsPath();
+
+// `mnemo wordvectors build`: converts the package's JSON read from `in`
+// (`source_name` names it in errors) into the word-vector file `out_path`
+// (temp file + rename: a failed conversion never replaces a good file).
+// The CLI reaches the embed layer through these two, never directly.
+struct WordVectorFileReport {
+  uint32_t words = 0;
+  uint64_t bytes = 0;    // the written file's size
+  std::string checksum;  // SHA-256 of its body, hex
+};
+Result<WordVectorFileReport> BuildWordVectorFile(std::FILE* in, std::string_view source_name,
+                                                 const std::string& out_path);
+
+// `mnemo wordvectors info`: opens and verifies the file at `path` (every check
+// the engine makes) and describes it: "<source>, <n> words, <d> dimensions,
+// sha256 <hex>". The loader's error when it does not open.
+Result<std::string> DescribeWordVectorFile(const std::string& path);
 
 // Validates `[index]`: kind auto|flat|hnsw, hnsw_threshold >= 0, m in
 // [2, 1024], ef_construction and ef_search >= 1. kInvalidArgument names the

@@ -334,6 +334,7 @@ class HealthResult(TypedDict, total=False):
     backend: str
     embedder: Dict[str, Any]
     hygiene_last_scheduled_run: Optional[str]
+    integrity: Dict[str, Any]
     schema_version: int
     spaces: List[Any]
 
@@ -1071,8 +1072,10 @@ class Methods:
 
     def health(self, *, audit_lines: Optional[int] = None) -> HealthResult:
         """The store's health (admin under ACL): backend, embedder, the open vector spaces with
-        their size and index kind, the archive queue, when scheduled hygiene last ran and the audit
-        log's last lines (addresses and outcomes, never content).
+        their size and index kind, the archive queue, when scheduled hygiene last ran, the audit
+        log's last lines (addresses and outcomes, never content), and integrity: a bounded check of
+        the database's pages and of each vector index file's checksum (status corruption when
+        damaged; writes are then refused).
 
         Args:
             audit_lines: How many of the audit log's last lines (0-200, default 20). Left out when

@@ -282,6 +282,7 @@ export type HealthResult = {
   backend?: string;
   embedder?: Record<string, unknown>;
   hygiene_last_scheduled_run?: string | null;
+  integrity?: Record<string, unknown>;
   schema_version?: number;
   spaces?: unknown[];
   [key: string]: unknown;
@@ -1155,7 +1156,7 @@ export const METHODS: Readonly<Record<MethodName, MethodInfo>> = {
   "memory.list": {"method":"memory.list","fn":"list","description":"List memories page by page, most recently updated first.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
   "memory.stats": {"method":"memory.stats","fn":"stats","description":"Counts of memories by category and namespace, backend and schema.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
   "memory.hygiene_run": {"method":"memory.hygiene_run","fn":"hygieneRun","description":"Run hygiene now (admin under ACL): archive daily and custom memories not written for memory.archive_after_days, delete conversation memories past memory.conversation_retention_days; core memories, useful ones (useful_count >= 3) and system namespaces are kept.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":false},
-  "memory.health": {"method":"memory.health","fn":"health","description":"The store's health (admin under ACL): backend, embedder, the open vector spaces with their size and index kind, the archive queue, when scheduled hygiene last ran and the audit log's last lines (addresses and outcomes, never content).","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
+  "memory.health": {"method":"memory.health","fn":"health","description":"The store's health (admin under ACL): backend, embedder, the open vector spaces with their size and index kind, the archive queue, when scheduled hygiene last ran, the audit log's last lines (addresses and outcomes, never content), and integrity: a bounded check of the database's pages and of each vector index file's checksum (status corruption when damaged; writes are then refused).","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
   "memory.path_protected": {"method":"memory.path_protected","fn":"pathProtected","description":"Whether a path is part of mnemo's storage (workspace database, index, archive, knowledge files, markdown store, audit log), after resolving symlinks and '..': a file tool should refuse it.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
   "memory.tool_rule_put": {"method":"memory.tool_rule_put","fn":"toolRulePut","description":"Pin a rule about a tool (\"never email Sarah\"). critical and high rules go into every later system prompt; normal ones are found by memory_recall in namespace tool-<name>. Upserts by id; an equal rule is refreshed, never duplicated.","aliases":{},"tool":"tool_rule_put","toolFor":["llm","mcp"],"toolHiddenUnderAcl":false,"readOnly":false},
   "memory.tool_rule_get": {"method":"memory.tool_rule_get","fn":"toolRuleGet","description":"One tool rule by tool and id (null when there is none).","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
@@ -1378,7 +1379,7 @@ export abstract class MnemoMethods {
     return this.request("memory.hygiene_run", params) as Promise<HygieneRunResult>;
   }
 
-  /** The store's health (admin under ACL): backend, embedder, the open vector spaces with their size and index kind, the archive queue, when scheduled hygiene last ran and the audit log's last lines (addresses and outcomes, never content). (`memory.health`) */
+  /** The store's health (admin under ACL): backend, embedder, the open vector spaces with their size and index kind, the archive queue, when scheduled hygiene last ran, the audit log's last lines (addresses and outcomes, never content), and integrity: a bounded check of the database's pages and of each vector index file's checksum (status corruption when damaged; writes are then refused). (`memory.health`) */
   health(params: HealthParams = {}): Promise<HealthResult> {
     return this.request("memory.health", params) as Promise<HealthResult>;
   }
