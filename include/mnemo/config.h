@@ -135,7 +135,7 @@ struct Config {
     int64_t queue = 64;
     std::vector<std::string> allowed_hosts;    // beside the loopback names and listen's host
     std::vector<std::string> allowed_origins;  // beside the daemon's own origins
-    std::string tls_cert;  // PEM paths: both or neither (https when set)
+    std::string tls_cert;                      // PEM paths: both or neither (https when set)
     std::string tls_key;
     bool allow_plaintext = false;  // a non-loopback listen without TLS, on purpose
   } server;
