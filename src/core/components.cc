@@ -42,7 +42,8 @@ std::string DefaultWordVectorsPath() {
 
 Result<std::unique_ptr<embed::Embedder>> MakeEmbedder(const Config::Embedding& config,
                                                       std::shared_ptr<internal::HttpClient> http,
-                                                      Logger* logger) {
+                                                      Logger* logger,
+                                                      const std::string& verified_record) {
   if (config.provider == "none") return std::unique_ptr<embed::Embedder>();
   if (config.provider != "hash" && config.provider != "words" &&
       !IsSemanticProvider(config.provider)) {
@@ -58,7 +59,7 @@ Result<std::unique_ptr<embed::Embedder>> MakeEmbedder(const Config::Embedding& c
   }
   if (config.provider == "words") {
     if (!config.words_path.empty()) {
-      auto vectors = embed::WordVectors::Open(config.words_path);
+      auto vectors = embed::WordVectors::Open(config.words_path, verified_record);
       if (!vectors.ok()) {
         return InvalidArgument("embedding.words_path: " + vectors.status().message(),
                                "embedding.words_path");
@@ -66,7 +67,7 @@ Result<std::unique_ptr<embed::Embedder>> MakeEmbedder(const Config::Embedding& c
       return std::unique_ptr<embed::Embedder>(new embed::WordEmbedder(*std::move(vectors)));
     }
     const std::string path = DefaultWordVectorsPath();
-    auto vectors = embed::WordVectors::Open(path);
+    auto vectors = embed::WordVectors::Open(path, verified_record);
     if (vectors.ok())
       return std::unique_ptr<embed::Embedder>(new embed::WordEmbedder(*std::move(vectors)));
     if (logger != nullptr) {

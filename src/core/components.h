@@ -44,9 +44,16 @@ inline bool IsSemanticProvider(std::string_view provider) {
 // "embedding.words_path", naming the path and what is wrong); with no path,
 // DefaultWordVectorsPath(), and when that file is missing or unusable one
 // warning on `logger` and the hash embedder, as before word vectors.
+// `verified_record`: the word-vector file's verification record
+// (embed/word_vectors_verified.h; the engine's is kWordVectorsRecordName in
+// the workspace); empty = the file's checksum is taken at every open.
 Result<std::unique_ptr<embed::Embedder>> MakeEmbedder(
     const Config::Embedding& config, std::shared_ptr<internal::HttpClient> http = nullptr,
-    Logger* logger = nullptr);
+    Logger* logger = nullptr, const std::string& verified_record = {});
+
+// The workspace file that remembers which word-vector file passed its
+// checksum, so that later opens of the same file skip the hash.
+inline constexpr std::string_view kWordVectorsRecordName = "wordvectors.verified";
 
 // Where provider "words" looks when embedding.words_path is empty:
 // $MNEMO_DATA_DIR/<embed::kWordVectorsFileName> when that variable is set,

@@ -120,7 +120,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   if (ec) return Unavailable("workspace " + ws + " cannot be resolved: " + ec.message());
   MNEMO_ASSIGN_OR_RETURN(impl->stores, OpenStores(impl->config, impl->workspace, impl->logger));
   MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<embed::Embedder> embedder,
-                         MakeEmbedder(impl->config.embedding, nullptr, impl->logger.get()));
+                         MakeEmbedder(impl->config.embedding, nullptr, impl->logger.get(),
+                                      impl->workspace + "/" + std::string(kWordVectorsRecordName)));
   MNEMO_ASSIGN_OR_RETURN(VectorsOptions vectors_options,
                          VectorsOptionsOf(impl->config, impl->stores, impl->workspace));
   MNEMO_ASSIGN_OR_RETURN(impl->vectors,

@@ -14,6 +14,7 @@
 
 #include "base/atomic_file.h"
 #include "base/sha256.h"
+#include "embed/word_vectors_verified.h"
 
 namespace mnemo::embed {
 namespace {
@@ -85,7 +86,8 @@ double SifWeightForRank(uint32_t rank) {
   return kA / (kA + p);
 }
 
-Result<std::shared_ptr<const WordVectors>> WordVectors::Open(const std::string& path) {
+Result<std::shared_ptr<const WordVectors>> WordVectors::Open(const std::string& path,
+                                                             const std::string& verified_record) {
   const std::string expected =
       "expected a word-vector file written by `mnemo wordvectors build` (format " +
       std::to_string(kWordVectorsFormatVersion) + ", " + std::to_string(kWordVectorsDimensions) +
@@ -139,10 +141,8 @@ Result<std::shared_ptr<const WordVectors>> WordVectors::Open(const std::string& 
   const char* src = base + kOffSource;
   wv->source_.assign(src, strnlen(src, kSourceLen));
   const char* body = base + kWordVectorsHeaderSize;
-  if (internal::Sha256Hex(std::string_view(body, body_size)) != wv->checksum_)
-    return bad("fails its checksum (altered or damaged)");
-  // The checksum says the body is what the writer wrote; the sizes are
-  // still checked so that no offset can point outside the map.
+  // The sizes are checked first, so that no offset can point outside the
+  // map whether or not the checksum is taken below.
   const uint64_t count = wv->count_;
   if (count == 0 || Align8(4 * count) + 4 * (count + 1) > body_size)
     return bad("has an impossible word count");
@@ -159,6 +159,16 @@ Result<std::shared_ptr<const WordVectors>> WordVectors::Open(const std::string& 
   for (uint64_t r = 0; r < count; ++r) {
     if (wv->offsets_[r] > wv->offsets_[r + 1] || wv->sorted_[r] >= count)
       return bad("has a corrupt vocabulary");
+  }
+  // The checksum says the body is what the writer wrote. Taking it costs
+  // more than the rest of the open, so a file whose identity on disk is
+  // the one verified last time skips it (word_vectors_verified.h).
+  const WordVectorsIdentity identity = WordVectorsIdentity::Of(st, wv->checksum_);
+  if (!WasVerified(verified_record, identity)) {
+    const int64_t started = RealtimeNs();
+    if (internal::Sha256Hex(std::string_view(body, body_size)) != wv->checksum_)
+      return bad("fails its checksum (altered or damaged)");
+    RememberVerified(verified_record, identity, started);
   }
   return std::shared_ptr<const WordVectors>(std::move(wv));
 }

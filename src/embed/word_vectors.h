@@ -20,7 +20,10 @@
 //     i8  vectors[count][dimensions]  unit-length vectors, quantised
 //
 // Open verifies the magic, the version, the dimension, every size against the
-// file's length and the body's checksum before it trusts any offset.
+// file's length and the vocabulary's offsets before it trusts any offset, and
+// the body's checksum unless a verification record says this very file
+// (same device, inode, size, mtime, ctime and header checksum) passed it
+// before (word_vectors_verified.h).
 //
 // Thread-safety: immutable after Open; every member may be called from many
 // threads at once.
@@ -50,8 +53,11 @@ class WordVectors {
   // Maps and verifies `path`. kNotFound when it does not exist;
   // kInvalidArgument (message naming the path and what was expected) for a
   // file that is truncated, altered or of another format, version or
-  // dimension.
-  static Result<std::shared_ptr<const WordVectors>> Open(const std::string& path);
+  // dimension, or whose body fails its checksum.
+  // `verified_record`: where the verification record is kept (read, and
+  // written after a successful hash); empty = hash at every open.
+  static Result<std::shared_ptr<const WordVectors>> Open(const std::string& path,
+                                                         const std::string& verified_record = {});
   ~WordVectors();
   WordVectors(const WordVectors&) = delete;
   WordVectors& operator=(const WordVectors&) = delete;

@@ -6,9 +6,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -89,6 +93,32 @@ TEST_F(WordVectorsE2e, ExplicitBadFileRefusesToOpenAndMissingDefaultWarns) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("using the hash embedder"));
   EXPECT_EQ(r.err.find("warning"), r.err.rfind("warning")) << r.err;
+}
+
+// The body's checksum is taken at the first open and remembered in the
+// workspace; an altered body is still refused at a later open.
+TEST_F(WordVectorsE2e, AlteredFileIsRefusedAfterAVerifiedOpen) {
+  const std::string file = dir_.Sub("data/wordvectors-en-100d.mwv");
+  const std::map<std::string, std::string> env = {{"MNEMO_EMBEDDING_WORDS_PATH", file},
+                                                  {"MNEMO_EMBEDDING_PROVIDER", "words"}};
+  // A file changed in the last 100 ms is hashed again at every open.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  RunResult r = RunMnemo({"--workspace", dir_.Sub("ws"), "memory", "list"}, {}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir_.Sub("ws/wordvectors.verified")));
+  r = RunMnemo({"--workspace", dir_.Sub("ws"), "memory", "list"}, {}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(-5, std::ios::end);
+    char byte = static_cast<char>(f.get() ^ 0x5A);
+    f.seekp(-5, std::ios::end);
+    f.put(byte);
+  }
+  r = RunMnemo({"--workspace", dir_.Sub("ws"), "memory", "list"}, {}, env);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr(file));
+  EXPECT_THAT(r.err, HasSubstr("fails its checksum"));
 }
 
 TEST_F(WordVectorsE2e, AParaphrasedQuestionFindsItsFactInEveryRanking) {

@@ -3,18 +3,25 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/components.h"
 #include "embed/tiny_word_vectors.h"
 #include "embed/word_embedder.h"
 #include "embed/word_vectors_build.h"
+#include "embed/word_vectors_verified.h"
 #include "test_util.h"
 
 namespace mnemo::embed {
@@ -135,6 +142,81 @@ TEST(WordVectorsFile, RefusesEveryCorruption) {
   expect_refused(bytes, "checksum");
   auto missing = WordVectors::Open(dir.File("nothing.mwv"));
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+}
+
+// Flips one byte near the end of the body in place (same inode).
+void AlterBodyInPlace(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  struct stat st {};
+  ASSERT_EQ(::fstat(fd, &st), 0);
+  char byte = 0;
+  ASSERT_EQ(::pread(fd, &byte, 1, st.st_size - 5), 1);
+  byte = static_cast<char>(byte ^ 0x5A);
+  ASSERT_EQ(::pwrite(fd, &byte, 1, st.st_size - 5), 1);
+  ::close(fd);
+}
+
+WordVectorsIdentity IdentityOf(const std::string& path, const std::string& checksum) {
+  struct stat st {};
+  EXPECT_EQ(::stat(path.c_str(), &st), 0);
+  return WordVectorsIdentity::Of(st, checksum);
+}
+
+// A verified file is remembered; an altered body is still refused at the
+// next open, because the write changed the file's identity.
+TEST(WordVectorsRecord, AlteredBodyAfterAVerifiedOpenIsStillRefused) {
+  TempDir dir;
+  const std::string path = BuildTiny(dir);
+  const std::string record = dir.File("verified");
+  // Only a file that changed well before the hash is remembered.
+  std::this_thread::sleep_for(std::chrono::nanoseconds(kSettledNs) + std::chrono::milliseconds(50));
+  auto first = WordVectors::Open(path, record);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(WasVerified(record, IdentityOf(path, (*first)->checksum())));
+  EXPECT_THAT(ReadAll(record), HasSubstr((*first)->checksum()));
+  EXPECT_TRUE(WordVectors::Open(path, record).ok());
+  AlterBodyInPlace(path);
+  auto altered = WordVectors::Open(path, record);
+  ASSERT_FALSE(altered.ok());
+  EXPECT_EQ(altered.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(altered.status().message(), HasSubstr(path));
+  EXPECT_THAT(altered.status().message(), HasSubstr("fails its checksum"));
+}
+
+// The hash is skipped exactly when the record names the file as it is now:
+// a record forged for a damaged file's current identity is trusted (that is
+// the skip), and touching or replacing the file forces the hash again.
+TEST(WordVectorsRecord, SkipsTheHashOnlyForTheUnchangedFile) {
+  TempDir dir;
+  const std::string path = BuildTiny(dir);
+  const std::string record = dir.File("verified");
+  auto good = WordVectors::Open(path);
+  ASSERT_TRUE(good.ok());
+  const std::string checksum = (*good)->checksum();
+  good->reset();
+  AlterBodyInPlace(path);
+  WriteText(record, IdentityOf(path, checksum).ToLine() + "\n");
+  EXPECT_TRUE(WordVectors::Open(path, record).ok());
+  // Without the record the damage is found.
+  EXPECT_FALSE(WordVectors::Open(path).ok());
+  // Touching the file (its mtime and ctime change) forces the hash.
+  const struct timespec old_times[2] = {{1, 0}, {1, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), old_times, 0), 0);
+  auto touched = WordVectors::Open(path, record);
+  ASSERT_FALSE(touched.ok());
+  EXPECT_THAT(touched.status().message(), HasSubstr("fails its checksum"));
+  // A file replaced by another with the same bytes (new inode) too.
+  WriteText(record, IdentityOf(path, checksum).ToLine() + "\n");
+  ASSERT_TRUE(WordVectors::Open(path, record).ok());
+  const std::string bytes = ReadAll(path);
+  WriteText(dir.File("copy.mwv"), bytes);
+  std::filesystem::rename(dir.File("copy.mwv"), path);
+  auto replaced = WordVectors::Open(path, record);
+  ASSERT_FALSE(replaced.ok());
+  EXPECT_THAT(replaced.status().message(), HasSubstr("fails its checksum"));
+  // A file that fails is never recorded.
+  EXPECT_FALSE(WasVerified(record, IdentityOf(path, checksum)));
 }
 
 TEST(WordEmbedder, APuppyIsNearerADogThanACar) {
