@@ -290,15 +290,9 @@ Status FinalizeSegment(storage::EpisodicStore& episodic, storage::DocumentStore&
     if (r.role != "user") continue;
     if (options.profile) {
       for (Facet& f : FacetsFromMessage(r.content, segment->id)) {
-        if (f.facet_type == kFacetContext && IsListSlot(f.key) && !f.value.empty()) {
-          MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> current,
-                                 episodic.Facets(false, segment->owner));
-          for (const storage::FacetRow& c : current) {
-            if (c.facet_type == f.facet_type && c.key == f.key) {
-              f.value = JoinListValue(c.value, f.value);
-            }
-          }
-        }
+        // A list slot's item joins the current list in storage, which
+        // records the item alone so that erasing it takes it off the list.
+        const bool joins = f.facet_type == kFacetContext && IsListSlot(f.key);
         MNEMO_RETURN_IF_ERROR(
             episodic
                 .MergeFacet({.owner = segment->owner,
@@ -314,7 +308,8 @@ Status FinalizeSegment(storage::EpisodicStore& episodic, storage::DocumentStore&
                              .evidence = std::move(f.evidence),
                              // Evidence is counted, and erased, per turn.
                              .session_id = segment->session_id,
-                             .seq = r.seq})
+                             .seq = r.seq,
+                             .joins = joins})
                 .status());
       }
     }

@@ -1186,13 +1186,6 @@ bool IsListSlot(std::string_view key) {
   return In(key, {kSlotPet, kSlotChildren, kSlotLanguage, kSlotAllergy});
 }
 
-std::string JoinListValue(std::string_view current, std::string_view incoming) {
-  if (current.empty()) return std::string(incoming);
-  const std::string_view thing = incoming.substr(0, incoming.find(" ("));
-  if (Lower(current).find(Lower(thing)) != std::string::npos) return std::string(current);
-  return std::string(current) + ", " + std::string(incoming);
-}
-
 SentenceSlots ExtractSlots(std::string_view sentence, bool greeting) {
   const std::string text = Normalise(sentence);
   std::vector<Clause> clauses = SplitClauses(text);

@@ -70,14 +70,9 @@ inline constexpr std::string_view kSlotLanguage = "language";
 bool IsSlotKey(std::string_view key);
 
 // Slots that hold several things at once (pet, children, language,
-// allergy): a new one joins the current value instead of replacing it.
+// allergy): a new one joins the current value instead of replacing it
+// (merged with FacetRow::joins; storage::internal::JoinFacetItem).
 bool IsListSlot(std::string_view key);
-
-// The value of a list slot after `incoming` is said while `current` holds:
-// `incoming` when `current` is empty, `current` when it already names the
-// incoming thing (case-blind; a pet by its name, before " ("), else
-// "<current>, <incoming>".
-std::string JoinListValue(std::string_view current, std::string_view incoming);
 
 struct SlotStatement {
   bool preference = false;  // facet type `preference`, else `context`

@@ -174,6 +174,11 @@ struct FacetStatement {
   std::string evidence;   // the sentence ("" when stated directly)
   TimeMs at = 0;          // when it was said
   TimeMs updated_at = 0;  // when it was merged
+  // The statement names one item of a list (a facet that holds several
+  // things at once): its value is that item alone, and the facet's value is
+  // the join of the items folded in since it last ended (JoinFacetItem,
+  // episodic_rules.h), so an erased item leaves the list.
+  bool joins = false;
 };
 
 // A profile facet, unique per (owner, facet_type, key): a slot with a current
@@ -200,6 +205,10 @@ struct FacetRow {
   // direct statement.
   std::string session_id;
   int64_t seq = 0;
+  // An observation given to MergeFacet only: its value is one item that
+  // joins the current value instead of replacing it (a list slot; the
+  // caller says which facets are lists, storage knows no slot table).
+  bool joins = false;
 };
 
 // A tool rule captured from a turn of a session (spec 30, capture; issue

@@ -18,8 +18,19 @@ namespace {
 
 bool IsConfidence(double c) { return c >= 0 && c <= 1; }  // false for NaN
 
+std::string AsciiLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
 constexpr size_t kHistoryFields = 5;
 constexpr size_t kStatementFields = 8;
+// After the statements' fields when some statement joins: "joins:" and one
+// '0' or '1' per statement.
+constexpr std::string_view kJoinsTag = "joins:";
 
 std::string DecimalConfidence(double c) {
   std::ostringstream out;
@@ -50,7 +61,8 @@ FacetStatement StatementOf(const FacetRow& observation, TimeMs at) {
           .confidence = observation.confidence,
           .evidence = observation.evidence,
           .at = at,
-          .updated_at = observation.updated_at};
+          .updated_at = observation.updated_at,
+          .joins = observation.joins};
 }
 
 // Whether `stored` already holds the value of `observation` from the same
@@ -181,9 +193,31 @@ Status ValidateFacet(const FacetRow& observation) {
   return Status::Ok();
 }
 
+std::string JoinFacetItem(std::string_view current, std::string_view item) {
+  if (current.empty()) return std::string(item);
+  const std::string_view thing = item.substr(0, item.find(" ("));
+  if (AsciiLower(current).find(AsciiLower(thing)) != std::string::npos) {
+    return std::string(current);
+  }
+  return std::string(current) + ", " + std::string(item);
+}
+
 FacetRow MergeFacetRow(const std::optional<FacetRow>& stored, const FacetRow& observation) {
   const TimeMs at = observation.valid_from != 0 ? observation.valid_from : observation.updated_at;
   if (stored && SameTurnSaidIt(*stored, observation)) return *stored;
+  if (observation.joins && stored && !observation.value.empty()) {
+    // The list after this item: folded like any value, while the statement
+    // keeps the item alone.
+    FacetRow joined = observation;
+    joined.value = JoinFacetItem(stored->value, observation.value);
+    joined.joins = false;
+    FacetRow out = MergeFacetRow(stored, joined);
+    if (out.statements && stored->statements &&
+        out.statements->size() > stored->statements->size()) {
+      out.statements->back() = StatementOf(observation, at);
+    }
+    return out;
+  }
   FacetRow out = stored.value_or(observation);
   out.session_id.clear();
   out.seq = 0;
@@ -251,7 +285,8 @@ std::optional<FacetRow> RefoldFacet(const FacetRow& facet,
                          .valid_from = s.at,
                          .evidence = s.evidence,
                          .session_id = s.session_id,
-                         .seq = s.seq};
+                         .seq = s.seq,
+                         .joins = s.joins};
     if (!s.segment_id.empty()) observation.segment_ids.push_back(s.segment_id);
     out = MergeFacetRow(out, observation);
   }
@@ -271,12 +306,26 @@ std::string EncodeFacetStatements(const std::vector<FacetStatement>& statements)
     flat.push_back(std::to_string(s.at));
     flat.push_back(std::to_string(s.updated_at));
   }
+  std::string joins;
+  for (const FacetStatement& s : statements) joins += s.joins ? '1' : '0';
+  if (joins.find('1') != std::string::npos) flat.push_back(std::string(kJoinsTag) + joins);
   return EncodeTags(flat);
 }
 
 std::optional<std::vector<FacetStatement>> DecodeFacetStatements(std::string_view text) {
   std::optional<std::vector<std::string>> flat = DecodeTags(text);
-  if (!flat || flat->size() % kStatementFields != 0) return std::nullopt;
+  if (!flat) return std::nullopt;
+  std::string joins;
+  if (flat->size() % kStatementFields == 1) {
+    if (!flat->back().starts_with(kJoinsTag)) return std::nullopt;
+    joins = flat->back().substr(kJoinsTag.size());
+    flat->pop_back();
+    if (joins.size() != flat->size() / kStatementFields ||
+        joins.find_first_not_of("01") != std::string::npos) {
+      return std::nullopt;
+    }
+  }
+  if (flat->size() % kStatementFields != 0) return std::nullopt;
   std::vector<FacetStatement> out;
   out.reserve(flat->size() / kStatementFields);
   for (size_t i = 0; i < flat->size(); i += kStatementFields) {
@@ -290,6 +339,7 @@ std::optional<std::vector<FacetStatement>> DecodeFacetStatements(std::string_vie
       return std::nullopt;
     }
     s.confidence = *confidence;
+    s.joins = !joins.empty() && joins[i / kStatementFields] == '1';
     out.push_back(std::move(s));
   }
   return out;

@@ -56,6 +56,14 @@ Status ValidateRuleCapture(const RuleCapture& capture);
 // in [0, 1].
 Status ValidateFacet(const FacetRow& observation);
 
+// The value of a list facet after `item` is stated while `current` holds:
+// `item` when `current` is empty, `current` when it already names the item
+// (ASCII case-blind; the item's name is what comes before " (", as in
+// "Mochi (cat)"), else "<current>, <item>". One rule for the merge and for
+// the refold after an erasure, so the list is always the join of the items
+// of its live statements, in order, without repeats.
+std::string JoinFacetItem(std::string_view current, std::string_view item);
+
 // The facet stored after folding `observation` into `stored` (episodic_store.h,
 // MergeFacet; spec 40 §5). The observation's time is its valid_from (its
 // updated_at when 0).
@@ -85,7 +93,9 @@ std::optional<FacetRow> RefoldFacet(const FacetRow& facet,
 
 // The stored form of FacetRow::statements: a JSON array of strings, eight
 // per statement (session_id, segment_id, seq, value, confidence as decimal
-// text, evidence, at, updated_at). nullopt when `text` is not such an array.
+// text, evidence, at, updated_at), then, when some statement joins, one
+// more: "joins:" and a '0' or '1' per statement. nullopt when `text` is not
+// such an array.
 std::string EncodeFacetStatements(const std::vector<FacetStatement>& statements);
 std::optional<std::vector<FacetStatement>> DecodeFacetStatements(std::string_view text);
 

@@ -190,13 +190,9 @@ TEST(Slots, AHostileSentenceStaysBounded) {
   EXPECT_TRUE(ExtractSlots(std::string(100000, ',')).statements.empty());
 }
 
-TEST(Slots, ListSlotsJoinValues) {
+TEST(Slots, ListSlotsAreNamed) {
   EXPECT_TRUE(IsListSlot(kSlotPet));
   EXPECT_FALSE(IsListSlot(kSlotEmployer));
-  EXPECT_EQ(JoinListValue("", "Kiwi (parrot)"), "Kiwi (parrot)");
-  EXPECT_EQ(JoinListValue("Kiwi (parrot)", "Pepper (dog)"), "Kiwi (parrot), Pepper (dog)");
-  EXPECT_EQ(JoinListValue("Kiwi (parrot), Pepper (dog)", "pepper (dog)"),
-            "Kiwi (parrot), Pepper (dog)");
 }
 
 TEST(Slots, TheSlotTableNamesItsKeys) {

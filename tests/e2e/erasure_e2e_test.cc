@@ -165,6 +165,34 @@ TEST_F(ErasureE2e, SessionForgetLeavesOnlyTheOtherSessionsEvidenceAndNoByteOfIts
   EXPECT_FALSE(FilesHolding(dir_.path(), "porto").empty());
 }
 
+// A list slot (issue 44) gathers items from several sessions: erasing one
+// session takes its item off the list, and the other session's statement
+// (which only ever named its own item) keeps no byte of it. "qorbix" is
+// what the index files keep of the name.
+TEST_F(ErasureE2e, SessionForgetTakesItsItemOffAListSlotAndKeepsNoByteOfIt) {
+  Turn("gone", "I have a cat called Zqorbix.", 50);
+  End("gone");
+  Turn("kept", "I have a dog named Rex.", 40);
+  End("kept");
+  json pet = FacetOf("pet");
+  ASSERT_FALSE(pet.is_null());
+  ASSERT_EQ(pet["value"], "Zqorbix (cat), Rex (dog)") << pet.dump();
+  ASSERT_FALSE(FilesHolding(dir_.path(), "qorbix").empty());
+
+  rpc_->Result("memory.session_forget", {{"session_id", "gone"}});
+
+  pet = FacetOf("pet");
+  ASSERT_FALSE(pet.is_null());
+  EXPECT_EQ(pet["value"], "Rex (dog)") << pet.dump();
+  json reads = Reads("Zqorbix");
+  EXPECT_FALSE(Holds(reads, "qorbix")) << reads.dump();
+  const std::string exported = Export();
+  EXPECT_EQ(Lower(exported).find("qorbix"), std::string::npos) << exported;
+  std::vector<std::string> holding = FilesHolding(dir_.path(), "qorbix");
+  EXPECT_TRUE(holding.empty()) << holding.front();
+  EXPECT_FALSE(FilesHolding(dir_.path(), "rex").empty());
+}
+
 // Erasing a principal leaves no byte of anything it stored: entries,
 // turns, the profile, documents.
 TEST_F(ErasureE2e, PrincipalForgetLeavesNoByteOfItsText) {

@@ -11,6 +11,7 @@
 
 #include "base/uuid.h"
 #include "storage/backend_factory.h"
+#include "storage/episodic_rules.h"
 #include "storage/stores.h"
 #include "text/query.h"
 
@@ -383,6 +384,111 @@ TEST_P(ErasureConformance, EraseSessionFoldsAFacetAgainFromTheOtherSessionsState
   ASSERT_TRUE(location.statements.has_value());
   ASSERT_EQ(location.statements->size(), 1u);
   EXPECT_EQ((*location.statements)[0].session_id, "kept");
+}
+
+// A list facet (FacetRow::joins) records each item alone and joins the
+// items of its live statements: erasing a session takes its item off the
+// list, from the value, the history and the stored statements.
+TEST_P(ErasureConformance, EraseSessionTakesItsItemOffAListFacet) {
+  const Built kept = BuildSession("alice", "kept", "okapi");
+  const Built gone = BuildSession("alice", "gone", "zebra");
+  auto say = [&](const std::string& session, const Built& built, int64_t seq,
+                 const std::string& value, TimeMs at) {
+    auto r = stores_.episodic->MergeFacet({.owner = "alice",
+                                           .facet_type = "context",
+                                           .key = "pet",
+                                           .value = value,
+                                           .confidence = 0.6,
+                                           .segment_ids = {built.segment_id},
+                                           .updated_at = at,
+                                           .valid_from = at,
+                                           .evidence = "I have " + value,
+                                           .session_id = session,
+                                           .seq = seq,
+                                           .joins = true});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : FacetRow{};
+  };
+  say("gone", gone, 0, "Quagga (cat)", 1000);
+  say("kept", kept, 0, "Rex (dog)", 2000);
+  // An item already on the list is a confirmation, not a second entry.
+  FacetRow before = say("kept", kept, 2, "rex (dog)", 3000);
+  EXPECT_EQ(before.value, "Quagga (cat), Rex (dog)");
+  EXPECT_EQ(before.evidence_count, 2);
+  ASSERT_TRUE(before.statements.has_value());
+  ASSERT_EQ(before.statements->size(), 3u);
+  EXPECT_EQ((*before.statements)[1].value, "Rex (dog)");
+  EXPECT_TRUE((*before.statements)[1].joins);
+
+  // Read back from the store: the items and their flag survive it.
+  auto stored = stores_.episodic->Facets(false, "alice");
+  ASSERT_TRUE(stored.ok());
+  ASSERT_EQ(stored->size(), 1u);
+  ASSERT_TRUE((*stored)[0].statements.has_value());
+  EXPECT_EQ((*stored)[0].statements->size(), 3u);
+  EXPECT_TRUE((*stored)[0].statements->back().joins);
+
+  ASSERT_TRUE(stores_.admin->EraseSession({.owner = "alice", .session_id = "gone"}).ok());
+  auto facets = stores_.episodic->Facets(false, "alice");
+  ASSERT_TRUE(facets.ok());
+  ASSERT_EQ(facets->size(), 1u);
+  const FacetRow& pet = (*facets)[0];
+  EXPECT_EQ(pet.value, "Rex (dog)");
+  EXPECT_EQ(pet.evidence_count, 2);
+  EXPECT_THAT(pet.history, IsEmpty());
+  ASSERT_TRUE(pet.statements.has_value());
+  for (const FacetStatement& st : *pet.statements) {
+    EXPECT_EQ(st.value.find("Quagga"), std::string::npos) << st.value;
+    EXPECT_EQ(st.evidence.find("Quagga"), std::string::npos) << st.evidence;
+  }
+}
+
+// An ended list (an empty value) starts again from the next item.
+TEST_P(ErasureConformance, AnEndedListFacetStartsAgainFromTheNextItem) {
+  const Built s = BuildSession("alice", "s", "okapi");
+  auto say = [&](int64_t seq, const std::string& value, TimeMs at) {
+    auto r = stores_.episodic->MergeFacet({.owner = "alice",
+                                           .facet_type = "context",
+                                           .key = "pet",
+                                           .value = value,
+                                           .confidence = 0.6,
+                                           .segment_ids = {s.segment_id},
+                                           .updated_at = at,
+                                           .valid_from = at,
+                                           .session_id = "s",
+                                           .seq = seq,
+                                           .joins = true});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : FacetRow{};
+  };
+  EXPECT_EQ(say(0, "Mochi (cat)", 1000).value, "Mochi (cat)");
+  EXPECT_EQ(say(2, "", 2000).value, "");
+  EXPECT_EQ(say(4, "Rex (dog)", 3000).value, "Rex (dog)");
+}
+
+TEST(JoinFacetItem, JoinsInOrderWithoutRepeats) {
+  EXPECT_EQ(internal::JoinFacetItem("", "Kiwi (parrot)"), "Kiwi (parrot)");
+  EXPECT_EQ(internal::JoinFacetItem("Kiwi (parrot)", "Pepper (dog)"),
+            "Kiwi (parrot), Pepper (dog)");
+  EXPECT_EQ(internal::JoinFacetItem("Kiwi (parrot), Pepper (dog)", "pepper (dog)"),
+            "Kiwi (parrot), Pepper (dog)");
+}
+
+TEST(FacetStatements, TheJoinsFlagSurvivesTheStoredForm) {
+  std::vector<FacetStatement> in = {{.session_id = "a", .value = "Kiwi (parrot)"},
+                                    {.session_id = "b", .value = "Rex (dog)", .joins = true}};
+  auto out = internal::DecodeFacetStatements(internal::EncodeFacetStatements(in));
+  ASSERT_TRUE(out.has_value());
+  ASSERT_EQ(out->size(), 2u);
+  EXPECT_FALSE((*out)[0].joins);
+  EXPECT_TRUE((*out)[1].joins);
+  // Without any joining statement the form is the eight fields each, as before.
+  in[1].joins = false;
+  EXPECT_EQ(internal::DecodeFacetStatements(internal::EncodeFacetStatements(in))->size(), 2u);
+  EXPECT_FALSE(internal::DecodeFacetStatements(R"(["a","","0","v","0.5","","0","0","joins:11"])")
+                   .has_value());
+  EXPECT_FALSE(
+      internal::DecodeFacetStatements(R"(["a","","0","v","0.5","","0","0","other"])").has_value());
 }
 
 // Issue 42 item 18: the sessions captured rules came from go with the
