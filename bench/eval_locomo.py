@@ -40,10 +40,11 @@ import re
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
+
+from eval_common import Mnemo
 
 CATEGORIES = (1, 2, 3, 4)
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -91,38 +92,6 @@ def entry_text(t, date):
 
 def squash(s):
     return " ".join(s.split())
-
-
-class Mnemo:
-    """One `mnemo rpc --stdio` process over a workspace of its own."""
-
-    def __init__(self, binary, workspace):
-        self.proc = subprocess.Popen(
-            [binary, "--workspace", workspace, "rpc", "--stdio"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, encoding="utf-8", bufsize=1)
-        self.next_id = 0
-
-    def call(self, method, params):
-        self.next_id += 1
-        line = json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method,
-                           "params": params}, ensure_ascii=False)
-        start = time.perf_counter()
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-        answer = self.proc.stdout.readline()
-        elapsed = (time.perf_counter() - start) * 1000.0
-        if not answer:
-            err = self.proc.stderr.read()
-            raise RuntimeError(f"{method}: mnemo closed its output: {err}")
-        reply = json.loads(answer)
-        if "error" in reply:
-            raise RuntimeError(f"{method}: {reply['error']}")
-        return reply["result"], elapsed
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
 
 
 def feed_conversation(m, conv):

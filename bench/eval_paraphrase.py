@@ -26,54 +26,13 @@ import json
 import os
 import re
 import sqlite3
-import subprocess
 import sys
 import tempfile
-import time
+
+from eval_common import Mnemo, shared_eval_file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-
-
-def default_data():
-    for base in (os.path.join(REPO, "..", "shared"), os.path.join(REPO, "..", "..", "shared"),
-                 "/work/shared"):
-        path = os.path.normpath(os.path.join(base, "eval", "paraphrase", "dev.json"))
-        if os.path.exists(path):
-            return path
-    return "/work/shared/eval/paraphrase/dev.json"
-
-
-class Mnemo:
-    """One `mnemo rpc --stdio` process over a workspace of its own."""
-
-    def __init__(self, binary, workspace, env):
-        self.proc = subprocess.Popen(
-            [binary, "--workspace", workspace, "rpc", "--stdio"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, encoding="utf-8", bufsize=1, env=env)
-        self.next_id = 0
-
-    def call(self, method, params):
-        self.next_id += 1
-        line = json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method,
-                           "params": params}, ensure_ascii=False)
-        start = time.perf_counter()
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-        answer = self.proc.stdout.readline()
-        elapsed = (time.perf_counter() - start) * 1000.0
-        if not answer:
-            raise RuntimeError(f"{method}: mnemo closed its output: {self.proc.stderr.read()}")
-        reply = json.loads(answer)
-        if "error" in reply:
-            raise RuntimeError(f"{method}: {reply['error']}")
-        return reply["result"], elapsed
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
-        return self.proc.stderr.read()
 
 
 def bm25_ranks(facts, questions):
@@ -108,7 +67,7 @@ def scores(ranked, questions):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--mnemo", default=os.path.join(REPO, "build", "test", "apps", "mnemo", "mnemo"))
-    p.add_argument("--data", default=default_data())
+    p.add_argument("--data", default=shared_eval_file("paraphrase/dev.json"))
     p.add_argument("--data-dir", default="", help="MNEMO_DATA_DIR for the binary")
     p.add_argument("--json-out", default="", help="also write the figures as JSON here")
     p.add_argument("--quiet", action="store_true", help="no per-question misses")

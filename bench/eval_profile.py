@@ -42,61 +42,10 @@ import subprocess
 import sys
 import tempfile
 
+from eval_common import load_jsonl_cases, rpc_batch, shared_eval_file
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-
-
-def default_data():
-    # The repository sits beside `shared/` in the usual layout
-    # (/work/main, /work/wt/NAME); fall back to /work/shared.
-    for base in (os.path.join(REPO, "..", "shared"), os.path.join(REPO, "..", "..", "shared"),
-                 "/work/shared"):
-        path = os.path.normpath(os.path.join(base, "eval", "profile", "dev.jsonl"))
-        if os.path.exists(path):
-            return path
-    return "/work/shared/eval/profile/dev.jsonl"
-
-
-def load_cases(path):
-    cases = []
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
-            case = json.loads(line)
-            for field in ("turns", "expect"):
-                if field not in case:
-                    raise ValueError(f"{path}:{number}: missing \"{field}\"")
-            case["line"] = number
-            cases.append(case)
-    return cases
-
-
-def rpc_batch(mnemo, workspace, calls):
-    """Runs `calls` (method, params) in one `mnemo rpc --stdio`; returns results."""
-    lines = []
-    for i, (method, params) in enumerate(calls):
-        lines.append(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}))
-    env = dict(os.environ)
-    env.pop("MNEMO_WORKSPACE", None)
-    proc = subprocess.run([mnemo, "--workspace", workspace, "rpc", "--stdio"],
-                          input="\n".join(lines) + "\n", capture_output=True, text=True,
-                          env=env, timeout=120, check=False)
-    if proc.returncode != 0:
-        raise RuntimeError(f"mnemo rpc --stdio exited {proc.returncode}: {proc.stderr.strip()}")
-    answers = {}
-    for out in proc.stdout.splitlines():
-        if out.strip():
-            answer = json.loads(out)
-            answers[answer.get("id")] = answer
-    results = []
-    for i, (method, _) in enumerate(calls):
-        answer = answers.get(i)
-        if answer is None or "error" in answer:
-            raise RuntimeError(f"{method} failed: {answer}")
-        results.append(answer["result"])
-    return results
 
 
 def run_case(mnemo, case):
@@ -159,7 +108,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mnemo", default=os.path.join(REPO, "build", "test", "apps", "mnemo",
                                                         "mnemo"), help="the mnemo binary")
-    parser.add_argument("--data", default=default_data(), help="profile set (JSONL)")
+    parser.add_argument("--data", default=shared_eval_file("profile/dev.jsonl"), help="profile set (JSONL)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     if not os.access(args.mnemo, os.X_OK):
@@ -167,7 +116,7 @@ def main():
               file=sys.stderr)
         return 2
     try:
-        cases = load_cases(args.data)
+        cases = load_jsonl_cases(args.data, ("turns", "expect"))
     except (OSError, ValueError) as e:
         print(f"eval_profile: {e}", file=sys.stderr)
         return 2
