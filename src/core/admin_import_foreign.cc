@@ -26,7 +26,6 @@
 #include "core/foreign_formats.h"
 #include "core/validation.h"
 #include "storage/graph_rules.h"
-#include "text/strip.h"
 #include "text/utf8.h"
 
 namespace mnemo {
@@ -365,9 +364,9 @@ class Plan {
 
   void AddTriple(const std::string& file, const internal::ForeignTriple& t) {
     storage::TripleRow row{.owner = c_.who.name,
-                           .subject = text::CollapseToLine(t.subject),
+                           .subject = internal::ForeignEntityName(t.subject),
                            .predicate = storage::internal::NormalizePredicate(t.predicate),
-                           .object = text::CollapseToLine(t.object),
+                           .object = internal::ForeignEntityName(t.object),
                            .confidence = kImportedConfidence,
                            .source = c_.source,
                            .valid_from = c_.now,

@@ -65,7 +65,8 @@ struct ForeignDocument {
   std::string content;
 };
 
-// A fact stated by the input (subject, predicate, object as written).
+// A fact stated by the input (subject, predicate, object as written; the
+// subject and object are graph nodes, written under ForeignEntityName).
 struct ForeignTriple {
   int64_t line = 0;
   std::string subject;
@@ -119,6 +120,13 @@ ForeignRecords ParseMarkdownNote(const ForeignFile& file);
 
 // --- Shared by the parsers (and their tests) ---
 
+// The name of a graph node from another tool: every '_' a space, then one
+// line (text::CollapseToLine). The MCP memory server writes "Maria_Lopez"
+// where a basic-memory note is titled "Maria Lopez"; the graph's node key
+// (storage TripleTermKey) folds case and spaces, so after this both are one
+// node. Every imported triple's subject and object go through it.
+std::string ForeignEntityName(std::string_view name);
+
 // The lines (1-based) on which the elements of the JSON list in `text`
 // begin: the top-level array, or the array under `member` of a top-level
 // object. Empty when there is no such array. Runs over any bytes.
@@ -136,7 +144,14 @@ struct FrontMatter {
   // Every value of `key`.
   std::vector<std::string> GetAll(std::string_view key) const;
 };
-// kInvalidArgument when a front matter is opened and never closed.
+// kInvalidArgument, naming the line and what is allowed, when a front
+// matter is opened and never closed, or holds a line that is none of
+// `key: value`, `key:`, `- item`, an indented continuation, a comment or
+// blank, or a value whose quote or [ ] { } list is never closed.
 Result<FrontMatter> ParseFrontMatter(std::string_view text);
+// Whether `text` opens with "---" followed (past blank lines) by a
+// `key:` line: a front matter was meant, so when ParseFrontMatter refuses
+// it the note is malformed, not a note that opens with a rule.
+bool OpensFrontMatter(std::string_view text);
 
 }  // namespace mnemo::internal

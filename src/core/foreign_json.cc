@@ -2,6 +2,7 @@
 // memory server's memory.jsonl, a mem0 export and JSONL of entries. JSON as
 // a data format: every line is held to the limits of a request body first
 // (line_reader.h), as mnemo's own import lines are.
+#include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
@@ -154,6 +155,12 @@ void Mem0Memory(int64_t line, const json& j, ForeignRecords& out) {
 }
 
 }  // namespace
+
+std::string ForeignEntityName(std::string_view name) {
+  std::string spaced(name);
+  std::replace(spaced.begin(), spaced.end(), '_', ' ');
+  return text::CollapseToLine(spaced);
+}
 
 Result<ForeignFormat> ParseForeignFormat(std::string_view name) {
   for (const auto& [n, format] : kFormats) {

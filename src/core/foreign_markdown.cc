@@ -3,6 +3,7 @@
 // basic-memory's markdown plugins) and plain markdown notes.
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -247,7 +248,47 @@ std::string NoteBody(std::string_view text, const FrontMatter& fm) {
   return std::string(body.substr(0, body.find_last_not_of(" \t\r\n") + 1));
 }
 
+// What `value` opens and never closes ("a quote", "a [ list", "a { map"),
+// else nullopt.
+std::optional<std::string> UnclosedValue(std::string_view value) {
+  if (value.empty()) return std::nullopt;
+  const char first = value.front();
+  if ((first == '"' || first == '\'') && (value.size() < 2 || value.back() != first)) {
+    return std::string("a quote");
+  }
+  if (first == '[' && value.back() != ']') return std::string("a [ list");
+  if (first == '{' && value.back() != '}') return std::string("a { map");
+  return std::nullopt;
+}
+
+Status Malformed(int64_t line, std::string_view what) {
+  return InvalidArgument("the front matter is malformed: its line " + std::to_string(line) + " " +
+                         std::string(what));
+}
+
+// A YAML key at the start of a line: letters, digits, '_', '-', '.', then
+// ':' and a space or the end.
+bool IsKeyLine(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_' ||
+                             line[i] == '-' || line[i] == '.')) {
+    ++i;
+  }
+  return i > 0 && i < line.size() && line[i] == ':' &&
+         (i + 1 == line.size() || line[i + 1] == ' ' || line[i + 1] == '\t');
+}
+
 }  // namespace
+
+bool OpensFrontMatter(std::string_view text) {
+  const size_t start = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+  const std::vector<Line> lines = LinesOf(text, start, 1);
+  if (lines.empty() || Trim(lines[0].text) != "---") return false;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    if (!Trim(lines[i].text).empty()) return IsKeyLine(lines[i].text);
+  }
+  return false;
+}
 
 std::string FrontMatter::Get(std::string_view key) const {
   for (const auto& [k, values] : fields) {
@@ -271,12 +312,16 @@ Result<FrontMatter> ParseFrontMatter(std::string_view text) {
     fm.body_offset = start;
     return fm;
   }
+  // The first malformed line; reported once the front matter's end is
+  // found (without one, that it is never closed is the news).
+  Status malformed;
   for (size_t i = 1; i < lines.size(); ++i) {
     const std::string_view raw = lines[i].text;
     const size_t raw_end = static_cast<size_t>(raw.data() - text.data()) + raw.size();
     const size_t next = text.find('\n', raw_end);
     const size_t after = next == std::string_view::npos ? text.size() : next + 1;
     if (Trim(raw) == "---" || Trim(raw) == "...") {
+      if (!malformed.ok()) return malformed;
       fm.present = true;
       fm.body_line = lines[i].number + 1;
       fm.body_offset = after;
@@ -289,11 +334,22 @@ Result<FrontMatter> ParseFrontMatter(std::string_view text) {
       if (line.starts_with("- ")) fm.fields.back().second.push_back(Unquote(line.substr(2)));
       continue;
     }
+    if (indented) continue;
     const size_t colon = line.find(':');
-    if (colon == std::string_view::npos || indented) continue;
+    if (colon == std::string_view::npos || Trim(line.substr(0, colon)).empty()) {
+      if (malformed.ok()) {
+        malformed = Malformed(lines[i].number,
+                              "is not \"key: value\", \"key:\", \"- item\" or an indented "
+                              "continuation");
+      }
+      continue;
+    }
     std::pair<std::string, std::vector<std::string>> field{std::string(Trim(line.substr(0, colon))),
                                                            {}};
     const std::string_view value = Trim(line.substr(colon + 1));
+    if (std::optional<std::string> open = UnclosedValue(value); open && malformed.ok()) {
+      malformed = Malformed(lines[i].number, "opens " + *open + " that is never closed");
+    }
     if (value.size() >= 2 && value.front() == '[' && value.back() == ']') {
       std::string_view inner = value.substr(1, value.size() - 2);
       size_t pos = 0;
@@ -338,9 +394,17 @@ ForeignRecords ParseMarkdownNote(const ForeignFile& file) {
   ForeignRecords out;
   if (SkipUnlessUtf8(file, out)) return out;
   // A plain note may open with a "---" rule that is no front matter: then
-  // all of it is the note.
+  // all of it is the note. One whose next line is a `key:` meant a front
+  // matter: when that is malformed the note is skipped with why, not
+  // imported with its front matter as its text.
   Result<FrontMatter> fm = ParseFrontMatter(file.text);
-  if (!fm.ok()) fm = FrontMatter{};
+  if (!fm.ok()) {
+    if (OpensFrontMatter(file.text)) {
+      out.skipped.push_back({1, fm.status().message()});
+      return out;
+    }
+    fm = FrontMatter{};
+  }
   std::string content = NoteBody(file.text, *fm);
   if (text::IsBlank(content)) {
     out.skipped.push_back({0, "the note is empty"});

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Python client (clients/python, issue 21): installs it with pip, offline, into a
-# temp venv (Debian's python3-pip, python3-setuptools and python3-wheel through the
-# venv's system site-packages; no PyPI) and runs its pytest suite from that install
+# temp venv (Debian's python3-pip through the venv's system site-packages; the build
+# needs only the standard library; no PyPI) and runs its pytest suite from that install
 # against the built binary, over HTTP, https (tests/test_tls.py: a certificate from
 # tests/clients/make_test_cert.sh) and stdio (and mypy --strict, Debian's mypy).
 # Skips (exit 77) only when Debian's python3-pytest is missing; scripts/install-deps.sh
@@ -20,7 +20,7 @@ if ! "$python" -c 'import pytest' > /dev/null 2>&1; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# pip builds in the source folder (build/, *.egg-info): build a copy, keep the checkout clean.
+# A copy: the suite runs from it, away from the checkout.
 cp -r "$root/clients/python" "$tmp/src"
 # --without-pip: the system's pip serves (seeding the venv with its own takes seconds).
 "$python" -m venv --without-pip --system-site-packages "$tmp/venv"

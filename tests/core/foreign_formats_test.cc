@@ -119,6 +119,46 @@ TEST(ForeignFormats, FrontMatterListsFlowListsAndAnUnclosedOne) {
   EXPECT_EQ(ParseFrontMatter("---\ntitle: x\n").status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST(ForeignFormats, AMalformedFrontMatterNamesItsFirstBadLine) {
+  Result<FrontMatter> prose = ParseFrontMatter("---\ntitle: x\njust some words\n---\nbody\n");
+  ASSERT_EQ(prose.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(prose.status().message(),
+            "the front matter is malformed: its line 3 is not \"key: value\", \"key:\", "
+            "\"- item\" or an indented continuation");
+  Result<FrontMatter> quote = ParseFrontMatter("---\ntags: [a, b\nbroken: \"no body\n---\n");
+  ASSERT_EQ(quote.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(quote.status().message(),
+            "the front matter is malformed: its line 2 opens a [ list that is never closed");
+  // Quotes, lists and continuations that close are fine.
+  EXPECT_TRUE(ParseFrontMatter("---\na: 'x'\nb: {c: d}\nd: |\n  text\n---\n").ok());
+}
+
+TEST(ForeignFormats, ANoteWhoseFrontMatterIsMalformedIsSkippedNotImported) {
+  // Opened with a key, never closed: it meant a front matter.
+  ForeignRecords open = ParseMarkdownNote(File("---\nbroken: \"no body\"\n", "broken.md"));
+  EXPECT_TRUE(open.entries.empty());
+  ASSERT_EQ(open.skipped.size(), 1u);
+  EXPECT_EQ(open.skipped[0].line, 1);
+  EXPECT_EQ(open.skipped[0].reason,
+            "the front matter opened on line 1 is never closed (a line \"---\" ends it)");
+  ForeignRecords quote = ParseMarkdownNote(File("---\ntitle: \"Plan\n---\n\nShip it.\n"));
+  EXPECT_TRUE(quote.entries.empty());
+  ASSERT_EQ(quote.skipped.size(), 1u);
+  EXPECT_EQ(quote.skipped[0].reason,
+            "the front matter is malformed: its line 2 opens a quote that is never closed");
+  ForeignRecords note = ParseBasicMemoryNote(File("---\ntitle: Tea\noops\n---\n- [a] b #c\n"));
+  EXPECT_TRUE(note.entries.empty());
+  EXPECT_TRUE(note.documents.empty());
+  ASSERT_EQ(note.skipped.size(), 1u);
+  EXPECT_NE(note.skipped[0].reason.find("its line 3 is not"), std::string::npos);
+}
+
+TEST(ForeignFormats, EntityNamesFoldUnderscoresAndSpaces) {
+  EXPECT_EQ(ForeignEntityName("Maria_Lopez"), "Maria Lopez");
+  EXPECT_EQ(ForeignEntityName(" Maria__Lopez\n"), "Maria Lopez");
+  EXPECT_EQ(ForeignEntityName("Maria Lopez"), "Maria Lopez");
+}
+
 TEST(ForeignFormats, BasicMemoryObservationsRelationsAndLinks) {
   ForeignRecords r =
       ParseBasicMemoryNote(File("---\ntitle: Tea\npermalink: drinks/tea\ntags: [drinks]\n---\n"

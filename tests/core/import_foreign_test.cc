@@ -90,9 +90,11 @@ TEST_F(ImportForeign, McpMemoryEntitiesBecomeEntriesAndRelationsTriples) {
             "John_Smith (person)\n- Speaks fluent Spanish\n- Graduated in 2019\n- Prefers "
             "morning meetings");
   EXPECT_EQ(john->tags, std::vector<std::string>{"person"});
-  EXPECT_EQ(Facts({.subject = "John_Smith"}),
-            (std::vector<std::string>{"John_Smith is_a person", "John_Smith lives_in Lisbon",
-                                      "John_Smith works_at Anthropic"}));
+  // The entity's key keeps its name as written; the graph node is named
+  // like basic-memory's titles (ForeignEntityName).
+  EXPECT_EQ(Facts({.subject = "John Smith"}),
+            (std::vector<std::string>{"John Smith is_a person", "John Smith lives_in Lisbon",
+                                      "John Smith works_at Anthropic"}));
   Result<SearchResponse> hits = engine_->Search(me_, {.query = "Spanish"});
   ASSERT_TRUE(hits.ok());
   ASSERT_FALSE(hits->results.empty());
@@ -132,6 +134,25 @@ TEST_F(ImportForeign, Mem0MemoriesAreOwnedByTheirUserUnderAcl) {
   EXPECT_EQ(by_alex->skipped[0].line, 14);
   EXPECT_EQ(by_alex->skipped[0].reason,
             "it belongs to \"sam\": under ACL only an admin imports another principal's memories");
+}
+
+TEST_F(ImportForeign, AnMcpEntityAndABasicMemoryNoteOfOneNameAreOneGraphNode) {
+  std::ofstream(Input("memory.jsonl"))
+      << "{\"type\":\"entity\",\"name\":\"Maria_Lopez\",\"entityType\":\"person\"}\n"
+         "{\"type\":\"relation\",\"from\":\"Maria_Lopez\",\"to\":\"Acme_Corp\","
+         "\"relationType\":\"works_at\"}\n";
+  Import("mcp-memory", Input("memory.jsonl"));
+  std::filesystem::create_directories(dir_.Sub("notes"));
+  std::ofstream(dir_.Sub("notes") + "/maria.md")
+      << "---\ntitle: Maria Lopez\n---\n\n- lives_in [[Lisbon]]\n";
+  std::ofstream(dir_.Sub("notes") + "/acme.md") << "---\ntitle: acme corp\ntype: company\n---\n";
+  Import("basic-memory", dir_.Sub("notes"));
+  EXPECT_EQ(Facts({.subject = "maria lopez"}),
+            (std::vector<std::string>{"Maria Lopez is_a person", "Maria Lopez lives_in Lisbon",
+                                      "Maria Lopez works_at Acme Corp"}));
+  EXPECT_EQ(Facts({.object = "Acme Corp"}),
+            (std::vector<std::string>{"Maria Lopez works_at Acme Corp"}));
+  EXPECT_EQ(Facts({.subject = "Acme Corp"}), (std::vector<std::string>{"acme corp is_a company"}));
 }
 
 TEST_F(ImportForeign, BasicMemoryNotesBecomeDocumentsEntriesAndTriples) {

@@ -237,6 +237,46 @@ TEST(CliImportChecks, EveryRecordPassesItsMethodsValidation) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// issue 44: what two tools call one person is one graph node, and a note
+// whose front matter is malformed is reported as skipped, with why.
+TEST(CliImportFrom, OneNodeAcrossToolsAndAMalformedNoteIsSkipped) {
+  testing::TempDir dir;
+  const std::string ws = dir.Sub("ws");
+  WriteFile(dir.Sub("memory.jsonl"),
+            "{\"type\":\"entity\",\"name\":\"Maria_Lopez\",\"entityType\":\"person\"}\n");
+  const std::string notes = dir.Sub("notes");
+  std::filesystem::create_directories(notes);
+  WriteFile(notes + "/maria.md", "---\ntitle: Maria Lopez\n---\n\n- works_at [[Helios]]\n");
+  WriteFile(notes + "/broken.md", "---\nbroken: \"no body\"\n");
+  RunResult r =
+      RunMnemo({"--workspace", ws, "import", "--from", "mcp-memory", dir.Sub("memory.jsonl")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunMnemo({"--workspace", ws, "--json", "import", "--from", "basic-memory", notes});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json report = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << r.out;
+  EXPECT_EQ(report["skipped_count"], 1) << r.out;
+  EXPECT_EQ(report["skipped"][0]["line"], 1) << r.out;
+  EXPECT_NE(report["skipped"][0]["file"].get<std::string>().find("broken.md"), std::string::npos);
+  EXPECT_EQ(report["skipped"][0]["reason"],
+            "the front matter opened on line 1 is never closed (a line \"---\" ends it)");
+
+  r = RunMnemo(
+      {"--workspace", ws, "--json", "rpc", "memory.graph_query", R"({"subject": "maria lopez"})"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json triples = json::parse(r.out, nullptr, false)["triples"];
+  ASSERT_EQ(triples.size(), 2u) << r.out;
+  for (const json& t : triples) EXPECT_EQ(t["subject"], "Maria Lopez") << r.out;
+
+  // The plain markdown importer skips it alike, and imports nothing of it.
+  r = RunMnemo({"--workspace", ws, "--json", "import", "--from", "markdown", notes});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  report = json::parse(r.out, nullptr, false);
+  EXPECT_EQ(report["skipped_count"], 1) << r.out;
+  r = RunMnemo({"--workspace", ws, "--json", "memory", "search", "no body"});
+  EXPECT_EQ(r.out.find("broken"), std::string::npos) << r.out;
+}
+
 // Foreign imports read the folder's own files only, never wait on a FIFO
 // and bound what they read.
 TEST(CliImportFrom, MarkdownNeverLeavesTheFolderNorWaitsOnAFifo) {
