@@ -156,6 +156,26 @@ class Engine {
   // Subject, predicate, then current before history and newest first.
   Result<std::vector<Triple>> GraphQuery(const Principal& who, const GraphQueryRequest& req);
 
+  // Corrections (issue 44 section 3): what the Archivist and the graph
+  // derived, corrected or deleted. A user changes its own items, an admin
+  // (everyone while ACL is off) any principal's; another principal's item
+  // answers kNotFound exactly like a missing one, which names the id or the
+  // (facet_type, key). A deletion leaves no trace in reads, the export, the
+  // context block or the text indexes (as erasure: docs/storage.md).
+  // ProfileCorrect makes `value` the facet's current value (the old one
+  // goes to the history) at full confidence, and it stays so when an
+  // erasure folds the facet again; ProfileDelete drops the facet with its
+  // history and the statements it was folded from. EventCorrect changes an
+  // event's text and/or type. GraphCorrect restates a current triple (the
+  // wrong one is deleted, the corrected one upserted as GraphUpsert does).
+  Result<ProfileFacet> ProfileCorrect(const Principal& who, const FacetAddress& at,
+                                      std::string_view value);
+  Status ProfileDelete(const Principal& who, const FacetAddress& at);
+  Result<EventInfo> EventCorrect(const Principal& who, const EventCorrection& req);
+  Status EventDelete(const Principal& who, std::string_view id);
+  Result<GraphUpsertResult> GraphCorrect(const Principal& who, const GraphCorrection& req);
+  Status GraphDelete(const Principal& who, std::string_view id);
+
   // The memory context to inject for this turn (spec 50): relevant entries,
   // the profile, recaps of earlier segments, relevant turns and documents,
   // each within its share of the budget; the same store and request give

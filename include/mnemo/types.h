@@ -540,6 +540,7 @@ struct ProfileValue {
 
 // A profile facet (spec 40 §5): a slot with its current value and history.
 struct ProfileFacet {
+  std::string owner;  // the principal it is about
   std::string facet_type;
   std::string key;
   std::string value;
@@ -781,6 +782,35 @@ struct ContextPruneResult {
   int64_t pruned = 0;  // events removed from the window
   int64_t kept = 0;
   std::vector<ContextArchive> documents;  // where the pruned events went
+};
+
+// --- Corrections (issue 44 section 3): every derived memory, a profile
+// facet, an event or a triple, can be corrected or deleted by the person it
+// is about. A user changes its own; an admin (everyone while ACL is off)
+// any principal's.
+
+// A profile facet: (owner, facet_type, key). `owner`: the caller's when
+// absent (another principal's only for an admin).
+struct FacetAddress {
+  std::string facet_type;
+  std::string key;
+  std::optional<std::string> owner;
+};
+
+// memory.event_correct: what changes; at least one of type and text.
+struct EventCorrection {
+  std::string id;
+  std::optional<std::string> type;
+  std::optional<std::string> text;
+};
+
+// memory.graph_correct: a current triple restated; what is absent is kept.
+struct GraphCorrection {
+  std::string id;
+  std::optional<std::string> subject;
+  std::optional<std::string> predicate;
+  std::optional<std::string> object;
+  std::optional<double> confidence;
 };
 
 }  // namespace mnemo

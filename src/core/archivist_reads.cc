@@ -49,8 +49,14 @@ std::optional<ProfileFacet> FacetAsOf(ProfileFacet f, TimeMs t) {
   return std::nullopt;
 }
 
+// Facets stated through memory.profile_put (spec 40).
+constexpr double kStatedConfidence = 0.9;
+
+}  // namespace
+
 ProfileFacet ToProfileFacet(storage::FacetRow r) {
-  ProfileFacet f{.facet_type = std::move(r.facet_type),
+  ProfileFacet f{.owner = std::move(r.owner),
+                 .facet_type = std::move(r.facet_type),
                  .key = std::move(r.key),
                  .value = std::move(r.value),
                  .confidence = r.confidence,
@@ -68,11 +74,6 @@ ProfileFacet ToProfileFacet(storage::FacetRow r) {
   }
   return f;
 }
-
-// Facets stated through memory.profile_put (spec 40).
-constexpr double kStatedConfidence = 0.9;
-
-}  // namespace
 
 Result<std::vector<EpisodicHit>> ArchivistService::EpisodicSearch(const Principal& who,
                                                                   const EpisodicQuery& q) {

@@ -100,6 +100,18 @@ class ArchivistService {
   Result<std::string> ProfileRender(const Principal& who);
   Result<ProfileFacet> ProfilePut(const Principal& who, std::string_view facet_type,
                                   std::string_view key, std::string_view value);
+  // Corrections (issue 44 section 3; archivist_corrections.cc). A user
+  // changes its own facets and events, an admin any principal's; another
+  // principal's item answers kNotFound exactly like a missing one.
+  // ProfileCorrect states `value` as the facet's current value at full
+  // confidence (the old value goes to the history; a refold after an
+  // erasure keeps the correction); kNotFound when the facet does not exist.
+  Result<ProfileFacet> ProfileCorrect(const Principal& who, const FacetAddress& at,
+                                      std::string_view value);
+  // Deletes the facet with its history and statements.
+  Status ProfileDelete(const Principal& who, const FacetAddress& at);
+  Result<EventInfo> EventCorrect(const Principal& who, const EventCorrection& req);
+  Status EventDelete(const Principal& who, std::string_view id);
   // MEMORY.md and SKILL.md (admin role under ACL).
   Result<MemoryMdReport> UpdateMemoryMd(const Principal& who, const MemoryMdRequest& req);
 

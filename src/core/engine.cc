@@ -301,6 +301,31 @@ Result<std::vector<Triple>> Engine::GraphQuery(const Principal& who, const Graph
   MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
   return impl_->graph->Query(who, req);
 }
+Result<ProfileFacet> Engine::ProfileCorrect(const Principal& who, const FacetAddress& at,
+                                            std::string_view value) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->archivist->ProfileCorrect(who, at, value);
+}
+Status Engine::ProfileDelete(const Principal& who, const FacetAddress& at) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->archivist->ProfileDelete(who, at);
+}
+Result<EventInfo> Engine::EventCorrect(const Principal& who, const EventCorrection& req) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->archivist->EventCorrect(who, req);
+}
+Status Engine::EventDelete(const Principal& who, std::string_view id) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->archivist->EventDelete(who, id);
+}
+Result<GraphUpsertResult> Engine::GraphCorrect(const Principal& who, const GraphCorrection& req) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->graph->Correct(who, req);
+}
+Status Engine::GraphDelete(const Principal& who, std::string_view id) {
+  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
+  return impl_->graph->Delete(who, id);
+}
 
 Result<ContextBlock> Engine::ContextBuild(const Principal& who, const ContextBuildRequest& req) {
   MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());

@@ -1,10 +1,12 @@
 #include "core/graph_service.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "context/graph.h"
+#include "core/access.h"
 #include "core/validation.h"
 #include "storage/graph_rules.h"
 
@@ -88,6 +90,69 @@ Result<std::vector<Triple>> GraphService::Query(const Principal& who,
   out.reserve(rows.size());
   for (storage::TripleRow& r : rows) out.push_back(ToPublic(std::move(r)));
   return out;
+}
+
+namespace {
+
+Status TripleNotFound(std::string_view id) {
+  return NotFound("No triple found with id: " + std::string(id) +
+                  " (memory.graph_query lists the triples and their ids)");
+}
+
+}  // namespace
+
+Result<GraphUpsertResult> GraphService::Correct(const Principal& who, const GraphCorrection& req) {
+  MNEMO_RETURN_IF_ERROR(ValidateKey(req.id, "id"));
+  if (!req.subject && !req.predicate && !req.object && !req.confidence) {
+    return InvalidArgument(
+        "a triple correction needs at least one of subject, predicate, object and confidence",
+        "object");
+  }
+  MNEMO_ASSIGN_OR_RETURN(std::optional<storage::TripleRow> stored, graph_.GetTriple(req.id));
+  if (!stored || !MayChange(who, options_.acl_enabled, stored->owner)) {
+    return TripleNotFound(req.id);
+  }
+  if (stored->valid_to != 0) {
+    return InvalidArgument("triple " + req.id +
+                               " is history (superseded): only a current triple can be "
+                               "corrected; delete it with memory.graph_delete",
+                           "id");
+  }
+  storage::TripleRow row{.owner = stored->owner,  // an admin's correction leaves it theirs
+                         .subject = req.subject.value_or(stored->subject),
+                         .predicate = req.predicate.value_or(stored->predicate),
+                         .object = req.object.value_or(stored->object),
+                         .confidence = req.confidence.value_or(stored->confidence),
+                         .source = stored->source,
+                         .sentence = stored->sentence};
+  // Checked before anything is deleted, so a refused correction changes nothing.
+  MNEMO_RETURN_IF_ERROR(ValidateGraphTerm(row.subject, "subject"));
+  MNEMO_RETURN_IF_ERROR(ValidateGraphTerm(row.predicate, "predicate"));
+  MNEMO_RETURN_IF_ERROR(ValidateGraphTerm(row.object, "object"));
+  if (!std::isfinite(row.confidence) || row.confidence < 0.0 || row.confidence > 1.0) {
+    return InvalidArgument("confidence must be a number between 0 and 1", "confidence");
+  }
+  MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, row.subject, "subject"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, row.object, "object"));
+  MNEMO_RETURN_IF_ERROR(storage::internal::NewTripleRow(row).status());
+  MNEMO_ASSIGN_OR_RETURN(bool deleted, graph_.DeleteTriple(req.id));
+  if (!deleted) return TripleNotFound(req.id);
+  row.valid_from = clock_->NowMs();
+  row.created_at = row.valid_from;
+  const bool single = context::IsSingleValued(storage::internal::NormalizePredicate(row.predicate));
+  MNEMO_ASSIGN_OR_RETURN(storage::TripleUpsert u, graph_.UpsertTriple(row, single));
+  return GraphUpsertResult{.triple = ToPublic(std::move(u.row)),
+                           .created = u.created,
+                           .superseded = std::move(u.superseded)};
+}
+
+Status GraphService::Delete(const Principal& who, std::string_view id) {
+  MNEMO_RETURN_IF_ERROR(ValidateKey(id, "id"));
+  MNEMO_ASSIGN_OR_RETURN(std::optional<storage::TripleRow> stored, graph_.GetTriple(id));
+  if (!stored || !MayChange(who, options_.acl_enabled, stored->owner)) return TripleNotFound(id);
+  MNEMO_ASSIGN_OR_RETURN(bool deleted, graph_.DeleteTriple(id));
+  if (!deleted) return TripleNotFound(id);
+  return Status::Ok();
 }
 
 }  // namespace mnemo

@@ -34,6 +34,15 @@ class GraphService {
   // Engine::GraphUpsert and Engine::GraphQuery (mnemo/engine.h).
   Result<GraphUpsertResult> Upsert(const Principal& who, const GraphUpsertRequest& req);
   Result<std::vector<Triple>> Query(const Principal& who, const GraphQueryRequest& req);
+  // Corrections (issue 44 section 3). A user changes its own triples, an
+  // admin any principal's; another principal's answers kNotFound exactly
+  // like a missing one. Correct restates a current triple: the wrong one is
+  // deleted (it was never true, so it leaves no history) and the corrected
+  // fact upserted as Upsert does, with the old one's source, sentence and
+  // owner, and its confidence unless given. A past triple (valid_to set)
+  // can be deleted, not corrected.
+  Result<GraphUpsertResult> Correct(const Principal& who, const GraphCorrection& req);
+  Status Delete(const Principal& who, std::string_view id);
 
  private:
   storage::GraphStore& graph_;

@@ -14,6 +14,9 @@ namespace mnemo {
 // session and seq).
 EpisodicTurn ToEpisodicTurn(storage::TurnRow r);
 
+// A stored facet as a ProfileFacet.
+ProfileFacet ToProfileFacet(storage::FacetRow r);
+
 // A session id: not blank, and a valid key (kInvalidArgument "session_id").
 Status ValidateSessionId(std::string_view session_id);
 

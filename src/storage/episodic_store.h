@@ -167,6 +167,29 @@ class EpisodicStore {
   virtual Result<std::vector<SegmentVector>> SegmentVectorsSince(std::string_view signature,
                                                                  int64_t after_version,
                                                                  int limit) = 0;
+
+  // --- Corrections (issue 44 section 3: every derived memory can be
+  // corrected or deleted). One block, so parallel additions to this class
+  // merge apart from it. A delete is the erasure of one row: the row and
+  // its keyword index row go in one write transaction and nothing of its
+  // text is left in the store (SQLite: the index rewritten, secure_delete
+  // and the write-ahead log emptied, as AdminStore's erasures do).
+
+  // The event `id`, if any.
+  virtual Result<std::optional<EventRow>> GetEvent(std::string_view id) = 0;
+  // Gives the stored event `row.id` the type, text and confidence of `row`
+  // (its owner, session, segment and created_at are kept) and indexes the
+  // new text in place of the old, in one write transaction. False when
+  // there is no event `row.id`. kConflict when another event of the owner
+  // has that (type, text); kInvalidArgument as AddEvents.
+  virtual Result<bool> ReplaceEvent(const EventRow& row) = 0;
+  // Deletes the event `id` with its index row; false when there is none.
+  virtual Result<bool> DeleteEvent(std::string_view id) = 0;
+  // Deletes the facet of (owner, facet_type, key) with its history and
+  // every statement folded into it, so no later refold (an erasure's)
+  // brings it back; false when there is none.
+  virtual Result<bool> DeleteFacet(std::string_view owner, std::string_view facet_type,
+                                   std::string_view key) = 0;
 };
 
 }  // namespace mnemo::storage

@@ -39,6 +39,14 @@ class GraphStore {
   // in one transaction; returns how many. Superseded triples of other
   // sources are not revived.
   virtual Result<int64_t> DeleteTriplesFromSource(std::string_view source) = 0;
+
+  // --- Corrections (issue 44 section 3). The triple `id` (current or
+  // history), if any.
+  virtual Result<std::optional<TripleRow>> GetTriple(std::string_view id) = 0;
+  // Deletes the triple `id`; false when there is none. A triple it had
+  // superseded is not made current again (the deleted one was wrong, not
+  // the history before it).
+  virtual Result<bool> DeleteTriple(std::string_view id) = 0;
 };
 
 }  // namespace mnemo::storage

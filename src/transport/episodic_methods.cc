@@ -111,6 +111,17 @@ Result<json> HandleSegments(const MethodContext& ctx, const json& p) {
   return json{{"segments", std::move(out)}};
 }
 
+// An event on the wire (memory.events adds its score).
+json EventJson(const EventInfo& e) {
+  return {{"id", e.id},
+          {"session_id", e.session_id},
+          {"segment_id", e.segment_id},
+          {"type", e.type},
+          {"text", e.text},
+          {"confidence", e.confidence},
+          {"created_at", internal::FormatRfc3339(e.created_at)}};
+}
+
 Result<json> HandleEvents(const MethodContext& ctx, const json& p) {
   EventsQuery q{.limit = p.at("limit").get<int>()};
   if (p.contains("type")) q.type = p.at("type").get<std::string>();
@@ -119,14 +130,9 @@ Result<json> HandleEvents(const MethodContext& ctx, const json& p) {
                          ctx.services().archivist.Events(ctx.principal, q));
   json out = json::array();
   for (const EventInfo& e : events) {
-    out.push_back({{"id", e.id},
-                   {"session_id", e.session_id},
-                   {"segment_id", e.segment_id},
-                   {"type", e.type},
-                   {"text", e.text},
-                   {"confidence", e.confidence},
-                   {"created_at", internal::FormatRfc3339(e.created_at)},
-                   {"score", e.score}});
+    json row = EventJson(e);
+    row["score"] = e.score;
+    out.push_back(std::move(row));
   }
   return json{{"events", std::move(out)}};
 }
@@ -134,7 +140,8 @@ Result<json> HandleEvents(const MethodContext& ctx, const json& p) {
 // A facet on the wire: its current value, and with `history` its earlier
 // values (spec 40 §5).
 json FacetJson(const ProfileFacet& f, bool history) {
-  json out{{"facet_type", f.facet_type},
+  json out{{"owner", f.owner},
+           {"facet_type", f.facet_type},
            {"key", f.key},
            {"value", f.value},
            {"confidence", f.confidence},
@@ -283,6 +290,124 @@ MethodSpec ProfileRenderSpec() {
       .result_schema = {{"type", "object"}, {"properties", {{"rendered", {{"type", "string"}}}}}},
       .handler = HandleProfileRender,
       .render = RenderProfileText};
+}
+
+// --- Corrections (issue 44 section 3): a facet or an event corrected or
+// deleted. Not tools: correcting memory is the person's decision.
+
+FacetAddress FacetAddressOf(const json& p) {
+  FacetAddress at{.facet_type = p.at("facet_type"), .key = p.at("key")};
+  if (p.contains("owner")) at.owner = p.at("owner").get<std::string>();
+  return at;
+}
+
+Result<json> HandleProfileCorrect(const MethodContext& ctx, const json& p) {
+  MNEMO_ASSIGN_OR_RETURN(ProfileFacet f,
+                         ctx.services().archivist.ProfileCorrect(ctx.principal, FacetAddressOf(p),
+                                                                 p.at("value").get<std::string>()));
+  return FacetJson(f, /*history=*/true);
+}
+
+Result<json> HandleProfileDelete(const MethodContext& ctx, const json& p) {
+  MNEMO_RETURN_IF_ERROR(ctx.services().archivist.ProfileDelete(ctx.principal, FacetAddressOf(p)));
+  return json{{"deleted", true}, {"facet_type", p.at("facet_type")}, {"key", p.at("key")}};
+}
+
+Result<json> HandleEventCorrect(const MethodContext& ctx, const json& p) {
+  EventCorrection req{.id = p.at("id")};
+  if (p.contains("type")) req.type = p.at("type").get<std::string>();
+  if (p.contains("text")) req.text = p.at("text").get<std::string>();
+  MNEMO_ASSIGN_OR_RETURN(EventInfo e, ctx.services().archivist.EventCorrect(ctx.principal, req));
+  return EventJson(e);
+}
+
+Result<json> HandleEventDelete(const MethodContext& ctx, const json& p) {
+  MNEMO_RETURN_IF_ERROR(
+      ctx.services().archivist.EventDelete(ctx.principal, p.at("id").get<std::string>()));
+  return json{{"deleted", true}, {"id", p.at("id")}};
+}
+
+std::vector<ParamSpec> FacetAddressParams() {
+  return {
+      {.name = "facet_type",
+       .description = "The facet's type, as memory.profile lists it (preference, context, ...).",
+       .required = true,
+       .max_bytes = kMaxCategoryBytes},
+      {.name = "key",
+       .description = "The facet's key, as memory.profile lists it.",
+       .required = true,
+       .max_bytes = kMaxKeyBytes},
+      {.name = "owner",
+       .description = "Admin: the principal whose facet it is (default: the caller). "
+                      "Ignored for a user under ACL.",
+       .non_blank = true,
+       .max_bytes = kMaxKeyBytes}};
+}
+
+ParamSpec EventIdParam() {
+  return {.name = "id",
+          .description = "The event's id, as memory.events lists it.",
+          .required = true,
+          .non_blank = true,
+          .max_bytes = kMaxKeyBytes};
+}
+
+json DeletedSchema(std::initializer_list<const char*> fields) {
+  json properties{{"deleted", {{"type", "boolean"}}}};
+  for (const char* f : fields) properties[f] = {{"type", "string"}};
+  return {{"type", "object"}, {"properties", std::move(properties)}};
+}
+
+MethodSpec ProfileCorrectSpec() {
+  std::vector<ParamSpec> params = FacetAddressParams();
+  params.insert(params.begin() + 2, {.name = "value",
+                                     .description = "The right value.",
+                                     .required = true,
+                                     .max_bytes = kMaxFacetValueBytes});
+  return {.name = "memory.profile_correct",
+          .description =
+              "Correct a profile facet: the value given becomes its current value at full "
+              "confidence and the wrong one goes to its history. The facet must exist "
+              "(memory.profile_put states a new one).",
+          .params = std::move(params),
+          .result_schema = {{"type", "object"}},
+          .handler = HandleProfileCorrect};
+}
+
+MethodSpec ProfileDeleteSpec() {
+  return {.name = "memory.profile_delete",
+          .description =
+              "Delete a profile facet with its history and the evidence it was built from: it "
+              "leaves the profile, its rendering, the context block and the export.",
+          .params = FacetAddressParams(),
+          .result_schema = DeletedSchema({"facet_type", "key"}),
+          .handler = HandleProfileDelete};
+}
+
+MethodSpec EventCorrectSpec() {
+  return {.name = "memory.event_correct",
+          .description = "Correct an event's text, its type, or both.",
+          .params = {EventIdParam(),
+                     {.name = "type",
+                      .description = "The right type (as memory.events lists the types).",
+                      .non_blank = true,
+                      .max_bytes = kMaxCategoryBytes},
+                     {.name = "text",
+                      .description = "The right text.",
+                      .non_blank = true,
+                      .max_bytes = kMaxContentBytes}},
+          .result_schema = {{"type", "object"}},
+          .handler = HandleEventCorrect};
+}
+
+MethodSpec EventDeleteSpec() {
+  return {.name = "memory.event_delete",
+          .description =
+              "Delete an event: it leaves memory.events, recall, the context block, the "
+              "export and the text index.",
+          .params = {EventIdParam()},
+          .result_schema = DeletedSchema({"id"}),
+          .handler = HandleEventDelete};
 }
 
 // A turn row with its score, snippet and (context_turns > 0) neighbours.
@@ -457,6 +582,10 @@ void AddEpisodicMethods(MethodTable& table) {
   table.Add(ProfileSpec());
   table.Add(ProfileRenderSpec());
   table.Add(ProfilePutSpec());
+  table.Add(ProfileCorrectSpec());
+  table.Add(ProfileDeleteSpec());
+  table.Add(EventCorrectSpec());
+  table.Add(EventDeleteSpec());
 }
 
 }  // namespace mnemo::transport

@@ -154,11 +154,79 @@ MethodSpec GraphQuerySpec() {
           .render = RenderGraphQuery};
 }
 
+// --- Corrections (issue 44 section 3). Not tools: correcting memory is the
+// person's decision.
+
+ParamSpec TripleIdParam() {
+  return {.name = "id",
+          .description = "The triple's id, as memory.graph_query lists it.",
+          .required = true,
+          .non_blank = true,
+          .max_bytes = kMaxKeyBytes};
+}
+
+Result<json> HandleGraphCorrect(const MethodContext& ctx, const json& p) {
+  GraphCorrection req{.id = p.at("id")};
+  if (p.contains("subject")) req.subject = p.at("subject").get<std::string>();
+  if (p.contains("predicate")) req.predicate = p.at("predicate").get<std::string>();
+  if (p.contains("object")) req.object = p.at("object").get<std::string>();
+  if (p.contains("confidence")) req.confidence = p.at("confidence").get<double>();
+  MNEMO_ASSIGN_OR_RETURN(GraphUpsertResult r, ctx.services().graph.Correct(ctx.principal, req));
+  json out = TripleToJson(r.triple);
+  out["created"] = r.created;
+  out["superseded"] = r.superseded;
+  out["replaces"] = req.id;
+  return out;
+}
+
+Result<json> HandleGraphDelete(const MethodContext& ctx, const json& p) {
+  MNEMO_RETURN_IF_ERROR(ctx.services().graph.Delete(ctx.principal, p.at("id").get<std::string>()));
+  return json{{"deleted", true}, {"id", p.at("id")}};
+}
+
+MethodSpec GraphCorrectSpec() {
+  json result = TripleSchema();
+  result["properties"]["created"] = {{"type", "boolean"}};
+  result["properties"]["superseded"] = {{"type", "array"}, {"items", {{"type", "string"}}}};
+  result["properties"]["replaces"] = {{"type", "string"}};
+  return {.name = "memory.graph_correct",
+          .description =
+              "Correct a current fact: the wrong triple is deleted (it leaves no history) and the "
+              "corrected one stored as memory.graph_upsert stores a fact, with the old one's "
+              "source. Give the parts that change; a past (superseded) triple can only be "
+              "deleted.",
+          .params = {TripleIdParam(),
+                     TermParam("subject", "The right subject.", false),
+                     TermParam("predicate", "The right relation.", false),
+                     TermParam("object", "The right value.", false),
+                     {.name = "confidence",
+                      .type = ParamType::kNumber,
+                      .description = "0 to 1 (default: the triple's own).",
+                      .minimum = 0,
+                      .maximum = 1}},
+          .result_schema = std::move(result),
+          .handler = HandleGraphCorrect};
+}
+
+MethodSpec GraphDeleteSpec() {
+  return {.name = "memory.graph_delete",
+          .description =
+              "Delete a triple (current or past): it leaves memory.graph_query and the export. A "
+              "triple it had superseded stays history.",
+          .params = {TripleIdParam()},
+          .result_schema = {{"type", "object"},
+                            {"properties",
+                             {{"deleted", {{"type", "boolean"}}}, {"id", {{"type", "string"}}}}}},
+          .handler = HandleGraphDelete};
+}
+
 }  // namespace
 
 void AddGraphMethods(MethodTable& table) {
   table.Add(GraphUpsertSpec());
   table.Add(GraphQuerySpec());
+  table.Add(GraphCorrectSpec());
+  table.Add(GraphDeleteSpec());
 }
 
 }  // namespace mnemo::transport

@@ -79,6 +79,12 @@ async function seed(backend) {
   await call("alice-token", "memory.profile_put", { facet_type: "preference", key: "editor", value: "Vim" });
   await call("alice-token", "memory.graph_upsert", { subject: "user", predicate: "lives_in", object: "Berlin" });
   await call("alice-token", "memory.graph_upsert", { subject: "user", predicate: "lives_in", object: "Lisbon" });
+  await call("alice-token", "memory.turn_complete", {
+    session_id: "plans", user_message: "We decided to take the night train.", assistant_response: "Noted.",
+  });
+  await call("alice-token", "memory.session_end", { session_id: "plans", sync: true });
+  await call("alice-token", "memory.tool_rule_put", { tool_name: "web_search", rule: "prefer other sources" });
+  await call("alice-token", "memory.tool_rule_put", { tool_name: "web_search", rule: "优先使用其他来源" });
   return { daemon, base, call };
 }
 
@@ -222,17 +228,71 @@ async function suite(backend) {
       "Book the hotel near the river.", "Looking for hotels by the Tagus."]));
     await shot("session");
 
-    // Profile: a correction is the current value, the old one in history.
-    await go("profile", "#facet-form");
-    await page.type("#facet-type", "preference");
-    await page.type("#facet-key", "editor");
-    await page.type("#facet-value", "Helix");
-    await page.click("#facet-form button");
+    // Profile: a row's correction (no type or key typed) is the current
+    // value, the old one in history; a row's deletion asks, then removes.
+    await go("profile", "#facets tr.facet");
+    await page.click("#facets tr.facet .row-edit");
+    await page.$eval("#facets tr.facet .row-editor input", (i) => { i.value = ""; });
+    await page.type("#facets tr.facet .row-editor input", "Helix");
+    await page.click("#facets tr.facet .row-save");
     await page.waitForFunction(() => document.querySelector("#facets td.current")?.textContent === "Helix");
     const history = await page.$eval("#facets td.history", (td) => td.innerText);
-    check(backend, "a profile correction is current, the old value in history", () => assert.match(history, /Vim/));
+    const corrected = await call("alice-token", "memory.profile", { include_history: true });
+    check(backend, "a profile row's correction is current, the old value in history", () => {
+      assert.match(history, /Vim/);
+      assert.equal(corrected.facets.find((f) => f.key === "editor").value, "Helix");
+    });
     await noBobMarker("profile");
     await shot("profile");
+    await page.type("#facet-type", "preference");
+    await page.type("#facet-key", "seat");
+    await page.type("#facet-value", "aisle");
+    await page.click("#facet-form button");
+    await page.waitForFunction(() => [...document.querySelectorAll("#facets td.current")].some((td) => td.textContent === "aisle"));
+    const seatRow = await page.evaluateHandle(() =>
+      [...document.querySelectorAll("#facets tr.facet")].find((tr) => tr.innerText.includes("seat")));
+    await (await seatRow.$(".row-delete")).click();
+    await page.waitForFunction(() => ![...document.querySelectorAll("#facets td.current")].some((td) => td.textContent === "aisle"));
+    const afterDelete = await call("alice-token", "memory.profile", {});
+    check(backend, "a profile row's deletion removes the facet", () =>
+      assert.ok(!afterDelete.facets.some((f) => f.key === "seat")));
+
+    // Events: a row's text corrected, then the event deleted.
+    await go("events", "#events-table tr.event");
+    const eventText = await page.$eval("#events-table tr.event td.content", (td) => td.textContent);
+    await page.click("#events-table tr.event .row-edit");
+    await page.$eval("#events-table tr.event .row-editor input", (i) => { i.value = ""; });
+    await page.type("#events-table tr.event .row-editor input", "We decided to take the morning train.");
+    await page.click("#events-table tr.event .row-save");
+    await page.waitForFunction(() => document.querySelector("#events-table td.content")?.textContent.includes("morning"));
+    const eventsAfter = await call("alice-token", "memory.events", {});
+    check(backend, "an event row's correction is what /rpc returns", () => {
+      assert.match(eventText, /night train/);
+      assert.ok(eventsAfter.events.some((e) => e.text === "We decided to take the morning train."));
+    });
+    await shot("events");
+    await page.click("#events-table tr.event .row-delete");
+    await page.waitForFunction(() => !document.querySelector("#events-table tr.event"));
+    const eventsGone = await call("alice-token", "memory.events", {});
+    check(backend, "an event row's deletion removes the event", () =>
+      assert.ok(!eventsGone.events.some((e) => /train/.test(e.text))));
+
+    // Forget a session from its page, after a confirmation.
+    await go("session?id=plans", "#session-forget");
+    await page.click("#session-forget");
+    await waitFor("#sessions");
+    const plansLeft = await call("alice-token", "memory.session_turns", { session_id: "plans" });
+    check(backend, "a session is forgotten from its page", () => assert.equal(plansLeft.turns.length, 0));
+
+    // Rules panel of search: whole words, case-blind; Chinese as before.
+    await go("search?q=The", "#rule-results");
+    const theRules = await page.$eval("#rule-results", (ul) => ul.innerText);
+    await go("search?q=其他", "#rule-results");
+    const cjkRules = await page.$eval("#rule-results", (ul) => ul.innerText);
+    check(backend, "the rules panel matches words, not substrings", () => {
+      assert.doesNotMatch(theRules, /other sources/);
+      assert.match(cjkRules, /优先使用其他来源/);
+    });
 
     // Search reaches turns, documents and rules too.
     await go("search?q=Lisbon", "#search-results");
@@ -262,6 +322,24 @@ async function suite(backend) {
     });
     await noBobMarker("graph");
     await shot("graph");
+    // A current fact's row corrected, a past one's deleted.
+    const lisbonRow = await page.evaluateHandle(() =>
+      [...document.querySelectorAll("#triples tr.triple")].find((tr) => tr.innerText.includes("Lisbon")));
+    await (await lisbonRow.$(".row-edit")).click();
+    await page.$eval("#triples .row-editor input", (i) => { i.value = ""; });
+    await page.type("#triples .row-editor input", "Porto");
+    await page.click("#triples .row-save");
+    await page.waitForFunction(() => document.querySelector("#neighbourhood")?.textContent.includes("Porto"));
+    const berlinRow = await page.evaluateHandle(() =>
+      [...document.querySelectorAll("#triples tr.triple")].find((tr) => tr.innerText.includes("Berlin")));
+    await (await berlinRow.$(".row-delete")).click();
+    await page.waitForFunction(() => !document.querySelector("#triples")?.innerText.includes("Berlin"));
+    const graphAfter = await call("alice-token", "memory.graph_query", { subject: "user", include_history: true });
+    check(backend, "a triple row is corrected and another deleted", () => {
+      const objects = graphAfter.triples.map((t) => t.object);
+      assert.ok(objects.includes("Porto"), objects.join());
+      assert.ok(!objects.includes("Lisbon") && !objects.includes("Berlin"), objects.join());
+    });
 
     // Context preview: the block the agent would get, with its budget.
     await go("context?q=Lisbon&preset=balanced", "#context-block");
@@ -300,7 +378,7 @@ async function suite(backend) {
     // protocol (the page's policy rightly refuses an inline script).
     for (const [hash, ready] of [["search?q=helix", "#search-results"], ["entries", "#entries"],
       ["rules", "#pinned"], ["sessions", "#sessions"], ["session?id=trip", "#turns"],
-      ["profile", "#facets"], ["graph?subject=user", "#neighbourhood"],
+      ["profile", "#facets"], ["events", "#events-table"], ["graph?subject=user", "#neighbourhood"],
       ["context?q=Lisbon", "#context-block"], ["health", "#stats"]]) {
       await go(hash, ready);
       await page.evaluate(axeSource);

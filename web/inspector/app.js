@@ -157,6 +157,57 @@ function field(label, attrs) {
   return [h("label", {}, label, input), input];
 }
 
+// Whether `text` holds `word` as a whole word, case-blind: "the" does not
+// match "other". Letters and digits of any script are word characters, so
+// "_" separates words (send_email holds "email"); a word with Han, kana or
+// Hangul in it (scripts written without spaces) matches anywhere in the
+// text, as a substring.
+const NO_SPACES = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+function wordIn(word, text) {
+  const w = word.toLocaleLowerCase();
+  const t = String(text).toLocaleLowerCase();
+  if (NO_SPACES.test(w)) return t.includes(w);
+  const escaped = w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp("(?<![\\p{L}\\p{N}])" + escaped + "(?![\\p{L}\\p{N}])", "u").test(t);
+}
+
+// Edit and Delete buttons for one row of a table (issue 44: every derived
+// memory can be corrected). `cell` is where the editor opens, holding
+// `fields` ([{name, value, options?}]: an input, or a select of options);
+// `save(values)` stores them, `remove()` deletes the row's item once the
+// person confirmed `question`; both then redraw the page with `redraw`.
+function rowActions({ cell, fields, save, remove, question, redraw, label }) {
+  const edit = h("button", { type: "button", class: "plain row-edit", "aria-label": "Edit " + label }, "Edit");
+  const del = h("button", { type: "button", class: "danger row-delete", "aria-label": "Delete " + label }, "Delete…");
+  edit.addEventListener("click", () => {
+    const inputs = fields.map((f) => f.options
+      ? h("select", { "aria-label": f.name, name: f.name }, f.options.map((o) => h("option", { value: o, selected: o === f.value }, o)))
+      : h("input", { "aria-label": f.name, name: f.name, value: f.value, required: true }));
+    const form = h("form", { class: "row-editor" }, inputs,
+      h("button", { type: "submit", class: "row-save" }, "Save"),
+      h("button", { type: "button", class: "plain row-cancel" }, "Cancel"));
+    form.querySelector(".row-cancel").addEventListener("click", () => guarded(redraw));
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      guarded(async () => {
+        const values = Object.fromEntries(fields.map((f, i) => [f.name, inputs[i].value]));
+        await save(values);
+        await redraw();
+        setStatus("corrected " + label);
+      });
+    });
+    cell.replaceChildren(form);
+    inputs[0].focus();
+  });
+  del.addEventListener("click", () => guarded(async () => {
+    if (!window.confirm(question)) return;
+    await remove();
+    await redraw();
+    setStatus("deleted " + label);
+  }));
+  return h("td", { class: "actions" }, edit, " ", del);
+}
+
 async function searchPage(params) {
   const query = params.get("q") || "";
   const [qLabel, input] = field("Query", { type: "search", id: "search-query", name: "q", value: query,
@@ -187,7 +238,7 @@ async function searchPage(params) {
     if (ns.value) req.namespace = ns.value;
     const turnReq = { query, limit: 10, ...timeWindow };
     if (session.value) turnReq.session_id = session.value;
-    const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+    const words = query.split(/\s+/).filter(Boolean);
     const [entries, episodic, documents, rules] = await Promise.all([
       rpc("memory.search", req),
       rpc("memory.episodic_search", turnReq),
@@ -195,7 +246,7 @@ async function searchPage(params) {
       rpc("memory.tool_rules_json", {}),
     ]);
     const turns = episodic.results;
-    const matchingRules = rules.filter((r) => words.some((w) => (r.tool_name + " " + r.rule).toLowerCase().includes(w)));
+    const matchingRules = rules.filter((r) => words.some((w) => wordIn(w, r.tool_name + " " + r.rule)));
     if (entries.degraded) {
       out.push(h("p", { class: "warn", id: "degraded" },
         "Keyword only: the vector side is degraded (" + entries.degraded + ")."));
@@ -370,7 +421,15 @@ async function sessionPage(params) {
     rpc("memory.doc_list", { source: "agent://session/" + sourceSegment(id) + "/segment/", limit: 100 }),
   ]);
   const ownEvents = events.events.filter((e) => e.session_id === id);
-  show(h("h2", {}, "Session ", id),
+  const forget = h("button", { type: "button", class: "danger", id: "session-forget" }, "Forget this session…");
+  forget.addEventListener("click", () => guarded(async () => {
+    if (!window.confirm("Forget the session " + id + " and everything derived from it (turns, recaps, " +
+      "events, profile evidence, documents, triples)? This cannot be undone.")) return;
+    const { erased } = await rpc("memory.session_forget", { session_id: id });
+    location.hash = "#/sessions";
+    setStatus("forgot session " + id + " (" + erased.turns + " turns)");
+  }));
+  show(h("h2", {}, "Session ", id), h("p", {}, forget),
     h("ol", { id: "turns" }, turns.turns.map((t) => h("li", { class: "card turn" },
       h("div", { class: "muted" }, t.role + " · #" + t.seq + " · " + t.timestamp),
       h("div", { class: "content" }, redactionMarks(t.content)),
@@ -395,31 +454,78 @@ async function profilePage() {
   const key = h("input", { id: "facet-key", required: true, "aria-label": "Key" });
   const value = h("input", { id: "facet-value", required: true, "aria-label": "Value" });
   const form = h("form", { class: "bar", id: "facet-form" }, h("label", {}, "Type", type), h("label", {}, "Key", key),
-    h("label", {}, "Value", value), h("button", { type: "submit" }, "Correct"));
+    h("label", {}, "Value", value), h("button", { type: "submit" }, "State a facet"));
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     guarded(async () => {
       await rpc("memory.profile_put", { facet_type: type.value, key: key.value, value: value.value });
       await profilePage();
-      setStatus("profile corrected");
+      setStatus("profile facet stated");
     });
   });
-  show(h("h2", {}, "Profile"), form,
-    h("table", { id: "facets" }, h("thead", {}, h("tr", {}, ["Facet", "Value", "Confidence", "Evidence", "History"].map((t) => h("th", { scope: "col" }, t)))),
-      h("tbody", {}, facets.map((f) => h("tr", { class: "facet" },
-        h("td", {}, f.facet_type + " " + f.key), h("td", { class: "content current" }, f.value),
-        h("td", { class: "num" }, score(f.confidence)), h("td", { class: "num" }, String(f.evidence_count)),
-        h("td", { class: "history" }, (f.history || []).map((v) => h("div", { class: "muted" }, v.value))))))));
+  const row = (f) => {
+    const address = { facet_type: f.facet_type, key: f.key };
+    if (f.owner) address.owner = f.owner;
+    const current = h("td", { class: "content current" }, f.value);
+    return h("tr", { class: "facet" },
+      h("td", {}, f.facet_type + " " + f.key), current,
+      h("td", { class: "num" }, score(f.confidence)), h("td", { class: "num" }, String(f.evidence_count)),
+      h("td", { class: "history" }, (f.history || []).map((v) => h("div", { class: "muted" }, v.value))),
+      rowActions({ cell: current, label: f.facet_type + " " + f.key, redraw: profilePage,
+        fields: [{ name: "value", value: f.value }],
+        save: (v) => rpc("memory.profile_correct", { ...address, value: v.value }),
+        remove: () => rpc("memory.profile_delete", address),
+        question: "Delete the facet " + f.facet_type + " " + f.key + " with its history? This cannot be undone." }));
+  };
+  show(h("h2", {}, "Profile"),
+    h("table", { id: "facets" }, h("thead", {}, h("tr", {}, ["Facet", "Value", "Confidence", "Evidence", "History", "Actions"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, facets.map(row))),
+    h("h2", {}, "A new facet"), form);
 }
 
-function triplesTable(id, triples) {
-  return h("table", { id }, h("thead", {}, h("tr", {}, ["Subject", "Predicate", "Object", "Confidence", "Valid from", "Valid to"]
-    .map((t) => h("th", { scope: "col" }, t)))),
-    h("tbody", {}, triples.map((t) => h("tr", { class: t.current ? "triple current" : "triple muted" },
-      h("td", {}, h("a", { href: "#/graph?" + new URLSearchParams({ subject: t.subject }) }, t.subject)),
-      h("td", {}, t.predicate), h("td", { class: "content" }, t.object),
-      h("td", { class: "num" }, score(t.confidence)), h("td", { class: "num" }, t.valid_from),
-      h("td", { class: "num" }, t.valid_to || (t.current ? "current" : ""))))));
+// The event types memory.events lists (its `type` filter's enum).
+const EVENT_TYPES = ["decision", "commitment", "preference", "fact"];
+
+async function eventsPage() {
+  const { events } = await rpc("memory.events", { limit: 100 });
+  const types = [...new Set([...EVENT_TYPES, ...events.map((e) => e.type)])];
+  const row = (e) => {
+    const text = h("td", { class: "content" }, e.text);
+    return h("tr", { class: "event" },
+      h("td", {}, h("span", { class: "badge" }, e.type)), text,
+      h("td", {}, h("a", { href: "#/session?" + new URLSearchParams({ id: e.session_id }) }, e.session_id)),
+      h("td", { class: "num" }, score(e.confidence)), h("td", { class: "num" }, e.created_at),
+      rowActions({ cell: text, label: "event " + e.id, redraw: eventsPage,
+        fields: [{ name: "text", value: e.text }, { name: "type", value: e.type, options: types }],
+        save: (v) => rpc("memory.event_correct", { id: e.id, text: v.text, type: v.type }),
+        remove: () => rpc("memory.event_delete", { id: e.id }),
+        question: "Delete the event \"" + e.text + "\"? This cannot be undone." }));
+  };
+  show(h("h2", {}, "Events"),
+    h("table", { id: "events-table" }, h("thead", {}, h("tr", {}, ["Type", "Text", "Session", "Confidence", "Created", "Actions"]
+      .map((t) => h("th", { scope: "col" }, t)))), h("tbody", {}, events.map(row))));
+}
+
+// `redraw` set: each row can be corrected (a current triple's object) and
+// deleted.
+function triplesTable(id, triples, redraw) {
+  const headings = ["Subject", "Predicate", "Object", "Confidence", "Valid from", "Valid to"];
+  if (redraw) headings.push("Actions");
+  return h("table", { id }, h("thead", {}, h("tr", {}, headings.map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, triples.map((t) => {
+      const object = h("td", { class: "content" }, t.object);
+      const label = t.subject + " " + t.predicate + " " + t.object;
+      return h("tr", { class: t.current ? "triple current" : "triple muted" },
+        h("td", {}, h("a", { href: "#/graph?" + new URLSearchParams({ subject: t.subject }) }, t.subject)),
+        h("td", {}, t.predicate), object,
+        h("td", { class: "num" }, score(t.confidence)), h("td", { class: "num" }, t.valid_from),
+        h("td", { class: "num" }, t.valid_to || (t.current ? "current" : "")),
+        redraw ? rowActions({ cell: object, label, redraw,
+          fields: [{ name: "object", value: t.object }],
+          save: (v) => rpc("memory.graph_correct", { id: t.id, object: v.object }),
+          remove: () => rpc("memory.graph_delete", { id: t.id }),
+          question: "Delete the fact \"" + label + "\"? This cannot be undone." }) : null);
+    })));
 }
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -465,7 +571,7 @@ async function graphPage(params) {
     const subjects = [...new Set(triples.map((t) => t.subject))].sort();
     show(h("h2", {}, "Graph"), form,
       h("p", { id: "subjects", class: "row" }, subjects.map((x) => h("a", { href: "#/graph?" + new URLSearchParams({ subject: x }) }, x))),
-      h("h2", {}, "Current facts"), triplesTable("triples", triples));
+      h("h2", {}, "Current facts"), triplesTable("triples", triples, () => graphPage(params)));
     return;
   }
   const [{ triples }, pointing] = await Promise.all([
@@ -473,7 +579,7 @@ async function graphPage(params) {
     rpc("memory.graph_query", { object: subject, limit: 50 }),
   ]);
   show(h("h2", {}, "Graph: ", subject), form, neighbourhood(subject, triples.filter((t) => t.current)),
-    h("h2", {}, "Facts and their history"), triplesTable("triples", triples),
+    h("h2", {}, "Facts and their history"), triplesTable("triples", triples, () => graphPage(params)),
     h("h2", {}, "Pointing here"), triplesTable("pointing", pointing.triples));
 }
 
@@ -553,7 +659,7 @@ async function healthPage() {
 
 const PAGES = {
   search: searchPage, entries: entriesPage, entry: entryPage, rules: rulesPage, sessions: sessionsPage,
-  session: sessionPage, profile: profilePage, graph: graphPage, context: contextPage, health: healthPage,
+  session: sessionPage, profile: profilePage, events: eventsPage, graph: graphPage, context: contextPage, health: healthPage,
 };
 const NAV_OF = { entry: "entries", session: "sessions" };
 

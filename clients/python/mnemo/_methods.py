@@ -38,10 +38,16 @@ METHODS: Dict[str, str] = {
     "memory.profile": "profile",
     "memory.profile_render": "profile_render",
     "memory.profile_put": "profile_put",
+    "memory.profile_correct": "profile_correct",
+    "memory.profile_delete": "profile_delete",
+    "memory.event_correct": "event_correct",
+    "memory.event_delete": "event_delete",
     "memory.session_forget": "session_forget",
     "memory.principal_forget": "principal_forget",
     "memory.graph_upsert": "graph_upsert",
     "memory.graph_query": "graph_query",
+    "memory.graph_correct": "graph_correct",
+    "memory.graph_delete": "graph_delete",
     "memory.doc_put": "doc_put",
     "memory.doc_get": "doc_get",
     "memory.doc_search": "doc_search",
@@ -145,6 +151,8 @@ __all__ = [
     "EventsResult",
     "ProfileResult",
     "ProfileRenderResult",
+    "ProfileDeleteResult",
+    "EventDeleteResult",
     "SessionForgetResultErased",
     "SessionForgetResult",
     "PrincipalForgetResultErased",
@@ -152,6 +160,8 @@ __all__ = [
     "GraphUpsertResult",
     "GraphQueryResultTriple",
     "GraphQueryResult",
+    "GraphCorrectResult",
+    "GraphDeleteResult",
     "DocPutResult",
     "DocGetResultEntity",
     "DocGetResult",
@@ -550,6 +560,17 @@ class ProfileRenderResult(TypedDict, total=False):
     rendered: str
 
 
+class ProfileDeleteResult(TypedDict, total=False):
+    deleted: bool
+    facet_type: str
+    key: str
+
+
+class EventDeleteResult(TypedDict, total=False):
+    deleted: bool
+    id: str
+
+
 class SessionForgetResultErased(TypedDict, total=False):
     archive_files: int
     context_events: int
@@ -624,6 +645,29 @@ class GraphQueryResultTriple(TypedDict, total=False):
 
 class GraphQueryResult(TypedDict, total=False):
     triples: List[GraphQueryResultTriple]
+
+
+class GraphCorrectResult(TypedDict, total=False):
+    confidence: float
+    created: bool
+    created_at: str
+    current: bool
+    id: str
+    object: str
+    owner: str
+    predicate: str
+    replaces: str
+    sentence: str
+    source: str
+    subject: str
+    superseded: List[str]
+    valid_from: str
+    valid_to: Optional[str]
+
+
+class GraphDeleteResult(TypedDict, total=False):
+    deleted: bool
+    id: str
 
 
 class DocPutResult(TypedDict, total=False):
@@ -1386,6 +1430,74 @@ class Methods:
         params = {"facet_type": facet_type, "key": key, "value": value}
         return cast(Dict[str, Any], self.call("memory.profile_put", _params(params)))
 
+    def profile_correct(
+        self,
+        *,
+        facet_type: str,
+        key: str,
+        value: str,
+        owner: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """Correct a profile facet: the value given becomes its current value at full confidence and
+        the wrong one goes to its history. The facet must exist (memory.profile_put states a new
+        one).
+
+        Args:
+            facet_type: The facet's type, as memory.profile lists it (preference, context, ...).
+            key: The facet's key, as memory.profile lists it.
+            value: The right value.
+            owner: Admin: the principal whose facet it is (default: the caller). Ignored for a user
+                under ACL. Left out when None.
+        """
+        params = {"facet_type": facet_type, "key": key, "value": value, "owner": owner}
+        return cast(Dict[str, Any], self.call("memory.profile_correct", _params(params)))
+
+    def profile_delete(
+        self,
+        *,
+        facet_type: str,
+        key: str,
+        owner: Optional[str] = None,
+    ) -> ProfileDeleteResult:
+        """Delete a profile facet with its history and the evidence it was built from: it leaves the
+        profile, its rendering, the context block and the export.
+
+        Args:
+            facet_type: The facet's type, as memory.profile lists it (preference, context, ...).
+            key: The facet's key, as memory.profile lists it.
+            owner: Admin: the principal whose facet it is (default: the caller). Ignored for a user
+                under ACL. Left out when None.
+        """
+        params = {"facet_type": facet_type, "key": key, "owner": owner}
+        return cast(ProfileDeleteResult, self.call("memory.profile_delete", _params(params)))
+
+    def event_correct(
+        self,
+        *,
+        id: str,
+        text: Optional[str] = None,
+        type: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """Correct an event's text, its type, or both.
+
+        Args:
+            id: The event's id, as memory.events lists it.
+            text: The right text. Left out when None.
+            type: The right type (as memory.events lists the types). Left out when None.
+        """
+        params = {"id": id, "text": text, "type": type}
+        return cast(Dict[str, Any], self.call("memory.event_correct", _params(params)))
+
+    def event_delete(self, *, id: str) -> EventDeleteResult:
+        """Delete an event: it leaves memory.events, recall, the context block, the export and the
+        text index.
+
+        Args:
+            id: The event's id, as memory.events lists it.
+        """
+        params = {"id": id}
+        return cast(EventDeleteResult, self.call("memory.event_delete", _params(params)))
+
     def session_forget(
         self,
         *,
@@ -1479,6 +1591,45 @@ class Methods:
             "subject": subject,
         }
         return cast(GraphQueryResult, self.call("memory.graph_query", _params(params)))
+
+    def graph_correct(
+        self,
+        *,
+        id: str,
+        confidence: Optional[float] = None,
+        object: Optional[str] = None,
+        predicate: Optional[str] = None,
+        subject: Optional[str] = None,
+    ) -> GraphCorrectResult:
+        """Correct a current fact: the wrong triple is deleted (it leaves no history) and the
+        corrected one stored as memory.graph_upsert stores a fact, with the old one's source. Give
+        the parts that change; a past (superseded) triple can only be deleted.
+
+        Args:
+            id: The triple's id, as memory.graph_query lists it.
+            confidence: 0 to 1 (default: the triple's own). Left out when None.
+            object: The right value. Left out when None.
+            predicate: The right relation. Left out when None.
+            subject: The right subject. Left out when None.
+        """
+        params = {
+            "id": id,
+            "confidence": confidence,
+            "object": object,
+            "predicate": predicate,
+            "subject": subject,
+        }
+        return cast(GraphCorrectResult, self.call("memory.graph_correct", _params(params)))
+
+    def graph_delete(self, *, id: str) -> GraphDeleteResult:
+        """Delete a triple (current or past): it leaves memory.graph_query and the export. A triple
+        it had superseded stays history.
+
+        Args:
+            id: The triple's id, as memory.graph_query lists it.
+        """
+        params = {"id": id}
+        return cast(GraphDeleteResult, self.call("memory.graph_delete", _params(params)))
 
     def doc_put(
         self,

@@ -681,6 +681,65 @@ export type ProfilePutParams = {
 /** Result of `memory.profile_put`. */
 export type ProfilePutResult = Record<string, unknown>;
 
+/** Params of `memory.profile_correct`. */
+export type ProfileCorrectParams = {
+  /** The facet's type, as memory.profile lists it (preference, context, ...). */
+  facet_type: string;
+  /** The facet's key, as memory.profile lists it. */
+  key: string;
+  /** Admin: the principal whose facet it is (default: the caller). Ignored for a user under ACL. */
+  owner?: string;
+  /** The right value. */
+  value: string;
+};
+
+/** Result of `memory.profile_correct`. */
+export type ProfileCorrectResult = Record<string, unknown>;
+
+/** Params of `memory.profile_delete`. */
+export type ProfileDeleteParams = {
+  /** The facet's type, as memory.profile lists it (preference, context, ...). */
+  facet_type: string;
+  /** The facet's key, as memory.profile lists it. */
+  key: string;
+  /** Admin: the principal whose facet it is (default: the caller). Ignored for a user under ACL. */
+  owner?: string;
+};
+
+/** Result of `memory.profile_delete`. */
+export type ProfileDeleteResult = {
+  deleted?: boolean;
+  facet_type?: string;
+  key?: string;
+  [key: string]: unknown;
+};
+
+/** Params of `memory.event_correct`. */
+export type EventCorrectParams = {
+  /** The event's id, as memory.events lists it. */
+  id: string;
+  /** The right text. */
+  text?: string;
+  /** The right type (as memory.events lists the types). */
+  type?: string;
+};
+
+/** Result of `memory.event_correct`. */
+export type EventCorrectResult = Record<string, unknown>;
+
+/** Params of `memory.event_delete`. */
+export type EventDeleteParams = {
+  /** The event's id, as memory.events lists it. */
+  id: string;
+};
+
+/** Result of `memory.event_delete`. */
+export type EventDeleteResult = {
+  deleted?: boolean;
+  id?: string;
+  [key: string]: unknown;
+};
+
 /** Params of `memory.session_forget`. */
 export type SessionForgetParams = {
   /** Admin: the principal whose conversation it is (default: the caller). Ignored for a user under ACL. */
@@ -803,6 +862,53 @@ export type GraphQueryResult = {
     valid_to?: string | null;
     [key: string]: unknown;
   }>;
+  [key: string]: unknown;
+};
+
+/** Params of `memory.graph_correct`. */
+export type GraphCorrectParams = {
+  /** 0 to 1 (default: the triple's own). */
+  confidence?: number;
+  /** The triple's id, as memory.graph_query lists it. */
+  id: string;
+  /** The right value. */
+  object?: string;
+  /** The right relation. */
+  predicate?: string;
+  /** The right subject. */
+  subject?: string;
+};
+
+/** Result of `memory.graph_correct`. */
+export type GraphCorrectResult = {
+  confidence?: number;
+  created?: boolean;
+  created_at?: string;
+  current?: boolean;
+  id?: string;
+  object?: string;
+  owner?: string;
+  predicate?: string;
+  replaces?: string;
+  sentence?: string;
+  source?: string;
+  subject?: string;
+  superseded?: Array<string>;
+  valid_from?: string;
+  valid_to?: string | null;
+  [key: string]: unknown;
+};
+
+/** Params of `memory.graph_delete`. */
+export type GraphDeleteParams = {
+  /** The triple's id, as memory.graph_query lists it. */
+  id: string;
+};
+
+/** Result of `memory.graph_delete`. */
+export type GraphDeleteResult = {
+  deleted?: boolean;
+  id?: string;
   [key: string]: unknown;
 };
 
@@ -1174,10 +1280,16 @@ export const METHODS: Readonly<Record<MethodName, MethodInfo>> = {
   "memory.profile": {"method":"memory.profile","fn":"profile","description":"The user's profile facets (preferences and context): each slot's current value with its evidence.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
   "memory.profile_render": {"method":"memory.profile_render","fn":"profileRender","description":"The user's profile as markdown sections for a system prompt.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
   "memory.profile_put": {"method":"memory.profile_put","fn":"profilePut","description":"State a profile facet directly (confidence 0.9): e.g. facet_type preference, key editor, value \"Helix\".","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":false},
+  "memory.profile_correct": {"method":"memory.profile_correct","fn":"profileCorrect","description":"Correct a profile facet: the value given becomes its current value at full confidence and the wrong one goes to its history. The facet must exist (memory.profile_put states a new one).","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":false},
+  "memory.profile_delete": {"method":"memory.profile_delete","fn":"profileDelete","description":"Delete a profile facet with its history and the evidence it was built from: it leaves the profile, its rendering, the context block and the export.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":false},
+  "memory.event_correct": {"method":"memory.event_correct","fn":"eventCorrect","description":"Correct an event's text, its type, or both.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":false},
+  "memory.event_delete": {"method":"memory.event_delete","fn":"eventDelete","description":"Delete an event: it leaves memory.events, recall, the context block, the export and the text index.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":false},
   "memory.session_forget": {"method":"memory.session_forget","fn":"sessionForget","description":"Erase a conversation and everything derived from it: turns, segments and recaps, events, the profile evidence it gave, its documents and context events, the triples extracted from them, its archive files, vectors and index rows. Returns the counts per kind (all 0 for an unknown session).","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":false},
   "memory.principal_forget": {"method":"memory.principal_forget","fn":"principalForget","description":"Admin: erase everything a principal owns (entries, tool rules, turns and sessions with all that memory.session_forget removes, facets, documents, context events, triples). Returns the counts per kind.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":false},
   "memory.graph_upsert": {"method":"memory.graph_upsert","fn":"graphUpsert","description":"State a subject-predicate-object fact (\"user\", \"lives in\", \"Lisbon\"). The predicate is normalised (lives_in). An identical current fact is refreshed; for single-valued predicates (lives_in, works_at, timezone, name, ...) the subject's earlier fact is kept as history with valid_to set.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":false},
   "memory.graph_query": {"method":"memory.graph_query","fn":"graphQuery","description":"Facts (subject-predicate-object triples) matching every filter given: subject and object compare case-insensitively, the predicate after normalisation. Current facts only, unless include_history.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
+  "memory.graph_correct": {"method":"memory.graph_correct","fn":"graphCorrect","description":"Correct a current fact: the wrong triple is deleted (it leaves no history) and the corrected one stored as memory.graph_upsert stores a fact, with the old one's source. Give the parts that change; a past (superseded) triple can only be deleted.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":false},
+  "memory.graph_delete": {"method":"memory.graph_delete","fn":"graphDelete","description":"Delete a triple (current or past): it leaves memory.graph_query and the export. A triple it had superseded stays history.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":false},
   "memory.doc_put": {"method":"memory.doc_put","fn":"docPut","description":"Store a document (kept byte for byte; summary, tags and entities are derived from it). The same content is stored once: created is false and the id is the existing document's.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":false},
   "memory.doc_get": {"method":"memory.doc_get","fn":"docGet","description":"A document with its content and derived fields (counts an access).","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
   "memory.doc_search": {"method":"memory.doc_search","fn":"docSearch","description":"Search documents (archived context, closed conversation segments, stored documents) by keywords; best first.","aliases":{"limit":"max_results"},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
@@ -1257,10 +1369,16 @@ export interface MethodParams {
   "memory.profile": ProfileParams;
   "memory.profile_render": ProfileRenderParams;
   "memory.profile_put": ProfilePutParams;
+  "memory.profile_correct": ProfileCorrectParams;
+  "memory.profile_delete": ProfileDeleteParams;
+  "memory.event_correct": EventCorrectParams;
+  "memory.event_delete": EventDeleteParams;
   "memory.session_forget": SessionForgetParams;
   "memory.principal_forget": PrincipalForgetParams;
   "memory.graph_upsert": GraphUpsertParams;
   "memory.graph_query": GraphQueryParams;
+  "memory.graph_correct": GraphCorrectParams;
+  "memory.graph_delete": GraphDeleteParams;
   "memory.doc_put": DocPutParams;
   "memory.doc_get": DocGetParams;
   "memory.doc_search": DocSearchParams;
@@ -1306,10 +1424,16 @@ export interface MethodResults {
   "memory.profile": ProfileResult;
   "memory.profile_render": ProfileRenderResult;
   "memory.profile_put": ProfilePutResult;
+  "memory.profile_correct": ProfileCorrectResult;
+  "memory.profile_delete": ProfileDeleteResult;
+  "memory.event_correct": EventCorrectResult;
+  "memory.event_delete": EventDeleteResult;
   "memory.session_forget": SessionForgetResult;
   "memory.principal_forget": PrincipalForgetResult;
   "memory.graph_upsert": GraphUpsertResult;
   "memory.graph_query": GraphQueryResult;
+  "memory.graph_correct": GraphCorrectResult;
+  "memory.graph_delete": GraphDeleteResult;
   "memory.doc_put": DocPutResult;
   "memory.doc_get": DocGetResult;
   "memory.doc_search": DocSearchResult;
@@ -1469,6 +1593,26 @@ export abstract class MnemoMethods {
     return this.request("memory.profile_put", params) as Promise<ProfilePutResult>;
   }
 
+  /** Correct a profile facet: the value given becomes its current value at full confidence and the wrong one goes to its history. The facet must exist (memory.profile_put states a new one). (`memory.profile_correct`) */
+  profileCorrect(params: ProfileCorrectParams): Promise<ProfileCorrectResult> {
+    return this.request("memory.profile_correct", params) as Promise<ProfileCorrectResult>;
+  }
+
+  /** Delete a profile facet with its history and the evidence it was built from: it leaves the profile, its rendering, the context block and the export. (`memory.profile_delete`) */
+  profileDelete(params: ProfileDeleteParams): Promise<ProfileDeleteResult> {
+    return this.request("memory.profile_delete", params) as Promise<ProfileDeleteResult>;
+  }
+
+  /** Correct an event's text, its type, or both. (`memory.event_correct`) */
+  eventCorrect(params: EventCorrectParams): Promise<EventCorrectResult> {
+    return this.request("memory.event_correct", params) as Promise<EventCorrectResult>;
+  }
+
+  /** Delete an event: it leaves memory.events, recall, the context block, the export and the text index. (`memory.event_delete`) */
+  eventDelete(params: EventDeleteParams): Promise<EventDeleteResult> {
+    return this.request("memory.event_delete", params) as Promise<EventDeleteResult>;
+  }
+
   /** Erase a conversation and everything derived from it: turns, segments and recaps, events, the profile evidence it gave, its documents and context events, the triples extracted from them, its archive files, vectors and index rows. Returns the counts per kind (all 0 for an unknown session). (`memory.session_forget`) */
   sessionForget(params: SessionForgetParams): Promise<SessionForgetResult> {
     return this.request("memory.session_forget", params) as Promise<SessionForgetResult>;
@@ -1487,6 +1631,16 @@ export abstract class MnemoMethods {
   /** Facts (subject-predicate-object triples) matching every filter given: subject and object compare case-insensitively, the predicate after normalisation. Current facts only, unless include_history. (`memory.graph_query`) */
   graphQuery(params: GraphQueryParams = {}): Promise<GraphQueryResult> {
     return this.request("memory.graph_query", params) as Promise<GraphQueryResult>;
+  }
+
+  /** Correct a current fact: the wrong triple is deleted (it leaves no history) and the corrected one stored as memory.graph_upsert stores a fact, with the old one's source. Give the parts that change; a past (superseded) triple can only be deleted. (`memory.graph_correct`) */
+  graphCorrect(params: GraphCorrectParams): Promise<GraphCorrectResult> {
+    return this.request("memory.graph_correct", params) as Promise<GraphCorrectResult>;
+  }
+
+  /** Delete a triple (current or past): it leaves memory.graph_query and the export. A triple it had superseded stays history. (`memory.graph_delete`) */
+  graphDelete(params: GraphDeleteParams): Promise<GraphDeleteResult> {
+    return this.request("memory.graph_delete", params) as Promise<GraphDeleteResult>;
   }
 
   /** Store a document (kept byte for byte; summary, tags and entities are derived from it). The same content is stored once: created is false and the id is the existing document's. (`memory.doc_put`) */

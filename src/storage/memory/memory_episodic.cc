@@ -482,4 +482,56 @@ void MemoryBackend::EraseEpisodicLocked(std::string_view owner,
   }
 }
 
+// --- Corrections (episodic_store.h).
+
+Result<std::optional<EventRow>> MemoryBackend::GetEvent(std::string_view id) {
+  std::shared_lock lock(mu_);
+  for (const auto& [row, doc] : events_) {
+    if (doc.row.id == id) return std::optional<EventRow>(doc.row);
+  }
+  return std::optional<EventRow>();
+}
+
+Result<bool> MemoryBackend::ReplaceEvent(const EventRow& row) {
+  MNEMO_RETURN_IF_ERROR(ValidateEvents(std::span<const EventRow>(&row, 1)));
+  std::unique_lock lock(mu_);
+  auto it = std::find_if(events_.begin(), events_.end(),
+                         [&](const auto& e) { return e.second.row.id == row.id; });
+  if (it == events_.end()) return false;
+  EventRow updated = it->second.row;
+  if (event_texts_.contains({updated.owner, row.type, row.text}) &&
+      !(updated.type == row.type && updated.text == row.text)) {
+    return Conflict("another event already says this: delete one of the two instead");
+  }
+  UnindexDoc(it->first, it->second, event_postings_, event_tokens_);
+  event_texts_.erase({updated.owner, updated.type, updated.text});
+  updated.type = row.type;
+  updated.text = row.text;
+  updated.confidence = row.confidence;
+  EventDoc doc{.row = updated};
+  IndexDoc(updated.text, it->first, doc, event_postings_, event_tokens_);
+  event_texts_.emplace(updated.owner, updated.type, updated.text);
+  it->second = std::move(doc);
+  return true;
+}
+
+Result<bool> MemoryBackend::DeleteEvent(std::string_view id) {
+  std::unique_lock lock(mu_);
+  auto it = std::find_if(events_.begin(), events_.end(),
+                         [&](const auto& e) { return e.second.row.id == id; });
+  if (it == events_.end()) return false;
+  const EventRow& row = it->second.row;
+  UnindexDoc(it->first, it->second, event_postings_, event_tokens_);
+  event_texts_.erase({row.owner, row.type, row.text});
+  event_ids_.erase(row.id);
+  events_.erase(it);
+  return true;
+}
+
+Result<bool> MemoryBackend::DeleteFacet(std::string_view owner, std::string_view facet_type,
+                                        std::string_view key) {
+  std::unique_lock lock(mu_);
+  return facets_.erase({std::string(facet_type), std::string(key), std::string(owner)}) > 0;
+}
+
 }  // namespace mnemo::storage::internal

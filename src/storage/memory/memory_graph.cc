@@ -74,4 +74,17 @@ Result<int64_t> MemoryBackend::DeleteTriplesFromSource(std::string_view source) 
       std::erase_if(triples_, [&](const auto& entry) { return entry.second.source == source; }));
 }
 
+Result<std::optional<TripleRow>> MemoryBackend::GetTriple(std::string_view id) {
+  std::shared_lock lock(mu_);
+  for (const auto& [row, t] : triples_) {
+    if (t.id == id) return std::optional<TripleRow>(t);
+  }
+  return std::optional<TripleRow>();
+}
+
+Result<bool> MemoryBackend::DeleteTriple(std::string_view id) {
+  std::unique_lock lock(mu_);
+  return std::erase_if(triples_, [&](const auto& entry) { return entry.second.id == id; }) > 0;
+}
+
 }  // namespace mnemo::storage::internal

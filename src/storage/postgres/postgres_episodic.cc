@@ -580,4 +580,80 @@ Result<std::vector<FacetRow>> PostgresBackend::Facets(bool all, std::string_view
   return facets;
 }
 
+// --- Corrections (episodic_store.h): rows change or go in one write, with
+// the keyword statistics they count in; the tsvector is the row's own.
+
+Result<std::optional<EventRow>> PostgresBackend::GetEvent(std::string_view id) {
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->Exec(std::string("SELECT ") + kEventColumns +
+                                                   " FROM events e WHERE e.id = $1",
+                                               Params().Add(id), "find the event"));
+  if (rows.empty()) return std::optional<EventRow>();
+  return std::optional<EventRow>(ReadEvent(rows, 0));
+}
+
+Result<bool> PostgresBackend::ReplaceEvent(const EventRow& row) {
+  MNEMO_RETURN_IF_ERROR(ValidateEvents(std::span<const EventRow>(&row, 1)));
+  const pg::IndexedText text = pg::IndexText({row.text});
+  bool replaced = false;
+  MNEMO_RETURN_IF_ERROR(Write("correct the event", [&](PgConn& conn) -> Status {
+    replaced = false;
+    MNEMO_ASSIGN_OR_RETURN(
+        Rows stored, conn.Exec("SELECT owner, doc_length FROM events WHERE id = $1 FOR UPDATE",
+                               Params().Add(row.id), "find the event"));
+    if (stored.empty()) return Status::Ok();
+    const std::string owner(stored.Text(0, 0));
+    const int64_t old_length = stored.Int(0, 1);
+    MNEMO_ASSIGN_OR_RETURN(Rows same,
+                           conn.Exec("SELECT id FROM events WHERE owner = $1 AND type = $2 AND "
+                                     "md5(text) = md5($3) AND text = $3 AND id <> $4",
+                                     Params().Add(owner).Add(row.type).Add(row.text).Add(row.id),
+                                     "find an identical event"));
+    if (!same.empty()) {
+      return Conflict("event " + std::string(same.Text(0, 0)) +
+                      " already says this: delete one of the two instead");
+    }
+    Params p;
+    p.Add(row.type)
+        .Add(row.text)
+        .Add(row.confidence)
+        .Add(text.length)
+        .Add(text.tsvector)
+        .Add(row.id);
+    MNEMO_RETURN_IF_ERROR(conn.Exec("UPDATE events SET type = $1, text = $2, confidence = $3, "
+                                    "doc_length = $4, tsv = $5::tsvector WHERE id = $6",
+                                    p, "correct the event")
+                              .status());
+    replaced = true;
+    return pg::AddTextStats(conn, "events", 0, text.length - old_length);
+  }));
+  return replaced;
+}
+
+Result<bool> PostgresBackend::DeleteEvent(std::string_view id) {
+  bool deleted = false;
+  MNEMO_RETURN_IF_ERROR(Write("delete the event", [&](PgConn& conn) -> Status {
+    MNEMO_ASSIGN_OR_RETURN(Rows gone,
+                           conn.Exec("DELETE FROM events WHERE id = $1 RETURNING doc_length",
+                                     Params().Add(id), "delete the event"));
+    deleted = !gone.empty();
+    if (!deleted) return Status::Ok();
+    return pg::AddTextStats(conn, "events", -1, -gone.Int(0, 0));
+  }));
+  return deleted;
+}
+
+Result<bool> PostgresBackend::DeleteFacet(std::string_view owner, std::string_view facet_type,
+                                          std::string_view key) {
+  bool deleted = false;
+  MNEMO_RETURN_IF_ERROR(Write("delete the facet", [&](PgConn& conn) -> Status {
+    MNEMO_ASSIGN_OR_RETURN(
+        Rows gone, conn.Exec("DELETE FROM facets WHERE owner = $1 AND facet_type = $2 AND key = $3",
+                             Params().Add(owner).Add(facet_type).Add(key), "delete the facet"));
+    deleted = gone.affected() > 0;
+    return Status::Ok();
+  }));
+  return deleted;
+}
+
 }  // namespace mnemo::storage::internal

@@ -177,4 +177,24 @@ Result<int64_t> PostgresBackend::DeleteTriplesFromSource(std::string_view source
   return deleted;
 }
 
+Result<std::optional<TripleRow>> PostgresBackend::GetTriple(std::string_view id) {
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->Exec(std::string("SELECT ") + kTripleColumns +
+                                                   " FROM triples t WHERE t.id = $1",
+                                               Params().Add(id), "find the triple"));
+  if (rows.empty()) return std::optional<TripleRow>();
+  return std::optional<TripleRow>(ReadTriple(rows, 0));
+}
+
+Result<bool> PostgresBackend::DeleteTriple(std::string_view id) {
+  bool deleted = false;
+  MNEMO_RETURN_IF_ERROR(Write("delete the triple", [&](PgConn& conn) -> Status {
+    MNEMO_ASSIGN_OR_RETURN(Rows gone, conn.Exec("DELETE FROM triples WHERE id = $1",
+                                                Params().Add(id), "delete the triple"));
+    deleted = gone.affected() > 0;
+    return Status::Ok();
+  }));
+  return deleted;
+}
+
 }  // namespace mnemo::storage::internal

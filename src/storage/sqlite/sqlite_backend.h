@@ -102,6 +102,12 @@ class SqliteBackend final : public EntryStore,
   Result<std::vector<EventHit>> SearchEvents(const EventQuery& query) override;
   Result<FacetRow> MergeFacet(const FacetRow& observation) override;
   Result<std::vector<FacetRow>> Facets(bool all, std::string_view owner) override;
+  // Corrections (episodic_store.h), at the end of the episodic file.
+  Result<std::optional<EventRow>> GetEvent(std::string_view id) override;
+  Result<bool> ReplaceEvent(const EventRow& row) override;
+  Result<bool> DeleteEvent(std::string_view id) override;
+  Result<bool> DeleteFacet(std::string_view owner, std::string_view facet_type,
+                           std::string_view key) override;
   // Idempotent turns and idle segments: sqlite_turn_claims.cc.
   Result<TurnClaimOutcome> ClaimTurn(const TurnClaim& claim,
                                      std::span<const TurnWrite> rows) override;
@@ -144,6 +150,8 @@ class SqliteBackend final : public EntryStore,
   Result<TripleUpsert> UpsertTriple(const TripleRow& row, bool single_valued) override;
   Result<std::vector<TripleRow>> QueryTriples(const TripleQuery& query) override;
   Result<int64_t> DeleteTriplesFromSource(std::string_view source) override;
+  Result<std::optional<TripleRow>> GetTriple(std::string_view id) override;
+  Result<bool> DeleteTriple(std::string_view id) override;
   Result<int64_t> Generation(Counter which) override;
   Result<HygieneCounts> ApplyHygiene(std::span<const std::string> ids,
                                      const HygieneFn& decide) override;

@@ -16,6 +16,7 @@
 #include "storage/sqlite/episodic_sql.h"
 #include "storage/sqlite/fts_rows.h"
 #include "storage/sqlite/recap_index.h"
+#include "storage/sqlite/row_drops.h"
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/sqlite/sqlite_writes.h"
 #include "storage/sqlite/tags_json.h"
@@ -648,6 +649,111 @@ Result<std::vector<FacetRow>> SqliteBackend::Facets(bool all, std::string_view o
     facets.push_back(std::move(f));
   }
   return facets;
+}
+
+// --- Corrections (episodic_store.h): an event keeps its rowid, so its index
+// row is replaced in place; 'optimize' then drops the old text's tokens.
+
+namespace {
+
+// The rowid and row of event `id`, if any.
+Result<std::optional<std::pair<int64_t, EventRow>>> FindEventIn(Connection& db,
+                                                                std::string_view id) {
+  MNEMO_ASSIGN_OR_RETURN(Statement find, db.Prepare(std::string("SELECT ") + kEventColumns +
+                                                        ", e.rowid FROM events e WHERE e.id = ?",
+                                                    "find the event"));
+  find.Bind(1, id);
+  MNEMO_ASSIGN_OR_RETURN(bool found, find.Step("find the event"));
+  if (!found) return std::optional<std::pair<int64_t, EventRow>>();
+  return std::optional<std::pair<int64_t, EventRow>>(
+      std::pair{find.ColumnInt(kEventColumnCount), ReadEvent(find)});
+}
+
+}  // namespace
+
+Result<std::optional<EventRow>> SqliteBackend::GetEvent(std::string_view id) {
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(auto found, FindEventIn(*db, id));
+  if (!found) return std::optional<EventRow>();
+  return std::optional<EventRow>(std::move(found->second));
+}
+
+Result<bool> SqliteBackend::ReplaceEvent(const EventRow& row) {
+  MNEMO_RETURN_IF_ERROR(ValidateEvents(std::span<const EventRow>(&row, 1)));
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  MNEMO_ASSIGN_OR_RETURN(auto found, FindEventIn(db, row.id));
+  if (!found) return false;
+  const auto& [rowid, stored] = *found;
+  {
+    MNEMO_ASSIGN_OR_RETURN(
+        Statement same,
+        db.Prepare("SELECT id FROM events WHERE owner = ? AND type = ? AND text = ? AND id != ?",
+                   "find an identical event"));
+    same.Bind(1, stored.owner);
+    same.Bind(2, row.type);
+    same.Bind(3, row.text);
+    same.Bind(4, row.id);
+    MNEMO_ASSIGN_OR_RETURN(bool taken, same.Step("find an identical event"));
+    if (taken) {
+      return Conflict("event " + std::string(same.ColumnText(0)) +
+                      " already says this: delete one of the two instead");
+    }
+  }
+  MNEMO_RETURN_IF_ERROR(UnindexFtsRow(db, "events_fts", rowid, {{"body", stored.text}}));
+  MNEMO_ASSIGN_OR_RETURN(int64_t length,
+                         IndexFtsRow(db, "events_fts", rowid, {{"body", row.text}}));
+  MNEMO_ASSIGN_OR_RETURN(Statement put,
+                         db.Prepare("UPDATE events SET type = ?1, text = ?2, confidence = "
+                                    "CAST(?3 AS REAL), doc_length = ?4 WHERE rowid = ?5",
+                                    "correct the event"));
+  const std::string confidence = DecimalText(row.confidence);
+  put.Bind(1, row.type);
+  put.Bind(2, row.text);
+  put.Bind(3, confidence);
+  put.Bind(4, length);
+  put.Bind(5, rowid);
+  MNEMO_RETURN_IF_ERROR(put.Run("correct the event"));
+  MNEMO_RETURN_IF_ERROR(OptimizeFtsTable(db, "events_fts"));
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return true;
+}
+
+Result<bool> SqliteBackend::DeleteEvent(std::string_view id) {
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  MNEMO_ASSIGN_OR_RETURN(auto found, FindEventIn(db, id));
+  if (!found) return false;
+  MNEMO_RETURN_IF_ERROR(
+      UnindexFtsRow(db, "events_fts", found->first, {{"body", found->second.text}}));
+  MNEMO_ASSIGN_OR_RETURN(Statement del,
+                         db.Prepare("DELETE FROM events WHERE rowid = ?", "delete the event"));
+  del.Bind(1, found->first);
+  MNEMO_RETURN_IF_ERROR(del.Run("delete the event"));
+  MNEMO_RETURN_IF_ERROR(OptimizeFtsTable(db, "events_fts"));
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  MNEMO_RETURN_IF_ERROR(EmptyLog(db));
+  return true;
+}
+
+Result<bool> SqliteBackend::DeleteFacet(std::string_view owner, std::string_view facet_type,
+                                        std::string_view key) {
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement del, db.Prepare("DELETE FROM facets WHERE owner = ? AND facet_type = ? AND key = ?",
+                                "delete the facet"));
+  del.Bind(1, owner);
+  del.Bind(2, facet_type);
+  del.Bind(3, key);
+  MNEMO_RETURN_IF_ERROR(del.Run("delete the facet"));
+  const bool deleted = sqlite3_changes(db.handle()) > 0;
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  if (deleted) MNEMO_RETURN_IF_ERROR(EmptyLog(db));
+  return deleted;
 }
 
 }  // namespace mnemo::storage::internal

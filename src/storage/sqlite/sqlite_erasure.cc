@@ -213,6 +213,8 @@ Status OptimizeTouched(Connection& db, const std::set<std::string>& touched) {
   return Status::Ok();
 }
 
+}  // namespace
+
 // How long an erasure waits for the write-ahead log to empty (spec 10,
 // "Erasure"; docs/storage.md "Erasure").
 constexpr auto kLogWait = std::chrono::seconds(10);
@@ -253,8 +255,6 @@ Status EmptyLog(Connection& db) {
     std::this_thread::sleep_for(kLogRetry);
   }
 }
-
-}  // namespace
 
 Result<ErasureCounts> SqliteBackend::EraseSession(const SessionErasure& what) {
   MNEMO_RETURN_IF_ERROR(ValidateErasure(what.owner, what.session_id));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "storage/graph_rules.h"
+#include "storage/sqlite/row_drops.h"
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/sqlite/sqlite_writes.h"
 
@@ -170,6 +171,32 @@ Result<int64_t> SqliteBackend::DeleteTriplesFromSource(std::string_view source) 
   }
   const int64_t deleted = sqlite3_changes(db.handle());
   MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return deleted;
+}
+
+Result<std::optional<TripleRow>> SqliteBackend::GetTriple(std::string_view id) {
+  ReaderLease db = AcquireReader();
+  MNEMO_ASSIGN_OR_RETURN(Statement find, db->Prepare(std::string("SELECT ") + kTripleColumns +
+                                                         " FROM triples t WHERE t.id = ?",
+                                                     "find the triple"));
+  find.Bind(1, id);
+  MNEMO_ASSIGN_OR_RETURN(bool found, find.Step("find the triple"));
+  if (!found) return std::optional<TripleRow>();
+  return std::optional<TripleRow>(ReadTriple(find));
+}
+
+Result<bool> SqliteBackend::DeleteTriple(std::string_view id) {
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  MNEMO_ASSIGN_OR_RETURN(Statement del,
+                         db.Prepare("DELETE FROM triples WHERE id = ?", "delete the triple"));
+  del.Bind(1, id);
+  MNEMO_RETURN_IF_ERROR(del.Run("delete the triple"));
+  const bool deleted = sqlite3_changes(db.handle()) > 0;
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  // Nothing of it left behind (row_drops.h).
+  if (deleted) MNEMO_RETURN_IF_ERROR(EmptyLog(db));
   return deleted;
 }
 

@@ -1,0 +1,117 @@
+// Corrections of what the Archivist derived (issue 44 section 3): a profile
+// facet or an event, corrected or deleted by the person it is about.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/access.h"
+#include "core/archivist_service.h"
+#include "core/public_episodic.h"
+#include "core/validation.h"
+#include "mnemo/limits.h"
+
+namespace mnemo {
+namespace {
+
+// A correction is the person's own word on the slot: it supersedes any
+// value however sure (storage::internal::Supersedes), and a later hedged or
+// ordinary statement does not replace it; a change the user states ("I
+// moved to ...") still does. Folded as a statement, so a refold after an
+// erasure keeps it.
+constexpr double kCorrectedConfidence = 1.0;
+
+Status FacetNotFound(const FacetAddress& at) {
+  return NotFound("No profile facet found for facet_type \"" + at.facet_type + "\" and key \"" +
+                  at.key + "\": memory.profile lists the facets");
+}
+
+Status EventNotFound(std::string_view id) {
+  return NotFound("No event found with id: " + std::string(id) +
+                  " (memory.events lists the events and their ids)");
+}
+
+Status ValidateFacetAddress(const FacetAddress& at) {
+  MNEMO_RETURN_IF_ERROR(ValidateCategory(at.facet_type, "facet_type"));
+  MNEMO_RETURN_IF_ERROR(ValidateKey(at.key, "key"));
+  if (at.owner) MNEMO_RETURN_IF_ERROR(ValidateKey(*at.owner, "owner"));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ProfileFacet> ArchivistService::ProfileCorrect(const Principal& who, const FacetAddress& at,
+                                                      std::string_view value) {
+  MNEMO_RETURN_IF_ERROR(ValidateFacetAddress(at));
+  MNEMO_RETURN_IF_ERROR(ValidateFacetValue(value, "value"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, value, "value"));
+  const std::string owner = OwnerAddressed(who, options_.acl_enabled, at.owner);
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> facets,
+                         episodic_.Facets(/*all=*/false, owner));
+  const bool exists = std::any_of(facets.begin(), facets.end(), [&](const storage::FacetRow& f) {
+    return f.facet_type == at.facet_type && f.key == at.key;
+  });
+  if (!exists) return FacetNotFound(at);
+  const TimeMs now = clock_->NowMs();
+  MNEMO_ASSIGN_OR_RETURN(storage::FacetRow r,
+                         episodic_.MergeFacet({.owner = owner,
+                                               .facet_type = at.facet_type,
+                                               .key = at.key,
+                                               .value = std::string(value),
+                                               .confidence = kCorrectedConfidence,
+                                               .evidence_count = 1,
+                                               .updated_at = now,
+                                               .valid_from = now}));
+  return ToProfileFacet(std::move(r));
+}
+
+Status ArchivistService::ProfileDelete(const Principal& who, const FacetAddress& at) {
+  MNEMO_RETURN_IF_ERROR(ValidateFacetAddress(at));
+  // A segment being finalised could fold the facet in again right after.
+  Flush();
+  MNEMO_ASSIGN_OR_RETURN(bool deleted,
+                         episodic_.DeleteFacet(OwnerAddressed(who, options_.acl_enabled, at.owner),
+                                               at.facet_type, at.key));
+  if (!deleted) return FacetNotFound(at);
+  return Status::Ok();
+}
+
+Result<EventInfo> ArchivistService::EventCorrect(const Principal& who, const EventCorrection& req) {
+  MNEMO_RETURN_IF_ERROR(ValidateKey(req.id, "id"));
+  if (!req.type && !req.text) {
+    return InvalidArgument("an event correction needs a new text, a new type or both", "text");
+  }
+  if (req.text) {
+    MNEMO_RETURN_IF_ERROR(ValidateText(*req.text, "text", kMaxContentBytes, /*allow_empty=*/false));
+    MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, *req.text, "text"));
+  }
+  MNEMO_ASSIGN_OR_RETURN(std::optional<storage::EventRow> stored, episodic_.GetEvent(req.id));
+  if (!stored || !MayChange(who, options_.acl_enabled, stored->owner)) {
+    return EventNotFound(req.id);
+  }
+  storage::EventRow row = *stored;
+  if (req.type) row.type = *req.type;
+  if (req.text) row.text = *req.text;
+  // The type's names are storage's to check (ValidateEvents): one list.
+  MNEMO_ASSIGN_OR_RETURN(bool replaced, episodic_.ReplaceEvent(row));
+  if (!replaced) return EventNotFound(req.id);
+  return EventInfo{.id = std::move(row.id),
+                   .session_id = std::move(row.session_id),
+                   .segment_id = std::move(row.segment_id),
+                   .type = std::move(row.type),
+                   .text = std::move(row.text),
+                   .confidence = row.confidence,
+                   .created_at = row.created_at};
+}
+
+Status ArchivistService::EventDelete(const Principal& who, std::string_view id) {
+  MNEMO_RETURN_IF_ERROR(ValidateKey(id, "id"));
+  MNEMO_ASSIGN_OR_RETURN(std::optional<storage::EventRow> stored, episodic_.GetEvent(id));
+  if (!stored || !MayChange(who, options_.acl_enabled, stored->owner)) return EventNotFound(id);
+  MNEMO_ASSIGN_OR_RETURN(bool deleted, episodic_.DeleteEvent(id));
+  if (!deleted) return EventNotFound(id);
+  return Status::Ok();
+}
+
+}  // namespace mnemo
