@@ -126,6 +126,8 @@ Result<json> HandleEvents(const MethodContext& ctx, const json& p) {
                    {"text", e.text},
                    {"confidence", e.confidence},
                    {"created_at", internal::FormatRfc3339(e.created_at)},
+                   {"closed_at",
+                    e.closed_at == 0 ? json(nullptr) : json(internal::FormatRfc3339(e.closed_at))},
                    {"score", e.score}});
   }
   return json{{"events", std::move(out)}};
@@ -220,11 +222,12 @@ MethodSpec EventsSpec() {
   return {.name = "memory.events",
           .read_only = true,
           .description =
-              "Decisions, commitments, preferences and facts found in past "
-              "conversations; newest first, or by relevance to a query.",
+              "Decisions, commitments, reminders, preferences and facts found in past "
+              "conversations; newest first, or by relevance to a query. A commitment or "
+              "reminder the user said was done has its closed_at (null while open).",
           .params = {{.name = "type",
                       .description = "Only this type.",
-                      .allowed = {"decision", "commitment", "preference", "fact"}},
+                      .allowed = {"decision", "commitment", "reminder", "preference", "fact"}},
                      {.name = "query",
                       .description = "Rank by relevance to these words.",
                       .max_bytes = kMaxContentBytes},
