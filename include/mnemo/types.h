@@ -509,7 +509,8 @@ struct SessionForgetRequest {
   std::optional<std::string> owner;
 };
 
-// An event of a closed segment (decision, commitment, preference, fact).
+// An event of a closed segment (decision, commitment, reminder, preference,
+// fact).
 struct EventInfo {
   std::string id;
   std::string session_id;
@@ -519,6 +520,10 @@ struct EventInfo {
   double confidence = 0;
   TimeMs created_at = 0;
   double score = 0;  // with a query: keyword score in [0, 1]
+  // A commitment or reminder the user said was done: when (spec 40 §4);
+  // 0 while open. A closed one is kept here and in the export but leaves
+  // memory.context_build.
+  TimeMs closed_at = 0;
 };
 
 struct EventsQuery {

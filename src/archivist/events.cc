@@ -1,11 +1,14 @@
 #include "archivist/events.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <unordered_set>
 #include <utility>
 
+#include "text/phatic.h"
 #include "text/sentences.h"
+#include "text/tokenizer.h"
 #include "text/utf8.h"
 
 // Hand-written scanners instead of std::regex: topic markers run on every
@@ -45,6 +48,11 @@ constexpr Pattern kDecision[] = {
     {"i'll use"},      {"chosen to"},       {"i choose"},   {"we choose"},
     {"我决定"},        {"我们决定"},        {"决定用"},     {"就用"},
     {"我选择"},        {"我们选择"},        {"定了"},
+};
+
+constexpr Pattern kReminder[] = {
+    {"remind me"}, {"don't forget"}, {"do not forget"}, {"dont forget"}, {"remember to"},
+    {"别忘了"},    {"别忘记"},       {"不要忘记"},      {"不要忘了"},    {"提醒我"},
 };
 
 constexpr Pattern kCommitment[] = {
@@ -96,6 +104,7 @@ constexpr Pattern kFact[] = {
 
 constexpr EventPatterns kTable[] = {
     {.type = kEventDecision, .patterns = kDecision},
+    {.type = kEventReminder, .patterns = kReminder},
     {.type = kEventCommitment, .patterns = kCommitment},
     {.type = kEventPreference, .patterns = kPreference},
     {.type = kEventFact, .patterns = kFact},
@@ -105,13 +114,42 @@ constexpr std::string_view kHedges[] = {
     "i think", "maybe", "probably", "not sure", "我觉得", "可能", "也许", "好像",
 };
 
-bool Matches(std::string_view folded, const Pattern& pattern) {
-  if (pattern.then.empty()) return ContainsPhrase(folded, pattern.lead);
+// Where `phrase` occurs in `folded` as ContainsPhrase finds it; npos when
+// it does not.
+size_t FindPhrase(std::string_view folded, std::string_view phrase) {
+  if (phrase.empty()) return std::string_view::npos;
+  const bool check_before = IsWordByte(phrase.front());
+  const bool check_after = IsWordByte(phrase.back());
+  size_t pos = folded.find(phrase);
+  while (pos != std::string_view::npos) {
+    const size_t end = pos + phrase.size();
+    const bool starts_word = !check_before || pos == 0 || !IsWordByte(folded[pos - 1]);
+    const bool ends_word = !check_after || end == folded.size() || !IsWordByte(folded[end]);
+    if (starts_word && ends_word) return pos;
+    pos = folded.find(phrase, pos + 1);
+  }
+  return std::string_view::npos;
+}
+
+// The sentence without the pattern's words: what else it says; nullopt when
+// the pattern does not match.
+std::optional<std::string> Match(std::string_view folded, const Pattern& pattern) {
+  const size_t lead = FindPhrase(folded, pattern.lead);
+  if (lead == std::string_view::npos) return std::nullopt;
+  std::string rest(folded.substr(0, lead));
+  rest += ' ';
+  if (pattern.then.empty()) {
+    rest += folded.substr(lead + pattern.lead.size());
+    return rest;
+  }
   // Only ever a Chinese row (我在…工作): plain substrings, and the first
   // occurrence of the lead leaves the most room for what must follow it.
-  const size_t lead = folded.find(pattern.lead);
-  return lead != std::string_view::npos &&
-         folded.find(pattern.then, lead + pattern.lead.size()) != std::string_view::npos;
+  const size_t then = folded.find(pattern.then, lead + pattern.lead.size());
+  if (then == std::string_view::npos) return std::nullopt;
+  rest += folded.substr(lead + pattern.lead.size(), then - lead - pattern.lead.size());
+  rest += ' ';
+  rest += folded.substr(then + pattern.then.size());
+  return rest;
 }
 
 }  // namespace
@@ -147,18 +185,15 @@ std::string FoldForMatch(std::string_view text) {
 }
 
 bool ContainsPhrase(std::string_view folded, std::string_view phrase) {
-  if (phrase.empty()) return false;
-  const bool check_before = IsWordByte(phrase.front());
-  const bool check_after = IsWordByte(phrase.back());
-  size_t pos = folded.find(phrase);
-  while (pos != std::string_view::npos) {
-    const size_t end = pos + phrase.size();
-    const bool starts_word = !check_before || pos == 0 || !IsWordByte(folded[pos - 1]);
-    const bool ends_word = !check_after || end == folded.size() || !IsWordByte(folded[end]);
-    if (starts_word && ends_word) return true;
-    pos = folded.find(phrase, pos + 1);
-  }
-  return false;
+  return FindPhrase(folded, phrase) != std::string_view::npos;
+}
+
+bool SaysSomething(std::string_view text) {
+  return text::DocumentLength(text) > 0 && !text::IsPhaticSentence(text);
+}
+
+bool IsClosableEvent(std::string_view type) {
+  return type == kEventCommitment || type == kEventReminder;
 }
 
 std::vector<std::string> EventSentences(std::string_view text) {
@@ -172,14 +207,14 @@ std::vector<Event> ExtractEvents(std::string_view user_message) {
     if (seen.contains(sentence)) continue;
     const std::string folded = FoldForMatch(sentence);
     for (const EventPatterns& row : kTable) {
-      bool matched = false;
+      std::optional<std::string> rest;
       for (const Pattern& pattern : row.patterns) {
-        if (Matches(folded, pattern)) {
-          matched = true;
-          break;
-        }
+        rest = Match(folded, pattern);
+        if (rest) break;
       }
-      if (!matched) continue;
+      if (!rest) continue;
+      // A reaction gives no event of any type.
+      if (!SaysSomething(*rest)) break;
       seen.insert(sentence);
       const double confidence = IsHedged(folded) ? kHedgedConfidence : kPlainConfidence;
       events.push_back(

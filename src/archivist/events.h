@@ -29,8 +29,12 @@ std::string FoldForMatch(std::string_view text);
 // word boundaries, so English phrases are found inside Chinese text.
 bool ContainsPhrase(std::string_view folded, std::string_view phrase);
 
-// Event types, in precedence order.
+// Event types, in precedence order. A reminder ("don't forget the milk",
+// "remind me to call Ana") is something the user wants kept in mind; like a
+// commitment it stays open until the user says it is done
+// (archivist/event_closing.h).
 inline constexpr std::string_view kEventDecision = "decision";
+inline constexpr std::string_view kEventReminder = "reminder";
 inline constexpr std::string_view kEventCommitment = "commitment";
 inline constexpr std::string_view kEventPreference = "preference";
 inline constexpr std::string_view kEventFact = "fact";
@@ -64,25 +68,38 @@ inline constexpr text::SentenceOptions kEventSentenceOptions{.split_on_semicolon
                                                              .min_bytes = kMinSentenceBytes};
 std::vector<std::string> EventSentences(std::string_view text);
 
+// Whether events of `type` are tasks that close (commitment, reminder).
+bool IsClosableEvent(std::string_view type);
+
 struct Event {
-  std::string type;  // kEventDecision, kEventCommitment, kEventPreference or kEventFact
+  std::string
+      type;  // kEventDecision, kEventReminder, kEventCommitment, kEventPreference, kEventFact
   std::string text;  // the sentence as written, trimmed
   double confidence = 0;
 };
 
 // The events of one user message: at most one per sentence (EventSentences),
 // in sentence order; a sentence that occurs more than once (byte for byte)
-// gives one event. A sentence's type is the first of decision > commitment >
-// preference > fact whose pattern table (spec 40) it matches:
+// gives one event. A sentence's type is the first of decision > reminder >
+// commitment > preference > fact whose pattern table (spec 40; reminders:
+// "remind me", "don't forget", "remember to", 别忘了, 提醒我 …) it matches:
 //  - English patterns on FoldForMatch text (topics.h: case-folded, I’m =
 //    i'm) as phrases at word boundaries; "by friday … by sunday" stands for
 //    "by monday" … "by sunday";
 //  - Chinese patterns as substrings; "我在…工作" is 我在 followed, anywhere
 //    later in the sentence, by 工作.
+// Small talk and reactions are never events: a sentence whose words, the
+// matched pattern's aside, are all stop words or the conversation's own
+// words (text/phatic.h: "haha", "thanks", "wow", "that", "it") says nothing
+// of its own ("I love it!", "I will, thanks", "haha I like that").
 // Confidence is kHedgedConfidence when the sentence also holds a hedge
 // ("i think", "maybe", "probably", "not sure", 我觉得, 可能, 也许, 好像),
 // else kPlainConfidence.
 std::vector<Event> ExtractEvents(std::string_view user_message);
+
+// Whether `text` says something: it has a word, and not only stop words
+// and the words of small talk (text/phatic.h).
+bool SaysSomething(std::string_view text);
 
 // Whether `folded` (a FoldForMatch result) holds one of the hedges above.
 bool IsHedged(std::string_view folded);

@@ -1,16 +1,20 @@
 #include "archivist/segments.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <utility>
 #include <vector>
 
+#include "archivist/event_closing.h"
 #include "archivist/events.h"
+#include "archivist/llm_candidates.h"
 #include "archivist/profile.h"
 #include "archivist/recap.h"
 #include "archivist/slots.h"
 #include "base/uuid.h"
 #include "context/documents.h"
+#include "text/query.h"
 
 namespace mnemo::archivist {
 namespace {
@@ -124,6 +128,104 @@ Result<std::vector<std::pair<std::string, std::string>>> RecapTurns(
     if (!r.content.empty()) turns.emplace_back(std::move(r.role), std::move(r.content));
   }
   return turns;
+}
+
+// Open tasks (commitments, reminders) read per done statement: the best
+// matches of its words, or the newest when it names its object by a
+// pronoun.
+constexpr int kOpenTaskCandidates = 20;
+
+struct OpenTask {
+  storage::EventRow* pending = nullptr;  // this segment's, not stored yet
+  std::string id;                        // a stored one's
+  TimeMs created_at = 0;
+  Task task;
+};
+
+// The open tasks `done` (stated in `sentence`) may close, newest first:
+// this segment's `pending` events, then `owner`'s stored ones.
+Result<std::vector<OpenTask>> OpenTasksFor(storage::EpisodicStore& episodic, std::string_view owner,
+                                           std::string_view sentence, const Task& done,
+                                           std::vector<storage::EventRow>& pending) {
+  std::vector<OpenTask> out;
+  for (size_t i = pending.size(); i-- > 0;) {
+    storage::EventRow& e = pending[i];
+    if (!IsClosableEvent(e.type) || e.closed_at != 0) continue;
+    if (std::optional<Task> task = TaskOf(e.text)) {
+      out.push_back({.pending = &e, .task = std::move(*task)});
+    }
+  }
+  std::vector<OpenTask> stored;
+  const std::vector<std::string> terms = done.pronoun && done.objects.empty()
+                                             ? std::vector<std::string>()
+                                             : text::QueryTerms(sentence);
+  for (std::string_view type : {kEventCommitment, kEventReminder}) {
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::EventHit> hits,
+                           episodic.SearchEvents({.type = std::string(type),
+                                                  .terms = terms,
+                                                  .all = false,
+                                                  .owner = std::string(owner),
+                                                  .limit = kOpenTaskCandidates}));
+    for (storage::EventHit& h : hits) {
+      if (h.row.closed_at != 0) continue;
+      if (std::optional<Task> task = TaskOf(h.row.text)) {
+        stored.push_back(
+            {.id = std::move(h.row.id), .created_at = h.row.created_at, .task = std::move(*task)});
+      }
+    }
+  }
+  std::stable_sort(stored.begin(), stored.end(), [](const OpenTask& a, const OpenTask& b) {
+    return a.created_at > b.created_at;
+  });
+  for (OpenTask& t : stored) out.push_back(std::move(t));
+  return out;
+}
+
+// Closes the open tasks that `message` says are done (event_closing.h), at
+// `when`: this segment's `pending` events in place, stored ones in the
+// store. A statement that names its object by a pronoun closes the newest
+// task of its verb only.
+Status CloseDoneTasks(storage::EpisodicStore& episodic, std::string_view owner,
+                      std::string_view message, TimeMs when,
+                      std::vector<storage::EventRow>& pending) {
+  for (const std::string& sentence : EventSentences(message)) {
+    for (const Task& done : DoneStatements(sentence)) {
+      MNEMO_ASSIGN_OR_RETURN(std::vector<OpenTask> open,
+                             OpenTasksFor(episodic, owner, sentence, done, pending));
+      for (OpenTask& t : open) {
+        if (!Closes(done, t.task)) continue;
+        if (t.pending != nullptr) {
+          t.pending->closed_at = when;
+        } else {
+          MNEMO_RETURN_IF_ERROR(episodic.CloseEvent(t.id, when).status());
+        }
+        if (done.pronoun && done.objects.empty()) break;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// The slot and event candidates of the segment's user messages from the
+// LLM; nullopt without one, or when it fails (told through options.warn).
+std::optional<llm::Candidates> AskForCandidates(std::span<const storage::TurnRow> rows,
+                                                const FinalizeOptions& options) {
+  if (options.llm == nullptr) return std::nullopt;
+  std::vector<std::string> messages;
+  for (const storage::TurnRow& r : rows) {
+    if (r.role == "user" && !r.content.empty()) messages.push_back(r.content);
+  }
+  if (messages.empty()) return std::nullopt;
+  Result<std::string> answer =
+      options.llm->Complete(llm::CandidatesPrompt(messages, kSlotKeys), llm::kCandidatesMaxTokens);
+  Result<llm::Candidates> read =
+      answer.ok() ? llm::ParseCandidates(*answer) : Result<llm::Candidates>(answer.status());
+  if (read.ok()) return std::move(*read);
+  if (options.warn) {
+    options.warn("LLM slot and event candidates unavailable, the deterministic reading is kept: " +
+                 read.status().message());
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -285,11 +387,19 @@ Status FinalizeSegment(storage::EpisodicStore& episodic, storage::DocumentStore&
     }
   }
   if (!options.events) return recap_vector;
+  const std::optional<llm::Candidates> candidates = AskForCandidates(rows, options);
   std::vector<storage::EventRow> events;
   for (const storage::TurnRow& r : rows) {
     if (r.role != "user") continue;
+    std::vector<Facet> facets = FacetsFromMessage(r.content, segment->id);
+    std::vector<Event> found = ExtractEvents(r.content);
+    if (candidates) {
+      LlmFindings more = ValidateCandidates(*candidates, r.content, facets, found, segment->id);
+      for (Facet& f : more.facets) facets.push_back(std::move(f));
+      for (Event& e : more.events) found.push_back(std::move(e));
+    }
     if (options.profile) {
-      for (Facet& f : FacetsFromMessage(r.content, segment->id)) {
+      for (Facet& f : facets) {
         // A list slot's item joins the current list in storage, which
         // records the item alone so that erasing it takes it off the list.
         const bool joins = f.facet_type == kFacetContext && IsListSlot(f.key);
@@ -313,7 +423,10 @@ Status FinalizeSegment(storage::EpisodicStore& episodic, storage::DocumentStore&
                 .status());
       }
     }
-    for (Event& e : ExtractEvents(r.content)) {
+    // What this message says is done closes the tasks stated before it.
+    MNEMO_RETURN_IF_ERROR(CloseDoneTasks(episodic, segment->owner, r.content,
+                                         r.timestamp_ms != 0 ? r.timestamp_ms : now, events));
+    for (Event& e : found) {
       events.push_back({.id = mnemo::internal::NewUuidV4(),
                         .owner = segment->owner,
                         .session_id = segment->session_id,

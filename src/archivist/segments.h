@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -58,6 +59,10 @@ struct FinalizeOptions {
   // The segment's raw prose becomes a document (spec 40 point 6,
   // learning.chat_to_documents_enabled).
   bool documents = true;
+  // Told once per segment when `llm` could not give slot and event
+  // candidates (down, timeout, an answer that is not the expected JSON):
+  // the deterministic reading is kept. May be empty.
+  std::function<void(const std::string&)> warn;
 };
 
 // The provenance of a segment's document:
@@ -88,7 +93,9 @@ Status EmbedRecap(storage::EpisodicStore& episodic, const storage::SegmentRow& s
                   embed::Embedder* embedder);
 
 // Recap (LLM when available, else extractive; its source recorded), events
-// from the segment's user rows, and their profile facets. Run once per
+// from the segment's user rows, and their profile facets: the deterministic
+// reading, and with an LLM the candidates it adds (archivist/llm_candidates.h).
+// A message that says a task is done closes it (archivist/event_closing.h). Run once per
 // closed segment (CloseSegment decides which caller closed it).
 Status FinalizeSegment(storage::EpisodicStore& episodic, storage::DocumentStore& documents,
                        storage::GraphStore& graph, std::string_view segment_id,

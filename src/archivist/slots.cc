@@ -700,11 +700,7 @@ class Reader {
 
 }  // namespace
 
-bool IsSlotKey(std::string_view key) {
-  return In(key, {kSlotName, kSlotLocation, kSlotOrigin, kSlotEmployer, kSlotRole, kSlotManager,
-                  kSlotPartner, kSlotChildren, kSlotPet, kSlotDiet, kSlotAllergy, kSlotBirthday,
-                  kSlotTimezone, kSlotLanguage});
-}
+bool IsSlotKey(std::string_view key) { return In(key, kSlotKeys); }
 
 bool IsListSlot(std::string_view key) {
   return In(key, {kSlotPet, kSlotChildren, kSlotLanguage, kSlotAllergy});

@@ -66,7 +66,13 @@ inline constexpr std::string_view kSlotBirthday = "birthday";
 inline constexpr std::string_view kSlotTimezone = "timezone";
 inline constexpr std::string_view kSlotLanguage = "language";
 
-// Whether `key` is one of the slot keys above.
+// The slot keys above, in the table's order.
+inline constexpr std::string_view kSlotKeys[] = {
+    kSlotName,    kSlotLocation, kSlotOrigin,   kSlotEmployer, kSlotRole,
+    kSlotManager, kSlotPartner,  kSlotChildren, kSlotPet,      kSlotDiet,
+    kSlotAllergy, kSlotBirthday, kSlotTimezone, kSlotLanguage};
+
+// Whether `key` is one of kSlotKeys.
 bool IsSlotKey(std::string_view key);
 
 // Slots that hold several things at once (pet, children, language,

@@ -171,6 +171,7 @@ Status ValidateEventRecord(const storage::EventRow& r) {
   MNEMO_RETURN_IF_ERROR(Id(r.segment_id, "segment_id", /*optional=*/true));
   MNEMO_RETURN_IF_ERROR(ValidateContent(r.text, "text"));
   MNEMO_RETURN_IF_ERROR(Confidence(r.confidence));
+  MNEMO_RETURN_IF_ERROR(ValidateTimeMs(r.closed_at, "closed_at"));
   return ValidateTimeMs(r.created_at, "created_at");
 }
 

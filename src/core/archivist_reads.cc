@@ -247,7 +247,8 @@ Result<std::vector<EventInfo>> ArchivistService::Events(const Principal& who,
                    .text = std::move(h.row.text),
                    .confidence = h.row.confidence,
                    .created_at = h.row.created_at,
-                   .score = h.score});
+                   .score = h.score,
+                   .closed_at = h.row.closed_at});
   }
   return out;
 }

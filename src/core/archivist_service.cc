@@ -104,12 +104,14 @@ void ArchivistService::PostFinalize(const std::string& owner, const std::string&
     ++finalizing_[session];
   }
   worker_.Post([this, session, id = std::move(segment_id)] {
-    archivist::FinalizeOptions options{.token_budget = options_.recap_token_budget,
-                                       .events = options_.learning.events_enabled,
-                                       .profile = options_.learning.profile_enabled,
-                                       .llm = llm_.get(),
-                                       .embedder = vectors_.embedder(),
-                                       .documents = options_.learning.chat_to_documents_enabled};
+    archivist::FinalizeOptions options{
+        .token_budget = options_.recap_token_budget,
+        .events = options_.learning.events_enabled,
+        .profile = options_.learning.profile_enabled,
+        .llm = llm_.get(),
+        .embedder = vectors_.embedder(),
+        .documents = options_.learning.chat_to_documents_enabled,
+        .warn = [this](const std::string& message) { logger_->Log(LogLevel::kWarn, message); }};
     if (Status s =
             archivist::FinalizeSegment(episodic_, documents_, graph_, id, options, clock_->NowMs());
         !s.ok()) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "archivist/events.h"
 #include "archivist/profile.h"
 #include "archivist/segments.h"
 #include "context/context_block.h"
@@ -142,6 +143,32 @@ Result<std::vector<std::string>> ContextProfile(ArchivistService& archivist, con
   return items;
 }
 
+// Open commitments and reminders the query names (spec 40 §4), after the
+// facets, at most this many of each type: one the user said is done
+// (closed_at set) has left the block.
+constexpr int kOpenTasksPerType = 3;
+
+Status AddOpenTasks(storage::EpisodicStore& episodic, bool all, const Principal& who,
+                    const std::vector<std::string>& terms, std::vector<std::string>& items) {
+  if (terms.empty()) return Status::Ok();
+  for (std::string_view type : {archivist::kEventCommitment, archivist::kEventReminder}) {
+    // Closed ones are filtered here, so more are read than are shown.
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::EventHit> hits,
+                           episodic.SearchEvents({.type = std::string(type),
+                                                  .terms = terms,
+                                                  .all = all,
+                                                  .owner = who.name,
+                                                  .limit = 4 * kOpenTasksPerType}));
+    int shown = 0;
+    for (const storage::EventHit& h : hits) {
+      if (h.row.closed_at != 0) continue;
+      if (shown++ == kOpenTasksPerType) break;
+      items.push_back(std::string(type) + ": " + h.row.text);
+    }
+  }
+  return Status::Ok();
+}
+
 // Recaps and documents come from many turns: no one time or agent.
 bool TakesDerived(const ContextBuildRequest& req) { return req.window.empty() && !req.agent_id; }
 
@@ -235,6 +262,8 @@ Result<ContextBlock> RecallService::ContextBuild(const Principal& who,
   // turns, the evidence.
   sections[kProfile] = {.title = "About the user", .share = kProfileShare, .takes_carry = false};
   MNEMO_ASSIGN_OR_RETURN(sections[kProfile].items, ContextProfile(archivist_, who, terms));
+  MNEMO_RETURN_IF_ERROR(
+      AddOpenTasks(episodic_, !options_.acl_enabled, who, terms, sections[kProfile].items));
   sections[kTurns] = {.title = "Relevant turns", .share = kTurnsShare};
   sections[kRecaps] = {.title = "Earlier in this conversation", .share = kRecapsShare};
   if (!req.session_id) sections[kRecaps].title = "Earlier conversations";

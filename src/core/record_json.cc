@@ -192,15 +192,18 @@ Result<storage::SegmentRow> SegmentFromJson(const json& j) {
 }
 
 json EventToJson(const storage::EventRow& r) {
-  return {{"type", "event"},
-          {"id", r.id},
-          {"owner", r.owner},
-          {"session_id", r.session_id},
-          {"segment_id", r.segment_id},
-          {"event_type", r.type},
-          {"text", r.text},
-          {"confidence", r.confidence},
-          {"created_at", r.created_at}};
+  json out = {{"type", "event"},
+              {"id", r.id},
+              {"owner", r.owner},
+              {"session_id", r.session_id},
+              {"segment_id", r.segment_id},
+              {"event_type", r.type},
+              {"text", r.text},
+              {"confidence", r.confidence},
+              {"created_at", r.created_at}};
+  // Only a closed event carries it: an open one reads as before.
+  if (r.closed_at != 0) out["closed_at"] = r.closed_at;
+  return out;
 }
 
 Result<storage::EventRow> EventFromJson(const json& j) {
@@ -214,6 +217,7 @@ Result<storage::EventRow> EventFromJson(const json& j) {
   in.Text("text", r.text);
   in.Number("confidence", r.confidence);
   in.Int("created_at", r.created_at);
+  in.Int("closed_at", r.closed_at);
   return in.Done(std::move(r));
 }
 

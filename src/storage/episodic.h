@@ -124,10 +124,14 @@ struct EventRow {
   std::string owner = "local";
   std::string session_id;
   std::string segment_id;
-  std::string type;  // "decision" | "commitment" | "preference" | "fact"
+  // "decision" | "commitment" | "reminder" | "preference" | "fact"
+  std::string type;
   std::string text;
   double confidence = 0;  // in [0, 1]
   TimeMs created_at = 0;
+  // When the user said it was done (a commitment or a reminder, spec 40
+  // §4); 0 while it is open. Set once, by EpisodicStore::CloseEvent.
+  TimeMs closed_at = 0;
 };
 
 struct EventQuery {

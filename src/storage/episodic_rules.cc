@@ -157,11 +157,15 @@ Status ValidateEvents(std::span<const EventRow> rows) {
     if (e.id.empty()) return InvalidArgument("event id must not be empty", "id");
     if (e.owner.empty()) return InvalidArgument("owner must not be empty", "owner");
     if (e.text.empty()) return InvalidArgument("event text must not be empty", "text");
-    if (e.type != "decision" && e.type != "commitment" && e.type != "preference" &&
-        e.type != "fact") {
-      return InvalidArgument(
-          "event type \"" + e.type + "\" is invalid: use decision, commitment, preference or fact",
-          "type");
+    if (e.type != "decision" && e.type != "commitment" && e.type != "reminder" &&
+        e.type != "preference" && e.type != "fact") {
+      return InvalidArgument("event type \"" + e.type +
+                                 "\" is invalid: use decision, commitment, reminder, preference "
+                                 "or fact",
+                             "type");
+    }
+    if (e.closed_at < 0) {
+      return InvalidArgument("event closed_at must not be negative (0: open)", "closed_at");
     }
     if (!IsConfidence(e.confidence)) {
       return InvalidArgument("event confidence must be in [0, 1]", "confidence");

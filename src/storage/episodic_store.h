@@ -84,6 +84,10 @@ class EpisodicStore {
   // newest `limit`, by created_at descending, then id (score 0). The type and
   // owner filters apply before the limit.
   virtual Result<std::vector<EventHit>> SearchEvents(const EventQuery& query) = 0;
+  // Open -> closed at `closed_at` (> 0), once: true when this call closed
+  // the event; false when it was closed already. kNotFound when there is no
+  // event `id`; kInvalidArgument for closed_at <= 0.
+  virtual Result<bool> CloseEvent(std::string_view id, TimeMs closed_at) = 0;
 
   // Profile facets (FacetRow). Folds one observation into the facet of its
   // (owner, facet_type, key) in one write transaction (SQLite: serialised

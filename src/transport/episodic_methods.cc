@@ -113,13 +113,15 @@ Result<json> HandleSegments(const MethodContext& ctx, const json& p) {
 
 // An event on the wire (memory.events adds its score).
 json EventJson(const EventInfo& e) {
-  return {{"id", e.id},
-          {"session_id", e.session_id},
-          {"segment_id", e.segment_id},
-          {"type", e.type},
-          {"text", e.text},
-          {"confidence", e.confidence},
-          {"created_at", internal::FormatRfc3339(e.created_at)}};
+  return {
+      {"id", e.id},
+      {"session_id", e.session_id},
+      {"segment_id", e.segment_id},
+      {"type", e.type},
+      {"text", e.text},
+      {"confidence", e.confidence},
+      {"created_at", internal::FormatRfc3339(e.created_at)},
+      {"closed_at", e.closed_at == 0 ? json(nullptr) : json(internal::FormatRfc3339(e.closed_at))}};
 }
 
 Result<json> HandleEvents(const MethodContext& ctx, const json& p) {
@@ -227,11 +229,12 @@ MethodSpec EventsSpec() {
   return {.name = "memory.events",
           .read_only = true,
           .description =
-              "Decisions, commitments, preferences and facts found in past "
-              "conversations; newest first, or by relevance to a query.",
+              "Decisions, commitments, reminders, preferences and facts found in past "
+              "conversations; newest first, or by relevance to a query. A commitment or "
+              "reminder the user said was done has its closed_at (null while open).",
           .params = {{.name = "type",
                       .description = "Only this type.",
-                      .allowed = {"decision", "commitment", "preference", "fact"}},
+                      .allowed = {"decision", "commitment", "reminder", "preference", "fact"}},
                      {.name = "query",
                       .description = "Rank by relevance to these words.",
                       .max_bytes = kMaxContentBytes},

@@ -131,6 +131,33 @@ TEST(ExtractEvents, ClassifiesSentencesByTheSpecTable) {
   }
 }
 
+TEST(ExtractEvents, RemindersAreKeptAsReminders) {
+  for (const char* sentence :
+       {"Don't forget the oat milk.", "Please remind me to renew my passport.",
+        "Do not forget the parking permit!", "Remember to water the basil on Sunday.",
+        "别忘了周六的牙医预约。", "提醒我给房东打电话。"}) {
+    const std::vector<Event> events = ExtractEvents(sentence);
+    ASSERT_EQ(events.size(), 1U) << sentence;
+    EXPECT_EQ(events[0].type, kEventReminder) << sentence;
+    EXPECT_TRUE(IsClosableEvent(events[0].type));
+  }
+  EXPECT_TRUE(IsClosableEvent(kEventCommitment));
+  EXPECT_FALSE(IsClosableEvent(kEventDecision));
+  EXPECT_FALSE(IsClosableEvent(kEventFact));
+}
+
+TEST(ExtractEvents, SmallTalkAndReactionsAreNeverEvents) {
+  for (const char* sentence :
+       {"Haha, I love it!", "Wow, I like that a lot.", "Thanks, I will!", "I'll do that, thanks.",
+        "lol I always do", "Okay, going with that", "Cool, thanks so much!", "Great, I promise!"}) {
+    EXPECT_TRUE(ExtractEvents(sentence).empty())
+        << sentence << " -> " << ExtractEvents(sentence).front().type;
+  }
+  // The same patterns with something of their own are events.
+  EXPECT_EQ(ExtractEvents("Haha, I love sailing!").size(), 1U);
+  EXPECT_EQ(ExtractEvents("Thanks, I will book the ferry.").size(), 1U);
+}
+
 TEST(ExtractEvents, EveryWeekdayIsADeadline) {
   for (const char* day :
        {"Monday", "tuesday", "WEDNESDAY", "Thursday", "friday", "Saturday", "sunday"}) {
@@ -173,7 +200,7 @@ TEST(ExtractEvents, DecisionBeatsCommitmentBeatsPreferenceBeatsFact) {
   EXPECT_EQ(type_of("I prefer Rust so let's go with it"), "decision");
   EXPECT_EQ(type_of("I'm a dev and I will ship by Friday"), "commitment");
   EXPECT_EQ(type_of("I live in Rome and I love pasta"), "preference");
-  EXPECT_EQ(type_of("We decided I will do it"), "decision");
+  EXPECT_EQ(type_of("We decided I will do the release"), "decision");
   EXPECT_EQ(type_of("我喜欢Python，所以我决定用它"), "decision");
   EXPECT_EQ(type_of("我住在杭州，我喜欢西湖"), "preference");
 }
@@ -202,8 +229,10 @@ TEST(ExtractEvents, SentencesAreSplitBeforeMatching) {
   // Short pieces are skipped before matching.
   EXPECT_TRUE(ExtractEvents("I'm a").empty());
   EXPECT_TRUE(ExtractEvents("Ok. I'm a...").empty());
-  EXPECT_EQ(ExtractEvents("I will.").size(), 1U);
-  EXPECT_EQ(ExtractEvents("我爱。").size(), 1U);
+  EXPECT_EQ(ExtractEvents("I will ship.").size(), 1U);
+  EXPECT_EQ(ExtractEvents("我爱猫。").size(), 1U);
+  // A pattern with nothing of its own is a reaction, never an event.
+  EXPECT_TRUE(ExtractEvents("I will.").empty());
 }
 
 TEST(FoldForMatch, FoldsCaseApostrophesAndSpaces) {

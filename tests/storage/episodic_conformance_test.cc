@@ -646,6 +646,31 @@ TEST_P(EpisodicConformance, AddEventsRejectsBadRowsAndReusedIdsWholly) {
   EXPECT_THAT(Events("acme"), IsEmpty());
 }
 
+TEST_P(EpisodicConformance, AnEventIsClosedOnceAndKeptWithItsTime) {
+  EventRow task = Event("commitment", "I need to renew the lease by June.");
+  EventRow note = Event("reminder", "Remind me to water the ferns.");
+  ASSERT_EQ(AddEvents({task, note}), 2);
+  auto first = stores_.episodic->CloseEvent(task.id, 5000);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_TRUE(*first);
+  auto again = stores_.episodic->CloseEvent(task.id, 7000);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again);
+  EXPECT_EQ(stores_.episodic->CloseEvent("no-such-event", 5000).status().code(),
+            StatusCode::kNotFound);
+  EXPECT_EQ(stores_.episodic->CloseEvent(note.id, 0).status().code(), StatusCode::kInvalidArgument);
+  auto all = stores_.episodic->SearchEvents({.limit = 10});
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 2u);
+  for (const EventHit& h : *all) {
+    EXPECT_EQ(h.row.closed_at, h.row.id == task.id ? 5000 : 0) << h.row.text;
+  }
+  auto found = stores_.episodic->SearchEvents({.terms = text::QueryTerms("lease")});
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ((*found)[0].row.closed_at, 5000);
+}
+
 TEST_P(EpisodicConformance, EventSearchFindsEnglishAndChinese) {
   AddEvents({Event("decision", "Let's go with PostgreSQL for billing."),
              Event("commitment", "I will finish the migration by Friday."),

@@ -382,6 +382,18 @@ Result<std::vector<EventHit>> MemoryBackend::SearchEvents(const EventQuery& quer
   return hits;
 }
 
+Result<bool> MemoryBackend::CloseEvent(std::string_view id, TimeMs closed_at) {
+  if (closed_at <= 0) return InvalidArgument("closed_at must be positive", "closed_at");
+  std::unique_lock lock(mu_);
+  for (auto& [row, doc] : events_) {
+    if (doc.row.id != id) continue;
+    if (doc.row.closed_at != 0) return false;
+    doc.row.closed_at = closed_at;
+    return true;
+  }
+  return NotFound("no event " + std::string(id));
+}
+
 Result<FacetRow> MemoryBackend::MergeFacet(const FacetRow& observation) {
   MNEMO_RETURN_IF_ERROR(ValidateFacet(observation));
   std::unique_lock lock(mu_);

@@ -303,12 +303,18 @@ CREATE TABLE rule_captures (
 );
 )sql";
 
+// Schema v6: when a commitment or a reminder was closed, as SQLite's v17.
+constexpr const char* kSchemaV6 = R"sql(
+ALTER TABLE events ADD COLUMN closed_at BIGINT NOT NULL DEFAULT 0;
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "every table of the engine", kSchemaV1},
     {2, "turn claims of idempotent turns; open segments by last turn", kSchemaV2},
     {3, "profile facets as slots with a history", kSchemaV3},
     {4, "the statements of each profile facet", kSchemaV4},
     {5, "the sessions captured tool rules came from", kSchemaV5},
+    {6, "when an event was closed", kSchemaV6},
 };
 
 int64_t NowMs() {

@@ -88,6 +88,7 @@ class PostgresBackend final : public EntryStore,
   Result<std::vector<SegmentRow>> IdleOpenSegments(TimeMs before, int limit) override;
   Result<int64_t> AddEvents(std::span<const EventRow> rows) override;
   Result<std::vector<EventHit>> SearchEvents(const EventQuery& query) override;
+  Result<bool> CloseEvent(std::string_view id, TimeMs closed_at) override;
   Result<FacetRow> MergeFacet(const FacetRow& observation) override;
   Result<std::vector<FacetRow>> Facets(bool all, std::string_view owner) override;
   // Corrections (episodic_store.h), at the end of the episodic file.

@@ -59,8 +59,9 @@ std::vector<SegmentRow> ReadSegments(const Rows& rows) {
 }
 
 constexpr const char* kEventColumns =
-    "e.id, e.owner, e.session_id, e.segment_id, e.type, e.text, e.confidence, e.created_at";
-constexpr int kEventColumnCount = 8;
+    "e.id, e.owner, e.session_id, e.segment_id, e.type, e.text, e.confidence, e.created_at, "
+    "e.closed_at";
+constexpr int kEventColumnCount = 9;
 
 EventRow ReadEvent(const Rows& rows, int row) {
   return EventRow{.id = std::string(rows.Text(row, 0)),
@@ -70,7 +71,8 @@ EventRow ReadEvent(const Rows& rows, int row) {
                   .type = std::string(rows.Text(row, 4)),
                   .text = std::string(rows.Text(row, 5)),
                   .confidence = rows.Double(row, 6),
-                  .created_at = rows.Int(row, 7)};
+                  .created_at = rows.Int(row, 7),
+                  .closed_at = rows.Int(row, 8)};
 }
 
 constexpr const char* kFacetColumns =
@@ -233,12 +235,13 @@ Result<bool> AddEventIn(PgConn& conn, const EventRow& e, const pg::IndexedText& 
       .Add(e.confidence)
       .Add(e.created_at)
       .Add(text.length)
-      .Add(text.tsvector);
+      .Add(text.tsvector)
+      .Add(e.closed_at);
   // A reused id violates UNIQUE (id): kConflict, and the whole write rolls back.
   MNEMO_RETURN_IF_ERROR(
       conn.Exec("INSERT INTO events (row_id, id, owner, session_id, segment_id, type, text, "
-                "confidence, created_at, doc_length, tsv) VALUES (nextval('event_rows'), "
-                "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10::tsvector)",
+                "confidence, created_at, doc_length, tsv, closed_at) VALUES "
+                "(nextval('event_rows'), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::tsvector, $11)",
                 p, "store the event")
           .status());
   return true;
@@ -496,6 +499,24 @@ Result<std::vector<EventHit>> PostgresBackend::SearchEvents(const EventQuery& qu
     hits.push_back({.row = ReadEvent(rows, i), .score = rows.Double(i, kEventColumnCount)});
   }
   return hits;
+}
+
+Result<bool> PostgresBackend::CloseEvent(std::string_view id, TimeMs closed_at) {
+  if (closed_at <= 0) return InvalidArgument("closed_at must be positive", "closed_at");
+  bool closed = false;
+  MNEMO_RETURN_IF_ERROR(Write("close the event", [&](PgConn& conn) -> Status {
+    MNEMO_ASSIGN_OR_RETURN(Rows found,
+                           conn.Exec("SELECT closed_at FROM events WHERE id = $1 FOR UPDATE",
+                                     Params().Add(id), "find the event to close"));
+    if (found.empty()) return NotFound("no event " + std::string(id));
+    closed = found.Int(0, 0) == 0;
+    if (!closed) return Status::Ok();
+    return conn
+        .Exec("UPDATE events SET closed_at = $1 WHERE id = $2", Params().Add(closed_at).Add(id),
+              "close the event")
+        .status();
+  }));
+  return closed;
 }
 
 // Inserts or replaces the facet of (owner, facet_type, key) with `merged`.

@@ -487,6 +487,13 @@ CREATE TABLE rule_captures (
 ) WITHOUT ROWID;
 )sql";
 
+// Schema v17: when a commitment or a reminder was said to be done (spec 40
+// §4; 0 while open), so that a closed one is kept but leaves the prompt
+// (docs/storage.md "Version 17").
+constexpr const char* kSchemaV17 = R"sql(
+ALTER TABLE events ADD COLUMN closed_at INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "entries and their full-text index", kSchemaV1},
     {2, "entry vectors and their change log", kSchemaV2},
@@ -504,6 +511,7 @@ constexpr Migration kMigrations[] = {
     {14, "a larger in-memory batch for the entries' text index", kSchemaV14},
     {15, "the statements of each profile facet", kSchemaV15},
     {16, "the sessions captured tool rules came from", kSchemaV16},
+    {17, "when an event was closed", kSchemaV17},
 };
 
 int64_t NowMs() {

@@ -53,8 +53,9 @@ std::string DecimalText(double value) {
 }
 
 constexpr const char* kEventColumns =
-    "e.id, e.owner, e.session_id, e.segment_id, e.type, e.text, e.confidence, e.created_at";
-constexpr int kEventColumnCount = 8;
+    "e.id, e.owner, e.session_id, e.segment_id, e.type, e.text, e.confidence, e.created_at, "
+    "e.closed_at";
+constexpr int kEventColumnCount = 9;
 
 EventRow ReadEvent(const Statement& s) {
   return EventRow{.id = std::string(s.ColumnText(0)),
@@ -64,7 +65,8 @@ EventRow ReadEvent(const Statement& s) {
                   .type = std::string(s.ColumnText(4)),
                   .text = std::string(s.ColumnText(5)),
                   .confidence = s.ColumnDouble(6),
-                  .created_at = s.ColumnInt(7)};
+                  .created_at = s.ColumnInt(7),
+                  .closed_at = s.ColumnInt(8)};
 }
 
 constexpr const char* kFacetColumns =
@@ -487,8 +489,8 @@ Result<bool> AddEventIn(Connection& db, const EventRow& e) {
   MNEMO_ASSIGN_OR_RETURN(
       Statement put,
       db.Prepare("INSERT INTO events (rowid, id, owner, session_id, segment_id, type, text, "
-                 "confidence, created_at, doc_length) "
-                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, CAST(?8 AS REAL), ?9, ?10)",
+                 "confidence, created_at, doc_length, closed_at) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, CAST(?8 AS REAL), ?9, ?10, ?11)",
                  "store the event"));
   const std::string confidence = DecimalText(e.confidence);
   put.Bind(1, rowid);
@@ -501,6 +503,7 @@ Result<bool> AddEventIn(Connection& db, const EventRow& e) {
   put.Bind(8, confidence);
   put.Bind(9, e.created_at);
   put.Bind(10, length);
+  put.Bind(11, e.closed_at);
   MNEMO_RETURN_IF_ERROR(put.Run("store the event"));
   return true;
 }
@@ -553,6 +556,27 @@ Result<std::vector<EventHit>> SqliteBackend::SearchEvents(const EventQuery& quer
   return ReadAll<EventHit>(s, "search events", [](const Statement& row) {
     return EventHit{.row = ReadEvent(row), .score = row.ColumnDouble(kEventColumnCount)};
   });
+}
+
+Result<bool> SqliteBackend::CloseEvent(std::string_view id, TimeMs closed_at) {
+  if (closed_at <= 0) return InvalidArgument("closed_at must be positive", "closed_at");
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  MNEMO_ASSIGN_OR_RETURN(Statement find, db.Prepare("SELECT closed_at FROM events WHERE id = ?",
+                                                    "find the event to close"));
+  find.Bind(1, id);
+  MNEMO_ASSIGN_OR_RETURN(const bool found, find.Step("find the event to close"));
+  if (!found) return NotFound("no event " + std::string(id));
+  if (find.ColumnInt(0) != 0) return false;
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement close,
+      db.Prepare("UPDATE events SET closed_at = ?1 WHERE id = ?2", "close the event"));
+  close.Bind(1, closed_at);
+  close.Bind(2, id);
+  MNEMO_RETURN_IF_ERROR(close.Run("close the event"));
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return true;
 }
 
 Status PutFacetIn(Connection& db, const FacetRow& merged) {

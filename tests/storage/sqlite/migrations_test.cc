@@ -36,11 +36,11 @@ TEST(Migrations, NewDatabaseGetsTheLatestVersionOnce) {
   auto v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(*v, LatestSchemaVersion());
-  EXPECT_EQ(LatestSchemaVersion(), 16);
+  EXPECT_EQ(LatestSchemaVersion(), 17);
   v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok());
-  EXPECT_EQ(*v, 16);
-  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 16);
+  EXPECT_EQ(*v, 17);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 17);
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'entries_fts'"), 1);
 }
 
@@ -73,6 +73,21 @@ TEST(Migrations, V15LeavesEarlierFacetsWithoutStatements) {
                   .ok());
   ASSERT_TRUE(Migrate(*conn, SchemaMigrations()).ok());
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM facets WHERE statements IS NULL"), 1);
+}
+
+// Issue 44: events stored before version 17 are open.
+TEST(Migrations, V17LeavesEarlierEventsOpen) {
+  testing::TempDir dir;
+  auto conn = OpenRaw(dir.File("db"));
+  ASSERT_NE(conn, nullptr);
+  ASSERT_TRUE(Migrate(*conn, SchemaMigrations().first(16)).ok());
+  ASSERT_TRUE(conn->Exec("INSERT INTO events (id, owner, session_id, segment_id, type, text, "
+                         "confidence, created_at) VALUES ('e1', 'u', 's', 'g', 'commitment', "
+                         "'I will paint the fence.', 0.6, 1)",
+                         "store an event")
+                  .ok());
+  ASSERT_TRUE(Migrate(*conn, SchemaMigrations()).ok());
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM events WHERE closed_at = 0"), 1);
 }
 
 // Issue 17: the store's identity, which index files are bound to, is made
