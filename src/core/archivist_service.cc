@@ -15,6 +15,7 @@
 #include "core/components.h"
 #include "core/public_episodic.h"
 #include "core/turn_result_json.h"
+#include "core/validation.h"
 
 namespace mnemo {
 namespace {

@@ -14,7 +14,4 @@ namespace mnemo {
 // session and seq).
 EpisodicTurn ToEpisodicTurn(storage::TurnRow r);
 
-// A session id: not blank, and a valid key (kInvalidArgument "session_id").
-Status ValidateSessionId(std::string_view session_id);
-
 }  // namespace mnemo

@@ -58,8 +58,9 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
     return InvalidArgument("min_score must be between 0 and 1", "min_score");
   }
 
+  const std::string_view query = text::QueryText(req.query);
   HybridQuery q;
-  q.terms = text::QueryTerms(req.query);
+  q.terms = text::QueryTerms(query);
   q.filter.category = req.category;
   q.filter.ns = req.ns;
   q.filter.ns_prefix = req.ns_prefix;
@@ -71,14 +72,14 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
   // Candidates from both sides, N >= 4k each (spec 20).
   q.candidates = std::max(4 * req.max_results, 40);
   SearchResponse resp;
-  MNEMO_RETURN_IF_ERROR(PrepareVectorSide(req, &q, &resp.degraded));
+  MNEMO_RETURN_IF_ERROR(PrepareVectorSide(req, query, &q, &resp.degraded));
   // Without a vector side or recency the fused score is the keyword score
   // (FuseScores) and RankOrder the keyword side's order: its top k is the
   // answer, and the 4k candidates would only be read to be dropped.
   // Soft term matching (embed/soft_match.h) moves keyword scores too.
   const embed::SoftMatcher* soft = req.embedding ? nullptr : vectors_.soft_matcher();
   std::optional<embed::SoftMatcher::Query> soft_query;
-  if (soft != nullptr) soft_query = soft->Prepare(req.query);
+  if (soft != nullptr) soft_query = soft->Prepare(query);
   const bool soft_side = soft_query && !soft_query->words.empty();
   if (q.space == nullptr && req.recency_weight <= 0 && !soft_side) {
     q.candidates = req.max_results;
@@ -142,8 +143,8 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
   return resp;
 }
 
-Status SearchService::PrepareVectorSide(const SearchRequest& req, HybridQuery* q,
-                                        std::optional<std::string>* degraded) {
+Status SearchService::PrepareVectorSide(const SearchRequest& req, std::string_view query,
+                                        HybridQuery* q, std::optional<std::string>* degraded) {
   if (req.embedding) {
     q->vector = *req.embedding;
     if (!embed::NormalizeL2(q->vector)) {
@@ -156,7 +157,7 @@ Status SearchService::PrepareVectorSide(const SearchRequest& req, HybridQuery* q
   }
   embed::Embedder* embedder = vectors_.embedder();
   if (embedder == nullptr) return Status::Ok();
-  const std::string texts[] = {req.query};
+  const std::string texts[] = {std::string(query)};
   auto v = embedder->Embed(texts);
   if (!v.ok()) {
     // Not fatal (spec 20): keyword-only, and the response says so.

@@ -127,8 +127,12 @@ class QueryVisitor : public SegmentVisitor {
 
 }  // namespace
 
+std::string_view QueryText(std::string_view query) {
+  return query.substr(0, mnemo::internal::Utf8CutBytes(query, kMaxQueryReadBytes));
+}
+
 std::vector<std::string> QueryTerms(std::string_view query) {
-  query = query.substr(0, mnemo::internal::Utf8CutBytes(query, kMaxQueryBytes));
+  query = QueryText(query);
   std::string storage;
   const std::string_view prepared = PrepareText(query, &storage);
   QueryVisitor visitor(prepared);
