@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "base/request_trace.h"
 #include "core/access.h"
 #include "core/fusion.h"
 #include "core/validation.h"
@@ -72,7 +73,10 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
   // Candidates from both sides, N >= 4k each (spec 20).
   q.candidates = std::max(4 * req.max_results, 40);
   SearchResponse resp;
-  MNEMO_RETURN_IF_ERROR(PrepareVectorSide(req, query, &q, &resp.degraded));
+  {
+    internal::ScopedStage stage("embed");
+    MNEMO_RETURN_IF_ERROR(PrepareVectorSide(req, query, &q, &resp.degraded));
+  }
   // Without a vector side or recency the fused score is the keyword score
   // (FuseScores) and RankOrder the keyword side's order: its top k is the
   // answer, and the 4k candidates would only be read to be dropped.
@@ -87,6 +91,7 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
   double vector_floor = 0;
   MNEMO_ASSIGN_OR_RETURN(std::vector<Candidate> found, CollectCandidates(q, &vector_floor));
 
+  internal::ScopedStage fuse_stage("fuse");
   std::vector<FusionInput> inputs;
   std::vector<embed::SoftScore> soft_scores(soft_side ? found.size() : 0);
   inputs.reserve(found.size());
@@ -180,6 +185,7 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   std::vector<Candidate> out;
   std::unordered_map<storage::Label, size_t> at;
   if (!q.terms.empty()) {
+    internal::ScopedStage stage("keyword");
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::KeywordHit> hits,
                            entries_.KeywordSearch({q.terms, q.filter, q.candidates}));
     for (storage::KeywordHit& h : hits) {
@@ -188,6 +194,7 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
     }
   }
   if (q.space == nullptr) return out;
+  internal::ScopedStage stage("vector");
 
   // Vector side: the filter runs inside the search, in batches, on labels
   // alone (AcceptedLabels: the walk offers 4k and more); the k neighbours it
