@@ -9,6 +9,7 @@ packages=(
   # product libraries (spec 00)
   libsqlite3-dev libicu-dev nlohmann-json3-dev libcpp-httplib-dev
   libtomlplusplus-dev libcli11-dev libssl-dev libhnswlib-dev libpq-dev libstemmer-dev
+  libxxhash-dev
   # tests and checks
   libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy curl
   # the test certificates of the clients' https tests (tests/clients/make_test_cert.sh)

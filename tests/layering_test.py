@@ -35,6 +35,7 @@ RESTRICTED = {
     "httplib.h": {"src/base/http_client.cc"},
     "hnswlib/hnswlib.h": {"src/index"},
     "libstemmer.h": {"src/text/stemmer.cc"},
+    "xxhash.h": {"src/index/checksum.cc"},
     "CLI/CLI.hpp": {"apps"},
     # The configuration and the facade are the engine's: the layers below it
     # take options structs of their own, built by core from Config

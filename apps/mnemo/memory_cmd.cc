@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 
+#include "base/strings.h"
 #include "commands.h"
 #include "human_table.h"
 #include "transport/memory_wire.h"
@@ -33,9 +34,7 @@ std::vector<std::string> SplitTags(const std::string& text) {
   std::stringstream in(text);
   std::string tag;
   while (std::getline(in, tag, ',')) {
-    size_t b = tag.find_first_not_of(" \t");
-    size_t e = tag.find_last_not_of(" \t");
-    if (b != std::string::npos) tags.push_back(tag.substr(b, e - b + 1));
+    if (const std::string_view t = internal::Trim(tag, " \t"); !t.empty()) tags.emplace_back(t);
   }
   return tags;
 }

@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 
+#include "base/strings.h"
 #include "commands.h"
 #include "human_table.h"
 
@@ -28,9 +29,7 @@ std::vector<std::string> SplitList(const std::string& text) {
     size_t end = text.find(',', start);
     if (end == std::string::npos) end = text.size();
     std::string item = text.substr(start, end - start);
-    size_t b = item.find_first_not_of(" \t");
-    size_t e = item.find_last_not_of(" \t");
-    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+    if (const std::string_view t = internal::Trim(item, " \t"); !t.empty()) out.emplace_back(t);
     start = end + 1;
   }
   return out;

@@ -7,11 +7,15 @@
 #include <utility>
 
 #include "archivist/slots.h"
+#include "base/strings.h"
 #include "context/graph.h"
 #include "text/utf8.h"
 
 namespace mnemo::archivist {
 namespace {
+
+// A statement is trimmed of spaces and tabs only.
+constexpr std::string_view kSpaceAndTab = " \t";
 
 constexpr size_t kKeyWords = 4;
 constexpr size_t kKeyCodePoints = 8;
@@ -51,12 +55,6 @@ struct Slot {
   bool preference = false;
 };
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) {
@@ -87,7 +85,8 @@ std::optional<Slot> ChinesePet(std::string_view object) {
     if (const size_t named = object.find("叫"); named != std::string_view::npos) {
       std::string_view name = object.substr(named + std::string_view("叫").size());
       name = name.substr(0, std::min(name.find("的"), name.size()));
-      if (!Trim(name).empty()) value = std::string(Trim(name));
+      if (!internal::Trim(name, kSpaceAndTab).empty())
+        value = std::string(internal::Trim(name, kSpaceAndTab));
     }
     return Slot{.key = "pet/" + std::string(k.kind), .value = std::move(value)};
   }
@@ -190,13 +189,13 @@ std::string PatternClause(std::string_view sentence) {
   }
   std::string_view best;
   for (std::string_view c : clauses) {
-    if (!ExtractEvents(Trim(c)).empty()) {
+    if (!ExtractEvents(internal::Trim(c, kSpaceAndTab)).empty()) {
       best = c;
       break;
     }
     if (c.size() > best.size()) best = c;
   }
-  std::string out(Trim(best));
+  std::string out(internal::Trim(best, kSpaceAndTab));
   while (!out.empty() && std::string_view(".!?。！？").find(out.back()) != std::string_view::npos &&
          static_cast<unsigned char>(out.back()) < 0x80) {
     out.pop_back();
@@ -298,7 +297,7 @@ std::optional<Facet> FacetFromEvent(const Event& event, std::string segment_id) 
 
 std::vector<Facet> FacetsFromMessage(std::string_view user_message, std::string_view segment_id) {
   std::vector<Facet> out;
-  const std::string trimmed(Trim(user_message));
+  const std::string trimmed(internal::Trim(user_message, kSpaceAndTab));
   const std::string opening = Lower(trimmed.substr(0, 6));
   const bool greeting =
       opening.starts_with("hi") || opening.starts_with("hello") || opening.starts_with("hey");

@@ -4,7 +4,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <utility>
+
+#include "base/request_trace.h"
 
 namespace mnemo::internal {
 
@@ -13,8 +16,8 @@ void LowerThisThreadPriority() {
   (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
 }
 
-BackgroundWorker::BackgroundWorker()
-    : thread_([this] {
+BackgroundWorker::BackgroundWorker(std::shared_ptr<Logger> logger)
+    : logger_(std::move(logger)), thread_([this] {
         LowerThisThreadPriority();
         Run();
       }) {}
@@ -28,10 +31,10 @@ BackgroundWorker::~BackgroundWorker() {
   thread_.join();
 }
 
-void BackgroundWorker::Post(std::function<void()> job) {
+void BackgroundWorker::Post(std::string what, std::function<void()> job) {
   {
     std::lock_guard lock(mu_);
-    queue_.push_back(std::move(job));
+    queue_.emplace_back(std::move(job), std::move(what));
     ++posted_;
   }
   work_cv_.notify_one();
@@ -48,10 +51,19 @@ void BackgroundWorker::Run() {
   while (true) {
     work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
     if (queue_.empty()) return;
-    std::function<void()> job = std::move(queue_.front());
+    auto [job, what] = std::move(queue_.front());
     queue_.pop_front();
+    const size_t queued = queue_.size();
     lock.unlock();
+    const auto start = std::chrono::steady_clock::now();
     job();
+    if (logger_ != nullptr) {
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
+      logger_->Log(LogLevel::kDebug, "background " + what + ": " + FormatMs(ms) + ", " +
+                                         std::to_string(queued) + " queued");
+    }
     lock.lock();
     ++done_;
     done_cv_.notify_all();

@@ -1,13 +1,20 @@
 // One background thread running posted jobs in order. Flush() waits for every
 // job posted before the call; the destructor runs what is queued, then stops.
+// With a logger, each job gives one debug line: its name, its time and what
+// is still queued.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <utility>
+
+#include "mnemo/logger.h"
 
 namespace mnemo::internal {
 
@@ -19,12 +26,13 @@ void LowerThisThreadPriority();
 
 class BackgroundWorker {
  public:
-  BackgroundWorker();
+  explicit BackgroundWorker(std::shared_ptr<Logger> logger = nullptr);
   ~BackgroundWorker();
   BackgroundWorker(const BackgroundWorker&) = delete;
   BackgroundWorker& operator=(const BackgroundWorker&) = delete;
 
-  void Post(std::function<void()> job);
+  // `what` names the job in the debug line (no memory content).
+  void Post(std::string what, std::function<void()> job);
   void Flush();
 
  private:
@@ -33,7 +41,8 @@ class BackgroundWorker {
   std::mutex mu_;
   std::condition_variable work_cv_;
   std::condition_variable done_cv_;
-  std::deque<std::function<void()>> queue_;
+  std::shared_ptr<Logger> logger_;
+  std::deque<std::pair<std::function<void()>, std::string>> queue_;
   int64_t posted_ = 0;
   int64_t done_ = 0;
   bool stop_ = false;

@@ -4,12 +4,12 @@
 #include <charconv>
 #include <utility>
 
+#include "base/strings.h"
+
 namespace mnemo::internal {
 namespace {
 
 using Json = nlohmann::json;
-
-bool IsUtf8Continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
 }  // namespace
 
@@ -27,8 +27,7 @@ HttpRequest OpenAiJsonRequest(std::string url, const Json& body, int64_t timeout
 std::string BodySnippet(std::string_view text) {
   constexpr size_t kMaxBytes = 300;
   if (text.empty()) return "(empty body)";
-  size_t n = std::min(text.size(), kMaxBytes);
-  while (n > 0 && n < text.size() && IsUtf8Continuation(text[n])) --n;
+  const size_t n = Utf8CutBytes(text, kMaxBytes);
   return Json(std::string(text.substr(0, n))).dump(-1, ' ', false, Json::error_handler_t::replace) +
          (n < text.size() ? "..." : "");
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 
+#include "base/strings.h"
 #include "context/graph.h"
 #include "storage/graph_rules.h"
 #include "text/utf8.h"
@@ -272,11 +273,7 @@ std::string LowerAscii(std::string_view s) {
   return out;
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
+using mnemo::internal::Trim;  // ASCII whitespace, as IsSpace
 
 bool Contains(std::span<const std::string_view> list, std::string_view word) {
   return std::find(list.begin(), list.end(), word) != list.end();

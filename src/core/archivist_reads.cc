@@ -137,7 +137,8 @@ Result<std::vector<RecallHit>> ArchivistService::RecallRecaps(const std::string&
       episodic_.SearchSegments({.terms = terms, .owner = scope, .limit = static_cast<int>(k)}));
   std::vector<float> q;
   if (recaps_ != nullptr) {
-    auto embedded = vectors_.embedder()->Embed(std::span<const std::string>(&query, 1));
+    const std::string read(text::QueryText(query));  // what the keyword terms read
+    auto embedded = vectors_.embedder()->Embed(std::span<const std::string>(&read, 1));
     // Without a query vector (embedder down, nothing to embed) recaps are
     // ranked by their keyword side alone, as entries are.
     if (embedded.ok() && embedded->size() == 1 && !embed::IsZeroVector((*embedded)[0])) {

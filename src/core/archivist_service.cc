@@ -15,6 +15,7 @@
 #include "core/components.h"
 #include "core/public_episodic.h"
 #include "core/turn_result_json.h"
+#include "core/validation.h"
 
 namespace mnemo {
 namespace {
@@ -69,7 +70,7 @@ ArchivistService::ArchivistService(storage::EpisodicStore& episodic,
   // Recaps written under another embedder (or while it was down) get their
   // vector of this one, in the background.
   if (recaps_ != nullptr) {
-    worker_.Post([this] {
+    worker_.Post("recap vectors", [this] {
       if (Result<int64_t> n = FillMissingRecapVectors(); !n.ok()) {
         logger_->Log(LogLevel::kWarn, "embedding earlier recaps: " + n.status().message());
       }
@@ -103,7 +104,7 @@ void ArchivistService::PostFinalize(const std::string& owner, const std::string&
     std::lock_guard lock(finalize_mu_);
     ++finalizing_[session];
   }
-  worker_.Post([this, session, id = std::move(segment_id)] {
+  worker_.Post("segment finalize", [this, session, id = std::move(segment_id)] {
     archivist::FinalizeOptions options{
         .token_budget = options_.recap_token_budget,
         .events = options_.learning.events_enabled,

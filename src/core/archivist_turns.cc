@@ -15,6 +15,7 @@
 #include "core/turn_result_json.h"
 #include "core/validation.h"
 #include "rules/tool_rule.h"
+#include "storage/episodic_rules.h"
 #include "text/strip.h"
 #include "text/utf8.h"
 
@@ -99,16 +100,8 @@ Status ArchivistService::RecordRuleCaptures(const Principal& who, const std::str
 }
 
 Status ArchivistService::ValidateTurn(const Turn& turn) const {
-  if (text::IsBlank(turn.session_id)) {
-    return InvalidArgument("session_id must not be blank", "session_id");
-  }
-  MNEMO_RETURN_IF_ERROR(ValidateKey(turn.session_id, "session_id"));
-  if (turn.turn_id && (turn.turn_id->empty() || turn.turn_id->size() > kMaxTurnIdBytes ||
-                       !text::IsValidUtf8(*turn.turn_id))) {
-    return InvalidArgument("turn_id must be 1 to 128 bytes of UTF-8 (it is " +
-                               std::to_string(turn.turn_id->size()) + " bytes long)",
-                           "turn_id");
-  }
+  MNEMO_RETURN_IF_ERROR(ValidateSessionId(turn.session_id));
+  if (turn.turn_id) MNEMO_RETURN_IF_ERROR(storage::internal::ValidateTurnId(*turn.turn_id));
   for (size_t i = 0; i < turn.tool_calls.size(); ++i) {
     const std::string field = "tool_calls[" + std::to_string(i) + "].name";
     MNEMO_ASSIGN_OR_RETURN(std::string tool,

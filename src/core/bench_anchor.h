@@ -1,11 +1,45 @@
 // What `mnemo bench` compares mnemo with: raw SQLite FTS5 on the same texts
-// (storage/sqlite/fts5_anchor.h says exactly what the anchor does).
+// (storage/sqlite/fts5_anchor.h says exactly what the anchor does). The
+// bench's seam into storage: it names no storage type, so the CLI reaches
+// the anchor without including a storage header.
 #pragma once
 
-#include "storage/sqlite/fts5_anchor.h"
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mnemo/status.h"
 
 namespace mnemo {
 
-using Fts5Anchor = storage::internal::Fts5Anchor;
+namespace storage::internal {
+class Fts5Anchor;
+}  // namespace storage::internal
+
+class Fts5Anchor {
+ public:
+  // FTS5's default tokenizer (what an application gets out of the box) or
+  // mnemo's own (text/tokenizer.h).
+  enum class Tokenizer { kUnicode61, kMnemo };
+
+  // A new database file at `path` (an existing file is an error).
+  static Result<std::unique_ptr<Fts5Anchor>> Create(const std::string& path, Tokenizer tokenizer);
+  ~Fts5Anchor();
+  Fts5Anchor(const Fts5Anchor&) = delete;
+  Fts5Anchor& operator=(const Fts5Anchor&) = delete;
+
+  // Inserts texts[i] as rowid first_rowid + i, all in one transaction.
+  Status Insert(std::span<const std::string> texts, int64_t first_rowid);
+
+  // The rowids of the top k rows for `query` (empty when it has no words).
+  Result<std::vector<int64_t>> Search(std::string_view query, int k);
+
+ private:
+  explicit Fts5Anchor(std::unique_ptr<storage::internal::Fts5Anchor> anchor);
+  std::unique_ptr<storage::internal::Fts5Anchor> anchor_;
+};
 
 }  // namespace mnemo

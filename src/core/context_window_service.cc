@@ -21,13 +21,6 @@ namespace {
 // Rendered events of one archive document are joined by a blank line.
 constexpr std::string_view kEventSeparator = "\n\n";
 
-Status ValidateSession(std::string_view session_id) {
-  if (text::IsBlank(session_id)) {
-    return InvalidArgument("session_id must not be blank", "session_id");
-  }
-  return ValidateKey(session_id, "session_id");
-}
-
 struct LoadedEvent {
   storage::ContextEventRow row;
   ContextEvent event;
@@ -93,7 +86,7 @@ ContextWindowService::ContextWindowService(storage::ContextEventStore& events,
 
 Result<ContextAppendResult> ContextWindowService::Append(const Principal& who,
                                                          const ContextAppendRequest& req) {
-  MNEMO_RETURN_IF_ERROR(ValidateSession(req.session_id));
+  MNEMO_RETURN_IF_ERROR(ValidateSessionId(req.session_id));
   ContextEvent event = req.event;
   std::string raw = req.raw_json;
   if (raw.empty()) {
@@ -124,16 +117,17 @@ Result<ContextAppendResult> ContextWindowService::Append(const Principal& who,
 
 Result<ContextWindow> ContextWindowService::Window(const Principal& who,
                                                    const ContextWindowRequest& req) {
-  MNEMO_RETURN_IF_ERROR(ValidateSession(req.session_id));
+  MNEMO_RETURN_IF_ERROR(ValidateSessionId(req.session_id));
   if (req.budget_chars < 1 || req.budget_chars > kMaxWindowBudgetChars) {
-    return InvalidArgument("budget_chars must be between 1 and 1073741824", "budget_chars");
+    return InvalidArgument(
+        "budget_chars must be between 1 and " + std::to_string(kMaxWindowBudgetChars),
+        "budget_chars");
   }
   if (req.protected_count < 0 || req.protected_count > kMaxProtectedEvents) {
-    return InvalidArgument("protected must be between 0 and 1000", "protected");
+    return InvalidArgument("protected must be between 0 and " + std::to_string(kMaxProtectedEvents),
+                           "protected");
   }
-  if (req.query.size() > kMaxContentBytes) {
-    return InvalidArgument("query is longer than 1 MiB", "query");
-  }
+  MNEMO_RETURN_IF_ERROR(ValidateQueryLength(req.query));
   MNEMO_ASSIGN_OR_RETURN(std::vector<LoadedEvent> events,
                          LoadEvents(events_, who.name, req.session_id));
   // Keyword relevance over the events' computation text. (A vector side
@@ -182,7 +176,7 @@ Result<ContextWindow> ContextWindowService::Window(const Principal& who,
 
 Result<ContextPruneResult> ContextWindowService::Prune(const Principal& who,
                                                        std::string_view session_id, int64_t keep) {
-  MNEMO_RETURN_IF_ERROR(ValidateSession(session_id));
+  MNEMO_RETURN_IF_ERROR(ValidateSessionId(session_id));
   if (keep < 0) return InvalidArgument("keep must be >= 0", "keep");
   MNEMO_ASSIGN_OR_RETURN(std::vector<LoadedEvent> events,
                          LoadEvents(events_, who.name, session_id));

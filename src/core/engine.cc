@@ -151,7 +151,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       ContextWindowOptionsOf(impl->config),
       [raw]() -> Result<const context::ToolRegistry*> { return raw->tools->Current(); });
   MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<llm::ChatClient> llm, MakeChatClient(impl->config.llm));
-  impl->worker = std::make_unique<internal::BackgroundWorker>();
+  impl->worker = std::make_unique<internal::BackgroundWorker>(impl->logger);
   impl->archivist = std::make_unique<ArchivistService>(
       *impl->stores.episodic, *impl->stores.documents, *impl->stores.graph, *impl->vectors,
       *impl->tools, *impl->rules, *impl->worker, std::move(llm), impl->clock, impl->logger,
@@ -188,7 +188,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
     impl->logger->Log(LogLevel::kWarn, "closing idle segments: " + idle.status().message());
   }
   // Hygiene at start-up when due (spec 10), off the opening thread.
-  impl->worker->Post([raw] {
+  impl->worker->Post("hygiene", [raw] {
     if (auto r = raw->memory->RunHygieneIfDue(); !r.ok()) {
       raw->logger->Log(LogLevel::kWarn, "hygiene: " + r.status().message());
     }

@@ -10,12 +10,17 @@
 #include <nlohmann/json.hpp>
 
 #include "base/sha256.h"
+#include "base/strings.h"
 #include "core/foreign_formats.h"
 #include "text/strip.h"
 #include "text/utf8.h"
 
 namespace mnemo::internal {
 namespace {
+
+// What a line of a note is trimmed of: spaces, tabs and a CRLF file's \r,
+// never a newline (a body keeps its inner and leading line breaks).
+constexpr std::string_view kLineBlank = " \t\r";
 
 // Hex digits of SHA-256 in an observation's key: 64 bits, so that even a
 // note of a million observations has a chance of about 3e-8 of one collision
@@ -26,15 +31,8 @@ constexpr std::string_view kLinksTo = "links_to";
 constexpr size_t kMaxTagBytes = 64;
 constexpr size_t kMaxTags = 32;
 
-std::string_view Trim(std::string_view s) {
-  const size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  const size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
-
 std::string Unquote(std::string_view s) {
-  s = Trim(s);
+  s = Trim(s, kLineBlank);
   if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front()) {
     s = s.substr(1, s.size() - 2);
   }
@@ -92,7 +90,7 @@ std::string PermalinkOf(std::string_view path) {
 }
 
 void AddTag(std::vector<std::string>& tags, std::string_view tag) {
-  tag = Trim(tag);
+  tag = Trim(tag, kLineBlank);
   if (tag.empty() || tag.size() > kMaxTagBytes || tags.size() >= kMaxTags) return;
   if (std::find(tags.begin(), tags.end(), tag) == tags.end()) tags.emplace_back(tag);
 }
@@ -114,9 +112,9 @@ std::vector<std::string> NoteTags(const FrontMatter& fm) {
 
 // The text of a markdown list item ("- x", "* x", "+ x"), else nullopt.
 std::optional<std::string_view> ListItem(std::string_view line) {
-  line = Trim(line);
+  line = Trim(line, kLineBlank);
   if (line.size() >= 2 && (line[0] == '-' || line[0] == '*' || line[0] == '+') && line[1] == ' ') {
-    return Trim(line.substr(2));
+    return Trim(line.substr(2), kLineBlank);
   }
   return std::nullopt;
 }
@@ -149,7 +147,7 @@ std::optional<Observation> ParseObservation(std::string_view item) {
   if (item.starts_with("[")) {
     const size_t close = item.find(']');
     if (close == std::string_view::npos) return std::nullopt;
-    const std::string_view category = Trim(item.substr(1, close - 1));
+    const std::string_view category = Trim(item.substr(1, close - 1), kLineBlank);
     const bool link = close + 1 < item.size() && item[close + 1] == '(';
     const bool valid =
         !category.empty() && category.find_first_of("[()") == std::string::npos &&
@@ -158,14 +156,14 @@ std::optional<Observation> ParseObservation(std::string_view item) {
     if (link || !valid) return std::nullopt;
     if (close + 1 >= item.size() || item[close + 1] != ' ') return std::nullopt;
     o.category = std::string(category);
-    rest = Trim(item.substr(close + 1));
+    rest = Trim(item.substr(close + 1), kLineBlank);
   }
   if (rest.empty()) return std::nullopt;
   if (rest.back() == ')') {
     const size_t open = rest.rfind('(');
     if (open != std::string_view::npos) {
-      o.context = std::string(Trim(rest.substr(open + 1, rest.size() - open - 2)));
-      rest = Trim(rest.substr(0, open));
+      o.context = std::string(Trim(rest.substr(open + 1, rest.size() - open - 2), kLineBlank));
+      rest = Trim(rest.substr(0, open), kLineBlank);
     }
   }
   size_t pos = 0;
@@ -193,7 +191,7 @@ std::optional<Observation> ParseObservation(std::string_view item) {
 // A wiki link's target: "[[Target|shown]]" -> "Target".
 std::string LinkTarget(std::string_view inner) {
   inner = inner.substr(0, inner.find('|'));
-  return std::string(Trim(inner));
+  return std::string(Trim(inner, kLineBlank));
 }
 
 // "relation_type [[Target]] (context)" or a quoted multi-word type.
@@ -202,14 +200,14 @@ std::optional<ForeignTriple> ParseRelation(std::string_view item) {
   if (open == std::string_view::npos || open == 0) return std::nullopt;
   const size_t close = item.find("]]", open + 2);
   if (close == std::string_view::npos) return std::nullopt;
-  std::string_view type = Trim(item.substr(0, open));
+  std::string_view type = Trim(item.substr(0, open), kLineBlank);
   if (type.size() >= 2 && (type.front() == '"' || type.front() == '\'') &&
       type.back() == type.front()) {
-    type = Trim(type.substr(1, type.size() - 2));
+    type = Trim(type.substr(1, type.size() - 2), kLineBlank);
   } else if (type.find_first_of(" \t") != std::string_view::npos) {
     return std::nullopt;
   }
-  const std::string_view after = Trim(item.substr(close + 2));
+  const std::string_view after = Trim(item.substr(close + 2), kLineBlank);
   if (!after.empty() &&
       !(after.front() == '(' && after.back() == ')' && after.find(')') == after.size() - 1)) {
     return std::nullopt;
@@ -234,7 +232,7 @@ std::vector<std::string> InlineLinks(std::string_view line) {
 }
 
 std::string_view Body(std::string_view text, const FrontMatter& fm) {
-  return Trim(text.substr(std::min(fm.body_offset, text.size())));
+  return Trim(text.substr(std::min(fm.body_offset, text.size())), kLineBlank);
 }
 
 // The note's text without its front matter: leading blank lines and
@@ -283,9 +281,9 @@ bool IsKeyLine(std::string_view line) {
 bool OpensFrontMatter(std::string_view text) {
   const size_t start = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
   const std::vector<Line> lines = LinesOf(text, start, 1);
-  if (lines.empty() || Trim(lines[0].text) != "---") return false;
+  if (lines.empty() || Trim(lines[0].text, kLineBlank) != "---") return false;
   for (size_t i = 1; i < lines.size(); ++i) {
-    if (!Trim(lines[i].text).empty()) return IsKeyLine(lines[i].text);
+    if (!Trim(lines[i].text, kLineBlank).empty()) return IsKeyLine(lines[i].text);
   }
   return false;
 }
@@ -308,7 +306,7 @@ Result<FrontMatter> ParseFrontMatter(std::string_view text) {
   FrontMatter fm;
   const size_t start = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;  // a byte order mark
   const std::vector<Line> lines = LinesOf(text, start, 1);
-  if (lines.empty() || Trim(lines[0].text) != "---") {
+  if (lines.empty() || Trim(lines[0].text, kLineBlank) != "---") {
     fm.body_offset = start;
     return fm;
   }
@@ -320,14 +318,14 @@ Result<FrontMatter> ParseFrontMatter(std::string_view text) {
     const size_t raw_end = static_cast<size_t>(raw.data() - text.data()) + raw.size();
     const size_t next = text.find('\n', raw_end);
     const size_t after = next == std::string_view::npos ? text.size() : next + 1;
-    if (Trim(raw) == "---" || Trim(raw) == "...") {
+    if (Trim(raw, kLineBlank) == "---" || Trim(raw, kLineBlank) == "...") {
       if (!malformed.ok()) return malformed;
       fm.present = true;
       fm.body_line = lines[i].number + 1;
       fm.body_offset = after;
       return fm;
     }
-    const std::string_view line = Trim(raw);
+    const std::string_view line = Trim(raw, kLineBlank);
     if (line.empty() || line.starts_with('#')) continue;
     const bool indented = raw.starts_with(' ') || raw.starts_with('\t');
     if ((indented || line.starts_with("- ")) && !fm.fields.empty()) {
@@ -336,7 +334,7 @@ Result<FrontMatter> ParseFrontMatter(std::string_view text) {
     }
     if (indented) continue;
     const size_t colon = line.find(':');
-    if (colon == std::string_view::npos || Trim(line.substr(0, colon)).empty()) {
+    if (colon == std::string_view::npos || Trim(line.substr(0, colon), kLineBlank).empty()) {
       if (malformed.ok()) {
         malformed = Malformed(lines[i].number,
                               "is not \"key: value\", \"key:\", \"- item\" or an indented "
@@ -344,9 +342,9 @@ Result<FrontMatter> ParseFrontMatter(std::string_view text) {
       }
       continue;
     }
-    std::pair<std::string, std::vector<std::string>> field{std::string(Trim(line.substr(0, colon))),
+    std::pair<std::string, std::vector<std::string>> field{std::string(Trim(line.substr(0, colon), kLineBlank)),
                                                            {}};
-    const std::string_view value = Trim(line.substr(colon + 1));
+    const std::string_view value = Trim(line.substr(colon + 1), kLineBlank);
     if (std::optional<std::string> open = UnclosedValue(value); open && malformed.ok()) {
       malformed = Malformed(lines[i].number, "opens " + *open + " that is never closed");
     }
@@ -453,7 +451,7 @@ ForeignRecords ParseBasicMemoryNote(const ForeignFile& file) {
 
   bool in_code = false;
   for (const Line& line : LinesOf(file.text, fm->body_offset, fm->body_line)) {
-    const std::string_view trimmed = Trim(line.text);
+    const std::string_view trimmed = Trim(line.text, kLineBlank);
     if (trimmed.starts_with("```") || trimmed.starts_with("~~~")) {
       in_code = !in_code;
       continue;

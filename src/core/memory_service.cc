@@ -2,6 +2,10 @@
 // stats (spec 10; core/memory_service.h).
 
 #include "core/memory_service.h"
+
+#include <optional>
+
+#include "base/request_trace.h"
 #include "core/access.h"
 #include "core/validation.h"
 #include "rules/tool_rule.h"
@@ -68,7 +72,9 @@ Result<StoreResult> MemoryService::Store(const Principal& who, const StoreReques
   w.tags = req.tags;
   w.visibility = req.visibility;
   w.now = clock_->NowMs();
+  std::optional<internal::ScopedStage> stage(std::in_place, "store");
   MNEMO_ASSIGN_OR_RETURN(storage::UpsertResult r, entries_.Upsert(w));
+  stage.emplace("embed");
   // The entry is stored; vectors follow, and their failure is not fatal.
   if (r.text_changed) {
     const storage::Label labels[] = {r.label};

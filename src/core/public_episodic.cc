@@ -22,11 +22,4 @@ EpisodicTurn ToEpisodicTurn(storage::TurnRow r) {
                       .owner = std::move(r.owner)};
 }
 
-Status ValidateSessionId(std::string_view session_id) {
-  if (text::IsBlank(session_id)) {
-    return InvalidArgument("session_id must not be blank", "session_id");
-  }
-  return ValidateKey(session_id, "session_id");
-}
-
 }  // namespace mnemo

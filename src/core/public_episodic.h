@@ -17,7 +17,4 @@ EpisodicTurn ToEpisodicTurn(storage::TurnRow r);
 // A stored facet as a ProfileFacet.
 ProfileFacet ToProfileFacet(storage::FacetRow r);
 
-// A session id: not blank, and a valid key (kInvalidArgument "session_id").
-Status ValidateSessionId(std::string_view session_id);
-
 }  // namespace mnemo

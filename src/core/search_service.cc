@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "base/request_trace.h"
 #include "core/access.h"
 #include "core/fusion.h"
 #include "core/validation.h"
@@ -58,8 +59,9 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
     return InvalidArgument("min_score must be between 0 and 1", "min_score");
   }
 
+  const std::string_view query = text::QueryText(req.query);
   HybridQuery q;
-  q.terms = text::QueryTerms(req.query);
+  q.terms = text::QueryTerms(query);
   q.filter.category = req.category;
   q.filter.ns = req.ns;
   q.filter.ns_prefix = req.ns_prefix;
@@ -71,14 +73,17 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
   // Candidates from both sides, N >= 4k each (spec 20).
   q.candidates = std::max(4 * req.max_results, 40);
   SearchResponse resp;
-  MNEMO_RETURN_IF_ERROR(PrepareVectorSide(req, &q, &resp.degraded));
+  {
+    internal::ScopedStage stage("embed");
+    MNEMO_RETURN_IF_ERROR(PrepareVectorSide(req, query, &q, &resp.degraded));
+  }
   // Without a vector side or recency the fused score is the keyword score
   // (FuseScores) and RankOrder the keyword side's order: its top k is the
   // answer, and the 4k candidates would only be read to be dropped.
   // Soft term matching (embed/soft_match.h) moves keyword scores too.
   const embed::SoftMatcher* soft = req.embedding ? nullptr : vectors_.soft_matcher();
   std::optional<embed::SoftMatcher::Query> soft_query;
-  if (soft != nullptr) soft_query = soft->Prepare(req.query);
+  if (soft != nullptr) soft_query = soft->Prepare(query);
   const bool soft_side = soft_query && !soft_query->words.empty();
   if (q.space == nullptr && req.recency_weight <= 0 && !soft_side) {
     q.candidates = req.max_results;
@@ -86,6 +91,7 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
   double vector_floor = 0;
   MNEMO_ASSIGN_OR_RETURN(std::vector<Candidate> found, CollectCandidates(q, &vector_floor));
 
+  internal::ScopedStage fuse_stage("fuse");
   std::vector<FusionInput> inputs;
   std::vector<embed::SoftScore> soft_scores(soft_side ? found.size() : 0);
   inputs.reserve(found.size());
@@ -142,8 +148,8 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
   return resp;
 }
 
-Status SearchService::PrepareVectorSide(const SearchRequest& req, HybridQuery* q,
-                                        std::optional<std::string>* degraded) {
+Status SearchService::PrepareVectorSide(const SearchRequest& req, std::string_view query,
+                                        HybridQuery* q, std::optional<std::string>* degraded) {
   if (req.embedding) {
     q->vector = *req.embedding;
     if (!embed::NormalizeL2(q->vector)) {
@@ -156,7 +162,7 @@ Status SearchService::PrepareVectorSide(const SearchRequest& req, HybridQuery* q
   }
   embed::Embedder* embedder = vectors_.embedder();
   if (embedder == nullptr) return Status::Ok();
-  const std::string texts[] = {req.query};
+  const std::string texts[] = {std::string(query)};
   auto v = embedder->Embed(texts);
   if (!v.ok()) {
     // Not fatal (spec 20): keyword-only, and the response says so.
@@ -179,6 +185,7 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   std::vector<Candidate> out;
   std::unordered_map<storage::Label, size_t> at;
   if (!q.terms.empty()) {
+    internal::ScopedStage stage("keyword");
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::KeywordHit> hits,
                            entries_.KeywordSearch({q.terms, q.filter, q.candidates}));
     for (storage::KeywordHit& h : hits) {
@@ -187,6 +194,7 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
     }
   }
   if (q.space == nullptr) return out;
+  internal::ScopedStage stage("vector");
 
   // Vector side: the filter runs inside the search, in batches, on labels
   // alone (AcceptedLabels: the walk offers 4k and more); the k neighbours it

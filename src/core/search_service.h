@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/hybrid_search.h"
@@ -42,9 +43,9 @@ class SearchService {
   const embed::SoftMatcher* soft_matcher() const { return vectors_.soft_matcher(); }
 
  private:
-  // Picks the vector space and query vector (or records why the vector side
-  // is degraded).
-  Status PrepareVectorSide(const SearchRequest& req, HybridQuery* q,
+  // Picks the vector space and the vector of `query` (req.query as
+  // text::QueryText reads it), or records why the vector side is degraded.
+  Status PrepareVectorSide(const SearchRequest& req, std::string_view query, HybridQuery* q,
                            std::optional<std::string>* degraded);
   // Gathers the candidates of both sides with both signals.
   // Sets *vector_floor to the vector side's VectorFloor (fusion.h).

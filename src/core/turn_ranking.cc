@@ -178,7 +178,7 @@ Result<std::vector<RankedTurn>> ScoreCandidates(storage::EpisodicStore& episodic
     }
   }
   if (soft.matcher != nullptr) {
-    const embed::SoftMatcher::Query prepared = soft.matcher->Prepare(soft.query);
+    const embed::SoftMatcher::Query prepared = soft.matcher->Prepare(text::QueryText(soft.query));
     if (!prepared.words.empty()) {
       for (size_t i = 0; i < rows.size(); ++i) {
         const double s = soft.matcher->Score(prepared, rows[i].content).score;

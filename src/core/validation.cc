@@ -42,6 +42,13 @@ Status ValidateKey(std::string_view key, std::string_view field) {
   return Status::Ok();
 }
 
+Status ValidateSessionId(std::string_view session_id) {
+  if (text::IsBlank(session_id)) {
+    return InvalidArgument("session_id must not be blank", "session_id");
+  }
+  return ValidateKey(session_id, "session_id");
+}
+
 Status ValidateContent(std::string_view content, std::string_view field) {
   if (content.empty() || text::IsBlank(content)) {
     return InvalidArgument(F(field) + " must not be blank", F(field));
@@ -171,8 +178,14 @@ Status ValidateQuery(std::string_view query) {
   if (text::IsBlank(query)) {
     return InvalidArgument("query must not be empty or whitespace: say what to look for", "query");
   }
+  return ValidateQueryLength(query);
+}
+
+Status ValidateQueryLength(std::string_view query) {
   if (query.size() > kMaxContentBytes) {
-    return InvalidArgument("query is longer than 1 MiB", "query");
+    return InvalidArgument("query is " + std::to_string(query.size()) + " bytes long: at most " +
+                               std::to_string(kMaxContentBytes) + " bytes are allowed",
+                           "query");
   }
   return Status::Ok();
 }

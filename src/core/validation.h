@@ -14,6 +14,9 @@ namespace mnemo {
 
 // 1-256 bytes, valid UTF-8, no control characters, not blank.
 Status ValidateKey(std::string_view key, std::string_view field = "key");
+// A session id: not blank, and a valid key (kInvalidArgument "session_id").
+// The one check of every method that names a session.
+Status ValidateSessionId(std::string_view session_id);
 // Valid UTF-8 without NUL, not blank, at most 1 MiB.
 Status ValidateContent(std::string_view content, std::string_view field = "value");
 // core, daily, conversation, or [a-z0-9_-]{1,64}.
@@ -32,8 +35,10 @@ Status ValidateTags(const std::vector<std::string>& tags, std::string_view field
 Status ValidateContextTurns(int context_turns, std::string_view field = "context_turns");
 // since before until when both are given (field "until").
 Status ValidateTimeWindow(const TimeWindow& window);
-// A search query: not blank, at most kMaxContentBytes (field "query").
+// A search query: not blank, and ValidateQueryLength (field "query").
 Status ValidateQuery(std::string_view query);
+// At most kMaxContentBytes, the message naming the size and the limit.
+Status ValidateQueryLength(std::string_view query);
 // max_results in 1..kMaxResults (field "max_results").
 Status ValidateMaxResults(int max_results);
 // kInvalidArgument naming `field` when `content` looks like a secret and

@@ -5,12 +5,18 @@
 #include <exception>
 #include <unordered_map>
 
+#include "base/request_trace.h"
 #include "index/index_file.h"
 #include "index/vector_math.h"
 #include "storage/vector_rules.h"
 
 namespace mnemo {
 namespace {
+
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
 
 constexpr int kChangePage = 4096;
 // Vectors per UpsertBatch in a rebuild: large enough that the graph build
@@ -293,7 +299,11 @@ Result<VectorSpace::Built> VectorSpace::BuildFromStorage(std::optional<index::In
 }
 
 Status VectorSpace::Rebuild() {
+  const auto start = std::chrono::steady_clock::now();
   MNEMO_ASSIGN_OR_RETURN(Built built, BuildFromStorage(std::nullopt));
+  logger_->Log(LogLevel::kDebug, "index " + signature_ + ": rebuilt from storage, " +
+                                     std::to_string(built.index->size()) + " vectors in " +
+                                     internal::FormatMs(MsSince(start)));
   SetIndex(std::move(built.index));
   watermark_ = built.watermark;
   dirty_ = true;
@@ -312,9 +322,14 @@ Status VectorSpace::CatchUp(index::VectorIndex& index, int64_t* watermark) {
 }
 
 Status VectorSpace::CatchUpLocked() {
+  const auto start = std::chrono::steady_clock::now();
   int64_t watermark = watermark_.load();
   Status s = CatchUp(*index_, &watermark);
   if (watermark != watermark_.load()) {
+    logger_->Log(LogLevel::kDebug, "index " + signature_ + ": caught up from change " +
+                                       std::to_string(watermark_.load()) + " to " +
+                                       std::to_string(watermark) + " in " +
+                                       internal::FormatMs(MsSince(start)));
     watermark_ = watermark;
     dirty_ = true;
   }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/openai_http.h"
+#include "base/strings.h"
 
 namespace mnemo::llm {
 namespace {
@@ -16,15 +17,7 @@ using internal::HttpRequest;
 using internal::HttpResponse;
 using Json = nlohmann::json;
 
-constexpr std::string_view kWhiteSpace = " \t\r\n\f\v";
-
-bool IsUtf8Continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
-std::string_view Trim(std::string_view s) {
-  const size_t begin = s.find_first_not_of(kWhiteSpace);
-  if (begin == std::string_view::npos) return {};
-  return s.substr(begin, s.find_last_not_of(kWhiteSpace) - begin + 1);
-}
+using internal::Trim;
 
 bool HasControlCharacter(std::string_view s) {
   return std::any_of(s.begin(), s.end(), [](char c) {
@@ -215,8 +208,7 @@ std::vector<ChatMessage> RecapPrompt(const std::vector<std::pair<std::string, st
     const std::string label = TurnLine(role, "");
     const size_t room =
         max_bytes > label.size() + kCut.size() ? max_bytes - label.size() - kCut.size() : 0;
-    size_t start = text.size() - std::min(room, text.size());
-    while (start < text.size() && IsUtf8Continuation(text[start])) ++start;
+    const size_t start = internal::Utf8SuffixStart(text, room);
     transcript = label + std::string(kCut) + text.substr(start);
   } else {
     for (size_t i = first; i < turns.size(); ++i) {

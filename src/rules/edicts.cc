@@ -8,6 +8,7 @@
 
 #include "rules/tool_rule.h"
 #include "text/sentences.h"
+#include "text/trim.h"
 #include "text/utf8.h"
 
 // Everything here is a hand-written scanner over bytes: std::regex is far too
@@ -79,21 +80,6 @@ bool IsWordStart(int32_t cp) {
                            (cp >= 0xFF1A && cp <= 0xFF20) || (cp >= 0xFF3B && cp <= 0xFF40) ||
                            (cp >= 0xFF5B && cp <= 0xFF65);
   return !punctuation;
-}
-
-std::string_view TrimSpace(std::string_view s) {
-  size_t pos = 0;
-  size_t begin = s.size();
-  size_t end = 0;
-  while (pos < s.size()) {
-    const CodePoint c = At(s, pos);
-    if (!IsSpace(c.cp)) {
-      if (begin == s.size()) begin = pos;
-      end = pos + c.len;
-    }
-    pos += c.len;
-  }
-  return begin < end ? s.substr(begin, end - begin) : std::string_view();
 }
 
 size_t SkipSpaces(std::string_view s, size_t pos) {
@@ -558,9 +544,9 @@ std::optional<Joiner> JoinerAt(std::string_view s, size_t pos) {
 
 // `s` trimmed, and without a trailing comma (the clause boundary).
 std::string_view TrimClause(std::string_view s) {
-  s = TrimSpace(s);
+  s = text::TrimWhiteSpace(s);
   for (std::string_view comma : {",", "\xEF\xBC\x8C"}) {
-    if (s.ends_with(comma)) s = TrimSpace(s.substr(0, s.size() - comma.size()));
+    if (s.ends_with(comma)) s = text::TrimWhiteSpace(s.substr(0, s.size() - comma.size()));
   }
   return s;
 }
@@ -601,7 +587,7 @@ std::vector<std::string> SplitSentences(std::string_view text) {
 }
 
 std::vector<std::string_view> SplitClauses(std::string_view sentence) {
-  const std::string_view s = TrimSpace(sentence);
+  const std::string_view s = text::TrimWhiteSpace(sentence);
   std::vector<std::string_view> out;
   size_t start = 0;
   size_t pos = 0;
@@ -634,26 +620,27 @@ std::vector<std::string_view> SplitClauses(std::string_view sentence) {
 }
 
 bool IsEdict(std::string_view clause) {
-  const std::string_view s = TrimSpace(clause);
+  const std::string_view s = text::TrimWhiteSpace(clause);
   if (s.empty()) return false;
   return EdictStartsAt(s, 0, EndsAsQuestion(s));
 }
 
 std::string EdictBody(std::string_view sentence) {
-  std::string_view s = TrimSpace(sentence);
+  std::string_view s = text::TrimWhiteSpace(sentence);
   // A list marker is layout, not the user's words: "- Never X" and "Never X"
   // are one rule, and the pinned block does not render "- - Never".
   for (std::string_view bullet : {"- ", "* ", "> ", "\xE2\x80\xA2 "}) {
     if (s.starts_with(bullet)) {
-      s = TrimSpace(s.substr(bullet.size()));
+      s = text::TrimWhiteSpace(s.substr(bullet.size()));
       break;
     }
   }
   // "1) Never X" ("1. " never gets here: SplitSentences splits after it).
   size_t digits = 0;
   while (digits < s.size() && digits < 3 && IsAsciiDigit(s[digits])) ++digits;
-  if (digits > 0 && s.substr(digits).starts_with(") ")) s = TrimSpace(s.substr(digits + 2));
-  s = TrimSpace(s.substr(0, text::Utf8PrefixBytes(s, kMaxEdictChars)));
+  if (digits > 0 && s.substr(digits).starts_with(") "))
+    s = text::TrimWhiteSpace(s.substr(digits + 2));
+  s = text::TrimWhiteSpace(s.substr(0, text::Utf8PrefixBytes(s, kMaxEdictChars)));
   // Rules end up in JSON and in the system prompt: no ill-formed bytes.
   return text::SanitizeUtf8(s);
 }

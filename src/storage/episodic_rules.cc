@@ -12,6 +12,7 @@
 #include "storage/sqlite/tags_json.h"
 #include "storage/supersession.h"
 #include "text/strip.h"
+#include "text/utf8.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -97,10 +98,15 @@ Status ValidateTurnWrites(std::span<const TurnWrite> rows) {
 Status ValidateTurnKey(const TurnKey& key) {
   if (key.owner.empty()) return InvalidArgument("owner must not be empty", "owner");
   if (key.session_id.empty()) return InvalidArgument("session_id must not be empty", "session_id");
-  if (key.turn_id.empty() || key.turn_id.size() > kMaxTurnIdBytes) {
-    return InvalidArgument(
-        "turn_id is " + std::to_string(key.turn_id.size()) + " bytes long: use 1 to 128 bytes",
-        "turn_id");
+  return ValidateTurnId(key.turn_id);
+}
+
+Status ValidateTurnId(std::string_view turn_id) {
+  if (turn_id.empty() || turn_id.size() > kMaxTurnIdBytes || !text::IsValidUtf8(turn_id)) {
+    return InvalidArgument("turn_id must be 1 to " + std::to_string(kMaxTurnIdBytes) +
+                               " bytes of UTF-8 (it is " + std::to_string(turn_id.size()) +
+                               " bytes long)",
+                           "turn_id");
   }
   return Status::Ok();
 }

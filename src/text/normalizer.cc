@@ -4,6 +4,7 @@
 #include <unicode/normalizer2.h>
 #include <unicode/stringpiece.h>
 
+#include "base/strings.h"
 #include "text/stemmer.h"
 #include "text/utf8.h"
 
@@ -18,13 +19,6 @@ const icu::Normalizer2* NfkcCasefold() {
     return U_SUCCESS(status) ? n : nullptr;
   }();
   return instance;
-}
-
-// Largest code point boundary <= max_bytes.
-size_t CutAt(std::string_view s, size_t max_bytes) {
-  size_t cut = max_bytes;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return cut;
 }
 
 void AsciiLower(std::string_view word, std::string* out) {
@@ -83,7 +77,8 @@ void FoldWord(std::string_view word, std::string* out) {
   }
   if (nfkc == nullptr || U_FAILURE(status)) AsciiLower(word, out);
   if (ContainsArabic(*out)) CleanArabic(out);
-  if (out->size() > kMaxTokenBytes) out->resize(CutAt(*out, kMaxTokenBytes));
+  if (out->size() > kMaxTokenBytes)
+    out->resize(mnemo::internal::Utf8CutBytes(*out, kMaxTokenBytes));
 }
 
 void StemToken(std::string* token) { token->resize(StemInPlace(token->data(), token->size())); }

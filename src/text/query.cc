@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "base/strings.h"
 #include "text/normalizer.h"
 #include "text/segmenter.h"
 #include "text/stopwords.h"
@@ -126,12 +127,12 @@ class QueryVisitor : public SegmentVisitor {
 
 }  // namespace
 
+std::string_view QueryText(std::string_view query) {
+  return query.substr(0, mnemo::internal::Utf8CutBytes(query, kMaxQueryReadBytes));
+}
+
 std::vector<std::string> QueryTerms(std::string_view query) {
-  if (query.size() > kMaxQueryBytes) {
-    size_t cut = kMaxQueryBytes;
-    while (cut > 0 && (static_cast<unsigned char>(query[cut]) & 0xC0) == 0x80) --cut;
-    query = query.substr(0, cut);
-  }
+  query = QueryText(query);
   std::string storage;
   const std::string_view prepared = PrepareText(query, &storage);
   QueryVisitor visitor(prepared);

@@ -14,10 +14,17 @@ namespace mnemo::text {
 // At most this many terms are returned; the walk stops once it has this many
 // non-stop terms, so a 100 KB query costs about as much as a short one.
 inline constexpr size_t kMaxQueryTerms = 64;
-// Only the first this many bytes of a query are read (cut at a code point).
-inline constexpr size_t kMaxQueryBytes = 16 * 1024;
+// Of a query (up to kMaxContentBytes, include/mnemo/limits.h), searches read
+// the first this many bytes, cut at a code point: not a limit of the API.
+inline constexpr size_t kMaxQueryReadBytes = 16 * 1024;
 
-// Distinct index tokens of `query`, in first-occurrence order:
+// The part of `query` a search reads: its first kMaxQueryReadBytes bytes,
+// cut at a code point boundary; a view into `query`. Every side of a search
+// (keyword terms, query vector, soft matching) reads this text, so they
+// never read different texts.
+std::string_view QueryText(std::string_view query);
+
+// Distinct index tokens of QueryText(query), in first-occurrence order:
 //  - words: as the index normalises them (folded, Porter2-stemmed), so
 //    "emails" gives "email";
 //  - identifiers: the whole identifier and every part ("deploy.py" ->

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 
+#include "base/strings.h"
 #include "text/utf8.h"
 
 namespace mnemo::text {
@@ -389,11 +390,7 @@ void FindIdentifiers(std::string_view text, std::vector<ByteSpan>* out) {
 }
 
 std::string_view PrepareText(std::string_view text, std::string* storage) {
-  if (text.size() > static_cast<size_t>(INT32_MAX)) {
-    size_t cut = INT32_MAX;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-    text = text.substr(0, cut);
-  }
+  text = text.substr(0, mnemo::internal::Utf8CutBytes(text, INT32_MAX));
   if (IsValidUtf8(text)) return text;
   storage->assign(text);
   for (size_t i = 0; i < text.size();) {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "text/trim.h"
 #include "text/utf8.h"
 
 // A hand-written scanner instead of std::regex or ICU's sentence iterator:
@@ -33,21 +34,6 @@ bool IsWideTerminator(int32_t cp, const SentenceOptions& options) {
 bool IsAsciiAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool IsAsciiDigit(unsigned char c) { return c >= '0' && c <= '9'; }
 char LowerAscii(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string_view Trim(std::string_view s) {
-  size_t pos = 0;
-  size_t begin = s.size();
-  size_t end = 0;
-  while (pos < s.size()) {
-    const CodePoint c = At(s, pos);
-    if (!IsSpace(c.cp)) {
-      if (begin == s.size()) begin = pos;
-      end = pos + c.len;
-    }
-    pos += c.len;
-  }
-  return begin < end ? s.substr(begin, end - begin) : std::string_view();
-}
 
 // Abbreviations whose period does not end a sentence ("e.g." "Mr.").
 constexpr std::string_view kAbbreviations[] = {"e.g", "i.e", "etc", "mr", "mrs",
@@ -109,9 +95,9 @@ std::vector<std::string> SplitSentences(std::string_view text, const SentenceOpt
   // [start, content_end) is the sentence without its closing punctuation,
   // the part whose length decides whether it is kept.
   auto emit = [&](size_t content_end, size_t end) {
-    const std::string_view sentence = Trim(text.substr(start, end - start));
+    const std::string_view sentence = TrimWhiteSpace(text.substr(start, end - start));
     if (!sentence.empty() &&
-        Trim(text.substr(start, content_end - start)).size() >= options.min_bytes) {
+        TrimWhiteSpace(text.substr(start, content_end - start)).size() >= options.min_bytes) {
       out.emplace_back(sentence);
     }
     start = end;

@@ -9,6 +9,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "base/strings.h"
 #include "text/phatic.h"
 #include "text/sentences.h"
 #include "text/stopwords.h"
@@ -60,8 +61,8 @@ bool IsAsciiWordByte(char c) {
 // not "The production de…"; Chinese has no spaces and is cut anywhere).
 std::string CutToFit(std::string_view s, size_t max_bytes) {
   const bool with_ellipsis = max_bytes > kEllipsis.size();
-  size_t cut = with_ellipsis ? max_bytes - kEllipsis.size() : max_bytes;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  size_t cut =
+      mnemo::internal::Utf8CutBytes(s, with_ellipsis ? max_bytes - kEllipsis.size() : max_bytes);
   if (cut > 0 && IsAsciiWordByte(s[cut - 1]) && IsAsciiWordByte(s[cut])) {
     const size_t space = s.substr(0, cut).find_last_of(' ');
     if (space != std::string_view::npos && space > 0) cut = space;

@@ -4,20 +4,20 @@
 #include <cctype>
 #include <charconv>
 
+#include "base/strings.h"
+
 namespace mnemo::transport {
 namespace {
+
+// Optional whitespace around header values and list items: SP and HTAB only
+// (RFC 9110, 5.6.3).
+constexpr std::string_view kOws = " \t";
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
                   std::tolower(static_cast<unsigned char>(y));
          });
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
 }
 
 bool IsTokenChar(char c) {
@@ -29,7 +29,7 @@ bool IsTokenChar(char c) {
 bool ListHas(std::string_view list, std::string_view token) {
   while (!list.empty()) {
     size_t comma = list.find(',');
-    if (EqualsIgnoreCase(Trim(list.substr(0, comma)), token)) return true;
+    if (EqualsIgnoreCase(internal::Trim(list.substr(0, comma), kOws), token)) return true;
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);
   }
@@ -203,7 +203,7 @@ RequestParser::State RequestParser::ParseHead(std::string& buffer) {
       return Fail(400, "malformed header line (expected \"Name: value\", no line folding)");
     }
     const std::string_view name = field.substr(0, colon);
-    const std::string_view value = Trim(field.substr(colon + 1));
+    const std::string_view value = internal::Trim(field.substr(colon + 1), kOws);
     if (std::any_of(value.begin(), value.end(), [](char c) { return c != '\t' && IsControl(c); })) {
       return Fail(400, "header " + std::string(name) +
                            " holds a control byte (NUL, CR, LF or another below 0x20): field "
@@ -229,7 +229,7 @@ RequestParser::State RequestParser::ParseHead(std::string& buffer) {
   const bool chunked = request_.HasHeader("Transfer-Encoding");
   if (chunked) {
     if (has_length) return Fail(400, "both Transfer-Encoding and Content-Length were sent");
-    if (!EqualsIgnoreCase(Trim(request_.Header("Transfer-Encoding")), "chunked")) {
+    if (!EqualsIgnoreCase(internal::Trim(request_.Header("Transfer-Encoding"), kOws), "chunked")) {
       return Fail(501, "only Transfer-Encoding: chunked is understood");
     }
     phase_ = Phase::kChunkSize;
@@ -252,8 +252,9 @@ RequestParser::State RequestParser::ParseHead(std::string& buffer) {
     phase_ = Phase::kFixedBody;
   }
   const bool has_body = chunked || remaining_ > 0;
-  expect_continue_ = has_body && request_.minor_version >= 1 &&
-                     EqualsIgnoreCase(Trim(request_.Header("Expect")), "100-continue");
+  expect_continue_ =
+      has_body && request_.minor_version >= 1 &&
+      EqualsIgnoreCase(internal::Trim(request_.Header("Expect"), kOws), "100-continue");
   return State::kHeadersDone;
 }
 
@@ -282,7 +283,8 @@ RequestParser::State RequestParser::ParseBody(std::string& buffer) {
         return Fail(400, "chunk size line too long");
       }
       if (eol == std::string_view::npos) break;
-      const std::string_view size_text = Trim(in.substr(0, std::min(eol, in.find(';'))));
+      const std::string_view size_text =
+          internal::Trim(in.substr(0, std::min(eol, in.find(';'))), kOws);
       uint64_t size = 0;
       auto [ptr, ec] =
           std::from_chars(size_text.data(), size_text.data() + size_text.size(), size, 16);

@@ -3,10 +3,15 @@
 #include <cstdio>
 #include <exception>
 
+#include "base/request_trace.h"
 #include "base/uuid.h"
 
 namespace mnemo::transport {
 namespace {
+
+// The body parse of the request HandleText parsed last on this thread, for
+// the "parse" stage of the next HandleOne (its first request of a batch).
+thread_local double body_parse_ms = 0;
 
 bool ValidId(const json& id) { return id.is_string() || id.is_number() || id.is_null(); }
 
@@ -83,7 +88,9 @@ void Dispatcher::Observe(std::string_view method, std::string_view outcome,
 std::optional<std::string> Dispatcher::HandleText(std::string_view body,
                                                   const Principal& who) const {
   json error;
+  const auto parse_start = Clock::now();
   const json message = ParseRequest(body, error);
+  body_parse_ms = std::chrono::duration<double, std::milli>(Clock::now() - parse_start).count();
   if (message.is_discarded()) {
     Observe("", error["error"]["code"] == kParseError ? "parse_error" : "invalid_request",
             Clock::now());
@@ -114,6 +121,8 @@ json Dispatcher::HandleJson(const json& message, const Principal& who) const {
 
 json Dispatcher::HandleOne(const json& m, const Principal& who, Clock::time_point deadline) const {
   const auto start = Clock::now();
+  internal::RequestTrace trace;
+  trace.Add("parse", std::exchange(body_parse_ms, 0.0));
   auto invalid = [&](const json& id, const std::string& why) {
     Observe("", "invalid_request", start);
     return ErrorResponse(id, kInvalidRequest, "invalid request: " + why);
@@ -149,7 +158,14 @@ json Dispatcher::HandleOne(const json& m, const Principal& who, Clock::time_poin
                             ? Result<json>(Unavailable("request deadline exceeded before " +
                                                        method + " ran; send fewer calls"))
                             : Call(method, params, who);
-  Observe(method, result.ok() ? "ok" : StatusCodeName(result.status().code()), start);
+  const std::string_view outcome = result.ok() ? "ok" : StatusCodeName(result.status().code());
+  Observe(method, outcome, start);
+  // One debug line per request: method, principal, outcome, time by stage;
+  // never params or results (MNEMO_LOG=debug, docs/architecture.md).
+  engine_.logger().Log(LogLevel::kDebug, "request " + method + " by " + who.name + ": " +
+                                             std::string(outcome) + " in " +
+                                             internal::FormatMs(trace.ElapsedMs()) + " (" +
+                                             trace.Summary() + ")");
   if (notification) return nullptr;
   json response = Envelope(id);
   if (result.ok()) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <exception>
 
+#include "base/request_trace.h"
 #include "core/services.h"
 #include "transport/param_schema.h"
 
@@ -99,7 +100,10 @@ std::string ParamText(const json& params, const char* name) {
 Result<json> CallMethod(const MethodSpec& spec, const MethodContext& ctx, const json& params,
                         json* validated) {
   const auto start = std::chrono::steady_clock::now();
-  Result<json> checked = ValidateParams(spec, params);
+  Result<json> checked = [&] {
+    internal::ScopedStage stage("parse");
+    return ValidateParams(spec, params);
+  }();
   Result<json> result = checked.ok() ? RunHandler(spec, ctx, *checked) : checked.status();
   // Without an audit log (the default) nothing below is needed.
   if (!ctx.engine.config().security.audit.enabled) {

@@ -87,53 +87,55 @@ std::vector<ParamSpec> ToolCallFields() {
 }
 
 MethodSpec TurnCompleteSpec() {
-  return {.name = "memory.turn_complete",
-          .description =
-              "Report a finished agent turn: captures user edicts (\"never email "
-              "Sarah\") as critical tool rules and repeated tool failures as normal "
-              "rules, and counts every tool call. Returns the rules it created.",
-          .params =
-              {{.name = "session_id",
-                .description = "The conversation's id.",
-                .required = true,
-                .max_bytes = kMaxKeyBytes},
-               {.name = "user_message",
-                .description = "What the user said this turn.",
-                .max_bytes = kMaxContentBytes},
-               {.name = "assistant_response",
-                .description = "What the assistant answered.",
-                .max_bytes = kMaxContentBytes},
-               {.name = "tool_calls",
-                .type = ParamType::kObjectArray,
-                .description = "The tool calls of the turn, in the order they ran.",
-                .default_value = json::array(),
-                .fields = ToolCallFields()},
-               TimeParam("timestamp", "When the turn happened, RFC3339 (default: now)."),
-               {.name = "agent_id", .description = "The agent's id (optional).", .max_bytes = 256},
-               {.name = "cost_microdollars",
-                .type = ParamType::kInteger,
-                .description = "What the turn cost, in millionths of a dollar (default 0).",
-                .default_value = 0,
-                .minimum = 0},
-               {.name = "sync",
-                .type = ParamType::kBoolean,
-                .description = "Wait for background work of this turn (default false).",
-                .default_value = false},
-               {.name = "turn_id",
-                .description = "The harness's id of this turn (1-128 bytes), for safe retries: a "
-                               "repeat with the same session_id and turn_id stores nothing and "
-                               "returns the first call's result with \"replayed\": true.",
-                .non_blank = true,
-                .max_bytes = 128}},
-          .result_schema = {{"type", "object"},
-                            {"properties",
-                             {{"session_id", {{"type", "string"}}},
-                              {"new_rules", {{"type", "array"}, {"items", ToolRuleSchema()}}},
-                              {"refreshed_rules", {{"type", "array"}, {"items", ToolRuleSchema()}}},
-                              {"rules_captured", {{"type", "boolean"}}},
-                              {"replayed", {{"type", "boolean"}}}}}},
-          .handler = HandleTurnComplete,
-          .render = RenderTurn};
+  return {
+      .name = "memory.turn_complete",
+      .description =
+          "Report a finished agent turn: captures user edicts (\"never email "
+          "Sarah\") as critical tool rules and repeated tool failures as normal "
+          "rules, and counts every tool call. Returns the rules it created.",
+      .params =
+          {{.name = "session_id",
+            .description = "The conversation's id.",
+            .required = true,
+            .max_bytes = kMaxKeyBytes},
+           {.name = "user_message",
+            .description = "What the user said this turn.",
+            .max_bytes = kMaxContentBytes},
+           {.name = "assistant_response",
+            .description = "What the assistant answered.",
+            .max_bytes = kMaxContentBytes},
+           {.name = "tool_calls",
+            .type = ParamType::kObjectArray,
+            .description = "The tool calls of the turn, in the order they ran.",
+            .default_value = json::array(),
+            .fields = ToolCallFields()},
+           TimeParam("timestamp", "When the turn happened, RFC3339 (default: now)."),
+           {.name = "agent_id", .description = "The agent's id (optional).", .max_bytes = 256},
+           {.name = "cost_microdollars",
+            .type = ParamType::kInteger,
+            .description = "What the turn cost, in millionths of a dollar (default 0).",
+            .default_value = 0,
+            .minimum = 0},
+           {.name = "sync",
+            .type = ParamType::kBoolean,
+            .description = "Wait for background work of this turn (default false).",
+            .default_value = false},
+           {.name = "turn_id",
+            .description = "The harness's id of this turn (1-" + std::to_string(kMaxTurnIdBytes) +
+                           " bytes), for safe retries: a repeat with the same session_id "
+                           "and turn_id stores nothing and returns the first call's result "
+                           "with \"replayed\": true.",
+            .non_blank = true,
+            .max_bytes = kMaxTurnIdBytes}},
+      .result_schema = {{"type", "object"},
+                        {"properties",
+                         {{"session_id", {{"type", "string"}}},
+                          {"new_rules", {{"type", "array"}, {"items", ToolRuleSchema()}}},
+                          {"refreshed_rules", {{"type", "array"}, {"items", ToolRuleSchema()}}},
+                          {"rules_captured", {{"type", "boolean"}}},
+                          {"replayed", {{"type", "boolean"}}}}}},
+      .handler = HandleTurnComplete,
+      .render = RenderTurn};
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "mnemo/engine.h"
 #include "test_util.h"
+#include "text/query.h"
 
 namespace mnemo {
 namespace {
@@ -61,6 +62,34 @@ TEST_P(HybridTest, HashEmbedderGivesBothSignals) {
   // neighbours, so there is no floor and the cosine counts raw.
   EXPECT_NEAR(top.score, 1 - (1 - *top.vector_score) * (1 - top.keyword_score), 1e-9);
   EXPECT_FALSE(r->degraded.has_value());
+}
+
+// A query past text::kMaxQueryReadBytes is read as its first kMaxQueryReadBytes
+// bytes by every side: the words after the cut move neither the keyword
+// nor the vector scores. (When only the keyword side cut the query, the
+// vector side embedded the tail too and "editor" scored on it.)
+TEST_P(HybridTest, EverySideReadsTheSameCutOfALongQuery) {
+  Store("cluster", "kubernetes cluster upgrade notes");
+  Store("editor", "The user prefers the Helix editor over Vim.");
+  std::string head;
+  while (head.size() < text::kMaxQueryReadBytes) head += "kubernetes upgrade ";
+  head.resize(text::kMaxQueryReadBytes);
+  std::string tail;
+  for (int i = 0; i < 500; ++i) tail += " Helix editor Vim";
+  auto cut = engine_->Search(me_, {.query = head, .min_score = 0.0});
+  auto whole = engine_->Search(me_, {.query = head + tail, .min_score = 0.0});
+  ASSERT_TRUE(cut.ok()) << cut.status().ToString();
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  ASSERT_EQ(whole->results.size(), cut->results.size());
+  for (size_t i = 0; i < cut->results.size(); ++i) {
+    EXPECT_EQ(whole->results[i].key, cut->results[i].key);
+    EXPECT_DOUBLE_EQ(whole->results[i].keyword_score, cut->results[i].keyword_score);
+    EXPECT_EQ(whole->results[i].vector_score, cut->results[i].vector_score);
+    EXPECT_DOUBLE_EQ(whole->results[i].score, cut->results[i].score);
+  }
+  ASSERT_FALSE(cut->results.empty());
+  EXPECT_EQ(cut->results[0].key, "cluster");
+  ASSERT_TRUE(cut->results[0].vector_score.has_value());
 }
 
 TEST_P(HybridTest, VectorOnlyAndKeywordOnlyCandidatesBothRank) {

@@ -85,7 +85,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (rc != SQLITE_DONE) Fail(std::string("MATCH failed: ") + sqlite3_errmsg(db) + " for " + match);
   sqlite3_finalize(stmt);
-  if (size <= mnemo::text::kMaxQueryBytes && rows != 1) {
+  if (size <= mnemo::text::kMaxQueryReadBytes && rows != 1) {
     Fail("the document holding the query is not found by its terms: " + match);
   }
   return 0;

@@ -27,7 +27,7 @@ deb=$(ls "$tmp"/out/mnemo_*_amd64.deb 2> /dev/null || ls "$tmp"/out/mnemo_*.deb)
 info=$(dpkg-deb --info "$deb")
 grep -q '^ Package: mnemo$' <<< "$info" || fail "no Package: mnemo in $deb"
 # Its dependencies are the Debian packages of the libraries it links.
-for dep in libsqlite3-0 libicu72 libpq5 libtomlplusplus3 passwd; do
+for dep in libsqlite3-0 libicu72 libpq5 libtomlplusplus3 libxxhash0 passwd; do
   grep -q "^ Depends:.*\b$dep\b" <<< "$info" || fail "Depends lacks $dep: $(grep Depends <<< "$info")"
 done
 contents=$(dpkg-deb --contents "$deb" | awk '{print $6}')

@@ -15,14 +15,11 @@
 #include <cstdio>
 #include <thread>
 
-#include "storage/sqlite/tags_json.h"
 #include "storage/temp_dir.h"
 #include "text/query.h"
 
 namespace mnemo::storage {
 namespace {
-
-using ::testing::ElementsAre;
 
 EntryWrite Write(std::string key, std::string content, TimeMs now = 1000) {
   return EntryWrite{.key = std::move(key), .content = std::move(content), .now = now};
@@ -539,20 +536,6 @@ TEST(SqliteBackend, KeptKeywordStatisticsFollowEveryCommit) {
   same_scores("harbour crane", all);
   same_scores("harbour crane", alice);
   same_scores("crane", all);
-}
-
-TEST(TagsJson, RoundTripsAnyBytes) {
-  const std::vector<std::string> tags = {
-      "", "plain", "q\"uote", "back\\slash", "ctl\x01\n", "\xE4\xB8\xAD\xE6\x96\x87", "\xFF raw"};
-  const std::string json = internal::EncodeTags(tags);
-  auto back = internal::DecodeTags(json);
-  ASSERT_TRUE(back.has_value()) << json;
-  EXPECT_EQ(*back, tags);
-  EXPECT_THAT(*internal::DecodeTags(R"( [ "a\u00e9\ud83d\ude00" , "b" ] )"),
-              ElementsAre("a\xC3\xA9\xF0\x9F\x98\x80", "b"));
-  EXPECT_FALSE(internal::DecodeTags("[1]").has_value());
-  EXPECT_FALSE(internal::DecodeTags("[\"a\"").has_value());
-  EXPECT_EQ(internal::EncodeTags({}), "[]");
 }
 
 // Throughput, not a test: run by hand with
