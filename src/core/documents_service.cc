@@ -81,12 +81,39 @@ DocumentsOptions DocumentsOptionsOf(const Config& config) {
 
 DocumentsService::DocumentsService(storage::DocumentStore& documents, storage::GraphStore& graph,
                                    std::shared_ptr<Clock> clock, DocumentsOptions options,
-                                   AccessCountFailureFn on_count_failure)
+                                   AccessCountFailureFn on_count_failure,
+                                   const embed::SoftMatcher* soft)
     : documents_(documents),
       graph_(graph),
       clock_(std::move(clock)),
       options_(std::move(options)),
-      on_count_failure_(std::move(on_count_failure)) {}
+      on_count_failure_(std::move(on_count_failure)),
+      soft_(soft) {}
+
+Result<std::vector<storage::DocumentHit>> DocumentsService::Rank(
+    std::string_view query, const std::vector<std::string>& terms, std::optional<std::string> owner,
+    int limit) {
+  std::optional<embed::SoftMatcher::Query> prepared;
+  if (soft_ != nullptr) prepared = soft_->Prepare(query);
+  if (!prepared || prepared->words.empty()) {
+    return documents_.SearchDocuments({.terms = terms, .owner = std::move(owner), .limit = limit});
+  }
+  // Candidates as for entries (spec 20: N >= 4k per side).
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<storage::DocumentHit> hits,
+      documents_.SearchDocuments(
+          {.terms = terms, .owner = std::move(owner), .limit = std::max(4 * limit, 40)}));
+  for (storage::DocumentHit& h : hits) {
+    const std::string& text = h.row.search_text.empty() ? h.row.content : h.row.search_text;
+    h.score = embed::SoftMatcher::WithSoft(h.score, soft_->Score(*prepared, text));
+  }
+  std::stable_sort(hits.begin(), hits.end(),
+                   [](const storage::DocumentHit& a, const storage::DocumentHit& b) {
+                     return a.score > b.score;
+                   });
+  if (hits.size() > static_cast<size_t>(limit)) hits.resize(static_cast<size_t>(limit));
+  return hits;
+}
 
 std::optional<std::string> DocumentsService::Owner(const Principal& who) const {
   if (!options_.acl_enabled) return std::nullopt;
@@ -137,9 +164,8 @@ Result<std::vector<DocumentSearchHit>> DocumentsService::Search(const Principal&
   MNEMO_RETURN_IF_ERROR(ValidateQuery(req.query));
   MNEMO_RETURN_IF_ERROR(ValidateMaxResults(req.max_results));
   const std::vector<std::string> terms = text::QueryTerms(req.query);
-  MNEMO_ASSIGN_OR_RETURN(
-      std::vector<storage::DocumentHit> hits,
-      documents_.SearchDocuments({.terms = terms, .owner = Owner(who), .limit = req.max_results}));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::DocumentHit> hits,
+                         Rank(req.query, terms, Owner(who), req.max_results));
   std::vector<DocumentSearchHit> out;
   out.reserve(hits.size());
   for (storage::DocumentHit& h : hits) {
@@ -183,10 +209,11 @@ Result<bool> DocumentsService::Delete(const Principal& who, std::string_view id)
   return documents_.DeleteDocument(id);
 }
 
-Result<std::vector<RecallHit>> DocumentsService::Hits(const std::vector<std::string>& terms,
+Result<std::vector<RecallHit>> DocumentsService::Hits(std::string_view query,
+                                                      const std::vector<std::string>& terms,
                                                       int limit) {
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::DocumentHit> hits,
-                         documents_.SearchDocuments({.terms = terms, .limit = limit}));
+                         Rank(query, terms, std::nullopt, limit));
   std::vector<RecallHit> out;
   for (storage::DocumentHit& h : hits) {
     if (h.score < options_.min_relevance_score) continue;
