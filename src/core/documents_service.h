@@ -58,20 +58,24 @@ class DocumentsService {
   Result<DocumentList> List(const Principal& who, const DocumentListRequest& req);
   Result<bool> Delete(const Principal& who, std::string_view id);
 
-  // Documents for recall: the best hits (Rank) as RecallHits of source "document".
-  Result<std::vector<RecallHit>> Hits(std::string_view query, const std::vector<std::string>& terms,
-                                      int limit);
+  // Documents for recall: the best keyword hits (Rank without soft matching,
+  // measured in documents_service.cc) as RecallHits of source "document".
+  Result<std::vector<RecallHit>> Hits(const std::vector<std::string>& terms, int limit);
 
   // The best `limit` documents for `query` (`terms` its text::QueryTerms) of
   // `owner` (nullopt: everyone's), the one ranking of doc_search, recall and
   // context_build: keyword candidates (any term), each score raised by soft
-  // term matching over the document's computation text
+  // term matching (none for an empty `query`) over the document's computation text
   // (SoftMatcher::WithSoft), then by score; ties keep the store's order.
   // With soft matching the best max(4·limit, 40) keyword candidates are
   // scored, so a document that says a query word in other words can climb.
+  // `keyword` (optional) receives each returned hit's exact keyword score:
+  // thresholds read it, as they read a turn's (soft matching orders, it does
+  // not let a document in).
   Result<std::vector<storage::DocumentHit>> Rank(std::string_view query,
                                                  const std::vector<std::string>& terms,
-                                                 std::optional<std::string> owner, int limit);
+                                                 std::optional<std::string> owner, int limit,
+                                                 std::vector<double>* keyword = nullptr);
 
  private:
   // The owner whose documents `who` reads: nullopt (everyone's) while ACL is off.

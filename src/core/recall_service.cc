@@ -137,7 +137,7 @@ Result<RecallResponse> RecallService::Recall(const Principal& who, const RecallR
                            archivist_.RecallRecaps(req.query, terms, req.max_results));
     for (RecallHit& h : recaps) derived.push_back(std::move(h));
     MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> documents,
-                           documents_.Hits(req.query, terms, req.max_results));
+                           documents_.Hits(terms, req.max_results));
     for (RecallHit& h : documents) derived.push_back(std::move(h));
     // A derived result is read like a passage: its best matching part.
     for (RecallHit& h : derived) h.content = BestPassage(h.content, terms);
