@@ -378,6 +378,7 @@ Result<ReindexReport> VectorsService::FillMissing(const ProgressFn& progress) {
     std::unordered_set<storage::Label> has_other;
     if (!other.empty()) {
       std::vector<storage::Label> page_labels;
+      page_labels.reserve(page.size());
       for (const storage::MissingVector& m : page) page_labels.push_back(m.label);
       MNEMO_ASSIGN_OR_RETURN(std::vector<storage::LabeledVector> found,
                              entries_.VectorsFor(other, page_labels));
