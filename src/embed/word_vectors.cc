@@ -199,7 +199,7 @@ uint64_t HashWord(std::string_view w) {
 // open-addressing table of ranks (4 bytes a slot, at most half full: 4 MiB
 // for the English file) answers in one hash and about one comparison. It
 // is built at the first lookup, not at Open, so an engine that never looks
-// a word up does not pay the ~20 ms.
+// a word up does not pay its ~14 ms of CPU.
 std::optional<uint32_t> WordVectors::Find(std::string_view word) const {
   std::call_once(table_once_, [this] {
     size_t slots = 1;
