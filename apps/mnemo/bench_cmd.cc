@@ -118,7 +118,43 @@ struct RunResult {
   double scoped_p95 = 0;
   double open_s = 0;          // Engine::Open (of a reused workspace: loads the index file)
   double first_query_ms = 0;  // the first query after the open
+  // Each side of the fusion alone, over the same candidates: the hits ranked
+  // by keyword_score alone and by vector_score alone (issue 43: the hybrid
+  // must recall at least as much as the better of them).
+  double keyword_side_recall = 0;
+  double vector_side_recall = 0;
 };
+
+// R@10 of each side alone: every candidate of both sides (k = 100 returns
+// all of them: each side brings max(4k, 40) = 40 for the k = 10 asked
+// above, so each side's own top 10 is among them), re-ranked by one signal.
+void SideRecalls(Engine& engine, const std::vector<Query>& queries, RunResult* out) {
+  Principal admin;
+  double keyword = 0;
+  double vector = 0;
+  for (const Query& q : queries) {
+    auto r = engine.Search(admin, {.query = q.text, .max_results = 100, .min_score = 0.0});
+    if (!r.ok()) continue;
+    std::set<std::string> rel(q.relevant.begin(), q.relevant.end());
+    auto recall_by = [&](auto signal) {
+      std::vector<const SearchHit*> hits;
+      for (const SearchHit& h : r->results) hits.push_back(&h);
+      std::stable_sort(hits.begin(), hits.end(), [&](const SearchHit* a, const SearchHit* b) {
+        return signal(*a) > signal(*b);
+      });
+      size_t hit = 0;
+      for (size_t i = 0; i < hits.size() && i < 10; ++i) {
+        if (signal(*hits[i]) > 0 && rel.count(hits[i]->key) != 0) ++hit;
+      }
+      return RecallAt10(hit, rel.size());
+    };
+    keyword += recall_by([](const SearchHit& h) { return h.keyword_score; });
+    vector += recall_by([](const SearchHit& h) { return h.vector_score.value_or(0.0); });
+  }
+  const double nq = std::max<double>(1, static_cast<double>(queries.size()));
+  out->keyword_side_recall = keyword / nq;
+  out->vector_side_recall = vector / nq;
+}
 
 // Throughput of every query run by two threads (each half) over one thread
 // running them all (spec 20: >= 1.6x).
@@ -331,6 +367,7 @@ std::variant<RunResult, int> RunOnce(const BenchArgs& args, const std::string& d
   out.recall = recall_sum / nq;
   out.recall_default = recall_default_sum / nq;
   out.two_thread_speedup = TwoThreadSpeedup(engine, queries);
+  if (provider != "none") SideRecalls(engine, queries, &out);
   // The same queries as a user, who reads their own and public entries: a
   // search of every principal of a workspace with memory.acl_enabled.
   const Principal user{.name = std::string(kScopedPrincipal), .role = Role::kUser};
@@ -594,6 +631,8 @@ int RunBenchCommand(const BenchArgs& args) {
     extra["hybrid_recall_by_kind"] = hy.by_kind;
     extra["hybrid_recall_at_10_min_relevance_default"] = Round(hy.recall_default, 1000);
     extra["hybrid_two_thread_speedup"] = Round(hy.two_thread_speedup, 100);
+    extra["hybrid_keyword_side_recall_at_10"] = Round(hy.keyword_side_recall, 1000);
+    extra["hybrid_vector_side_recall_at_10"] = Round(hy.vector_side_recall, 1000);
     notes +=
         "; hybrid run: default embedder (words when its file is found, else hash), default "
         "fusion (" +

@@ -196,6 +196,14 @@ struct Stats {
   std::vector<std::pair<std::string, int64_t>> by_namespace;  // sorted by name
   std::string backend;
   int schema_version = 0;
+  // The active embedder, named as memory.health names it: its provider
+  // ("words", "hash" — also when "words" runs without its file —, "openai",
+  // "ollama", "none"), its signature ("" without an embedder) and the
+  // word-vector file, "<path> (<source name> <version>, sha256 <checksum>)"
+  // ("" with another embedder).
+  std::string embedding_provider;
+  std::string embedder_signature;
+  std::string word_vectors;
 };
 
 // One line of the audit log (spec 10, "Audit"): the address an operation

@@ -50,10 +50,7 @@ Result<HealthReport> AdminService::Health(const Principal& who, int audit_lines)
     const Status answer = vectors_.ProbeEmbedder();
     out.embedder_state = answer.ok() ? "ok" : answer.message();
     out.word_vectors = vectors_.word_vectors_description();
-    // "words" without its file runs the hash embedder: say which one runs.
-    if (out.embedding_provider == "words" && out.word_vectors.empty()) {
-      out.embedding_provider = "hash";
-    }
+    out.embedding_provider = vectors_.ActiveProvider(out.embedding_provider);
   }
   for (const std::shared_ptr<VectorSpace>& space : vectors_.OpenSpaces()) {
     out.spaces.push_back({.signature = space->signature(),

@@ -2,6 +2,7 @@
 
 #include "core/components.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <string>
 
@@ -70,7 +71,10 @@ Result<std::unique_ptr<embed::Embedder>> MakeEmbedder(const Config::Embedding& c
     auto vectors = embed::WordVectors::Open(path, verified_record);
     if (vectors.ok())
       return std::unique_ptr<embed::Embedder>(new embed::WordEmbedder(*std::move(vectors)));
-    if (logger != nullptr) {
+    // Once per process: a process that opens engines again and again (the
+    // benchmark, a host embedding the library) gets one warning, not one per open.
+    static std::atomic<bool> warned{false};
+    if (logger != nullptr && !warned.exchange(true)) {
       logger->Log(LogLevel::kWarn,
                   vectors.status().message() +
                       ": using the hash embedder (lexical only); build the file with `mnemo "

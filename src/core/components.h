@@ -43,7 +43,8 @@ inline bool IsSemanticProvider(std::string_view provider) {
 // embedding.words_path, which must then open (kInvalidArgument, field
 // "embedding.words_path", naming the path and what is wrong); with no path,
 // DefaultWordVectorsPath(), and when that file is missing or unusable one
-// warning on `logger` and the hash embedder, as before word vectors.
+// warning on `logger` (the first time in the process only) and the hash
+// embedder, as before word vectors.
 // `verified_record`: the word-vector file's verification record
 // (embed/word_vectors_verified.h; the engine's is kWordVectorsRecordName in
 // the workspace); empty = the file's checksum is taken at every open.

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "embed/soft_match.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
 #include "mnemo/status.h"
@@ -43,9 +44,11 @@ using AccessCountFailureFn = std::function<void(const Status&)>;
 
 class DocumentsService {
  public:
+  // `soft`: soft term matching (embed/soft_match.h) for every ranking of
+  // documents; null: keyword matching only.
   DocumentsService(storage::DocumentStore& documents, storage::GraphStore& graph,
                    std::shared_ptr<Clock> clock, DocumentsOptions options,
-                   AccessCountFailureFn on_count_failure);
+                   AccessCountFailureFn on_count_failure, const embed::SoftMatcher* soft = nullptr);
 
   // Engine::DocPut and its siblings (mnemo/engine.h).
   Result<DocumentPutResult> Put(const Principal& who, const DocumentPutRequest& req);
@@ -55,8 +58,24 @@ class DocumentsService {
   Result<DocumentList> List(const Principal& who, const DocumentListRequest& req);
   Result<bool> Delete(const Principal& who, std::string_view id);
 
-  // Documents for recall: keyword hits as RecallHits of source "document".
+  // Documents for recall: the best keyword hits (Rank without soft matching,
+  // measured in documents_service.cc) as RecallHits of source "document".
   Result<std::vector<RecallHit>> Hits(const std::vector<std::string>& terms, int limit);
+
+  // The best `limit` documents for `query` (`terms` its text::QueryTerms) of
+  // `owner` (nullopt: everyone's), the one ranking of doc_search, recall and
+  // context_build: keyword candidates (any term), each score raised by soft
+  // term matching (none for an empty `query`) over the document's computation text
+  // (SoftMatcher::WithSoft), then by score; ties keep the store's order.
+  // With soft matching the best max(4·limit, 40) keyword candidates are
+  // scored, so a document that says a query word in other words can climb.
+  // `keyword` (optional) receives each returned hit's exact keyword score:
+  // thresholds read it, as they read a turn's (soft matching orders, it does
+  // not let a document in).
+  Result<std::vector<storage::DocumentHit>> Rank(std::string_view query,
+                                                 const std::vector<std::string>& terms,
+                                                 std::optional<std::string> owner, int limit,
+                                                 std::vector<double>* keyword = nullptr);
 
  private:
   // The owner whose documents `who` reads: nullopt (everyone's) while ACL is off.
@@ -67,6 +86,7 @@ class DocumentsService {
   const std::shared_ptr<Clock> clock_;
   const DocumentsOptions options_;
   const AccessCountFailureFn on_count_failure_;
+  const embed::SoftMatcher* const soft_;
 };
 
 }  // namespace mnemo

@@ -145,7 +145,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                                                GraphOptionsOf(impl->config));
   impl->documents = std::make_unique<DocumentsService>(
       *impl->stores.documents, *impl->stores.graph, impl->clock, DocumentsOptionsOf(impl->config),
-      [raw](const Status& failure) { raw->memory->NoteAccessCountFailure(failure); });
+      [raw](const Status& failure) { raw->memory->NoteAccessCountFailure(failure); },
+      impl->vectors->soft_matcher());
   impl->context_window = std::make_unique<ContextWindowService>(
       *impl->stores.context_events, *impl->stores.documents, *impl->stores.graph, impl->clock,
       ContextWindowOptionsOf(impl->config),

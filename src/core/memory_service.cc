@@ -32,6 +32,7 @@ MemoryOptions MemoryOptionsOf(const Config& config, const storage::Stores& store
           .secrets = config.security.secrets,
           .memory = config.memory,
           .backend = stores.name,
+          .embedding_provider = config.embedding.provider,
           .schema_version = stores.schema_version};
 }
 
@@ -173,6 +174,11 @@ Result<Stats> MemoryService::GetStats(const Principal& who) {
   MNEMO_ASSIGN_OR_RETURN(Stats s, entries_.GetStats(ReadScopeFor(who, options_.acl_enabled)));
   s.backend = options_.backend;
   s.schema_version = options_.schema_version;
+  s.embedding_provider = vectors_.ActiveProvider(options_.embedding_provider);
+  if (const embed::Embedder* embedder = vectors_.embedder(); embedder != nullptr) {
+    s.embedder_signature = embedder->signature();
+  }
+  s.word_vectors = vectors_.word_vectors_description();
   return s;
 }
 

@@ -27,10 +27,11 @@ namespace mnemo {
 // Built by MemoryOptionsOf from the configuration, whose defaults are the only ones
 // (mnemo/config.h): the members here restate none.
 struct MemoryOptions {
-  bool acl_enabled{};     // memory.acl_enabled
-  std::string secrets;    // security.secrets
-  Config::Memory memory;  // [memory]: hygiene's ages and switches
-  std::string backend;    // what stats report
+  bool acl_enabled{};              // memory.acl_enabled
+  std::string secrets;             // security.secrets
+  Config::Memory memory;           // [memory]: hygiene's ages and switches
+  std::string backend;             // what stats report
+  std::string embedding_provider;  // embedding.provider, as configured
   int schema_version{};
 };
 

@@ -213,7 +213,7 @@ Result<std::vector<DerivedItem>> ContextRecaps(ArchivistService& archivist,
 }
 
 // The documents of the block that match the query, at most `limit`.
-Result<std::vector<DerivedItem>> ContextDocuments(storage::DocumentStore& documents, bool all,
+Result<std::vector<DerivedItem>> ContextDocuments(DocumentsService& documents, bool all,
                                                   const Principal& who,
                                                   const ContextBuildRequest& req,
                                                   const std::vector<std::string>& terms,
@@ -222,8 +222,7 @@ Result<std::vector<DerivedItem>> ContextDocuments(storage::DocumentStore& docume
   if (!TakesDerived(req)) return items;
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<storage::DocumentHit> docs,
-      documents.SearchDocuments(
-          {.terms = terms, .owner = all ? std::nullopt : std::optional(who.name), .limit = limit}));
+      documents.Rank(req.query, terms, all ? std::nullopt : std::optional(who.name), limit));
   for (storage::DocumentHit& h : docs) {
     std::string body = BestPassage(h.row.summary.empty() ? h.row.content : h.row.summary, terms);
     if (!h.row.source.empty()) body += " [" + h.row.source + "]";
@@ -291,7 +290,7 @@ Result<ContextBlock> RecallService::ContextBuild(const Principal& who,
                          ContextRecaps(archivist_, episodic_, !options_.acl_enabled, who, req,
                                        terms, ItemsFitting(budget, kRecapsShare, k)));
   MNEMO_ASSIGN_OR_RETURN(std::vector<DerivedItem> documents,
-                         ContextDocuments(documents_store_, !options_.acl_enabled, who, req, terms,
+                         ContextDocuments(documents_, !options_.acl_enabled, who, req, terms,
                                           ItemsFitting(budget, kDocumentsShare, k)));
 
   // The turns fit their room; the recaps and documents that only repeat

@@ -103,7 +103,7 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
       // its similarity's share of that word (the keyword score is the share
       // of the query's weight an entry holds).
       soft_scores[i] = soft->Score(*soft_query, c.hit.entry.content);
-      keyword = std::min(1.0, keyword + soft_scores[i].score);
+      keyword = embed::SoftMatcher::WithSoft(keyword, soft_scores[i]);
     }
     inputs.push_back({.keyword = keyword,
                       .vector = c.vector,
@@ -160,10 +160,7 @@ Status SearchService::PrepareVectorSide(const SearchRequest& req, std::string_vi
                                  q->vector.size()));
     return Status::Ok();
   }
-  embed::Embedder* embedder = vectors_.embedder();
-  if (embedder == nullptr) return Status::Ok();
-  const std::string texts[] = {std::string(query)};
-  auto v = embedder->Embed(texts);
+  auto v = vectors_.EmbedQuery(std::string(query));
   if (!v.ok()) {
     // Not fatal (spec 20): keyword-only, and the response says so.
     logger_->Log(LogLevel::kWarn,
@@ -171,12 +168,8 @@ Status SearchService::PrepareVectorSide(const SearchRequest& req, std::string_vi
     *degraded = "embedder_unavailable";
     return Status::Ok();
   }
-  std::vector<float>& unit = (*v)[0];
-  if (embed::IsZeroVector(unit)) {
-    return Status::Ok();  // nothing to embed in the query
-  }
-  MNEMO_ASSIGN_OR_RETURN(q->space, vectors_.EmbedderSpace());
-  q->vector = std::move(unit);
+  q->space = std::move(v->space);
+  q->vector = std::move(v->vector);
   return Status::Ok();
 }
 

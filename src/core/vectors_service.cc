@@ -6,9 +6,11 @@
 #include <condition_variable>
 #include <optional>
 #include <thread>
+#include <unordered_set>
 
 #include "core/components.h"
 #include "embed/embedding_cache.h"
+#include "embed/hash_embedder.h"
 #include "embed/word_embedder.h"
 
 namespace mnemo {
@@ -104,12 +106,44 @@ VectorsService::VectorsService(storage::EntryStore& entries,
   if (const auto* words = dynamic_cast<const embed::WordEmbedder*>(uncached_); words != nullptr) {
     words_ = words->vectors();
     soft_ = std::make_unique<const embed::SoftMatcher>(words_);
+    // Chinese and Arabic keep the vectors they had before word vectors
+    // (issue 43: "Chinese and Arabic keep today's path").
+    other_ = std::make_unique<embed::HashEmbedder>();
   }
+}
+
+std::string VectorsService::OtherSignature() const {
+  if (other_ == nullptr) return {};
+  return embedder_->signature() + "." + other_->signature();
+}
+
+Result<VectorsService::QueryVector> VectorsService::EmbedQuery(const std::string& text) {
+  QueryVector out;
+  if (embedder_ == nullptr) return out;
+  const std::string texts[] = {text};
+  MNEMO_ASSIGN_OR_RETURN(std::vector<embed::Vector> v, embedder_->Embed(texts));
+  if (!embed::IsZeroVector(v[0])) {
+    MNEMO_ASSIGN_OR_RETURN(out.space, EmbedderSpace());
+    out.vector = std::move(v[0]);
+    return out;
+  }
+  if (other_ == nullptr) return out;
+  MNEMO_ASSIGN_OR_RETURN(v, other_->Embed(texts));
+  if (embed::IsZeroVector(v[0])) return out;
+  MNEMO_ASSIGN_OR_RETURN(out.space,
+                         Space(OtherSignature(), static_cast<size_t>(other_->dimensions())));
+  out.vector = std::move(v[0]);
+  return out;
 }
 
 std::string VectorsService::word_vectors_description() const {
   if (words_ == nullptr) return {};
   return words_->path() + " (" + words_->source() + ", sha256 " + words_->checksum() + ")";
+}
+
+std::string VectorsService::ActiveProvider(std::string_view configured) const {
+  if (configured == "words" && words_ == nullptr && embedder_ != nullptr) return "hash";
+  return std::string(configured);
 }
 
 Result<std::unique_ptr<VectorsService>> VectorsService::Open(
@@ -123,7 +157,51 @@ Result<std::unique_ptr<VectorsService>> VectorsService::Open(
   std::unique_ptr<VectorsService> service(new VectorsService(
       entries, std::move(embedder), uncached, std::move(options), std::move(logger)));
   MNEMO_RETURN_IF_ERROR(service->EmbedderSpace().status());
+  service->ReindexIfSpaceChanged();
   return service;
+}
+
+void VectorsService::ReindexIfSpaceChanged() {
+  if (embedder_ == nullptr) return;
+  const std::string& signature = embedder_->signature();
+  const std::string other = OtherSignature();
+  auto signatures = entries_.VectorSignatures();
+  if (!signatures.ok()) return;  // the next search or reindex reports storage errors
+  std::string stale;
+  for (const std::string& s : *signatures) {
+    if (s == signature || s == other || embed::IsExternalSignature(s)) continue;
+    stale += (stale.empty() ? "" : ", ") + s;
+  }
+  if (stale.empty()) return;
+  auto missing = entries_.CountMissingVectors(signature);
+  if (!missing.ok()) return;
+  int64_t total = *missing;
+  if (!other.empty()) {
+    auto in_other = entries_.CountVectors(other);
+    if (in_other.ok()) total -= *in_other;
+  }
+  if (total <= 0) return;
+  const std::string what = std::to_string(total) + " entries have vectors of " + stale +
+                           " but none of the embedder's space " + signature;
+  const bool local = words_ != nullptr || dynamic_cast<embed::HashEmbedder*>(uncached_) != nullptr;
+  if (!local) {
+    logger_->Log(LogLevel::kWarn, what +
+                                      ": they rank by keywords alone until `mnemo reindex` "
+                                      "embeds them");
+    return;
+  }
+  logger_->Log(LogLevel::kInfo, what + " (indexed with another embedder): reindexing them now");
+  int64_t next_report = 0;
+  auto report = FillMissing([&](int64_t done, int64_t all) {
+    if (done < next_report && done < all) return;
+    logger_->Log(LogLevel::kInfo,
+                 "reindexing: " + std::to_string(done) + " of " + std::to_string(all) + " entries");
+    next_report = done + std::max<int64_t>(4096, all / 10);
+  });
+  if (!report.ok()) {
+    logger_->Log(LogLevel::kWarn, "reindexing at open failed (" + report.status().message() +
+                                      "): run `mnemo reindex`");
+  }
 }
 
 Status VectorsService::ProbeEmbedder() const {
@@ -202,11 +280,40 @@ int64_t VectorsService::EmbedAndStore(std::span<const storage::Label> labels,
     return 0;
   }
   std::vector<storage::LabeledVector> batch;
+  std::vector<storage::Label> other_labels;
+  std::vector<std::string> other_texts;
   for (size_t i = 0; i < labels.size(); ++i) {
-    if (embed::IsZeroVector((*vectors)[i])) continue;  // nothing to embed (no tokens)
+    if (embed::IsZeroVector((*vectors)[i])) {  // nothing to embed (no tokens, no English word)
+      if (other_ != nullptr) {
+        other_labels.push_back(labels[i]);
+        other_texts.push_back(texts[i]);
+      }
+      continue;
+    }
     batch.push_back({labels[i], std::move((*vectors)[i])});
   }
   if (Status s = (*space)->Put(batch, sync); !s.ok()) {
+    logger_->Log(LogLevel::kWarn, "cannot store vectors: " + s.message());
+    return 0;
+  }
+  return static_cast<int64_t>(batch.size()) + StoreOther(other_labels, other_texts, sync);
+}
+
+int64_t VectorsService::StoreOther(std::span<const storage::Label> labels,
+                                   std::span<const std::string> texts, bool sync) {
+  if (labels.empty()) return 0;
+  auto space = Space(OtherSignature(), static_cast<size_t>(other_->dimensions()));
+  auto vectors = other_->Embed(texts);
+  Status s = space.ok() ? vectors.status() : space.status();
+  std::vector<storage::LabeledVector> batch;
+  if (s.ok()) {
+    for (size_t i = 0; i < labels.size(); ++i) {
+      if (!embed::IsZeroVector((*vectors)[i]))
+        batch.push_back({labels[i], std::move((*vectors)[i])});
+    }
+    s = (*space)->Put(batch, sync);
+  }
+  if (!s.ok()) {
     logger_->Log(LogLevel::kWarn, "cannot store vectors: " + s.message());
     return 0;
   }
@@ -249,6 +356,13 @@ Result<ReindexReport> VectorsService::FillMissing(const ProgressFn& progress) {
   if (embedder_ == nullptr) return report;
   report.signature = embedder_->signature();
   MNEMO_ASSIGN_OR_RETURN(int64_t total, entries_.CountMissingVectors(report.signature));
+  // Texts without an English word have their vector in the other space:
+  // they are missing from the embedder's space, not from the workspace.
+  const std::string other = OtherSignature();
+  if (!other.empty()) {
+    MNEMO_ASSIGN_OR_RETURN(int64_t in_other, entries_.CountVectors(other));
+    total = std::max<int64_t>(0, total - in_other);
+  }
   std::optional<BackgroundSync> background;
   if (total >= 2 * kSyncEvery) {
     MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, EmbedderSpace());
@@ -260,13 +374,24 @@ Result<ReindexReport> VectorsService::FillMissing(const ProgressFn& progress) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::MissingVector> page,
                            entries_.MissingVectors(report.signature, after, kEmbedPage));
     if (page.empty()) break;
+    after = page.back().label;
+    std::unordered_set<storage::Label> has_other;
+    if (!other.empty()) {
+      std::vector<storage::Label> page_labels;
+      page_labels.reserve(page.size());
+      for (const storage::MissingVector& m : page) page_labels.push_back(m.label);
+      MNEMO_ASSIGN_OR_RETURN(std::vector<storage::LabeledVector> found,
+                             entries_.VectorsFor(other, page_labels));
+      for (const storage::LabeledVector& v : found) has_other.insert(v.label);
+    }
     std::vector<storage::Label> labels;
     std::vector<std::string> texts;
     for (storage::MissingVector& m : page) {
+      if (has_other.contains(m.label)) continue;
       labels.push_back(m.label);
       texts.push_back(std::move(m.content));
     }
-    after = labels.back();
+    if (labels.empty()) continue;
     int64_t stored = EmbedAndStore(labels, texts, /*sync=*/false);
     unsynced += stored;
     if (background && unsynced >= kSyncEvery) {
@@ -281,6 +406,10 @@ Result<ReindexReport> VectorsService::FillMissing(const ProgressFn& progress) {
   if (report.embedded > 0) {
     MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, EmbedderSpace());
     MNEMO_RETURN_IF_ERROR(space->Sync(VectorSpace::SyncMode::kBulk));
+    if (!other.empty()) {
+      MNEMO_ASSIGN_OR_RETURN(space, Space(other, static_cast<size_t>(other_->dimensions())));
+      MNEMO_RETURN_IF_ERROR(space->Sync(VectorSpace::SyncMode::kBulk));
+    }
   }
   return report;
 }

@@ -47,7 +47,13 @@ Result<VectorsOptions> VectorsOptionsOf(const Config& config, const storage::Sto
 class VectorsService {
  public:
   // `embedder` null: no embedder (provider "none"); otherwise its space is
-  // opened here (loaded or rebuilt from storage).
+  // opened here (loaded or rebuilt from storage). A workspace whose entries
+  // have vectors of another embedder's space (not external) and lack ours
+  // was indexed with another embedder (or another word-vector file): with a
+  // local embedder (words, hash) the missing vectors are computed here,
+  // progress on `logger`; with a remote one a warning says that those
+  // entries rank by keywords alone until `mnemo reindex`. Spaces are never
+  // mixed either way.
   static Result<std::unique_ptr<VectorsService>> Open(storage::EntryStore& entries,
                                                       std::unique_ptr<embed::Embedder> embedder,
                                                       VectorsOptions options,
@@ -65,6 +71,9 @@ class VectorsService {
   // The word-vector file in use: "<path> (<source>, sha256 <checksum>)", or
   // "" with another embedder (memory.health).
   std::string word_vectors_description() const;
+  // The provider that runs for the configured one: "hash" when "words"
+  // runs without its file (memory.health, memory.stats).
+  std::string ActiveProvider(std::string_view configured) const;
   // Asks the embedder itself, past the cache, to embed a probe text now:
   // whether it answers (kDisabled without an embedder).
   Status ProbeEmbedder() const;
@@ -73,6 +82,23 @@ class VectorsService {
   Result<std::shared_ptr<VectorSpace>> Space(const std::string& signature, size_t dims);
   // The embedder's own space, or null without an embedder.
   Result<std::shared_ptr<VectorSpace>> EmbedderSpace();
+
+  // With the `words` embedder, a text without an English word of the
+  // vocabulary (Chinese, Arabic, ...) gets the hash embedder's vector instead,
+  // in a space of its own: OtherSignature(), "<words signature>.<hash
+  // signature>". A query's vector is searched in the space its own text falls
+  // in, so an English vector is never compared with a hash vector. Empty with
+  // any other embedder (every text has the embedder's vector or none).
+  std::string OtherSignature() const;
+
+  // A query's vector and the space to search it in: space null when the
+  // text has nothing to embed or there is no embedder; the embedder's error
+  // (kUnavailable) when it cannot answer.
+  struct QueryVector {
+    std::shared_ptr<VectorSpace> space;
+    std::vector<float> vector;
+  };
+  Result<QueryVector> EmbedQuery(const std::string& text);
 
   // Embeds `texts` and stores them under `labels` in the embedder's space.
   // Failure is not fatal (spec 20): the entries stay without a vector
@@ -86,7 +112,8 @@ class VectorsService {
   // per dimension, stored in batches and indexed once.
   Status StoreExternal(std::span<const storage::Label> labels,
                        std::span<std::pair<size_t, std::vector<float>>> vectors);
-  // Embeds every entry lacking a vector in the embedder's space.
+  // Embeds every entry lacking a vector in the embedder's space (and in
+  // OtherSignature()'s, when there is one).
   Result<ReindexReport> FillMissing(const ProgressFn& progress);
 
   // Engine::SaveVectorIndexes: the first failure, after trying every space.
@@ -103,12 +130,20 @@ class VectorsService {
  private:
   VectorsService(storage::EntryStore& entries, std::unique_ptr<embed::Embedder> embedder,
                  embed::Embedder* uncached, VectorsOptions options, std::shared_ptr<Logger> logger);
+  // Open's check for a workspace indexed with another embedder.
+  void ReindexIfSpaceChanged();
+  // EmbedAndStore's texts without a vector of the embedder, into
+  // OtherSignature()'s space; how many were stored (failures logged).
+  int64_t StoreOther(std::span<const storage::Label> labels, std::span<const std::string> texts,
+                     bool sync);
 
   storage::EntryStore& entries_;
   const std::unique_ptr<embed::Embedder> embedder_;  // behind the embedding cache
   embed::Embedder* const uncached_;                  // the same embedder, owned by embedder_
   std::unique_ptr<const embed::SoftMatcher> soft_;   // with the words embedder only
   std::shared_ptr<const embed::WordVectors> words_;  // its file
+  // The hash embedder for texts without an English word (words embedder only).
+  std::unique_ptr<embed::Embedder> other_;
   const VectorsOptions options_;
   const std::shared_ptr<Logger> logger_;
   std::mutex spaces_mu_;

@@ -17,6 +17,7 @@
 // Thread-safety: immutable; Score may run on many threads.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -61,6 +62,13 @@ class SoftMatcher {
   Query Prepare(std::string_view query) const;
   // The soft score of `text` for `query` (0 when nothing counts).
   SoftScore Score(const Query& query, std::string_view text) const;
+
+  // How entries and documents rank with soft matching: their keyword score
+  // (the share of the query's idf mass a text holds, in [0, 1]) plus the
+  // soft score, the share held in other words, capped at 1.
+  static double WithSoft(double keyword, const SoftScore& soft) {
+    return std::min(1.0, keyword + soft.score);
+  }
 
  private:
   std::shared_ptr<const WordVectors> vectors_;

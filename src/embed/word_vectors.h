@@ -31,10 +31,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mnemo/status.h"
 
@@ -70,7 +72,8 @@ class WordVectors {
   uint64_t file_bytes() const { return map_size_; }
 
   // The frequency rank of `word` (0 = most frequent), when it is in the
-  // vocabulary. Exact bytes: callers lower-case first.
+  // vocabulary. Exact bytes: callers lower-case first. The first call
+  // builds a hash table of the vocabulary (word_vectors.cc); thread-safe.
   std::optional<uint32_t> Find(std::string_view word) const;
   std::string_view Word(uint32_t rank) const;
   // Vector `rank`, unit length up to quantisation, into out[0..dimensions()).
@@ -95,6 +98,9 @@ class WordVectors {
   const float* scales_ = nullptr;
   const float* common_ = nullptr;
   const int8_t* vectors_ = nullptr;
+  // Find's table: rank + 1 by the word's hash, 0 = empty (built once).
+  mutable std::once_flag table_once_;
+  mutable std::vector<uint32_t> table_;
 };
 
 // The SIF weight a / (a + p(w)) of the word of frequency rank `rank`, p from

@@ -371,17 +371,26 @@ MethodSpec ListSpec() {
           .render = RenderList};
 }
 
+// memory.stats' embedder: the same names memory.health gives it.
+json EmbedderSchema() {
+  json text = {{"type", "string"}};
+  return ResultObject({{"provider", text}, {"signature", text}, {"word_vectors", text}});
+}
+
 MethodSpec StatsSpec() {
   json counts = {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}};
   return {.name = "memory.stats",
           .read_only = true,
-          .description = "Counts of memories by category and namespace, backend and schema.",
+          .description =
+              "Counts of memories by category and namespace, backend and schema, "
+              "and the active embedder and word-vector file.",
           .result_schema = ResultObject({{"entries", {{"type", "integer"}}},
                                          {"archived", {{"type", "integer"}}},
                                          {"by_category", counts},
                                          {"by_namespace", counts},
                                          {"backend", {{"type", "string"}}},
-                                         {"schema_version", {{"type", "integer"}}}}),
+                                         {"schema_version", {{"type", "integer"}}},
+                                         {"embedder", EmbedderSchema()}}),
           .handler = HandleStats,
           .render = RenderStats};
 }

@@ -105,9 +105,16 @@ json StatsToJson(const Stats& s) {
   for (const auto& [name, n] : s.by_category) by_category[name] = n;
   json by_namespace = json::object();
   for (const auto& [name, n] : s.by_namespace) by_namespace[name] = n;
-  return {{"entries", s.entries},       {"archived", s.archived},
-          {"by_category", by_category}, {"by_namespace", by_namespace},
-          {"backend", s.backend},       {"schema_version", s.schema_version}};
+  return {{"entries", s.entries},
+          {"archived", s.archived},
+          {"by_category", by_category},
+          {"by_namespace", by_namespace},
+          {"backend", s.backend},
+          {"schema_version", s.schema_version},
+          {"embedder",
+           {{"provider", s.embedding_provider},
+            {"signature", s.embedder_signature},
+            {"word_vectors", s.word_vectors}}}};
 }
 
 std::string RenderStore(const json& params, const json& result) {
@@ -165,6 +172,11 @@ std::string RenderStats(const json& params, const json& s) {
                     std::to_string(s.value("archived", int64_t{0})) + " archived), backend " +
                     Str(s, "backend") + ", schema version " +
                     std::to_string(s.value("schema_version", 0));
+  if (const auto e = s.find("embedder"); e != s.end() && e->is_object()) {
+    out += "\nembedder " + Str(*e, "provider");
+    if (!Str(*e, "signature").empty()) out += " (" + Str(*e, "signature") + ")";
+    if (!Str(*e, "word_vectors").empty()) out += ", word vectors " + Str(*e, "word_vectors");
+  }
   for (const char* group : {"by_category", "by_namespace"}) {
     for (const auto& [name, n] : s.at(group).items()) {
       out += "\n  " + std::string(group + 3) + " " + name + ": " + n.dump();

@@ -56,6 +56,31 @@ TEST(EngineLogger, AMalformedLineOfAMemoryFileIsReportedToTheEnginesLogger) {
   EXPECT_EQ(&(*e)->logger(), recorder.get());
 }
 
+// Issue 43: when only the default word-vector file is missing, a process
+// that opens engine after engine (the benchmark, a host of the library) is
+// told once, not at every open.
+TEST(EngineLogger, AMissingDefaultWordVectorFileIsReportedOncePerProcess) {
+  testing::TempDir dir;
+  const char* before = std::getenv("MNEMO_DATA_DIR");
+  const std::string saved = before != nullptr ? before : "";
+  ::setenv("MNEMO_DATA_DIR", dir.Sub("nothing").c_str(), 1);
+  auto recorder = std::make_shared<Recorder>();
+  for (const char* ws : {"a", "b", "c"}) {
+    auto e = Engine::Open({.workspace = dir.Sub(ws), .logger = recorder});
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+  }
+  if (before != nullptr) {
+    ::setenv("MNEMO_DATA_DIR", saved.c_str(), 1);
+  } else {
+    ::unsetenv("MNEMO_DATA_DIR");
+  }
+  int warnings = 0;
+  for (const auto& [level, message] : recorder->lines()) {
+    if (message.find("using the hash embedder") != std::string::npos) ++warnings;
+  }
+  EXPECT_LE(warnings, 1);
+}
+
 TEST(EngineLogger, AnInvalidMnemoLogRefusesToOpenAndNamesTheLevels) {
   testing::TempDir dir;
   ::setenv("MNEMO_LOG", "loud", 1);

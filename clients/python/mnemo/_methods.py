@@ -127,6 +127,7 @@ __all__ = [
     "MarkUsefulResult",
     "ListResultItem",
     "ListResult",
+    "StatsResultEmbedder",
     "StatsResult",
     "HygieneRunResult",
     "HealthResult",
@@ -321,11 +322,18 @@ class ListResult(TypedDict):
     next_offset: Optional[int]
 
 
+class StatsResultEmbedder(TypedDict):
+    provider: str
+    signature: str
+    word_vectors: str
+
+
 class StatsResult(TypedDict):
     archived: int
     backend: str
     by_category: Dict[str, Any]
     by_namespace: Dict[str, Any]
+    embedder: StatsResultEmbedder
     entries: int
     schema_version: int
 
@@ -1103,7 +1111,9 @@ class Methods:
         return cast(ListResult, self.call("memory.list", _params(params)))
 
     def stats(self) -> StatsResult:
-        """Counts of memories by category and namespace, backend and schema."""
+        """Counts of memories by category and namespace, backend and schema, and the active embedder
+        and word-vector file.
+        """
         return cast(StatsResult, self.call("memory.stats", {}))
 
     def hygiene_run(self) -> HygieneRunResult:

@@ -251,6 +251,12 @@ export type StatsResult = {
   backend: string;
   by_category: Record<string, number>;
   by_namespace: Record<string, number>;
+  embedder: {
+    provider: string;
+    signature: string;
+    word_vectors: string;
+    [key: string]: unknown;
+  };
   entries: number;
   schema_version: number;
   [key: string]: unknown;
@@ -1260,7 +1266,7 @@ export const METHODS: Readonly<Record<MethodName, MethodInfo>> = {
   "memory.forget": {"method":"memory.forget","fn":"forget","description":"Delete a memory by its exact key.","aliases":{},"tool":"memory_forget","toolFor":["llm","mcp"],"toolHiddenUnderAcl":false,"readOnly":false},
   "memory.mark_useful": {"method":"memory.mark_useful","fn":"markUseful","description":"Mark a memory as useful (three marks exempt it from hygiene).","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":false},
   "memory.list": {"method":"memory.list","fn":"list","description":"List memories page by page, most recently updated first.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
-  "memory.stats": {"method":"memory.stats","fn":"stats","description":"Counts of memories by category and namespace, backend and schema.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
+  "memory.stats": {"method":"memory.stats","fn":"stats","description":"Counts of memories by category and namespace, backend and schema, and the active embedder and word-vector file.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
   "memory.hygiene_run": {"method":"memory.hygiene_run","fn":"hygieneRun","description":"Run hygiene now (admin under ACL): archive daily and custom memories not written for memory.archive_after_days, delete conversation memories past memory.conversation_retention_days; core memories, useful ones (useful_count >= 3) and system namespaces are kept.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":false},
   "memory.health": {"method":"memory.health","fn":"health","description":"The store's health (admin under ACL): backend, embedder, the open vector spaces with their size and index kind, the archive queue, when scheduled hygiene last ran, the audit log's last lines (addresses and outcomes, never content), and integrity: a bounded check of the database's pages and of each vector index file's checksum (status corruption when damaged; writes are then refused).","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
   "memory.path_protected": {"method":"memory.path_protected","fn":"pathProtected","description":"Whether a path is part of mnemo's storage (workspace database, index, archive, knowledge files, markdown store, audit log), after resolving symlinks and '..': a file tool should refuse it.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
@@ -1493,7 +1499,7 @@ export abstract class MnemoMethods {
     return this.request("memory.list", params) as Promise<ListResult>;
   }
 
-  /** Counts of memories by category and namespace, backend and schema. (`memory.stats`) */
+  /** Counts of memories by category and namespace, backend and schema, and the active embedder and word-vector file. (`memory.stats`) */
   stats(params: StatsParams = {}): Promise<StatsResult> {
     return this.request("memory.stats", params) as Promise<StatsResult>;
   }
