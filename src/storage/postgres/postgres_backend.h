@@ -17,6 +17,7 @@
 // does not package it.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -57,6 +58,8 @@ class PostgresBackend final : public EntryStore,
                                            int64_t useful_delta) override;
   Result<std::vector<Entry>> List(const EntryFilter& filter, int limit, int64_t offset) override;
   Result<std::vector<KeywordHit>> KeywordSearch(const KeywordQuery& query) override;
+  // Keyword searches answered by their first, pruned try (pg_entry_search.h).
+  int64_t keyword_pruned_searches() const { return pruned_searches_.load(); }
   Result<Stats> GetStats(const ReadScope& scope) override;
   // Episodic turns, segments, events and facets: *_episodic.cc.
   Result<std::vector<TurnRow>> AppendTurns(std::span<const TurnWrite> rows) override;
@@ -185,6 +188,7 @@ class PostgresBackend final : public EntryStore,
   std::mutex writer_mu_;
   VectorLogTrimPolicy trim_;
   int64_t logged_changes_ = 0;  // vector changes logged by the current write
+  std::atomic<int64_t> pruned_searches_{0};
 };
 
 }  // namespace mnemo::storage::internal
