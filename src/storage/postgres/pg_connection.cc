@@ -136,14 +136,18 @@ Params& Params::Add(const std::optional<std::string>& text) {
   Push(text);
   return *this;
 }
-Params& Params::AddTextArray(std::span<const std::string> items) {
+std::string TextArrayLiteral(std::span<const std::string> items) {
   std::string out = "{";
   for (size_t i = 0; i < items.size(); ++i) {
     if (i > 0) out += ',';
     AppendArrayElement(out, items[i]);
   }
   out += '}';
-  Push(std::move(out));
+  return out;
+}
+
+Params& Params::AddTextArray(std::span<const std::string> items) {
+  Push(TextArrayLiteral(items));
   return *this;
 }
 Params& Params::AddIntArray(std::span<const int64_t> items) {

@@ -34,6 +34,9 @@ struct pg_result;
 
 namespace mnemo::storage::internal::pg {
 
+// A text[] literal ({"a","b"}) of `items`.
+std::string TextArrayLiteral(std::span<const std::string> items);
+
 // Query parameters, $1, $2, ... in the order added, all in text format.
 class Params {
  public:

@@ -169,6 +169,10 @@ class PostgresBackend final : public EntryStore,
 
   // Inside a write: the upsert of one entry.
   Result<UpsertResult> UpsertIn(pg::PgConn& conn, const EntryWrite& write);
+  // Inside a write: the upserts of `writes` in order, as UpsertBatch, set-wise
+  // (postgres_bulk_write.cc); the label of each write appended to `labels`.
+  Result<int64_t> UpsertManyIn(pg::PgConn& conn, std::span<const EntryWrite> writes,
+                               std::vector<Label>* labels);
   // Inside a write: deletes one entry (its keyword statistics and vectors).
   Status DropEntryIn(pg::PgConn& conn, Label label, int64_t doc_length);
   // Inside a write: deletes (and logs) every vector of `label`.
