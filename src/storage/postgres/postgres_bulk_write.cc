@@ -27,6 +27,9 @@ using pg::Rows;
 // this many rows on (the machines mnemo targets have at least two cores).
 constexpr size_t kParallelTokenizeFrom = 4096;
 
+// From this many rows a batch refreshes the planner's statistics of entries.
+constexpr size_t kAnalyzeFrom = 10000;
+
 using EntryKey = std::tuple<std::string, std::string, std::string>;  // owner, namespace, key
 
 // One distinct (owner, namespace, key) of the batch.
@@ -216,6 +219,12 @@ Result<int64_t> PostgresBackend::UpsertManyIn(PgConn& conn, std::span<const Entr
                                       "delete the entries' vectors")
                                 .status());
     }
+  }
+  if (order.size() >= kAnalyzeFrom) {
+    // The planner's statistics of a table just filled are those of the empty
+    // table until autovacuum gets to it: the searches right after an import
+    // would be planned for no rows.
+    MNEMO_RETURN_IF_ERROR(conn.ExecScript("ANALYZE entries", "analyze the entries"));
   }
   if (labels != nullptr) {
     for (const Staged* s : of_write) labels->push_back(s->label);
