@@ -27,8 +27,9 @@ using pg::Rows;
 // this many rows on (the machines mnemo targets have at least two cores).
 constexpr size_t kParallelTokenizeFrom = 4096;
 
-// From this many rows a batch refreshes the planner's statistics of entries.
-constexpr size_t kAnalyzeFrom = 10000;
+// From this many rows a batch fills the text index in one pass and refreshes
+// the planner's statistics of entries.
+constexpr size_t kLargeBatch = 10000;
 
 using EntryKey = std::tuple<std::string, std::string, std::string>;  // owner, namespace, key
 
@@ -170,11 +171,15 @@ Result<int64_t> PostgresBackend::UpsertManyIn(PgConn& conn, std::span<const Entr
     }
     rows += '\n';
   }
-  // The GIN index collects the new rows' keys in its pending list and sorts
-  // them into the index at once when the list is full: one list for the
-  // whole batch instead of the default 4 MB at a time.
+  const bool large = order.size() >= kLargeBatch;
+  // A large batch's keys go to the GIN index's pending list whole, then are
+  // sorted into the index at once (gin_clean_pending_list below) instead of
+  // 4 MB at a time.
+  if (large) {
+    MNEMO_RETURN_IF_ERROR(
+        conn.ExecScript("SET LOCAL gin_pending_list_limit = '256MB'", "stage the entries"));
+  }
   MNEMO_RETURN_IF_ERROR(conn.ExecScript(
-      "SET LOCAL gin_pending_list_limit = '256MB'; "
       "CREATE TEMP TABLE IF NOT EXISTS entries_stage (existed boolean, text_changed boolean, "
       "label bigint, id text, owner text, namespace text, key text, content text, category "
       "text, tags text[], visibility text, created_at bigint, updated_at bigint, access_count "
@@ -220,11 +225,14 @@ Result<int64_t> PostgresBackend::UpsertManyIn(PgConn& conn, std::span<const Entr
                                 .status());
     }
   }
-  if (order.size() >= kAnalyzeFrom) {
-    // The planner's statistics of a table just filled are those of the empty
-    // table until autovacuum gets to it: the searches right after an import
-    // would be planned for no rows.
-    MNEMO_RETURN_IF_ERROR(conn.ExecScript("ANALYZE entries", "analyze the entries"));
+  if (large) {
+    // A pending list left unmerged makes every search read it whole (and the
+    // planner prefers a sequential scan); and the planner's statistics of a
+    // table just filled are those of the empty table until autovacuum gets
+    // to it.
+    MNEMO_RETURN_IF_ERROR(
+        conn.ExecScript("SELECT gin_clean_pending_list('entries_tsv'::regclass); ANALYZE entries",
+                        "index the entries"));
   }
   if (labels != nullptr) {
     for (const Staged* s : of_write) labels->push_back(s->label);
