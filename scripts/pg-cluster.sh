@@ -7,12 +7,21 @@
 #   scripts/pg-cluster.sh stop DIR    stops it and removes its data
 #   scripts/pg-cluster.sh pause DIR   stops the server at once, keeps its data
 #   scripts/pg-cluster.sh resume DIR  starts it again on the same port
+#   scripts/pg-cluster.sh start-replicated DIR
+#       a primary and two hot standbys by streaming replication, each on a
+#       free loopback port; standby1 is synchronous (synchronous_commit = on:
+#       a commit returns once standby1 has the WAL), standby2 asynchronous.
+#       Writes DIR/url (the primary), DIR/standby_urls (one a line) and
+#       DIR/failover_url (all three hosts, target_session_attrs=read-write).
+#       stop, pause and resume act on the primary; stop stops all three.
+#   scripts/pg-cluster.sh promote DIR N  promotes standby N (1 or 2)
 # DIR only records where the cluster is. As root the server runs as the
 # `postgres` user (PostgreSQL refuses to run as root). CTest starts and stops
 # one around the tests that need it (tests/CMakeLists.txt).
 set -euo pipefail
-cmd=${1:?usage: pg-cluster.sh start|stop|pause|resume DIR}
-dir=$(realpath -m "${2:?usage: pg-cluster.sh start|stop|pause|resume DIR}")
+usage="usage: pg-cluster.sh start|start-replicated|stop|pause|resume DIR, or promote DIR N"
+cmd=${1:?$usage}
+dir=$(realpath -m "${2:?$usage}")
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 if [ -z "$bin" ]; then
   echo "pg-cluster: no PostgreSQL server binaries (install the postgresql package)" >&2
@@ -26,11 +35,13 @@ as_owner() {
 stop_cluster() {
   if [ -f "$dir/data_path" ]; then
     data=$(cat "$dir/data_path")
-    if [ -d "$data/data" ]; then
-      as_owner "$bin/pg_ctl" -D "$data/data" -m immediate -w stop > /dev/null 2>&1 || true
-    fi
+    for d in "$data/data" "$data/standby1/data" "$data/standby2/data"; do
+      if [ -d "$d" ]; then
+        as_owner "$bin/pg_ctl" -D "$d" -m immediate -w stop > /dev/null 2>&1 || true
+      fi
+    done
     rm -rf "$data"
-    rm -f "$dir/data_path" "$dir/url"
+    rm -f "$dir/data_path" "$dir/url" "$dir/standby_urls" "$dir/failover_url"
   fi
 }
 
@@ -40,22 +51,81 @@ start_server() {  # data folder, port
     start > /dev/null
 }
 
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+new_data_folder() {
+  data=$(mktemp -d /tmp/mnemo-pg.XXXXXX)
+  echo "$data" > "$dir/data_path"
+  chmod 755 "$data"
+  if [ "$(id -u)" -eq 0 ]; then chown postgres: "$data"; fi
+}
+
+init_primary() {  # writes $port, starts the server, creates the database
+  port=$(free_port)
+  as_owner "$bin/initdb" -D "$data/data" -U mnemo -A trust -E UTF8 --locale=C.UTF-8 > "$data/initdb.log"
+  echo "$port" > "$data/port"
+  start_server "$data" "$port"
+  as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U mnemo mnemo
+}
+
+sql() {  # port, statement
+  as_owner "$bin/psql" -X -At -h 127.0.0.1 -p "$1" -U mnemo -d mnemo -c "$2"
+}
+
 case "$cmd" in
   start)
     mkdir -p "$dir"
     stop_cluster  # a cluster left by an interrupted run
-    data=$(mktemp -d /tmp/mnemo-pg.XXXXXX)
-    echo "$data" > "$dir/data_path"
-    chmod 755 "$data"
-    if [ "$(id -u)" -eq 0 ]; then chown postgres: "$data"; fi
-    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    as_owner "$bin/initdb" -D "$data/data" -U mnemo -A trust -E UTF8 --locale=C.UTF-8 > "$data/initdb.log"
-    echo "$port" > "$data/port"
-    start_server "$data" "$port"
-    as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U mnemo mnemo
+    new_data_folder
+    init_primary
     url="postgresql://mnemo@127.0.0.1:$port/mnemo"
     echo "$url" > "$dir/url"
     echo "$url"
+    ;;
+  start-replicated)
+    mkdir -p "$dir"
+    stop_cluster
+    new_data_folder
+    init_primary
+    hosts="127.0.0.1:$port"
+    : > "$dir/standby_urls.tmp"
+    for n in 1 2; do
+      sport=$(free_port)
+      mkdir -p "$data/standby$n"
+      if [ "$(id -u)" -eq 0 ]; then chown postgres: "$data/standby$n"; fi
+      # initdb's pg_hba.conf already trusts replication from 127.0.0.1.
+      as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$port" -U mnemo -D "$data/standby$n/data" \
+        -R -X stream -c fast > "$data/standby$n/basebackup.log" 2>&1
+      echo "primary_conninfo = 'host=127.0.0.1 port=$port user=mnemo application_name=standby$n'" |
+        as_owner tee -a "$data/standby$n/data/postgresql.auto.conf" > /dev/null
+      echo "$sport" > "$data/standby$n/port"
+      start_server "$data/standby$n" "$sport"
+      hosts="$hosts,127.0.0.1:$sport"
+      echo "postgresql://mnemo@127.0.0.1:$sport/mnemo" >> "$dir/standby_urls.tmp"
+    done
+    for _ in $(seq 1 100); do
+      [ "$(sql "$port" "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")" = 2 ] && break
+      sleep 0.1
+    done
+    # Synchronous only now: with no standby yet, createdb above would wait forever.
+    sql "$port" "ALTER SYSTEM SET synchronous_standby_names = 'FIRST 1 (standby1)'" > /dev/null
+    sql "$port" "SELECT pg_reload_conf()" > /dev/null
+    for _ in $(seq 1 100); do
+      [ "$(sql "$port" "SELECT sync_state FROM pg_stat_replication WHERE application_name = 'standby1'")" = sync ] && break
+      sleep 0.1
+    done
+    mv "$dir/standby_urls.tmp" "$dir/standby_urls"
+    echo "postgresql://mnemo@$hosts/mnemo?target_session_attrs=read-write" > "$dir/failover_url"
+    url="postgresql://mnemo@127.0.0.1:$port/mnemo"
+    echo "$url" > "$dir/url"
+    echo "$url"
+    ;;
+  promote)
+    data=$(cat "$dir/data_path")
+    n=${3:?usage: pg-cluster.sh promote DIR 1|2}
+    as_owner "$bin/pg_ctl" -D "$data/standby$n/data" -w promote > /dev/null
     ;;
   stop)
     stop_cluster
@@ -69,7 +139,7 @@ case "$cmd" in
     start_server "$data" "$(cat "$data/port")"
     ;;
   *)
-    echo "pg-cluster: unknown command $cmd (start, stop, pause or resume)" >&2
+    echo "pg-cluster: unknown command $cmd (start, start-replicated, stop, pause, resume or promote)" >&2
     exit 2
     ;;
 esac

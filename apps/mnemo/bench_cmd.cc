@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -222,19 +223,14 @@ AnchorTexts ReadAnchorTexts(const std::string& data) {
   return out;
 }
 
-std::variant<AnchorResult, int> RunAnchor(const BenchArgs& args, const AnchorTexts& input,
-                                          const std::vector<Query>& queries,
-                                          Fts5Anchor::Tokenizer tokenizer) {
+// Loads `input` into `anchor` and runs `queries` on it (Fts5Anchor or
+// PgFtsAnchor: Insert and Search of the same shape).
+template <typename Anchor>
+std::variant<AnchorResult, int> MeasureAnchor(Result<std::unique_ptr<Anchor>>& anchor,
+                                              const AnchorTexts& input,
+                                              const std::vector<Query>& queries) {
   const std::vector<std::string>& texts = input.texts;
   const std::map<std::string, int64_t>& rowid_of = input.rowid_of;
-  const fs::path dir =
-      args.workspace.empty()
-          ? fs::temp_directory_path() / ("mnemo-bench-" + std::to_string(::getpid()) + "-anchor")
-          : fs::path(args.workspace) / "anchor";
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-  fs::create_directories(dir, ec);
-  auto anchor = Fts5Anchor::Create((dir / "anchor.db").string(), tokenizer);
   if (!anchor.ok()) {
     std::cerr << "mnemo bench: anchor: " << anchor.status().message() << "\n";
     return 2;
@@ -275,8 +271,33 @@ std::variant<AnchorResult, int> RunAnchor(const BenchArgs& args, const AnchorTex
   out.cpu_p50 = Percentile(cpu, 0.50);
   out.recall = recall_sum / std::max<double>(1, static_cast<double>(queries.size()));
   anchor->reset();
+  return out;
+}
+
+std::variant<AnchorResult, int> RunAnchor(const BenchArgs& args, const AnchorTexts& input,
+                                          const std::vector<Query>& queries,
+                                          Fts5Anchor::Tokenizer tokenizer) {
+  const fs::path dir =
+      args.workspace.empty()
+          ? fs::temp_directory_path() / ("mnemo-bench-" + std::to_string(::getpid()) + "-anchor")
+          : fs::path(args.workspace) / "anchor";
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir, ec);
+  auto anchor = Fts5Anchor::Create((dir / "anchor.db").string(), tokenizer);
+  auto out = MeasureAnchor(anchor, input, queries);
   fs::remove_all(dir, ec);
   return out;
+}
+
+// The same texts and queries through raw PostgreSQL full-text search on the
+// server of the postgres runs, in a schema of its own.
+std::variant<AnchorResult, int> RunPgAnchor(const BenchArgs& args, const AnchorTexts& input,
+                                            const std::vector<Query>& queries) {
+  Config config;
+  ApplyArgs(args, "pg_anchor", config);
+  auto anchor = PgFtsAnchor::Create(config.postgres.url, config.postgres.schema);
+  return MeasureAnchor(anchor, input, queries);
 }
 
 // Imports the dataset into a fresh workspace with `provider` as embedder and
@@ -568,6 +589,12 @@ int RunBenchCommand(const BenchArgs& args) {
     auto same = RunAnchor(args, anchor_texts, queries, Fts5Anchor::Tokenizer::kMnemo);
     if (std::holds_alternative<int>(same)) return std::get<int>(same);
     const AnchorResult& anchor_same = std::get<AnchorResult>(same);
+    std::optional<AnchorResult> pg_anchor;
+    if (args.backend == "postgres") {
+      auto pga = RunPgAnchor(args, anchor_texts, queries);
+      if (std::holds_alternative<int>(pga)) return std::get<int>(pga);
+      pg_anchor = std::get<AnchorResult>(pga);
+    }
     auto r = RunOnce(args, data, queries, "none");
     if (std::holds_alternative<int>(r)) return std::get<int>(r);
     const RunResult& kw = std::get<RunResult>(r);
@@ -601,6 +628,17 @@ int RunBenchCommand(const BenchArgs& args) {
     extra["anchor_mnemo_tokenizer"] = anchor_json(anchor_same, "mnemo");
     out["kw_p50_vs_anchor"] = out["anchor"]["mnemo_kw_p50_ratio"];
     out["ingest_vs_anchor"] = out["anchor"]["mnemo_ingest_ratio"];
+    if (pg_anchor) {
+      json pg = anchor_json(*pg_anchor, "simple");
+      pg["system"] = "postgresql-fts";
+      out["anchor_postgres"] = pg;
+      out["kw_p50_vs_pg_anchor"] = pg["mnemo_kw_p50_ratio"];
+      out["ingest_vs_pg_anchor"] = pg["mnemo_ingest_ratio"];
+      notes +=
+          "; anchor_postgres (run before mnemo, same server): raw PostgreSQL full-text search, "
+          "to_tsvector('simple') stored with a GIN index, the query words OR'ed "
+          "(websearch_to_tsquery), ts_rank_cd, LIMIT 10";
+    }
     notes +=
         "; keyword run: embedder none; anchors (run first, same process): raw SQLite FTS5, "
         "query words OR'ed, ORDER BY rank (bm25), with FTS5's default tokenizer (anchor) "

@@ -76,6 +76,22 @@ std::string RedactUrl(std::string_view url) {
   return out;
 }
 
+void AppendCopyField(std::string& out, const std::optional<std::string_view>& value) {
+  if (!value) {
+    out += "\\N";
+    return;
+  }
+  for (const char c : *value) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '\t': out += "\\t"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      default: out += c;
+    }
+  }
+}
+
 std::string QuoteLexeme(std::string_view lexeme) {
   std::string out = "'";
   for (char c : lexeme) {
@@ -120,14 +136,18 @@ Params& Params::Add(const std::optional<std::string>& text) {
   Push(text);
   return *this;
 }
-Params& Params::AddTextArray(std::span<const std::string> items) {
+std::string TextArrayLiteral(std::span<const std::string> items) {
   std::string out = "{";
   for (size_t i = 0; i < items.size(); ++i) {
     if (i > 0) out += ',';
     AppendArrayElement(out, items[i]);
   }
   out += '}';
-  Push(std::move(out));
+  return out;
+}
+
+Params& Params::AddTextArray(std::span<const std::string> items) {
+  Push(TextArrayLiteral(items));
   return *this;
 }
 Params& Params::AddIntArray(std::span<const int64_t> items) {
@@ -314,6 +334,41 @@ Result<Rows> PgConn::Exec(std::string_view sql, const Params& params, std::strin
   return Check(PQexecParams(conn_, text.c_str(), params.size(), nullptr, params.values(), nullptr,
                             nullptr, 0),
                what);
+}
+
+Result<Rows> PgConn::ExecPrepared(std::string_view sql, const Params& params,
+                                  std::string_view what) {
+  auto it = prepared_.find(sql);
+  if (it == prepared_.end()) {
+    const std::string name = "mnemo_" + std::to_string(prepared_.size() + 1);
+    const std::string text(sql);
+    MNEMO_RETURN_IF_ERROR(
+        Check(PQprepare(conn_, name.c_str(), text.c_str(), params.size(), nullptr), what).status());
+    it = prepared_.emplace(text, name).first;
+  }
+  return Check(PQexecPrepared(conn_, it->second.c_str(), params.size(), params.values(), nullptr,
+                              nullptr, 0),
+               what);
+}
+
+Status PgConn::CopyIn(std::string_view copy_sql, std::string_view data, std::string_view what) {
+  const std::string text(copy_sql);
+  pg_result* start = PQexec(conn_, text.c_str());
+  if (start == nullptr || PQresultStatus(start) != PGRES_COPY_IN)
+    return Check(start, what).status();
+  PQclear(start);
+  constexpr size_t kChunk = 1 << 20;
+  bool sent = true;
+  for (size_t i = 0; sent && i < data.size(); i += kChunk) {
+    const size_t n = std::min(kChunk, data.size() - i);
+    sent = PQputCopyData(conn_, data.data() + i, static_cast<int>(n)) == 1;
+  }
+  if (PQputCopyEnd(conn_, sent ? nullptr : "the client could not send the rows") != 1) {
+    return Check(nullptr, what).status();
+  }
+  Status status = Check(PQgetResult(conn_), what).status();
+  while (pg_result* rest = PQgetResult(conn_)) PQclear(rest);
+  return status;
 }
 
 Status PgConn::ExecScript(std::string_view sql, std::string_view what) {

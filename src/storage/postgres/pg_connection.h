@@ -34,6 +34,9 @@ struct pg_result;
 
 namespace mnemo::storage::internal::pg {
 
+// A text[] literal ({"a","b"}) of `items`.
+std::string TextArrayLiteral(std::span<const std::string> items);
+
 // Query parameters, $1, $2, ... in the order added, all in text format.
 class Params {
  public:
@@ -106,8 +109,15 @@ class PgConn {
   Result<Rows> Exec(std::string_view sql, std::string_view what) {
     return Exec(sql, Params(), what);
   }
+  // `sql` as a statement prepared once per connection (by its text) and
+  // executed with `params`: the server parses and plans it once, not on
+  // every call. For the statements run on every search.
+  Result<Rows> ExecPrepared(std::string_view sql, const Params& params, std::string_view what);
   // Several statements without parameters (schema scripts).
   Status ExecScript(std::string_view sql, std::string_view what);
+  // `COPY ... FROM STDIN` (text format) fed with `data`: rows of
+  // tab-separated fields built with AppendCopyField, each ending in '\n'.
+  Status CopyIn(std::string_view copy_sql, std::string_view data, std::string_view what);
   // Whether the connection is still usable (false after a connection error).
   bool ok() const;
   // The SQLSTATE of the last failed statement ("" after a success).
@@ -124,6 +134,7 @@ class PgConn {
   Result<Rows> Check(pg_result* result, std::string_view what);
   pg_conn* conn_;
   std::string last_sqlstate_;
+  std::map<std::string, std::string, std::less<>> prepared_;  // SQL text -> statement name
 };
 
 struct PoolOptions {
@@ -184,6 +195,10 @@ class Pool {
 
 // The url with any password replaced by "***".
 std::string RedactUrl(std::string_view url);
+
+// Appends one field of a COPY text-format row: `value` with backslash, tab,
+// newline and carriage return escaped, or \N for none.
+void AppendCopyField(std::string& out, const std::optional<std::string_view>& value);
 
 // A tsquery/tsvector lexeme literal: 'text' with ' and \ escaped.
 std::string QuoteLexeme(std::string_view lexeme);

@@ -308,6 +308,109 @@ constexpr const char* kSchemaV6 = R"sql(
 ALTER TABLE events ADD COLUMN closed_at BIGINT NOT NULL DEFAULT 0;
 )sql";
 
+// Schema v7: the keyword statistics of entries kept by the writes (issue 46),
+// so that a keyword search reads them in its own statement
+// (pg_entry_search.h). entry_terms holds, per term and bucket of rows, how
+// many rows hold the term; the term '' holds the bucket's row count and
+// token total (BM25's N and Σ lengths). A bucket is 'p' for the public rows
+// and 'o:' || owner for an owner's other rows, so every read scope is a sum
+// of buckets: all of them, or 'p' and the caller's. Statement triggers note
+// each change set-wise in entry_terms_delta (only appended to, so a bulk
+// write never updates one hot row thousands of times in a transaction);
+// each write transaction folds the notes into entry_terms before its
+// commit (FlushEntryTerms), and a later one folds any left by other writers.
+// The same statement triggers now bump the tool generations (once per
+// statement touching a tool namespace, where v1's row trigger ran a
+// function per row: a bulk write of 100k entries paid 100k calls).
+constexpr const char* kSchemaV7 = R"sql(
+CREATE TABLE entry_terms (
+  term TEXT COLLATE "C" NOT NULL,
+  bucket TEXT COLLATE "C" NOT NULL,
+  docs BIGINT NOT NULL DEFAULT 0,
+  tokens BIGINT NOT NULL DEFAULT 0,
+  PRIMARY KEY (term, bucket)
+);
+CREATE UNLOGGED TABLE entry_terms_delta (
+  term TEXT COLLATE "C" NOT NULL,
+  bucket TEXT COLLATE "C" NOT NULL,
+  docs BIGINT NOT NULL,
+  tokens BIGINT NOT NULL
+);
+CREATE FUNCTION entry_text_bucket(owner TEXT, visibility TEXT) RETURNS TEXT
+  LANGUAGE sql IMMUTABLE AS $$ SELECT CASE WHEN visibility = 'public' THEN 'p' ELSE 'o:' || owner END $$;
+CREATE FUNCTION note_entry_terms() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+  tool_rules BOOLEAN;
+  tool_registry BOOLEAN;
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    SELECT bool_or(left(namespace, 5) = 'tool-'), bool_or(namespace = 'tool_registry')
+      INTO tool_rules, tool_registry FROM new_rows;
+    INSERT INTO entry_terms_delta (term, bucket, docs, tokens)
+    WITH changed AS (
+      SELECT 1 AS sign, entry_text_bucket(n.owner, n.visibility) AS bucket, n.tsv, n.doc_length
+      FROM new_rows n)
+    SELECT l.term, c.bucket, sum(c.sign), 0 FROM changed c, unnest(tsvector_to_array(c.tsv)) AS l(term)
+      GROUP BY l.term, c.bucket
+    UNION ALL
+    SELECT '', c.bucket, sum(c.sign), sum(c.sign * c.doc_length) FROM changed c GROUP BY c.bucket;
+  ELSIF TG_OP = 'DELETE' THEN
+    SELECT bool_or(left(namespace, 5) = 'tool-'), bool_or(namespace = 'tool_registry')
+      INTO tool_rules, tool_registry FROM old_rows;
+    INSERT INTO entry_terms_delta (term, bucket, docs, tokens)
+    WITH changed AS (
+      SELECT -1 AS sign, entry_text_bucket(o.owner, o.visibility) AS bucket, o.tsv, o.doc_length
+      FROM old_rows o)
+    SELECT l.term, c.bucket, sum(c.sign), 0 FROM changed c, unnest(tsvector_to_array(c.tsv)) AS l(term)
+      GROUP BY l.term, c.bucket
+    UNION ALL
+    SELECT '', c.bucket, sum(c.sign), sum(c.sign * c.doc_length) FROM changed c GROUP BY c.bucket;
+  ELSE
+    SELECT bool_or(left(namespace, 5) = 'tool-'), bool_or(namespace = 'tool_registry')
+      INTO tool_rules, tool_registry
+      FROM (SELECT namespace FROM old_rows UNION ALL SELECT namespace FROM new_rows) AS touched;
+    INSERT INTO entry_terms_delta (term, bucket, docs, tokens)
+    WITH pairs AS (
+      SELECT o.owner AS o_owner, o.visibility AS o_vis, o.tsv AS o_tsv, o.doc_length AS o_len,
+             n.owner AS n_owner, n.visibility AS n_vis, n.tsv AS n_tsv, n.doc_length AS n_len
+      FROM old_rows o JOIN new_rows n ON n.label = o.label
+      WHERE o.tsv <> n.tsv OR o.doc_length <> n.doc_length OR o.owner <> n.owner
+         OR o.visibility <> n.visibility),
+    changed AS (
+      SELECT -1 AS sign, entry_text_bucket(o_owner, o_vis) AS bucket, o_tsv AS tsv, o_len AS doc_length
+      FROM pairs
+      UNION ALL
+      SELECT 1, entry_text_bucket(n_owner, n_vis), n_tsv, n_len FROM pairs)
+    SELECT l.term, c.bucket, sum(c.sign), 0 FROM changed c, unnest(tsvector_to_array(c.tsv)) AS l(term)
+      GROUP BY l.term, c.bucket
+    UNION ALL
+    SELECT '', c.bucket, sum(c.sign), sum(c.sign * c.doc_length) FROM changed c GROUP BY c.bucket;
+  END IF;
+  IF tool_rules THEN
+    UPDATE generations SET value = value + 1 WHERE name = 'tool_rules';
+  END IF;
+  IF tool_registry THEN
+    UPDATE generations SET value = value + 1 WHERE name = 'tool_registry';
+  END IF;
+  RETURN NULL;
+END $$;
+DROP TRIGGER entries_generations ON entries;
+DROP FUNCTION bump_entry_generations();
+CREATE TRIGGER entries_terms_insert AFTER INSERT ON entries REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION note_entry_terms();
+CREATE TRIGGER entries_terms_update AFTER UPDATE ON entries
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION note_entry_terms();
+CREATE TRIGGER entries_terms_delete AFTER DELETE ON entries REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION note_entry_terms();
+INSERT INTO entry_terms (term, bucket, docs, tokens)
+WITH rows AS (SELECT entry_text_bucket(owner, visibility) AS bucket, tsv, doc_length FROM entries)
+SELECT l.term, r.bucket, count(*), 0 FROM rows r, unnest(tsvector_to_array(r.tsv)) AS l(term)
+  GROUP BY l.term, r.bucket
+UNION ALL
+SELECT '', r.bucket, count(*), sum(r.doc_length) FROM rows r GROUP BY r.bucket;
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "every table of the engine", kSchemaV1},
     {2, "turn claims of idempotent turns; open segments by last turn", kSchemaV2},
@@ -315,6 +418,7 @@ constexpr PgMigration kMigrations[] = {
     {4, "the statements of each profile facet", kSchemaV4},
     {5, "the sessions captured tool rules came from", kSchemaV5},
     {6, "when an event was closed", kSchemaV6},
+    {7, "keyword statistics of entries kept by the writes", kSchemaV7},
 };
 
 int64_t NowMs() {

@@ -13,6 +13,10 @@ constexpr size_t kMaxLexemeBytes = 2046;  // below its MAXSTRLEN
 
 }  // namespace
 
+bool SearchableTerm(std::string_view term) {
+  return !term.empty() && term.size() <= kMaxLexemeBytes;
+}
+
 IndexedText IndexText(std::initializer_list<std::string_view> columns) {
   std::map<std::string, int64_t> frequency;
   IndexedText out;
@@ -78,7 +82,7 @@ Result<std::vector<int64_t>> CountTermRows(PgConn& conn, std::string_view table,
   std::vector<std::string> lexemes;
   std::vector<size_t> asked;
   for (size_t i = 0; i < terms.size(); ++i) {
-    if (terms[i].empty() || terms[i].size() > kMaxLexemeBytes) continue;
+    if (!SearchableTerm(terms[i])) continue;
     lexemes.push_back(QuoteLexeme(terms[i]));
     asked.push_back(i);
   }

@@ -34,6 +34,10 @@ struct IndexedText {
   int64_t length = 0;    // BM25 document length, as FTS5 counts it
 };
 
+// Whether a tsvector can hold `term` as a lexeme (not empty, not longer
+// than IndexText keeps).
+bool SearchableTerm(std::string_view term);
+
 // The tokens of `columns` (one indexed column each, like an FTS5 row).
 IndexedText IndexText(std::initializer_list<std::string_view> columns);
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "storage/document_rules.h"
+#include "storage/postgres/pg_entry_search.h"
 #include "storage/postgres/pg_schema.h"
 #include "storage/postgres/pg_text.h"
 #include "text/tokenizer.h"
@@ -79,6 +80,7 @@ Result<int64_t> Rebuild(PgConn& conn) {
       ++rebuilt;
     }
   }
+  MNEMO_RETURN_IF_ERROR(FlushEntryTerms(conn));
   MNEMO_RETURN_IF_ERROR(conn.Exec("INSERT INTO generations (name, value) VALUES ('text_version', "
                                   "$1) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
                                   Params().Add(text::kTextVersion), kWhat)

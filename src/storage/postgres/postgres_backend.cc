@@ -3,6 +3,7 @@
 #include <map>
 
 #include "storage/entry_rules.h"
+#include "storage/postgres/pg_entry_search.h"
 #include "storage/postgres/pg_entry_sql.h"
 #include "storage/postgres/pg_schema.h"
 #include "storage/postgres/pg_text.h"
@@ -18,6 +19,10 @@ using pg::PgConn;
 using pg::Rows;
 
 constexpr int kForEachPage = 256;
+// From this many writes a batch is staged by COPY and merged set-wise
+// (postgres_bulk_write.cc): its five round trips cost no more than two rows'
+// statements, and the conformance suite's small batches then cover it.
+constexpr size_t kBulkFrom = 2;
 
 }  // namespace
 
@@ -53,7 +58,10 @@ Result<std::unique_ptr<PostgresBackend>> PostgresBackend::Open(const PostgresOpt
     backend->store_id_ = id.Text(0, 0);
   }
   pg::PoolOptions pool{.url = options.url,
-                       .init_sql = "SET search_path TO " + pg::QuoteIdentifier(options.schema),
+                       // A bulk write's keyword statistics (FlushEntryTerms) are
+                       // aggregated in memory, not spilled to disk at the 4 MB default.
+                       .init_sql = "SET search_path TO " + pg::QuoteIdentifier(options.schema) +
+                                   "; SET work_mem = '64MB'",
                        .size = std::max(1, options.pool_size),
                        .connect_attempts = options.connect_attempts,
                        .logger = options.logger};
@@ -75,6 +83,7 @@ Status PostgresBackend::Write(std::string_view what,
                               .status());
     MNEMO_RETURN_IF_ERROR(body(conn));
     MNEMO_RETURN_IF_ERROR(pg::FlushTextStats(conn));
+    MNEMO_RETURN_IF_ERROR(pg::FlushEntryTerms(conn));
     return TrimVectorLogIn(conn);
   });
 }
@@ -173,6 +182,10 @@ Result<int64_t> PostgresBackend::UpsertBatch(std::span<const EntryWrite> writes,
   MNEMO_RETURN_IF_ERROR(Write("store the entries", [&](PgConn& conn) -> Status {
     created = 0;
     out.clear();
+    if (writes.size() >= kBulkFrom) {
+      MNEMO_ASSIGN_OR_RETURN(created, UpsertManyIn(conn, writes, &out));
+      return Status::Ok();
+    }
     for (const EntryWrite& write : writes) {
       MNEMO_ASSIGN_OR_RETURN(UpsertResult result, UpsertIn(conn, write));
       if (result.created) ++created;
@@ -362,32 +375,13 @@ Result<std::vector<Entry>> PostgresBackend::List(const EntryFilter& filter, int 
 }
 
 Result<std::vector<KeywordHit>> PostgresBackend::KeywordSearch(const KeywordQuery& query) {
-  const std::vector<std::string> terms = DistinctTerms(query.terms);
-  if (terms.empty() || query.limit <= 0) return std::vector<KeywordHit>();
+  KeywordQuery distinct = query;
+  distinct.terms = DistinctTerms(query.terms);
+  if (distinct.terms.empty() || query.limit <= 0) return std::vector<KeywordHit>();
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
-  MNEMO_ASSIGN_OR_RETURN(
-      pg::TermWeights weights,
-      pg::WeighTerms(*conn, "entries", "entries", terms, pg::EntryTextScope(query.filter.scope)));
-  if (weights.empty()) return std::vector<KeywordHit>();
-  Params p;
-  const pg::ScoreSql score = pg::AddScoreParams(p, weights, "e");
-  const std::string where = pg::FilterSql(query.filter, p);
-  p.Add(static_cast<int64_t>(query.limit));
-  MNEMO_ASSIGN_OR_RETURN(
-      Rows rows,
-      conn->Exec(std::string("SELECT ") + pg::kEntryColumns + ", " + score.score +
-                     " AS score, e.label FROM entries e WHERE " + score.match + " AND " + where +
-                     " ORDER BY score DESC, e.updated_at DESC, e.key, e.owner, "
-                     "e.namespace LIMIT " +
-                     pg::Last(p),
-                 p, "search entries"));
-  std::vector<KeywordHit> hits;
-  hits.reserve(static_cast<size_t>(rows.size()));
-  for (int i = 0; i < rows.size(); ++i) {
-    hits.push_back({.entry = pg::ReadEntry(rows, i),
-                    .keyword_score = rows.Double(i, pg::kEntryColumnCount),
-                    .label = rows.Int(i, pg::kEntryColumnCount + 1)});
-  }
+  bool pruned = false;
+  MNEMO_ASSIGN_OR_RETURN(std::vector<KeywordHit> hits, pg::SearchEntries(*conn, distinct, &pruned));
+  if (pruned) ++pruned_searches_;
   return hits;
 }
 

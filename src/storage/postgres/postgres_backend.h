@@ -17,6 +17,7 @@
 // does not package it.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -57,6 +58,8 @@ class PostgresBackend final : public EntryStore,
                                            int64_t useful_delta) override;
   Result<std::vector<Entry>> List(const EntryFilter& filter, int limit, int64_t offset) override;
   Result<std::vector<KeywordHit>> KeywordSearch(const KeywordQuery& query) override;
+  // Keyword searches answered by their first, pruned try (pg_entry_search.h).
+  int64_t keyword_pruned_searches() const { return pruned_searches_.load(); }
   Result<Stats> GetStats(const ReadScope& scope) override;
   // Episodic turns, segments, events and facets: *_episodic.cc.
   Result<std::vector<TurnRow>> AppendTurns(std::span<const TurnWrite> rows) override;
@@ -175,6 +178,10 @@ class PostgresBackend final : public EntryStore,
 
   // Inside a write: the upsert of one entry.
   Result<UpsertResult> UpsertIn(pg::PgConn& conn, const EntryWrite& write);
+  // Inside a write: the upserts of `writes` in order, as UpsertBatch, set-wise
+  // (postgres_bulk_write.cc); the label of each write appended to `labels`.
+  Result<int64_t> UpsertManyIn(pg::PgConn& conn, std::span<const EntryWrite> writes,
+                               std::vector<Label>* labels);
   // Inside a write: deletes one entry (its keyword statistics and vectors).
   Status DropEntryIn(pg::PgConn& conn, Label label, int64_t doc_length);
   // Inside a write: deletes (and logs) every vector of `label`.
@@ -194,6 +201,7 @@ class PostgresBackend final : public EntryStore,
   std::mutex writer_mu_;
   VectorLogTrimPolicy trim_;
   int64_t logged_changes_ = 0;  // vector changes logged by the current write
+  std::atomic<int64_t> pruned_searches_{0};
 };
 
 }  // namespace mnemo::storage::internal

@@ -62,11 +62,7 @@ Result<RestoreReport> PostgresBackend::Restore(const RestoreBatch& batch) {
   MNEMO_RETURN_IF_ERROR(Write("restore a backup", [&](PgConn& conn) -> Status {
     report = {};
     std::vector<Label> labels;
-    for (const EntryWrite& w : batch.entries) {
-      MNEMO_ASSIGN_OR_RETURN(UpsertResult r, UpsertIn(conn, w));
-      if (r.created) ++report.entries_created;
-      labels.push_back(r.label);
-    }
+    MNEMO_ASSIGN_OR_RETURN(report.entries_created, UpsertManyIn(conn, batch.entries, &labels));
     std::map<std::string, std::vector<LabeledVector>> by_signature;
     for (const RestoreVector& v : batch.vectors) {
       by_signature[v.signature].push_back({labels[v.entry], v.vector});

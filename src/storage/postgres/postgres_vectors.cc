@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "storage/entry_rules.h"
+#include "storage/postgres/pg_entry_search.h"
 #include "storage/postgres/pg_entry_sql.h"
 #include "storage/postgres/pg_text.h"
 #include "storage/postgres/postgres_backend.h"
@@ -244,26 +245,32 @@ Result<std::vector<KeywordHit>> PostgresBackend::FetchByLabels(
   if (labels.empty()) return std::vector<KeywordHit>();
   std::unordered_map<Label, KeywordHit> hits;
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
-  // One snapshot: the scores are those of the entries read.
-  MNEMO_ASSIGN_OR_RETURN(Snapshot snapshot, Snapshot::Begin(*conn));
+  // One statement: the scores are those of the entries read, from the
+  // statistics of the same snapshot (pg_entry_search.h).
   const std::vector<std::string> distinct = DistinctTerms(terms);
-  pg::TermWeights weights;
-  if (!distinct.empty()) {
-    MNEMO_ASSIGN_OR_RETURN(weights, pg::WeighTerms(*conn, "entries", "entries", distinct,
-                                                   pg::EntryTextScope(filter.scope)));
-  }
   Params p;
   p.AddIntArray(labels);
+  std::string with;
   std::string score = "0.0";
-  if (!weights.empty()) {
-    const pg::ScoreSql s = pg::AddScoreParams(p, weights, "e");
-    score = "CASE WHEN " + s.match + " THEN " + s.score + " ELSE 0.0 END";
+  std::string full;
+  for (const std::string& t : distinct) {
+    if (!pg::SearchableTerm(t)) continue;
+    if (!full.empty()) full += " | ";
+    full += pg::QuoteLexeme(t);
+  }
+  if (!full.empty()) {
+    const pg::EntryWeightsSql w = pg::AddEntryWeights(p, distinct, filter.scope);
+    p.Add(full);
+    with = w.with + " ";
+    score = "CASE WHEN " + w.ready + " AND e.tsv @@ " + pg::Last(p) + "::tsquery THEN " + w.score +
+            " ELSE 0.0 END";
   }
   const std::string where = pg::FilterSql(filter, p);
   MNEMO_ASSIGN_OR_RETURN(
-      Rows rows, conn->Exec(std::string("SELECT e.label, ") + pg::kEntryColumns + ", " + score +
-                                " FROM entries e WHERE e.label = ANY($1::bigint[]) AND " + where,
-                            p, "read entries by label"));
+      Rows rows,
+      conn->ExecPrepared(with + "SELECT e.label, " + pg::kEntryColumns + ", " + score +
+                             " FROM entries e WHERE e.label = ANY($1::bigint[]) AND " + where,
+                         p, "read entries by label"));
   for (int i = 0; i < rows.size(); ++i) {
     const Label label = rows.Int(i, 0);
     hits[label] = {.entry = pg::ReadEntry(rows, i, 1),

@@ -1,0 +1,130 @@
+#include "storage/postgres/pg_entry_search.h"
+
+#include "storage/bm25.h"
+#include "storage/postgres/pg_entry_sql.h"
+#include "storage/postgres/pg_text.h"
+
+namespace mnemo::storage::internal::pg {
+namespace {
+
+constexpr const char* kOrder = "score DESC, updated_at DESC, key, owner, namespace";
+
+std::string Num(double v) { return std::to_string(v); }
+
+}  // namespace
+
+Status FlushEntryTerms(PgConn& conn) {
+  // An UPDATE of the terms already counted and a plain INSERT of the others:
+  // INSERT ... ON CONFLICT pays a speculative insertion per row, twice the
+  // cost for the hundreds of thousands of notes of a bulk write. Writers are
+  // serialised (the schema's advisory lock), so no row appears in between.
+  return conn.ExecScript(
+      "WITH agg AS (SELECT term, bucket, sum(docs) AS docs, sum(tokens) AS tokens FROM "
+      "entry_terms_delta GROUP BY term, bucket), "
+      "up AS (UPDATE entry_terms t SET docs = t.docs + agg.docs, tokens = t.tokens + "
+      "agg.tokens FROM agg WHERE t.term = agg.term AND t.bucket = agg.bucket RETURNING t.term, "
+      "t.bucket) "
+      "INSERT INTO entry_terms (term, bucket, docs, tokens) SELECT agg.term, agg.bucket, "
+      "agg.docs, agg.tokens FROM agg WHERE NOT EXISTS (SELECT 1 FROM up WHERE up.term = "
+      "agg.term AND up.bucket = agg.bucket); DELETE FROM entry_terms_delta",
+      "update the keyword statistics");
+}
+
+EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& terms,
+                                const ReadScope& scope) {
+  std::vector<std::string> lexemes;
+  lexemes.reserve(terms.size());
+  for (const std::string& t : terms) lexemes.push_back(SearchableTerm(t) ? QuoteLexeme(t) : "");
+  const int first = params.size() + 1;
+  params.AddTextArray(terms).AddTextArray(lexemes).Add(scope.all).Add(scope.principal);
+  auto arg = [&](int i) { return "$" + std::to_string(first + i); };
+  // The buckets of the scope (pg_schema.cc, v7): all, or the public rows and
+  // the caller's own.
+  const std::string in_scope =
+      "(" + arg(2) + "::boolean OR c.bucket = 'p' OR c.bucket = 'o:' || " + arg(3) + "::text)";
+  EntryWeightsSql out;
+  // idf is bm25.h's Bm25Idf: ln(1 + (N - n + 0.5) / (n + 0.5)), n = clamp(n_t, 1, N).
+  out.with =
+      "WITH q AS (SELECT t.term, t.lexeme, t.i, COALESCE((SELECT sum(c.docs) FROM entry_terms c "
+      "WHERE c.term = t.term AND " +
+      in_scope + "), 0)::float8 AS df FROM unnest(" + arg(0) + "::text[], " + arg(1) +
+      "::text[]) WITH ORDINALITY AS t(term, lexeme, i)), "
+      "st AS (SELECT COALESCE(sum(c.docs), 0)::float8 AS n, COALESCE(sum(c.tokens), 0)::float8 "
+      "AS tokens FROM entry_terms c WHERE c.term = '' AND " +
+      in_scope +
+      "), "
+      "w AS (SELECT q.term, q.lexeme, q.i, q.df, CASE WHEN st.n <= 0 THEN 0.0 ELSE "
+      "ln(1.0 + (st.n - LEAST(GREATEST(q.df, 1), st.n) + 0.5) / (LEAST(GREATEST(q.df, 1), st.n) "
+      "+ 0.5)) END AS idf, COALESCE(sum(q.df) OVER (ORDER BY q.df, q.i ROWS BETWEEN UNBOUNDED "
+      "PRECEDING AND 1 PRECEDING), 0) AS rarer FROM q, st), "
+      "k AS (SELECT CASE WHEN st.tokens > 0 THEN st.tokens / st.n ELSE 0.0 END AS avgdl, "
+      "(SELECT sum(w.idf) FROM w) AS mass FROM st)";
+  // avgdl 0 (no tokens at all): every length is average, as in bm25.cc.
+  const std::string ratio =
+      "(CASE WHEN (SELECT avgdl FROM k) > 0 THEN e.doc_length / (SELECT avgdl FROM k) ELSE 1.0 "
+      "END)";
+  out.score = "LEAST(1.0, (SELECT COALESCE(SUM(w.idf * cardinality(u.positions) * " +
+              Num(kBm25K1 + 1) + " / (cardinality(u.positions) + " + Num(kBm25K1) + " * (1 - " +
+              Num(kBm25B) + " + " + Num(kBm25B) + " * " + ratio +
+              "))), 0) FROM unnest(e.tsv) AS u JOIN w ON u.lexeme = w.term) / (SELECT mass FROM "
+              "k))";
+  out.ready = "(SELECT mass FROM k) > 0";
+  return out;
+}
+
+Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& query,
+                                              bool* pruned) {
+  std::vector<KeywordHit> hits;
+  std::string full;  // the tsquery of every term a tsvector can hold
+  for (const std::string& t : query.terms) {
+    if (!SearchableTerm(t)) continue;
+    if (!full.empty()) full += " | ";
+    full += QuoteLexeme(t);
+  }
+  if (full.empty() || query.limit <= 0) return hits;
+  Params p;
+  const EntryWeightsSql weights = AddEntryWeights(p, query.terms, query.filter.scope);
+  p.Add(full);
+  const std::string full_query = Last(p);
+  p.Add(static_cast<int64_t>(query.limit));
+  const std::string limit = Last(p);
+  const std::string where = FilterSql(query.filter, p);
+  const std::string columns =
+      std::string("e.label, ") + kEntryColumns + ", " + weights.score + " AS score";
+  const std::string rank = " ORDER BY score DESC, e.updated_at DESC, e.key, e.owner, e.namespace";
+  const std::string sql =
+      weights.with + ", plan AS (SELECT string_agg(w.lexeme, ' | ') FILTER (WHERE w.rarer < " +
+      limit + " AND w.lexeme <> '') AS eq, COALESCE(sum(w.idf) FILTER (WHERE w.rarer >= " + limit +
+      "), 0) AS c_idf, COALESCE(sum(w.df) FILTER (WHERE w.rarer >= " + limit +
+      "), 0) AS c_rows, COALESCE(sum(w.df) FILTER (WHERE w.rarer < " + limit +
+      "), 0) AS e_rows FROM w), "
+      "pruned AS (SELECT " +
+      columns + " FROM entries e WHERE " + weights.ready +
+      " AND (SELECT c_rows >= " + std::to_string(kPruneFromRows) +
+      " AND c_rows >= 4 * e_rows AND eq IS NOT NULL FROM plan) AND e.tsv @@ (SELECT "
+      "eq::tsquery FROM plan) AND " +
+      where + rank + " LIMIT " + limit +
+      "), "
+      "proof AS (SELECT count(*) = " +
+      limit + " AND min(score) > LEAST(1.0, " + Num(kBm25K1 + 1) +
+      " * (SELECT c_idf FROM plan) / (SELECT mass FROM k)) + 1e-9 AS proven FROM pruned), "
+      "everything AS (SELECT " +
+      columns + " FROM entries e WHERE " + weights.ready +
+      " AND NOT (SELECT proven FROM proof) AND e.tsv @@ " + full_query + "::tsquery AND " + where +
+      rank + " LIMIT " + limit +
+      ") "
+      "SELECT *, true AS pruned FROM pruned WHERE (SELECT proven FROM proof) UNION ALL SELECT *, "
+      "false FROM everything ORDER BY " +
+      kOrder;
+  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn.ExecPrepared(sql, p, "search entries"));
+  hits.reserve(static_cast<size_t>(rows.size()));
+  if (pruned != nullptr) *pruned = !rows.empty() && rows.Bool(0, 2 + kEntryColumnCount);
+  for (int i = 0; i < rows.size(); ++i) {
+    hits.push_back({.entry = ReadEntry(rows, i, 1),
+                    .keyword_score = rows.Double(i, 1 + kEntryColumnCount),
+                    .label = rows.Int(i, 0)});
+  }
+  return hits;
+}
+
+}  // namespace mnemo::storage::internal::pg

@@ -1,0 +1,55 @@
+// Keyword search of entries on PostgreSQL in one statement (issue 46).
+//
+// The statistics come from entry_terms (pg_schema.cc, v6), which the writes
+// keep current: N, the token total and each term's row count of the
+// caller's scope are a few index reads inside the search's own statement,
+// in the same snapshot as the rows scored, so nothing is cached in the
+// process and no other node's write can make them stale.
+//
+// Candidates are bounded before scoring as on SQLite (docs/storage.md,
+// "Pruned keyword search"): E, the rarest terms until they hold `limit` rows
+// between them, and C the rest. A row holding C terms alone scores at most
+// bound = min(1, (k1 + 1) · Σ_C idf / Σ idf). The statement first scores
+// only the rows holding an E term (with every term's weight, so each scores
+// exactly as in the full query); when it found `limit` of them and the
+// limit-th scores above bound (by 1e-9), no other row can enter the hits and
+// they are the full query's, ties included; otherwise the same statement
+// scores every row holding any term. The first try runs only when C holds
+// at least kPruneFromRows rows and 4 times E's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "storage/entry_store.h"
+#include "storage/postgres/pg_connection.h"
+
+namespace mnemo::storage::internal::pg {
+
+// Below this many rows of the common terms the full query reads few rows,
+// and a failed first try costs about a query.
+inline constexpr int64_t kPruneFromRows = 2000;
+
+// Folds the notes the entry triggers left in entry_terms_delta into
+// entry_terms; run by every write transaction before its commit.
+Status FlushEntryTerms(PgConn& conn);
+
+// The SQL that weighs `terms` (distinct) for the entries of `scope`: a WITH
+// list defining `w` (term, lexeme, i, df, idf, rarer: the rows of the terms
+// rarer than it) and `k` (avgdl, mass), and the normalised score of the
+// row `e` (with columns tsv and doc_length). Adds its four parameters.
+struct EntryWeightsSql {
+  std::string with;   // "WITH q AS (...), st AS (...), w AS (...), k AS (...)"
+  std::string score;  // a double in [0, 1]
+  std::string ready;  // true when the store has rows (mass > 0)
+};
+EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& terms,
+                                const ReadScope& scope);
+
+// The hits of `query` (terms distinct), best first, in one statement;
+// `pruned` (when given) tells whether the first try proved them.
+Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& query,
+                                              bool* pruned = nullptr);
+
+}  // namespace mnemo::storage::internal::pg

@@ -1,0 +1,243 @@
+// Bulk entry writes of the PostgreSQL backend (issue 46): an import, a
+// restore or any UpsertBatch of kBulkFrom writes or more. The rows are
+// merged in the process exactly as one UpsertIn after another would (a key
+// written twice merges onto its first write), staged by COPY into a
+// temporary table and merged into `entries` by one UPDATE and one INSERT, so
+// the entry triggers (keyword statistics, generations) run once per
+// statement, set-wise, instead of once per row. All inside the caller's
+// write transaction.
+#include <map>
+#include <thread>
+#include <tuple>
+
+#include "storage/entry_rules.h"
+#include "storage/postgres/pg_entry_sql.h"
+#include "storage/postgres/pg_text.h"
+#include "storage/postgres/postgres_backend.h"
+#include "storage/vector_rules.h"
+
+namespace mnemo::storage::internal {
+namespace {
+
+using pg::Params;
+using pg::PgConn;
+using pg::Rows;
+
+// Tokenizing is most of a bulk write's CPU in the process: two threads from
+// this many rows on (the machines mnemo targets have at least two cores).
+constexpr size_t kParallelTokenizeFrom = 4096;
+
+// From this many rows a batch fills the text index in one pass and refreshes
+// the planner's statistics of entries.
+constexpr size_t kLargeBatch = 10000;
+
+using EntryKey = std::tuple<std::string, std::string, std::string>;  // owner, namespace, key
+
+// One distinct (owner, namespace, key) of the batch.
+struct Staged {
+  std::optional<Entry> entry;  // as the writes so far left it
+  Label label = 0;
+  bool existed = false;       // in the table before the batch
+  int64_t old_length = 0;     // its doc_length then
+  bool text_changed = false;  // some write of the batch changed its text
+  std::optional<std::string> fingerprint;
+  pg::IndexedText text;
+};
+
+void IndexAll(std::vector<Staged*>& rows) {
+  auto index = [&](size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) {
+      rows[i]->text = pg::IndexText({rows[i]->entry->key, rows[i]->entry->content});
+    }
+  };
+  if (rows.size() < kParallelTokenizeFrom) {
+    index(0, rows.size());
+    return;
+  }
+  const size_t half = rows.size() / 2;
+  std::thread helper(index, half, rows.size());
+  index(0, half);
+  helper.join();
+}
+
+void AppendField(std::string& out, std::string_view value) {
+  pg::AppendCopyField(out, value);
+  out += '\t';
+}
+
+}  // namespace
+
+Result<int64_t> PostgresBackend::UpsertManyIn(PgConn& conn, std::span<const EntryWrite> writes,
+                                              std::vector<Label>* labels) {
+  if (writes.empty()) return int64_t{0};
+  for (const EntryWrite& w : writes) MNEMO_RETURN_IF_ERROR(ValidateWrite(w));
+  std::map<EntryKey, Staged> staged;
+  std::vector<Staged*> order;  // first-seen order
+  std::vector<Staged*> of_write;
+  of_write.reserve(writes.size());
+  for (const EntryWrite& w : writes) {
+    auto [it, fresh] = staged.try_emplace(EntryKey{w.owner, w.ns, w.key});
+    if (fresh) order.push_back(&it->second);
+    of_write.push_back(&it->second);
+  }
+  {
+    std::vector<std::string> owners, namespaces, keys;
+    for (const auto& [k, s] : staged) {
+      owners.push_back(std::get<0>(k));
+      namespaces.push_back(std::get<1>(k));
+      keys.push_back(std::get<2>(k));
+    }
+    MNEMO_ASSIGN_OR_RETURN(
+        Rows found,
+        conn.Exec(std::string("SELECT e.label, e.doc_length, ") + pg::kEntryColumns +
+                      " FROM unnest($1::text[], $2::text[], $3::text[]) AS k(owner, ns, key) "
+                      "JOIN entries e ON e.owner = k.owner AND e.namespace = k.ns AND e.key = "
+                      "k.key",
+                  Params().AddTextArray(owners).AddTextArray(namespaces).AddTextArray(keys),
+                  "look up the entries"));
+    for (int i = 0; i < found.size(); ++i) {
+      Entry e = pg::ReadEntry(found, i, 2);
+      Staged& s = staged[EntryKey{e.owner, e.ns, e.key}];
+      s.label = found.Int(i, 0);
+      s.old_length = found.Int(i, 1);
+      s.existed = true;
+      s.entry = std::move(e);
+    }
+  }
+  int64_t created = 0;
+  int64_t fresh_rows = 0;
+  for (size_t i = 0; i < writes.size(); ++i) {
+    Staged& s = *of_write[i];
+    if (!s.entry) {
+      ++created;
+      ++fresh_rows;
+    }
+    Entry e = MergeWrite(writes[i], s.entry);
+    if (!s.entry || s.entry->content != e.content) s.text_changed = true;
+    s.entry = std::move(e);
+    s.fingerprint = writes[i].fingerprint;
+  }
+  if (fresh_rows > 0) {
+    MNEMO_ASSIGN_OR_RETURN(Rows fresh,
+                           conn.Exec("SELECT nextval('labels') FROM generate_series(1, $1)",
+                                     Params().Add(fresh_rows), "number the new entries"));
+    int next = 0;
+    for (Staged* s : order) {
+      if (!s->existed) s->label = fresh.Int(next++, 0);
+    }
+  }
+  std::vector<Staged*> to_index;
+  for (Staged* s : order) {
+    if (s->text_changed) to_index.push_back(s);
+  }
+  IndexAll(to_index);
+
+  std::string rows;
+  int64_t documents = 0;
+  int64_t tokens = 0;
+  std::vector<int64_t> rewritten;  // existing labels whose text changed
+  for (const Staged* s : order) {
+    const Entry& e = *s->entry;
+    AppendField(rows, s->existed ? "t" : "f");
+    AppendField(rows, s->text_changed ? "t" : "f");
+    AppendField(rows, std::to_string(s->label));
+    AppendField(rows, e.id);
+    AppendField(rows, e.owner);
+    AppendField(rows, e.ns);
+    AppendField(rows, e.key);
+    AppendField(rows, e.content);
+    AppendField(rows, e.category);
+    AppendField(rows, pg::TextArrayLiteral(e.tags));
+    AppendField(rows, VisibilityName(e.visibility));
+    AppendField(rows, std::to_string(e.created_at));
+    AppendField(rows, std::to_string(e.updated_at));
+    AppendField(rows, std::to_string(e.access_count));
+    AppendField(rows, std::to_string(e.useful_count));
+    AppendField(rows, e.archived ? "t" : "f");
+    pg::AppendCopyField(rows, s->fingerprint);
+    rows += '\t';
+    if (s->text_changed) {
+      AppendField(rows, std::to_string(s->text.length));
+      pg::AppendCopyField(rows, s->text.tsvector);
+      if (!s->existed) {
+        ++documents;
+        tokens += s->text.length;
+      } else {
+        tokens += s->text.length - s->old_length;
+        rewritten.push_back(s->label);
+      }
+    } else {
+      rows += "\\N\t\\N";
+    }
+    rows += '\n';
+  }
+  const bool large = order.size() >= kLargeBatch;
+  // A large batch's keys go to the GIN index's pending list whole, then are
+  // sorted into the index at once (gin_clean_pending_list below) instead of
+  // 4 MB at a time.
+  if (large) {
+    MNEMO_RETURN_IF_ERROR(
+        conn.ExecScript("SET LOCAL gin_pending_list_limit = '256MB'", "stage the entries"));
+  }
+  MNEMO_RETURN_IF_ERROR(conn.ExecScript(
+      "CREATE TEMP TABLE IF NOT EXISTS entries_stage (existed boolean, text_changed boolean, "
+      "label bigint, id text, owner text, namespace text, key text, content text, category "
+      "text, tags text[], visibility text, created_at bigint, updated_at bigint, access_count "
+      "bigint, useful_count bigint, archived boolean, fingerprint text, doc_length bigint, tsv "
+      "tsvector) ON COMMIT DELETE ROWS",
+      "stage the entries"));
+  MNEMO_RETURN_IF_ERROR(conn.CopyIn(
+      "COPY entries_stage (existed, text_changed, label, id, owner, namespace, key, content, "
+      "category, tags, visibility, created_at, updated_at, access_count, useful_count, "
+      "archived, fingerprint, doc_length, tsv) FROM STDIN",
+      rows, "stage the entries"));
+  rows = std::string();
+  MNEMO_RETURN_IF_ERROR(conn.ExecScript(
+      "UPDATE entries e SET id = s.id, content = s.content, category = s.category, "
+      "tags = s.tags, visibility = s.visibility, created_at = s.created_at, updated_at "
+      "= s.updated_at, access_count = s.access_count, useful_count = s.useful_count, "
+      "archived = s.archived, fingerprint = s.fingerprint, doc_length = CASE WHEN "
+      "s.text_changed THEN s.doc_length ELSE e.doc_length END, tsv = CASE WHEN "
+      "s.text_changed THEN s.tsv ELSE e.tsv END FROM entries_stage s WHERE s.existed "
+      "AND e.label = s.label; "
+      "INSERT INTO entries (label, id, owner, namespace, key, content, category, tags, "
+      "visibility, created_at, updated_at, access_count, useful_count, archived, "
+      "fingerprint, doc_length, tsv) SELECT label, id, owner, namespace, key, content, "
+      "category, tags, visibility, created_at, updated_at, access_count, useful_count, "
+      "archived, fingerprint, doc_length, tsv FROM entries_stage WHERE NOT existed "
+      "ORDER BY label; TRUNCATE entries_stage",
+      "merge the entries"));
+  MNEMO_RETURN_IF_ERROR(pg::AddTextStats(conn, "entries", documents, tokens));
+  if (!rewritten.empty()) {
+    Params p;
+    p.Add(static_cast<int64_t>(kChangeRemoved)).AddIntArray(rewritten);
+    MNEMO_ASSIGN_OR_RETURN(
+        Rows logged,
+        conn.Exec("INSERT INTO vector_changes (signature, label, present) SELECT signature, "
+                  "label, $1 FROM entry_vectors WHERE label = ANY($2::bigint[]) ORDER BY label, "
+                  "signature",
+                  p, "log the removal of the entries' vectors"));
+    if (logged.affected() > 0) {
+      logged_changes_ += logged.affected();
+      MNEMO_RETURN_IF_ERROR(conn.Exec("DELETE FROM entry_vectors WHERE label = ANY($1::bigint[])",
+                                      Params().AddIntArray(rewritten),
+                                      "delete the entries' vectors")
+                                .status());
+    }
+  }
+  if (large) {
+    // A pending list left unmerged makes every search read it whole (and the
+    // planner prefers a sequential scan); and the planner's statistics of a
+    // table just filled are those of the empty table until autovacuum gets
+    // to it.
+    MNEMO_RETURN_IF_ERROR(
+        conn.ExecScript("SELECT gin_clean_pending_list('entries_tsv'::regclass); ANALYZE entries",
+                        "index the entries"));
+  }
+  if (labels != nullptr) {
+    for (const Staged* s : of_write) labels->push_back(s->label);
+  }
+  return created;
+}
+
+}  // namespace mnemo::storage::internal
