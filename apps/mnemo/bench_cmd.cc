@@ -453,6 +453,12 @@ int RunVectors(const BenchArgs& args, const fs::path& dir, const std::string& da
                                     : j.value("neighbors", std::vector<std::string>{}));
     }
   }
+  if (gt.size() < queries.size()) {
+    std::cerr << "mnemo bench: " << (dir / "gt_knn.jsonl").string() << " has " << gt.size()
+              << " lines of exact neighbours, expected one per query (" << queries.size()
+              << "): generate the dataset with its ground truth\n";
+    return 1;
+  }
   // Each memory line gets its vector as "embedding".
   std::string with_vectors;
   char buf[32];

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -380,3 +381,23 @@ TEST(CliReindex, FillsVectorsForANewEmbedderSignature) {
 
 }  // namespace
 }  // namespace mnemo::e2e
+
+// A dataset without the exact neighbours its vector run scores against is
+// refused by name, not read past its end.
+TEST_F(Cli, BenchRefusesADatasetWithoutItsExactNeighbours) {
+  const std::string ds = dir_.Sub("ds");
+  std::filesystem::create_directories(ds);
+  Write(ds + "/meta.json", R"({"dim": 2})");
+  Write(ds + "/memories.jsonl", R"({"key": "m1", "content": "a golden retriever"})"
+                                "\n");
+  Write(ds + "/queries.jsonl", R"({"text": "dog", "relevant": ["m1"]})"
+                               "\n");
+  const float one[2] = {1.0F, 0.0F};
+  const std::string vec(reinterpret_cast<const char*>(one), sizeof one);
+  Write(ds + "/vectors.f32", vec);
+  Write(ds + "/query_vectors.f32", vec);
+  RunResult r = RunMnemo({"bench", "--dataset", ds, "--mode", "vector"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("gt_knn.jsonl"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("one per query"), std::string::npos) << r.err;
+}
