@@ -150,7 +150,8 @@ int Reindex(const GlobalOptions& g) {
   }
   if (!g.json) {
     std::cout << "Rebuilt from stored text: " << r->turns_reindexed << " turn rows, "
-              << r->documents_reindexed << " documents, " << r->triples_derived << " graph triples";
+              << r->documents_reindexed << " documents, " << r->triples_derived
+              << " graph triples kept";
     if (r->cleaner_failures > 0) {
       std::cout << " (" << r->cleaner_failures << " tool outputs indexed raw: cleaner failed)";
     }

@@ -246,7 +246,7 @@ struct ReindexReport {
   // registry (spec 50): assistant turn rows and documents' derived fields.
   int64_t turns_reindexed = 0;
   int64_t documents_reindexed = 0;
-  int64_t triples_derived = 0;   // graph triples extracted again from documents
+  int64_t triples_derived = 0;   // documents' stored triples their text still yields (kept)
   int64_t cleaner_failures = 0;  // tool outputs whose cleaner failed (raw output indexed)
 };
 

@@ -1,10 +1,14 @@
 // The administration service's `mnemo reindex` (spec 20, spec 50;
 // core/admin_service.h): the vector spaces rebuilt from
 // storage, and everything derived from text through the tool registry
-// (assistant rows' search text, documents' fields and triples) derived again.
+// (assistant rows' search text, documents' fields) derived again; the
+// documents' stored triples are kept, not extracted again.
 
-#include <algorithm>
-#include <tuple>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "archivist/turn_indexer.h"
 #include "context/computation_text.h"
@@ -18,6 +22,7 @@ namespace mnemo {
 namespace {
 
 constexpr int kReindexPage = 256;
+constexpr int kEveryTriple = std::numeric_limits<int>::max();
 
 }  // namespace
 
@@ -79,18 +84,20 @@ Status AdminService::ReindexDerivedText(ReindexReport& report) {
       report.cleaner_failures += static_cast<int64_t>(failures.size());
     }
   }
-  // Documents: summary, tags and entities derived again, and their triples
-  // extracted again (a line now from a no_memory tool must stop yielding
-  // one). A document's old triples go first; the new ones are stored
-  // afterwards in the documents' time order, so supersession replays as it
-  // happened (older evidence never ends a newer fact: PlanTripleUpsert).
-  struct Distilled {
-    TimeMs at;
-    std::string id;
-    std::string owner;
-    std::vector<context::ExtractedTriple> triples;
-  };
-  std::vector<Distilled> distilled;
+  // Documents: summary, tags and entities derived again. Their triples are
+  // not extracted again (docs/storage.md, "Reindex"): the stored ones are
+  // what the user may have deleted or corrected (issue 44 section 3), so
+  // they stay as they are, except those whose sentence no longer yields any
+  // triple from the document's computation text (a sentence this version's
+  // extraction rules no longer read as a fact), which go.
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<storage::TripleRow> stored,
+      stores_.graph->QueryTriples({.include_history = true, .limit = kEveryTriple}));
+  std::map<std::string, std::vector<const storage::TripleRow*>> distilled;
+  for (const storage::TripleRow& t : stored) {
+    // A stated triple (no sentence) is the caller's word, not the text's.
+    if (!t.sentence.empty()) distilled[t.source].push_back(&t);
+  }
   for (int64_t offset = 0;; offset += kReindexPage) {
     MNEMO_ASSIGN_OR_RETURN(
         std::vector<storage::DocumentRow> page,
@@ -103,20 +110,24 @@ Status AdminService::ReindexDerivedText(ReindexReport& report) {
       MNEMO_RETURN_IF_ERROR(stores_.documents->UpdateDocumentDerived(
           doc.id, computation, fields.summary, fields.tags, fields.entities, doc.updated_at));
       ++report.documents_reindexed;
-      MNEMO_RETURN_IF_ERROR(stores_.graph->DeleteTriplesFromSource(doc.id).status());
-      std::vector<context::ExtractedTriple> triples = context::ExtractTriplesFromText(computation);
-      if (!triples.empty()) {
-        distilled.push_back({doc.created_at, doc.id, doc.owner, std::move(triples)});
+      auto of_doc = distilled.find(doc.id);
+      if (of_doc == distilled.end()) continue;
+      std::set<std::string> sentences;
+      for (context::ExtractedTriple& t : context::ExtractTriplesFromText(computation)) {
+        sentences.insert(std::move(t.sentence));
+      }
+      for (const storage::TripleRow* t : of_doc->second) {
+        if (sentences.contains(t->sentence)) {
+          ++report.triples_derived;
+          continue;
+        }
+        MNEMO_ASSIGN_OR_RETURN(bool deleted, stores_.graph->DeleteTriple(t->id));
+        if (deleted) {
+          logger_->Log(LogLevel::kInfo, "triple " + t->id + " of document " + doc.id +
+                                            " dropped: its sentence no longer yields a triple");
+        }
       }
     }
-  }
-  std::sort(distilled.begin(), distilled.end(), [](const Distilled& a, const Distilled& b) {
-    return std::tie(a.at, a.id) < std::tie(b.at, b.id);
-  });
-  for (const Distilled& d : distilled) {
-    MNEMO_RETURN_IF_ERROR(
-        context::StoreTriples(*stores_.graph, d.owner, d.id, d.at, d.triples).status());
-    report.triples_derived += static_cast<int64_t>(d.triples.size());
   }
   return Status::Ok();
 }

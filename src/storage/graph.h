@@ -3,8 +3,11 @@
 // provenance and validity. Nothing is deleted when a fact changes: a
 // superseded triple gets `valid_to` and stays as history; an older fact
 // arriving after a newer one is stored as history (PlanTripleUpsert
-// in graph_rules.h) instead of superseding it. Only reindex
-// deletes triples (DeleteTriplesFromSource), to derive them again.
+// in graph_rules.h) instead of superseding it. A triple is deleted by an
+// erasure, by the person it is about (DeleteTriple: memory.graph_delete,
+// graph_correct) or by reindex when its sentence no longer yields a triple;
+// reindex never derives a document's triples again (docs/storage.md,
+// "Reindex").
 //
 // Matching (upserts and queries) uses the normalised forms of graph_rules.h:
 // the predicate is stored normalised (ASCII lower case, whitespace runs as

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <signal.h>
+
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -145,6 +148,90 @@ TEST_F(GraphE2e, AConversationIsDistilledIntoTriplesWhenItsSegmentCloses) {
   EXPECT_EQ(Triples({{"subject", "Lisbon"}})[0]["object"], "lovely city");
   // The assistant's "I" is not the user.
   EXPECT_TRUE(Triples({{"subject", "user"}, {"predicate", "is"}}).empty());
+}
+
+// A user's deletion and correction of triples distilled from a document
+// survive `mnemo reindex` (docs/storage.md, "Reindex"): reindex keeps the
+// stored triples instead of extracting the document's triples again.
+TEST_F(GraphE2e, ReindexKeepsDeletedTriplesGoneAndCorrectedOnesCorrected) {
+  json put = Result("memory.doc_put",
+                    {{"content", "I live in Qoslo. Alice uses Qvimx. Bob works for Qacme Corp."}});
+  ASSERT_TRUE(put.contains("id")) << put.dump();
+  json vim = Triples({{"subject", "Alice"}, {"predicate", "uses"}});
+  ASSERT_EQ(vim.size(), 1u) << vim.dump();
+  EXPECT_EQ(vim[0]["object"], "Qvimx");
+  EXPECT_EQ(vim[0]["source"], put["id"]);
+  json job = Triples({{"subject", "Bob"}, {"predicate", "works_at"}});
+  ASSERT_EQ(job.size(), 1u) << job.dump();
+  EXPECT_EQ(job[0]["object"], "Qacme Corp");
+
+  EXPECT_EQ(Result("memory.graph_delete", {{"id", vim[0]["id"]}})["deleted"], true);
+  json fixed = Result("memory.graph_correct", {{"id", job[0]["id"]}, {"object", "Qinitech"}});
+  EXPECT_EQ(fixed["object"], "Qinitech") << fixed.dump();
+
+  http_.reset();
+  ASSERT_EQ(daemon_->Stop(SIGTERM), 0) << daemon_->Stderr();
+  RunResult reindex = RunMnemo({"--workspace", dir_.path(), "--json", "reindex"});
+  ASSERT_EQ(reindex.exit_code, 0) << reindex.err;
+  json report = json::parse(reindex.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << reindex.out;
+  EXPECT_EQ(report["documents_reindexed"], 1) << reindex.out;
+  SetUp();
+
+  const json all = Triples({{"include_history", true}});
+  ASSERT_EQ(all.size(), 2u) << all.dump();
+  EXPECT_EQ(all.dump().find("Qvimx"), std::string::npos) << all.dump();
+  // The corrected triple keeps its provenance (the sentence); no triple
+  // states the wrong object.
+  for (const json& t : all) EXPECT_NE(t["object"], "Qacme Corp") << all.dump();
+  json corrected = Triples({{"subject", "Bob"}, {"predicate", "works_at"}});
+  ASSERT_EQ(corrected.size(), 1u) << corrected.dump();
+  EXPECT_EQ(corrected[0]["object"], "Qinitech");
+  EXPECT_EQ(corrected[0]["id"], fixed["id"]);
+  json home = Triples({{"subject", "user"}, {"predicate", "lives_in"}});
+  ASSERT_EQ(home.size(), 1u) << home.dump();
+  EXPECT_EQ(home[0]["object"], "Qoslo");
+}
+
+// What reindex still takes away: a triple whose sentence the document's
+// text no longer yields a triple from (here one an older extraction read
+// into a question), while the others keep their ids.
+TEST(GraphReindex, DropsATripleItsSentenceNoLongerYieldsAndKeepsTheRest) {
+  testing::TempDir dir;
+  const std::string ws = dir.Sub("ws");
+  const std::string doc_id = "d0c0e2e0-0000-4000-8000-000000000001";
+  const json doc = {{"type", "document"}, {"id", doc_id},
+                    {"owner", "local"},   {"source", "notes"},
+                    {"meta", "{}"},       {"content", "Do you live in Qberlin? Alice uses Qvimx."},
+                    {"created_at", 1000}, {"updated_at", 1000}};
+  auto triple = [&](const std::string& id, const std::string& subject, const std::string& predicate,
+                    const std::string& object, const std::string& sentence) {
+    return json{
+        {"type", "triple"},       {"id", id},           {"owner", "local"},  {"subject", subject},
+        {"predicate", predicate}, {"object", object},   {"confidence", 0.6}, {"source", doc_id},
+        {"sentence", sentence},   {"valid_from", 1000}, {"valid_to", 0},     {"created_at", 1000}};
+  };
+  const std::string kept = "7e000000-0000-4000-8000-000000000001";
+  const std::string file = dir.Sub("old.jsonl");
+  std::ofstream(file, std::ios::binary)
+      << json{{"mnemo_export", 2}, {"counts", {{"documents", 1}, {"triples", 2}}}}.dump() << "\n"
+      << doc.dump() << "\n"
+      << triple("7e000000-0000-4000-8000-000000000002", "user", "lives_in", "Qberlin",
+                "Do you live in Qberlin?")
+             .dump()
+      << "\n"
+      << triple(kept, "Alice", "uses", "Qvimx", "Alice uses Qvimx.").dump() << "\n";
+  RunResult imported = RunMnemo({"--workspace", ws, "--json", "import", file});
+  ASSERT_EQ(imported.exit_code, 0) << imported.err << imported.out;
+  RunResult reindex = RunMnemo({"--workspace", ws, "--json", "reindex"});
+  ASSERT_EQ(reindex.exit_code, 0) << reindex.err;
+  RunResult query = RunMnemo(
+      {"--workspace", ws, "--json", "rpc", "memory.graph_query", R"({"include_history":true})"});
+  ASSERT_EQ(query.exit_code, 0) << query.err;
+  const json triples = json::parse(query.out, nullptr, false)["triples"];
+  ASSERT_EQ(triples.size(), 1u) << query.out;
+  EXPECT_EQ(triples[0]["object"], "Qvimx");
+  EXPECT_EQ(triples[0]["id"], kept);
 }
 
 }  // namespace
