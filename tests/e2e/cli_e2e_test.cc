@@ -379,9 +379,6 @@ TEST(CliReindex, FillsVectorsForANewEmbedderSignature) {
   EXPECT_EQ(k["indexed"], 2);
 }
 
-}  // namespace
-}  // namespace mnemo::e2e
-
 // A dataset without the exact neighbours its vector run scores against is
 // refused by name, not read past its end.
 TEST_F(Cli, BenchRefusesADatasetWithoutItsExactNeighbours) {
@@ -401,3 +398,6 @@ TEST_F(Cli, BenchRefusesADatasetWithoutItsExactNeighbours) {
   EXPECT_NE(r.err.find("gt_knn.jsonl"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("one per query"), std::string::npos) << r.err;
 }
+
+}  // namespace
+}  // namespace mnemo::e2e
