@@ -73,6 +73,9 @@ constexpr Cue kCues[] = {
     {"based in", kSlotLocation, Cue::kProper},
     {"moved to", kSlotLocation, Cue::kProper},
     {"relocated to", kSlotLocation, Cue::kProper},
+    {"moved back to", kSlotLocation, Cue::kProper},
+    {"moved from", kSlotLocation, Cue::kProper},
+    {"relocated from", kSlotLocation, Cue::kProper},
     {"reside in", kSlotLocation, Cue::kProper},
     {"settled in", kSlotLocation, Cue::kProper},
     // origin
@@ -199,6 +202,12 @@ constexpr std::string_view kNotRoles[] = {
     "good",  "great",  "real",     "quick", "fast",   "slow",   "morning", "night",
     "very",  "pretty", "cat",      "dog",   "people", "person", "fool",    "mess",
     "wreck", "sucker", "creature", "new",   "first",  "last",   "few"};
+
+// Location cues that say the user moved: a destination, and possibly a
+// chain of them ("moved to Leeds and then to York").
+bool IsMoveCue(std::string_view phrase) {
+  return phrase.starts_with("moved ") || phrase.starts_with("relocated ");
+}
 
 // ---------------------------------------------------------- extraction
 
@@ -358,8 +367,15 @@ class Reader {
       case Cue::kProper: {
         // Lower-case places only: "i work at home", "i joined yoga" name nothing.
         const bool place = cue.slot == kSlotLocation || cue.slot == kSlotOrigin;
-        value = ProperSpan(c, hit->after, lower_ok_ && place).value;
-        if (In(Lower(value), {"home", "town", "here", "there"})) value.clear();
+        Span s = ProperSpan(c, hit->after, lower_ok_ && place);
+        if (In(Lower(s.value), {"home", "town", "here", "there"})) s.value.clear();
+        if (IsMoveCue(cue.phrase) && !s.value.empty()) {
+          // "moved from X" names where the user lived, never where they live.
+          if (cue.phrase.ends_with(" from") && !NextMove(c, s.end)) return;
+          Moves(c, std::move(s));
+          return;
+        }
+        value = std::move(s.value);
         break;
       }
       case Cue::kProperList: {
@@ -391,6 +407,37 @@ class Reader {
     Add(cue.slot, std::move(value));
   }
 
+  // A chain of moves in one clause ("moved to Leeds and then to York",
+  // "moved from Leeds to York"), and one continued by the next clause
+  // ("…, then on to York"): each destination in order, so the last is the
+  // current location and the earlier ones its history.
+  void Moves(const Clause& c, Span first) {
+    Add(kSlotLocation, std::move(first.value));
+    size_t end = first.end;
+    for (std::optional<Span> next = NextMove(c, end); next; next = NextMove(c, end)) {
+      end = next->end;
+      Add(kSlotLocation, std::move(next->value));
+    }
+    move_chain_ = index_;
+    move_open_ = end == c.words.size();
+  }
+
+  // "and then to X", "then on to X", "to X" at token `at`: X.
+  std::optional<Span> NextMove(const Clause& c, size_t at) const {
+    size_t i = at;
+    if (i < c.lows.size() && c.lows[i] == "and") ++i;
+    while (i < c.lows.size() &&
+           In(c.lows[i], {"then", "later", "finally", "eventually", "afterwards", "on"})) {
+      ++i;
+    }
+    if (i >= c.lows.size() || c.lows[i] != "to") return std::nullopt;
+    Span s = ProperSpan(c, i + 1, lower_ok_);
+    if (s.value.empty() || In(Lower(s.value), {"home", "town", "here", "there"})) {
+      return std::nullopt;
+    }
+    return s;
+  }
+
   void ApplyChinese(const Clause& c, const ChineseCue& cue) {
     const size_t at = c.text.find(cue.cue);
     if (at == std::string::npos) return;
@@ -403,6 +450,13 @@ class Reader {
 
   // What a clause whose subject is the user says.
   void Own(const Clause& c, size_t at) {
+    if (move_open_ && move_chain_ + 1 == index_) {
+      move_open_ = false;
+      if (std::optional<Span> next = NextMove(c, at)) {
+        Moves(c, std::move(*next));
+        return;
+      }
+    }
     for (const Cue& cue : kCues) {
       if (!cue.possessive) Apply(c, cue);
     }
@@ -695,6 +749,8 @@ class Reader {
   bool lower_ok_;
   bool greeting_;
   size_t index_ = 0;
+  size_t move_chain_ = 0;   // the clause whose moves were read last
+  bool move_open_ = false;  // … and they ran to its end
   SentenceSlots out_;
 };
 

@@ -95,6 +95,18 @@ TEST(Slots, LocationAndOrigin) {
   EXPECT_EQ(Read("We live in a small village."), V{});
 }
 
+TEST(Slots, AChainOfMovesEndsAtItsLastDestination) {
+  // In order: the last is current, the earlier ones become its history.
+  EXPECT_EQ(Read("I moved to Leeds and then to York."), (V{"location=Leeds", "location=York"}));
+  EXPECT_EQ(Read("We relocated to Ghent, then on to Antwerp."),
+            (V{"location=Ghent", "location=Antwerp"}));
+  EXPECT_EQ(Read("I moved from Turin to Milan last year."),
+            (V{"location=Turin", "location=Milan"}));
+  // Where the user moved from alone is no current location.
+  EXPECT_EQ(Read("I moved from Turin in 2019."), V{});
+  EXPECT_EQ(Read("I moved back to Cork."), V{"location=Cork"});
+}
+
 TEST(Slots, EmployerAndRole) {
   EXPECT_EQ(Read("I joined Globex in the spring."), V{"employer=Globex"});
   EXPECT_EQ(Read("I work as a pharmacist."), V{"role=pharmacist"});
