@@ -722,6 +722,15 @@ class Reader {
   // A negated clause that ends something ("I'm not vegan anymore", "I no
   // longer work at Acme", 我不再吃素): the slots it names end.
   void Ends(const Clause& c, bool user) {
+    // "Dana is no longer my manager": the user's relation ends, whoever the
+    // clause's subject is.
+    for (std::optional<Hit> my = Find(c, "my"); my && my->begin > 0;
+         my = Find(c, "my", my->after)) {
+      if (!In(c.lows[my->begin - 1], {"longer", "not", "isn't"})) continue;
+      for (const Relation& r : kRelations) {
+        if (MatchAt(c, my->after, r.word)) End(r.slot);
+      }
+    }
     if (!user) return;
     for (const Cue& cue : kCues) {
       if (Find(c, cue.phrase)) End(cue.slot);

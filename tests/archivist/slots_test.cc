@@ -185,10 +185,20 @@ TEST(Slots, NoLongerEndsTheSlotWithoutANewValue) {
   EXPECT_EQ(Read("I was laid off from Globex."), V{"employer="});
   EXPECT_EQ(Read("I left Globex in May."), V{"employer="});
   EXPECT_EQ(Read("我不再在腾讯工作了。"), V{"employer="});
+  EXPECT_EQ(Read("I no longer report to Dana Kim."), V{"manager="});
+  EXPECT_EQ(Read("Dana Kim is no longer my manager."), V{"manager="});
+  EXPECT_EQ(Read("Hugo isn't my boss anymore."), V{"manager="});
+  // Someone else's relation is not the user's.
+  EXPECT_EQ(Read("Hugo is no longer my sister's boss."), V{});
   // Leaving a place for another is no job ending.
   EXPECT_EQ(Read("I left Bern for Basel."), V{});
   // A plain negation states nothing.
   EXPECT_EQ(Read("I don't live in Vienna."), V{});
+}
+
+TEST(Slots, APastRelationIsNoCurrentOne) {
+  EXPECT_EQ(Read("My manager was Dana Kim."), V{});
+  EXPECT_EQ(Read("My boss was Hugo Lind, but now I report to Mei Chen."), V{"manager=Mei Chen"});
 }
 
 TEST(Slots, AnEndAndANewValueInOneSentenceKeepTheNewValue) {
