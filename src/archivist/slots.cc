@@ -198,10 +198,47 @@ constexpr std::string_view kNumbers[] = {"one", "two", "three", "four", "five", 
 
 // Role words that describe a state, not a job ("I'm a bit tired").
 constexpr std::string_view kNotRoles[] = {
-    "bit",   "little", "lot",      "big",   "huge",   "fan",    "total",   "bad",
-    "good",  "great",  "real",     "quick", "fast",   "slow",   "morning", "night",
-    "very",  "pretty", "cat",      "dog",   "people", "person", "fool",    "mess",
-    "wreck", "sucker", "creature", "new",   "first",  "last",   "few"};
+    "bit",      "little", "lot",      "big",       "huge",    "fan",    "total",   "bad",
+    "good",     "great",  "real",     "quick",     "fast",    "slow",   "morning", "night",
+    "very",     "pretty", "cat",      "dog",       "people",  "person", "fool",    "mess",
+    "wreck",    "sucker", "creature", "new",       "first",   "last",   "few",     "citizen",
+    "national", "native", "expat",    "immigrant", "resident"};
+
+// Words shaped like a nationality that name a faith, a party or a diet
+// ("I'm Christian", "I'm Republican"), not where someone is from.
+constexpr std::string_view kNotNationalities[] = {
+    "christian",    "jewish",      "lutheran",   "anglican",    "presbyterian",
+    "episcopalian", "rastafarian", "republican", "libertarian", "unitarian",
+    "amish",        "sunni",       "vegetarian", "vegan",       "pescatarian"};
+
+enum class Demonym { kNone, kWeak, kStrong };
+
+// Whether `w` is shaped like a nationality: capitalised, and ending in a
+// demonym suffix (docs/archivist.md, "origin"). A strong suffix (-ish,
+// -ese, -ican: Polish, Japanese, Mexican) is almost never a given name; a
+// weak one (-ian, -ean, -an, -i, -ch: Brazilian, Korean, German, Saudi,
+// Dutch) often is (Julian, Sean, Morgan, Naomi, Mitch), and the shortest
+// ones (Ian, Brian, Ryan, Dani) are left out. A hyphenated word is read by
+// its last part ("Brazilian-American").
+Demonym DemonymShape(std::string_view w) {
+  if (const size_t dash = w.rfind('-'); dash != std::string_view::npos) w.remove_prefix(dash + 1);
+  if (w.size() < 4 || !IsUpper(w[0])) return Demonym::kNone;
+  for (char ch : w.substr(1)) {
+    if (ch < 'a' || ch > 'z') return Demonym::kNone;
+  }
+  const std::string low = Lower(w);
+  if (In(low, kNotNationalities)) return Demonym::kNone;
+  const size_t n = low.size();
+  if ((low.ends_with("ish") && n >= 5) || (low.ends_with("ese") && n >= 6) ||
+      low.ends_with("ican")) {
+    return Demonym::kStrong;
+  }
+  if (((low.ends_with("ian") || low.ends_with("ean") || low.ends_with("an")) && n >= 6) ||
+      ((low.ends_with("i") || low.ends_with("ch")) && n >= 5)) {
+    return Demonym::kWeak;
+  }
+  return Demonym::kNone;
+}
 
 // Location cues that say the user moved: a destination, and possibly a
 // chain of them ("moved to Leeds and then to York").
@@ -396,6 +433,17 @@ class Reader {
     }
     if (value.empty()) return;
     if (cue.slot == kSlotRole) {
+      // "I'm a Brazilian living in Lisbon", "I'm a British nurse": the
+      // nationality is the origin, the rest (a noun, not "living") the role.
+      size_t from = hit->after;
+      while (from < c.lows.size() && IsArticle(c.lows[from])) ++from;
+      if (from < c.words.size() && DemonymShape(c.words[from]) != Demonym::kNone) {
+        Add(kSlotOrigin, c.words[from]);
+        if (from + 1 >= c.lows.size() || c.lows[from + 1].ends_with("ing")) return;
+        hit->after = from + 1;
+        value = PhraseSpan(c, hit->after, 4).value;
+        if (value.empty()) return;
+      }
       const std::string first = Lower(value.substr(0, value.find(' ')));
       if (In(first, kNotRoles) || In(first, kDiets)) return;
       // "a clerk at Deloitte": the employer when it is named
@@ -479,10 +527,14 @@ class Reader {
       }
     }
     // "I'm <Name>" in a greeting
-    if (greeting_ && at + 1 < c.words.size() && In(c.lows[at], {"i'm", "im"})) {
+    bool named = false;
+    if (greeting_ && at + 1 < c.words.size() && In(c.lows[at], {"i'm", "im"}) &&
+        DemonymShape(c.words[at + 1]) != Demonym::kStrong) {
       Span name = ProperSpan(c, at + 1, false, 3);
-      if (!name.value.empty() && name.end == c.words.size()) Add(kSlotName, name.value);
+      named = !name.value.empty() && name.end == c.words.size();
+      if (named) Add(kSlotName, name.value);
     }
+    if (!named) Nationality(c, at);
     // "I'm in <place> now"
     if (Has(c, {"now", "these days", "currently", "at the moment"})) {
       for (std::string_view in : {"i'm in", "i am in", "we're in", "we are in"}) {
@@ -507,6 +559,28 @@ class Reader {
     Pets(c);
     Allergy(c);
     Preferences(c, at);
+  }
+
+  // "I'm Dutch", "I am Brazilian", "we're Mexican": a nationality after
+  // the copula, read as the origin. "I'm Brian Cox" (a capitalised word
+  // follows) and "i'm dutch" (no capital to go by) name nothing.
+  void Nationality(const Clause& c, size_t at) {
+    size_t i = at;
+    if (i < c.lows.size() && In(c.lows[i], {"i'm", "im", "we're"})) {
+      ++i;
+    } else if (i + 1 < c.lows.size() && In(c.lows[i], {"i", "we"}) &&
+               In(c.lows[i + 1], {"am", "are"})) {
+      i += 2;
+    } else {
+      return;
+    }
+    if (i < c.lows.size() && In(c.lows[i], {"originally", "half"})) ++i;
+    size_t end = i;
+    while (end < c.words.size() && end < i + 2 && DemonymShape(c.words[end]) != Demonym::kNone) {
+      ++end;
+    }
+    if (end == i || (end < c.lows.size() && !IsBoundary(c.lows[end]))) return;
+    Add(kSlotOrigin, Join(c, i, end));
   }
 
   // A diet word said of the user ("I'm vegan", "went keto in May", "a

@@ -95,6 +95,23 @@ TEST(Slots, LocationAndOrigin) {
   EXPECT_EQ(Read("We live in a small village."), V{});
 }
 
+TEST(Slots, ANationalityIsTheOrigin) {
+  EXPECT_EQ(Read("I'm Dutch."), V{"origin=Dutch"});
+  EXPECT_EQ(Read("I am Brazilian."), V{"origin=Brazilian"});
+  EXPECT_EQ(Read("We're Mexican, so spicy food is fine."), V{"origin=Mexican"});
+  EXPECT_EQ(Read("I'm Italian and I live in Leeds."), (V{"origin=Italian", "location=Leeds"}));
+  EXPECT_EQ(Read("Hello, I'm Japanese."), V{"origin=Japanese"});
+  EXPECT_EQ(Read("I'm a British nurse."), (V{"origin=British", "role=nurse"}));
+  EXPECT_EQ(Read("I'm a Peruvian living in Oslo."), (V{"location=Oslo", "origin=Peruvian"}));
+  // A name, a faith, a full name and a sentence without capitals are no nationality.
+  EXPECT_EQ(Read("Hi, I'm Julian."), V{"name=Julian"});
+  EXPECT_EQ(Read("I'm Brian."), V{});
+  EXPECT_EQ(Read("I'm Christian."), V{});
+  EXPECT_EQ(Read("I'm Morgan Lee."), V{});
+  EXPECT_EQ(Read("i'm dutch"), V{});
+  EXPECT_EQ(Read("I'm not Danish."), V{});
+}
+
 TEST(Slots, AChainOfMovesEndsAtItsLastDestination) {
   // In order: the last is current, the earlier ones become its history.
   EXPECT_EQ(Read("I moved to Leeds and then to York."), (V{"location=Leeds", "location=York"}));
