@@ -240,6 +240,24 @@ Demonym DemonymShape(std::string_view w) {
   return Demonym::kNone;
 }
 
+// Whether a Chinese noun names a place, not an organisation: a word that
+// points at a place (家, 国外, 本地 …) or a name ending in the character of an
+// administrative unit or a kind of place (北京 capital, 杭州, 深圳市, 广东省,
+// 海淀区, 中国, 香港 …). A bare city name without one (上海, 成都) is
+// known as a place only when the message also says the user lives there
+// or comes from there (FacetsFromMessage, profile.h).
+bool IsChinesePlace(std::string_view x) {
+  if (In(x, {"家", "家里", "国外", "海外", "国内", "外地", "本地", "当地", "老家", "这里", "这儿",
+             "那里", "那儿", "城里", "市里", "市中心", "郊区", "附近"})) {
+    return true;
+  }
+  for (std::string_view unit :
+       {"市", "省", "县", "区", "州", "镇", "乡", "村", "城", "国", "岛", "京", "港"}) {
+    if (x.size() > unit.size() && x.ends_with(unit)) return true;
+  }
+  return false;
+}
+
 // Location cues that say the user moved: a destination, and possibly a
 // chain of them ("moved to Leeds and then to York").
 bool IsMoveCue(std::string_view phrase) {
@@ -511,14 +529,7 @@ class Reader {
     for (const ChineseCue& cue : kChineseCues) {
       if (!cue.possessive) ApplyChinese(c, cue);
     }
-    // 在<place>工作 / 上班
-    if (const size_t zai = c.text.find("在"); zai != std::string::npos) {
-      const size_t value = zai + std::string_view("在").size();
-      if (c.text.find("工作", value) != std::string::npos ||
-          c.text.find("上班", value) != std::string::npos) {
-        Add(kSlotEmployer, ChineseSpan(c.text, value));
-      }
-    }
+    WorksAt(c);
     // "as a <role>" beside work ("I work at Initech as an analyst")
     if (Has(c, {"work", "works", "working", "joined", "job", "started", "employed", "hired"})) {
       for (std::string_view as : {"as a", "as an"}) {
@@ -559,6 +570,27 @@ class Reader {
     Pets(c);
     Allergy(c);
     Preferences(c, at);
+  }
+
+  // 在X工作 / 上班: X is the employer (我在腾讯工作) unless it is a place
+  // (IsChinesePlace: 我在北京工作, 我在家工作), which says where the user
+  // works and fills no slot. In 在X的Y工作 the workplace is Y (我在上海的
+  // 腾讯工作), and 一家… names none.
+  void WorksAt(const Clause& c) {
+    const size_t zai = c.text.find("在");
+    if (zai == std::string::npos) return;
+    const size_t value = zai + std::string_view("在").size();
+    if (c.text.find("工作", value) == std::string::npos &&
+        c.text.find("上班", value) == std::string::npos) {
+      return;
+    }
+    std::string where = ChineseSpan(c.text, value);
+    constexpr std::string_view kOf = "的";
+    if (const size_t of = value + where.size();
+        std::string_view(c.text).substr(of).starts_with(kOf)) {
+      where = ChineseSpan(c.text, of + kOf.size());
+    }
+    if (!IsChinesePlace(where)) Add(kSlotEmployer, std::move(where));
   }
 
   // "I'm Dutch", "I am Brazilian", "we're Mexican": a nationality after

@@ -138,6 +138,18 @@ TEST(Slots, EmployerAndRole) {
   EXPECT_EQ(Read("我在一家医院工作。"), V{});
 }
 
+TEST(Slots, InChineseWorkingInAPlaceNamesNoEmployer) {
+  EXPECT_EQ(Read("我在谷歌工作。"), V{"employer=谷歌"});
+  EXPECT_EQ(Read("我在北京工作。"), V{});
+  EXPECT_EQ(Read("我在杭州上班。"), V{});
+  EXPECT_EQ(Read("我在深圳市工作。"), V{});
+  EXPECT_EQ(Read("我在家工作。"), V{});
+  EXPECT_EQ(Read("我在国外工作。"), V{});
+  // 在X的Y工作: Y is the workplace.
+  EXPECT_EQ(Read("我在上海的阿里巴巴上班。"), V{"employer=阿里巴巴"});
+  EXPECT_EQ(Read("我在成都的一家公司工作。"), V{});
+}
+
 TEST(Slots, ManagerPartnerChildrenPet) {
   EXPECT_EQ(Read("I report to Jamal Price."), V{"manager=Jamal Price"});
   EXPECT_EQ(Read("My supervisor is now Lee Ann."), V{"manager=Lee Ann"});
@@ -259,6 +271,13 @@ TEST(FacetsFromMessage, GivesEverySlotOfEverySentenceWithItsEvidence) {
   EXPECT_EQ(facets[2].key, "tea");
   EXPECT_EQ(facets[2].value, "morning");
   EXPECT_DOUBLE_EQ(facets[2].confidence, kHedgedConfidence);
+}
+
+TEST(FacetsFromMessage, APlaceTheUserLivesInIsNoEmployer) {
+  const std::vector<Facet> facets = FacetsFromMessage("我住在成都。我在成都工作。", "");
+  ASSERT_EQ(facets.size(), 1u);
+  EXPECT_EQ(facets[0].key, "location");
+  EXPECT_EQ(facets[0].value, "成都");
 }
 
 TEST(FacetsFromMessage, SmallTalkAndOtherPeopleGiveNoFacet) {
