@@ -329,6 +329,18 @@ std::vector<Facet> FacetsFromMessage(std::string_view user_message, std::string_
       out.push_back(std::move(*f));
     }
   }
+  // A place the message gives as where the user lives or comes from is no
+  // employer (我住在上海，在上海工作).
+  std::vector<std::string> places;
+  for (const Facet& f : out) {
+    if (f.facet_type == kFacetContext && (f.key == kSlotLocation || f.key == kSlotOrigin)) {
+      places.push_back(f.value);
+    }
+  }
+  std::erase_if(out, [&places](const Facet& f) {
+    return f.facet_type == kFacetContext && f.key == kSlotEmployer &&
+           std::find(places.begin(), places.end(), f.value) != places.end();
+  });
   return out;
 }
 

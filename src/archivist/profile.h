@@ -58,7 +58,9 @@ std::optional<Facet> FacetFromEvent(const Event& event, std::string segment_id);
 // FacetFromEvent when it is a fact event: a slot its triple names (email,
 // age …) or a free fact (IsFreeFact) under the head words of its clause. Confidence is
 // kHedgedConfidence for a hedged sentence, else kPlainConfidence; evidence
-// is the sentence; segment_ids {segment_id} (none when empty).
+// is the sentence; segment_ids {segment_id} (none when empty). An employer
+// whose value the message also gives as the user's location or origin is a
+// place, not an employer, and is left out (我住在上海，在上海工作).
 std::vector<Facet> FacetsFromMessage(std::string_view user_message, std::string_view segment_id);
 
 // Whether a facet is a free fact: a fact sentence that fits no slot, kept

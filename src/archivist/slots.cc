@@ -73,6 +73,9 @@ constexpr Cue kCues[] = {
     {"based in", kSlotLocation, Cue::kProper},
     {"moved to", kSlotLocation, Cue::kProper},
     {"relocated to", kSlotLocation, Cue::kProper},
+    {"moved back to", kSlotLocation, Cue::kProper},
+    {"moved from", kSlotLocation, Cue::kProper},
+    {"relocated from", kSlotLocation, Cue::kProper},
     {"reside in", kSlotLocation, Cue::kProper},
     {"settled in", kSlotLocation, Cue::kProper},
     // origin
@@ -195,10 +198,71 @@ constexpr std::string_view kNumbers[] = {"one", "two", "three", "four", "five", 
 
 // Role words that describe a state, not a job ("I'm a bit tired").
 constexpr std::string_view kNotRoles[] = {
-    "bit",   "little", "lot",      "big",   "huge",   "fan",    "total",   "bad",
-    "good",  "great",  "real",     "quick", "fast",   "slow",   "morning", "night",
-    "very",  "pretty", "cat",      "dog",   "people", "person", "fool",    "mess",
-    "wreck", "sucker", "creature", "new",   "first",  "last",   "few"};
+    "bit",      "little", "lot",      "big",       "huge",    "fan",    "total",   "bad",
+    "good",     "great",  "real",     "quick",     "fast",    "slow",   "morning", "night",
+    "very",     "pretty", "cat",      "dog",       "people",  "person", "fool",    "mess",
+    "wreck",    "sucker", "creature", "new",       "first",   "last",   "few",     "citizen",
+    "national", "native", "expat",    "immigrant", "resident"};
+
+// Words shaped like a nationality that name a faith, a party or a diet
+// ("I'm Christian", "I'm Republican"), not where someone is from.
+constexpr std::string_view kNotNationalities[] = {
+    "christian",    "jewish",      "lutheran",   "anglican",    "presbyterian",
+    "episcopalian", "rastafarian", "republican", "libertarian", "unitarian",
+    "amish",        "sunni",       "vegetarian", "vegan",       "pescatarian"};
+
+enum class Demonym { kNone, kWeak, kStrong };
+
+// Whether `w` is shaped like a nationality: capitalised, and ending in a
+// demonym suffix (docs/archivist.md, "origin"). A strong suffix (-ish,
+// -ese, -ican: Polish, Japanese, Mexican) is almost never a given name; a
+// weak one (-ian, -ean, -an, -i, -ch: Brazilian, Korean, German, Saudi,
+// Dutch) often is (Julian, Sean, Morgan, Naomi, Mitch), and the shortest
+// ones (Ian, Brian, Ryan, Dani) are left out. A hyphenated word is read by
+// its last part ("Brazilian-American").
+Demonym DemonymShape(std::string_view w) {
+  if (const size_t dash = w.rfind('-'); dash != std::string_view::npos) w.remove_prefix(dash + 1);
+  if (w.size() < 4 || !IsUpper(w[0])) return Demonym::kNone;
+  for (char ch : w.substr(1)) {
+    if (ch < 'a' || ch > 'z') return Demonym::kNone;
+  }
+  const std::string low = Lower(w);
+  if (In(low, kNotNationalities)) return Demonym::kNone;
+  const size_t n = low.size();
+  if ((low.ends_with("ish") && n >= 5) || (low.ends_with("ese") && n >= 6) ||
+      low.ends_with("ican")) {
+    return Demonym::kStrong;
+  }
+  if (((low.ends_with("ian") || low.ends_with("ean") || low.ends_with("an")) && n >= 6) ||
+      ((low.ends_with("i") || low.ends_with("ch")) && n >= 5)) {
+    return Demonym::kWeak;
+  }
+  return Demonym::kNone;
+}
+
+// Whether a Chinese noun names a place, not an organisation: a word that
+// points at a place (家, 国外, 本地 …) or a name ending in the character of an
+// administrative unit or a kind of place (北京 capital, 杭州, 深圳市, 广东省,
+// 海淀区, 中国, 香港 …). A bare city name without one (上海, 成都) is
+// known as a place only when the message also says the user lives there
+// or comes from there (FacetsFromMessage, profile.h).
+bool IsChinesePlace(std::string_view x) {
+  if (In(x, {"家", "家里", "国外", "海外", "国内", "外地", "本地", "当地", "老家", "这里", "这儿",
+             "那里", "那儿", "城里", "市里", "市中心", "郊区", "附近"})) {
+    return true;
+  }
+  for (std::string_view unit :
+       {"市", "省", "县", "区", "州", "镇", "乡", "村", "城", "国", "岛", "京", "港"}) {
+    if (x.size() > unit.size() && x.ends_with(unit)) return true;
+  }
+  return false;
+}
+
+// Location cues that say the user moved: a destination, and possibly a
+// chain of them ("moved to Leeds and then to York").
+bool IsMoveCue(std::string_view phrase) {
+  return phrase.starts_with("moved ") || phrase.starts_with("relocated ");
+}
 
 // ---------------------------------------------------------- extraction
 
@@ -358,8 +422,15 @@ class Reader {
       case Cue::kProper: {
         // Lower-case places only: "i work at home", "i joined yoga" name nothing.
         const bool place = cue.slot == kSlotLocation || cue.slot == kSlotOrigin;
-        value = ProperSpan(c, hit->after, lower_ok_ && place).value;
-        if (In(Lower(value), {"home", "town", "here", "there"})) value.clear();
+        Span s = ProperSpan(c, hit->after, lower_ok_ && place);
+        if (In(Lower(s.value), {"home", "town", "here", "there"})) s.value.clear();
+        if (IsMoveCue(cue.phrase) && !s.value.empty()) {
+          // "moved from X" names where the user lived, never where they live.
+          if (cue.phrase.ends_with(" from") && !NextMove(c, s.end)) return;
+          Moves(c, std::move(s));
+          return;
+        }
+        value = std::move(s.value);
         break;
       }
       case Cue::kProperList: {
@@ -380,6 +451,17 @@ class Reader {
     }
     if (value.empty()) return;
     if (cue.slot == kSlotRole) {
+      // "I'm a Brazilian living in Lisbon", "I'm a British nurse": the
+      // nationality is the origin, the rest (a noun, not "living") the role.
+      size_t from = hit->after;
+      while (from < c.lows.size() && IsArticle(c.lows[from])) ++from;
+      if (from < c.words.size() && DemonymShape(c.words[from]) != Demonym::kNone) {
+        Add(kSlotOrigin, c.words[from]);
+        if (from + 1 >= c.lows.size() || c.lows[from + 1].ends_with("ing")) return;
+        hit->after = from + 1;
+        value = PhraseSpan(c, hit->after, 4).value;
+        if (value.empty()) return;
+      }
       const std::string first = Lower(value.substr(0, value.find(' ')));
       if (In(first, kNotRoles) || In(first, kDiets)) return;
       // "a clerk at Deloitte": the employer when it is named
@@ -389,6 +471,37 @@ class Reader {
       }
     }
     Add(cue.slot, std::move(value));
+  }
+
+  // A chain of moves in one clause ("moved to Leeds and then to York",
+  // "moved from Leeds to York"), and one continued by the next clause
+  // ("…, then on to York"): each destination in order, so the last is the
+  // current location and the earlier ones its history.
+  void Moves(const Clause& c, Span first) {
+    Add(kSlotLocation, std::move(first.value));
+    size_t end = first.end;
+    for (std::optional<Span> next = NextMove(c, end); next; next = NextMove(c, end)) {
+      end = next->end;
+      Add(kSlotLocation, std::move(next->value));
+    }
+    move_chain_ = index_;
+    move_open_ = end == c.words.size();
+  }
+
+  // "and then to X", "then on to X", "to X" at token `at`: X.
+  std::optional<Span> NextMove(const Clause& c, size_t at) const {
+    size_t i = at;
+    if (i < c.lows.size() && c.lows[i] == "and") ++i;
+    while (i < c.lows.size() &&
+           In(c.lows[i], {"then", "later", "finally", "eventually", "afterwards", "on"})) {
+      ++i;
+    }
+    if (i >= c.lows.size() || c.lows[i] != "to") return std::nullopt;
+    Span s = ProperSpan(c, i + 1, lower_ok_);
+    if (s.value.empty() || In(Lower(s.value), {"home", "town", "here", "there"})) {
+      return std::nullopt;
+    }
+    return s;
   }
 
   void ApplyChinese(const Clause& c, const ChineseCue& cue) {
@@ -403,20 +516,20 @@ class Reader {
 
   // What a clause whose subject is the user says.
   void Own(const Clause& c, size_t at) {
+    if (move_open_ && move_chain_ + 1 == index_) {
+      move_open_ = false;
+      if (std::optional<Span> next = NextMove(c, at)) {
+        Moves(c, std::move(*next));
+        return;
+      }
+    }
     for (const Cue& cue : kCues) {
       if (!cue.possessive) Apply(c, cue);
     }
     for (const ChineseCue& cue : kChineseCues) {
       if (!cue.possessive) ApplyChinese(c, cue);
     }
-    // 在<place>工作 / 上班
-    if (const size_t zai = c.text.find("在"); zai != std::string::npos) {
-      const size_t value = zai + std::string_view("在").size();
-      if (c.text.find("工作", value) != std::string::npos ||
-          c.text.find("上班", value) != std::string::npos) {
-        Add(kSlotEmployer, ChineseSpan(c.text, value));
-      }
-    }
+    WorksAt(c);
     // "as a <role>" beside work ("I work at Initech as an analyst")
     if (Has(c, {"work", "works", "working", "joined", "job", "started", "employed", "hired"})) {
       for (std::string_view as : {"as a", "as an"}) {
@@ -425,10 +538,14 @@ class Reader {
       }
     }
     // "I'm <Name>" in a greeting
-    if (greeting_ && at + 1 < c.words.size() && In(c.lows[at], {"i'm", "im"})) {
+    bool named = false;
+    if (greeting_ && at + 1 < c.words.size() && In(c.lows[at], {"i'm", "im"}) &&
+        DemonymShape(c.words[at + 1]) != Demonym::kStrong) {
       Span name = ProperSpan(c, at + 1, false, 3);
-      if (!name.value.empty() && name.end == c.words.size()) Add(kSlotName, name.value);
+      named = !name.value.empty() && name.end == c.words.size();
+      if (named) Add(kSlotName, name.value);
     }
+    if (!named) Nationality(c, at);
     // "I'm in <place> now"
     if (Has(c, {"now", "these days", "currently", "at the moment"})) {
       for (std::string_view in : {"i'm in", "i am in", "we're in", "we are in"}) {
@@ -453,6 +570,49 @@ class Reader {
     Pets(c);
     Allergy(c);
     Preferences(c, at);
+  }
+
+  // 在X工作 / 上班: X is the employer (我在腾讯工作) unless it is a place
+  // (IsChinesePlace: 我在北京工作, 我在家工作), which says where the user
+  // works and fills no slot. In 在X的Y工作 the workplace is Y (我在上海的
+  // 腾讯工作), and 一家… names none.
+  void WorksAt(const Clause& c) {
+    const size_t zai = c.text.find("在");
+    if (zai == std::string::npos) return;
+    const size_t value = zai + std::string_view("在").size();
+    if (c.text.find("工作", value) == std::string::npos &&
+        c.text.find("上班", value) == std::string::npos) {
+      return;
+    }
+    std::string where = ChineseSpan(c.text, value);
+    constexpr std::string_view kOf = "的";
+    if (const size_t of = value + where.size();
+        std::string_view(c.text).substr(of).starts_with(kOf)) {
+      where = ChineseSpan(c.text, of + kOf.size());
+    }
+    if (!IsChinesePlace(where)) Add(kSlotEmployer, std::move(where));
+  }
+
+  // "I'm Dutch", "I am Brazilian", "we're Mexican": a nationality after
+  // the copula, read as the origin. "I'm Brian Cox" (a capitalised word
+  // follows) and "i'm dutch" (no capital to go by) name nothing.
+  void Nationality(const Clause& c, size_t at) {
+    size_t i = at;
+    if (i < c.lows.size() && In(c.lows[i], {"i'm", "im", "we're"})) {
+      ++i;
+    } else if (i + 1 < c.lows.size() && In(c.lows[i], {"i", "we"}) &&
+               In(c.lows[i + 1], {"am", "are"})) {
+      i += 2;
+    } else {
+      return;
+    }
+    if (i < c.lows.size() && In(c.lows[i], {"originally", "half"})) ++i;
+    size_t end = i;
+    while (end < c.words.size() && end < i + 2 && DemonymShape(c.words[end]) != Demonym::kNone) {
+      ++end;
+    }
+    if (end == i || (end < c.lows.size() && !IsBoundary(c.lows[end]))) return;
+    Add(kSlotOrigin, Join(c, i, end));
   }
 
   // A diet word said of the user ("I'm vegan", "went keto in May", "a
@@ -668,6 +828,15 @@ class Reader {
   // A negated clause that ends something ("I'm not vegan anymore", "I no
   // longer work at Acme", 我不再吃素): the slots it names end.
   void Ends(const Clause& c, bool user) {
+    // "Dana is no longer my manager": the user's relation ends, whoever the
+    // clause's subject is.
+    for (std::optional<Hit> my = Find(c, "my"); my && my->begin > 0;
+         my = Find(c, "my", my->after)) {
+      if (!In(c.lows[my->begin - 1], {"longer", "not", "isn't"})) continue;
+      for (const Relation& r : kRelations) {
+        if (MatchAt(c, my->after, r.word)) End(r.slot);
+      }
+    }
     if (!user) return;
     for (const Cue& cue : kCues) {
       if (Find(c, cue.phrase)) End(cue.slot);
@@ -695,6 +864,8 @@ class Reader {
   bool lower_ok_;
   bool greeting_;
   size_t index_ = 0;
+  size_t move_chain_ = 0;   // the clause whose moves were read last
+  bool move_open_ = false;  // … and they ran to its end
   SentenceSlots out_;
 };
 

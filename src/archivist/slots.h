@@ -35,6 +35,10 @@
 //    boundary word instead. Other slots take the words after the cue up to a
 //    boundary word (and, with, near, at, since, when, last, now …) or
 //    punctuation, without leading articles.
+//  - Derived readings (docs/archivist.md): a nationality after I'm / I am
+//    is the origin ("I'm Dutch", by demonym suffix); a chain of moves gives
+//    each destination in order ("moved to Leeds and then to York"); 在X工作
+//    names no employer when X is a place (我在北京工作).
 //  - Preferences keep what they are about and what is preferred: "I prefer
 //    reports in Markdown" → reports: "Markdown"; "I drink my coffee black" →
 //    coffee: "black"; "I hate meetings before 10am" → meetings: "dislikes

@@ -95,6 +95,35 @@ TEST(Slots, LocationAndOrigin) {
   EXPECT_EQ(Read("We live in a small village."), V{});
 }
 
+TEST(Slots, ANationalityIsTheOrigin) {
+  EXPECT_EQ(Read("I'm Dutch."), V{"origin=Dutch"});
+  EXPECT_EQ(Read("I am Brazilian."), V{"origin=Brazilian"});
+  EXPECT_EQ(Read("We're Mexican, so spicy food is fine."), V{"origin=Mexican"});
+  EXPECT_EQ(Read("I'm Italian and I live in Leeds."), (V{"origin=Italian", "location=Leeds"}));
+  EXPECT_EQ(Read("Hello, I'm Japanese."), V{"origin=Japanese"});
+  EXPECT_EQ(Read("I'm a British nurse."), (V{"origin=British", "role=nurse"}));
+  EXPECT_EQ(Read("I'm a Peruvian living in Oslo."), (V{"location=Oslo", "origin=Peruvian"}));
+  // A name, a faith, a full name and a sentence without capitals are no nationality.
+  EXPECT_EQ(Read("Hi, I'm Julian."), V{"name=Julian"});
+  EXPECT_EQ(Read("I'm Brian."), V{});
+  EXPECT_EQ(Read("I'm Christian."), V{});
+  EXPECT_EQ(Read("I'm Morgan Lee."), V{});
+  EXPECT_EQ(Read("i'm dutch"), V{});
+  EXPECT_EQ(Read("I'm not Danish."), V{});
+}
+
+TEST(Slots, AChainOfMovesEndsAtItsLastDestination) {
+  // In order: the last is current, the earlier ones become its history.
+  EXPECT_EQ(Read("I moved to Leeds and then to York."), (V{"location=Leeds", "location=York"}));
+  EXPECT_EQ(Read("We relocated to Ghent, then on to Antwerp."),
+            (V{"location=Ghent", "location=Antwerp"}));
+  EXPECT_EQ(Read("I moved from Turin to Milan last year."),
+            (V{"location=Turin", "location=Milan"}));
+  // Where the user moved from alone is no current location.
+  EXPECT_EQ(Read("I moved from Turin in 2019."), V{});
+  EXPECT_EQ(Read("I moved back to Cork."), V{"location=Cork"});
+}
+
 TEST(Slots, EmployerAndRole) {
   EXPECT_EQ(Read("I joined Globex in the spring."), V{"employer=Globex"});
   EXPECT_EQ(Read("I work as a pharmacist."), V{"role=pharmacist"});
@@ -107,6 +136,18 @@ TEST(Slots, EmployerAndRole) {
   EXPECT_EQ(Read("I work at a bakery."), V{});
   EXPECT_EQ(Read("我在腾讯工作。"), V{"employer=腾讯"});
   EXPECT_EQ(Read("我在一家医院工作。"), V{});
+}
+
+TEST(Slots, InChineseWorkingInAPlaceNamesNoEmployer) {
+  EXPECT_EQ(Read("我在谷歌工作。"), V{"employer=谷歌"});
+  EXPECT_EQ(Read("我在北京工作。"), V{});
+  EXPECT_EQ(Read("我在杭州上班。"), V{});
+  EXPECT_EQ(Read("我在深圳市工作。"), V{});
+  EXPECT_EQ(Read("我在家工作。"), V{});
+  EXPECT_EQ(Read("我在国外工作。"), V{});
+  // 在X的Y工作: Y is the workplace.
+  EXPECT_EQ(Read("我在上海的阿里巴巴上班。"), V{"employer=阿里巴巴"});
+  EXPECT_EQ(Read("我在成都的一家公司工作。"), V{});
 }
 
 TEST(Slots, ManagerPartnerChildrenPet) {
@@ -173,10 +214,20 @@ TEST(Slots, NoLongerEndsTheSlotWithoutANewValue) {
   EXPECT_EQ(Read("I was laid off from Globex."), V{"employer="});
   EXPECT_EQ(Read("I left Globex in May."), V{"employer="});
   EXPECT_EQ(Read("我不再在腾讯工作了。"), V{"employer="});
+  EXPECT_EQ(Read("I no longer report to Dana Kim."), V{"manager="});
+  EXPECT_EQ(Read("Dana Kim is no longer my manager."), V{"manager="});
+  EXPECT_EQ(Read("Hugo isn't my boss anymore."), V{"manager="});
+  // Someone else's relation is not the user's.
+  EXPECT_EQ(Read("Hugo is no longer my sister's boss."), V{});
   // Leaving a place for another is no job ending.
   EXPECT_EQ(Read("I left Bern for Basel."), V{});
   // A plain negation states nothing.
   EXPECT_EQ(Read("I don't live in Vienna."), V{});
+}
+
+TEST(Slots, APastRelationIsNoCurrentOne) {
+  EXPECT_EQ(Read("My manager was Dana Kim."), V{});
+  EXPECT_EQ(Read("My boss was Hugo Lind, but now I report to Mei Chen."), V{"manager=Mei Chen"});
 }
 
 TEST(Slots, AnEndAndANewValueInOneSentenceKeepTheNewValue) {
@@ -220,6 +271,13 @@ TEST(FacetsFromMessage, GivesEverySlotOfEverySentenceWithItsEvidence) {
   EXPECT_EQ(facets[2].key, "tea");
   EXPECT_EQ(facets[2].value, "morning");
   EXPECT_DOUBLE_EQ(facets[2].confidence, kHedgedConfidence);
+}
+
+TEST(FacetsFromMessage, APlaceTheUserLivesInIsNoEmployer) {
+  const std::vector<Facet> facets = FacetsFromMessage("我住在成都。我在成都工作。", "");
+  ASSERT_EQ(facets.size(), 1u);
+  EXPECT_EQ(facets[0].key, "location");
+  EXPECT_EQ(facets[0].value, "成都");
 }
 
 TEST(FacetsFromMessage, SmallTalkAndOtherPeopleGiveNoFacet) {

@@ -352,6 +352,30 @@ TEST_F(EpisodicE2e, TheProfileKeepsTheUsersCurrentSlotsOnly) {
   EXPECT_TRUE(found) << facets.dump();
 }
 
+// A chain of moves leaves its last destination current and the earlier one
+// in the history; "X is no longer my manager" ends the slot; a nationality is
+// the origin; 在<place>工作 names no employer.
+TEST_F(EpisodicE2e, MovesEndsNationalitiesAndWorkPlacesReachTheProfile) {
+  Turn("moves", "I moved to Leeds and then to York.", "Noted.", MinutesAgo(6));
+  Turn("moves", "My manager is Dana Kim.", "Noted.", MinutesAgo(5));
+  Turn("moves", "Dana Kim is no longer my manager.", "Noted.", MinutesAgo(4));
+  Turn("moves", "I'm Dutch.", "Noted.", MinutesAgo(3));
+  Turn("moves", "我在北京工作。", "好的。", MinutesAgo(2));
+  ASSERT_TRUE(Call("memory.session_end", {{"session_id", "moves"}, {"sync", true}})["result"].value(
+      "closed", false));
+  json facets = Call("memory.profile", {{"include_history", true}})["result"]["facets"];
+  std::map<std::string, json> by_key;
+  for (const json& f : facets) by_key[f["key"].get<std::string>()] = f;
+  ASSERT_TRUE(by_key.contains("location")) << facets.dump();
+  EXPECT_EQ(by_key["location"]["value"], "York");
+  ASSERT_EQ(by_key["location"]["history"].size(), 1u) << facets.dump();
+  EXPECT_EQ(by_key["location"]["history"][0]["value"], "Leeds");
+  ASSERT_TRUE(by_key.contains("origin")) << facets.dump();
+  EXPECT_EQ(by_key["origin"]["value"], "Dutch");
+  EXPECT_FALSE(by_key.contains("manager")) << facets.dump();
+  EXPECT_FALSE(by_key.contains("employer")) << facets.dump();
+}
+
 TEST_F(EpisodicE2e, SessionEndClosesOnceAndChineseEventsAreFound) {
   Turn("zh", "我决定用 Rust 写这个服务。", "好的。", MinutesAgo(1));
   json first = Call("memory.session_end", {{"session_id", "zh"}, {"sync", true}})["result"];

@@ -121,22 +121,24 @@ llm::testing::ChatAnswer Answer(const json& body, const std::string& candidates)
   return llm::testing::Reply(candidates);
 }
 
+// "I'm Swiss." is a nationality the deterministic reading does not cover
+// (docs/archivist.md), so the origin can only come from the model.
 TEST_F(EventsE2e, LlmCandidatesAddWhatPassesTheSameChecks) {
   const std::string candidates = json{
       {"slots",
-       {{{"slot", "origin"}, {"value", "Netherlands"}, {"sentence", "I'm Dutch."}},
+       {{{"slot", "origin"}, {"value", "Switzerland"}, {"sentence", "I'm Swiss."}},
         {{"slot", "location"}, {"value", "Madrid"}, {"sentence", "My brother lives in Madrid."}},
-        {{"slot", "shoe_size"}, {"value", "44"}, {"sentence", "I'm Dutch."}},
+        {{"slot", "shoe_size"}, {"value", "44"}, {"sentence", "I'm Swiss."}},
         {{"slot", "employer"}, {"value", "Initech"}, {"sentence", "I used to work at Initech."}}}},
       {"events",
        {{{"type", "commitment"}, {"sentence", "Pay the gas bill this week."}},
         {{"type", "rumour"},
          {"sentence",
-          "I'm Dutch."}}}}}.dump();
+          "I'm Swiss."}}}}}.dump();
   llm::testing::LocalChatServer server(
       [&](int, const json& body) { return Answer(body, "```json\n" + candidates + "\n```"); });
   Start({{"MNEMO_LLM_BASE_URL", server.base_url()}, {"MNEMO_LLM_MODEL", "extractor"}});
-  Turn("s", "I'm Dutch.", "2025-12-01T08:00:00Z");
+  Turn("s", "I'm Swiss.", "2025-12-01T08:00:00Z");
   Turn("s", "My brother lives in Madrid.", "2025-12-01T08:00:01Z");
   Turn("s", "I used to work at Initech.", "2025-12-01T08:00:02Z");
   Turn("s", "I live in Utrecht.", "2025-12-01T08:00:03Z");
@@ -146,7 +148,7 @@ TEST_F(EventsE2e, LlmCandidatesAddWhatPassesTheSameChecks) {
   for (const json& f : profile["facets"]) {
     slots[f["key"].get<std::string>()] = f["value"].get<std::string>();
   }
-  EXPECT_EQ(slots["origin"], "Netherlands");
+  EXPECT_EQ(slots["origin"], "Switzerland");
   EXPECT_EQ(slots["location"], "Utrecht");  // the brother's Madrid was dropped
   EXPECT_FALSE(slots.contains("shoe_size"));
   EXPECT_FALSE(slots.contains("employer"));  // the past
