@@ -1393,10 +1393,11 @@ class Methods:
         *,
         limit: Optional[int] = None,
         query: Optional[str] = None,
-        type: Optional[Literal["decision", "commitment", "preference", "fact"]] = None,
+        type: Optional[Literal["decision", "commitment", "reminder", "preference", "fact"]] = None,
     ) -> EventsResult:
-        """Decisions, commitments, preferences and facts found in past conversations; newest first,
-        or by relevance to a query.
+        """Decisions, commitments, reminders, preferences and facts found in past conversations;
+        newest first, or by relevance to a query. A commitment or reminder the user said was done
+        has its closed_at (null while open).
 
         Args:
             limit: Maximum number of events (1-100, default 20). Left out when None.

@@ -642,7 +642,7 @@ export type EventsParams = {
   /** Rank by relevance to these words. */
   query?: string;
   /** Only this type. */
-  type?: "decision" | "commitment" | "preference" | "fact";
+  type?: "decision" | "commitment" | "reminder" | "preference" | "fact";
 };
 
 /** Result of `memory.events`. */
@@ -1282,7 +1282,7 @@ export const METHODS: Readonly<Record<MethodName, MethodInfo>> = {
   "memory.update_memory_md": {"method":"memory.update_memory_md","fn":"updateMemoryMd","description":"Append to, or replace a section of, the workspace's MEMORY.md or SKILL.md (the knowledge files a harness loads). Admin under ACL: every principal's agent reads these files.","aliases":{},"tool":"update_memory_md","toolFor":["llm","mcp"],"toolHiddenUnderAcl":false,"readOnly":false},
   "memory.session_end": {"method":"memory.session_end","fn":"sessionEnd","description":"End a conversation: close its open segment and summarise it (recap, events, profile). Calling it again does nothing.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":false},
   "memory.segments": {"method":"memory.segments","fn":"segments","description":"The segments of a conversation (every conversation when session_id is absent), oldest first, with their recaps.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
-  "memory.events": {"method":"memory.events","fn":"events","description":"Decisions, commitments, preferences and facts found in past conversations; newest first, or by relevance to a query.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
+  "memory.events": {"method":"memory.events","fn":"events","description":"Decisions, commitments, reminders, preferences and facts found in past conversations; newest first, or by relevance to a query. A commitment or reminder the user said was done has its closed_at (null while open).","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
   "memory.profile": {"method":"memory.profile","fn":"profile","description":"The user's profile facets (preferences and context): each slot's current value with its evidence.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
   "memory.profile_render": {"method":"memory.profile_render","fn":"profileRender","description":"The user's profile as markdown sections for a system prompt.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
   "memory.profile_put": {"method":"memory.profile_put","fn":"profilePut","description":"State a profile facet directly (confidence 0.9): e.g. facet_type preference, key editor, value \"Helix\".","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":false},
@@ -1579,7 +1579,7 @@ export abstract class MnemoMethods {
     return this.request("memory.segments", params) as Promise<SegmentsResult>;
   }
 
-  /** Decisions, commitments, preferences and facts found in past conversations; newest first, or by relevance to a query. (`memory.events`) */
+  /** Decisions, commitments, reminders, preferences and facts found in past conversations; newest first, or by relevance to a query. A commitment or reminder the user said was done has its closed_at (null while open). (`memory.events`) */
   events(params: EventsParams = {}): Promise<EventsResult> {
     return this.request("memory.events", params) as Promise<EventsResult>;
   }
