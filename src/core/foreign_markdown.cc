@@ -342,8 +342,8 @@ Result<FrontMatter> ParseFrontMatter(std::string_view text) {
       }
       continue;
     }
-    std::pair<std::string, std::vector<std::string>> field{std::string(Trim(line.substr(0, colon), kLineBlank)),
-                                                           {}};
+    std::pair<std::string, std::vector<std::string>> field{
+        std::string(Trim(line.substr(0, colon), kLineBlank)), {}};
     const std::string_view value = Trim(line.substr(colon + 1), kLineBlank);
     if (std::optional<std::string> open = UnclosedValue(value); open && malformed.ok()) {
       malformed = Malformed(lines[i].number, "opens " + *open + " that is never closed");
