@@ -15,6 +15,7 @@
 
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
+#include "mnemo/context_window_types.h"
 #include "mnemo/logger.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"

@@ -403,17 +403,16 @@ bool EndsSomething(const Clause& c) {
 
 // Words at which a value stops (prepositions, conjunctions, time words).
 bool IsBoundary(std::string_view low) {
-  return In(
-      low,
-      {"and",       "but",      "or",        "so",         "because", "since",   "as",     "with",
-       "near",      "at",       "in",        "on",         "for",     "from",    "to",     "by",
-       "when",      "while",    "who",       "which",      "that",    "where",   "if",     "until",
-       "after",     "before",   "last",      "this",       "next",    "these",   "now",    "today",
-       "yesterday", "tomorrow", "anymore",   "originally", "too",     "already", "again",  "every",
-       "ago",       "then",     "though",    "although",   "haha",    "lol",     "please", "right",
-       "here",      "there",    "currently", "nowadays",   "these",   "since",   "is",     "was",
-       "are",       "and",      "thanks",    "ever",       "though",  "hehe",    "still",  "for",
-       "all",       "remotely", "mostly"});
+  return In(low,
+            {"and",        "but",       "or",       "so",    "because",   "since",    "as",
+             "with",       "near",      "at",       "in",    "on",        "for",      "from",
+             "to",         "by",        "when",     "while", "who",       "which",    "that",
+             "where",      "if",        "until",    "after", "before",    "last",     "this",
+             "next",       "these",     "now",      "today", "yesterday", "tomorrow", "anymore",
+             "originally", "too",       "already",  "again", "every",     "ago",      "then",
+             "though",     "although",  "haha",     "lol",   "please",    "right",    "here",
+             "there",      "currently", "nowadays", "is",    "was",       "are",      "thanks",
+             "ever",       "hehe",      "still",    "all",   "remotely",  "mostly"});
 }
 
 bool IsArticle(std::string_view low) { return In(low, {"a", "an", "the"}); }

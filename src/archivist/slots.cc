@@ -11,10 +11,11 @@
 #include <vector>
 
 #include "archivist/clause_reader.h"
+#include "archivist/slot_cues.h"
 #include "text/utf8.h"
 
-// Word lists below are the slot table's cues and grammar; never values.
-// How a sentence is read is archivist/clause_reader.h.
+// The slot table's cues are archivist/slot_cues.h; how a sentence is read is
+// archivist/clause_reader.h.
 
 namespace mnemo::archivist {
 namespace {
@@ -48,221 +49,22 @@ using clauses::SplitClauses;
 using clauses::Subject;
 using clauses::SubjectOf;
 using clauses::Words;
-
-// ---------------------------------------------------------- the tables
-
-struct Cue {
-  std::string_view phrase;  // lower-case words
-  std::string_view slot;
-  enum Kind { kProper, kProperList, kPhrase, kPhraseList } kind;
-  bool possessive = false;  // the user's whoever the clause's subject is
-};
-
-constexpr Cue kCues[] = {
-    // name
-    {"my name is", kSlotName, Cue::kProper, true},
-    {"my name's", kSlotName, Cue::kProper, true},
-    {"call me", kSlotName, Cue::kProper, true},
-    {"everyone calls me", kSlotName, Cue::kProper, true},
-    {"people call me", kSlotName, Cue::kProper, true},
-    {"friends call me", kSlotName, Cue::kProper, true},
-    {"i go by", kSlotName, Cue::kProper},
-    // location
-    {"live in", kSlotLocation, Cue::kProper},
-    {"living in", kSlotLocation, Cue::kProper},
-    {"based in", kSlotLocation, Cue::kProper},
-    {"moved to", kSlotLocation, Cue::kProper},
-    {"relocated to", kSlotLocation, Cue::kProper},
-    {"moved back to", kSlotLocation, Cue::kProper},
-    {"moved from", kSlotLocation, Cue::kProper},
-    {"relocated from", kSlotLocation, Cue::kProper},
-    {"reside in", kSlotLocation, Cue::kProper},
-    {"settled in", kSlotLocation, Cue::kProper},
-    // origin
-    {"i'm from", kSlotOrigin, Cue::kProper},
-    {"i am from", kSlotOrigin, Cue::kProper},
-    {"we're from", kSlotOrigin, Cue::kProper},
-    {"originally from", kSlotOrigin, Cue::kProper},
-    {"come from", kSlotOrigin, Cue::kProper},
-    {"grew up in", kSlotOrigin, Cue::kProper},
-    // employer
-    {"work at", kSlotEmployer, Cue::kProper},
-    {"work for", kSlotEmployer, Cue::kProper},
-    {"working at", kSlotEmployer, Cue::kProper},
-    {"working for", kSlotEmployer, Cue::kProper},
-    {"joined", kSlotEmployer, Cue::kProper},
-    {"employed by", kSlotEmployer, Cue::kProper},
-    {"employed at", kSlotEmployer, Cue::kProper},
-    {"started at", kSlotEmployer, Cue::kProper},
-    {"job at", kSlotEmployer, Cue::kProper},
-    {"job with", kSlotEmployer, Cue::kProper},
-    // role
-    {"i'm a", kSlotRole, Cue::kPhrase},
-    {"i'm an", kSlotRole, Cue::kPhrase},
-    {"i am a", kSlotRole, Cue::kPhrase},
-    {"i am an", kSlotRole, Cue::kPhrase},
-    {"work as", kSlotRole, Cue::kPhrase},
-    {"working as", kSlotRole, Cue::kPhrase},
-    {"my role is", kSlotRole, Cue::kPhrase, true},
-    {"my job title is", kSlotRole, Cue::kPhrase, true},
-    // manager
-    {"report to", kSlotManager, Cue::kProper},
-    {"reporting to", kSlotManager, Cue::kProper},
-    // partner
-    {"married to", kSlotPartner, Cue::kProper},
-    // birthday
-    {"my birthday is", kSlotBirthday, Cue::kPhrase, true},
-    {"my birthday's", kSlotBirthday, Cue::kPhrase, true},
-    {"born on", kSlotBirthday, Cue::kPhrase},
-    // timezone
-    {"my timezone is", kSlotTimezone, Cue::kPhrase, true},
-    {"my time zone is", kSlotTimezone, Cue::kPhrase, true},
-    {"my timezone's", kSlotTimezone, Cue::kPhrase, true},
-    // language
-    {"i speak", kSlotLanguage, Cue::kProperList},
-    {"we speak", kSlotLanguage, Cue::kProperList},
-    {"fluent in", kSlotLanguage, Cue::kProperList},
-    {"my native language is", kSlotLanguage, Cue::kProperList, true},
-    {"my first language is", kSlotLanguage, Cue::kProperList, true},
-    {"my mother tongue is", kSlotLanguage, Cue::kProperList, true},
-    // allergy
-    {"allergic to", kSlotAllergy, Cue::kPhraseList},
-    {"an allergy to", kSlotAllergy, Cue::kPhraseList},
-};
-
-// Chinese cues: the value follows the cue ("我叫王芳").
-struct ChineseCue {
-  std::string_view cue;
-  std::string_view slot;
-  bool possessive = false;
-};
-constexpr ChineseCue kChineseCues[] = {
-    {"我叫", kSlotName},
-    {"我的名字是", kSlotName, true},
-    {"叫我", kSlotName, true},
-    {"住在", kSlotLocation},
-    {"搬到", kSlotLocation},
-    {"定居在", kSlotLocation},
-    {"来自", kSlotOrigin},
-    {"我是一名", kSlotRole},
-    {"担任", kSlotRole},
-    {"我的经理是", kSlotManager, true},
-    {"我的老板是", kSlotManager, true},
-    {"我的上司是", kSlotManager, true},
-    {"我的生日是", kSlotBirthday, true},
-    {"我的时区是", kSlotTimezone, true},
-    {"我会说", kSlotLanguage},
-    {"我讲", kSlotLanguage},
-    {"我老婆", kSlotPartner, true},
-    {"我妻子", kSlotPartner, true},
-    {"我丈夫", kSlotPartner, true},
-    {"我老公", kSlotPartner, true},
-    {"我的猫叫", kSlotPet, true},
-    {"我的狗叫", kSlotPet, true},
-};
-
-// The user's people and animals: "my <word> <Name>", "<Name> is my <word>".
-struct Relation {
-  std::string_view word;
-  std::string_view slot;
-};
-constexpr Relation kRelations[] = {
-    {"manager", kSlotManager},   {"boss", kSlotManager},         {"supervisor", kSlotManager},
-    {"team lead", kSlotManager}, {"line manager", kSlotManager}, {"partner", kSlotPartner},
-    {"wife", kSlotPartner},      {"husband", kSlotPartner},      {"girlfriend", kSlotPartner},
-    {"boyfriend", kSlotPartner}, {"fiancé", kSlotPartner},       {"fiancée", kSlotPartner},
-    {"fiance", kSlotPartner},    {"fiancee", kSlotPartner},      {"spouse", kSlotPartner},
-    {"son", kSlotChildren},      {"daughter", kSlotChildren},    {"kids", kSlotChildren},
-    {"children", kSlotChildren}, {"sons", kSlotChildren},        {"daughters", kSlotChildren},
-};
-
-constexpr std::string_view kPetKinds[] = {
-    "dog",      "cat",       "puppy",    "kitten",  "parrot", "hamster", "rabbit",   "bunny",
-    "turtle",   "horse",     "pony",     "snake",   "lizard", "ferret",  "goldfish", "budgie",
-    "tortoise", "retriever", "labrador", "terrier", "poodle", "beagle",  "spaniel",  "collie"};
-
-constexpr std::string_view kDiets[] = {"vegetarian",  "vegan",        "pescatarian", "pescetarian",
-                                       "flexitarian", "keto",         "paleo",       "gluten-free",
-                                       "dairy-free",  "lactose-free", "halal",       "kosher",
-                                       "plant-based", "carnivore"};
-constexpr std::string_view kChineseDiets[] = {"素食", "吃素", "纯素", "清真"};
-
-// Capitalised words that name a time, not a person ("Since Monday Ann is …").
-constexpr std::string_view kTimeWords[] = {
-    "monday",  "tuesday",   "wednesday", "thursday", "friday",   "saturday", "sunday",
-    "january", "february",  "march",     "april",    "may",      "june",     "july",
-    "august",  "september", "october",   "november", "december", "today",    "yesterday"};
-
-constexpr std::string_view kNumbers[] = {"one", "two", "three", "four", "five", "six", "a",
-                                         "an",  "2",   "3",     "4",    "5",    "1"};
-
-// Role words that describe a state, not a job ("I'm a bit tired").
-constexpr std::string_view kNotRoles[] = {
-    "bit",      "little", "lot",      "big",       "huge",    "fan",    "total",   "bad",
-    "good",     "great",  "real",     "quick",     "fast",    "slow",   "morning", "night",
-    "very",     "pretty", "cat",      "dog",       "people",  "person", "fool",    "mess",
-    "wreck",    "sucker", "creature", "new",       "first",   "last",   "few",     "citizen",
-    "national", "native", "expat",    "immigrant", "resident"};
-
-// Words shaped like a nationality that name a faith, a party or a diet
-// ("I'm Christian", "I'm Republican"), not where someone is from.
-constexpr std::string_view kNotNationalities[] = {
-    "christian",    "jewish",      "lutheran",   "anglican",    "presbyterian",
-    "episcopalian", "rastafarian", "republican", "libertarian", "unitarian",
-    "amish",        "sunni",       "vegetarian", "vegan",       "pescatarian"};
-
-enum class Demonym { kNone, kWeak, kStrong };
-
-// Whether `w` is shaped like a nationality: capitalised, and ending in a
-// demonym suffix (docs/archivist.md, "origin"). A strong suffix (-ish,
-// -ese, -ican: Polish, Japanese, Mexican) is almost never a given name; a
-// weak one (-ian, -ean, -an, -i, -ch: Brazilian, Korean, German, Saudi,
-// Dutch) often is (Julian, Sean, Morgan, Naomi, Mitch), and the shortest
-// ones (Ian, Brian, Ryan, Dani) are left out. A hyphenated word is read by
-// its last part ("Brazilian-American").
-Demonym DemonymShape(std::string_view w) {
-  if (const size_t dash = w.rfind('-'); dash != std::string_view::npos) w.remove_prefix(dash + 1);
-  if (w.size() < 4 || !IsUpper(w[0])) return Demonym::kNone;
-  for (char ch : w.substr(1)) {
-    if (ch < 'a' || ch > 'z') return Demonym::kNone;
-  }
-  const std::string low = Lower(w);
-  if (In(low, kNotNationalities)) return Demonym::kNone;
-  const size_t n = low.size();
-  if ((low.ends_with("ish") && n >= 5) || (low.ends_with("ese") && n >= 6) ||
-      low.ends_with("ican")) {
-    return Demonym::kStrong;
-  }
-  if (((low.ends_with("ian") || low.ends_with("ean") || low.ends_with("an")) && n >= 6) ||
-      ((low.ends_with("i") || low.ends_with("ch")) && n >= 5)) {
-    return Demonym::kWeak;
-  }
-  return Demonym::kNone;
-}
-
-// Whether a Chinese noun names a place, not an organisation: a word that
-// points at a place (家, 国外, 本地 …) or a name ending in the character of an
-// administrative unit or a kind of place (北京 capital, 杭州, 深圳市, 广东省,
-// 海淀区, 中国, 香港 …). A bare city name without one (上海, 成都) is
-// known as a place only when the message also says the user lives there
-// or comes from there (FacetsFromMessage, profile.h).
-bool IsChinesePlace(std::string_view x) {
-  if (In(x, {"家", "家里", "国外", "海外", "国内", "外地", "本地", "当地", "老家", "这里", "这儿",
-             "那里", "那儿", "城里", "市里", "市中心", "郊区", "附近"})) {
-    return true;
-  }
-  for (std::string_view unit :
-       {"市", "省", "县", "区", "州", "镇", "乡", "村", "城", "国", "岛", "京", "港"}) {
-    if (x.size() > unit.size() && x.ends_with(unit)) return true;
-  }
-  return false;
-}
-
-// Location cues that say the user moved: a destination, and possibly a
-// chain of them ("moved to Leeds and then to York").
-bool IsMoveCue(std::string_view phrase) {
-  return phrase.starts_with("moved ") || phrase.starts_with("relocated ");
-}
+using slot_cues::ChineseCue;
+using slot_cues::Cue;
+using slot_cues::Demonym;
+using slot_cues::DemonymShape;
+using slot_cues::IsChinesePlace;
+using slot_cues::IsMoveCue;
+using slot_cues::kChineseCues;
+using slot_cues::kChineseDiets;
+using slot_cues::kCues;
+using slot_cues::kDiets;
+using slot_cues::kNotRoles;
+using slot_cues::kNumbers;
+using slot_cues::kPetKinds;
+using slot_cues::kRelations;
+using slot_cues::kTimeWords;
+using slot_cues::Relation;
 
 // ---------------------------------------------------------- extraction
 

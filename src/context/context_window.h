@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "context/tool_registry.h"
+#include "mnemo/context_window_types.h"
 #include "mnemo/types.h"
 
 namespace mnemo::context {

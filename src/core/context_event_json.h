@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mnemo/context_window_types.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 

@@ -18,6 +18,7 @@
 #include "context/tool_registry.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
+#include "mnemo/context_window_types.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 #include "storage/context_event_store.h"

@@ -35,10 +35,6 @@ class GraphStore {
   // subject, predicate, current before history, newest valid_from first,
   // object, id. At most `limit` (none when limit <= 0).
   virtual Result<std::vector<TripleRow>> QueryTriples(const TripleQuery& query) = 0;
-  // Deletes every triple (current and history) whose source is `source`,
-  // in one transaction; returns how many. Superseded triples of other
-  // sources are not revived.
-  virtual Result<int64_t> DeleteTriplesFromSource(std::string_view source) = 0;
 
   // --- Corrections (issue 44 section 3). The triple `id` (current or
   // history), if any.

@@ -255,19 +255,6 @@ TEST_P(GraphConformance, AReusedIdIsAConflict) {
   EXPECT_EQ(r.status().code(), StatusCode::kConflict);
 }
 
-TEST_P(GraphConformance, DeleteFromSourceRemovesCurrentAndHistory) {
-  Upsert(Triple("user", "lives_in", "Berlin", 1000, 0.6, "local", "doc-a"), true);
-  Upsert(Triple("user", "lives_in", "Lisbon", 2000, 0.6, "local", "doc-a"), true);
-  Upsert(Triple("user", "likes", "tea", 2000, 0.6, "local", "doc-b"));
-  auto deleted = stores_.graph->DeleteTriplesFromSource("doc-a");
-  ASSERT_TRUE(deleted.ok());
-  EXPECT_EQ(*deleted, 2);
-  EXPECT_THAT(Spo(Query({.include_history = true})), ElementsAre("user|likes|tea"));
-  auto none = stores_.graph->DeleteTriplesFromSource("doc-a");
-  ASSERT_TRUE(none.ok());
-  EXPECT_EQ(*none, 0);
-}
-
 TEST_P(GraphConformance, ConcurrentSingleValuedUpsertsLeaveOneCurrentTriple) {
   constexpr int kEach = 40;
   std::atomic<int> failures{0};

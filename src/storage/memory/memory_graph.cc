@@ -68,12 +68,6 @@ Result<std::vector<TripleRow>> MemoryBackend::QueryTriples(const TripleQuery& qu
   return out;
 }
 
-Result<int64_t> MemoryBackend::DeleteTriplesFromSource(std::string_view source) {
-  std::unique_lock lock(mu_);
-  return static_cast<int64_t>(
-      std::erase_if(triples_, [&](const auto& entry) { return entry.second.source == source; }));
-}
-
 Result<std::optional<TripleRow>> MemoryBackend::GetTriple(std::string_view id) {
   std::shared_lock lock(mu_);
   for (const auto& [row, t] : triples_) {

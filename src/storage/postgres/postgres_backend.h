@@ -130,7 +130,6 @@ class PostgresBackend final : public EntryStore,
   // Graph: *_graph.cc.
   Result<TripleUpsert> UpsertTriple(const TripleRow& row, bool single_valued) override;
   Result<std::vector<TripleRow>> QueryTriples(const TripleQuery& query) override;
-  Result<int64_t> DeleteTriplesFromSource(std::string_view source) override;
   Result<std::optional<TripleRow>> GetTriple(std::string_view id) override;
   Result<bool> DeleteTriple(std::string_view id) override;
   Result<int64_t> Generation(Counter which) override;

@@ -165,18 +165,6 @@ Result<std::vector<TripleRow>> PostgresBackend::QueryTriples(const TripleQuery& 
   return ReadTriples(rows);
 }
 
-Result<int64_t> PostgresBackend::DeleteTriplesFromSource(std::string_view source) {
-  int64_t deleted = 0;
-  MNEMO_RETURN_IF_ERROR(Write("delete the triples of a source", [&](PgConn& conn) -> Status {
-    MNEMO_ASSIGN_OR_RETURN(Rows gone,
-                           conn.Exec("DELETE FROM triples WHERE source = $1", Params().Add(source),
-                                     "delete the triples of a source"));
-    deleted = gone.affected();
-    return Status::Ok();
-  }));
-  return deleted;
-}
-
 Result<std::optional<TripleRow>> PostgresBackend::GetTriple(std::string_view id) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->Exec(std::string("SELECT ") + kTripleColumns +

@@ -159,21 +159,6 @@ Result<std::vector<TripleRow>> SqliteBackend::QueryTriples(const TripleQuery& qu
   return ReadAll<TripleRow>(s, "query triples", ReadTriple);
 }
 
-Result<int64_t> SqliteBackend::DeleteTriplesFromSource(std::string_view source) {
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
-  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
-  {
-    MNEMO_ASSIGN_OR_RETURN(Statement del, db.Prepare("DELETE FROM triples WHERE source = ?",
-                                                     "delete the triples of a source"));
-    del.Bind(1, source);
-    MNEMO_RETURN_IF_ERROR(del.Run("delete the triples of a source"));
-  }
-  const int64_t deleted = sqlite3_changes(db.handle());
-  MNEMO_RETURN_IF_ERROR(txn.Commit());
-  return deleted;
-}
-
 Result<std::optional<TripleRow>> SqliteBackend::GetTriple(std::string_view id) {
   ReaderLease db = AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement find, db->Prepare(std::string("SELECT ") + kTripleColumns +
