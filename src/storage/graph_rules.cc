@@ -70,6 +70,10 @@ TimeMs SupersededAt(const TripleRow& current, const TripleRow& incoming) {
   return std::max(current.valid_from, incoming.valid_from);
 }
 
+TimeMs ClosedAt(const TripleRow& current, TimeMs at) {
+  return std::max<TimeMs>({at, current.valid_from, 1});
+}
+
 TripleUpsertPlan PlanTripleUpsert(const std::vector<TripleRow>& existing, const TripleRow& incoming,
                                   bool single_valued) {
   TripleUpsertPlan plan;

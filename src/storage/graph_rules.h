@@ -33,6 +33,9 @@ Result<TripleRow> NewTripleRow(const TripleRow& row);
 // The valid_to a current triple gets when `incoming` supersedes it: the new
 // valid_from, but never before the old triple's own valid_from.
 TimeMs SupersededAt(const TripleRow& current, const TripleRow& incoming);
+// The valid_to GraphStore::CloseTriple gives `current` closed at `at`:
+// never before it began, never 0 (which means current).
+TimeMs ClosedAt(const TripleRow& current, TimeMs at);
 
 // What UpsertTriple does, given `existing`: every triple (current and
 // history) of the incoming one's owner, subject and predicate, in id order

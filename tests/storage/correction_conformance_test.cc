@@ -228,6 +228,37 @@ TEST_P(CorrectionConformance, ADeletedTripleLeavesEveryReadAndEndsNothingElse) {
   EXPECT_FALSE(*again);
 }
 
+TEST_P(CorrectionConformance, AClosedTripleStaysAsHistoryAndClosesOnce) {
+  TripleRow t{.owner = "u", .subject = "user", .predicate = "works_at", .object = "Acme",
+              .confidence = 0.6, .valid_from = 1000, .created_at = 1000};
+  auto up = stores_.graph->UpsertTriple(t, /*single_valued=*/true);
+  ASSERT_TRUE(up.ok()) << up.status().ToString();
+  // Never before it began.
+  auto closed = stores_.graph->CloseTriple(up->row.id, 500);
+  ASSERT_TRUE(closed.ok()) << closed.status().ToString();
+  EXPECT_TRUE(*closed);
+  auto current = stores_.graph->QueryTriples({.owner = "u"});
+  ASSERT_TRUE(current.ok());
+  EXPECT_TRUE(current->empty()) << "a closed triple is not current";
+  auto rows = stores_.graph->QueryTriples({.owner = "u", .include_history = true});
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].valid_to, 1000);
+  auto again = stores_.graph->CloseTriple(up->row.id, 2000);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again) << "history is closed already";
+  auto missing = stores_.graph->CloseTriple("no-such-id", 2000);
+  ASSERT_TRUE(missing.ok());
+  EXPECT_FALSE(*missing);
+  // A new object after the close is current and supersedes nothing.
+  t.object = "Helios";
+  t.valid_from = 3000;
+  auto next = stores_.graph->UpsertTriple(t, /*single_valued=*/true);
+  ASSERT_TRUE(next.ok());
+  EXPECT_TRUE(next->superseded.empty());
+  EXPECT_EQ(next->row.valid_to, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Backends, CorrectionConformance,
     ::testing::ValuesIn(std::vector<std::string>(std::begin(testing::kConformanceBackends),

@@ -81,4 +81,14 @@ Result<bool> MemoryBackend::DeleteTriple(std::string_view id) {
   return std::erase_if(triples_, [&](const auto& entry) { return entry.second.id == id; }) > 0;
 }
 
+Result<bool> MemoryBackend::CloseTriple(std::string_view id, TimeMs at) {
+  std::unique_lock lock(mu_);
+  for (auto& [row, t] : triples_) {
+    if (t.id != id || t.valid_to != 0) continue;
+    t.valid_to = ClosedAt(t, at);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace mnemo::storage::internal

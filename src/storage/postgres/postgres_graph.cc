@@ -185,4 +185,17 @@ Result<bool> PostgresBackend::DeleteTriple(std::string_view id) {
   return deleted;
 }
 
+Result<bool> PostgresBackend::CloseTriple(std::string_view id, TimeMs at) {
+  bool closed = false;
+  MNEMO_RETURN_IF_ERROR(Write("close the triple", [&](PgConn& conn) -> Status {
+    MNEMO_ASSIGN_OR_RETURN(
+        Rows done, conn.Exec("UPDATE triples SET valid_to = GREATEST($1::bigint, valid_from, 1) "
+                             "WHERE id = $2 AND valid_to IS NULL",
+                             Params().Add(at).Add(id), "close the triple"));
+    closed = done.affected() > 0;
+    return Status::Ok();
+  }));
+  return closed;
+}
+
 }  // namespace mnemo::storage::internal

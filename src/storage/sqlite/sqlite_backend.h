@@ -152,6 +152,7 @@ class SqliteBackend final : public EntryStore,
   Result<std::vector<TripleRow>> QueryTriples(const TripleQuery& query) override;
   Result<std::optional<TripleRow>> GetTriple(std::string_view id) override;
   Result<bool> DeleteTriple(std::string_view id) override;
+  Result<bool> CloseTriple(std::string_view id, TimeMs at) override;
   Result<int64_t> Generation(Counter which) override;
   Result<HygieneCounts> ApplyHygiene(std::span<const std::string> ids,
                                      const HygieneFn& decide) override;

@@ -185,4 +185,21 @@ Result<bool> SqliteBackend::DeleteTriple(std::string_view id) {
   return deleted;
 }
 
+Result<bool> SqliteBackend::CloseTriple(std::string_view id, TimeMs at) {
+  std::lock_guard lock(writer_mu_);
+  Connection& db = *writer_;
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement close,
+      db.Prepare("UPDATE triples SET valid_to = max(?1, valid_from, 1) "
+                 "WHERE id = ?2 AND valid_to IS NULL",
+                 "close the triple"));
+  close.Bind(1, at);
+  close.Bind(2, id);
+  MNEMO_RETURN_IF_ERROR(close.Run("close the triple"));
+  const bool closed = sqlite3_changes(db.handle()) > 0;
+  MNEMO_RETURN_IF_ERROR(txn.Commit());
+  return closed;
+}
+
 }  // namespace mnemo::storage::internal
