@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "archivist/slot_graph.h"
 #include "archivist/slots.h"
 #include "base/strings.h"
 #include "context/graph.h"
@@ -20,16 +21,14 @@ constexpr std::string_view kSpaceAndTab = " \t";
 constexpr size_t kKeyWords = 4;
 constexpr size_t kKeyCodePoints = 8;
 
-// Predicates of the graph (context/graph.h) that name a profile slot.
+// Predicates of the graph (context/graph.h) that name a facet key beside
+// the slots' own predicates (slot_graph.h, SlotOfPredicate).
 struct SlotName {
   std::string_view predicate;
   std::string_view key;
 };
-constexpr SlotName kSlots[] = {
-    {"lives_in", "location"}, {"works_at", "employer"}, {"name", "name"},         {"is", "role"},
-    {"role", "role"},         {"timezone", "timezone"}, {"comes_from", "origin"}, {"age", "age"},
-    {"birthday", "birthday"}, {"email", "email"},       {"language", "language"},
-};
+constexpr SlotName kOtherSlots[] = {
+    {"is", kSlotRole}, {"age", "age"}, {"email", "email"}, {"language", kSlotLanguage}};
 
 // Kinds of pets (`has` objects that make a pet slot).
 constexpr std::string_view kPetKinds[] = {
@@ -115,7 +114,10 @@ std::optional<Slot> SlotOfTriple(const context::ExtractedTriple& t) {
       }
     }
   }
-  for (const SlotName& s : kSlots) {
+  if (std::string_view slot = SlotOfPredicate(p); !slot.empty()) {
+    return Slot{.key = std::string(slot), .value = t.object};
+  }
+  for (const SlotName& s : kOtherSlots) {
     if (p == s.predicate) return Slot{.key = std::string(s.key), .value = t.object};
   }
   if (p == "likes" || p == "prefers") {

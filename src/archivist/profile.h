@@ -31,9 +31,9 @@ struct Facet {
 // The facet one event gives (spec 40 §5), a slot and its value, read by the
 // graph's own extractor (context/graph.h) so that profile and graph see the
 // same statement the same way: the first triple of the sentence whose
-// subject is the user maps to a slot by kSlots below
-//   lives_in -> location, works_at -> employer, name -> name, is -> role,
-//   timezone -> timezone, comes_from -> origin, age, birthday, email;
+// subject is the user maps to a slot: a slot's own predicates
+//   (slot_graph.h, kSlotPredicates: lives_in -> location, works_at ->
+//   employer, boss -> manager …), is -> role, age, email, language;
 //   has <pet kind> ("I have a dog named Rex") -> pet/<kind>: Rex;
 //   <kind>'s name (my dog's name is Rex) -> pet/<kind>: Rex;
 //   likes / prefers Y -> preference Y: Y; dislikes Y -> preference Y:

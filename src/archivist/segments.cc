@@ -11,6 +11,7 @@
 #include "archivist/llm_candidates.h"
 #include "archivist/profile.h"
 #include "archivist/recap.h"
+#include "archivist/slot_graph.h"
 #include "archivist/slots.h"
 #include "base/uuid.h"
 #include "context/documents.h"
@@ -373,17 +374,24 @@ Status FinalizeSegment(storage::EpisodicStore& episodic, storage::DocumentStore&
   }
   // Evidence, not interpretation (spec 40 point 6): the turns themselves,
   // never the recap.
+  // The user's slot triples follow the profile (slot_graph.h): the chat's
+  // text gives them only while the profile is not kept.
+  const bool slots_in_graph = options.events && options.profile;
+  const std::string source = SegmentDocumentSource(*segment);
   if (options.documents) {
     std::string prose = SegmentProse(rows);
     if (!prose.empty()) {
       std::string computation = prose;
-      MNEMO_RETURN_IF_ERROR(context::StoreDocument(documents, graph,
-                                                   {.owner = segment->owner,
-                                                    .source = SegmentDocumentSource(*segment),
-                                                    .content = std::move(prose),
-                                                    .computation_text = std::move(computation),
-                                                    .now = now})
-                                .status());
+      MNEMO_RETURN_IF_ERROR(
+          context::StoreDocument(
+              documents, graph,
+              {.owner = segment->owner,
+               .source = source,
+               .content = std::move(prose),
+               .computation_text = std::move(computation),
+               .now = now,
+               .user_predicate_elsewhere = slots_in_graph ? &IsSlotPredicate : nullptr})
+              .status());
     }
   }
   if (!options.events) return recap_vector;
@@ -403,9 +411,9 @@ Status FinalizeSegment(storage::EpisodicStore& episodic, storage::DocumentStore&
         // A list slot's item joins the current list in storage, which
         // records the item alone so that erasing it takes it off the list.
         const bool joins = f.facet_type == kFacetContext && IsListSlot(f.key);
-        MNEMO_RETURN_IF_ERROR(
-            episodic
-                .MergeFacet({.owner = segment->owner,
+        MNEMO_ASSIGN_OR_RETURN(
+            storage::FacetRow stored,
+            episodic.MergeFacet({.owner = segment->owner,
                              .facet_type = std::move(f.facet_type),
                              .key = std::move(f.key),
                              .value = std::move(f.value),
@@ -419,8 +427,8 @@ Status FinalizeSegment(storage::EpisodicStore& episodic, storage::DocumentStore&
                              // Evidence is counted, and erased, per turn.
                              .session_id = segment->session_id,
                              .seq = r.seq,
-                             .joins = joins})
-                .status());
+                             .joins = joins}));
+        MNEMO_RETURN_IF_ERROR(SyncSlotTriple(graph, stored, source, now));
       }
     }
     // What this message says is done closes the tasks stated before it.

@@ -2,6 +2,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "context/graph.h"
 #include "context/graph_extract.h"
@@ -95,7 +96,12 @@ Result<storage::DocumentPut> StoreDocument(storage::DocumentStore& documents,
   // Distilled once, when the content is new (spec 50, "Graph"): a second
   // put of old evidence must not supersede newer facts.
   if (put.created) {
-    const std::vector<ExtractedTriple> triples = ExtractTriplesFromText(put.row.search_text);
+    std::vector<ExtractedTriple> triples = ExtractTriplesFromText(put.row.search_text);
+    if (doc.user_predicate_elsewhere != nullptr) {
+      std::erase_if(triples, [&](const ExtractedTriple& t) {
+        return t.subject == kUserSubject && doc.user_predicate_elsewhere(t.predicate);
+      });
+    }
     MNEMO_RETURN_IF_ERROR(
         StoreTriples(graph, put.row.owner, put.row.id, doc.now, triples).status());
   }

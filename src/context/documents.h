@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -46,12 +47,17 @@ struct NewDocument {
   std::string content;           // stored as given
   std::string computation_text;  // what every index reads
   TimeMs now = 0;
+  // When set, the user's triples (subject kUserSubject, graph.h) of the
+  // predicates it accepts are not taken from the text: the caller writes
+  // them from another reading (a chat's profile slots, archivist/slot_graph.h).
+  bool (*user_predicate_elsewhere)(std::string_view predicate) = nullptr;
 };
 
 // Derives the fields and stores the document; an owner's second copy of the
 // same content is not stored again (created = false, the first returned).
 // A new document's computation text is distilled into triples (graph.h)
-// with the document's id as their source.
+// with the document's id as their source, but for the user's triples that
+// `user_predicate_elsewhere` accepts.
 Result<storage::DocumentPut> StoreDocument(storage::DocumentStore& documents,
                                            storage::GraphStore& graph, NewDocument doc);
 

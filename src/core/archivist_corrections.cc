@@ -6,11 +6,14 @@
 #include <utility>
 #include <vector>
 
+#include "archivist/profile.h"
+#include "archivist/slot_graph.h"
 #include "core/access.h"
 #include "core/archivist_service.h"
 #include "core/public_episodic.h"
 #include "core/validation.h"
 #include "mnemo/limits.h"
+#include "storage/graph_rules.h"
 
 namespace mnemo {
 namespace {
@@ -21,6 +24,9 @@ namespace {
 // moved to ...") still does. Folded as a statement, so a refold after an
 // erasure keeps it.
 constexpr double kCorrectedConfidence = 1.0;
+
+// The provenance of a slot's triple that a correction wrote.
+constexpr std::string_view kCorrectionSource = "memory.profile_correct";
 
 Status FacetNotFound(const FacetAddress& at) {
   return NotFound("No profile facet found for facet_type \"" + at.facet_type + "\" and key \"" +
@@ -49,10 +55,10 @@ Result<ProfileFacet> ArchivistService::ProfileCorrect(const Principal& who, cons
   const std::string owner = OwnerAddressed(who, options_.acl_enabled, at.owner);
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> facets,
                          episodic_.Facets(/*all=*/false, owner));
-  const bool exists = std::any_of(facets.begin(), facets.end(), [&](const storage::FacetRow& f) {
+  auto stored = std::find_if(facets.begin(), facets.end(), [&](const storage::FacetRow& f) {
     return f.facet_type == at.facet_type && f.key == at.key;
   });
-  if (!exists) return FacetNotFound(at);
+  if (stored == facets.end()) return FacetNotFound(at);
   const TimeMs now = clock_->NowMs();
   MNEMO_ASSIGN_OR_RETURN(storage::FacetRow r,
                          episodic_.MergeFacet({.owner = owner,
@@ -63,6 +69,14 @@ Result<ProfileFacet> ArchivistService::ProfileCorrect(const Principal& who, cons
                                                .evidence_count = 1,
                                                .updated_at = now,
                                                .valid_from = now}));
+  // The graph follows (archivist/slot_graph.h): the wrong value's triple
+  // goes, the corrected one is current.
+  if (stored->facet_type == archivist::kFacetContext &&
+      storage::internal::TripleTermKey(stored->value) != storage::internal::TripleTermKey(value)) {
+    const std::string wrong[] = {stored->value};
+    MNEMO_RETURN_IF_ERROR(archivist::DeleteSlotTriples(graph_, owner, at.key, wrong));
+  }
+  MNEMO_RETURN_IF_ERROR(archivist::SyncSlotTriple(graph_, r, kCorrectionSource, now));
   return ToProfileFacet(std::move(r));
 }
 
@@ -70,11 +84,22 @@ Status ArchivistService::ProfileDelete(const Principal& who, const FacetAddress&
   MNEMO_RETURN_IF_ERROR(ValidateFacetAddress(at));
   // A segment being finalised could fold the facet in again right after.
   Flush();
-  MNEMO_ASSIGN_OR_RETURN(bool deleted,
-                         episodic_.DeleteFacet(OwnerAddressed(who, options_.acl_enabled, at.owner),
-                                               at.facet_type, at.key));
+  const std::string owner = OwnerAddressed(who, options_.acl_enabled, at.owner);
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> facets,
+                         episodic_.Facets(/*all=*/false, owner));
+  auto stored = std::find_if(facets.begin(), facets.end(), [&](const storage::FacetRow& f) {
+    return f.facet_type == at.facet_type && f.key == at.key;
+  });
+  MNEMO_ASSIGN_OR_RETURN(bool deleted, episodic_.DeleteFacet(owner, at.facet_type, at.key));
   if (!deleted) return FacetNotFound(at);
-  return Status::Ok();
+  if (stored == facets.end() || stored->facet_type != archivist::kFacetContext) {
+    return Status::Ok();
+  }
+  // Every value the facet held goes from the graph too (archivist/slot_graph.h).
+  std::vector<std::string> values;
+  if (!stored->value.empty()) values.push_back(stored->value);
+  for (const storage::FacetValue& v : stored->history) values.push_back(v.value);
+  return archivist::DeleteSlotTriples(graph_, owner, at.key, values);
 }
 
 Result<EventInfo> ArchivistService::EventCorrect(const Principal& who, const EventCorrection& req) {

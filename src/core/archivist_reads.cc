@@ -7,6 +7,7 @@
 
 #include "archivist/memory_md.h"
 #include "archivist/profile.h"
+#include "archivist/slot_graph.h"
 #include "core/access.h"
 #include "core/archivist_service.h"
 #include "core/fusion.h"
@@ -291,6 +292,8 @@ Result<ProfileFacet> ArchivistService::ProfilePut(const Principal& who, std::str
                                                .evidence_count = 1,
                                                .updated_at = now,
                                                .valid_from = now}));
+  // A slot's triple follows its value (archivist/slot_graph.h).
+  MNEMO_RETURN_IF_ERROR(archivist::SyncSlotTriple(graph_, r, "memory.profile_put", now));
   return ToProfileFacet(std::move(r));
 }
 

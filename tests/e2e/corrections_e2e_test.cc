@@ -177,6 +177,55 @@ TEST_F(CorrectionsE2e, ACorrectedFacetStaysCorrectedWhenTheSessionThatSaidItIsEr
   EXPECT_EQ(bad["error"]["data"]["field"], "facet_type") << bad.dump();
 }
 
+// The user's triples of a slot follow the profile (issue 44): one reading
+// of what was said, and a corrected or deleted facet moves or removes its
+// triple.
+TEST_F(CorrectionsE2e, TheGraphFollowsTheProfileAndItsCorrections) {
+  Start("");
+  RpcClient rpc(daemon_->port());
+  // "current object" -> whether current, of the user's triples of `predicate`.
+  auto triples = [&](const std::string& predicate) {
+    std::vector<std::pair<std::string, bool>> out;
+    const json rows = rpc.Result("memory.graph_query", {{"subject", "user"},
+                                                        {"predicate", predicate},
+                                                        {"include_history", true}})["triples"];
+    for (const json& t : rows) out.emplace_back(t["object"], t["current"]);
+    return out;
+  };
+  using Rows = std::vector<std::pair<std::string, bool>>;
+
+  Turn(rpc, "moves", "We moved to Cardiff and then to Bristol.", 50);
+  ASSERT_EQ(FacetOf(rpc, "location").value("value", ""), "Bristol");
+  // Cardiff was current for a moment of the same message: history in both.
+  EXPECT_EQ(triples("lives_in"), (Rows{{"Bristol", true}, {"Cardiff", false}}));
+
+  Turn(rpc, "city", "我在杭州工作。", 40);
+  EXPECT_TRUE(FacetOf(rpc, "employer").is_null());
+  EXPECT_TRUE(triples("works_at").empty());
+
+  Turn(rpc, "job", "I work at Contoso.", 30);
+  EXPECT_EQ(triples("works_at"), (Rows{{"Contoso", true}}));
+  Turn(rpc, "left", "I don't work at Contoso anymore.", 20);
+  const json employer = FacetOf(rpc, "employer");
+  EXPECT_TRUE(employer.is_null() || employer.value("value", "").empty()) << employer.dump();
+  EXPECT_EQ(triples("works_at"), (Rows{{"Contoso", false}})) << "closed, kept as history";
+
+  // Corrected: the wrong value was never true, so its triple goes.
+  rpc.Result("memory.profile_correct",
+             {{"facet_type", "context"}, {"key", "location"}, {"value", "Bath"}});
+  EXPECT_EQ(triples("lives_in"), (Rows{{"Bath", true}, {"Cardiff", false}}));
+  // Deleted: no triple of any value it held is left.
+  EXPECT_EQ(
+      rpc.Result("memory.profile_delete", {{"facet_type", "context"}, {"key", "location"}})
+          ["deleted"],
+      true);
+  EXPECT_TRUE(triples("lives_in").empty());
+  EXPECT_EQ(rpc.Result("memory.profile_delete", {{"facet_type", "context"}, {"key", "employer"}})
+                ["deleted"],
+            true);
+  EXPECT_TRUE(triples("works_at").empty());
+}
+
 TEST_F(CorrectionsE2e, DeletedFacetEventAndTripleLeaveNoByteAnywhere) {
   Start("[security.audit]\nenabled = true\n");
   RpcClient rpc(daemon_->port());

@@ -1,0 +1,95 @@
+#include "archivist/slot_graph.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "archivist/profile.h"
+#include "context/graph.h"
+#include "storage/graph_rules.h"
+
+namespace mnemo::archivist {
+namespace {
+
+// A slot's triples, current and history: one per value it ever held, far
+// fewer than this.
+constexpr int kSlotTriplesLimit = 10000;
+
+Result<std::vector<storage::TripleRow>> SlotTriples(storage::GraphStore& graph,
+                                                    std::string_view owner,
+                                                    std::string_view predicate) {
+  return graph.QueryTriples({.subject = std::string(context::kUserSubject),
+                             .predicate = std::string(predicate),
+                             .owner = std::string(owner),
+                             .include_history = true,
+                             .limit = kSlotTriplesLimit});
+}
+
+}  // namespace
+
+std::string_view PredicateOfSlot(std::string_view slot) {
+  for (const SlotPredicate& p : kSlotPredicates) {
+    if (p.slot == slot) return p.predicate;
+  }
+  return {};
+}
+
+std::string_view SlotOfPredicate(std::string_view predicate) {
+  for (const SlotPredicate& p : kSlotPredicates) {
+    if (p.predicate == predicate) return p.slot;
+  }
+  return {};
+}
+
+bool IsSlotPredicate(std::string_view predicate) { return !SlotOfPredicate(predicate).empty(); }
+
+Status SyncSlotTriple(storage::GraphStore& graph, const storage::FacetRow& facet,
+                      std::string_view source, TimeMs now) {
+  if (facet.facet_type != kFacetContext) return Status::Ok();
+  const std::string_view predicate = PredicateOfSlot(facet.key);
+  if (predicate.empty()) return Status::Ok();
+  const TimeMs stated = facet.valid_from != 0 ? facet.valid_from : now;
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TripleRow> rows,
+                         SlotTriples(graph, facet.owner, predicate));
+  const std::string object_key = storage::internal::TripleTermKey(facet.value);
+  TimeMs from = stated;
+  for (const storage::TripleRow& t : rows) {
+    if (storage::internal::TripleTermKey(t.object) == object_key) continue;
+    // The profile's value is the current one: another object, however sure,
+    // ends when it was stated, and one that began later (a triple stated
+    // through memory.graph_upsert after the turn) ends as it begins.
+    from = std::max(from, t.valid_from);
+    if (t.valid_to == 0) MNEMO_RETURN_IF_ERROR(graph.CloseTriple(t.id, stated).status());
+  }
+  if (facet.value.empty()) return Status::Ok();
+  storage::TripleRow row{.owner = facet.owner,
+                         .subject = std::string(context::kUserSubject),
+                         .predicate = std::string(predicate),
+                         .object = facet.value,
+                         .confidence = facet.confidence,
+                         .source = std::string(source),
+                         .sentence = facet.evidence,
+                         .valid_from = from,
+                         .created_at = now};
+  return graph.UpsertTriple(row, /*single_valued=*/true).status();
+}
+
+Status DeleteSlotTriples(storage::GraphStore& graph, std::string_view owner,
+                         std::string_view slot, std::span<const std::string> values) {
+  const std::string_view predicate = PredicateOfSlot(slot);
+  if (predicate.empty() || values.empty()) return Status::Ok();
+  std::vector<std::string> keys;
+  keys.reserve(values.size());
+  for (const std::string& v : values) keys.push_back(storage::internal::TripleTermKey(v));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TripleRow> rows,
+                         SlotTriples(graph, owner, predicate));
+  for (const storage::TripleRow& t : rows) {
+    if (std::find(keys.begin(), keys.end(), storage::internal::TripleTermKey(t.object)) ==
+        keys.end()) {
+      continue;
+    }
+    MNEMO_RETURN_IF_ERROR(graph.DeleteTriple(t.id).status());
+  }
+  return Status::Ok();
+}
+
+}  // namespace mnemo::archivist
