@@ -378,6 +378,7 @@ Status FinalizeSegment(storage::EpisodicStore& episodic, storage::DocumentStore&
   // text gives them only while the profile is not kept.
   const bool slots_in_graph = options.events && options.profile;
   const std::string source = SegmentDocumentSource(*segment);
+  const std::string slot_source = SlotStatementSource(segment->session_id, segment->id);
   if (options.documents) {
     std::string prose = SegmentProse(rows);
     if (!prose.empty()) {
@@ -428,7 +429,7 @@ Status FinalizeSegment(storage::EpisodicStore& episodic, storage::DocumentStore&
                              .session_id = segment->session_id,
                              .seq = r.seq,
                              .joins = joins}));
-        MNEMO_RETURN_IF_ERROR(SyncSlotTriple(graph, stored, source, now));
+        MNEMO_RETURN_IF_ERROR(SyncSlotTriple(graph, stored, slot_source, now));
       }
     }
     // What this message says is done closes the tasks stated before it.

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "archivist/profile.h"
+#include "archivist/segments.h"
 #include "context/graph.h"
 #include "storage/graph_rules.h"
 
@@ -25,6 +26,10 @@ Result<std::vector<storage::TripleRow>> SlotTriples(storage::GraphStore& graph,
 }
 
 }  // namespace
+
+std::string SlotStatementSource(std::string_view session_id, std::string_view segment_id) {
+  return SessionDocumentSourcePrefix(session_id) + std::string(segment_id);
+}
 
 std::string_view PredicateOfSlot(std::string_view slot) {
   for (const SlotPredicate& p : kSlotPredicates) {
@@ -53,7 +58,12 @@ Status SyncSlotTriple(storage::GraphStore& graph, const storage::FacetRow& facet
   const std::string object_key = storage::internal::TripleTermKey(facet.value);
   TimeMs from = stated;
   for (const storage::TripleRow& t : rows) {
-    if (storage::internal::TripleTermKey(t.object) == object_key) continue;
+    if (storage::internal::TripleTermKey(t.object) == object_key) {
+      if (t.valid_to != 0 && t.valid_from == stated && !facet.value.empty()) {
+        MNEMO_RETURN_IF_ERROR(graph.DeleteTriple(t.id).status());
+      }
+      continue;
+    }
     // The profile's value is the current one: another object, however sure,
     // ends when it was stated, and one that began later (a triple stated
     // through memory.graph_upsert after the turn) ends as it begins.
@@ -71,6 +81,36 @@ Status SyncSlotTriple(storage::GraphStore& graph, const storage::FacetRow& facet
                          .valid_from = from,
                          .created_at = now};
   return graph.UpsertTriple(row, /*single_valued=*/true).status();
+}
+
+Status FollowErasure(storage::GraphStore& graph, std::span<const storage::FacetRow> facets,
+                     std::string_view owner, std::string_view source_prefix, TimeMs now) {
+  for (const SlotPredicate& p : kSlotPredicates) {
+    if (PredicateOfSlot(p.slot) != p.predicate) continue;  // written under its first row only
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TripleRow> rows,
+                           SlotTriples(graph, owner, p.predicate));
+    for (const storage::TripleRow& t : rows) {
+      if (t.source.starts_with(source_prefix)) {
+        MNEMO_RETURN_IF_ERROR(graph.DeleteTriple(t.id).status());
+      }
+    }
+  }
+  for (const storage::FacetRow& f : facets) {
+    if (f.owner != owner) continue;
+    // The statement that gave the current value names its segment.
+    std::string source;
+    if (f.statements) {
+      for (auto s = f.statements->rbegin(); s != f.statements->rend(); ++s) {
+        if (s->value == f.value) {
+          source = s->session_id.empty() ? std::string(kStatedSlotSource)
+                                         : SlotStatementSource(s->session_id, s->segment_id);
+          break;
+        }
+      }
+    }
+    MNEMO_RETURN_IF_ERROR(SyncSlotTriple(graph, f, source, now));
+  }
+  return Status::Ok();
 }
 
 Status DeleteSlotTriples(storage::GraphStore& graph, std::string_view owner,

@@ -41,6 +41,14 @@ inline constexpr SlotPredicate kSlotPredicates[] = {
     {"birthday", kSlotBirthday}, {"timezone", kSlotTimezone},
 };
 
+// The source of a slot triple written from a value stated directly
+// (memory.profile_put, memory.profile_correct).
+inline constexpr std::string_view kStatedSlotSource = "profile:stated";
+// The source of a slot triple written from what a session's segment said:
+// it starts with the session's SessionDocumentSourcePrefix (segments.h), so
+// erasing the session finds it.
+std::string SlotStatementSource(std::string_view session_id, std::string_view segment_id);
+
 // The predicate the user's triple of `slot` is written under; "" when the
 // slot has none (a list slot, a preference, a free fact).
 std::string_view PredicateOfSlot(std::string_view slot);
@@ -56,12 +64,26 @@ bool IsSlotPredicate(std::string_view predicate);
 //    value) upserted with the facet's confidence, its evidence as the
 //    sentence and `source` as provenance, valid from when the value was
 //    stated (facet.valid_from, else `now`; never before another object's
-//    start, so it is current).
+//    start, so it is current). A history triple of the same object that
+//    began when the value was stated (the same statement, superseded by
+//    one an erasure took away) is replaced by the current one.
 //  - Without one (the slot was ended: "I no longer work at X"): the current
 //    triple is closed at facet.valid_from (else `now`) and stays as history.
 // Does nothing for any other facet.
 Status SyncSlotTriple(storage::GraphStore& graph, const storage::FacetRow& facet,
                       std::string_view source, TimeMs now);
+
+// After an erasure of a session (memory.session_forget) has folded the
+// owner's facets again from what is left: deletes the owner's slot triples
+// whose source starts with `source_prefix` (the session's words,
+// archivist/segments.h SessionDocumentSourcePrefix) and makes every slot
+// triple follow its facet again (SyncSlotTriple, source
+// SlotStatementSource or kStatedSlotSource of the statement that gave
+// the current value), so
+// the graph keeps none of the session and the values it had superseded are
+// current again.
+Status FollowErasure(storage::GraphStore& graph, std::span<const storage::FacetRow> facets,
+                     std::string_view owner, std::string_view source_prefix, TimeMs now);
 
 // Deletes the owner's triples (user, PredicateOfSlot(slot), v), current or
 // history, for each v of `values` (ASCII case-blind, as the graph compares

@@ -101,6 +101,7 @@ Result<ErasureCounts> AdminService::SessionForget(const Principal& who,
       ErasureCounts counts,
       stores_.admin->EraseSession(
           {.owner = owner, .session_id = req.session_id, .document_ids = std::move(documents)}));
+  MNEMO_RETURN_IF_ERROR(archivist_.FollowSessionErasure(owner, req.session_id));
   std::vector<std::string> ids;
   ids.reserve(segments.size());
   for (const storage::SegmentRow& s : segments) ids.push_back(s.id);

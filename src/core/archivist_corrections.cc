@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "archivist/profile.h"
+#include "archivist/segments.h"
 #include "archivist/slot_graph.h"
 #include "core/access.h"
 #include "core/archivist_service.h"
@@ -24,9 +25,6 @@ namespace {
 // moved to ...") still does. Folded as a statement, so a refold after an
 // erasure keeps it.
 constexpr double kCorrectedConfidence = 1.0;
-
-// The provenance of a slot's triple that a correction wrote.
-constexpr std::string_view kCorrectionSource = "memory.profile_correct";
 
 Status FacetNotFound(const FacetAddress& at) {
   return NotFound("No profile facet found for facet_type \"" + at.facet_type + "\" and key \"" +
@@ -76,7 +74,7 @@ Result<ProfileFacet> ArchivistService::ProfileCorrect(const Principal& who, cons
     const std::string wrong[] = {stored->value};
     MNEMO_RETURN_IF_ERROR(archivist::DeleteSlotTriples(graph_, owner, at.key, wrong));
   }
-  MNEMO_RETURN_IF_ERROR(archivist::SyncSlotTriple(graph_, r, kCorrectionSource, now));
+  MNEMO_RETURN_IF_ERROR(archivist::SyncSlotTriple(graph_, r, archivist::kStatedSlotSource, now));
   return ToProfileFacet(std::move(r));
 }
 
@@ -100,6 +98,15 @@ Status ArchivistService::ProfileDelete(const Principal& who, const FacetAddress&
   if (!stored->value.empty()) values.push_back(stored->value);
   for (const storage::FacetValue& v : stored->history) values.push_back(v.value);
   return archivist::DeleteSlotTriples(graph_, owner, at.key, values);
+}
+
+Status ArchivistService::FollowSessionErasure(const std::string& owner,
+                                              std::string_view session_id) {
+  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> facets,
+                         episodic_.Facets(/*all=*/false, owner));
+  return archivist::FollowErasure(graph_, facets, owner,
+                                  archivist::SessionDocumentSourcePrefix(session_id),
+                                  clock_->NowMs());
 }
 
 Result<EventInfo> ArchivistService::EventCorrect(const Principal& who, const EventCorrection& req) {

@@ -293,7 +293,7 @@ Result<ProfileFacet> ArchivistService::ProfilePut(const Principal& who, std::str
                                                .updated_at = now,
                                                .valid_from = now}));
   // A slot's triple follows its value (archivist/slot_graph.h).
-  MNEMO_RETURN_IF_ERROR(archivist::SyncSlotTriple(graph_, r, "memory.profile_put", now));
+  MNEMO_RETURN_IF_ERROR(archivist::SyncSlotTriple(graph_, r, archivist::kStatedSlotSource, now));
   return ToProfileFacet(std::move(r));
 }
 

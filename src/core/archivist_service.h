@@ -135,6 +135,10 @@ class ArchivistService {
   void ForgetRecapVectors(const std::vector<std::string>& segment_ids,
                           const std::optional<std::string>& owner);
   Result<int64_t> EraseArchiveFiles(const std::vector<storage::TurnRow>& rows);
+  // After storage erased `owner`'s session `session_id` and folded the
+  // facets again: the graph's slot triples follow (archivist/slot_graph.h,
+  // FollowErasure), keeping none of the session's words.
+  Status FollowSessionErasure(const std::string& owner, std::string_view session_id);
 
   archivist::ArchiveWriter::Counts ArchiveCounts() const { return archive_.counts(); }
   const ArchivistOptions& options() const { return options_; }

@@ -224,6 +224,15 @@ TEST_F(CorrectionsE2e, TheGraphFollowsTheProfileAndItsCorrections) {
                 ["deleted"],
             true);
   EXPECT_TRUE(triples("works_at").empty());
+
+  // An erased session's value leaves the graph as it leaves the profile,
+  // and the one it had superseded is current again in both.
+  Turn(rpc, "home", "I live in Leeds.", 15);
+  Turn(rpc, "away", "I live in Zqyork now.", 10);
+  EXPECT_EQ(triples("lives_in"), (Rows{{"Zqyork", true}, {"Leeds", false}}));
+  rpc.Result("memory.session_forget", {{"session_id", "away"}});
+  EXPECT_EQ(FacetOf(rpc, "location").value("value", ""), "Leeds");
+  EXPECT_EQ(triples("lives_in"), (Rows{{"Leeds", true}}));
 }
 
 TEST_F(CorrectionsE2e, DeletedFacetEventAndTripleLeaveNoByteAnywhere) {
