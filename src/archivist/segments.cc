@@ -415,20 +415,20 @@ Status FinalizeSegment(storage::EpisodicStore& episodic, storage::DocumentStore&
         MNEMO_ASSIGN_OR_RETURN(
             storage::FacetRow stored,
             episodic.MergeFacet({.owner = segment->owner,
-                             .facet_type = std::move(f.facet_type),
-                             .key = std::move(f.key),
-                             .value = std::move(f.value),
-                             .confidence = f.confidence,
-                             .evidence_count = 1,
-                             .segment_ids = std::move(f.segment_ids),
-                             .updated_at = now,
-                             // Supersession goes by when it was said.
-                             .valid_from = r.timestamp_ms != 0 ? r.timestamp_ms : now,
-                             .evidence = std::move(f.evidence),
-                             // Evidence is counted, and erased, per turn.
-                             .session_id = segment->session_id,
-                             .seq = r.seq,
-                             .joins = joins}));
+                                 .facet_type = std::move(f.facet_type),
+                                 .key = std::move(f.key),
+                                 .value = std::move(f.value),
+                                 .confidence = f.confidence,
+                                 .evidence_count = 1,
+                                 .segment_ids = std::move(f.segment_ids),
+                                 .updated_at = now,
+                                 // Supersession goes by when it was said.
+                                 .valid_from = r.timestamp_ms != 0 ? r.timestamp_ms : now,
+                                 .evidence = std::move(f.evidence),
+                                 // Evidence is counted, and erased, per turn.
+                                 .session_id = segment->session_id,
+                                 .seq = r.seq,
+                                 .joins = joins}));
         MNEMO_RETURN_IF_ERROR(SyncSlotTriple(graph, stored, slot_source, now));
       }
     }

@@ -113,8 +113,8 @@ Status FollowErasure(storage::GraphStore& graph, std::span<const storage::FacetR
   return Status::Ok();
 }
 
-Status DeleteSlotTriples(storage::GraphStore& graph, std::string_view owner,
-                         std::string_view slot, std::span<const std::string> values) {
+Status DeleteSlotTriples(storage::GraphStore& graph, std::string_view owner, std::string_view slot,
+                         std::span<const std::string> values) {
   const std::string_view predicate = PredicateOfSlot(slot);
   if (predicate.empty() || values.empty()) return Status::Ok();
   std::vector<std::string> keys;

@@ -89,7 +89,7 @@ Status FollowErasure(storage::GraphStore& graph, std::span<const storage::FacetR
 // history, for each v of `values` (ASCII case-blind, as the graph compares
 // objects): a value deleted or corrected in the profile was never true.
 // Does nothing for a slot without a predicate.
-Status DeleteSlotTriples(storage::GraphStore& graph, std::string_view owner,
-                         std::string_view slot, std::span<const std::string> values);
+Status DeleteSlotTriples(storage::GraphStore& graph, std::string_view owner, std::string_view slot,
+                         std::span<const std::string> values);
 
 }  // namespace mnemo::archivist

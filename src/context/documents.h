@@ -6,8 +6,8 @@
 #pragma once
 
 #include <cstddef>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mnemo/status.h"

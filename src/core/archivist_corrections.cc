@@ -104,9 +104,8 @@ Status ArchivistService::FollowSessionErasure(const std::string& owner,
                                               std::string_view session_id) {
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> facets,
                          episodic_.Facets(/*all=*/false, owner));
-  return archivist::FollowErasure(graph_, facets, owner,
-                                  archivist::SessionDocumentSourcePrefix(session_id),
-                                  clock_->NowMs());
+  return archivist::FollowErasure(
+      graph_, facets, owner, archivist::SessionDocumentSourcePrefix(session_id), clock_->NowMs());
 }
 
 Result<EventInfo> ArchivistService::EventCorrect(const Principal& who, const EventCorrection& req) {

@@ -186,9 +186,9 @@ TEST_F(CorrectionsE2e, TheGraphFollowsTheProfileAndItsCorrections) {
   // "current object" -> whether current, of the user's triples of `predicate`.
   auto triples = [&](const std::string& predicate) {
     std::vector<std::pair<std::string, bool>> out;
-    const json rows = rpc.Result("memory.graph_query", {{"subject", "user"},
-                                                        {"predicate", predicate},
-                                                        {"include_history", true}})["triples"];
+    const json rows = rpc.Result(
+        "memory.graph_query",
+        {{"subject", "user"}, {"predicate", predicate}, {"include_history", true}})["triples"];
     for (const json& t : rows) out.emplace_back(t["object"], t["current"]);
     return out;
   };
@@ -215,13 +215,12 @@ TEST_F(CorrectionsE2e, TheGraphFollowsTheProfileAndItsCorrections) {
              {{"facet_type", "context"}, {"key", "location"}, {"value", "Bath"}});
   EXPECT_EQ(triples("lives_in"), (Rows{{"Bath", true}, {"Cardiff", false}}));
   // Deleted: no triple of any value it held is left.
-  EXPECT_EQ(
-      rpc.Result("memory.profile_delete", {{"facet_type", "context"}, {"key", "location"}})
-          ["deleted"],
-      true);
+  EXPECT_EQ(rpc.Result("memory.profile_delete",
+                       {{"facet_type", "context"}, {"key", "location"}})["deleted"],
+            true);
   EXPECT_TRUE(triples("lives_in").empty());
-  EXPECT_EQ(rpc.Result("memory.profile_delete", {{"facet_type", "context"}, {"key", "employer"}})
-                ["deleted"],
+  EXPECT_EQ(rpc.Result("memory.profile_delete",
+                       {{"facet_type", "context"}, {"key", "employer"}})["deleted"],
             true);
   EXPECT_TRUE(triples("works_at").empty());
 

@@ -229,8 +229,13 @@ TEST_P(CorrectionConformance, ADeletedTripleLeavesEveryReadAndEndsNothingElse) {
 }
 
 TEST_P(CorrectionConformance, AClosedTripleStaysAsHistoryAndClosesOnce) {
-  TripleRow t{.owner = "u", .subject = "user", .predicate = "works_at", .object = "Acme",
-              .confidence = 0.6, .valid_from = 1000, .created_at = 1000};
+  TripleRow t{.owner = "u",
+              .subject = "user",
+              .predicate = "works_at",
+              .object = "Acme",
+              .confidence = 0.6,
+              .valid_from = 1000,
+              .created_at = 1000};
   auto up = stores_.graph->UpsertTriple(t, /*single_valued=*/true);
   ASSERT_TRUE(up.ok()) << up.status().ToString();
   // Never before it began.

@@ -189,11 +189,10 @@ Result<bool> SqliteBackend::CloseTriple(std::string_view id, TimeMs at) {
   std::lock_guard lock(writer_mu_);
   Connection& db = *writer_;
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
-  MNEMO_ASSIGN_OR_RETURN(
-      Statement close,
-      db.Prepare("UPDATE triples SET valid_to = max(?1, valid_from, 1) "
-                 "WHERE id = ?2 AND valid_to IS NULL",
-                 "close the triple"));
+  MNEMO_ASSIGN_OR_RETURN(Statement close,
+                         db.Prepare("UPDATE triples SET valid_to = max(?1, valid_from, 1) "
+                                    "WHERE id = ?2 AND valid_to IS NULL",
+                                    "close the triple"));
   close.Bind(1, at);
   close.Bind(2, id);
   MNEMO_RETURN_IF_ERROR(close.Run("close the triple"));
