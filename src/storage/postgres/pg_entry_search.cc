@@ -43,6 +43,20 @@ EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& 
   const std::string in_scope =
       "(" + arg(2) + "::boolean OR c.bucket = 'p' OR c.bucket = 'o:' || " + arg(3) + "::text)";
   EntryWeightsSql out;
+  std::string idfs;
+  std::string tfs;
+  std::string sum;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const std::string n = std::to_string(i + 1);
+    idfs += ", max(w.idf) FILTER (WHERE w.i = " + n + ") AS idf" + n;
+    // A term no tsvector holds adds its idf to the mass and nothing to a score.
+    if (!SearchableTerm(terms[i])) continue;
+    params.Add(lexemes[i]);
+    tfs += "ts_rank_cd('{1,1,1,1}', e.tsv, " + Last(params) + "::tsquery, 0)::float8 AS tf" + n +
+           ", ";
+    if (!sum.empty()) sum += " + ";
+    sum += "k.idf" + n + " * f.tf" + n + " * " + Num(kBm25K1 + 1) + " / (f.tf" + n + " + f.norm)";
+  }
   // idf is bm25.h's Bm25Idf: ln(1 + (N - n + 0.5) / (n + 0.5)), n = clamp(n_t, 1, N).
   out.with =
       "WITH q AS (SELECT t.term, t.lexeme, t.i, COALESCE((SELECT sum(c.docs) FROM entry_terms c "
@@ -57,18 +71,16 @@ EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& 
       "ln(1.0 + (st.n - LEAST(GREATEST(q.df, 1), st.n) + 0.5) / (LEAST(GREATEST(q.df, 1), st.n) "
       "+ 0.5)) END AS idf, COALESCE(sum(q.df) OVER (ORDER BY q.df, q.i ROWS BETWEEN UNBOUNDED "
       "PRECEDING AND 1 PRECEDING), 0) AS rarer FROM q, st), "
-      "k AS (SELECT CASE WHEN st.tokens > 0 THEN st.tokens / st.n ELSE 0.0 END AS avgdl, "
-      "(SELECT sum(w.idf) FROM w) AS mass FROM st)";
+      "k AS MATERIALIZED (SELECT CASE WHEN st.tokens > 0 THEN st.tokens / st.n ELSE 0.0 END AS "
+      "avgdl, COALESCE(sum(w.idf), 0) AS mass" +
+      idfs + " FROM st, w GROUP BY st.n, st.tokens)";
   // avgdl 0 (no tokens at all): every length is average, as in bm25.cc.
-  const std::string ratio =
-      "(CASE WHEN (SELECT avgdl FROM k) > 0 THEN e.doc_length / (SELECT avgdl FROM k) ELSE 1.0 "
-      "END)";
-  out.score = "LEAST(1.0, (SELECT COALESCE(SUM(w.idf * cardinality(u.positions) * " +
-              Num(kBm25K1 + 1) + " / (cardinality(u.positions) + " + Num(kBm25K1) + " * (1 - " +
-              Num(kBm25B) + " + " + Num(kBm25B) + " * " + ratio +
-              "))), 0) FROM unnest(e.tsv) AS u JOIN w ON u.lexeme = w.term) / (SELECT mass FROM "
-              "k))";
-  out.ready = "(SELECT mass FROM k) > 0";
+  out.lateral = "CROSS JOIN LATERAL (SELECT " + tfs + Num(kBm25K1) + " * (1 - " + Num(kBm25B) +
+                " + " + Num(kBm25B) +
+                " * (CASE WHEN k.avgdl > 0 THEN e.doc_length / k.avgdl ELSE 1.0 END)) AS norm "
+                "OFFSET 0) f";
+  out.score = sum.empty() ? "0.0" : "LEAST(1.0, (" + sum + ") / k.mass)";
+  out.ready = "k.mass > 0";
   return out;
 }
 
@@ -91,6 +103,7 @@ Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& 
   const std::string where = FilterSql(query.filter, p);
   const std::string columns =
       std::string("e.label, ") + kEntryColumns + ", " + weights.score + " AS score";
+  const std::string from = " FROM entries e CROSS JOIN k " + weights.lateral + " WHERE ";
   const std::string rank = " ORDER BY score DESC, e.updated_at DESC, e.key, e.owner, e.namespace";
   const std::string sql =
       weights.with + ", plan AS (SELECT string_agg(w.lexeme, ' | ') FILTER (WHERE w.rarer < " +
@@ -99,7 +112,7 @@ Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& 
       "), 0) AS c_rows, COALESCE(sum(w.df) FILTER (WHERE w.rarer < " + limit +
       "), 0) AS e_rows FROM w), "
       "pruned AS (SELECT " +
-      columns + " FROM entries e WHERE " + weights.ready +
+      columns + from + weights.ready +
       " AND (SELECT c_rows >= " + std::to_string(kPruneFromRows) +
       " AND c_rows >= 4 * e_rows AND eq IS NOT NULL FROM plan) AND e.tsv @@ (SELECT "
       "eq::tsquery FROM plan) AND " +
@@ -109,7 +122,7 @@ Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& 
       limit + " AND min(score) > LEAST(1.0, " + Num(kBm25K1 + 1) +
       " * (SELECT c_idf FROM plan) / (SELECT mass FROM k)) + 1e-9 AS proven FROM pruned), "
       "everything AS (SELECT " +
-      columns + " FROM entries e WHERE " + weights.ready +
+      columns + from + weights.ready +
       " AND NOT (SELECT proven FROM proof) AND e.tsv @@ " + full_query + "::tsquery AND " + where +
       rank + " LIMIT " + limit +
       ") "

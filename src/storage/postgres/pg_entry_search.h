@@ -1,6 +1,6 @@
 // Keyword search of entries on PostgreSQL in one statement (issue 46).
 //
-// The statistics come from entry_terms (pg_schema.cc, v6), which the writes
+// The statistics come from entry_terms (pg_schema.cc, v7), which the writes
 // keep current: N, the token total and each term's row count of the
 // caller's scope are a few index reads inside the search's own statement,
 // in the same snapshot as the rows scored, so nothing is cached in the
@@ -37,12 +37,20 @@ Status FlushEntryTerms(PgConn& conn);
 
 // The SQL that weighs `terms` (distinct) for the entries of `scope`: a WITH
 // list defining `w` (term, lexeme, i, df, idf, rarer: the rows of the terms
-// rarer than it) and `k` (avgdl, mass), and the normalised score of the
-// row `e` (with columns tsv and doc_length). Adds its four parameters.
+// rarer than it) and `k` (one row: avgdl, mass, and idf1..idfN, each term's
+// idf), a lateral `f` over the row `e` (tf1..tfN, each term's frequency in
+// e.tsv, and norm, BM25's length part of e.doc_length) and the normalised
+// score of `e` from them. Adds its parameters.
+//
+// A term's frequency is ts_rank_cd with every weight 1 and the term alone as
+// the query: each position of a one-lexeme query is a cover of weight 1, so
+// the rank is the count of positions, the term frequency IndexText stored
+// (a binary search in the row's tsvector, no unnest of it per row).
 struct EntryWeightsSql {
-  std::string with;   // "WITH q AS (...), st AS (...), w AS (...), k AS (...)"
-  std::string score;  // a double in [0, 1]
-  std::string ready;  // true when the store has rows (mass > 0)
+  std::string with;     // "WITH q AS (...), st AS (...), w AS (...), k AS (...)"
+  std::string lateral;  // "CROSS JOIN LATERAL (SELECT ... OFFSET 0) f"
+  std::string score;    // a double in [0, 1], from k and f
+  std::string ready;    // true when the store has rows (k.mass > 0)
 };
 EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& terms,
                                 const ReadScope& scope);

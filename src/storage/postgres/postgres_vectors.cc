@@ -251,6 +251,7 @@ Result<std::vector<KeywordHit>> PostgresBackend::FetchByLabels(
   Params p;
   p.AddIntArray(labels);
   std::string with;
+  std::string joins;  // k and f of the weights
   std::string score = "0.0";
   std::string full;
   for (const std::string& t : distinct) {
@@ -262,6 +263,7 @@ Result<std::vector<KeywordHit>> PostgresBackend::FetchByLabels(
     const pg::EntryWeightsSql w = pg::AddEntryWeights(p, distinct, filter.scope);
     p.Add(full);
     with = w.with + " ";
+    joins = " CROSS JOIN k " + w.lateral;
     score = "CASE WHEN " + w.ready + " AND e.tsv @@ " + pg::Last(p) + "::tsquery THEN " + w.score +
             " ELSE 0.0 END";
   }
@@ -269,7 +271,8 @@ Result<std::vector<KeywordHit>> PostgresBackend::FetchByLabels(
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows,
       conn->ExecPrepared(with + "SELECT e.label, " + pg::kEntryColumns + ", " + score +
-                             " FROM entries e WHERE e.label = ANY($1::bigint[]) AND " + where,
+                             " FROM entries e" + joins +
+                             " WHERE e.label = ANY($1::bigint[]) AND " + where,
                          p, "read entries by label"));
   for (int i = 0; i < rows.size(); ++i) {
     const Label label = rows.Int(i, 0);
