@@ -53,7 +53,7 @@ EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& 
     // A term no tsvector holds adds its idf to the mass and nothing to a score.
     if (!SearchableTerm(terms[i])) continue;
     params.Add(lexemes[i]);
-    tfs += "ts_rank_cd('{1,1,1,1}', e.tsv, " + Last(params) + "::tsquery, 0)::float8 AS tf" + n +
+    tfs += "ts_rank_cd('{1,1,1,1}', d.tsv, " + Last(params) + "::tsquery, 0)::float8 AS tf" + n +
            ", ";
     if (!sum.empty()) sum += " + ";
     sum += "k.idf" + n + " * f.tf" + n + " * " + Num(kBm25K1 + 1) + " / (f.tf" + n + " + f.norm)";
@@ -88,7 +88,7 @@ EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& 
   out.lateral = "CROSS JOIN LATERAL (SELECT " + tfs + Num(kBm25K1) + " * (1 - " + Num(kBm25B) +
                 " + " + Num(kBm25B) +
                 " * (CASE WHEN k.avgdl > 0 THEN e.doc_length / k.avgdl ELSE 1.0 END)) AS norm "
-                "OFFSET 0) f";
+                "FROM (SELECT e.tsv || ''::tsvector AS tsv OFFSET 0) d OFFSET 0) f";
   out.score = sum.empty() ? "0.0" : "LEAST(1.0, (" + sum + ") / k.mass)";
   out.ready = "k.mass > 0";
   return out;

@@ -45,7 +45,9 @@ Status FlushEntryTerms(PgConn& conn);
 // A term's frequency is ts_rank_cd with every weight 1 and the term alone as
 // the query: each position of a one-lexeme query is a cover of weight 1, so
 // the rank is the count of positions, the term frequency IndexText stored
-// (a binary search in the row's tsvector, no unnest of it per row).
+// (a binary search in the row's tsvector, no unnest of it per row). The
+// row's tsvector is copied once (`|| ''`) for those calls: each call would
+// otherwise decompress a compressed one again.
 struct EntryWeightsSql {
   std::string with;     // "WITH q AS (...), st AS (...), w AS (...), k AS (...)"
   std::string lateral;  // "CROSS JOIN LATERAL (SELECT ... OFFSET 0) f"
