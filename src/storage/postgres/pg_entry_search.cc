@@ -15,7 +15,7 @@ std::string Num(double v) { return std::to_string(v); }
 
 }  // namespace
 
-Status FlushEntryTerms(PgConn& conn) {
+Status FlushEntryTerms(PgConn& conn, bool bulk) {
   // An UPDATE of the terms already counted and a plain INSERT of the others:
   // INSERT ... ON CONFLICT pays a speculative insertion per row, twice the
   // cost for the hundreds of thousands of notes of a bulk write. Writers are
@@ -28,7 +28,9 @@ Status FlushEntryTerms(PgConn& conn) {
       "t.bucket) "
       "INSERT INTO entry_terms (term, bucket, docs, tokens) SELECT agg.term, agg.bucket, "
       "agg.docs, agg.tokens FROM agg WHERE NOT EXISTS (SELECT 1 FROM up WHERE up.term = "
-      "agg.term AND up.bucket = agg.bucket); DELETE FROM entry_terms_delta",
+      "agg.term AND up.bucket = agg.bucket); " +
+          std::string(bulk ? "TRUNCATE entry_terms_delta; ANALYZE entry_terms_delta"
+                           : "DELETE FROM entry_terms_delta"),
       "update the keyword statistics");
 }
 

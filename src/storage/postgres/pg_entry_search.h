@@ -32,8 +32,13 @@ namespace mnemo::storage::internal::pg {
 inline constexpr int64_t kPruneFromRows = 2000;
 
 // Folds the notes the entry triggers left in entry_terms_delta into
-// entry_terms; run by every write transaction before its commit.
-Status FlushEntryTerms(PgConn& conn);
+// entry_terms; run by every write transaction before its commit. `bulk`
+// (after a bulk write's hundreds of thousands of notes) empties the table by
+// TRUNCATE and counts it empty (ANALYZE): emptied by DELETE, its dead rows
+// made the planner expect a large delta until autovacuum came, and every
+// later write's fold then read all of entry_terms by a hash join (the
+// writes of bench/scaleout.py spent their time there).
+Status FlushEntryTerms(PgConn& conn, bool bulk = false);
 
 // The SQL that weighs `terms` (distinct) for the entries of `scope`: a WITH
 // list defining `w` (term, lexeme, i, df, idf, rarer: the rows of the terms

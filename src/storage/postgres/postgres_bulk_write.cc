@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "storage/entry_rules.h"
+#include "storage/postgres/pg_entry_search.h"
 #include "storage/postgres/pg_entry_sql.h"
 #include "storage/postgres/pg_text.h"
 #include "storage/postgres/postgres_backend.h"
@@ -236,6 +237,7 @@ Result<int64_t> PostgresBackend::UpsertManyIn(PgConn& conn, std::span<const Entr
                                 .status());
     }
   }
+  if (large) MNEMO_RETURN_IF_ERROR(pg::FlushEntryTerms(conn, /*bulk=*/true));
   if (large) {
     // A pending list left unmerged makes every search read it whole (and the
     // planner prefers a sequential scan); and the planner's statistics of a
