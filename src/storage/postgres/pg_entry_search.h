@@ -13,9 +13,18 @@
 // only the rows holding an E term (with every term's weight, so each scores
 // exactly as in the full query); when it found `limit` of them and the
 // limit-th scores above bound (by 1e-9), no other row can enter the hits and
-// they are the full query's, ties included; otherwise the same statement
-// scores every row holding any term. The first try runs only when C holds
-// at least kPruneFromRows rows and 4 times E's.
+// they are the full query's, ties included. Otherwise, when it found
+// `limit` rows, their limit-th score is a lower bound of the full query's:
+// the second try leaves to C only the most common terms whose bound stays
+// below it and scores the rows holding any other term, which are then
+// proven to hold the hits (SQLite's second try). Without `limit` rows from
+// the first try, the same statement scores every row holding any term. The
+// first try runs only when C holds at least kPruneFromRows rows and 4 times
+// E's.
+//
+// The statement reads its arguments through a materialised CTE: the
+// planner's estimates do not depend on them, so after five executions the
+// prepared statement keeps one generic plan instead of planning each search.
 #pragma once
 
 #include <cstdint>

@@ -85,15 +85,19 @@ TEST(PostgresKeywordSearch, SameHitsAsSqliteWithThePrunedTryAndItsFallback) {
     std::string query;
     ReadScope scope;
     std::optional<std::string> category;
-    bool pruned;  // answered by the first try
+    bool pruned;  // answered by a pruned try
   };
-  // The first try needs E (the rare terms) to hold the limit's 10 rows and C
+  // A pruned try needs E (the rare terms) to hold the limit's 10 rows and C
   // 2 000: u1's scope holds too few gamma and beta rows, the lesson filter
   // leaves 3 gamma rows, and the other queries have no rare term.
   const std::vector<Case> cases = {
       {"gamma alpha", everyone, {}, true},
       {"gamma delta alpha", everyone, {}, true},
       {"beta alpha delta", everyone, {}, true},
+      // E = gamma's 12 rows cannot prove their hits (beta's bound is near 1),
+      // but their 10th score is above alpha's bound: the second try reads
+      // the rows of gamma and beta only.
+      {"gamma beta alpha", everyone, {}, true},
       {"gamma delta alpha", u1, {}, false},
       {"beta alpha", u1, {}, false},
       {"gamma alpha delta", everyone, "lesson", false},
