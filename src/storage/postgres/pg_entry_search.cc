@@ -55,8 +55,8 @@ EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& 
     // A term no tsvector holds adds its idf to the mass and nothing to a score.
     if (!SearchableTerm(terms[i])) continue;
     params.Add(lexemes[i]);
-    tfs += "ts_rank_cd('{1,1,1,1}', d.tsv, " + Last(params) + "::tsquery, 0)::float8 AS tf" + n +
-           ", ";
+    tfs +=
+        "ts_rank_cd('{1,1,1,1}', d.tsv, " + Last(params) + "::tsquery, 0)::float8 AS tf" + n + ", ";
     if (!sum.empty()) sum += " + ";
     sum += "k.idf" + n + " * f.tf" + n + " * " + Num(kBm25K1 + 1) + " / (f.tf" + n + " + f.norm)";
   }

@@ -186,10 +186,9 @@ Result<int64_t> PostgresBackend::UpsertManyIn(PgConn& conn, std::span<const Entr
         Rows present, conn.Exec("SELECT COALESCE(sum(docs), 0) FROM entry_terms WHERE term = ''",
                                 "count the entries"));
     rebuild_index = present.Int(0, 0) < static_cast<int64_t>(order.size());
-    MNEMO_RETURN_IF_ERROR(conn.ExecScript(rebuild_index
-                                              ? "DROP INDEX entries_tsv"
-                                              : "SET LOCAL gin_pending_list_limit = '256MB'",
-                                          "stage the entries"));
+    MNEMO_RETURN_IF_ERROR(conn.ExecScript(
+        rebuild_index ? "DROP INDEX entries_tsv" : "SET LOCAL gin_pending_list_limit = '256MB'",
+        "stage the entries"));
   }
   MNEMO_RETURN_IF_ERROR(conn.ExecScript(
       "CREATE TEMP TABLE IF NOT EXISTS entries_stage (existed boolean, text_changed boolean, "

@@ -270,11 +270,10 @@ Result<std::vector<KeywordHit>> PostgresBackend::FetchByLabels(
   }
   const std::string where = pg::FilterSql(filter, p);
   MNEMO_ASSIGN_OR_RETURN(
-      Rows rows,
-      conn->ExecPrepared(with + "SELECT e.label, " + pg::kEntryColumns + ", " + score +
-                             " FROM entries e" + joins +
-                             " WHERE e.label = ANY($1::bigint[]) AND " + where,
-                         p, "read entries by label"));
+      Rows rows, conn->ExecPrepared(with + "SELECT e.label, " + pg::kEntryColumns + ", " + score +
+                                        " FROM entries e" + joins +
+                                        " WHERE e.label = ANY($1::bigint[]) AND " + where,
+                                    p, "read entries by label"));
   for (int i = 0; i < rows.size(); ++i) {
     const Label label = rows.Int(i, 0);
     hits[label] = {.entry = pg::ReadEntry(rows, i, 1),
@@ -295,11 +294,11 @@ Result<std::vector<Label>> PostgresBackend::AcceptedLabels(std::span<const Label
   p.AddIntArray(labels);
   const std::string where = pg::FilterSql(filter, p);
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
-  MNEMO_ASSIGN_OR_RETURN(
-      Rows rows, conn->ExecPrepared("SELECT e.label FROM entries e WHERE e.label = "
-                                    "ANY($1::bigint[]) AND " +
-                                        where,
-                                    p, "filter entries by label"));
+  MNEMO_ASSIGN_OR_RETURN(Rows rows,
+                         conn->ExecPrepared("SELECT e.label FROM entries e WHERE e.label = "
+                                            "ANY($1::bigint[]) AND " +
+                                                where,
+                                            p, "filter entries by label"));
   std::unordered_set<Label> passed;
   for (int i = 0; i < rows.size(); ++i) passed.insert(rows.Int(i, 0));
   for (const Label label : labels) {

@@ -163,8 +163,8 @@ TEST(PostgresKeywordSearch, LargeBatchesLeaveTheTextIndexAndTheSameHits) {
     ASSERT_TRUE((*lite)->UpsertBatch(b).ok());
     EXPECT_EQ(index_count(), 1);
     for (const char* query : {"rare common", "rare first", "second rare row", "common words"}) {
-      const KeywordQuery q{.terms = text::QueryTerms(query), .filter = {.scope = everyone},
-                           .limit = 10};
+      const KeywordQuery q{
+          .terms = text::QueryTerms(query), .filter = {.scope = everyone}, .limit = 10};
       auto a = (*pg)->KeywordSearch(q);
       auto l = (*lite)->KeywordSearch(q);
       ASSERT_TRUE(a.ok()) << a.status().ToString();
