@@ -1,5 +1,7 @@
 #include "storage/postgres/pg_entry_search.h"
 
+#include <algorithm>
+
 #include "storage/bm25.h"
 #include "storage/postgres/pg_entry_sql.h"
 #include "storage/postgres/pg_text.h"
@@ -13,7 +15,7 @@ std::string Num(double v) { return std::to_string(v); }
 
 }  // namespace
 
-Status FlushEntryTerms(PgConn& conn) {
+Status FlushEntryTerms(PgConn& conn, bool bulk) {
   // An UPDATE of the terms already counted and a plain INSERT of the others:
   // INSERT ... ON CONFLICT pays a speculative insertion per row, twice the
   // cost for the hundreds of thousands of notes of a bulk write. Writers are
@@ -26,7 +28,9 @@ Status FlushEntryTerms(PgConn& conn) {
       "t.bucket) "
       "INSERT INTO entry_terms (term, bucket, docs, tokens) SELECT agg.term, agg.bucket, "
       "agg.docs, agg.tokens FROM agg WHERE NOT EXISTS (SELECT 1 FROM up WHERE up.term = "
-      "agg.term AND up.bucket = agg.bucket); DELETE FROM entry_terms_delta",
+      "agg.term AND up.bucket = agg.bucket); " +
+          std::string(bulk ? "TRUNCATE entry_terms_delta; ANALYZE entry_terms_delta"
+                           : "DELETE FROM entry_terms_delta"),
       "update the keyword statistics");
 }
 
@@ -40,85 +44,114 @@ EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& 
   auto arg = [&](int i) { return "$" + std::to_string(first + i); };
   // The buckets of the scope (pg_schema.cc, v7): all, or the public rows and
   // the caller's own.
-  const std::string in_scope =
-      "(" + arg(2) + "::boolean OR c.bucket = 'p' OR c.bucket = 'o:' || " + arg(3) + "::text)";
+  const std::string in_scope = "(a.everyone OR c.bucket = 'p' OR c.bucket = 'o:' || a.principal)";
   EntryWeightsSql out;
+  std::string idfs;
+  std::string tfs;
+  std::string sum;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const std::string n = std::to_string(i + 1);
+    idfs += ", max(w.idf) FILTER (WHERE w.i = " + n + ") AS idf" + n;
+    // A term no tsvector holds adds its idf to the mass and nothing to a score.
+    if (!SearchableTerm(terms[i])) continue;
+    params.Add(lexemes[i]);
+    tfs +=
+        "ts_rank_cd('{1,1,1,1}', d.tsv, " + Last(params) + "::tsquery, 0)::float8 AS tf" + n + ", ";
+    if (!sum.empty()) sum += " + ";
+    sum += "k.idf" + n + " * f.tf" + n + " * " + Num(kBm25K1 + 1) + " / (f.tf" + n + " + f.norm)";
+  }
   // idf is bm25.h's Bm25Idf: ln(1 + (N - n + 0.5) / (n + 0.5)), n = clamp(n_t, 1, N).
+  // The arguments are read through `a`, out of the planner's sight: its
+  // estimates then never depend on them, so a prepared search runs a generic
+  // plan after its fifth execution instead of being planned anew each time
+  // (the plan is the same whatever the terms: index reads of entry_terms,
+  // then a GIN bitmap scan of entries).
   out.with =
-      "WITH q AS (SELECT t.term, t.lexeme, t.i, COALESCE((SELECT sum(c.docs) FROM entry_terms c "
+      "WITH a AS MATERIALIZED (SELECT " + arg(0) + "::text[] AS terms, " + arg(1) +
+      "::text[] AS lexemes, " + arg(2) + "::boolean AS everyone, " + arg(3) +
+      "::text AS principal), "
+      "q AS (SELECT t.term, t.lexeme, t.i, COALESCE((SELECT sum(c.docs) FROM entry_terms c "
       "WHERE c.term = t.term AND " +
-      in_scope + "), 0)::float8 AS df FROM unnest(" + arg(0) + "::text[], " + arg(1) +
-      "::text[]) WITH ORDINALITY AS t(term, lexeme, i)), "
+      in_scope +
+      "), 0)::float8 AS df FROM a, unnest(a.terms, a.lexemes) WITH ORDINALITY AS t(term, "
+      "lexeme, i)), "
       "st AS (SELECT COALESCE(sum(c.docs), 0)::float8 AS n, COALESCE(sum(c.tokens), 0)::float8 "
-      "AS tokens FROM entry_terms c WHERE c.term = '' AND " +
+      "AS tokens FROM a, entry_terms c WHERE c.term = '' AND " +
       in_scope +
       "), "
       "w AS (SELECT q.term, q.lexeme, q.i, q.df, CASE WHEN st.n <= 0 THEN 0.0 ELSE "
       "ln(1.0 + (st.n - LEAST(GREATEST(q.df, 1), st.n) + 0.5) / (LEAST(GREATEST(q.df, 1), st.n) "
       "+ 0.5)) END AS idf, COALESCE(sum(q.df) OVER (ORDER BY q.df, q.i ROWS BETWEEN UNBOUNDED "
       "PRECEDING AND 1 PRECEDING), 0) AS rarer FROM q, st), "
-      "k AS (SELECT CASE WHEN st.tokens > 0 THEN st.tokens / st.n ELSE 0.0 END AS avgdl, "
-      "(SELECT sum(w.idf) FROM w) AS mass FROM st)";
+      "k AS MATERIALIZED (SELECT CASE WHEN st.tokens > 0 THEN st.tokens / st.n ELSE 0.0 END AS "
+      "avgdl, COALESCE(sum(w.idf), 0) AS mass" +
+      idfs + " FROM st, w GROUP BY st.n, st.tokens)";
   // avgdl 0 (no tokens at all): every length is average, as in bm25.cc.
-  const std::string ratio =
-      "(CASE WHEN (SELECT avgdl FROM k) > 0 THEN e.doc_length / (SELECT avgdl FROM k) ELSE 1.0 "
-      "END)";
-  out.score = "LEAST(1.0, (SELECT COALESCE(SUM(w.idf * cardinality(u.positions) * " +
-              Num(kBm25K1 + 1) + " / (cardinality(u.positions) + " + Num(kBm25K1) + " * (1 - " +
-              Num(kBm25B) + " + " + Num(kBm25B) + " * " + ratio +
-              "))), 0) FROM unnest(e.tsv) AS u JOIN w ON u.lexeme = w.term) / (SELECT mass FROM "
-              "k))";
-  out.ready = "(SELECT mass FROM k) > 0";
+  out.lateral = "CROSS JOIN LATERAL (SELECT " + tfs + Num(kBm25K1) + " * (1 - " + Num(kBm25B) +
+                " + " + Num(kBm25B) +
+                " * (CASE WHEN k.avgdl > 0 THEN e.doc_length / k.avgdl ELSE 1.0 END)) AS norm "
+                "FROM (SELECT e.tsv || ''::tsvector AS tsv OFFSET 0) d OFFSET 0) f";
+  out.score = sum.empty() ? "0.0" : "LEAST(1.0, (" + sum + ") / k.mass)";
+  out.ready = "k.mass > 0";
   return out;
 }
 
 Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& query,
                                               bool* pruned) {
   std::vector<KeywordHit> hits;
-  std::string full;  // the tsquery of every term a tsvector can hold
-  for (const std::string& t : query.terms) {
-    if (!SearchableTerm(t)) continue;
-    if (!full.empty()) full += " | ";
-    full += QuoteLexeme(t);
+  if (std::none_of(query.terms.begin(), query.terms.end(), SearchableTerm) || query.limit <= 0) {
+    return hits;
   }
-  if (full.empty() || query.limit <= 0) return hits;
   Params p;
   const EntryWeightsSql weights = AddEntryWeights(p, query.terms, query.filter.scope);
-  p.Add(full);
-  const std::string full_query = Last(p);
   p.Add(static_cast<int64_t>(query.limit));
-  const std::string limit = Last(p);
+  const std::string limit_arg = Last(p);
+  const std::string limit = "(SELECT n FROM lim)";
   const std::string where = FilterSql(query.filter, p);
   const std::string columns =
       std::string("e.label, ") + kEntryColumns + ", " + weights.score + " AS score";
+  const std::string from = " FROM entries e CROSS JOIN k " + weights.lateral + " WHERE ";
   const std::string rank = " ORDER BY score DESC, e.updated_at DESC, e.key, e.owner, e.namespace";
+  const std::string k1 = Num(kBm25K1 + 1);
+  // first: the rows of E (the rarest terms until they hold `limit` rows).
+  // proof: its hits are the full query's when the limit-th scores above the
+  // bound of C. Otherwise `second` leaves to C only the most common terms
+  // whose bound stays below that limit-th score (a lower bound of the full
+  // query's), and `rest` scores the rows of the other terms: every term when
+  // the first try did not run or found fewer than `limit` rows.
   const std::string sql =
-      weights.with + ", plan AS (SELECT string_agg(w.lexeme, ' | ') FILTER (WHERE w.rarer < " +
+      weights.with + ", lim AS MATERIALIZED (SELECT " + limit_arg +
+      "::bigint AS n), plan AS (SELECT string_agg(w.lexeme, ' | ') FILTER (WHERE w.rarer < " +
       limit + " AND w.lexeme <> '') AS eq, COALESCE(sum(w.idf) FILTER (WHERE w.rarer >= " + limit +
       "), 0) AS c_idf, COALESCE(sum(w.df) FILTER (WHERE w.rarer >= " + limit +
       "), 0) AS c_rows, COALESCE(sum(w.df) FILTER (WHERE w.rarer < " + limit +
       "), 0) AS e_rows FROM w), "
-      "pruned AS (SELECT " +
-      columns + " FROM entries e WHERE " + weights.ready +
-      " AND (SELECT c_rows >= " + std::to_string(kPruneFromRows) +
+      "first AS (SELECT " +
+      columns + from + weights.ready + " AND (SELECT c_rows >= " + std::to_string(kPruneFromRows) +
       " AND c_rows >= 4 * e_rows AND eq IS NOT NULL FROM plan) AND e.tsv @@ (SELECT "
       "eq::tsquery FROM plan) AND " +
       where + rank + " LIMIT " + limit +
       "), "
       "proof AS (SELECT count(*) = " +
-      limit + " AND min(score) > LEAST(1.0, " + Num(kBm25K1 + 1) +
-      " * (SELECT c_idf FROM plan) / (SELECT mass FROM k)) + 1e-9 AS proven FROM pruned), "
-      "everything AS (SELECT " +
-      columns + " FROM entries e WHERE " + weights.ready +
-      " AND NOT (SELECT proven FROM proof) AND e.tsv @@ " + full_query + "::tsquery AND " + where +
-      rank + " LIMIT " + limit +
+      limit + " AS full_page, COALESCE(min(score), 0) AS floor, count(*) = " + limit +
+      " AND min(score) > LEAST(1.0, " + k1 +
+      " * (SELECT c_idf FROM plan) / (SELECT mass FROM k)) + 1e-9 AS proven FROM first), "
+      "second AS (SELECT string_agg(c.lexeme, ' | ') FILTER (WHERE NOT c.common AND c.lexeme <> "
+      "'') AS eq, bool_or(c.common) AS narrowed FROM (SELECT w.lexeme, proof.full_page AND " +
+      k1 +
+      " * sum(w.idf) OVER (ORDER BY w.df DESC, w.i DESC ROWS UNBOUNDED PRECEDING) / k.mass + "
+      "1e-9 < proof.floor AS common FROM w, proof, k) c), "
+      "rest AS (SELECT " +
+      columns + from + weights.ready +
+      " AND NOT (SELECT proven FROM proof) AND e.tsv @@ (SELECT eq::tsquery FROM second) AND " +
+      where + rank + " LIMIT " + limit +
       ") "
-      "SELECT *, true AS pruned FROM pruned WHERE (SELECT proven FROM proof) UNION ALL SELECT *, "
-      "false FROM everything ORDER BY " +
+      "SELECT *, 1 AS try FROM first WHERE (SELECT proven FROM proof) UNION ALL SELECT *, CASE "
+      "WHEN (SELECT narrowed FROM second) THEN 2 ELSE 0 END FROM rest ORDER BY " +
       kOrder;
   MNEMO_ASSIGN_OR_RETURN(Rows rows, conn.ExecPrepared(sql, p, "search entries"));
   hits.reserve(static_cast<size_t>(rows.size()));
-  if (pruned != nullptr) *pruned = !rows.empty() && rows.Bool(0, 2 + kEntryColumnCount);
+  if (pruned != nullptr) *pruned = !rows.empty() && rows.Int(0, 2 + kEntryColumnCount) != 0;
   for (int i = 0; i < rows.size(); ++i) {
     hits.push_back({.entry = ReadEntry(rows, i, 1),
                     .keyword_score = rows.Double(i, 1 + kEntryColumnCount),

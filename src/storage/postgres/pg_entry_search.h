@@ -1,6 +1,6 @@
 // Keyword search of entries on PostgreSQL in one statement (issue 46).
 //
-// The statistics come from entry_terms (pg_schema.cc, v6), which the writes
+// The statistics come from entry_terms (pg_schema.cc, v7), which the writes
 // keep current: N, the token total and each term's row count of the
 // caller's scope are a few index reads inside the search's own statement,
 // in the same snapshot as the rows scored, so nothing is cached in the
@@ -13,9 +13,18 @@
 // only the rows holding an E term (with every term's weight, so each scores
 // exactly as in the full query); when it found `limit` of them and the
 // limit-th scores above bound (by 1e-9), no other row can enter the hits and
-// they are the full query's, ties included; otherwise the same statement
-// scores every row holding any term. The first try runs only when C holds
-// at least kPruneFromRows rows and 4 times E's.
+// they are the full query's, ties included. Otherwise, when it found
+// `limit` rows, their limit-th score is a lower bound of the full query's:
+// the second try leaves to C only the most common terms whose bound stays
+// below it and scores the rows holding any other term, which are then
+// proven to hold the hits (SQLite's second try). Without `limit` rows from
+// the first try, the same statement scores every row holding any term. The
+// first try runs only when C holds at least kPruneFromRows rows and 4 times
+// E's.
+//
+// The statement reads its arguments through a materialised CTE: the
+// planner's estimates do not depend on them, so after five executions the
+// prepared statement keeps one generic plan instead of planning each search.
 #pragma once
 
 #include <cstdint>
@@ -27,22 +36,40 @@
 
 namespace mnemo::storage::internal::pg {
 
-// Below this many rows of the common terms the full query reads few rows,
-// and a failed first try costs about a query.
-inline constexpr int64_t kPruneFromRows = 2000;
+// Below this many rows of the common terms the full query reads few rows.
+// A failed first try costs E's rows, at most a quarter of C's; a row scored
+// costs 5–15 µs of server time (the heap read, ts_rank_cd per term), so the
+// 1 400 rows of two common terms and three rare ones are worth a try
+// (20k entries: 21 ms without it).
+inline constexpr int64_t kPruneFromRows = 100;
 
 // Folds the notes the entry triggers left in entry_terms_delta into
-// entry_terms; run by every write transaction before its commit.
-Status FlushEntryTerms(PgConn& conn);
+// entry_terms; run by every write transaction before its commit. `bulk`
+// (after a bulk write's hundreds of thousands of notes) empties the table by
+// TRUNCATE and counts it empty (ANALYZE): emptied by DELETE, its dead rows
+// made the planner expect a large delta until autovacuum came, and every
+// later write's fold then read all of entry_terms by a hash join (the
+// writes of bench/scaleout.py spent their time there).
+Status FlushEntryTerms(PgConn& conn, bool bulk = false);
 
 // The SQL that weighs `terms` (distinct) for the entries of `scope`: a WITH
 // list defining `w` (term, lexeme, i, df, idf, rarer: the rows of the terms
-// rarer than it) and `k` (avgdl, mass), and the normalised score of the
-// row `e` (with columns tsv and doc_length). Adds its four parameters.
+// rarer than it) and `k` (one row: avgdl, mass, and idf1..idfN, each term's
+// idf), a lateral `f` over the row `e` (tf1..tfN, each term's frequency in
+// e.tsv, and norm, BM25's length part of e.doc_length) and the normalised
+// score of `e` from them. Adds its parameters.
+//
+// A term's frequency is ts_rank_cd with every weight 1 and the term alone as
+// the query: each position of a one-lexeme query is a cover of weight 1, so
+// the rank is the count of positions, the term frequency IndexText stored
+// (a binary search in the row's tsvector, no unnest of it per row). The
+// row's tsvector is copied once (`|| ''`) for those calls: each call would
+// otherwise decompress a compressed one again.
 struct EntryWeightsSql {
-  std::string with;   // "WITH q AS (...), st AS (...), w AS (...), k AS (...)"
-  std::string score;  // a double in [0, 1]
-  std::string ready;  // true when the store has rows (mass > 0)
+  std::string with;     // "WITH q AS (...), st AS (...), w AS (...), k AS (...)"
+  std::string lateral;  // "CROSS JOIN LATERAL (SELECT ... OFFSET 0) f"
+  std::string score;    // a double in [0, 1], from k and f
+  std::string ready;    // true when the store has rows (k.mass > 0)
 };
 EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& terms,
                                 const ReadScope& scope);

@@ -157,6 +157,8 @@ class PostgresBackend final : public EntryStore,
   Result<std::vector<KeywordHit>> FetchByLabels(std::span<const Label> labels,
                                                 const EntryFilter& filter,
                                                 const std::vector<std::string>& terms) override;
+  Result<std::vector<Label>> AcceptedLabels(std::span<const Label> labels,
+                                            const EntryFilter& filter) override;
 
   // Backup: postgres_restore.cc.
   Result<std::vector<ContextEventRow>> ContextEventsAfter(int64_t after_id, int limit) override;

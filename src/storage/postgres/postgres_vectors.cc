@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "storage/entry_rules.h"
@@ -251,6 +252,7 @@ Result<std::vector<KeywordHit>> PostgresBackend::FetchByLabels(
   Params p;
   p.AddIntArray(labels);
   std::string with;
+  std::string joins;  // k and f of the weights
   std::string score = "0.0";
   std::string full;
   for (const std::string& t : distinct) {
@@ -262,15 +264,16 @@ Result<std::vector<KeywordHit>> PostgresBackend::FetchByLabels(
     const pg::EntryWeightsSql w = pg::AddEntryWeights(p, distinct, filter.scope);
     p.Add(full);
     with = w.with + " ";
+    joins = " CROSS JOIN k " + w.lateral;
     score = "CASE WHEN " + w.ready + " AND e.tsv @@ " + pg::Last(p) + "::tsquery THEN " + w.score +
             " ELSE 0.0 END";
   }
   const std::string where = pg::FilterSql(filter, p);
   MNEMO_ASSIGN_OR_RETURN(
-      Rows rows,
-      conn->ExecPrepared(with + "SELECT e.label, " + pg::kEntryColumns + ", " + score +
-                             " FROM entries e WHERE e.label = ANY($1::bigint[]) AND " + where,
-                         p, "read entries by label"));
+      Rows rows, conn->ExecPrepared(with + "SELECT e.label, " + pg::kEntryColumns + ", " + score +
+                                        " FROM entries e" + joins +
+                                        " WHERE e.label = ANY($1::bigint[]) AND " + where,
+                                    p, "read entries by label"));
   for (int i = 0; i < rows.size(); ++i) {
     const Label label = rows.Int(i, 0);
     hits[label] = {.entry = pg::ReadEntry(rows, i, 1),
@@ -278,6 +281,30 @@ Result<std::vector<KeywordHit>> PostgresBackend::FetchByLabels(
                    .label = label};
   }
   return InLabelOrder(labels, hits);
+}
+
+Result<std::vector<Label>> PostgresBackend::AcceptedLabels(std::span<const Label> labels,
+                                                           const EntryFilter& filter) {
+  std::vector<Label> out;
+  if (labels.empty()) return out;
+  // Labels only: the vector search asks this of every candidate it walks
+  // past (4k and more a search), and reading their rows whole
+  // (FetchByLabels) was most of a hybrid search's server time.
+  Params p;
+  p.AddIntArray(labels);
+  const std::string where = pg::FilterSql(filter, p);
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(Rows rows,
+                         conn->ExecPrepared("SELECT e.label FROM entries e WHERE e.label = "
+                                            "ANY($1::bigint[]) AND " +
+                                                where,
+                                            p, "filter entries by label"));
+  std::unordered_set<Label> passed;
+  for (int i = 0; i < rows.size(); ++i) passed.insert(rows.Int(i, 0));
+  for (const Label label : labels) {
+    if (passed.erase(label) > 0) out.push_back(label);  // each once, in the given order
+  }
+  return out;
 }
 
 Result<std::vector<Label>> PostgresBackend::MatchingLabels(const EntryFilter& filter, int limit) {
