@@ -135,8 +135,9 @@ def reader(load, r, port):
         with load.lock:
             mine = load.acked_by_node[r % 2]
             pick = mine[rng.randrange(len(mine))] if mine else None
-        if pick is None:
+        if pick is None:  # nothing acknowledged through this node yet: no gap to count
             time.sleep(0.01)
+            last_served = time.monotonic()
             continue
         key, value = pick
         n += 1

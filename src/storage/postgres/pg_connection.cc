@@ -336,8 +336,14 @@ bool PgConn::ok() const { return PQstatus(conn_) == CONNECTION_OK; }
 
 bool PgConn::Alive() {
   // On an idle connection PQconsumeInput reads nothing unless the server
-  // closed it (EOF or reset), which turns the status bad.
-  return ok() && PQconsumeInput(conn_) == 1 && ok();
+  // closed it, which turns the status bad: at once on a reset or a bare EOF
+  // (a killed server); a server that says goodbye first (terminated,
+  // shut down) sends a message the first call reads and the second call
+  // finds the EOF behind it.
+  for (int i = 0; i < 2 && ok(); ++i) {
+    if (PQconsumeInput(conn_) == 0) return false;
+  }
+  return ok();
 }
 
 Result<Rows> PgConn::Check(pg_result* result, std::string_view what) {
