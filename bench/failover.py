@@ -67,6 +67,7 @@ class Load:
     def __init__(self):
         self.lock = threading.Lock()
         self.stop = threading.Event()
+        self.aborted = threading.Event()  # interrupted: writers stop retrying
         self.stores = {}  # key -> value, acknowledged
         self.turns = []  # user messages of acknowledged turns
         self.acked_by_node = {0: [], 1: []}  # (key, value) acknowledged through each node
@@ -109,7 +110,7 @@ def writer(load, w, port, round_no):
                         load.other_errors.append(f"{method}: {e.kind} {e}")
                 if first_refusal is None:
                     first_refusal = now
-                if now > deadline:
+                if now > deadline or load.aborted.is_set():
                     with load.lock:
                         load.gave_up += 1
                     return
@@ -224,6 +225,9 @@ def run_round(args, round_no, workdir):
             load.stop.set()
             for t in threads:
                 t.join()
+        except BaseException:
+            load.aborted.set()
+            raise
         finally:
             load.stop.set()
             logs = [n.log_text() for n in nodes]

@@ -307,8 +307,8 @@ Result<std::unique_ptr<PgConn>> PgConn::Connect(const std::string& url,
   // Defaults first: a setting in `url` comes later and wins. Without a
   // connect_timeout a host that drops packets holds a reconnect for the
   // kernel's TCP timeout (minutes).
-  const char* const keys[] = {"connect_timeout", "keepalives_idle", "keepalives_interval",
-                              "keepalives_count", "dbname", nullptr};
+  const char* const keys[] = {"connect_timeout",  "keepalives_idle", "keepalives_interval",
+                              "keepalives_count", "dbname",          nullptr};
   const char* const values[] = {"3", "10", "3", "3", url.c_str(), nullptr};
   pg_conn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (conn == nullptr) return Unavailable("cannot connect to PostgreSQL: out of memory");
@@ -475,11 +475,11 @@ Result<std::unique_ptr<PgConn>> Pool::Reconnect() {
     std::lock_guard lock(mu_);
     const auto now = std::chrono::steady_clock::now();
     if (now < retry_at_) {
-      return Unavailable(last_error_ + " (next attempt in " +
-                         std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                            retry_at_ - now)
-                                            .count()) +
-                         " ms)");
+      return Unavailable(
+          last_error_ + " (next attempt in " +
+          std::to_string(
+              std::chrono::duration_cast<std::chrono::milliseconds>(retry_at_ - now).count()) +
+          " ms)");
     }
   }
   auto fresh = PgConn::Connect(options_.url, options_.init_sql);
@@ -493,12 +493,12 @@ Result<std::unique_ptr<PgConn>> Pool::Reconnect() {
     return fresh;
   }
   if (backoff_.count() == 0) {
-    options_.logger->Log(LogLevel::kWarn,
-                         fresh.status().message() + "; retrying with a backoff of up to " +
-                             std::to_string(options_.backoff_max.count()) + " ms");
+    options_.logger->Log(LogLevel::kWarn, fresh.status().message() +
+                                              "; retrying with a backoff of up to " +
+                                              std::to_string(options_.backoff_max.count()) + " ms");
   }
-  backoff_ = backoff_.count() == 0 ? options_.backoff_first
-                                   : std::min(backoff_ * 2, options_.backoff_max);
+  backoff_ =
+      backoff_.count() == 0 ? options_.backoff_first : std::min(backoff_ * 2, options_.backoff_max);
   retry_at_ = std::chrono::steady_clock::now() + backoff_;
   last_error_ = fresh.status().message();
   return fresh;
@@ -551,8 +551,8 @@ void Pool::RaiseCommitLsn(uint64_t lsn) {
 
 Status Pool::NoteWalPosition() {
   MNEMO_ASSIGN_OR_RETURN(Lease lease, Acquire());
-  MNEMO_ASSIGN_OR_RETURN(
-      Rows rows, lease->Exec("SELECT pg_current_wal_lsn()::text", "read the WAL position"));
+  MNEMO_ASSIGN_OR_RETURN(Rows rows,
+                         lease->Exec("SELECT pg_current_wal_lsn()::text", "read the WAL position"));
   RaiseCommitLsn(rows.empty() ? 0 : ParseLsn(rows.Text(0, 0)));
   return Status::Ok();
 }

@@ -41,11 +41,11 @@ ReadRouter::ReadRouter(Pool* primary, const std::vector<std::string>& standby_ur
 }
 
 Result<ReadRouter::Position> ReadRouter::Ask(Standby& standby, PgConn& conn) {
-  MNEMO_ASSIGN_OR_RETURN(
-      Rows rows, conn.Exec("SELECT pg_is_in_recovery(), CASE WHEN pg_is_in_recovery() THEN "
-                           "pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END::text, "
-                           "pg_last_wal_receive_lsn()::text",
-                           "read the standby's replay position"));
+  MNEMO_ASSIGN_OR_RETURN(Rows rows,
+                         conn.Exec("SELECT pg_is_in_recovery(), CASE WHEN pg_is_in_recovery() THEN "
+                                   "pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END::text, "
+                                   "pg_last_wal_receive_lsn()::text",
+                                   "read the standby's replay position"));
   Position p{.replayed = ParseLsn(rows.Text(0, 1)),
              .received = ParseLsn(rows.Text(0, 2)),
              .primary = !rows.Bool(0, 0)};

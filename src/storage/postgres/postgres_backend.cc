@@ -69,8 +69,7 @@ Result<std::unique_ptr<PostgresBackend>> PostgresBackend::Open(const PostgresOpt
   MNEMO_ASSIGN_OR_RETURN(backend->pool_, pg::Pool::Open(pool));
   // Reads from a standby wait for the schema this process just migrated.
   if (!options.read_urls.empty()) MNEMO_RETURN_IF_ERROR(backend->pool_->NoteWalPosition());
-  backend->reads_ =
-      std::make_unique<pg::ReadRouter>(backend->pool_.get(), options.read_urls, pool);
+  backend->reads_ = std::make_unique<pg::ReadRouter>(backend->pool_.get(), options.read_urls, pool);
   return backend;
 }
 

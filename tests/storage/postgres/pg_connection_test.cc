@@ -83,9 +83,8 @@ TEST_F(PgServer, AConnectionTheServerClosedIsReplacedBeforeUse) {
   }
   auto killer = PgConn::Connect(url_);
   ASSERT_TRUE(killer.ok());
-  ASSERT_TRUE((*killer)
-                  ->Exec("SELECT pg_terminate_backend($1)", Params().Add(pid), "terminate")
-                  .ok());
+  ASSERT_TRUE(
+      (*killer)->Exec("SELECT pg_terminate_backend($1)", Params().Add(pid), "terminate").ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   // The pool's only connection is closed: the first statement on the next
   // lease already runs on a new one.
@@ -97,18 +96,21 @@ TEST_F(PgServer, AConnectionTheServerClosedIsReplacedBeforeUse) {
 }
 
 TEST_F(PgServer, CommitsRecordTheirWalPositionForTheRouter) {
-  auto pool = Pool::Open({.url = url_, .size = 1, .track_commit_lsn = true,
-                          .logger = Quiet()});
+  auto pool = Pool::Open({.url = url_, .size = 1, .track_commit_lsn = true, .logger = Quiet()});
   ASSERT_TRUE(pool.ok());
   EXPECT_EQ((*pool)->last_commit_lsn(), 0u);
-  ASSERT_TRUE((*pool)->Transaction("write", [](PgConn& c) {
-                       return c.Exec("SELECT txid_current()", "xid").status();
-                     }).ok());
+  ASSERT_TRUE(
+      (*pool)
+          ->Transaction("write",
+                        [](PgConn& c) { return c.Exec("SELECT txid_current()", "xid").status(); })
+          .ok());
   const uint64_t first = (*pool)->last_commit_lsn();
   EXPECT_GT(first, 0u);
-  ASSERT_TRUE((*pool)->Transaction("write", [](PgConn& c) {
-                       return c.Exec("SELECT txid_current()", "xid").status();
-                     }).ok());
+  ASSERT_TRUE(
+      (*pool)
+          ->Transaction("write",
+                        [](PgConn& c) { return c.Exec("SELECT txid_current()", "xid").status(); })
+          .ok());
   EXPECT_GE((*pool)->last_commit_lsn(), first);
 }
 
