@@ -26,8 +26,10 @@ Per round it prints: the writes acknowledged, how long writes were refused (firs
 the last acknowledgement of a refused write), lost, doubled, reads served, read errors, stale
 reads, and the longest time a reader went without a served read. --check (the CTest test):
 exit status 1 unless every round lost and doubled nothing, refused writes for at most
---max-refused-s, served every read (no read error, no stale read) and never left a reader
-without a read for longer than --max-read-gap-s. A measurement otherwise, not a test.
+--max-refused-s, missed no node's own write (no stale read), failed at most one read per reader
+(a read whose connection dies under it runs again once on a standby; this bounds the rest) and never
+left a reader without a served read for longer than --max-read-gap-s. A measurement otherwise,
+not a test.
 """
 import argparse
 import json
@@ -292,8 +294,9 @@ def main():
                 problems.append("acknowledged writes lost or doubled, or a write never went in")
             if r["writes_refused_s"] > args.max_refused_s:
                 problems.append(f"writes refused for more than {args.max_refused_s} s")
-            if r["read_errors"] or r["stale_reads"]:
-                problems.append("a read failed or missed this node's own write")
+            # At most one failed read per reader; its next read must be served (the gap).
+            if r["read_errors"] > args.readers or r["stale_reads"]:
+                problems.append("reads failed beyond the kill, or missed this node's own write")
             if r["longest_read_gap_s"] > args.max_read_gap_s:
                 problems.append(f"a reader went {r['longest_read_gap_s']} s without a read")
             if problems:

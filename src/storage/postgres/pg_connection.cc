@@ -361,15 +361,44 @@ Result<Rows> PgConn::Check(pg_result* result, std::string_view what) {
                    FirstLine(primary != nullptr ? primary : PQerrorMessage(conn_)));
 }
 
+Result<Rows> PgConn::WithReroute(const std::function<Result<Rows>()>& run) {
+  const bool idle = PQtransactionStatus(conn_) == PQTRANS_IDLE;
+  Result<Rows> rows = run();
+  if (rows.ok() || ok() || !idle || !reroute_) return rows;
+  // Nothing of a transaction was lost with the connection: the statement
+  // may run again elsewhere. Once per lease.
+  const std::function<Status(PgConn&)> reroute = std::move(reroute_);
+  reroute_ = nullptr;
+  if (!reroute(*this).ok()) return rows;
+  return run();
+}
+
+void PgConn::SwapConnection(PgConn& other) {
+  std::swap(conn_, other.conn_);
+  std::swap(prepared_, other.prepared_);
+  std::swap(made_by, other.made_by);
+}
+
 Result<Rows> PgConn::Exec(std::string_view sql, const Params& params, std::string_view what) {
+  if (reroute_) return WithReroute([&] { return ExecOnce(sql, params, what); });
+  return ExecOnce(sql, params, what);
+}
+
+Result<Rows> PgConn::ExecPrepared(std::string_view sql, const Params& params,
+                                  std::string_view what) {
+  if (reroute_) return WithReroute([&] { return ExecPreparedOnce(sql, params, what); });
+  return ExecPreparedOnce(sql, params, what);
+}
+
+Result<Rows> PgConn::ExecOnce(std::string_view sql, const Params& params, std::string_view what) {
   const std::string text(sql);
   return Check(PQexecParams(conn_, text.c_str(), params.size(), nullptr, params.values(), nullptr,
                             nullptr, 0),
                what);
 }
 
-Result<Rows> PgConn::ExecPrepared(std::string_view sql, const Params& params,
-                                  std::string_view what) {
+Result<Rows> PgConn::ExecPreparedOnce(std::string_view sql, const Params& params,
+                                      std::string_view what) {
   auto it = prepared_.find(sql);
   if (it == prepared_.end()) {
     const std::string name = "mnemo_" + std::to_string(prepared_.size() + 1);
@@ -409,6 +438,7 @@ Status PgConn::ExecScript(std::string_view sql, std::string_view what) {
 
 Result<Rows> PgConn::ExecScriptRows(std::string_view sql, std::string_view what) {
   const std::string text(sql);
+  if (reroute_) return WithReroute([&] { return Check(PQexec(conn_, text.c_str()), what); });
   return Check(PQexec(conn_, text.c_str()), what);
 }
 
@@ -441,6 +471,7 @@ Result<std::unique_ptr<Pool>> Pool::Open(const PoolOptions& options) {
       }
     }
     if (!conn.ok()) return conn.status();
+    conn.value()->made_by = pool.get();
     pool->idle_.push_back(std::move(conn).value());
   }
   return pool;
@@ -459,7 +490,10 @@ void Pool::Return(std::unique_ptr<PgConn> conn) {
     if (conn != nullptr && !conn->ok()) {
       ++epoch_;
       conn.reset();
+    } else if (conn != nullptr && conn->made_by != this) {
+      conn.reset();  // rerouted to another server: this slot reconnects on use
     }
+    if (conn != nullptr) conn->set_reroute(nullptr);
     idle_.push_back(std::move(conn));
   }
   cv_.notify_one();
@@ -490,6 +524,7 @@ Result<std::unique_ptr<PgConn>> Pool::Reconnect() {
     }
     backoff_ = std::chrono::milliseconds(0);
     retry_at_ = {};
+    fresh.value()->made_by = this;
     return fresh;
   }
   if (backoff_.count() == 0) {

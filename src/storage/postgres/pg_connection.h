@@ -145,8 +145,22 @@ class PgConn {
   // The SQLSTATE of the last failed statement ("" after a success).
   const std::string& last_sqlstate() const { return last_sqlstate_; }
 
+  // For a read: when a statement fails because the connection was lost and
+  // no transaction was open on it, `reroute` is called once to move this
+  // PgConn onto another server's connection (SwapConnection with a lease of
+  // another pool), and the statement runs again there; so do the lease's
+  // later statements. Cleared when the connection goes back to its pool.
+  void set_reroute(std::function<Status(PgConn&)> reroute) { reroute_ = std::move(reroute); }
+  // Exchanges the server connections (with their prepared statements) of
+  // this and `other`. A pool closes a connection of another pool's making
+  // when it comes back.
+  void SwapConnection(PgConn& other);
+
   // The Pool's failure epoch when this connection was last checked.
   uint64_t checked_epoch = 0;
+  // The pool whose Connect made the server connection (SwapConnection moves
+  // it along).
+  const void* made_by = nullptr;
   // Keyword statistics changes of the open write transaction (pg_text.h);
   // cleared when a transaction begins.
   std::map<std::string, std::pair<int64_t, int64_t>> text_stats_delta;
@@ -154,7 +168,13 @@ class PgConn {
  private:
   explicit PgConn(pg_conn* conn) : conn_(conn) {}
   Result<Rows> Check(pg_result* result, std::string_view what);
+  // `run` once, and again after reroute_ when it lost an idle connection.
+  Result<Rows> WithReroute(const std::function<Result<Rows>()>& run);
+  Result<Rows> ExecOnce(std::string_view sql, const Params& params, std::string_view what);
+  Result<Rows> ExecPreparedOnce(std::string_view sql, const Params& params,
+                                std::string_view what);
   pg_conn* conn_;
+  std::function<Status(PgConn&)> reroute_;
   std::string last_sqlstate_;
   std::map<std::string, std::string, std::less<>> prepared_;  // SQL text -> statement name
 };
@@ -174,7 +194,7 @@ struct PoolOptions {
   // doubling with each further failure up to `backoff_max`; a success
   // resets it.
   std::chrono::milliseconds backoff_first{50};
-  std::chrono::milliseconds backoff_max{500};
+  std::chrono::milliseconds backoff_max{200};
   // Each Transaction reads the WAL position after its COMMIT, in the same
   // round trip (last_commit_lsn()).
   bool track_commit_lsn = false;

@@ -100,10 +100,26 @@ Result<Pool::Lease> ReadRouter::WithoutPrimary(uint64_t needed, const Status& wh
 Result<Pool::Lease> ReadRouter::Read() {
   if (standbys_.empty()) return primary_->Acquire();
   const uint64_t needed = primary_->last_commit_lsn();
-  if (auto lease = FromStandby(needed)) return std::move(*lease);
+  if (auto lease = FromStandby(needed)) {
+    // The standby died under the read: the primary has everything.
+    (*lease)->set_reroute([this](PgConn& self) -> Status {
+      MNEMO_ASSIGN_OR_RETURN(Pool::Lease other, primary_->Acquire());
+      self.SwapConnection(*other);
+      return Status::Ok();
+    });
+    return std::move(*lease);
+  }
   auto lease = primary_->Acquire();
-  if (lease.ok()) return lease;
-  return WithoutPrimary(needed, lease.status());
+  if (!lease.ok()) return WithoutPrimary(needed, lease.status());
+  // The primary died under the read (its backend noticed the postmaster's
+  // death only then, say): a standby as while the primary is away.
+  (*lease)->set_reroute([this, needed](PgConn& self) -> Status {
+    MNEMO_ASSIGN_OR_RETURN(Pool::Lease other,
+                           WithoutPrimary(needed, Unavailable("the primary's connection was lost")));
+    self.SwapConnection(*other);
+    return Status::Ok();
+  });
+  return lease;
 }
 
 }  // namespace mnemo::storage::internal::pg

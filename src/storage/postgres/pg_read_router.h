@@ -16,6 +16,11 @@
 // a synchronous standby among them, that holds every acknowledged commit.
 // Only when no standby qualifies is the read refused (kUnavailable).
 //
+// A read whose connection is lost under a statement outside a transaction
+// (the server died meanwhile) runs again once on another server: a standby
+// chosen as above for a read of the primary, the primary for a standby's
+// (PgConn::set_reroute).
+//
 // Thread-safety: Read may be called from many threads.
 #pragma once
 

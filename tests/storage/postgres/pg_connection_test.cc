@@ -95,6 +95,68 @@ TEST_F(PgServer, AConnectionTheServerClosedIsReplacedBeforeUse) {
   EXPECT_NE(rows->Int(0, 0), pid);
 }
 
+// The backend pid of `conn`'s session.
+int64_t BackendPid(PgConn& conn) {
+  auto rows = conn.Exec("SELECT pg_backend_pid()", "pid");
+  return rows.ok() ? rows->Int(0, 0) : -1;
+}
+
+void Terminate(const std::string& url, int64_t pid) {
+  auto killer = PgConn::Connect(url);
+  ASSERT_TRUE(killer.ok());
+  ASSERT_TRUE(
+      (*killer)->Exec("SELECT pg_terminate_backend($1)", Params().Add(pid), "terminate").ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+}
+
+TEST_F(PgServer, AReadWhoseConnectionIsLostRunsAgainOnceOnTheRerouteConnection) {
+  const std::string sep = url_.find('?') == std::string::npos ? "?" : "&";
+  auto a = Pool::Open({.url = url_ + sep + "application_name=a", .size = 1, .logger = Quiet()});
+  auto b = Pool::Open({.url = url_ + sep + "application_name=b", .size = 1, .logger = Quiet()});
+  ASSERT_TRUE(a.ok() && b.ok());
+  const std::string name_sql = "SELECT current_setting('application_name')";
+  {
+    auto lease = (*a)->Acquire();
+    ASSERT_TRUE(lease.ok());
+    Terminate(url_, BackendPid(**lease));
+    int reroutes = 0;
+    (*lease)->set_reroute([&](PgConn& self) -> Status {
+      ++reroutes;
+      MNEMO_ASSIGN_OR_RETURN(Pool::Lease other, (*b)->Acquire());
+      self.SwapConnection(*other);
+      return Status::Ok();
+    });
+    auto rows = (*lease)->ExecPrepared(name_sql, Params(), "name");
+    ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+    EXPECT_EQ(rows->Text(0, 0), "b");
+    EXPECT_EQ(reroutes, 1);
+    auto again = (*lease)->Exec(name_sql, "name");
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(again->Text(0, 0), "b");
+  }
+  // Each pool closed the other's connection when it came back: both work
+  // on connections of their own.
+  for (auto* pool : {&*a, &*b}) {
+    auto lease = (*pool)->Acquire();
+    ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+    auto rows = (*lease)->Exec(name_sql, "name");
+    ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+    EXPECT_EQ(rows->Text(0, 0), pool == &*a ? "a" : "b");
+  }
+  // Inside a transaction the snapshot is lost with the connection: no reroute.
+  auto lease = (*a)->Acquire();
+  ASSERT_TRUE(lease.ok());
+  ASSERT_TRUE((*lease)->ExecScript("BEGIN", "begin").ok());
+  Terminate(url_, BackendPid(**lease));
+  bool rerouted = false;
+  (*lease)->set_reroute([&](PgConn&) {
+    rerouted = true;
+    return Status::Ok();
+  });
+  EXPECT_FALSE((*lease)->Exec(name_sql, "name").ok());
+  EXPECT_FALSE(rerouted);
+}
+
 TEST_F(PgServer, CommitsRecordTheirWalPositionForTheRouter) {
   auto pool = Pool::Open({.url = url_, .size = 1, .track_commit_lsn = true, .logger = Quiet()});
   ASSERT_TRUE(pool.ok());
