@@ -171,8 +171,7 @@ class PgConn {
   // `run` once, and again after reroute_ when it lost an idle connection.
   Result<Rows> WithReroute(const std::function<Result<Rows>()>& run);
   Result<Rows> ExecOnce(std::string_view sql, const Params& params, std::string_view what);
-  Result<Rows> ExecPreparedOnce(std::string_view sql, const Params& params,
-                                std::string_view what);
+  Result<Rows> ExecPreparedOnce(std::string_view sql, const Params& params, std::string_view what);
   pg_conn* conn_;
   std::function<Status(PgConn&)> reroute_;
   std::string last_sqlstate_;

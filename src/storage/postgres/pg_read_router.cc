@@ -114,8 +114,9 @@ Result<Pool::Lease> ReadRouter::Read() {
   // The primary died under the read (its backend noticed the postmaster's
   // death only then, say): a standby as while the primary is away.
   (*lease)->set_reroute([this, needed](PgConn& self) -> Status {
-    MNEMO_ASSIGN_OR_RETURN(Pool::Lease other,
-                           WithoutPrimary(needed, Unavailable("the primary's connection was lost")));
+    MNEMO_ASSIGN_OR_RETURN(
+        Pool::Lease other,
+        WithoutPrimary(needed, Unavailable("the primary's connection was lost")));
     self.SwapConnection(*other);
     return Status::Ok();
   });
