@@ -3,7 +3,7 @@
 
   /usr/bin/python3 bench/failover.py MNEMO_BINARY [--rounds 10] [--before 3] [--promote-after 1]
       [--after 2] [--writers 4] [--readers 2] [--max-refused-s 10] [--without-read-urls]
-      [--out failover.json]
+      [--embedder none|hash] [--out failover.json]
 
 Each round starts a fresh cluster (scripts/pg-cluster.sh start-replicated: a primary, standby1
 synchronous, standby2 asynchronous, on loopback ports) and two daemons on schema `failover`
@@ -28,8 +28,8 @@ reads, and the longest time a reader went without a served read. --check (the CT
 exit status 1 unless every round lost and doubled nothing, refused writes for at most
 --max-refused-s, missed no node's own write (no stale read), failed at most one read per reader
 (a read whose connection dies under it runs again once on a standby; this bounds the rest) and never
-left a reader without a served read for longer than --max-read-gap-s. A measurement otherwise,
-not a test.
+left a reader without a served read for longer than --max-read-gap-s, and (with read_urls) had the standbys
+serve reads while the primary was up. A measurement otherwise, not a test.
 """
 import argparse
 import json
@@ -166,6 +166,13 @@ def reader(load, r, port):
         time.sleep(0.002)
 
 
+def standby_transactions(urls):
+    """Transactions the standbys ran (pg_stat_database): the reads they served, with the
+    router's position checks."""
+    return sum(int(psql_rows(u, "SELECT xact_commit FROM pg_stat_database "
+                                "WHERE datname = current_database()")[0][0]) for u in urls)
+
+
 def verify(url, load):
     rows = psql_rows(url, f"SELECT key, content, count(*) OVER (PARTITION BY key) "
                           f"FROM {SCHEMA}.entries")
@@ -197,7 +204,7 @@ def run_round(args, round_no, workdir):
         standbys = (folder / "standby_urls").read_text().split()
         env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_")}
         env.update(MNEMO_MEMORY_BACKEND="postgres", MNEMO_POSTGRES_URL=failover_url,
-                   MNEMO_POSTGRES_SCHEMA=SCHEMA, MNEMO_EMBEDDING_PROVIDER="none")
+                   MNEMO_POSTGRES_SCHEMA=SCHEMA, MNEMO_EMBEDDING_PROVIDER=args.embedder)
         if not args.without_read_urls:
             env["MNEMO_POSTGRES_READ_URLS"] = ",".join(standbys)
         nodes = [Daemon(args.binary, workdir / f"r{round_no}-node{n}", env) for n in range(2)]
@@ -209,7 +216,9 @@ def run_round(args, round_no, workdir):
                         for r in range(args.readers)]
             for t in threads:
                 t.start()
+            before = standby_transactions(standbys)
             time.sleep(args.before)
+            on_standbys = standby_transactions(standbys) - before
             data = Path((folder / "data_path").read_text().strip())
             postmaster = int((data / "data" / "postmaster.pid").read_text().split()[0])
             killed_at = time.monotonic()
@@ -246,6 +255,7 @@ def run_round(args, round_no, workdir):
             "refused_writes": len(load.refusals), "lost": lost, "doubled": doubled,
             "gave_up": load.gave_up, "unexpected_write_errors": load.other_errors[:5],
             "reads": load.reads, "read_errors": len(load.read_errors),
+            "standby_transactions_before_kill": on_standbys,
             "read_error_samples": load.read_errors[:5], "stale_reads": load.stale,
             "longest_read_gap_s": round(load.read_gap, 3),
             "first_write_after_kill_s": round(min(after_kill) - killed_at, 3)
@@ -269,6 +279,8 @@ def main():
     ap.add_argument("--max-refused-s", type=float, default=10.0)
     ap.add_argument("--max-read-gap-s", type=float, default=2.0)
     ap.add_argument("--without-read-urls", action="store_true")
+    ap.add_argument("--embedder", default="none", help="none (keyword only) or hash: vectors "
+                    "too, each node's index catching up from the change log on the standbys")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--out", default="failover.json")
     args = ap.parse_args()
@@ -297,6 +309,8 @@ def main():
             # At most one failed read per reader; its next read must be served (the gap).
             if r["read_errors"] > args.readers or r["stale_reads"]:
                 problems.append("reads failed beyond the kill, or missed this node's own write")
+            if not args.without_read_urls and r["standby_transactions_before_kill"] == 0:
+                problems.append("no read went to a standby while the primary was up")
             if r["longest_read_gap_s"] > args.max_read_gap_s:
                 problems.append(f"a reader went {r['longest_read_gap_s']} s without a read")
             if problems:
