@@ -14,6 +14,8 @@
 #       Writes DIR/url (the primary), DIR/standby_urls (one a line) and
 #       DIR/failover_url (all three hosts, target_session_attrs=read-write).
 #       stop, pause and resume act on the primary; stop stops all three.
+#       hot_standby_feedback is on: a read on a standby is not cancelled
+#       because the primary vacuumed rows it still sees.
 #   scripts/pg-cluster.sh promote DIR N  promotes standby N (1 or 2)
 # DIR only records where the cluster is. As root the server runs as the
 # `postgres` user (PostgreSQL refuses to run as root). CTest starts and stops
@@ -47,7 +49,7 @@ stop_cluster() {
 
 start_server() {  # data folder, port
   as_owner "$bin/pg_ctl" -D "$1/data" -l "$1/server.log" -w -t 60 \
-    -o "-p $2 -c listen_addresses=127.0.0.1 -c unix_socket_directories=$1 -c fsync=off -c max_connections=300" \
+    -o "-p $2 -c listen_addresses=127.0.0.1 -c unix_socket_directories=$1 -c fsync=off -c max_connections=300 -c hot_standby_feedback=on" \
     start > /dev/null
 }
 

@@ -143,6 +143,7 @@ struct Config {
     std::string url;
     int64_t pool_size = 8;
     std::string schema = "mnemo";
+    std::vector<std::string> read_urls;  // hot standbys reads may go to (docs/scaling.md)
   } postgres;
   std::vector<ToolConfig> tools;
 };

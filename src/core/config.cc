@@ -467,6 +467,33 @@ Status LoadEnv(Config& c, const ConfigSources& src) {
   return Status::Ok();
 }
 
+// postgres.read_urls: each a connection string libpq can take, once, and not
+// the primary's own url (reads there gain nothing).
+Status ValidateReadUrls(const Config::Postgres& pg) {
+  for (size_t i = 0; i < pg.read_urls.size(); ++i) {
+    const std::string& url = pg.read_urls[i];
+    const std::string which = "postgres.read_urls[" + std::to_string(i) + "]";
+    const bool uri = url.starts_with("postgresql://") || url.starts_with("postgres://");
+    if (!uri && url.find('=') == std::string::npos) {
+      // The value is not echoed: it may hold a password.
+      return InvalidArgument(which +
+                                 " is not a connection string: use a postgresql:// url or "
+                                 "key=value pairs, e.g. \"postgresql://mnemo@standby1:5432/mnemo\"",
+                             "postgres.read_urls");
+    }
+    if (std::find(pg.read_urls.begin(), pg.read_urls.begin() + static_cast<std::ptrdiff_t>(i),
+                  url) != pg.read_urls.begin() + static_cast<std::ptrdiff_t>(i)) {
+      return InvalidArgument(which + " repeats an earlier read url: list each standby once",
+                             "postgres.read_urls");
+    }
+    if (url == pg.url) {
+      return InvalidArgument(which + " is postgres.url itself: list the standbys only",
+                             "postgres.read_urls");
+    }
+  }
+  return Status::Ok();
+}
+
 Status Validate(const Config& c) {
   if (c.search.vector_weight == 0 && c.search.keyword_weight == 0) {
     return InvalidArgument(
@@ -489,6 +516,7 @@ Status Validate(const Config& c) {
     return InvalidArgument("postgres.schema must not be empty (default \"mnemo\")",
                            "postgres.schema");
   }
+  MNEMO_RETURN_IF_ERROR(ValidateReadUrls(c.postgres));
   const std::string& listen = c.server.listen;
   size_t colon = listen.rfind(':');
   bool port_ok = colon != std::string::npos && colon + 1 < listen.size() &&

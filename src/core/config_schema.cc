@@ -179,6 +179,10 @@ const std::array kKeys = {
             MNEMO_FIELD(postgres.pool_size)},
     KeySpec{"postgres.schema", KeyType::kString, "mnemo", "", 0, 0, "",
             MNEMO_FIELD(postgres.schema)},
+    KeySpec{"postgres.read_urls", KeyType::kStringList, "[]", "", 0, 0,
+            "hot standbys of the server (postgresql:// urls or key=value strings): a read goes "
+            "to one that has replayed this node's last write, else to url (docs/scaling.md)",
+            MNEMO_FIELD(postgres.read_urls)},
 };
 
 #undef MNEMO_FIELD

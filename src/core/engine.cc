@@ -77,6 +77,7 @@ Result<storage::Stores> OpenStores(const Config& config, const std::string& work
     return storage::OpenPostgresStores({.url = config.postgres.url,
                                         .schema = config.postgres.schema,
                                         .pool_size = static_cast<int>(config.postgres.pool_size),
+                                        .read_urls = config.postgres.read_urls,
                                         .logger = logger});
   }
   // The config loader admits only the kinds above.

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "mnemo/logger.h"
 #include "mnemo/status.h"
@@ -70,6 +71,9 @@ struct PostgresOptions {
   std::string schema = "mnemo";  // created when missing; one memory per schema
   int pool_size = 4;             // connections kept open
   int connect_attempts = 5;      // at start-up, 500 ms apart
+  // Hot standbys of `url`: reads go to one that has replayed this process's
+  // last write (pg_read_router.h); none: every read goes to `url`.
+  std::vector<std::string> read_urls;
   std::shared_ptr<Logger> logger = StderrLogger();
 };
 

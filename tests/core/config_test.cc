@@ -227,6 +227,39 @@ TEST(Config, ServerAllowListsAreStringArraysOrCommaSeparatedInTheEnvironment) {
   }
 }
 
+TEST(Config, PostgresReadUrlsAreStandbyConnectionStringsEachOnce) {
+  TempDir dir;
+  auto c = LoadToml(dir,
+                    "[postgres]\nurl = \"postgresql://mnemo@p:5432/mnemo\"\nread_urls = "
+                    "[\"postgresql://mnemo@s1:5432/mnemo\", \"host=s2 port=5433 dbname=mnemo\"]\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->postgres.read_urls, (std::vector<std::string>{"postgresql://mnemo@s1:5432/mnemo",
+                                                             "host=s2 port=5433 dbname=mnemo"}));
+  c = LoadToml(dir, "", {{"MNEMO_POSTGRES_READ_URLS", "postgres://a/m,postgres://b/m"}});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->postgres.read_urls.size(), 2u);
+  EXPECT_TRUE(LoadConfig({}).value().postgres.read_urls.empty());
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"read_urls = [\"standby1:5432\"]", "read_urls[0] is not a connection string"},
+      {"read_urls = [\"\"]", "read_urls[0] is not a connection string"},
+      {"read_urls = [\"postgres://a/m\", \"postgres://a/m\"]",
+       "read_urls[1] repeats an earlier read url"},
+      {"url = \"postgres://p/m\"\nread_urls = [\"postgres://p/m\"]",
+       "read_urls[0] is postgres.url itself"},
+      {"read_urls = \"postgres://a/m\"", "must be an array of strings"}};
+  for (const auto& [toml, message] : bad) {
+    auto r = LoadToml(dir, "[postgres]\n" + toml + "\n");
+    ASSERT_FALSE(r.ok()) << toml;
+    EXPECT_NE(r.status().message().find(message), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find("read_urls"), std::string::npos) << r.status().message();
+  }
+  // A password in a refused value is not echoed.
+  auto r = LoadToml(dir, "[postgres]\nread_urls = [\"mnemo:secret-pw@s1\"]\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().field(), "postgres.read_urls");
+  EXPECT_EQ(r.status().message().find("secret-pw"), std::string::npos) << r.status().message();
+}
+
 TEST(Config, CorruptTomlReportsLine) {
   TempDir dir;
   auto c = LoadToml(dir, "[memory]\nbackend = \"sqlite\n");

@@ -57,6 +57,20 @@ std::string FirstLine(const char* text) {
 
 }  // namespace
 
+uint64_t ParseLsn(std::string_view text) {
+  const size_t slash = text.find('/');
+  if (slash == std::string_view::npos) return 0;
+  uint64_t high = 0;
+  uint64_t low = 0;
+  const auto [h, he] = std::from_chars(text.data(), text.data() + slash, high, 16);
+  const auto [l, le] = std::from_chars(text.data() + slash + 1, text.data() + text.size(), low, 16);
+  if (he != std::errc() || le != std::errc() || h != text.data() + slash ||
+      l != text.data() + text.size() || high > 0xFFFFFFFFu || low > 0xFFFFFFFFu) {
+    return 0;
+  }
+  return high << 32 | low;
+}
+
 std::string RedactUrl(std::string_view url) {
   // postgresql://user:password@host/... -> postgresql://user:***@host/...
   std::string out(url);
@@ -290,7 +304,13 @@ std::vector<std::string> Rows::TextArray(int row, int col) const {
 
 Result<std::unique_ptr<PgConn>> PgConn::Connect(const std::string& url,
                                                 const std::string& init_sql) {
-  pg_conn* conn = PQconnectdb(url.c_str());
+  // Defaults first: a setting in `url` comes later and wins. Without a
+  // connect_timeout a host that drops packets holds a reconnect for the
+  // kernel's TCP timeout (minutes).
+  const char* const keys[] = {"connect_timeout",  "keepalives_idle", "keepalives_interval",
+                              "keepalives_count", "dbname",          nullptr};
+  const char* const values[] = {"3", "10", "3", "3", url.c_str(), nullptr};
+  pg_conn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (conn == nullptr) return Unavailable("cannot connect to PostgreSQL: out of memory");
   if (PQstatus(conn) != CONNECTION_OK) {
     std::string msg = FirstLine(PQerrorMessage(conn));
@@ -314,6 +334,18 @@ PgConn::~PgConn() {
 
 bool PgConn::ok() const { return PQstatus(conn_) == CONNECTION_OK; }
 
+bool PgConn::Alive() {
+  // On an idle connection PQconsumeInput reads nothing unless the server
+  // closed it, which turns the status bad: at once on a reset or a bare EOF
+  // (a killed server); a server that says goodbye first (terminated,
+  // shut down) sends a message the first call reads and the second call
+  // finds the EOF behind it.
+  for (int i = 0; i < 2 && ok(); ++i) {
+    if (PQconsumeInput(conn_) == 0) return false;
+  }
+  return ok();
+}
+
 Result<Rows> PgConn::Check(pg_result* result, std::string_view what) {
   Rows rows(result);
   const ExecStatusType st = result == nullptr ? PGRES_FATAL_ERROR : PQresultStatus(result);
@@ -329,15 +361,44 @@ Result<Rows> PgConn::Check(pg_result* result, std::string_view what) {
                    FirstLine(primary != nullptr ? primary : PQerrorMessage(conn_)));
 }
 
+Result<Rows> PgConn::WithReroute(const std::function<Result<Rows>()>& run) {
+  const bool idle = PQtransactionStatus(conn_) == PQTRANS_IDLE;
+  Result<Rows> rows = run();
+  if (rows.ok() || ok() || !idle || !reroute_) return rows;
+  // Nothing of a transaction was lost with the connection: the statement
+  // may run again elsewhere. Once per lease.
+  const std::function<Status(PgConn&)> reroute = std::move(reroute_);
+  reroute_ = nullptr;
+  if (!reroute(*this).ok()) return rows;
+  return run();
+}
+
+void PgConn::SwapConnection(PgConn& other) {
+  std::swap(conn_, other.conn_);
+  std::swap(prepared_, other.prepared_);
+  std::swap(made_by, other.made_by);
+}
+
 Result<Rows> PgConn::Exec(std::string_view sql, const Params& params, std::string_view what) {
+  if (reroute_) return WithReroute([&] { return ExecOnce(sql, params, what); });
+  return ExecOnce(sql, params, what);
+}
+
+Result<Rows> PgConn::ExecPrepared(std::string_view sql, const Params& params,
+                                  std::string_view what) {
+  if (reroute_) return WithReroute([&] { return ExecPreparedOnce(sql, params, what); });
+  return ExecPreparedOnce(sql, params, what);
+}
+
+Result<Rows> PgConn::ExecOnce(std::string_view sql, const Params& params, std::string_view what) {
   const std::string text(sql);
   return Check(PQexecParams(conn_, text.c_str(), params.size(), nullptr, params.values(), nullptr,
                             nullptr, 0),
                what);
 }
 
-Result<Rows> PgConn::ExecPrepared(std::string_view sql, const Params& params,
-                                  std::string_view what) {
+Result<Rows> PgConn::ExecPreparedOnce(std::string_view sql, const Params& params,
+                                      std::string_view what) {
   auto it = prepared_.find(sql);
   if (it == prepared_.end()) {
     const std::string name = "mnemo_" + std::to_string(prepared_.size() + 1);
@@ -372,8 +433,13 @@ Status PgConn::CopyIn(std::string_view copy_sql, std::string_view data, std::str
 }
 
 Status PgConn::ExecScript(std::string_view sql, std::string_view what) {
+  return ExecScriptRows(sql, what).status();
+}
+
+Result<Rows> PgConn::ExecScriptRows(std::string_view sql, std::string_view what) {
   const std::string text(sql);
-  return Check(PQexec(conn_, text.c_str()), what).status();
+  if (reroute_) return WithReroute([&] { return Check(PQexec(conn_, text.c_str()), what); });
+  return Check(PQexec(conn_, text.c_str()), what);
 }
 
 // --- Pool ---
@@ -388,6 +454,10 @@ Result<std::unique_ptr<Pool>> Pool::Open(const PoolOptions& options) {
         "postgres.url");
   }
   std::unique_ptr<Pool> pool(new Pool(options));
+  if (!options.connect_at_open) {
+    pool->idle_.resize(static_cast<size_t>(std::max(1, options.size)));
+    return pool;
+  }
   for (int i = 0; i < std::max(1, options.size); ++i) {
     Result<std::unique_ptr<PgConn>> conn = Unavailable("not tried");
     for (int attempt = 1; attempt <= std::max(1, options.connect_attempts); ++attempt) {
@@ -401,6 +471,7 @@ Result<std::unique_ptr<Pool>> Pool::Open(const PoolOptions& options) {
       }
     }
     if (!conn.ok()) return conn.status();
+    conn.value()->made_by = pool.get();
     pool->idle_.push_back(std::move(conn).value());
   }
   return pool;
@@ -414,11 +485,58 @@ void Pool::Return(std::unique_ptr<PgConn> conn) {
   {
     std::lock_guard lock(mu_);
     // A broken connection means the others may be broken too (a restarted
-    // server): each is checked before its next use.
-    if (!conn->ok()) ++epoch_;
+    // server): each is checked before its next use. The broken one is
+    // dropped; its slot reconnects when next acquired.
+    if (conn != nullptr && !conn->ok()) {
+      ++epoch_;
+      conn.reset();
+    } else if (conn != nullptr && conn->made_by != this) {
+      conn.reset();  // rerouted to another server: this slot reconnects on use
+    }
+    if (conn != nullptr) conn->set_reroute(nullptr);
     idle_.push_back(std::move(conn));
   }
   cv_.notify_one();
+}
+
+bool Pool::backing_off() const {
+  std::lock_guard lock(mu_);
+  return std::chrono::steady_clock::now() < retry_at_;
+}
+
+Result<std::unique_ptr<PgConn>> Pool::Reconnect() {
+  {
+    std::lock_guard lock(mu_);
+    const auto now = std::chrono::steady_clock::now();
+    if (now < retry_at_) {
+      return Unavailable(
+          last_error_ + " (next attempt in " +
+          std::to_string(
+              std::chrono::duration_cast<std::chrono::milliseconds>(retry_at_ - now).count()) +
+          " ms)");
+    }
+  }
+  auto fresh = PgConn::Connect(options_.url, options_.init_sql);
+  std::lock_guard lock(mu_);
+  if (fresh.ok()) {
+    if (backoff_.count() > 0) {
+      options_.logger->Log(LogLevel::kInfo, "reconnected to PostgreSQL at " + where_);
+    }
+    backoff_ = std::chrono::milliseconds(0);
+    retry_at_ = {};
+    fresh.value()->made_by = this;
+    return fresh;
+  }
+  if (backoff_.count() == 0) {
+    options_.logger->Log(LogLevel::kWarn, fresh.status().message() +
+                                              "; retrying with a backoff of up to " +
+                                              std::to_string(options_.backoff_max.count()) + " ms");
+  }
+  backoff_ =
+      backoff_.count() == 0 ? options_.backoff_first : std::min(backoff_ * 2, options_.backoff_max);
+  retry_at_ = std::chrono::steady_clock::now() + backoff_;
+  last_error_ = fresh.status().message();
+  return fresh;
 }
 
 Result<Pool::Lease> Pool::Acquire() {
@@ -431,22 +549,47 @@ Result<Pool::Lease> Pool::Acquire() {
     idle_.pop_back();
     epoch = epoch_;
   }
-  if (conn->ok() && conn->checked_epoch != epoch) {
+  if (conn != nullptr && conn->Alive() && conn->checked_epoch != epoch) {
     // libpq notices a dead server only when a statement fails: one cheap
     // statement now, so the caller's own is not the one that finds out.
     (void)conn->ExecScript("SELECT 1", "check the connection");
   }
-  conn->checked_epoch = epoch;
-  if (!conn->ok()) {
-    // The server restarted or the network dropped: one fresh connection.
-    auto fresh = PgConn::Connect(options_.url, options_.init_sql);
+  if (conn == nullptr || !conn->ok()) {
+    // Never connected, or the server restarted, failed over or the network
+    // dropped: one fresh connection.
+    auto fresh = Reconnect();
     if (!fresh.ok()) {
       Return(std::move(conn));  // keep the slot; a later call tries again
       return fresh.status();
     }
     conn = std::move(fresh).value();
   }
+  conn->checked_epoch = epoch;
   return Lease(this, std::move(conn));
+}
+
+Status Pool::Commit(PgConn& conn, std::string_view what) {
+  if (!options_.track_commit_lsn) return conn.ExecScript("COMMIT", what);
+  // One round trip: the position is read right after the commit, so it
+  // covers this transaction's commit record (and at most a little more).
+  MNEMO_ASSIGN_OR_RETURN(Rows rows,
+                         conn.ExecScriptRows("COMMIT; SELECT pg_current_wal_lsn()::text", what));
+  RaiseCommitLsn(rows.empty() ? 0 : ParseLsn(rows.Text(0, 0)));
+  return Status::Ok();
+}
+
+void Pool::RaiseCommitLsn(uint64_t lsn) {
+  uint64_t seen = last_commit_lsn_.load();
+  while (lsn > seen && !last_commit_lsn_.compare_exchange_weak(seen, lsn)) {
+  }
+}
+
+Status Pool::NoteWalPosition() {
+  MNEMO_ASSIGN_OR_RETURN(Lease lease, Acquire());
+  MNEMO_ASSIGN_OR_RETURN(Rows rows,
+                         lease->Exec("SELECT pg_current_wal_lsn()::text", "read the WAL position"));
+  RaiseCommitLsn(rows.empty() ? 0 : ParseLsn(rows.Text(0, 0)));
+  return Status::Ok();
 }
 
 Status Pool::Transaction(std::string_view what, const std::function<Status(PgConn&)>& body) {
@@ -458,9 +601,9 @@ Status Pool::Transaction(std::string_view what, const std::function<Status(PgCon
     last = conn.ExecScript("BEGIN", what);
     if (last.ok()) last = body(conn);
     if (last.ok()) {
-      last = conn.ExecScript("COMMIT", what);
+      last = Commit(conn, what);
       // A broken connection at COMMIT leaves the outcome unknown: not
-      // retried, the caller gets the error.
+      // retried (it may have committed), the caller gets the error.
       if (last.ok() || !conn.ok()) return last;
     }
     const bool retry = Retryable(conn);

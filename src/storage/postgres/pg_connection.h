@@ -9,10 +9,18 @@
 //   kUnavailable; XX001/XX002 (data or index corrupted) -> kCorruption;
 //   anything else -> kInternal.
 //
+// A broken connection is replaced when it is next acquired; a failed
+// reconnect makes the pool refuse at once (kUnavailable, no attempt) for a
+// backoff that doubles up to a bound, so a dead server costs each request
+// microseconds, not a connect timeout. With a libpq multi-host url and
+// target_session_attrs=read-write the reconnect finds whichever server was
+// promoted (docs/scaling.md).
+//
 // Thread-safety: a Pool may be used from many threads; a PgConn by one
 // thread at a time (the lease that holds it).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -33,6 +41,10 @@ struct pg_conn;
 struct pg_result;
 
 namespace mnemo::storage::internal::pg {
+
+// A WAL position as PostgreSQL prints it ("16/B374D848") as one number, 0
+// for anything else (NULL, "").
+uint64_t ParseLsn(std::string_view text);
 
 // A text[] literal ({"a","b"}) of `items`.
 std::string TextArrayLiteral(std::span<const std::string> items);
@@ -99,6 +111,9 @@ class Rows {
 class PgConn {
  public:
   // Connects and runs `init_sql` (session settings such as search_path).
+  // Unless `url` says otherwise, a host that does not answer is given up
+  // after a few seconds (connect_timeout) and TCP keepalives find a peer
+  // that vanished without closing the connection.
   static Result<std::unique_ptr<PgConn>> Connect(const std::string& url,
                                                  const std::string& init_sql = {});
   ~PgConn();
@@ -115,16 +130,37 @@ class PgConn {
   Result<Rows> ExecPrepared(std::string_view sql, const Params& params, std::string_view what);
   // Several statements without parameters (schema scripts).
   Status ExecScript(std::string_view sql, std::string_view what);
+  // Several statements without parameters in one round trip; the rows of
+  // the last. The first that fails stops the rest and is the error.
+  Result<Rows> ExecScriptRows(std::string_view sql, std::string_view what);
   // `COPY ... FROM STDIN` (text format) fed with `data`: rows of
   // tab-separated fields built with AppendCopyField, each ending in '\n'.
   Status CopyIn(std::string_view copy_sql, std::string_view data, std::string_view what);
   // Whether the connection is still usable (false after a connection error).
   bool ok() const;
+  // ok(), after reading what the server sent meanwhile without waiting: a
+  // server that closed the connection (killed, restarted, failed over) is
+  // noticed here, before a statement is sent on it. No round trip.
+  bool Alive();
   // The SQLSTATE of the last failed statement ("" after a success).
   const std::string& last_sqlstate() const { return last_sqlstate_; }
 
+  // For a read: when a statement fails because the connection was lost and
+  // no transaction was open on it, `reroute` is called once to move this
+  // PgConn onto another server's connection (SwapConnection with a lease of
+  // another pool), and the statement runs again there; so do the lease's
+  // later statements. Cleared when the connection goes back to its pool.
+  void set_reroute(std::function<Status(PgConn&)> reroute) { reroute_ = std::move(reroute); }
+  // Exchanges the server connections (with their prepared statements) of
+  // this and `other`. A pool closes a connection of another pool's making
+  // when it comes back.
+  void SwapConnection(PgConn& other);
+
   // The Pool's failure epoch when this connection was last checked.
   uint64_t checked_epoch = 0;
+  // The pool whose Connect made the server connection (SwapConnection moves
+  // it along).
+  const void* made_by = nullptr;
   // Keyword statistics changes of the open write transaction (pg_text.h);
   // cleared when a transaction begins.
   std::map<std::string, std::pair<int64_t, int64_t>> text_stats_delta;
@@ -132,7 +168,12 @@ class PgConn {
  private:
   explicit PgConn(pg_conn* conn) : conn_(conn) {}
   Result<Rows> Check(pg_result* result, std::string_view what);
+  // `run` once, and again after reroute_ when it lost an idle connection.
+  Result<Rows> WithReroute(const std::function<Result<Rows>()>& run);
+  Result<Rows> ExecOnce(std::string_view sql, const Params& params, std::string_view what);
+  Result<Rows> ExecPreparedOnce(std::string_view sql, const Params& params, std::string_view what);
   pg_conn* conn_;
+  std::function<Status(PgConn&)> reroute_;
   std::string last_sqlstate_;
   std::map<std::string, std::string, std::less<>> prepared_;  // SQL text -> statement name
 };
@@ -145,6 +186,17 @@ struct PoolOptions {
   // Connection attempts at start-up before giving up, `retry_delay` apart.
   int connect_attempts = 5;
   std::chrono::milliseconds retry_delay{500};
+  // false: Open connects nothing and each connection is made on first use
+  // (a standby that is down at start-up does not stop the process).
+  bool connect_at_open = true;
+  // After a failed reconnect, Acquire refuses at once for this long,
+  // doubling with each further failure up to `backoff_max`; a success
+  // resets it.
+  std::chrono::milliseconds backoff_first{50};
+  std::chrono::milliseconds backoff_max{200};
+  // Each Transaction reads the WAL position after its COMMIT, in the same
+  // round trip (last_commit_lsn()).
+  bool track_commit_lsn = false;
   std::shared_ptr<Logger> logger = StderrLogger();  // each retry is a warning
 };
 
@@ -168,15 +220,26 @@ class Pool {
   };
 
   // A connection; a broken one is replaced (reconnecting) before it is
-  // handed out.
+  // handed out. kUnavailable when the server cannot be reached, at once
+  // while the backoff of a failed reconnect lasts.
   Result<Lease> Acquire();
+  // Whether a reconnect failed and its backoff has not passed yet.
+  bool backing_off() const;
 
   // Runs `body` in a transaction on one connection: BEGIN, body, COMMIT.
   // Retried from the start (a new BEGIN) up to a few times when the server
   // reports a serialization failure or deadlock, or the connection breaks
   // before COMMIT was sent; `body` must therefore keep no state across
-  // attempts outside what it returns.
+  // attempts outside what it returns. A connection lost at COMMIT leaves the
+  // outcome unknown: never retried, the caller gets kUnavailable.
   Status Transaction(std::string_view what, const std::function<Status(PgConn&)>& body);
+  // The server's WAL write position after the latest committed
+  // Transaction (0 before any, or without track_commit_lsn): a standby that
+  // has replayed up to it sees everything those transactions saw and wrote.
+  uint64_t last_commit_lsn() const { return last_commit_lsn_.load(); }
+  // Raises last_commit_lsn() to the server's WAL position now: reads routed
+  // by it then see everything committed so far (a migration at start-up).
+  Status NoteWalPosition();
 
   // The url without its password, for messages.
   const std::string& where() const { return where_; }
@@ -184,13 +247,24 @@ class Pool {
  private:
   explicit Pool(PoolOptions options);
   void Return(std::unique_ptr<PgConn> conn);
+  // A new connection, unless the backoff of a failed one lasts.
+  Result<std::unique_ptr<PgConn>> Reconnect();
+  Status Commit(PgConn& conn, std::string_view what);
+  void RaiseCommitLsn(uint64_t lsn);
 
   PoolOptions options_;
   std::string where_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
+  // Slots; nullptr: not connected (a broken connection is dropped on return).
   std::vector<std::unique_ptr<PgConn>> idle_;
   uint64_t epoch_ = 0;  // raised when a broken connection comes back; guarded by mu_
+  // Reconnect backoff, guarded by mu_: refusing until retry_at_, with
+  // last_error_ as the reason.
+  std::chrono::steady_clock::time_point retry_at_{};
+  std::chrono::milliseconds backoff_{0};
+  std::string last_error_;
+  std::atomic<uint64_t> last_commit_lsn_{0};
 };
 
 // The url with any password replaced by "***".

@@ -64,8 +64,12 @@ Result<std::unique_ptr<PostgresBackend>> PostgresBackend::Open(const PostgresOpt
                                    "; SET work_mem = '64MB'",
                        .size = std::max(1, options.pool_size),
                        .connect_attempts = options.connect_attempts,
+                       .track_commit_lsn = !options.read_urls.empty(),
                        .logger = options.logger};
   MNEMO_ASSIGN_OR_RETURN(backend->pool_, pg::Pool::Open(pool));
+  // Reads from a standby wait for the schema this process just migrated.
+  if (!options.read_urls.empty()) MNEMO_RETURN_IF_ERROR(backend->pool_->NoteWalPosition());
+  backend->reads_ = std::make_unique<pg::ReadRouter>(backend->pool_.get(), options.read_urls, pool);
   return backend;
 }
 
@@ -88,7 +92,7 @@ Status PostgresBackend::Write(std::string_view what,
   });
 }
 
-Result<pg::Pool::Lease> PostgresBackend::Read() { return pool_->Acquire(); }
+Result<pg::Pool::Lease> PostgresBackend::Read() { return reads_->Read(); }
 
 Result<UpsertResult> PostgresBackend::UpsertIn(PgConn& conn, const EntryWrite& write) {
   MNEMO_RETURN_IF_ERROR(ValidateWrite(write));

@@ -8,7 +8,9 @@
 // so writers of every process are serialised exactly like SQLite's single
 // writer (read-modify-write steps such as Mutate and StepSegment see no
 // interleaved write) and sequence values are handed out in commit order.
-// Reads run on any pooled connection without the lock.
+// Reads run on any pooled connection without the lock, or on a hot standby
+// of `read_urls` that has replayed this process's last write
+// (pg_read_router.h).
 // Keyword search: pg_text.h (mnemo's tokens in a tsvector, GIN, BM25 of
 // bm25.h). Vectors: bytea rows and a change log, like SQLite's; each process
 // keeps its in-memory index and catches up from the log on every search
@@ -24,6 +26,7 @@
 #include <string>
 
 #include "storage/postgres/pg_connection.h"
+#include "storage/postgres/pg_read_router.h"
 #include "storage/stores.h"
 #include "storage/vector_rules.h"
 
@@ -175,7 +178,8 @@ class PostgresBackend final : public EntryStore,
   // Runs `body` as one write transaction holding the schema's writer lock
   // (retried as pg::Pool::Transaction says).
   Status Write(std::string_view what, const std::function<Status(pg::PgConn&)>& body);
-  // A pooled connection for a read.
+  // A connection for a read: the primary's pool or a standby's
+  // (pg_read_router.h).
   Result<pg::Pool::Lease> Read();
 
   // Inside a write: the upsert of one entry.
@@ -198,6 +202,7 @@ class PostgresBackend final : public EntryStore,
   int schema_version_ = 0;
   std::string store_id_;  // store_info.id
   std::unique_ptr<pg::Pool> pool_;
+  std::unique_ptr<pg::ReadRouter> reads_;  // after pool_: it points into it
   // One write at a time from this process (the advisory lock orders the
   // processes); guards the members below.
   std::mutex writer_mu_;

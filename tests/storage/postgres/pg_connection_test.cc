@@ -1,0 +1,201 @@
+// The connection layer under failures (pg_connection.h, pg_read_router.h):
+// WAL positions parsed, a dead server refused at once during the reconnect
+// backoff, a connection the server closed noticed before use, and reads
+// served when a listed standby is down. The replicated cluster itself is
+// exercised by bench/failover.py (CTest postgres_failover).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "storage/backend_factory.h"
+#include "storage/postgres/pg_connection.h"
+#include "storage/postgres/pg_read_router.h"
+#include "storage/postgres/postgres_backend.h"
+
+namespace mnemo::storage::internal::pg {
+namespace {
+
+// Warnings of the expected failures are not printed.
+std::shared_ptr<Logger> Quiet() { return FdLogger(2, LogLevel::kError); }
+
+// Nothing listens on port 1.
+constexpr const char* kDeadUrl = "postgresql://mnemo@127.0.0.1:1/mnemo";
+
+TEST(PgConnection, ParsesWalPositions) {
+  EXPECT_EQ(ParseLsn("0/0"), 0u);
+  EXPECT_EQ(ParseLsn("16/B374D848"), (uint64_t{0x16} << 32) | 0xB374D848u);
+  EXPECT_EQ(ParseLsn("FFFFFFFF/FFFFFFFF"), ~uint64_t{0});
+  for (const char* bad : {"", "16", "/1", "1/", "x/1", "1/2/3", "100000000/0"}) {
+    EXPECT_EQ(ParseLsn(bad), 0u) << bad;
+  }
+}
+
+TEST(PgPool, ADeadServerIsRefusedAtOnceDuringTheBackoff) {
+  auto pool = Pool::Open({.url = kDeadUrl,
+                          .size = 2,
+                          .connect_at_open = false,
+                          .backoff_first = std::chrono::milliseconds(300),
+                          .backoff_max = std::chrono::milliseconds(300),
+                          .logger = Quiet()});
+  ASSERT_TRUE(pool.ok()) << pool.status().ToString();
+  auto first = (*pool)->Acquire();
+  ASSERT_FALSE(first.ok());
+  EXPECT_EQ(first.status().code(), StatusCode::kUnavailable);
+  EXPECT_TRUE((*pool)->backing_off());
+  const auto start = std::chrono::steady_clock::now();
+  auto second = (*pool)->Acquire();
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find("next attempt in"), std::string::npos)
+      << second.status().message();
+  EXPECT_NE(second.status().message().find("127.0.0.1:1"), std::string::npos);
+  EXPECT_LT(took, std::chrono::milliseconds(50));
+  // After the backoff the next call tries again (and fails again).
+  std::this_thread::sleep_for(std::chrono::milliseconds(350));
+  EXPECT_FALSE((*pool)->backing_off());
+  auto third = (*pool)->Acquire();
+  ASSERT_FALSE(third.ok());
+  EXPECT_EQ(third.status().message().find("next attempt in"), std::string::npos);
+}
+
+class PgServer : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    url_ = testing::PostgresTestUrl();
+    if (url_.empty()) GTEST_SKIP() << "no PostgreSQL server";
+  }
+  std::string url_;
+};
+
+TEST_F(PgServer, AConnectionTheServerClosedIsReplacedBeforeUse) {
+  auto pool = Pool::Open({.url = url_, .size = 1, .logger = Quiet()});
+  ASSERT_TRUE(pool.ok()) << pool.status().ToString();
+  int64_t pid = 0;
+  {
+    auto lease = (*pool)->Acquire();
+    ASSERT_TRUE(lease.ok());
+    auto rows = (*lease)->Exec("SELECT pg_backend_pid()", "pid");
+    ASSERT_TRUE(rows.ok());
+    pid = rows->Int(0, 0);
+  }
+  auto killer = PgConn::Connect(url_);
+  ASSERT_TRUE(killer.ok());
+  ASSERT_TRUE(
+      (*killer)->Exec("SELECT pg_terminate_backend($1)", Params().Add(pid), "terminate").ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // The pool's only connection is closed: the first statement on the next
+  // lease already runs on a new one.
+  auto lease = (*pool)->Acquire();
+  ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+  auto rows = (*lease)->Exec("SELECT pg_backend_pid()", "pid");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_NE(rows->Int(0, 0), pid);
+}
+
+// The backend pid of `conn`'s session.
+int64_t BackendPid(PgConn& conn) {
+  auto rows = conn.Exec("SELECT pg_backend_pid()", "pid");
+  return rows.ok() ? rows->Int(0, 0) : -1;
+}
+
+void Terminate(const std::string& url, int64_t pid) {
+  auto killer = PgConn::Connect(url);
+  ASSERT_TRUE(killer.ok());
+  ASSERT_TRUE(
+      (*killer)->Exec("SELECT pg_terminate_backend($1)", Params().Add(pid), "terminate").ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+}
+
+TEST_F(PgServer, AReadWhoseConnectionIsLostRunsAgainOnceOnTheRerouteConnection) {
+  const std::string sep = url_.find('?') == std::string::npos ? "?" : "&";
+  auto a = Pool::Open({.url = url_ + sep + "application_name=a", .size = 1, .logger = Quiet()});
+  auto b = Pool::Open({.url = url_ + sep + "application_name=b", .size = 1, .logger = Quiet()});
+  ASSERT_TRUE(a.ok() && b.ok());
+  const std::string name_sql = "SELECT current_setting('application_name')";
+  {
+    auto lease = (*a)->Acquire();
+    ASSERT_TRUE(lease.ok());
+    Terminate(url_, BackendPid(**lease));
+    int reroutes = 0;
+    (*lease)->set_reroute([&](PgConn& self) -> Status {
+      ++reroutes;
+      MNEMO_ASSIGN_OR_RETURN(Pool::Lease other, (*b)->Acquire());
+      self.SwapConnection(*other);
+      return Status::Ok();
+    });
+    auto rows = (*lease)->ExecPrepared(name_sql, Params(), "name");
+    ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+    EXPECT_EQ(rows->Text(0, 0), "b");
+    EXPECT_EQ(reroutes, 1);
+    auto again = (*lease)->Exec(name_sql, "name");
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(again->Text(0, 0), "b");
+  }
+  // Each pool closed the other's connection when it came back: both work
+  // on connections of their own.
+  for (auto* pool : {&*a, &*b}) {
+    auto lease = (*pool)->Acquire();
+    ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+    auto rows = (*lease)->Exec(name_sql, "name");
+    ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+    EXPECT_EQ(rows->Text(0, 0), pool == &*a ? "a" : "b");
+  }
+  // Inside a transaction the snapshot is lost with the connection: no reroute.
+  auto lease = (*a)->Acquire();
+  ASSERT_TRUE(lease.ok());
+  ASSERT_TRUE((*lease)->ExecScript("BEGIN", "begin").ok());
+  Terminate(url_, BackendPid(**lease));
+  bool rerouted = false;
+  (*lease)->set_reroute([&](PgConn&) {
+    rerouted = true;
+    return Status::Ok();
+  });
+  EXPECT_FALSE((*lease)->Exec(name_sql, "name").ok());
+  EXPECT_FALSE(rerouted);
+}
+
+TEST_F(PgServer, CommitsRecordTheirWalPositionForTheRouter) {
+  auto pool = Pool::Open({.url = url_, .size = 1, .track_commit_lsn = true, .logger = Quiet()});
+  ASSERT_TRUE(pool.ok());
+  EXPECT_EQ((*pool)->last_commit_lsn(), 0u);
+  ASSERT_TRUE(
+      (*pool)
+          ->Transaction("write",
+                        [](PgConn& c) { return c.Exec("SELECT txid_current()", "xid").status(); })
+          .ok());
+  const uint64_t first = (*pool)->last_commit_lsn();
+  EXPECT_GT(first, 0u);
+  ASSERT_TRUE(
+      (*pool)
+          ->Transaction("write",
+                        [](PgConn& c) { return c.Exec("SELECT txid_current()", "xid").status(); })
+          .ok());
+  EXPECT_GE((*pool)->last_commit_lsn(), first);
+}
+
+TEST_F(PgServer, ReadsAreServedWhenAListedStandbyIsDown) {
+  // One standby down, one "standby" that is the primary itself (a promoted
+  // standby answers the same way): the backend starts, writes, and reads its
+  // writes back.
+  auto backend = PostgresBackend::Open({.url = url_,
+                                        .schema = testing::FreshPostgresSchema(),
+                                        .pool_size = 2,
+                                        .read_urls = {kDeadUrl, url_},
+                                        .logger = Quiet()});
+  ASSERT_TRUE(backend.ok()) << backend.status().ToString();
+  for (int i = 0; i < 20; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    ASSERT_TRUE(
+        (*backend)->Upsert({.owner = "u", .key = key, .content = "v" + key, .now = 1000 + i}).ok());
+    auto found = (*backend)->FindExact("u", "global", key);
+    ASSERT_TRUE(found.ok()) << found.status().ToString();
+    ASSERT_TRUE(found->has_value()) << key;
+    EXPECT_EQ((*found)->content, "v" + key);
+  }
+}
+
+}  // namespace
+}  // namespace mnemo::storage::internal::pg
