@@ -11,6 +11,7 @@
 
 #include "mnemo/config.h"
 #include "mnemo/engine.h"
+#include "mnemo/limits.h"
 #include "mnemo/types.h"
 #include "test_util.h"
 
@@ -514,6 +515,43 @@ TEST_F(EngineRules, TurnCompleteValidatesTheTurn) {
   // Nothing was captured or counted by the rejected turns.
   EXPECT_TRUE(ListAll().empty());
   EXPECT_EQ(StatsOf("send_email"), "");
+}
+
+// The wire's 1 MiB limit of a turn's texts holds for C++ callers too: the
+// service checks it, naming the field and the limit of mnemo/limits.h.
+TEST_F(EngineRules, TurnCompleteRefusesTextsOverTheContentLimit) {
+  const std::string limit = std::to_string(kMaxContentBytes);
+  const std::string oversize(kMaxContentBytes + 1, 'a');
+
+  Turn big = SarahTurn();
+  big.user_message = oversize;
+  Result<TurnResult> r = engine_->archivist().TurnComplete(me_, big);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().field(), "user_message");
+  EXPECT_NE(r.status().message().find("user_message"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("at most " + limit + " bytes"), std::string::npos)
+      << r.status().message();
+
+  Turn answer = SarahTurn();
+  answer.assistant_response = oversize;
+  r = engine_->archivist().TurnComplete(me_, answer);
+  EXPECT_EQ(r.status().field(), "assistant_response");
+
+  Turn output = SarahTurn();
+  output.tool_calls[0].output = oversize;
+  r = engine_->archivist().TurnComplete(me_, output);
+  EXPECT_EQ(r.status().field(), "tool_calls[0].output");
+
+  Turn clean = SarahTurn();
+  clean.tool_calls[0].clean_output = oversize;
+  r = engine_->archivist().TurnComplete(me_, clean);
+  EXPECT_EQ(r.status().field(), "tool_calls[0].clean_output");
+
+  // At the limit the turn is stored.
+  Turn full = SarahTurn();
+  full.user_message = std::string(kMaxContentBytes, 'a');
+  EXPECT_TRUE(engine_->archivist().TurnComplete(me_, full).ok());
 }
 
 }  // namespace
