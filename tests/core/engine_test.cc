@@ -338,6 +338,17 @@ TEST_P(EngineTest, DisabledMemoryAnswersDisabled) {
   EXPECT_EQ(engine_->memory().Store(me_, {.key = "k", .content = "v"}).status().code(),
             StatusCode::kDisabled);
   EXPECT_EQ(engine_->memory().Search(me_, {.query = "v"}).status().code(), StatusCode::kDisabled);
+  // Every service the engine hands out checks it, as the wire does.
+  EXPECT_EQ(engine_->rules().List(me_, std::nullopt).status().code(), StatusCode::kDisabled);
+  EXPECT_EQ(engine_->archivist().TurnComplete(me_, {.session_id = "s"}).status().code(),
+            StatusCode::kDisabled);
+  EXPECT_EQ(engine_->knowledge().GraphQuery(me_, {}).status().code(), StatusCode::kDisabled);
+  EXPECT_EQ(engine_->documents().List(me_, {}).status().code(), StatusCode::kDisabled);
+  EXPECT_EQ(engine_->context().Build(me_, {.query = "v"}).status().code(), StatusCode::kDisabled);
+  EXPECT_EQ(engine_->tools().List(me_).status().code(), StatusCode::kDisabled);
+  EXPECT_EQ(engine_->admin().Health(me_, 0).status().code(), StatusCode::kDisabled);
+  // The path guard answers either way.
+  EXPECT_TRUE(engine_->admin().PathProtected(me_, "/etc/passwd").ok());
 }
 
 TEST_P(EngineTest, RecallIsDisabledUnderAcl) {
