@@ -127,6 +127,7 @@ Status ArchivistService::ValidateTurn(const Turn& turn) const {
           "tool_calls[" + std::to_string(i) + "].duration_ms");
     }
   }
+  MNEMO_RETURN_IF_ERROR(ValidateSize(turn.agent_id, "agent_id", kMaxKeyBytes));
   for (const auto& [text, field] : {std::pair{&turn.user_message, "user_message"},
                                     std::pair{&turn.assistant_response, "assistant_response"}}) {
     MNEMO_RETURN_IF_ERROR(ValidateSize(*text, field, kMaxContentBytes));

@@ -548,6 +548,12 @@ TEST_F(EngineRules, TurnCompleteRefusesTextsOverTheContentLimit) {
   r = engine_->archivist().TurnComplete(me_, clean);
   EXPECT_EQ(r.status().field(), "tool_calls[0].clean_output");
 
+  // The agent's id is a key: at most kMaxKeyBytes.
+  Turn agent = SarahTurn();
+  agent.agent_id = std::string(kMaxKeyBytes + 1, 'a');
+  r = engine_->archivist().TurnComplete(me_, agent);
+  EXPECT_EQ(r.status().field(), "agent_id");
+
   // At the limit the turn is stored.
   Turn full = SarahTurn();
   full.user_message = std::string(kMaxContentBytes, 'a');
