@@ -96,19 +96,22 @@ int main(int argc, char** argv) {
       std::string all;
       for (const std::string& l : lines) all += l + "\n";
       std::istringstream in(all);
-      Check(e.ImportJsonl(who, in).status(), "import");
+      Check(e.admin().ImportJsonl(who, in).status(), "import");
     }
     for (int64_t i = reuse ? continue_from : 0; i < turns; ++i) {
       const size_t a = static_cast<size_t>((2 * i) % static_cast<int64_t>(texts.size()));
       const size_t b = static_cast<size_t>((2 * i + 1) % static_cast<int64_t>(texts.size()));
-      Check(e.TurnComplete(who, {.session_id = "session-" + std::to_string(i % sessions),
-                                 .user_message = texts[a],
-                                 .assistant_response = texts[b]})
+      Check(e.archivist()
+                .TurnComplete(who, {.session_id = "session-" + std::to_string(i % sessions),
+                                    .user_message = texts[a],
+                                    .assistant_response = texts[b]})
                 .status(),
             "turn");
     }
     for (int s = 0; s < sessions; ++s) {
-      Check(e.SessionEnd(who, "session-" + std::to_string(s), /*sync=*/s + 1 == sessions).status(),
+      Check(e.archivist()
+                .SessionEnd(who, "session-" + std::to_string(s), /*sync=*/s + 1 == sessions)
+                .status(),
             "session end");
     }
     ingest_s = MsSince(start) / 1000;
@@ -128,7 +131,7 @@ int main(int argc, char** argv) {
           .query = query_texts[i % query_texts.size()],
           .preset = preset};
       auto t0 = Clock::now();
-      auto block = e.ContextBuild(who, req);
+      auto block = e.context().Build(who, req);
       const double took = MsSince(t0);
       Check(block.status(), "context_build");
       if (i >= 20) {  // the first 20 warm the caches

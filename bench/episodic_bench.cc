@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
                   // The last turn waits for the background archive files.
                   .sync = i + 1 == turns};
     auto t0 = Clock::now();
-    Check(e.TurnComplete(who, t).status(), "turn");
+    Check(e.archivist().TurnComplete(who, t).status(), "turn");
     latency.push_back(MsSince(t0));
   }
   const double ingest_s = MsSince(start) / 1000;
@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
         .query = query_texts.empty() ? Sentence(rng, 2) : query_texts[i % query_texts.size()],
         .limit = 10};
     auto t0 = Clock::now();
-    Check(e.EpisodicSearch(who, q).status(), "search");
+    Check(e.archivist().EpisodicSearch(who, q).status(), "search");
     search.push_back(MsSince(t0));
   }
   std::printf(

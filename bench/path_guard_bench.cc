@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
     std::vector<double> runs;
     for (int round = 0; round < 5; ++round) {
       const auto t = Clock::now();
-      auto r = (*engine)->PathProtected(me, p.string());
+      auto r = (*engine)->admin().PathProtected(me, p.string());
       runs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count());
       if (!r.ok() || r->is_protected != expect) {
         std::fprintf(stderr, "path_guard_bench: wrong answer for %s\n", p.c_str());

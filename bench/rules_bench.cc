@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
         .assistant_response = "Here is the summary.",
         .tool_calls = {Call("files_read", true, "report text"), Call("send_email", true, "sent")}};
     auto start = Clock::now();
-    Check(e.TurnComplete(who, t).status(), "plain turn");
+    Check(e.archivist().TurnComplete(who, t).status(), "plain turn");
     plain.push_back(MsSince(start));
 
     // Spread over 100 mail tools (about 10 rules each at 1 000 turns), as a
@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
     t.tool_calls[1].name = "mailer_" + std::to_string(i % 100);
     t.user_message = "Never email customer " + std::to_string(i) + " about invoices.";
     start = Clock::now();
-    auto r = e.TurnComplete(who, t);
+    auto r = e.archivist().TurnComplete(who, t);
     edict.push_back(MsSince(start));
     Check(r.status(), "edict turn");
     if (r->new_rules.size() != 1) Check(mnemo::Internal("edict not captured"), "edict turn");
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
     t.tool_calls = {Call("shell", false, "make: connection refused"),
                     Call("shell", false, "make: connection refused")};
     start = Clock::now();
-    Check(e.TurnComplete(who, t).status(), "failure turn");
+    Check(e.archivist().TurnComplete(who, t).status(), "failure turn");
     failure.push_back(MsSince(start));
   }
 
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
                              .priority = k < 4   ? mnemo::RulePriority::kCritical
                                          : k < 7 ? mnemo::RulePriority::kHigh
                                                  : mnemo::RulePriority::kNormal};
-      Check(e.PutToolRule(who, put).status(), "put");
+      Check(e.rules().Put(who, put).status(), "put");
     }
   }
   // Cold: a rule changed since the last call (the block is rebuilt from
@@ -113,16 +113,17 @@ int main(int argc, char** argv) {
   std::vector<double> cold, warm;
   size_t bytes = 0;
   for (int i = 0; i < 50; ++i) {
-    Check(e.PutToolRule(who, {.tool_name = "tool_0", .rule = "Changed " + std::to_string(i)})
+    Check(e.rules()
+              .Put(who, {.tool_name = "tool_0", .rule = "Changed " + std::to_string(i)})
               .status(),
           "change");
     auto start = Clock::now();
-    auto p = e.ToolRulesForPrompt(who);
+    auto p = e.rules().ForPrompt(who);
     cold.push_back(MsSince(start));
     Check(p.status(), "prompt");
     bytes = p->rendered.size();
     start = Clock::now();
-    Check(e.ToolRulesForPrompt(who).status(), "prompt");
+    Check(e.rules().ForPrompt(who).status(), "prompt");
     warm.push_back(MsSince(start));
   }
   const Percentiles a = Of(plain), b = Of(edict), c = Of(failure), d = Of(cold), w = Of(warm);

@@ -42,6 +42,12 @@ RESTRICTED = {
     # (core/components.h, the services' *OptionsOf).
     "mnemo/config.h": {"src/core", "src/transport", "apps"},
     "mnemo/engine.h": {"src/core", "src/transport", "apps"},
+    # The public services Engine hands out are the engine's too; the internal
+    # services behind them are src/core's alone (no backdoor past them).
+    **{f"mnemo/{name}.h": {"src/core", "src/transport", "apps"}
+       for name in ("memory", "rules", "archivist", "knowledge", "documents", "context",
+                    "tools", "admin", "services_fwd")},
+    "core/services.h": {"src/core"},
 }
 INTERNAL_ROOMS = {"base", "text", "storage", "core", "transport", "embed", "index", "rules",
                   "archivist", "context", "llm"}

@@ -134,7 +134,7 @@ void SideRecalls(Engine& engine, const std::vector<Query>& queries, RunResult* o
   double keyword = 0;
   double vector = 0;
   for (const Query& q : queries) {
-    auto r = engine.Search(admin, {.query = q.text, .max_results = 100, .min_score = 0.0});
+    auto r = engine.memory().Search(admin, {.query = q.text, .max_results = 100, .min_score = 0.0});
     if (!r.ok()) continue;
     std::set<std::string> rel(q.relevant.begin(), q.relevant.end());
     auto recall_by = [&](auto signal) {
@@ -163,7 +163,8 @@ double TwoThreadSpeedup(Engine& engine, const std::vector<Query>& queries) {
   Principal admin;
   auto run = [&](size_t begin, size_t step) {
     for (size_t i = begin; i < queries.size(); i += step) {
-      (void)engine.Search(admin, {.query = queries[i].text, .max_results = 10, .min_score = 0.0});
+      (void)engine.memory().Search(admin,
+                                   {.query = queries[i].text, .max_results = 10, .min_score = 0.0});
     }
   };
   auto t1 = Clock::now();
@@ -332,13 +333,14 @@ std::variant<RunResult, int> RunOnce(const BenchArgs& args, const std::string& d
   if (reuse) {
     auto s0 = Clock::now();
     if (!queries.empty()) {
-      (void)engine.Search(admin, {.query = queries[0].text, .max_results = 10, .min_score = 0.0});
+      (void)engine.memory().Search(admin,
+                                   {.query = queries[0].text, .max_results = 10, .min_score = 0.0});
     }
     out.first_query_ms = Ms(Clock::now() - s0);
   } else {
     ViewStream in(data);
     auto t0 = Clock::now();
-    auto imported = engine.ImportJsonl(admin, in);
+    auto imported = engine.admin().ImportJsonl(admin, in);
     out.ingest_s = Ms(Clock::now() - t0) / 1000.0;
     if (!imported.ok()) {
       std::cerr << "mnemo bench: import failed: " << imported.status().message() << "\n";
@@ -349,7 +351,8 @@ std::variant<RunResult, int> RunOnce(const BenchArgs& args, const std::string& d
 
   // Warm-up on the first 100 queries, then every query once.
   for (size_t i = 0; i < std::min<size_t>(100, queries.size()); ++i) {
-    (void)engine.Search(admin, {.query = queries[i].text, .max_results = 10, .min_score = 0.0});
+    (void)engine.memory().Search(admin,
+                                 {.query = queries[i].text, .max_results = 10, .min_score = 0.0});
   }
   std::vector<double> lat;
   std::map<std::string, std::pair<double, int>> by_kind;
@@ -359,7 +362,7 @@ std::variant<RunResult, int> RunOnce(const BenchArgs& args, const std::string& d
   for (const Query& q : queries) {
     auto s0 = Clock::now();
     const double c0 = ThreadCpuMs();
-    auto r = engine.Search(admin, {.query = q.text, .max_results = 10, .min_score = 0.0});
+    auto r = engine.memory().Search(admin, {.query = q.text, .max_results = 10, .min_score = 0.0});
     cpu.push_back(ThreadCpuMs() - c0);
     lat.push_back(Ms(Clock::now() - s0));
     if (!r.ok()) {
@@ -395,7 +398,7 @@ std::variant<RunResult, int> RunOnce(const BenchArgs& args, const std::string& d
   std::vector<double> scoped;
   for (const Query& q : queries) {
     auto s0 = Clock::now();
-    auto r = engine.Search(user, {.query = q.text, .max_results = 10, .min_score = 0.0});
+    auto r = engine.memory().Search(user, {.query = q.text, .max_results = 10, .min_score = 0.0});
     scoped.push_back(Ms(Clock::now() - s0));
     if (!r.ok()) {
       std::cerr << "mnemo bench: search as " << user.name << " failed: " << r.status().message()
@@ -491,7 +494,7 @@ int RunVectors(const BenchArgs& args, const fs::path& dir, const std::string& da
   Principal admin;
   ViewStream in(with_vectors);
   auto t0 = Clock::now();
-  auto imported = engine.ImportJsonl(admin, in);
+  auto imported = engine.admin().ImportJsonl(admin, in);
   const double ingest_s = Ms(Clock::now() - t0) / 1000.0;
   if (!imported.ok()) {
     std::cerr << "mnemo bench: import failed: " << imported.status().message() << "\n";
@@ -508,14 +511,14 @@ int RunVectors(const BenchArgs& args, const fs::path& dir, const std::string& da
   double hybrid = 0;
   for (size_t j = 0; j < queries.size(); ++j) {
     auto s0 = Clock::now();
-    auto v = engine.Search(
+    auto v = engine.memory().Search(
         admin, {.query = "?", .max_results = 10, .min_score = 0.0, .embedding = query_vector(j)});
     vec_lat.push_back(Ms(Clock::now() - s0));
     auto s1 = Clock::now();
-    auto h = engine.Search(admin, {.query = queries[j].text,
-                                   .max_results = 10,
-                                   .min_score = 0.0,
-                                   .embedding = query_vector(j)});
+    auto h = engine.memory().Search(admin, {.query = queries[j].text,
+                                            .max_results = 10,
+                                            .min_score = 0.0,
+                                            .embedding = query_vector(j)});
     hyb_lat.push_back(Ms(Clock::now() - s1));
     if (!v.ok() || !h.ok()) {
       std::cerr << "mnemo bench: search failed: " << (v.ok() ? h.status() : v.status()).message()

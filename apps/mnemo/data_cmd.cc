@@ -16,12 +16,12 @@ int Export(const GlobalOptions& g, const std::string& file, const ExportOptions&
   Result<Session> session = OpenSession(g);
   if (!session.ok()) return Fail(session.status());
   if (file.empty())
-    return Fail(session->engine->ExportJsonl(session->principal, std::cout, options));
+    return Fail(session->engine->admin().ExportJsonl(session->principal, std::cout, options));
   const std::string tmp = file + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return Fail(InvalidArgument("cannot write " + file));
-    Status s = session->engine->ExportJsonl(session->principal, out, options);
+    Status s = session->engine->admin().ExportJsonl(session->principal, out, options);
     out.flush();
     if (s.ok() && !out) s = Unavailable("writing " + file + " failed");
     if (!s.ok()) {
@@ -43,7 +43,7 @@ int Import(const GlobalOptions& g, const std::string& file, const ImportOptions&
   if (!session.ok()) return Fail(session.status());
   ProgressFn progress = TerminalProgress("importing");
   Result<ImportReport> report =
-      session->engine->ImportJsonl(session->principal, in, progress, options);
+      session->engine->admin().ImportJsonl(session->principal, in, progress, options);
   if (progress) std::cerr << "\n";
   if (!report.ok()) {
     // Bad lines are named by number: the file they are in comes first.
@@ -94,7 +94,8 @@ int ImportForeign(const GlobalOptions& g, const std::string& path,
                   const ForeignImportOptions& options) {
   Result<Session> session = OpenSession(g);
   if (!session.ok()) return Fail(session.status());
-  Result<ForeignImportReport> r = session->engine->ImportForeign(session->principal, path, options);
+  Result<ForeignImportReport> r =
+      session->engine->admin().ImportForeign(session->principal, path, options);
   if (!r.ok()) return Fail(r.status());
   if (!g.json) {
     PrintForeignReport(*r, path);
@@ -128,7 +129,7 @@ int Reindex(const GlobalOptions& g) {
   Result<Session> session = OpenSession(g);
   if (!session.ok()) return Fail(session.status());
   ProgressFn progress = TerminalProgress("embedding");
-  Result<ReindexReport> r = session->engine->Reindex(session->principal, progress);
+  Result<ReindexReport> r = session->engine->admin().Reindex(session->principal, progress);
   if (progress) std::cerr << "\n";
   if (!r.ok()) return Fail(r.status());
   if (g.json) {

@@ -81,11 +81,11 @@ class Periodic {
 // hours old).
 void Maintain(Engine& engine, int64_t tick) {
   constexpr int kHygieneEveryTicks = 10;
-  if (auto r = engine.CloseIdleSegments(); !r.ok()) {
+  if (auto r = engine.archivist().CloseIdleSegments(); !r.ok()) {
     engine.logger().Log(LogLevel::kWarn, "closing idle segments: " + r.status().message());
   }
   if (tick % kHygieneEveryTicks == 0) {
-    if (auto r = engine.RunHygieneIfDue(); !r.ok()) {
+    if (auto r = engine.admin().RunHygieneIfDue(); !r.ok()) {
       engine.logger().Log(LogLevel::kWarn, "hygiene: " + r.status().message());
     }
   }
@@ -101,7 +101,7 @@ std::unique_ptr<Periodic> IndexSaver(Engine& engine) {
   if (secs <= 0) return nullptr;
   return std::make_unique<Periodic>(std::chrono::seconds(secs), [&engine](int64_t tick) {
     if (tick == 0) return;  // the open has just written what it rebuilt
-    if (Status s = engine.SaveVectorIndexes(); !s.ok()) {
+    if (Status s = engine.admin().SaveVectorIndexes(); !s.ok()) {
       engine.logger().Log(LogLevel::kWarn, s.message());
     }
   });

@@ -15,13 +15,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   mnemo::Principal me;
-  auto stored =
-      (*engine)->Store(me, {.key = "editor", .content = "The user prefers Helix over Vim."});
+  auto stored = (*engine)->memory().Store(
+      me, {.key = "editor", .content = "The user prefers Helix over Vim."});
   if (!stored.ok()) {
     std::cerr << stored.status().ToString() << "\n";
     return 2;
   }
-  auto found = (*engine)->Search(me, {.query = "which editor does the user prefer"});
+  auto found = (*engine)->memory().Search(me, {.query = "which editor does the user prefer"});
   if (!found.ok() || found->results.empty()) {
     std::cerr << "not found\n";
     return 2;

@@ -272,7 +272,7 @@ struct ImportOptions {
   bool merge = false;
 };
 
-// `mnemo import --from FORMAT PATH` (Engine::ImportForeign): memory kept by
+// `mnemo import --from FORMAT PATH` (Admin::ImportForeign): memory kept by
 // another tool. The formats and what each becomes are in docs/storage.md
 // ("Imports from other tools").
 struct ForeignImportOptions {
@@ -359,7 +359,7 @@ struct ToolSpec {
   // `[{"json_field": "content"}]`; "" = none. Nesting at most 64 levels (and
   // when registered, at most server.max_body_bytes bytes).
   std::string cleaner;
-  // C++ only (Engine::RegisterTool; never persisted): used instead of
+  // C++ only (Tools::Register; never persisted): used instead of
   // `cleaner` when set.
   ToolCleanerFn cleaner_fn;
 };
@@ -391,6 +391,8 @@ struct ToolCall {
 
 struct Turn {
   std::string session_id;
+  // Each at most kMaxContentBytes (mnemo/limits.h), as are a tool call's
+  // output and clean_output.
   std::string user_message;
   std::string assistant_response;
   std::vector<ToolCall> tool_calls;  // in the order they ran
@@ -398,7 +400,7 @@ struct Turn {
   std::string agent_id;
   int64_t cost_microdollars = 0;
   bool sync = false;  // wait for background work (segment close)
-  // The harness's id of this turn (1-128 bytes), for safe retries: a repeat
+  // The harness's id of this turn (1-kMaxTurnIdBytes bytes), for safe retries: a repeat
   // with the same (principal, session_id, turn_id) stores nothing and returns
   // the first call's result (TurnResult::replayed). Absent: every call is a
   // new turn, even with the same text.
@@ -459,7 +461,7 @@ struct TurnResult {
   bool replayed = false;
 };
 
-// The markdown archive's background queue (Engine::ArchiveQueue).
+// The markdown archive's background queue (Archivist::ArchiveQueue).
 struct ArchiveQueueStats {
   int64_t bound = 0;     // learning.archive_queue_rows
   int64_t depth = 0;     // rows waiting now

@@ -42,7 +42,7 @@ Result<HealthReport> AdminService::Health(const Principal& who, int audit_lines)
   HealthReport out{.backend = stores_.name,
                    .schema_version = stores_.schema_version,
                    .embedding_provider = options_.embedding_provider,
-                   .archive = archivist_.ArchiveCounts(),
+                   .archive = archivist_.ArchiveQueue(),
                    .audit_enabled = options_.audit_enabled};
   MNEMO_ASSIGN_OR_RETURN(out.hygiene_last_scheduled_run, stores_.entries->LastHygieneRun());
   if (const embed::Embedder* embedder = vectors_.embedder(); embedder != nullptr) {

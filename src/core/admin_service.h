@@ -24,9 +24,9 @@
 #include "core/line_reader.h"
 #include "core/tools_service.h"
 #include "core/vectors_service.h"
+#include "mnemo/admin.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
-#include "mnemo/engine.h"
 #include "mnemo/logger.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
@@ -49,44 +49,6 @@ struct AdminOptions {
 
 AdminOptions AdminOptionsOf(const Config& config, const std::string& workspace);
 
-// What memory.health reports (the inspector's health page): the store, the
-// embedder, the open vector spaces, the archive queue and the audit log's
-// last lines (addresses and outcomes only, as the file holds them).
-struct HealthReport {
-  std::string backend;
-  int schema_version = 0;
-  std::string embedding_provider;
-  std::string embedder_signature;  // "" without an embedder
-  // "ok" when the embedder embedded a probe text just now, else why not
-  // (searches are keyword-only meanwhile); "" without an embedder.
-  std::string embedder_state;
-  // The word-vector file of the `words` embedder: "<path> (<source>, sha256
-  // <checksum>)"; "" with another embedder.
-  std::string word_vectors;
-  struct Space {
-    std::string signature;
-    int64_t dimensions = 0;
-    int64_t vectors = 0;
-    std::string kind;  // flat | hnsw
-  };
-  std::vector<Space> spaces;
-  archivist::ArchiveWriter::Counts archive;
-  // When the scheduled hygiene (at open when due, every 12 h in the daemon)
-  // last ran; `mnemo hygiene run` is not scheduled and not counted.
-  std::optional<TimeMs> hygiene_last_scheduled_run;
-  bool audit_enabled = false;
-  std::vector<std::string> audit_tail;  // oldest first
-  // The integrity checks: "database" (storage::AdminStore::CheckIntegrity,
-  // bounded by kHealthIntegrityBudget) and "vectors <signature>" per open
-  // space (its index files against their own checksums). A damaged part is
-  // kCorruption; a check that could not run or finish is kUnavailable.
-  struct Check {
-    std::string part;
-    Status status;
-  };
-  std::vector<Check> integrity;
-};
-
 // How long memory.health's database check may read (a 1M-entry store takes
 // longer; the answer then says the check did not finish).
 inline constexpr std::chrono::milliseconds kHealthIntegrityBudget{2000};
@@ -101,7 +63,7 @@ class AdminService {
                ArchivistService& archivist, std::shared_ptr<Clock> clock,
                std::shared_ptr<Logger> logger, AdminOptions options);
 
-  // Engine::Reindex and the others (mnemo/engine.h says what each does).
+  // Admin::Reindex and the others (mnemo/admin.h says what each does).
   Result<ReindexReport> Reindex(const Principal& who, const ProgressFn& progress);
   Result<PathCheck> PathProtected(std::string_view path);
   // memory.health: the admin's view (kPermissionDenied for a user under

@@ -76,7 +76,7 @@ class ArchivistService {
   ArchivistService(const ArchivistService&) = delete;
   ArchivistService& operator=(const ArchivistService&) = delete;
 
-  // Engine::TurnComplete (mnemo/engine.h): one pipeline, the turn copied
+  // Archivist::TurnComplete (mnemo/archivist.h): one pipeline, the turn copied
   // and redacted at most once (archivist_turns.cc).
   Result<TurnResult> TurnComplete(const Principal& who, const Turn& turn);
   // The answer to a repeated turn_id waits this long at most for the first
@@ -86,7 +86,7 @@ class ArchivistService {
   // are written.
   void Flush();
 
-  // Engine::EpisodicSearch and the other reads (mnemo/engine.h).
+  // Archivist::EpisodicSearch and the other reads (mnemo/archivist.h, knowledge.h).
   Result<std::vector<EpisodicHit>> EpisodicSearch(const Principal& who, const EpisodicQuery& q);
   Result<std::vector<EpisodicTurn>> SessionTurns(const Principal& who, std::string_view session_id);
   // Returns once the closed segment's recap, events, profile facets and
@@ -140,7 +140,15 @@ class ArchivistService {
   // FollowErasure), keeping none of the session's words.
   Status FollowSessionErasure(const std::string& owner, std::string_view session_id);
 
-  archivist::ArchiveWriter::Counts ArchiveCounts() const { return archive_.counts(); }
+  // Archivist::ArchiveQueue (mnemo/archivist.h).
+  ArchiveQueueStats ArchiveQueue() const {
+    const archivist::ArchiveWriter::Counts c = archive_.counts();
+    return {.bound = static_cast<int64_t>(c.bound),
+            .depth = static_cast<int64_t>(c.depth),
+            .peak = static_cast<int64_t>(c.peak),
+            .written = c.written,
+            .problems = c.problems};
+  }
   const ArchivistOptions& options() const { return options_; }
 
  private:

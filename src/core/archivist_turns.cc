@@ -114,14 +114,23 @@ Status ArchivistService::ValidateTurn(const Turn& turn) const {
     MNEMO_RETURN_IF_ERROR(internal::CheckJsonLimits(
         turn.tool_calls[i].arguments_json, "tool_calls[" + std::to_string(i) + "].arguments",
         options_.max_body_bytes));
+    const std::string at = "tool_calls[" + std::to_string(i) + "]";
+    MNEMO_RETURN_IF_ERROR(
+        ValidateSize(turn.tool_calls[i].output, at + ".output", kMaxContentBytes));
+    if (turn.tool_calls[i].clean_output) {
+      MNEMO_RETURN_IF_ERROR(
+          ValidateSize(*turn.tool_calls[i].clean_output, at + ".clean_output", kMaxContentBytes));
+    }
     if (turn.tool_calls[i].duration_ms < 0) {
       return InvalidArgument(
           "tool_calls[" + std::to_string(i) + "].duration_ms must not be negative",
           "tool_calls[" + std::to_string(i) + "].duration_ms");
     }
   }
+  MNEMO_RETURN_IF_ERROR(ValidateSize(turn.agent_id, "agent_id", kMaxKeyBytes));
   for (const auto& [text, field] : {std::pair{&turn.user_message, "user_message"},
                                     std::pair{&turn.assistant_response, "assistant_response"}}) {
+    MNEMO_RETURN_IF_ERROR(ValidateSize(*text, field, kMaxContentBytes));
     if (!text::IsValidUtf8(*text)) {
       return InvalidArgument(std::string(field) + " is not valid UTF-8", field);
     }

@@ -45,7 +45,7 @@ class ContextWindowService {
                        storage::GraphStore& graph, std::shared_ptr<Clock> clock,
                        ContextWindowOptions options, ToolRegistryFn registry);
 
-  // Engine::ContextAppend, GetContextWindow and ContextPrune (mnemo/engine.h).
+  // Context::Append, Window and Prune (mnemo/context.h).
   Result<ContextAppendResult> Append(const Principal& who, const ContextAppendRequest& req);
   Result<ContextWindow> Window(const Principal& who, const ContextWindowRequest& req);
   Result<ContextPruneResult> Prune(const Principal& who, std::string_view session_id, int64_t keep);

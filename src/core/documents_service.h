@@ -50,7 +50,7 @@ class DocumentsService {
                    std::shared_ptr<Clock> clock, DocumentsOptions options,
                    AccessCountFailureFn on_count_failure, const embed::SoftMatcher* soft = nullptr);
 
-  // Engine::DocPut and its siblings (mnemo/engine.h).
+  // Documents::Put and its siblings (mnemo/documents.h).
   Result<DocumentPutResult> Put(const Principal& who, const DocumentPutRequest& req);
   Result<Document> Get(const Principal& who, std::string_view id);
   Result<std::vector<DocumentSearchHit>> Search(const Principal& who,

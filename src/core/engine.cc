@@ -164,8 +164,17 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->recall = std::make_unique<RecallService>(
       *impl->stores.episodic, *impl->stores.documents, *impl->search, *impl->archivist,
       *impl->documents, *impl->tools, impl->clock, RecallOptionsOf(impl->config));
+  if (impl->config.security.audit.enabled) {
+    constexpr int64_t kMiB = 1024 * 1024;
+    MNEMO_ASSIGN_OR_RETURN(
+        impl->audit, internal::AuditLog::Open(internal::AuditLogPath(impl->config, impl->workspace),
+                                              impl->config.security.audit.max_size_mb * kMiB,
+                                              impl->config.security.audit.keep, impl->logger));
+  }
   impl->services = std::make_unique<internal::Services>(
       internal::Services{.config = impl->config,
+                         .clock = *impl->clock,
+                         .vectors = *impl->vectors,
                          .memory = *impl->memory,
                          .search = *impl->search,
                          .tools = *impl->tools,
@@ -175,14 +184,9 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                          .context_window = *impl->context_window,
                          .archivist = *impl->archivist,
                          .recall = *impl->recall,
-                         .admin = *impl->admin});
-  if (impl->config.security.audit.enabled) {
-    constexpr int64_t kMiB = 1024 * 1024;
-    MNEMO_ASSIGN_OR_RETURN(
-        impl->audit, internal::AuditLog::Open(internal::AuditLogPath(impl->config, impl->workspace),
-                                              impl->config.security.audit.max_size_mb * kMiB,
-                                              impl->config.security.audit.keep, impl->logger));
-  }
+                         .admin = *impl->admin,
+                         .audit = impl->audit.get()});
+  impl->front = std::make_unique<Engine::Impl::Front>(*impl->services);
   // Segments left open by a session that never ended (spec 40): a CLI or
   // stdio process closes them when it opens; their finalisation runs on the
   // worker, drained when the engine closes.
@@ -202,250 +206,16 @@ Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
 
 const Config& Engine::config() const { return impl_->config; }
-const internal::Services& Engine::services() const { return *impl_->services; }
 Logger& Engine::logger() const { return *impl_->logger; }
 const std::string& Engine::workspace() const { return impl_->workspace; }
 
-Result<StoreResult> Engine::Store(const Principal& who, const StoreRequest& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->memory->Store(who, req);
-}
-Result<Entry> Engine::Get(const Principal& who, const GetRequest& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->memory->Get(who, req);
-}
-Result<bool> Engine::Forget(const Principal& who, const ForgetRequest& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->memory->Forget(who, req);
-}
-Result<SearchResponse> Engine::Search(const Principal& who, const SearchRequest& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->search->Search(who, req);
-}
-Result<RecallResponse> Engine::Recall(const Principal& who, const RecallRequest& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->recall->Recall(who, req);
-}
-Result<ToolRule> Engine::PutToolRule(const Principal& who, const ToolRulePut& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->rules->Put(who, req);
-}
-Result<std::optional<ToolRule>> Engine::GetToolRule(const Principal& who, std::string_view tool,
-                                                    std::string_view id) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->rules->Get(who, tool, id);
-}
-Result<std::vector<ToolRule>> Engine::ListToolRules(const Principal& who,
-                                                    std::optional<std::string_view> tool) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->rules->List(who, tool);
-}
-Result<bool> Engine::DeleteToolRule(const Principal& who, std::string_view tool,
-                                    std::string_view id) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->rules->Delete(who, tool, id);
-}
-Result<PromptRules> Engine::ToolRulesForPrompt(const Principal& who,
-                                               const std::vector<std::string>& tools) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->rules->ForPrompt(who, tools);
-}
-Result<TurnResult> Engine::TurnComplete(const Principal& who, const Turn& turn) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->archivist->TurnComplete(who, turn);
-}
-Result<std::vector<EpisodicHit>> Engine::EpisodicSearch(const Principal& who,
-                                                        const EpisodicQuery& q) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->archivist->EpisodicSearch(who, q);
-}
-Result<std::vector<EpisodicTurn>> Engine::SessionTurns(const Principal& who,
-                                                       std::string_view session_id) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->archivist->SessionTurns(who, session_id);
-}
-Result<SessionEndResult> Engine::SessionEnd(const Principal& who, std::string_view session_id,
-                                            bool sync) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->archivist->SessionEnd(who, session_id, sync);
-}
-Result<std::vector<SegmentInfo>> Engine::Segments(const Principal& who,
-                                                  std::string_view session_id) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->archivist->Segments(who, session_id);
-}
-Result<std::vector<EventInfo>> Engine::Events(const Principal& who, const EventsQuery& q) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->archivist->Events(who, q);
-}
-Result<std::vector<ProfileFacet>> Engine::Profile(const Principal& who, const ProfileRequest& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->archivist->Profile(who, req);
-}
-Result<ProfileFacet> Engine::ProfilePut(const Principal& who, std::string_view facet_type,
-                                        std::string_view key, std::string_view value) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->archivist->ProfilePut(who, facet_type, key, value);
-}
-Result<std::string> Engine::ProfileRender(const Principal& who) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->archivist->ProfileRender(who);
-}
-Result<MemoryMdReport> Engine::UpdateMemoryMd(const Principal& who, const MemoryMdRequest& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->archivist->UpdateMemoryMd(who, req);
-}
-Result<GraphUpsertResult> Engine::GraphUpsert(const Principal& who, const GraphUpsertRequest& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->graph->Upsert(who, req);
-}
-Result<std::vector<Triple>> Engine::GraphQuery(const Principal& who, const GraphQueryRequest& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->graph->Query(who, req);
-}
-Result<ProfileFacet> Engine::ProfileCorrect(const Principal& who, const FacetAddress& at,
-                                            std::string_view value) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->archivist->ProfileCorrect(who, at, value);
-}
-Status Engine::ProfileDelete(const Principal& who, const FacetAddress& at) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->archivist->ProfileDelete(who, at);
-}
-Result<EventInfo> Engine::EventCorrect(const Principal& who, const EventCorrection& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->archivist->EventCorrect(who, req);
-}
-Status Engine::EventDelete(const Principal& who, std::string_view id) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->archivist->EventDelete(who, id);
-}
-Result<GraphUpsertResult> Engine::GraphCorrect(const Principal& who, const GraphCorrection& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->graph->Correct(who, req);
-}
-Status Engine::GraphDelete(const Principal& who, std::string_view id) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->graph->Delete(who, id);
-}
-
-Result<ContextBlock> Engine::ContextBuild(const Principal& who, const ContextBuildRequest& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->recall->ContextBuild(who, req);
-}
-Result<Entry> Engine::MarkUseful(const Principal& who, const GetRequest& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->memory->MarkUseful(who, req);
-}
-Result<ListPage> Engine::List(const Principal& who, const ListRequest& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->memory->List(who, req);
-}
-Result<Stats> Engine::GetStats(const Principal& who) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->memory->GetStats(who);
-}
-Result<ToolInfo> Engine::RegisterTool(const Principal& who, const ToolSpec& spec) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->tools->Register(&who, spec);
-}
-Result<ToolInfo> Engine::RegisterTool(const ToolSpec& spec) {
-  return impl_->tools->Register(nullptr, spec);
-}
-Result<std::vector<ToolInfo>> Engine::ListTools(const Principal& /*who*/) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->tools->List();
-}
-Result<ReindexReport> Engine::Reindex(const Principal& who, const ProgressFn& progress) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->admin->Reindex(who, progress);
-}
-Result<HygieneReport> Engine::RunHygiene(const Principal& who) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->memory->RunHygiene(who);
-}
-void Engine::Audit(const Principal& who, const AuditEvent& event) {
-  if (impl_->audit != nullptr) impl_->audit->Append(impl_->clock->NowMs(), who, event);
-}
-Result<PathCheck> Engine::PathProtected(const Principal& /*who*/, std::string_view path) {
-  return impl_->admin->PathProtected(path);
-}
-Result<std::optional<HygieneReport>> Engine::RunHygieneIfDue() {
-  return impl_->memory->RunHygieneIfDue();
-}
-Result<int64_t> Engine::CloseIdleSegments(bool sync) {
-  return impl_->archivist->CloseIdleSegments(sync);
-}
-Status Engine::SaveVectorIndexes() { return impl_->vectors->SaveAll(); }
-ArchiveQueueStats Engine::ArchiveQueue() const {
-  const archivist::ArchiveWriter::Counts c = impl_->archivist->ArchiveCounts();
-  return {.bound = static_cast<int64_t>(c.bound),
-          .depth = static_cast<int64_t>(c.depth),
-          .peak = static_cast<int64_t>(c.peak),
-          .written = c.written,
-          .problems = c.problems};
-}
-Status Engine::ExportJsonl(const Principal& who, std::ostream& out, const ExportOptions& options) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->admin->ExportJsonl(who, out, options);
-}
-Result<ImportReport> Engine::ImportJsonl(const Principal& who, std::istream& in,
-                                         const ProgressFn& progress, const ImportOptions& options) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->admin->ImportJsonl(who, in, progress, options);
-}
-
-Result<ForeignImportReport> Engine::ImportForeign(const Principal& who, const std::string& path,
-                                                  const ForeignImportOptions& options) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->admin->ImportForeign(who, path, options);
-}
-
-Result<DocumentPutResult> Engine::DocPut(const Principal& who, const DocumentPutRequest& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->documents->Put(who, req);
-}
-Result<Document> Engine::DocGet(const Principal& who, std::string_view id) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->documents->Get(who, id);
-}
-Result<std::vector<DocumentSearchHit>> Engine::DocSearch(const Principal& who,
-                                                         const DocumentSearchRequest& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->documents->Search(who, req);
-}
-Result<DocumentList> Engine::DocList(const Principal& who, const DocumentListRequest& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->documents->List(who, req);
-}
-Result<bool> Engine::DocDelete(const Principal& who, std::string_view id) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->documents->Delete(who, id);
-}
-
-Result<ContextAppendResult> Engine::ContextAppend(const Principal& who,
-                                                  const ContextAppendRequest& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->context_window->Append(who, req);
-}
-Result<ContextWindow> Engine::GetContextWindow(const Principal& who,
-                                               const ContextWindowRequest& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->context_window->Window(who, req);
-}
-Result<ContextPruneResult> Engine::ContextPrune(const Principal& who, std::string_view session_id,
-                                                int64_t keep) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->context_window->Prune(who, session_id, keep);
-}
-
-Result<ErasureCounts> Engine::SessionForget(const Principal& who, const SessionForgetRequest& req) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->admin->SessionForget(who, req);
-}
-Result<ErasureCounts> Engine::PrincipalForget(const Principal& who, std::string_view principal) {
-  MNEMO_RETURN_IF_ERROR(impl_->CheckEnabled());
-  return impl_->admin->PrincipalForget(who, principal);
-}
+Memory& Engine::memory() { return impl_->front->memory; }
+Rules& Engine::rules() { return impl_->front->rules; }
+Archivist& Engine::archivist() { return impl_->front->archivist; }
+Knowledge& Engine::knowledge() { return impl_->front->knowledge; }
+Documents& Engine::documents() { return impl_->front->documents; }
+Context& Engine::context() { return impl_->front->context; }
+Tools& Engine::tools() { return impl_->front->tools; }
+Admin& Engine::admin() { return impl_->front->admin; }
 
 }  // namespace mnemo

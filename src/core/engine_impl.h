@@ -72,12 +72,32 @@ struct Engine::Impl {
   // last, so it is drained before any service it runs for is destroyed.
   std::unique_ptr<internal::BackgroundWorker> worker;
 
-  // The services above by reference (core/services.h), for the facade and
-  // the transports' method table; set last by Engine::Open.
+  // The services above by reference (core/services.h), over which the
+  // public ones are built; set by Engine::Open once the others are open.
   std::unique_ptr<internal::Services> services;
 
-  // kDisabled when memory.enabled = false (internal::Services::CheckEnabled).
-  Status CheckEnabled() const { return services->CheckEnabled(); }
+  // The public services (include/mnemo) that Engine hands out, over
+  // `services`.
+  struct Front {
+    explicit Front(const internal::Services& s)
+        : memory(s),
+          rules(s),
+          archivist(s),
+          knowledge(s),
+          documents(s),
+          context(s),
+          tools(s),
+          admin(s) {}
+    Memory memory;
+    Rules rules;
+    Archivist archivist;
+    Knowledge knowledge;
+    Documents documents;
+    Context context;
+    Tools tools;
+    Admin admin;
+  };
+  std::unique_ptr<Front> front;
 };
 
 }  // namespace mnemo

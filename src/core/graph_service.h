@@ -31,7 +31,7 @@ class GraphService {
  public:
   GraphService(storage::GraphStore& graph, std::shared_ptr<Clock> clock, GraphOptions options);
 
-  // Engine::GraphUpsert and Engine::GraphQuery (mnemo/engine.h).
+  // Knowledge::GraphUpsert and Knowledge::GraphQuery (mnemo/knowledge.h).
   Result<GraphUpsertResult> Upsert(const Principal& who, const GraphUpsertRequest& req);
   Result<std::vector<Triple>> Query(const Principal& who, const GraphQueryRequest& req);
   // Corrections (issue 44 section 3). A user changes its own triples, an

@@ -45,7 +45,7 @@ class MemoryService {
   MemoryService(storage::EntryStore& entries, VectorsService& vectors, std::shared_ptr<Clock> clock,
                 std::shared_ptr<Logger> logger, MemoryOptions options);
 
-  // Engine::Store and its siblings (mnemo/engine.h says what each does).
+  // Memory::Store and its siblings (mnemo/memory.h says what each does).
   Result<StoreResult> Store(const Principal& who, const StoreRequest& req);
   Result<Entry> Get(const Principal& who, const GetRequest& req);
   Result<bool> Forget(const Principal& who, const ForgetRequest& req);
@@ -53,7 +53,7 @@ class MemoryService {
   Result<ListPage> List(const Principal& who, const ListRequest& req);
   Result<Stats> GetStats(const Principal& who);
 
-  // Engine::RunHygiene (admin role) and Engine::RunHygieneIfDue.
+  // Admin::RunHygiene (admin role) and Admin::RunHygieneIfDue.
   Result<HygieneReport> RunHygiene(const Principal& who);
   Result<std::optional<HygieneReport>> RunHygieneIfDue();
 

@@ -40,7 +40,7 @@ class RecallService {
                 DocumentsService& documents_service, ToolsService& tools,
                 std::shared_ptr<Clock> clock, RecallOptions options);
 
-  // Engine::Recall and Engine::ContextBuild (mnemo/engine.h).
+  // Memory::Recall and Context::Build (mnemo/memory.h, context.h).
   Result<RecallResponse> Recall(const Principal& who, const RecallRequest& req);
   Result<ContextBlock> ContextBuild(const Principal& who, const ContextBuildRequest& req);
 

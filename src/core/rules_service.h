@@ -53,7 +53,7 @@ class RulesService {
   RulesService(storage::EntryStore& entries, std::shared_ptr<Clock> clock,
                std::shared_ptr<Logger> logger, RulesOptions options, EmbedFn embed);
 
-  // Engine::PutToolRule and its siblings (mnemo/engine.h says what each does).
+  // Rules::Put and its siblings (mnemo/rules.h says what each does).
   Result<ToolRule> Put(const Principal& who, const ToolRulePut& req);
   Result<std::optional<ToolRule>> Get(const Principal& who, std::string_view tool,
                                       std::string_view id);

@@ -37,7 +37,7 @@ class SearchService {
   SearchService(storage::EntryStore& entries, VectorsService& vectors, std::shared_ptr<Clock> clock,
                 std::shared_ptr<Logger> logger, SearchOptions options);
 
-  // Engine::Search (mnemo/engine.h); the caller checks that memory is enabled.
+  // Memory::Search (mnemo/memory.h), which checks that memory is enabled.
   Result<SearchResponse> Search(const Principal& who, const SearchRequest& req);
   // The soft term matcher of the rankings (null without word vectors).
   const embed::SoftMatcher* soft_matcher() const { return vectors_.soft_matcher(); }

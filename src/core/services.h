@@ -1,11 +1,13 @@
-// The services behind an Engine (docs/architecture.md, "Services"): what the
-// transports' method table calls, so that an RPC method needs no method of
-// the public facade. Private to the library: src/core builds it, src/transport
-// reads it through Engine::services().
+// The services behind an Engine (docs/architecture.md, "The front door"):
+// the internal ones, by reference, over which the public services of
+// include/mnemo (Memory, Rules, Archivist, Knowledge, Documents, Context,
+// Tools, Admin) are built. Private to src/core: Engine::Open builds it, the
+// public services read it; nothing outside src/core sees it.
 #pragma once
 
 #include "core/admin_service.h"
 #include "core/archivist_service.h"
+#include "core/audit_log.h"
 #include "core/context_window_service.h"
 #include "core/documents_service.h"
 #include "core/graph_service.h"
@@ -14,14 +16,18 @@
 #include "core/rules_service.h"
 #include "core/search_service.h"
 #include "core/tools_service.h"
+#include "core/vectors_service.h"
+#include "mnemo/clock.h"
 #include "mnemo/config.h"
 #include "mnemo/status.h"
 
 namespace mnemo::internal {
 
-// Hidden at its declaration in mnemo/engine.h, and so here.
+// Hidden at its declarations in include/mnemo, and so here.
 struct __attribute__((visibility("hidden"))) Services {
   const Config& config;
+  Clock& clock;
+  VectorsService& vectors;
   MemoryService& memory;
   SearchService& search;
   ToolsService& tools;
@@ -32,10 +38,11 @@ struct __attribute__((visibility("hidden"))) Services {
   ArchivistService& archivist;
   RecallService& recall;
   AdminService& admin;
+  AuditLog* audit;  // null when [security.audit] is disabled
 
-  // kDisabled when memory.enabled = false. Checked once per call, before
-  // the service: by each facade method and by the method table for every
-  // method that reads or writes memory. The services do not check it.
+  // kDisabled when memory.enabled = false. Checked once per call, by the
+  // public service's method (include/mnemo) before the internal service
+  // runs; the internal services do not check it.
   Status CheckEnabled() const;
 };
 

@@ -51,11 +51,11 @@ class ToolsService {
   // what a search found).
   const context::ToolRegistry& registry() const { return registry_; }
 
-  // Engine::RegisterTool: persisted for a principal (admin role under ACL;
+  // Tools::Register: persisted for a principal (admin role under ACL;
   // the caller checks that memory is enabled), in this process only for
   // `who` null (which may carry a C++ cleaner). Returns what is in force.
   Result<ToolInfo> Register(const Principal* who, const ToolSpec& spec);
-  // Engine::ListTools: every tool in force, by name.
+  // Tools::List: every tool in force, by name.
   Result<std::vector<ToolInfo>> List();
 
  private:

@@ -182,10 +182,15 @@ Status ValidateQuery(std::string_view query) {
 }
 
 Status ValidateQueryLength(std::string_view query) {
-  if (query.size() > kMaxContentBytes) {
-    return InvalidArgument("query is " + std::to_string(query.size()) + " bytes long: at most " +
-                               std::to_string(kMaxContentBytes) + " bytes are allowed",
-                           "query");
+  return ValidateSize(query, "query", kMaxContentBytes);
+}
+
+Status ValidateSize(std::string_view value, std::string_view field, size_t max_bytes) {
+  if (value.size() > max_bytes) {
+    return InvalidArgument(F(field) + " is " + std::to_string(value.size()) +
+                               " bytes long: at most " + std::to_string(max_bytes) +
+                               " bytes are allowed",
+                           F(field));
   }
   return Status::Ok();
 }
@@ -224,12 +229,7 @@ Status ValidateGraphTerm(std::string_view value, std::string_view field, bool al
 Status ValidateText(std::string_view value, std::string_view field, size_t max_bytes,
                     bool allow_empty) {
   if (allow_empty && value.empty()) return Status::Ok();
-  if (value.size() > max_bytes) {
-    return InvalidArgument(F(field) + " is " + std::to_string(value.size()) +
-                               " bytes long: at most " + std::to_string(max_bytes) +
-                               " bytes are allowed",
-                           F(field));
-  }
+  MNEMO_RETURN_IF_ERROR(ValidateSize(value, field, max_bytes));
   if (allow_empty) {
     if (value.find('\0') != std::string_view::npos) {
       return InvalidArgument(F(field) + " contains a NUL character: use UTF-8 text without NUL",

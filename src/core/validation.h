@@ -39,6 +39,9 @@ Status ValidateTimeWindow(const TimeWindow& window);
 Status ValidateQuery(std::string_view query);
 // At most kMaxContentBytes, the message naming the size and the limit.
 Status ValidateQueryLength(std::string_view query);
+// At most `max_bytes` (a limit of mnemo/limits.h): kInvalidArgument naming
+// `field`, the size and the limit otherwise. Checks nothing else.
+Status ValidateSize(std::string_view value, std::string_view field, size_t max_bytes);
 // max_results in 1..kMaxResults (field "max_results").
 Status ValidateMaxResults(int max_results);
 // kInvalidArgument naming `field` when `content` looks like a secret and

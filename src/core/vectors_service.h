@@ -22,8 +22,8 @@
 #include "embed/embedder.h"
 #include "embed/soft_match.h"
 #include "index/index_factory.h"
+#include "mnemo/admin.h"
 #include "mnemo/config.h"
-#include "mnemo/engine.h"
 #include "mnemo/logger.h"
 #include "mnemo/status.h"
 #include "storage/entry_store.h"
@@ -116,7 +116,7 @@ class VectorsService {
   // OtherSignature()'s, when there is one).
   Result<ReindexReport> FillMissing(const ProgressFn& progress);
 
-  // Engine::SaveVectorIndexes: the first failure, after trying every space.
+  // Admin::SaveVectorIndexes: the first failure, after trying every space.
   Status SaveAll();
   // Rebuilds every open space from storage and rewrites its index file
   // (VectorSpace::Purge), so erased vectors leave memory and disk.

@@ -1,5 +1,4 @@
 // memory.context_build (spec 50, "Context block").
-#include "core/services.h"
 #include "core/validation.h"
 #include "transport/method_table.h"
 
@@ -12,8 +11,7 @@ Result<json> HandleContextBuild(const MethodContext& ctx, const json& p) {
   if (p.contains("budget_chars")) req.budget_chars = p.at("budget_chars").get<int64_t>();
   if (p.contains("agent_id")) req.agent_id = p.at("agent_id").get<std::string>();
   MNEMO_ASSIGN_OR_RETURN(req.window, TimeWindowOf(p));
-  MNEMO_ASSIGN_OR_RETURN(ContextBlock block,
-                         ctx.services().recall.ContextBuild(ctx.principal, req));
+  MNEMO_ASSIGN_OR_RETURN(ContextBlock block, ctx.engine.context().Build(ctx.principal, req));
   json sections = json::array();
   for (const ContextBlockSection& s : block.sections) {
     sections.push_back({{"name", s.name}, {"items", s.items}, {"chars", s.chars}});

@@ -4,7 +4,6 @@
 
 #include "base/time.h"
 #include "core/context_event_json.h"
-#include "core/services.h"
 #include "core/validation.h"
 #include "transport/method_table.h"
 
@@ -30,8 +29,7 @@ Result<json> HandleContextAppend(const MethodContext& ctx, const json& p) {
   ContextAppendRequest req{
       .session_id = p.at("session_id"),
       .raw_json = has_event ? DumpJson(p.at("event")) : p.at("event_json").get<std::string>()};
-  MNEMO_ASSIGN_OR_RETURN(ContextAppendResult r,
-                         ctx.services().context_window.Append(ctx.principal, req));
+  MNEMO_ASSIGN_OR_RETURN(ContextAppendResult r, ctx.engine.context().Append(ctx.principal, req));
   return json{{"session_id", r.session_id}, {"seq", r.seq}, {"chars", r.chars}};
 }
 
@@ -40,7 +38,7 @@ Result<json> HandleContextWindow(const MethodContext& ctx, const json& p) {
                            .query = p.at("query"),
                            .budget_chars = p.at("budget_chars").get<int64_t>(),
                            .protected_count = p.at("protected").get<int>()};
-  MNEMO_ASSIGN_OR_RETURN(ContextWindow w, ctx.services().context_window.Window(ctx.principal, req));
+  MNEMO_ASSIGN_OR_RETURN(ContextWindow w, ctx.engine.context().Window(ctx.principal, req));
   json events = json::array();
   for (const ContextWindowEvent& e : w.events) {
     // Stored text is dumped into the response, which recurses: an event
@@ -78,8 +76,8 @@ std::string RenderContextWindow(const json&, const json& result) {
 Result<json> HandleContextPrune(const MethodContext& ctx, const json& p) {
   MNEMO_ASSIGN_OR_RETURN(
       ContextPruneResult r,
-      ctx.services().context_window.Prune(ctx.principal, p.at("session_id").get<std::string>(),
-                                          p.at("keep").get<int64_t>()));
+      ctx.engine.context().Prune(ctx.principal, p.at("session_id").get<std::string>(),
+                                 p.at("keep").get<int64_t>()));
   json documents = json::array();
   for (const ContextArchive& a : r.documents) {
     documents.push_back({{"id", a.document_id},

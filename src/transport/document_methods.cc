@@ -3,7 +3,6 @@
 #include <optional>
 
 #include "base/time.h"
-#include "core/services.h"
 #include "core/validation.h"
 #include "transport/method_table.h"
 
@@ -66,7 +65,7 @@ Result<json> HandleDocPut(const MethodContext& ctx, const json& p) {
   DocumentPutRequest req{.content = p.at("content")};
   if (p.contains("source")) req.source = p.at("source").get<std::string>();
   if (p.contains("meta")) req.meta = DumpJson(p.at("meta"));
-  MNEMO_ASSIGN_OR_RETURN(DocumentPutResult r, ctx.services().documents.Put(ctx.principal, req));
+  MNEMO_ASSIGN_OR_RETURN(DocumentPutResult r, ctx.engine.documents().Put(ctx.principal, req));
   return json{{"id", r.id}, {"created", r.created}};
 }
 
@@ -76,8 +75,8 @@ std::string RenderDocPut(const json&, const json& result) {
 }
 
 Result<json> HandleDocGet(const MethodContext& ctx, const json& p) {
-  MNEMO_ASSIGN_OR_RETURN(
-      Document d, ctx.services().documents.Get(ctx.principal, p.at("id").get<std::string>()));
+  MNEMO_ASSIGN_OR_RETURN(Document d,
+                         ctx.engine.documents().Get(ctx.principal, p.at("id").get<std::string>()));
   json out = DocumentToJson(d);
   out["content"] = d.content;
   return out;
@@ -86,7 +85,7 @@ Result<json> HandleDocGet(const MethodContext& ctx, const json& p) {
 Result<json> HandleDocSearch(const MethodContext& ctx, const json& p) {
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<DocumentSearchHit> hits,
-      ctx.services().documents.Search(
+      ctx.engine.documents().Search(
           ctx.principal, {.query = p.at("query"), .max_results = p.at("max_results").get<int>()}));
   json results = json::array();
   for (const DocumentSearchHit& h : hits) {
@@ -113,7 +112,7 @@ Result<json> HandleDocList(const MethodContext& ctx, const json& p) {
   DocumentListRequest req{.limit = p.at("limit").get<int>(),
                           .offset = p.at("offset").get<int64_t>()};
   if (p.contains("source")) req.source = p.at("source").get<std::string>();
-  MNEMO_ASSIGN_OR_RETURN(DocumentList list, ctx.services().documents.List(ctx.principal, req));
+  MNEMO_ASSIGN_OR_RETURN(DocumentList list, ctx.engine.documents().List(ctx.principal, req));
   json docs = json::array();
   for (const Document& d : list.documents) docs.push_back(DocumentToJson(d));
   return json{{"documents", std::move(docs)},
@@ -122,7 +121,7 @@ Result<json> HandleDocList(const MethodContext& ctx, const json& p) {
 
 Result<json> HandleDocDelete(const MethodContext& ctx, const json& p) {
   MNEMO_ASSIGN_OR_RETURN(
-      bool deleted, ctx.services().documents.Delete(ctx.principal, p.at("id").get<std::string>()));
+      bool deleted, ctx.engine.documents().Delete(ctx.principal, p.at("id").get<std::string>()));
   return json{{"deleted", deleted}};
 }
 

@@ -3,7 +3,6 @@
 #include <optional>
 
 #include "base/time.h"
-#include "core/services.h"
 #include "core/validation.h"
 #include "transport/method_table.h"
 #include "transport/rule_wire.h"
@@ -28,7 +27,7 @@ Result<json> HandleEpisodicSearch(const MethodContext& ctx, const json& p) {
   MNEMO_ASSIGN_OR_RETURN(q.window, TimeWindowOf(p));
   q.recency_weight = p.at("recency_weight").get<double>();
   MNEMO_ASSIGN_OR_RETURN(std::vector<EpisodicHit> hits,
-                         ctx.services().archivist.EpisodicSearch(ctx.principal, q));
+                         ctx.engine.archivist().EpisodicSearch(ctx.principal, q));
   json results = json::array();
   for (const EpisodicHit& h : hits) {
     json row = EpisodicTurnToJson(h.turn);
@@ -60,7 +59,7 @@ std::string RenderEpisodicSearch(const json& params, const json& result) {
 Result<json> HandleSessionTurns(const MethodContext& ctx, const json& p) {
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<EpisodicTurn> turns,
-      ctx.services().archivist.SessionTurns(ctx.principal, p.at("session_id").get<std::string>()));
+      ctx.engine.archivist().SessionTurns(ctx.principal, p.at("session_id").get<std::string>()));
   json rows = json::array();
   for (const EpisodicTurn& t : turns) rows.push_back(EpisodicTurnToJson(t));
   return json{{"session_id", p.at("session_id")}, {"turns", std::move(rows)}};
@@ -70,7 +69,7 @@ Result<json> HandleUpdateMemoryMd(const MethodContext& ctx, const json& p) {
   MemoryMdRequest req{.file = p.at("file"), .action = p.at("action"), .content = p.at("content")};
   if (p.contains("section_title")) req.section_title = p.at("section_title").get<std::string>();
   MNEMO_ASSIGN_OR_RETURN(MemoryMdReport r,
-                         ctx.services().archivist.UpdateMemoryMd(ctx.principal, req));
+                         ctx.engine.archivist().UpdateMemoryMd(ctx.principal, req));
   return json{{"file", r.file}, {"bytes", r.bytes}, {"section_created", r.section_created}};
 }
 
@@ -82,8 +81,8 @@ std::string RenderUpdateMemoryMd(const json& params, const json& result) {
 Result<json> HandleSessionEnd(const MethodContext& ctx, const json& p) {
   MNEMO_ASSIGN_OR_RETURN(
       SessionEndResult r,
-      ctx.services().archivist.SessionEnd(ctx.principal, p.at("session_id").get<std::string>(),
-                                          p.at("sync").get<bool>()));
+      ctx.engine.archivist().SessionEnd(ctx.principal, p.at("session_id").get<std::string>(),
+                                        p.at("sync").get<bool>()));
   return json{{"closed", r.closed}, {"segment_id", r.segment_id}};
 }
 
@@ -105,7 +104,7 @@ Result<json> HandleSegments(const MethodContext& ctx, const json& p) {
   std::string session;
   if (p.contains("session_id")) session = p.at("session_id").get<std::string>();
   MNEMO_ASSIGN_OR_RETURN(std::vector<SegmentInfo> segments,
-                         ctx.services().archivist.Segments(ctx.principal, session));
+                         ctx.engine.archivist().Segments(ctx.principal, session));
   json out = json::array();
   for (const SegmentInfo& s : segments) out.push_back(SegmentToJson(s));
   return json{{"segments", std::move(out)}};
@@ -129,7 +128,7 @@ Result<json> HandleEvents(const MethodContext& ctx, const json& p) {
   if (p.contains("type")) q.type = p.at("type").get<std::string>();
   if (p.contains("query")) q.query = p.at("query").get<std::string>();
   MNEMO_ASSIGN_OR_RETURN(std::vector<EventInfo> events,
-                         ctx.services().archivist.Events(ctx.principal, q));
+                         ctx.engine.archivist().Events(ctx.principal, q));
   json out = json::array();
   for (const EventInfo& e : events) {
     json row = EventJson(e);
@@ -170,7 +169,7 @@ Result<json> HandleProfile(const MethodContext& ctx, const json& p) {
   ProfileRequest req;
   MNEMO_ASSIGN_OR_RETURN(req.as_of, TimeOf(p, "as_of"));
   MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets,
-                         ctx.services().archivist.Profile(ctx.principal, req));
+                         ctx.engine.knowledge().Profile(ctx.principal, req));
   const bool history = p.at("include_history").get<bool>();
   json out = json::array();
   for (const ProfileFacet& f : facets) out.push_back(FacetJson(f, history));
@@ -179,15 +178,14 @@ Result<json> HandleProfile(const MethodContext& ctx, const json& p) {
 
 Result<json> HandleProfilePut(const MethodContext& ctx, const json& p) {
   MNEMO_ASSIGN_OR_RETURN(ProfileFacet f,
-                         ctx.services().archivist.ProfilePut(
+                         ctx.engine.knowledge().ProfilePut(
                              ctx.principal, p.at("facet_type").get<std::string>(),
                              p.at("key").get<std::string>(), p.at("value").get<std::string>()));
   return FacetJson(f, /*history=*/true);
 }
 
 Result<json> HandleProfileRender(const MethodContext& ctx, const json&) {
-  MNEMO_ASSIGN_OR_RETURN(std::string rendered,
-                         ctx.services().archivist.ProfileRender(ctx.principal));
+  MNEMO_ASSIGN_OR_RETURN(std::string rendered, ctx.engine.knowledge().ProfileRender(ctx.principal));
   return json{{"rendered", rendered}};
 }
 
@@ -306,13 +304,13 @@ FacetAddress FacetAddressOf(const json& p) {
 
 Result<json> HandleProfileCorrect(const MethodContext& ctx, const json& p) {
   MNEMO_ASSIGN_OR_RETURN(ProfileFacet f,
-                         ctx.services().archivist.ProfileCorrect(ctx.principal, FacetAddressOf(p),
-                                                                 p.at("value").get<std::string>()));
+                         ctx.engine.knowledge().ProfileCorrect(ctx.principal, FacetAddressOf(p),
+                                                               p.at("value").get<std::string>()));
   return FacetJson(f, /*history=*/true);
 }
 
 Result<json> HandleProfileDelete(const MethodContext& ctx, const json& p) {
-  MNEMO_RETURN_IF_ERROR(ctx.services().archivist.ProfileDelete(ctx.principal, FacetAddressOf(p)));
+  MNEMO_RETURN_IF_ERROR(ctx.engine.knowledge().ProfileDelete(ctx.principal, FacetAddressOf(p)));
   return json{{"deleted", true}, {"facet_type", p.at("facet_type")}, {"key", p.at("key")}};
 }
 
@@ -320,13 +318,13 @@ Result<json> HandleEventCorrect(const MethodContext& ctx, const json& p) {
   EventCorrection req{.id = p.at("id")};
   if (p.contains("type")) req.type = p.at("type").get<std::string>();
   if (p.contains("text")) req.text = p.at("text").get<std::string>();
-  MNEMO_ASSIGN_OR_RETURN(EventInfo e, ctx.services().archivist.EventCorrect(ctx.principal, req));
+  MNEMO_ASSIGN_OR_RETURN(EventInfo e, ctx.engine.archivist().EventCorrect(ctx.principal, req));
   return EventJson(e);
 }
 
 Result<json> HandleEventDelete(const MethodContext& ctx, const json& p) {
   MNEMO_RETURN_IF_ERROR(
-      ctx.services().archivist.EventDelete(ctx.principal, p.at("id").get<std::string>()));
+      ctx.engine.archivist().EventDelete(ctx.principal, p.at("id").get<std::string>()));
   return json{{"deleted", true}, {"id", p.at("id")}};
 }
 

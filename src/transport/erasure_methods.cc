@@ -4,7 +4,6 @@
 // CallMethod writes to the audit log (counts, never content).
 #include <string>
 
-#include "core/services.h"
 #include "core/validation.h"
 #include "transport/method_table.h"
 
@@ -37,14 +36,14 @@ Result<json> HandleSessionForget(const MethodContext& ctx, const json& p) {
   SessionForgetRequest req{.session_id = p.at("session_id").get<std::string>()};
   if (p.contains("owner")) req.owner = p.at("owner").get<std::string>();
   MNEMO_ASSIGN_OR_RETURN(ErasureCounts counts,
-                         ctx.services().admin.SessionForget(ctx.principal, req));
+                         ctx.engine.admin().SessionForget(ctx.principal, req));
   return json{{"erased", ErasedToJson(counts)}};
 }
 
 Result<json> HandlePrincipalForget(const MethodContext& ctx, const json& p) {
   MNEMO_ASSIGN_OR_RETURN(
       ErasureCounts counts,
-      ctx.services().admin.PrincipalForget(ctx.principal, p.at("principal").get<std::string>()));
+      ctx.engine.admin().PrincipalForget(ctx.principal, p.at("principal").get<std::string>()));
   return json{{"erased", ErasedToJson(counts)}};
 }
 

@@ -3,7 +3,6 @@
 #include <string>
 
 #include "base/time.h"
-#include "core/services.h"
 #include "transport/method_table.h"
 
 namespace mnemo::transport {
@@ -54,7 +53,8 @@ Result<json> HandleGraphUpsert(const MethodContext& ctx, const json& p) {
       .subject = p.at("subject"), .predicate = p.at("predicate"), .object = p.at("object")};
   if (p.contains("confidence")) req.confidence = p.at("confidence").get<double>();
   if (p.contains("source")) req.source = p.at("source").get<std::string>();
-  MNEMO_ASSIGN_OR_RETURN(GraphUpsertResult r, ctx.services().graph.Upsert(ctx.principal, req));
+  MNEMO_ASSIGN_OR_RETURN(GraphUpsertResult r,
+                         ctx.engine.knowledge().GraphUpsert(ctx.principal, req));
   json out = TripleToJson(r.triple);
   out["created"] = r.created;
   out["superseded"] = r.superseded;
@@ -79,7 +79,7 @@ Result<json> HandleGraphQuery(const MethodContext& ctx, const json& p) {
   if (p.contains("object")) req.object = p.at("object").get<std::string>();
   MNEMO_ASSIGN_OR_RETURN(req.as_of, TimeOf(p, "as_of"));
   MNEMO_ASSIGN_OR_RETURN(std::vector<Triple> triples,
-                         ctx.services().graph.Query(ctx.principal, req));
+                         ctx.engine.knowledge().GraphQuery(ctx.principal, req));
   json out = json::array();
   for (const Triple& t : triples) out.push_back(TripleToJson(t));
   return json{{"triples", std::move(out)}};
@@ -171,7 +171,8 @@ Result<json> HandleGraphCorrect(const MethodContext& ctx, const json& p) {
   if (p.contains("predicate")) req.predicate = p.at("predicate").get<std::string>();
   if (p.contains("object")) req.object = p.at("object").get<std::string>();
   if (p.contains("confidence")) req.confidence = p.at("confidence").get<double>();
-  MNEMO_ASSIGN_OR_RETURN(GraphUpsertResult r, ctx.services().graph.Correct(ctx.principal, req));
+  MNEMO_ASSIGN_OR_RETURN(GraphUpsertResult r,
+                         ctx.engine.knowledge().GraphCorrect(ctx.principal, req));
   json out = TripleToJson(r.triple);
   out["created"] = r.created;
   out["superseded"] = r.superseded;
@@ -180,7 +181,8 @@ Result<json> HandleGraphCorrect(const MethodContext& ctx, const json& p) {
 }
 
 Result<json> HandleGraphDelete(const MethodContext& ctx, const json& p) {
-  MNEMO_RETURN_IF_ERROR(ctx.services().graph.Delete(ctx.principal, p.at("id").get<std::string>()));
+  MNEMO_RETURN_IF_ERROR(
+      ctx.engine.knowledge().GraphDelete(ctx.principal, p.at("id").get<std::string>()));
   return json{{"deleted", true}, {"id", p.at("id")}};
 }
 

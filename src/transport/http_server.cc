@@ -355,11 +355,11 @@ std::optional<Principal> HttpServer::Impl::Authenticate(const HttpRequest& req,
   }
   // An audit line per refused caller (spec 10 "Audit"): the endpoint and
   // whether a token was sent, never the token.
-  engine.Audit(Principal{.name = "", .role = Role::kUser},
-               AuditEvent{.method = "http.authenticate",
-                          .ns = req.method + " " + req.path,
-                          .key = header.empty() ? "no_token" : "invalid_token",
-                          .outcome = "denied"});
+  engine.admin().Audit(Principal{.name = "", .role = Role::kUser},
+                       AuditEvent{.method = "http.authenticate",
+                                  .ns = req.method + " " + req.path,
+                                  .key = header.empty() ? "no_token" : "invalid_token",
+                                  .outcome = "denied"});
   res.AddHeader("WWW-Authenticate", "Bearer");
   res.close = true;
   res.Set(401,
@@ -470,11 +470,11 @@ void HttpServer::Impl::HandleMetrics(const HttpRequest& req, HttpResponse& res) 
             kJson);
     return;
   }
-  Result<Stats> stats = engine.GetStats(*caller);
-  res.Set(
-      200,
-      metrics.Render(stats.ok() ? stats->entries : -1, loop.QueueDepth(), engine.ArchiveQueue()),
-      "text/plain; version=0.0.4");
+  Result<Stats> stats = engine.memory().GetStats(*caller);
+  res.Set(200,
+          metrics.Render(stats.ok() ? stats->entries : -1, loop.QueueDepth(),
+                         engine.archivist().ArchiveQueue()),
+          "text/plain; version=0.0.4");
 }
 
 HttpServer::HttpServer(Engine& engine, HttpServerOptions options)

@@ -4,7 +4,6 @@
 
 #include "base/time.h"
 #include "core/entry_json.h"
-#include "core/services.h"
 #include "core/validation.h"
 #include "transport/memory_wire.h"
 #include "transport/method_table.h"
@@ -109,19 +108,19 @@ Result<json> HandleStore(const MethodContext& ctx, const json& p) {
     MNEMO_ASSIGN_OR_RETURN(req.visibility, ParseVisibility(p.at("visibility").get<std::string>()));
   }
   if (p.contains("embedding")) req.embedding = p.at("embedding").get<std::vector<float>>();
-  MNEMO_ASSIGN_OR_RETURN(StoreResult r, ctx.services().memory.Store(ctx.principal, req));
+  MNEMO_ASSIGN_OR_RETURN(StoreResult r, ctx.engine.memory().Store(ctx.principal, req));
   return StoreResultToJson(r);
 }
 
 Result<json> HandleGet(const MethodContext& ctx, const json& p) {
-  Result<Entry> e = ctx.services().memory.Get(ctx.principal, ToGetRequest(p));
+  Result<Entry> e = ctx.engine.memory().Get(ctx.principal, ToGetRequest(p));
   if (!e.ok()) return MissStatus(e.status(), p.at("key"));
   return EntryToJson(*e);
 }
 
 Result<json> HandleForget(const MethodContext& ctx, const json& p) {
   ForgetRequest req{.key = p.at("key"), .ns = p.at("namespace"), .owner = OptString(p, "owner")};
-  MNEMO_ASSIGN_OR_RETURN(bool forgotten, ctx.services().memory.Forget(ctx.principal, req));
+  MNEMO_ASSIGN_OR_RETURN(bool forgotten, ctx.engine.memory().Forget(ctx.principal, req));
   return json{{"forgotten", forgotten}};
 }
 
@@ -137,7 +136,7 @@ Result<json> HandleSearch(const MethodContext& ctx, const json& p) {
   if (p.contains("embedding")) req.embedding = p.at("embedding").get<std::vector<float>>();
   MNEMO_ASSIGN_OR_RETURN(req.window, TimeWindowOf(p));
   req.recency_weight = p.at("recency_weight").get<double>();
-  MNEMO_ASSIGN_OR_RETURN(SearchResponse r, ctx.services().search.Search(ctx.principal, req));
+  MNEMO_ASSIGN_OR_RETURN(SearchResponse r, ctx.engine.memory().Search(ctx.principal, req));
   return SearchResponseToJson(r);
 }
 
@@ -149,12 +148,12 @@ Result<json> HandleRecall(const MethodContext& ctx, const json& p) {
   if (p.contains("agent_id")) req.agent_id = p.at("agent_id").get<std::string>();
   MNEMO_ASSIGN_OR_RETURN(req.window, TimeWindowOf(p));
   req.recency_weight = p.at("recency_weight").get<double>();
-  MNEMO_ASSIGN_OR_RETURN(RecallResponse r, ctx.services().recall.Recall(ctx.principal, req));
+  MNEMO_ASSIGN_OR_RETURN(RecallResponse r, ctx.engine.memory().Recall(ctx.principal, req));
   return RecallResponseToJson(r);
 }
 
 Result<json> HandleMarkUseful(const MethodContext& ctx, const json& p) {
-  Result<Entry> e = ctx.services().memory.MarkUseful(ctx.principal, ToGetRequest(p));
+  Result<Entry> e = ctx.engine.memory().MarkUseful(ctx.principal, ToGetRequest(p));
   if (!e.ok()) return MissStatus(e.status(), p.at("key"));
   return EntryToJson(*e);
 }
@@ -165,12 +164,12 @@ Result<json> HandleList(const MethodContext& ctx, const json& p) {
                   .ns_prefix = OptString(p, "namespace_prefix"),
                   .limit = p.at("limit").get<int>(),
                   .offset = p.at("offset").get<int64_t>()};
-  MNEMO_ASSIGN_OR_RETURN(ListPage page, ctx.services().memory.List(ctx.principal, req));
+  MNEMO_ASSIGN_OR_RETURN(ListPage page, ctx.engine.memory().List(ctx.principal, req));
   return ListPageToJson(page);
 }
 
 Result<json> HandleStats(const MethodContext& ctx, const json&) {
-  MNEMO_ASSIGN_OR_RETURN(Stats s, ctx.services().memory.GetStats(ctx.principal));
+  MNEMO_ASSIGN_OR_RETURN(Stats s, ctx.engine.memory().GetStats(ctx.principal));
   return StatsToJson(s);
 }
 
@@ -411,8 +410,7 @@ MethodSpec HygieneSpec() {
                               {"deleted", integer},
                               {"exempt_useful", integer}}}},
           .handler = [](const MethodContext& ctx, const json&) -> Result<json> {
-            MNEMO_ASSIGN_OR_RETURN(HygieneReport r,
-                                   ctx.services().memory.RunHygiene(ctx.principal));
+            MNEMO_ASSIGN_OR_RETURN(HygieneReport r, ctx.engine.admin().RunHygiene(ctx.principal));
             return json{{"ran_at", mnemo::internal::FormatRfc3339(r.ran_at)},
                         {"scanned", r.scanned},
                         {"archived", r.archived},
@@ -474,7 +472,7 @@ MethodSpec HealthSpec() {
           .handler = [](const MethodContext& ctx, const json& p) -> Result<json> {
             MNEMO_ASSIGN_OR_RETURN(
                 HealthReport r,
-                ctx.services().admin.Health(ctx.principal, p.at("audit_lines").get<int>()));
+                ctx.engine.admin().Health(ctx.principal, p.at("audit_lines").get<int>()));
             json spaces = json::array();
             for (const HealthReport::Space& s : r.spaces) {
               spaces.push_back({{"signature", s.signature},
@@ -506,38 +504,38 @@ MethodSpec HealthSpec() {
 }
 
 MethodSpec PathProtectedSpec() {
-  return {.name = "memory.path_protected",
-          .read_only = true,
-          .description =
-              "Whether a path is part of mnemo's storage (workspace database, "
-              "index, archive, knowledge files, markdown store, audit log), after "
-              "resolving symlinks and '..': a file tool should refuse it.",
-          .params = {{.name = "path",
-                      .type = ParamType::kString,
-                      .description = "Absolute path (a relative one is taken from the "
-                                     "daemon's working directory)",
-                      .required = true,
-                      .max_bytes = 4096}},
-          .result_schema = {{"type", "object"},
-                            {"properties",
-                             {{"protected", {{"type", "boolean"}}},
-                              {"path", {{"type", "string"}}},
-                              {"reason", {{"type", "string"}}}}}},
-          .handler = [](const MethodContext& ctx, const json& p) -> Result<json> {
-            MNEMO_ASSIGN_OR_RETURN(
-                PathCheck c, ctx.services().admin.PathProtected(p.at("path").get<std::string>()));
-            json out = {{"protected", c.is_protected}, {"path", c.resolved}};
-            if (c.is_protected) out["reason"] = c.reason;
-            return out;
-          },
-          .render = [](const json&, const json& r) -> std::string {
-            return r.at("protected").get<bool>()
-                       ? "protected: " + r.at("path").get<std::string>() + " is " +
-                             r.at("reason").get<std::string>()
-                       : "not protected: " + r.at("path").get<std::string>();
-          },
-          // The path guard answers whether memory is enabled or not.
-          .needs_memory = false};
+  return {
+      .name = "memory.path_protected",
+      .read_only = true,
+      .description =
+          "Whether a path is part of mnemo's storage (workspace database, "
+          "index, archive, knowledge files, markdown store, audit log), after "
+          "resolving symlinks and '..': a file tool should refuse it.",
+      .params = {{.name = "path",
+                  .type = ParamType::kString,
+                  .description = "Absolute path (a relative one is taken from the "
+                                 "daemon's working directory)",
+                  .required = true,
+                  .max_bytes = 4096}},
+      .result_schema = {{"type", "object"},
+                        {"properties",
+                         {{"protected", {{"type", "boolean"}}},
+                          {"path", {{"type", "string"}}},
+                          {"reason", {{"type", "string"}}}}}},
+      .handler = [](const MethodContext& ctx, const json& p) -> Result<json> {
+        MNEMO_ASSIGN_OR_RETURN(PathCheck c, ctx.engine.admin().PathProtected(
+                                                ctx.principal, p.at("path").get<std::string>()));
+        json out = {{"protected", c.is_protected}, {"path", c.resolved}};
+        if (c.is_protected) out["reason"] = c.reason;
+        return out;
+      },
+      .render = [](const json&, const json& r) -> std::string {
+        return r.at("protected").get<bool>() ? "protected: " + r.at("path").get<std::string>() +
+                                                   " is " + r.at("reason").get<std::string>()
+                                             : "not protected: " + r.at("path").get<std::string>();
+      },
+      // The path guard answers whether memory is enabled or not.
+      .needs_memory = false};
 }
 
 }  // namespace

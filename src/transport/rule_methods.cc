@@ -3,7 +3,6 @@
 #include <optional>
 
 #include "base/time.h"
-#include "core/services.h"
 #include "mnemo/names.h"
 #include "transport/method_table.h"
 #include "transport/rule_wire.h"
@@ -39,15 +38,14 @@ Result<json> HandlePut(const MethodContext& ctx, const json& p) {
   }
   if (p.contains("tags")) req.tags = p.at("tags").get<std::vector<std::string>>();
   if (p.contains("id")) req.id = p.at("id").get<std::string>();
-  MNEMO_ASSIGN_OR_RETURN(ToolRule rule, ctx.services().rules.Put(ctx.principal, req));
+  MNEMO_ASSIGN_OR_RETURN(ToolRule rule, ctx.engine.rules().Put(ctx.principal, req));
   return ToolRuleToJson(rule);
 }
 
 Result<json> HandleGet(const MethodContext& ctx, const json& p) {
-  MNEMO_ASSIGN_OR_RETURN(
-      std::optional<ToolRule> rule,
-      ctx.services().rules.Get(ctx.principal, p.at("tool_name").get<std::string>(),
-                               p.at("id").get<std::string>()));
+  MNEMO_ASSIGN_OR_RETURN(std::optional<ToolRule> rule,
+                         ctx.engine.rules().Get(ctx.principal, p.at("tool_name").get<std::string>(),
+                                                p.at("id").get<std::string>()));
   if (!rule) return json(nullptr);
   return ToolRuleToJson(*rule);
 }
@@ -55,29 +53,28 @@ Result<json> HandleGet(const MethodContext& ctx, const json& p) {
 Result<json> HandleList(const MethodContext& ctx, const json& p) {
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<ToolRule> rules,
-      ctx.services().rules.List(ctx.principal, p.at("tool_name").get<std::string>()));
+      ctx.engine.rules().List(ctx.principal, p.at("tool_name").get<std::string>()));
   return ToolRulesToJson(rules);
 }
 
 Result<json> HandleDelete(const MethodContext& ctx, const json& p) {
   MNEMO_ASSIGN_OR_RETURN(
-      bool deleted, ctx.services().rules.Delete(ctx.principal, p.at("tool_name").get<std::string>(),
-                                                p.at("id").get<std::string>()));
+      bool deleted, ctx.engine.rules().Delete(ctx.principal, p.at("tool_name").get<std::string>(),
+                                              p.at("id").get<std::string>()));
   return json(deleted);
 }
 
 Result<json> HandleForPrompt(const MethodContext& ctx, const json& p) {
   std::vector<std::string> tools;
   if (p.contains("tools")) tools = p.at("tools").get<std::vector<std::string>>();
-  MNEMO_ASSIGN_OR_RETURN(PromptRules prompt, ctx.services().rules.ForPrompt(ctx.principal, tools));
+  MNEMO_ASSIGN_OR_RETURN(PromptRules prompt, ctx.engine.rules().ForPrompt(ctx.principal, tools));
   return json{{"rendered", prompt.rendered}, {"rules", ToolRulesToJson(prompt.rules)}};
 }
 
 Result<json> HandleJson(const MethodContext& ctx, const json& p) {
   std::optional<std::string> tool;
   if (p.contains("tool_name")) tool = p.at("tool_name").get<std::string>();
-  MNEMO_ASSIGN_OR_RETURN(std::vector<ToolRule> rules,
-                         ctx.services().rules.List(ctx.principal, tool));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<ToolRule> rules, ctx.engine.rules().List(ctx.principal, tool));
   return ToolRulesToJson(rules);
 }
 

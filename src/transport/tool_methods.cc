@@ -1,6 +1,5 @@
 // The tool registry methods of spec 50: memory.tool_register and
 // memory.tool_list. One MethodSpec each.
-#include "core/services.h"
 #include "transport/method_table.h"
 
 namespace mnemo::transport {
@@ -41,12 +40,12 @@ Result<json> HandleRegister(const MethodContext& ctx, const json& p) {
                 .description = Text(p, "description"),
                 .no_memory = p.at("no_memory").get<bool>()};
   if (auto it = p.find("cleaner"); it != p.end() && !it->empty()) spec.cleaner = DumpJson(*it);
-  MNEMO_ASSIGN_OR_RETURN(ToolInfo info, ctx.services().tools.Register(&ctx.principal, spec));
+  MNEMO_ASSIGN_OR_RETURN(ToolInfo info, ctx.engine.tools().Register(ctx.principal, spec));
   return ToolInfoToJson(info);
 }
 
 Result<json> HandleList(const MethodContext& ctx, const json&) {
-  MNEMO_ASSIGN_OR_RETURN(std::vector<ToolInfo> tools, ctx.services().tools.List());
+  MNEMO_ASSIGN_OR_RETURN(std::vector<ToolInfo> tools, ctx.engine.tools().List(ctx.principal));
   json out = json::array();
   for (const ToolInfo& t : tools) out.push_back(ToolInfoToJson(t));
   return json{{"tools", std::move(out)}};

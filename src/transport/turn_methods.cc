@@ -3,7 +3,6 @@
 #include <optional>
 
 #include "base/time.h"
-#include "core/services.h"
 #include "core/validation.h"
 #include "transport/method_table.h"
 #include "transport/rule_wire.h"
@@ -44,7 +43,7 @@ Result<json> HandleTurnComplete(const MethodContext& ctx, const json& p) {
     turn.tool_calls.push_back(std::move(call));
   }
   MNEMO_ASSIGN_OR_RETURN(TurnResult result,
-                         ctx.services().archivist.TurnComplete(ctx.principal, turn));
+                         ctx.engine.archivist().TurnComplete(ctx.principal, turn));
   json out = TurnResultToJson(result);
   out["session_id"] = turn.session_id;
   return out;

@@ -62,22 +62,22 @@ TEST(ArchiveQueue, TwentyThousandTurnsStayWithinTheBoundAndWriteEveryFile) {
     threads.emplace_back([&, t] {
       const std::string session = "load-" + std::to_string(t);
       for (int i = 0; i < kTurnsEach; ++i) {
-        auto r = engine->TurnComplete(me, {.session_id = session,
-                                           .user_message = "turn " + std::to_string(i),
-                                           .assistant_response = "ok"});
+        auto r = engine->archivist().TurnComplete(me, {.session_id = session,
+                                                       .user_message = "turn " + std::to_string(i),
+                                                       .assistant_response = "ok"});
         ASSERT_TRUE(r.ok()) << r.status().ToString();
       }
     });
   }
   for (std::thread& th : threads) th.join();
   // A sync turn waits for the archive.
-  ASSERT_TRUE(engine
-                  ->TurnComplete(me, {.session_id = "last",
-                                      .user_message = "done",
-                                      .assistant_response = "ok",
-                                      .sync = true})
+  ASSERT_TRUE(engine->archivist()
+                  .TurnComplete(me, {.session_id = "last",
+                                     .user_message = "done",
+                                     .assistant_response = "ok",
+                                     .sync = true})
                   .ok());
-  const ArchiveQueueStats stats = engine->ArchiveQueue();
+  const ArchiveQueueStats stats = engine->archivist().ArchiveQueue();
   EXPECT_EQ(stats.bound, kBound);
   EXPECT_LE(stats.peak, kBound);
   EXPECT_GE(stats.peak, 1);

@@ -35,11 +35,12 @@ class ArchivistRecaps : public ::testing::Test {
 
   // One turn in `session`, then session_end (waiting for the recap).
   void Converse(Engine& e, const std::string& session, const std::string& text) {
-    ASSERT_TRUE(e.TurnComplete(who_, {.session_id = session,
-                                      .user_message = text,
-                                      .assistant_response = "Understood: " + text})
+    ASSERT_TRUE(e.archivist()
+                    .TurnComplete(who_, {.session_id = session,
+                                         .user_message = text,
+                                         .assistant_response = "Understood: " + text})
                     .ok());
-    auto end = e.SessionEnd(who_, session, /*sync=*/true);
+    auto end = e.archivist().SessionEnd(who_, session, /*sync=*/true);
     ASSERT_TRUE(end.ok()) << end.status().ToString();
     ASSERT_TRUE(end->closed);
   }
@@ -55,7 +56,7 @@ class ArchivistRecaps : public ::testing::Test {
   }
 
   SegmentInfo Only(Engine& e, const std::string& session) {
-    auto segments = e.Segments(who_, session);
+    auto segments = e.archivist().Segments(who_, session);
     EXPECT_TRUE(segments.ok());
     EXPECT_EQ(segments.ok() ? segments->size() : 0u, 1u);
     return segments.ok() && !segments->empty() ? (*segments)[0] : SegmentInfo{};
@@ -126,7 +127,7 @@ TEST_F(ArchivistRecaps, NoLlmConfiguredMeansExtractiveAndNoRequests) {
   SegmentInfo s = Only(*e, "a");
   EXPECT_EQ(s.recap_source, "extractive");
   EXPECT_NE(s.recap.find("Ada"), std::string::npos);
-  auto facets = e->Profile(who_);
+  auto facets = e->knowledge().Profile(who_);
   ASSERT_TRUE(facets.ok());
   ASSERT_FALSE(facets->empty());
   EXPECT_EQ((*facets)[0].facet_type, "context");
@@ -149,7 +150,7 @@ TEST(ArchivistDrift, ATurnFarFromTheSegmentCentroidStartsANewSegment) {
   // turn text ends with the assistant response.
   std::vector<bool> closed;
   for (const char* answer : {"noted 0", "noted 0", "noted 0", "noted 1000"}) {
-    auto r = (*e)->TurnComplete(
+    auto r = (*e)->archivist().TurnComplete(
         who,
         {.session_id = "d", .user_message = "about the same thing", .assistant_response = answer});
     ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -161,7 +162,7 @@ TEST(ArchivistDrift, ATurnFarFromTheSegmentCentroidStartsANewSegment) {
   auto h = Engine::Open({.workspace = other.Sub("ws")});
   ASSERT_TRUE(h.ok());
   for (const char* answer : {"noted 0", "noted 0", "noted 0", "noted 1000"}) {
-    auto r = (*h)->TurnComplete(
+    auto r = (*h)->archivist().TurnComplete(
         who,
         {.session_id = "d", .user_message = "about the same thing", .assistant_response = answer});
     ASSERT_TRUE(r.ok());
@@ -200,15 +201,16 @@ TEST(ArchivistRecapRecall, RecapsAreFoundByVectorAndByKeyword) {
   const Principal who;
   for (const auto& [session, answer] : std::vector<std::pair<std::string, std::string>>{
            {"a", "alpha is the first letter"}, {"b", "bravo is a word for it"}}) {
-    ASSERT_TRUE((*e)->TurnComplete(who, {.session_id = session,
-                                         .user_message = "Keep this in mind please.",
-                                         .assistant_response = answer})
+    ASSERT_TRUE((*e)->archivist()
+                    .TurnComplete(who, {.session_id = session,
+                                        .user_message = "Keep this in mind please.",
+                                        .assistant_response = answer})
                     .ok());
-    auto end = (*e)->SessionEnd(who, session, /*sync=*/true);
+    auto end = (*e)->archivist().SessionEnd(who, session, /*sync=*/true);
     ASSERT_TRUE(end.ok() && end->closed) << end.status().ToString();
   }
   // No word in common with either recap: only the vector side can find one.
-  auto found = (*e)->Recall(who, {.query = "lambda", .max_results = 10});
+  auto found = (*e)->memory().Recall(who, {.query = "lambda", .max_results = 10});
   ASSERT_TRUE(found.ok()) << found.status().ToString();
   std::vector<std::string> segment_sessions;
   for (const RecallHit& h : found->results) {
@@ -217,7 +219,7 @@ TEST(ArchivistRecapRecall, RecapsAreFoundByVectorAndByKeyword) {
   EXPECT_EQ(segment_sessions, std::vector<std::string>{"a"});
   // A keyword of the other recap finds its turn; the extractive recap only
   // repeats that turn, so it is left out (evidence first, issue 18).
-  found = (*e)->Recall(who, {.query = "bravo", .max_results = 10});
+  found = (*e)->memory().Recall(who, {.query = "bravo", .max_results = 10});
   ASSERT_TRUE(found.ok());
   bool segment = false;
   bool turn = false;
@@ -238,11 +240,12 @@ TEST(ArchivistRecapRecall, EarlierRecapsAreEmbeddedWhenAnEmbedderArrives) {
   {
     auto e = Engine::Open({.workspace = dir.Sub("ws")});  // hash embedder
     ASSERT_TRUE(e.ok());
-    ASSERT_TRUE((*e)->TurnComplete(who, {.session_id = "old",
-                                         .user_message = "Remember the harbour plan.",
-                                         .assistant_response = "The harbour plan is noted."})
+    ASSERT_TRUE((*e)->archivist()
+                    .TurnComplete(who, {.session_id = "old",
+                                        .user_message = "Remember the harbour plan.",
+                                        .assistant_response = "The harbour plan is noted."})
                     .ok());
-    ASSERT_TRUE((*e)->SessionEnd(who, "old", /*sync=*/true).ok());
+    ASSERT_TRUE((*e)->archivist().SessionEnd(who, "old", /*sync=*/true).ok());
   }
   embed::testing::LocalEmbeddingsServer embeddings(4);
   Config config;
@@ -253,7 +256,7 @@ TEST(ArchivistRecapRecall, EarlierRecapsAreEmbeddedWhenAnEmbedderArrives) {
   auto e = Engine::Open({.workspace = dir.Sub("ws"), .config = config});
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   // Waits for the segment worker, where the backfill was posted at open.
-  ASSERT_TRUE((*e)->SessionEnd(who, "none", /*sync=*/true).ok());
+  ASSERT_TRUE((*e)->archivist().SessionEnd(who, "none", /*sync=*/true).ok());
   bool recap_embedded = false;
   for (const auto& request : embeddings.requests()) {
     for (const auto& input : request.body["input"]) {
@@ -262,7 +265,7 @@ TEST(ArchivistRecapRecall, EarlierRecapsAreEmbeddedWhenAnEmbedderArrives) {
     }
   }
   EXPECT_TRUE(recap_embedded);
-  auto report = (*e)->Reindex(who);
+  auto report = (*e)->admin().Reindex(who);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->recaps_embedded, 0);
 }
@@ -305,15 +308,16 @@ TEST(ArchivistProfile, ATwoHundredTurnSessionKeepsEachSlotCurrent) {
   said[170] = "My timezone is Asia/Kolkata.";
   const TimeMs start = 1'760'000'000'000;
   for (size_t i = 0; i < said.size(); ++i) {
-    ASSERT_TRUE((*e)->TurnComplete(who, {.session_id = "harness",
-                                         .user_message = said[i],
-                                         .assistant_response = "Sure, noted.",
-                                         .timestamp = start + static_cast<TimeMs>(i) * 30'000,
-                                         .sync = true})
+    ASSERT_TRUE((*e)->archivist()
+                    .TurnComplete(who, {.session_id = "harness",
+                                        .user_message = said[i],
+                                        .assistant_response = "Sure, noted.",
+                                        .timestamp = start + static_cast<TimeMs>(i) * 30'000,
+                                        .sync = true})
                     .ok());
   }
-  ASSERT_TRUE((*e)->SessionEnd(who, "harness", /*sync=*/true).ok());
-  auto facets = (*e)->Profile(who);
+  ASSERT_TRUE((*e)->archivist().SessionEnd(who, "harness", /*sync=*/true).ok());
+  auto facets = (*e)->knowledge().Profile(who);
   ASSERT_TRUE(facets.ok()) << facets.status().ToString();
   auto expect = [&](std::string_view key, std::string_view value) -> const ProfileFacet* {
     const ProfileFacet* f = FindFacet(*facets, key);
@@ -342,7 +346,7 @@ TEST(ArchivistProfile, ATwoHundredTurnSessionKeepsEachSlotCurrent) {
     EXPECT_EQ(f.value.find("换个话题"), std::string::npos) << f.value;
   }
   // The graph says the same.
-  auto lives = (*e)->GraphQuery(who, {.subject = "user", .predicate = "lives_in"});
+  auto lives = (*e)->knowledge().GraphQuery(who, {.subject = "user", .predicate = "lives_in"});
   ASSERT_TRUE(lives.ok());
   ASSERT_EQ(lives->size(), 1u);
   EXPECT_EQ((*lives)[0].object, "Bangalore");
@@ -366,15 +370,16 @@ TEST(ArchivistProfile, SlotsAreSupersededAndEndedWithHistory) {
   };
   const TimeMs start = 1'760'000'000'000;
   for (size_t i = 0; i < said.size(); ++i) {
-    ASSERT_TRUE((*e)->TurnComplete(who, {.session_id = "slots",
-                                         .user_message = said[i],
-                                         .assistant_response = "Noted.",
-                                         .timestamp = start + static_cast<TimeMs>(i) * 30'000,
-                                         .sync = true})
+    ASSERT_TRUE((*e)->archivist()
+                    .TurnComplete(who, {.session_id = "slots",
+                                        .user_message = said[i],
+                                        .assistant_response = "Noted.",
+                                        .timestamp = start + static_cast<TimeMs>(i) * 30'000,
+                                        .sync = true})
                     .ok());
   }
-  ASSERT_TRUE((*e)->SessionEnd(who, "slots", /*sync=*/true).ok());
-  auto facets = (*e)->Profile(who);
+  ASSERT_TRUE((*e)->archivist().SessionEnd(who, "slots", /*sync=*/true).ok());
+  auto facets = (*e)->knowledge().Profile(who);
   ASSERT_TRUE(facets.ok()) << facets.status().ToString();
   std::vector<std::string> current;
   for (const ProfileFacet& f : *facets) current.push_back(f.key + "=" + f.value);
@@ -397,14 +402,14 @@ TEST(ArchivistProfile, AsOfGivesTheValueEachSlotHadThen) {
   ASSERT_TRUE(e.ok());
   const Principal who;
   const TimeMs start = clock->NowMs();
-  ASSERT_TRUE((*e)->ProfilePut(who, "context", "location", "Pune").ok());
+  ASSERT_TRUE((*e)->knowledge().ProfilePut(who, "context", "location", "Pune").ok());
   clock->Advance(1000);
-  ASSERT_TRUE((*e)->ProfilePut(who, "preference", "editor", "Vim").ok());
+  ASSERT_TRUE((*e)->knowledge().ProfilePut(who, "preference", "editor", "Vim").ok());
   clock->Advance(1000);
-  ASSERT_TRUE((*e)->ProfilePut(who, "context", "location", "Bangalore").ok());
+  ASSERT_TRUE((*e)->knowledge().ProfilePut(who, "context", "location", "Bangalore").ok());
   auto value_at = [&](std::optional<TimeMs> t) {
     std::map<std::string, std::string> out;
-    auto facets = (*e)->Profile(who, {.as_of = t});
+    auto facets = (*e)->knowledge().Profile(who, {.as_of = t});
     EXPECT_TRUE(facets.ok()) << facets.status().ToString();
     for (const ProfileFacet& f : facets.ok() ? *facets : std::vector<ProfileFacet>{}) {
       out[f.key] = f.value;
@@ -426,18 +431,18 @@ TEST(ArchivistProfile, AProfilePutCorrectionSupersedes) {
   auto e = Engine::Open({.workspace = dir.Sub("ws")});
   ASSERT_TRUE(e.ok());
   const Principal who;
-  ASSERT_TRUE((*e)->ProfilePut(who, "preference", "editor", "Vim").ok());
-  auto fixed = (*e)->ProfilePut(who, "preference", "editor", "Helix");
+  ASSERT_TRUE((*e)->knowledge().ProfilePut(who, "preference", "editor", "Vim").ok());
+  auto fixed = (*e)->knowledge().ProfilePut(who, "preference", "editor", "Helix");
   ASSERT_TRUE(fixed.ok());
   EXPECT_EQ(fixed->value, "Helix");
   EXPECT_EQ(fixed->evidence_count, 1);
   ASSERT_EQ(fixed->history.size(), 1u);
   EXPECT_EQ(fixed->history[0].value, "Vim");
-  auto rendered = (*e)->ProfileRender(who);
+  auto rendered = (*e)->knowledge().ProfileRender(who);
   ASSERT_TRUE(rendered.ok());
   EXPECT_EQ(*rendered, "### Preference\n- editor: Helix (confirmed 1x)\n");
   // The same value again is a confirmation.
-  EXPECT_EQ((*e)->ProfilePut(who, "preference", "editor", "Helix")->evidence_count, 2);
+  EXPECT_EQ((*e)->knowledge().ProfilePut(who, "preference", "editor", "Helix")->evidence_count, 2);
 }
 
 }  // namespace
@@ -453,16 +458,18 @@ TEST(ArchivistDocuments, SegmentSummariesAndTagsLeaveRoleLabelsOut) {
   auto e = Engine::Open({.workspace = dir.Sub("ws")});
   ASSERT_TRUE(e.ok());
   const Principal who;
-  ASSERT_TRUE((*e)->TurnComplete(who, {.session_id = "docs",
-                                       .user_message = "Can you book the Lisbon offsite venue?",
-                                       .assistant_response = "The Lisbon offsite venue is booked."})
+  ASSERT_TRUE((*e)->archivist()
+                  .TurnComplete(who, {.session_id = "docs",
+                                      .user_message = "Can you book the Lisbon offsite venue?",
+                                      .assistant_response = "The Lisbon offsite venue is booked."})
                   .ok());
-  ASSERT_TRUE((*e)->TurnComplete(who, {.session_id = "docs",
-                                       .user_message = "Add catering for the offsite venue.",
-                                       .assistant_response = "Catering for the venue is added."})
+  ASSERT_TRUE((*e)->archivist()
+                  .TurnComplete(who, {.session_id = "docs",
+                                      .user_message = "Add catering for the offsite venue.",
+                                      .assistant_response = "Catering for the venue is added."})
                   .ok());
-  ASSERT_TRUE((*e)->SessionEnd(who, "docs", /*sync=*/true).ok());
-  auto docs = (*e)->DocList(who, {.source = "agent://session/"});
+  ASSERT_TRUE((*e)->archivist().SessionEnd(who, "docs", /*sync=*/true).ok());
+  auto docs = (*e)->documents().List(who, {.source = "agent://session/"});
   ASSERT_TRUE(docs.ok());
   ASSERT_EQ(docs->documents.size(), 1u);
   const Document& d = docs->documents[0];
@@ -489,12 +496,13 @@ TEST(ArchivistDocuments, SegmentSummariesAndTagsLeaveSmallTalkOut) {
   };
   for (const auto& [said, answered] : turns) {
     ASSERT_TRUE(
-        (*e)->TurnComplete(
+        (*e)->archivist()
+            .TurnComplete(
                 who, {.session_id = "talk", .user_message = said, .assistant_response = answered})
             .ok());
   }
-  ASSERT_TRUE((*e)->SessionEnd(who, "talk", /*sync=*/true).ok());
-  auto docs = (*e)->DocList(who, {.source = "agent://session/"});
+  ASSERT_TRUE((*e)->archivist().SessionEnd(who, "talk", /*sync=*/true).ok());
+  auto docs = (*e)->documents().List(who, {.source = "agent://session/"});
   ASSERT_TRUE(docs.ok());
   ASSERT_EQ(docs->documents.size(), 1u);
   const Document& d = docs->documents[0];

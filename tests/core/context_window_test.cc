@@ -115,14 +115,14 @@ class ContextWindowTest : public ::testing::TestWithParam<std::string> {
   }
 
   int64_t Append(const std::string& session, ContextEvent event) {
-    auto r = engine_->ContextAppend(me_, {.session_id = session, .event = std::move(event)});
+    auto r = engine_->context().Append(me_, {.session_id = session, .event = std::move(event)});
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? r->seq : -1;
   }
 
   ContextWindow Window(const std::string& session, const std::string& query, int64_t budget,
                        int protected_count = 10) {
-    auto w = engine_->GetContextWindow(me_, {.session_id = session,
+    auto w = engine_->context().Window(me_, {.session_id = session,
                                              .query = query,
                                              .budget_chars = budget,
                                              .protected_count = protected_count});
@@ -197,19 +197,21 @@ TEST_P(ContextWindowTest, ProtectedEventsAndTheRelevantOlderOneInTimeOrder) {
 
 TEST_P(ContextWindowTest, RawJsonIsStoredAndReadBack) {
   const std::string raw = R"({"response":"fine","input":"hello  there","extra":[1,2]})";
-  auto r = engine_->ContextAppend(me_, {.session_id = "raw", .raw_json = raw});
+  auto r = engine_->context().Append(me_, {.session_id = "raw", .raw_json = raw});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ContextWindow w = Window("raw", "hello", 1000);
   ASSERT_EQ(w.events.size(), 1u);
   EXPECT_EQ(w.events[0].raw_json, raw);
   EXPECT_EQ(w.events[0].text, "user: hello  there\nassistant: fine");
-  auto bad = engine_->ContextAppend(
+  auto bad = engine_->context().Append(
       me_, {.session_id = "raw", .raw_json = R"({"tool_results":[{"output":"x"}]})"});
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(bad.status().field(), "event.tool_results[0].name");
-  EXPECT_EQ(engine_->ContextAppend(me_, {.session_id = "raw", .raw_json = "{}"}).status().field(),
-            "event");
-  EXPECT_EQ(engine_->GetContextWindow(me_, {.session_id = "raw", .query = "x", .budget_chars = 0})
+  EXPECT_EQ(
+      engine_->context().Append(me_, {.session_id = "raw", .raw_json = "{}"}).status().field(),
+      "event");
+  EXPECT_EQ(engine_->context()
+                .Window(me_, {.session_id = "raw", .query = "x", .budget_chars = 0})
                 .status()
                 .field(),
             "budget_chars");
@@ -221,7 +223,7 @@ TEST_P(ContextWindowTest, PrunedEventsBecomeSearchableDocumentsAndLeaveTheWindow
   Append("p", Ev("second", "ok"));
   Append("p", Ev("third", "ok"));
   Append("p", Ev("fourth", "ok"));
-  auto pruned = engine_->ContextPrune(me_, "p", 2);
+  auto pruned = engine_->context().Prune(me_, "p", 2);
   ASSERT_TRUE(pruned.ok()) << pruned.status().ToString();
   EXPECT_EQ(pruned->pruned, 2);
   EXPECT_EQ(pruned->kept, 2);
@@ -233,10 +235,10 @@ TEST_P(ContextWindowTest, PrunedEventsBecomeSearchableDocumentsAndLeaveTheWindow
   EXPECT_EQ(w.events[0].seq, 2);
   EXPECT_EQ(w.total_events, 2);
   // A word only the pruned event had is found in the archived document.
-  auto hits = engine_->DocSearch(me_, {.query = "quokka"});
+  auto hits = engine_->documents().Search(me_, {.query = "quokka"});
   ASSERT_TRUE(hits.ok());
   ASSERT_EQ(hits->size(), 1u);
-  auto doc = engine_->DocGet(me_, (*hits)[0].document.id);
+  auto doc = engine_->documents().Get(me_, (*hits)[0].document.id);
   ASSERT_TRUE(doc.ok());
   EXPECT_EQ(doc->source, "context:p#seq0-1");
   EXPECT_EQ(doc->content,
@@ -245,11 +247,11 @@ TEST_P(ContextWindowTest, PrunedEventsBecomeSearchableDocumentsAndLeaveTheWindow
   EXPECT_NE(doc->meta.find("\"first_seq\":0"), std::string::npos) << doc->meta;
   // New events continue the sequence; pruning again archives only the rest.
   EXPECT_EQ(Append("p", Ev("fifth", "ok")), 4);
-  pruned = engine_->ContextPrune(me_, "p", 10);
+  pruned = engine_->context().Prune(me_, "p", 10);
   ASSERT_TRUE(pruned.ok());
   EXPECT_EQ(pruned->pruned, 0);
   EXPECT_TRUE(pruned->documents.empty());
-  pruned = engine_->ContextPrune(me_, "p", 0);
+  pruned = engine_->context().Prune(me_, "p", 0);
   ASSERT_TRUE(pruned.ok());
   EXPECT_EQ(pruned->pruned, 3);
   ASSERT_EQ(pruned->documents.size(), 1u);
@@ -257,7 +259,7 @@ TEST_P(ContextWindowTest, PrunedEventsBecomeSearchableDocumentsAndLeaveTheWindow
 }
 
 TEST_P(ContextWindowTest, ANoMemoryToolsOutputIsKeptButNotSearched) {
-  ASSERT_TRUE(engine_->RegisterTool({.name = "cmd_run", .no_memory = true}).ok());
+  ASSERT_TRUE(engine_->tools().Register({.name = "cmd_run", .no_memory = true}).ok());
   Append("nm", Ev("run it", "the first line is root, uid 0",
                   {{.name = "cmd_run", .output = "root:x:0:0:wombat:/root:/bin/bash"}}));
   for (int i = 0; i < 3; ++i) Append("nm", Ev("filler " + std::to_string(i), "ok"));
@@ -272,7 +274,7 @@ TEST_P(ContextWindowTest, ANoMemoryToolsOutputIsKeptButNotSearched) {
 TEST_P(ContextWindowTest, SessionsArePerPrincipal) {
   const Principal other{"other", Role::kUser};
   Append("shared", Ev("mine", "ok"));
-  auto theirs = engine_->ContextAppend(other, {.session_id = "shared", .event = Ev("theirs")});
+  auto theirs = engine_->context().Append(other, {.session_id = "shared", .event = Ev("theirs")});
   ASSERT_TRUE(theirs.ok());
   EXPECT_EQ(theirs->seq, 0);
   ContextWindow w = Window("shared", "theirs", 1000);

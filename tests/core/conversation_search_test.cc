@@ -39,11 +39,11 @@ class ConversationSearch : public ::testing::Test {
 
   void Say(const std::string& session, const std::string& user, const std::string& assistant,
            std::vector<ToolCall> calls = {}, TimeMs at = kMay8) {
-    auto r = engine_->TurnComplete(who_, {.session_id = session,
-                                          .user_message = user,
-                                          .assistant_response = assistant,
-                                          .tool_calls = std::move(calls),
-                                          .timestamp = at});
+    auto r = engine_->archivist().TurnComplete(who_, {.session_id = session,
+                                                      .user_message = user,
+                                                      .assistant_response = assistant,
+                                                      .tool_calls = std::move(calls),
+                                                      .timestamp = at});
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
 
@@ -56,7 +56,7 @@ class ConversationSearch : public ::testing::Test {
 
 TEST_F(ConversationSearch, AReplyRanksThroughTheQuestionItAnswers) {
   Say("pets", "What did you name your new puppy?", "We called him Biscuit.");
-  auto hits = engine_->EpisodicSearch(who_, {.query = "puppy name", .limit = 5});
+  auto hits = engine_->archivist().EpisodicSearch(who_, {.query = "puppy name", .limit = 5});
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   ASSERT_GE(hits->size(), 2u);
   EXPECT_EQ((*hits)[0].turn.content, "What did you name your new puppy?");
@@ -69,7 +69,7 @@ TEST_F(ConversationSearch, AReplyRanksThroughTheQuestionItAnswers) {
 TEST_F(ConversationSearch, ContextTurnsReturnTheNeighboursOfEachHit) {
   Say("trip", "Where are we going in June?", "To Lisbon, with your sister.");
   Say("trip", "Book the hotel near the river.", "Done, three nights.");
-  auto hits = engine_->EpisodicSearch(
+  auto hits = engine_->archivist().EpisodicSearch(
       who_, {.query = "hotel river", .session_id = "trip", .limit = 1, .context_turns = 1});
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   ASSERT_EQ(hits->size(), 1u);
@@ -79,19 +79,20 @@ TEST_F(ConversationSearch, ContextTurnsReturnTheNeighboursOfEachHit) {
   EXPECT_EQ((*hits)[0].context[0].content, "To Lisbon, with your sister.");
   EXPECT_EQ((*hits)[0].context[1].seq, 3);
 
-  auto none = engine_->EpisodicSearch(who_, {.query = "hotel river", .limit = 1});
+  auto none = engine_->archivist().EpisodicSearch(who_, {.query = "hotel river", .limit = 1});
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE((*none)[0].context.empty());
 }
 
 TEST_F(ConversationSearch, ContextTurnsOutsideZeroToFiveAreRefusedByName) {
   for (int bad : {-1, 6}) {
-    auto hits = engine_->EpisodicSearch(who_, {.query = "weather", .context_turns = bad});
+    auto hits =
+        engine_->archivist().EpisodicSearch(who_, {.query = "weather", .context_turns = bad});
     ASSERT_FALSE(hits.ok());
     EXPECT_EQ(hits.status().code(), StatusCode::kInvalidArgument);
     EXPECT_NE(hits.status().message().find("context_turns"), std::string::npos);
     EXPECT_NE(hits.status().message().find("0 to 5"), std::string::npos);
-    auto recall = engine_->Recall(who_, {.query = "weather", .context_turns = bad});
+    auto recall = engine_->memory().Recall(who_, {.query = "weather", .context_turns = bad});
     ASSERT_FALSE(recall.ok());
     EXPECT_EQ(recall.status().code(), StatusCode::kInvalidArgument);
   }
@@ -103,7 +104,7 @@ TEST_F(ConversationSearch, RecallShowsTheMatchingPartOfAToolOutput) {
   output += "The Lisbon office of Acme opens at nine on weekdays. ";
   for (int i = 30; i < 60; ++i) output += "Unrelated listing number " + std::to_string(i) + ". ";
   Say("tools", "Search the web for it.", "", {{.name = "web_search", .output = output}});
-  auto r = engine_->Recall(who_, {.query = "Acme Lisbon office", .max_results = 5});
+  auto r = engine_->memory().Recall(who_, {.query = "Acme Lisbon office", .max_results = 5});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const RecallHit* turn = nullptr;
   for (const RecallHit& h : r->results) {
@@ -120,11 +121,11 @@ TEST_F(ConversationSearch, RecallShowsTheMatchingPartOfAToolOutput) {
 // Spec 50: a no_memory tool's output takes no part in memory, so recall never
 // shows it, also not as the readable text of a neighbouring turn.
 TEST_F(ConversationSearch, RecallNeverShowsTheOutputOfANoMemoryTool) {
-  ASSERT_TRUE(engine_->RegisterTool(who_, {.name = "vault_read", .no_memory = true}).ok());
+  ASSERT_TRUE(engine_->tools().Register(who_, {.name = "vault_read", .no_memory = true}).ok());
   Say("vault", "Open the vault entry about the Lisbon office safe.", "",
       {{.name = "vault_read", .output = "The Lisbon office safe code is 4471."}});
-  auto r =
-      engine_->Recall(who_, {.query = "Lisbon office safe", .max_results = 10, .context_turns = 2});
+  auto r = engine_->memory().Recall(
+      who_, {.query = "Lisbon office safe", .max_results = 10, .context_turns = 2});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_FALSE(r->results.empty());
   for (const RecallHit& h : r->results) {
@@ -138,9 +139,9 @@ TEST_F(ConversationSearch, RecallNeverShowsTheOutputOfANoMemoryTool) {
 TEST_F(ConversationSearch, RecallPutsTurnsFirstAndDropsRecapsThatOnlyRepeatThem) {
   Say("garden", "I planted tomatoes and zucchini in the garden beds.",
       "Lovely, a vegetable patch.");
-  auto end = engine_->SessionEnd(who_, "garden", /*sync=*/true);
+  auto end = engine_->archivist().SessionEnd(who_, "garden", /*sync=*/true);
   ASSERT_TRUE(end.ok()) << end.status().ToString();
-  auto r = engine_->Recall(who_, {.query = "zucchini garden beds", .max_results = 10});
+  auto r = engine_->memory().Recall(who_, {.query = "zucchini garden beds", .max_results = 10});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_FALSE(r->results.empty());
   EXPECT_EQ(r->results[0].source, "turn");
@@ -158,7 +159,7 @@ TEST_F(ConversationSearch, RecallPutsTurnsFirstAndDropsRecapsThatOnlyRepeatThem)
 // each turn with its number and role, in session order.
 TEST_F(ConversationSearch, ContextBuildQuotesNeighbouringTurnsAsOneRun) {
   Say("pets", "What did you name your new puppy?", "We called him Biscuit.");
-  auto block = engine_->ContextBuild(who_, {.query = "puppy name", .budget_chars = 4000});
+  auto block = engine_->context().Build(who_, {.query = "puppy name", .budget_chars = 4000});
   ASSERT_TRUE(block.ok()) << block.status().ToString();
   EXPECT_NE(block->text.find("- (pets, 2023-05-08 13:56) #0 user: What did you name your new "
                              "puppy? #1 assistant: We called him Biscuit.\n"),
@@ -173,7 +174,7 @@ TEST_F(ConversationSearch, TheAnswerToAMatchingQuestionRanksAboveAnotherNeighbou
   // statement's neighbour would come first.
   Say("a-bus", "I saw the hockey team bus.", "Nice, quite a sight.");
   Say("b-fan", "Which hockey team you support?", "The Wolves, always.");
-  auto hits = engine_->EpisodicSearch(who_, {.query = "hockey team", .limit = 4});
+  auto hits = engine_->archivist().EpisodicSearch(who_, {.query = "hockey team", .limit = 4});
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   std::vector<std::string> order;
   for (const EpisodicHit& h : *hits) order.push_back(h.turn.content);
@@ -194,12 +195,12 @@ TEST_F(ConversationSearch, ContextBuildLeavesOutTheDocumentOfASegmentItQuotes) {
       "Lovely, a vegetable patch of your own. Compost helps a lot with dry soil. Thanks!");
   Say("garden", "Hello! The zucchini needs water every morning before it gets hot.",
       "I will remind you at seven every morning this week. Thanks!");
-  auto end = engine_->SessionEnd(who_, "garden", /*sync=*/true);
+  auto end = engine_->archivist().SessionEnd(who_, "garden", /*sync=*/true);
   ASSERT_TRUE(end.ok()) << end.status().ToString();
-  auto docs = engine_->DocSearch(who_, {.query = "zucchini garden"});
+  auto docs = engine_->documents().Search(who_, {.query = "zucchini garden"});
   ASSERT_TRUE(docs.ok()) << docs.status().ToString();
   ASSERT_FALSE(docs->empty()) << "the segment's document is searchable";
-  auto block = engine_->ContextBuild(who_, {.query = "zucchini garden", .budget_chars = 4000});
+  auto block = engine_->context().Build(who_, {.query = "zucchini garden", .budget_chars = 4000});
   ASSERT_TRUE(block.ok()) << block.status().ToString();
   EXPECT_NE(block->text.find("#0 user: Hi there! I planted tomatoes"), std::string::npos)
       << block->text;
@@ -211,16 +212,16 @@ TEST_F(ConversationSearch, ContextBuildLeavesOutTheDocumentOfASegmentItQuotes) {
 // ...") shows only when the query names it: the turns tell what happened.
 TEST_F(ConversationSearch, ContextBuildShowsAFreeFactOnlyWhenTheQueryNamesIt) {
   Say("life", "I live in Lisbon. I've been busy painting watercolours lately.", "Nice!");
-  auto end = engine_->SessionEnd(who_, "life", /*sync=*/true);
+  auto end = engine_->archivist().SessionEnd(who_, "life", /*sync=*/true);
   ASSERT_TRUE(end.ok()) << end.status().ToString();
-  auto facets = engine_->Profile(who_);
+  auto facets = engine_->knowledge().Profile(who_);
   ASSERT_TRUE(facets.ok()) << facets.status().ToString();
   ASSERT_EQ(facets->size(), 2u) << "a location slot and a free fact";
-  auto other = engine_->ContextBuild(who_, {.query = "train coast", .budget_chars = 4000});
+  auto other = engine_->context().Build(who_, {.query = "train coast", .budget_chars = 4000});
   ASSERT_TRUE(other.ok()) << other.status().ToString();
   EXPECT_NE(other->text.find("- context location: Lisbon\n"), std::string::npos) << other->text;
   EXPECT_EQ(other->text.find("busy painting"), std::string::npos) << other->text;
-  auto named = engine_->ContextBuild(who_, {.query = "painting", .budget_chars = 4000});
+  auto named = engine_->context().Build(who_, {.query = "painting", .budget_chars = 4000});
   ASSERT_TRUE(named.ok()) << named.status().ToString();
   EXPECT_NE(named->text.find("- context i've been busy painting: "), std::string::npos)
       << named->text;
@@ -234,7 +235,8 @@ TEST_F(ConversationSearch, ATurnHoldingMoreOfTheQueryRanksFirst) {
         "");
   }
   Say("wind", "A zephyr, a zephyr, a zephyr through the window.", "");
-  auto hits = engine_->EpisodicSearch(who_, {.query = "zephyr kitchen table", .limit = 3});
+  auto hits =
+      engine_->archivist().EpisodicSearch(who_, {.query = "zephyr kitchen table", .limit = 3});
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   ASSERT_FALSE(hits->empty());
   EXPECT_NE((*hits)[0].turn.content.find("kitchen table"), std::string::npos)
@@ -249,7 +251,7 @@ TEST_F(ConversationSearch, ADateInTheQueryFindsTheTurnsOfThatDay) {
   Say("art-1", "Here is the painting I made of the lake.", "", {}, kNov2);
   Say("art-2", "Here is the painting I made of the hills.", "", {}, kOct13);
   Say("art-3", "Here is the painting I made of the coast.", "", {}, kNov2);
-  auto hits = engine_->EpisodicSearch(
+  auto hits = engine_->archivist().EpisodicSearch(
       who_, {.query = "Which painting did I show on October 13, 2023?", .limit = 3});
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   ASSERT_EQ(hits->size(), 3u);
@@ -263,20 +265,22 @@ TEST_F(ConversationSearch, RecencyWeightLetsARecentTurnOutrankABetterOldOne) {
                          .count();
   Say("old", "The harbour ferry timetable changed for the winter.", "", {}, kMay8);
   Say("new", "The ferry was late.", "", {}, now - 3600'000);
-  auto relevance = engine_->EpisodicSearch(who_, {.query = "harbour ferry timetable", .limit = 2});
+  auto relevance =
+      engine_->archivist().EpisodicSearch(who_, {.query = "harbour ferry timetable", .limit = 2});
   ASSERT_TRUE(relevance.ok()) << relevance.status().ToString();
   ASSERT_EQ(relevance->size(), 2u);
   EXPECT_EQ((*relevance)[0].turn.session_id, "old");
-  auto recent = engine_->EpisodicSearch(
+  auto recent = engine_->archivist().EpisodicSearch(
       who_, {.query = "harbour ferry timetable", .limit = 2, .recency_weight = 0.8});
   ASSERT_TRUE(recent.ok()) << recent.status().ToString();
   ASSERT_EQ(recent->size(), 2u);
   EXPECT_EQ((*recent)[0].turn.session_id, "new");
-  auto recall = engine_->Recall(who_, {.query = "harbour ferry timetable", .recency_weight = 0.8});
+  auto recall =
+      engine_->memory().Recall(who_, {.query = "harbour ferry timetable", .recency_weight = 0.8});
   ASSERT_TRUE(recall.ok()) << recall.status().ToString();
   ASSERT_FALSE(recall->results.empty());
   EXPECT_EQ(recall->results[0].key, "new#0");
-  auto bad = engine_->EpisodicSearch(who_, {.query = "ferry", .recency_weight = 1.5});
+  auto bad = engine_->archivist().EpisodicSearch(who_, {.query = "ferry", .recency_weight = 1.5});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().field(), "recency_weight");
 }
@@ -286,7 +290,7 @@ TEST_F(ConversationSearch, RecencyWeightLetsARecentTurnOutrankABetterOldOne) {
 TEST_F(ConversationSearch, RecallGivesEachHitItsNeighboursAsOnePassage) {
   Say("pets", "What did you name your new puppy?", "We called him Biscuit.");
   Say("pets", "Is Biscuit house-trained yet?", "Almost, the puppy learns fast.");
-  auto r = engine_->Recall(who_, {.query = "puppy name", .max_results = 10});
+  auto r = engine_->memory().Recall(who_, {.query = "puppy name", .max_results = 10});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_FALSE(r->results.empty());
   const RecallHit& best = r->results[0];
@@ -315,8 +319,8 @@ TEST_F(ConversationSearch, ContextBuildGivesTheTurnsTheRoomTheEntriesLeave) {
     Say("ops", "Deploy log " + std::to_string(i) + ": the billing service went out at noon.",
         "Recorded deploy " + std::to_string(i) + ".");
   }
-  ASSERT_TRUE(engine_->ProfilePut(who_, "preference", "deploy day", "Tuesday").ok());
-  auto block = engine_->ContextBuild(who_, {.query = "billing deploy", .budget_chars = 4000});
+  ASSERT_TRUE(engine_->knowledge().ProfilePut(who_, "preference", "deploy day", "Tuesday").ok());
+  auto block = engine_->context().Build(who_, {.query = "billing deploy", .budget_chars = 4000});
   ASSERT_TRUE(block.ok()) << block.status().ToString();
   EXPECT_NE(block->text.find("- preference deploy day: Tuesday\n"), std::string::npos)
       << block->text;
@@ -330,10 +334,11 @@ TEST_F(ConversationSearch, ContextBuildGivesTheTurnsTheRoomTheEntriesLeave) {
 }
 
 TEST_F(ConversationSearch, ContextBuildKeepsTheBestEntryWhateverItsAbsoluteScore) {
-  ASSERT_TRUE(engine_->Store(who_, {.key = "cluster", .content = "decommission failover"}).ok());
-  ASSERT_TRUE(engine_->Store(who_, {.key = "lunch", .content = "the lunch menu"}).ok());
+  ASSERT_TRUE(
+      engine_->memory().Store(who_, {.key = "cluster", .content = "decommission failover"}).ok());
+  ASSERT_TRUE(engine_->memory().Store(who_, {.key = "lunch", .content = "the lunch menu"}).ok());
   auto block =
-      engine_->ContextBuild(who_, {.query = "decommission failover", .budget_chars = 4000});
+      engine_->context().Build(who_, {.query = "decommission failover", .budget_chars = 4000});
   ASSERT_TRUE(block.ok()) << block.status().ToString();
   EXPECT_NE(block->text.find("- cluster: decommission failover"), std::string::npos) << block->text;
   EXPECT_EQ(block->text.find("lunch"), std::string::npos) << block->text;

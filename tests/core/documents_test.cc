@@ -35,13 +35,13 @@ class DocumentsTest : public ::testing::TestWithParam<std::string> {
 
   DocumentPutResult Put(const Principal& who, const std::string& content,
                         const std::string& source = "test") {
-    auto r = engine_->DocPut(who, {.content = content, .source = source});
+    auto r = engine_->documents().Put(who, {.content = content, .source = source});
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : DocumentPutResult{};
   }
 
   std::vector<std::string> SearchIds(const Principal& who, const std::string& q) {
-    auto r = engine_->DocSearch(who, {.query = q});
+    auto r = engine_->documents().Search(who, {.query = q});
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::vector<std::string> ids;
     if (r.ok()) {
@@ -62,7 +62,7 @@ TEST_P(DocumentsTest, DuplicateContentIsStoredOnceUnderOneId) {
   DocumentPutResult again = Put(me_, "The billing service moved to PostgreSQL 16.", "elsewhere");
   EXPECT_FALSE(again.created);
   EXPECT_EQ(again.id, first.id);
-  auto list = engine_->DocList(me_, {});
+  auto list = engine_->documents().List(me_, {});
   ASSERT_TRUE(list.ok());
   EXPECT_EQ(list->documents.size(), 1u);
   EXPECT_TRUE(Put(me_, "The billing service moved to PostgreSQL 17.").created);
@@ -72,10 +72,10 @@ TEST_P(DocumentsTest, GetReturnsEveryFieldAndCountsEachAccess) {
   const std::string content =
       "Sarah Connor (sarah@example.com) deployed /srv/app/deploy.py at 3 GB of memory.\n"
       "The deployment of the billing service succeeded.";
-  auto put = engine_->DocPut(
+  auto put = engine_->documents().Put(
       me_, {.content = content, .source = "wiki://ops", .meta = R"({"origin":"wiki","n":1})"});
   ASSERT_TRUE(put.ok()) << put.status().ToString();
-  auto a = engine_->DocGet(me_, put->id);
+  auto a = engine_->documents().Get(me_, put->id);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   EXPECT_EQ(a->content, content);
   EXPECT_EQ(a->source, "wiki://ops");
@@ -90,10 +90,10 @@ TEST_P(DocumentsTest, GetReturnsEveryFieldAndCountsEachAccess) {
     if (e.kind == "email" && e.text == "sarah@example.com") email = true;
   }
   EXPECT_TRUE(email) << "entities: " << a->entities.size();
-  auto b = engine_->DocGet(me_, put->id);
+  auto b = engine_->documents().Get(me_, put->id);
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(b->access_count, 2);
-  EXPECT_EQ(engine_->DocGet(me_, "no-such-id").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(engine_->documents().Get(me_, "no-such-id").status().code(), StatusCode::kNotFound);
 }
 
 TEST_P(DocumentsTest, SearchFindsEnglishAndChineseWithSnippets) {
@@ -102,7 +102,7 @@ TEST_P(DocumentsTest, SearchFindsEnglishAndChineseWithSnippets) {
   Put(me_, "An unrelated note about gardening.");
   EXPECT_THAT(SearchIds(me_, "kubernetes payments"), ::testing::ElementsAre(en));
   EXPECT_THAT(SearchIds(me_, "数据库迁移"), ::testing::ElementsAre(zh));
-  auto hits = engine_->DocSearch(me_, {.query = "kubernetes"});
+  auto hits = engine_->documents().Search(me_, {.query = "kubernetes"});
   ASSERT_TRUE(hits.ok());
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_NE((*hits)[0].snippet.find("**Kubernetes**"), std::string::npos) << (*hits)[0].snippet;
@@ -113,12 +113,12 @@ TEST_P(DocumentsTest, SearchFindsEnglishAndChineseWithSnippets) {
 
 TEST_P(DocumentsTest, DeleteRemovesTheDocumentAndItsIndex) {
   const std::string id = Put(me_, "Temporary note about zeppelins.").id;
-  auto del = engine_->DocDelete(me_, id);
+  auto del = engine_->documents().Delete(me_, id);
   ASSERT_TRUE(del.ok());
   EXPECT_TRUE(*del);
-  EXPECT_EQ(engine_->DocGet(me_, id).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(engine_->documents().Get(me_, id).status().code(), StatusCode::kNotFound);
   EXPECT_TRUE(SearchIds(me_, "zeppelins").empty());
-  del = engine_->DocDelete(me_, id);
+  del = engine_->documents().Delete(me_, id);
   ASSERT_TRUE(del.ok());
   EXPECT_FALSE(*del);
 }
@@ -127,18 +127,18 @@ TEST_P(DocumentsTest, ListPagesNewestFirstAndFiltersBySourcePrefix) {
   const std::string a = Put(me_, "first doc", "context:s1#seq0-1").id;
   const std::string b = Put(me_, "second doc", "wiki").id;
   const std::string c = Put(me_, "third doc", "context:s1#seq2-3").id;
-  auto page = engine_->DocList(me_, {.limit = 2});
+  auto page = engine_->documents().List(me_, {.limit = 2});
   ASSERT_TRUE(page.ok());
   ASSERT_EQ(page->documents.size(), 2u);
   EXPECT_EQ(page->documents[0].id, c);
   EXPECT_EQ(page->documents[1].id, b);
   ASSERT_TRUE(page->next_offset.has_value());
-  auto rest = engine_->DocList(me_, {.limit = 2, .offset = *page->next_offset});
+  auto rest = engine_->documents().List(me_, {.limit = 2, .offset = *page->next_offset});
   ASSERT_TRUE(rest.ok());
   ASSERT_EQ(rest->documents.size(), 1u);
   EXPECT_EQ(rest->documents[0].id, a);
   EXPECT_FALSE(rest->next_offset.has_value());
-  auto context = engine_->DocList(me_, {.source = "context:s1#"});
+  auto context = engine_->documents().List(me_, {.source = "context:s1#"});
   ASSERT_TRUE(context.ok());
   ASSERT_EQ(context->documents.size(), 2u);
   EXPECT_EQ(context->documents[0].id, c);
@@ -146,19 +146,21 @@ TEST_P(DocumentsTest, ListPagesNewestFirstAndFiltersBySourcePrefix) {
 }
 
 TEST_P(DocumentsTest, ValidationNamesTheField) {
-  auto empty = engine_->DocPut(me_, {.content = ""});
+  auto empty = engine_->documents().Put(me_, {.content = ""});
   EXPECT_EQ(empty.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(empty.status().field(), "content");
-  auto big = engine_->DocPut(me_, {.content = std::string((1 << 20) + 1, 'a')});
+  auto big = engine_->documents().Put(me_, {.content = std::string((1 << 20) + 1, 'a')});
   EXPECT_EQ(big.status().field(), "content");
-  auto meta = engine_->DocPut(me_, {.content = "x", .meta = "[1, 2]"});
+  auto meta = engine_->documents().Put(me_, {.content = "x", .meta = "[1, 2]"});
   EXPECT_EQ(meta.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(meta.status().field(), "meta");
-  EXPECT_EQ(engine_->DocPut(me_, {.content = "x", .meta = "{not json"}).status().field(), "meta");
-  auto source = engine_->DocPut(me_, {.content = "x", .source = std::string(1025, 's')});
+  EXPECT_EQ(engine_->documents().Put(me_, {.content = "x", .meta = "{not json"}).status().field(),
+            "meta");
+  auto source = engine_->documents().Put(me_, {.content = "x", .source = std::string(1025, 's')});
   EXPECT_EQ(source.status().field(), "source");
-  EXPECT_TRUE(engine_->DocPut(me_, {.content = "x", .source = std::string(1024, 's')}).ok());
-  EXPECT_EQ(engine_->DocSearch(me_, {.query = "x", .max_results = 0}).status().field(),
+  EXPECT_TRUE(
+      engine_->documents().Put(me_, {.content = "x", .source = std::string(1024, 's')}).ok());
+  EXPECT_EQ(engine_->documents().Search(me_, {.query = "x", .max_results = 0}).status().field(),
             "max_results");
 }
 
@@ -170,21 +172,21 @@ TEST_P(DocumentsTest, UnderAclAnotherPrincipalsDocumentIsNotFound) {
   const Principal bob{"bob", Role::kUser};
   const std::string id = Put(alice, "Alice's secret recipe uses saffron.").id;
   const std::string bobs = Put(bob, "Bob grows saffron crocus.").id;
-  auto steal = engine_->DocGet(bob, id);
+  auto steal = engine_->documents().Get(bob, id);
   EXPECT_EQ(steal.status().code(), StatusCode::kNotFound);
   // Exactly like a missing document: same code, same words.
   EXPECT_EQ(steal.status().message(), "no document " + id);
-  EXPECT_EQ(engine_->DocGet(bob, "missing").status().message(), "no document missing");
+  EXPECT_EQ(engine_->documents().Get(bob, "missing").status().message(), "no document missing");
   EXPECT_THAT(SearchIds(bob, "saffron"), ::testing::ElementsAre(bobs));
-  auto list = engine_->DocList(bob, {});
+  auto list = engine_->documents().List(bob, {});
   ASSERT_TRUE(list.ok());
   ASSERT_EQ(list->documents.size(), 1u);
   EXPECT_EQ(list->documents[0].id, bobs);
-  auto del = engine_->DocDelete(bob, id);
+  auto del = engine_->documents().Delete(bob, id);
   ASSERT_TRUE(del.ok());
   EXPECT_FALSE(*del);
   // Alice's document is intact, and bob's attempts counted no access.
-  auto mine = engine_->DocGet(alice, id);
+  auto mine = engine_->documents().Get(alice, id);
   ASSERT_TRUE(mine.ok()) << mine.status().ToString();
   EXPECT_EQ(mine->access_count, 1);
   EXPECT_THAT(SearchIds(alice, "saffron"), ::testing::ElementsAre(id));
@@ -198,7 +200,7 @@ TEST_P(DocumentsTest, WithoutAclEveryPrincipalReadsEveryDocument) {
   const Principal alice{"alice", Role::kUser};
   const Principal bob{"bob", Role::kUser};
   const std::string id = Put(alice, "Shared handbook about onboarding.").id;
-  auto got = engine_->DocGet(bob, id);
+  auto got = engine_->documents().Get(bob, id);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(got->owner, "alice");
   EXPECT_THAT(SearchIds(bob, "onboarding"), ::testing::ElementsAre(id));
@@ -206,8 +208,8 @@ TEST_P(DocumentsTest, WithoutAclEveryPrincipalReadsEveryDocument) {
 
 TEST_P(DocumentsTest, RecallReturnsDocumentHits) {
   const std::string id = Put(me_, "The quarterly okapi census counted 42 okapis.", "zoo").id;
-  ASSERT_TRUE(engine_->Store(me_, {.key = "other", .content = "nothing in common"}).ok());
-  auto r = engine_->Recall(me_, {.query = "okapi census"});
+  ASSERT_TRUE(engine_->memory().Store(me_, {.key = "other", .content = "nothing in common"}).ok());
+  auto r = engine_->memory().Recall(me_, {.query = "okapi census"});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_FALSE(r->results.empty());
   EXPECT_EQ(r->results[0].source, "document");

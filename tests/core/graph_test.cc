@@ -26,7 +26,7 @@ class GraphTest : public ::testing::TestWithParam<std::string> {
   }
 
   std::vector<std::string> Objects(const Principal& who, const GraphQueryRequest& q = {}) {
-    auto r = engine_->GraphQuery(who, q);
+    auto r = engine_->knowledge().GraphQuery(who, q);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::vector<std::string> out;
     if (r.ok()) {
@@ -56,18 +56,18 @@ TEST_P(GraphTest, ValidationNamesTheField) {
       {{.subject = "user", .predicate = "uses", .object = "vim", .source = big}, "source"},
   };
   for (const Case& c : cases) {
-    auto r = engine_->GraphUpsert(me_, c.req);
+    auto r = engine_->knowledge().GraphUpsert(me_, c.req);
     ASSERT_FALSE(r.ok()) << c.field;
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(r.status().field(), c.field);
   }
   EXPECT_TRUE(
-      engine_
-          ->GraphUpsert(me_,
-                        {.subject = "user", .predicate = "uses", .object = std::string(1024, 'x')})
+      engine_->knowledge()
+          .GraphUpsert(me_,
+                       {.subject = "user", .predicate = "uses", .object = std::string(1024, 'x')})
           .ok());
-  EXPECT_EQ(engine_->GraphQuery(me_, {.subject = " "}).status().field(), "subject");
-  EXPECT_EQ(engine_->GraphQuery(me_, {.limit = 0}).status().field(), "limit");
+  EXPECT_EQ(engine_->knowledge().GraphQuery(me_, {.subject = " "}).status().field(), "subject");
+  EXPECT_EQ(engine_->knowledge().GraphQuery(me_, {.limit = 0}).status().field(), "limit");
 }
 
 TEST_P(GraphTest, UnderAclEachPrincipalSeesItsOwnTriples) {
@@ -77,10 +77,11 @@ TEST_P(GraphTest, UnderAclEachPrincipalSeesItsOwnTriples) {
   const Principal alice{"alice", Role::kUser};
   const Principal bob{"bob", Role::kUser};
   ASSERT_TRUE(
-      engine_->GraphUpsert(alice, {.subject = "user", .predicate = "lives in", .object = "Rome"})
+      engine_->knowledge()
+          .GraphUpsert(alice, {.subject = "user", .predicate = "lives in", .object = "Rome"})
           .ok());
-  auto bobs =
-      engine_->GraphUpsert(bob, {.subject = "user", .predicate = "lives in", .object = "Oslo"});
+  auto bobs = engine_->knowledge().GraphUpsert(
+      bob, {.subject = "user", .predicate = "lives in", .object = "Oslo"});
   ASSERT_TRUE(bobs.ok());
   // Bob's move does not end Alice's fact: single-valued is per owner.
   EXPECT_THAT(bobs->superseded, ::testing::IsEmpty());
@@ -92,7 +93,8 @@ TEST_P(GraphTest, UnderAclEachPrincipalSeesItsOwnTriples) {
 TEST_P(GraphTest, WithoutAclEveryoneReadsEveryTriple) {
   const Principal alice{"alice", Role::kUser};
   ASSERT_TRUE(
-      engine_->GraphUpsert(alice, {.subject = "Rust", .predicate = "is", .object = "a language"})
+      engine_->knowledge()
+          .GraphUpsert(alice, {.subject = "Rust", .predicate = "is", .object = "a language"})
           .ok());
   EXPECT_THAT(Objects(me_), ::testing::ElementsAre("a language"));
 }
@@ -101,24 +103,25 @@ TEST_P(GraphTest, WithoutAclEveryoneReadsEveryTriple) {
 // lost, their history stays as it was, and a fact stated later is not ended
 // by older documents.
 TEST_P(GraphTest, ReindexKeepsTheStoredTriplesAndTheirHistory) {
-  ASSERT_TRUE(engine_->DocPut(me_, {.content = "I live in Berlin."}).ok());
+  ASSERT_TRUE(engine_->documents().Put(me_, {.content = "I live in Berlin."}).ok());
   clock_->Advance(1000);
-  ASSERT_TRUE(engine_->DocPut(me_, {.content = "I moved to Lisbon."}).ok());
+  ASSERT_TRUE(engine_->documents().Put(me_, {.content = "I moved to Lisbon."}).ok());
   clock_->Advance(1000);
-  ASSERT_TRUE(engine_->DocPut(me_, {.content = "Alice uses Vim."}).ok());
+  ASSERT_TRUE(engine_->documents().Put(me_, {.content = "Alice uses Vim."}).ok());
   clock_->Advance(1000);
-  ASSERT_TRUE(
-      engine_->GraphUpsert(me_, {.subject = "user", .predicate = "lives in", .object = "Porto"})
-          .ok());
+  ASSERT_TRUE(engine_->knowledge()
+                  .GraphUpsert(me_, {.subject = "user", .predicate = "lives in", .object = "Porto"})
+                  .ok());
   const GraphQueryRequest all{.include_history = true};
   const std::vector<std::string> before = Objects(me_, all);
   ASSERT_EQ(before.size(), 4u);
   EXPECT_THAT(Objects(me_, {.predicate = "lives_in"}), ::testing::ElementsAre("Porto"));
 
-  auto report = engine_->Reindex(me_);
+  auto report = engine_->admin().Reindex(me_);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->triples_derived, 3);
-  auto rows = engine_->GraphQuery(me_, {.predicate = "lives_in", .include_history = true});
+  auto rows =
+      engine_->knowledge().GraphQuery(me_, {.predicate = "lives_in", .include_history = true});
   ASSERT_TRUE(rows.ok());
   ASSERT_EQ(rows->size(), 3u);
   EXPECT_EQ((*rows)[0].object, "Porto");  // current: the stated fact stands
@@ -135,25 +138,25 @@ TEST_P(GraphTest, ReindexKeepsTheStoredTriplesAndTheirHistory) {
 // A triple the user deleted or corrected is not extracted again from its
 // document by mnemo reindex (issue 44 section 3).
 TEST_P(GraphTest, ReindexKeepsADeletedTripleGoneAndACorrectedOneCorrected) {
-  ASSERT_TRUE(
-      engine_->DocPut(me_, {.content = "I live in Berlin. Alice uses Vim. Bob works for Acme."})
-          .ok());
-  auto vim = engine_->GraphQuery(me_, {.subject = "Alice"});
+  ASSERT_TRUE(engine_->documents()
+                  .Put(me_, {.content = "I live in Berlin. Alice uses Vim. Bob works for Acme."})
+                  .ok());
+  auto vim = engine_->knowledge().GraphQuery(me_, {.subject = "Alice"});
   ASSERT_TRUE(vim.ok());
   ASSERT_EQ(vim->size(), 1u);
-  auto acme = engine_->GraphQuery(me_, {.subject = "Bob"});
+  auto acme = engine_->knowledge().GraphQuery(me_, {.subject = "Bob"});
   ASSERT_TRUE(acme.ok());
   ASSERT_EQ(acme->size(), 1u);
-  ASSERT_TRUE(engine_->GraphDelete(me_, (*vim)[0].id).ok());
-  auto fixed = engine_->GraphCorrect(me_, {.id = (*acme)[0].id, .object = "Initech"});
+  ASSERT_TRUE(engine_->knowledge().GraphDelete(me_, (*vim)[0].id).ok());
+  auto fixed = engine_->knowledge().GraphCorrect(me_, {.id = (*acme)[0].id, .object = "Initech"});
   ASSERT_TRUE(fixed.ok()) << fixed.status().ToString();
 
-  auto report = engine_->Reindex(me_);
+  auto report = engine_->admin().Reindex(me_);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->triples_derived, 2);
   EXPECT_THAT(Objects(me_, {.include_history = true}),
               ::testing::UnorderedElementsAre("Berlin", "Initech"));
-  auto bob = engine_->GraphQuery(me_, {.subject = "Bob"});
+  auto bob = engine_->knowledge().GraphQuery(me_, {.subject = "Bob"});
   ASSERT_TRUE(bob.ok());
   ASSERT_EQ(bob->size(), 1u);
   EXPECT_EQ((*bob)[0].id, fixed->triple.id);

@@ -8,7 +8,6 @@
 #include <string>
 #include <thread>
 
-#include "core/services.h"
 #include "mnemo/engine.h"
 #include "test_util.h"
 
@@ -24,14 +23,14 @@ TEST(Health, DescribesTheStoreTheSpacesAndTheAuditTailForAnAdminOnly) {
   ASSERT_TRUE(engine.ok()) << engine.status().ToString();
   const Principal admin{"root", Role::kAdmin};
   const Principal user{"alice", Role::kUser};
-  ASSERT_TRUE((*engine)->Store(user, {.key = "editor", .content = "Helix over Vim"}).ok());
+  ASSERT_TRUE((*engine)->memory().Store(user, {.key = "editor", .content = "Helix over Vim"}).ok());
   for (int i = 0; i < 3; ++i) {
-    (*engine)->Audit(user, {.method = "memory.store",
-                            .ns = "global",
-                            .key = "k" + std::to_string(i),
-                            .outcome = "ok"});
+    (*engine)->admin().Audit(user, {.method = "memory.store",
+                                    .ns = "global",
+                                    .key = "k" + std::to_string(i),
+                                    .outcome = "ok"});
   }
-  AdminService& admin_service = (*engine)->services().admin;
+  Admin& admin_service = (*engine)->admin();
 
   auto refused = admin_service.Health(user, 20);
   ASSERT_FALSE(refused.ok());

@@ -30,7 +30,7 @@ class HybridTest : public ::testing::TestWithParam<std::string> {
 
   void Store(const std::string& key, const std::string& value,
              std::optional<std::vector<float>> embedding = std::nullopt) {
-    auto r = engine_->Store(me_, {.key = key, .content = value, .embedding = embedding});
+    auto r = engine_->memory().Store(me_, {.key = key, .content = value, .embedding = embedding});
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
 
@@ -49,7 +49,7 @@ class HybridTest : public ::testing::TestWithParam<std::string> {
 TEST_P(HybridTest, HashEmbedderGivesBothSignals) {
   Store("editor", "The user prefers the Helix editor over Vim for Rust work.");
   Store("food", "Dinner on Friday is pasta with tomato sauce.");
-  auto r = engine_->Search(me_, {.query = "Helix editor keybindings", .min_score = 0.0});
+  auto r = engine_->memory().Search(me_, {.query = "Helix editor keybindings", .min_score = 0.0});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_FALSE(r->results.empty());
   const SearchHit& top = r->results[0];
@@ -76,8 +76,8 @@ TEST_P(HybridTest, EverySideReadsTheSameCutOfALongQuery) {
   head.resize(text::kMaxQueryReadBytes);
   std::string tail;
   for (int i = 0; i < 500; ++i) tail += " Helix editor Vim";
-  auto cut = engine_->Search(me_, {.query = head, .min_score = 0.0});
-  auto whole = engine_->Search(me_, {.query = head + tail, .min_score = 0.0});
+  auto cut = engine_->memory().Search(me_, {.query = head, .min_score = 0.0});
+  auto whole = engine_->memory().Search(me_, {.query = head + tail, .min_score = 0.0});
   ASSERT_TRUE(cut.ok()) << cut.status().ToString();
   ASSERT_TRUE(whole.ok()) << whole.status().ToString();
   ASSERT_EQ(whole->results.size(), cut->results.size());
@@ -96,7 +96,7 @@ TEST_P(HybridTest, VectorOnlyAndKeywordOnlyCandidatesBothRank) {
   // Bring-your-own vectors make the two sides independent of each other.
   Store("by_vector", "nothing in common with the query text", std::vector<float>{1, 0, 0, 0});
   Store("by_keyword", "the zebra crossing near the station", std::vector<float>{0, 0, 0, 1});
-  auto r = engine_->Search(
+  auto r = engine_->memory().Search(
       me_, {.query = "zebra", .min_score = 0.0, .embedding = std::vector<float>{1, 0.05f, 0, 0}});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const SearchHit* v = Find(*r, "by_vector");
@@ -111,11 +111,12 @@ TEST_P(HybridTest, VectorOnlyAndKeywordOnlyCandidatesBothRank) {
 }
 
 TEST_P(HybridTest, BadEmbeddingIsAClearError) {
-  auto r = engine_->Store(me_, {.key = "k", .content = "v", .embedding = std::vector<float>{}});
+  auto r =
+      engine_->memory().Store(me_, {.key = "k", .content = "v", .embedding = std::vector<float>{}});
   EXPECT_EQ(r.status().field(), "embedding");
-  auto z = engine_->Search(me_, {.query = "v", .embedding = std::vector<float>{0, 0}});
+  auto z = engine_->memory().Search(me_, {.query = "v", .embedding = std::vector<float>{0, 0}});
   EXPECT_EQ(z.status().field(), "embedding");
-  auto stats = engine_->GetStats(me_);
+  auto stats = engine_->memory().GetStats(me_);
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->entries, 0);
 }
@@ -129,13 +130,13 @@ TEST_P(HybridTest, UnreachableEmbedderDegradesToKeywordSearch) {
   c.embedding.timeout_ms = 2000;
   Reopen(c);
   Store("k", "kubernetes cluster upgrade notes");  // stored even without a vector
-  auto r = engine_->Search(me_, {.query = "kubernetes"});
+  auto r = engine_->memory().Search(me_, {.query = "kubernetes"});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->results.size(), 1u);
   EXPECT_EQ(r->degraded, "embedder_unavailable");
   EXPECT_FALSE(r->results[0].vector_score.has_value());
   EXPECT_DOUBLE_EQ(r->results[0].score, r->results[0].keyword_score);
-  auto re = engine_->Reindex(me_);
+  auto re = engine_->admin().Reindex(me_);
   ASSERT_TRUE(re.ok()) << re.status().ToString();
   EXPECT_EQ(re->embedded, 0);
   EXPECT_EQ(re->failed, 1);
@@ -146,7 +147,7 @@ TEST_P(HybridTest, SwitchingEmbedderReindexesAtOpenAndNeverMixesSignatures) {
   Config small;
   small.embedding.dimensions = 64;  // a new signature: hash-v2-64
   Reopen(small);
-  auto found = engine_->Search(me_, {.query = "deployment pipeline", .min_score = 0.0});
+  auto found = engine_->memory().Search(me_, {.query = "deployment pipeline", .min_score = 0.0});
   ASSERT_TRUE(found.ok()) << found.status().ToString();
   ASSERT_EQ(found->results.size(), GetParam() == "in_memory" ? 0u : 1u);
   if (GetParam() != "in_memory") {
@@ -154,7 +155,7 @@ TEST_P(HybridTest, SwitchingEmbedderReindexesAtOpenAndNeverMixesSignatures) {
     // never compared with a 64-d query): the vector side has it, and
     // reindex finds nothing left to embed.
     EXPECT_TRUE(found->results[0].vector_score.has_value());
-    auto re = engine_->Reindex(me_);
+    auto re = engine_->admin().Reindex(me_);
     ASSERT_TRUE(re.ok()) << re.status().ToString();
     EXPECT_EQ(re->signature, "hash-v2-64");
     EXPECT_EQ(re->embedded, 0);
@@ -164,8 +165,8 @@ TEST_P(HybridTest, SwitchingEmbedderReindexesAtOpenAndNeverMixesSignatures) {
 
 TEST_P(HybridTest, ForgetRemovesTheVectorSideToo) {
   Store("gone", "ephemeral fact about llamas", std::vector<float>{0, 1, 0});
-  ASSERT_TRUE(engine_->Forget(me_, {.key = "gone"}).ok());
-  auto r = engine_->Search(
+  ASSERT_TRUE(engine_->memory().Forget(me_, {.key = "gone"}).ok());
+  auto r = engine_->memory().Search(
       me_, {.query = "llamas", .min_score = 0.0, .embedding = std::vector<float>{0, 1, 0}});
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->results.empty());
@@ -182,8 +183,9 @@ TEST(HybridIndexFile, CorruptIndexFileIsRebuiltFromStorage) {
     auto e = Engine::Open({.workspace = dir.Sub("ws")});
     ASSERT_TRUE(e.ok());
     for (int i = 0; i < 50; ++i) {
-      ASSERT_TRUE((*e)->Store(me, {.key = "k" + std::to_string(i),
-                                   .content = "note number " + std::to_string(i) + " about kites"})
+      ASSERT_TRUE((*e)->memory()
+                      .Store(me, {.key = "k" + std::to_string(i),
+                                  .content = "note number " + std::to_string(i) + " about kites"})
                       .ok());
     }
   }  // closing saves the index file
@@ -200,7 +202,7 @@ TEST(HybridIndexFile, CorruptIndexFileIsRebuiltFromStorage) {
   }
   auto e = Engine::Open({.workspace = dir.Sub("ws")});
   ASSERT_TRUE(e.ok()) << e.status().ToString();
-  auto r = (*e)->Search(me, {.query = "kites", .max_results = 100, .min_score = 0.0});
+  auto r = (*e)->memory().Search(me, {.query = "kites", .max_results = 100, .min_score = 0.0});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->results.size(), 50u);
   for (const SearchHit& h : r->results) EXPECT_TRUE(h.vector_score.has_value()) << h.key;
@@ -220,14 +222,14 @@ TEST(HybridImport, ImportLinesMayCarryTheirOwnVectors) {
   std::stringstream bad(
       "{\"key\":\"a\",\"content\":\"first\",\"embedding\":[1,0,0]}\n"
       "{\"key\":\"b\",\"content\":\"second\",\"embedding\":[0,\"x\",0]}\n");
-  auto refused = (*e)->ImportJsonl(me, bad);
+  auto refused = (*e)->admin().ImportJsonl(me, bad);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("line 2"), std::string::npos);
   std::stringstream good(
       "{\"key\":\"a\",\"content\":\"first\",\"embedding\":[1,0,0]}\n"
       "{\"key\":\"b\",\"content\":\"second\",\"embedding\":[0,1,0]}\n");
-  ASSERT_TRUE((*e)->ImportJsonl(me, good).ok());
-  auto r = (*e)->Search(
+  ASSERT_TRUE((*e)->admin().ImportJsonl(me, good).ok());
+  auto r = (*e)->memory().Search(
       me, {.query = "?", .min_score = 0.0, .embedding = std::vector<float>{0.1f, 1, 0}});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_FALSE(r->results.empty());
@@ -254,9 +256,10 @@ TEST(HybridIndexFile, FewChangesReplayInsteadOfRewritingTheFile) {
     auto e = open();
     for (int i = 0; i < 20; ++i) {
       ASSERT_TRUE(
-          e->Store(me, {.key = "k" + std::to_string(i),
-                        .content = "kites " + std::to_string(i),
-                        .embedding = std::vector<float>{1, 0.01f * static_cast<float>(i), 0}})
+          e->memory()
+              .Store(me, {.key = "k" + std::to_string(i),
+                          .content = "kites " + std::to_string(i),
+                          .embedding = std::vector<float>{1, 0.01f * static_cast<float>(i), 0}})
               .ok());
     }
   }
@@ -267,9 +270,10 @@ TEST(HybridIndexFile, FewChangesReplayInsteadOfRewritingTheFile) {
   ASSERT_EQ(saved.size(), 2u);  // hash-v2-384 and external:3
   {
     auto e = open();
-    ASSERT_TRUE(e->Store(me, {.key = "late",
-                              .content = "a late note about balloons",
-                              .embedding = std::vector<float>{0, 1, 0}})
+    ASSERT_TRUE(e->memory()
+                    .Store(me, {.key = "late",
+                                .content = "a late note about balloons",
+                                .embedding = std::vector<float>{0, 1, 0}})
                     .ok());
   }
   for (const auto& [path, time] : saved) {
@@ -277,8 +281,8 @@ TEST(HybridIndexFile, FewChangesReplayInsteadOfRewritingTheFile) {
   }
   // "?" has no terms, so only the vector index can find the late entry.
   auto e = open();
-  auto r =
-      e->Search(me, {.query = "?", .min_score = 0.0, .embedding = std::vector<float>{0, 1, 0}});
+  auto r = e->memory().Search(
+      me, {.query = "?", .min_score = 0.0, .embedding = std::vector<float>{0, 1, 0}});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_FALSE(r->results.empty());
   EXPECT_EQ(r->results[0].key, "late") << "the late vector was not replayed into the index";
@@ -299,13 +303,14 @@ TEST(HybridSharedWorkspace, EachEngineSeesTheOthersVectors) {
   auto b = Engine::Open({.workspace = dir.Sub("ws")});
   ASSERT_TRUE(a.ok() && b.ok());
   const std::vector<float> up = {0, 1, 0};
-  ASSERT_TRUE((*b)->Store(me, {.key = "first", .content = "first", .embedding = up}).ok());
-  auto before = (*b)->Search(me, {.query = "?", .min_score = 0.0, .embedding = up});
+  ASSERT_TRUE((*b)->memory().Store(me, {.key = "first", .content = "first", .embedding = up}).ok());
+  auto before = (*b)->memory().Search(me, {.query = "?", .min_score = 0.0, .embedding = up});
   ASSERT_TRUE(before.ok());
   ASSERT_EQ(before->results.size(), 1u);
-  ASSERT_TRUE((*a)->Store(me, {.key = "second", .content = "second", .embedding = up}).ok());
-  ASSERT_TRUE((*a)->Forget(me, {.key = "first"}).ok());
-  auto after = (*b)->Search(me, {.query = "?", .min_score = 0.0, .embedding = up});
+  ASSERT_TRUE(
+      (*a)->memory().Store(me, {.key = "second", .content = "second", .embedding = up}).ok());
+  ASSERT_TRUE((*a)->memory().Forget(me, {.key = "first"}).ok());
+  auto after = (*b)->memory().Search(me, {.query = "?", .min_score = 0.0, .embedding = up});
   ASSERT_TRUE(after.ok()) << after.status().ToString();
   ASSERT_EQ(after->results.size(), 1u);
   EXPECT_EQ(after->results[0].key, "second");

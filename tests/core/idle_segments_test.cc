@@ -32,22 +32,23 @@ class IdleSegments : public ::testing::Test {
     for (const char* text :
          {"I prefer window seats on long flights.",
           "We decided to ship the billing migration on Friday.", "My timezone is Europe/Lisbon."}) {
-      auto r = e.TurnComplete(me_, {.session_id = session,
-                                    .user_message = text,
-                                    .assistant_response = std::string("Noted: ") + text});
+      auto r =
+          e.archivist().TurnComplete(me_, {.session_id = session,
+                                           .user_message = text,
+                                           .assistant_response = std::string("Noted: ") + text});
       ASSERT_TRUE(r.ok()) << r.status().ToString();
     }
   }
 
   SegmentInfo Only(Engine& e, const std::string& session) {
-    auto segments = e.Segments(me_, session);
+    auto segments = e.archivist().Segments(me_, session);
     EXPECT_TRUE(segments.ok());
     EXPECT_EQ(segments.ok() ? segments->size() : 0u, 1u);
     return segments.ok() && !segments->empty() ? (*segments)[0] : SegmentInfo{};
   }
 
   // A sync session end of an unused session: waits for the worker.
-  void Drain(Engine& e) { ASSERT_TRUE(e.SessionEnd(me_, "drain-barrier", true).ok()); }
+  void Drain(Engine& e) { ASSERT_TRUE(e.archivist().SessionEnd(me_, "drain-barrier", true).ok()); }
 
   testing::TempDir dir_;
   std::shared_ptr<testing::ManualClock> clock_ = std::make_shared<testing::ManualClock>();
@@ -60,22 +61,23 @@ TEST_F(IdleSegments, AnOpenSegmentClosesOnlyOnceItsLastTurnIsIdleLongEnough) {
   Converse(*e, "s");
   // A new turn (within learning.max_time_gap_secs) restarts the idle time.
   clock_->Advance(500 * kSecond);
-  ASSERT_TRUE(e->TurnComplete(me_, {.session_id = "s",
-                                    .user_message = "One more thing.",
-                                    .assistant_response = "Sure."})
+  ASSERT_TRUE(e->archivist()
+                  .TurnComplete(me_, {.session_id = "s",
+                                      .user_message = "One more thing.",
+                                      .assistant_response = "Sure."})
                   .ok());
   clock_->Advance(1799 * kSecond);
-  EXPECT_EQ(e->CloseIdleSegments(/*sync=*/true).value(), 0);
+  EXPECT_EQ(e->archivist().CloseIdleSegments(/*sync=*/true).value(), 0);
   EXPECT_EQ(Only(*e, "s").status, "open");
   clock_->Advance(2 * kSecond);
-  EXPECT_EQ(e->CloseIdleSegments(/*sync=*/true).value(), 1);
+  EXPECT_EQ(e->archivist().CloseIdleSegments(/*sync=*/true).value(), 1);
   const SegmentInfo closed = Only(*e, "s");
   EXPECT_EQ(closed.status, "closed");
   EXPECT_EQ(closed.closed_at, clock_->NowMs());
   EXPECT_FALSE(closed.recap.empty());
   EXPECT_EQ(closed.recap_source, "extractive");
-  EXPECT_EQ(e->CloseIdleSegments(/*sync=*/true).value(), 0);  // once
-  EXPECT_FALSE(e->SessionEnd(me_, "s", true).value().closed);
+  EXPECT_EQ(e->archivist().CloseIdleSegments(/*sync=*/true).value(), 0);  // once
+  EXPECT_FALSE(e->archivist().SessionEnd(me_, "s", true).value().closed);
 }
 
 TEST_F(IdleSegments, ZeroNeverCloses) {
@@ -83,7 +85,7 @@ TEST_F(IdleSegments, ZeroNeverCloses) {
   ASSERT_NE(e, nullptr);
   Converse(*e, "s");
   clock_->Advance(400LL * 24 * 3600 * kSecond);
-  EXPECT_EQ(e->CloseIdleSegments(/*sync=*/true).value(), 0);
+  EXPECT_EQ(e->archivist().CloseIdleSegments(/*sync=*/true).value(), 0);
   EXPECT_EQ(Only(*e, "s").status, "open");
 }
 
@@ -100,7 +102,7 @@ TEST_F(IdleSegments, TheNextOpenClosesWhatWasLeftOpen) {
   const SegmentInfo s = Only(*e, "abandoned");
   EXPECT_EQ(s.status, "closed");
   EXPECT_FALSE(s.recap.empty());
-  auto events = e->Events(me_, {});
+  auto events = e->archivist().Events(me_, {});
   ASSERT_TRUE(events.ok());
   EXPECT_FALSE(events->empty());
 }
@@ -113,8 +115,8 @@ TEST_F(IdleSegments, AnIdleCloseFinalisesExactlyAsSessionEnd) {
   Converse(*ended, "s");
   Converse(*idle, "s");
   clock_->Advance(1801 * kSecond);
-  ASSERT_TRUE(ended->SessionEnd(me_, "s", /*sync=*/true).value().closed);
-  ASSERT_EQ(idle->CloseIdleSegments(/*sync=*/true).value(), 1);
+  ASSERT_TRUE(ended->archivist().SessionEnd(me_, "s", /*sync=*/true).value().closed);
+  ASSERT_EQ(idle->archivist().CloseIdleSegments(/*sync=*/true).value(), 1);
 
   const SegmentInfo a = Only(*ended, "s");
   const SegmentInfo b = Only(*idle, "s");
@@ -124,8 +126,8 @@ TEST_F(IdleSegments, AnIdleCloseFinalisesExactlyAsSessionEnd) {
   EXPECT_EQ(b.closed_at, a.closed_at);
   EXPECT_EQ(b.turn_count, a.turn_count);
 
-  auto events_a = ended->Events(me_, {.limit = 100});
-  auto events_b = idle->Events(me_, {.limit = 100});
+  auto events_a = ended->archivist().Events(me_, {.limit = 100});
+  auto events_b = idle->archivist().Events(me_, {.limit = 100});
   ASSERT_TRUE(events_a.ok() && events_b.ok());
   // Events of equal time are ordered by their (random) ids: compare by text.
   for (auto* events : {&*events_a, &*events_b}) {
@@ -140,8 +142,8 @@ TEST_F(IdleSegments, AnIdleCloseFinalisesExactlyAsSessionEnd) {
     EXPECT_EQ((*events_b)[i].confidence, (*events_a)[i].confidence);
   }
 
-  auto profile_a = ended->Profile(me_);
-  auto profile_b = idle->Profile(me_);
+  auto profile_a = ended->knowledge().Profile(me_);
+  auto profile_b = idle->knowledge().Profile(me_);
   ASSERT_TRUE(profile_a.ok() && profile_b.ok());
   ASSERT_FALSE(profile_a->empty());
   ASSERT_EQ(profile_b->size(), profile_a->size());
@@ -150,10 +152,11 @@ TEST_F(IdleSegments, AnIdleCloseFinalisesExactlyAsSessionEnd) {
     EXPECT_EQ((*profile_b)[i].value, (*profile_a)[i].value);
     EXPECT_EQ((*profile_b)[i].evidence_count, (*profile_a)[i].evidence_count);
   }
-  EXPECT_EQ(ended->ProfileRender(me_).value(), idle->ProfileRender(me_).value());
+  EXPECT_EQ(ended->knowledge().ProfileRender(me_).value(),
+            idle->knowledge().ProfileRender(me_).value());
 
-  auto docs_a = ended->DocList(me_, {});
-  auto docs_b = idle->DocList(me_, {});
+  auto docs_a = ended->documents().List(me_, {});
+  auto docs_b = idle->documents().List(me_, {});
   ASSERT_TRUE(docs_a.ok() && docs_b.ok());
   ASSERT_EQ(docs_a->documents.size(), 1u);
   ASSERT_EQ(docs_b->documents.size(), 1u);

@@ -23,30 +23,35 @@ TEST(ImportExport, RoundTripIntoAFreshWorkspace) {
   auto a = OpenAt(dir.Sub("a"));
   Principal me;
   ASSERT_TRUE(
-      a->Store(me, {.key = "k1", .content = "first", .tags = std::vector<std::string>{"t"}}).ok());
+      a->memory()
+          .Store(me, {.key = "k1", .content = "first", .tags = std::vector<std::string>{"t"}})
+          .ok());
   ASSERT_TRUE(
-      a->Store(me, {.key = "k2", .content = "永远不要给 Sarah 发邮件", .ns = "skill-mail"}).ok());
-  ASSERT_TRUE(a->PutToolRule(me, {.tool_name = "shell",
-                                  .rule = "Don't run sudo.",
-                                  .priority = RulePriority::kCritical})
+      a->memory()
+          .Store(me, {.key = "k2", .content = "永远不要给 Sarah 发邮件", .ns = "skill-mail"})
+          .ok());
+  ASSERT_TRUE(a->rules()
+                  .Put(me, {.tool_name = "shell",
+                            .rule = "Don't run sudo.",
+                            .priority = RulePriority::kCritical})
                   .ok());
   std::stringstream out;
-  ASSERT_TRUE(a->ExportJsonl(me, out).ok());
+  ASSERT_TRUE(a->admin().ExportJsonl(me, out).ok());
   std::string exported = out.str();
 
   auto b = OpenAt(dir.Sub("b"));
   std::stringstream in(exported);
-  auto rep = b->ImportJsonl(me, in);
+  auto rep = b->admin().ImportJsonl(me, in);
   ASSERT_TRUE(rep.ok()) << rep.status().ToString();
   EXPECT_EQ(rep->imported, 3);
   EXPECT_EQ(rep->created, 3);
   // The same records (the header's created_at may differ).
   auto body = [](const std::string& text) { return text.substr(text.find('\n') + 1); };
   std::stringstream again;
-  ASSERT_TRUE(b->ExportJsonl(me, again).ok());
+  ASSERT_TRUE(b->admin().ExportJsonl(me, again).ok());
   EXPECT_EQ(body(again.str()), body(exported));
   // Rules come back as rules: pinned again in the new workspace.
-  auto prompt = b->ToolRulesForPrompt(me);
+  auto prompt = b->rules().ForPrompt(me);
   ASSERT_TRUE(prompt.ok());
   EXPECT_NE(prompt->rendered.find("### `shell`\n- **[critical]** Don't run sudo.\n"),
             std::string::npos)
@@ -54,11 +59,11 @@ TEST(ImportExport, RoundTripIntoAFreshWorkspace) {
 
   // Idempotent: merging the same file again changes nothing.
   std::stringstream in2(exported);
-  auto rep2 = b->ImportJsonl(me, in2, {}, {.merge = true});
+  auto rep2 = b->admin().ImportJsonl(me, in2, {}, {.merge = true});
   ASSERT_TRUE(rep2.ok());
   EXPECT_EQ(rep2->created, 0);
   std::stringstream third;
-  ASSERT_TRUE(b->ExportJsonl(me, third).ok());
+  ASSERT_TRUE(b->admin().ExportJsonl(me, third).ok());
   EXPECT_EQ(body(third.str()), body(exported));
 }
 
@@ -70,7 +75,7 @@ TEST(ImportExport, TurnIdsAreTheSameAfterARestore) {
   Principal me;
   auto ids = [&](Engine& e) {
     std::vector<int64_t> out;
-    auto turns = e.SessionTurns(me, "s");
+    auto turns = e.archivist().SessionTurns(me, "s");
     EXPECT_TRUE(turns.ok()) << turns.status().ToString();
     for (const EpisodicTurn& t : turns.ok() ? *turns : std::vector<EpisodicTurn>{}) {
       out.push_back(t.id);
@@ -80,14 +85,15 @@ TEST(ImportExport, TurnIdsAreTheSameAfterARestore) {
   auto a = OpenAt(dir.Sub("a"));
   for (const char* said : {"first", "second"}) {
     ASSERT_TRUE(
-        a->TurnComplete(
-             me,
-             {.session_id = "s", .user_message = said, .assistant_response = "ok", .sync = true})
+        a->archivist()
+            .TurnComplete(
+                me,
+                {.session_id = "s", .user_message = said, .assistant_response = "ok", .sync = true})
             .ok());
   }
   const std::vector<int64_t> before = ids(*a);
   ASSERT_EQ(before.size(), 4u);
-  auto recalled = a->Recall(me, {.query = "second", .context_turns = 1});
+  auto recalled = a->memory().Recall(me, {.query = "second", .context_turns = 1});
   ASSERT_TRUE(recalled.ok()) << recalled.status().ToString();
   int turn_hits = 0;
   for (const RecallHit& h : recalled->results) {
@@ -100,7 +106,7 @@ TEST(ImportExport, TurnIdsAreTheSameAfterARestore) {
   }
   EXPECT_GT(turn_hits, 0);
   std::stringstream out;
-  ASSERT_TRUE(a->ExportJsonl(me, out).ok());
+  ASSERT_TRUE(a->admin().ExportJsonl(me, out).ok());
   for (const int64_t id : before) {
     EXPECT_NE(out.str().find("\"id\":" + std::to_string(id)), std::string::npos) << id;
   }
@@ -108,14 +114,15 @@ TEST(ImportExport, TurnIdsAreTheSameAfterARestore) {
   // b's storage ids 1..6 are taken by another session's turns first.
   auto b = OpenAt(dir.Sub("b"));
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(b->TurnComplete(me, {.session_id = "other",
-                                     .user_message = "other " + std::to_string(i),
-                                     .assistant_response = "ok",
-                                     .sync = true})
+    ASSERT_TRUE(b->archivist()
+                    .TurnComplete(me, {.session_id = "other",
+                                       .user_message = "other " + std::to_string(i),
+                                       .assistant_response = "ok",
+                                       .sync = true})
                     .ok());
   }
   std::stringstream in(out.str());
-  auto rep = b->ImportJsonl(me, in, {}, {.merge = true});
+  auto rep = b->admin().ImportJsonl(me, in, {}, {.merge = true});
   ASSERT_TRUE(rep.ok()) << rep.status().ToString();
   EXPECT_EQ(ids(*b), before);
 }
@@ -129,14 +136,14 @@ TEST(ImportExport, BadLinesAreAllReportedAndNothingIsImported) {
       "{\"key\":\"trunc\",\"content\":\"cut off\n"
       "{\"key\":\"ok2\",\"content\":\"fine too\"}\n"
       "{\"content\":\"no key\"}\n");
-  auto rep = e->ImportJsonl(me, in);
+  auto rep = e->admin().ImportJsonl(me, in);
   ASSERT_FALSE(rep.ok());
   EXPECT_EQ(rep.status().code(), StatusCode::kInvalidArgument);
   const std::string& msg = rep.status().message();
   EXPECT_NE(msg.find("line 2"), std::string::npos) << msg;
   EXPECT_NE(msg.find("line 4"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("line 1:"), std::string::npos) << msg;
-  auto stats = e->GetStats(me);
+  auto stats = e->memory().GetStats(me);
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->entries, 0);
 }
@@ -147,7 +154,7 @@ TEST(ImportExport, ImportRefusesSecrets) {
   Principal me;
   std::stringstream in(
       "{\"key\":\"k\",\"content\":\"Authorization: Bearer abcdefghijklmnopqrstuvwxyz123456\"}\n");
-  auto rep = e->ImportJsonl(me, in);
+  auto rep = e->admin().ImportJsonl(me, in);
   ASSERT_FALSE(rep.ok());
   EXPECT_NE(rep.status().message().find("line 1"), std::string::npos);
 }

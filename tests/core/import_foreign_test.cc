@@ -32,19 +32,19 @@ class ImportForeign : public ::testing::Test {
   ForeignImportReport Import(const std::string& format, const std::string& path,
                              const Principal& who = {}, bool dry_run = false) {
     Result<ForeignImportReport> r =
-        engine_->ImportForeign(who, path, {.format = format, .dry_run = dry_run});
+        engine_->admin().ImportForeign(who, path, {.format = format, .dry_run = dry_run});
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : ForeignImportReport{};
   }
 
   int64_t Entries(const Principal& who = {}) {
-    Result<Stats> s = engine_->GetStats(who);
+    Result<Stats> s = engine_->memory().GetStats(who);
     EXPECT_TRUE(s.ok());
     return s.ok() ? s->entries : -1;
   }
 
   std::vector<std::string> Facts(const GraphQueryRequest& q = {}) {
-    Result<std::vector<Triple>> triples = engine_->GraphQuery(me_, q);
+    Result<std::vector<Triple>> triples = engine_->knowledge().GraphQuery(me_, q);
     EXPECT_TRUE(triples.ok()) << triples.status().ToString();
     std::vector<std::string> out;
     for (const Triple& t : triples.ok() ? *triples : std::vector<Triple>{}) {
@@ -84,7 +84,7 @@ TEST_F(ImportForeign, McpMemoryEntitiesBecomeEntriesAndRelationsTriples) {
                             "memory.jsonl:7: a relation needs \"from\", \"to\" and "
                             "\"relationType\" (strings)",
                             "memory.jsonl:8: \"type\" must be \"entity\" or \"relation\""}));
-  Result<Entry> john = engine_->Get(me_, {.key = "John_Smith", .ns = "mcp-memory"});
+  Result<Entry> john = engine_->memory().Get(me_, {.key = "John_Smith", .ns = "mcp-memory"});
   ASSERT_TRUE(john.ok()) << john.status().ToString();
   EXPECT_EQ(john->content,
             "John_Smith (person)\n- Speaks fluent Spanish\n- Graduated in 2019\n- Prefers "
@@ -95,7 +95,7 @@ TEST_F(ImportForeign, McpMemoryEntitiesBecomeEntriesAndRelationsTriples) {
   EXPECT_EQ(Facts({.subject = "John Smith"}),
             (std::vector<std::string>{"John Smith is_a person", "John Smith lives_in Lisbon",
                                       "John Smith works_at Anthropic"}));
-  Result<SearchResponse> hits = engine_->Search(me_, {.query = "Spanish"});
+  Result<SearchResponse> hits = engine_->memory().Search(me_, {.query = "Spanish"});
   ASSERT_TRUE(hits.ok());
   ASSERT_FALSE(hits->results.empty());
   EXPECT_EQ(hits->results[0].key, "John_Smith");
@@ -114,19 +114,19 @@ TEST_F(ImportForeign, Mem0MemoriesAreOwnedByTheirUserUnderAcl) {
       Skipped(r),
       (std::vector<std::string>{"export.json:23: a memory needs \"memory\" (its text, a string)"}));
   const GetRequest veg{.key = "3f1c2b7e-8a9d-4c5e-b6f7-1a2b3c4d5e6f", .ns = "mem0"};
-  Result<Entry> mine = engine_->Get(alex, veg);
+  Result<Entry> mine = engine_->memory().Get(alex, veg);
   ASSERT_TRUE(mine.ok()) << mine.status().ToString();
   EXPECT_EQ(mine->owner, "alex");
   EXPECT_EQ(mine->content, "Is a vegetarian and allergic to nuts");
   EXPECT_EQ(mine->tags, (std::vector<std::string>{"food", "health", "agent:diet-coach"}));
   EXPECT_EQ(mine->created_at, 1722014976630);
-  EXPECT_EQ(engine_->Get(sam, veg).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(engine_->memory().Get(sam, veg).status().code(), StatusCode::kNotFound);
   EXPECT_EQ(Entries(sam), 1);
 
   // A user imports only their own memories: sam's are left out, with why.
   Reopen(acl);
   Result<ForeignImportReport> by_alex =
-      engine_->ImportForeign(alex, kFixtures + "mem0/export.json", {.format = "mem0"});
+      engine_->admin().ImportForeign(alex, kFixtures + "mem0/export.json", {.format = "mem0"});
   ASSERT_TRUE(by_alex.ok()) << by_alex.status().ToString();
   EXPECT_EQ(by_alex->entries_unchanged, 1);
   EXPECT_EQ(by_alex->entries_created, 0);
@@ -171,20 +171,21 @@ TEST_F(ImportForeign, BasicMemoryNotesBecomeDocumentsEntriesAndTriples) {
                 "Coffee Brewing Methods pairs_well_with Morning Routine",
                 "Coffee Brewing Methods relates_to Coffee Bean Origins",
                 "Coffee Brewing Methods requires Proper Grinding Technique"}));
-  Result<SearchResponse> hits = engine_->Search(me_, {.query = "water temperature"});
+  Result<SearchResponse> hits = engine_->memory().Search(me_, {.query = "water temperature"});
   ASSERT_TRUE(hits.ok());
   ASSERT_FALSE(hits->results.empty());
   EXPECT_EQ(hits->results[0].ns, "basic-memory");
   EXPECT_EQ(hits->results[0].content,
             "Coffee Brewing Methods: Water temperature at 205°F extracts optimal compounds "
             "(about 96°C)");
-  Result<Entry> origins = engine_->Get(me_, {.key = "coffee-bean-origins", .ns = "basic-memory"});
+  Result<Entry> origins =
+      engine_->memory().Get(me_, {.key = "coffee-bean-origins", .ns = "basic-memory"});
   ASSERT_TRUE(origins.ok()) << origins.status().ToString();
   EXPECT_EQ(origins->content, "Ethiopian beans taste of berries; Colombian ones of chocolate.");
-  Result<DocumentList> docs = engine_->DocList(me_, {.source = "basic-memory:"});
+  Result<DocumentList> docs = engine_->documents().List(me_, {.source = "basic-memory:"});
   ASSERT_TRUE(docs.ok());
   ASSERT_EQ(docs->documents.size(), 2u);
-  Result<Document> doc = engine_->DocGet(me_, docs->documents[0].id);
+  Result<Document> doc = engine_->documents().Get(me_, docs->documents[0].id);
   ASSERT_TRUE(doc.ok());
   std::ifstream in(kFixtures + "basic-memory/notes/" +
                    (doc->source == "basic-memory:coffee-bean-origins"
@@ -199,7 +200,7 @@ TEST_F(ImportForeign, MarkdownNotesAreOneEntryEach) {
   EXPECT_EQ(r.entries_created, 2);
   ASSERT_EQ(r.skipped_count, 1);
   EXPECT_EQ(Skipped(r), std::vector<std::string>{"empty.md:0: the note is empty"});
-  Result<Entry> alpha = engine_->Get(me_, {.key = "projects/alpha", .ns = "markdown"});
+  Result<Entry> alpha = engine_->memory().Get(me_, {.key = "projects/alpha", .ns = "markdown"});
   ASSERT_TRUE(alpha.ok()) << alpha.status().ToString();
   EXPECT_EQ(alpha->content, "# Project Alpha\n\nAlpha ships the billing service in March.");
   EXPECT_EQ(alpha->tags, (std::vector<std::string>{"work", "alpha"}));
@@ -207,7 +208,7 @@ TEST_F(ImportForeign, MarkdownNotesAreOneEntryEach) {
   Reopen(Config{});
   r = Import("markdown", kFixtures + "markdown/notes/editor.md");
   EXPECT_EQ(r.entries_created + r.entries_unchanged, 1);
-  EXPECT_TRUE(engine_->Get(me_, {.key = "editor", .ns = "markdown"}).ok());
+  EXPECT_TRUE(engine_->memory().Get(me_, {.key = "editor", .ns = "markdown"}).ok());
 }
 
 TEST_F(ImportForeign, JsonlLinesKeepTheirNamespaceAndBadOnesAreReported) {
@@ -219,8 +220,9 @@ TEST_F(ImportForeign, JsonlLinesKeepTheirNamespaceAndBadOnesAreReported) {
                 "entries.jsonl:4: not valid JSON (truncated or malformed line)",
                 "entries.jsonl:5: category \"Core!\" is invalid: use core, daily, conversation or "
                 "[a-z0-9_-]{1,64}"}));
-  EXPECT_EQ(engine_->Get(me_, {.key = "user_editor"})->content, "The user prefers Helix over Vim");
-  EXPECT_EQ(engine_->Get(me_, {.key = "standup", .ns = "work"})->content,
+  EXPECT_EQ(engine_->memory().Get(me_, {.key = "user_editor"})->content,
+            "The user prefers Helix over Vim");
+  EXPECT_EQ(engine_->memory().Get(me_, {.key = "standup", .ns = "work"})->content,
             "Standup is at 9:30 every weekday");
 }
 
@@ -233,7 +235,7 @@ TEST_F(ImportForeign, SecondRunCreatesNothingNew) {
       {"jsonl", "jsonl/entries.jsonl"}};
   for (const auto& [format, path] : inputs) Import(format, kFixtures + path);
   const int64_t entries = Entries();
-  const TimeMs updated = engine_->Get(me_, {.key = "user_editor"})->updated_at;
+  const TimeMs updated = engine_->memory().Get(me_, {.key = "user_editor"})->updated_at;
   for (const auto& [format, path] : inputs) {
     SCOPED_TRACE(format);
     ForeignImportReport again = Import(format, kFixtures + path);
@@ -244,7 +246,7 @@ TEST_F(ImportForeign, SecondRunCreatesNothingNew) {
     EXPECT_EQ(again.triples_created, 0);
   }
   EXPECT_EQ(Entries(), entries);
-  EXPECT_EQ(engine_->Get(me_, {.key = "user_editor"})->updated_at, updated);
+  EXPECT_EQ(engine_->memory().Get(me_, {.key = "user_editor"})->updated_at, updated);
 }
 
 TEST_F(ImportForeign, AChangedRecordIsUpdatedInPlace) {
@@ -254,7 +256,7 @@ TEST_F(ImportForeign, AChangedRecordIsUpdatedInPlace) {
   std::ofstream(file) << "{\"key\": \"k\", \"content\": \"second\"}\n";
   ForeignImportReport r = Import("jsonl", file);
   EXPECT_EQ(r.entries_updated, 1);
-  EXPECT_EQ(engine_->Get(me_, {.key = "k"})->content, "second");
+  EXPECT_EQ(engine_->memory().Get(me_, {.key = "k"})->content, "second");
   EXPECT_EQ(Entries(), 1);
 }
 
@@ -268,21 +270,21 @@ TEST_F(ImportForeign, DryRunCountsAndWritesNothing) {
   EXPECT_EQ(r.skipped_count, 1);
   EXPECT_EQ(Entries(), 0);
   EXPECT_TRUE(Facts().empty());
-  EXPECT_TRUE(engine_->DocList(me_, {})->documents.empty());
+  EXPECT_TRUE(engine_->documents().List(me_, {})->documents.empty());
 }
 
 TEST_F(ImportForeign, HardFailuresWriteNothingAndSayWhatIsAllowed) {
   Result<ForeignImportReport> bad_format =
-      engine_->ImportForeign(me_, kFixtures + "jsonl/entries.jsonl", {.format = "csv"});
+      engine_->admin().ImportForeign(me_, kFixtures + "jsonl/entries.jsonl", {.format = "csv"});
   EXPECT_EQ(bad_format.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad_format.status().message().find("mcp-memory, mem0, basic-memory, markdown or jsonl"),
             std::string::npos);
   Result<ForeignImportReport> missing =
-      engine_->ImportForeign(me_, dir_.Sub("nothing") + "/here.jsonl", {.format = "jsonl"});
+      engine_->admin().ImportForeign(me_, dir_.Sub("nothing") + "/here.jsonl", {.format = "jsonl"});
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   // A folder without a file of the format.
   Result<ForeignImportReport> empty =
-      engine_->ImportForeign(me_, kFixtures + "mem0", {.format = "markdown"});
+      engine_->admin().ImportForeign(me_, kFixtures + "mem0", {.format = "markdown"});
   EXPECT_EQ(empty.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(empty.status().message().find("holds no .md files"), std::string::npos);
   // A mem0 file that is not JSON at all: reported, nothing written.
@@ -292,7 +294,7 @@ TEST_F(ImportForeign, HardFailuresWriteNothingAndSayWhatIsAllowed) {
   EXPECT_EQ(r.entries_created, 0);
   EXPECT_EQ(Skipped(r),
             std::vector<std::string>{"broken.json:0: not valid JSON: expected a list of memories"});
-  Result<ForeignImportReport> bad_ns = engine_->ImportForeign(
+  Result<ForeignImportReport> bad_ns = engine_->admin().ImportForeign(
       me_, kFixtures + "jsonl/entries.jsonl", {.format = "jsonl", .ns = "bad ns!"});
   EXPECT_EQ(bad_ns.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(Entries(), 0);

@@ -68,34 +68,35 @@ class JsonLimitsEngineTest : public ::testing::Test {
 
 TEST_F(JsonLimitsEngineTest, ContextAppendRefusesDeepOrLargeEventJson) {
   const std::string deep = R"({"input":"hi","x":)" + DeepArray(kTooDeep) + "}";
-  ExpectRefused(engine_->ContextAppend(me_, {.session_id = "s", .raw_json = deep}).status(),
+  ExpectRefused(engine_->context().Append(me_, {.session_id = "s", .raw_json = deep}).status(),
                 "event_json");
   const std::string large = R"({"input":")" + std::string(5000, 'a') + R"("})";
-  ExpectRefused(engine_->ContextAppend(me_, {.session_id = "s", .raw_json = large}).status(),
+  ExpectRefused(engine_->context().Append(me_, {.session_id = "s", .raw_json = large}).status(),
                 "event_json");
   EXPECT_TRUE(
-      engine_->ContextAppend(me_, {.session_id = "s", .raw_json = R"({"input":"hi"})"}).ok());
+      engine_->context().Append(me_, {.session_id = "s", .raw_json = R"({"input":"hi"})"}).ok());
 }
 
 TEST_F(JsonLimitsEngineTest, TurnCompleteRefusesDeepToolArguments) {
   Turn turn{.session_id = "s", .user_message = "run it"};
   turn.tool_calls.push_back({.name = "ok", .arguments_json = "{}"});
   turn.tool_calls.push_back({.name = "shell", .arguments_json = DeepArray(kTooDeep)});
-  ExpectRefused(engine_->TurnComplete(me_, turn).status(), "tool_calls[1].arguments");
+  ExpectRefused(engine_->archivist().TurnComplete(me_, turn).status(), "tool_calls[1].arguments");
   turn.tool_calls[1].arguments_json = DeepArray(internal::kMaxJsonDepth);
-  EXPECT_TRUE(engine_->TurnComplete(me_, turn).ok());
+  EXPECT_TRUE(engine_->archivist().TurnComplete(me_, turn).ok());
 }
 
 TEST_F(JsonLimitsEngineTest, DocPutRefusesDeepMeta) {
   ExpectRefused(
-      engine_->DocPut(me_, {.content = "a runbook", .meta = R"({"x":)" + DeepArray(kTooDeep) + "}"})
+      engine_->documents()
+          .Put(me_, {.content = "a runbook", .meta = R"({"x":)" + DeepArray(kTooDeep) + "}"})
           .status(),
       "meta");
 }
 
 TEST_F(JsonLimitsEngineTest, RegisterToolRefusesADeepCleaner) {
   Result<ToolInfo> r =
-      engine_->RegisterTool(admin_, {.name = "files_read", .cleaner = DeepArray(kTooDeep)});
+      engine_->tools().Register(admin_, {.name = "files_read", .cleaner = DeepArray(kTooDeep)});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().field(), "cleaner");
   EXPECT_NE(r.status().message().find("nests deeper than 64 levels"), std::string::npos)
@@ -107,7 +108,7 @@ TEST_F(JsonLimitsEngineTest, ImportRefusesADeepLine) {
                         "\n"
                         R"({"key":"b","content":"deep","x":)" +
                         DeepArray(kTooDeep) + "}\n");
-  Result<ImportReport> r = engine_->ImportJsonl(admin_, in, nullptr);
+  Result<ImportReport> r = engine_->admin().ImportJsonl(admin_, in, nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("line 2: the line nests deeper than 64 levels"),
             std::string::npos)

@@ -30,11 +30,11 @@ class PathGuardTest : public ::testing::Test {
     auto e = Engine::Open({.workspace = ws_, .config = config});
     ASSERT_TRUE(e.ok()) << e.status().ToString();
     engine_ = std::move(*e);
-    ASSERT_TRUE(engine_->Store(me_, {.key = "k", .content = "a memory"}).ok());
+    ASSERT_TRUE(engine_->memory().Store(me_, {.key = "k", .content = "a memory"}).ok());
   }
 
   bool Protected(const std::string& path) {
-    auto r = engine_->PathProtected(me_, path);
+    auto r = engine_->admin().PathProtected(me_, path);
     EXPECT_TRUE(r.ok()) << path << ": " << r.status().ToString();
     return r.ok() && r->is_protected;
   }
@@ -51,7 +51,7 @@ TEST_F(PathGuardTest, TheWorkspaceAndEverythingInItIsProtected) {
                            "/memory_tree/content/episodic/s/000000.md", "/not-yet-there"}) {
     EXPECT_TRUE(Protected(ws_ + name)) << name;
   }
-  auto r = engine_->PathProtected(me_, ws_ + "/mnemo.db");
+  auto r = engine_->admin().PathProtected(me_, ws_ + "/mnemo.db");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->resolved, fs::canonical(ws_).string() + "/mnemo.db");
   EXPECT_NE(r->reason.find("workspace"), std::string::npos) << r->reason;
@@ -78,7 +78,7 @@ TEST_F(PathGuardTest, AHardLinkToTheDatabaseIsProtected) {
   std::error_code ec;
   fs::create_hard_link(ws_ + "/mnemo.db", link, ec);
   if (ec) GTEST_SKIP() << "hard links unavailable here: " << ec.message();
-  auto r = engine_->PathProtected(me_, link);
+  auto r = engine_->admin().PathProtected(me_, link);
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->is_protected);
   EXPECT_NE(r->reason.find("same file"), std::string::npos) << r->reason;
@@ -101,7 +101,7 @@ TEST_F(PathGuardTest, HardLinksToArchiveFilesAreProtected) {
   const std::string archive = ws_ + "/memory_tree/content/episodic/s/000000.md";
   Write(archive, "user: hello\n");
   if (!Link(archive, dir_.Sub("out") + "/turns.md")) GTEST_SKIP() << "no hard links here";
-  auto r = engine_->PathProtected(me_, dir_.Sub("out") + "/turns.md");
+  auto r = engine_->admin().PathProtected(me_, dir_.Sub("out") + "/turns.md");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(r->is_protected);
   EXPECT_EQ(r->reason, "the same file as " + fs::canonical(archive).string());
@@ -128,7 +128,7 @@ TEST_F(PathGuardTest, HardLinksToVectorIndexFilesAreProtected) {
   {
     auto e = Engine::Open({.workspace = ws_, .config = config});
     ASSERT_TRUE(e.ok()) << e.status().ToString();
-    ASSERT_TRUE((*e)->Store(me_, {.key = "v", .content = "a vector memory"}).ok());
+    ASSERT_TRUE((*e)->memory().Store(me_, {.key = "v", .content = "a vector memory"}).ok());
   }
   std::vector<std::string> index_files;
   for (const auto& entry : fs::recursive_directory_iterator(ws_)) {
@@ -176,10 +176,10 @@ TEST_F(PathGuardTest, NeighboursAreNotProtected) {
 }
 
 TEST_F(PathGuardTest, AnEmptyPathIsAnError) {
-  auto r = engine_->PathProtected(me_, "");
+  auto r = engine_->admin().PathProtected(me_, "");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-  auto nul = engine_->PathProtected(me_, std::string("/tmp/a\0b", 8));
+  auto nul = engine_->admin().PathProtected(me_, std::string("/tmp/a\0b", 8));
   ASSERT_FALSE(nul.ok());
   EXPECT_EQ(nul.status().code(), StatusCode::kInvalidArgument);
 }

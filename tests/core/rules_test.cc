@@ -11,6 +11,7 @@
 
 #include "mnemo/config.h"
 #include "mnemo/engine.h"
+#include "mnemo/limits.h"
 #include "mnemo/types.h"
 #include "test_util.h"
 
@@ -48,16 +49,16 @@ class EngineRules : public ::testing::Test {
   }
 
   ToolRule PutRule(const ToolRulePut& put, const Principal& who = {}) {
-    Result<ToolRule> r = engine_->PutToolRule(who, put);
+    Result<ToolRule> r = engine_->rules().Put(who, put);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     clock_->Advance(1000);
     return r.ok() ? *r : ToolRule{};
   }
 
-  Status PutError(const ToolRulePut& put) { return engine_->PutToolRule(me_, put).status(); }
+  Status PutError(const ToolRulePut& put) { return engine_->rules().Put(me_, put).status(); }
 
   TurnResult Complete(const Turn& turn, const Principal& who = {}) {
-    Result<TurnResult> r = engine_->TurnComplete(who, turn);
+    Result<TurnResult> r = engine_->archivist().TurnComplete(who, turn);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     clock_->Advance(1000);
     return r.ok() ? *r : TurnResult{};
@@ -75,20 +76,21 @@ class EngineRules : public ::testing::Test {
   }
 
   std::vector<ToolRule> ListAll(const Principal& who = {}) {
-    Result<std::vector<ToolRule>> r = engine_->ListToolRules(who, std::nullopt);
+    Result<std::vector<ToolRule>> r = engine_->rules().List(who, std::nullopt);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : std::vector<ToolRule>{};
   }
 
   std::string Rendered(const std::vector<std::string>& tools = {}, const Principal& who = {}) {
-    Result<PromptRules> r = engine_->ToolRulesForPrompt(who, tools);
+    Result<PromptRules> r = engine_->rules().ForPrompt(who, tools);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? r->rendered : std::string();
   }
 
   // The statistics entry of `tool` (JSON text), "" when there is none.
   std::string StatsOf(const std::string& tool) {
-    Result<Entry> e = engine_->Get(me_, {.key = "tool/" + tool, .ns = "tool_effectiveness"});
+    Result<Entry> e =
+        engine_->memory().Get(me_, {.key = "tool/" + tool, .ns = "tool_effectiveness"});
     return e.ok() ? e->content : std::string();
   }
 
@@ -145,7 +147,7 @@ TEST_F(EngineRules, PutGetListDeleteRoundTrip) {
   EXPECT_EQ(put.owner, "local");
   EXPECT_FALSE(put.id.empty());
 
-  Result<std::optional<ToolRule>> got = engine_->GetToolRule(me_, "SEND_EMAIL", put.id);
+  Result<std::optional<ToolRule>> got = engine_->rules().Get(me_, "SEND_EMAIL", put.id);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   ASSERT_TRUE(got->has_value());
   EXPECT_EQ((*got)->rule, kSarah);
@@ -160,22 +162,22 @@ TEST_F(EngineRules, PutGetListDeleteRoundTrip) {
   EXPECT_EQ(same.id, put.id);
   EXPECT_EQ(same.priority, RulePriority::kCritical);
 
-  Result<std::vector<ToolRule>> listed = engine_->ListToolRules(me_, "send_email");
+  Result<std::vector<ToolRule>> listed = engine_->rules().List(me_, "send_email");
   ASSERT_TRUE(listed.ok());
   ASSERT_EQ(listed->size(), 1u);
 
-  Result<bool> del = engine_->DeleteToolRule(me_, "send_email", put.id);
+  Result<bool> del = engine_->rules().Delete(me_, "send_email", put.id);
   ASSERT_TRUE(del.ok());
   EXPECT_TRUE(*del);
-  del = engine_->DeleteToolRule(me_, "send_email", put.id);
+  del = engine_->rules().Delete(me_, "send_email", put.id);
   ASSERT_TRUE(del.ok());
   EXPECT_FALSE(*del);
-  got = engine_->GetToolRule(me_, "send_email", put.id);
+  got = engine_->rules().Get(me_, "send_email", put.id);
   ASSERT_TRUE(got.ok());
   EXPECT_FALSE(got->has_value());
 
-  EXPECT_EQ(engine_->GetToolRule(me_, " ", put.id).status().field(), "tool_name");
-  EXPECT_EQ(engine_->DeleteToolRule(me_, "shell", "bad id").status().field(), "id");
+  EXPECT_EQ(engine_->rules().Get(me_, " ", put.id).status().field(), "tool_name");
+  EXPECT_EQ(engine_->rules().Delete(me_, "shell", "bad id").status().field(), "id");
 }
 
 TEST_F(EngineRules, TurnCompleteCapturesTheSafetyEdictOnce) {
@@ -197,7 +199,7 @@ TEST_F(EngineRules, TurnCompleteCapturesTheSafetyEdictOnce) {
   EXPECT_EQ(again.refreshed_rules[0].id, rule.id);
   EXPECT_GT(again.refreshed_rules[0].updated_at, rule.updated_at);
 
-  Result<std::vector<ToolRule>> listed = engine_->ListToolRules(me_, "send_email");
+  Result<std::vector<ToolRule>> listed = engine_->rules().List(me_, "send_email");
   ASSERT_TRUE(listed.ok());
   ASSERT_EQ(listed->size(), 1u);
 
@@ -235,7 +237,7 @@ TEST_F(EngineRules, AnEdictReachesEveryToolTheEngineKnows) {
   // Known to nobody yet: the only tool of the turn.
   EXPECT_EQ(edict_in_search_turn("Never email Mark."), "web_search");
   // Registered.
-  ASSERT_TRUE(engine_->RegisterTool(me_, ToolSpec{.name = "send_email"}).ok());
+  ASSERT_TRUE(engine_->tools().Register(me_, ToolSpec{.name = "send_email"}).ok());
   EXPECT_EQ(edict_in_search_turn("Never email Mark again."), "send_email");
   // With statistics only (it ran in an earlier turn).
   Complete(Turn{.session_id = "s", .tool_calls = {ToolCall{.name = "run_bash", .success = true}}});
@@ -356,10 +358,11 @@ TEST_F(EngineRules, CaptureFollowsTheEnvironmentVariable) {
 
 TEST_F(EngineRules, NormalRulesAreRecalledInTheirNamespaceOnly) {
   ToolRule rule = PutRule({.tool_name = "shell", .rule = "Prefer ripgrep over grep for code."});
-  ASSERT_TRUE(engine_->Store(me_, {.key = "tip", .content = "ripgrep is installed here"}).ok());
+  ASSERT_TRUE(
+      engine_->memory().Store(me_, {.key = "tip", .content = "ripgrep is installed here"}).ok());
 
   Result<RecallResponse> recall =
-      engine_->Recall(me_, {.query = "ripgrep grep", .ns = "tool-shell"});
+      engine_->memory().Recall(me_, {.query = "ripgrep grep", .ns = "tool-shell"});
   ASSERT_TRUE(recall.ok()) << recall.status().ToString();
   ASSERT_FALSE(recall->results.empty());
   const RecallHit& hit = recall->results[0];
@@ -368,14 +371,14 @@ TEST_F(EngineRules, NormalRulesAreRecalledInTheirNamespaceOnly) {
   EXPECT_EQ(hit.key, "rule/" + rule.id);
   EXPECT_EQ(hit.content, rule.rule);
 
-  Result<SearchResponse> search = engine_->Search(me_, {.query = "ripgrep"});
+  Result<SearchResponse> search = engine_->memory().Search(me_, {.query = "ripgrep"});
   ASSERT_TRUE(search.ok()) << search.status().ToString();
   ASSERT_EQ(search->results.size(), 1u);
   EXPECT_EQ(search->results[0].key, "tip");
   EXPECT_EQ(search->results[0].ns, "global");
 
   // A plain entry's recall hit says so.
-  Result<RecallResponse> plain = engine_->Recall(me_, {.query = "ripgrep installed"});
+  Result<RecallResponse> plain = engine_->memory().Recall(me_, {.query = "ripgrep installed"});
   ASSERT_TRUE(plain.ok());
   ASSERT_FALSE(plain->results.empty());
   EXPECT_EQ(plain->results[0].source, "entry");
@@ -391,7 +394,7 @@ TEST_F(EngineRules, PromptForSomeToolsKeepsUnscopedRules) {
   PutRule(
       {.tool_name = "*", .rule = "Ask before spending money.", .priority = RulePriority::kHigh});
 
-  Result<PromptRules> some = engine_->ToolRulesForPrompt(me_, {" Shell "});
+  Result<PromptRules> some = engine_->rules().ForPrompt(me_, {" Shell "});
   ASSERT_TRUE(some.ok()) << some.status().ToString();
   EXPECT_EQ(some->rules.size(), 3u);
   EXPECT_FALSE(Contains(some->rendered, "send_email")) << some->rendered;
@@ -407,7 +410,7 @@ TEST_F(EngineRules, PromptForSomeToolsKeepsUnscopedRules) {
   EXPECT_LT(all.find("### `send_email`"), all.find("### `shell`"));
   EXPECT_LT(all.find("### `shell`"), all.find("### `*` (any tool)"));
 
-  EXPECT_EQ(engine_->ToolRulesForPrompt(me_, {"ok", "bad name"}).status().field(), "tools[1]");
+  EXPECT_EQ(engine_->rules().ForPrompt(me_, {"ok", "bad name"}).status().field(), "tools[1]");
 }
 
 TEST_F(EngineRules, PromptCapLimitsHighRulesNotCriticalOnes) {
@@ -421,7 +424,7 @@ TEST_F(EngineRules, PromptCapLimitsHighRulesNotCriticalOnes) {
   PutRule({.tool_name = "browser", .rule = "Critical two.", .priority = RulePriority::kCritical});
   PutRule({.tool_name = "browser", .rule = "Critical three.", .priority = RulePriority::kCritical});
 
-  Result<PromptRules> p = engine_->ToolRulesForPrompt(me_, {});
+  Result<PromptRules> p = engine_->rules().ForPrompt(me_, {});
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_EQ(Count(p->rendered, "**[high]**"), 2u) << p->rendered;
   EXPECT_EQ(Count(p->rendered, "**[critical]**"), 3u) << p->rendered;
@@ -445,14 +448,14 @@ TEST_F(EngineRules, UnderAclRulesArePerPrincipal) {
 
   EXPECT_EQ(ListAll(alice).size(), 1u);
   EXPECT_TRUE(ListAll(bob).empty());
-  Result<std::vector<ToolRule>> bob_list = engine_->ListToolRules(bob, "send_email");
+  Result<std::vector<ToolRule>> bob_list = engine_->rules().List(bob, "send_email");
   ASSERT_TRUE(bob_list.ok());
   EXPECT_TRUE(bob_list->empty());
   EXPECT_EQ(Rendered({}, bob), "");
-  Result<std::optional<ToolRule>> bob_get = engine_->GetToolRule(bob, "send_email", id);
+  Result<std::optional<ToolRule>> bob_get = engine_->rules().Get(bob, "send_email", id);
   ASSERT_TRUE(bob_get.ok());
   EXPECT_FALSE(bob_get->has_value());
-  Result<bool> bob_delete = engine_->DeleteToolRule(bob, "send_email", id);
+  Result<bool> bob_delete = engine_->rules().Delete(bob, "send_email", id);
   ASSERT_TRUE(bob_delete.ok());
   EXPECT_FALSE(*bob_delete);
 
@@ -476,42 +479,85 @@ TEST_F(EngineRules, UnderAclRulesArePerPrincipal) {
 TEST_F(EngineRules, TurnCompleteValidatesTheTurn) {
   Turn blank = SarahTurn();
   blank.session_id = "  ";
-  Result<TurnResult> r = engine_->TurnComplete(me_, blank);
+  Result<TurnResult> r = engine_->archivist().TurnComplete(me_, blank);
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().field(), "session_id");
 
   Turn spaced = SarahTurn();
   spaced.tool_calls[0].name = "send email";
-  r = engine_->TurnComplete(me_, spaced);
+  r = engine_->archivist().TurnComplete(me_, spaced);
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().field(), "tool_calls[0].name");
 
   Turn second = SarahTurn();
   second.tool_calls.push_back(ToolCall{.name = ""});
-  r = engine_->TurnComplete(me_, second);
+  r = engine_->archivist().TurnComplete(me_, second);
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().field(), "tool_calls[1].name");
 
   // "*" is the unscoped rules' name, not a tool that can run.
   Turn star = SarahTurn();
   star.tool_calls[0].name = " * ";
-  r = engine_->TurnComplete(me_, star);
+  r = engine_->archivist().TurnComplete(me_, star);
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().field(), "tool_calls[0].name");
 
   Turn negative = SarahTurn();
   negative.tool_calls[0].duration_ms = -1;
-  r = engine_->TurnComplete(me_, negative);
+  r = engine_->archivist().TurnComplete(me_, negative);
   EXPECT_EQ(r.status().field(), "tool_calls[0].duration_ms");
 
   Turn broken = SarahTurn();
   broken.user_message = "Never \xFF email.";
-  r = engine_->TurnComplete(me_, broken);
+  r = engine_->archivist().TurnComplete(me_, broken);
   EXPECT_EQ(r.status().field(), "user_message");
 
   // Nothing was captured or counted by the rejected turns.
   EXPECT_TRUE(ListAll().empty());
   EXPECT_EQ(StatsOf("send_email"), "");
+}
+
+// The wire's 1 MiB limit of a turn's texts holds for C++ callers too: the
+// service checks it, naming the field and the limit of mnemo/limits.h.
+TEST_F(EngineRules, TurnCompleteRefusesTextsOverTheContentLimit) {
+  const std::string limit = std::to_string(kMaxContentBytes);
+  const std::string oversize(kMaxContentBytes + 1, 'a');
+
+  Turn big = SarahTurn();
+  big.user_message = oversize;
+  Result<TurnResult> r = engine_->archivist().TurnComplete(me_, big);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().field(), "user_message");
+  EXPECT_NE(r.status().message().find("user_message"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("at most " + limit + " bytes"), std::string::npos)
+      << r.status().message();
+
+  Turn answer = SarahTurn();
+  answer.assistant_response = oversize;
+  r = engine_->archivist().TurnComplete(me_, answer);
+  EXPECT_EQ(r.status().field(), "assistant_response");
+
+  Turn output = SarahTurn();
+  output.tool_calls[0].output = oversize;
+  r = engine_->archivist().TurnComplete(me_, output);
+  EXPECT_EQ(r.status().field(), "tool_calls[0].output");
+
+  Turn clean = SarahTurn();
+  clean.tool_calls[0].clean_output = oversize;
+  r = engine_->archivist().TurnComplete(me_, clean);
+  EXPECT_EQ(r.status().field(), "tool_calls[0].clean_output");
+
+  // The agent's id is a key: at most kMaxKeyBytes.
+  Turn agent = SarahTurn();
+  agent.agent_id = std::string(kMaxKeyBytes + 1, 'a');
+  r = engine_->archivist().TurnComplete(me_, agent);
+  EXPECT_EQ(r.status().field(), "agent_id");
+
+  // At the limit the turn is stored.
+  Turn full = SarahTurn();
+  full.user_message = std::string(kMaxContentBytes, 'a');
+  EXPECT_TRUE(engine_->archivist().TurnComplete(me_, full).ok());
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ class EngineTools : public ::testing::Test {
   // The rows that match `q` by their own indexed text: their snippet
   // highlights a match (rows ranked through a matching neighbour do not).
   std::vector<std::string> Found(Engine& engine, const std::string& q) {
-    auto hits = engine.EpisodicSearch(me_, {.query = q});
+    auto hits = engine.archivist().EpisodicSearch(me_, {.query = q});
     EXPECT_TRUE(hits.ok()) << hits.status().ToString();
     std::vector<std::string> out;
     if (hits.ok()) {
@@ -58,25 +58,25 @@ class EngineTools : public ::testing::Test {
 };
 
 TEST_F(EngineTools, RegistrationsAreValidatedNamingTheFailingStep) {
-  Result<ToolInfo> bad_step = engine_->RegisterTool(
+  Result<ToolInfo> bad_step = engine_->tools().Register(
       me_, {.name = "grep", .cleaner = R"([{"strip_ansi": true}, {"regex_extract": "("}])"});
   ASSERT_FALSE(bad_step.ok());
   EXPECT_EQ(bad_step.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad_step.status().message().find("step 2 (regex_extract)"), std::string::npos)
       << bad_step.status().message();
-  EXPECT_FALSE(engine_->RegisterTool(me_, {.name = "bad name!"}).ok());
-  EXPECT_FALSE(engine_->RegisterTool(me_, {.name = "*"}).ok());
-  EXPECT_FALSE(engine_->RegisterTool({.name = " "}).ok());
+  EXPECT_FALSE(engine_->tools().Register(me_, {.name = "bad name!"}).ok());
+  EXPECT_FALSE(engine_->tools().Register(me_, {.name = "*"}).ok());
+  EXPECT_FALSE(engine_->tools().Register({.name = " "}).ok());
   // A function cannot be persisted.
   ToolSpec fn{.name = "t", .cleaner_fn = [](std::string_view s) -> Result<std::string> {
                 return std::string(s);
               }};
-  EXPECT_EQ(engine_->RegisterTool(me_, fn).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_TRUE(engine_->RegisterTool(fn).ok());
+  EXPECT_EQ(engine_->tools().Register(me_, fn).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(engine_->tools().Register(fn).ok());
 }
 
 TEST_F(EngineTools, PersistedRegistrationsSurviveARestartAndAreSharedByEngines) {
-  Result<ToolInfo> info = engine_->RegisterTool(
+  Result<ToolInfo> info = engine_->tools().Register(
       me_, {.name = "Files_Read", .plugin = "fs", .cleaner = R"([{"json_field":"content"}])"});
   ASSERT_TRUE(info.ok()) << info.status().ToString();
   EXPECT_EQ(info->name, "files_read");
@@ -86,22 +86,23 @@ TEST_F(EngineTools, PersistedRegistrationsSurviveARestartAndAreSharedByEngines) 
   // later registration by the first reaches it without a restart.
   std::unique_ptr<Engine> other = Open();
   ASSERT_NE(other, nullptr);
-  auto listed = other->ListTools(me_);
+  auto listed = other->tools().List(me_);
   ASSERT_TRUE(listed.ok());
   ASSERT_EQ(listed->size(), 1u);
   EXPECT_EQ((*listed)[0].plugin, "fs");
-  ASSERT_TRUE(engine_->RegisterTool(me_, {.name = "cmd_run", .no_memory = true}).ok());
-  ASSERT_TRUE(other
-                  ->TurnComplete(me_, {.session_id = "s",
-                                       .assistant_response = "done",
-                                       .tool_calls = {{.name = "cmd_run", .output = "zebra"}}})
+  ASSERT_TRUE(engine_->tools().Register(me_, {.name = "cmd_run", .no_memory = true}).ok());
+  ASSERT_TRUE(other->archivist()
+                  .TurnComplete(me_, {.session_id = "s",
+                                      .assistant_response = "done",
+                                      .tool_calls = {{.name = "cmd_run", .output = "zebra"}}})
                   .ok());
   EXPECT_TRUE(Found(*other, "zebra").empty());
   // Registrations are no memories: unfiltered list leaves them out.
-  auto page = engine_->List(me_, {});
+  auto page = engine_->memory().List(me_, {});
   ASSERT_TRUE(page.ok());
   EXPECT_TRUE(page->items.empty());
-  EXPECT_FALSE(engine_->Store(me_, {.key = "x", .content = "y", .ns = "tool_registry"}).ok());
+  EXPECT_FALSE(
+      engine_->memory().Store(me_, {.key = "x", .content = "y", .ns = "tool_registry"}).ok());
 }
 
 TEST_F(EngineTools, CodeRegistrationsHideStoredOnesAndConfigIsLowest) {
@@ -109,26 +110,26 @@ TEST_F(EngineTools, CodeRegistrationsHideStoredOnesAndConfigIsLowest) {
   config.tools.push_back({.name = "files_read", .no_memory = true});
   engine_.reset();
   engine_ = Open(config);
-  auto listed = engine_->ListTools(me_);
+  auto listed = engine_->tools().List(me_);
   ASSERT_TRUE(listed.ok());
   ASSERT_EQ(listed->size(), 1u);
   EXPECT_EQ((*listed)[0].source, "config");
-  ASSERT_TRUE(engine_->RegisterTool(me_, {.name = "files_read"}).ok());
-  EXPECT_EQ(engine_->ListTools(me_)->at(0).source, "registered");
-  ASSERT_TRUE(engine_->RegisterTool({.name = "files_read", .no_memory = true}).ok());
-  EXPECT_EQ(engine_->ListTools(me_)->at(0).source, "code");
-  ASSERT_TRUE(engine_->TurnComplete(me_, FilesTurn("walrus")).ok());
+  ASSERT_TRUE(engine_->tools().Register(me_, {.name = "files_read"}).ok());
+  EXPECT_EQ(engine_->tools().List(me_)->at(0).source, "registered");
+  ASSERT_TRUE(engine_->tools().Register({.name = "files_read", .no_memory = true}).ok());
+  EXPECT_EQ(engine_->tools().List(me_)->at(0).source, "code");
+  ASSERT_TRUE(engine_->archivist().TurnComplete(me_, FilesTurn("walrus")).ok());
   EXPECT_TRUE(Found(*engine_, "walrus").empty());
 }
 
 TEST_F(EngineTools, CleanerFailuresFallBackAndAreCountedInTheToolStatistics) {
-  ASSERT_TRUE(
-      engine_->RegisterTool(me_, {.name = "files_read", .cleaner = R"([{"json_field":"content"}])"})
-          .ok());
-  ASSERT_TRUE(engine_->TurnComplete(me_, FilesTurn("plain walrus text")).ok());
-  ASSERT_TRUE(engine_->TurnComplete(me_, FilesTurn(R"({"content":"deploy.py"})")).ok());
+  ASSERT_TRUE(engine_->tools()
+                  .Register(me_, {.name = "files_read", .cleaner = R"([{"json_field":"content"}])"})
+                  .ok());
+  ASSERT_TRUE(engine_->archivist().TurnComplete(me_, FilesTurn("plain walrus text")).ok());
+  ASSERT_TRUE(engine_->archivist().TurnComplete(me_, FilesTurn(R"({"content":"deploy.py"})")).ok());
   EXPECT_EQ(Found(*engine_, "walrus").size(), 1u);  // the raw output took part
-  auto stats = engine_->Get(me_, {.key = "tool/files_read", .ns = "tool_effectiveness"});
+  auto stats = engine_->memory().Get(me_, {.key = "tool/files_read", .ns = "tool_effectiveness"});
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   json j = json::parse(stats->content);
   EXPECT_EQ(j["total_calls"], 2);
@@ -136,16 +137,16 @@ TEST_F(EngineTools, CleanerFailuresFallBackAndAreCountedInTheToolStatistics) {
 }
 
 TEST_F(EngineTools, ACxxCleanerTakesPart) {
-  ASSERT_TRUE(engine_
-                  ->RegisterTool({.name = "files_read",
-                                  .cleaner_fn = [](std::string_view) -> Result<std::string> {
-                                    return std::string("narwhal");
-                                  }})
+  ASSERT_TRUE(engine_->tools()
+                  .Register({.name = "files_read",
+                             .cleaner_fn = [](std::string_view) -> Result<std::string> {
+                               return std::string("narwhal");
+                             }})
                   .ok());
-  ASSERT_TRUE(engine_->TurnComplete(me_, FilesTurn("octopus")).ok());
+  ASSERT_TRUE(engine_->archivist().TurnComplete(me_, FilesTurn("octopus")).ok());
   // The cleaned text is indexed but not stored, so no snippet shows it: the
   // assistant row ranks first, its user row after it through the neighbour.
-  auto hits = engine_->EpisodicSearch(me_, {.query = "narwhal"});
+  auto hits = engine_->archivist().EpisodicSearch(me_, {.query = "narwhal"});
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   ASSERT_FALSE(hits->empty());
   EXPECT_EQ((*hits)[0].turn.role, "assistant");
@@ -154,20 +155,20 @@ TEST_F(EngineTools, ACxxCleanerTakesPart) {
 
 TEST_F(EngineTools, ReindexAppliesARegistryChangeAndKeepsStoredText) {
   const std::string output = R"({"path":"/srv/app","content":"main.py, deploy.py"})";
-  ASSERT_TRUE(engine_->TurnComplete(me_, FilesTurn(output)).ok());
+  ASSERT_TRUE(engine_->archivist().TurnComplete(me_, FilesTurn(output)).ok());
   EXPECT_EQ(Found(*engine_, "srv").size(), 1u);  // raw: the path is indexed
-  ASSERT_TRUE(
-      engine_->RegisterTool(me_, {.name = "files_read", .cleaner = R"([{"json_field":"content"}])"})
-          .ok());
+  ASSERT_TRUE(engine_->tools()
+                  .Register(me_, {.name = "files_read", .cleaner = R"([{"json_field":"content"}])"})
+                  .ok());
   EXPECT_EQ(Found(*engine_, "srv").size(), 1u);  // not until reindex
-  auto report = engine_->Reindex(me_);
+  auto report = engine_->admin().Reindex(me_);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->turns_reindexed, 1);
   EXPECT_EQ(report->cleaner_failures, 0);
   EXPECT_TRUE(Found(*engine_, "srv").empty());
   EXPECT_EQ(Found(*engine_, "deploy.py").size(), 1u);
   EXPECT_EQ(Found(*engine_, "python").size(), 1u);  // the response still takes part
-  auto rows = engine_->SessionTurns(me_, "s");
+  auto rows = engine_->archivist().SessionTurns(me_, "s");
   ASSERT_TRUE(rows.ok());
   ASSERT_EQ(rows->size(), 2u);
   json calls = json::parse(rows->at(1).tool_calls_json);

@@ -39,13 +39,13 @@ class TurnIdempotency : public ::testing::TestWithParam<std::string> {
   }
 
   size_t Rows(const std::string& session) {
-    auto r = engine_->SessionTurns(me_, session);
+    auto r = engine_->archivist().SessionTurns(me_, session);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? r->size() : 0;
   }
 
   int64_t ToolCalls(const std::string& tool) {
-    auto e = engine_->Get(me_, {.key = "tool/" + tool, .ns = "tool_effectiveness"});
+    auto e = engine_->memory().Get(me_, {.key = "tool/" + tool, .ns = "tool_effectiveness"});
     if (!e.ok()) return 0;
     const std::string marker = "\"total_calls\":";
     const size_t at = e->content.find(marker);
@@ -54,7 +54,7 @@ class TurnIdempotency : public ::testing::TestWithParam<std::string> {
 
   // The evidence count of the facet whose key names `thing` (0: none).
   int64_t Evidence(const std::string& thing) {
-    auto facets = engine_->Profile(me_);
+    auto facets = engine_->knowledge().Profile(me_);
     EXPECT_TRUE(facets.ok());
     std::string seen;
     for (const ProfileFacet& f : facets.ok() ? *facets : std::vector<ProfileFacet>{}) {
@@ -82,14 +82,14 @@ class TurnIdempotency : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(TurnIdempotency, ARepeatReturnsTheFirstResultAndStoresNothing) {
-  auto first = engine_->TurnComplete(me_, EdictTurn("s", "turn-1"));
+  auto first = engine_->archivist().TurnComplete(me_, EdictTurn("s", "turn-1"));
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   ASSERT_EQ(first->new_rules.size(), 1u);
   EXPECT_FALSE(first->replayed);
   clock_->Advance(5000);
   Turn retry = EdictTurn("s", "turn-1");
   retry.sync = true;
-  auto again = engine_->TurnComplete(me_, retry);
+  auto again = engine_->archivist().TurnComplete(me_, retry);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_TRUE(again->replayed);
   ASSERT_TRUE(again->user_row && again->assistant_row);
@@ -106,18 +106,18 @@ TEST_P(TurnIdempotency, ARepeatReturnsTheFirstResultAndStoresNothing) {
 
   EXPECT_EQ(Rows("s"), 2u);
   EXPECT_EQ(ToolCalls("send_email"), 1);
-  auto rules = engine_->ListToolRules(me_, "send_email");
+  auto rules = engine_->rules().List(me_, "send_email");
   ASSERT_TRUE(rules.ok());
   EXPECT_EQ(rules->size(), 1u);
   EXPECT_EQ((*rules)[0].updated_at, first->new_rules[0].updated_at);
   EXPECT_EQ(ArchiveFiles("s"), 2u);
-  ASSERT_TRUE(engine_->SessionEnd(me_, "s", /*sync=*/true).ok());
+  ASSERT_TRUE(engine_->archivist().SessionEnd(me_, "s", /*sync=*/true).ok());
   EXPECT_EQ(Evidence("window seats"), 1);
 }
 
 TEST_P(TurnIdempotency, WithoutATurnIdTwoIdenticalTurnsAreTwoTurns) {
-  ASSERT_TRUE(engine_->TurnComplete(me_, EdictTurn("s", std::nullopt)).ok());
-  auto second = engine_->TurnComplete(me_, EdictTurn("s", std::nullopt));
+  ASSERT_TRUE(engine_->archivist().TurnComplete(me_, EdictTurn("s", std::nullopt)).ok());
+  auto second = engine_->archivist().TurnComplete(me_, EdictTurn("s", std::nullopt));
   ASSERT_TRUE(second.ok());
   EXPECT_FALSE(second->replayed);
   EXPECT_EQ(second->refreshed_rules.size(), 1u);
@@ -126,11 +126,11 @@ TEST_P(TurnIdempotency, WithoutATurnIdTwoIdenticalTurnsAreTwoTurns) {
 }
 
 TEST_P(TurnIdempotency, ATurnIdIsPerSessionAndPerPrincipal) {
-  ASSERT_TRUE(engine_->TurnComplete(me_, EdictTurn("s", "t")).ok());
-  auto other_session = engine_->TurnComplete(me_, EdictTurn("s2", "t"));
+  ASSERT_TRUE(engine_->archivist().TurnComplete(me_, EdictTurn("s", "t")).ok());
+  auto other_session = engine_->archivist().TurnComplete(me_, EdictTurn("s2", "t"));
   ASSERT_TRUE(other_session.ok());
   EXPECT_FALSE(other_session->replayed);
-  auto other_principal = engine_->TurnComplete({.name = "bob"}, EdictTurn("s", "t"));
+  auto other_principal = engine_->archivist().TurnComplete({.name = "bob"}, EdictTurn("s", "t"));
   ASSERT_TRUE(other_principal.ok());
   EXPECT_FALSE(other_principal->replayed);
   EXPECT_EQ(Rows("s"), 2u);  // bob's rows are his
@@ -143,7 +143,7 @@ TEST_P(TurnIdempotency, FiftyConcurrentRetriesStoreOnePairAndOneEvidence) {
   std::vector<std::thread> threads;
   for (int i = 0; i < kRetries; ++i) {
     threads.emplace_back([&, i] {
-      auto r = engine_->TurnComplete(me_, EdictTurn("race", "the-turn"));
+      auto r = engine_->archivist().TurnComplete(me_, EdictTurn("race", "the-turn"));
       ASSERT_TRUE(r.ok()) << r.status().ToString();
       results[i] = std::move(*r);
     });
@@ -160,12 +160,12 @@ TEST_P(TurnIdempotency, FiftyConcurrentRetriesStoreOnePairAndOneEvidence) {
   }
   EXPECT_EQ(Rows("race"), 2u);
   EXPECT_EQ(ToolCalls("send_email"), 1);
-  ASSERT_TRUE(engine_->SessionEnd(me_, "race", /*sync=*/true).ok());
+  ASSERT_TRUE(engine_->archivist().SessionEnd(me_, "race", /*sync=*/true).ok());
   EXPECT_EQ(Evidence("window seats"), 1);
   // A sync turn of another session waits for every queued archive file.
   ASSERT_TRUE(
-      engine_
-          ->TurnComplete(
+      engine_->archivist()
+          .TurnComplete(
               me_,
               {.session_id = "flush", .user_message = "x", .assistant_response = "y", .sync = true})
           .ok());
@@ -181,9 +181,9 @@ TEST_P(TurnIdempotency, WithEpisodicCaptureOffARepeatStillCapturesNothing) {
   auto e = Engine::Open({.workspace = dir_.Sub("ws2"), .config = config, .clock = clock_});
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   engine_ = std::move(*e);
-  auto first = engine_->TurnComplete(me_, EdictTurn("s", "t"));
+  auto first = engine_->archivist().TurnComplete(me_, EdictTurn("s", "t"));
   ASSERT_TRUE(first.ok()) << first.status().ToString();
-  auto again = engine_->TurnComplete(me_, EdictTurn("s", "t"));
+  auto again = engine_->archivist().TurnComplete(me_, EdictTurn("s", "t"));
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_TRUE(again->replayed);
   EXPECT_FALSE(again->user_row);
@@ -193,11 +193,11 @@ TEST_P(TurnIdempotency, WithEpisodicCaptureOffARepeatStillCapturesNothing) {
 
 TEST_P(TurnIdempotency, ATurnIdIsOneTo128Bytes) {
   for (const std::string& bad : {std::string(), std::string(129, 'x')}) {
-    auto r = engine_->TurnComplete(me_, EdictTurn("s", bad));
+    auto r = engine_->archivist().TurnComplete(me_, EdictTurn("s", bad));
     ASSERT_EQ(r.status().code(), StatusCode::kInvalidArgument) << bad.size();
     EXPECT_NE(r.status().message().find("turn_id"), std::string::npos) << r.status().message();
   }
-  EXPECT_TRUE(engine_->TurnComplete(me_, EdictTurn("s", std::string(128, 'x'))).ok());
+  EXPECT_TRUE(engine_->archivist().TurnComplete(me_, EdictTurn("s", std::string(128, 'x'))).ok());
   EXPECT_EQ(Rows("s"), 2u);
 }
 

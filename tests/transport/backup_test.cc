@@ -59,14 +59,14 @@ struct Workspace {
 
   std::string Export(const ExportOptions& options = {}, const Principal& who = {}) {
     std::stringstream out;
-    Status s = engine->ExportJsonl(who, out, options);
+    Status s = engine->admin().ExportJsonl(who, out, options);
     EXPECT_TRUE(s.ok()) << s.ToString();
     return out.str();
   }
   Result<ImportReport> Import(const std::string& text, const ImportOptions& options = {},
                               const Principal& who = {}) {
     std::stringstream in(text);
-    return engine->ImportJsonl(who, in, {}, options);
+    return engine->admin().ImportJsonl(who, in, {}, options);
   }
 };
 

@@ -189,10 +189,10 @@ TEST_F(JsonRpc, RecallUnderAclIsDisabled) {
   EXPECT_EQ(e["code"], -32003);
 }
 
-// Issue 19: the handlers call the services, which do not check
-// memory.enabled; the method table checks it once, before every method that
-// reads or writes memory, and not before the methods about the table.
-TEST_F(JsonRpc, DisabledMemoryRefusesEveryMemoryMethodOnceAtTheTable) {
+// Issue 45: the handlers call the engine's public services, which check
+// memory.enabled once, as they do for a C++ caller; the methods about the
+// table and the path guard answer.
+TEST_F(JsonRpc, DisabledMemoryRefusesEveryMemoryMethodInItsService) {
   Config c;
   c.memory.enabled = false;
   Open(c);
