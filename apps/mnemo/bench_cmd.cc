@@ -123,6 +123,7 @@ struct RunResult {
   // by keyword_score alone and by vector_score alone (issue 43: the hybrid
   // must recall at least as much as the better of them).
   double keyword_side_recall = 0;
+  double keyword_side_recall_hybrid_ties = 0;  // ties left in the hybrid's order
   double vector_side_recall = 0;
 };
 
@@ -132,16 +133,23 @@ struct RunResult {
 void SideRecalls(Engine& engine, const std::vector<Query>& queries, RunResult* out) {
   Principal admin;
   double keyword = 0;
+  double keyword_hybrid_ties = 0;
   double vector = 0;
   for (const Query& q : queries) {
     auto r = engine.memory().Search(admin, {.query = q.text, .max_results = 100, .min_score = 0.0});
     if (!r.ok()) continue;
     std::set<std::string> rel(q.relevant.begin(), q.relevant.end());
-    auto recall_by = [&](auto signal) {
+    // `own_ties`: the side's own order, ties by updated_at then key (spec
+    // 20), as a search of that side alone breaks them; else ties keep the
+    // hybrid's order, which lends the side the other side's signal.
+    auto recall_by = [&](auto signal, bool own_ties) {
       std::vector<const SearchHit*> hits;
       for (const SearchHit& h : r->results) hits.push_back(&h);
       std::stable_sort(hits.begin(), hits.end(), [&](const SearchHit* a, const SearchHit* b) {
-        return signal(*a) > signal(*b);
+        if (signal(*a) != signal(*b)) return signal(*a) > signal(*b);
+        if (!own_ties) return false;
+        if (a->updated_at != b->updated_at) return a->updated_at > b->updated_at;
+        return a->key < b->key;
       });
       size_t hit = 0;
       for (size_t i = 0; i < hits.size() && i < 10; ++i) {
@@ -149,11 +157,15 @@ void SideRecalls(Engine& engine, const std::vector<Query>& queries, RunResult* o
       }
       return RecallAt10(hit, rel.size());
     };
-    keyword += recall_by([](const SearchHit& h) { return h.keyword_score; });
-    vector += recall_by([](const SearchHit& h) { return h.vector_score.value_or(0.0); });
+    auto exact = [](const SearchHit& h) { return h.keyword_score; };
+    auto cosine = [](const SearchHit& h) { return h.vector_score.value_or(0.0); };
+    keyword += recall_by(exact, true);
+    keyword_hybrid_ties += recall_by(exact, false);
+    vector += recall_by(cosine, true);
   }
   const double nq = std::max<double>(1, static_cast<double>(queries.size()));
   out->keyword_side_recall = keyword / nq;
+  out->keyword_side_recall_hybrid_ties = keyword_hybrid_ties / nq;
   out->vector_side_recall = vector / nq;
 }
 
@@ -679,6 +691,8 @@ int RunBenchCommand(const BenchArgs& args) {
     extra["hybrid_recall_at_10_min_relevance_default"] = Round(hy.recall_default, 1000);
     extra["hybrid_two_thread_speedup"] = Round(hy.two_thread_speedup, 100);
     extra["hybrid_keyword_side_recall_at_10"] = Round(hy.keyword_side_recall, 1000);
+    extra["hybrid_keyword_side_recall_at_10_hybrid_ties"] =
+        Round(hy.keyword_side_recall_hybrid_ties, 1000);
     extra["hybrid_vector_side_recall_at_10"] = Round(hy.vector_side_recall, 1000);
     notes +=
         "; hybrid run: default embedder (words when its file is found, else hash), default "

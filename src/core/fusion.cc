@@ -7,11 +7,9 @@
 namespace mnemo {
 namespace {
 
-// Ranks (1-based) of the inputs by one signal; 0 for a zero or absent one.
-template <typename Signal>
-std::vector<size_t> Ranks(std::span<const FusionInput> inputs, Signal signal) {
-  std::vector<double> by(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) by[i] = signal(inputs[i]);
+// Ranks (1-based) of the inputs by one signal, `by` in input order; 0 for
+// a zero signal.
+std::vector<size_t> Ranks(std::span<const FusionInput> inputs, const std::vector<double>& by) {
   std::vector<size_t> ranked = RankOrder(inputs, by);
   std::vector<size_t> rank(inputs.size(), 0);
   size_t r = 0;
@@ -23,22 +21,39 @@ std::vector<size_t> Ranks(std::span<const FusionInput> inputs, Signal signal) {
 
 }  // namespace
 
+double SoftFloor(std::span<const FusionInput> inputs) {
+  if (inputs.size() < 2) return 0;
+  std::vector<double> soft;
+  soft.reserve(inputs.size());
+  for (const FusionInput& in : inputs) soft.push_back(std::clamp(in.soft, 0.0, 1.0));
+  const auto mid = soft.begin() + static_cast<std::ptrdiff_t>(soft.size() / 2);
+  std::nth_element(soft.begin(), mid, soft.end());
+  return *mid;
+}
+
+double KeywordEvidence(const FusionInput& in, double soft_floor) {
+  const double keyword = std::clamp(in.keyword, 0.0, 1.0);
+  const double soft = std::clamp(in.soft, 0.0, 1.0);
+  if (soft <= soft_floor || soft_floor >= 1) return keyword;
+  return std::min(1.0, keyword + (soft - soft_floor) / (1 - soft_floor));
+}
+
 std::vector<double> FuseScores(std::span<const FusionInput> inputs, const FusionOptions& options) {
   std::vector<double> out(inputs.size(), 0);
-  if (!options.vector_side) {
-    for (size_t i = 0; i < inputs.size(); ++i) out[i] = inputs[i].keyword;
-    return out;
-  }
+  std::vector<double> keyword(inputs.size(), 0);
+  const double soft_floor = SoftFloor(inputs);
+  for (size_t i = 0; i < inputs.size(); ++i) keyword[i] = KeywordEvidence(inputs[i], soft_floor);
+  if (!options.vector_side) return keyword;
   if (options.mode == FusionMode::kNoisyOr) {
     const double floor = std::clamp(options.vector_floor, 0.0, 1.0);
     for (size_t i = 0; i < inputs.size(); ++i) {
       const FusionInput& in = inputs[i];
       if (!in.vector) {
-        out[i] = in.keyword;
+        out[i] = keyword[i];
         continue;
       }
       const double v = floor >= 1 ? 0.0 : std::max(0.0, (*in.vector - floor) / (1 - floor));
-      out[i] = 1 - (1 - std::clamp(in.keyword, 0.0, 1.0)) * (1 - std::min(1.0, v));
+      out[i] = 1 - (1 - keyword[i]) * (1 - std::min(1.0, v));
     }
     return out;
   }
@@ -48,14 +63,15 @@ std::vector<double> FuseScores(std::span<const FusionInput> inputs, const Fusion
       const FusionInput& in = inputs[i];
       out[i] =
           !in.vector || total <= 0
-              ? in.keyword
-              : (options.vector_weight * *in.vector + options.keyword_weight * in.keyword) / total;
+              ? keyword[i]
+              : (options.vector_weight * *in.vector + options.keyword_weight * keyword[i]) / total;
     }
     return out;
   }
-  std::vector<size_t> kw = Ranks(inputs, [](const FusionInput& in) { return in.keyword; });
-  std::vector<size_t> vec =
-      Ranks(inputs, [](const FusionInput& in) { return in.vector.value_or(0.0); });
+  std::vector<double> cosine(inputs.size(), 0);
+  for (size_t i = 0; i < inputs.size(); ++i) cosine[i] = inputs[i].vector.value_or(0.0);
+  std::vector<size_t> kw = Ranks(inputs, keyword);
+  std::vector<size_t> vec = Ranks(inputs, cosine);
   const double max = 2.0 / (kRrfK + 1.0);
   for (size_t i = 0; i < inputs.size(); ++i) {
     double s = 0;
@@ -80,6 +96,24 @@ std::vector<size_t> RankOrder(std::span<const FusionInput> inputs, std::span<con
       return inputs[a].updated_at > inputs[b].updated_at;
     }
     return inputs[a].key < inputs[b].key;
+  });
+  return order;
+}
+
+std::vector<size_t> HybridOrder(std::span<const FusionInput> inputs,
+                                std::span<const double> scores) {
+  std::vector<size_t> order(inputs.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (scores[a] != scores[b]) return scores[a] > scores[b];
+    const FusionInput& x = inputs[a];
+    const FusionInput& y = inputs[b];
+    if (x.keyword != y.keyword) return x.keyword > y.keyword;
+    const double vx = x.vector.value_or(0.0);
+    const double vy = y.vector.value_or(0.0);
+    if (vx != vy) return vx > vy;
+    if (x.updated_at != y.updated_at) return x.updated_at > y.updated_at;
+    return x.key < y.key;
   });
   return order;
 }

@@ -32,11 +32,31 @@ FusionOptions FusionOptionsOf(const Config::Search& search, bool vector_side);
 
 // Both signals of one candidate, whichever side found it.
 struct FusionInput {
-  double keyword = 0;            // normalised keyword score in [0,1]
+  double keyword = 0;            // normalised keyword score in [0,1], exact terms
   std::optional<double> vector;  // cosine clamped to [0,1]; absent: no vector
   TimeMs updated_at = 0;         // tie-breaks
   std::string_view key;
+  // The share of the query held in other words (soft term matching,
+  // embed/soft_match.h), in [0,1]; counted above SoftFloor.
+  double soft = 0;
 };
+
+// The soft score of the typical candidate: the median of `inputs`' soft
+// scores (0 for fewer than two inputs).
+//
+// Word vectors place many unrelated words above the soft-matching
+// threshold of some query word (rare words especially: their vectors are
+// the noisiest), so in a store whose texts hold many words most candidates
+// earn some soft score by chance. As the vector side is counted above its
+// crowd (VectorFloor), a candidate earns soft score only by holding the
+// query's meaning better than the median candidate does: a question asked
+// in other words still lifts the fact that says it, while chance matches
+// spread over every candidate lift none of them.
+double SoftFloor(std::span<const FusionInput> inputs);
+
+// The keyword evidence of `in`: min(1, keyword + s') with
+// s' = max(0, (soft - soft_floor) / (1 - soft_floor)).
+double KeywordEvidence(const FusionInput& in, double soft_floor);
 
 // The background similarity of a query's vector side: the cosine of its
 // last neighbour when the side returned all `asked` neighbours, else 0.
@@ -56,7 +76,8 @@ double VectorFloor(std::span<const double> side_cosines, size_t asked);
 // RRF's constant (Cormack et al.), spec 20.
 inline constexpr double kRrfK = 60;
 
-// The final score of each input, in [0,1], same order as `inputs`.
+// The final score of each input, in [0,1], same order as `inputs`; k is the
+// input's KeywordEvidence over the inputs' SoftFloor.
 // Noisy-or: 1 - (1 - k)(1 - v') with v' = max(0, (v - floor)/(1 - floor))
 // for options.vector_floor: each signal is evidence of relevance on its own,
 // both together are stronger evidence, and a weak or missing signal never
@@ -78,5 +99,20 @@ double BlendRecency(double score, TimeMs updated_at, TimeMs now, double weight);
 // Indices of `inputs` ordered by score descending, then updated_at
 // descending, then key ascending: equal inputs give equal output order.
 std::vector<size_t> RankOrder(std::span<const FusionInput> inputs, std::span<const double> scores);
+
+// The order of a hybrid search: by fused score descending; among equal
+// scores, the exact keyword score descending, then the cosine descending,
+// then updated_at descending and key ascending.
+//
+// The keyword score is capped at 1 ("every query term in an ordinary
+// text", spec 20), and a keyword score of 1 makes the noisy-or 1 whatever
+// the vector says, so on a large store many candidates tie at 1: the
+// texts that hold every query term and, lifted by similar words, texts
+// that miss one. The cap hides evidence the candidates still carry: a
+// text that holds the query's own words ranks above one that reached the
+// cap with similar words, and among texts equal on both the one nearer
+// the query's meaning ranks first.
+std::vector<size_t> HybridOrder(std::span<const FusionInput> inputs,
+                                std::span<const double> scores);
 
 }  // namespace mnemo

@@ -97,18 +97,15 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
   inputs.reserve(found.size());
   for (size_t i = 0; i < found.size(); ++i) {
     const Candidate& c = found[i];
-    double keyword = c.hit.keyword_score;
-    if (soft_side) {
-      // A query word matched through a word of similar meaning counts as
-      // its similarity's share of that word (the keyword score is the share
-      // of the query's weight an entry holds).
-      soft_scores[i] = soft->Score(*soft_query, c.hit.entry.content);
-      keyword = embed::SoftMatcher::WithSoft(keyword, soft_scores[i]);
-    }
-    inputs.push_back({.keyword = keyword,
+    // A query word matched through a word of similar meaning counts as its
+    // similarity's share of that word (the keyword score is the share of
+    // the query's weight an entry holds), above the candidates' SoftFloor.
+    if (soft_side) soft_scores[i] = soft->Score(*soft_query, c.hit.entry.content);
+    inputs.push_back({.keyword = c.hit.keyword_score,
                       .vector = c.vector,
                       .updated_at = c.hit.entry.updated_at,
-                      .key = c.hit.entry.key});
+                      .key = c.hit.entry.key,
+                      .soft = soft_side ? soft_scores[i].score : 0.0});
   }
   FusionOptions fusion = FusionOptionsOf(options_.search, /*vector_side=*/q.space != nullptr);
   fusion.vector_floor = vector_floor;
@@ -119,7 +116,7 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
       scores[i] = BlendRecency(scores[i], inputs[i].updated_at, now, req.recency_weight);
     }
   }
-  for (size_t i : RankOrder(inputs, scores)) {
+  for (size_t i : HybridOrder(inputs, scores)) {
     if (static_cast<int>(resp.results.size()) == req.max_results) break;
     if (scores[i] < min_score) break;  // ordered by score: the rest are lower
     Entry& e = found[i].hit.entry;

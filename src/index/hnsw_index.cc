@@ -471,15 +471,27 @@ Result<std::vector<Neighbor>> HnswIndex::Search(std::span<const float> q, size_t
       break;
     }
     MNEMO_ASSIGN_OR_RETURN(std::vector<Neighbor> found, GraphKnn(*graph_, q.data(), want));
-    batch.clear();
-    batch_n.clear();
+    // The new ids in score order, offered a few at a time: as many as are
+    // still wanted, then again for what that left short. A filter that
+    // passes most ids (a caller's scope, archived entries out) is then
+    // asked about k of them, not the whole over-fetch of 4k; the first k
+    // accepted in score order are the k best, as before.
+    std::vector<Neighbor> fresh;
     for (const Neighbor& n : found) {
-      if (checked.insert(n.id).second) batch.push_back(n.id), batch_n.push_back(n);
+      if (checked.insert(n.id).second) fresh.push_back(n);
     }
-    ok.assign(batch.size(), 0);
-    if (!batch.empty()) accept(batch, &ok);
-    for (size_t i = 0; i < batch.size(); ++i) {
-      if (ok[i]) accepted.push_back(batch_n[i]);
+    for (size_t lo = 0; lo < fresh.size() && accepted.size() < k;) {
+      const size_t hi = std::min(fresh.size(), lo + (k - accepted.size()));
+      batch.clear();
+      batch_n.assign(fresh.begin() + static_cast<ptrdiff_t>(lo),
+                     fresh.begin() + static_cast<ptrdiff_t>(hi));
+      for (const Neighbor& n : batch_n) batch.push_back(n.id);
+      ok.assign(batch.size(), 0);
+      accept(batch, &ok);
+      for (size_t i = 0; i < batch.size(); ++i) {
+        if (ok[i]) accepted.push_back(batch_n[i]);
+      }
+      lo = hi;
     }
     if (accepted.size() >= k) break;
     if (found.size() < want) {

@@ -97,5 +97,45 @@ TEST(Fusion, TiesBreakByUpdatedAtThenKey) {
   EXPECT_EQ(RankOrder(in, s), (std::vector<size_t>{3, 1, 2, 0}));
 }
 
+TEST(Fusion, SoftMatchingCountsAboveTheTypicalCandidate) {
+  // Three candidates earn soft score by chance (0.2), one holds the query's
+  // meaning (0.6): only what it holds above the median counts.
+  std::vector<FusionInput> in = {{.keyword = 0.3, .soft = 0.2},
+                                 {.keyword = 0.3, .soft = 0.2},
+                                 {.keyword = 0.5, .soft = 0.2},
+                                 {.keyword = 0.3, .soft = 0.6}};
+  EXPECT_DOUBLE_EQ(SoftFloor(in), 0.2);
+  auto s = FuseScores(in, {.vector_side = false});
+  EXPECT_DOUBLE_EQ(s[0], 0.3);
+  EXPECT_DOUBLE_EQ(s[2], 0.5);  // chance similarity no longer outranks a keyword lead
+  EXPECT_NEAR(s[3], 0.3 + 0.4 / 0.8, 1e-12);
+  EXPECT_GT(s[3], s[2]);
+  // Noisy-or takes the same keyword evidence; capped at 1.
+  std::vector<FusionInput> full = {{.keyword = 0.9, .vector = 0.5, .soft = 1.0},
+                                   {.keyword = 0.9, .vector = 0.5, .soft = 0.0}};
+  EXPECT_DOUBLE_EQ(SoftFloor(full), 1.0);  // upper median of two
+  EXPECT_DOUBLE_EQ(FuseScores(full, {})[0], 1 - 0.1 * 0.5);
+  EXPECT_DOUBLE_EQ(KeywordEvidence(full[0], 0.0), 1.0);
+  EXPECT_DOUBLE_EQ(KeywordEvidence({.keyword = 0.4, .soft = 0.3}, 0.0), 0.7);
+  // One candidate alone has no crowd: its soft score counts whole.
+  std::vector<FusionInput> one = {{.keyword = 0.2, .soft = 0.3}};
+  EXPECT_DOUBLE_EQ(SoftFloor(one), 0.0);
+  EXPECT_DOUBLE_EQ(FuseScores(one, {.vector_side = false})[0], 0.5);
+}
+
+TEST(Fusion, HybridOrderBreaksSaturatedScoresByExactKeywordThenCosine) {
+  // Every candidate fuses to 1: a full keyword match, one that reached the
+  // cap with similar words, and full matches nearer and farther in meaning.
+  std::vector<FusionInput> in = {{.keyword = 0.9, .vector = 0.9, .updated_at = 9, .key = "a"},
+                                 {.keyword = 1.0, .vector = 0.2, .updated_at = 1, .key = "b"},
+                                 {.keyword = 1.0, .vector = 0.8, .updated_at = 0, .key = "c"},
+                                 {.keyword = 1.0, .vector = 0.2, .updated_at = 1, .key = "d"},
+                                 {.keyword = 0.5, .vector = 0.1, .updated_at = 5, .key = "e"}};
+  const std::vector<double> scores = {1.0, 1.0, 1.0, 1.0, 0.6};
+  EXPECT_EQ(HybridOrder(in, scores), (std::vector<size_t>{2, 1, 3, 0, 4}));
+  // RankOrder keeps the plain rule (recency, then key).
+  EXPECT_EQ(RankOrder(in, scores), (std::vector<size_t>{0, 1, 3, 2, 4}));
+}
+
 }  // namespace
 }  // namespace mnemo

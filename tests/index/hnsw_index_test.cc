@@ -78,6 +78,34 @@ TEST(HnswIndex, FilteredRecallStaysHigh) {
   EXPECT_GE(recall, 0.9);
 }
 
+TEST(HnswIndex, AFilterThatPassesAlmostAllIsAskedAboutLittleMoreThanK) {
+  const size_t dims = 32;
+  Built b = Build(4000, dims, 40, {}, 23, 20);
+  size_t asked = 0;
+  SearchFilter most;  // every id but those of one residue
+  most.accept = [&](std::span<const uint64_t> ids, std::vector<char>* ok) {
+    asked += ids.size();
+    for (size_t i = 0; i < ids.size(); ++i) (*ok)[i] = (ids[i] / 3) % 50 != 7;
+  };
+  const size_t k = 40;
+  for (size_t q = 0; q < 20; ++q) {
+    asked = 0;
+    auto got = b.hnsw->Search(Row(b.queries, dims, q), k, most);
+    ASSERT_TRUE(got.ok());
+    ASSERT_EQ(got->size(), k);
+    // The same k as offering the whole over-fetch (4k) at once: the best k
+    // that pass, in order.
+    auto unfiltered = b.hnsw->Search(Row(b.queries, dims, q), 4 * k);
+    ASSERT_TRUE(unfiltered.ok());
+    std::vector<Neighbor> want;
+    for (const Neighbor& n : *unfiltered) {
+      if ((n.id / 3) % 50 != 7 && want.size() < k) want.push_back(n);
+    }
+    EXPECT_EQ(*got, want);
+    EXPECT_LE(asked, k + 4) << "query " << q;
+  }
+}
+
 TEST(HnswIndex, GrowsPastItsCapacityOneUpsertAtATime) {
   const size_t dims = 16;
   auto index = HnswIndex::Make(dims, {}, /*capacity=*/1);
