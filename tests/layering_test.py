@@ -30,7 +30,7 @@ RESTRICTED = {
     "sqlite3.h": {"src/storage"},
     "libpq-fe.h": {"src/storage"},
     # outbound HTTP goes through the one HttpClient seam (spec 00); the daemon
-    # serves HTTP with its own event loop (src/transport/http_event_loop.cc,
+    # serves HTTP with its own event loop (src/transport/http/http_event_loop.cc,
     # docs/http-server.md), not with cpp-httplib
     "httplib.h": {"src/base/http_client.cc"},
     "hnswlib/hnswlib.h": {"src/index"},

@@ -14,7 +14,7 @@
 #include "archivist/turn_indexer.h"
 #include "core/components.h"
 #include "core/public_episodic.h"
-#include "core/turn_result_json.h"
+#include "core/formats/turn_result_json.h"
 #include "core/validation.h"
 
 namespace mnemo {

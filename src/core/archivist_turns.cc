@@ -12,7 +12,7 @@
 #include "base/json_limits.h"
 #include "core/archivist_service.h"
 #include "core/public_episodic.h"
-#include "core/turn_result_json.h"
+#include "core/formats/turn_result_json.h"
 #include "core/validation.h"
 #include "rules/tool_rule.h"
 #include "storage/episodic_rules.h"
