@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/background_worker.h"
 #include "transport/http/tls.h"
-#include "transport/http/worker_pool.h"
 
 namespace mnemo::transport {
 namespace {
@@ -86,8 +86,11 @@ struct HttpEventLoop::Impl {
   Impl(EventLoopOptions o, HttpHandler& h)
       : options(std::move(o)),
         handler(h),
-        pool(std::in_place, static_cast<size_t>(std::max<int64_t>(1, options.workers)),
-             static_cast<size_t>(std::max<int64_t>(0, options.queue))) {}
+        pool(std::in_place,
+             internal::BackgroundWorkerOptions{
+                 .threads = static_cast<size_t>(std::max<int64_t>(1, options.workers)),
+                 .max_queued = static_cast<size_t>(std::max<int64_t>(0, options.queue)),
+                 .low_priority = false}) {}
 
   ~Impl() {
     pool.reset();  // joins the workers before the descriptors they wake go
@@ -139,7 +142,7 @@ struct HttpEventLoop::Impl {
   Clock::time_point accept_paused_until;
   std::mutex done_mu;
   std::vector<Completion> done;
-  std::optional<WorkerPool> pool;
+  std::optional<internal::BackgroundWorker> pool;
 };
 
 void HttpEventLoop::Impl::AcceptSome(Clock::time_point now) {
@@ -278,7 +281,7 @@ void HttpEventLoop::Impl::Advance(uint64_t id, Connection& c, Clock::time_point 
     }
     Wake();
   };
-  if (!pool->TrySubmit(std::move(job))) {
+  if (!pool->TrySubmit("request", std::move(job))) {
     Refuse(c, 503,
            "server busy: all " + std::to_string(options.workers) + " workers and the queue of " +
                std::to_string(options.queue) + " are taken; retry later",
