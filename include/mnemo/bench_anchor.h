@@ -1,9 +1,9 @@
 // What `mnemo bench` compares mnemo with: raw SQLite FTS5 on the same texts
 // (storage/sqlite/fts5_anchor.h says exactly what the anchor does) and, for
 // --backend postgres, raw PostgreSQL full-text search
-// (storage/postgres/pg_fts_anchor.h). The
-// bench's seam into storage: it names no storage type, so the CLI reaches
-// the anchor without including a storage header.
+// (storage/postgres/pg_fts_anchor.h). The bench's seam into storage: the CLI
+// reaches the anchors through this header, storage implements them
+// (src/storage/bench_anchor.cc), and neither names the other's types.
 #pragma once
 
 #include <cstdint>
@@ -15,12 +15,11 @@
 
 #include "mnemo/status.h"
 
-namespace mnemo {
+// libmnemo is built with hidden visibility: it exports what include/mnemo
+// declares, and nothing else (docs/architecture.md, "Target graph").
+#pragma GCC visibility push(default)
 
-namespace storage::internal {
-class Fts5Anchor;
-class PgFtsAnchor;
-}  // namespace storage::internal
+namespace mnemo {
 
 class Fts5Anchor {
  public:
@@ -30,19 +29,13 @@ class Fts5Anchor {
 
   // A new database file at `path` (an existing file is an error).
   static Result<std::unique_ptr<Fts5Anchor>> Create(const std::string& path, Tokenizer tokenizer);
-  ~Fts5Anchor();
-  Fts5Anchor(const Fts5Anchor&) = delete;
-  Fts5Anchor& operator=(const Fts5Anchor&) = delete;
+  virtual ~Fts5Anchor() = default;
 
   // Inserts texts[i] as rowid first_rowid + i, all in one transaction.
-  Status Insert(std::span<const std::string> texts, int64_t first_rowid);
+  virtual Status Insert(std::span<const std::string> texts, int64_t first_rowid) = 0;
 
   // The rowids of the top k rows for `query` (empty when it has no words).
-  Result<std::vector<int64_t>> Search(std::string_view query, int k);
-
- private:
-  explicit Fts5Anchor(std::unique_ptr<storage::internal::Fts5Anchor> anchor);
-  std::unique_ptr<storage::internal::Fts5Anchor> anchor_;
+  virtual Result<std::vector<int64_t>> Search(std::string_view query, int k) = 0;
 };
 
 class PgFtsAnchor {
@@ -50,19 +43,15 @@ class PgFtsAnchor {
   // A new schema `schema` on the server at `url` (an existing one is an error).
   static Result<std::unique_ptr<PgFtsAnchor>> Create(const std::string& url,
                                                      const std::string& schema);
-  ~PgFtsAnchor();
-  PgFtsAnchor(const PgFtsAnchor&) = delete;
-  PgFtsAnchor& operator=(const PgFtsAnchor&) = delete;
+  virtual ~PgFtsAnchor() = default;
 
   // Inserts texts[i] as id first_rowid + i, then builds the index.
-  Status Insert(std::span<const std::string> texts, int64_t first_rowid);
+  virtual Status Insert(std::span<const std::string> texts, int64_t first_rowid) = 0;
 
   // The ids of the top k rows for `query` (empty when it has no words).
-  Result<std::vector<int64_t>> Search(std::string_view query, int k);
-
- private:
-  explicit PgFtsAnchor(std::unique_ptr<storage::internal::PgFtsAnchor> anchor);
-  std::unique_ptr<storage::internal::PgFtsAnchor> anchor_;
+  virtual Result<std::vector<int64_t>> Search(std::string_view query, int k) = 0;
 };
 
 }  // namespace mnemo
+
+#pragma GCC visibility pop
