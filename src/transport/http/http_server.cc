@@ -15,11 +15,11 @@
 #include "transport/http/http_event_loop.h"
 #include "transport/http/http_message.h"
 #include "transport/http/inspector.h"
-#include "transport/rpc/jsonrpc.h"
-#include "transport/mcp/mcp.h"
 #include "transport/http/metrics.h"
 #include "transport/http/request_guard.h"
 #include "transport/http/tls.h"
+#include "transport/mcp/mcp.h"
+#include "transport/rpc/jsonrpc.h"
 
 namespace mnemo::transport {
 namespace {
