@@ -11,15 +11,29 @@ ROOT = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
 
 # room -> rooms it may include (besides itself and the public include/mnemo),
 # read from the one statement of the layer graph, CMakeLists.txt's
-# set(MNEMO_ROOMS_<layer> ...) lines. The build enforces it (each layer sees
-# only these rooms); this check also covers headers no unit includes.
+# set(MNEMO_LAYER_<layer> PUBLIC|PRIVATE ...) lines: the layers each layer
+# links. The build enforces it (a layer compiles against the folders of what
+# it links only); this check also covers headers no unit includes and a layer
+# that a PUBLIC link below makes visible without being linked (transport
+# including storage through core).
 def layer_graph(root):
     text = (root / "CMakeLists.txt").read_text(encoding="utf-8")
     graph = {}
-    for m in re.finditer(r"^set\(MNEMO_ROOMS_(\w+)((?:\s+\w+)*)\)", text, flags=re.M):
-        layer, rooms = m.group(1), set(m.group(2).split())
+    for m in re.finditer(r"^set\(MNEMO_LAYER_(\w+)((?:\s+\w+)*)\)", text, flags=re.M):
+        layer = m.group(1)
+        rooms = set(m.group(2).split()) - {"PUBLIC", "PRIVATE"}
         graph["apps" if layer == "apps" else "src/" + layer] = rooms
     return graph
+
+
+# A third-party format's header belongs to the layers whose CMakeLists.txt
+# links its package (the build fences it off the others: CMakeLists.txt,
+# MNEMO_FENCES).
+def linked_by(root, package):
+    return {folder for folder in ["src/" + p.name for p in (root / "src").iterdir() if p.is_dir()]
+            + ["apps/mnemo"]
+            if (root / folder / "CMakeLists.txt").exists()
+            and package in (root / folder / "CMakeLists.txt").read_text(encoding="utf-8")}
 
 
 ALLOWED = layer_graph(ROOT)
@@ -30,13 +44,15 @@ RESTRICTED = {
     "sqlite3.h": {"src/storage"},
     "libpq-fe.h": {"src/storage"},
     # outbound HTTP goes through the one HttpClient seam (spec 00); the daemon
-    # serves HTTP with its own event loop (src/transport/http_event_loop.cc,
+    # serves HTTP with its own event loop (src/transport/http/http_event_loop.cc,
     # docs/http-server.md), not with cpp-httplib
     "httplib.h": {"src/base/http_client.cc"},
     "hnswlib/hnswlib.h": {"src/index"},
     "libstemmer.h": {"src/text/stemmer.cc"},
     "xxhash.h": {"src/index/checksum.cc"},
     "CLI/CLI.hpp": {"apps"},
+    "nlohmann/json.hpp": linked_by(ROOT, "nlohmann_json::nlohmann_json"),
+    "toml++/toml.h": linked_by(ROOT, "tomlplusplus::tomlplusplus"),
     # The configuration and the facade are the engine's: the layers below it
     # take options structs of their own, built by core from Config
     # (core/components.h, the services' *OptionsOf).

@@ -1,5 +1,5 @@
 // A throwaway CA and a server certificate it signed, made with OpenSSL for
-// the TLS tests (transport/tls.h, tests/e2e/tls_e2e_test.cc): P-256 keys,
+// the TLS tests (transport/http/tls.h, tests/e2e/tls_e2e_test.cc): P-256 keys,
 // valid for a day, the server's for 127.0.0.1 and localhost.
 #pragma once
 

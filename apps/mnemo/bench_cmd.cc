@@ -19,7 +19,7 @@
 #include <thread>
 #include <variant>
 
-#include "core/bench_anchor.h"
+#include "mnemo/bench_anchor.h"
 #include "mnemo/engine.h"
 
 namespace mnemo::app {
@@ -215,7 +215,7 @@ struct AnchorResult {
   double recall = 0;
 };
 
-// The same texts and queries through raw SQLite FTS5 (core/bench_anchor.h):
+// The same texts and queries through raw SQLite FTS5 (mnemo/bench_anchor.h):
 // the reference the keyword figures are ratios against.
 // The anchors' input: each memory's content, its rowid (line number) by key.
 struct AnchorTexts {

@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "transport/jsonrpc.h"
-#include "transport/method_table.h"
+#include "transport/rpc/jsonrpc.h"
+#include "transport/rpc/method_table.h"
 
 namespace mnemo::app {
 

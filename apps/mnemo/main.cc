@@ -8,7 +8,7 @@
 #include "cli_reference.h"
 #include "commands.h"
 #include "mnemo/config.h"
-#include "transport/method_reference.h"
+#include "transport/rpc/method_reference.h"
 
 namespace mnemo::app {
 namespace {

@@ -9,7 +9,7 @@
 #include "base/strings.h"
 #include "commands.h"
 #include "human_table.h"
-#include "transport/memory_wire.h"
+#include "transport/rpc/memory_wire.h"
 
 namespace mnemo::app {
 namespace {

@@ -5,8 +5,8 @@
 
 #include "base/json_limits.h"
 #include "commands.h"
-#include "transport/jsonrpc.h"
-#include "transport/mcp.h"
+#include "transport/mcp/mcp.h"
+#include "transport/rpc/jsonrpc.h"
 #include "transport/stdio.h"
 
 namespace mnemo::app {

@@ -15,7 +15,7 @@
 
 #include "base/http_client.h"
 #include "commands.h"
-#include "transport/http_server.h"
+#include "transport/http/http_server.h"
 
 namespace mnemo::app {
 namespace {

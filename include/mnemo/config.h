@@ -1,4 +1,4 @@
-// Configuration (spec 15). One schema table in src/core/config_schema.cc
+// Configuration (spec 15). One schema table in src/core/config/config_schema.cc
 // drives loading, environment overrides, validation and docs/config.md.
 #pragma once
 

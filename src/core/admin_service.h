@@ -21,7 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/archivist_service.h"
-#include "core/line_reader.h"
+#include "core/formats/line_reader.h"
 #include "core/tools_service.h"
 #include "core/vectors_service.h"
 #include "mnemo/admin.h"

@@ -9,7 +9,7 @@
 #include "base/json_limits.h"
 #include "context/context_window.h"
 #include "context/documents.h"
-#include "core/context_event_json.h"
+#include "core/formats/context_event_json.h"
 #include "core/validation.h"
 #include "text/query.h"
 #include "text/strip.h"

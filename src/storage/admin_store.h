@@ -23,8 +23,8 @@ class AdminStore {
  public:
   virtual ~AdminStore() = default;
 
-  // --- Backup: the restore of a full export (version 2; core/admin_export.cc and
-  // core/admin_import.cc; restore.h). Its reads are the stores' own
+  // --- Backup: the restore of a full export (version 2; core/admin/admin_export.cc and
+  // core/admin/admin_import.cc; restore.h). Its reads are the stores' own
   // (ContextEventStore::ContextEventsAfter, EntryStore::VectorSignatures...).
 
   // Writes every row of `batch` in ONE write transaction (SQLite: serialised

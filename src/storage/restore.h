@@ -1,4 +1,4 @@
-// What AdminStore::Restore writes (a backup's rows, core/admin_import.cc) and the
+// What AdminStore::Restore writes (a backup's rows, core/admin/admin_import.cc) and the
 // rules every backend applies to them. A restore into an empty store
 // recreates every row exactly; into a non-empty one (import --merge) a row
 // that is already stored, by the identity given per kind below, is skipped

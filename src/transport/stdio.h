@@ -10,8 +10,8 @@
 #include <string>
 
 #include "mnemo/types.h"
-#include "transport/jsonrpc.h"
-#include "transport/mcp.h"
+#include "transport/mcp/mcp.h"
+#include "transport/rpc/jsonrpc.h"
 
 namespace mnemo::transport {
 

@@ -1,4 +1,4 @@
-#include "core/entry_json.h"
+#include "core/formats/entry_json.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// The parsers of other tools' formats (core/foreign_formats.h), without an
+// The parsers of other tools' formats (core/formats/foreign_formats.h), without an
 // engine.
-#include "core/foreign_formats.h"
+#include "core/formats/foreign_formats.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// `mnemo import --from` through the engine (core/admin_import_foreign.cc) on
+// `mnemo import --from` through the engine (core/admin/admin_import_foreign.cc) on
 // files written from each tool's documented format (tests/fixtures/import).
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <set>
 
-#include "core/foreign_formats.h"
+#include "core/formats/foreign_formats.h"
 #include "mnemo/engine.h"
 #include "test_util.h"
 

@@ -22,7 +22,7 @@
 #include "process.h"
 #include "rpc_client.h"
 #include "test_util.h"
-#include "transport/http_server.h"
+#include "transport/http/http_server.h"
 
 namespace mnemo::e2e {
 namespace {

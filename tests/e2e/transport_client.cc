@@ -6,7 +6,7 @@
 
 #include "process.h"
 #include "rpc_client.h"
-#include "transport/method_table.h"
+#include "transport/rpc/method_table.h"
 
 namespace mnemo::e2e {
 namespace {

@@ -1,4 +1,4 @@
-// The parsers of other memory tools' files (core/foreign_formats.h), which
+// The parsers of other memory tools' files (core/formats/foreign_formats.h), which
 // read whatever a user points `mnemo import --from` at. The first byte picks
 // the format, the rest is the file. Properties: any bytes parse (problems are
 // skipped records, never a crash); every record and skip names a line of the
@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/foreign_formats.h"
+#include "core/formats/foreign_formats.h"
 #include "fuzz_util.h"
 
 using mnemo::fuzz::Fail;

@@ -1,4 +1,4 @@
-// The daemon's HTTP/1.1 request parser (transport/http_message.h,
+// The daemon's HTTP/1.1 request parser (transport/http/http_message.h,
 // RequestParser), fed the input as the bytes of one connection. The first
 // byte picks how the bytes arrive (all at once, or in pieces of 1-255
 // bytes), the rest is the connection. Properties: the parser never throws
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "fuzz_util.h"
-#include "transport/http_message.h"
+#include "transport/http/http_message.h"
 
 using mnemo::fuzz::Fail;
 using mnemo::transport::HttpRequest;

@@ -1,5 +1,5 @@
 // The JSON-RPC request decoder and the method table behind it
-// (transport/jsonrpc.h, spec 60) on an in_memory engine with ACL on. The
+// (transport/rpc/jsonrpc.h, spec 60) on an in_memory engine with ACL on. The
 // first byte picks the caller (two users and an admin), the rest is the
 // request body. Properties: HandleText never throws; every answer is
 // JSON-RPC 2.0: an object (or a non-empty array of them) with "jsonrpc":
@@ -17,7 +17,7 @@
 #include "fuzz_util.h"
 #include "mnemo/config.h"
 #include "mnemo/engine.h"
-#include "transport/jsonrpc.h"
+#include "transport/rpc/jsonrpc.h"
 
 using mnemo::fuzz::Fail;
 

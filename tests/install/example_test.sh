@@ -24,7 +24,7 @@ if grep -q '::Impl::' <<<"$exported"; then
   echo "libmnemo exports Engine::Impl:"; grep '::Impl::' <<<"$exported" | head -5; exit 1
 fi
 # Each name it exports from namespace mnemo is declared in include/mnemo.
-for name in $(grep -oE 'mnemo::[A-Za-z_]+' <<<"$exported" | sed 's/^mnemo:://' | sort -u); do
+for name in $(grep -oE 'mnemo::[A-Za-z_][A-Za-z0-9_]*' <<<"$exported" | sed 's/^mnemo:://' | sort -u); do
   if ! grep -rqw -- "$name" "$tmp/prefix/include/mnemo"; then
     echo "libmnemo exports mnemo::$name, which include/mnemo does not declare"; exit 1
   fi

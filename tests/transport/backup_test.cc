@@ -16,8 +16,8 @@
 #include "mnemo/engine.h"
 #include "storage/backend_factory.h"
 #include "test_util.h"
-#include "transport/jsonrpc.h"
-#include "transport/method_table.h"
+#include "transport/rpc/jsonrpc.h"
+#include "transport/rpc/method_table.h"
 
 namespace mnemo::transport {
 namespace {

@@ -19,7 +19,7 @@
 
 #include "mnemo/engine.h"
 #include "test_util.h"
-#include "transport/jsonrpc.h"
+#include "transport/rpc/jsonrpc.h"
 
 namespace mnemo::transport {
 namespace {

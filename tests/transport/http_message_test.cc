@@ -1,10 +1,10 @@
-// Request framing of the daemon (transport/http_message.h) and the listening
+// Request framing of the daemon (transport/http/http_message.h) and the listening
 // rules of its event loop.
-#include "transport/http_message.h"
+#include "transport/http/http_message.h"
 
 #include <gtest/gtest.h>
 
-#include "transport/http_event_loop.h"
+#include "transport/http/http_event_loop.h"
 
 namespace mnemo::transport {
 namespace {

@@ -1,8 +1,8 @@
-#include "transport/http_server.h"
+#include "transport/http/http_server.h"
 
 #include <gtest/gtest.h>
 
-#include "transport/metrics.h"
+#include "transport/http/metrics.h"
 
 namespace mnemo::transport {
 namespace {

@@ -1,4 +1,4 @@
-#include "transport/jsonrpc.h"
+#include "transport/rpc/jsonrpc.h"
 
 #include <gtest/gtest.h>
 

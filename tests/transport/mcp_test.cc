@@ -1,8 +1,8 @@
-// The MCP server (transport/mcp.h) on an in_memory engine: golden
+// The MCP server (transport/mcp/mcp.h) on an in_memory engine: golden
 // request/response files for initialize, tools/list, tools/call (success,
 // tool error, protocol error) and resources/read, plus negotiation, ACL and
 // malformed messages. MNEMO_UPDATE_GOLDEN=1 rewrites the response files.
-#include "transport/mcp.h"
+#include "transport/mcp/mcp.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "transport/method_reference.h"
+#include "transport/rpc/method_reference.h"
 
 #include <gtest/gtest.h>
 

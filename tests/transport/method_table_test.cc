@@ -1,4 +1,4 @@
-#include "transport/method_table.h"
+#include "transport/rpc/method_table.h"
 
 #include <gtest/gtest.h>
 
@@ -6,8 +6,8 @@
 #include <set>
 
 #include "rpc_fixture.h"
-#include "transport/mcp.h"
-#include "transport/param_schema.h"
+#include "transport/mcp/mcp.h"
+#include "transport/rpc/param_schema.h"
 
 namespace mnemo::transport {
 namespace {

@@ -1,5 +1,5 @@
-// The Host allow-list and the Origin check (transport/request_guard.h).
-#include "transport/request_guard.h"
+// The Host allow-list and the Origin check (transport/http/request_guard.h).
+#include "transport/http/request_guard.h"
 
 #include <gtest/gtest.h>
 

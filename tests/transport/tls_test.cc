@@ -1,4 +1,4 @@
-#include "transport/tls.h"
+#include "transport/http/tls.h"
 
 #include <fcntl.h>
 #include <openssl/ssl.h>

@@ -1,0 +1,50 @@
+#include "mnemo/bench_anchor.h"
+
+#include <utility>
+
+#include "storage/postgres/pg_fts_anchor.h"
+#include "storage/sqlite/fts5_anchor.h"
+
+namespace mnemo {
+namespace {
+
+// The public anchors over storage's own (Insert and Search of the same shape).
+template <typename Public, typename Anchor>
+class AnchorOver final : public Public {
+ public:
+  explicit AnchorOver(std::unique_ptr<Anchor> anchor) : anchor_(std::move(anchor)) {}
+
+  Status Insert(std::span<const std::string> texts, int64_t first_rowid) override {
+    return anchor_->Insert(texts, first_rowid);
+  }
+
+  Result<std::vector<int64_t>> Search(std::string_view query, int k) override {
+    return anchor_->Search(query, k);
+  }
+
+ private:
+  std::unique_ptr<Anchor> anchor_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Fts5Anchor>> Fts5Anchor::Create(const std::string& path,
+                                                       Tokenizer tokenizer) {
+  using Storage = storage::internal::Fts5Anchor;
+  MNEMO_ASSIGN_OR_RETURN(
+      std::unique_ptr<Storage> anchor,
+      Storage::Create(path, tokenizer == Tokenizer::kMnemo ? Storage::Tokenizer::kMnemo
+                                                           : Storage::Tokenizer::kUnicode61));
+  return std::unique_ptr<Fts5Anchor>(
+      std::make_unique<AnchorOver<Fts5Anchor, Storage>>(std::move(anchor)));
+}
+
+Result<std::unique_ptr<PgFtsAnchor>> PgFtsAnchor::Create(const std::string& url,
+                                                         const std::string& schema) {
+  using Storage = storage::internal::PgFtsAnchor;
+  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<Storage> anchor, Storage::Create(url, schema));
+  return std::unique_ptr<PgFtsAnchor>(
+      std::make_unique<AnchorOver<PgFtsAnchor, Storage>>(std::move(anchor)));
+}
+
+}  // namespace mnemo

@@ -1,0 +1,168 @@
+#include "transport/rpc/method_table.h"
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <exception>
+
+#include "base/request_trace.h"
+#include "transport/rpc/param_schema.h"
+
+namespace mnemo::transport {
+
+void MethodTable::Add(MethodSpec spec) {
+  assert(Find(spec.name) == nullptr && "duplicate method name");
+  assert((spec.tool_name.empty() || FindTool(spec.tool_name) == nullptr) && "duplicate tool name");
+  methods_.push_back(std::move(spec));
+}
+
+const MethodSpec* MethodTable::Find(std::string_view name) const {
+  for (const MethodSpec& m : methods_) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+const MethodSpec* MethodTable::FindTool(std::string_view tool_name) const {
+  if (tool_name.empty()) return nullptr;
+  for (const MethodSpec& m : methods_) {
+    if (m.tool_name == tool_name) return &m;
+  }
+  return nullptr;
+}
+
+std::string MethodTable::NameList() const {
+  std::string out;
+  for (const MethodSpec& m : methods_) out += (out.empty() ? "" : ", ") + m.name;
+  return out;
+}
+
+const MethodTable& DefaultMethodTable() {
+  static const MethodTable* table = [] {
+    auto* t = new MethodTable();
+    AddMemoryMethods(*t);
+    AddRuleMethods(*t);
+    AddTurnMethods(*t);
+    AddEpisodicMethods(*t);
+    AddErasureMethods(*t);
+    AddGraphMethods(*t);
+    AddDocumentMethods(*t);
+    AddContextMethods(*t);
+    AddContextBuildMethods(*t);
+    AddToolMethods(*t);
+    AddMetaMethods(*t);
+    return t;
+  }();
+  return *table;
+}
+
+namespace {
+
+Result<json> RunHandler(const MethodSpec& spec, const MethodContext& ctx, const json& checked) {
+  // Third-party code (nlohmann) may throw inside a handler; nothing escapes
+  // this boundary, and the message is kept for the server log only.
+  try {
+    return spec.handler(ctx, checked);
+  } catch (const std::exception& e) {
+    return Internal(spec.name + " failed: " + e.what());
+  }
+}
+
+std::string AuditOutcome(const Result<json>& result) {
+  if (!result.ok()) {
+    switch (result.status().code()) {
+      case StatusCode::kNotFound: return "not_found";
+      case StatusCode::kPermissionDenied: return "denied";
+      case StatusCode::kInvalidArgument: return "invalid";
+      default: return "error";
+    }
+  }
+  // memory.forget of nothing is a miss, not an error.
+  if (result->is_object()) {
+    auto forgotten = result->find("forgotten");
+    if (forgotten != result->end() && *forgotten == false) return "not_found";
+  }
+  return "ok";
+}
+
+// The address fields of the params, never content (spec 10, "Audit").
+std::string ParamText(const json& params, const char* name) {
+  auto it = params.find(name);
+  return it != params.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+Result<json> CallMethod(const MethodSpec& spec, const MethodContext& ctx, const json& params,
+                        json* validated) {
+  const auto start = std::chrono::steady_clock::now();
+  Result<json> checked = [&] {
+    internal::ScopedStage stage("parse");
+    return ValidateParams(spec, params);
+  }();
+  Result<json> result = checked.ok() ? RunHandler(spec, ctx, *checked) : checked.status();
+  // Without an audit log (the default) nothing below is needed.
+  if (!ctx.engine.config().security.audit.enabled) {
+    if (checked.ok() && validated != nullptr) *validated = std::move(checked).value();
+    return result;
+  }
+  const json& address = checked.ok() ? *checked : params;
+  AuditEvent event{.method = spec.name,
+                   .ns = address.is_object() ? ParamText(address, "namespace") : "",
+                   .key = address.is_object() ? ParamText(address, "key") : "",
+                   .category = address.is_object() ? ParamText(address, "category") : "",
+                   .outcome = AuditOutcome(result),
+                   .duration_ms = std::chrono::duration<double, std::milli>(
+                                      std::chrono::steady_clock::now() - start)
+                                      .count()};
+  // An erasure is audited with its counts (spec 10, "Erasure").
+  if (result.ok() && result->is_object()) {
+    auto erased = result->find("erased");
+    if (erased != result->end() && erased->is_object()) {
+      for (const auto& [kind, n] : erased->items()) {
+        if (n.is_number_integer()) event.erased.emplace_back(kind, n.get<int64_t>());
+      }
+    }
+  }
+  ctx.engine.admin().Audit(ctx.principal, event);
+  event.erased.clear();
+  // Secrets redacted from stored turns are audited too (spec 40), by count.
+  if (result.ok() && result->is_object()) {
+    auto redactions = result->find("redactions");
+    if (redactions != result->end() && redactions->is_number_integer() &&
+        redactions->get<int64_t>() > 0) {
+      event.outcome = "redacted";
+      event.count = redactions->get<int64_t>();
+      ctx.engine.admin().Audit(ctx.principal, event);
+    }
+  }
+  if (checked.ok() && validated != nullptr) *validated = std::move(checked).value();
+  return result;
+}
+
+std::string RenderText(const MethodSpec& spec, const json& params, const json& result) {
+  if (spec.render) {
+    try {
+      return spec.render(params, result);
+    } catch (const std::exception&) {
+      // Fall through to the JSON form: a renderer bug must not lose the result.
+    }
+  }
+  return DumpJson(result);
+}
+
+json ResultObject(json properties, const std::vector<std::string>& optional) {
+  json required = json::array();
+  for (const auto& [name, schema] : properties.items()) {
+    if (std::find(optional.begin(), optional.end(), name) == optional.end()) {
+      required.push_back(name);
+    }
+  }
+  return {{"type", "object"}, {"properties", std::move(properties)}, {"required", required}};
+}
+
+std::string DumpJson(const json& j, int indent) {
+  return j.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace mnemo::transport
