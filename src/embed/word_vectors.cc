@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/atomic_file.h"
+#include "base/dot_product.h"
 #include "base/sha256.h"
 #include "embed/word_vectors_verified.h"
 
@@ -260,48 +261,9 @@ void WordVectors::Load(uint32_t rank, std::span<float> out) const {
   for (uint32_t i = 0; i < dims_ && i < out.size(); ++i) out[i] = static_cast<float>(q[i]) * scale;
 }
 
-namespace {
-
-// The dot product of a float vector with an int8 one, in independent lanes
-// that -O2 vectorises, compiled once for AVX2 and once for the baseline
-// (chosen at load). The summation order is the same in both, so a pair
-// gets the same similarity on any machine. (index/vector_math.cc has the
-// same kernel for the graph; embed sits beside index, not above it.)
-[[gnu::always_inline]] inline float DotFloatInt8Body(const float* a, const int8_t* b, size_t n) {
-  constexpr size_t kLanes = 16;
-  float acc[kLanes] = {};
-  size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (size_t j = 0; j < kLanes; ++j) acc[j] += a[i + j] * static_cast<float>(b[i + j]);
-  }
-  float tail = 0;
-  for (; i < n; ++i) tail += a[i] * static_cast<float>(b[i]);
-  for (size_t width = kLanes / 2; width > 0; width /= 2) {
-    for (size_t j = 0; j < width; ++j) acc[j] += acc[j + width];
-  }
-  return acc[0] + tail;
-}
-
-__attribute__((target("avx2"))) float DotFloatInt8Avx2(const float* a, const int8_t* b, size_t n) {
-  return DotFloatInt8Body(a, b, n);
-}
-float DotFloatInt8Default(const float* a, const int8_t* b, size_t n) {
-  return DotFloatInt8Body(a, b, n);
-}
-
-using DotFloatInt8Fn = float (*)(const float*, const int8_t*, size_t);
-
-DotFloatInt8Fn PickDot() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") ? DotFloatInt8Avx2 : DotFloatInt8Default;
-}
-
-}  // namespace
-
 float WordVectors::DotWith(uint32_t rank, std::span<const float> v) const {
-  static const DotFloatInt8Fn kDot = PickDot();
   const int8_t* q = vectors_ + static_cast<size_t>(rank) * dims_;
-  return kDot(v.data(), q, std::min<size_t>(dims_, v.size())) * scales_[rank];
+  return DotFloatInt8(v.data(), q, std::min<size_t>(dims_, v.size())) * scales_[rank];
 }
 
 void WordVectors::Prefetch(uint32_t rank) const {
