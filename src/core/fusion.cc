@@ -7,6 +7,22 @@
 namespace mnemo {
 namespace {
 
+// The indexes 0..n-1 in the order `before` gives, equal ones kept in index
+// order.
+template <typename Before>
+std::vector<size_t> OrderBy(size_t n, Before before) {
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), before);
+  return order;
+}
+
+// The last tie-break of every order: the newer first, then by key (spec 20).
+bool NewerFirst(const FusionInput& x, const FusionInput& y) {
+  if (x.updated_at != y.updated_at) return x.updated_at > y.updated_at;
+  return x.key < y.key;
+}
+
 // Ranks (1-based) of the inputs by one signal, `by` in input order; 0 for
 // a zero signal.
 std::vector<size_t> Ranks(std::span<const FusionInput> inputs, const std::vector<double>& by) {
@@ -88,23 +104,15 @@ double VectorFloor(std::span<const double> side_cosines, size_t asked) {
 }
 
 std::vector<size_t> RankOrder(std::span<const FusionInput> inputs, std::span<const double> scores) {
-  std::vector<size_t> order(inputs.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  return OrderBy(inputs.size(), [&](size_t a, size_t b) {
     if (scores[a] != scores[b]) return scores[a] > scores[b];
-    if (inputs[a].updated_at != inputs[b].updated_at) {
-      return inputs[a].updated_at > inputs[b].updated_at;
-    }
-    return inputs[a].key < inputs[b].key;
+    return NewerFirst(inputs[a], inputs[b]);
   });
-  return order;
 }
 
 std::vector<size_t> HybridOrder(std::span<const FusionInput> inputs,
                                 std::span<const double> scores) {
-  std::vector<size_t> order(inputs.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  return OrderBy(inputs.size(), [&](size_t a, size_t b) {
     if (scores[a] != scores[b]) return scores[a] > scores[b];
     const FusionInput& x = inputs[a];
     const FusionInput& y = inputs[b];
@@ -112,10 +120,8 @@ std::vector<size_t> HybridOrder(std::span<const FusionInput> inputs,
     const double vx = x.vector.value_or(0.0);
     const double vy = y.vector.value_or(0.0);
     if (vx != vy) return vx > vy;
-    if (x.updated_at != y.updated_at) return x.updated_at > y.updated_at;
-    return x.key < y.key;
+    return NewerFirst(x, y);
   });
-  return order;
 }
 
 double BlendRecency(double score, TimeMs updated_at, TimeMs now, double weight) {
