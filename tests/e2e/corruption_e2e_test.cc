@@ -106,8 +106,9 @@ TEST(CorruptionE2e, HealthReportsADamagedDatabaseAndWritesAreRefused) {
   const auto wal_after =
       std::filesystem::exists(db + "-wal") ? std::filesystem::file_size(db + "-wal") : 0;
   EXPECT_EQ(wal_after, wal_before);
-  EXPECT_NE(daemon.Stderr().find("writes are refused"), std::string::npos) << daemon.Stderr();
+  // Stderr is read by a thread: all of it is in once the daemon has stopped.
   daemon.Stop(SIGTERM);
+  EXPECT_NE(daemon.Stderr().find("writes are refused"), std::string::npos) << daemon.Stderr();
 }
 
 TEST(CorruptionE2e, HealthReportsAVectorIndexFileFailingItsChecksum) {
