@@ -27,7 +27,9 @@ IndexedText IndexText(std::initializer_list<std::string_view> columns) {
       if (t.text.size() <= kMaxLexemeBytes) ++frequency[std::string(t.text)];
     });
   }
+  out.lexemes.reserve(frequency.size());
   for (const auto& [token, tf] : frequency) {
+    out.lexemes.push_back(token);
     if (!out.tsvector.empty()) out.tsvector += ' ';
     out.tsvector += QuoteLexeme(token);
     out.tsvector += ':';

@@ -32,6 +32,9 @@ namespace mnemo::storage::internal::pg {
 struct IndexedText {
   std::string tsvector;  // a tsvector literal
   int64_t length = 0;    // BM25 document length, as FTS5 counts it
+  // The tsvector's lexemes, in byte order, unquoted (as tsvector_to_array
+  // gives them back).
+  std::vector<std::string> lexemes;
 };
 
 // Whether a tsvector can hold `term` as a lexeme (not empty, not longer
