@@ -169,6 +169,20 @@ Result<int64_t> PostgresBackend::UpsertManyIn(PgConn& conn, std::span<const Entr
     if (s->text_changed) to_index.push_back(s);
   }
   IndexAll(to_index);
+  std::vector<const Staged*> inserted;
+  for (const Staged* s : order) {
+    if (!s->existed) inserted.push_back(s);
+  }
+  // A large batch's statistics are counted on a second thread while its
+  // rows are formatted and copied (the server is then busy, the process
+  // idle).
+  std::string notes;
+  std::jthread counting;
+  if (inserted.size() >= kParallelTokenizeFrom) {
+    counting = std::jthread([&] { notes = InsertedTermNotes(inserted); });
+  } else {
+    notes = InsertedTermNotes(inserted);
+  }
 
   std::string rows;
   int64_t documents = 0;
@@ -209,11 +223,6 @@ Result<int64_t> PostgresBackend::UpsertManyIn(PgConn& conn, std::span<const Entr
     }
     rows += '\n';
   }
-  std::vector<const Staged*> inserted;
-  for (const Staged* s : order) {
-    if (!s->existed) inserted.push_back(s);
-  }
-  std::string notes = InsertedTermNotes(inserted);
   const bool large = order.size() >= kLargeBatch;
   // A large batch into a table holding fewer rows than it (a first import,
   // a restore) builds the text index anew after the merge: a GIN build
@@ -254,6 +263,7 @@ Result<int64_t> PostgresBackend::UpsertManyIn(PgConn& conn, std::span<const Entr
       "archived, fingerprint, doc_length, tsv) FROM STDIN",
       rows, "stage the entries"));
   rows = std::string();
+  if (counting.joinable()) counting.join();
   if (!notes.empty()) {
     MNEMO_RETURN_IF_ERROR(
         conn.CopyIn("COPY entry_terms_stage (term, owner, visibility, docs, tokens) FROM STDIN",
