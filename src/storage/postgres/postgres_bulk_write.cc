@@ -17,6 +17,7 @@
 #include "storage/entry_rules.h"
 #include "storage/postgres/pg_entry_search.h"
 #include "storage/postgres/pg_entry_sql.h"
+#include "storage/postgres/pg_schema.h"
 #include "storage/postgres/pg_text.h"
 #include "storage/postgres/postgres_backend.h"
 #include "storage/vector_rules.h"
@@ -99,6 +100,39 @@ std::string InsertedTermNotes(const std::vector<const Staged*>& inserted) {
   for (const auto& [key, g] : groups) {
     row("", key, g.rows, g.tokens);
     for (const auto& [lexeme, docs] : g.docs) row(lexeme, key, docs, 0);
+  }
+  return out;
+}
+
+// The B-tree indexes of `entries` (every index but the GIN one), as
+// statements that drop them and statements that make them again, read from
+// the catalog so that they follow the schema's migrations.
+struct EntryIndexes {
+  std::string drop;
+  std::string make;
+};
+
+Result<EntryIndexes> ReadEntryIndexes(PgConn& conn) {
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows rows,
+      conn.Exec("SELECT i.relname, pg_get_indexdef(i.oid), c.conname, pg_get_constraintdef(c.oid) "
+                "FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid LEFT JOIN pg_constraint "
+                "c ON c.conindid = x.indexrelid AND c.conrelid = x.indrelid AND c.contype IN "
+                "('p', 'u') WHERE x.indrelid = 'entries'::regclass AND i.relname <> "
+                "'entries_tsv' ORDER BY i.relname",
+                "read the indexes of the entries"));
+  EntryIndexes out;
+  for (int i = 0; i < rows.size(); ++i) {
+    const std::string index = pg::QuoteIdentifier(rows.Text(i, 0));
+    if (rows.IsNull(i, 2)) {
+      out.drop += "DROP INDEX " + index + "; ";
+      out.make += std::string(rows.Text(i, 1)) + "; ";
+    } else {
+      const std::string constraint = pg::QuoteIdentifier(rows.Text(i, 2));
+      out.drop += "ALTER TABLE entries DROP CONSTRAINT " + constraint + "; ";
+      out.make += "ALTER TABLE entries ADD CONSTRAINT " + constraint + " " +
+                  std::string(rows.Text(i, 3)) + "; ";
+    }
   }
   return out;
 }
@@ -232,11 +266,17 @@ Result<int64_t> PostgresBackend::UpsertManyIn(PgConn& conn, std::span<const Entr
   // the index's pending list whole, then sorts them into the index at once
   // (gin_clean_pending_list below) instead of 4 MB at a time.
   bool rebuild_index = false;
+  EntryIndexes btrees;
   if (large) {
     MNEMO_ASSIGN_OR_RETURN(
         Rows present, conn.Exec("SELECT COALESCE(sum(docs), 0) FROM entry_terms WHERE term = ''",
                                 "count the entries"));
     rebuild_index = present.Int(0, 0) < static_cast<int64_t>(order.size());
+    // So are the B-tree indexes of entries: five of them maintained row by
+    // row made the merge three times as long as building them after it.
+    if (rebuild_index) {
+      MNEMO_ASSIGN_OR_RETURN(btrees, ReadEntryIndexes(conn));
+    }
     // The keyword statistics are then folded into entry_terms without its
     // primary key, which is built anew after: a sorted build instead of a
     // B-tree insertion per (term, bucket), about 900 000 of them for 100k
@@ -245,8 +285,9 @@ Result<int64_t> PostgresBackend::UpsertManyIn(PgConn& conn, std::span<const Entr
     // search already holding one cannot deadlock with this write.
     MNEMO_RETURN_IF_ERROR(conn.ExecScript(
         rebuild_index ? "LOCK TABLE entry_terms, entries IN ACCESS EXCLUSIVE MODE; DROP INDEX "
-                        "entries_tsv; ALTER TABLE entry_terms DROP CONSTRAINT entry_terms_pkey"
-                      : "SET LOCAL gin_pending_list_limit = '256MB'",
+                        "entries_tsv; ALTER TABLE entry_terms DROP CONSTRAINT entry_terms_pkey; " +
+                            btrees.drop
+                      : std::string("SET LOCAL gin_pending_list_limit = '256MB'"),
         "stage the entries"));
   }
   MNEMO_RETURN_IF_ERROR(conn.ExecScript(
@@ -316,10 +357,12 @@ Result<int64_t> PostgresBackend::UpsertManyIn(PgConn& conn, std::span<const Entr
     // gets to them.
     MNEMO_RETURN_IF_ERROR(conn.ExecScript(
         rebuild_index ? "ALTER TABLE entry_terms ADD PRIMARY KEY (term, bucket); SET LOCAL "
-                        "maintenance_work_mem = '256MB'; CREATE INDEX entries_tsv ON entries "
-                        "USING GIN (tsv); ANALYZE entries, entry_terms"
-                      : "SELECT gin_clean_pending_list('entries_tsv'::regclass); ANALYZE entries, "
-                        "entry_terms",
+                        "maintenance_work_mem = '256MB'; " +
+                            btrees.make +
+                            "CREATE INDEX entries_tsv ON entries USING GIN (tsv); ANALYZE "
+                            "entries, entry_terms"
+                      : std::string("SELECT gin_clean_pending_list('entries_tsv'::regclass); "
+                                    "ANALYZE entries, entry_terms"),
         "index the entries"));
   }
   if (labels != nullptr) {

@@ -165,6 +165,32 @@ TEST(PgSchema, AVersion7StoreMigratesWithNothingLost) {
   auto found = (*empty)->KeywordSearch({.terms = text::QueryTerms("harbour"), .limit = 5});
   ASSERT_TRUE(found.ok()) << found.status().ToString();
   EXPECT_EQ(found->size(), 5u);
+  // That load dropped the B-tree indexes of entries and made them again:
+  // the same indexes and constraints as the schema's.
+  auto shape = [&](const std::string& name) {
+    return Text(c, "SELECT string_agg(replace(indexdef, '" + name +
+                       "', 'S'), ';' ORDER BY indexname) || '|' || (SELECT string_agg(conname || "
+                       "pg_get_constraintdef(oid), ';' ORDER BY conname) FROM pg_constraint WHERE "
+                       "conrelid = ('" +
+                       name + "' || '.entries')::regclass) FROM pg_indexes WHERE schemaname = '" +
+                       name + "' AND tablename = 'entries'");
+  };
+  EXPECT_EQ(shape(fresh), shape(schema));
+  EXPECT_NE(shape(fresh).find("entries_owner_namespace_key_key"), std::string::npos);
+
+  // A load whose rows break a unique constraint, now checked when the
+  // index is made again, is refused whole.
+  const std::string third = testing::FreshPostgresSchema();
+  auto other = internal::PostgresBackend::Open({.url = url, .schema = third, .pool_size = 1});
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  std::vector<EntryWrite> clash = Batch(0, 12000, "global");
+  clash[5].id = "same-id";
+  clash[11000].id = "same-id";
+  const auto refused = (*other)->UpsertBatch(clash);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kConflict) << refused.status().ToString();
+  EXPECT_EQ(Int(c, "SELECT count(*) FROM " + QuoteIdentifier(third) + ".entries"), 0);
+  EXPECT_EQ(shape(third), shape(schema));
 }
 
 }  // namespace
