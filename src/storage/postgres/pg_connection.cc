@@ -120,6 +120,10 @@ std::string QuoteLexeme(std::string_view lexeme) {
 
 void Params::Push(std::optional<std::string> v) {
   values_.push_back(std::move(v));
+  Repoint();
+}
+
+void Params::Repoint() {
   pointers_.clear();
   for (const auto& value : values_) pointers_.push_back(value ? value->c_str() : nullptr);
 }
@@ -412,6 +416,51 @@ Result<Rows> PgConn::ExecPreparedOnce(std::string_view sql, const Params& params
                what);
 }
 
+Result<std::vector<Rows>> PgConn::ExecPipeline(std::span<const PgStatement> statements,
+                                               std::string_view what) {
+  std::vector<Rows> out;
+  if (statements.empty()) return out;
+  if (PQenterPipelineMode(conn_) != 1) return Check(nullptr, what).status();
+  size_t sent = 0;
+  for (const PgStatement& st : statements) {
+    if (PQsendQueryParams(conn_, st.sql.c_str(), st.params.size(), nullptr, st.params.values(),
+                          nullptr, nullptr, 0) != 1) {
+      break;
+    }
+    ++sent;
+  }
+  const bool synced = PQpipelineSync(conn_) == 1;
+  Status failed = Status::Ok();
+  if (sent < statements.size() || !synced) failed = Check(nullptr, what).status();
+  // Each statement's result, then a null; a statement after a failure
+  // comes back aborted; then the sync's result.
+  for (size_t i = 0; i < sent && synced; ++i) {
+    pg_result* result = PQgetResult(conn_);
+    if (result == nullptr) {
+      if (failed.ok()) failed = Check(nullptr, what).status();
+      break;
+    }
+    if (PQresultStatus(result) == PGRES_PIPELINE_ABORTED) {
+      PQclear(result);
+    } else if (Result<Rows> rows = Check(result, what); !rows.ok()) {
+      if (failed.ok()) failed = rows.status();
+    } else {
+      out.push_back(std::move(rows).value());
+    }
+    while (pg_result* rest = PQgetResult(conn_)) PQclear(rest);
+  }
+  if (synced && ok()) {
+    pg_result* sync = PQgetResult(conn_);
+    if (sync != nullptr) PQclear(sync);
+  }
+  if (ok()) (void)PQexitPipelineMode(conn_);
+  if (!failed.ok()) {
+    if (!ok()) last_sqlstate_ = "08006";
+    return failed;
+  }
+  return out;
+}
+
 Status PgConn::CopyIn(std::string_view copy_sql, std::string_view data, std::string_view what) {
   const std::string text(copy_sql);
   pg_result* start = PQexec(conn_, text.c_str());
@@ -569,12 +618,18 @@ Result<Pool::Lease> Pool::Acquire() {
 }
 
 Status Pool::Commit(PgConn& conn, std::string_view what) {
-  if (!options_.track_commit_lsn) return conn.ExecScript("COMMIT", what);
-  // One round trip: the position is read right after the commit, so it
-  // covers this transaction's commit record (and at most a little more).
-  MNEMO_ASSIGN_OR_RETURN(Rows rows,
-                         conn.ExecScriptRows("COMMIT; SELECT pg_current_wal_lsn()::text", what));
-  RaiseCommitLsn(rows.empty() ? 0 : ParseLsn(rows.Text(0, 0)));
+  std::vector<PgStatement> statements = std::move(conn.before_commit);
+  conn.before_commit.clear();
+  if (statements.empty() && !options_.track_commit_lsn) return conn.ExecScript("COMMIT", what);
+  // One round trip: the transaction's last writes, the COMMIT and the
+  // position read right after it, so it covers this transaction's commit
+  // record (and at most a little more).
+  statements.push_back({.sql = "COMMIT"});
+  if (options_.track_commit_lsn) statements.push_back({.sql = "SELECT pg_current_wal_lsn()::text"});
+  MNEMO_ASSIGN_OR_RETURN(std::vector<Rows> rows, conn.ExecPipeline(statements, what));
+  if (options_.track_commit_lsn) {
+    RaiseCommitLsn(rows.empty() || rows.back().empty() ? 0 : ParseLsn(rows.back().Text(0, 0)));
+  }
   return Status::Ok();
 }
 
@@ -592,13 +647,21 @@ Status Pool::NoteWalPosition() {
   return Status::Ok();
 }
 
-Status Pool::Transaction(std::string_view what, const std::function<Status(PgConn&)>& body) {
+Status Pool::Transaction(std::string_view what, const std::function<Status(PgConn&)>& body,
+                         std::span<const PgStatement> first) {
   Status last = Status::Ok();
   for (int attempt = 1; attempt <= kTransactionAttempts; ++attempt) {
     MNEMO_ASSIGN_OR_RETURN(Lease lease, Acquire());
     PgConn& conn = *lease;
     conn.text_stats_delta.clear();
-    last = conn.ExecScript("BEGIN", what);
+    conn.before_commit.clear();
+    if (first.empty()) {
+      last = conn.ExecScript("BEGIN", what);
+    } else {
+      std::vector<PgStatement> begin = {{.sql = "BEGIN"}};
+      begin.insert(begin.end(), first.begin(), first.end());
+      last = conn.ExecPipeline(begin, what).status();
+    }
     if (last.ok()) last = body(conn);
     if (last.ok()) {
       last = Commit(conn, what);

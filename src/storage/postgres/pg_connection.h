@@ -52,6 +52,18 @@ std::string TextArrayLiteral(std::span<const std::string> items);
 // Query parameters, $1, $2, ... in the order added, all in text format.
 class Params {
  public:
+  Params() = default;
+  // A copy points at its own values; a move keeps the values' storage.
+  Params(const Params& other) : values_(other.values_) { Repoint(); }
+  Params& operator=(const Params& other) {
+    values_ = other.values_;
+    Repoint();
+    return *this;
+  }
+  Params(Params&&) noexcept = default;
+  Params& operator=(Params&&) noexcept = default;
+  ~Params() = default;
+
   Params& Add(std::string_view text);
   Params& Add(const char* text) { return Add(std::string_view(text)); }
   Params& Add(const std::string& text) { return Add(std::string_view(text)); }
@@ -75,6 +87,7 @@ class Params {
 
  private:
   void Push(std::optional<std::string> v);
+  void Repoint();
   std::vector<std::optional<std::string>> values_;
   std::vector<const char*> pointers_;
 };
@@ -108,6 +121,12 @@ class Rows {
   pg_result* result_ = nullptr;
 };
 
+// One statement of a pipeline (PgConn::ExecPipeline).
+struct PgStatement {
+  std::string sql;
+  Params params;
+};
+
 class PgConn {
  public:
   // Connects and runs `init_sql` (session settings such as search_path).
@@ -133,6 +152,13 @@ class PgConn {
   // Several statements without parameters in one round trip; the rows of
   // the last. The first that fails stops the rest and is the error.
   Result<Rows> ExecScriptRows(std::string_view sql, std::string_view what);
+  // `statements` in libpq's pipeline mode: all sent, then one sync, so one
+  // round trip for statements that must run in sequence but need nothing
+  // from each other's results. The rows of each, in order. Outside a
+  // transaction they form one implicit transaction; inside one they run in
+  // it. The first that fails is the error, and the server skips the rest.
+  Result<std::vector<Rows>> ExecPipeline(std::span<const PgStatement> statements,
+                                         std::string_view what);
   // `COPY ... FROM STDIN` (text format) fed with `data`: rows of
   // tab-separated fields built with AppendCopyField, each ending in '\n'.
   Status CopyIn(std::string_view copy_sql, std::string_view data, std::string_view what);
@@ -164,6 +190,10 @@ class PgConn {
   // Keyword statistics changes of the open write transaction (pg_text.h);
   // cleared when a transaction begins.
   std::map<std::string, std::pair<int64_t, int64_t>> text_stats_delta;
+  // Writes of the open transaction sent in its COMMIT's pipeline
+  // (Pool::Transaction), their rows unread; cleared when a transaction
+  // begins.
+  std::vector<PgStatement> before_commit;
 
  private:
   explicit PgConn(pg_conn* conn) : conn_(conn) {}
@@ -232,7 +262,11 @@ class Pool {
   // before COMMIT was sent; `body` must therefore keep no state across
   // attempts outside what it returns. A connection lost at COMMIT leaves the
   // outcome unknown: never retried, the caller gets kUnavailable.
-  Status Transaction(std::string_view what, const std::function<Status(PgConn&)>& body);
+  // `first` goes in BEGIN's pipeline (one round trip: the writer lock, say),
+  // the connection's before_commit statements in COMMIT's, with the read of
+  // the WAL position.
+  Status Transaction(std::string_view what, const std::function<Status(PgConn&)>& body,
+                     std::span<const PgStatement> first = {});
   // The server's WAL write position after the latest committed
   // Transaction (0 before any, or without track_commit_lsn): a standby that
   // has replayed up to it sees everything those transactions saw and wrote.

@@ -10,10 +10,14 @@
 
 namespace mnemo::storage::internal::pg {
 
+int LatestPgSchemaVersion();
+
 // Creates `schema` when missing and brings it to the latest version inside
 // one transaction holding the schema's advisory lock, so two processes
-// starting at once migrate once. Returns the version.
-Result<int> MigrateSchema(PgConn& conn, const std::string& schema);
+// starting at once migrate once. Returns the version. `up_to` stops at an
+// older version (tests build a database as an older mnemo left it).
+Result<int> MigrateSchema(PgConn& conn, const std::string& schema,
+                          int up_to = LatestPgSchemaVersion());
 
 // Runs `body` in one transaction holding the schema's migration lock (one
 // per schema name, also before the schema exists), with the schema created
@@ -23,8 +27,6 @@ Result<int> MigrateSchema(PgConn& conn, const std::string& schema);
 // step once.
 Status InMigrationTransaction(PgConn& conn, const std::string& schema, std::string_view what,
                               const std::function<Status()>& body);
-
-int LatestPgSchemaVersion();
 
 // `"name"` with " doubled: a schema name as an SQL identifier.
 std::string QuoteIdentifier(std::string_view name);

@@ -27,7 +27,9 @@ IndexedText IndexText(std::initializer_list<std::string_view> columns) {
       if (t.text.size() <= kMaxLexemeBytes) ++frequency[std::string(t.text)];
     });
   }
+  out.lexemes.reserve(frequency.size());
   for (const auto& [token, tf] : frequency) {
+    out.lexemes.push_back(token);
     if (!out.tsvector.empty()) out.tsvector += ' ';
     out.tsvector += QuoteLexeme(token);
     out.tsvector += ':';
@@ -50,12 +52,9 @@ Status AddTextStats(PgConn& conn, std::string_view name, int64_t documents, int6
 Status FlushTextStats(PgConn& conn) {
   for (const auto& [name, delta] : conn.text_stats_delta) {
     if (delta.first == 0 && delta.second == 0) continue;
-    MNEMO_RETURN_IF_ERROR(
-        conn.Exec("UPDATE text_stats SET documents = documents + $2, total_tokens = "
-                  "total_tokens + $3 WHERE name = $1",
-                  Params().Add(name).Add(delta.first).Add(delta.second),
-                  "update the keyword statistics")
-            .status());
+    conn.before_commit.push_back({.sql = "UPDATE text_stats SET documents = documents + $2, "
+                                         "total_tokens = total_tokens + $3 WHERE name = $1",
+                                  .params = Params().Add(name).Add(delta.first).Add(delta.second)});
   }
   conn.text_stats_delta.clear();
   return Status::Ok();

@@ -32,6 +32,9 @@ namespace mnemo::storage::internal::pg {
 struct IndexedText {
   std::string tsvector;  // a tsvector literal
   int64_t length = 0;    // BM25 document length, as FTS5 counts it
+  // The tsvector's lexemes, in byte order, unquoted (as tsvector_to_array
+  // gives them back).
+  std::vector<std::string> lexemes;
 };
 
 // Whether a tsvector can hold `term` as a lexeme (not empty, not longer
@@ -43,7 +46,8 @@ IndexedText IndexText(std::initializer_list<std::string_view> columns);
 
 // Adds `documents` and `tokens` to the text_stats row `name` (negative to
 // remove) for the caller's write transaction: collected on `conn` and written
-// once by FlushTextStats before the commit (PostgresBackend::Write). Updating
+// once by FlushTextStats, in the commit's pipeline (PostgresBackend::Write,
+// Pool::Transaction). Updating
 // the row per written row would cost O(n²) in a bulk import: every update in
 // one transaction walks the chain of that row's earlier versions.
 Status AddTextStats(PgConn& conn, std::string_view name, int64_t documents, int64_t tokens);

@@ -80,16 +80,21 @@ PostgresBackend::~PostgresBackend() = default;
 Status PostgresBackend::Write(std::string_view what,
                               const std::function<Status(pg::PgConn&)>& body) {
   std::lock_guard lock(writer_mu_);
-  return pool_->Transaction(what, [&](PgConn& conn) -> Status {
-    logged_changes_ = 0;  // a retried attempt logs afresh
-    MNEMO_RETURN_IF_ERROR(conn.Exec("SELECT pg_advisory_xact_lock(hashtext(current_schema()))",
-                                    "take the writer lock")
-                              .status());
-    MNEMO_RETURN_IF_ERROR(body(conn));
-    MNEMO_RETURN_IF_ERROR(pg::FlushTextStats(conn));
-    MNEMO_RETURN_IF_ERROR(pg::FlushEntryTerms(conn));
-    return TrimVectorLogIn(conn);
-  });
+  // The writer lock is taken in BEGIN's round trip and the text statistics
+  // written in COMMIT's (pipeline mode): every round trip a write makes
+  // while holding the lock is one every other writer waits for.
+  static const pg::PgStatement kWriterLock = {
+      .sql = "SELECT pg_advisory_xact_lock(hashtext(current_schema()))"};
+  return pool_->Transaction(
+      what,
+      [&](PgConn& conn) -> Status {
+        logged_changes_ = 0;  // a retried attempt logs afresh
+        MNEMO_RETURN_IF_ERROR(body(conn));
+        MNEMO_RETURN_IF_ERROR(pg::FlushEntryTerms(conn));
+        MNEMO_RETURN_IF_ERROR(TrimVectorLogIn(conn));
+        return pg::FlushTextStats(conn);
+      },
+      std::span(&kWriterLock, 1));
 }
 
 Result<pg::Pool::Lease> PostgresBackend::Read() { return reads_->Read(); }

@@ -3,6 +3,7 @@
 // the same log as SQLite's (vector_rules.h). Writers are serialised by the
 // writer lock, so a change's seq is also its commit order and a reader that
 // has seen seq s has seen every change up to s.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -23,25 +24,6 @@ using pg::PgConn;
 using pg::Rows;
 
 constexpr int kForEachVectorPage = 1024;
-
-// A read-only snapshot on one connection: every statement until the end of
-// the scope sees the same committed state.
-class Snapshot {
- public:
-  static Result<Snapshot> Begin(PgConn& conn) {
-    MNEMO_RETURN_IF_ERROR(conn.ExecScript("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
-                                          "begin a read snapshot"));
-    return Snapshot(conn);
-  }
-  Snapshot(Snapshot&& other) noexcept : conn_(std::exchange(other.conn_, nullptr)) {}
-  ~Snapshot() {
-    if (conn_ != nullptr && conn_->ok()) (void)conn_->ExecScript("COMMIT", "end a read snapshot");
-  }
-
- private:
-  explicit Snapshot(PgConn& conn) : conn_(&conn) {}
-  PgConn* conn_;
-};
 
 // Keeps the newest `limit` changes of `signature`; the newest older one
 // becomes the trim marker and the rest are deleted (vector_rules.h).
@@ -213,29 +195,34 @@ Result<std::vector<VectorChange>> PostgresBackend::VectorChangesSince(std::strin
                                                                       int64_t seq, int limit) {
   std::vector<VectorChange> out;
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
-  // One snapshot: the trim check and the changes must agree.
-  MNEMO_ASSIGN_OR_RETURN(Snapshot snapshot, Snapshot::Begin(*conn));
-  MNEMO_ASSIGN_OR_RETURN(Rows oldest,
-                         conn->Exec("SELECT seq, present FROM vector_changes WHERE signature = $1 "
-                                    "ORDER BY seq LIMIT 1",
-                                    Params().Add(signature), "read the oldest vector change"));
-  if (!oldest.empty() && oldest.Int(0, 1) == kTrimMarker && seq < oldest.Int(0, 0)) {
-    return TrimmedLogError(signature, seq, oldest.Int(0, 0));
-  }
-  if (limit <= 0) return out;
-  // A put carries the label's current vector, as on SQLite.
+  // One statement, so one snapshot for the trim check and the changes, in
+  // one round trip: every other search of the process waits for a catch-up
+  // (VectorSpace holds its lock), and a snapshot transaction around two
+  // statements took four round trips, most of a search's time through a
+  // node other than the writer's on a busy server. The first row is the
+  // oldest change (part 0); a put carries the label's current vector, as on
+  // SQLite.
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows,
-      conn->Exec("SELECT c.seq, c.label, v.vector FROM vector_changes c LEFT JOIN entry_vectors v "
-                 "ON c.present = 1 AND v.signature = c.signature AND v.label = c.label "
-                 "WHERE c.signature = $1 AND c.seq > $2 AND c.present >= 0 ORDER BY c.seq "
-                 "LIMIT $3",
-                 Params().Add(signature).Add(seq).Add(static_cast<int64_t>(limit)),
+      conn->Exec("(SELECT 0 AS part, seq, present::bigint AS label, NULL::bytea AS vector FROM "
+                 "vector_changes WHERE signature = $1 ORDER BY seq LIMIT 1) UNION ALL (SELECT 1, "
+                 "c.seq, c.label, v.vector FROM vector_changes c LEFT JOIN entry_vectors v ON "
+                 "c.present = 1 AND v.signature = c.signature AND v.label = c.label WHERE "
+                 "c.signature = $1 AND c.seq > $2 AND c.present >= 0 ORDER BY c.seq LIMIT $3) "
+                 "ORDER BY part, seq",
+                 Params().Add(signature).Add(seq).Add(static_cast<int64_t>(std::max(limit, 0))),
                  "read vector changes"));
-  for (int i = 0; i < rows.size(); ++i) {
-    out.push_back({.seq = rows.Int(i, 0),
-                   .label = rows.Int(i, 1),
-                   .vector = rows.IsNull(i, 2) ? std::vector<float>() : rows.Floats(i, 2)});
+  int first = 0;
+  if (!rows.empty() && rows.Int(0, 0) == 0) {
+    first = 1;
+    if (rows.Int(0, 2) == kTrimMarker && seq < rows.Int(0, 1)) {
+      return TrimmedLogError(signature, seq, rows.Int(0, 1));
+    }
+  }
+  for (int i = first; i < rows.size(); ++i) {
+    out.push_back({.seq = rows.Int(i, 1),
+                   .label = rows.Int(i, 2),
+                   .vector = rows.IsNull(i, 3) ? std::vector<float>() : rows.Floats(i, 3)});
   }
   return out;
 }

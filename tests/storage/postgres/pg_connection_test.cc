@@ -1,14 +1,15 @@
 // The connection layer under failures (pg_connection.h, pg_read_router.h):
 // WAL positions parsed, a dead server refused at once during the reconnect
-// backoff, a connection the server closed noticed before use, and reads
-// served when a listed standby is down. The replicated cluster itself is
-// exercised by bench/failover.py (CTest postgres_failover).
+// backoff, a connection the server closed noticed before use, reads
+// served when a listed standby is down, and statements in pipeline mode. The replicated cluster
+// itself is exercised by bench/failover.py (CTest postgres_failover).
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "storage/backend_factory.h"
 #include "storage/postgres/pg_connection.h"
@@ -174,6 +175,90 @@ TEST_F(PgServer, CommitsRecordTheirWalPositionForTheRouter) {
                         [](PgConn& c) { return c.Exec("SELECT txid_current()", "xid").status(); })
           .ok());
   EXPECT_GE((*pool)->last_commit_lsn(), first);
+}
+
+// Pipeline mode: the statements run in order, each one's rows come back,
+// and the first failure is the error, with the rest skipped and the
+// implicit transaction of the pipeline rolled back.
+TEST_F(PgServer, APipelineRunsItsStatementsInOrderAndStopsAtTheFirstFailure) {
+  auto conn = PgConn::Connect(url_);
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  PgConn& c = **conn;
+  const std::vector<PgStatement> fill = {
+      {.sql = "CREATE TEMP TABLE piped (x integer)"},
+      {.sql = "INSERT INTO piped VALUES ($1) RETURNING x", .params = Params().Add(1)},
+      {.sql = "INSERT INTO piped VALUES ($1) RETURNING x", .params = Params().Add(2)},
+      {.sql = "SELECT count(*), sum(x) FROM piped"}};
+  auto rows = c.ExecPipeline(fill, "fill");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 4u);
+  EXPECT_EQ((*rows)[1].Int(0, 0), 1);
+  EXPECT_EQ((*rows)[2].Int(0, 0), 2);
+  EXPECT_EQ((*rows)[3].Int(0, 0), 2);
+  EXPECT_EQ((*rows)[3].Int(0, 1), 3);
+
+  const std::vector<PgStatement> failing = {{.sql = "INSERT INTO piped VALUES (3)"},
+                                            {.sql = "SELECT 1 / 0"},
+                                            {.sql = "INSERT INTO piped VALUES (4)"}};
+  auto failed = c.ExecPipeline(failing, "add more");
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("add more: division by zero"), std::string::npos)
+      << failed.status().message();
+  EXPECT_EQ(c.last_sqlstate(), "22012");
+  EXPECT_TRUE(c.ok());
+  auto after = c.Exec("SELECT count(*) FROM piped", "count");
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(after->Int(0, 0), 2);
+}
+
+// A Transaction runs `first` in BEGIN's round trip, inside the transaction,
+// and the connection's before_commit writes in COMMIT's: committed with the
+// body's writes, or, when one fails, nothing is.
+TEST_F(PgServer, ATransactionPipelinesItsFirstAndLastStatements) {
+  const std::string table = "piped_" + testing::FreshPostgresSchema();
+  auto pool = Pool::Open({.url = url_, .size = 1, .track_commit_lsn = true, .logger = Quiet()});
+  ASSERT_TRUE(pool.ok()) << pool.status().ToString();
+  {
+    auto conn = (*pool)->Acquire();
+    ASSERT_TRUE(conn.ok());
+    ASSERT_TRUE((*conn)->ExecScript("CREATE TABLE " + table + " (x text)", "create").ok());
+  }
+  const std::vector<PgStatement> first = {{.sql = "SET LOCAL application_name = 'piped'"}};
+  auto write = [&](const std::string& last) {
+    return (*pool)->Transaction(
+        "write",
+        [&](PgConn& c) -> Status {
+          MNEMO_ASSIGN_OR_RETURN(
+              Rows name, c.Exec("SELECT current_setting('application_name')", "read the setting"));
+          MNEMO_RETURN_IF_ERROR(c.Exec("INSERT INTO " + table + " VALUES ($1)",
+                                       Params().Add(std::string(name.Text(0, 0))), "insert")
+                                    .status());
+          c.before_commit.push_back(
+              {.sql = "INSERT INTO " + table + " VALUES ($1::text)", .params = Params().Add(last)});
+          return Status::Ok();
+        },
+        first);
+  };
+  ASSERT_TRUE(write("last").ok());
+  EXPECT_GT((*pool)->last_commit_lsn(), 0u);
+  // Not text: the cast fails in COMMIT's pipeline, so the COMMIT never runs.
+  const Status refused = (*pool)->Transaction(
+      "write",
+      [&](PgConn& c) -> Status {
+        MNEMO_RETURN_IF_ERROR(
+            c.Exec("INSERT INTO " + table + " VALUES ('body')", "insert").status());
+        c.before_commit.push_back({.sql = "INSERT INTO " + table + " VALUES ($1::integer::text)",
+                                   .params = Params().Add("not a number")});
+        return Status::Ok();
+      },
+      first);
+  EXPECT_FALSE(refused.ok());
+  auto conn = (*pool)->Acquire();
+  ASSERT_TRUE(conn.ok());
+  auto rows = (*conn)->Exec("SELECT string_agg(x, ',' ORDER BY x) FROM " + table, "read");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->Text(0, 0), "last,piped");
+  ASSERT_TRUE((*conn)->ExecScript("DROP TABLE " + table, "drop").ok());
 }
 
 TEST_F(PgServer, ReadsAreServedWhenAListedStandbyIsDown) {
