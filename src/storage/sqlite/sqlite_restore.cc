@@ -9,7 +9,8 @@
 #include "storage/document_rules.h"
 #include "storage/graph_rules.h"
 #include "storage/sqlite/entry_tokens.h"
-#include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/entry_writes.h"
+#include "storage/sqlite/sqlite_admin_store.h"
 #include "storage/sqlite/sqlite_writes.h"
 
 namespace mnemo::storage::internal {
@@ -31,23 +32,23 @@ Result<int64_t> MaxId(Connection& db, const char* sql) {
 
 }  // namespace
 
-Result<RestoreReport> SqliteBackend::Restore(const RestoreBatch& batch) {
+Result<RestoreReport> SqliteAdminStore::Restore(const RestoreBatch& batch) {
   MNEMO_RETURN_IF_ERROR(ValidateRestoreBatch(batch));
   RestoreReport report;
   EntryTokenPipeline tokens(batch.entries);  // before the lock: see entry_tokens.h
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
 
   std::vector<Label> labels;
   MNEMO_ASSIGN_OR_RETURN(report.entries_created,
-                         WriteEntriesLocked(batch.entries, tokens, &labels));
+                         WriteEntriesLocked(*db_, batch.entries, tokens, &labels));
   std::map<std::string, std::vector<LabeledVector>> by_signature;
   for (const RestoreVector& v : batch.vectors) {
     by_signature[v.signature].push_back({labels[v.entry], v.vector});
   }
   for (const auto& [signature, vectors] : by_signature) {
-    MNEMO_RETURN_IF_ERROR(PutVectorsLocked(signature, vectors));
+    MNEMO_RETURN_IF_ERROR(PutVectorsLocked(*db_, signature, vectors));
   }
 
   for (const TurnWrite& w : batch.turns) {
@@ -68,9 +69,9 @@ Result<RestoreReport> SqliteBackend::Restore(const RestoreBatch& batch) {
                                               [&](Statement& s) { s.Bind(1, row.id); }));
     if (taken || row.id <= 0) {
       MNEMO_ASSIGN_OR_RETURN(int64_t max_id, MaxId(db, "SELECT COALESCE(MAX(id), 0) FROM turns"));
-      row.id = std::max(max_id + 1, next_turn_id_);
+      row.id = std::max(max_id + 1, db_->writer_state().next_turn_id);
     }
-    next_turn_id_ = std::max(next_turn_id_, row.id + 1);
+    db_->writer_state().next_turn_id = std::max(db_->writer_state().next_turn_id, row.id + 1);
     MNEMO_RETURN_IF_ERROR(InsertTurnIn(db, row, w.search_text));
   }
 
@@ -192,7 +193,7 @@ Result<RestoreReport> SqliteBackend::Restore(const RestoreBatch& batch) {
     MNEMO_RETURN_IF_ERROR(InsertTriple(db, t));
   }
 
-  MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked());
+  MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked(*db_));
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return report;
 }
