@@ -52,7 +52,7 @@ inline storage::Stores MakeStores(
     const std::string& name, const TempDir& dir,
     int64_t vector_log_limit = storage::internal::kDefaultVectorLogLimit) {
   if (name == "memory") {
-    return storage::StoresOf(std::make_shared<storage::internal::MemoryBackend>(vector_log_limit));
+    return storage::internal::MemoryBackend(vector_log_limit).stores();
   }
   if (name == "sqlite") {
     auto backend = storage::internal::SqliteBackend::Open(

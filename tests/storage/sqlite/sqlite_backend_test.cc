@@ -235,12 +235,12 @@ TEST(SqliteBackend, ScoresEqualTheMemoryBackendsScores) {
   TimeMs now = 1000;
   for (auto& row : rows) {
     ASSERT_TRUE(sqlite->entries().Upsert(Write(row[0], row[1], now)).ok());
-    ASSERT_TRUE(memory->Upsert(Write(row[0], row[1], now)).ok());
+    ASSERT_TRUE(memory->entries().Upsert(Write(row[0], row[1], now)).ok());
     ++now;
   }
   // An update re-measures the document length; a metadata update keeps it.
-  for (EntryStore* b :
-       {static_cast<EntryStore*>(&sqlite->entries()), static_cast<EntryStore*>(memory.get())}) {
+  for (EntryStore* b : {static_cast<EntryStore*>(&sqlite->entries()),
+                        static_cast<EntryStore*>(&memory->entries())}) {
     ASSERT_TRUE(
         b->Upsert(Write("notes", "relay relay, then a much longer tail of words", now)).ok());
     EntryWrite tags_only = Write("short", "relay", now + 1);
@@ -250,7 +250,7 @@ TEST(SqliteBackend, ScoresEqualTheMemoryBackendsScores) {
   for (const char* q : {"relay", "smtp relay", "send_email", "deploy.py 服务器", "邮件 Sarah",
                         "الذكريات", "email relay deploy missingword"}) {
     auto a = sqlite->entries().KeywordSearch({.terms = text::QueryTerms(q)});
-    auto b = memory->KeywordSearch({.terms = text::QueryTerms(q)});
+    auto b = memory->entries().KeywordSearch({.terms = text::QueryTerms(q)});
     ASSERT_TRUE(a.ok() && b.ok()) << q;
     ASSERT_EQ(a->size(), b->size()) << q;
     for (size_t i = 0; i < a->size(); ++i) {
@@ -289,8 +289,8 @@ TEST(SqliteBackend, ABatchOfManyChunksScoresAsTheMemoryBackend) {
     if (i % 4 == 0) w.visibility = Visibility::kPublic;
     batch.push_back(std::move(w));
   }
-  for (EntryStore* b :
-       {static_cast<EntryStore*>(&sqlite->entries()), static_cast<EntryStore*>(memory.get())}) {
+  for (EntryStore* b : {static_cast<EntryStore*>(&sqlite->entries()),
+                        static_cast<EntryStore*>(&memory->entries())}) {
     for (const EntryWrite& w : stored) ASSERT_TRUE(b->Upsert(w).ok());
     auto created = b->UpsertBatch(batch);
     ASSERT_TRUE(created.ok()) << created.status().ToString();
@@ -298,7 +298,7 @@ TEST(SqliteBackend, ABatchOfManyChunksScoresAsTheMemoryBackend) {
   for (const char* q :
        {"relay", "smtp deploy", "服务器 数据库", "الذكريات fox", "item4999", "older relay"}) {
     auto a = sqlite->entries().KeywordSearch({.terms = text::QueryTerms(q), .limit = 40});
-    auto b = memory->KeywordSearch({.terms = text::QueryTerms(q), .limit = 40});
+    auto b = memory->entries().KeywordSearch({.terms = text::QueryTerms(q), .limit = 40});
     ASSERT_TRUE(a.ok() && b.ok()) << q;
     ASSERT_EQ(a->size(), b->size()) << q;
     ASSERT_FALSE(a->empty()) << q;
@@ -448,8 +448,8 @@ TEST(SqliteBackend, PrunedKeywordSearchesFindTheFullQuerysHits) {
     if (i % 4 == 0) w.visibility = Visibility::kPublic;
     batch.push_back(std::move(w));
   }
-  for (EntryStore* b :
-       {static_cast<EntryStore*>(&sqlite->entries()), static_cast<EntryStore*>(memory.get())}) {
+  for (EntryStore* b : {static_cast<EntryStore*>(&sqlite->entries()),
+                        static_cast<EntryStore*>(&memory->entries())}) {
     auto created = b->UpsertBatch(batch);
     ASSERT_TRUE(created.ok()) << created.status().ToString();
   }
@@ -465,7 +465,7 @@ TEST(SqliteBackend, PrunedKeywordSearchesFindTheFullQuerysHits) {
                        .limit = std::vector<int>{1, 5, 10, 40}[q % 4]};
     if (q % 3 == 1) query.filter.scope = {.all = false, .principal = "alice"};
     auto a = sqlite->entries().KeywordSearch(query);
-    auto b = memory->KeywordSearch(query);
+    auto b = memory->entries().KeywordSearch(query);
     ASSERT_TRUE(a.ok() && b.ok()) << text;
     ASSERT_EQ(a->size(), b->size()) << text;
     for (size_t i = 0; i < a->size(); ++i) {
@@ -495,13 +495,13 @@ TEST(SqliteBackend, KeptKeywordStatisticsFollowEveryCommit) {
   auto memory = std::make_unique<internal::MemoryBackend>();
   auto put = [&](EntryStore& sqlite_side, const EntryWrite& w) {
     ASSERT_TRUE(sqlite_side.Upsert(w).ok());
-    ASSERT_TRUE(memory->Upsert(w).ok());
+    ASSERT_TRUE(memory->entries().Upsert(w).ok());
   };
   auto same_scores = [&](const std::string& text, const ReadScope& scope) {
     KeywordQuery q{.terms = text::QueryTerms(text), .limit = 10};
     q.filter.scope = scope;
     auto a = sqlite->entries().KeywordSearch(q);
-    auto b = memory->KeywordSearch(q);
+    auto b = memory->entries().KeywordSearch(q);
     ASSERT_TRUE(a.ok() && b.ok()) << text;
     ASSERT_EQ(a->size(), b->size()) << text;
     for (size_t i = 0; i < a->size(); ++i) {
