@@ -53,6 +53,7 @@ class MemoryState {
   friend class MemoryContextEventStore;
   friend class MemoryGraphStore;
   friend class MemoryAdminStore;
+  friend class MemoryRestoreTarget;  // memory_restore.cc
 
   // PutSegment and CloseSegment with mu_ held exclusively.
   Status PutSegmentLocked(const SegmentRow& s);
