@@ -141,7 +141,7 @@ class MemoryState {
   int64_t tool_registry_generation_ = 0;
   std::optional<TimeMs> hygiene_last_run_;  // ClaimHygieneRun
 
-  // Episodic turns (memory_episodic.cc), by id.
+  // Episodic turns (memory_episodic_store.cc), by id.
   struct TurnDoc {
     TurnRow row;
     int64_t length = 0;
@@ -196,13 +196,13 @@ class MemoryState {
   std::map<std::pair<std::string, std::string>, StoredSegmentVector> segment_vectors_;
   std::map<std::pair<std::string, int64_t>, std::string> segment_vector_versions_;
   int64_t segment_vector_version_ = 0;  // the last version handed out
-  // Documents (memory_documents.cc) by row, indexed like documents_fts.
+  // Documents (memory_document_store.cc) by row, indexed like documents_fts.
   std::map<int64_t, DocumentRow> documents_;
   std::unordered_map<std::string, int64_t> document_rows_;                  // id -> row
   std::map<std::pair<std::string, std::string>, int64_t> document_hashes_;  // owner, content_hash
   TextIndex document_index_;
   int64_t next_document_row_ = 1;
-  // Context events (memory_context_events.cc) by id, indexed like
+  // Context events (memory_context_event_store.cc) by id, indexed like
   // context_events_fts; the next seq of each (owner, session) survives the
   // deletion of its events.
   std::map<int64_t, ContextEventRow> context_events_;
@@ -212,7 +212,7 @@ class MemoryState {
   int64_t next_context_id_ = 1;
   // Removes context event `id` (present) and its index row.
   void EraseContextEventLocked(int64_t id);
-  // Erasure parts (memory_episodic.cc, memory_documents.cc): the turns,
+  // Erasure parts (memory_episodic_store.cc, memory_document_store.cc): the turns,
   // segments with recaps and recap vectors, events and facet evidence of
   // `owner` (of one session when given), counted into `counts`; one
   // document with its index row (false: none with that id).
@@ -220,9 +220,9 @@ class MemoryState {
                            ErasureCounts& counts);
   bool DropDocumentLocked(std::string_view id);
   // The context events and seq counters of `owner` (of one session when
-  // given); returns how many events (memory_erasure.cc).
+  // given); returns how many events (memory_admin_store.cc).
   int64_t EraseContextLocked(std::string_view owner, std::optional<std::string_view> session_id);
-  // Triples (memory_graph.cc) by row, in insertion order.
+  // Triples (memory_graph_store.cc) by row, in insertion order.
   std::map<int64_t, TripleRow> triples_;
   int64_t next_triple_row_ = 1;
   VectorLogTrimPolicy trim_;

@@ -4,7 +4,7 @@
 // tombstone: the erased tokens stay in the index's older segments until
 // they are merged, so every index that lost a row is rewritten with
 // 'optimize' in the same transaction (SQLite 3.40 has no 'secure-delete'
-// option). secure_delete (sqlite_backend.cc) then zeroes the freed pages.
+// option). secure_delete (sqlite_database.cc) then zeroes the freed pages.
 #include <chrono>
 #include <mutex>
 #include <optional>
