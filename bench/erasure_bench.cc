@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     batch.push_back(
         {.key = "k" + std::to_string(i), .content = mnemo::bench::SyntheticWords(i), .now = 1});
     if (batch.size() == 5000 || i + 1 == entries) {
-      if (auto r = b.UpsertBatch(batch); !r.ok()) Die(r.status());
+      if (auto r = b.entries().UpsertBatch(batch); !r.ok()) Die(r.status());
       batch.clear();
     }
   }
@@ -67,20 +67,20 @@ int main(int argc, char** argv) {
       rows[r].row.content = mnemo::bench::SyntheticWords(s * kRowsPerSession + r);
       rows[r].search_text = rows[r].row.content;
     }
-    if (auto r = b.AppendTurns(rows); !r.ok()) Die(r.status());
+    if (auto r = b.episodic().AppendTurns(rows); !r.ok()) Die(r.status());
   }
   std::printf("fill: %d turn rows in %.0f ms\n", turns, Ms(t));
 
-  auto entry = b.FindExact("local", "global", "k12345");
+  auto entry = b.entries().FindExact("local", "global", "k12345");
   if (!entry.ok() || !*entry) Die(mnemo::Internal("entry k12345 missing"));
   t = Clock::now();
-  if (auto r = b.Delete((*entry)->id); !r.ok()) Die(r.status());
+  if (auto r = b.entries().Delete((*entry)->id); !r.ok()) Die(r.status());
   std::printf("memory.forget of 1 of %d entries: %.1f ms\n", entries, Ms(t));
   t = Clock::now();
-  if (auto r = b.CompactEntryIndex(); !r.ok()) Die(r);
+  if (auto r = b.entries().CompactEntryIndex(); !r.ok()) Die(r);
   std::printf("CompactEntryIndex (hygiene) after it: %.1f ms\n", Ms(t));
   t = Clock::now();
-  auto counts = b.EraseSession({.owner = "local", .session_id = "s77"});
+  auto counts = b.admin().EraseSession({.owner = "local", .session_id = "s77"});
   if (!counts.ok()) Die(counts.status());
   std::printf("EraseSession of %lld of %d turn rows (turns_fts optimised): %.1f ms\n",
               static_cast<long long>(counts->turns), turns, Ms(t));

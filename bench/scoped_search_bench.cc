@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
                      .content = mnemo::bench::SyntheticWords(i),
                      .now = 1});
     if (batch.size() == 5000 || i + 1 == entries) {
-      if (auto r = b.UpsertBatch(batch); !r.ok()) Die(r.status());
+      if (auto r = b.entries().UpsertBatch(batch); !r.ok()) Die(r.status());
       batch.clear();
     }
   }
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
     for (int n = 0; n < queries; ++n) {
       q.terms = mnemo::text::QueryTerms(texts[n % texts.size()]);
       t = Clock::now();
-      auto hits = b.KeywordSearch(q);
+      auto hits = b.entries().KeywordSearch(q);
       total += Ms(t);
       ++runs;
       if (!hits.ok()) Die(hits.status());

@@ -27,4 +27,10 @@ size_t Utf8SuffixStart(std::string_view s, size_t max_bytes) {
   return start;
 }
 
+size_t Utf8SequenceStart(std::string_view s, size_t end) {
+  size_t start = end - 1;
+  while (start > 0 && end - start < 4 && IsContinuation(s[start])) --start;
+  return start;
+}
+
 }  // namespace mnemo::internal

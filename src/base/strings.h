@@ -1,7 +1,7 @@
 // Byte-level string helpers for every layer: trimming a set of ASCII
-// characters, and cutting a string at a byte limit without splitting a UTF-8
-// sequence. Trimming Unicode White_Space needs a decoder and is
-// text::TrimWhiteSpace (text/utf8.h). All functions accept arbitrary bytes.
+// characters, cutting a string at a byte limit without splitting a UTF-8
+// sequence, and finding where the sequence before a position starts. Trimming Unicode White_Space
+// needs a decoder and is text::TrimWhiteSpace (text/utf8.h). All functions accept arbitrary bytes.
 #pragma once
 
 #include <cstddef>
@@ -26,5 +26,11 @@ size_t Utf8CutBytes(std::string_view s, size_t max_bytes);
 // without beginning inside a UTF-8 sequence: 0 when `s` fits, else
 // s.size() - max_bytes moved forward over continuation bytes.
 size_t Utf8SuffixStart(std::string_view s, size_t max_bytes);
+
+// Where the UTF-8 sequence that ends just before `end` (0 < end <=
+// s.size()) starts: end - 1 moved back over at most three continuation
+// bytes (never before 0). The caller decodes from there and checks the
+// sequence reaches `end`.
+size_t Utf8SequenceStart(std::string_view s, size_t end);
 
 }  // namespace mnemo::internal

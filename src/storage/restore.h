@@ -7,19 +7,20 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 #include "storage/context_events.h"
 #include "storage/documents.h"
+#include "storage/entry_store.h"
 #include "storage/episodic.h"
 #include "storage/graph.h"
 
 namespace mnemo::storage {
-
-struct EntryWrite;
 
 // A vector of `entries[entry]` of the batch under `signature` (stored as
 // given: the caller normalises). Same dimension rules as PutVectors.
@@ -66,6 +67,49 @@ struct RestoreReport {
   int64_t documents_skipped = 0;
   int64_t triples_skipped = 0;
 };
+
+// What a backend gives the one restore driver (RestoreRows): for each kind,
+// whether a row with the batch row's identity (the rules of RestoreBatch
+// above) is stored, and the write of one row as given. Every call runs
+// inside the backend's one write transaction (or under its one lock), so
+// the driver sees its own writes.
+class RestoreTarget {
+ public:
+  virtual ~RestoreTarget() = default;
+
+  // The entries as UpsertBatch writes them, appending each one's label to
+  // `labels` in order; returns how many were created.
+  virtual Result<int64_t> WriteEntries(std::span<const EntryWrite> entries,
+                                       std::vector<Label>& labels) = 0;
+  // As PutVectors, without its own transaction.
+  virtual Status PutVectors(std::string_view signature, std::span<const LabeledVector> vectors) = 0;
+
+  virtual Result<bool> HasTurn(const TurnRow& row) = 0;
+  virtual Result<bool> HasSegment(const SegmentRow& row) = 0;
+  virtual Result<bool> HasEvent(const EventRow& row) = 0;
+  virtual Result<bool> HasFacet(const FacetRow& row) = 0;
+  virtual Result<bool> HasDocument(const DocumentRow& row) = 0;  // content_hash set
+  virtual Result<bool> HasContextEvent(const ContextEventRow& row) = 0;
+  virtual Result<bool> HasTriple(const TripleRow& row) = 0;
+
+  // Each writes a row the Has* of its kind did not find, with its index
+  // rows. A turn's or context event's id that is taken (or not positive)
+  // is replaced by a new one; a context event raises its session's next
+  // seq to at least seq + 1.
+  virtual Status InsertTurn(const TurnWrite& write) = 0;
+  virtual Status InsertSegment(const SegmentRow& row) = 0;
+  virtual Status InsertEvent(const EventRow& row) = 0;
+  virtual Status InsertFacet(const FacetRow& row) = 0;
+  virtual Status InsertDocument(const DocumentRow& row) = 0;
+  virtual Status InsertContextEvent(const ContextEventRow& row) = 0;
+  virtual Status InsertTriple(const TripleRow& row) = 0;
+};
+
+// The one restore: writes every row of `batch` (already validated) into
+// `target` kind by kind, in the order of RestoreBatch, skipping and counting
+// the rows already stored. Each backend's AdminStore::Restore validates,
+// opens its transaction, calls this and commits.
+Result<RestoreReport> RestoreRows(const RestoreBatch& batch, RestoreTarget& target);
 
 // Checks every row of `batch` as the kind's own write would (blank owners,
 // roles, statuses, confidences, vector dimensions and entry indexes):

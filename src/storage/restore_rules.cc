@@ -84,4 +84,58 @@ Status ValidateRestoreBatch(const RestoreBatch& batch) {
   return Status::Ok();
 }
 
+Result<RestoreReport> RestoreRows(const RestoreBatch& batch, RestoreTarget& target) {
+  RestoreReport report;
+  std::vector<Label> labels;
+  MNEMO_ASSIGN_OR_RETURN(report.entries_created, target.WriteEntries(batch.entries, labels));
+  std::map<std::string, std::vector<LabeledVector>, std::less<>> by_signature;
+  for (const RestoreVector& v : batch.vectors) {
+    by_signature[v.signature].push_back({labels[v.entry], v.vector});
+  }
+  for (const auto& [signature, vectors] : by_signature) {
+    MNEMO_RETURN_IF_ERROR(target.PutVectors(signature, vectors));
+  }
+  // Writes `row` unless `stored` says its identity is taken; counts a skip.
+  const auto restore = [&](const auto& row, auto has, auto insert,
+                           int64_t* kind_skipped = nullptr) -> Status {
+    MNEMO_ASSIGN_OR_RETURN(bool stored, (target.*has)(row));
+    if (!stored) return (target.*insert)(row);
+    ++report.skipped;
+    if (kind_skipped != nullptr) ++*kind_skipped;
+    return Status::Ok();
+  };
+  for (const TurnWrite& w : batch.turns) {
+    MNEMO_ASSIGN_OR_RETURN(bool stored, target.HasTurn(w.row));
+    if (stored) {
+      ++report.skipped;
+      continue;
+    }
+    MNEMO_RETURN_IF_ERROR(target.InsertTurn(w));
+  }
+  for (const SegmentRow& row : batch.segments) {
+    MNEMO_RETURN_IF_ERROR(restore(row, &RestoreTarget::HasSegment, &RestoreTarget::InsertSegment));
+  }
+  for (const EventRow& row : batch.events) {
+    MNEMO_RETURN_IF_ERROR(restore(row, &RestoreTarget::HasEvent, &RestoreTarget::InsertEvent));
+  }
+  for (const FacetRow& row : batch.facets) {
+    MNEMO_RETURN_IF_ERROR(restore(row, &RestoreTarget::HasFacet, &RestoreTarget::InsertFacet));
+  }
+  for (const DocumentRow& given : batch.documents) {
+    DocumentRow row = given;
+    row.content_hash = internal::ContentHash(row.content);
+    MNEMO_RETURN_IF_ERROR(restore(row, &RestoreTarget::HasDocument, &RestoreTarget::InsertDocument,
+                                  &report.documents_skipped));
+  }
+  for (const ContextEventRow& row : batch.context_events) {
+    MNEMO_RETURN_IF_ERROR(
+        restore(row, &RestoreTarget::HasContextEvent, &RestoreTarget::InsertContextEvent));
+  }
+  for (const TripleRow& row : batch.triples) {
+    MNEMO_RETURN_IF_ERROR(restore(row, &RestoreTarget::HasTriple, &RestoreTarget::InsertTriple,
+                                  &report.triples_skipped));
+  }
+  return report;
+}
+
 }  // namespace mnemo::storage

@@ -1,8 +1,9 @@
 // The stores of one memory, opened together by one of the openers below:
 // what the engine holds. Each service takes the one store it needs. A
-// backend implements the stores it owns; where one object implements
-// several (one SQLite database holds them all), it is behind several
-// pointers. A new backend can land one store at a time: its opener fills
+// backend implements the stores it owns, one class per store over the
+// backend's shared database object (SQLite, in-memory); where one object
+// still implements several (PostgreSQL), it is behind several pointers
+// (StoresOf). A new backend can land one store at a time: its opener fills
 // the others from an existing backend.
 #pragma once
 
@@ -34,7 +35,7 @@ struct Stores {
 };
 
 // Every store is `backend` itself: for a backend that implements them all
-// over one database (sqlite, postgres, in_memory).
+// in one class (postgres).
 template <typename AllStores>
 Stores StoresOf(std::shared_ptr<AllStores> backend) {
   Stores stores;

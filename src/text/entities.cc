@@ -6,6 +6,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "base/strings.h"
 #include "text/entity_scanner.h"
 #include "text/segmenter.h"
 #include "text/utf8.h"
@@ -41,11 +42,7 @@ Cp EntityScanner::CpAt(size_t pos) const {
 
 Cp EntityScanner::CpBefore(size_t pos) const {
   if (pos == 0 || pos > text_.size()) return {};
-  size_t start = pos - 1;
-  while (start > 0 && pos - start < 4 &&
-         (static_cast<unsigned char>(text_[start]) & 0xC0) == 0x80) {
-    --start;
-  }
+  const size_t start = mnemo::internal::Utf8SequenceStart(text_, pos);
   Cp c = CpAt(start);
   if (start + c.len != pos) return {.cp = -1, .len = 1};
   return c;

@@ -42,10 +42,7 @@ bool IsForeignWordChar(int32_t cp) {
 }
 
 int32_t CodePointBefore(std::string_view text, size_t pos) {
-  size_t start = pos - 1;
-  while (start > 0 && pos - start < 4 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) {
-    --start;
-  }
+  const size_t start = mnemo::internal::Utf8SequenceStart(text, pos);
   int32_t cp;
   const int n = DecodeUtf8(text, start, &cp);
   return start + n == pos ? cp : -1;

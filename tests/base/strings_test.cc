@@ -53,6 +53,21 @@ TEST(Utf8CutBytes, NeverSplitsACodePoint) {
 
 TEST(Utf8CutBytes, CutsAsciiAtTheLimit) { EXPECT_EQ(Utf8CutBytes("abcdef", 4), 4u); }
 
+TEST(Utf8SequenceStart, FindsTheStartOfTheCodePointBeforeAPosition) {
+  const std::string s =
+      "a\xE2\x82\xAC"      // a €
+      "\xF0\x9F\x98\x80";  // 😀
+  EXPECT_EQ(Utf8SequenceStart(s, 1), 0u);
+  EXPECT_EQ(Utf8SequenceStart(s, 4), 1u);
+  EXPECT_EQ(Utf8SequenceStart(s, 8), 4u);
+  // Inside a sequence: the lead byte before, which the caller's decode
+  // then finds does not end at `end`.
+  EXPECT_EQ(Utf8SequenceStart(s, 3), 1u);
+  // Never more than three continuation bytes back, never before 0.
+  EXPECT_EQ(Utf8SequenceStart("\x80\x80\x80\x80\x80", 5), 1u);
+  EXPECT_EQ(Utf8SequenceStart("\x80\x80", 2), 0u);
+}
+
 TEST(Utf8SuffixStart, KeepsAStringThatFits) {
   EXPECT_EQ(Utf8SuffixStart("abc", 3), 0u);
   EXPECT_EQ(Utf8SuffixStart("", 0), 0u);

@@ -183,17 +183,17 @@ TEST(GraphStore, LaterStatementsSupersedeEarlierOnes) {
   auto backend = std::make_unique<storage::internal::MemoryBackend>();
   std::vector<ExtractedTriple> t =
       ExtractTriplesFromText("user: I live in Berlin.\nuser: I moved to Lisbon. I like tea.");
-  auto created = StoreTriples(*backend, "alice", "doc-1", 1000, t);
+  auto created = StoreTriples(backend->graph(), "alice", "doc-1", 1000, t);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   EXPECT_EQ(*created, 3);
-  auto current = backend->QueryTriples({.predicate = "lives_in"});
+  auto current = backend->graph().QueryTriples({.predicate = "lives_in"});
   ASSERT_TRUE(current.ok());
   ASSERT_EQ(current->size(), 1u);
   EXPECT_EQ((*current)[0].object, "Lisbon");
   EXPECT_EQ((*current)[0].owner, "alice");
   EXPECT_EQ((*current)[0].source, "doc-1");
   EXPECT_EQ((*current)[0].sentence, "I moved to Lisbon.");
-  auto all = backend->QueryTriples({.predicate = "lives_in", .include_history = true});
+  auto all = backend->graph().QueryTriples({.predicate = "lives_in", .include_history = true});
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[1].object, "Berlin");
@@ -207,22 +207,22 @@ TEST(GraphStore, ANewDocumentIsDistilledOnce) {
                   .content = "I live in Berlin.",
                   .computation_text = "I live in Berlin.",
                   .now = 1000};
-  auto first = StoreDocument(*backend, *backend, doc);
+  auto first = StoreDocument(backend->documents(), backend->graph(), doc);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
-  auto rows = backend->QueryTriples({});
+  auto rows = backend->graph().QueryTriples({});
   ASSERT_TRUE(rows.ok());
   ASSERT_EQ(rows->size(), 1u);
   EXPECT_EQ((*rows)[0].source, first->row.id);
   // Newer evidence moves the user; putting the old document again changes nothing.
   doc.content = doc.computation_text = "I moved to Lisbon.";
   doc.now = 2000;
-  ASSERT_TRUE(StoreDocument(*backend, *backend, doc).ok());
+  ASSERT_TRUE(StoreDocument(backend->documents(), backend->graph(), doc).ok());
   doc.content = doc.computation_text = "I live in Berlin.";
   doc.now = 3000;
-  auto again = StoreDocument(*backend, *backend, doc);
+  auto again = StoreDocument(backend->documents(), backend->graph(), doc);
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(again->created);
-  auto current = backend->QueryTriples({.predicate = "lives_in"});
+  auto current = backend->graph().QueryTriples({.predicate = "lives_in"});
   ASSERT_TRUE(current.ok());
   ASSERT_EQ(current->size(), 1u);
   EXPECT_EQ((*current)[0].object, "Lisbon");
@@ -231,12 +231,12 @@ TEST(GraphStore, ANewDocumentIsDistilledOnce) {
 TEST(GraphStore, NoMemoryOutputLeftOutOfTheComputationTextGivesNoTriple) {
   auto backend = std::make_unique<storage::internal::MemoryBackend>();
   // The raw content holds the tool output; the computation text does not.
-  auto put = StoreDocument(*backend, *backend,
+  auto put = StoreDocument(backend->documents(), backend->graph(),
                            {.content = "user: hi\n[tool] cmd_run: Alice lives in Oslo.",
                             .computation_text = "user: hi",
                             .now = 1000});
   ASSERT_TRUE(put.ok());
-  auto rows = backend->QueryTriples({.include_history = true});
+  auto rows = backend->graph().QueryTriples({.include_history = true});
   ASSERT_TRUE(rows.ok());
   EXPECT_THAT(*rows, IsEmpty());
 }

@@ -57,16 +57,17 @@ class VectorSpaceFileTest : public ::testing::Test {
     std::vector<storage::LabeledVector> vectors;
     std::vector<storage::Label> labels;
     for (int n = from; n < to; ++n) {
-      auto r = b.Upsert({.key = "k" + std::to_string(n), .content = "note " + std::to_string(n)});
+      auto r = b.entries().Upsert(
+          {.key = "k" + std::to_string(n), .content = "note " + std::to_string(n)});
       EXPECT_TRUE(r.ok()) << r.status().ToString();
       labels.push_back(r->label);
       vectors.push_back({r->label, VectorOf(n)});
     }
-    EXPECT_TRUE(b.PutVectors(kSignature, vectors).ok());
+    EXPECT_TRUE(b.entries().PutVectors(kSignature, vectors).ok());
     return labels;
   }
   std::unique_ptr<VectorSpace> Open(storage::internal::SqliteBackend& b, const std::string& dir) {
-    auto s = VectorSpace::Open(b, kSignature, kDims, {}, dir, StderrLogger());
+    auto s = VectorSpace::Open(b.entries(), kSignature, kDims, {}, dir, StderrLogger());
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     return std::move(*s);
   }
@@ -74,10 +75,13 @@ class VectorSpaceFileTest : public ::testing::Test {
   // label the store has a vector for, and its score is the store's.
   void ExpectOnlyStoredLabels(VectorSpace& space, storage::internal::SqliteBackend& b) {
     std::set<storage::Label> stored;
-    ASSERT_TRUE(b.ForEachVector(kSignature, [&](const storage::LabeledVector& v) {
-                   stored.insert(v.label);
-                   return Status::Ok();
-                 }).ok());
+    ASSERT_TRUE(b.entries()
+                    .ForEachVector(kSignature,
+                                   [&](const storage::LabeledVector& v) {
+                                     stored.insert(v.label);
+                                     return Status::Ok();
+                                   })
+                    .ok());
     EXPECT_EQ(space.size(), stored.size());
     for (int n = 0; n < 100; n += 3) {
       auto hits = space.Search(VectorOf(n), 5, {});
@@ -86,7 +90,7 @@ class VectorSpaceFileTest : public ::testing::Test {
         EXPECT_TRUE(stored.contains(static_cast<storage::Label>(h.id)))
             << "label " << h.id << " is not in the database";
         const storage::Label label = static_cast<storage::Label>(h.id);
-        auto v = b.VectorsFor(kSignature, std::span(&label, 1));
+        auto v = b.entries().VectorsFor(kSignature, std::span(&label, 1));
         ASSERT_TRUE(v.ok());
         if (v->empty()) continue;
         float dot = 0;
@@ -119,7 +123,7 @@ TEST_F(VectorSpaceFileTest, AFileOfAnotherStoreIsNotTrusted) {
   auto header = index::ReadIndexFileHeader(
       index::IndexFilePath(index_dir, kSignature, index::IndexKind::kFlat));
   ASSERT_TRUE(header.ok());
-  EXPECT_EQ(header->store_id, ours->store_id());
+  EXPECT_EQ(header->store_id, ours->entries().store_id());
   EXPECT_EQ(header->count, 10u);
 }
 
@@ -127,11 +131,11 @@ TEST_F(VectorSpaceFileTest, EveryStoreHasAnIdentityOfItsOwnThatLasts) {
   std::string first;
   {
     auto a = OpenStore(dir_.Sub("a.db"));
-    first = std::string(a->store_id());
+    first = std::string(a->entries().store_id());
   }
   EXPECT_EQ(first.size(), 32u);
-  EXPECT_EQ(OpenStore(dir_.Sub("a.db"))->store_id(), first);
-  EXPECT_NE(OpenStore(dir_.Sub("b.db"))->store_id(), first);
+  EXPECT_EQ(OpenStore(dir_.Sub("a.db"))->entries().store_id(), first);
+  EXPECT_NE(OpenStore(dir_.Sub("b.db"))->entries().store_id(), first);
 }
 
 // The copy of mnemo.db before some writes, put back beside the index file
@@ -149,9 +153,9 @@ TEST_F(VectorSpaceFileTest, AFileAheadOfTheDatabaseIsRebuilt) {
     auto b = OpenStore(db);
     Store(*b, 30, 45);
     for (int i = 0; i < 10; ++i) {
-      auto e = b->FindExact("local", "global", "k" + std::to_string(i));
+      auto e = b->entries().FindExact("local", "global", "k" + std::to_string(i));
       ASSERT_TRUE(e.ok() && e->has_value());
-      ASSERT_TRUE(b->Delete((*e)->id).ok());
+      ASSERT_TRUE(b->entries().Delete((*e)->id).ok());
     }
     auto space = Open(*b, index_dir);
     EXPECT_EQ(space->size(), 35u);
@@ -178,9 +182,9 @@ TEST_F(VectorSpaceFileTest, AnOlderDatabaseThatMovedPastTheFileIsRebuilt) {
     auto b = OpenStore(db);
     Store(*b, 30, 40);
     for (int i = 0; i < 5; ++i) {
-      auto e = b->FindExact("local", "global", "k" + std::to_string(i));
+      auto e = b->entries().FindExact("local", "global", "k" + std::to_string(i));
       ASSERT_TRUE(e.ok() && e->has_value());
-      ASSERT_TRUE(b->Delete((*e)->id).ok());
+      ASSERT_TRUE(b->entries().Delete((*e)->id).ok());
     }
     Open(*b, index_dir);  // the file: 35 vectors at watermark 45
   }
@@ -202,11 +206,11 @@ TEST_F(VectorSpaceFileTest, ARebuiltIndexIsWrittenAtOnce) {
   auto header = index::ReadIndexFileHeader(
       index::IndexFilePath(index_dir, kSignature, index::IndexKind::kFlat));
   ASSERT_TRUE(header.ok()) << header.status().ToString();
-  auto watermark = b->VectorWatermark(kSignature);
+  auto watermark = b->entries().VectorWatermark(kSignature);
   ASSERT_TRUE(watermark.ok());
   EXPECT_EQ(header->watermark, static_cast<uint64_t>(*watermark));
   EXPECT_EQ(header->count, 25u);
-  EXPECT_EQ(header->store_id, b->store_id());
+  EXPECT_EQ(header->store_id, b->entries().store_id());
   // A few changes later the file is kept (the change log replays them) ...
   Store(*b, 25, 30);
   ASSERT_TRUE(space->Sync().ok());
@@ -231,7 +235,7 @@ TEST_F(VectorSpaceFileTest, ALargeStoreIsRebuiltAsAGraphAndScoredExactly) {
   index::IndexOptions options;
   options.hnsw_threshold = 100;
   ASSERT_EQ(options.hnsw.encoding, index::VectorEncoding::kInt8);
-  auto space = VectorSpace::Open(*b, kSignature, kDims, options, "", StderrLogger());
+  auto space = VectorSpace::Open(b->entries(), kSignature, kDims, options, "", StderrLogger());
   ASSERT_TRUE(space.ok()) << space.status().ToString();
   EXPECT_EQ((*space)->kind(), "hnsw");
   EXPECT_EQ((*space)->size(), 300u);
@@ -242,7 +246,7 @@ TEST_F(VectorSpaceFileTest, ALargeStoreIsRebuiltAsAGraphAndScoredExactly) {
     ASSERT_FALSE(hits->empty());
     std::vector<storage::Label> labels;
     for (const index::Neighbor& h : *hits) labels.push_back(static_cast<storage::Label>(h.id));
-    auto stored = b->VectorsFor(kSignature, labels);
+    auto stored = b->entries().VectorsFor(kSignature, labels);
     ASSERT_TRUE(stored.ok());
     ASSERT_EQ(stored->size(), hits->size());
     for (size_t i = 0; i < hits->size(); ++i) {
@@ -323,7 +327,7 @@ class VectorSpaceMaintenanceTest : public VectorSpaceFileTest {
   std::unique_ptr<VectorSpace> OpenSpace() {
     index::IndexOptions options;
     options.hnsw_threshold = kThreshold;
-    auto s = VectorSpace::Open(*store_, kSignature, kDims, options, "", logger_);
+    auto s = VectorSpace::Open(store_->entries(), kSignature, kDims, options, "", logger_);
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     if (!s.ok()) return nullptr;
     (*s)->SetMaintenanceHookForTest(gate_.Hook());
@@ -337,7 +341,7 @@ class VectorSpaceMaintenanceTest : public VectorSpaceFileTest {
   }
   // Entry "k<n>" with VectorOf(n), stored through `space` (a request).
   void Put(VectorSpace& space, int n) {
-    auto r = store_->Upsert({.key = "k" + std::to_string(n), .content = "note"});
+    auto r = store_->entries().Upsert({.key = "k" + std::to_string(n), .content = "note"});
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     labels_[n] = r->label;
     const storage::LabeledVector v = {r->label, VectorOf(n)};
@@ -345,22 +349,22 @@ class VectorSpaceMaintenanceTest : public VectorSpaceFileTest {
   }
   // Deletes entry "k<n>" (and so its vector) and returns its label.
   storage::Label Remove(int n) {
-    auto e = store_->FindExact("local", "global", "k" + std::to_string(n));
+    auto e = store_->entries().FindExact("local", "global", "k" + std::to_string(n));
     EXPECT_TRUE(e.ok() && e->has_value());
     if (!e.ok() || !e->has_value()) return 0;
-    EXPECT_TRUE(store_->Delete((*e)->id).ok());
+    EXPECT_TRUE(store_->entries().Delete((*e)->id).ok());
     return labels_[n];
   }
   // The k best of the stored vectors for `q`, by an exact scan of storage.
   std::vector<index::Neighbor> Exact(const std::vector<float>& q, size_t k) {
     std::vector<index::Neighbor> all;
-    EXPECT_TRUE(store_
-                    ->ForEachVector(kSignature,
-                                    [&](const storage::LabeledVector& v) {
-                                      all.push_back({static_cast<uint64_t>(v.label),
-                                                     index::Dot(q.data(), v.vector.data(), kDims)});
-                                      return Status::Ok();
-                                    })
+    EXPECT_TRUE(store_->entries()
+                    .ForEachVector(kSignature,
+                                   [&](const storage::LabeledVector& v) {
+                                     all.push_back({static_cast<uint64_t>(v.label),
+                                                    index::Dot(q.data(), v.vector.data(), kDims)});
+                                     return Status::Ok();
+                                   })
                     .ok());
     std::sort(all.begin(), all.end(), index::NeighborBefore);
     if (all.size() > k) all.resize(k);
@@ -533,7 +537,7 @@ TEST_F(VectorSpaceMaintenanceTest, TheSwitchedIndexIsSavedAsItsKind) {
   StoreRange(0, kThreshold);
   index::IndexOptions options;
   options.hnsw_threshold = kThreshold;
-  auto space = VectorSpace::Open(*store_, kSignature, kDims, options, index_dir, logger_);
+  auto space = VectorSpace::Open(store_->entries(), kSignature, kDims, options, index_dir, logger_);
   ASSERT_TRUE(space.ok());
   ASSERT_TRUE(fs::exists(index::IndexFilePath(index_dir, kSignature, index::IndexKind::kFlat)));
   Put(**space, kThreshold);
@@ -544,10 +548,11 @@ TEST_F(VectorSpaceMaintenanceTest, TheSwitchedIndexIsSavedAsItsKind) {
   auto header = index::ReadIndexFileHeader(hnsw_file);
   ASSERT_TRUE(header.ok()) << "no hnsw file after the switch";
   EXPECT_EQ(header->count, kThreshold + 1);
-  EXPECT_EQ(header->watermark, static_cast<uint64_t>(*store_->VectorWatermark(kSignature)));
+  EXPECT_EQ(header->watermark,
+            static_cast<uint64_t>(*store_->entries().VectorWatermark(kSignature)));
   EXPECT_FALSE(fs::exists(index::IndexFilePath(index_dir, kSignature, index::IndexKind::kFlat)));
   space->reset();
-  auto again = VectorSpace::Open(*store_, kSignature, kDims, options, index_dir, logger_);
+  auto again = VectorSpace::Open(store_->entries(), kSignature, kDims, options, index_dir, logger_);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ((*again)->kind(), "hnsw");
   EXPECT_FALSE(logger_->Logged("rebuilding"));
@@ -566,7 +571,7 @@ TEST_F(VectorSpaceMaintenanceTest, ClosingWhileASwitchRunsIsClean) {
   closer.join();
   EXPECT_EQ(space, nullptr);
   // The store is still whole and usable.
-  EXPECT_EQ(*store_->CountVectors(kSignature), static_cast<int64_t>(kThreshold + 1));
+  EXPECT_EQ(*store_->entries().CountVectors(kSignature), static_cast<int64_t>(kThreshold + 1));
 }
 
 // A job that fails is logged and tried again later by itself, not dropped:
@@ -604,8 +609,8 @@ class VectorSpaceDeferredCheckTest : public VectorSpaceMaintenanceTest {
     options.hnsw_threshold = kThreshold;
     options.hnsw.encoding = index::VectorEncoding::kFloat32;  // SearchExact is exact
     options.verify_in_background_bytes = 0;                   // every file is "large"
-    auto s = VectorSpace::Open(*store_, kSignature, kDims, options, dir_.Sub("index"), logger_,
-                               std::move(before_verification));
+    auto s = VectorSpace::Open(store_->entries(), kSignature, kDims, options, dir_.Sub("index"),
+                               logger_, std::move(before_verification));
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     return s.ok() ? std::move(*s) : nullptr;
   }
@@ -657,8 +662,8 @@ TEST_F(VectorSpaceDeferredCheckTest, ALargeFileThatFailsItsChecksumIsRebuiltInTh
   {
     // After the header (56 + signature + store id + checksum), the vector
     // encoding, hnswlib's 13 fields and the padding's length.
-    const auto pad_field = static_cast<std::streamoff>(56 + std::strlen(kSignature) +
-                                                       store_->store_id().size() + 8 + 4 + 96);
+    const auto pad_field = static_cast<std::streamoff>(
+        56 + std::strlen(kSignature) + store_->entries().store_id().size() + 8 + 4 + 96);
     std::fstream f(FilePath(), std::ios::in | std::ios::out | std::ios::binary);
     uint32_t pad = 0;
     f.seekg(pad_field);
@@ -681,7 +686,7 @@ TEST_F(VectorSpaceDeferredCheckTest, ALargeFileThatFailsItsChecksumIsRebuiltInTh
   ExpectGraphAnswers(*space, Range(0, 120));
   // The rebuilt index replaces the file at the next save, and it checks.
   ASSERT_TRUE(space->Save().ok());
-  auto file = index::LoadIndexFile(FilePath(), kSignature, store_->store_id(), kDims,
+  auto file = index::LoadIndexFile(FilePath(), kSignature, store_->entries().store_id(), kDims,
                                    index::VerifyMode::kNow);
   ASSERT_TRUE(file.ok()) << file.status().ToString();
   EXPECT_EQ(file->index->size(), 120u);

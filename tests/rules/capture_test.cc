@@ -71,7 +71,7 @@ class CaptureTest : public ::testing::Test {
   FakeClock clock_;
   std::unique_ptr<storage::internal::MemoryBackend> backend_ =
       std::make_unique<storage::internal::MemoryBackend>();
-  RuleStore store_{*backend_, clock_};
+  RuleStore store_{backend_->entries(), clock_};
 };
 
 TEST(Capture, TurnToolsAreNormalisedDistinctInRunOrder) {
@@ -211,7 +211,7 @@ TEST(Capture, IdenticalInputGivesIdenticalRules) {
   for (int run = 0; run < 2; ++run) {
     FakeClock clock;
     auto backend = std::make_unique<storage::internal::MemoryBackend>();
-    RuleStore store(*backend, clock);
+    RuleStore store(backend->entries(), clock);
     Result<std::vector<RulePutOutcome>> out = CaptureRules(store, "local", turn, BuiltinAliases());
     ASSERT_TRUE(out.ok()) << out.status().ToString();
     std::vector<std::string> c;
@@ -237,7 +237,8 @@ TEST(Capture, IdenticalInputGivesIdenticalRules) {
 // The statistics entry of `tool`, parsed.
 nlohmann::json StatsOf(storage::internal::MemoryBackend& backend, const std::string& owner,
                        const std::string& tool) {
-  Result<std::optional<Entry>> e = backend.FindExact(owner, "tool_effectiveness", "tool/" + tool);
+  Result<std::optional<Entry>> e =
+      backend.entries().FindExact(owner, "tool_effectiveness", "tool/" + tool);
   EXPECT_TRUE(e.ok()) << e.status().ToString();
   if (!e.ok() || !e->has_value()) return nullptr;
   return nlohmann::json::parse((*e)->content, nullptr, /*allow_exceptions=*/false);
@@ -246,7 +247,7 @@ nlohmann::json StatsOf(storage::internal::MemoryBackend& backend, const std::str
 TEST(ToolStats, RecordToolStatsCountsEveryCall) {
   auto backend = std::make_unique<storage::internal::MemoryBackend>();
   ASSERT_TRUE(
-      RecordToolStats(*backend, kStart, "local",
+      RecordToolStats(backend->entries(), kStart, "local",
                       TurnOf({Ok("shell", 100), Failed("Shell", "command timed out", 300),
                               Ok("send_email", 40), Failed("shell", "permission denied", 200)}))
           .ok());
@@ -271,7 +272,7 @@ TEST(ToolStats, RecordToolStatsCountsEveryCall) {
   // the most recent first.
   ASSERT_TRUE(
       RecordToolStats(
-          *backend, kStart + 1000, "local",
+          backend->entries(), kStart + 1000, "local",
           TurnOf({Failed("shell", "timed out", 0), Failed("shell", "connection refused", 10),
                   Failed("shell", "parse error", 20), Failed("shell", "unknown tool", 30),
                   Failed("shell", "no such file", 40)}))
@@ -289,7 +290,7 @@ TEST(ToolStats, RecordToolStatsCountsEveryCall) {
   // Per owner, and never a rule.
   EXPECT_TRUE(StatsOf(*backend, "alice", "shell").is_null());
   FakeClock clock;
-  RuleStore store(*backend, clock);
+  RuleStore store(backend->entries(), clock);
   Result<std::vector<ToolRule>> rules = store.ListAll({});
   ASSERT_TRUE(rules.ok());
   EXPECT_TRUE(rules->empty());

@@ -52,14 +52,13 @@ inline storage::Stores MakeStores(
     const std::string& name, const TempDir& dir,
     int64_t vector_log_limit = storage::internal::kDefaultVectorLogLimit) {
   if (name == "memory") {
-    return storage::StoresOf(std::make_shared<storage::internal::MemoryBackend>(vector_log_limit));
+    return storage::internal::MemoryBackend(vector_log_limit).stores();
   }
   if (name == "sqlite") {
     auto backend = storage::internal::SqliteBackend::Open(
         {.path = dir.File("mnemo.db"), .readers = 2}, vector_log_limit);
     if (!backend.ok()) return {};
-    return storage::StoresOf(
-        std::shared_ptr<storage::internal::SqliteBackend>(std::move(backend).value()));
+    return (*backend)->stores();
   }
   if (name == "markdown") {
     // As the engine opens it: entries in files with their index, the rest
@@ -69,12 +68,8 @@ inline storage::Stores MakeStores(
     auto data =
         storage::internal::SqliteBackend::Open({.path = dir.File("mnemo.db"), .readers = 2});
     if (!index.ok() || !data.ok()) return {};
-    auto stores = storage::markdown::MarkdownBackend::Bundle(
-        dir.Sub("memory"),
-        storage::StoresOf(
-            std::shared_ptr<storage::internal::SqliteBackend>(std::move(index).value())),
-        storage::StoresOf(
-            std::shared_ptr<storage::internal::SqliteBackend>(std::move(data).value())));
+    auto stores = storage::markdown::MarkdownBackend::Bundle(dir.Sub("memory"), (*index)->stores(),
+                                                             (*data)->stores());
     if (!stores.ok()) return {};
     return std::move(stores).value();
   }

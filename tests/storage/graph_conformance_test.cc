@@ -325,9 +325,9 @@ TEST(SqliteGraph, V7AddsTheGraphToAnExistingV6Database) {
   auto b = internal::SqliteBackend::Open({.path = path});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_GE((*b)->schema_version(), 7);
-  auto put = (*b)->UpsertTriple(Triple("user", "lives_in", "Berlin"), true);
+  auto put = (*b)->graph().UpsertTriple(Triple("user", "lives_in", "Berlin"), true);
   ASSERT_TRUE(put.ok()) << put.status().ToString();
-  auto rows = (*b)->QueryTriples({});
+  auto rows = (*b)->graph().QueryTriples({});
   ASSERT_TRUE(rows.ok());
   EXPECT_EQ(rows->size(), 1u);
 }

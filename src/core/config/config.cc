@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "base/file_io.h"
+#include "base/strings.h"
 #include "core/config/config_schema.h"
 #include "core/principals.h"
 #include "core/tool_specs.h"
@@ -127,13 +128,7 @@ std::vector<std::string> SplitCommas(std::string_view text) {
   std::vector<std::string> out;
   while (!text.empty()) {
     const size_t comma = text.find(',');
-    std::string_view item = text.substr(0, comma);
-    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front())) != 0) {
-      item.remove_prefix(1);
-    }
-    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back())) != 0) {
-      item.remove_suffix(1);
-    }
+    const std::string_view item = internal::Trim(text.substr(0, comma));
     if (!item.empty()) out.emplace_back(item);
     if (comma == std::string_view::npos) break;
     text.remove_prefix(comma + 1);

@@ -6,11 +6,11 @@
 
 #include "storage/document_rules.h"
 #include "storage/entry_rules.h"
-#include "storage/memory/memory_backend.h"
+#include "storage/memory/memory_episodic_store.h"
 
 namespace mnemo::storage::internal {
 
-void MemoryBackend::SyncRecapLocked(const SegmentRow& segment) {
+void MemoryState::SyncRecapLocked(const SegmentRow& segment) {
   auto row = recap_rows_.find(segment.id);
   if (row != recap_rows_.end()) {
     auto stored = segments_.find(segment.id);
@@ -26,15 +26,15 @@ void MemoryBackend::SyncRecapLocked(const SegmentRow& segment) {
   recap_segments_[r] = segment.id;
 }
 
-Result<std::vector<SegmentHit>> MemoryBackend::SearchSegments(const SegmentQuery& query) {
+Result<std::vector<SegmentHit>> MemoryEpisodicStore::SearchSegments(const SegmentQuery& query) {
   const std::vector<std::string> terms = DistinctTerms(query.terms);
   if (terms.empty() || query.limit <= 0) return std::vector<SegmentHit>();
-  std::shared_lock lock(mu_);
+  std::shared_lock lock(state_->mu_);
   auto segment = [&](int64_t row) -> const SegmentRow& {
-    return segments_.at(recap_segments_.at(row));
+    return state_->segments_.at(state_->recap_segments_.at(row));
   };
   std::vector<SegmentHit> hits;
-  for (const auto& [row, score] : recap_index_.Score(terms, [&](int64_t row) {
+  for (const auto& [row, score] : state_->recap_index_.Score(terms, [&](int64_t row) {
          const SegmentRow& s = segment(row);
          return s.status == "closed" && (!query.owner || s.owner == *query.owner) &&
                 (!query.session_id || s.session_id == *query.session_id);
@@ -50,44 +50,44 @@ Result<std::vector<SegmentHit>> MemoryBackend::SearchSegments(const SegmentQuery
   return hits;
 }
 
-Status MemoryBackend::PutSegmentVector(std::string_view segment_id, std::string_view signature,
-                                       std::span<const float> vector) {
+Status MemoryEpisodicStore::PutSegmentVector(std::string_view segment_id,
+                                             std::string_view signature,
+                                             std::span<const float> vector) {
   MNEMO_RETURN_IF_ERROR(CheckSegmentVector(signature, vector, std::nullopt));
-  std::unique_lock lock(mu_);
-  if (!segments_.contains(std::string(segment_id))) {
+  std::unique_lock lock(state_->mu_);
+  if (!state_->segments_.contains(std::string(segment_id))) {
     return NotFound("no segment " + std::string(segment_id));
   }
   const std::string sig(signature);
-  auto same_signature = segment_vectors_.lower_bound({sig, ""});
-  if (same_signature != segment_vectors_.end() && same_signature->first.first == sig) {
+  auto same_signature = state_->segment_vectors_.lower_bound({sig, ""});
+  if (same_signature != state_->segment_vectors_.end() && same_signature->first.first == sig) {
     MNEMO_RETURN_IF_ERROR(
         CheckSegmentVector(signature, vector, same_signature->second.vector.size()));
   }
-  StoredSegmentVector& stored = segment_vectors_[{sig, std::string(segment_id)}];
-  if (stored.version != 0) segment_vector_versions_.erase({sig, stored.version});
-  stored.version = ++segment_vector_version_;
+  StoredSegmentVector& stored = state_->segment_vectors_[{sig, std::string(segment_id)}];
+  if (stored.version != 0) state_->segment_vector_versions_.erase({sig, stored.version});
+  stored.version = ++state_->segment_vector_version_;
   stored.vector.assign(vector.begin(), vector.end());
-  segment_vector_versions_[{sig, stored.version}] = std::string(segment_id);
+  state_->segment_vector_versions_[{sig, stored.version}] = std::string(segment_id);
   return Status::Ok();
 }
 
-Result<std::vector<SegmentVector>> MemoryBackend::SegmentVectorsSince(std::string_view signature,
-                                                                      int64_t after_version,
-                                                                      int limit) {
+Result<std::vector<SegmentVector>> MemoryEpisodicStore::SegmentVectorsSince(
+    std::string_view signature, int64_t after_version, int limit) {
   std::vector<SegmentVector> out;
   if (limit <= 0) return out;
-  std::shared_lock lock(mu_);
+  std::shared_lock lock(state_->mu_);
   const std::string sig(signature);
-  for (auto it = segment_vector_versions_.upper_bound({sig, after_version});
-       it != segment_vector_versions_.end() && it->first.first == sig &&
+  for (auto it = state_->segment_vector_versions_.upper_bound({sig, after_version});
+       it != state_->segment_vector_versions_.end() && it->first.first == sig &&
        out.size() < static_cast<size_t>(limit);
        ++it) {
-    const SegmentRow& s = segments_.at(it->second);
+    const SegmentRow& s = state_->segments_.at(it->second);
     out.push_back({.segment_id = s.id,
                    .owner = s.owner,
                    .session_id = s.session_id,
                    .version = it->first.second,
-                   .vector = segment_vectors_.at({sig, s.id}).vector});
+                   .vector = state_->segment_vectors_.at({sig, s.id}).vector});
   }
   return out;
 }

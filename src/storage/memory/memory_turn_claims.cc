@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "storage/episodic_rules.h"
-#include "storage/memory/memory_backend.h"
+#include "storage/memory/memory_episodic_store.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -17,58 +17,61 @@ std::tuple<std::string, std::string, std::string> ClaimIndex(const TurnKey& key)
 
 }  // namespace
 
-Result<TurnClaimOutcome> MemoryBackend::ClaimTurn(const TurnClaim& claim,
-                                                  std::span<const TurnWrite> rows) {
+Result<TurnClaimOutcome> MemoryEpisodicStore::ClaimTurn(const TurnClaim& claim,
+                                                        std::span<const TurnWrite> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnClaim(claim, rows));
-  std::unique_lock lock(mu_);
+  std::unique_lock lock(state_->mu_);
   TurnClaimOutcome out;
-  if (auto it = turn_claims_.find(ClaimIndex(claim.key)); it != turn_claims_.end()) {
+  if (auto it = state_->turn_claims_.find(ClaimIndex(claim.key));
+      it != state_->turn_claims_.end()) {
     out.claim = it->second;
     return out;
   }
-  out.rows = AppendTurnsLocked(rows);
+  out.rows = state_->AppendTurnsLocked(rows);
   out.claimed = true;
   out.claim = TurnClaim{.key = claim.key,
                         .first_seq = out.rows.empty() ? -1 : out.rows.front().seq,
                         .claimed_at = claim.claimed_at};
-  turn_claims_.emplace(ClaimIndex(claim.key), out.claim);
+  state_->turn_claims_.emplace(ClaimIndex(claim.key), out.claim);
   return out;
 }
 
-Result<RecordedTurn> MemoryBackend::RecordTurn(const std::optional<TurnClaim>& claim,
-                                               std::span<const TurnWrite> rows,
-                                               const TurnSegmentDecision& decide) {
+Result<RecordedTurn> MemoryEpisodicStore::RecordTurn(const std::optional<TurnClaim>& claim,
+                                                     std::span<const TurnWrite> rows,
+                                                     const TurnSegmentDecision& decide) {
   MNEMO_RETURN_IF_ERROR(ValidateRecordedTurn(claim, rows));
-  std::unique_lock lock(mu_);
+  std::unique_lock lock(state_->mu_);
   RecordedTurn out;
   if (claim) {
-    if (auto it = turn_claims_.find(ClaimIndex(claim->key)); it != turn_claims_.end()) {
+    if (auto it = state_->turn_claims_.find(ClaimIndex(claim->key));
+        it != state_->turn_claims_.end()) {
       out.claim = it->second;
       return out;
     }
   }
   // The rows as they will be stored, for `decide`; they are inserted only
   // once the segment step (all or nothing itself) succeeded.
-  out.rows = PlanTurnsLocked(rows);
-  MNEMO_ASSIGN_OR_RETURN(out.segment, StepSegmentLocked(rows[0].row.owner, rows[0].row.session_id,
-                                                        [&](const SegmentView& view) {
-                                                          return decide(out.rows, view);
-                                                        }));
-  for (size_t i = 0; i < out.rows.size(); ++i) InsertTurnLocked(out.rows[i], rows[i].search_text);
+  out.rows = state_->PlanTurnsLocked(rows);
+  MNEMO_ASSIGN_OR_RETURN(
+      out.segment,
+      state_->StepSegmentLocked(rows[0].row.owner, rows[0].row.session_id,
+                                [&](const SegmentView& view) { return decide(out.rows, view); }));
+  for (size_t i = 0; i < out.rows.size(); ++i)
+    state_->InsertTurnLocked(out.rows[i], rows[i].search_text);
   if (claim) {
     out.claim = TurnClaim{
         .key = claim->key, .first_seq = out.rows.front().seq, .claimed_at = claim->claimed_at};
-    turn_claims_.emplace(ClaimIndex(claim->key), out.claim);
+    state_->turn_claims_.emplace(ClaimIndex(claim->key), out.claim);
   }
   out.stored = true;
   return out;
 }
 
-Result<bool> MemoryBackend::FinishTurnClaim(const TurnKey& key, std::string_view result) {
+Result<bool> MemoryEpisodicStore::FinishTurnClaim(const TurnKey& key, std::string_view result) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnKey(key));
-  std::unique_lock lock(mu_);
-  auto it = turn_claims_.find(ClaimIndex(key));
-  if (it == turn_claims_.end()) {
+  std::unique_lock lock(state_->mu_);
+  auto it = state_->turn_claims_.find(ClaimIndex(key));
+  if (it == state_->turn_claims_.end()) {
     return NotFound("turn " + key.turn_id + " of session " + key.session_id + " is not claimed");
   }
   if (!it->second.result.empty()) return false;
@@ -76,36 +79,37 @@ Result<bool> MemoryBackend::FinishTurnClaim(const TurnKey& key, std::string_view
   return true;
 }
 
-Result<std::optional<TurnClaim>> MemoryBackend::GetTurnClaim(const TurnKey& key) {
+Result<std::optional<TurnClaim>> MemoryEpisodicStore::GetTurnClaim(const TurnKey& key) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnKey(key));
-  std::shared_lock lock(mu_);
-  auto it = turn_claims_.find(ClaimIndex(key));
-  if (it == turn_claims_.end()) return std::optional<TurnClaim>();
+  std::shared_lock lock(state_->mu_);
+  auto it = state_->turn_claims_.find(ClaimIndex(key));
+  if (it == state_->turn_claims_.end()) return std::optional<TurnClaim>();
   return std::optional<TurnClaim>(it->second);
 }
 
-Status MemoryBackend::AddRuleCapture(const RuleCapture& capture) {
+Status MemoryEpisodicStore::AddRuleCapture(const RuleCapture& capture) {
   MNEMO_RETURN_IF_ERROR(ValidateRuleCapture(capture));
-  std::unique_lock lock(mu_);
-  rule_captures_.emplace(capture.owner, capture.session_id, capture.tool_name, capture.rule_id);
+  std::unique_lock lock(state_->mu_);
+  state_->rule_captures_.emplace(capture.owner, capture.session_id, capture.tool_name,
+                                 capture.rule_id);
   return Status::Ok();
 }
 
-Result<std::vector<RuleCapture>> MemoryBackend::RuleCaptures(std::string_view owner) {
-  std::shared_lock lock(mu_);
+Result<std::vector<RuleCapture>> MemoryEpisodicStore::RuleCaptures(std::string_view owner) {
+  std::shared_lock lock(state_->mu_);
   std::vector<RuleCapture> out;
-  for (const auto& [o, session, tool, id] : rule_captures_) {
+  for (const auto& [o, session, tool, id] : state_->rule_captures_) {
     if (o == owner)
       out.push_back({.owner = o, .session_id = session, .tool_name = tool, .rule_id = id});
   }
   return out;
 }
 
-Result<std::vector<SegmentRow>> MemoryBackend::IdleOpenSegments(TimeMs before, int limit) {
-  std::shared_lock lock(mu_);
+Result<std::vector<SegmentRow>> MemoryEpisodicStore::IdleOpenSegments(TimeMs before, int limit) {
+  std::shared_lock lock(state_->mu_);
   std::vector<SegmentRow> out;
-  for (const auto& [address, id] : open_segments_) {
-    const SegmentRow& s = segments_.at(id);
+  for (const auto& [address, id] : state_->open_segments_) {
+    const SegmentRow& s = state_->segments_.at(id);
     if (s.last_turn_at < before) out.push_back(s);
   }
   std::sort(out.begin(), out.end(), [](const SegmentRow& a, const SegmentRow& b) {

@@ -6,7 +6,7 @@
 #include <unordered_set>
 
 #include "storage/entry_rules.h"
-#include "storage/memory/memory_backend.h"
+#include "storage/memory/memory_entry_store.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -16,16 +16,16 @@ constexpr size_t kForEachVectorPage = 1024;
 
 }  // namespace
 
-const MemoryBackend::VectorSpace* MemoryBackend::FindSpaceLocked(std::string_view signature) const {
+const MemoryState::VectorSpace* MemoryState::FindSpaceLocked(std::string_view signature) const {
   auto it = spaces_.find(signature);
   return it == spaces_.end() ? nullptr : &it->second;
 }
 
-void MemoryBackend::LogLocked(VectorSpace& space, Label label, int present) {
+void MemoryState::LogLocked(VectorSpace& space, Label label, int present) {
   space.log.push_back({next_seq_++, label, present});
 }
 
-int64_t MemoryBackend::DropVectorsLocked(Row row, Undo* undo) {
+int64_t MemoryState::DropVectorsLocked(Row row, Undo* undo) {
   int64_t dropped = 0;
   for (auto& [signature, space] : spaces_) {
     auto it = space.vectors.find(row);
@@ -38,7 +38,7 @@ int64_t MemoryBackend::DropVectorsLocked(Row row, Undo* undo) {
   return dropped;
 }
 
-void MemoryBackend::LoggedLocked(int64_t changes) {
+void MemoryState::LoggedLocked(int64_t changes) {
   if (changes <= 0 || !trim_.Logged(changes)) return;
   const auto limit = static_cast<size_t>(trim_.limit());
   for (auto& [signature, space] : spaces_) {
@@ -50,36 +50,36 @@ void MemoryBackend::LoggedLocked(int64_t changes) {
   }
 }
 
-Status MemoryBackend::PutVectors(std::string_view signature,
-                                 std::span<const LabeledVector> vectors) {
-  std::unique_lock lock(mu_);
-  const VectorSpace* existing = FindSpaceLocked(signature);
+Status MemoryEntryStore::PutVectors(std::string_view signature,
+                                    std::span<const LabeledVector> vectors) {
+  std::unique_lock lock(state_->mu_);
+  const VectorSpace* existing = state_->FindSpaceLocked(signature);
   std::optional<size_t> stored_dim;
   if (existing != nullptr && !existing->vectors.empty()) {
     stored_dim = existing->vectors.begin()->second.size();
   }
   MNEMO_RETURN_IF_ERROR(CheckVectorDimensions(signature, vectors, stored_dim));
   if (vectors.empty()) return Status::Ok();
-  VectorSpace& space = spaces_.try_emplace(std::string(signature)).first->second;
+  VectorSpace& space = state_->spaces_.try_emplace(std::string(signature)).first->second;
   int64_t logged = 0;
   for (const LabeledVector& v : vectors) {
-    if (!docs_.contains(v.label)) continue;
+    if (!state_->docs_.contains(v.label)) continue;
     space.vectors[v.label] = v.vector;
-    LogLocked(space, v.label, kChangePresent);
+    state_->LogLocked(space, v.label, kChangePresent);
     ++logged;
   }
-  LoggedLocked(logged);
+  state_->LoggedLocked(logged);
   return Status::Ok();
 }
 
-Status MemoryBackend::ForEachVector(std::string_view signature,
-                                    const std::function<Status(const LabeledVector&)>& fn) {
+Status MemoryEntryStore::ForEachVector(std::string_view signature,
+                                       const std::function<Status(const LabeledVector&)>& fn) {
   Label after = 0;
   while (true) {
     std::vector<LabeledVector> page;
     {
-      std::shared_lock lock(mu_);
-      const VectorSpace* space = FindSpaceLocked(signature);
+      std::shared_lock lock(state_->mu_);
+      const VectorSpace* space = state_->FindSpaceLocked(signature);
       if (space == nullptr) return Status::Ok();
       for (auto it = space->vectors.upper_bound(after);
            it != space->vectors.end() && page.size() < kForEachVectorPage; ++it) {
@@ -93,11 +93,11 @@ Status MemoryBackend::ForEachVector(std::string_view signature,
   }
 }
 
-Result<std::vector<LabeledVector>> MemoryBackend::VectorsFor(std::string_view signature,
-                                                             std::span<const Label> labels) {
-  std::shared_lock lock(mu_);
+Result<std::vector<LabeledVector>> MemoryEntryStore::VectorsFor(std::string_view signature,
+                                                                std::span<const Label> labels) {
+  std::shared_lock lock(state_->mu_);
   std::vector<LabeledVector> out;
-  const VectorSpace* space = FindSpaceLocked(signature);
+  const VectorSpace* space = state_->FindSpaceLocked(signature);
   if (space == nullptr) return out;
   std::unordered_set<Label> seen;
   for (Label label : labels) {
@@ -109,46 +109,46 @@ Result<std::vector<LabeledVector>> MemoryBackend::VectorsFor(std::string_view si
   return out;
 }
 
-Result<std::vector<MissingVector>> MemoryBackend::MissingVectors(std::string_view signature,
-                                                                 Label after_label, int limit) {
-  std::shared_lock lock(mu_);
+Result<std::vector<MissingVector>> MemoryEntryStore::MissingVectors(std::string_view signature,
+                                                                    Label after_label, int limit) {
+  std::shared_lock lock(state_->mu_);
   std::vector<MissingVector> out;
-  const VectorSpace* space = FindSpaceLocked(signature);
-  for (auto it = docs_.upper_bound(after_label);
-       it != docs_.end() && static_cast<int64_t>(out.size()) < limit; ++it) {
+  const VectorSpace* space = state_->FindSpaceLocked(signature);
+  for (auto it = state_->docs_.upper_bound(after_label);
+       it != state_->docs_.end() && static_cast<int64_t>(out.size()) < limit; ++it) {
     if (space != nullptr && space->vectors.contains(it->first)) continue;
     out.push_back({it->first, it->second.entry.key, it->second.entry.content});
   }
   return out;
 }
 
-Result<int64_t> MemoryBackend::CountMissingVectors(std::string_view signature) {
-  std::shared_lock lock(mu_);
-  const VectorSpace* space = FindSpaceLocked(signature);
+Result<int64_t> MemoryEntryStore::CountMissingVectors(std::string_view signature) {
+  std::shared_lock lock(state_->mu_);
+  const VectorSpace* space = state_->FindSpaceLocked(signature);
   int64_t missing = 0;
-  for (const auto& [row, doc] : docs_) {
+  for (const auto& [row, doc] : state_->docs_) {
     if (space == nullptr || !space->vectors.contains(row)) ++missing;
   }
   return missing;
 }
 
-Result<int64_t> MemoryBackend::VectorWatermark(std::string_view signature) {
-  std::shared_lock lock(mu_);
-  const VectorSpace* space = FindSpaceLocked(signature);
+Result<int64_t> MemoryEntryStore::VectorWatermark(std::string_view signature) {
+  std::shared_lock lock(state_->mu_);
+  const VectorSpace* space = state_->FindSpaceLocked(signature);
   return space == nullptr || space->log.empty() ? int64_t{0} : space->log.back().seq;
 }
 
-Result<int64_t> MemoryBackend::CountVectors(std::string_view signature) {
-  std::shared_lock lock(mu_);
-  const VectorSpace* space = FindSpaceLocked(signature);
+Result<int64_t> MemoryEntryStore::CountVectors(std::string_view signature) {
+  std::shared_lock lock(state_->mu_);
+  const VectorSpace* space = state_->FindSpaceLocked(signature);
   return space == nullptr ? int64_t{0} : static_cast<int64_t>(space->vectors.size());
 }
 
-Result<std::vector<VectorChange>> MemoryBackend::VectorChangesSince(std::string_view signature,
-                                                                    int64_t seq, int limit) {
-  std::shared_lock lock(mu_);
+Result<std::vector<VectorChange>> MemoryEntryStore::VectorChangesSince(std::string_view signature,
+                                                                       int64_t seq, int limit) {
+  std::shared_lock lock(state_->mu_);
   std::vector<VectorChange> out;
-  const VectorSpace* space = FindSpaceLocked(signature);
+  const VectorSpace* space = state_->FindSpaceLocked(signature);
   if (space == nullptr || space->log.empty()) return out;
   const LogRow& oldest = space->log.front();
   if (oldest.present == kTrimMarker && seq < oldest.seq) {
@@ -169,16 +169,16 @@ Result<std::vector<VectorChange>> MemoryBackend::VectorChangesSince(std::string_
   return out;
 }
 
-Result<std::vector<KeywordHit>> MemoryBackend::FetchByLabels(
+Result<std::vector<KeywordHit>> MemoryEntryStore::FetchByLabels(
     std::span<const Label> labels, const EntryFilter& filter,
     const std::vector<std::string>& terms) {
-  std::shared_lock lock(mu_);
-  KeywordScorer scorer(*this, DistinctTerms(terms), filter.scope);
+  std::shared_lock lock(state_->mu_);
+  KeywordScorer scorer(*state_, DistinctTerms(terms), filter.scope);
   std::vector<KeywordHit> out;
   std::unordered_set<Label> seen;
   for (Label label : labels) {
-    auto it = docs_.find(label);
-    if (it == docs_.end() || !MatchesFilter(filter, it->second.entry)) continue;
+    auto it = state_->docs_.find(label);
+    if (it == state_->docs_.end() || !MatchesFilter(filter, it->second.entry)) continue;
     if (!seen.insert(label).second) continue;
     out.push_back(
         {.entry = it->second.entry, .keyword_score = scorer.Score(it->second), .label = label});
@@ -186,12 +186,21 @@ Result<std::vector<KeywordHit>> MemoryBackend::FetchByLabels(
   return out;
 }
 
-Result<std::vector<Label>> MemoryBackend::MatchingLabels(const EntryFilter& filter, int limit) {
-  std::shared_lock lock(mu_);
+Result<std::vector<Label>> MemoryEntryStore::MatchingLabels(const EntryFilter& filter, int limit) {
+  std::shared_lock lock(state_->mu_);
   std::vector<Label> out;
-  for (auto it = docs_.begin(); it != docs_.end() && static_cast<int64_t>(out.size()) < limit;
-       ++it) {
+  for (auto it = state_->docs_.begin();
+       it != state_->docs_.end() && static_cast<int64_t>(out.size()) < limit; ++it) {
     if (MatchesFilter(filter, it->second.entry)) out.push_back(it->first);
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> MemoryEntryStore::VectorSignatures() {
+  std::shared_lock lock(state_->mu_);
+  std::vector<std::string> out;
+  for (const auto& [signature, space] : state_->spaces_) {
+    if (!space.vectors.empty()) out.push_back(signature);
   }
   return out;
 }

@@ -35,7 +35,7 @@ Result<std::unique_ptr<Fts5Anchor>> Fts5Anchor::Create(const std::string& path,
   MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<Connection> db,
                          Connection::Open(path, /*create=*/true, /*busy_timeout_ms=*/5000));
   MNEMO_RETURN_IF_ERROR(RegisterFtsTokenizer(db->handle()));
-  // The page cache and memory map of mnemo's own connections (sqlite_backend.cc).
+  // The page cache and memory map of mnemo's own connections (sqlite_database.cc).
   MNEMO_RETURN_IF_ERROR(
       db->Exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
                "PRAGMA cache_size = -32768; PRAGMA mmap_size = 1073741824",

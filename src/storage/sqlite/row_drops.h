@@ -1,5 +1,5 @@
 // Row deletions inside the caller's write transaction, shared by the
-// single-row methods and erasure (sqlite_erasure.cc), and what makes a
+// single-row methods and erasure (sqlite_admin_store.cc), and what makes a
 // deletion leave nothing behind.
 #pragma once
 
@@ -10,12 +10,12 @@
 
 namespace mnemo::storage::internal {
 
-// Deletes document `id` with its documents_fts row (sqlite_documents.cc);
+// Deletes document `id` with its documents_fts row (sqlite_document_store.cc);
 // returns whether it existed.
 Result<bool> DropDocumentRow(Connection& db, std::string_view id);
 
 // Empties the write-ahead log after an erasure committed, so the erased
-// rows' pages leave it (sqlite_erasure.cc): every delete that must leave
+// rows' pages leave it (sqlite_admin_store.cc): every delete that must leave
 // nothing behind calls it after its commit, under the writer lock.
 Status EmptyLog(Connection& db);
 

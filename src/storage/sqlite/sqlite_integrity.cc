@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/sqlite_admin_store.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -32,9 +32,9 @@ constexpr int kProgressSteps = 10000;
 
 }  // namespace
 
-Status SqliteBackend::CheckIntegrity(std::chrono::milliseconds budget) {
+Status SqliteAdminStore::CheckIntegrity(std::chrono::milliseconds budget) {
   constexpr std::string_view kWhat = "check the database's integrity";
-  ReaderLease reader = AcquireReader();
+  ReaderLease reader = db_->AcquireReader();
   Deadline deadline{.at = SteadyClock::now() + budget};
   sqlite3_progress_handler(reader->handle(), kProgressSteps, PastDeadline, &deadline);
   std::vector<std::string> problems;
@@ -63,7 +63,7 @@ Status SqliteBackend::CheckIntegrity(std::chrono::milliseconds budget) {
                            ? " or more problems: "
                            : (problems.size() == 1 ? " problem: " : " problems: "));
   for (size_t i = 0; i < problems.size(); ++i) found += (i == 0 ? "" : "; ") + problems[i];
-  damage_->Set(found);
+  db_->damage().Set(found);
   return Corruption("the database is damaged: " + found);
 }
 

@@ -7,7 +7,7 @@
 #include "storage/entry_rules.h"
 #include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/fts_rank.h"
-#include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/sqlite_entry_store.h"
 
 namespace mnemo::storage::internal {
 
@@ -149,18 +149,18 @@ bool Proven(const PrunedMatch& pruned, const std::vector<KeywordHit>& hits, size
 
 }  // namespace
 
-Result<std::vector<KeywordHit>> SqliteBackend::KeywordSearch(const KeywordQuery& query) {
+Result<std::vector<KeywordHit>> SqliteEntryStore::KeywordSearch(const KeywordQuery& query) {
   const std::vector<std::string> terms = DistinctTerms(query.terms);
   if (terms.empty() || query.limit <= 0) return std::vector<KeywordHit>();
   const std::string match = MatchExpression(terms);
-  ReaderLease db = AcquireReader();
+  ReaderLease db = db_->AcquireReader();
   // One snapshot for the statistics and every statement of the search.
   MNEMO_ASSIGN_OR_RETURN(Transaction snapshot, Transaction::BeginRead(*db));
   MNEMO_ASSIGN_OR_RETURN(ScoreStatsMemo* const memo, db.ValidMemo());
   const FtsScope scope = EntryFtsScope(query.filter.scope);
   const std::optional<int64_t> rows =
       scope.where.empty() ? memo->KnownRows(scope) : std::optional<int64_t>();
-  if (terms.size() < 2 || (rows && *rows < prune_from_rows_)) {
+  if (terms.size() < 2 || (rows && *rows < db_->options().prune_keyword_search_from_rows)) {
     MNEMO_ASSIGN_OR_RETURN(const std::string stats, ScopeStats(*db, scope, terms, memo));
     return SearchMatch(*db, query, match, stats);
   }
@@ -194,7 +194,7 @@ Result<std::vector<KeywordHit>> SqliteBackend::KeywordSearch(const KeywordQuery&
   return SearchMatch(*db, query, match, FormatStats(counts));
 }
 
-SqliteBackend::KeywordPruneCounts SqliteBackend::keyword_prune_counts() const {
+SqliteEntryStore::KeywordPruneCounts SqliteEntryStore::keyword_prune_counts() const {
   return {.first = pruned_first_.load(std::memory_order_relaxed),
           .second = pruned_second_.load(std::memory_order_relaxed),
           .full = pruned_full_.load(std::memory_order_relaxed)};

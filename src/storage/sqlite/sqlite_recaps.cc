@@ -8,16 +8,16 @@
 #include "storage/entry_rules.h"
 #include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/episodic_sql.h"
-#include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/sqlite_episodic_store.h"
 
 namespace mnemo::storage::internal {
 
-Result<std::vector<SegmentHit>> SqliteBackend::SearchSegments(const SegmentQuery& query) {
+Result<std::vector<SegmentHit>> SqliteEpisodicStore::SearchSegments(const SegmentQuery& query) {
   const std::vector<std::string> terms = DistinctTerms(query.terms);
   if (terms.empty() || query.limit <= 0) return std::vector<SegmentHit>();
   // Bound without a copy: must outlive the statement's steps.
   const std::string match = MatchExpression(terms);
-  ReaderLease db = AcquireReader();
+  ReaderLease db = db_->AcquireReader();
   // CROSS JOINs keep segment_recaps_fts the outer loop, which mnemo_score needs.
   MNEMO_ASSIGN_OR_RETURN(
       Statement s,
@@ -40,11 +40,12 @@ Result<std::vector<SegmentHit>> SqliteBackend::SearchSegments(const SegmentQuery
   });
 }
 
-Status SqliteBackend::PutSegmentVector(std::string_view segment_id, std::string_view signature,
-                                       std::span<const float> vector) {
+Status SqliteEpisodicStore::PutSegmentVector(std::string_view segment_id,
+                                             std::string_view signature,
+                                             std::span<const float> vector) {
   MNEMO_RETURN_IF_ERROR(CheckSegmentVector(signature, vector, std::nullopt));
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   {
     MNEMO_ASSIGN_OR_RETURN(Statement find,
@@ -91,11 +92,10 @@ Status SqliteBackend::PutSegmentVector(std::string_view segment_id, std::string_
   return txn.Commit();
 }
 
-Result<std::vector<SegmentVector>> SqliteBackend::SegmentVectorsSince(std::string_view signature,
-                                                                      int64_t after_version,
-                                                                      int limit) {
+Result<std::vector<SegmentVector>> SqliteEpisodicStore::SegmentVectorsSince(
+    std::string_view signature, int64_t after_version, int limit) {
   if (limit <= 0) return std::vector<SegmentVector>();
-  ReaderLease db = AcquireReader();
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(
       Statement s, db->Prepare("SELECT v.segment_id, s.owner, s.session_id, v.version, v.vector "
                                "FROM segment_vectors v JOIN segments s ON s.id = v.segment_id "

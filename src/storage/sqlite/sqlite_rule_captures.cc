@@ -5,17 +5,18 @@
 #include <vector>
 
 #include "storage/episodic_rules.h"
-#include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/sqlite_episodic_store.h"
 
 namespace mnemo::storage::internal {
 
-Status SqliteBackend::AddRuleCapture(const RuleCapture& capture) {
+Status SqliteEpisodicStore::AddRuleCapture(const RuleCapture& capture) {
   MNEMO_RETURN_IF_ERROR(ValidateRuleCapture(capture));
-  std::lock_guard lock(writer_mu_);
-  MNEMO_ASSIGN_OR_RETURN(Statement put,
-                         writer_->Prepare("INSERT OR IGNORE INTO rule_captures (owner, session_id, "
-                                          "tool_name, rule_id) VALUES (?, ?, ?, ?)",
-                                          "record the rule's session"));
+  std::lock_guard lock(db_->writer_mu());
+  MNEMO_ASSIGN_OR_RETURN(
+      Statement put,
+      db_->writer().Prepare("INSERT OR IGNORE INTO rule_captures (owner, session_id, "
+                            "tool_name, rule_id) VALUES (?, ?, ?, ?)",
+                            "record the rule's session"));
   put.Bind(1, capture.owner);
   put.Bind(2, capture.session_id);
   put.Bind(3, capture.tool_name);
@@ -23,8 +24,8 @@ Status SqliteBackend::AddRuleCapture(const RuleCapture& capture) {
   return put.Run("record the rule's session");
 }
 
-Result<std::vector<RuleCapture>> SqliteBackend::RuleCaptures(std::string_view owner) {
-  ReaderLease db = AcquireReader();
+Result<std::vector<RuleCapture>> SqliteEpisodicStore::RuleCaptures(std::string_view owner) {
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement s,
                          db->Prepare("SELECT owner, session_id, tool_name, rule_id FROM "
                                      "rule_captures WHERE owner = ? ORDER BY session_id, "

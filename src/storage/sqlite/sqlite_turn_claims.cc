@@ -7,7 +7,7 @@
 
 #include "storage/episodic_rules.h"
 #include "storage/sqlite/episodic_sql.h"
-#include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/sqlite_episodic_store.h"
 #include "storage/sqlite/sqlite_writes.h"
 
 namespace mnemo::storage::internal {
@@ -49,11 +49,11 @@ Status InsertClaim(Connection& db, const TurnClaim& claim) {
 
 }  // namespace
 
-Result<TurnClaimOutcome> SqliteBackend::ClaimTurn(const TurnClaim& claim,
-                                                  std::span<const TurnWrite> rows) {
+Result<TurnClaimOutcome> SqliteEpisodicStore::ClaimTurn(const TurnClaim& claim,
+                                                        std::span<const TurnWrite> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnClaim(claim, rows));
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   TurnClaimOutcome out;
   MNEMO_ASSIGN_OR_RETURN(std::optional<TurnClaim> stored, ReadClaim(db, claim.key));
@@ -71,12 +71,12 @@ Result<TurnClaimOutcome> SqliteBackend::ClaimTurn(const TurnClaim& claim,
   return out;
 }
 
-Result<RecordedTurn> SqliteBackend::RecordTurn(const std::optional<TurnClaim>& claim,
-                                               std::span<const TurnWrite> rows,
-                                               const TurnSegmentDecision& decide) {
+Result<RecordedTurn> SqliteEpisodicStore::RecordTurn(const std::optional<TurnClaim>& claim,
+                                                     std::span<const TurnWrite> rows,
+                                                     const TurnSegmentDecision& decide) {
   MNEMO_RETURN_IF_ERROR(ValidateRecordedTurn(claim, rows));
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   RecordedTurn out;
   if (claim) {
@@ -100,10 +100,10 @@ Result<RecordedTurn> SqliteBackend::RecordTurn(const std::optional<TurnClaim>& c
   return out;
 }
 
-Result<bool> SqliteBackend::FinishTurnClaim(const TurnKey& key, std::string_view result) {
+Result<bool> SqliteEpisodicStore::FinishTurnClaim(const TurnKey& key, std::string_view result) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnKey(key));
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   MNEMO_ASSIGN_OR_RETURN(std::optional<TurnClaim> stored, ReadClaim(db, key));
   if (!stored)
@@ -123,14 +123,14 @@ Result<bool> SqliteBackend::FinishTurnClaim(const TurnKey& key, std::string_view
   return true;
 }
 
-Result<std::optional<TurnClaim>> SqliteBackend::GetTurnClaim(const TurnKey& key) {
+Result<std::optional<TurnClaim>> SqliteEpisodicStore::GetTurnClaim(const TurnKey& key) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnKey(key));
-  ReaderLease db = AcquireReader();
+  ReaderLease db = db_->AcquireReader();
   return ReadClaim(*db, key);
 }
 
-Result<std::vector<SegmentRow>> SqliteBackend::IdleOpenSegments(TimeMs before, int limit) {
-  ReaderLease db = AcquireReader();
+Result<std::vector<SegmentRow>> SqliteEpisodicStore::IdleOpenSegments(TimeMs before, int limit) {
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement s,
                          db->Prepare(std::string("SELECT ") + kSegmentColumns +
                                          " FROM segments WHERE status = 'open' AND "

@@ -12,7 +12,8 @@
 
 #include "storage/entry_rules.h"
 #include "storage/sqlite/entry_sql.h"
-#include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/entry_writes.h"
+#include "storage/sqlite/sqlite_entry_store.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -23,152 +24,26 @@ constexpr int kForEachVectorPage = 1024;
 static_assert(sizeof(float) == 4 && std::numeric_limits<float>::is_iec559,
               "vectors are stored as IEEE-754 float32");
 
-Result<std::optional<size_t>> StoredDimension(Connection& db, std::string_view signature) {
-  MNEMO_ASSIGN_OR_RETURN(Statement s,
-                         db.Prepare("SELECT dim FROM entry_vectors WHERE signature = ? LIMIT 1",
-                                    "read the vector dimension"));
-  s.Bind(1, signature);
-  MNEMO_ASSIGN_OR_RETURN(bool row, s.Step("read the vector dimension"));
-  if (!row) return std::optional<size_t>();
-  return std::optional<size_t>(static_cast<size_t>(s.ColumnInt(0)));
-}
-
-// Keeps the newest `limit` changes of `signature`; the newest older one
-// becomes the trim marker and the rest are deleted (vector_rules.h).
-Status TrimSignature(Connection& db, const std::string& signature, int64_t limit) {
-  int64_t marker = 0;
-  {
-    MNEMO_ASSIGN_OR_RETURN(Statement find,
-                           db.Prepare("SELECT seq FROM vector_changes WHERE signature = ? "
-                                      "ORDER BY seq DESC LIMIT 1 OFFSET ?",
-                                      "find where to trim the vector change log"));
-    find.Bind(1, signature);
-    find.Bind(2, limit);
-    MNEMO_ASSIGN_OR_RETURN(bool row, find.Step("find where to trim the vector change log"));
-    if (!row) return Status::Ok();
-    marker = find.ColumnInt(0);
-  }
-  MNEMO_ASSIGN_OR_RETURN(Statement drop,
-                         db.Prepare("DELETE FROM vector_changes WHERE signature = ? AND seq < ?",
-                                    "trim the vector change log"));
-  drop.Bind(1, signature);
-  drop.Bind(2, marker);
-  MNEMO_RETURN_IF_ERROR(drop.Run("trim the vector change log"));
-  MNEMO_ASSIGN_OR_RETURN(Statement mark,
-                         db.Prepare("UPDATE vector_changes SET present = ? WHERE seq = ?",
-                                    "mark the trimmed vector change log"));
-  mark.Bind(1, static_cast<int64_t>(kTrimMarker));
-  mark.Bind(2, marker);
-  return mark.Run("mark the trimmed vector change log");
-}
-
 }  // namespace
 
-Status SqliteBackend::DropVectorsLocked(Label label) {
-  Connection& db = *writer_;
-  {
-    MNEMO_ASSIGN_OR_RETURN(
-        Statement log, db.Prepare("INSERT INTO vector_changes (signature, label, present) "
-                                  "SELECT signature, label, ? FROM entry_vectors WHERE label = ?",
-                                  "log the removal of the entry's vectors"));
-    log.Bind(1, static_cast<int64_t>(kChangeRemoved));
-    log.Bind(2, label);
-    MNEMO_RETURN_IF_ERROR(log.Run("log the removal of the entry's vectors"));
-  }
-  const int removed = sqlite3_changes(db.handle());
-  if (removed == 0) return Status::Ok();
-  logged_changes_ += removed;
-  MNEMO_ASSIGN_OR_RETURN(Statement drop, db.Prepare("DELETE FROM entry_vectors WHERE label = ?",
-                                                    "delete the entry's vectors"));
-  drop.Bind(1, label);
-  return drop.Run("delete the entry's vectors");
-}
-
-Status SqliteBackend::TrimVectorLogLocked() {
-  const int64_t logged = std::exchange(logged_changes_, 0);
-  if (logged == 0 || !trim_.Logged(logged)) return Status::Ok();
-  Connection& db = *writer_;
-  // Every signature, each found by one index seek (a skip-scan by hand).
-  std::optional<std::string> signature;
-  while (true) {
-    std::string found;
-    {
-      MNEMO_ASSIGN_OR_RETURN(
-          Statement next,
-          signature ? db.Prepare("SELECT signature FROM vector_changes WHERE signature > ? "
-                                 "ORDER BY signature LIMIT 1",
-                                 "list the vector signatures")
-                    : db.Prepare("SELECT signature FROM vector_changes ORDER BY signature LIMIT 1",
-                                 "list the vector signatures"));
-      if (signature) next.Bind(1, *signature);
-      MNEMO_ASSIGN_OR_RETURN(bool row, next.Step("list the vector signatures"));
-      if (!row) return Status::Ok();
-      found = next.ColumnText(0);
-    }
-    signature = std::move(found);
-    MNEMO_RETURN_IF_ERROR(TrimSignature(db, *signature, trim_.limit()));
-  }
-}
-
-Status SqliteBackend::PutVectors(std::string_view signature,
-                                 std::span<const LabeledVector> vectors) {
-  std::lock_guard lock(writer_mu_);
-  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*writer_));
-  MNEMO_RETURN_IF_ERROR(PutVectorsLocked(signature, vectors));
-  MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked());
+Status SqliteEntryStore::PutVectors(std::string_view signature,
+                                    std::span<const LabeledVector> vectors) {
+  std::lock_guard lock(db_->writer_mu());
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db_->writer()));
+  MNEMO_RETURN_IF_ERROR(PutVectorsLocked(*db_, signature, vectors));
+  MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked(*db_));
   return txn.Commit();
 }
 
-Status SqliteBackend::PutVectorsLocked(std::string_view signature,
-                                       std::span<const LabeledVector> vectors) {
-  Connection& db = *writer_;
-  MNEMO_ASSIGN_OR_RETURN(std::optional<size_t> stored_dim, StoredDimension(db, signature));
-  MNEMO_RETURN_IF_ERROR(CheckVectorDimensions(signature, vectors, stored_dim));
-  if (vectors.empty()) return Status::Ok();
-  {
-    // Labels deleted meanwhile are skipped by the EXISTS; WHERE also keeps
-    // the upsert clause from being read as a join constraint.
-    MNEMO_ASSIGN_OR_RETURN(
-        Statement put,
-        db.Prepare("INSERT INTO entry_vectors (label, signature, dim, vector) "
-                   "SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM entries WHERE rowid = ?1) "
-                   "ON CONFLICT (signature, label) DO UPDATE SET dim = excluded.dim, "
-                   "vector = excluded.vector",
-                   "store a vector"));
-    MNEMO_ASSIGN_OR_RETURN(Statement log,
-                           db.Prepare("INSERT INTO vector_changes (signature, label, present) "
-                                      "VALUES (?, ?, ?)",
-                                      "log a vector change"));
-    const auto dim = static_cast<int64_t>(vectors.front().vector.size());
-    std::string buffer;
-    for (const LabeledVector& v : vectors) {
-      put.Bind(1, v.label);
-      put.Bind(2, signature);
-      put.Bind(3, dim);
-      put.BindBlob(4, EncodeVector(v.vector, buffer));
-      MNEMO_RETURN_IF_ERROR(put.Run("store a vector"));
-      put.Reset();
-      if (sqlite3_changes(db.handle()) == 0) continue;
-      log.Bind(1, signature);
-      log.Bind(2, v.label);
-      log.Bind(3, static_cast<int64_t>(kChangePresent));
-      MNEMO_RETURN_IF_ERROR(log.Run("log a vector change"));
-      log.Reset();
-      ++logged_changes_;
-    }
-  }
-  return Status::Ok();
-}
-
-Status SqliteBackend::ForEachVector(std::string_view signature,
-                                    const std::function<Status(const LabeledVector&)>& fn) {
+Status SqliteEntryStore::ForEachVector(std::string_view signature,
+                                       const std::function<Status(const LabeledVector&)>& fn) {
   Label after = 0;
   while (true) {
     // Pages by keyset, and `fn` runs with no connection held, so it may call
     // back into the backend (even with a pool of one reader).
     std::vector<LabeledVector> page;
     {
-      ReaderLease db = AcquireReader();
+      ReaderLease db = db_->AcquireReader();
       MNEMO_ASSIGN_OR_RETURN(
           Statement s,
           db->Prepare("SELECT label, vector FROM entry_vectors WHERE signature = ? AND label > ? "
@@ -189,13 +64,13 @@ Status SqliteBackend::ForEachVector(std::string_view signature,
   }
 }
 
-Result<std::vector<LabeledVector>> SqliteBackend::VectorsFor(std::string_view signature,
-                                                             std::span<const Label> labels) {
+Result<std::vector<LabeledVector>> SqliteEntryStore::VectorsFor(std::string_view signature,
+                                                                std::span<const Label> labels) {
   if (labels.empty()) return std::vector<LabeledVector>();
   const std::string json = LabelsJson(labels);
   std::unordered_map<Label, LabeledVector> found;
   {
-    ReaderLease db = AcquireReader();
+    ReaderLease db = db_->AcquireReader();
     MNEMO_ASSIGN_OR_RETURN(
         Statement s, db->Prepare("SELECT label, vector FROM entry_vectors WHERE signature = ? "
                                  "AND label IN (SELECT value FROM json_each(?))",
@@ -212,11 +87,11 @@ Result<std::vector<LabeledVector>> SqliteBackend::VectorsFor(std::string_view si
   return InLabelOrder(labels, found);
 }
 
-Result<std::vector<MissingVector>> SqliteBackend::MissingVectors(std::string_view signature,
-                                                                 Label after_label, int limit) {
+Result<std::vector<MissingVector>> SqliteEntryStore::MissingVectors(std::string_view signature,
+                                                                    Label after_label, int limit) {
   std::vector<MissingVector> out;
   if (limit <= 0) return out;
-  ReaderLease db = AcquireReader();
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(
       Statement s,
       db->Prepare("SELECT e.rowid, e.key, e.content FROM entries e WHERE e.rowid > ? AND NOT "
@@ -234,8 +109,8 @@ Result<std::vector<MissingVector>> SqliteBackend::MissingVectors(std::string_vie
   return out;
 }
 
-Result<int64_t> SqliteBackend::CountMissingVectors(std::string_view signature) {
-  ReaderLease db = AcquireReader();
+Result<int64_t> SqliteEntryStore::CountMissingVectors(std::string_view signature) {
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(
       Statement s, db->Prepare("SELECT COUNT(*) FROM entries e WHERE NOT EXISTS (SELECT 1 FROM "
                                "entry_vectors v WHERE v.signature = ? AND v.label = e.rowid)",
@@ -245,8 +120,8 @@ Result<int64_t> SqliteBackend::CountMissingVectors(std::string_view signature) {
   return row ? s.ColumnInt(0) : int64_t{0};
 }
 
-Result<int64_t> SqliteBackend::VectorWatermark(std::string_view signature) {
-  ReaderLease db = AcquireReader();
+Result<int64_t> SqliteEntryStore::VectorWatermark(std::string_view signature) {
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement s,
                          db->Prepare("SELECT seq FROM vector_changes WHERE signature = ? "
                                      "ORDER BY seq DESC LIMIT 1",
@@ -256,8 +131,8 @@ Result<int64_t> SqliteBackend::VectorWatermark(std::string_view signature) {
   return row ? s.ColumnInt(0) : int64_t{0};
 }
 
-Result<int64_t> SqliteBackend::CountVectors(std::string_view signature) {
-  ReaderLease db = AcquireReader();
+Result<int64_t> SqliteEntryStore::CountVectors(std::string_view signature) {
+  ReaderLease db = db_->AcquireReader();
   // Counted on the primary key index (signature, label), not the rows.
   MNEMO_ASSIGN_OR_RETURN(
       Statement s,
@@ -267,10 +142,10 @@ Result<int64_t> SqliteBackend::CountVectors(std::string_view signature) {
   return row ? s.ColumnInt(0) : int64_t{0};
 }
 
-Result<std::vector<VectorChange>> SqliteBackend::VectorChangesSince(std::string_view signature,
-                                                                    int64_t seq, int limit) {
+Result<std::vector<VectorChange>> SqliteEntryStore::VectorChangesSince(std::string_view signature,
+                                                                       int64_t seq, int limit) {
   std::vector<VectorChange> out;
-  ReaderLease db = AcquireReader();
+  ReaderLease db = db_->AcquireReader();
   // One snapshot: the trim check and the changes must agree.
   MNEMO_ASSIGN_OR_RETURN(Transaction snapshot, Transaction::BeginRead(*db));
   {
@@ -308,13 +183,13 @@ Result<std::vector<VectorChange>> SqliteBackend::VectorChangesSince(std::string_
   return out;
 }
 
-Result<std::vector<KeywordHit>> SqliteBackend::FetchByLabels(
+Result<std::vector<KeywordHit>> SqliteEntryStore::FetchByLabels(
     std::span<const Label> labels, const EntryFilter& filter,
     const std::vector<std::string>& terms) {
   if (labels.empty()) return std::vector<KeywordHit>();
   const SqlFilter f = BuildFilter(filter);
   std::unordered_map<Label, KeywordHit> hits;
-  ReaderLease db = AcquireReader();
+  ReaderLease db = db_->AcquireReader();
   // One snapshot: the scores are those of the entries read.
   MNEMO_ASSIGN_OR_RETURN(Transaction snapshot, Transaction::BeginRead(*db));
   {
@@ -382,15 +257,15 @@ std::pair<std::string, SqlFilter> MatchingRows(const EntryFilter& filter) {
 
 }  // namespace
 
-Result<std::vector<Label>> SqliteBackend::AcceptedLabels(std::span<const Label> labels,
-                                                         const EntryFilter& filter) {
+Result<std::vector<Label>> SqliteEntryStore::AcceptedLabels(std::span<const Label> labels,
+                                                            const EntryFilter& filter) {
   std::vector<Label> out;
   if (labels.empty()) return out;
   const auto [table, f] = MatchingRows(filter);
   const std::string json = LabelsJson(labels);
   std::unordered_set<Label> passed;
   {
-    ReaderLease db = AcquireReader();
+    ReaderLease db = db_->AcquireReader();
     MNEMO_ASSIGN_OR_RETURN(
         Statement s,
         db->Prepare("SELECT e.rowid FROM " + table +
@@ -411,11 +286,11 @@ Result<std::vector<Label>> SqliteBackend::AcceptedLabels(std::span<const Label> 
   return out;
 }
 
-Result<std::vector<Label>> SqliteBackend::MatchingLabels(const EntryFilter& filter, int limit) {
+Result<std::vector<Label>> SqliteEntryStore::MatchingLabels(const EntryFilter& filter, int limit) {
   std::vector<Label> out;
   if (limit <= 0) return out;
   const auto [table, f] = MatchingRows(filter);
-  ReaderLease db = AcquireReader();
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement s, db->Prepare("SELECT e.rowid FROM " + table + " WHERE " +
                                                       f.where + " ORDER BY e.rowid LIMIT ?",
                                                   "list matching labels"));
@@ -433,8 +308,8 @@ Result<std::vector<Label>> SqliteBackend::MatchingLabels(const EntryFilter& filt
 
 namespace mnemo::storage::internal {
 
-Result<std::vector<std::string>> SqliteBackend::VectorSignatures() {
-  ReaderLease db = AcquireReader();
+Result<std::vector<std::string>> SqliteEntryStore::VectorSignatures() {
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement s, db->Prepare("SELECT DISTINCT signature FROM entry_vectors "
                                                   "ORDER BY signature",
                                                   "list the vector signatures"));

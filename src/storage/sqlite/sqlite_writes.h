@@ -1,5 +1,5 @@
 // Row writes of the SQLite backend inside the caller's write transaction
-// (the writer connection, writer_mu_ held), with their keyword index rows:
+// (the writer connection, writer_mu() held), with their keyword index rows:
 // the one statement of each kind that the public writes and Restore
 // (sqlite_restore.cc) share.
 #pragma once

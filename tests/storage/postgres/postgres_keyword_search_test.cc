@@ -58,7 +58,7 @@ TEST(PostgresKeywordSearch, SameHitsAsSqliteWithThePrunedTryAndItsFallback) {
   ASSERT_TRUE(lite.ok()) << lite.status().ToString();
   std::vector<EntryWrite> corpus = Corpus();
   ASSERT_TRUE((*pg)->UpsertBatch(corpus).ok());
-  ASSERT_TRUE((*lite)->UpsertBatch(corpus).ok());
+  ASSERT_TRUE((*lite)->entries().UpsertBatch(corpus).ok());
   // Rewritten, made public and deleted rows move the kept statistics.
   std::vector<EntryWrite> changes = {
       {.owner = "u1", .key = "k0", .content = "gamma gamma rewritten", .now = 9000},
@@ -69,11 +69,11 @@ TEST(PostgresKeywordSearch, SameHitsAsSqliteWithThePrunedTryAndItsFallback) {
        .now = 9001}};
   for (const EntryWrite& w : changes) {
     ASSERT_TRUE((*pg)->Upsert(w).ok());
-    ASSERT_TRUE((*lite)->Upsert(w).ok());
+    ASSERT_TRUE((*lite)->entries().Upsert(w).ok());
   }
   for (const char* key : {"k207", "k9"}) {
     for (EntryStore* store :
-         {static_cast<EntryStore*>(pg->get()), static_cast<EntryStore*>(lite->get())}) {
+         {static_cast<EntryStore*>(pg->get()), static_cast<EntryStore*>(&(*lite)->entries())}) {
       auto e = store->FindExact("u2", "global", key);
       ASSERT_TRUE(e.ok() && e->has_value()) << key;
       ASSERT_TRUE(store->Delete((*e)->id).ok());
@@ -112,7 +112,7 @@ TEST(PostgresKeywordSearch, SameHitsAsSqliteWithThePrunedTryAndItsFallback) {
                          .limit = 10};
     const int64_t pruned_before = (*pg)->keyword_pruned_searches();
     auto a = (*pg)->KeywordSearch(q);
-    auto b = (*lite)->KeywordSearch(q);
+    auto b = (*lite)->entries().KeywordSearch(q);
     ASSERT_TRUE(a.ok()) << a.status().ToString();
     ASSERT_TRUE(b.ok()) << b.status().ToString();
     EXPECT_FALSE(a->empty()) << c.query;
@@ -162,7 +162,7 @@ TEST(PostgresKeywordSearch, LargeBatchesLeaveTheTextIndexAndTheSameHits) {
   const ReadScope everyone;
   for (const std::vector<EntryWrite>& b : batches) {
     ASSERT_TRUE((*pg)->UpsertBatch(b).ok());
-    ASSERT_TRUE((*lite)->UpsertBatch(b).ok());
+    ASSERT_TRUE((*lite)->entries().UpsertBatch(b).ok());
     EXPECT_EQ(index_count(), 1);
     // The batch's notes were folded and their table emptied by TRUNCATE: a
     // DELETE left its pages, and the planner then chose a hash join over
@@ -176,7 +176,7 @@ TEST(PostgresKeywordSearch, LargeBatchesLeaveTheTextIndexAndTheSameHits) {
       const KeywordQuery q{
           .terms = text::QueryTerms(query), .filter = {.scope = everyone}, .limit = 10};
       auto a = (*pg)->KeywordSearch(q);
-      auto l = (*lite)->KeywordSearch(q);
+      auto l = (*lite)->entries().KeywordSearch(q);
       ASSERT_TRUE(a.ok()) << a.status().ToString();
       ASSERT_TRUE(l.ok()) << l.status().ToString();
       EXPECT_FALSE(a->empty()) << query;

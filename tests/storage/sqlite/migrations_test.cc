@@ -159,33 +159,33 @@ TEST(Migrations, V6IndexesTheRecapsOfAnExistingV5Database) {
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   internal::SqliteBackend& backend = **b;
   EXPECT_EQ(backend.schema_version(), LatestSchemaVersion());
-  auto hits = backend.SearchSegments({.terms = text::QueryTerms("postgresql")});
+  auto hits = backend.episodic().SearchSegments({.terms = text::QueryTerms("postgresql")});
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].row.id, "seg-1");
   EXPECT_GT((*hits)[0].score, 0.0);
-  hits = backend.SearchSegments({.terms = text::QueryTerms("数据库")});
+  hits = backend.episodic().SearchSegments({.terms = text::QueryTerms("数据库")});
   ASSERT_TRUE(hits.ok());
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].row.id, "seg-2");
   // A recap replaced after the migration replaces the migrated index row.
-  auto seg = backend.GetSegment("seg-1");
+  auto seg = backend.episodic().GetSegment("seg-1");
   ASSERT_TRUE(seg.ok() && seg->has_value());
   SegmentRow replaced = **seg;
   replaced.recap = "An LLM recap about kafka.";
-  ASSERT_TRUE(backend.PutSegment(replaced).ok());
-  hits = backend.SearchSegments({.terms = text::QueryTerms("postgresql")});
+  ASSERT_TRUE(backend.episodic().PutSegment(replaced).ok());
+  hits = backend.episodic().SearchSegments({.terms = text::QueryTerms("postgresql")});
   ASSERT_TRUE(hits.ok());
   EXPECT_TRUE(hits->empty());
-  hits = backend.SearchSegments({.terms = text::QueryTerms("kafka")});
+  hits = backend.episodic().SearchSegments({.terms = text::QueryTerms("kafka")});
   ASSERT_TRUE(hits.ok());
   EXPECT_EQ(hits->size(), 1u);
   // The new tables work: documents and recap vectors.
-  auto put = backend.PutDocument({.content = "evidence", .search_text = "evidence"});
+  auto put = backend.documents().PutDocument({.content = "evidence", .search_text = "evidence"});
   ASSERT_TRUE(put.ok()) << put.status().ToString();
   EXPECT_TRUE(put->created);
-  ASSERT_TRUE(backend.PutSegmentVector("seg-1", "sig", std::vector<float>{1.0F}).ok());
-  auto vectors = backend.SegmentVectorsSince("sig", 0, 10);
+  ASSERT_TRUE(backend.episodic().PutSegmentVector("seg-1", "sig", std::vector<float>{1.0F}).ok());
+  auto vectors = backend.episodic().SegmentVectorsSince("sig", 0, 10);
   ASSERT_TRUE(vectors.ok());
   ASSERT_EQ(vectors->size(), 1u);
   EXPECT_EQ((*vectors)[0].version, 1);
@@ -207,19 +207,19 @@ TEST(Migrations, V8AddsContextEventsToAnExistingV7Database) {
   {
     auto b = internal::SqliteBackend::Open({.path = path});
     ASSERT_TRUE(b.ok()) << b.status().ToString();
-    ASSERT_TRUE((*b)->PutDocument({.content = "kept", .search_text = "kept"}).ok());
+    ASSERT_TRUE((*b)->documents().PutDocument({.content = "kept", .search_text = "kept"}).ok());
   }
   auto b = internal::SqliteBackend::Open({.path = path});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ((*b)->schema_version(), LatestSchemaVersion());
-  auto e = (*b)->AppendContextEvent(
+  auto e = (*b)->context_events().AppendContextEvent(
       {.session_id = "s", .event_json = "{}", .search_text = "pelican", .timestamp_ms = 1});
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   EXPECT_EQ(e->seq, 0);
-  auto hits = (*b)->SearchContextEvents({.terms = text::QueryTerms("pelican")});
+  auto hits = (*b)->context_events().SearchContextEvents({.terms = text::QueryTerms("pelican")});
   ASSERT_TRUE(hits.ok());
   EXPECT_EQ(hits->size(), 1u);
-  auto count = (*b)->CountDocuments(std::nullopt);
+  auto count = (*b)->documents().CountDocuments(std::nullopt);
   ASSERT_TRUE(count.ok());
   EXPECT_EQ(*count, 1);
 }
@@ -246,19 +246,21 @@ TEST(Migrations, V9AddsFingerprintsAndTheToolRegistryCounterToAnExistingV8Databa
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ((*b)->schema_version(), LatestSchemaVersion());
   std::vector<std::string> seen;
-  auto r = (*b)->Mutate({.owner = "local", .ns = "tool-shell", .fingerprint = "any"},
-                        [&](const std::vector<Entry>& current) -> Result<std::vector<EntryWrite>> {
-                          for (const Entry& e : current) seen.push_back(e.key);
-                          return std::vector<EntryWrite>{};
-                        });
+  auto r = (*b)->entries().Mutate(
+      {.owner = "local", .ns = "tool-shell", .fingerprint = "any"},
+      [&](const std::vector<Entry>& current) -> Result<std::vector<EntryWrite>> {
+        for (const Entry& e : current) seen.push_back(e.key);
+        return std::vector<EntryWrite>{};
+      });
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(seen, std::vector<std::string>{"rule/1"});
-  auto g0 = (*b)->Generation(Counter::kToolRegistry);
+  auto g0 = (*b)->entries().Generation(Counter::kToolRegistry);
   ASSERT_TRUE(g0.ok());
-  ASSERT_TRUE((*b)->Upsert({.ns = "global", .key = "k", .content = "x"}).ok());
-  EXPECT_EQ(*(*b)->Generation(Counter::kToolRegistry), *g0);
-  ASSERT_TRUE((*b)->Upsert({.ns = "tool_registry", .key = "cmd_run", .content = "{}"}).ok());
-  EXPECT_NE(*(*b)->Generation(Counter::kToolRegistry), *g0);
+  ASSERT_TRUE((*b)->entries().Upsert({.ns = "global", .key = "k", .content = "x"}).ok());
+  EXPECT_EQ(*(*b)->entries().Generation(Counter::kToolRegistry), *g0);
+  ASSERT_TRUE(
+      (*b)->entries().Upsert({.ns = "tool_registry", .key = "cmd_run", .content = "{}"}).ok());
+  EXPECT_NE(*(*b)->entries().Generation(Counter::kToolRegistry), *g0);
 }
 
 // Issue 22: a version-12 database gains the narrow search rows of what it

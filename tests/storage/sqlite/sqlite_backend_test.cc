@@ -52,16 +52,16 @@ TEST(SqliteBackend, DataSurvivesCloseAndReopen) {
   {
     auto b = Open(path);
     ASSERT_NE(b, nullptr);
-    auto r = b->Upsert(Write("editor", "prefers helix over vim"));
+    auto r = b->entries().Upsert(Write("editor", "prefers helix over vim"));
     ASSERT_TRUE(r.ok());
     id = r->entry.id;
   }
   auto b = Open(path);
   ASSERT_NE(b, nullptr);
-  auto e = b->FindExact("local", "global", "editor");
+  auto e = b->entries().FindExact("local", "global", "editor");
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_EQ((*e)->id, id);
-  auto hits = b->KeywordSearch({.terms = text::QueryTerms("helix")});
+  auto hits = b->entries().KeywordSearch({.terms = text::QueryTerms("helix")});
   ASSERT_TRUE(hits.ok());
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].entry.id, id);
@@ -81,7 +81,7 @@ TEST(SqliteBackend, CreatesTheDatabaseWithMode0600) {
   const std::string path = dir.File("mnemo.db");
   auto b = Open(path);
   ASSERT_NE(b, nullptr);
-  ASSERT_TRUE(b->Upsert(Write("k", "v")).ok());
+  ASSERT_TRUE(b->entries().Upsert(Write("k", "v")).ok());
   for (const std::string& file : {path, path + "-wal"}) {
     struct stat st {};
     ASSERT_EQ(::stat(file.c_str(), &st), 0) << file;
@@ -155,23 +155,23 @@ TEST(SqliteBackend, ASoundDatabasePassesTheIntegrityCheck) {
   testing::TempDir dir;
   auto db = Open(dir.path() + "/mnemo.db");
   ASSERT_NE(db, nullptr);
-  ASSERT_TRUE(db->Upsert(Write("k", "v")).ok());
-  EXPECT_TRUE(db->CheckIntegrity(std::chrono::seconds(5)).ok());
-  ASSERT_TRUE(db->Upsert(Write("k2", "v2")).ok());  // the check set no latch
+  ASSERT_TRUE(db->entries().Upsert(Write("k", "v")).ok());
+  EXPECT_TRUE(db->admin().CheckIntegrity(std::chrono::seconds(5)).ok());
+  ASSERT_TRUE(db->entries().Upsert(Write("k2", "v2")).ok());  // the check set no latch
 }
 
 TEST(SqliteBackend, FtsSyntaxInTermsIsJustText) {
   testing::TempDir dir;
   auto b = Open(dir.File("mnemo.db"));
   ASSERT_NE(b, nullptr);
-  ASSERT_TRUE(b->Upsert(Write("k", "plain words AND more")).ok());
+  ASSERT_TRUE(b->entries().Upsert(Write("k", "plain words AND more")).ok());
   for (const char* term : {"\"", "\"\"", "AND", "OR", "NOT", "NEAR(a b)", "*", "key:", "^x", "a\"b",
                            "(", ")", "-", "+", "{key content}: x", "\\"}) {
-    auto r = b->KeywordSearch({.terms = {term}});
+    auto r = b->entries().KeywordSearch({.terms = {term}});
     EXPECT_TRUE(r.ok()) << term << ": " << r.status().ToString();
   }
   // A query term is matched verbatim against index tokens.
-  auto hits = b->KeywordSearch({.terms = text::QueryTerms("and more")});
+  auto hits = b->entries().KeywordSearch({.terms = text::QueryTerms("and more")});
   ASSERT_TRUE(hits.ok());
   EXPECT_EQ(hits->size(), 1u);
 }
@@ -180,7 +180,7 @@ TEST(SqliteBackend, ReadersRunWhileTheWriterWrites) {
   testing::TempDir dir;
   auto b = Open(dir.File("mnemo.db"), 3);
   ASSERT_NE(b, nullptr);
-  ASSERT_TRUE(b->Upsert(Write("seed", "concurrent marker")).ok());
+  ASSERT_TRUE(b->entries().Upsert(Write("seed", "concurrent marker")).ok());
   std::atomic<bool> done{false};
   std::atomic<int> failures{0};
   std::atomic<int> reads{0};
@@ -189,8 +189,8 @@ TEST(SqliteBackend, ReadersRunWhileTheWriterWrites) {
     readers.emplace_back([&] {
       const auto terms = text::QueryTerms("marker");
       while (!done) {
-        auto hits = b->KeywordSearch({.terms = terms, .limit = 5});
-        auto list = b->List({}, 10, 0);
+        auto hits = b->entries().KeywordSearch({.terms = terms, .limit = 5});
+        auto list = b->entries().List({}, 10, 0);
         if (!hits.ok() || hits->empty() || !list.ok()) ++failures;
         ++reads;
       }
@@ -202,7 +202,7 @@ TEST(SqliteBackend, ReadersRunWhileTheWriterWrites) {
       writes.push_back(
           Write("k" + std::to_string(batch * 50 + i), "concurrent marker " + std::to_string(i)));
     }
-    ASSERT_TRUE(b->UpsertBatch(writes).ok());
+    ASSERT_TRUE(b->entries().UpsertBatch(writes).ok());
     // Wait (up to 2 s) for a read to finish, so reads really overlap writes.
     const int seen = reads.load();
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
@@ -214,7 +214,7 @@ TEST(SqliteBackend, ReadersRunWhileTheWriterWrites) {
   for (auto& t : readers) t.join();
   EXPECT_EQ(failures.load(), 0);
   EXPECT_GT(reads.load(), 0);
-  auto stats = b->GetStats({});
+  auto stats = b->entries().GetStats({});
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->entries, 1001);
 }
@@ -234,13 +234,13 @@ TEST(SqliteBackend, ScoresEqualTheMemoryBackendsScores) {
   };
   TimeMs now = 1000;
   for (auto& row : rows) {
-    ASSERT_TRUE(sqlite->Upsert(Write(row[0], row[1], now)).ok());
-    ASSERT_TRUE(memory->Upsert(Write(row[0], row[1], now)).ok());
+    ASSERT_TRUE(sqlite->entries().Upsert(Write(row[0], row[1], now)).ok());
+    ASSERT_TRUE(memory->entries().Upsert(Write(row[0], row[1], now)).ok());
     ++now;
   }
   // An update re-measures the document length; a metadata update keeps it.
-  for (EntryStore* b :
-       {static_cast<EntryStore*>(sqlite.get()), static_cast<EntryStore*>(memory.get())}) {
+  for (EntryStore* b : {static_cast<EntryStore*>(&sqlite->entries()),
+                        static_cast<EntryStore*>(&memory->entries())}) {
     ASSERT_TRUE(
         b->Upsert(Write("notes", "relay relay, then a much longer tail of words", now)).ok());
     EntryWrite tags_only = Write("short", "relay", now + 1);
@@ -249,8 +249,8 @@ TEST(SqliteBackend, ScoresEqualTheMemoryBackendsScores) {
   }
   for (const char* q : {"relay", "smtp relay", "send_email", "deploy.py 服务器", "邮件 Sarah",
                         "الذكريات", "email relay deploy missingword"}) {
-    auto a = sqlite->KeywordSearch({.terms = text::QueryTerms(q)});
-    auto b = memory->KeywordSearch({.terms = text::QueryTerms(q)});
+    auto a = sqlite->entries().KeywordSearch({.terms = text::QueryTerms(q)});
+    auto b = memory->entries().KeywordSearch({.terms = text::QueryTerms(q)});
     ASSERT_TRUE(a.ok() && b.ok()) << q;
     ASSERT_EQ(a->size(), b->size()) << q;
     for (size_t i = 0; i < a->size(); ++i) {
@@ -289,16 +289,16 @@ TEST(SqliteBackend, ABatchOfManyChunksScoresAsTheMemoryBackend) {
     if (i % 4 == 0) w.visibility = Visibility::kPublic;
     batch.push_back(std::move(w));
   }
-  for (EntryStore* b :
-       {static_cast<EntryStore*>(sqlite.get()), static_cast<EntryStore*>(memory.get())}) {
+  for (EntryStore* b : {static_cast<EntryStore*>(&sqlite->entries()),
+                        static_cast<EntryStore*>(&memory->entries())}) {
     for (const EntryWrite& w : stored) ASSERT_TRUE(b->Upsert(w).ok());
     auto created = b->UpsertBatch(batch);
     ASSERT_TRUE(created.ok()) << created.status().ToString();
   }
   for (const char* q :
        {"relay", "smtp deploy", "服务器 数据库", "الذكريات fox", "item4999", "older relay"}) {
-    auto a = sqlite->KeywordSearch({.terms = text::QueryTerms(q), .limit = 40});
-    auto b = memory->KeywordSearch({.terms = text::QueryTerms(q), .limit = 40});
+    auto a = sqlite->entries().KeywordSearch({.terms = text::QueryTerms(q), .limit = 40});
+    auto b = memory->entries().KeywordSearch({.terms = text::QueryTerms(q), .limit = 40});
     ASSERT_TRUE(a.ok() && b.ok()) << q;
     ASSERT_EQ(a->size(), b->size()) << q;
     ASSERT_FALSE(a->empty()) << q;
@@ -379,12 +379,12 @@ TEST(SqliteBackend, ABulkBatchLeavesWhatItsRowsTriggersWould) {
     batch.push_back(std::move(w));
   }
   for (const EntryWrite& w : stored) {
-    ASSERT_TRUE(bulk->Upsert(w).ok());
-    ASSERT_TRUE(rows->Upsert(w).ok());
+    ASSERT_TRUE(bulk->entries().Upsert(w).ok());
+    ASSERT_TRUE(rows->entries().Upsert(w).ok());
   }
-  auto created = bulk->UpsertBatch(batch);
+  auto created = bulk->entries().UpsertBatch(batch);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
-  for (const EntryWrite& w : batch) ASSERT_TRUE(rows->Upsert(w).ok());
+  for (const EntryWrite& w : batch) ASSERT_TRUE(rows->entries().Upsert(w).ok());
   const std::string triggers = PragmaText(
       fresh_path,
       "SELECT group_concat(x, ';') FROM (SELECT name || ':' || sql AS x FROM sqlite_master "
@@ -399,11 +399,11 @@ TEST(SqliteBackend, ABulkBatchLeavesWhatItsRowsTriggersWould) {
   std::vector<EntryWrite> failing(batch.begin(), batch.begin() + internal::kBulkInsertFrom);
   for (EntryWrite& w : failing) w.key += "-new";
   failing.push_back(Write("", "a write without a key"));
-  EXPECT_FALSE(bulk->UpsertBatch(failing).ok());
+  EXPECT_FALSE(bulk->entries().UpsertBatch(failing).ok());
   EXPECT_EQ(DerivedRows(bulk_path), expected);
   // And the triggers are back for what comes next.
-  ASSERT_TRUE(bulk->Upsert(stored[1]).ok());
-  ASSERT_TRUE(rows->Upsert(stored[1]).ok());
+  ASSERT_TRUE(bulk->entries().Upsert(stored[1]).ok());
+  ASSERT_TRUE(rows->entries().Upsert(stored[1]).ok());
   EXPECT_EQ(DerivedRows(bulk_path), DerivedRows(rows_path));
 }
 
@@ -448,8 +448,8 @@ TEST(SqliteBackend, PrunedKeywordSearchesFindTheFullQuerysHits) {
     if (i % 4 == 0) w.visibility = Visibility::kPublic;
     batch.push_back(std::move(w));
   }
-  for (EntryStore* b :
-       {static_cast<EntryStore*>(sqlite.get()), static_cast<EntryStore*>(memory.get())}) {
+  for (EntryStore* b : {static_cast<EntryStore*>(&sqlite->entries()),
+                        static_cast<EntryStore*>(&memory->entries())}) {
     auto created = b->UpsertBatch(batch);
     ASSERT_TRUE(created.ok()) << created.status().ToString();
   }
@@ -464,8 +464,8 @@ TEST(SqliteBackend, PrunedKeywordSearchesFindTheFullQuerysHits) {
     KeywordQuery query{.terms = text::QueryTerms(text),
                        .limit = std::vector<int>{1, 5, 10, 40}[q % 4]};
     if (q % 3 == 1) query.filter.scope = {.all = false, .principal = "alice"};
-    auto a = sqlite->KeywordSearch(query);
-    auto b = memory->KeywordSearch(query);
+    auto a = sqlite->entries().KeywordSearch(query);
+    auto b = memory->entries().KeywordSearch(query);
     ASSERT_TRUE(a.ok() && b.ok()) << text;
     ASSERT_EQ(a->size(), b->size()) << text;
     for (size_t i = 0; i < a->size(); ++i) {
@@ -476,7 +476,8 @@ TEST(SqliteBackend, PrunedKeywordSearchesFindTheFullQuerysHits) {
   }
   // Both tries answered searches (the second only after a first one that did
   // not prove its hits).
-  const internal::SqliteBackend::KeywordPruneCounts counts = sqlite->keyword_prune_counts();
+  const internal::SqliteEntryStore::KeywordPruneCounts counts =
+      sqlite->entries().keyword_prune_counts();
   EXPECT_GT(counts.first, 20);
   EXPECT_GT(counts.second, 20);
 }
@@ -494,13 +495,13 @@ TEST(SqliteBackend, KeptKeywordStatisticsFollowEveryCommit) {
   auto memory = std::make_unique<internal::MemoryBackend>();
   auto put = [&](EntryStore& sqlite_side, const EntryWrite& w) {
     ASSERT_TRUE(sqlite_side.Upsert(w).ok());
-    ASSERT_TRUE(memory->Upsert(w).ok());
+    ASSERT_TRUE(memory->entries().Upsert(w).ok());
   };
   auto same_scores = [&](const std::string& text, const ReadScope& scope) {
     KeywordQuery q{.terms = text::QueryTerms(text), .limit = 10};
     q.filter.scope = scope;
-    auto a = sqlite->KeywordSearch(q);
-    auto b = memory->KeywordSearch(q);
+    auto a = sqlite->entries().KeywordSearch(q);
+    auto b = memory->entries().KeywordSearch(q);
     ASSERT_TRUE(a.ok() && b.ok()) << text;
     ASSERT_EQ(a->size(), b->size()) << text;
     for (size_t i = 0; i < a->size(); ++i) {
@@ -509,7 +510,7 @@ TEST(SqliteBackend, KeptKeywordStatisticsFollowEveryCommit) {
     }
     std::vector<Label> labels;
     for (const KeywordHit& h : *a) labels.push_back(h.label);
-    auto fetched = sqlite->FetchByLabels(labels, q.filter, q.terms);
+    auto fetched = sqlite->entries().FetchByLabels(labels, q.filter, q.terms);
     ASSERT_TRUE(fetched.ok());
     for (const KeywordHit& h : *fetched) {
       const auto it = std::find_if(a->begin(), a->end(),
@@ -522,8 +523,8 @@ TEST(SqliteBackend, KeptKeywordStatisticsFollowEveryCommit) {
   const ReadScope alice{.all = false, .principal = "alice"};
   EntryWrite first = Write("a1", "harbour crane lifts");
   first.owner = "alice";
-  put(*sqlite, first);
-  put(*sqlite, Write("b1", "crane harbour harbour"));
+  put(sqlite->entries(), first);
+  put(sqlite->entries(), Write("b1", "crane harbour harbour"));
   for (int round = 0; round < 3; ++round) {
     same_scores("harbour crane", all);
     same_scores("harbour crane", alice);
@@ -531,7 +532,7 @@ TEST(SqliteBackend, KeptKeywordStatisticsFollowEveryCommit) {
     EntryWrite w = Write("n" + std::to_string(round), "crane alone " + std::to_string(round));
     w.owner = "alice";
     // Rounds 0 and 2 write through this backend, round 1 through the other.
-    put(round == 1 ? static_cast<EntryStore&>(*other) : static_cast<EntryStore&>(*sqlite), w);
+    put(round == 1 ? other->entries() : sqlite->entries(), w);
   }
   same_scores("harbour crane", all);
   same_scores("harbour crane", alice);
@@ -577,7 +578,7 @@ TEST(SqliteBackend, DISABLED_ThroughputOf100kImportAndKeywordSearch) {
     writes.push_back(Write("entry_" + std::to_string(i), content, 1000 + i));
   }
   const auto t0 = std::chrono::steady_clock::now();
-  auto created = b->UpsertBatch(writes);
+  auto created = b->entries().UpsertBatch(writes);
   const auto t1 = std::chrono::steady_clock::now();
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   const double secs = std::chrono::duration<double>(t1 - t0).count();
@@ -589,7 +590,7 @@ TEST(SqliteBackend, DISABLED_ThroughputOf100kImportAndKeywordSearch) {
     if (q % 2 == 0) query += " " + word();
     const auto terms = text::QueryTerms(query);
     const auto s0 = std::chrono::steady_clock::now();
-    auto hits = b->KeywordSearch({.terms = terms, .limit = 10});
+    auto hits = b->entries().KeywordSearch({.terms = terms, .limit = 10});
     ms.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count());
     ASSERT_TRUE(hits.ok());

@@ -57,19 +57,19 @@ TEST(SqliteVectors, AVersion1DatabaseMigratesToVersion2WithItsEntries) {
   auto b = Open(path);
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->schema_version(), internal::LatestSchemaVersion());
-  auto e = b->FindExact("local", "global", "editor");
+  auto e = b->entries().FindExact("local", "global", "editor");
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_EQ((*e)->id, "id-7");
-  auto hits = b->KeywordSearch({.terms = text::QueryTerms("helix")});
+  auto hits = b->entries().KeywordSearch({.terms = text::QueryTerms("helix")});
   ASSERT_TRUE(hits.ok());
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].label, 7);
-  auto missing = b->MissingVectors("s", 0, 10);
+  auto missing = b->entries().MissingVectors("s", 0, 10);
   ASSERT_TRUE(missing.ok());
   ASSERT_EQ(missing->size(), 1u);
   EXPECT_EQ((*missing)[0].label, 7);
-  ASSERT_TRUE(b->PutVectors("s", std::vector<LabeledVector>{{7, {1, 2}}}).ok());
-  auto created = b->Upsert({.key = "new", .content = "text"});
+  ASSERT_TRUE(b->entries().PutVectors("s", std::vector<LabeledVector>{{7, {1, 2}}}).ok());
+  auto created = b->entries().Upsert({.key = "new", .content = "text"});
   ASSERT_TRUE(created.ok());
   EXPECT_EQ(created->label, 8);
 }
@@ -83,27 +83,27 @@ TEST(SqliteVectors, VectorsSurviveReopenAsLittleEndianFloat32) {
   {
     auto backend = Open(path);
     ASSERT_NE(backend, nullptr);
-    a = backend->Upsert({.key = "a", .content = "one"})->label;
-    b = backend->Upsert({.key = "b", .content = "two"})->label;
-    ASSERT_TRUE(
-        backend->PutVectors("s", std::vector<LabeledVector>{{b, {1, -2, 0.5f}}, {a, {0, 0, 3}}})
-            .ok());
-    watermark = *backend->VectorWatermark("s");
+    a = backend->entries().Upsert({.key = "a", .content = "one"})->label;
+    b = backend->entries().Upsert({.key = "b", .content = "two"})->label;
+    ASSERT_TRUE(backend->entries()
+                    .PutVectors("s", std::vector<LabeledVector>{{b, {1, -2, 0.5f}}, {a, {0, 0, 3}}})
+                    .ok());
+    watermark = *backend->entries().VectorWatermark("s");
   }
   auto backend = Open(path);
   ASSERT_NE(backend, nullptr);
   std::vector<LabeledVector> all;
-  ASSERT_TRUE(backend
-                  ->ForEachVector("s",
-                                  [&](const LabeledVector& v) {
-                                    all.push_back(v);
-                                    return Status::Ok();
-                                  })
+  ASSERT_TRUE(backend->entries()
+                  .ForEachVector("s",
+                                 [&](const LabeledVector& v) {
+                                   all.push_back(v);
+                                   return Status::Ok();
+                                 })
                   .ok());
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[0].label, a);
   EXPECT_THAT(all[1].vector, ElementsAre(1, -2, 0.5f));
-  EXPECT_EQ(*backend->VectorWatermark("s"), watermark);
+  EXPECT_EQ(*backend->entries().VectorWatermark("s"), watermark);
 
   auto conn = OpenRaw(path);
   ASSERT_NE(conn, nullptr);
@@ -166,7 +166,7 @@ TEST(SqliteVectors, DISABLED_VectorThroughputAt100k) {
     writes.push_back(std::move(write));
   }
   auto t0 = std::chrono::steady_clock::now();
-  ASSERT_TRUE(b->UpsertBatch(writes).ok());
+  ASSERT_TRUE(b->entries().UpsertBatch(writes).ok());
   std::printf("import %d entries: %.2f s\n", kEntries, SecondsSince(t0));
 
   std::vector<LabeledVector> vectors;
@@ -177,27 +177,30 @@ TEST(SqliteVectors, DISABLED_VectorThroughputAt100k) {
     vectors.push_back({label, std::move(v)});
   }
   t0 = std::chrono::steady_clock::now();
-  Status put = b->PutVectors("hash-v1-384", vectors);
+  Status put = b->entries().PutVectors("hash-v1-384", vectors);
   ASSERT_TRUE(put.ok()) << put.ToString();
   std::printf("PutVectors %d x %d floats, one call: %.2f s\n", kEntries, kDim, SecondsSince(t0));
   vectors.clear();
 
   t0 = std::chrono::steady_clock::now();
   int64_t seen = 0;
-  ASSERT_TRUE(b->ForEachVector("hash-v1-384", [&](const LabeledVector&) {
-                 ++seen;
-                 return Status::Ok();
-               }).ok());
+  ASSERT_TRUE(b->entries()
+                  .ForEachVector("hash-v1-384",
+                                 [&](const LabeledVector&) {
+                                   ++seen;
+                                   return Status::Ok();
+                                 })
+                  .ok());
   std::printf("ForEachVector %lld vectors: %.2f s\n", static_cast<long long>(seen),
               SecondsSince(t0));
 
   t0 = std::chrono::steady_clock::now();
-  auto changes = b->VectorChangesSince("hash-v1-384", 0, kEntries);
+  auto changes = b->entries().VectorChangesSince("hash-v1-384", 0, kEntries);
   ASSERT_TRUE(changes.ok());
   std::printf("VectorChangesSince(0) %zu changes: %.2f s\n", changes->size(), SecondsSince(t0));
 
   t0 = std::chrono::steady_clock::now();
-  auto missing = b->CountMissingVectors("other");
+  auto missing = b->entries().CountMissingVectors("other");
   ASSERT_TRUE(missing.ok());
   std::printf("CountMissingVectors (all %lld missing): %.3f s\n", static_cast<long long>(*missing),
               SecondsSince(t0));
@@ -211,11 +214,11 @@ TEST(SqliteVectors, DISABLED_VectorThroughputAt100k) {
     const EntryFilter filter{.category =
                                  q % 2 == 0 ? std::optional<std::string>("core") : std::nullopt};
     auto s0 = std::chrono::steady_clock::now();
-    auto hits = b->FetchByLabels(labels, filter, terms);
+    auto hits = b->entries().FetchByLabels(labels, filter, terms);
     ms.push_back(SecondsSince(s0) * 1000);
     ASSERT_TRUE(hits.ok());
     s0 = std::chrono::steady_clock::now();
-    auto keyword = b->KeywordSearch({.terms = terms, .filter = filter, .limit = 10});
+    auto keyword = b->entries().KeywordSearch({.terms = terms, .filter = filter, .limit = 10});
     keyword_ms.push_back(SecondsSince(s0) * 1000);
     ASSERT_TRUE(keyword.ok());
   }
@@ -229,7 +232,7 @@ TEST(SqliteVectors, DISABLED_VectorThroughputAt100k) {
   ms.clear();
   for (int q = 0; q < 50; ++q) {
     const auto s0 = std::chrono::steady_clock::now();
-    auto labels = b->MatchingLabels({.category = "daily"}, 5000);
+    auto labels = b->entries().MatchingLabels({.category = "daily"}, 5000);
     ms.push_back(SecondsSince(s0) * 1000);
     ASSERT_TRUE(labels.ok());
   }

@@ -50,13 +50,13 @@ void MakeStale(const std::string& path, bool forget_version) {
 }
 
 size_t Entries(internal::SqliteBackend& b, const std::string& query) {
-  auto hits = b.KeywordSearch({.terms = text::QueryTerms(query)});
+  auto hits = b.entries().KeywordSearch({.terms = text::QueryTerms(query)});
   EXPECT_TRUE(hits.ok()) << hits.status().ToString();
   return hits.ok() ? hits->size() : 0;
 }
 
 size_t Turns(internal::SqliteBackend& b, const std::string& query) {
-  auto hits = b.SearchTurns({.terms = text::QueryTerms(query)});
+  auto hits = b.episodic().SearchTurns({.terms = text::QueryTerms(query)});
   EXPECT_TRUE(hits.ok()) << hits.status().ToString();
   return hits.ok() ? hits->size() : 0;
 }
@@ -67,13 +67,14 @@ TEST(TextVersion, AnIndexOfAnotherVersionIsRebuiltOnceAtOpen) {
   {
     auto b = Open(path);
     ASSERT_NE(b, nullptr);
-    ASSERT_TRUE(
-        b->Upsert({.key = "rollout", .content = "the deployment of billing", .now = 1}).ok());
+    ASSERT_TRUE(b->entries()
+                    .Upsert({.key = "rollout", .content = "the deployment of billing", .now = 1})
+                    .ok());
     TurnWrite turn;
     turn.row = {.owner = "local", .session_id = "s", .role = "user", .content = "x"};
     turn.row.timestamp_ms = 1;
     turn.search_text = "we deployed billing";
-    ASSERT_TRUE(b->AppendTurns(std::span(&turn, 1)).ok());
+    ASSERT_TRUE(b->episodic().AppendTurns(std::span(&turn, 1)).ok());
     EXPECT_EQ(Entries(*b, "deploy"), 1u);  // Porter2: deployment -> deploy
   }
   // An index of an older version (no version recorded): rebuilt.

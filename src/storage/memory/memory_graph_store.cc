@@ -4,16 +4,16 @@
 #include <shared_mutex>
 
 #include "storage/graph_rules.h"
-#include "storage/memory/memory_backend.h"
+#include "storage/memory/memory_graph_store.h"
 
 namespace mnemo::storage::internal {
 
-Result<TripleUpsert> MemoryBackend::UpsertTriple(const TripleRow& row, bool single_valued) {
+Result<TripleUpsert> MemoryGraphStore::UpsertTriple(const TripleRow& row, bool single_valued) {
   MNEMO_ASSIGN_OR_RETURN(TripleRow incoming, NewTripleRow(row));
   const std::string subject_key = TripleTermKey(incoming.subject);
-  std::unique_lock lock(mu_);
+  std::unique_lock lock(state_->mu_);
   std::vector<TripleRow*> found;
-  for (auto& [r, t] : triples_) {
+  for (auto& [r, t] : state_->triples_) {
     if (t.id == incoming.id) return Conflict("triple id " + incoming.id + " is already used");
     if (t.owner == incoming.owner && t.predicate == incoming.predicate &&
         TripleTermKey(t.subject) == subject_key) {
@@ -34,7 +34,7 @@ Result<TripleUpsert> MemoryBackend::UpsertTriple(const TripleRow& row, bool sing
     out.row = same;
   } else {
     incoming.valid_to = plan.insert_valid_to;
-    triples_[next_triple_row_++] = incoming;
+    state_->triples_[state_->next_triple_row_++] = incoming;
     out.row = incoming;
     out.created = true;
   }
@@ -46,12 +46,12 @@ Result<TripleUpsert> MemoryBackend::UpsertTriple(const TripleRow& row, bool sing
   return out;
 }
 
-Result<std::vector<TripleRow>> MemoryBackend::QueryTriples(const TripleQuery& query) {
+Result<std::vector<TripleRow>> MemoryGraphStore::QueryTriples(const TripleQuery& query) {
   std::vector<TripleRow> out;
   if (query.limit <= 0) return out;
   const TripleQuery q = NormalizedQuery(query);
-  std::shared_lock lock(mu_);
-  for (const auto& [r, t] : triples_) {
+  std::shared_lock lock(state_->mu_);
+  for (const auto& [r, t] : state_->triples_) {
     if (q.owner && t.owner != *q.owner) continue;
     if (q.as_of) {
       if (t.valid_from > *q.as_of || (t.valid_to != 0 && t.valid_to <= *q.as_of)) continue;
@@ -68,22 +68,23 @@ Result<std::vector<TripleRow>> MemoryBackend::QueryTriples(const TripleQuery& qu
   return out;
 }
 
-Result<std::optional<TripleRow>> MemoryBackend::GetTriple(std::string_view id) {
-  std::shared_lock lock(mu_);
-  for (const auto& [row, t] : triples_) {
+Result<std::optional<TripleRow>> MemoryGraphStore::GetTriple(std::string_view id) {
+  std::shared_lock lock(state_->mu_);
+  for (const auto& [row, t] : state_->triples_) {
     if (t.id == id) return std::optional<TripleRow>(t);
   }
   return std::optional<TripleRow>();
 }
 
-Result<bool> MemoryBackend::DeleteTriple(std::string_view id) {
-  std::unique_lock lock(mu_);
-  return std::erase_if(triples_, [&](const auto& entry) { return entry.second.id == id; }) > 0;
+Result<bool> MemoryGraphStore::DeleteTriple(std::string_view id) {
+  std::unique_lock lock(state_->mu_);
+  return std::erase_if(state_->triples_, [&](const auto& entry) { return entry.second.id == id; }) >
+         0;
 }
 
-Result<bool> MemoryBackend::CloseTriple(std::string_view id, TimeMs at) {
-  std::unique_lock lock(mu_);
-  for (auto& [row, t] : triples_) {
+Result<bool> MemoryGraphStore::CloseTriple(std::string_view id, TimeMs at) {
+  std::unique_lock lock(state_->mu_);
+  for (auto& [row, t] : state_->triples_) {
     if (t.id != id || t.valid_to != 0) continue;
     t.valid_to = ClosedAt(t, at);
     return true;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "storage/erasure_rules.h"
-#include "storage/memory/memory_backend.h"
+#include "storage/memory/memory_admin_store.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -18,8 +18,8 @@ bool InScope(const std::string& owner, const std::string& session_id, std::strin
 
 }  // namespace
 
-int64_t MemoryBackend::EraseContextLocked(std::string_view owner,
-                                          std::optional<std::string_view> session_id) {
+int64_t MemoryState::EraseContextLocked(std::string_view owner,
+                                        std::optional<std::string_view> session_id) {
   std::vector<int64_t> doomed;
   for (const auto& [id, row] : context_events_) {
     if (InScope(row.owner, row.session_id, owner, session_id)) doomed.push_back(id);
@@ -31,53 +31,55 @@ int64_t MemoryBackend::EraseContextLocked(std::string_view owner,
   return static_cast<int64_t>(doomed.size());
 }
 
-Result<ErasureCounts> MemoryBackend::EraseSession(const SessionErasure& what) {
+Result<ErasureCounts> MemoryAdminStore::EraseSession(const SessionErasure& what) {
   MNEMO_RETURN_IF_ERROR(ValidateErasure(what.owner, what.session_id));
-  std::unique_lock lock(mu_);
+  std::unique_lock lock(state_->mu_);
   ErasureCounts counts;
-  EraseEpisodicLocked(what.owner, what.session_id, counts);
-  counts.context_events = EraseContextLocked(what.owner, what.session_id);
+  state_->EraseEpisodicLocked(what.owner, what.session_id, counts);
+  counts.context_events = state_->EraseContextLocked(what.owner, what.session_id);
   for (const std::string& id : what.document_ids) {
-    auto row = document_rows_.find(id);
-    if (row == document_rows_.end() || documents_.at(row->second).owner != what.owner) continue;
-    if (DropDocumentLocked(id)) ++counts.documents;
-    counts.triples += static_cast<int64_t>(std::erase_if(triples_, [&](const auto& t) {
+    auto row = state_->document_rows_.find(id);
+    if (row == state_->document_rows_.end() ||
+        state_->documents_.at(row->second).owner != what.owner)
+      continue;
+    if (state_->DropDocumentLocked(id)) ++counts.documents;
+    counts.triples += static_cast<int64_t>(std::erase_if(state_->triples_, [&](const auto& t) {
       return t.second.owner == what.owner && t.second.source == id;
     }));
   }
   return counts;
 }
 
-Result<ErasureCounts> MemoryBackend::ErasePrincipal(std::string_view owner) {
+Result<ErasureCounts> MemoryAdminStore::ErasePrincipal(std::string_view owner) {
   MNEMO_RETURN_IF_ERROR(ValidateErasure(owner, std::nullopt));
-  std::unique_lock lock(mu_);
+  std::unique_lock lock(state_->mu_);
   ErasureCounts counts;
   std::vector<Row> entries;
-  for (const auto& [row, doc] : docs_) {
+  for (const auto& [row, doc] : state_->docs_) {
     if (doc.entry.owner == owner) entries.push_back(row);
   }
   int64_t logged = 0;
   for (const Row row : entries) {
-    Erase(row);
-    const int64_t dropped = DropVectorsLocked(row, nullptr);
+    state_->Erase(row);
+    const int64_t dropped = state_->DropVectorsLocked(row, nullptr);
     counts.entry_vectors += dropped;
     logged += dropped;
   }
-  LoggedLocked(logged);
+  state_->LoggedLocked(logged);
   counts.entries = static_cast<int64_t>(entries.size());
-  EraseEpisodicLocked(owner, std::nullopt, counts);
+  state_->EraseEpisodicLocked(owner, std::nullopt, counts);
   counts.facets_removed += static_cast<int64_t>(
-      std::erase_if(facets_, [&](const auto& f) { return f.second.owner == owner; }));
-  counts.context_events = EraseContextLocked(owner, std::nullopt);
+      std::erase_if(state_->facets_, [&](const auto& f) { return f.second.owner == owner; }));
+  counts.context_events = state_->EraseContextLocked(owner, std::nullopt);
   std::vector<std::string> documents;
-  for (const auto& [row, doc] : documents_) {
+  for (const auto& [row, doc] : state_->documents_) {
     if (doc.owner == owner) documents.push_back(doc.id);
   }
   for (const std::string& id : documents) {
-    if (DropDocumentLocked(id)) ++counts.documents;
+    if (state_->DropDocumentLocked(id)) ++counts.documents;
   }
   counts.triples = static_cast<int64_t>(
-      std::erase_if(triples_, [&](const auto& t) { return t.second.owner == owner; }));
+      std::erase_if(state_->triples_, [&](const auto& t) { return t.second.owner == owner; }));
   return counts;
 }
 

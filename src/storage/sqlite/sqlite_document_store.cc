@@ -12,7 +12,7 @@
 #include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/fts_rows.h"
 #include "storage/sqlite/row_drops.h"
-#include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/sqlite_document_store.h"
 #include "storage/sqlite/sqlite_writes.h"
 #include "storage/sqlite/tags_json.h"
 
@@ -119,11 +119,13 @@ Status InsertDocumentIn(Connection& db, const DocumentRow& doc) {
   return put.Run("store the document");
 }
 
-Result<DocumentPut> SqliteBackend::PutDocument(const DocumentRow& row) {
+SqliteDocumentStore::SqliteDocumentStore(std::shared_ptr<SqliteDatabase> db) : db_(std::move(db)) {}
+
+Result<DocumentPut> SqliteDocumentStore::PutDocument(const DocumentRow& row) {
   MNEMO_RETURN_IF_ERROR(ValidateDocument(row));
   DocumentRow doc = NewDocumentRow(row);
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   {
     MNEMO_ASSIGN_OR_RETURN(Statement same, db.Prepare(std::string("SELECT ") + kDocumentColumns +
@@ -148,18 +150,18 @@ Result<DocumentPut> SqliteBackend::PutDocument(const DocumentRow& row) {
   return DocumentPut{.row = std::move(doc), .created = true};
 }
 
-Result<std::optional<DocumentRow>> SqliteBackend::GetDocument(std::string_view id,
-                                                              bool count_access) {
+Result<std::optional<DocumentRow>> SqliteDocumentStore::GetDocument(std::string_view id,
+                                                                    bool count_access) {
   const std::string select =
       std::string("SELECT ") + kDocumentColumns + " FROM documents d WHERE d.id = ?";
   if (!count_access) {
-    ReaderLease db = AcquireReader();
+    ReaderLease db = db_->AcquireReader();
     MNEMO_ASSIGN_OR_RETURN(Statement s, db->Prepare(select, "read the document"));
     s.Bind(1, id);
     return ReadOne(s, "read the document");
   }
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   {
     MNEMO_ASSIGN_OR_RETURN(
@@ -180,12 +182,12 @@ Result<std::optional<DocumentRow>> SqliteBackend::GetDocument(std::string_view i
   return doc;
 }
 
-Result<std::vector<DocumentHit>> SqliteBackend::SearchDocuments(const DocumentQuery& query) {
+Result<std::vector<DocumentHit>> SqliteDocumentStore::SearchDocuments(const DocumentQuery& query) {
   const std::vector<std::string> terms = DistinctTerms(query.terms);
   if (terms.empty() || query.limit <= 0) return std::vector<DocumentHit>();
   // Bound without a copy: must outlive the statement's steps.
   const std::string match = MatchExpression(terms);
-  ReaderLease db = AcquireReader();
+  ReaderLease db = db_->AcquireReader();
   // One owner's documents: the statistics are that owner's too.
   FtsScope scope{
       .fts = "documents_fts", .table = "documents d", .alias = "d", .rowid_column = "d.rowid"};
@@ -214,12 +216,12 @@ Result<std::vector<DocumentHit>> SqliteBackend::SearchDocuments(const DocumentQu
       });
 }
 
-Result<std::vector<DocumentRow>> SqliteBackend::ListDocuments(
+Result<std::vector<DocumentRow>> SqliteDocumentStore::ListDocuments(
     std::optional<std::string> owner, std::optional<std::string> source_prefix, int limit,
     int64_t offset) {
   if (offset < 0) return InvalidArgument("offset must be >= 0", "offset");
   if (limit <= 0) return std::vector<DocumentRow>();
-  ReaderLease db = AcquireReader();
+  ReaderLease db = db_->AcquireReader();
   // The prefix is compared as bytes (a BLOB), like std::string::starts_with.
   MNEMO_ASSIGN_OR_RETURN(Statement s,
                          db->Prepare(std::string("SELECT ") + kDocumentColumns +
@@ -246,9 +248,9 @@ Result<bool> DropDocumentRow(Connection& db, std::string_view id) {
   return true;
 }
 
-Result<bool> SqliteBackend::DeleteDocument(std::string_view id) {
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+Result<bool> SqliteDocumentStore::DeleteDocument(std::string_view id) {
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   MNEMO_ASSIGN_OR_RETURN(bool deleted, DropDocumentRow(db, id));
   if (!deleted) return false;
@@ -256,8 +258,8 @@ Result<bool> SqliteBackend::DeleteDocument(std::string_view id) {
   return true;
 }
 
-Result<int64_t> SqliteBackend::CountDocuments(std::optional<std::string> owner) {
-  ReaderLease db = AcquireReader();
+Result<int64_t> SqliteDocumentStore::CountDocuments(std::optional<std::string> owner) {
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(
       Statement s, db->Prepare("SELECT COUNT(*) FROM documents WHERE ?1 IS NULL OR owner = ?1",
                                "count documents"));
@@ -266,11 +268,11 @@ Result<int64_t> SqliteBackend::CountDocuments(std::optional<std::string> owner) 
   return found ? s.ColumnInt(0) : 0;
 }
 
-Result<std::vector<int64_t>> SqliteBackend::DocumentFrequencies(
+Result<std::vector<int64_t>> SqliteDocumentStore::DocumentFrequencies(
     std::span<const std::string> terms) {
   std::vector<int64_t> counts;
   counts.reserve(terms.size());
-  ReaderLease db = AcquireReader();
+  ReaderLease db = db_->AcquireReader();
   // One snapshot for every term.
   MNEMO_ASSIGN_OR_RETURN(Transaction read, Transaction::BeginRead(*db));
   for (const std::string& term : terms) {
@@ -284,16 +286,16 @@ Result<std::vector<int64_t>> SqliteBackend::DocumentFrequencies(
   return counts;
 }
 
-Status SqliteBackend::UpdateDocumentDerived(std::string_view id, std::string_view search_text,
-                                            std::string_view summary,
-                                            std::span<const std::string> tags,
-                                            std::span<const std::string> entities,
-                                            TimeMs updated_at) {
+Status SqliteDocumentStore::UpdateDocumentDerived(std::string_view id, std::string_view search_text,
+                                                  std::string_view summary,
+                                                  std::span<const std::string> tags,
+                                                  std::span<const std::string> entities,
+                                                  TimeMs updated_at) {
   const std::string tags_json = EncodeTags(std::vector<std::string>(tags.begin(), tags.end()));
   const std::string entities_json =
       EncodeTags(std::vector<std::string>(entities.begin(), entities.end()));
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   MNEMO_ASSIGN_OR_RETURN(std::optional<IndexedText> indexed, FindIndexed(db, id));
   if (!indexed) return NotFound("no document " + std::string(id));

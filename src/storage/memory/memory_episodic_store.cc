@@ -15,7 +15,7 @@
 #include "storage/entry_rules.h"
 #include "storage/episodic_rules.h"
 #include "storage/erasure_rules.h"
-#include "storage/memory/memory_backend.h"
+#include "storage/memory/memory_episodic_store.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -104,19 +104,19 @@ void Truncate(std::vector<T>& v, int limit) {
 
 }  // namespace
 
-Result<std::vector<TurnRow>> MemoryBackend::AppendTurns(std::span<const TurnWrite> rows) {
+Result<std::vector<TurnRow>> MemoryEpisodicStore::AppendTurns(std::span<const TurnWrite> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnWrites(rows));
-  std::unique_lock lock(mu_);
-  return AppendTurnsLocked(rows);
+  std::unique_lock lock(state_->mu_);
+  return state_->AppendTurnsLocked(rows);
 }
 
-std::vector<TurnRow> MemoryBackend::AppendTurnsLocked(std::span<const TurnWrite> rows) {
+std::vector<TurnRow> MemoryState::AppendTurnsLocked(std::span<const TurnWrite> rows) {
   std::vector<TurnRow> out = PlanTurnsLocked(rows);
   for (size_t i = 0; i < out.size(); ++i) InsertTurnLocked(out[i], rows[i].search_text);
   return out;
 }
 
-std::vector<TurnRow> MemoryBackend::PlanTurnsLocked(std::span<const TurnWrite> rows) const {
+std::vector<TurnRow> MemoryState::PlanTurnsLocked(std::span<const TurnWrite> rows) const {
   std::vector<TurnRow> out;
   if (rows.empty()) return out;
   const auto& first = rows[0].row;
@@ -136,7 +136,7 @@ std::vector<TurnRow> MemoryBackend::PlanTurnsLocked(std::span<const TurnWrite> r
   return out;
 }
 
-void MemoryBackend::InsertTurnLocked(const TurnRow& row, std::string_view search_text) {
+void MemoryState::InsertTurnLocked(const TurnRow& row, std::string_view search_text) {
   TurnDoc doc{.row = row};
   IndexDoc(search_text, row.id, doc, turn_postings_, turn_tokens_);
   turns_by_session_[{row.owner, row.session_id, row.seq}] = row.id;
@@ -144,29 +144,29 @@ void MemoryBackend::InsertTurnLocked(const TurnRow& row, std::string_view search
   next_turn_id_ = std::max(next_turn_id_, row.id + 1);
 }
 
-Result<std::vector<TurnRow>> MemoryBackend::SessionTurns(std::string_view owner,
-                                                         std::string_view session_id,
-                                                         int64_t from_seq, int64_t to_seq) {
-  std::shared_lock lock(mu_);
+Result<std::vector<TurnRow>> MemoryEpisodicStore::SessionTurns(std::string_view owner,
+                                                               std::string_view session_id,
+                                                               int64_t from_seq, int64_t to_seq) {
+  std::shared_lock lock(state_->mu_);
   std::vector<TurnRow> rows;
   const std::string o(owner);
   const std::string s(session_id);
-  for (auto it = turns_by_session_.lower_bound({o, s, from_seq}); it != turns_by_session_.end();
-       ++it) {
+  for (auto it = state_->turns_by_session_.lower_bound({o, s, from_seq});
+       it != state_->turns_by_session_.end(); ++it) {
     const auto& [row_owner, row_session, seq] = it->first;
     if (row_owner != o || row_session != s || seq > to_seq) break;
-    rows.push_back(turns_.at(it->second).row);
+    rows.push_back(state_->turns_.at(it->second).row);
   }
   return rows;
 }
 
-Result<std::vector<TurnHit>> MemoryBackend::SearchTurns(const TurnQuery& query) {
+Result<std::vector<TurnHit>> MemoryEpisodicStore::SearchTurns(const TurnQuery& query) {
   const std::vector<std::string> terms = DistinctTerms(query.terms);
   if (terms.empty() || query.limit <= 0) return std::vector<TurnHit>();
-  std::shared_lock lock(mu_);
+  std::shared_lock lock(state_->mu_);
   std::vector<TurnHit> hits;
   for (const auto& [doc, score] : ScoreDocs(
-           terms, turns_, turn_postings_, turn_tokens_,
+           terms, state_->turns_, state_->turn_postings_, state_->turn_tokens_,
            [&](const TurnRow& row) {
              return (query.all || row.owner == query.owner) &&
                     (!query.session_id || row.session_id == *query.session_id) &&
@@ -186,39 +186,39 @@ Result<std::vector<TurnHit>> MemoryBackend::SearchTurns(const TurnQuery& query) 
   return hits;
 }
 
-Result<std::vector<TurnRow>> MemoryBackend::TurnsAfter(int64_t after_id, int limit) {
-  std::shared_lock lock(mu_);
+Result<std::vector<TurnRow>> MemoryEpisodicStore::TurnsAfter(int64_t after_id, int limit) {
+  std::shared_lock lock(state_->mu_);
   std::vector<TurnRow> rows;
-  for (auto it = turns_.upper_bound(after_id);
-       it != turns_.end() && rows.size() < static_cast<size_t>(std::max(limit, 0)); ++it) {
+  for (auto it = state_->turns_.upper_bound(after_id);
+       it != state_->turns_.end() && rows.size() < static_cast<size_t>(std::max(limit, 0)); ++it) {
     rows.push_back(it->second.row);
   }
   return rows;
 }
 
-Status MemoryBackend::ReplaceTurnSearchText(int64_t id, std::string_view search_text) {
-  std::unique_lock lock(mu_);
-  auto it = turns_.find(id);
-  if (it == turns_.end()) return NotFound("no turn " + std::to_string(id));
-  UnindexDoc(id, it->second, turn_postings_, turn_tokens_);
-  IndexDoc(search_text, id, it->second, turn_postings_, turn_tokens_);
+Status MemoryEpisodicStore::ReplaceTurnSearchText(int64_t id, std::string_view search_text) {
+  std::unique_lock lock(state_->mu_);
+  auto it = state_->turns_.find(id);
+  if (it == state_->turns_.end()) return NotFound("no turn " + std::to_string(id));
+  UnindexDoc(id, it->second, state_->turn_postings_, state_->turn_tokens_);
+  IndexDoc(search_text, id, it->second, state_->turn_postings_, state_->turn_tokens_);
   return Status::Ok();
 }
 
-Result<std::optional<SegmentRow>> MemoryBackend::OpenSegment(std::string_view owner,
-                                                             std::string_view session_id) {
-  std::shared_lock lock(mu_);
-  auto it = open_segments_.find({std::string(owner), std::string(session_id)});
-  if (it == open_segments_.end()) return std::optional<SegmentRow>();
-  return std::optional<SegmentRow>(segments_.at(it->second));
+Result<std::optional<SegmentRow>> MemoryEpisodicStore::OpenSegment(std::string_view owner,
+                                                                   std::string_view session_id) {
+  std::shared_lock lock(state_->mu_);
+  auto it = state_->open_segments_.find({std::string(owner), std::string(session_id)});
+  if (it == state_->open_segments_.end()) return std::optional<SegmentRow>();
+  return std::optional<SegmentRow>(state_->segments_.at(it->second));
 }
 
-Status MemoryBackend::PutSegment(const SegmentRow& seg) {
-  std::unique_lock lock(mu_);
-  return PutSegmentLocked(seg);
+Status MemoryEpisodicStore::PutSegment(const SegmentRow& seg) {
+  std::unique_lock lock(state_->mu_);
+  return state_->PutSegmentLocked(seg);
 }
 
-Status MemoryBackend::PutSegmentLocked(const SegmentRow& seg) {
+Status MemoryState::PutSegmentLocked(const SegmentRow& seg) {
   MNEMO_RETURN_IF_ERROR(ValidateSegment(seg));
   auto stored = segments_.find(seg.id);
   const std::pair<std::string, std::string> session{seg.owner, seg.session_id};
@@ -237,21 +237,21 @@ Status MemoryBackend::PutSegmentLocked(const SegmentRow& seg) {
   return Status::Ok();
 }
 
-Result<bool> MemoryBackend::CloseSegment(std::string_view id, TimeMs closed_at) {
-  std::unique_lock lock(mu_);
-  return CloseSegmentLocked(id, closed_at);
+Result<bool> MemoryEpisodicStore::CloseSegment(std::string_view id, TimeMs closed_at) {
+  std::unique_lock lock(state_->mu_);
+  return state_->CloseSegmentLocked(id, closed_at);
 }
 
-Result<SegmentChange> MemoryBackend::StepSegment(std::string_view owner,
-                                                 std::string_view session_id,
-                                                 const SegmentDecision& decide) {
-  std::unique_lock lock(mu_);
-  return StepSegmentLocked(owner, session_id, decide);
-}
-
-Result<SegmentChange> MemoryBackend::StepSegmentLocked(std::string_view owner,
+Result<SegmentChange> MemoryEpisodicStore::StepSegment(std::string_view owner,
                                                        std::string_view session_id,
                                                        const SegmentDecision& decide) {
+  std::unique_lock lock(state_->mu_);
+  return state_->StepSegmentLocked(owner, session_id, decide);
+}
+
+Result<SegmentChange> MemoryState::StepSegmentLocked(std::string_view owner,
+                                                     std::string_view session_id,
+                                                     const EpisodicStore::SegmentDecision& decide) {
   SegmentView view;
   auto open = open_segments_.find({std::string(owner), std::string(session_id)});
   if (open != open_segments_.end()) view.open = segments_.at(open->second);
@@ -276,7 +276,7 @@ Result<SegmentChange> MemoryBackend::StepSegmentLocked(std::string_view owner,
   return change;
 }
 
-Result<bool> MemoryBackend::CloseSegmentLocked(std::string_view id, TimeMs closed_at) {
+Result<bool> MemoryState::CloseSegmentLocked(std::string_view id, TimeMs closed_at) {
   auto it = segments_.find(std::string(id));
   if (it == segments_.end() || it->second.status != "open") return false;
   SegmentRow& seg = it->second;
@@ -286,35 +286,35 @@ Result<bool> MemoryBackend::CloseSegmentLocked(std::string_view id, TimeMs close
   return true;
 }
 
-Result<std::optional<SegmentRow>> MemoryBackend::GetSegment(std::string_view id) {
-  std::shared_lock lock(mu_);
-  auto it = segments_.find(std::string(id));
-  if (it == segments_.end()) return std::optional<SegmentRow>();
+Result<std::optional<SegmentRow>> MemoryEpisodicStore::GetSegment(std::string_view id) {
+  std::shared_lock lock(state_->mu_);
+  auto it = state_->segments_.find(std::string(id));
+  if (it == state_->segments_.end()) return std::optional<SegmentRow>();
   return std::optional<SegmentRow>(it->second);
 }
 
-Result<std::vector<SegmentRow>> MemoryBackend::Segments(
+Result<std::vector<SegmentRow>> MemoryEpisodicStore::Segments(
     bool all, std::string_view owner, std::optional<std::string_view> session_id) {
-  std::shared_lock lock(mu_);
+  std::shared_lock lock(state_->mu_);
   std::vector<SegmentRow> out;
-  for (const auto& [id, seg] : segments_) {
+  for (const auto& [id, seg] : state_->segments_) {
     if (!all && seg.owner != owner) continue;
     if (session_id && seg.session_id != *session_id) continue;
     out.push_back(seg);
   }
-  // segments_ is in id order, so a stable sort by started_at gives (started_at, id).
+  // state_->segments_ is in id order, so a stable sort by started_at gives (started_at, id).
   std::stable_sort(out.begin(), out.end(), [](const SegmentRow& a, const SegmentRow& b) {
     return a.started_at < b.started_at;
   });
   return out;
 }
 
-Result<std::vector<SegmentRow>> MemoryBackend::SegmentsNeedingRecap(int limit,
-                                                                    int64_t max_attempts) {
+Result<std::vector<SegmentRow>> MemoryEpisodicStore::SegmentsNeedingRecap(int limit,
+                                                                          int64_t max_attempts) {
   if (limit <= 0) return std::vector<SegmentRow>();
-  std::shared_lock lock(mu_);
+  std::shared_lock lock(state_->mu_);
   std::vector<SegmentRow> out;
-  for (const auto& [id, seg] : segments_) {
+  for (const auto& [id, seg] : state_->segments_) {
     if (seg.status == "closed" && seg.recap_source == "extractive" &&
         seg.recap_attempts < max_attempts) {
       out.push_back(seg);
@@ -327,26 +327,27 @@ Result<std::vector<SegmentRow>> MemoryBackend::SegmentsNeedingRecap(int limit,
   return out;
 }
 
-Result<int64_t> MemoryBackend::AddEvents(std::span<const EventRow> rows) {
+Result<int64_t> MemoryEpisodicStore::AddEvents(std::span<const EventRow> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateEvents(rows));
-  std::unique_lock lock(mu_);
+  std::unique_lock lock(state_->mu_);
   // Decide first, so a conflict adds nothing (SQLite: one transaction).
   std::vector<const EventRow*> added;
   std::set<std::tuple<std::string, std::string, std::string>> batch_texts;
   std::set<std::string> batch_ids;
   for (const EventRow& e : rows) {
     std::tuple<std::string, std::string, std::string> text{e.owner, e.type, e.text};
-    if (event_texts_.contains(text) || !batch_texts.insert(std::move(text)).second) continue;
-    if (event_ids_.contains(e.id) || !batch_ids.insert(e.id).second) {
+    if (state_->event_texts_.contains(text) || !batch_texts.insert(std::move(text)).second)
+      continue;
+    if (state_->event_ids_.contains(e.id) || !batch_ids.insert(e.id).second) {
       return Conflict("event id " + e.id + " is already used");
     }
     added.push_back(&e);
   }
-  for (const EventRow* e : added) InsertEventLocked(*e);
+  for (const EventRow* e : added) state_->InsertEventLocked(*e);
   return static_cast<int64_t>(added.size());
 }
 
-void MemoryBackend::InsertEventLocked(const EventRow& e) {
+void MemoryState::InsertEventLocked(const EventRow& e) {
   const int64_t row = next_event_row_++;
   EventDoc doc{.row = e};
   IndexDoc(e.text, row, doc, event_postings_, event_tokens_);
@@ -355,21 +356,21 @@ void MemoryBackend::InsertEventLocked(const EventRow& e) {
   events_.emplace(row, std::move(doc));
 }
 
-Result<std::vector<EventHit>> MemoryBackend::SearchEvents(const EventQuery& query) {
+Result<std::vector<EventHit>> MemoryEpisodicStore::SearchEvents(const EventQuery& query) {
   if (query.limit <= 0) return std::vector<EventHit>();
   const std::vector<std::string> terms = DistinctTerms(query.terms);
   auto keep = [&](const EventRow& row) {
     return (!query.type || row.type == *query.type) && (query.all || row.owner == query.owner);
   };
-  std::shared_lock lock(mu_);
+  std::shared_lock lock(state_->mu_);
   std::vector<EventHit> hits;
   if (terms.empty()) {
-    for (const auto& [row, doc] : events_) {
+    for (const auto& [row, doc] : state_->events_) {
       if (keep(doc.row)) hits.push_back({.row = doc.row});
     }
   } else {
     for (const auto& [doc, score] :
-         ScoreDocs(terms, events_, event_postings_, event_tokens_, keep)) {
+         ScoreDocs(terms, state_->events_, state_->event_postings_, state_->event_tokens_, keep)) {
       hits.push_back({.row = doc->row, .score = score});
     }
   }
@@ -382,10 +383,10 @@ Result<std::vector<EventHit>> MemoryBackend::SearchEvents(const EventQuery& quer
   return hits;
 }
 
-Result<bool> MemoryBackend::CloseEvent(std::string_view id, TimeMs closed_at) {
+Result<bool> MemoryEpisodicStore::CloseEvent(std::string_view id, TimeMs closed_at) {
   if (closed_at <= 0) return InvalidArgument("closed_at must be positive", "closed_at");
-  std::unique_lock lock(mu_);
-  for (auto& [row, doc] : events_) {
+  std::unique_lock lock(state_->mu_);
+  for (auto& [row, doc] : state_->events_) {
     if (doc.row.id != id) continue;
     if (doc.row.closed_at != 0) return false;
     doc.row.closed_at = closed_at;
@@ -394,30 +395,31 @@ Result<bool> MemoryBackend::CloseEvent(std::string_view id, TimeMs closed_at) {
   return NotFound("no event " + std::string(id));
 }
 
-Result<FacetRow> MemoryBackend::MergeFacet(const FacetRow& observation) {
+Result<FacetRow> MemoryEpisodicStore::MergeFacet(const FacetRow& observation) {
   MNEMO_RETURN_IF_ERROR(ValidateFacet(observation));
-  std::unique_lock lock(mu_);
+  std::unique_lock lock(state_->mu_);
   const std::tuple<std::string, std::string, std::string> address{
       observation.facet_type, observation.key, observation.owner};
-  auto it = facets_.find(address);
+  auto it = state_->facets_.find(address);
   FacetRow merged = MergeFacetRow(
-      it == facets_.end() ? std::nullopt : std::optional<FacetRow>(it->second), observation);
-  facets_[address] = merged;
+      it == state_->facets_.end() ? std::nullopt : std::optional<FacetRow>(it->second),
+      observation);
+  state_->facets_[address] = merged;
   return merged;
 }
 
-Result<std::vector<FacetRow>> MemoryBackend::Facets(bool all, std::string_view owner) {
-  std::shared_lock lock(mu_);
+Result<std::vector<FacetRow>> MemoryEpisodicStore::Facets(bool all, std::string_view owner) {
+  std::shared_lock lock(state_->mu_);
   std::vector<FacetRow> out;
-  for (const auto& [address, facet] : facets_) {
+  for (const auto& [address, facet] : state_->facets_) {
     if (all || facet.owner == owner) out.push_back(facet);
   }
   return out;
 }
 
-void MemoryBackend::EraseEpisodicLocked(std::string_view owner,
-                                        std::optional<std::string_view> session_id,
-                                        ErasureCounts& counts) {
+void MemoryState::EraseEpisodicLocked(std::string_view owner,
+                                      std::optional<std::string_view> session_id,
+                                      ErasureCounts& counts) {
   auto in_scope = [&](const std::string& o, const std::string& s) {
     return o == owner && (!session_id || s == *session_id);
   };
@@ -496,54 +498,54 @@ void MemoryBackend::EraseEpisodicLocked(std::string_view owner,
 
 // --- Corrections (episodic_store.h).
 
-Result<std::optional<EventRow>> MemoryBackend::GetEvent(std::string_view id) {
-  std::shared_lock lock(mu_);
-  for (const auto& [row, doc] : events_) {
+Result<std::optional<EventRow>> MemoryEpisodicStore::GetEvent(std::string_view id) {
+  std::shared_lock lock(state_->mu_);
+  for (const auto& [row, doc] : state_->events_) {
     if (doc.row.id == id) return std::optional<EventRow>(doc.row);
   }
   return std::optional<EventRow>();
 }
 
-Result<bool> MemoryBackend::ReplaceEvent(const EventRow& row) {
+Result<bool> MemoryEpisodicStore::ReplaceEvent(const EventRow& row) {
   MNEMO_RETURN_IF_ERROR(ValidateEvents(std::span<const EventRow>(&row, 1)));
-  std::unique_lock lock(mu_);
-  auto it = std::find_if(events_.begin(), events_.end(),
+  std::unique_lock lock(state_->mu_);
+  auto it = std::find_if(state_->events_.begin(), state_->events_.end(),
                          [&](const auto& e) { return e.second.row.id == row.id; });
-  if (it == events_.end()) return false;
+  if (it == state_->events_.end()) return false;
   EventRow updated = it->second.row;
-  if (event_texts_.contains({updated.owner, row.type, row.text}) &&
+  if (state_->event_texts_.contains({updated.owner, row.type, row.text}) &&
       !(updated.type == row.type && updated.text == row.text)) {
     return Conflict("another event already says this: delete one of the two instead");
   }
-  UnindexDoc(it->first, it->second, event_postings_, event_tokens_);
-  event_texts_.erase({updated.owner, updated.type, updated.text});
+  UnindexDoc(it->first, it->second, state_->event_postings_, state_->event_tokens_);
+  state_->event_texts_.erase({updated.owner, updated.type, updated.text});
   updated.type = row.type;
   updated.text = row.text;
   updated.confidence = row.confidence;
   EventDoc doc{.row = updated};
-  IndexDoc(updated.text, it->first, doc, event_postings_, event_tokens_);
-  event_texts_.emplace(updated.owner, updated.type, updated.text);
+  IndexDoc(updated.text, it->first, doc, state_->event_postings_, state_->event_tokens_);
+  state_->event_texts_.emplace(updated.owner, updated.type, updated.text);
   it->second = std::move(doc);
   return true;
 }
 
-Result<bool> MemoryBackend::DeleteEvent(std::string_view id) {
-  std::unique_lock lock(mu_);
-  auto it = std::find_if(events_.begin(), events_.end(),
+Result<bool> MemoryEpisodicStore::DeleteEvent(std::string_view id) {
+  std::unique_lock lock(state_->mu_);
+  auto it = std::find_if(state_->events_.begin(), state_->events_.end(),
                          [&](const auto& e) { return e.second.row.id == id; });
-  if (it == events_.end()) return false;
+  if (it == state_->events_.end()) return false;
   const EventRow& row = it->second.row;
-  UnindexDoc(it->first, it->second, event_postings_, event_tokens_);
-  event_texts_.erase({row.owner, row.type, row.text});
-  event_ids_.erase(row.id);
-  events_.erase(it);
+  UnindexDoc(it->first, it->second, state_->event_postings_, state_->event_tokens_);
+  state_->event_texts_.erase({row.owner, row.type, row.text});
+  state_->event_ids_.erase(row.id);
+  state_->events_.erase(it);
   return true;
 }
 
-Result<bool> MemoryBackend::DeleteFacet(std::string_view owner, std::string_view facet_type,
-                                        std::string_view key) {
-  std::unique_lock lock(mu_);
-  return facets_.erase({std::string(facet_type), std::string(key), std::string(owner)}) > 0;
+Result<bool> MemoryEpisodicStore::DeleteFacet(std::string_view owner, std::string_view facet_type,
+                                              std::string_view key) {
+  std::unique_lock lock(state_->mu_);
+  return state_->facets_.erase({std::string(facet_type), std::string(key), std::string(owner)}) > 0;
 }
 
 }  // namespace mnemo::storage::internal

@@ -17,7 +17,7 @@
 #include "storage/sqlite/fts_rows.h"
 #include "storage/sqlite/recap_index.h"
 #include "storage/sqlite/row_drops.h"
-#include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/sqlite_episodic_store.h"
 #include "storage/sqlite/sqlite_writes.h"
 #include "storage/sqlite/tags_json.h"
 
@@ -127,20 +127,23 @@ Status InsertTurnIn(Connection& db, const TurnRow& row, std::string_view search_
   return Status::Ok();
 }
 
-Result<std::vector<TurnRow>> SqliteBackend::AppendTurns(std::span<const TurnWrite> rows) {
+SqliteEpisodicStore::SqliteEpisodicStore(std::shared_ptr<SqliteDatabase> db) : db_(std::move(db)) {}
+
+Result<std::vector<TurnRow>> SqliteEpisodicStore::AppendTurns(std::span<const TurnWrite> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnWrites(rows));
   if (rows.empty()) return std::vector<TurnRow>();
-  std::lock_guard lock(writer_mu_);
-  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*writer_));
+  std::lock_guard lock(db_->writer_mu());
+  MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db_->writer()));
   MNEMO_ASSIGN_OR_RETURN(std::vector<TurnRow> out, AppendTurnsLocked(rows));
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return out;
 }
 
-Result<std::vector<TurnRow>> SqliteBackend::AppendTurnsLocked(std::span<const TurnWrite> rows) {
+Result<std::vector<TurnRow>> SqliteEpisodicStore::AppendTurnsLocked(
+    std::span<const TurnWrite> rows) {
   std::vector<TurnRow> out;
   if (rows.empty()) return out;
-  Connection& db = *writer_;
+  Connection& db = db_->writer();
   int64_t seq = 0;
   {
     MNEMO_ASSIGN_OR_RETURN(
@@ -162,8 +165,8 @@ Result<std::vector<TurnRow>> SqliteBackend::AppendTurnsLocked(std::span<const Tu
           db.Prepare("SELECT COALESCE(MAX(id), 0) + 1 FROM turns", "allocate a turn id"));
       MNEMO_ASSIGN_OR_RETURN(bool found, next.Step("allocate a turn id"));
       if (!found) return Internal("allocate a turn id: no result");
-      id = std::max(next.ColumnInt(0), next_turn_id_);
-      next_turn_id_ = id + 1;
+      id = std::max(next.ColumnInt(0), db_->writer_state().next_turn_id);
+      db_->writer_state().next_turn_id = id + 1;
     }
     row.id = id;
     MNEMO_RETURN_IF_ERROR(InsertTurnIn(db, row, w.search_text));
@@ -173,10 +176,10 @@ Result<std::vector<TurnRow>> SqliteBackend::AppendTurnsLocked(std::span<const Tu
   return out;
 }
 
-Result<std::vector<TurnRow>> SqliteBackend::SessionTurns(std::string_view owner,
-                                                         std::string_view session_id,
-                                                         int64_t from_seq, int64_t to_seq) {
-  ReaderLease db = AcquireReader();
+Result<std::vector<TurnRow>> SqliteEpisodicStore::SessionTurns(std::string_view owner,
+                                                               std::string_view session_id,
+                                                               int64_t from_seq, int64_t to_seq) {
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement s,
                          db->Prepare(std::string("SELECT ") + kTurnColumns +
                                          " FROM turns t WHERE t.owner = ? AND t.session_id = ? AND "
@@ -189,12 +192,12 @@ Result<std::vector<TurnRow>> SqliteBackend::SessionTurns(std::string_view owner,
   return ReadAll<TurnRow>(s, "read the session's turns", ReadTurn);
 }
 
-Result<std::vector<TurnHit>> SqliteBackend::SearchTurns(const TurnQuery& query) {
+Result<std::vector<TurnHit>> SqliteEpisodicStore::SearchTurns(const TurnQuery& query) {
   const std::vector<std::string> terms = DistinctTerms(query.terms);
   if (terms.empty() || query.limit <= 0) return std::vector<TurnHit>();
   // Bound without a copy: must outlive the statement's steps.
   const std::string match = MatchExpression(terms);
-  ReaderLease db = AcquireReader();
+  ReaderLease db = db_->AcquireReader();
   // One owner's turns: the statistics are that owner's too.
   FtsScope scope{.fts = "turns_fts", .table = "turns t", .alias = "t", .rowid_column = "t.id"};
   if (!query.all) {
@@ -236,8 +239,8 @@ Result<std::vector<TurnHit>> SqliteBackend::SearchTurns(const TurnQuery& query) 
   });
 }
 
-Result<std::vector<TurnRow>> SqliteBackend::TurnsAfter(int64_t after_id, int limit) {
-  ReaderLease db = AcquireReader();
+Result<std::vector<TurnRow>> SqliteEpisodicStore::TurnsAfter(int64_t after_id, int limit) {
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement s, db->Prepare(std::string("SELECT ") + kTurnColumns +
                                                       " FROM turns t WHERE t.id > ? ORDER BY t.id "
                                                       "LIMIT ?",
@@ -247,9 +250,9 @@ Result<std::vector<TurnRow>> SqliteBackend::TurnsAfter(int64_t after_id, int lim
   return ReadAll<TurnRow>(s, "read turns", ReadTurn);
 }
 
-Status SqliteBackend::ReplaceTurnSearchText(int64_t id, std::string_view search_text) {
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+Status SqliteEpisodicStore::ReplaceTurnSearchText(int64_t id, std::string_view search_text) {
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   std::string old_text;
   {
@@ -274,9 +277,9 @@ Status SqliteBackend::ReplaceTurnSearchText(int64_t id, std::string_view search_
   return txn.Commit();
 }
 
-Result<std::optional<SegmentRow>> SqliteBackend::OpenSegment(std::string_view owner,
-                                                             std::string_view session_id) {
-  ReaderLease db = AcquireReader();
+Result<std::optional<SegmentRow>> SqliteEpisodicStore::OpenSegment(std::string_view owner,
+                                                                   std::string_view session_id) {
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement s,
                          db->Prepare(std::string("SELECT ") + kSegmentColumns +
                                          " FROM segments WHERE owner = ? AND session_id = ? AND "
@@ -364,18 +367,18 @@ Result<bool> CloseSegmentIn(Connection& db, std::string_view id, TimeMs closed_a
 
 }  // namespace
 
-Status SqliteBackend::PutSegment(const SegmentRow& seg) {
+Status SqliteEpisodicStore::PutSegment(const SegmentRow& seg) {
   MNEMO_RETURN_IF_ERROR(ValidateSegment(seg));
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   MNEMO_RETURN_IF_ERROR(PutSegmentIn(db, seg));
   return txn.Commit();
 }
 
-Result<bool> SqliteBackend::CloseSegment(std::string_view id, TimeMs closed_at) {
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+Result<bool> SqliteEpisodicStore::CloseSegment(std::string_view id, TimeMs closed_at) {
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   MNEMO_ASSIGN_OR_RETURN(bool closed, CloseSegmentIn(db, id, closed_at));
   MNEMO_RETURN_IF_ERROR(txn.Commit());
@@ -418,19 +421,19 @@ Result<SegmentChange> StepSegmentIn(Connection& db, std::string_view owner,
   return change;
 }
 
-Result<SegmentChange> SqliteBackend::StepSegment(std::string_view owner,
-                                                 std::string_view session_id,
-                                                 const SegmentDecision& decide) {
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+Result<SegmentChange> SqliteEpisodicStore::StepSegment(std::string_view owner,
+                                                       std::string_view session_id,
+                                                       const SegmentDecision& decide) {
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   MNEMO_ASSIGN_OR_RETURN(SegmentChange change, StepSegmentIn(db, owner, session_id, decide));
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return change;
 }
 
-Result<std::optional<SegmentRow>> SqliteBackend::GetSegment(std::string_view id) {
-  ReaderLease db = AcquireReader();
+Result<std::optional<SegmentRow>> SqliteEpisodicStore::GetSegment(std::string_view id) {
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement s, db->Prepare(std::string("SELECT ") + kSegmentColumns +
                                                       " FROM segments WHERE id = ?",
                                                   "read the segment"));
@@ -440,9 +443,9 @@ Result<std::optional<SegmentRow>> SqliteBackend::GetSegment(std::string_view id)
   return std::optional<SegmentRow>(ReadSegment(s));
 }
 
-Result<std::vector<SegmentRow>> SqliteBackend::Segments(
+Result<std::vector<SegmentRow>> SqliteEpisodicStore::Segments(
     bool all, std::string_view owner, std::optional<std::string_view> session_id) {
-  ReaderLease db = AcquireReader();
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement s,
                          db->Prepare(std::string("SELECT ") + kSegmentColumns +
                                          " FROM segments WHERE (?1 OR owner = ?2) AND "
@@ -458,10 +461,10 @@ Result<std::vector<SegmentRow>> SqliteBackend::Segments(
   return ReadAll<SegmentRow>(s, "list segments", ReadSegment);
 }
 
-Result<std::vector<SegmentRow>> SqliteBackend::SegmentsNeedingRecap(int limit,
-                                                                    int64_t max_attempts) {
+Result<std::vector<SegmentRow>> SqliteEpisodicStore::SegmentsNeedingRecap(int limit,
+                                                                          int64_t max_attempts) {
   if (limit <= 0) return std::vector<SegmentRow>();
-  ReaderLease db = AcquireReader();
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement s,
                          db->Prepare(std::string("SELECT ") + kSegmentColumns +
                                          " FROM segments WHERE status = 'closed' AND "
@@ -508,11 +511,11 @@ Result<bool> AddEventIn(Connection& db, const EventRow& e) {
   return true;
 }
 
-Result<int64_t> SqliteBackend::AddEvents(std::span<const EventRow> rows) {
+Result<int64_t> SqliteEpisodicStore::AddEvents(std::span<const EventRow> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateEvents(rows));
   if (rows.empty()) return int64_t{0};
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   int64_t added = 0;
   for (const EventRow& e : rows) {
@@ -523,14 +526,14 @@ Result<int64_t> SqliteBackend::AddEvents(std::span<const EventRow> rows) {
   return added;
 }
 
-Result<std::vector<EventHit>> SqliteBackend::SearchEvents(const EventQuery& query) {
+Result<std::vector<EventHit>> SqliteEpisodicStore::SearchEvents(const EventQuery& query) {
   if (query.limit <= 0) return std::vector<EventHit>();
   const std::vector<std::string> terms = DistinctTerms(query.terms);
   // Bound without a copy: must outlive the statement's steps.
   const std::string match = MatchExpression(terms);
   // ?1 the match, ?2 the type (NULL: any), ?3 all owners, ?4 the owner, ?5 the limit.
   constexpr const char* kFilter = "(?2 IS NULL OR e.type = ?2) AND (?3 OR e.owner = ?4)";
-  ReaderLease db = AcquireReader();
+  ReaderLease db = db_->AcquireReader();
   // CROSS JOIN keeps events_fts the outer loop, which mnemo_score needs.
   MNEMO_ASSIGN_OR_RETURN(
       Statement s,
@@ -558,10 +561,10 @@ Result<std::vector<EventHit>> SqliteBackend::SearchEvents(const EventQuery& quer
   });
 }
 
-Result<bool> SqliteBackend::CloseEvent(std::string_view id, TimeMs closed_at) {
+Result<bool> SqliteEpisodicStore::CloseEvent(std::string_view id, TimeMs closed_at) {
   if (closed_at <= 0) return InvalidArgument("closed_at must be positive", "closed_at");
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   MNEMO_ASSIGN_OR_RETURN(Statement find, db.Prepare("SELECT closed_at FROM events WHERE id = ?",
                                                     "find the event to close"));
@@ -630,10 +633,10 @@ Result<std::vector<FacetRow>> OwnerFacetsIn(Connection& db, std::string_view own
   return facets;
 }
 
-Result<FacetRow> SqliteBackend::MergeFacet(const FacetRow& observation) {
+Result<FacetRow> SqliteEpisodicStore::MergeFacet(const FacetRow& observation) {
   MNEMO_RETURN_IF_ERROR(ValidateFacet(observation));
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   std::optional<FacetRow> stored;
   {
@@ -657,8 +660,8 @@ Result<FacetRow> SqliteBackend::MergeFacet(const FacetRow& observation) {
   return merged;
 }
 
-Result<std::vector<FacetRow>> SqliteBackend::Facets(bool all, std::string_view owner) {
-  ReaderLease db = AcquireReader();
+Result<std::vector<FacetRow>> SqliteEpisodicStore::Facets(bool all, std::string_view owner) {
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement s, db->Prepare(std::string("SELECT ") + kFacetColumns +
                                                       " FROM facets WHERE ?1 OR owner = ?2 "
                                                       "ORDER BY facet_type, key, owner",
@@ -695,17 +698,17 @@ Result<std::optional<std::pair<int64_t, EventRow>>> FindEventIn(Connection& db,
 
 }  // namespace
 
-Result<std::optional<EventRow>> SqliteBackend::GetEvent(std::string_view id) {
-  ReaderLease db = AcquireReader();
+Result<std::optional<EventRow>> SqliteEpisodicStore::GetEvent(std::string_view id) {
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(auto found, FindEventIn(*db, id));
   if (!found) return std::optional<EventRow>();
   return std::optional<EventRow>(std::move(found->second));
 }
 
-Result<bool> SqliteBackend::ReplaceEvent(const EventRow& row) {
+Result<bool> SqliteEpisodicStore::ReplaceEvent(const EventRow& row) {
   MNEMO_RETURN_IF_ERROR(ValidateEvents(std::span<const EventRow>(&row, 1)));
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   MNEMO_ASSIGN_OR_RETURN(auto found, FindEventIn(db, row.id));
   if (!found) return false;
@@ -744,9 +747,9 @@ Result<bool> SqliteBackend::ReplaceEvent(const EventRow& row) {
   return true;
 }
 
-Result<bool> SqliteBackend::DeleteEvent(std::string_view id) {
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+Result<bool> SqliteEpisodicStore::DeleteEvent(std::string_view id) {
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   MNEMO_ASSIGN_OR_RETURN(auto found, FindEventIn(db, id));
   if (!found) return false;
@@ -762,10 +765,10 @@ Result<bool> SqliteBackend::DeleteEvent(std::string_view id) {
   return true;
 }
 
-Result<bool> SqliteBackend::DeleteFacet(std::string_view owner, std::string_view facet_type,
-                                        std::string_view key) {
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+Result<bool> SqliteEpisodicStore::DeleteFacet(std::string_view owner, std::string_view facet_type,
+                                              std::string_view key) {
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   MNEMO_ASSIGN_OR_RETURN(
       Statement del, db.Prepare("DELETE FROM facets WHERE owner = ? AND facet_type = ? AND key = ?",

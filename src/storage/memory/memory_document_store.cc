@@ -6,7 +6,7 @@
 
 #include "storage/document_rules.h"
 #include "storage/entry_rules.h"
-#include "storage/memory/memory_backend.h"
+#include "storage/memory/memory_document_store.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -19,22 +19,22 @@ bool NewerFirst(const DocumentRow& a, const DocumentRow& b) {
 
 }  // namespace
 
-Result<DocumentPut> MemoryBackend::PutDocument(const DocumentRow& row) {
+Result<DocumentPut> MemoryDocumentStore::PutDocument(const DocumentRow& row) {
   MNEMO_RETURN_IF_ERROR(ValidateDocument(row));
   DocumentRow doc = NewDocumentRow(row);
-  std::unique_lock lock(mu_);
-  auto same = document_hashes_.find({doc.owner, doc.content_hash});
-  if (same != document_hashes_.end()) {
-    return DocumentPut{.row = documents_.at(same->second), .created = false};
+  std::unique_lock lock(state_->mu_);
+  auto same = state_->document_hashes_.find({doc.owner, doc.content_hash});
+  if (same != state_->document_hashes_.end()) {
+    return DocumentPut{.row = state_->documents_.at(same->second), .created = false};
   }
-  if (document_rows_.contains(doc.id)) {
+  if (state_->document_rows_.contains(doc.id)) {
     return Conflict("document id " + doc.id + " is already used");
   }
-  InsertDocumentLocked(doc);
+  state_->InsertDocumentLocked(doc);
   return DocumentPut{.row = std::move(doc), .created = true};
 }
 
-void MemoryBackend::InsertDocumentLocked(const DocumentRow& doc) {
+void MemoryState::InsertDocumentLocked(const DocumentRow& doc) {
   const int64_t r = next_document_row_++;
   document_index_.Add(r, {doc.search_text, doc.summary, TagsText(doc.tags)});
   document_rows_[doc.id] = r;
@@ -42,33 +42,33 @@ void MemoryBackend::InsertDocumentLocked(const DocumentRow& doc) {
   documents_[r] = doc;
 }
 
-Result<std::optional<DocumentRow>> MemoryBackend::GetDocument(std::string_view id,
-                                                              bool count_access) {
+Result<std::optional<DocumentRow>> MemoryDocumentStore::GetDocument(std::string_view id,
+                                                                    bool count_access) {
   if (!count_access) {
-    std::shared_lock lock(mu_);
-    auto it = document_rows_.find(std::string(id));
-    if (it == document_rows_.end()) return std::optional<DocumentRow>();
-    return std::optional<DocumentRow>(documents_.at(it->second));
+    std::shared_lock lock(state_->mu_);
+    auto it = state_->document_rows_.find(std::string(id));
+    if (it == state_->document_rows_.end()) return std::optional<DocumentRow>();
+    return std::optional<DocumentRow>(state_->documents_.at(it->second));
   }
-  std::unique_lock lock(mu_);
-  auto it = document_rows_.find(std::string(id));
-  if (it == document_rows_.end()) return std::optional<DocumentRow>();
-  DocumentRow& doc = documents_.at(it->second);
+  std::unique_lock lock(state_->mu_);
+  auto it = state_->document_rows_.find(std::string(id));
+  if (it == state_->document_rows_.end()) return std::optional<DocumentRow>();
+  DocumentRow& doc = state_->documents_.at(it->second);
   ++doc.access_count;
   return std::optional<DocumentRow>(doc);
 }
 
-Result<std::vector<DocumentHit>> MemoryBackend::SearchDocuments(const DocumentQuery& query) {
+Result<std::vector<DocumentHit>> MemoryDocumentStore::SearchDocuments(const DocumentQuery& query) {
   const std::vector<std::string> terms = DistinctTerms(query.terms);
   if (terms.empty() || query.limit <= 0) return std::vector<DocumentHit>();
-  std::shared_lock lock(mu_);
+  std::shared_lock lock(state_->mu_);
   std::vector<DocumentHit> hits;
   const auto owned = [&](int64_t row) {
-    return !query.owner || documents_.at(row).owner == *query.owner;
+    return !query.owner || state_->documents_.at(row).owner == *query.owner;
   };
-  for (const auto& [row, score] : document_index_.Score(
+  for (const auto& [row, score] : state_->document_index_.Score(
            terms, owned, query.owner ? std::function<bool(int64_t)>(owned) : nullptr)) {
-    hits.push_back({.row = documents_.at(row), .score = score});
+    hits.push_back({.row = state_->documents_.at(row), .score = score});
   }
   std::sort(hits.begin(), hits.end(), [](const DocumentHit& a, const DocumentHit& b) {
     if (a.score != b.score) return a.score > b.score;
@@ -78,15 +78,15 @@ Result<std::vector<DocumentHit>> MemoryBackend::SearchDocuments(const DocumentQu
   return hits;
 }
 
-Result<std::vector<DocumentRow>> MemoryBackend::ListDocuments(
+Result<std::vector<DocumentRow>> MemoryDocumentStore::ListDocuments(
     std::optional<std::string> owner, std::optional<std::string> source_prefix, int limit,
     int64_t offset) {
   if (offset < 0) return InvalidArgument("offset must be >= 0", "offset");
   std::vector<DocumentRow> out;
   if (limit <= 0) return out;
-  std::shared_lock lock(mu_);
+  std::shared_lock lock(state_->mu_);
   std::vector<const DocumentRow*> matching;
-  for (const auto& [row, doc] : documents_) {
+  for (const auto& [row, doc] : state_->documents_) {
     if (owner && doc.owner != *owner) continue;
     if (source_prefix && !doc.source.starts_with(*source_prefix)) continue;
     matching.push_back(&doc);
@@ -100,12 +100,12 @@ Result<std::vector<DocumentRow>> MemoryBackend::ListDocuments(
   return out;
 }
 
-Result<bool> MemoryBackend::DeleteDocument(std::string_view id) {
-  std::unique_lock lock(mu_);
-  return DropDocumentLocked(id);
+Result<bool> MemoryDocumentStore::DeleteDocument(std::string_view id) {
+  std::unique_lock lock(state_->mu_);
+  return state_->DropDocumentLocked(id);
 }
 
-bool MemoryBackend::DropDocumentLocked(std::string_view id) {
+bool MemoryState::DropDocumentLocked(std::string_view id) {
   auto it = document_rows_.find(std::string(id));
   if (it == document_rows_.end()) return false;
   const int64_t r = it->second;
@@ -117,39 +117,39 @@ bool MemoryBackend::DropDocumentLocked(std::string_view id) {
   return true;
 }
 
-Result<int64_t> MemoryBackend::CountDocuments(std::optional<std::string> owner) {
-  std::shared_lock lock(mu_);
-  if (!owner) return static_cast<int64_t>(documents_.size());
+Result<int64_t> MemoryDocumentStore::CountDocuments(std::optional<std::string> owner) {
+  std::shared_lock lock(state_->mu_);
+  if (!owner) return static_cast<int64_t>(state_->documents_.size());
   return static_cast<int64_t>(
-      std::count_if(documents_.begin(), documents_.end(),
+      std::count_if(state_->documents_.begin(), state_->documents_.end(),
                     [&](const auto& d) { return d.second.owner == *owner; }));
 }
 
-Result<std::vector<int64_t>> MemoryBackend::DocumentFrequencies(
+Result<std::vector<int64_t>> MemoryDocumentStore::DocumentFrequencies(
     std::span<const std::string> terms) {
-  std::shared_lock lock(mu_);
+  std::shared_lock lock(state_->mu_);
   std::vector<int64_t> counts;
   counts.reserve(terms.size());
-  for (const std::string& t : terms) counts.push_back(document_index_.DocumentsWith(t));
+  for (const std::string& t : terms) counts.push_back(state_->document_index_.DocumentsWith(t));
   return counts;
 }
 
-Status MemoryBackend::UpdateDocumentDerived(std::string_view id, std::string_view search_text,
-                                            std::string_view summary,
-                                            std::span<const std::string> tags,
-                                            std::span<const std::string> entities,
-                                            TimeMs updated_at) {
-  std::unique_lock lock(mu_);
-  auto it = document_rows_.find(std::string(id));
-  if (it == document_rows_.end()) return NotFound("no document " + std::string(id));
-  DocumentRow& doc = documents_.at(it->second);
+Status MemoryDocumentStore::UpdateDocumentDerived(std::string_view id, std::string_view search_text,
+                                                  std::string_view summary,
+                                                  std::span<const std::string> tags,
+                                                  std::span<const std::string> entities,
+                                                  TimeMs updated_at) {
+  std::unique_lock lock(state_->mu_);
+  auto it = state_->document_rows_.find(std::string(id));
+  if (it == state_->document_rows_.end()) return NotFound("no document " + std::string(id));
+  DocumentRow& doc = state_->documents_.at(it->second);
   doc.search_text = search_text;
   doc.summary = summary;
   doc.tags.assign(tags.begin(), tags.end());
   doc.entities.assign(entities.begin(), entities.end());
   doc.updated_at = updated_at;
-  document_index_.Remove(it->second);
-  document_index_.Add(it->second, {doc.search_text, doc.summary, TagsText(doc.tags)});
+  state_->document_index_.Remove(it->second);
+  state_->document_index_.Add(it->second, {doc.search_text, doc.summary, TagsText(doc.tags)});
   return Status::Ok();
 }
 

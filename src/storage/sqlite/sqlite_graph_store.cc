@@ -9,7 +9,7 @@
 
 #include "storage/graph_rules.h"
 #include "storage/sqlite/row_drops.h"
-#include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/sqlite_graph_store.h"
 #include "storage/sqlite/sqlite_writes.h"
 
 namespace mnemo::storage::internal {
@@ -66,11 +66,13 @@ Status InsertTriple(Connection& db, const TripleRow& t) {
 
 namespace {}  // namespace
 
-Result<TripleUpsert> SqliteBackend::UpsertTriple(const TripleRow& row, bool single_valued) {
+SqliteGraphStore::SqliteGraphStore(std::shared_ptr<SqliteDatabase> db) : db_(std::move(db)) {}
+
+Result<TripleUpsert> SqliteGraphStore::UpsertTriple(const TripleRow& row, bool single_valued) {
   MNEMO_ASSIGN_OR_RETURN(TripleRow incoming, NewTripleRow(row));
   const std::string subject_key = TripleTermKey(incoming.subject);
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   std::vector<TripleRow> existing;
   {
@@ -134,10 +136,10 @@ Result<TripleUpsert> SqliteBackend::UpsertTriple(const TripleRow& row, bool sing
   return out;
 }
 
-Result<std::vector<TripleRow>> SqliteBackend::QueryTriples(const TripleQuery& query) {
+Result<std::vector<TripleRow>> SqliteGraphStore::QueryTriples(const TripleQuery& query) {
   if (query.limit <= 0) return std::vector<TripleRow>();
   const TripleQuery q = NormalizedQuery(query);
-  ReaderLease db = AcquireReader();
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(
       Statement s,
       db->Prepare(std::string("SELECT ") + kTripleColumns +
@@ -159,8 +161,8 @@ Result<std::vector<TripleRow>> SqliteBackend::QueryTriples(const TripleQuery& qu
   return ReadAll<TripleRow>(s, "query triples", ReadTriple);
 }
 
-Result<std::optional<TripleRow>> SqliteBackend::GetTriple(std::string_view id) {
-  ReaderLease db = AcquireReader();
+Result<std::optional<TripleRow>> SqliteGraphStore::GetTriple(std::string_view id) {
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement find, db->Prepare(std::string("SELECT ") + kTripleColumns +
                                                          " FROM triples t WHERE t.id = ?",
                                                      "find the triple"));
@@ -170,9 +172,9 @@ Result<std::optional<TripleRow>> SqliteBackend::GetTriple(std::string_view id) {
   return std::optional<TripleRow>(ReadTriple(find));
 }
 
-Result<bool> SqliteBackend::DeleteTriple(std::string_view id) {
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+Result<bool> SqliteGraphStore::DeleteTriple(std::string_view id) {
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   MNEMO_ASSIGN_OR_RETURN(Statement del,
                          db.Prepare("DELETE FROM triples WHERE id = ?", "delete the triple"));
@@ -185,9 +187,9 @@ Result<bool> SqliteBackend::DeleteTriple(std::string_view id) {
   return deleted;
 }
 
-Result<bool> SqliteBackend::CloseTriple(std::string_view id, TimeMs at) {
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+Result<bool> SqliteGraphStore::CloseTriple(std::string_view id, TimeMs at) {
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   MNEMO_ASSIGN_OR_RETURN(Statement close,
                          db.Prepare("UPDATE triples SET valid_to = max(?1, valid_from, 1) "

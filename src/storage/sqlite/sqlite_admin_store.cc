@@ -4,7 +4,7 @@
 // tombstone: the erased tokens stay in the index's older segments until
 // they are merged, so every index that lost a row is rewritten with
 // 'optimize' in the same transaction (SQLite 3.40 has no 'secure-delete'
-// option). secure_delete (sqlite_backend.cc) then zeroes the freed pages.
+// option). secure_delete (sqlite_database.cc) then zeroes the freed pages.
 #include <chrono>
 #include <mutex>
 #include <optional>
@@ -15,9 +15,10 @@
 #include <vector>
 
 #include "storage/erasure_rules.h"
+#include "storage/sqlite/entry_writes.h"
 #include "storage/sqlite/fts_rows.h"
 #include "storage/sqlite/row_drops.h"
-#include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/sqlite_admin_store.h"
 #include "storage/sqlite/sqlite_writes.h"
 #include "storage/vector_rules.h"
 
@@ -256,11 +257,13 @@ Status EmptyLog(Connection& db) {
   }
 }
 
-Result<ErasureCounts> SqliteBackend::EraseSession(const SessionErasure& what) {
+SqliteAdminStore::SqliteAdminStore(std::shared_ptr<SqliteDatabase> db) : db_(std::move(db)) {}
+
+Result<ErasureCounts> SqliteAdminStore::EraseSession(const SessionErasure& what) {
   MNEMO_RETURN_IF_ERROR(ValidateErasure(what.owner, what.session_id));
   const Scope scope{.owner = what.owner, .session_id = what.session_id};
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   ErasureCounts counts;
   std::set<std::string> touched;
@@ -272,11 +275,11 @@ Result<ErasureCounts> SqliteBackend::EraseSession(const SessionErasure& what) {
   return counts;
 }
 
-Result<ErasureCounts> SqliteBackend::ErasePrincipal(std::string_view owner) {
+Result<ErasureCounts> SqliteAdminStore::ErasePrincipal(std::string_view owner) {
   MNEMO_RETURN_IF_ERROR(ValidateErasure(owner, std::nullopt));
   const Scope scope{.owner = owner};
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   ErasureCounts counts;
   std::set<std::string> touched;
@@ -290,7 +293,7 @@ Result<ErasureCounts> SqliteBackend::ErasePrincipal(std::string_view owner) {
               std::to_string(kChangeRemoved) + " FROM entry_vectors WHERE label IN (" + labels +
               ")",
           scope, "log the removal of the entries' vectors"));
-  logged_changes_ += counts.entry_vectors;
+  db_->writer_state().logged_changes += counts.entry_vectors;
   MNEMO_RETURN_IF_ERROR(Run(db, "DELETE FROM entry_vectors WHERE label IN (" + labels + ")", scope,
                             "erase the entries' vectors")
                             .status());
@@ -308,7 +311,7 @@ Result<ErasureCounts> SqliteBackend::ErasePrincipal(std::string_view owner) {
       int64_t triples, Run(db, "DELETE FROM triples WHERE owner = ?1", scope, "erase the triples"));
   counts.triples += triples;
   MNEMO_RETURN_IF_ERROR(OptimizeTouched(db, touched));
-  MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked());
+  MNEMO_RETURN_IF_ERROR(TrimVectorLogLocked(*db_));
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   MNEMO_RETURN_IF_ERROR(EmptyLog(db));
   return counts;

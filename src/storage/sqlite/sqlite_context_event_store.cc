@@ -10,7 +10,7 @@
 #include "storage/entry_rules.h"
 #include "storage/sqlite/entry_sql.h"
 #include "storage/sqlite/fts_rows.h"
-#include "storage/sqlite/sqlite_backend.h"
+#include "storage/sqlite/sqlite_context_event_store.h"
 #include "storage/sqlite/sqlite_writes.h"
 
 namespace mnemo::storage::internal {
@@ -88,11 +88,14 @@ Status InsertContextEventIn(Connection& db, ContextEventRow& out) {
   return Status::Ok();
 }
 
-Result<ContextEventRow> SqliteBackend::AppendContextEvent(const ContextEventRow& row) {
+SqliteContextEventStore::SqliteContextEventStore(std::shared_ptr<SqliteDatabase> db)
+    : db_(std::move(db)) {}
+
+Result<ContextEventRow> SqliteContextEventStore::AppendContextEvent(const ContextEventRow& row) {
   MNEMO_RETURN_IF_ERROR(ValidateContextEvent(row));
   ContextEventRow out = row;
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   {
     MNEMO_ASSIGN_OR_RETURN(
@@ -113,9 +116,9 @@ Result<ContextEventRow> SqliteBackend::AppendContextEvent(const ContextEventRow&
   return out;
 }
 
-Result<std::vector<ContextEventRow>> SqliteBackend::ContextEvents(std::string_view owner,
-                                                                  std::string_view session_id) {
-  ReaderLease db = AcquireReader();
+Result<std::vector<ContextEventRow>> SqliteContextEventStore::ContextEvents(
+    std::string_view owner, std::string_view session_id) {
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement s,
                          db->Prepare(std::string("SELECT ") + kEventColumns +
                                          " FROM context_events c WHERE c.owner = ? AND "
@@ -126,9 +129,9 @@ Result<std::vector<ContextEventRow>> SqliteBackend::ContextEvents(std::string_vi
   return ReadAll<ContextEventRow>(s, "read the session's context events", ReadEvent);
 }
 
-Result<std::vector<ContextEventRow>> SqliteBackend::ContextEventsAfter(int64_t after_id,
-                                                                       int limit) {
-  ReaderLease db = AcquireReader();
+Result<std::vector<ContextEventRow>> SqliteContextEventStore::ContextEventsAfter(int64_t after_id,
+                                                                                 int limit) {
+  ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement s,
                          db->Prepare(std::string("SELECT ") + kEventColumns +
                                          " FROM context_events c WHERE c.id > ? ORDER BY c.id "
@@ -139,13 +142,13 @@ Result<std::vector<ContextEventRow>> SqliteBackend::ContextEventsAfter(int64_t a
   return ReadAll<ContextEventRow>(s, "read context events by id", ReadEvent);
 }
 
-Result<std::vector<ContextEventHit>> SqliteBackend::SearchContextEvents(
+Result<std::vector<ContextEventHit>> SqliteContextEventStore::SearchContextEvents(
     const ContextEventQuery& query) {
   const std::vector<std::string> terms = DistinctTerms(query.terms);
   if (terms.empty() || query.limit <= 0) return std::vector<ContextEventHit>();
   // Bound without a copy: must outlive the statement's steps.
   const std::string match = MatchExpression(terms);
-  ReaderLease db = AcquireReader();
+  ReaderLease db = db_->AcquireReader();
   // CROSS JOIN keeps context_events_fts the outer loop, which mnemo_score needs.
   MNEMO_ASSIGN_OR_RETURN(
       Statement s, db->Prepare(std::string("SELECT ") + kEventColumns +
@@ -166,11 +169,11 @@ Result<std::vector<ContextEventHit>> SqliteBackend::SearchContextEvents(
   });
 }
 
-Result<int64_t> SqliteBackend::DeleteContextEventsUpTo(std::string_view owner,
-                                                       std::string_view session_id,
-                                                       int64_t up_to_seq) {
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+Result<int64_t> SqliteContextEventStore::DeleteContextEventsUpTo(std::string_view owner,
+                                                                 std::string_view session_id,
+                                                                 int64_t up_to_seq) {
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   MNEMO_ASSIGN_OR_RETURN(
       Statement select,
@@ -185,9 +188,9 @@ Result<int64_t> SqliteBackend::DeleteContextEventsUpTo(std::string_view owner,
   return deleted;
 }
 
-Result<int64_t> SqliteBackend::DeleteContextEventsByIds(std::span<const int64_t> ids) {
-  std::lock_guard lock(writer_mu_);
-  Connection& db = *writer_;
+Result<int64_t> SqliteContextEventStore::DeleteContextEventsByIds(std::span<const int64_t> ids) {
+  std::lock_guard lock(db_->writer_mu());
+  Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   int64_t deleted = 0;
   for (const int64_t id : ids) {
