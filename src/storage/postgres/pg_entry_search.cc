@@ -29,7 +29,8 @@ Status FlushEntryTerms(PgConn& conn, bool bulk) {
       "INSERT INTO entry_terms (term, bucket, docs, tokens) SELECT agg.term, agg.bucket, "
       "agg.docs, agg.tokens FROM agg WHERE NOT EXISTS (SELECT 1 FROM up WHERE up.term = "
       "agg.term AND up.bucket = agg.bucket); " +
-          std::string(bulk ? "TRUNCATE entry_terms_delta; ANALYZE entry_terms_delta"
+          std::string(bulk ? "TRUNCATE entry_terms_delta; ANALYZE entry_terms_delta; ANALYZE "
+                             "entry_terms"
                            : "DELETE FROM entry_terms_delta"),
       "update the keyword statistics");
 }
