@@ -58,8 +58,11 @@ EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& 
     params.Add(lexemes[i]);
     // (SELECT $n::tsquery): an InitPlan, parsed once per search; a bare
     // cast of a generic plan's parameter is parsed again for every row.
-    tfs += "ts_rank_cd('{1,1,1,1}', d.tsv, (SELECT " + Last(params) +
-           "::tsquery), 0)::float8 AS tf" + n + ", ";
+    // A row holds few of the query's terms: the match (a binary search, no
+    // allocation) skips the rank's work for the others.
+    const std::string lexeme = "(SELECT " + Last(params) + "::tsquery)";
+    tfs += "CASE WHEN d.tsv @@ " + lexeme + " THEN ts_rank_cd('{1,1,1,1}', d.tsv, " + lexeme +
+           ", 0)::float8 ELSE 0.0 END AS tf" + n + ", ";
     if (!sum.empty()) sum += " + ";
     sum += "k.idf" + n + " * f.tf" + n + " * " + Num(kBm25K1 + 1) + " / (f.tf" + n + " + f.norm)";
   }
@@ -73,7 +76,8 @@ EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& 
       "WITH a AS MATERIALIZED (SELECT " + arg(0) + "::text[] AS terms, " + arg(1) +
       "::text[] AS lexemes, " + arg(2) + "::boolean AS everyone, " + arg(3) +
       "::text AS principal), "
-      "q AS MATERIALIZED (SELECT t.term, t.lexeme, t.i, COALESCE((SELECT sum(c.docs) FROM entry_terms c "
+      "q AS MATERIALIZED (SELECT t.term, t.lexeme, t.i, COALESCE((SELECT sum(c.docs) FROM "
+      "entry_terms c "
       "WHERE c.term = t.term AND " +
       in_scope +
       "), 0)::float8 AS df FROM a, unnest(a.terms, a.lexemes) WITH ORDINALITY AS t(term, "

@@ -71,7 +71,8 @@ Status FlushEntryTerms(PgConn& conn, bool bulk = false);
 // compressed tsvector is copied once (`|| ''`) for those calls, which would
 // each decompress it again; one stored plain (most rows: a memory is short)
 // is read in place, as the copy cost more than both calls (at 100k, 0.9
-// instead of 1.2 ms for a search scoring 389 rows). q and w are
+// instead of 1.2 ms for a search scoring 389 rows). A term the row does
+// not hold (`@@`, a binary search) is 0 without the rank's call. q and w are
 // materialised: inlined, each term's counts were read four times.
 struct EntryWeightsSql {
   std::string with;     // "WITH q AS (...), st AS (...), w AS (...), k AS (...)"
