@@ -29,8 +29,7 @@ Status FlushEntryTerms(PgConn& conn, bool bulk) {
       "INSERT INTO entry_terms (term, bucket, docs, tokens) SELECT agg.term, agg.bucket, "
       "agg.docs, agg.tokens FROM agg WHERE NOT EXISTS (SELECT 1 FROM up WHERE up.term = "
       "agg.term AND up.bucket = agg.bucket); " +
-          std::string(bulk ? "TRUNCATE entry_terms_delta; ANALYZE entry_terms_delta; ANALYZE "
-                             "entry_terms"
+          std::string(bulk ? "TRUNCATE entry_terms_delta; ANALYZE entry_terms_delta"
                            : "DELETE FROM entry_terms_delta"),
       "update the keyword statistics");
 }

@@ -52,9 +52,11 @@ inline constexpr int64_t kPruneFromRows = 100;
 // TRUNCATE and counts it empty (ANALYZE): emptied by DELETE, its dead rows
 // made the planner expect a large delta until autovacuum came, and every
 // later write's fold then read all of entry_terms by a hash join (the
-// writes of bench/scaleout.py spent their time there). It also counts
-// entry_terms anew: never analysed after a first load, its estimates made
-// a search's plan cost pass jit_above_cost.
+// writes of bench/scaleout.py spent their time there). entry_terms itself
+// is left to autovacuum: analysed right after a first load, the writes of
+// three nodes spent five times the server CPU in this fold (bench/
+// scaleout.py --replicated), and the search needs no exact estimates since
+// its connections run without JIT (postgres_backend.cc).
 Status FlushEntryTerms(PgConn& conn, bool bulk = false);
 
 // The SQL that weighs `terms` (distinct) for the entries of `scope`: a WITH
