@@ -2,7 +2,7 @@
 """Scale-out of `mnemo serve` on one PostgreSQL schema; a measurement, not a test.
 
   /usr/bin/python3 bench/scaleout.py MNEMO_BINARY [--processes 1,2,3] [--duration 60]
-      [--clients 8] [--preload 20000] [--embedder hash|none] [--out FILE]
+      [--clients 8] [--preload 20000] [--embedder hash|none] [--replicated] [--out FILE]
 
 Starts a throwaway PostgreSQL cluster (scripts/pg-cluster.sh, stopped again at the end, on
 failure and on Ctrl-C too). For each N in --processes it imports the first --preload entries
@@ -29,6 +29,12 @@ preloaded. It reports requests/s, p50/p95/p99 latency overall and per method, er
 - consistency after the run: memory.stats' entry count through every daemon against preload
   + acknowledged creates, and memory.get of up to 50 stored keys through another daemon than
   the one that stored them.
+
+With --replicated the cluster is a primary and two hot standbys (pg-cluster.sh
+start-replicated, standby1 synchronous) and every daemon reads from the standbys
+(MNEMO_POSTGRES_READ_URLS; a read goes to a standby that replayed the daemon's last write, else
+to the primary); the PostgreSQL CPU is then the sum of the three servers (each one reported
+too), and "pg ms/req" is that sum divided by the requests served.
 
 The generator shares the machine (2 cores here): its own CPU is part of the table. Prints a
 table on stdout and writes everything as JSON to --out (default scaleout.json).
@@ -110,18 +116,28 @@ def generator_cpu():
 
 
 class PgCluster:
-    def __init__(self, folder):
+    def __init__(self, folder, replicated=False):
         self.folder = Path(folder)
         self.url = None
         self.started = False
+        self.replicated = replicated
+        self.standby_urls = []
 
     def start(self):
         self.started = True
-        out = subprocess.run([str(PG_CLUSTER), "start", str(self.folder)], check=True,
+        mode = "start-replicated" if self.replicated else "start"
+        out = subprocess.run([str(PG_CLUSTER), mode, str(self.folder)], check=True,
                              capture_output=True, text=True)
         self.url = out.stdout.strip().splitlines()[-1]
         data = Path((self.folder / "data_path").read_text().strip())
-        self.postmaster_pid = int((data / "data" / "postmaster.pid").read_text().split()[0])
+        folders = [data / "data"]
+        if self.replicated:
+            self.standby_urls = (self.folder / "standby_urls").read_text().split()
+            folders += [data / f"standby{i}" / "data" for i in (1, 2)]
+        # The primary's first: postmaster_pid; every server's: postmaster_pids.
+        self.postmaster_pids = [int((f / "postmaster.pid").read_text().split()[0])
+                                for f in folders]
+        self.postmaster_pid = self.postmaster_pids[0]
         self.version = subprocess.run(["psql", self.url, "-Atc", "show server_version"],
                                       capture_output=True, text=True).stdout.strip()
 
@@ -439,6 +455,7 @@ def snapshot(daemons, pg):
         "t": time.monotonic(),
         "mnemo": [process_cpu(d.pid) for d in daemons],
         "postgres": postgres_cpu(pg.postmaster_pid),
+        "postgres_each": [postgres_cpu(pid) for pid in pg.postmaster_pids],
         "generator": generator_cpu(),
         "machine": machine_cpu(),
     }
@@ -447,7 +464,8 @@ def snapshot(daemons, pg):
 def cpu_report(before, after):
     wall = after["t"] - before["t"]
     mnemo = [b - a for a, b in zip(before["mnemo"], after["mnemo"])]
-    pg = after["postgres"] - before["postgres"]
+    pg_each = [b - a for a, b in zip(before["postgres_each"], after["postgres_each"])]
+    pg = sum(pg_each)
     gen = after["generator"] - before["generator"]
     busy = after["machine"][0] - before["machine"][0]
     total = after["machine"][1] - before["machine"][1]
@@ -458,6 +476,7 @@ def cpu_report(before, after):
         "mnemo_cpu_s": mnemo,
         "mnemo_cpu_s_total": sum(mnemo),
         "postgres_cpu_s": pg,
+        "postgres_cpu_s_each": pg_each,  # primary, then standby1 and standby2 (--replicated)
         "generator_cpu_s": gen,
         "machine_busy_s": busy,
         "machine_total_s": total,
@@ -585,6 +604,8 @@ def run_config(n, args, pg, workdir, preload_file, queries, contents, env_base):
             "raw": probe.samples,
         }
         out["cpu"] = cpu_report(before, after)
+        out["cpu"]["postgres_ms_per_request"] = (
+            1000.0 * out["cpu"]["postgres_cpu_s"] / len(lat_all) if lat_all else None)
 
         out["consistency"] = check_consistency(daemons, args, workers, probe, warm_created)
     finally:
@@ -651,7 +672,8 @@ def print_report(result):
           f"{int(result['args']['search_share'] * 100)} % search / "
           f"{100 - int(result['args']['search_share'] * 100)} % store, preload "
           f"{result['args']['preload']}, embedder {result['args']['embedder']}, "
-          f"{result['cores']} cores")
+          f"{result['cores']} cores, "
+          f"{'primary + 2 standbys, reads from the standbys' if result['args'].get('replicated') else 'one server'}")
     print()
     head = (f"{'N':>2} {'req/s':>7} {'srch/s':>7} {'stor/s':>7} {'p50':>6} {'p95':>6} {'p99':>6} "
             f"| {'s.p50':>6} {'s.p95':>6} {'s.p99':>6} | {'w.p50':>6} {'w.p95':>6} {'w.p99':>6} "
@@ -672,7 +694,8 @@ def print_report(result):
           "(A+1; A when N=1) that finds it")
     print("CPU over the window, in cores (1.0 = one core busy the whole time)")
     head = (f"{'N':>2} {'lag p50':>8} {'p95':>6} {'max':>6} {'1st hit':>8} | {'mnemo':>6} "
-            f"{'(each)':>18} {'pg':>6} {'gen':>6} {'other':>6} {'busy':>6} | {'consistent':>10}")
+            f"{'(each)':>18} {'pg':>6} {'gen':>6} {'other':>6} {'busy':>6} | {'pg ms/req':>9} "
+            f"| {'consistent':>10}")
     print(head)
     print("-" * len(head))
     for c in configs:
@@ -686,7 +709,7 @@ def print_report(result):
               f"{fmt(lag['max_ms']):>6} {hit:>8} | {cpu['mnemo_cores']:>6.2f} "
               f"{each:>18} {cpu['postgres_cores']:>6.2f} {cpu['generator_cores']:>6.2f} "
               f"{cpu['other_cpu_s'] / cpu['wall_s']:>6.2f} {fmt(cpu['machine_busy_cores'], 2):>6} "
-              f"| {ok:>10}")
+              f"| {fmt(cpu['postgres_ms_per_request'], 2):>9} | {ok:>10}")
     print()
     for c in configs:
         notes = []
@@ -708,6 +731,9 @@ def print_report(result):
             if lines:
                 notes.append(f"daemon {i} log: " + " | ".join(lines[-5:]))
         warm = c["warmup"]
+        if len(c["cpu"]["postgres_cpu_s_each"]) > 1:
+            each = ", ".join(f"{x / c['cpu']['wall_s']:.2f}" for x in c["cpu"]["postgres_cpu_s_each"])
+            notes.append(f"PostgreSQL cores: primary, standby1, standby2 = {each}")
         act = c.get("pg_activity")
         if act and act["samples"]:
             notes.append(f"pg_stat_activity, {act['samples']} samples: "
@@ -768,6 +794,8 @@ def main():
     ap.add_argument("--no-pg-activity", dest="pg_activity", action="store_false",
                     help="do not sample pg_stat_activity during the load")
     ap.add_argument("--embedder", choices=["hash", "none"], default="hash")
+    ap.add_argument("--replicated", action="store_true",
+                    help="a primary and two hot standbys; the daemons read from the standbys")
     ap.add_argument("--workdir", help="default: a new folder under /tmp, removed at the end")
     ap.add_argument("--keep", action="store_true", help="keep the work folder (logs)")
     ap.add_argument("--out", default="scaleout.json")
@@ -777,7 +805,7 @@ def main():
 
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="mnemo-scaleout-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    pg = PgCluster(workdir / "pg")
+    pg = PgCluster(workdir / "pg", replicated=args.replicated)
 
     def on_term(signum, frame):
         raise KeyboardInterrupt(f"signal {signum}")
@@ -802,6 +830,8 @@ def main():
                 del env[k]
         env.update(MNEMO_MEMORY_BACKEND="postgres", MNEMO_POSTGRES_URL=pg.url,
                    MNEMO_EMBEDDING_PROVIDER=args.embedder)
+        if pg.standby_urls:
+            env["MNEMO_POSTGRES_READ_URLS"] = ",".join(pg.standby_urls)
         for n in ns:
             result["configs"].append(
                 run_config(n, args, pg, workdir, preload_file, queries, contents, env))

@@ -16,7 +16,8 @@
 #       stop, pause and resume act on the primary; stop stops all three.
 #       hot_standby_feedback is on: a read on a standby is not cancelled
 #       because the primary vacuumed rows it still sees.
-#   scripts/pg-cluster.sh promote DIR N  promotes standby N (1 or 2)
+#   scripts/pg-cluster.sh promote DIR N  promotes standby N (1 or 2) and
+#       re-points the other standby to it (asynchronous)
 # DIR only records where the cluster is. As root the server runs as the
 # `postgres` user (PostgreSQL refuses to run as root). CTest starts and stops
 # one around the tests that need it (tests/CMakeLists.txt).
@@ -47,9 +48,13 @@ stop_cluster() {
   fi
 }
 
+# shared_buffers 512MB: a 100k-entry store is about 250 MB of tables and
+# indexes; at the 128 MB default the benchmark's searches read many of
+# their pages back from the kernel's cache. A production server is sized
+# the same way (docs/scaling.md); the memory is taken only as it is used.
 start_server() {  # data folder, port
   as_owner "$bin/pg_ctl" -D "$1/data" -l "$1/server.log" -w -t 60 \
-    -o "-p $2 -c listen_addresses=127.0.0.1 -c unix_socket_directories=$1 -c fsync=off -c max_connections=300 -c hot_standby_feedback=on" \
+    -o "-p $2 -c listen_addresses=127.0.0.1 -c unix_socket_directories=$1 -c fsync=off -c max_connections=300 -c hot_standby_feedback=on -c shared_buffers=512MB" \
     start > /dev/null
 }
 
@@ -127,7 +132,20 @@ case "$cmd" in
   promote)
     data=$(cat "$dir/data_path")
     n=${3:?usage: pg-cluster.sh promote DIR 1|2}
+    case "$n" in 1 | 2) ;; *) echo "pg-cluster: promote takes standby 1 or 2, not $n" >&2; exit 2 ;; esac
     as_owner "$bin/pg_ctl" -D "$data/standby$n/data" -w promote > /dev/null
+    # The other standby now follows the promoted one: its primary_conninfo
+    # (the last line of postgresql.auto.conf wins) is re-read on reload and
+    # restarts its WAL receiver, which takes the new timeline (the default
+    # recovery_target_timeline is 'latest'). It stays asynchronous: the new
+    # primary has no synchronous standby until synchronous_standby_names is
+    # set on it. Returns at once; the standby catches up on its own.
+    m=$((3 - n))
+    if [ -d "$data/standby$m/data" ]; then
+      echo "primary_conninfo = 'host=127.0.0.1 port=$(cat "$data/standby$n/port") user=mnemo application_name=standby$m'" |
+        as_owner tee -a "$data/standby$m/data/postgresql.auto.conf" > /dev/null
+      as_owner "$bin/pg_ctl" -D "$data/standby$m/data" reload > /dev/null
+    fi
     ;;
   stop)
     stop_cluster

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -204,7 +205,14 @@ void ApplyArgs(const BenchArgs& args, const std::string& run, Config& config) {
       config.postgres.url = url;
     }
   }
-  config.postgres.schema = "mnemo_bench_" + std::to_string(::getpid()) + "_" + run;
+  // With --workspace, the schema is the workspace's own (a hash of its
+  // path), so a later run with --reuse finds what this one imported.
+  const std::string owner =
+      args.workspace.empty()
+          ? std::to_string(::getpid())
+          : "w" + std::to_string(std::hash<std::string>{}(fs::absolute(args.workspace).string()) %
+                                 1000000007ULL);
+  config.postgres.schema = "mnemo_bench_" + owner + "_" + run;
 }
 
 struct AnchorResult {

@@ -15,8 +15,9 @@ struct BenchArgs {
   int64_t queries = 0;    // queries to run; 0 = all
   std::string backend = "sqlite";
   // The server of `--backend postgres` (default $MNEMO_POSTGRES_URL). Each
-  // run uses a schema of its own, mnemo_bench_<pid>_<run>, left in the
-  // database afterwards (DROP SCHEMA ... CASCADE removes it).
+  // run uses a schema of its own, mnemo_bench_<pid>_<run> (with `workspace`:
+  // mnemo_bench_w<hash of its path>_<run>, which `reuse` opens again), left
+  // in the database afterwards (DROP SCHEMA ... CASCADE removes it).
   std::string postgres_url;
   // keyword (embedder none), hybrid (hash embedder), vector (the dataset's
   // vectors as bring-your-own embeddings) or all.

@@ -83,9 +83,11 @@ void AddBenchCommand(CLI::App& app, GlobalOptions& g, Action& action) {
   bench->add_option("--queries", args->queries, "Queries to run (0 = all)");
   bench->add_option("--backend", args->backend, "Storage backend (default sqlite)");
   bench->add_option("--mode", args->mode, "keyword, hybrid, vector or all (default)");
-  bench->add_option("--postgres-url", args->postgres_url,
-                    "Server of --backend postgres (default $MNEMO_POSTGRES_URL); each run uses "
-                    "a schema mnemo_bench_<pid>_<run> of its own");
+  bench->add_option(
+      "--postgres-url", args->postgres_url,
+      "Server of --backend postgres (default $MNEMO_POSTGRES_URL); each run uses "
+      "a schema mnemo_bench_<pid>_<run> of its own (with --workspace, one named after it, "
+      "which --reuse opens again)");
   bench->add_flag("--reuse", args->reuse,
                   "With --workspace: query what an earlier run left there instead of importing "
                   "(times the open)");

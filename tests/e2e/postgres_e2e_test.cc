@@ -236,5 +236,35 @@ TEST_F(PostgresE2e, ClearErrorsWhenTheServerIsAwayAndRecoveryWhenItIsBack) {
   std::system((script + " stop " + state).c_str());
 }
 
+// `mnemo bench --backend postgres --workspace W` names its schema after W, so
+// a later run with --reuse queries what the first imported (issue 46; before,
+// each run's schema was named after its process and --reuse found nothing).
+TEST_F(PostgresE2e, BenchReuseQueriesTheSchemaItsWorkspaceImported) {
+  const std::string ds = dir_.Sub("ds");
+  std::filesystem::create_directories(ds);
+  std::ofstream(ds + "/memories.jsonl")
+      << R"({"key": "m1", "content": "a golden retriever sleeps by the door"})"
+      << "\n"
+      << R"({"key": "m2", "content": "the cat purrs on the windowsill"})"
+      << "\n"
+      << R"({"key": "m3", "content": "green tea in Berlin every morning"})"
+      << "\n";
+  std::ofstream(ds + "/queries.jsonl") << R"({"query": "retriever", "relevant": ["m1"]})"
+                                       << "\n"
+                                       << R"({"query": "purrs", "relevant": ["m2"]})"
+                                       << "\n";
+  const std::string ws = dir_.Sub("bench");
+  for (const bool reuse : {false, true}) {
+    std::vector<std::string> args = {"bench",   "--dataset",   ds,         "--mode",
+                                     "keyword", "--backend",   "postgres", "--postgres-url",
+                                     url_,      "--workspace", ws};
+    if (reuse) args.push_back("--reuse");
+    RunResult r = RunMnemo(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json out = json::parse(r.out);
+    EXPECT_EQ(out["kw_recall_at_10"], 1.0) << (reuse ? "reused: " : "imported: ") << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace mnemo::e2e

@@ -2,8 +2,8 @@
 # scripts/pg-cluster.sh start-replicated: a primary and two hot standbys by
 # streaming replication on loopback, standby1 synchronous; a write on the
 # primary is read on both standbys, the standbys refuse writes, the failover
-# url reaches the promoted standby once the primary is gone, and stop leaves
-# nothing running. Bounded: about 15 s on a quiet 2-core machine.
+# url reaches the promoted standby once the primary is gone, the other
+# standby then follows the promoted one, and stop leaves nothing running. Bounded: about 15 s on a quiet 2-core machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d /tmp/mnemo-pg-cluster-test.XXXXXX)
@@ -40,6 +40,16 @@ done
 q "$(cat "$dir/failover_url")" "INSERT INTO t VALUES (43)" > /dev/null ||
   fail "the failover url reached no writable server"
 [ "$(q "${standbys[0]}" "SELECT count(*) FROM t")" = 2 ] || fail "the promoted standby lacks a row"
+# standby2 now streams from the promoted standby1 and replays its writes.
+seen=""
+for _ in $(seq 1 100); do
+  seen=$(q "${standbys[1]}" "SELECT count(*) FROM t" 2> /dev/null || true)
+  [ "$seen" = 2 ] && break
+  sleep 0.1
+done
+[ "$seen" = 2 ] || fail "standby2 did not follow the promoted standby1 (rows: $seen)"
+[ "$(q "${standbys[0]}" "SELECT application_name || ':' || state FROM pg_stat_replication")" = standby2:streaming ] ||
+  fail "standby2 does not stream from the promoted standby1"
 
 data=$(cat "$dir/data_path")
 "$root/scripts/pg-cluster.sh" stop "$dir"

@@ -55,8 +55,13 @@ EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& 
     // A term no tsvector holds adds its idf to the mass and nothing to a score.
     if (!SearchableTerm(terms[i])) continue;
     params.Add(lexemes[i]);
-    tfs +=
-        "ts_rank_cd('{1,1,1,1}', d.tsv, " + Last(params) + "::tsquery, 0)::float8 AS tf" + n + ", ";
+    // (SELECT $n::tsquery): an InitPlan, parsed once per search; a bare
+    // cast of a generic plan's parameter is parsed again for every row.
+    // A row holds few of the query's terms: the match (a binary search, no
+    // allocation) skips the rank's work for the others.
+    const std::string lexeme = "(SELECT " + Last(params) + "::tsquery)";
+    tfs += "CASE WHEN d.tsv @@ " + lexeme + " THEN ts_rank_cd('{1,1,1,1}', d.tsv, " + lexeme +
+           ", 0)::float8 ELSE 0.0 END AS tf" + n + ", ";
     if (!sum.empty()) sum += " + ";
     sum += "k.idf" + n + " * f.tf" + n + " * " + Num(kBm25K1 + 1) + " / (f.tf" + n + " + f.norm)";
   }
@@ -70,7 +75,8 @@ EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& 
       "WITH a AS MATERIALIZED (SELECT " + arg(0) + "::text[] AS terms, " + arg(1) +
       "::text[] AS lexemes, " + arg(2) + "::boolean AS everyone, " + arg(3) +
       "::text AS principal), "
-      "q AS (SELECT t.term, t.lexeme, t.i, COALESCE((SELECT sum(c.docs) FROM entry_terms c "
+      "q AS MATERIALIZED (SELECT t.term, t.lexeme, t.i, COALESCE((SELECT sum(c.docs) FROM "
+      "entry_terms c "
       "WHERE c.term = t.term AND " +
       in_scope +
       "), 0)::float8 AS df FROM a, unnest(a.terms, a.lexemes) WITH ORDINALITY AS t(term, "
@@ -79,7 +85,7 @@ EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& 
       "AS tokens FROM a, entry_terms c WHERE c.term = '' AND " +
       in_scope +
       "), "
-      "w AS (SELECT q.term, q.lexeme, q.i, q.df, CASE WHEN st.n <= 0 THEN 0.0 ELSE "
+      "w AS MATERIALIZED (SELECT q.term, q.lexeme, q.i, q.df, CASE WHEN st.n <= 0 THEN 0.0 ELSE "
       "ln(1.0 + (st.n - LEAST(GREATEST(q.df, 1), st.n) + 0.5) / (LEAST(GREATEST(q.df, 1), st.n) "
       "+ 0.5)) END AS idf, COALESCE(sum(q.df) OVER (ORDER BY q.df, q.i ROWS BETWEEN UNBOUNDED "
       "PRECEDING AND 1 PRECEDING), 0) AS rarer FROM q, st), "
@@ -90,7 +96,8 @@ EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& 
   out.lateral = "CROSS JOIN LATERAL (SELECT " + tfs + Num(kBm25K1) + " * (1 - " + Num(kBm25B) +
                 " + " + Num(kBm25B) +
                 " * (CASE WHEN k.avgdl > 0 THEN e.doc_length / k.avgdl ELSE 1.0 END)) AS norm "
-                "FROM (SELECT e.tsv || ''::tsvector AS tsv OFFSET 0) d OFFSET 0) f";
+                "FROM (SELECT CASE WHEN pg_column_compression(e.tsv) IS NULL THEN e.tsv ELSE "
+                "e.tsv || ''::tsvector END AS tsv OFFSET 0) d OFFSET 0) f";
   out.score = sum.empty() ? "0.0" : "LEAST(1.0, (" + sum + ") / k.mass)";
   out.ready = "k.mass > 0";
   return out;
@@ -125,10 +132,11 @@ Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& 
       limit + " AND w.lexeme <> '') AS eq, COALESCE(sum(w.idf) FILTER (WHERE w.rarer >= " + limit +
       "), 0) AS c_idf, COALESCE(sum(w.df) FILTER (WHERE w.rarer >= " + limit +
       "), 0) AS c_rows, COALESCE(sum(w.df) FILTER (WHERE w.rarer < " + limit +
-      "), 0) AS e_rows FROM w), "
+      "), 0) AS e_rows, COALESCE(min(w.idf), 0) AS least_idf FROM w), "
       "first AS (SELECT " +
       columns + from + weights.ready + " AND (SELECT c_rows >= " + std::to_string(kPruneFromRows) +
-      " AND c_rows >= 4 * e_rows AND eq IS NOT NULL FROM plan) AND e.tsv @@ (SELECT "
+      " AND c_rows >= 4 * e_rows AND eq IS NOT NULL AND " + k1 +
+      " * least_idf < (SELECT mass FROM k) * (1 - 1e-9) FROM plan) AND e.tsv @@ (SELECT "
       "eq::tsquery FROM plan) AND " +
       where + rank + " LIMIT " + limit +
       "), "

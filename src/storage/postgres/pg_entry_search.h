@@ -20,7 +20,10 @@
 // proven to hold the hits (SQLite's second try). Without `limit` rows from
 // the first try, the same statement scores every row holding any term. The
 // first try runs only when C holds at least kPruneFromRows rows and 4 times
-// E's.
+// E's, and when the most common term's bound alone is below 1 (as
+// FirstPrunedMatch on SQLite): otherwise it can neither prove its hits nor
+// narrow the second try, and only costs E's rows (two rare terms: 0.27 of
+// 1.4 ms at 100k).
 //
 // The statement reads its arguments through a materialised CTE: the
 // planner's estimates do not depend on them, so after five executions the
@@ -49,7 +52,11 @@ inline constexpr int64_t kPruneFromRows = 100;
 // TRUNCATE and counts it empty (ANALYZE): emptied by DELETE, its dead rows
 // made the planner expect a large delta until autovacuum came, and every
 // later write's fold then read all of entry_terms by a hash join (the
-// writes of bench/scaleout.py spent their time there).
+// writes of bench/scaleout.py spent their time there). entry_terms itself
+// is left to autovacuum: analysed right after a first load, the writes of
+// three nodes spent five times the server CPU in this fold (bench/
+// scaleout.py --replicated), and the search needs no exact estimates since
+// its connections run without JIT (postgres_backend.cc).
 Status FlushEntryTerms(PgConn& conn, bool bulk = false);
 
 // The SQL that weighs `terms` (distinct) for the entries of `scope`: a WITH
@@ -62,9 +69,13 @@ Status FlushEntryTerms(PgConn& conn, bool bulk = false);
 // A term's frequency is ts_rank_cd with every weight 1 and the term alone as
 // the query: each position of a one-lexeme query is a cover of weight 1, so
 // the rank is the count of positions, the term frequency IndexText stored
-// (a binary search in the row's tsvector, no unnest of it per row). The
-// row's tsvector is copied once (`|| ''`) for those calls: each call would
-// otherwise decompress a compressed one again.
+// (a binary search in the row's tsvector, no unnest of it per row). A
+// compressed tsvector is copied once (`|| ''`) for those calls, which would
+// each decompress it again; one stored plain (most rows: a memory is short)
+// is read in place, as the copy cost more than both calls (at 100k, 0.9
+// instead of 1.2 ms for a search scoring 389 rows). A term the row does
+// not hold (`@@`, a binary search) is 0 without the rank's call. q and w are
+// materialised: inlined, each term's counts were read four times.
 struct EntryWeightsSql {
   std::string with;     // "WITH q AS (...), st AS (...), w AS (...), k AS (...)"
   std::string lateral;  // "CROSS JOIN LATERAL (SELECT ... OFFSET 0) f"

@@ -60,8 +60,13 @@ Result<std::unique_ptr<PostgresBackend>> PostgresBackend::Open(const PostgresOpt
   pg::PoolOptions pool{.url = options.url,
                        // A bulk write's keyword statistics (FlushEntryTerms) are
                        // aggregated in memory, not spilled to disk at the 4 MB default.
+                       // No JIT: a search's cost estimate passes jit_above_cost
+                       // whenever the planner misjudges a table (entry_terms not
+                       // yet analysed after a load), and compiling its
+                       // expressions then took 50-140 ms of a search that
+                       // runs in under one (issue 46).
                        .init_sql = "SET search_path TO " + pg::QuoteIdentifier(options.schema) +
-                                   "; SET work_mem = '64MB'",
+                                   "; SET work_mem = '64MB'; SET jit = off",
                        .size = std::max(1, options.pool_size),
                        .connect_attempts = options.connect_attempts,
                        .track_commit_lsn = !options.read_urls.empty(),

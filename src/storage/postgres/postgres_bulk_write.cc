@@ -353,16 +353,18 @@ Result<int64_t> PostgresBackend::UpsertManyIn(PgConn& conn, std::span<const Entr
   if (large) {
     // A pending list left unmerged makes every search read it whole (and the
     // planner prefers a sequential scan); and the planner's statistics of
-    // tables just filled are those of the empty tables until autovacuum
-    // gets to them.
+    // entries just filled are those of the empty table until autovacuum
+    // gets to it. entry_terms is left to autovacuum (pg_entry_search.h,
+    // FlushEntryTerms: analysed right after a load, the writes' fold cost
+    // five times the server CPU).
     MNEMO_RETURN_IF_ERROR(conn.ExecScript(
         rebuild_index ? "ALTER TABLE entry_terms ADD PRIMARY KEY (term, bucket); SET LOCAL "
                         "maintenance_work_mem = '256MB'; " +
                             btrees.make +
                             "CREATE INDEX entries_tsv ON entries USING GIN (tsv); ANALYZE "
-                            "entries, entry_terms"
+                            "entries"
                       : std::string("SELECT gin_clean_pending_list('entries_tsv'::regclass); "
-                                    "ANALYZE entries, entry_terms"),
+                                    "ANALYZE entries"),
         "index the entries"));
   }
   if (labels != nullptr) {
