@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "storage/postgres/pg_fts_anchor.h"
-#include "storage/sqlite/fts5_anchor.h"
+#include "storage/sqlite/fts/fts5_anchor.h"
 
 namespace mnemo {
 namespace {

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "storage/graph_rules.h"
-#include "storage/sqlite/tags_json.h"
+#include "storage/sqlite/rows/tags_json.h"
 #include "storage/supersession.h"
 #include "text/strip.h"
 #include "text/utf8.h"

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "fuzz_util.h"
-#include "storage/sqlite/entry_sql.h"
-#include "storage/sqlite/fts_rank.h"
-#include "storage/sqlite/fts_tokenizer.h"
+#include "storage/sqlite/fts/fts_rank.h"
+#include "storage/sqlite/fts/fts_tokenizer.h"
+#include "storage/sqlite/rows/entry_sql.h"
 #include "text/query.h"
 #include "text/utf8.h"
 

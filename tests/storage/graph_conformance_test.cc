@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "storage/backend_factory.h"
-#include "storage/sqlite/entry_sql.h"
-#include "storage/sqlite/fts_tokenizer.h"
+#include "storage/sqlite/fts/fts_tokenizer.h"
 #include "storage/sqlite/migrations.h"
+#include "storage/sqlite/rows/entry_sql.h"
 #include "storage/stores.h"
 
 namespace mnemo::storage {

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <string>
 
-#include "storage/sqlite/recap_index.h"
+#include "storage/sqlite/fts/recap_index.h"
 
 namespace mnemo::storage::internal {
 namespace {

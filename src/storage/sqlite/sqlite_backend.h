@@ -11,13 +11,13 @@
 #include <cstdint>
 #include <memory>
 
-#include "storage/sqlite/sqlite_admin_store.h"
-#include "storage/sqlite/sqlite_context_event_store.h"
 #include "storage/sqlite/sqlite_database.h"
-#include "storage/sqlite/sqlite_document_store.h"
-#include "storage/sqlite/sqlite_entry_store.h"
-#include "storage/sqlite/sqlite_episodic_store.h"
-#include "storage/sqlite/sqlite_graph_store.h"
+#include "storage/sqlite/stores/sqlite_admin_store.h"
+#include "storage/sqlite/stores/sqlite_context_event_store.h"
+#include "storage/sqlite/stores/sqlite_document_store.h"
+#include "storage/sqlite/stores/sqlite_entry_store.h"
+#include "storage/sqlite/stores/sqlite_episodic_store.h"
+#include "storage/sqlite/stores/sqlite_graph_store.h"
 #include "storage/stores.h"
 #include "storage/vector_rules.h"
 

@@ -11,11 +11,11 @@
 #include <filesystem>
 
 #include "storage/sqlite/checkpointer.h"
-#include "storage/sqlite/entry_sql.h"
-#include "storage/sqlite/fts_rank.h"
-#include "storage/sqlite/fts_tokenizer.h"
+#include "storage/sqlite/fts/fts_rank.h"
+#include "storage/sqlite/fts/fts_tokenizer.h"
+#include "storage/sqlite/fts/text_version.h"
 #include "storage/sqlite/migrations.h"
-#include "storage/sqlite/text_version.h"
+#include "storage/sqlite/rows/entry_sql.h"
 #include "text/tokenizer.h"
 
 namespace mnemo::storage::internal {

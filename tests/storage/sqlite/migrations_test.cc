@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "storage/sqlite/entry_sql.h"
-#include "storage/sqlite/fts_rank.h"
-#include "storage/sqlite/fts_tokenizer.h"
+#include "storage/sqlite/fts/fts_rank.h"
+#include "storage/sqlite/fts/fts_tokenizer.h"
+#include "storage/sqlite/rows/entry_sql.h"
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/temp_dir.h"
 #include "text/query.h"

@@ -1,8 +1,8 @@
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/memory/memory_backend.h"
-#include "storage/sqlite/entry_bulk.h"
-#include "storage/sqlite/entry_tokens.h"
+#include "storage/sqlite/fts/entry_tokens.h"
 #include "storage/sqlite/migrations.h"
+#include "storage/sqlite/rows/entry_bulk.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
