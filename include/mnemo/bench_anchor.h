@@ -1,5 +1,5 @@
 // What `mnemo bench` compares mnemo with: raw SQLite FTS5 on the same texts
-// (storage/sqlite/fts5_anchor.h says exactly what the anchor does) and, for
+// (storage/sqlite/fts/fts5_anchor.h says exactly what the anchor does) and, for
 // --backend postgres, raw PostgreSQL full-text search
 // (storage/postgres/pg_fts_anchor.h). The bench's seam into storage: the CLI
 // reaches the anchors through this header, storage implements them

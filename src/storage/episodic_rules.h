@@ -105,7 +105,7 @@ std::optional<std::vector<FacetStatement>> DecodeFacetStatements(std::string_vie
 
 // The stored form of FacetRow::history: a JSON array of strings, five per
 // value (value, confidence as decimal text, evidence, valid_from, valid_to),
-// written by EncodeTags (sqlite/tags_json.h). nullopt when `text` is not
+// written by EncodeTags (sqlite/rows/tags_json.h). nullopt when `text` is not
 // such an array.
 std::string EncodeFacetHistory(const std::vector<FacetValue>& history);
 std::optional<std::vector<FacetValue>> DecodeFacetHistory(std::string_view text);

@@ -57,7 +57,7 @@ struct SqliteOptions {
   std::string path;  // the database file; created when missing
   int readers = 4;   // reader connections kept open
   std::shared_ptr<Logger> logger = StderrLogger();
-  // Keyword searches of every row try pruning (sqlite/fts_rank.h,
+  // Keyword searches of every row try pruning (sqlite/fts/fts_rank.h,
   // PrunedMatch) from this many entries on: at 100k pruning left p95 where
   // it was (2.01 → 2.06 ms) and counting first cost p50 (0.262 → 0.311 ms);
   // at 1M it cut p95 by two thirds (issue 22). Scoped searches count first

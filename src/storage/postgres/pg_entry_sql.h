@@ -1,5 +1,5 @@
 // SQL pieces over the `entries` table shared by the entry and the vector
-// half of the PostgreSQL backend (as sqlite/entry_sql.h is for SQLite).
+// half of the PostgreSQL backend (as sqlite/rows/entry_sql.h is for SQLite).
 #pragma once
 
 #include <string>

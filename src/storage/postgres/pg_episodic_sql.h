@@ -1,6 +1,6 @@
 // SQL pieces over the `segments` table shared by the segment and the recap
-// half of the PostgreSQL backend (as sqlite/episodic_sql.h and
-// sqlite/recap_index.h are for SQLite): the columns, their reader, and the
+// half of the PostgreSQL backend (as sqlite/rows/episodic_sql.h and
+// sqlite/fts/recap_index.h are for SQLite): the columns, their reader, and the
 // keyword index of recaps that every write of a segment keeps.
 #pragma once
 

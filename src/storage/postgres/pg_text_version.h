@@ -1,5 +1,5 @@
 // The keyword index's text version on PostgreSQL, as on SQLite
-// (sqlite/text_version.h): every `tsv` column holds the tokens mnemo's
+// (sqlite/fts/text_version.h): every `tsv` column holds the tokens mnemo's
 // tokenizer made when the row was written, so after text::kTextVersion
 // changed they are rebuilt. The version is the `text_version` row of the
 // schema's `generations` (absent: 1).

@@ -1,5 +1,5 @@
 // The keyword index is rebuilt when the text version changed, on PostgreSQL
-// as on SQLite (sqlite/text_version_test.cc).
+// as on SQLite (sqlite/fts/text_version_test.cc).
 #include <gtest/gtest.h>
 
 #include <memory>
