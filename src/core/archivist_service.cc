@@ -46,8 +46,8 @@ ArchivistOptions ArchivistOptionsOf(const Config& config, const std::string& wor
 
 ArchivistService::ArchivistService(storage::EpisodicStore& episodic,
                                    storage::DocumentStore& documents, storage::GraphStore& graph,
-                                   VectorsService& vectors, ToolsService& tools,
-                                   RulesService& rules, internal::BackgroundWorker& worker,
+                                   VectorsService& vectors, ToolsService& tools, Rules& rules,
+                                   internal::BackgroundWorker& worker,
                                    std::unique_ptr<llm::ChatClient> llm,
                                    std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
                                    ArchivistOptions options)

@@ -27,13 +27,13 @@
 #include "archivist/archive_writer.h"
 #include "base/background_worker.h"
 #include "core/recap_vectors.h"
-#include "core/rules_service.h"
 #include "core/tools_service.h"
 #include "core/vectors_service.h"
 #include "llm/chat_client.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
 #include "mnemo/logger.h"
+#include "mnemo/rules.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 #include "storage/document_store.h"
@@ -68,7 +68,7 @@ class ArchivistService {
   // of the embedder on `worker`.
   ArchivistService(storage::EpisodicStore& episodic, storage::DocumentStore& documents,
                    storage::GraphStore& graph, VectorsService& vectors, ToolsService& tools,
-                   RulesService& rules, internal::BackgroundWorker& worker,
+                   Rules& rules, internal::BackgroundWorker& worker,
                    std::unique_ptr<llm::ChatClient> llm, std::shared_ptr<Clock> clock,
                    std::shared_ptr<Logger> logger, ArchivistOptions options);
   // Drains the archive queue; the caller drains the worker first.
@@ -181,7 +181,7 @@ class ArchivistService {
   storage::GraphStore& graph_;
   VectorsService& vectors_;
   ToolsService& tools_;
-  RulesService& rules_;
+  Rules& rules_;
   internal::BackgroundWorker& worker_;
   const std::shared_ptr<Clock> clock_;
   const std::shared_ptr<Logger> logger_;

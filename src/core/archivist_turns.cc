@@ -104,8 +104,7 @@ Status ArchivistService::ValidateTurn(const Turn& turn) const {
   if (turn.turn_id) MNEMO_RETURN_IF_ERROR(storage::internal::ValidateTurnId(*turn.turn_id));
   for (size_t i = 0; i < turn.tool_calls.size(); ++i) {
     const std::string field = "tool_calls[" + std::to_string(i) + "].name";
-    MNEMO_ASSIGN_OR_RETURN(std::string tool,
-                           RulesService::CheckToolName(turn.tool_calls[i].name, field));
+    MNEMO_ASSIGN_OR_RETURN(std::string tool, Rules::CheckToolName(turn.tool_calls[i].name, field));
     // "*" names the unscoped rules, never a tool that ran.
     if (tool == rules::kAnyTool) {
       return InvalidArgument(field + " \"*\" is reserved for unscoped rules: use the tool's name",

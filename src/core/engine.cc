@@ -7,6 +7,8 @@
 
 #include "core/components.h"
 #include "core/engine_impl.h"
+#include "core/services/rules_options.h"
+#include "core/validation.h"
 #include "storage/stores.h"
 
 namespace mnemo {
@@ -99,8 +101,7 @@ std::string ResolveWorkspace(std::string_view flag) {
 }
 
 Status internal::Services::CheckEnabled() const {
-  if (config.memory.enabled) return Status::Ok();
-  return Disabled("memory is disabled by configuration (memory.enabled = false)");
+  return CheckMemoryEnabled(config.memory.enabled);
 }
 
 Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
@@ -137,11 +138,12 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                          ToolsService::Open(*impl->stores.entries, impl->clock, impl->logger,
                                             ToolsOptionsOf(impl->config)));
   Engine::Impl* raw = impl.get();
-  impl->rules = std::make_unique<RulesService>(
-      *impl->stores.entries, impl->clock, impl->logger, RulesOptionsOf(impl->config),
-      [raw](std::span<const storage::Label> labels, std::span<const std::string> texts) {
+  impl->rules = std::make_unique<Rules>(
+      *impl->stores.entries, impl->clock, impl->logger,
+      internal::RulesOptionsOf(impl->config, [raw](std::span<const storage::Label> labels,
+                                                   std::span<const std::string> texts) {
         raw->vectors->EmbedAndStore(labels, texts);
-      });
+      }));
   impl->graph = std::make_unique<GraphService>(*impl->stores.graph, impl->clock,
                                                GraphOptionsOf(impl->config));
   impl->documents = std::make_unique<DocumentsService>(
@@ -178,7 +180,6 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                          .memory = *impl->memory,
                          .search = *impl->search,
                          .tools = *impl->tools,
-                         .rules = *impl->rules,
                          .graph = *impl->graph,
                          .documents = *impl->documents,
                          .context_window = *impl->context_window,
@@ -210,7 +211,7 @@ Logger& Engine::logger() const { return *impl_->logger; }
 const std::string& Engine::workspace() const { return impl_->workspace; }
 
 Memory& Engine::memory() { return impl_->front->memory; }
-Rules& Engine::rules() { return impl_->front->rules; }
+Rules& Engine::rules() { return *impl_->rules; }
 Archivist& Engine::archivist() { return impl_->front->archivist; }
 Knowledge& Engine::knowledge() { return impl_->front->knowledge; }
 Documents& Engine::documents() { return impl_->front->documents; }

@@ -13,7 +13,6 @@
 #include "core/graph_service.h"
 #include "core/memory_service.h"
 #include "core/recall_service.h"
-#include "core/rules_service.h"
 #include "core/search_service.h"
 #include "core/services.h"
 #include "core/tools_service.h"
@@ -49,8 +48,9 @@ struct Engine::Impl {
   std::unique_ptr<SearchService> search;
   // The tool registry (core/tools_service.h) over stores.entries.
   std::unique_ptr<ToolsService> tools;
-  // Tool-scoped rules (core/rules_service.h) over stores.entries.
-  std::unique_ptr<RulesService> rules;
+  // Tool-scoped rules (mnemo/rules.h, core/services/rules.cc) over
+  // stores.entries: the public service itself.
+  std::unique_ptr<Rules> rules;
   // Facts stated and distilled (core/graph_service.h) over stores.graph.
   std::unique_ptr<GraphService> graph;
   // Documents (core/documents_service.h) over stores.documents and stores.graph.
@@ -80,16 +80,8 @@ struct Engine::Impl {
   // `services`.
   struct Front {
     explicit Front(const internal::Services& s)
-        : memory(s),
-          rules(s),
-          archivist(s),
-          knowledge(s),
-          documents(s),
-          context(s),
-          tools(s),
-          admin(s) {}
+        : memory(s), archivist(s), knowledge(s), documents(s), context(s), tools(s), admin(s) {}
     Memory memory;
-    Rules rules;
     Archivist archivist;
     Knowledge knowledge;
     Documents documents;

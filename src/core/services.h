@@ -13,7 +13,6 @@
 #include "core/graph_service.h"
 #include "core/memory_service.h"
 #include "core/recall_service.h"
-#include "core/rules_service.h"
 #include "core/search_service.h"
 #include "core/tools_service.h"
 #include "core/vectors_service.h"
@@ -31,7 +30,6 @@ struct __attribute__((visibility("hidden"))) Services {
   MemoryService& memory;
   SearchService& search;
   ToolsService& tools;
-  RulesService& rules;
   GraphService& graph;
   DocumentsService& documents;
   ContextWindowService& context_window;

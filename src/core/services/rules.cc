@@ -1,13 +1,17 @@
-// Tool-scoped rules (spec 30): validation, scopes, vectors and the pinned
-// prompt block around the rules room.
-#include "core/rules_service.h"
+// mnemo::Rules (mnemo/rules.h), tool-scoped rules (spec 30): the enabled
+// check, validation, scopes, vectors and the pinned prompt block around the
+// rules room; the rule capture and tool statistics of memory.turn_complete.
+#include "mnemo/rules.h"
 
 #include <algorithm>
 #include <set>
 #include <utility>
 
+#include "core/services/rules_options.h"
 #include "core/validation.h"
+#include "rules/capture.h"
 #include "rules/prompt.h"
+#include "rules/rule_store.h"
 #include "rules/tool_rule.h"
 #include "rules/tool_stats.h"
 #include "text/secrets.h"
@@ -21,11 +25,13 @@ constexpr size_t kPromptCacheEntries = 64;
 
 }  // namespace
 
-RulesOptions RulesOptionsOf(const Config& config) {
-  RulesOptions options{.acl_enabled = config.memory.acl_enabled,
+internal::RulesOptions internal::RulesOptionsOf(const Config& config, EmbedFn embed) {
+  RulesOptions options{.enabled = config.memory.enabled,
+                       .acl_enabled = config.memory.acl_enabled,
                        .prompt_cap = config.rules.prompt_cap,
                        .capture_enabled = config.learning.tool_memory_capture_enabled,
-                       .secrets = config.security.secrets};
+                       .secrets = config.security.secrets,
+                       .embed = std::move(embed)};
   // The built-in table extended by [[rules.aliases]] (or replaced by it).
   if (!config.rules.aliases_replace_builtin) options.aliases = rules::BuiltinAliases();
   for (const AliasConfig& a : config.rules.aliases) {
@@ -34,27 +40,32 @@ RulesOptions RulesOptionsOf(const Config& config) {
   return options;
 }
 
-RulesService::RulesService(storage::EntryStore& entries, std::shared_ptr<Clock> clock,
-                           std::shared_ptr<Logger> logger, RulesOptions options, EmbedFn embed)
+Rules::Rules(storage::EntryStore& entries, std::shared_ptr<Clock> clock,
+             std::shared_ptr<Logger> logger, internal::RulesOptions options)
     : entries_(entries),
       clock_(std::move(clock)),
       logger_(std::move(logger)),
-      options_(std::move(options)),
-      embed_(std::move(embed)) {}
+      options_(std::make_unique<const internal::RulesOptions>(std::move(options))) {}
 
-storage::ReadScope RulesService::Scope(const Principal& who) const {
+Rules::~Rules() = default;
+
+rules::RuleStore Rules::Store() { return rules::RuleStore(entries_, *clock_); }
+
+bool Rules::RedactsEdicts() const { return options_->secrets != "allow"; }
+
+storage::ReadScope Rules::Scope(const Principal& who) const {
   // Rules are pinned into one principal's prompts: under ACL even an admin
   // sees only its own (and public) rules here.
-  return {.all = !options_.acl_enabled, .principal = who.name};
+  return {.all = !options_->acl_enabled, .principal = who.name};
 }
 
-Result<std::string> RulesService::CheckToolName(std::string_view name, std::string_view field) {
+Result<std::string> Rules::CheckToolName(std::string_view name, std::string_view field) {
   std::string tool = rules::NormalizeToolName(name);
   MNEMO_RETURN_IF_ERROR(rules::ValidateToolName(tool, field));
   return tool;
 }
 
-void RulesService::Embed(const std::vector<rules::RulePutOutcome>& outcomes) {
+void Rules::Embed(const std::vector<rules::RulePutOutcome>& outcomes) {
   std::vector<storage::Label> labels;
   std::vector<std::string> texts;
   for (const rules::RulePutOutcome& o : outcomes) {
@@ -62,13 +73,14 @@ void RulesService::Embed(const std::vector<rules::RulePutOutcome>& outcomes) {
     labels.push_back(o.label);
     texts.push_back(o.rule.rule);
   }
-  if (embed_) embed_(labels, texts);
+  if (options_->embed) options_->embed(labels, texts);
 }
 
-Result<ToolRule> RulesService::Put(const Principal& who, const ToolRulePut& req) {
+Result<ToolRule> Rules::Put(const Principal& who, const ToolRulePut& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(req.tool_name, "tool_name"));
   MNEMO_RETURN_IF_ERROR(ValidateRuleText(req.rule));
-  MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, req.rule, "rule"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, req.rule, "rule"));
   MNEMO_RETURN_IF_ERROR(ValidateRuleTags(req.tags));
   // A blank id asks for a new rule.
   const bool has_id = req.id && !text::IsBlank(*req.id);
@@ -85,30 +97,32 @@ Result<ToolRule> RulesService::Put(const Principal& who, const ToolRulePut& req)
   return outcome.rule;
 }
 
-Result<std::optional<ToolRule>> RulesService::Get(const Principal& who, std::string_view tool_name,
-                                                  std::string_view id) {
+Result<std::optional<ToolRule>> Rules::Get(const Principal& who, std::string_view tool_name,
+                                           std::string_view id) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(tool_name, "tool_name"));
   MNEMO_RETURN_IF_ERROR(ValidateRuleId(id));
   return Store().Get(Scope(who), tool, std::string(id));
 }
 
-Result<std::vector<ToolRule>> RulesService::List(const Principal& who,
-                                                 std::optional<std::string_view> tool_name) {
+Result<std::vector<ToolRule>> Rules::List(const Principal& who,
+                                          std::optional<std::string_view> tool_name) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   rules::RuleStore store = Store();
   if (!tool_name) return store.ListAll(Scope(who));
   MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(*tool_name, "tool_name"));
   return store.List(Scope(who), tool);
 }
 
-Result<bool> RulesService::Delete(const Principal& who, std::string_view tool_name,
-                                  std::string_view id) {
+Result<bool> Rules::Delete(const Principal& who, std::string_view tool_name, std::string_view id) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(tool_name, "tool_name"));
   MNEMO_RETURN_IF_ERROR(ValidateRuleId(id));
-  return Store().Delete(who.name, /*any_owner=*/!options_.acl_enabled, tool, std::string(id));
+  return Store().Delete(who.name, /*any_owner=*/!options_->acl_enabled, tool, std::string(id));
 }
 
-Result<PromptRules> RulesService::ForPrompt(const Principal& who,
-                                            const std::vector<std::string>& tools) {
+Result<PromptRules> Rules::ForPrompt(const Principal& who, const std::vector<std::string>& tools) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   std::set<std::string, std::less<>> wanted;
   for (size_t i = 0; i < tools.size(); ++i) {
     MNEMO_ASSIGN_OR_RETURN(std::string tool,
@@ -135,7 +149,7 @@ Result<PromptRules> RulesService::ForPrompt(const Principal& who,
       return r.tool_name != rules::kAnyTool && !wanted.contains(r.tool_name);
     });
   }
-  rules::PromptSelection selection = rules::SelectForPrompt(std::move(all), options_.prompt_cap);
+  rules::PromptSelection selection = rules::SelectForPrompt(std::move(all), options_->prompt_cap);
   if (selection.critical > rules::kCriticalWarnThreshold) {
     logger_->Log(LogLevel::kWarn, std::to_string(selection.critical) +
                                       " critical tool rules are pinned (more than " +
@@ -143,7 +157,7 @@ Result<PromptRules> RulesService::ForPrompt(const Principal& who,
                                       "); all are kept");
   }
   PromptRules out;
-  out.rendered = rules::RenderPromptBlock(selection.rules, options_.acl_enabled);
+  out.rendered = rules::RenderPromptBlock(selection.rules, options_->acl_enabled);
   out.rules = std::move(selection.rules);
   {
     // Read after `generation`, so at least that new; a later write changes
@@ -157,12 +171,11 @@ Result<PromptRules> RulesService::ForPrompt(const Principal& who,
   return out;
 }
 
-Status RulesService::Capture(const Principal& who, const Turn& turn,
-                             const std::string* redacted_user, TimeMs now,
-                             std::span<const size_t> cleaner_failed,
-                             const std::function<Result<std::vector<std::string>>()>& registered,
-                             TurnResult& result) {
-  if (options_.capture_enabled) {
+Status Rules::Capture(const Principal& who, const Turn& turn, const std::string* redacted_user,
+                      TimeMs now, std::span<const size_t> cleaner_failed,
+                      const std::function<Result<std::vector<std::string>>()>& registered,
+                      TurnResult& result) {
+  if (options_->capture_enabled) {
     // Rules are pinned into prompts: never a credential, even from an edict.
     std::string redacted;
     std::string_view user_message = turn.user_message;
@@ -177,7 +190,7 @@ Status RulesService::Capture(const Principal& who, const Turn& turn,
     rules::RuleStore store = Store();
     MNEMO_ASSIGN_OR_RETURN(
         std::vector<rules::RulePutOutcome> outcomes,
-        rules::CaptureRules(store, who.name, turn, user_message, options_.aliases,
+        rules::CaptureRules(store, who.name, turn, user_message, options_->aliases,
                             [&]() -> Result<std::vector<std::string>> {
                               MNEMO_ASSIGN_OR_RETURN(std::vector<std::string> names, registered());
                               return KnownTools(who, std::move(names));
@@ -195,8 +208,8 @@ Status RulesService::Capture(const Principal& who, const Turn& turn,
   return rules::RecordToolStats(entries_, now, who.name, turn, cleaner_failed);
 }
 
-Result<std::vector<std::string>> RulesService::KnownTools(const Principal& who,
-                                                          std::vector<std::string> registered) {
+Result<std::vector<std::string>> Rules::KnownTools(const Principal& who,
+                                                   std::vector<std::string> registered) {
   std::set<std::string> names(std::make_move_iterator(registered.begin()),
                               std::make_move_iterator(registered.end()));
   const storage::ReadScope scope = Scope(who);
