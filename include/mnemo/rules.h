@@ -63,6 +63,9 @@ class Rules {
   // every tool's (grouped by tool) when `tool` is absent.
   Result<std::vector<ToolRule>> List(const Principal& who, std::optional<std::string_view> tool);
   Result<bool> Delete(const Principal& who, std::string_view tool, std::string_view id);
+  // How many rules List(who, tool) gives: one tool's, every tool's when
+  // `tool` is absent.
+  Result<int64_t> Count(const Principal& who, std::optional<std::string_view> tool);
   // The pinned block for the system prompt: every critical rule and the most
   // recent `rules.prompt_cap` high rules of `tools` (empty: every tool), plus
   // the unscoped ones. Byte-stable.

@@ -121,6 +121,11 @@ Result<bool> Rules::Delete(const Principal& who, std::string_view tool_name, std
   return Store().Delete(who.name, /*any_owner=*/!options_->acl_enabled, tool, std::string(id));
 }
 
+Result<int64_t> Rules::Count(const Principal& who, std::optional<std::string_view> tool_name) {
+  MNEMO_ASSIGN_OR_RETURN(std::vector<ToolRule> listed, List(who, tool_name));
+  return static_cast<int64_t>(listed.size());
+}
+
 Result<PromptRules> Rules::ForPrompt(const Principal& who, const std::vector<std::string>& tools) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   std::set<std::string, std::less<>> wanted;
