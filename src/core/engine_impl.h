@@ -5,18 +5,18 @@
 #include <string>
 
 #include "base/background_worker.h"
-#include "core/admin_service.h"
-#include "core/archivist_service.h"
+#include "core/admin/admin_service.h"
+#include "core/archivist/archivist_service.h"
 #include "core/audit_log.h"
-#include "core/context_window_service.h"
-#include "core/documents_service.h"
-#include "core/graph_service.h"
-#include "core/memory_service.h"
-#include "core/recall_service.h"
-#include "core/search_service.h"
+#include "core/services/context_window_service.h"
+#include "core/services/documents_service.h"
+#include "core/services/graph_service.h"
+#include "core/services/memory_service.h"
+#include "core/search/recall_service.h"
+#include "core/search/search_service.h"
 #include "core/services.h"
-#include "core/tools_service.h"
-#include "core/vectors_service.h"
+#include "core/services/tools_service.h"
+#include "core/search/vectors_service.h"
 #include "mnemo/engine.h"
 #include "storage/stores.h"
 
@@ -38,33 +38,33 @@ struct Engine::Impl {
   // itself holds nothing that changes. Declared in the order they depend
   // on one another and destroyed in reverse.
   //
-  // The embedder and the vector spaces (core/vectors_service.h) over
+  // The embedder and the vector spaces (core/search/vectors_service.h) over
   // stores.entries; destroyed (writing its index files) after everything
   // that embeds.
   std::unique_ptr<VectorsService> vectors;
-  // The entry tools and hygiene (core/memory_service.h).
+  // The entry tools and hygiene (core/services/memory_service.h).
   std::unique_ptr<MemoryService> memory;
-  // memory_search over entries (core/search_service.h).
+  // memory_search over entries (core/search/search_service.h).
   std::unique_ptr<SearchService> search;
-  // The tool registry (core/tools_service.h) over stores.entries.
+  // The tool registry (core/services/tools_service.h) over stores.entries.
   std::unique_ptr<ToolsService> tools;
   // Tool-scoped rules (mnemo/rules.h, core/services/rules.cc) over
   // stores.entries: the public service itself.
   std::unique_ptr<Rules> rules;
-  // Facts stated and distilled (core/graph_service.h) over stores.graph.
+  // Facts stated and distilled (core/services/graph_service.h) over stores.graph.
   std::unique_ptr<GraphService> graph;
-  // Documents (core/documents_service.h) over stores.documents and stores.graph.
+  // Documents (core/services/documents_service.h) over stores.documents and stores.graph.
   std::unique_ptr<DocumentsService> documents;
-  // The context window (core/context_window_service.h) over
+  // The context window (core/services/context_window_service.h) over
   // stores.context_events, archiving into stores.documents.
   std::unique_ptr<ContextWindowService> context_window;
-  // The Archivist (core/archivist_service.h) over stores.episodic, archiving
+  // The Archivist (core/archivist/archivist_service.h) over stores.episodic, archiving
   // into stores.documents and stores.graph.
   std::unique_ptr<ArchivistService> archivist;
   // memory_recall and memory.context_build over every layer
-  // (core/recall_service.h).
+  // (core/search/recall_service.h).
   std::unique_ptr<RecallService> recall;
-  // Reindex, path guard, erasure, export and import (core/admin_service.h).
+  // Reindex, path guard, erasure, export and import (core/admin/admin_service.h).
   std::unique_ptr<AdminService> admin;
   // The audit log ([security.audit]; null when disabled).
   std::unique_ptr<internal::AuditLog> audit;

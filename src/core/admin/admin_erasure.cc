@@ -14,8 +14,8 @@
 
 #include "archivist/segments.h"
 #include "core/access.h"
-#include "core/admin_service.h"
-#include "core/context_window_service.h"
+#include "core/admin/admin_service.h"
+#include "core/services/context_window_service.h"
 #include "core/validation.h"
 #include "rules/tool_rule.h"
 

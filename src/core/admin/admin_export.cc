@@ -14,7 +14,7 @@
 
 #include "base/time.h"
 #include "core/access.h"
-#include "core/admin_service.h"
+#include "core/admin/admin_service.h"
 #include "core/formats/entry_json.h"
 #include "core/formats/export_format.h"
 #include "core/formats/record_json.h"

@@ -1,11 +1,11 @@
-// The administration service's memory.health (core/admin_service.h).
+// The administration service's memory.health (core/admin/admin_service.h).
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "core/access.h"
-#include "core/admin_service.h"
+#include "core/admin/admin_service.h"
 
 namespace mnemo {
 namespace {

@@ -22,7 +22,7 @@
 #include "context/documents.h"
 #include "core/access.h"
 #include "core/admin/admin_import_checks.h"
-#include "core/admin_service.h"
+#include "core/admin/admin_service.h"
 #include "core/formats/foreign_formats.h"
 #include "core/validation.h"
 #include "storage/graph_rules.h"

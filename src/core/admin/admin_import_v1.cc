@@ -4,7 +4,7 @@
 
 #include "core/access.h"
 #include "core/admin/admin_import_checks.h"
-#include "core/admin_service.h"
+#include "core/admin/admin_service.h"
 #include "core/formats/entry_json.h"
 #include "core/formats/record_json.h"
 #include "core/validation.h"

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "core/access.h"
-#include "core/admin_service.h"
+#include "core/admin/admin_service.h"
 
 namespace mnemo {
 namespace {

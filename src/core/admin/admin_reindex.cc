@@ -1,5 +1,5 @@
 // The administration service's `mnemo reindex` (spec 20, spec 50;
-// core/admin_service.h): the vector spaces rebuilt from
+// core/admin/admin_service.h): the vector spaces rebuilt from
 // storage, and everything derived from text through the tool registry
 // (assistant rows' search text, documents' fields) derived again; the
 // documents' stored triples are kept, not extracted again.
@@ -15,7 +15,7 @@
 #include "context/documents.h"
 #include "context/graph.h"
 #include "core/access.h"
-#include "core/admin_service.h"
+#include "core/admin/admin_service.h"
 #include "core/audit_log.h"
 
 namespace mnemo {

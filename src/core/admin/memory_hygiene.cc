@@ -1,4 +1,4 @@
-// The memory service's hygiene (spec 10; core/memory_service.h): `core` is permanent; `daily` and
+// The memory service's hygiene (spec 10; core/services/memory_service.h): `core` is permanent; `daily` and
 // custom categories are archived after memory.archive_after_days without a write; `conversation`
 // entries are deleted after memory.conversation_retention_days; entries with
 // useful_count >= 3 and system namespaces are exempt. Runs at start-up when
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/access.h"
-#include "core/memory_service.h"
+#include "core/services/memory_service.h"
 
 namespace mnemo {
 namespace {

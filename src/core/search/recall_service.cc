@@ -1,13 +1,13 @@
-// The recall service's memory_recall (spec 10; core/recall_service.h):
+// The recall service's memory_recall (spec 10; core/search/recall_service.h):
 // every layer in one list, the evidence (entries, turns) before what was
 // derived from it.
 
 #include <algorithm>
 
 #include "core/public_id.h"
-#include "core/recall_order.h"
-#include "core/recall_service.h"
-#include "core/turn_ranking.h"
+#include "core/search/recall_order.h"
+#include "core/search/recall_service.h"
+#include "core/search/turn_ranking.h"
 #include "core/validation.h"
 #include "rules/tool_rule.h"
 #include "text/query.h"

@@ -1,4 +1,4 @@
-#include "core/turn_ranking.h"
+#include "core/search/turn_ranking.h"
 
 #include <algorithm>
 #include <chrono>
@@ -10,7 +10,7 @@
 
 #include "archivist/turn_indexer.h"
 #include "context/tool_registry.h"
-#include "core/fusion.h"
+#include "core/search/fusion.h"
 #include "storage/episodic_rules.h"
 #include "text/query.h"
 #include "text/snippet.h"

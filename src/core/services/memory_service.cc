@@ -1,7 +1,7 @@
 // The memory service's entry tools: store, get, forget, mark_useful, list,
-// stats (spec 10; core/memory_service.h).
+// stats (spec 10; core/services/memory_service.h).
 
-#include "core/memory_service.h"
+#include "core/services/memory_service.h"
 
 #include <optional>
 

@@ -1,5 +1,5 @@
 // The recall service's memory.context_build (spec 50, "Context block";
-// core/recall_service.h): gathers each section's candidates from the layers
+// core/search/recall_service.h): gathers each section's candidates from the layers
 // and lets context::PackContextBlock fit them.
 #include <algorithm>
 #include <map>
@@ -9,9 +9,9 @@
 #include "archivist/profile.h"
 #include "archivist/segments.h"
 #include "context/context_block.h"
-#include "core/recall_service.h"
-#include "core/turn_ranking.h"
-#include "core/turn_runs.h"
+#include "core/search/recall_service.h"
+#include "core/search/turn_ranking.h"
+#include "core/archivist/turn_runs.h"
 #include "core/validation.h"
 #include "text/query.h"
 #include "text/snippet.h"

@@ -1,17 +1,17 @@
-// The search service (core/search_service.h).
+// The search service (core/search/search_service.h).
 //
 // Hybrid: candidates come from both sides (top-N keyword hits and top-N
 // vector neighbours, filters applied inside each), every candidate gets both
 // signals, and fusion.h turns them into the final score.
 
-#include "core/search_service.h"
+#include "core/search/search_service.h"
 
 #include <algorithm>
 #include <unordered_map>
 
 #include "base/request_trace.h"
 #include "core/access.h"
-#include "core/fusion.h"
+#include "core/search/fusion.h"
 #include "core/validation.h"
 #include "text/query.h"
 #include "text/snippet.h"

@@ -11,10 +11,10 @@
 
 #include <memory>
 
-#include "core/archivist_service.h"
-#include "core/documents_service.h"
-#include "core/search_service.h"
-#include "core/tools_service.h"
+#include "core/archivist/archivist_service.h"
+#include "core/services/documents_service.h"
+#include "core/search/search_service.h"
+#include "core/services/tools_service.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
 #include "mnemo/status.h"

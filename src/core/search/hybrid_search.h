@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/vector_space.h"
+#include "core/search/vector_space.h"
 #include "storage/entry_store.h"
 
 namespace mnemo {

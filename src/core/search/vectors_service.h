@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/vector_space.h"
+#include "core/search/vector_space.h"
 #include "embed/embedder.h"
 #include "embed/soft_match.h"
 #include "index/index_factory.h"

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/hybrid_search.h"
-#include "core/vectors_service.h"
+#include "core/search/hybrid_search.h"
+#include "core/search/vectors_service.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
 #include "mnemo/logger.h"

@@ -1,10 +1,10 @@
 // Tool declarations between the public ToolSpec, the registry's compiled
-// spec and the persisted registration (core/tool_specs.h).
+// spec and the persisted registration (core/services/tool_specs.h).
 
 #include <nlohmann/json.hpp>
 
 #include "base/json_limits.h"
-#include "core/tool_specs.h"
+#include "core/services/tool_specs.h"
 #include "mnemo/limits.h"
 #include "rules/tool_rule.h"
 #include "text/strip.h"

@@ -1,6 +1,6 @@
-// Episodic rows as the public API shows them (core/public_episodic.h).
+// Episodic rows as the public API shows them (core/archivist/public_episodic.h).
 
-#include "core/public_episodic.h"
+#include "core/archivist/public_episodic.h"
 
 #include "core/public_id.h"
 #include "core/validation.h"

@@ -1,4 +1,4 @@
-// The Archivist service's reads (core/archivist_service.h): episodic
+// The Archivist service's reads (core/archivist/archivist_service.h): episodic
 // search, a session's turns, segments, events, recaps for recall, the
 // profile and MEMORY.md.
 
@@ -9,10 +9,10 @@
 #include "archivist/profile.h"
 #include "archivist/slot_graph.h"
 #include "core/access.h"
-#include "core/archivist_service.h"
-#include "core/fusion.h"
-#include "core/public_episodic.h"
-#include "core/turn_ranking.h"
+#include "core/archivist/archivist_service.h"
+#include "core/search/fusion.h"
+#include "core/archivist/public_episodic.h"
+#include "core/search/turn_ranking.h"
 #include "core/validation.h"
 #include "text/query.h"
 #include "text/snippet.h"

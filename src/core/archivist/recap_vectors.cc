@@ -1,4 +1,4 @@
-#include "core/recap_vectors.h"
+#include "core/archivist/recap_vectors.h"
 
 #include <algorithm>
 

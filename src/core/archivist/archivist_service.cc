@@ -1,8 +1,8 @@
-// The Archivist service's writes (core/archivist_service.h): a turn's rows,
+// The Archivist service's writes (core/archivist/archivist_service.h): a turn's rows,
 // segments and archive files, segment finalisation on the worker, idle
 // segments, recap vectors, and erasure's part outside storage.
 
-#include "core/archivist_service.h"
+#include "core/archivist/archivist_service.h"
 
 #include <algorithm>
 #include <chrono>
@@ -14,7 +14,7 @@
 #include "archivist/turn_indexer.h"
 #include "core/components.h"
 #include "core/formats/turn_result_json.h"
-#include "core/public_episodic.h"
+#include "core/archivist/public_episodic.h"
 #include "core/validation.h"
 
 namespace mnemo {

@@ -1,4 +1,4 @@
-#include "core/documents_service.h"
+#include "core/services/documents_service.h"
 
 #include <algorithm>
 #include <exception>

@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "core/vectors_service.h"
+#include "core/search/vectors_service.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
 #include "mnemo/logger.h"

@@ -1,4 +1,4 @@
-#include "core/vector_space.h"
+#include "core/search/vector_space.h"
 
 #include <algorithm>
 #include <chrono>

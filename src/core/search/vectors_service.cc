@@ -1,6 +1,6 @@
-// The vectors service (core/vectors_service.h).
+// The vectors service (core/search/vectors_service.h).
 
-#include "core/vectors_service.h"
+#include "core/search/vectors_service.h"
 
 #include <algorithm>
 #include <condition_variable>

@@ -26,9 +26,9 @@
 
 #include "archivist/archive_writer.h"
 #include "base/background_worker.h"
-#include "core/recap_vectors.h"
-#include "core/tools_service.h"
-#include "core/vectors_service.h"
+#include "core/archivist/recap_vectors.h"
+#include "core/services/tools_service.h"
+#include "core/search/vectors_service.h"
 #include "llm/chat_client.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"

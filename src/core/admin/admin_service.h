@@ -20,10 +20,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/archivist_service.h"
+#include "core/archivist/archivist_service.h"
 #include "core/formats/line_reader.h"
-#include "core/tools_service.h"
-#include "core/vectors_service.h"
+#include "core/services/tools_service.h"
+#include "core/search/vectors_service.h"
 #include "mnemo/admin.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"

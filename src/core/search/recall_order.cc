@@ -1,4 +1,4 @@
-#include "core/recall_order.h"
+#include "core/search/recall_order.h"
 
 #include <algorithm>
 #include <string>

@@ -1,12 +1,12 @@
-// The tools service (core/tools_service.h).
+// The tools service (core/services/tools_service.h).
 
-#include "core/tools_service.h"
+#include "core/services/tools_service.h"
 
 #include <utility>
 
 #include "base/json_limits.h"
 #include "core/access.h"
-#include "core/tool_specs.h"
+#include "core/services/tool_specs.h"
 #include "rules/tool_rule.h"
 
 namespace mnemo {

@@ -1,4 +1,4 @@
-#include "core/graph_service.h"
+#include "core/services/graph_service.h"
 
 #include <cmath>
 #include <optional>

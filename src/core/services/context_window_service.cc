@@ -1,4 +1,4 @@
-#include "core/context_window_service.h"
+#include "core/services/context_window_service.h"
 
 #include <algorithm>
 #include <map>

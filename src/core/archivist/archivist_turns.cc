@@ -1,7 +1,7 @@
 // memory.turn_complete (specs 30 and 40) as one pipeline: the turn
 // validated, copied and redacted once, its episodic rows, archive files and
 // segment step, then the rules service's capture and tool statistics;
-// idempotent under a turn id (core/archivist_service.h).
+// idempotent under a turn id (core/archivist/archivist_service.h).
 
 #include <algorithm>
 #include <chrono>
@@ -10,9 +10,9 @@
 #include "archivist/segments.h"
 #include "archivist/turn_indexer.h"
 #include "base/json_limits.h"
-#include "core/archivist_service.h"
+#include "core/archivist/archivist_service.h"
 #include "core/formats/turn_result_json.h"
-#include "core/public_episodic.h"
+#include "core/archivist/public_episodic.h"
 #include "core/validation.h"
 #include "rules/tool_rule.h"
 #include "storage/episodic_rules.h"

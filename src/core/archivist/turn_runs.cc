@@ -1,4 +1,4 @@
-#include "core/turn_runs.h"
+#include "core/archivist/turn_runs.h"
 
 #include <iterator>
 #include <utility>
