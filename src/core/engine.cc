@@ -7,7 +7,9 @@
 
 #include "core/components.h"
 #include "core/engine_impl.h"
+#include "core/services/documents_options.h"
 #include "core/services/rules_options.h"
+#include "core/services/tools_options.h"
 #include "core/validation.h"
 #include "storage/stores.h"
 
@@ -134,9 +136,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                                       impl->logger, MemoryOptionsOf(impl->config, impl->stores));
   impl->search = std::make_unique<SearchService>(*impl->stores.entries, *impl->vectors, impl->clock,
                                                  impl->logger, SearchOptionsOf(impl->config));
-  MNEMO_ASSIGN_OR_RETURN(impl->tools,
-                         ToolsService::Open(*impl->stores.entries, impl->clock, impl->logger,
-                                            ToolsOptionsOf(impl->config)));
+  MNEMO_ASSIGN_OR_RETURN(impl->tools, Tools::Open(*impl->stores.entries, impl->clock, impl->logger,
+                                                  internal::ToolsOptionsOf(impl->config)));
   Engine::Impl* raw = impl.get();
   impl->rules = std::make_unique<Rules>(
       *impl->stores.entries, impl->clock, impl->logger,
@@ -146,10 +147,12 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       }));
   impl->graph = std::make_unique<GraphService>(*impl->stores.graph, impl->clock,
                                                GraphOptionsOf(impl->config));
-  impl->documents = std::make_unique<DocumentsService>(
-      *impl->stores.documents, *impl->stores.graph, impl->clock, DocumentsOptionsOf(impl->config),
-      [raw](const Status& failure) { raw->memory->NoteAccessCountFailure(failure); },
-      impl->vectors->soft_matcher());
+  impl->documents = std::make_unique<Documents>(
+      *impl->stores.documents, *impl->stores.graph, impl->clock,
+      internal::DocumentsOptionsOf(
+          impl->config,
+          [raw](const Status& failure) { raw->memory->NoteAccessCountFailure(failure); },
+          impl->vectors->soft_matcher()));
   impl->context_window = std::make_unique<ContextWindowService>(
       *impl->stores.context_events, *impl->stores.documents, *impl->stores.graph, impl->clock,
       ContextWindowOptionsOf(impl->config),
@@ -179,9 +182,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                          .vectors = *impl->vectors,
                          .memory = *impl->memory,
                          .search = *impl->search,
-                         .tools = *impl->tools,
                          .graph = *impl->graph,
-                         .documents = *impl->documents,
                          .context_window = *impl->context_window,
                          .archivist = *impl->archivist,
                          .recall = *impl->recall,
@@ -214,9 +215,9 @@ Memory& Engine::memory() { return impl_->front->memory; }
 Rules& Engine::rules() { return *impl_->rules; }
 Archivist& Engine::archivist() { return impl_->front->archivist; }
 Knowledge& Engine::knowledge() { return impl_->front->knowledge; }
-Documents& Engine::documents() { return impl_->front->documents; }
+Documents& Engine::documents() { return *impl_->documents; }
 Context& Engine::context() { return impl_->front->context; }
-Tools& Engine::tools() { return impl_->front->tools; }
+Tools& Engine::tools() { return *impl_->tools; }
 Admin& Engine::admin() { return impl_->front->admin; }
 
 }  // namespace mnemo

@@ -8,15 +8,13 @@
 #include "core/admin/admin_service.h"
 #include "core/archivist/archivist_service.h"
 #include "core/audit_log.h"
-#include "core/services/context_window_service.h"
-#include "core/services/documents_service.h"
-#include "core/services/graph_service.h"
-#include "core/services/memory_service.h"
 #include "core/search/recall_service.h"
 #include "core/search/search_service.h"
-#include "core/services.h"
-#include "core/services/tools_service.h"
 #include "core/search/vectors_service.h"
+#include "core/services.h"
+#include "core/services/context_window_service.h"
+#include "core/services/graph_service.h"
+#include "core/services/memory_service.h"
 #include "mnemo/engine.h"
 #include "storage/stores.h"
 
@@ -46,15 +44,17 @@ struct Engine::Impl {
   std::unique_ptr<MemoryService> memory;
   // memory_search over entries (core/search/search_service.h).
   std::unique_ptr<SearchService> search;
-  // The tool registry (core/services/tools_service.h) over stores.entries.
-  std::unique_ptr<ToolsService> tools;
+  // The tool registry (mnemo/tools.h, core/services/tools.cc) over
+  // stores.entries: the public service itself.
+  std::unique_ptr<Tools> tools;
   // Tool-scoped rules (mnemo/rules.h, core/services/rules.cc) over
   // stores.entries: the public service itself.
   std::unique_ptr<Rules> rules;
   // Facts stated and distilled (core/services/graph_service.h) over stores.graph.
   std::unique_ptr<GraphService> graph;
-  // Documents (core/services/documents_service.h) over stores.documents and stores.graph.
-  std::unique_ptr<DocumentsService> documents;
+  // Documents (mnemo/documents.h, core/services/documents.cc) over
+  // stores.documents and stores.graph: the public service itself.
+  std::unique_ptr<Documents> documents;
   // The context window (core/services/context_window_service.h) over
   // stores.context_events, archiving into stores.documents.
   std::unique_ptr<ContextWindowService> context_window;
@@ -80,13 +80,11 @@ struct Engine::Impl {
   // `services`.
   struct Front {
     explicit Front(const internal::Services& s)
-        : memory(s), archivist(s), knowledge(s), documents(s), context(s), tools(s), admin(s) {}
+        : memory(s), archivist(s), knowledge(s), context(s), admin(s) {}
     Memory memory;
     Archivist archivist;
     Knowledge knowledge;
-    Documents documents;
     Context context;
-    Tools tools;
     Admin admin;
   };
   std::unique_ptr<Front> front;

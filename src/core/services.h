@@ -8,14 +8,12 @@
 #include "core/admin/admin_service.h"
 #include "core/archivist/archivist_service.h"
 #include "core/audit_log.h"
-#include "core/services/context_window_service.h"
-#include "core/services/documents_service.h"
-#include "core/services/graph_service.h"
-#include "core/services/memory_service.h"
 #include "core/search/recall_service.h"
 #include "core/search/search_service.h"
-#include "core/services/tools_service.h"
 #include "core/search/vectors_service.h"
+#include "core/services/context_window_service.h"
+#include "core/services/graph_service.h"
+#include "core/services/memory_service.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
 #include "mnemo/status.h"
@@ -29,9 +27,7 @@ struct __attribute__((visibility("hidden"))) Services {
   VectorsService& vectors;
   MemoryService& memory;
   SearchService& search;
-  ToolsService& tools;
   GraphService& graph;
-  DocumentsService& documents;
   ContextWindowService& context_window;
   ArchivistService& archivist;
   RecallService& recall;

@@ -37,7 +37,7 @@ AdminOptions AdminOptionsOf(const Config& config, const std::string& workspace) 
           .audit_path = internal::AuditLogPath(config, workspace)};
 }
 
-AdminService::AdminService(storage::Stores& stores, VectorsService& vectors, ToolsService& tools,
+AdminService::AdminService(storage::Stores& stores, VectorsService& vectors, Tools& tools,
                            ArchivistService& archivist, std::shared_ptr<Clock> clock,
                            std::shared_ptr<Logger> logger, AdminOptions options)
     : stores_(stores),

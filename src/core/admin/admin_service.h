@@ -20,15 +20,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "context/tool_registry.h"
 #include "core/archivist/archivist_service.h"
 #include "core/formats/line_reader.h"
-#include "core/services/tools_service.h"
 #include "core/search/vectors_service.h"
 #include "mnemo/admin.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
 #include "mnemo/logger.h"
 #include "mnemo/status.h"
+#include "mnemo/tools.h"
 #include "mnemo/types.h"
 #include "storage/stores.h"
 
@@ -59,7 +60,7 @@ storage::EntryWrite WriteOfEntry(const Entry& e, TimeMs now);
 
 class AdminService {
  public:
-  AdminService(storage::Stores& stores, VectorsService& vectors, ToolsService& tools,
+  AdminService(storage::Stores& stores, VectorsService& vectors, Tools& tools,
                ArchivistService& archivist, std::shared_ptr<Clock> clock,
                std::shared_ptr<Logger> logger, AdminOptions options);
 
@@ -103,7 +104,7 @@ class AdminService {
 
   storage::Stores& stores_;
   VectorsService& vectors_;
-  ToolsService& tools_;
+  Tools& tools_;
   ArchivistService& archivist_;
   const std::shared_ptr<Clock> clock_;
   const std::shared_ptr<Logger> logger_;

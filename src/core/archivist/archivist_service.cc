@@ -12,9 +12,9 @@
 #include "archivist/archive_erase.h"
 #include "archivist/segments.h"
 #include "archivist/turn_indexer.h"
+#include "core/archivist/public_episodic.h"
 #include "core/components.h"
 #include "core/formats/turn_result_json.h"
-#include "core/archivist/public_episodic.h"
 #include "core/validation.h"
 
 namespace mnemo {
@@ -46,7 +46,7 @@ ArchivistOptions ArchivistOptionsOf(const Config& config, const std::string& wor
 
 ArchivistService::ArchivistService(storage::EpisodicStore& episodic,
                                    storage::DocumentStore& documents, storage::GraphStore& graph,
-                                   VectorsService& vectors, ToolsService& tools, Rules& rules,
+                                   VectorsService& vectors, Tools& tools, Rules& rules,
                                    internal::BackgroundWorker& worker,
                                    std::unique_ptr<llm::ChatClient> llm,
                                    std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,

@@ -26,8 +26,8 @@
 
 #include "archivist/archive_writer.h"
 #include "base/background_worker.h"
+#include "context/tool_registry.h"
 #include "core/archivist/recap_vectors.h"
-#include "core/services/tools_service.h"
 #include "core/search/vectors_service.h"
 #include "llm/chat_client.h"
 #include "mnemo/clock.h"
@@ -35,6 +35,7 @@
 #include "mnemo/logger.h"
 #include "mnemo/rules.h"
 #include "mnemo/status.h"
+#include "mnemo/tools.h"
 #include "mnemo/types.h"
 #include "storage/document_store.h"
 #include "storage/episodic_store.h"
@@ -67,10 +68,10 @@ class ArchivistService {
   // `llm` null: extractive recaps. Embeds earlier recaps that lack a vector
   // of the embedder on `worker`.
   ArchivistService(storage::EpisodicStore& episodic, storage::DocumentStore& documents,
-                   storage::GraphStore& graph, VectorsService& vectors, ToolsService& tools,
-                   Rules& rules, internal::BackgroundWorker& worker,
-                   std::unique_ptr<llm::ChatClient> llm, std::shared_ptr<Clock> clock,
-                   std::shared_ptr<Logger> logger, ArchivistOptions options);
+                   storage::GraphStore& graph, VectorsService& vectors, Tools& tools, Rules& rules,
+                   internal::BackgroundWorker& worker, std::unique_ptr<llm::ChatClient> llm,
+                   std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
+                   ArchivistOptions options);
   // Drains the archive queue; the caller drains the worker first.
   ~ArchivistService();
   ArchivistService(const ArchivistService&) = delete;
@@ -180,7 +181,7 @@ class ArchivistService {
   storage::DocumentStore& documents_;
   storage::GraphStore& graph_;
   VectorsService& vectors_;
-  ToolsService& tools_;
+  Tools& tools_;
   Rules& rules_;
   internal::BackgroundWorker& worker_;
   const std::shared_ptr<Clock> clock_;

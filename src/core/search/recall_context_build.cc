@@ -9,9 +9,9 @@
 #include "archivist/profile.h"
 #include "archivist/segments.h"
 #include "context/context_block.h"
+#include "core/archivist/turn_runs.h"
 #include "core/search/recall_service.h"
 #include "core/search/turn_ranking.h"
-#include "core/archivist/turn_runs.h"
 #include "core/validation.h"
 #include "text/query.h"
 #include "text/snippet.h"
@@ -212,18 +212,12 @@ Result<std::vector<DerivedItem>> ContextRecaps(ArchivistService& archivist,
   return items;
 }
 
-// The documents of the block that match the query, at most `limit`.
-Result<std::vector<DerivedItem>> ContextDocuments(DocumentsService& documents, bool all,
-                                                  const Principal& who,
-                                                  const ContextBuildRequest& req,
-                                                  const std::vector<std::string>& terms,
-                                                  int limit) {
+// The block's items of the documents that match the query (`docs`, ranked
+// by Documents::Rank).
+std::vector<DerivedItem> ContextDocuments(const std::vector<storage::DocumentHit>& docs,
+                                          const std::vector<std::string>& terms) {
   std::vector<DerivedItem> items;
-  if (!TakesDerived(req)) return items;
-  MNEMO_ASSIGN_OR_RETURN(
-      std::vector<storage::DocumentHit> docs,
-      documents.Rank(req.query, terms, all ? std::nullopt : std::optional(who.name), limit));
-  for (storage::DocumentHit& h : docs) {
+  for (const storage::DocumentHit& h : docs) {
     std::string body = BestPassage(h.row.summary.empty() ? h.row.content : h.row.summary, terms);
     if (!h.row.source.empty()) body += " [" + h.row.source + "]";
     items.push_back({.text = std::move(body),
@@ -289,9 +283,15 @@ Result<ContextBlock> RecallService::ContextBuild(const Principal& who,
   MNEMO_ASSIGN_OR_RETURN(std::vector<DerivedItem> recaps,
                          ContextRecaps(archivist_, episodic_, !options_.acl_enabled, who, req,
                                        terms, ItemsFitting(budget, kRecapsShare, k)));
-  MNEMO_ASSIGN_OR_RETURN(std::vector<DerivedItem> documents,
-                         ContextDocuments(documents_, !options_.acl_enabled, who, req, terms,
-                                          ItemsFitting(budget, kDocumentsShare, k)));
+  std::vector<storage::DocumentHit> document_hits;
+  if (TakesDerived(req)) {
+    MNEMO_ASSIGN_OR_RETURN(
+        document_hits,
+        documents_.Rank(req.query, terms,
+                        options_.acl_enabled ? std::optional(who.name) : std::nullopt,
+                        ItemsFitting(budget, kDocumentsShare, k)));
+  }
+  std::vector<DerivedItem> documents = ContextDocuments(document_hits, terms);
 
   // The turns fit their room; the recaps and documents that only repeat
   // them are left out, and the room that frees goes to more turns.

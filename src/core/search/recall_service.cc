@@ -28,7 +28,7 @@ RecallOptions RecallOptionsOf(const Config& config) {
 
 RecallService::RecallService(storage::EpisodicStore& episodic, storage::DocumentStore& documents,
                              SearchService& search, ArchivistService& archivist,
-                             DocumentsService& documents_service, ToolsService& tools,
+                             Documents& documents_service, Tools& tools,
                              std::shared_ptr<Clock> clock, RecallOptions options)
     : episodic_(episodic),
       documents_store_(documents),

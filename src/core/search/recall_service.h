@@ -11,13 +11,14 @@
 
 #include <memory>
 
+#include "context/tool_registry.h"
 #include "core/archivist/archivist_service.h"
-#include "core/services/documents_service.h"
 #include "core/search/search_service.h"
-#include "core/services/tools_service.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
+#include "mnemo/documents.h"
 #include "mnemo/status.h"
+#include "mnemo/tools.h"
 #include "mnemo/types.h"
 #include "storage/document_store.h"
 #include "storage/episodic_store.h"
@@ -36,9 +37,8 @@ RecallOptions RecallOptionsOf(const Config& config);
 class RecallService {
  public:
   RecallService(storage::EpisodicStore& episodic, storage::DocumentStore& documents,
-                SearchService& search, ArchivistService& archivist,
-                DocumentsService& documents_service, ToolsService& tools,
-                std::shared_ptr<Clock> clock, RecallOptions options);
+                SearchService& search, ArchivistService& archivist, Documents& documents_service,
+                Tools& tools, std::shared_ptr<Clock> clock, RecallOptions options);
 
   // Memory::Recall and Context::Build (mnemo/memory.h, context.h).
   Result<RecallResponse> Recall(const Principal& who, const RecallRequest& req);
@@ -49,8 +49,8 @@ class RecallService {
   storage::DocumentStore& documents_store_;
   SearchService& search_;
   ArchivistService& archivist_;
-  DocumentsService& documents_;
-  ToolsService& tools_;
+  Documents& documents_;
+  Tools& tools_;
   const std::shared_ptr<Clock> clock_;
   const RecallOptions options_;
 };

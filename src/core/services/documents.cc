@@ -1,4 +1,4 @@
-#include "core/services/documents_service.h"
+#include "mnemo/documents.h"
 
 #include <algorithm>
 #include <exception>
@@ -8,7 +8,10 @@
 
 #include "base/json_limits.h"
 #include "context/documents.h"
+#include "core/services/documents_options.h"
 #include "core/validation.h"
+#include "storage/document_store.h"
+#include "storage/graph_store.h"
 #include "text/query.h"
 #include "text/snippet.h"
 #include "text/strip.h"
@@ -72,29 +75,33 @@ Document ToPublic(storage::DocumentRow r, bool with_content) {
 
 }  // namespace
 
-DocumentsOptions DocumentsOptionsOf(const Config& config) {
-  return {.acl_enabled = config.memory.acl_enabled,
+internal::DocumentsOptions internal::DocumentsOptionsOf(const Config& config,
+                                                        AccessCountFailureFn on_count_failure,
+                                                        const embed::SoftMatcher* soft) {
+  return {.enabled = config.memory.enabled,
+          .acl_enabled = config.memory.acl_enabled,
           .max_meta_bytes = config.server.max_body_bytes,
           .secrets = config.security.secrets,
-          .min_relevance_score = config.search.min_relevance_score};
+          .min_relevance_score = config.search.min_relevance_score,
+          .on_count_failure = std::move(on_count_failure),
+          .soft = soft};
 }
 
-DocumentsService::DocumentsService(storage::DocumentStore& documents, storage::GraphStore& graph,
-                                   std::shared_ptr<Clock> clock, DocumentsOptions options,
-                                   AccessCountFailureFn on_count_failure,
-                                   const embed::SoftMatcher* soft)
+Documents::Documents(storage::DocumentStore& documents, storage::GraphStore& graph,
+                     std::shared_ptr<Clock> clock, internal::DocumentsOptions options)
     : documents_(documents),
       graph_(graph),
       clock_(std::move(clock)),
-      options_(std::move(options)),
-      on_count_failure_(std::move(on_count_failure)),
-      soft_(soft) {}
+      options_(std::make_unique<const internal::DocumentsOptions>(std::move(options))) {}
 
-Result<std::vector<storage::DocumentHit>> DocumentsService::Rank(
-    std::string_view query, const std::vector<std::string>& terms, std::optional<std::string> owner,
-    int limit, std::vector<double>* keyword) {
+Documents::~Documents() = default;
+
+Result<std::vector<storage::DocumentHit>> Documents::Rank(std::string_view query,
+                                                          const std::vector<std::string>& terms,
+                                                          std::optional<std::string> owner,
+                                                          int limit, std::vector<double>* keyword) {
   std::optional<embed::SoftMatcher::Query> prepared;
-  if (soft_ != nullptr) prepared = soft_->Prepare(query);
+  if (options_->soft != nullptr) prepared = options_->soft->Prepare(query);
   const bool soft = prepared && !prepared->words.empty();
   // Candidates as for entries (spec 20: N >= 4k per side).
   MNEMO_ASSIGN_OR_RETURN(
@@ -108,7 +115,7 @@ Result<std::vector<storage::DocumentHit>> DocumentsService::Rank(
     const double exact = h.score;
     if (soft) {
       const std::string& text = h.row.search_text.empty() ? h.row.content : h.row.search_text;
-      h.score = embed::SoftMatcher::WithSoft(h.score, soft_->Score(*prepared, text));
+      h.score = embed::SoftMatcher::WithSoft(h.score, options_->soft->Score(*prepared, text));
     }
     ranked.emplace_back(std::move(h), exact);
   }
@@ -124,17 +131,17 @@ Result<std::vector<storage::DocumentHit>> DocumentsService::Rank(
   return hits;
 }
 
-std::optional<std::string> DocumentsService::Owner(const Principal& who) const {
-  if (!options_.acl_enabled) return std::nullopt;
+std::optional<std::string> Documents::Owner(const Principal& who) const {
+  if (!options_->acl_enabled) return std::nullopt;
   return who.name;
 }
 
-Result<DocumentPutResult> DocumentsService::Put(const Principal& who,
-                                                const DocumentPutRequest& req) {
+Result<DocumentPutResult> Documents::Put(const Principal& who, const DocumentPutRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_RETURN_IF_ERROR(ValidateContent(req.content, "content"));
   MNEMO_RETURN_IF_ERROR(ValidateSource(req.source));
-  MNEMO_RETURN_IF_ERROR(ValidateMeta(req.meta, options_.max_meta_bytes));
-  MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, req.content, "content"));
+  MNEMO_RETURN_IF_ERROR(ValidateMeta(req.meta, options_->max_meta_bytes));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, req.content, "content"));
   MNEMO_ASSIGN_OR_RETURN(storage::DocumentPut put,
                          context::StoreDocument(documents_, graph_,
                                                 {.owner = who.name,
@@ -146,7 +153,8 @@ Result<DocumentPutResult> DocumentsService::Put(const Principal& who,
   return DocumentPutResult{.id = std::move(put.row.id), .created = put.created};
 }
 
-Result<Document> DocumentsService::Get(const Principal& who, std::string_view id) {
+Result<Document> Documents::Get(const Principal& who, std::string_view id) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_RETURN_IF_ERROR(ValidateDocumentId(id));
   const std::optional<std::string> owner = Owner(who);
   // Another principal's document is checked before its access is counted,
@@ -160,7 +168,7 @@ Result<Document> DocumentsService::Get(const Principal& who, std::string_view id
       documents_.GetDocument(id, /*count_access=*/true);
   if (!row.ok()) {
     // The count is best effort: the document is read without it.
-    if (on_count_failure_) on_count_failure_(row.status());
+    if (options_->on_count_failure) options_->on_count_failure(row.status());
     row = documents_.GetDocument(id, /*count_access=*/false);
   }
   MNEMO_RETURN_IF_ERROR(row.status());
@@ -168,8 +176,9 @@ Result<Document> DocumentsService::Get(const Principal& who, std::string_view id
   return ToPublic(std::move(**row), /*with_content=*/true);
 }
 
-Result<std::vector<DocumentSearchHit>> DocumentsService::Search(const Principal& who,
-                                                                const DocumentSearchRequest& req) {
+Result<std::vector<DocumentSearchHit>> Documents::Search(const Principal& who,
+                                                         const DocumentSearchRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_RETURN_IF_ERROR(ValidateQuery(req.query));
   MNEMO_RETURN_IF_ERROR(ValidateMaxResults(req.max_results));
   const std::vector<std::string> terms = text::QueryTerms(req.query);
@@ -186,7 +195,8 @@ Result<std::vector<DocumentSearchHit>> DocumentsService::Search(const Principal&
   return out;
 }
 
-Result<DocumentList> DocumentsService::List(const Principal& who, const DocumentListRequest& req) {
+Result<DocumentList> Documents::List(const Principal& who, const DocumentListRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   if (req.limit < 1 || req.limit > kMaxPageSize) {
     return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxPageSize), "limit");
   }
@@ -208,7 +218,8 @@ Result<DocumentList> DocumentsService::List(const Principal& who, const Document
   return out;
 }
 
-Result<bool> DocumentsService::Delete(const Principal& who, std::string_view id) {
+Result<bool> Documents::Delete(const Principal& who, std::string_view id) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_RETURN_IF_ERROR(ValidateDocumentId(id));
   if (const std::optional<std::string> owner = Owner(who)) {
     MNEMO_ASSIGN_OR_RETURN(std::optional<storage::DocumentRow> row,
@@ -218,8 +229,7 @@ Result<bool> DocumentsService::Delete(const Principal& who, std::string_view id)
   return documents_.DeleteDocument(id);
 }
 
-Result<std::vector<RecallHit>> DocumentsService::Hits(const std::vector<std::string>& terms,
-                                                      int limit) {
+Result<std::vector<RecallHit>> Documents::Hits(const std::vector<std::string>& terms, int limit) {
   // By keywords alone (no query text, no soft matching): with soft matching
   // recall's documents took places its turns' passages held, LoCoMo dev
   // memory_recall 0.780 -> 0.778 (context_build, which gives documents a
@@ -230,7 +240,7 @@ Result<std::vector<RecallHit>> DocumentsService::Hits(const std::vector<std::str
   std::vector<RecallHit> out;
   for (size_t i = 0; i < hits.size(); ++i) {
     storage::DocumentHit& h = hits[i];
-    if (keyword[i] < options_.min_relevance_score) continue;
+    if (keyword[i] < options_->min_relevance_score) continue;
     std::string preview = !h.row.summary.empty()
                               ? std::move(h.row.summary)
                               : text::MakeSnippet(h.row.content, terms, kRecallPreviewChars);

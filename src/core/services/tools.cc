@@ -1,13 +1,17 @@
-// The tools service (core/services/tools_service.h).
-
-#include "core/services/tools_service.h"
+// mnemo::Tools (mnemo/tools.h), the tool registry of spec 50: the enabled
+// check, validation, the registry and its persisted registrations.
+#include "mnemo/tools.h"
 
 #include <utility>
 
 #include "base/json_limits.h"
+#include "context/tool_registry.h"
 #include "core/access.h"
 #include "core/services/tool_specs.h"
+#include "core/services/tools_options.h"
+#include "core/validation.h"
 #include "rules/tool_rule.h"
+#include "storage/entry_store.h"
 
 namespace mnemo {
 namespace {
@@ -19,28 +23,34 @@ Result<context::ToolSpec> CompileStoredTool(std::string_view content) {
 
 }  // namespace
 
-ToolsOptions ToolsOptionsOf(const Config& config) {
-  return {.acl_enabled = config.memory.acl_enabled,
+internal::ToolsOptions internal::ToolsOptionsOf(const Config& config) {
+  return {.enabled = config.memory.enabled,
+          .acl_enabled = config.memory.acl_enabled,
           .max_body_bytes = config.server.max_body_bytes,
           .declared = config.tools};
 }
 
-ToolsService::ToolsService(storage::EntryStore& entries, std::shared_ptr<Clock> clock,
-                           std::shared_ptr<Logger> logger, ToolsOptions options)
+Tools::Tools(storage::EntryStore& entries, std::shared_ptr<Clock> clock,
+             std::shared_ptr<Logger> logger, internal::ToolsOptions options)
     : entries_(entries),
       clock_(std::move(clock)),
       logger_(std::move(logger)),
-      options_(std::move(options)),
-      registry_([](std::string_view name) { return rules::NormalizeToolName(name); }) {}
+      options_(std::make_unique<const internal::ToolsOptions>(std::move(options))),
+      registry_(std::make_unique<context::ToolRegistry>(
+          [](std::string_view name) { return rules::NormalizeToolName(name); })) {}
 
-Result<std::unique_ptr<ToolsService>> ToolsService::Open(storage::EntryStore& entries,
-                                                         std::shared_ptr<Clock> clock,
-                                                         std::shared_ptr<Logger> logger,
-                                                         ToolsOptions options) {
-  std::unique_ptr<ToolsService> service(
-      new ToolsService(entries, std::move(clock), std::move(logger), std::move(options)));
+Tools::~Tools() = default;
+
+const context::ToolRegistry& Tools::registry() const { return *registry_; }
+
+Result<std::unique_ptr<Tools>> Tools::Open(storage::EntryStore& entries,
+                                           std::shared_ptr<Clock> clock,
+                                           std::shared_ptr<Logger> logger,
+                                           internal::ToolsOptions options) {
+  std::unique_ptr<Tools> service(
+      new Tools(entries, std::move(clock), std::move(logger), std::move(options)));
   std::vector<context::ToolSpec> from_config;
-  for (const ToolConfig& t : service->options_.declared) {
+  for (const ToolConfig& t : service->options_->declared) {
     MNEMO_ASSIGN_OR_RETURN(context::ToolSpec spec,
                            internal::CompileToolSpec({.name = t.name,
                                                       .plugin = t.plugin,
@@ -49,17 +59,17 @@ Result<std::unique_ptr<ToolsService>> ToolsService::Open(storage::EntryStore& en
                                                       .cleaner = t.cleaner_json}));
     from_config.push_back(std::move(spec));
   }
-  service->registry_.ReplaceAll(context::ToolSource::kConfig, std::move(from_config));
+  service->registry_->ReplaceAll(context::ToolSource::kConfig, std::move(from_config));
   MNEMO_RETURN_IF_ERROR(service->Refresh());
   return service;
 }
 
-Result<const context::ToolRegistry*> ToolsService::Current() {
+Result<const context::ToolRegistry*> Tools::Current() {
   MNEMO_RETURN_IF_ERROR(Refresh());
-  return &registry_;
+  return registry_.get();
 }
 
-Status ToolsService::Refresh() {
+Status Tools::Refresh() {
   // Another process may have registered a tool: one counter read tells, and
   // then the few entries of the namespace are read (and recompiled only when
   // they changed). The counter is read first, so a write racing the read
@@ -93,21 +103,21 @@ Status ToolsService::Refresh() {
     }
     specs.push_back(std::move(spec).value());
   }
-  registry_.ReplaceAll(context::ToolSource::kStored, std::move(specs));
+  registry_->ReplaceAll(context::ToolSource::kStored, std::move(specs));
   stored_seen_ = std::move(current);
   return Status::Ok();
 }
 
-Result<ToolInfo> ToolsService::Register(const Principal* who, const ToolSpec& spec) {
+Result<ToolInfo> Tools::RegisterFor(const Principal* who, const ToolSpec& spec) {
   MNEMO_RETURN_IF_ERROR(
-      internal::CheckJsonLimits(spec.cleaner, "cleaner", options_.max_body_bytes));
+      internal::CheckJsonLimits(spec.cleaner, "cleaner", options_->max_body_bytes));
   MNEMO_ASSIGN_OR_RETURN(context::ToolSpec compiled, internal::CompileToolSpec(spec));
   if (who == nullptr) {
     ToolInfo info = internal::ToolInfoOf(compiled, context::ToolSource::kCode);
-    registry_.Put(context::ToolSource::kCode, std::move(compiled));
+    registry_->Put(context::ToolSource::kCode, std::move(compiled));
     return info;
   }
-  if (!IsAdmin(*who, options_.acl_enabled)) {
+  if (!IsAdmin(*who, options_->acl_enabled)) {
     return PermissionDenied(
         "registering a tool needs the admin role: it changes what is indexed "
         "for every principal");
@@ -126,17 +136,25 @@ Result<ToolInfo> ToolsService::Register(const Principal* who, const ToolSpec& sp
                             .status());
   MNEMO_RETURN_IF_ERROR(Refresh());
   // A C++ registration of the same name still hides it: report what is in force.
-  std::shared_ptr<const context::ToolSpec> in_force = registry_.Find(compiled.name);
-  for (const context::ToolRegistry::Listed& l : registry_.All()) {
+  std::shared_ptr<const context::ToolSpec> in_force = registry_->Find(compiled.name);
+  for (const context::ToolRegistry::Listed& l : registry_->All()) {
     if (l.spec == in_force) return internal::ToolInfoOf(*l.spec, l.source);
   }
   return internal::ToolInfoOf(compiled, context::ToolSource::kStored);
 }
 
-Result<std::vector<ToolInfo>> ToolsService::List() {
+Result<ToolInfo> Tools::Register(const Principal& who, const ToolSpec& spec) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+  return RegisterFor(&who, spec);
+}
+
+Result<ToolInfo> Tools::Register(const ToolSpec& spec) { return RegisterFor(nullptr, spec); }
+
+Result<std::vector<ToolInfo>> Tools::List(const Principal& /*who*/) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_RETURN_IF_ERROR(Refresh());
   std::vector<ToolInfo> out;
-  for (const context::ToolRegistry::Listed& l : registry_.All()) {
+  for (const context::ToolRegistry::Listed& l : registry_->All()) {
     out.push_back(internal::ToolInfoOf(*l.spec, l.source));
   }
   return out;
