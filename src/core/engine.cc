@@ -7,6 +7,7 @@
 
 #include "core/components.h"
 #include "core/engine_impl.h"
+#include "core/services/context_options.h"
 #include "core/services/documents_options.h"
 #include "core/services/rules_options.h"
 #include "core/services/tools_options.h"
@@ -153,10 +154,6 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
           impl->config,
           [raw](const Status& failure) { raw->memory->NoteAccessCountFailure(failure); },
           impl->vectors->soft_matcher()));
-  impl->context_window = std::make_unique<ContextWindowService>(
-      *impl->stores.context_events, *impl->stores.documents, *impl->stores.graph, impl->clock,
-      ContextWindowOptionsOf(impl->config),
-      [raw]() -> Result<const context::ToolRegistry*> { return raw->tools->Current(); });
   MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<llm::ChatClient> llm, MakeChatClient(impl->config.llm));
   impl->worker = std::make_unique<internal::BackgroundWorker>(impl->logger);
   impl->archivist = std::make_unique<ArchivistService>(
@@ -169,6 +166,12 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->recall = std::make_unique<RecallService>(
       *impl->stores.episodic, *impl->stores.documents, *impl->search, *impl->archivist,
       *impl->documents, *impl->tools, impl->clock, RecallOptionsOf(impl->config));
+  impl->context = std::make_unique<Context>(
+      *impl->stores.context_events, *impl->stores.documents, *impl->stores.graph, *impl->recall,
+      impl->clock,
+      internal::ContextOptionsOf(impl->config, [raw]() -> Result<const context::ToolRegistry*> {
+        return raw->tools->Current();
+      }));
   if (impl->config.security.audit.enabled) {
     constexpr int64_t kMiB = 1024 * 1024;
     MNEMO_ASSIGN_OR_RETURN(
@@ -176,18 +179,17 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                                               impl->config.security.audit.max_size_mb * kMiB,
                                               impl->config.security.audit.keep, impl->logger));
   }
-  impl->services = std::make_unique<internal::Services>(
-      internal::Services{.config = impl->config,
-                         .clock = *impl->clock,
-                         .vectors = *impl->vectors,
-                         .memory = *impl->memory,
-                         .search = *impl->search,
-                         .graph = *impl->graph,
-                         .context_window = *impl->context_window,
-                         .archivist = *impl->archivist,
-                         .recall = *impl->recall,
-                         .admin = *impl->admin,
-                         .audit = impl->audit.get()});
+  impl->services =
+      std::make_unique<internal::Services>(internal::Services{.config = impl->config,
+                                                              .clock = *impl->clock,
+                                                              .vectors = *impl->vectors,
+                                                              .memory = *impl->memory,
+                                                              .search = *impl->search,
+                                                              .graph = *impl->graph,
+                                                              .archivist = *impl->archivist,
+                                                              .recall = *impl->recall,
+                                                              .admin = *impl->admin,
+                                                              .audit = impl->audit.get()});
   impl->front = std::make_unique<Engine::Impl::Front>(*impl->services);
   // Segments left open by a session that never ended (spec 40): a CLI or
   // stdio process closes them when it opens; their finalisation runs on the
@@ -216,7 +218,7 @@ Rules& Engine::rules() { return *impl_->rules; }
 Archivist& Engine::archivist() { return impl_->front->archivist; }
 Knowledge& Engine::knowledge() { return impl_->front->knowledge; }
 Documents& Engine::documents() { return *impl_->documents; }
-Context& Engine::context() { return impl_->front->context; }
+Context& Engine::context() { return *impl_->context; }
 Tools& Engine::tools() { return *impl_->tools; }
 Admin& Engine::admin() { return impl_->front->admin; }
 

@@ -12,7 +12,6 @@
 #include "core/search/search_service.h"
 #include "core/search/vectors_service.h"
 #include "core/services.h"
-#include "core/services/context_window_service.h"
 #include "core/services/graph_service.h"
 #include "core/services/memory_service.h"
 #include "mnemo/engine.h"
@@ -55,15 +54,16 @@ struct Engine::Impl {
   // Documents (mnemo/documents.h, core/services/documents.cc) over
   // stores.documents and stores.graph: the public service itself.
   std::unique_ptr<Documents> documents;
-  // The context window (core/services/context_window_service.h) over
-  // stores.context_events, archiving into stores.documents.
-  std::unique_ptr<ContextWindowService> context_window;
   // The Archivist (core/archivist/archivist_service.h) over stores.episodic, archiving
   // into stores.documents and stores.graph.
   std::unique_ptr<ArchivistService> archivist;
   // memory_recall and memory.context_build over every layer
   // (core/search/recall_service.h).
   std::unique_ptr<RecallService> recall;
+  // The context window (mnemo/context.h, core/services/context.cc) over
+  // stores.context_events, archiving into stores.documents, and the
+  // context block through recall: the public service itself.
+  std::unique_ptr<Context> context;
   // Reindex, path guard, erasure, export and import (core/admin/admin_service.h).
   std::unique_ptr<AdminService> admin;
   // The audit log ([security.audit]; null when disabled).
@@ -79,12 +79,10 @@ struct Engine::Impl {
   // The public services (include/mnemo) that Engine hands out, over
   // `services`.
   struct Front {
-    explicit Front(const internal::Services& s)
-        : memory(s), archivist(s), knowledge(s), context(s), admin(s) {}
+    explicit Front(const internal::Services& s) : memory(s), archivist(s), knowledge(s), admin(s) {}
     Memory memory;
     Archivist archivist;
     Knowledge knowledge;
-    Context context;
     Admin admin;
   };
   std::unique_ptr<Front> front;

@@ -11,7 +11,6 @@
 #include "core/search/recall_service.h"
 #include "core/search/search_service.h"
 #include "core/search/vectors_service.h"
-#include "core/services/context_window_service.h"
 #include "core/services/graph_service.h"
 #include "core/services/memory_service.h"
 #include "mnemo/clock.h"
@@ -28,7 +27,6 @@ struct __attribute__((visibility("hidden"))) Services {
   MemoryService& memory;
   SearchService& search;
   GraphService& graph;
-  ContextWindowService& context_window;
   ArchivistService& archivist;
   RecallService& recall;
   AdminService& admin;

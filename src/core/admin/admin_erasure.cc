@@ -15,7 +15,7 @@
 #include "archivist/segments.h"
 #include "core/access.h"
 #include "core/admin/admin_service.h"
-#include "core/services/context_window_service.h"
+#include "core/services/context_options.h"
 #include "core/validation.h"
 #include "rules/tool_rule.h"
 

@@ -1,4 +1,6 @@
-#include "core/services/context_window_service.h"
+// mnemo::Context (mnemo/context.h): the context window of spec 50 (append,
+// window, prune into documents) and the context block, built by recall.
+#include "mnemo/context.h"
 
 #include <algorithm>
 #include <map>
@@ -10,7 +12,12 @@
 #include "context/context_window.h"
 #include "context/documents.h"
 #include "core/formats/context_event_json.h"
+#include "core/search/recall_service.h"
+#include "core/services/context_options.h"
 #include "core/validation.h"
+#include "storage/context_event_store.h"
+#include "storage/document_store.h"
+#include "storage/graph_store.h"
 #include "text/query.h"
 #include "text/strip.h"
 #include "text/utf8.h"
@@ -69,23 +76,31 @@ bool IsContextArchiveOf(std::string_view source, std::string_view session_id) {
          AllDigits(range.substr(dash + 1));
 }
 
-ContextWindowOptions ContextWindowOptionsOf(const Config& config) {
-  return {.max_event_bytes = config.server.max_body_bytes};
+internal::ContextOptions internal::ContextOptionsOf(const Config& config, ToolRegistryFn registry) {
+  return {.enabled = config.memory.enabled,
+          .max_event_bytes = config.server.max_body_bytes,
+          .registry = std::move(registry)};
 }
 
-ContextWindowService::ContextWindowService(storage::ContextEventStore& events,
-                                           storage::DocumentStore& documents,
-                                           storage::GraphStore& graph, std::shared_ptr<Clock> clock,
-                                           ContextWindowOptions options, ToolRegistryFn registry)
+Context::Context(storage::ContextEventStore& events, storage::DocumentStore& documents,
+                 storage::GraphStore& graph, RecallService& recall, std::shared_ptr<Clock> clock,
+                 internal::ContextOptions options)
     : events_(events),
       documents_(documents),
       graph_(graph),
+      recall_(recall),
       clock_(std::move(clock)),
-      options_(options),
-      registry_(std::move(registry)) {}
+      options_(std::make_unique<const internal::ContextOptions>(std::move(options))) {}
 
-Result<ContextAppendResult> ContextWindowService::Append(const Principal& who,
-                                                         const ContextAppendRequest& req) {
+Context::~Context() = default;
+
+Result<ContextBlock> Context::Build(const Principal& who, const ContextBuildRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+  return recall_.ContextBuild(who, req);
+}
+
+Result<ContextAppendResult> Context::Append(const Principal& who, const ContextAppendRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_RETURN_IF_ERROR(ValidateSessionId(req.session_id));
   ContextEvent event = req.event;
   std::string raw = req.raw_json;
@@ -94,13 +109,13 @@ Result<ContextAppendResult> ContextWindowService::Append(const Principal& who,
   }
   // Every reader of the window gets this text back: it gets a request
   // body's limits before it is stored.
-  MNEMO_RETURN_IF_ERROR(internal::CheckJsonLimits(raw, "event_json", options_.max_event_bytes));
+  MNEMO_RETURN_IF_ERROR(internal::CheckJsonLimits(raw, "event_json", options_->max_event_bytes));
   // The stored text is the one source of the event: whatever came in is read
   // back exactly as a window will read it.
   MNEMO_ASSIGN_OR_RETURN(event, ParseContextEvent(raw));
   // Another process may have registered tools since (their no_memory and
   // cleaners decide what is indexed).
-  MNEMO_ASSIGN_OR_RETURN(const context::ToolRegistry* tools, registry_());
+  MNEMO_ASSIGN_OR_RETURN(const context::ToolRegistry* tools, options_->registry());
   const TimeMs now = clock_->NowMs();
   storage::ContextEventRow row{.owner = who.name,
                                .session_id = req.session_id,
@@ -115,8 +130,8 @@ Result<ContextAppendResult> ContextWindowService::Append(const Principal& who,
       .chars = static_cast<int64_t>(text::CountCodePoints(context::RenderEvent(event)))};
 }
 
-Result<ContextWindow> ContextWindowService::Window(const Principal& who,
-                                                   const ContextWindowRequest& req) {
+Result<ContextWindow> Context::Window(const Principal& who, const ContextWindowRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_RETURN_IF_ERROR(ValidateSessionId(req.session_id));
   if (req.budget_chars < 1 || req.budget_chars > kMaxWindowBudgetChars) {
     return InvalidArgument(
@@ -174,8 +189,9 @@ Result<ContextWindow> ContextWindowService::Window(const Principal& who,
   return out;
 }
 
-Result<ContextPruneResult> ContextWindowService::Prune(const Principal& who,
-                                                       std::string_view session_id, int64_t keep) {
+Result<ContextPruneResult> Context::Prune(const Principal& who, std::string_view session_id,
+                                          int64_t keep) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_RETURN_IF_ERROR(ValidateSessionId(session_id));
   if (keep < 0) return InvalidArgument("keep must be >= 0", "keep");
   MNEMO_ASSIGN_OR_RETURN(std::vector<LoadedEvent> events,
