@@ -1,8 +1,8 @@
 // The services behind an Engine (docs/architecture.md, "The front door"):
 // the internal ones, by reference, over which the public services of
-// include/mnemo (Memory, Rules, Archivist, Knowledge, Documents, Context,
-// Tools, Admin) are built. Private to src/core: Engine::Open builds it, the
-// public services read it; nothing outside src/core sees it.
+// include/mnemo that are not yet services themselves (Memory, Archivist,
+// Knowledge, Admin) are built. Private to src/core: Engine::Open builds it,
+// those public services read it; nothing outside src/core sees it.
 #pragma once
 
 #include "core/admin/admin_service.h"

@@ -1,6 +1,6 @@
-// The memory service's hygiene (spec 10; core/services/memory_service.h): `core` is permanent; `daily` and
-// custom categories are archived after memory.archive_after_days without a write; `conversation`
-// entries are deleted after memory.conversation_retention_days; entries with
+// The memory service's hygiene (spec 10; core/services/memory_service.h): `core` is permanent;
+// `daily` and custom categories are archived after memory.archive_after_days without a write;
+// `conversation` entries are deleted after memory.conversation_retention_days; entries with
 // useful_count >= 3 and system namespaces are exempt. Runs at start-up when
 // due, every 12 hours in the daemon, and on `mnemo hygiene run`.
 #include <algorithm>
