@@ -9,6 +9,7 @@
 #include "core/engine_impl.h"
 #include "core/services/context_options.h"
 #include "core/services/documents_options.h"
+#include "core/services/knowledge_options.h"
 #include "core/services/rules_options.h"
 #include "core/services/tools_options.h"
 #include "core/validation.h"
@@ -146,8 +147,6 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                                                    std::span<const std::string> texts) {
         raw->vectors->EmbedAndStore(labels, texts);
       }));
-  impl->graph = std::make_unique<GraphService>(*impl->stores.graph, impl->clock,
-                                               GraphOptionsOf(impl->config));
   impl->documents = std::make_unique<Documents>(
       *impl->stores.documents, *impl->stores.graph, impl->clock,
       internal::DocumentsOptionsOf(
@@ -160,6 +159,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       *impl->stores.episodic, *impl->stores.documents, *impl->stores.graph, *impl->vectors,
       *impl->tools, *impl->rules, *impl->worker, std::move(llm), impl->clock, impl->logger,
       ArchivistOptionsOf(impl->config, impl->workspace));
+  impl->knowledge = std::make_unique<Knowledge>(*impl->stores.graph, *impl->archivist, impl->clock,
+                                                internal::KnowledgeOptionsOf(impl->config));
   impl->admin = std::make_unique<AdminService>(impl->stores, *impl->vectors, *impl->tools,
                                                *impl->archivist, impl->clock, impl->logger,
                                                AdminOptionsOf(impl->config, impl->workspace));
@@ -185,7 +186,6 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                                                               .vectors = *impl->vectors,
                                                               .memory = *impl->memory,
                                                               .search = *impl->search,
-                                                              .graph = *impl->graph,
                                                               .archivist = *impl->archivist,
                                                               .recall = *impl->recall,
                                                               .admin = *impl->admin,
@@ -216,7 +216,7 @@ const std::string& Engine::workspace() const { return impl_->workspace; }
 Memory& Engine::memory() { return impl_->front->memory; }
 Rules& Engine::rules() { return *impl_->rules; }
 Archivist& Engine::archivist() { return impl_->front->archivist; }
-Knowledge& Engine::knowledge() { return impl_->front->knowledge; }
+Knowledge& Engine::knowledge() { return *impl_->knowledge; }
 Documents& Engine::documents() { return *impl_->documents; }
 Context& Engine::context() { return *impl_->context; }
 Tools& Engine::tools() { return *impl_->tools; }

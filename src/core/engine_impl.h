@@ -12,7 +12,6 @@
 #include "core/search/search_service.h"
 #include "core/search/vectors_service.h"
 #include "core/services.h"
-#include "core/services/graph_service.h"
 #include "core/services/memory_service.h"
 #include "mnemo/engine.h"
 #include "storage/stores.h"
@@ -49,14 +48,15 @@ struct Engine::Impl {
   // Tool-scoped rules (mnemo/rules.h, core/services/rules.cc) over
   // stores.entries: the public service itself.
   std::unique_ptr<Rules> rules;
-  // Facts stated and distilled (core/services/graph_service.h) over stores.graph.
-  std::unique_ptr<GraphService> graph;
   // Documents (mnemo/documents.h, core/services/documents.cc) over
   // stores.documents and stores.graph: the public service itself.
   std::unique_ptr<Documents> documents;
   // The Archivist (core/archivist/archivist_service.h) over stores.episodic, archiving
   // into stores.documents and stores.graph.
   std::unique_ptr<ArchivistService> archivist;
+  // The profile and the graph (mnemo/knowledge.h, core/services/knowledge.cc)
+  // over stores.graph and the Archivist's profile: the public service itself.
+  std::unique_ptr<Knowledge> knowledge;
   // memory_recall and memory.context_build over every layer
   // (core/search/recall_service.h).
   std::unique_ptr<RecallService> recall;
@@ -79,10 +79,9 @@ struct Engine::Impl {
   // The public services (include/mnemo) that Engine hands out, over
   // `services`.
   struct Front {
-    explicit Front(const internal::Services& s) : memory(s), archivist(s), knowledge(s), admin(s) {}
+    explicit Front(const internal::Services& s) : memory(s), archivist(s), admin(s) {}
     Memory memory;
     Archivist archivist;
-    Knowledge knowledge;
     Admin admin;
   };
   std::unique_ptr<Front> front;

@@ -1,7 +1,7 @@
 // The services behind an Engine (docs/architecture.md, "The front door"):
 // the internal ones, by reference, over which the public services of
 // include/mnemo that are not yet services themselves (Memory, Archivist,
-// Knowledge, Admin) are built. Private to src/core: Engine::Open builds it,
+// Admin) are built. Private to src/core: Engine::Open builds it,
 // those public services read it; nothing outside src/core sees it.
 #pragma once
 
@@ -11,7 +11,6 @@
 #include "core/search/recall_service.h"
 #include "core/search/search_service.h"
 #include "core/search/vectors_service.h"
-#include "core/services/graph_service.h"
 #include "core/services/memory_service.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
@@ -26,7 +25,6 @@ struct __attribute__((visibility("hidden"))) Services {
   VectorsService& vectors;
   MemoryService& memory;
   SearchService& search;
-  GraphService& graph;
   ArchivistService& archivist;
   RecallService& recall;
   AdminService& admin;

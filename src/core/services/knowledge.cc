@@ -1,4 +1,7 @@
-#include "core/services/graph_service.h"
+// mnemo::Knowledge (mnemo/knowledge.h): the graph of spec 50 (stated facts
+// and the triples distilled from documents) and the profile, which the
+// Archivist folds (spec 40).
+#include "mnemo/knowledge.h"
 
 #include <cmath>
 #include <optional>
@@ -7,8 +10,11 @@
 
 #include "context/graph.h"
 #include "core/access.h"
+#include "core/archivist/archivist_service.h"
+#include "core/services/knowledge_options.h"
 #include "core/validation.h"
 #include "storage/graph_rules.h"
+#include "storage/graph_store.h"
 
 namespace mnemo {
 namespace {
@@ -32,16 +38,54 @@ Triple ToPublic(storage::TripleRow r) {
 
 }  // namespace
 
-GraphOptions GraphOptionsOf(const Config& config) {
-  return {.acl_enabled = config.memory.acl_enabled, .secrets = config.security.secrets};
+internal::KnowledgeOptions internal::KnowledgeOptionsOf(const Config& config) {
+  return {.enabled = config.memory.enabled,
+          .acl_enabled = config.memory.acl_enabled,
+          .secrets = config.security.secrets};
 }
 
-GraphService::GraphService(storage::GraphStore& graph, std::shared_ptr<Clock> clock,
-                           GraphOptions options)
-    : graph_(graph), clock_(std::move(clock)), options_(std::move(options)) {}
+Knowledge::Knowledge(storage::GraphStore& graph, ArchivistService& archivist,
+                     std::shared_ptr<Clock> clock, internal::KnowledgeOptions options)
+    : graph_(graph),
+      archivist_(archivist),
+      clock_(std::move(clock)),
+      options_(std::make_unique<const internal::KnowledgeOptions>(std::move(options))) {}
 
-Result<GraphUpsertResult> GraphService::Upsert(const Principal& who,
-                                               const GraphUpsertRequest& req) {
+Knowledge::~Knowledge() = default;
+
+// The profile is the Archivist's: it folds the facets from what it
+// observes and what is stated here.
+Result<std::vector<ProfileFacet>> Knowledge::Profile(const Principal& who,
+                                                     const ProfileRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+  return archivist_.Profile(who, req);
+}
+
+Result<ProfileFacet> Knowledge::ProfilePut(const Principal& who, std::string_view facet_type,
+                                           std::string_view key, std::string_view value) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+  return archivist_.ProfilePut(who, facet_type, key, value);
+}
+
+Result<std::string> Knowledge::ProfileRender(const Principal& who) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+  return archivist_.ProfileRender(who);
+}
+
+Result<ProfileFacet> Knowledge::ProfileCorrect(const Principal& who, const FacetAddress& at,
+                                               std::string_view value) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+  return archivist_.ProfileCorrect(who, at, value);
+}
+
+Status Knowledge::ProfileDelete(const Principal& who, const FacetAddress& at) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+  return archivist_.ProfileDelete(who, at);
+}
+
+Result<GraphUpsertResult> Knowledge::GraphUpsert(const Principal& who,
+                                                 const GraphUpsertRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_RETURN_IF_ERROR(ValidateGraphTerm(req.subject, "subject"));
   MNEMO_RETURN_IF_ERROR(ValidateGraphTerm(req.predicate, "predicate"));
   MNEMO_RETURN_IF_ERROR(ValidateGraphTerm(req.object, "object"));
@@ -50,8 +94,8 @@ Result<GraphUpsertResult> GraphService::Upsert(const Principal& who,
   if (!std::isfinite(confidence) || confidence < 0.0 || confidence > 1.0) {
     return InvalidArgument("confidence must be a number between 0 and 1", "confidence");
   }
-  MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, req.subject, "subject"));
-  MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, req.object, "object"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, req.subject, "subject"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, req.object, "object"));
   const TimeMs now = clock_->NowMs();
   storage::TripleRow row{.owner = who.name,
                          .subject = req.subject,
@@ -69,8 +113,9 @@ Result<GraphUpsertResult> GraphService::Upsert(const Principal& who,
                            .superseded = std::move(u.superseded)};
 }
 
-Result<std::vector<Triple>> GraphService::Query(const Principal& who,
-                                                const GraphQueryRequest& req) {
+Result<std::vector<Triple>> Knowledge::GraphQuery(const Principal& who,
+                                                  const GraphQueryRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   if (req.subject) MNEMO_RETURN_IF_ERROR(ValidateGraphTerm(*req.subject, "subject"));
   if (req.predicate) MNEMO_RETURN_IF_ERROR(ValidateGraphTerm(*req.predicate, "predicate"));
   if (req.object) MNEMO_RETURN_IF_ERROR(ValidateGraphTerm(*req.object, "object"));
@@ -84,7 +129,7 @@ Result<std::vector<Triple>> GraphService::Query(const Principal& who,
                              .limit = req.limit,
                              .as_of = req.as_of};
   // Scoped like episodic rows: everyone's while ACL is off.
-  if (options_.acl_enabled) query.owner = who.name;
+  if (options_->acl_enabled) query.owner = who.name;
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TripleRow> rows, graph_.QueryTriples(query));
   std::vector<Triple> out;
   out.reserve(rows.size());
@@ -101,7 +146,14 @@ Status TripleNotFound(std::string_view id) {
 
 }  // namespace
 
-Result<GraphUpsertResult> GraphService::Correct(const Principal& who, const GraphCorrection& req) {
+// Correct restates a current triple: the wrong one is deleted (it was never
+// true, so it leaves no history) and the corrected fact upserted as
+// GraphUpsert does, with the old one's source, sentence and owner, and its
+// confidence unless given. A past triple (valid_to set) can be deleted, not
+// corrected.
+Result<GraphUpsertResult> Knowledge::GraphCorrect(const Principal& who,
+                                                  const GraphCorrection& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_RETURN_IF_ERROR(ValidateKey(req.id, "id"));
   if (!req.subject && !req.predicate && !req.object && !req.confidence) {
     return InvalidArgument(
@@ -109,7 +161,7 @@ Result<GraphUpsertResult> GraphService::Correct(const Principal& who, const Grap
         "object");
   }
   MNEMO_ASSIGN_OR_RETURN(std::optional<storage::TripleRow> stored, graph_.GetTriple(req.id));
-  if (!stored || !MayChange(who, options_.acl_enabled, stored->owner)) {
+  if (!stored || !MayChange(who, options_->acl_enabled, stored->owner)) {
     return TripleNotFound(req.id);
   }
   if (stored->valid_to != 0) {
@@ -132,8 +184,8 @@ Result<GraphUpsertResult> GraphService::Correct(const Principal& who, const Grap
   if (!std::isfinite(row.confidence) || row.confidence < 0.0 || row.confidence > 1.0) {
     return InvalidArgument("confidence must be a number between 0 and 1", "confidence");
   }
-  MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, row.subject, "subject"));
-  MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, row.object, "object"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, row.subject, "subject"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, row.object, "object"));
   MNEMO_RETURN_IF_ERROR(storage::internal::NewTripleRow(row).status());
   MNEMO_ASSIGN_OR_RETURN(bool deleted, graph_.DeleteTriple(req.id));
   if (!deleted) return TripleNotFound(req.id);
@@ -146,10 +198,11 @@ Result<GraphUpsertResult> GraphService::Correct(const Principal& who, const Grap
                            .superseded = std::move(u.superseded)};
 }
 
-Status GraphService::Delete(const Principal& who, std::string_view id) {
+Status Knowledge::GraphDelete(const Principal& who, std::string_view id) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_RETURN_IF_ERROR(ValidateKey(id, "id"));
   MNEMO_ASSIGN_OR_RETURN(std::optional<storage::TripleRow> stored, graph_.GetTriple(id));
-  if (!stored || !MayChange(who, options_.acl_enabled, stored->owner)) return TripleNotFound(id);
+  if (!stored || !MayChange(who, options_->acl_enabled, stored->owner)) return TripleNotFound(id);
   MNEMO_ASSIGN_OR_RETURN(bool deleted, graph_.DeleteTriple(id));
   if (!deleted) return TripleNotFound(id);
   return Status::Ok();
