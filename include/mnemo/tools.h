@@ -40,7 +40,7 @@ class ToolRegistry;
 namespace internal {
 struct ToolsOptions;  // src/core/services/tools_options.h
 }  // namespace internal
-class AdminService;
+class Admin;
 class ArchivistService;
 class RecallService;
 
@@ -65,7 +65,7 @@ class Tools {
   // The engine opens it and hands its registry to the context window; the
   // Archivist, recall and admin read the registry.
   friend class Engine;
-  friend class AdminService;
+  friend class Admin;
   friend class ArchivistService;
   friend class RecallService;
 

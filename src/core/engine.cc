@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/admin/admin_options.h"
 #include "core/components.h"
 #include "core/engine_impl.h"
 #include "core/services/context_options.h"
@@ -161,9 +162,6 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       ArchivistOptionsOf(impl->config, impl->workspace));
   impl->knowledge = std::make_unique<Knowledge>(*impl->stores.graph, *impl->archivist, impl->clock,
                                                 internal::KnowledgeOptionsOf(impl->config));
-  impl->admin = std::make_unique<AdminService>(impl->stores, *impl->vectors, *impl->tools,
-                                               *impl->archivist, impl->clock, impl->logger,
-                                               AdminOptionsOf(impl->config, impl->workspace));
   impl->recall = std::make_unique<RecallService>(
       *impl->stores.episodic, *impl->stores.documents, *impl->search, *impl->archivist,
       *impl->documents, *impl->tools, impl->clock, RecallOptionsOf(impl->config));
@@ -180,16 +178,16 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                                               impl->config.security.audit.max_size_mb * kMiB,
                                               impl->config.security.audit.keep, impl->logger));
   }
+  impl->admin =
+      std::make_unique<Admin>(impl->stores, *impl->vectors, *impl->tools, *impl->archivist,
+                              *impl->memory, impl->audit.get(), impl->clock, impl->logger,
+                              internal::AdminOptionsOf(impl->config, impl->workspace));
   impl->services =
       std::make_unique<internal::Services>(internal::Services{.config = impl->config,
-                                                              .clock = *impl->clock,
-                                                              .vectors = *impl->vectors,
                                                               .memory = *impl->memory,
                                                               .search = *impl->search,
                                                               .archivist = *impl->archivist,
-                                                              .recall = *impl->recall,
-                                                              .admin = *impl->admin,
-                                                              .audit = impl->audit.get()});
+                                                              .recall = *impl->recall});
   impl->front = std::make_unique<Engine::Impl::Front>(*impl->services);
   // Segments left open by a session that never ended (spec 40): a CLI or
   // stdio process closes them when it opens; their finalisation runs on the
@@ -220,6 +218,6 @@ Knowledge& Engine::knowledge() { return *impl_->knowledge; }
 Documents& Engine::documents() { return *impl_->documents; }
 Context& Engine::context() { return *impl_->context; }
 Tools& Engine::tools() { return *impl_->tools; }
-Admin& Engine::admin() { return impl_->front->admin; }
+Admin& Engine::admin() { return *impl_->admin; }
 
 }  // namespace mnemo

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "base/background_worker.h"
-#include "core/admin/admin_service.h"
 #include "core/archivist/archivist_service.h"
 #include "core/audit_log.h"
 #include "core/search/recall_service.h"
@@ -64,10 +63,12 @@ struct Engine::Impl {
   // stores.context_events, archiving into stores.documents, and the
   // context block through recall: the public service itself.
   std::unique_ptr<Context> context;
-  // Reindex, path guard, erasure, export and import (core/admin/admin_service.h).
-  std::unique_ptr<AdminService> admin;
   // The audit log ([security.audit]; null when disabled).
   std::unique_ptr<internal::AuditLog> audit;
+  // Reindex, path guard, erasure, export and import, hygiene, the vector
+  // index files and the audit log (mnemo/admin.h, core/admin/admin*.cc):
+  // the public service itself.
+  std::unique_ptr<Admin> admin;
   // Background work: segment finalisation, hygiene at start-up. Declared
   // last, so it is drained before any service it runs for is destroyed.
   std::unique_ptr<internal::BackgroundWorker> worker;
@@ -79,10 +80,9 @@ struct Engine::Impl {
   // The public services (include/mnemo) that Engine hands out, over
   // `services`.
   struct Front {
-    explicit Front(const internal::Services& s) : memory(s), archivist(s), admin(s) {}
+    explicit Front(const internal::Services& s) : memory(s), archivist(s) {}
     Memory memory;
     Archivist archivist;
-    Admin admin;
   };
   std::unique_ptr<Front> front;
 };

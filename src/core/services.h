@@ -1,19 +1,16 @@
 // The services behind an Engine (docs/architecture.md, "The front door"):
 // the internal ones, by reference, over which the public services of
-// include/mnemo that are not yet services themselves (Memory, Archivist,
-// Admin) are built. Private to src/core: Engine::Open builds it,
+// include/mnemo that are not yet services themselves (Memory and
+// Archivist) are built. Private to src/core: Engine::Open builds it,
 // those public services read it; nothing outside src/core sees it.
 #pragma once
 
-#include "core/admin/admin_service.h"
 #include "core/archivist/archivist_service.h"
-#include "core/audit_log.h"
 #include "core/search/recall_service.h"
 #include "core/search/search_service.h"
-#include "core/search/vectors_service.h"
 #include "core/services/memory_service.h"
-#include "mnemo/clock.h"
 #include "mnemo/config.h"
+#include "mnemo/services_fwd.h"
 #include "mnemo/status.h"
 
 namespace mnemo::internal {
@@ -21,14 +18,10 @@ namespace mnemo::internal {
 // Hidden at its declarations in include/mnemo, and so here.
 struct __attribute__((visibility("hidden"))) Services {
   const Config& config;
-  Clock& clock;
-  VectorsService& vectors;
   MemoryService& memory;
   SearchService& search;
   ArchivistService& archivist;
   RecallService& recall;
-  AdminService& admin;
-  AuditLog* audit;  // null when [security.audit] is disabled
 
   // kDisabled when memory.enabled = false. Checked once per call, by the
   // public service's method (include/mnemo) before the internal service
