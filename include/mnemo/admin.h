@@ -85,7 +85,7 @@ struct AdminOptions;  // src/core/admin/admin_options.h
 class AuditLog;
 class LineReader;
 }  // namespace internal
-class ArchivistService;
+class Archivist;
 class MemoryService;
 class Tools;
 class VectorsService;
@@ -94,7 +94,7 @@ class Admin {
  public:
   // Made by Engine::Open: the stores, the services, the audit log (null when
   // [security.audit] is disabled) and the options are the engine's.
-  Admin(storage::Stores& stores, VectorsService& vectors, Tools& tools, ArchivistService& archivist,
+  Admin(storage::Stores& stores, VectorsService& vectors, Tools& tools, Archivist& archivist,
         MemoryService& memory, internal::AuditLog* audit, std::shared_ptr<Clock> clock,
         std::shared_ptr<Logger> logger, internal::AdminOptions options);
   ~Admin();
@@ -230,7 +230,7 @@ class Admin {
   storage::Stores& stores_;
   VectorsService& vectors_;
   Tools& tools_;
-  ArchivistService& archivist_;
+  Archivist& archivist_;
   MemoryService& memory_;
   internal::AuditLog* const audit_;
   const std::shared_ptr<Clock> clock_;

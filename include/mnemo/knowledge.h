@@ -31,13 +31,13 @@ class GraphStore;
 namespace internal {
 struct KnowledgeOptions;  // src/core/services/knowledge_options.h
 }  // namespace internal
-class ArchivistService;
+class Archivist;
 
 class Knowledge {
  public:
   // Made by Engine::Open: the store, the Archivist and the options are the
   // engine's.
-  Knowledge(storage::GraphStore& graph, ArchivistService& archivist, std::shared_ptr<Clock> clock,
+  Knowledge(storage::GraphStore& graph, Archivist& archivist, std::shared_ptr<Clock> clock,
             internal::KnowledgeOptions options);
   ~Knowledge();
   Knowledge(const Knowledge&) = delete;
@@ -83,7 +83,7 @@ class Knowledge {
 
  private:
   storage::GraphStore& graph_;
-  ArchivistService& archivist_;
+  Archivist& archivist_;
   const std::shared_ptr<Clock> clock_;
   const std::unique_ptr<const internal::KnowledgeOptions> options_;
 };

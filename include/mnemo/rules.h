@@ -42,7 +42,7 @@ struct RulePutOutcome;
 namespace internal {
 struct RulesOptions;  // src/core/services/rules_options.h
 }  // namespace internal
-class ArchivistService;
+class Archivist;
 
 class Rules {
  public:
@@ -72,9 +72,9 @@ class Rules {
   Result<PromptRules> ForPrompt(const Principal& who, const std::vector<std::string>& tools = {});
 
  private:
-  // memory.turn_complete (ArchivistService) captures rules and counts tool
+  // memory.turn_complete (Archivist) captures rules and counts tool
   // calls through Capture, and checks tool names with CheckToolName.
-  friend class ArchivistService;
+  friend class Archivist;
 
   // memory.turn_complete's rules part into `result`: the turn's edicts and
   // repeated failures become rules (unless capture is switched off), then

@@ -41,7 +41,7 @@ namespace internal {
 struct ToolsOptions;  // src/core/services/tools_options.h
 }  // namespace internal
 class Admin;
-class ArchivistService;
+class Archivist;
 class RecallService;
 
 class Tools {
@@ -66,7 +66,7 @@ class Tools {
   // Archivist, recall and admin read the registry.
   friend class Engine;
   friend class Admin;
-  friend class ArchivistService;
+  friend class Archivist;
   friend class RecallService;
 
   Tools(storage::EntryStore& entries, std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,

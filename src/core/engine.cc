@@ -156,7 +156,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
           impl->vectors->soft_matcher()));
   MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<llm::ChatClient> llm, MakeChatClient(impl->config.llm));
   impl->worker = std::make_unique<internal::BackgroundWorker>(impl->logger);
-  impl->archivist = std::make_unique<ArchivistService>(
+  impl->archivist = std::make_unique<Archivist>(
       *impl->stores.episodic, *impl->stores.documents, *impl->stores.graph, *impl->vectors,
       *impl->tools, *impl->rules, *impl->worker, std::move(llm), impl->clock, impl->logger,
       ArchivistOptionsOf(impl->config, impl->workspace));
@@ -186,7 +186,6 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       std::make_unique<internal::Services>(internal::Services{.config = impl->config,
                                                               .memory = *impl->memory,
                                                               .search = *impl->search,
-                                                              .archivist = *impl->archivist,
                                                               .recall = *impl->recall});
   impl->front = std::make_unique<Engine::Impl::Front>(*impl->services);
   // Segments left open by a session that never ended (spec 40): a CLI or
@@ -213,7 +212,7 @@ const std::string& Engine::workspace() const { return impl_->workspace; }
 
 Memory& Engine::memory() { return impl_->front->memory; }
 Rules& Engine::rules() { return *impl_->rules; }
-Archivist& Engine::archivist() { return impl_->front->archivist; }
+Archivist& Engine::archivist() { return *impl_->archivist; }
 Knowledge& Engine::knowledge() { return *impl_->knowledge; }
 Documents& Engine::documents() { return *impl_->documents; }
 Context& Engine::context() { return *impl_->context; }

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "base/background_worker.h"
-#include "core/archivist/archivist_service.h"
+#include "core/archivist/archivist_options.h"
 #include "core/audit_log.h"
 #include "core/search/recall_service.h"
 #include "core/search/search_service.h"
@@ -50,9 +50,10 @@ struct Engine::Impl {
   // Documents (mnemo/documents.h, core/services/documents.cc) over
   // stores.documents and stores.graph: the public service itself.
   std::unique_ptr<Documents> documents;
-  // The Archivist (core/archivist/archivist_service.h) over stores.episodic, archiving
-  // into stores.documents and stores.graph.
-  std::unique_ptr<ArchivistService> archivist;
+  // The Archivist (mnemo/archivist.h, core/archivist/archivist_*.cc) over
+  // stores.episodic, archiving into stores.documents and stores.graph: the
+  // public service itself.
+  std::unique_ptr<Archivist> archivist;
   // The profile and the graph (mnemo/knowledge.h, core/services/knowledge.cc)
   // over stores.graph and the Archivist's profile: the public service itself.
   std::unique_ptr<Knowledge> knowledge;
@@ -80,9 +81,8 @@ struct Engine::Impl {
   // The public services (include/mnemo) that Engine hands out, over
   // `services`.
   struct Front {
-    explicit Front(const internal::Services& s) : memory(s), archivist(s) {}
+    explicit Front(const internal::Services& s) : memory(s) {}
     Memory memory;
-    Archivist archivist;
   };
   std::unique_ptr<Front> front;
 };

@@ -1,11 +1,10 @@
 // The services behind an Engine (docs/architecture.md, "The front door"):
 // the internal ones, by reference, over which the public services of
-// include/mnemo that are not yet services themselves (Memory and
-// Archivist) are built. Private to src/core: Engine::Open builds it,
+// include/mnemo that are not yet services themselves (Memory) is
+// built. Private to src/core: Engine::Open builds it,
 // those public services read it; nothing outside src/core sees it.
 #pragma once
 
-#include "core/archivist/archivist_service.h"
 #include "core/search/recall_service.h"
 #include "core/search/search_service.h"
 #include "core/services/memory_service.h"
@@ -20,7 +19,6 @@ struct __attribute__((visibility("hidden"))) Services {
   const Config& config;
   MemoryService& memory;
   SearchService& search;
-  ArchivistService& archivist;
   RecallService& recall;
 
   // kDisabled when memory.enabled = false. Checked once per call, by the

@@ -12,10 +12,9 @@
 
 namespace mnemo {
 
-Admin::Admin(storage::Stores& stores, VectorsService& vectors, Tools& tools,
-             ArchivistService& archivist, MemoryService& memory, internal::AuditLog* audit,
-             std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
-             internal::AdminOptions options)
+Admin::Admin(storage::Stores& stores, VectorsService& vectors, Tools& tools, Archivist& archivist,
+             MemoryService& memory, internal::AuditLog* audit, std::shared_ptr<Clock> clock,
+             std::shared_ptr<Logger> logger, internal::AdminOptions options)
     : stores_(stores),
       vectors_(vectors),
       tools_(tools),

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "context/tool_registry.h"
-#include "core/archivist/archivist_service.h"
+#include "core/archivist/archivist_options.h"
 #include "core/formats/line_reader.h"
 #include "core/search/vectors_service.h"
 #include "mnemo/admin.h"

@@ -10,7 +10,7 @@
 #include "archivist/segments.h"
 #include "archivist/slot_graph.h"
 #include "core/access.h"
-#include "core/archivist/archivist_service.h"
+#include "core/archivist/archivist_options.h"
 #include "core/archivist/public_episodic.h"
 #include "core/validation.h"
 #include "mnemo/limits.h"
@@ -45,12 +45,12 @@ Status ValidateFacetAddress(const FacetAddress& at) {
 
 }  // namespace
 
-Result<ProfileFacet> ArchivistService::ProfileCorrect(const Principal& who, const FacetAddress& at,
-                                                      std::string_view value) {
+Result<ProfileFacet> Archivist::ProfileCorrect(const Principal& who, const FacetAddress& at,
+                                               std::string_view value) {
   MNEMO_RETURN_IF_ERROR(ValidateFacetAddress(at));
   MNEMO_RETURN_IF_ERROR(ValidateFacetValue(value, "value"));
-  MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, value, "value"));
-  const std::string owner = OwnerAddressed(who, options_.acl_enabled, at.owner);
+  MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, value, "value"));
+  const std::string owner = OwnerAddressed(who, options_->acl_enabled, at.owner);
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> facets,
                          episodic_.Facets(/*all=*/false, owner));
   auto stored = std::find_if(facets.begin(), facets.end(), [&](const storage::FacetRow& f) {
@@ -78,11 +78,11 @@ Result<ProfileFacet> ArchivistService::ProfileCorrect(const Principal& who, cons
   return ToProfileFacet(std::move(r));
 }
 
-Status ArchivistService::ProfileDelete(const Principal& who, const FacetAddress& at) {
+Status Archivist::ProfileDelete(const Principal& who, const FacetAddress& at) {
   MNEMO_RETURN_IF_ERROR(ValidateFacetAddress(at));
   // A segment being finalised could fold the facet in again right after.
   Flush();
-  const std::string owner = OwnerAddressed(who, options_.acl_enabled, at.owner);
+  const std::string owner = OwnerAddressed(who, options_->acl_enabled, at.owner);
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> facets,
                          episodic_.Facets(/*all=*/false, owner));
   auto stored = std::find_if(facets.begin(), facets.end(), [&](const storage::FacetRow& f) {
@@ -100,25 +100,25 @@ Status ArchivistService::ProfileDelete(const Principal& who, const FacetAddress&
   return archivist::DeleteSlotTriples(graph_, owner, at.key, values);
 }
 
-Status ArchivistService::FollowSessionErasure(const std::string& owner,
-                                              std::string_view session_id) {
+Status Archivist::FollowSessionErasure(const std::string& owner, std::string_view session_id) {
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> facets,
                          episodic_.Facets(/*all=*/false, owner));
   return archivist::FollowErasure(
       graph_, facets, owner, archivist::SessionDocumentSourcePrefix(session_id), clock_->NowMs());
 }
 
-Result<EventInfo> ArchivistService::EventCorrect(const Principal& who, const EventCorrection& req) {
+Result<EventInfo> Archivist::EventCorrect(const Principal& who, const EventCorrection& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
   MNEMO_RETURN_IF_ERROR(ValidateKey(req.id, "id"));
   if (!req.type && !req.text) {
     return InvalidArgument("an event correction needs a new text, a new type or both", "text");
   }
   if (req.text) {
     MNEMO_RETURN_IF_ERROR(ValidateText(*req.text, "text", kMaxContentBytes, /*allow_empty=*/false));
-    MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, *req.text, "text"));
+    MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, *req.text, "text"));
   }
   MNEMO_ASSIGN_OR_RETURN(std::optional<storage::EventRow> stored, episodic_.GetEvent(req.id));
-  if (!stored || !MayChange(who, options_.acl_enabled, stored->owner)) {
+  if (!stored || !MayChange(who, options_->acl_enabled, stored->owner)) {
     return EventNotFound(req.id);
   }
   storage::EventRow row = *stored;
@@ -136,10 +136,11 @@ Result<EventInfo> ArchivistService::EventCorrect(const Principal& who, const Eve
                    .created_at = row.created_at};
 }
 
-Status ArchivistService::EventDelete(const Principal& who, std::string_view id) {
+Status Archivist::EventDelete(const Principal& who, std::string_view id) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
   MNEMO_RETURN_IF_ERROR(ValidateKey(id, "id"));
   MNEMO_ASSIGN_OR_RETURN(std::optional<storage::EventRow> stored, episodic_.GetEvent(id));
-  if (!stored || !MayChange(who, options_.acl_enabled, stored->owner)) return EventNotFound(id);
+  if (!stored || !MayChange(who, options_->acl_enabled, stored->owner)) return EventNotFound(id);
   MNEMO_ASSIGN_OR_RETURN(bool deleted, episodic_.DeleteEvent(id));
   if (!deleted) return EventNotFound(id);
   return Status::Ok();

@@ -1,4 +1,4 @@
-// The Archivist service's reads (core/archivist/archivist_service.h): episodic
+// The Archivist service's reads (core/archivist/archivist_options.h): episodic
 // search, a session's turns, segments, events, recaps for recall, the
 // profile and MEMORY.md.
 
@@ -9,7 +9,7 @@
 #include "archivist/profile.h"
 #include "archivist/slot_graph.h"
 #include "core/access.h"
-#include "core/archivist/archivist_service.h"
+#include "core/archivist/archivist_options.h"
 #include "core/archivist/public_episodic.h"
 #include "core/search/fusion.h"
 #include "core/search/turn_ranking.h"
@@ -76,8 +76,9 @@ ProfileFacet ToProfileFacet(storage::FacetRow r) {
   return f;
 }
 
-Result<std::vector<EpisodicHit>> ArchivistService::EpisodicSearch(const Principal& who,
-                                                                  const EpisodicQuery& q) {
+Result<std::vector<EpisodicHit>> Archivist::EpisodicSearch(const Principal& who,
+                                                           const EpisodicQuery& q) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
   if (text::IsBlank(q.query)) {
     return InvalidArgument("query must not be blank", "query");
   }
@@ -91,7 +92,7 @@ Result<std::vector<EpisodicHit>> ArchivistService::EpisodicSearch(const Principa
   MNEMO_RETURN_IF_ERROR(ValidateRecencyWeight(q.recency_weight));
   storage::TurnQuery query{.terms = text::QueryTerms(q.query),
                            .session_id = q.session_id,
-                           .all = !options_.acl_enabled,
+                           .all = !options_->acl_enabled,
                            .owner = who.name,
                            .limit = q.limit,
                            .since = q.window.since,
@@ -116,8 +117,9 @@ Result<std::vector<EpisodicHit>> ArchivistService::EpisodicSearch(const Principa
   return out;
 }
 
-Result<std::vector<EpisodicTurn>> ArchivistService::SessionTurns(const Principal& who,
-                                                                 std::string_view session_id) {
+Result<std::vector<EpisodicTurn>> Archivist::SessionTurns(const Principal& who,
+                                                          std::string_view session_id) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
   MNEMO_RETURN_IF_ERROR(ValidateSessionId(session_id));
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
                          episodic_.SessionTurns(who.name, session_id, 0, INT64_MAX));
@@ -127,9 +129,9 @@ Result<std::vector<EpisodicTurn>> ArchivistService::SessionTurns(const Principal
   return out;
 }
 
-Result<std::vector<RecallHit>> ArchivistService::RecallRecaps(const std::string& query,
-                                                              const std::vector<std::string>& terms,
-                                                              int limit, const std::string& owner) {
+Result<std::vector<RecallHit>> Archivist::RecallRecaps(const std::string& query,
+                                                       const std::vector<std::string>& terms,
+                                                       int limit, const std::string& owner) {
   const size_t k = static_cast<size_t>(std::max(4 * limit, 40));
   const std::optional<std::string> scope =
       owner.empty() ? std::nullopt : std::optional<std::string>(owner);
@@ -182,13 +184,13 @@ Result<std::vector<RecallHit>> ArchivistService::RecallRecaps(const std::string&
     }
   }
   for (size_t i = 0; i < rows.size(); ++i) inputs[i].key = rows[i].id;
-  FusionOptions fusion = FusionOptionsOf(options_.search, /*vector_side=*/!q.empty());
+  FusionOptions fusion = FusionOptionsOf(options_->search, /*vector_side=*/!q.empty());
   fusion.vector_floor = vector_floor;
   const std::vector<double> scores = FuseScores(inputs, fusion);
   std::vector<RecallHit> out;
   for (size_t i : RankOrder(inputs, scores)) {
     if (static_cast<int>(out.size()) == limit) break;
-    if (scores[i] < options_.search.min_relevance_score) break;
+    if (scores[i] < options_->search.min_relevance_score) break;
     storage::SegmentRow& r = rows[i];
     out.push_back({.source = "segment",
                    .id = r.id,
@@ -201,15 +203,16 @@ Result<std::vector<RecallHit>> ArchivistService::RecallRecaps(const std::string&
   return out;
 }
 
-Result<std::vector<SegmentInfo>> ArchivistService::Segments(const Principal& who,
-                                                            std::string_view session_id) {
+Result<std::vector<SegmentInfo>> Archivist::Segments(const Principal& who,
+                                                     std::string_view session_id) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
   std::optional<std::string_view> session;
   if (!session_id.empty()) {
     MNEMO_RETURN_IF_ERROR(ValidateSessionId(session_id));
     session = session_id;
   }
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> rows,
-                         episodic_.Segments(!options_.acl_enabled, who.name, session));
+                         episodic_.Segments(!options_->acl_enabled, who.name, session));
   std::vector<SegmentInfo> out;
   out.reserve(rows.size());
   for (storage::SegmentRow& r : rows) {
@@ -228,14 +231,14 @@ Result<std::vector<SegmentInfo>> ArchivistService::Segments(const Principal& who
   return out;
 }
 
-Result<std::vector<EventInfo>> ArchivistService::Events(const Principal& who,
-                                                        const EventsQuery& q) {
+Result<std::vector<EventInfo>> Archivist::Events(const Principal& who, const EventsQuery& q) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
   if (q.limit < 1 || q.limit > 100) {
     return InvalidArgument("limit must be between 1 and 100", "limit");
   }
   storage::EventQuery query{.type = q.type,
                             .terms = text::QueryTerms(q.query),
-                            .all = !options_.acl_enabled,
+                            .all = !options_->acl_enabled,
                             .owner = who.name,
                             .limit = q.limit};
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::EventHit> hits, episodic_.SearchEvents(query));
@@ -255,10 +258,10 @@ Result<std::vector<EventInfo>> ArchivistService::Events(const Principal& who,
   return out;
 }
 
-Result<std::vector<ProfileFacet>> ArchivistService::Profile(const Principal& who,
-                                                            const ProfileRequest& req) {
+Result<std::vector<ProfileFacet>> Archivist::Profile(const Principal& who,
+                                                     const ProfileRequest& req) {
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::FacetRow> rows,
-                         episodic_.Facets(!options_.acl_enabled, who.name));
+                         episodic_.Facets(!options_->acl_enabled, who.name));
   std::vector<ProfileFacet> out;
   out.reserve(rows.size());
   for (storage::FacetRow& r : rows) {
@@ -274,12 +277,12 @@ Result<std::vector<ProfileFacet>> ArchivistService::Profile(const Principal& who
   return out;
 }
 
-Result<ProfileFacet> ArchivistService::ProfilePut(const Principal& who, std::string_view facet_type,
-                                                  std::string_view key, std::string_view value) {
+Result<ProfileFacet> Archivist::ProfilePut(const Principal& who, std::string_view facet_type,
+                                           std::string_view key, std::string_view value) {
   MNEMO_RETURN_IF_ERROR(ValidateCategory(facet_type, "facet_type"));
   MNEMO_RETURN_IF_ERROR(ValidateKey(key, "key"));
   MNEMO_RETURN_IF_ERROR(ValidateFacetValue(value, "value"));
-  MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, value, "value"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, value, "value"));
   // Stated at 0.9, a correction supersedes the current value (spec 40 §5):
   // the old one goes to the history and the count restarts.
   const TimeMs now = clock_->NowMs();
@@ -297,7 +300,7 @@ Result<ProfileFacet> ArchivistService::ProfilePut(const Principal& who, std::str
   return ToProfileFacet(std::move(r));
 }
 
-Result<std::string> ArchivistService::ProfileRender(const Principal& who) {
+Result<std::string> Archivist::ProfileRender(const Principal& who) {
   MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets, Profile(who));
   std::vector<archivist::Facet> view;
   view.reserve(facets.size());
@@ -312,21 +315,21 @@ Result<std::string> ArchivistService::ProfileRender(const Principal& who) {
   return archivist::RenderProfile(view);
 }
 
-Result<MemoryMdReport> ArchivistService::UpdateMemoryMd(const Principal& who,
-                                                        const MemoryMdRequest& req) {
-  if (!IsAdmin(who, options_.acl_enabled)) {
+Result<MemoryMdReport> Archivist::UpdateMemoryMd(const Principal& who, const MemoryMdRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
+  if (!IsAdmin(who, options_->acl_enabled)) {
     return PermissionDenied(
         "writing MEMORY.md or SKILL.md needs the admin role: every principal's agent reads them");
   }
   MNEMO_ASSIGN_OR_RETURN(archivist::MemoryMdAction action,
                          archivist::ParseMemoryMdAction(req.action));
-  MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, req.content, "content"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, req.content, "content"));
   MNEMO_ASSIGN_OR_RETURN(
       archivist::MemoryMdResult r,
-      archivist::UpdateMemoryMd(options_.workspace, {.file = req.file,
-                                                     .action = action,
-                                                     .section_title = req.section_title,
-                                                     .content = req.content}));
+      archivist::UpdateMemoryMd(options_->workspace, {.file = req.file,
+                                                      .action = action,
+                                                      .section_title = req.section_title,
+                                                      .content = req.content}));
   return MemoryMdReport{.file = req.file, .bytes = r.bytes, .section_created = r.section_created};
 }
 

@@ -1,8 +1,8 @@
-// The Archivist service's writes (core/archivist/archivist_service.h): a turn's rows,
+// The Archivist service's writes (core/archivist/archivist_options.h): a turn's rows,
 // segments and archive files, segment finalisation on the worker, idle
 // segments, recap vectors, and erasure's part outside storage.
 
-#include "core/archivist/archivist_service.h"
+#include "core/archivist/archivist_options.h"
 
 #include <algorithm>
 #include <chrono>
@@ -44,13 +44,11 @@ ArchivistOptions ArchivistOptionsOf(const Config& config, const std::string& wor
           .max_body_bytes = config.server.max_body_bytes};
 }
 
-ArchivistService::ArchivistService(storage::EpisodicStore& episodic,
-                                   storage::DocumentStore& documents, storage::GraphStore& graph,
-                                   VectorsService& vectors, Tools& tools, Rules& rules,
-                                   internal::BackgroundWorker& worker,
-                                   std::unique_ptr<llm::ChatClient> llm,
-                                   std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
-                                   ArchivistOptions options)
+Archivist::Archivist(storage::EpisodicStore& episodic, storage::DocumentStore& documents,
+                     storage::GraphStore& graph, VectorsService& vectors, Tools& tools,
+                     Rules& rules, internal::BackgroundWorker& worker,
+                     std::unique_ptr<llm::ChatClient> llm, std::shared_ptr<Clock> clock,
+                     std::shared_ptr<Logger> logger, ArchivistOptions options)
     : episodic_(episodic),
       documents_(documents),
       graph_(graph),
@@ -60,13 +58,14 @@ ArchivistService::ArchivistService(storage::EpisodicStore& episodic,
       worker_(worker),
       clock_(std::move(clock)),
       logger_(std::move(logger)),
-      options_(std::move(options)),
+      options_(std::make_unique<const ArchivistOptions>(std::move(options))),
       llm_(std::move(llm)),
       recaps_(vectors.embedder() == nullptr
                   ? nullptr
                   : std::make_unique<RecapVectors>(episodic, vectors.embedder()->signature())),
-      archive_(options_.archive_root, static_cast<size_t>(options_.learning.archive_queue_rows),
-               logger_) {
+      archive_(std::make_unique<archivist::ArchiveWriter>(
+          options_->archive_root, static_cast<size_t>(options_->learning.archive_queue_rows),
+          logger_)) {
   // Recaps written under another embedder (or while it was down) get their
   // vector of this one, in the background.
   if (recaps_ != nullptr) {
@@ -78,27 +77,36 @@ ArchivistService::ArchivistService(storage::EpisodicStore& episodic,
   }
 }
 
-ArchivistService::~ArchivistService() = default;
+Archivist::~Archivist() = default;
 
-void ArchivistService::Flush() {
-  worker_.Flush();
-  archive_.Flush();
+ArchiveQueueStats Archivist::ArchiveQueue() const {
+  const archivist::ArchiveWriter::Counts c = archive_->counts();
+  return {.bound = static_cast<int64_t>(c.bound),
+          .depth = static_cast<int64_t>(c.depth),
+          .peak = static_cast<int64_t>(c.peak),
+          .written = c.written,
+          .problems = c.problems};
 }
 
-void ArchivistService::ForgetRecapVectors(const std::vector<std::string>& segment_ids,
-                                          const std::optional<std::string>& owner) {
+void Archivist::Flush() {
+  worker_.Flush();
+  archive_->Flush();
+}
+
+void Archivist::ForgetRecapVectors(const std::vector<std::string>& segment_ids,
+                                   const std::optional<std::string>& owner) {
   if (recaps_ != nullptr) recaps_->Forget(segment_ids, owner);
 }
 
-Result<int64_t> ArchivistService::EraseArchiveFiles(const std::vector<storage::TurnRow>& rows) {
+Result<int64_t> Archivist::EraseArchiveFiles(const std::vector<storage::TurnRow>& rows) {
   std::vector<archivist::ArchiveRow> files;
   files.reserve(rows.size());
   for (const storage::TurnRow& r : rows) files.push_back(archivist::ArchiveRowOf(r));
-  return archivist::EraseArchiveFiles(options_.archive_root, files);
+  return archivist::EraseArchiveFiles(options_->archive_root, files);
 }
 
-void ArchivistService::PostFinalize(const std::string& owner, const std::string& session_id,
-                                    std::string segment_id) {
+void Archivist::PostFinalize(const std::string& owner, const std::string& session_id,
+                             std::string segment_id) {
   const std::pair<std::string, std::string> session{owner, session_id};
   {
     std::lock_guard lock(finalize_mu_);
@@ -106,12 +114,12 @@ void ArchivistService::PostFinalize(const std::string& owner, const std::string&
   }
   worker_.Post("segment finalize", [this, session, id = std::move(segment_id)] {
     archivist::FinalizeOptions options{
-        .token_budget = options_.recap_token_budget,
-        .events = options_.learning.events_enabled,
-        .profile = options_.learning.profile_enabled,
+        .token_budget = options_->recap_token_budget,
+        .events = options_->learning.events_enabled,
+        .profile = options_->learning.profile_enabled,
         .llm = llm_.get(),
         .embedder = vectors_.embedder(),
-        .documents = options_.learning.chat_to_documents_enabled,
+        .documents = options_->learning.chat_to_documents_enabled,
         .warn = [this](const std::string& message) { logger_->Log(LogLevel::kWarn, message); }};
     if (Status s =
             archivist::FinalizeSegment(episodic_, documents_, graph_, id, options, clock_->NowMs());
@@ -130,8 +138,9 @@ void ArchivistService::PostFinalize(const std::string& owner, const std::string&
   });
 }
 
-Result<SessionEndResult> ArchivistService::SessionEnd(const Principal& who,
-                                                      std::string_view session_id, bool sync) {
+Result<SessionEndResult> Archivist::SessionEnd(const Principal& who, std::string_view session_id,
+                                               bool sync) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
   MNEMO_RETURN_IF_ERROR(ValidateSessionId(session_id));
   MNEMO_ASSIGN_OR_RETURN(std::string closed, archivist::CloseOpenSegment(
                                                  episodic_, who.name, session_id, clock_->NowMs()));
@@ -144,15 +153,15 @@ Result<SessionEndResult> ArchivistService::SessionEnd(const Principal& who,
   return out;
 }
 
-void ArchivistService::AwaitFinalized(const std::string& owner, std::string_view session_id) {
+void Archivist::AwaitFinalized(const std::string& owner, std::string_view session_id) {
   const std::pair<std::string, std::string> session{owner, std::string(session_id)};
   std::unique_lock lock(finalize_mu_);
   finalize_cv_.wait(lock, [&] { return !finalizing_.contains(session); });
 }
 
-Result<int64_t> ArchivistService::CloseIdleSegments(bool sync) {
-  const int64_t idle_secs = options_.learning.session_idle_close_secs;
-  if (!options_.memory_enabled || idle_secs <= 0) return 0;
+Result<int64_t> Archivist::CloseIdleSegments(bool sync) {
+  const int64_t idle_secs = options_->learning.session_idle_close_secs;
+  if (!options_->memory_enabled || idle_secs <= 0) return 0;
   const TimeMs now = clock_->NowMs();
   const TimeMs cutoff = now - idle_secs * 1000;
   int64_t closed = 0;
@@ -183,7 +192,7 @@ Result<int64_t> ArchivistService::CloseIdleSegments(bool sync) {
   return closed;
 }
 
-Result<int64_t> ArchivistService::FillMissingRecapVectors() {
+Result<int64_t> Archivist::FillMissingRecapVectors() {
   if (vectors_.embedder() == nullptr) return 0;
   std::set<std::string> have;
   for (int64_t version = 0;;) {

@@ -1,7 +1,7 @@
 // memory.turn_complete (specs 30 and 40) as one pipeline: the turn
 // validated, copied and redacted once, its episodic rows, archive files and
 // segment step, then the rules service's capture and tool statistics;
-// idempotent under a turn id (core/archivist/archivist_service.h).
+// idempotent under a turn id (core/archivist/archivist_options.h).
 
 #include <algorithm>
 #include <chrono>
@@ -10,7 +10,7 @@
 #include "archivist/segments.h"
 #include "archivist/turn_indexer.h"
 #include "base/json_limits.h"
-#include "core/archivist/archivist_service.h"
+#include "core/archivist/archivist_options.h"
 #include "core/archivist/public_episodic.h"
 #include "core/formats/turn_result_json.h"
 #include "core/validation.h"
@@ -21,7 +21,8 @@
 
 namespace mnemo {
 
-Result<TurnResult> ArchivistService::TurnComplete(const Principal& who, const Turn& turn) {
+Result<TurnResult> Archivist::TurnComplete(const Principal& who, const Turn& turn) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
   MNEMO_RETURN_IF_ERROR(ValidateTurn(turn));
   TurnResult result;
   const TimeMs now = clock_->NowMs();
@@ -40,7 +41,7 @@ Result<TurnResult> ArchivistService::TurnComplete(const Principal& who, const Tu
   // instead of redacting their own.
   std::optional<Turn> redacted;
   int redactions = 0;
-  if (options_.redact_episodic && options_.learning.episodic_capture_enabled) {
+  if (options_->redact_episodic && options_->learning.episodic_capture_enabled) {
     redacted = turn;
     redactions = archivist::RedactTurn(*redacted);
   }
@@ -84,8 +85,8 @@ Result<TurnResult> ArchivistService::TurnComplete(const Principal& who, const Tu
   return result;
 }
 
-Status ArchivistService::RecordRuleCaptures(const Principal& who, const std::string& session_id,
-                                            const TurnResult& result) {
+Status Archivist::RecordRuleCaptures(const Principal& who, const std::string& session_id,
+                                     const TurnResult& result) {
   // Edicts are the user's words; a repeated-failure rule is the engine's.
   for (const std::vector<ToolRule>* rules : {&result.new_rules, &result.refreshed_rules}) {
     for (const ToolRule& r : *rules) {
@@ -99,7 +100,7 @@ Status ArchivistService::RecordRuleCaptures(const Principal& who, const std::str
   return Status::Ok();
 }
 
-Status ArchivistService::ValidateTurn(const Turn& turn) const {
+Status Archivist::ValidateTurn(const Turn& turn) const {
   MNEMO_RETURN_IF_ERROR(ValidateSessionId(turn.session_id));
   if (turn.turn_id) MNEMO_RETURN_IF_ERROR(storage::internal::ValidateTurnId(*turn.turn_id));
   for (size_t i = 0; i < turn.tool_calls.size(); ++i) {
@@ -112,7 +113,7 @@ Status ArchivistService::ValidateTurn(const Turn& turn) const {
     }
     MNEMO_RETURN_IF_ERROR(internal::CheckJsonLimits(
         turn.tool_calls[i].arguments_json, "tool_calls[" + std::to_string(i) + "].arguments",
-        options_.max_body_bytes));
+        options_->max_body_bytes));
     const std::string at = "tool_calls[" + std::to_string(i) + "]";
     MNEMO_RETURN_IF_ERROR(
         ValidateSize(turn.tool_calls[i].output, at + ".output", kMaxContentBytes));
@@ -137,11 +138,11 @@ Status ArchivistService::ValidateTurn(const Turn& turn) const {
   return Status::Ok();
 }
 
-Status ArchivistService::IndexTurn(const Principal& who, const Turn& turn, int redactions,
-                                   TimeMs timestamp, const storage::TurnClaim* claim,
-                                   std::optional<storage::TurnClaim>& earlier, TurnResult& result,
-                                   std::vector<size_t>& cleaner_failed) {
-  if (!options_.learning.episodic_capture_enabled) {
+Status Archivist::IndexTurn(const Principal& who, const Turn& turn, int redactions,
+                            TimeMs timestamp, const storage::TurnClaim* claim,
+                            std::optional<storage::TurnClaim>& earlier, TurnResult& result,
+                            std::vector<size_t>& cleaner_failed) {
+  if (!options_->learning.episodic_capture_enabled) {
     if (claim == nullptr) return Status::Ok();
     // No rows to store, but the turn id is still claimed once.
     MNEMO_ASSIGN_OR_RETURN(storage::TurnClaimOutcome outcome, episodic_.ClaimTurn(*claim, {}));
@@ -155,9 +156,9 @@ Status ArchivistService::IndexTurn(const Principal& who, const Turn& turn, int r
   // writer) and only when that check is on.
   archivist::TurnIndexOptions options{
       .claim = claim,
-      .segments = {.max_turns = options_.learning.max_turns_per_segment,
-                   .max_time_gap_secs = options_.learning.max_time_gap_secs,
-                   .min_cosine = options_.min_cosine}};
+      .segments = {.max_turns = options_->learning.max_turns_per_segment,
+                   .max_time_gap_secs = options_->learning.max_time_gap_secs,
+                   .min_cosine = options_->min_cosine}};
   std::vector<float> vector;
   if (options.segments.min_cosine > 0 && vectors_.embedder() != nullptr) {
     const std::string text = computation.Joined();
@@ -174,7 +175,7 @@ Status ArchivistService::IndexTurn(const Principal& who, const Turn& turn, int r
   }
   // The archive is best effort (spec 40) and written in the background; a
   // failure is logged, never fatal. "sync": true waits for it.
-  archive_.Enqueue(archivist::ArchiveRowsOf(indexed));
+  archive_->Enqueue(archivist::ArchiveRowsOf(indexed));
   for (const context::CleanerFailure& f : indexed.computation.failures) {
     cleaner_failed.push_back(f.call_index);
   }
@@ -184,7 +185,7 @@ Status ArchivistService::IndexTurn(const Principal& who, const Turn& turn, int r
     PostFinalize(indexed.user.owner, indexed.user.session_id, indexed.segment.closed_id);
   }
   if (turn.sync) {
-    archive_.Flush();
+    archive_->Flush();
     worker_.Flush();
   }
   result.redactions = redactions;
@@ -193,7 +194,7 @@ Status ArchivistService::IndexTurn(const Principal& who, const Turn& turn, int r
   return Status::Ok();
 }
 
-Result<TurnResult> ArchivistService::ReplayTurn(storage::TurnClaim claim) {
+Result<TurnResult> Archivist::ReplayTurn(storage::TurnClaim claim) {
   // The first call stores its result right after its rule capture; a
   // duplicate that arrives meanwhile waits for it (polling the store, so a
   // duplicate in another process waits too).

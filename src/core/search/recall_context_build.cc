@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "archivist/events.h"
 #include "archivist/profile.h"
@@ -120,9 +121,9 @@ Result<std::vector<std::string>> ContextEntries(SearchService& search, const Pri
 // best evidence; Profile's order (type, key) breaks ties. A free fact (a
 // sentence that fits no slot) shows only when the query names it: it tells
 // what happened, which the turns tell, not who the user is.
-Result<std::vector<std::string>> ContextProfile(ArchivistService& archivist, const Principal& who,
+Result<std::vector<std::string>> ContextProfile(Result<std::vector<ProfileFacet>> profile,
                                                 const std::vector<std::string>& terms) {
-  MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets, archivist.Profile(who));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<ProfileFacet> facets, std::move(profile));
   std::vector<std::pair<bool, const ProfileFacet*>> order;
   order.reserve(facets.size());
   for (const ProfileFacet& f : facets) {
@@ -176,7 +177,9 @@ bool TakesDerived(const ContextBuildRequest& req) { return req.window.empty() &&
 // recaps that match the query by relevance, then its others newest first
 // (the recent past matters most when nothing matches); without, the best
 // matching recaps of every session.
-Result<std::vector<DerivedItem>> ContextRecaps(ArchivistService& archivist,
+// `recall_recaps(query, terms, limit, owner)` is Archivist::RecallRecaps.
+template <typename RecallRecapsFn>
+Result<std::vector<DerivedItem>> ContextRecaps(const RecallRecapsFn& recall_recaps,
                                                storage::EpisodicStore& episodic, bool all,
                                                const Principal& who, const ContextBuildRequest& req,
                                                const std::vector<std::string>& terms, int limit) {
@@ -184,15 +187,14 @@ Result<std::vector<DerivedItem>> ContextRecaps(ArchivistService& archivist,
   if (!TakesDerived(req)) return items;
   if (!req.session_id) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> recaps,
-                           archivist.RecallRecaps(req.query, terms, limit, all ? "" : who.name));
+                           recall_recaps(req.query, terms, limit, all ? "" : who.name));
     for (const RecallHit& h : recaps) items.push_back({.text = BestPassage(h.content, terms)});
     return items;
   }
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> rows,
                          episodic.Segments(all, who.name, *req.session_id));
-  MNEMO_ASSIGN_OR_RETURN(
-      std::vector<RecallHit> ranked,
-      archivist.RecallRecaps(req.query, terms, kMaxRankedRecaps, all ? "" : who.name));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> ranked,
+                         recall_recaps(req.query, terms, kMaxRankedRecaps, all ? "" : who.name));
   std::map<std::string, size_t> rank;
   for (size_t i = 0; i < ranked.size(); ++i) rank.emplace(ranked[i].id, i);
   auto rank_of = [&](const storage::SegmentRow& r) {
@@ -254,7 +256,7 @@ Result<ContextBlock> RecallService::ContextBuild(const Principal& who,
   // The profile keeps to its share: what the entries leave goes to the
   // turns, the evidence.
   sections[kProfile] = {.title = "About the user", .share = kProfileShare, .takes_carry = false};
-  MNEMO_ASSIGN_OR_RETURN(sections[kProfile].items, ContextProfile(archivist_, who, terms));
+  MNEMO_ASSIGN_OR_RETURN(sections[kProfile].items, ContextProfile(archivist_.Profile(who), terms));
   MNEMO_RETURN_IF_ERROR(
       AddOpenTasks(episodic_, !options_.acl_enabled, who, terms, sections[kProfile].items));
   sections[kTurns] = {.title = "Relevant turns", .share = kTurnsShare};
@@ -280,9 +282,15 @@ Result<ContextBlock> RecallService::ContextBuild(const Principal& who,
   texts.reserve(turns.size());
   for (const RankedTurn& h : turns)
     texts.push_back(ReadableTurnText(h.row, terms, &tools_.registry()));
-  MNEMO_ASSIGN_OR_RETURN(std::vector<DerivedItem> recaps,
-                         ContextRecaps(archivist_, episodic_, !options_.acl_enabled, who, req,
-                                       terms, ItemsFitting(budget, kRecapsShare, k)));
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<DerivedItem> recaps,
+      ContextRecaps(
+          [this](const std::string& query, const std::vector<std::string>& query_terms, int n,
+                 const std::string& owner) {
+            return archivist_.RecallRecaps(query, query_terms, n, owner);
+          },
+          episodic_, !options_.acl_enabled, who, req, terms,
+          ItemsFitting(budget, kRecapsShare, k)));
   std::vector<storage::DocumentHit> document_hits;
   if (TakesDerived(req)) {
     MNEMO_ASSIGN_OR_RETURN(

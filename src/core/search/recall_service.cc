@@ -27,7 +27,7 @@ RecallOptions RecallOptionsOf(const Config& config) {
 }
 
 RecallService::RecallService(storage::EpisodicStore& episodic, storage::DocumentStore& documents,
-                             SearchService& search, ArchivistService& archivist,
+                             SearchService& search, Archivist& archivist,
                              Documents& documents_service, Tools& tools,
                              std::shared_ptr<Clock> clock, RecallOptions options)
     : episodic_(episodic),

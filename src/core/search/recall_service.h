@@ -12,7 +12,7 @@
 #include <memory>
 
 #include "context/tool_registry.h"
-#include "core/archivist/archivist_service.h"
+#include "core/archivist/archivist_options.h"
 #include "core/search/search_service.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
@@ -37,7 +37,7 @@ RecallOptions RecallOptionsOf(const Config& config);
 class RecallService {
  public:
   RecallService(storage::EpisodicStore& episodic, storage::DocumentStore& documents,
-                SearchService& search, ArchivistService& archivist, Documents& documents_service,
+                SearchService& search, Archivist& archivist, Documents& documents_service,
                 Tools& tools, std::shared_ptr<Clock> clock, RecallOptions options);
 
   // Memory::Recall and Context::Build (mnemo/memory.h, context.h).
@@ -48,7 +48,7 @@ class RecallService {
   storage::EpisodicStore& episodic_;
   storage::DocumentStore& documents_store_;
   SearchService& search_;
-  ArchivistService& archivist_;
+  Archivist& archivist_;
   Documents& documents_;
   Tools& tools_;
   const std::shared_ptr<Clock> clock_;

@@ -10,7 +10,7 @@
 
 #include "context/graph.h"
 #include "core/access.h"
-#include "core/archivist/archivist_service.h"
+#include "core/archivist/archivist_options.h"
 #include "core/services/knowledge_options.h"
 #include "core/validation.h"
 #include "storage/graph_rules.h"
@@ -44,8 +44,8 @@ internal::KnowledgeOptions internal::KnowledgeOptionsOf(const Config& config) {
           .secrets = config.security.secrets};
 }
 
-Knowledge::Knowledge(storage::GraphStore& graph, ArchivistService& archivist,
-                     std::shared_ptr<Clock> clock, internal::KnowledgeOptions options)
+Knowledge::Knowledge(storage::GraphStore& graph, Archivist& archivist, std::shared_ptr<Clock> clock,
+                     internal::KnowledgeOptions options)
     : graph_(graph),
       archivist_(archivist),
       clock_(std::move(clock)),
