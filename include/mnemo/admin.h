@@ -86,7 +86,7 @@ class AuditLog;
 class LineReader;
 }  // namespace internal
 class Archivist;
-class MemoryService;
+class Memory;
 class Tools;
 class VectorsService;
 
@@ -95,7 +95,7 @@ class Admin {
   // Made by Engine::Open: the stores, the services, the audit log (null when
   // [security.audit] is disabled) and the options are the engine's.
   Admin(storage::Stores& stores, VectorsService& vectors, Tools& tools, Archivist& archivist,
-        MemoryService& memory, internal::AuditLog* audit, std::shared_ptr<Clock> clock,
+        Memory& memory, internal::AuditLog* audit, std::shared_ptr<Clock> clock,
         std::shared_ptr<Logger> logger, internal::AdminOptions options);
   ~Admin();
   Admin(const Admin&) = delete;
@@ -231,7 +231,7 @@ class Admin {
   VectorsService& vectors_;
   Tools& tools_;
   Archivist& archivist_;
-  MemoryService& memory_;
+  Memory& memory_;
   internal::AuditLog* const audit_;
   const std::shared_ptr<Clock> clock_;
   const std::shared_ptr<Logger> logger_;

@@ -105,10 +105,6 @@ std::string ResolveWorkspace(std::string_view flag) {
   return home + "/.local/share/mnemo";
 }
 
-Status internal::Services::CheckEnabled() const {
-  return CheckMemoryEnabled(config.memory.enabled);
-}
-
 Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->config = options.config;
@@ -134,9 +130,6 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   MNEMO_ASSIGN_OR_RETURN(impl->vectors,
                          VectorsService::Open(*impl->stores.entries, std::move(embedder),
                                               std::move(vectors_options), impl->logger));
-  impl->memory =
-      std::make_unique<MemoryService>(*impl->stores.entries, *impl->vectors, impl->clock,
-                                      impl->logger, MemoryOptionsOf(impl->config, impl->stores));
   impl->search = std::make_unique<SearchService>(*impl->stores.entries, *impl->vectors, impl->clock,
                                                  impl->logger, SearchOptionsOf(impl->config));
   MNEMO_ASSIGN_OR_RETURN(impl->tools, Tools::Open(*impl->stores.entries, impl->clock, impl->logger,
@@ -165,6 +158,9 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->recall = std::make_unique<RecallService>(
       *impl->stores.episodic, *impl->stores.documents, *impl->search, *impl->archivist,
       *impl->documents, *impl->tools, impl->clock, RecallOptionsOf(impl->config));
+  impl->memory = std::make_unique<Memory>(*impl->stores.entries, *impl->vectors, *impl->search,
+                                          *impl->recall, impl->clock, impl->logger,
+                                          MemoryOptionsOf(impl->config, impl->stores));
   impl->context = std::make_unique<Context>(
       *impl->stores.context_events, *impl->stores.documents, *impl->stores.graph, *impl->recall,
       impl->clock,
@@ -182,12 +178,6 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       std::make_unique<Admin>(impl->stores, *impl->vectors, *impl->tools, *impl->archivist,
                               *impl->memory, impl->audit.get(), impl->clock, impl->logger,
                               internal::AdminOptionsOf(impl->config, impl->workspace));
-  impl->services =
-      std::make_unique<internal::Services>(internal::Services{.config = impl->config,
-                                                              .memory = *impl->memory,
-                                                              .search = *impl->search,
-                                                              .recall = *impl->recall});
-  impl->front = std::make_unique<Engine::Impl::Front>(*impl->services);
   // Segments left open by a session that never ended (spec 40): a CLI or
   // stdio process closes them when it opens; their finalisation runs on the
   // worker, drained when the engine closes.
@@ -210,7 +200,7 @@ const Config& Engine::config() const { return impl_->config; }
 Logger& Engine::logger() const { return *impl_->logger; }
 const std::string& Engine::workspace() const { return impl_->workspace; }
 
-Memory& Engine::memory() { return impl_->front->memory; }
+Memory& Engine::memory() { return *impl_->memory; }
 Rules& Engine::rules() { return *impl_->rules; }
 Archivist& Engine::archivist() { return *impl_->archivist; }
 Knowledge& Engine::knowledge() { return *impl_->knowledge; }

@@ -10,8 +10,7 @@
 #include "core/search/recall_service.h"
 #include "core/search/search_service.h"
 #include "core/search/vectors_service.h"
-#include "core/services.h"
-#include "core/services/memory_service.h"
+#include "core/services/memory_options.h"
 #include "mnemo/engine.h"
 #include "storage/stores.h"
 
@@ -37,8 +36,6 @@ struct Engine::Impl {
   // stores.entries; destroyed (writing its index files) after everything
   // that embeds.
   std::unique_ptr<VectorsService> vectors;
-  // The entry tools and hygiene (core/services/memory_service.h).
-  std::unique_ptr<MemoryService> memory;
   // memory_search over entries (core/search/search_service.h).
   std::unique_ptr<SearchService> search;
   // The tool registry (mnemo/tools.h, core/services/tools.cc) over
@@ -60,6 +57,10 @@ struct Engine::Impl {
   // memory_recall and memory.context_build over every layer
   // (core/search/recall_service.h).
   std::unique_ptr<RecallService> recall;
+  // The entry tools and hygiene (mnemo/memory.h, core/services/memory.cc,
+  // admin/memory_hygiene.cc) over stores.entries; search and recall through
+  // their services: the public service itself.
+  std::unique_ptr<Memory> memory;
   // The context window (mnemo/context.h, core/services/context.cc) over
   // stores.context_events, archiving into stores.documents, and the
   // context block through recall: the public service itself.
@@ -73,18 +74,6 @@ struct Engine::Impl {
   // Background work: segment finalisation, hygiene at start-up. Declared
   // last, so it is drained before any service it runs for is destroyed.
   std::unique_ptr<internal::BackgroundWorker> worker;
-
-  // The services above by reference (core/services.h), over which the
-  // public ones are built; set by Engine::Open once the others are open.
-  std::unique_ptr<internal::Services> services;
-
-  // The public services (include/mnemo) that Engine hands out, over
-  // `services`.
-  struct Front {
-    explicit Front(const internal::Services& s) : memory(s) {}
-    Memory memory;
-  };
-  std::unique_ptr<Front> front;
 };
 
 }  // namespace mnemo

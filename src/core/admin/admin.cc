@@ -7,13 +7,14 @@
 
 #include "core/admin/admin_options.h"
 #include "core/audit_log.h"
-#include "core/services/memory_service.h"
+#include "core/services/memory_options.h"
 #include "core/validation.h"
+#include "mnemo/memory.h"
 
 namespace mnemo {
 
 Admin::Admin(storage::Stores& stores, VectorsService& vectors, Tools& tools, Archivist& archivist,
-             MemoryService& memory, internal::AuditLog* audit, std::shared_ptr<Clock> clock,
+             Memory& memory, internal::AuditLog* audit, std::shared_ptr<Clock> clock,
              std::shared_ptr<Logger> logger, internal::AdminOptions options)
     : stores_(stores),
       vectors_(vectors),

@@ -1,7 +1,11 @@
-// The memory service's entry tools: store, get, forget, mark_useful, list,
-// stats (spec 10; core/services/memory_service.h).
+// mnemo::Memory (mnemo/memory.h): the entry tools of spec 10 (store, get,
+// forget, mark_useful, list, stats); search and recall are handed to the
+// search and recall services (core/search). Hygiene: admin/memory_hygiene.cc.
+#include "mnemo/memory.h"
 
-#include "core/services/memory_service.h"
+#include "core/search/recall_service.h"
+#include "core/search/search_service.h"
+#include "core/services/memory_options.h"
 
 #include <optional>
 
@@ -36,16 +40,31 @@ MemoryOptions MemoryOptionsOf(const Config& config, const storage::Stores& store
           .schema_version = stores.schema_version};
 }
 
-MemoryService::MemoryService(storage::EntryStore& entries, VectorsService& vectors,
-                             std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
-                             MemoryOptions options)
+Memory::Memory(storage::EntryStore& entries, VectorsService& vectors, SearchService& search,
+               RecallService& recall, std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
+               MemoryOptions options)
     : entries_(entries),
       vectors_(vectors),
+      search_(search),
+      recall_(recall),
       clock_(std::move(clock)),
       logger_(std::move(logger)),
-      options_(std::move(options)) {}
+      options_(std::make_unique<const MemoryOptions>(std::move(options))) {}
 
-Result<StoreResult> MemoryService::Store(const Principal& who, const StoreRequest& req) {
+Memory::~Memory() = default;
+
+Result<SearchResponse> Memory::Search(const Principal& who, const SearchRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory.enabled));
+  return search_.Search(who, req);
+}
+
+Result<RecallResponse> Memory::Recall(const Principal& who, const RecallRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory.enabled));
+  return recall_.Recall(who, req);
+}
+
+Result<StoreResult> Memory::Store(const Principal& who, const StoreRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory.enabled));
   MNEMO_RETURN_IF_ERROR(ValidateAddress(req.key, req.ns));
   if (rules::ToolOfNamespace(req.ns) && req.key.starts_with("rule/")) {
     return InvalidArgument("key \"rule/...\" in namespace " + req.ns +
@@ -62,7 +81,7 @@ Result<StoreResult> MemoryService::Store(const Principal& who, const StoreReques
   MNEMO_RETURN_IF_ERROR(ValidateContent(req.content, "value"));
   MNEMO_RETURN_IF_ERROR(ValidateCategory(req.category, "category"));
   if (req.tags) MNEMO_RETURN_IF_ERROR(ValidateTags(*req.tags, "tags"));
-  MNEMO_RETURN_IF_ERROR(CheckSecret(options_.secrets, req.content, "value"));
+  MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, req.content, "value"));
   if (req.embedding) MNEMO_RETURN_IF_ERROR(ValidateEmbedding(*req.embedding));
   storage::EntryWrite w;
   w.owner = who.name;
@@ -86,20 +105,20 @@ Result<StoreResult> MemoryService::Store(const Principal& who, const StoreReques
   return StoreResult{r.entry.key, r.entry.ns, r.entry.category, r.entry.id, r.created};
 }
 
-Result<std::optional<Entry>> MemoryService::ResolveForRead(const Principal& who,
-                                                           const GetRequest& req) {
+Result<std::optional<Entry>> Memory::ResolveForRead(const Principal& who, const GetRequest& req) {
   MNEMO_RETURN_IF_ERROR(ValidateAddress(req.key, req.ns));
   if (req.owner) {
     // Only an admin may address another principal's entry; for anyone else
     // that is indistinguishable from a missing entry.
-    if (!IsAdmin(who, options_.acl_enabled) && *req.owner != who.name)
+    if (!IsAdmin(who, options_->acl_enabled) && *req.owner != who.name)
       return std::optional<Entry>();
     return entries_.FindExact(*req.owner, req.ns, req.key);
   }
-  return entries_.Resolve(req.ns, req.key, ReadScopeFor(who, options_.acl_enabled));
+  return entries_.Resolve(req.ns, req.key, ReadScopeFor(who, options_->acl_enabled));
 }
 
-Result<Entry> MemoryService::Get(const Principal& who, const GetRequest& req) {
+Result<Entry> Memory::Get(const Principal& who, const GetRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory.enabled));
   MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> found, ResolveForRead(who, req));
   if (!found) return NotFoundFor(req.key);
   Result<std::optional<Entry>> counted = entries_.AddCounters(found->id, 1, 0);
@@ -111,7 +130,7 @@ Result<Entry> MemoryService::Get(const Principal& who, const GetRequest& req) {
   return **counted;
 }
 
-void MemoryService::NoteAccessCountFailure(const Status& s) {
+void Memory::NoteAccessCountFailure(const Status& s) {
   const int64_t failures = access_count_failures_.fetch_add(1) + 1;
   const TimeMs now = clock_->NowMs();
   TimeMs last = access_warning_at_.load();
@@ -122,7 +141,8 @@ void MemoryService::NoteAccessCountFailure(const Status& s) {
                                     " so far; the reads were answered): " + s.message());
 }
 
-Result<Entry> MemoryService::MarkUseful(const Principal& who, const GetRequest& req) {
+Result<Entry> Memory::MarkUseful(const Principal& who, const GetRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory.enabled));
   MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> found, ResolveForRead(who, req));
   if (!found) return NotFoundFor(req.key);
   MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> marked, entries_.AddCounters(found->id, 0, 1));
@@ -130,15 +150,16 @@ Result<Entry> MemoryService::MarkUseful(const Principal& who, const GetRequest& 
   return *marked;
 }
 
-Result<bool> MemoryService::Forget(const Principal& who, const ForgetRequest& req) {
+Result<bool> Memory::Forget(const Principal& who, const ForgetRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory.enabled));
   MNEMO_RETURN_IF_ERROR(ValidateAddress(req.key, req.ns));
   std::optional<Entry> target;
-  if (req.owner && IsAdmin(who, options_.acl_enabled)) {
+  if (req.owner && IsAdmin(who, options_->acl_enabled)) {
     MNEMO_ASSIGN_OR_RETURN(target, entries_.FindExact(*req.owner, req.ns, req.key));
-  } else if (IsAdmin(who, options_.acl_enabled)) {
+  } else if (IsAdmin(who, options_->acl_enabled)) {
     // Own entry first, then (admin or ACL off) the most recent one.
     MNEMO_ASSIGN_OR_RETURN(
-        target, entries_.Resolve(req.ns, req.key, ReadScopeFor(who, options_.acl_enabled)));
+        target, entries_.Resolve(req.ns, req.key, ReadScopeFor(who, options_->acl_enabled)));
   } else {
     // Under ACL a user forgets only their own entries.
     MNEMO_ASSIGN_OR_RETURN(target, entries_.FindExact(who.name, req.ns, req.key));
@@ -147,7 +168,8 @@ Result<bool> MemoryService::Forget(const Principal& who, const ForgetRequest& re
   return entries_.Delete(target->id);
 }
 
-Result<ListPage> MemoryService::List(const Principal& who, const ListRequest& req) {
+Result<ListPage> Memory::List(const Principal& who, const ListRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory.enabled));
   if (req.limit < 1 || req.limit > 1000) {
     return InvalidArgument("limit must be between 1 and 1000", "limit");
   }
@@ -159,7 +181,7 @@ Result<ListPage> MemoryService::List(const Principal& who, const ListRequest& re
   f.ns = req.ns;
   f.ns_prefix = req.ns_prefix;
   f.include_archived = req.include_archived;
-  f.scope = ReadScopeFor(who, options_.acl_enabled);
+  f.scope = ReadScopeFor(who, options_->acl_enabled);
   MNEMO_ASSIGN_OR_RETURN(std::vector<Entry> items, entries_.List(f, req.limit + 1, req.offset));
   ListPage page;
   if (static_cast<int>(items.size()) > req.limit) {
@@ -170,11 +192,12 @@ Result<ListPage> MemoryService::List(const Principal& who, const ListRequest& re
   return page;
 }
 
-Result<Stats> MemoryService::GetStats(const Principal& who) {
-  MNEMO_ASSIGN_OR_RETURN(Stats s, entries_.GetStats(ReadScopeFor(who, options_.acl_enabled)));
-  s.backend = options_.backend;
-  s.schema_version = options_.schema_version;
-  s.embedding_provider = vectors_.ActiveProvider(options_.embedding_provider);
+Result<Stats> Memory::GetStats(const Principal& who) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory.enabled));
+  MNEMO_ASSIGN_OR_RETURN(Stats s, entries_.GetStats(ReadScopeFor(who, options_->acl_enabled)));
+  s.backend = options_->backend;
+  s.schema_version = options_->schema_version;
+  s.embedding_provider = vectors_.ActiveProvider(options_->embedding_provider);
   if (const embed::Embedder* embedder = vectors_.embedder(); embedder != nullptr) {
     s.embedder_signature = embedder->signature();
   }
