@@ -26,7 +26,7 @@ for line in open(paths_file, encoding="utf-8"):
 # "fenced" (a third-party format the layer does not link).
 CASES = [
     ("text", '#include "storage/entry_store.h"', "missing"),      # upward
-    ("storage", '#include "core/services.h"', "missing"),         # upward
+    ("storage", '#include "core/validation.h"', "missing"),       # upward
     ("index", '#include "text/tokenizer.h"', "missing"),          # beside
     ("rules", '#include "context/graph.h"', "missing"),           # beside
     ("embed", '#include "storage/entry_store.h"', "missing"),     # beside
@@ -34,7 +34,7 @@ CASES = [
     ("core", '#include "transport/rpc/method_table.h"', "missing"),  # upward
     ("rules", '#include "storage/entry_store.h"', "ok"),
     ("archivist", '#include "context/graph.h"', "ok"),
-    ("transport", '#include "core/services.h"', "ok"),
+    ("transport", '#include "core/validation.h"', "ok"),
     ("index", "#include <nlohmann/json.hpp>", "fenced"),
     ("context", "#include <nlohmann/json.hpp>", "fenced"),
     ("storage", "#include <toml++/toml.h>", "fenced"),

@@ -62,8 +62,7 @@ RESTRICTED = {
     # services behind them are src/core's alone (no backdoor past them).
     **{f"mnemo/{name}.h": {"src/core", "src/transport", "apps"}
        for name in ("memory", "rules", "archivist", "knowledge", "documents", "context",
-                    "tools", "admin", "services_fwd")},
-    "core/services.h": {"src/core"},
+                    "tools", "admin")},
 }
 INTERNAL_ROOMS = {"base", "text", "storage", "core", "transport", "embed", "index", "rules",
                   "archivist", "context", "llm"}

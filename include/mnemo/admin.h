@@ -2,9 +2,14 @@
 // import, imports from other tools), reindex, erasure, hygiene, the path
 // guard, health, the vector index files and the audit log.
 //
-// Made by Engine::Open and handed out by Engine::admin(); it lives as long
-// as its Engine. The calls of a principal check their request and answer
-// kDisabled while memory.enabled = false (PathProtected answers either way).
+// The administration service itself: made by Engine::Open over every store
+// of the engine (it reaches every concern), the services whose derived state
+// it rebuilds or clears (vectors, the tool registry, the Archivist), the
+// memory service (hygiene) and the audit log, and handed out by
+// Engine::admin(); it lives as long as its Engine. The calls of a principal
+// answer kDisabled while memory.enabled = false (PathProtected answers
+// either way), then check their request and do the work
+// (src/core/admin/admin*.cc).
 //
 // Thread-safety: every member function may be called concurrently.
 #pragma once
@@ -12,12 +17,15 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "mnemo/services_fwd.h"
+#include "mnemo/clock.h"
+#include "mnemo/logger.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 
@@ -66,10 +74,30 @@ struct HealthReport {
   std::vector<Check> integrity;
 };
 
+// The engine's own types, declared here only to be named (src/core,
+// src/storage); no caller can make one.
+namespace storage {
+struct Stores;
+struct RestoreBatch;
+}  // namespace storage
+namespace internal {
+struct AdminOptions;  // src/core/admin/admin_options.h
+class AuditLog;
+class LineReader;
+}  // namespace internal
+class Archivist;
+class Memory;
+class Tools;
+class VectorsService;
+
 class Admin {
  public:
-  // Made by Engine::Open only.
-  explicit Admin(const internal::Services& services) : services_(services) {}
+  // Made by Engine::Open: the stores, the services, the audit log (null when
+  // [security.audit] is disabled) and the options are the engine's.
+  Admin(storage::Stores& stores, VectorsService& vectors, Tools& tools, Archivist& archivist,
+        Memory& memory, internal::AuditLog* audit, std::shared_ptr<Clock> clock,
+        std::shared_ptr<Logger> logger, internal::AdminOptions options);
+  ~Admin();
   Admin(const Admin&) = delete;
   Admin& operator=(const Admin&) = delete;
 
@@ -175,7 +203,39 @@ class Admin {
   void Audit(const Principal& who, const AuditEvent& event);
 
  private:
-  const internal::Services& services_;
+  // What is derived from text through the tool registry, derived again
+  // (admin_reindex.cc).
+  Status ReindexDerivedText(ReindexReport& report);
+  // Erases the tool rules captured from the session only (issue 42 item
+  // 18; admin_erasure.cc); returns how many.
+  Result<int64_t> EraseCapturedRules(const std::string& owner, std::string_view session_id);
+  // The owner's documents derived from `session_id`: segment documents and
+  // context-prune archives.
+  Result<std::vector<std::string>> SessionDocumentIds(const std::string& owner,
+                                                      std::string_view session_id);
+  // Import version 1 (admin_import_v1.cc) and 2 (admin_import.cc; `declared`:
+  // the header's counts by kind).
+  Result<ImportReport> ImportV1(const Principal& who, internal::LineReader& lines,
+                                const ProgressFn& progress);
+  Result<ImportReport> ImportV2(const Principal& who,
+                                const std::map<std::string, int64_t>& declared,
+                                internal::LineReader& lines, const ProgressFn& progress,
+                                const ImportOptions& options);
+  // The rows of ImportForeign, checked: entries stored as they are left
+  // out, the rest restored in one transaction (counted only on a dry run).
+  Result<ForeignImportReport> WriteForeign(storage::RestoreBatch batch, ForeignImportReport report);
+  // What already holds rows visible to `who` ("3 entries, 12 turns"), "" when nothing.
+  Result<std::string> NonEmptyParts(const Principal& who);
+
+  storage::Stores& stores_;
+  VectorsService& vectors_;
+  Tools& tools_;
+  Archivist& archivist_;
+  Memory& memory_;
+  internal::AuditLog* const audit_;
+  const std::shared_ptr<Clock> clock_;
+  const std::shared_ptr<Logger> logger_;
+  const std::unique_ptr<const internal::AdminOptions> options_;
 };
 
 }  // namespace mnemo

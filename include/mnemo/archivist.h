@@ -3,19 +3,33 @@
 // episodic reads, events, MEMORY.md and the markdown archive's queue.
 // Episodic rows are the caller's own under ACL.
 //
-// Made by Engine::Open and handed out by Engine::archivist(); it lives as
-// long as its Engine. Every call of a principal checks its request
-// (include/mnemo/limits.h: kInvalidArgument naming the field and the limit)
-// and answers kDisabled while memory.enabled = false.
+// The Archivist itself: made by Engine::Open over the engine's episodic,
+// document and graph stores, the vectors service (the embedder), Tools (how
+// a tool's output is indexed), Rules (a turn's edicts and tool statistics)
+// and the background worker, and handed out by Engine::archivist(); it
+// lives as long as its Engine. It owns the archive writer, the LLM client
+// and the recap vectors. Every call of a principal answers kDisabled while
+// memory.enabled = false, then checks its request (include/mnemo/limits.h:
+// kInvalidArgument naming the field and the limit) and does the work
+// (src/core/archivist/archivist_*.cc).
 //
 // Thread-safety: every member function may be called concurrently.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "mnemo/services_fwd.h"
+#include "mnemo/clock.h"
+#include "mnemo/logger.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 
@@ -23,10 +37,45 @@
 
 namespace mnemo {
 
+// The engine's own types, declared here only to be named (src/core,
+// src/storage, src/archivist, src/llm); no caller can make one.
+namespace storage {
+class DocumentStore;
+class EpisodicStore;
+class GraphStore;
+struct TurnClaim;
+struct TurnRow;
+}  // namespace storage
+namespace internal {
+class BackgroundWorker;
+}  // namespace internal
+namespace archivist {
+class ArchiveWriter;
+}  // namespace archivist
+namespace llm {
+class ChatClient;
+}  // namespace llm
+struct ArchivistOptions;  // src/core/archivist/archivist_options.h
+class Admin;
+class Engine;
+class Knowledge;
+class RecallService;
+class RecapVectors;
+class Rules;
+class Tools;
+class VectorsService;
+
 class Archivist {
  public:
-  // Made by Engine::Open only.
-  explicit Archivist(const internal::Services& services) : services_(services) {}
+  // Made by Engine::Open: the stores, the services, the worker and the
+  // options are the engine's. `llm` null: extractive recaps. Embeds earlier
+  // recaps that lack a vector of the embedder on `worker`.
+  Archivist(storage::EpisodicStore& episodic, storage::DocumentStore& documents,
+            storage::GraphStore& graph, VectorsService& vectors, Tools& tools, Rules& rules,
+            internal::BackgroundWorker& worker, std::unique_ptr<llm::ChatClient> llm,
+            std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger, ArchivistOptions options);
+  // Drains the archive queue; the caller drains the worker first.
+  ~Archivist();
   Archivist(const Archivist&) = delete;
   Archivist& operator=(const Archivist&) = delete;
 
@@ -70,7 +119,100 @@ class Archivist {
   ArchiveQueueStats ArchiveQueue() const;
 
  private:
-  const internal::Services& services_;
+  // What other services reach of the Archivist: the profile (Knowledge),
+  // recaps for recall (RecallService), the recap vectors and erasure's part
+  // outside storage (Admin).
+  friend class Admin;
+  friend class Knowledge;
+  friend class RecallService;
+
+  // The answer to a repeated turn_id waits this long at most for the first
+  // call's result.
+  static constexpr std::chrono::milliseconds kReplayWait{10000};
+  // Waits until the archive files and segment finalisations queued so far
+  // are written.
+  void Flush();
+
+  // The profile (Knowledge's, mnemo/knowledge.h).
+  Result<std::vector<ProfileFacet>> Profile(const Principal& who, const ProfileRequest& req = {});
+  Result<std::string> ProfileRender(const Principal& who);
+  Result<ProfileFacet> ProfilePut(const Principal& who, std::string_view facet_type,
+                                  std::string_view key, std::string_view value);
+  // Corrections (issue 44 section 3; archivist_corrections.cc). A user
+  // changes its own facets and events, an admin any principal's; another
+  // principal's item answers kNotFound exactly like a missing one.
+  // ProfileCorrect states `value` as the facet's current value at full
+  // confidence (the old value goes to the history; a refold after an
+  // erasure keeps the correction); kNotFound when the facet does not exist.
+  Result<ProfileFacet> ProfileCorrect(const Principal& who, const FacetAddress& at,
+                                      std::string_view value);
+  // Deletes the facet with its history and statements.
+  Status ProfileDelete(const Principal& who, const FacetAddress& at);
+
+  // Recaps of closed segments for recall: keyword side over the recap text,
+  // vector side over the recap vectors, fused like entries. `owner` "":
+  // every owner's recaps.
+  Result<std::vector<RecallHit>> RecallRecaps(const std::string& query,
+                                              const std::vector<std::string>& terms, int limit,
+                                              const std::string& owner = "");
+  // Embeds the closed segments' recaps that lack a vector of the embedder's
+  // signature; returns how many.
+  Result<int64_t> FillMissingRecapVectors();
+  // Erasure's part outside storage (spec 10, "Erasure"): the cached recap
+  // vectors of `segment_ids` (or of every segment of `owner`), and the
+  // archive files of `rows`; returns how many files were removed.
+  void ForgetRecapVectors(const std::vector<std::string>& segment_ids,
+                          const std::optional<std::string>& owner);
+  Result<int64_t> EraseArchiveFiles(const std::vector<storage::TurnRow>& rows);
+  // After storage erased `owner`'s session `session_id` and folded the
+  // facets again: the graph's slot triples follow (archivist/slot_graph.h,
+  // FollowErasure), keeping none of the session's words.
+  Status FollowSessionErasure(const std::string& owner, std::string_view session_id);
+
+  Status ValidateTurn(const Turn& turn) const;
+  // Records the session the turn's edict rules (new or refreshed) were
+  // captured from, so that erasing the session erases them (issue 42).
+  Status RecordRuleCaptures(const Principal& who, const std::string& session_id,
+                            const TurnResult& result);
+  // The episodic part into `result`: the rows of `turn` (already redacted
+  // when they are to be; `redactions` counts what was replaced), the
+  // archive files, the segment step. `cleaner_failed` receives the indexes
+  // of the calls whose cleaner failed. With `claim` the rows are stored
+  // under it; when the turn id was claimed before, nothing is stored and
+  // `earlier` receives that claim.
+  Status IndexTurn(const Principal& who, const Turn& turn, int redactions, TimeMs timestamp,
+                   const storage::TurnClaim* claim, std::optional<storage::TurnClaim>& earlier,
+                   TurnResult& result, std::vector<size_t>& cleaner_failed);
+  // The answer to a repeated turn_id: the earlier call's stored result
+  // (waited for up to kReplayWait while that call is still running) with its
+  // rows read back; replayed = true.
+  Result<TurnResult> ReplayTurn(storage::TurnClaim claim);
+  // Finalises a closed segment of (owner, session) on the worker.
+  void PostFinalize(const std::string& owner, const std::string& session_id,
+                    std::string segment_id);
+  // Waits until every finalisation posted for (owner, session) is done.
+  void AwaitFinalized(const std::string& owner, std::string_view session_id);
+
+  storage::EpisodicStore& episodic_;
+  storage::DocumentStore& documents_;
+  storage::GraphStore& graph_;
+  VectorsService& vectors_;
+  Tools& tools_;
+  Rules& rules_;
+  internal::BackgroundWorker& worker_;
+  const std::shared_ptr<Clock> clock_;
+  const std::shared_ptr<Logger> logger_;
+  const std::unique_ptr<const ArchivistOptions> options_;
+  const std::unique_ptr<llm::ChatClient> llm_;
+  // Recap vectors of the embedder's signature (null without an embedder).
+  const std::unique_ptr<RecapVectors> recaps_;
+  // The markdown archive of episodic rows, written in the background.
+  const std::unique_ptr<archivist::ArchiveWriter> archive_;
+  // Finalisations posted and not yet done, per (owner, session): what
+  // memory.session_end waits for.
+  std::mutex finalize_mu_;
+  std::condition_variable finalize_cv_;
+  std::map<std::pair<std::string, std::string>, int> finalizing_;  // guarded by finalize_mu_
 };
 
 }  // namespace mnemo

@@ -2,18 +2,23 @@
 // context window of a session's events, and the memory context block built
 // for a turn.
 //
-// Made by Engine::Open and handed out by Engine::context(); it lives as long
-// as its Engine. Every call checks its request (include/mnemo/limits.h) and
-// answers kDisabled while memory.enabled = false.
+// The context window service itself: made by Engine::Open over the engine's
+// context-event, document and graph stores and handed out by
+// Engine::context(); it lives as long as its Engine. Events are the caller's
+// own, per session (like a session's turns); pruned events become the
+// caller's documents. The block is built by recall (src/core/search). Every
+// call answers kDisabled while memory.enabled = false, then checks its
+// request (include/mnemo/limits.h).
 //
 // Thread-safety: every member function may be called concurrently.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
+#include "mnemo/clock.h"
 #include "mnemo/context_window_types.h"
-#include "mnemo/services_fwd.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 
@@ -21,10 +26,25 @@
 
 namespace mnemo {
 
+// The engine's own types, declared here only to be named (src/core,
+// src/storage); no caller can make one.
+namespace storage {
+class ContextEventStore;
+class DocumentStore;
+class GraphStore;
+}  // namespace storage
+namespace internal {
+struct ContextOptions;  // src/core/services/context_options.h
+}  // namespace internal
+class RecallService;
+
 class Context {
  public:
-  // Made by Engine::Open only.
-  explicit Context(const internal::Services& services) : services_(services) {}
+  // Made by Engine::Open: the stores, recall and the options are the engine's.
+  Context(storage::ContextEventStore& events, storage::DocumentStore& documents,
+          storage::GraphStore& graph, RecallService& recall, std::shared_ptr<Clock> clock,
+          internal::ContextOptions options);
+  ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
@@ -40,7 +60,6 @@ class Context {
   // events are archived as documents first (nothing is lost; a prune
   // repeated after a crash stores no duplicate).
   Result<ContextPruneResult> Prune(const Principal& who, std::string_view session_id, int64_t keep);
-
   // The memory context to inject for this turn (memory.context_build):
   // relevant entries, the profile, recaps of earlier segments, relevant
   // turns and documents, each within its share of the budget; the same
@@ -48,7 +67,12 @@ class Context {
   Result<ContextBlock> Build(const Principal& who, const ContextBuildRequest& req);
 
  private:
-  const internal::Services& services_;
+  storage::ContextEventStore& events_;
+  storage::DocumentStore& documents_;
+  storage::GraphStore& graph_;
+  RecallService& recall_;
+  const std::shared_ptr<Clock> clock_;
+  const std::unique_ptr<const internal::ContextOptions> options_;
 };
 
 }  // namespace mnemo

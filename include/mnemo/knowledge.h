@@ -1,18 +1,21 @@
 // mnemo::Knowledge — what the engine holds about the user: the profile's
 // facets (spec 40) and the graph's triples (spec 50).
 //
-// Made by Engine::Open and handed out by Engine::knowledge(); it lives as
-// long as its Engine. Every call checks its request (include/mnemo/limits.h)
-// and answers kDisabled while memory.enabled = false.
+// The knowledge service itself: made by Engine::Open over the engine's
+// graph store and the Archivist (which folds the profile) and handed out by
+// Engine::knowledge(); it lives as long as its Engine. Every call answers
+// kDisabled while memory.enabled = false, then checks its request
+// (include/mnemo/limits.h) and does the work.
 //
 // Thread-safety: every member function may be called concurrently.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "mnemo/services_fwd.h"
+#include "mnemo/clock.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 
@@ -20,10 +23,23 @@
 
 namespace mnemo {
 
+// The engine's own types, declared here only to be named (src/core,
+// src/storage); no caller can make one.
+namespace storage {
+class GraphStore;
+}  // namespace storage
+namespace internal {
+struct KnowledgeOptions;  // src/core/services/knowledge_options.h
+}  // namespace internal
+class Archivist;
+
 class Knowledge {
  public:
-  // Made by Engine::Open only.
-  explicit Knowledge(const internal::Services& services) : services_(services) {}
+  // Made by Engine::Open: the store, the Archivist and the options are the
+  // engine's.
+  Knowledge(storage::GraphStore& graph, Archivist& archivist, std::shared_ptr<Clock> clock,
+            internal::KnowledgeOptions options);
+  ~Knowledge();
   Knowledge(const Knowledge&) = delete;
   Knowledge& operator=(const Knowledge&) = delete;
 
@@ -66,7 +82,10 @@ class Knowledge {
   Status GraphDelete(const Principal& who, std::string_view id);
 
  private:
-  const internal::Services& services_;
+  storage::GraphStore& graph_;
+  Archivist& archivist_;
+  const std::shared_ptr<Clock> clock_;
+  const std::unique_ptr<const internal::KnowledgeOptions> options_;
 };
 
 }  // namespace mnemo

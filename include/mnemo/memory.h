@@ -1,16 +1,26 @@
 // mnemo::Memory — the memory tools of spec 10 over the entries: store, get,
 // forget, search (spec 20), recall, list, useful marks and statistics.
 //
-// Made by Engine::Open and handed out by Engine::memory(); it lives as long
-// as its Engine. Every call checks the request against include/mnemo/limits.h
-// (kInvalidArgument naming the field and what is allowed) and answers
-// kDisabled while memory.enabled = false: the wire and C++ callers obey the
-// same rules, checked here once.
+// The memory service itself: made by Engine::Open over the engine's entry
+// store, the vectors service (a stored text is embedded) and the search and
+// recall services (core/search, which Search and Recall hand the request
+// to), and handed out by Engine::memory(); it lives as long as its Engine.
+// It owns the count of access counts that could not be written. Every call
+// answers kDisabled while memory.enabled = false, then checks the request
+// against include/mnemo/limits.h (kInvalidArgument naming the field and
+// what is allowed): the wire and C++ callers obey the same rules, checked
+// here once.
 //
 // Thread-safety: every member function may be called concurrently.
 #pragma once
 
-#include "mnemo/services_fwd.h"
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "mnemo/clock.h"
+#include "mnemo/logger.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 
@@ -20,10 +30,26 @@
 
 namespace mnemo {
 
+// The engine's own types, declared here only to be named (src/core,
+// src/storage); no caller can make one.
+namespace storage {
+class EntryStore;
+}  // namespace storage
+struct MemoryOptions;  // src/core/services/memory_options.h
+class Admin;
+class Engine;
+class RecallService;
+class SearchService;
+class VectorsService;
+
 class Memory {
  public:
-  // Made by Engine::Open only (internal::Services is private to libmnemo).
-  explicit Memory(const internal::Services& services) : services_(services) {}
+  // Made by Engine::Open: the store, the services and the options are the
+  // engine's.
+  Memory(storage::EntryStore& entries, VectorsService& vectors, SearchService& search,
+         RecallService& recall, std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
+         MemoryOptions options);
+  ~Memory();
   Memory(const Memory&) = delete;
   Memory& operator=(const Memory&) = delete;
 
@@ -43,7 +69,35 @@ class Memory {
   Result<Stats> GetStats(const Principal& who);
 
  private:
-  const internal::Services& services_;
+  // Hygiene is Admin's (Admin::RunHygiene, RunHygieneIfDue) and runs at
+  // open (Engine::Open), which also hands Documents the access-count hook.
+  friend class Admin;
+  friend class Engine;
+
+  // How often hygiene runs when due (start-up, and the daemon's timer).
+  static constexpr TimeMs kHygieneIntervalMs = 12LL * 60 * 60 * 1000;
+
+  // Admin::RunHygiene (admin role) and Admin::RunHygieneIfDue
+  // (admin/memory_hygiene.cc).
+  Result<HygieneReport> RunHygiene(const Principal& who);
+  Result<std::optional<HygieneReport>> RunHygieneIfDue();
+  // Access counts are best effort: a read whose count cannot be written (a
+  // full or read-only disk, a write lock held elsewhere) still answers.
+  // Counts the failure and logs a warning at most once a minute.
+  void NoteAccessCountFailure(const Status& s);
+
+  Result<HygieneReport> RunHygieneNow(TimeMs now);
+  Result<std::optional<Entry>> ResolveForRead(const Principal& who, const GetRequest& req);
+
+  storage::EntryStore& entries_;
+  VectorsService& vectors_;
+  SearchService& search_;
+  RecallService& recall_;
+  const std::shared_ptr<Clock> clock_;
+  const std::shared_ptr<Logger> logger_;
+  const std::unique_ptr<const MemoryOptions> options_;
+  std::atomic<int64_t> access_count_failures_{0};
+  std::atomic<TimeMs> access_warning_at_{0};  // when the last warning was logged
 };
 
 }  // namespace mnemo

@@ -5,16 +5,23 @@
 // `tool_registry`, shared by every process of the workspace) <
 // Register(spec) (this Engine only; may carry a C++ cleaner).
 //
-// Made by Engine::Open and handed out by Engine::tools(); it lives as long
-// as its Engine. The calls of a principal answer kDisabled while
-// memory.enabled = false.
+// The tools service itself: made by Engine::Open over the engine's entry
+// store and handed out by Engine::tools(); it lives as long as its Engine and
+// owns the registry and what it last read of the persisted registrations.
+// The calls of a principal answer kDisabled while memory.enabled = false.
 //
 // Thread-safety: every member function may be called concurrently.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
 #include <vector>
 
-#include "mnemo/services_fwd.h"
+#include "mnemo/clock.h"
+#include "mnemo/logger.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 
@@ -22,10 +29,26 @@
 
 namespace mnemo {
 
+// The engine's own types, declared here only to be named (src/core,
+// src/storage, src/context); no caller can make one.
+namespace storage {
+class EntryStore;
+}  // namespace storage
+namespace context {
+class ToolRegistry;
+}  // namespace context
+namespace internal {
+struct ToolsOptions;  // src/core/services/tools_options.h
+}  // namespace internal
+class Admin;
+class Archivist;
+class RecallService;
+
 class Tools {
  public:
-  // Made by Engine::Open only.
-  explicit Tools(const internal::Services& services) : services_(services) {}
+  // Made by Engine::Open (Open below): the entry store and the options are
+  // the engine's.
+  ~Tools();
   Tools(const Tools&) = delete;
   Tools& operator=(const Tools&) = delete;
 
@@ -39,7 +62,43 @@ class Tools {
   Result<std::vector<ToolInfo>> List(const Principal& who);
 
  private:
-  const internal::Services& services_;
+  // The engine opens it and hands its registry to the context window; the
+  // Archivist, recall and admin read the registry.
+  friend class Engine;
+  friend class Admin;
+  friend class Archivist;
+  friend class RecallService;
+
+  Tools(storage::EntryStore& entries, std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
+        internal::ToolsOptions options);
+  // Compiles the declared tools (kInvalidArgument naming the tool) and loads
+  // the persisted registrations.
+  static Result<std::unique_ptr<Tools>> Open(storage::EntryStore& entries,
+                                             std::shared_ptr<Clock> clock,
+                                             std::shared_ptr<Logger> logger,
+                                             internal::ToolsOptions options);
+  // The registry with the persisted registrations reloaded when another
+  // process changed them (one counter read when nothing changed).
+  Result<const context::ToolRegistry*> Current();
+  // The registry as last loaded, without reading the store (for rendering
+  // what a search found).
+  const context::ToolRegistry& registry() const;
+  // Persisted for a principal (admin role under ACL), in this process only
+  // for `who` null (which may carry a C++ cleaner). Returns what is in force.
+  Result<ToolInfo> RegisterFor(const Principal* who, const ToolSpec& spec);
+  Status Refresh();
+
+  storage::EntryStore& entries_;
+  const std::shared_ptr<Clock> clock_;
+  const std::shared_ptr<Logger> logger_;
+  const std::unique_ptr<const internal::ToolsOptions> options_;
+  const std::unique_ptr<context::ToolRegistry> registry_;
+  // The persisted registrations last loaded (key -> entry content), to
+  // recompile only on a change, and EntryStore::Generation(kToolRegistry)
+  // when they were read (-1 before the first read).
+  std::mutex stored_mu_;
+  std::map<std::string, std::string> stored_seen_;
+  int64_t stored_generation_ = -1;
 };
 
 }  // namespace mnemo

@@ -5,8 +5,15 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/admin/admin_options.h"
 #include "core/components.h"
 #include "core/engine_impl.h"
+#include "core/services/context_options.h"
+#include "core/services/documents_options.h"
+#include "core/services/knowledge_options.h"
+#include "core/services/rules_options.h"
+#include "core/services/tools_options.h"
+#include "core/validation.h"
 #include "storage/stores.h"
 
 namespace mnemo {
@@ -98,11 +105,6 @@ std::string ResolveWorkspace(std::string_view flag) {
   return home + "/.local/share/mnemo";
 }
 
-Status internal::Services::CheckEnabled() const {
-  if (config.memory.enabled) return Status::Ok();
-  return Disabled("memory is disabled by configuration (memory.enabled = false)");
-}
-
 Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->config = options.config;
@@ -128,42 +130,43 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   MNEMO_ASSIGN_OR_RETURN(impl->vectors,
                          VectorsService::Open(*impl->stores.entries, std::move(embedder),
                                               std::move(vectors_options), impl->logger));
-  impl->memory =
-      std::make_unique<MemoryService>(*impl->stores.entries, *impl->vectors, impl->clock,
-                                      impl->logger, MemoryOptionsOf(impl->config, impl->stores));
   impl->search = std::make_unique<SearchService>(*impl->stores.entries, *impl->vectors, impl->clock,
                                                  impl->logger, SearchOptionsOf(impl->config));
-  MNEMO_ASSIGN_OR_RETURN(impl->tools,
-                         ToolsService::Open(*impl->stores.entries, impl->clock, impl->logger,
-                                            ToolsOptionsOf(impl->config)));
+  MNEMO_ASSIGN_OR_RETURN(impl->tools, Tools::Open(*impl->stores.entries, impl->clock, impl->logger,
+                                                  internal::ToolsOptionsOf(impl->config)));
   Engine::Impl* raw = impl.get();
-  impl->rules = std::make_unique<RulesService>(
-      *impl->stores.entries, impl->clock, impl->logger, RulesOptionsOf(impl->config),
-      [raw](std::span<const storage::Label> labels, std::span<const std::string> texts) {
+  impl->rules = std::make_unique<Rules>(
+      *impl->stores.entries, impl->clock, impl->logger,
+      internal::RulesOptionsOf(impl->config, [raw](std::span<const storage::Label> labels,
+                                                   std::span<const std::string> texts) {
         raw->vectors->EmbedAndStore(labels, texts);
-      });
-  impl->graph = std::make_unique<GraphService>(*impl->stores.graph, impl->clock,
-                                               GraphOptionsOf(impl->config));
-  impl->documents = std::make_unique<DocumentsService>(
-      *impl->stores.documents, *impl->stores.graph, impl->clock, DocumentsOptionsOf(impl->config),
-      [raw](const Status& failure) { raw->memory->NoteAccessCountFailure(failure); },
-      impl->vectors->soft_matcher());
-  impl->context_window = std::make_unique<ContextWindowService>(
-      *impl->stores.context_events, *impl->stores.documents, *impl->stores.graph, impl->clock,
-      ContextWindowOptionsOf(impl->config),
-      [raw]() -> Result<const context::ToolRegistry*> { return raw->tools->Current(); });
+      }));
+  impl->documents = std::make_unique<Documents>(
+      *impl->stores.documents, *impl->stores.graph, impl->clock,
+      internal::DocumentsOptionsOf(
+          impl->config,
+          [raw](const Status& failure) { raw->memory->NoteAccessCountFailure(failure); },
+          impl->vectors->soft_matcher()));
   MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<llm::ChatClient> llm, MakeChatClient(impl->config.llm));
   impl->worker = std::make_unique<internal::BackgroundWorker>(impl->logger);
-  impl->archivist = std::make_unique<ArchivistService>(
+  impl->archivist = std::make_unique<Archivist>(
       *impl->stores.episodic, *impl->stores.documents, *impl->stores.graph, *impl->vectors,
       *impl->tools, *impl->rules, *impl->worker, std::move(llm), impl->clock, impl->logger,
       ArchivistOptionsOf(impl->config, impl->workspace));
-  impl->admin = std::make_unique<AdminService>(impl->stores, *impl->vectors, *impl->tools,
-                                               *impl->archivist, impl->clock, impl->logger,
-                                               AdminOptionsOf(impl->config, impl->workspace));
+  impl->knowledge = std::make_unique<Knowledge>(*impl->stores.graph, *impl->archivist, impl->clock,
+                                                internal::KnowledgeOptionsOf(impl->config));
   impl->recall = std::make_unique<RecallService>(
       *impl->stores.episodic, *impl->stores.documents, *impl->search, *impl->archivist,
       *impl->documents, *impl->tools, impl->clock, RecallOptionsOf(impl->config));
+  impl->memory = std::make_unique<Memory>(*impl->stores.entries, *impl->vectors, *impl->search,
+                                          *impl->recall, impl->clock, impl->logger,
+                                          MemoryOptionsOf(impl->config, impl->stores));
+  impl->context = std::make_unique<Context>(
+      *impl->stores.context_events, *impl->stores.documents, *impl->stores.graph, *impl->recall,
+      impl->clock,
+      internal::ContextOptionsOf(impl->config, [raw]() -> Result<const context::ToolRegistry*> {
+        return raw->tools->Current();
+      }));
   if (impl->config.security.audit.enabled) {
     constexpr int64_t kMiB = 1024 * 1024;
     MNEMO_ASSIGN_OR_RETURN(
@@ -171,22 +174,10 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                                               impl->config.security.audit.max_size_mb * kMiB,
                                               impl->config.security.audit.keep, impl->logger));
   }
-  impl->services = std::make_unique<internal::Services>(
-      internal::Services{.config = impl->config,
-                         .clock = *impl->clock,
-                         .vectors = *impl->vectors,
-                         .memory = *impl->memory,
-                         .search = *impl->search,
-                         .tools = *impl->tools,
-                         .rules = *impl->rules,
-                         .graph = *impl->graph,
-                         .documents = *impl->documents,
-                         .context_window = *impl->context_window,
-                         .archivist = *impl->archivist,
-                         .recall = *impl->recall,
-                         .admin = *impl->admin,
-                         .audit = impl->audit.get()});
-  impl->front = std::make_unique<Engine::Impl::Front>(*impl->services);
+  impl->admin =
+      std::make_unique<Admin>(impl->stores, *impl->vectors, *impl->tools, *impl->archivist,
+                              *impl->memory, impl->audit.get(), impl->clock, impl->logger,
+                              internal::AdminOptionsOf(impl->config, impl->workspace));
   // Segments left open by a session that never ended (spec 40): a CLI or
   // stdio process closes them when it opens; their finalisation runs on the
   // worker, drained when the engine closes.
@@ -209,13 +200,13 @@ const Config& Engine::config() const { return impl_->config; }
 Logger& Engine::logger() const { return *impl_->logger; }
 const std::string& Engine::workspace() const { return impl_->workspace; }
 
-Memory& Engine::memory() { return impl_->front->memory; }
-Rules& Engine::rules() { return impl_->front->rules; }
-Archivist& Engine::archivist() { return impl_->front->archivist; }
-Knowledge& Engine::knowledge() { return impl_->front->knowledge; }
-Documents& Engine::documents() { return impl_->front->documents; }
-Context& Engine::context() { return impl_->front->context; }
-Tools& Engine::tools() { return impl_->front->tools; }
-Admin& Engine::admin() { return impl_->front->admin; }
+Memory& Engine::memory() { return *impl_->memory; }
+Rules& Engine::rules() { return *impl_->rules; }
+Archivist& Engine::archivist() { return *impl_->archivist; }
+Knowledge& Engine::knowledge() { return *impl_->knowledge; }
+Documents& Engine::documents() { return *impl_->documents; }
+Context& Engine::context() { return *impl_->context; }
+Tools& Engine::tools() { return *impl_->tools; }
+Admin& Engine::admin() { return *impl_->admin; }
 
 }  // namespace mnemo

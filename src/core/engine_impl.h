@@ -5,19 +5,12 @@
 #include <string>
 
 #include "base/background_worker.h"
-#include "core/admin_service.h"
-#include "core/archivist_service.h"
+#include "core/archivist/archivist_options.h"
 #include "core/audit_log.h"
-#include "core/context_window_service.h"
-#include "core/documents_service.h"
-#include "core/graph_service.h"
-#include "core/memory_service.h"
-#include "core/recall_service.h"
-#include "core/rules_service.h"
-#include "core/search_service.h"
-#include "core/services.h"
-#include "core/tools_service.h"
-#include "core/vectors_service.h"
+#include "core/search/recall_service.h"
+#include "core/search/search_service.h"
+#include "core/search/vectors_service.h"
+#include "core/services/memory_options.h"
 #include "mnemo/engine.h"
 #include "storage/stores.h"
 
@@ -39,65 +32,48 @@ struct Engine::Impl {
   // itself holds nothing that changes. Declared in the order they depend
   // on one another and destroyed in reverse.
   //
-  // The embedder and the vector spaces (core/vectors_service.h) over
+  // The embedder and the vector spaces (core/search/vectors_service.h) over
   // stores.entries; destroyed (writing its index files) after everything
   // that embeds.
   std::unique_ptr<VectorsService> vectors;
-  // The entry tools and hygiene (core/memory_service.h).
-  std::unique_ptr<MemoryService> memory;
-  // memory_search over entries (core/search_service.h).
+  // memory_search over entries (core/search/search_service.h).
   std::unique_ptr<SearchService> search;
-  // The tool registry (core/tools_service.h) over stores.entries.
-  std::unique_ptr<ToolsService> tools;
-  // Tool-scoped rules (core/rules_service.h) over stores.entries.
-  std::unique_ptr<RulesService> rules;
-  // Facts stated and distilled (core/graph_service.h) over stores.graph.
-  std::unique_ptr<GraphService> graph;
-  // Documents (core/documents_service.h) over stores.documents and stores.graph.
-  std::unique_ptr<DocumentsService> documents;
-  // The context window (core/context_window_service.h) over
-  // stores.context_events, archiving into stores.documents.
-  std::unique_ptr<ContextWindowService> context_window;
-  // The Archivist (core/archivist_service.h) over stores.episodic, archiving
-  // into stores.documents and stores.graph.
-  std::unique_ptr<ArchivistService> archivist;
+  // The tool registry (mnemo/tools.h, core/services/tools.cc) over
+  // stores.entries: the public service itself.
+  std::unique_ptr<Tools> tools;
+  // Tool-scoped rules (mnemo/rules.h, core/services/rules.cc) over
+  // stores.entries: the public service itself.
+  std::unique_ptr<Rules> rules;
+  // Documents (mnemo/documents.h, core/services/documents.cc) over
+  // stores.documents and stores.graph: the public service itself.
+  std::unique_ptr<Documents> documents;
+  // The Archivist (mnemo/archivist.h, core/archivist/archivist_*.cc) over
+  // stores.episodic, archiving into stores.documents and stores.graph: the
+  // public service itself.
+  std::unique_ptr<Archivist> archivist;
+  // The profile and the graph (mnemo/knowledge.h, core/services/knowledge.cc)
+  // over stores.graph and the Archivist's profile: the public service itself.
+  std::unique_ptr<Knowledge> knowledge;
   // memory_recall and memory.context_build over every layer
-  // (core/recall_service.h).
+  // (core/search/recall_service.h).
   std::unique_ptr<RecallService> recall;
-  // Reindex, path guard, erasure, export and import (core/admin_service.h).
-  std::unique_ptr<AdminService> admin;
+  // The entry tools and hygiene (mnemo/memory.h, core/services/memory.cc,
+  // admin/memory_hygiene.cc) over stores.entries; search and recall through
+  // their services: the public service itself.
+  std::unique_ptr<Memory> memory;
+  // The context window (mnemo/context.h, core/services/context.cc) over
+  // stores.context_events, archiving into stores.documents, and the
+  // context block through recall: the public service itself.
+  std::unique_ptr<Context> context;
   // The audit log ([security.audit]; null when disabled).
   std::unique_ptr<internal::AuditLog> audit;
+  // Reindex, path guard, erasure, export and import, hygiene, the vector
+  // index files and the audit log (mnemo/admin.h, core/admin/admin*.cc):
+  // the public service itself.
+  std::unique_ptr<Admin> admin;
   // Background work: segment finalisation, hygiene at start-up. Declared
   // last, so it is drained before any service it runs for is destroyed.
   std::unique_ptr<internal::BackgroundWorker> worker;
-
-  // The services above by reference (core/services.h), over which the
-  // public ones are built; set by Engine::Open once the others are open.
-  std::unique_ptr<internal::Services> services;
-
-  // The public services (include/mnemo) that Engine hands out, over
-  // `services`.
-  struct Front {
-    explicit Front(const internal::Services& s)
-        : memory(s),
-          rules(s),
-          archivist(s),
-          knowledge(s),
-          documents(s),
-          context(s),
-          tools(s),
-          admin(s) {}
-    Memory memory;
-    Rules rules;
-    Archivist archivist;
-    Knowledge knowledge;
-    Documents documents;
-    Context context;
-    Tools tools;
-    Admin admin;
-  };
-  std::unique_ptr<Front> front;
 };
 
 }  // namespace mnemo

@@ -23,6 +23,11 @@ bool HasControl(std::string_view s) {
 
 }  // namespace
 
+Status CheckMemoryEnabled(bool enabled) {
+  if (enabled) return Status::Ok();
+  return Disabled("memory is disabled by configuration (memory.enabled = false)");
+}
+
 Status ValidateKey(std::string_view key, std::string_view field) {
   if (key.empty() || text::IsBlank(key)) {
     return InvalidArgument(F(field) + " must not be blank: use 1-256 bytes of text", F(field));

@@ -12,6 +12,9 @@
 
 namespace mnemo {
 
+// kDisabled while memory.enabled = false: the first check of every call of a
+// service (include/mnemo), one message for all.
+Status CheckMemoryEnabled(bool enabled);
 // 1-256 bytes, valid UTF-8, no control characters, not blank.
 Status ValidateKey(std::string_view key, std::string_view field = "key");
 // A session id: not blank, and a valid key (kInvalidArgument "session_id").

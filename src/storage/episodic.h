@@ -52,7 +52,7 @@ struct TurnHit {
   TurnRow row;
   double score = 0;  // normalised BM25 in [0, 1], the formula of entries (spec 20)
   // How many of the query's (distinct) terms the turn's index text holds:
-  // the ranking's coverage (core/turn_ranking.h).
+  // the ranking's coverage (core/search/turn_ranking.h).
   int64_t matched_terms = 0;
 };
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/turn_ranking.h"
+#include "core/search/turn_ranking.h"
 #include "mnemo/engine.h"
 #include "test_util.h"
 #include "text/utf8.h"

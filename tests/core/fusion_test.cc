@@ -1,4 +1,4 @@
-#include "core/fusion.h"
+#include "core/search/fusion.h"
 
 #include <gtest/gtest.h>
 

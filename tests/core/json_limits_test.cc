@@ -9,7 +9,7 @@
 #include <string>
 
 #include "base/json_limits.h"
-#include "core/tool_specs.h"
+#include "core/services/tool_specs.h"
 #include "mnemo/engine.h"
 #include "test_util.h"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/recall_order.h"
+#include "core/search/recall_order.h"
 
 namespace mnemo {
 namespace {

@@ -1,5 +1,5 @@
 // The turns of a context block in runs (spec 50, "Context block").
-#include "core/turn_runs.h"
+#include "core/archivist/turn_runs.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // is not ahead of that store's change log; a rebuilt index is written at
 // once. And index maintenance (kind switch, compaction) off the request
 // path: the store that crosses the threshold does not rebuild the index.
-#include "core/vector_space.h"
+#include "core/search/vector_space.h"
 
 #include <gtest/gtest.h>
 

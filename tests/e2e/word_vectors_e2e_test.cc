@@ -184,7 +184,7 @@ TEST_F(WordVectorsE2e, AParaphrasedQuestionFindsItsFactInEveryRanking) {
 }
 
 // Documents rank with soft term matching too: doc_search and context_build
-// (recall's documents rank by keywords alone: documents_service.cc).
+// (recall's documents rank by keywords alone: core/services/documents.cc).
 TEST_F(WordVectorsE2e, AParaphrasedQuestionFindsItsDocument) {
   const std::string question = "What kind of dog does Maria own?";
   std::vector<std::pair<std::string, json>> calls = {

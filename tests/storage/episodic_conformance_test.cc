@@ -307,7 +307,7 @@ TEST_P(EpisodicConformance, ScoresAreNormalisedAndOrdered) {
   EXPECT_GT((*hits)[1].score, 0.0);
 }
 
-// The ranking's coverage (core/turn_ranking.h): every backend counts the
+// The ranking's coverage (core/search/turn_ranking.h): every backend counts the
 // distinct query terms a turn holds, repeats and stems alike.
 TEST_P(EpisodicConformance, HitsCountTheQueryTermsTheyHold) {
   Append({Row("s", "user", "alpha alpha alpha", 1000), Row("s", "user", "alpha betas gamma", 2000),

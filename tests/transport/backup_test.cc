@@ -149,6 +149,7 @@ std::vector<std::pair<std::string, json>> ReadCalls(Workspace& w) {
       {"memory.tool_rule_list", {{"tool_name", "shell"}}},
       {"memory.tool_rules_for_prompt", {{"tools", {"shell", "web_fetch"}}}},
       {"memory.tool_rules_json", json::object()},
+      {"memory.tool_rule_count", {{"tool_name", "shell"}}},
       {"memory.episodic_search", {{"query", "quarterly churn report"}}},
       {"memory.episodic_search", {{"query", "output page"}}},
       {"memory.session_turns", {{"session_id", "session-0"}}},

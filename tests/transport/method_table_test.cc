@@ -354,6 +354,28 @@ TEST_F(Methods, AKeyOfUnicodeSpacesIsRefusedAsBlank) {
   EXPECT_NE(e["message"].get<std::string>().find("blank"), std::string::npos) << e.dump();
 }
 
+TEST_F(Methods, ToolRuleCountCountsWhatTheListGives) {
+  EXPECT_EQ(Ok("memory.tool_rule_count", json::object())["count"], 0);
+  Ok("memory.tool_rule_put", {{"tool_name", "send_email"}, {"rule", "never email Sarah"}});
+  Ok("memory.tool_rule_put", {{"tool_name", "Send_Email"}, {"rule", "cc the team lead"}});
+  Ok("memory.tool_rule_put", {{"tool_name", "shell"}, {"rule", "no sudo"}});
+  EXPECT_EQ(Ok("memory.tool_rule_count", {{"tool_name", "SEND_EMAIL"}})["count"], 2);
+  EXPECT_EQ(Ok("memory.tool_rule_count", {{"tool_name", "shell"}})["count"], 1);
+  EXPECT_EQ(Ok("memory.tool_rule_count", {{"tool_name", "calendar"}})["count"], 0);
+  EXPECT_EQ(Ok("memory.tool_rule_count", json::object())["count"], 3);
+  // The service checks the name, as for the other rule methods.
+  EXPECT_EQ(Err("memory.tool_rule_count", {{"tool_name", "bad name!"}})["data"]["field"],
+            "tool_name");
+  // The C++ caller gets the same method with the same checks.
+  Result<int64_t> direct = engine_->rules().Count(who_, "send_email");
+  ASSERT_TRUE(direct.ok()) << direct.status().ToString();
+  EXPECT_EQ(*direct, 2);
+  Config off;
+  off.memory.enabled = false;
+  Open(off);
+  EXPECT_EQ(engine_->rules().Count(who_, std::nullopt).status().code(), StatusCode::kDisabled);
+}
+
 TEST(RenderText, RecallRoundsScoresToPercent) {
   const MethodSpec* recall = DefaultMethodTable().Find("memory.recall");
   json result = {{"results",

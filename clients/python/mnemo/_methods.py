@@ -26,6 +26,7 @@ METHODS: Dict[str, str] = {
     "memory.tool_rule_get": "tool_rule_get",
     "memory.tool_rule_list": "tool_rule_list",
     "memory.tool_rule_delete": "tool_rule_delete",
+    "memory.tool_rule_count": "tool_rule_count",
     "memory.tool_rules_for_prompt": "tool_rules_for_prompt",
     "memory.tool_rules_json": "tool_rules_json",
     "memory.turn_complete": "turn_complete",
@@ -89,6 +90,7 @@ READ_METHODS: FrozenSet[str] = frozenset({
     "memory.path_protected",
     "memory.tool_rule_get",
     "memory.tool_rule_list",
+    "memory.tool_rule_count",
     "memory.tool_rules_for_prompt",
     "memory.tool_rules_json",
     "memory.episodic_search",
@@ -135,6 +137,7 @@ __all__ = [
     "ToolRulePutResult",
     "ToolRuleGetResult",
     "ToolRuleListResultItem",
+    "ToolRuleCountResult",
     "ToolRulesForPromptResultRule",
     "ToolRulesForPromptResult",
     "ToolRulesJsonResultItem",
@@ -406,6 +409,10 @@ class _ToolRuleListResultItemRequired(TypedDict):
 
 class ToolRuleListResultItem(_ToolRuleListResultItemRequired, total=False):
     owner: str
+
+
+class ToolRuleCountResult(TypedDict):
+    count: int
 
 
 class _ToolRulesForPromptResultRuleRequired(TypedDict):
@@ -1216,6 +1223,17 @@ class Methods:
         """
         params = {"tool_name": tool_name, "id": id}
         return cast(bool, self.call("memory.tool_rule_delete", _params(params)))
+
+    def tool_rule_count(self, *, tool_name: Optional[str] = None) -> ToolRuleCountResult:
+        """How many rules memory.tool_rule_list gives for one tool (of every tool when tool_name is
+        absent).
+
+        Args:
+            tool_name: The tool the rule is about, e.g. "send_email" (trimmed and lower-cased; "*" =
+                any tool). Left out when None.
+        """
+        params = {"tool_name": tool_name}
+        return cast(ToolRuleCountResult, self.call("memory.tool_rule_count", _params(params)))
 
     def tool_rules_for_prompt(
         self,

@@ -391,6 +391,18 @@ export type ToolRuleDeleteParams = {
 /** Result of `memory.tool_rule_delete`. */
 export type ToolRuleDeleteResult = boolean;
 
+/** Params of `memory.tool_rule_count`. */
+export type ToolRuleCountParams = {
+  /** The tool the rule is about, e.g. "send_email" (trimmed and lower-cased; "*" = any tool). */
+  tool_name?: string;
+};
+
+/** Result of `memory.tool_rule_count`. */
+export type ToolRuleCountResult = {
+  count: number;
+  [key: string]: unknown;
+};
+
 /** Params of `memory.tool_rules_for_prompt`. */
 export type ToolRulesForPromptParams = {
   /** Only these tools (default: every tool); unscoped rules are always included. */
@@ -1274,6 +1286,7 @@ export const METHODS: Readonly<Record<MethodName, MethodInfo>> = {
   "memory.tool_rule_get": {"method":"memory.tool_rule_get","fn":"toolRuleGet","description":"One tool rule by tool and id (null when there is none).","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
   "memory.tool_rule_list": {"method":"memory.tool_rule_list","fn":"toolRuleList","description":"Every rule of one tool, highest priority and most recent first.","aliases":{},"tool":"tool_rule_list","toolFor":["mcp"],"toolHiddenUnderAcl":false,"readOnly":true},
   "memory.tool_rule_delete": {"method":"memory.tool_rule_delete","fn":"toolRuleDelete","description":"Delete one tool rule; true when it existed.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":false},
+  "memory.tool_rule_count": {"method":"memory.tool_rule_count","fn":"toolRuleCount","description":"How many rules memory.tool_rule_list gives for one tool (of every tool when tool_name is absent).","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
   "memory.tool_rules_for_prompt": {"method":"memory.tool_rules_for_prompt","fn":"toolRulesForPrompt","description":"The pinned markdown block of critical and high tool rules for the system prompt, and the rules in it.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
   "memory.tool_rules_json": {"method":"memory.tool_rules_json","fn":"toolRulesJson","description":"Every rule as a raw JSON array (of one tool when tool_name is given).","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":true},
   "memory.turn_complete": {"method":"memory.turn_complete","fn":"turnComplete","description":"Report a finished agent turn: captures user edicts (\"never email Sarah\") as critical tool rules and repeated tool failures as normal rules, and counts every tool call. Returns the rules it created.","aliases":{},"tool":null,"toolFor":[],"toolHiddenUnderAcl":false,"readOnly":false},
@@ -1327,6 +1340,7 @@ export const READ_METHODS: ReadonlySet<string> = new Set([
   "memory.path_protected",
   "memory.tool_rule_get",
   "memory.tool_rule_list",
+  "memory.tool_rule_count",
   "memory.tool_rules_for_prompt",
   "memory.tool_rules_json",
   "memory.episodic_search",
@@ -1363,6 +1377,7 @@ export interface MethodParams {
   "memory.tool_rule_get": ToolRuleGetParams;
   "memory.tool_rule_list": ToolRuleListParams;
   "memory.tool_rule_delete": ToolRuleDeleteParams;
+  "memory.tool_rule_count": ToolRuleCountParams;
   "memory.tool_rules_for_prompt": ToolRulesForPromptParams;
   "memory.tool_rules_json": ToolRulesJsonParams;
   "memory.turn_complete": TurnCompleteParams;
@@ -1418,6 +1433,7 @@ export interface MethodResults {
   "memory.tool_rule_get": ToolRuleGetResult;
   "memory.tool_rule_list": ToolRuleListResult;
   "memory.tool_rule_delete": ToolRuleDeleteResult;
+  "memory.tool_rule_count": ToolRuleCountResult;
   "memory.tool_rules_for_prompt": ToolRulesForPromptResult;
   "memory.tool_rules_json": ToolRulesJsonResult;
   "memory.turn_complete": TurnCompleteResult;
@@ -1537,6 +1553,11 @@ export abstract class MnemoMethods {
   /** Delete one tool rule; true when it existed. (`memory.tool_rule_delete`) */
   toolRuleDelete(params: ToolRuleDeleteParams): Promise<ToolRuleDeleteResult> {
     return this.request("memory.tool_rule_delete", params) as Promise<ToolRuleDeleteResult>;
+  }
+
+  /** How many rules memory.tool_rule_list gives for one tool (of every tool when tool_name is absent). (`memory.tool_rule_count`) */
+  toolRuleCount(params: ToolRuleCountParams = {}): Promise<ToolRuleCountResult> {
+    return this.request("memory.tool_rule_count", params) as Promise<ToolRuleCountResult>;
   }
 
   /** The pinned markdown block of critical and high tool rules for the system prompt, and the rules in it. (`memory.tool_rules_for_prompt`) */

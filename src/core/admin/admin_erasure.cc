@@ -14,8 +14,8 @@
 
 #include "archivist/segments.h"
 #include "core/access.h"
-#include "core/admin_service.h"
-#include "core/context_window_service.h"
+#include "core/admin/admin_options.h"
+#include "core/services/context_options.h"
 #include "core/validation.h"
 #include "rules/tool_rule.h"
 
@@ -26,8 +26,8 @@ constexpr int kPage = 500;
 
 }  // namespace
 
-Result<std::vector<std::string>> AdminService::SessionDocumentIds(const std::string& owner,
-                                                                  std::string_view session_id) {
+Result<std::vector<std::string>> Admin::SessionDocumentIds(const std::string& owner,
+                                                           std::string_view session_id) {
   std::vector<std::string> ids;
   const std::string segment_prefix = archivist::SessionDocumentSourcePrefix(session_id);
   const std::string context_prefix = ContextArchiveSourcePrefix(session_id);
@@ -48,8 +48,7 @@ Result<std::vector<std::string>> AdminService::SessionDocumentIds(const std::str
   return ids;
 }
 
-Result<int64_t> AdminService::EraseCapturedRules(const std::string& owner,
-                                                 std::string_view session_id) {
+Result<int64_t> Admin::EraseCapturedRules(const std::string& owner, std::string_view session_id) {
   // A rule captured from this session holds its user's words and goes with
   // it; one another session of the owner gave too (an equal rule, refreshed
   // from there) stays, with that session's claim on it (docs/storage.md
@@ -76,14 +75,15 @@ Result<int64_t> AdminService::EraseCapturedRules(const std::string& owner,
   return erased;
 }
 
-Result<ErasureCounts> AdminService::SessionForget(const Principal& who,
-                                                  const SessionForgetRequest& req) {
+Result<ErasureCounts> Admin::SessionForget(const Principal& who, const SessionForgetRequest& req) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_RETURN_IF_ERROR(ValidateKey(req.session_id, "session_id"));
   if (req.owner) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.owner, "owner"));
   // Sessions are their principal's own; under ACL a user names no other
   // owner (one named is ignored, as memory.forget does), so another
   // principal's session answers exactly like a missing one.
-  const std::string owner = req.owner && IsAdmin(who, options_.acl_enabled) ? *req.owner : who.name;
+  const std::string owner =
+      req.owner && IsAdmin(who, options_->acl_enabled) ? *req.owner : who.name;
   // Work in flight would write the session again after the erasure: a
   // segment being finalised (recap, events, profile, document) and queued
   // archive files.
@@ -111,9 +111,9 @@ Result<ErasureCounts> AdminService::SessionForget(const Principal& who,
   return counts;
 }
 
-Result<ErasureCounts> AdminService::PrincipalForget(const Principal& who,
-                                                    std::string_view principal) {
-  if (!IsAdmin(who, options_.acl_enabled)) {
+Result<ErasureCounts> Admin::PrincipalForget(const Principal& who, std::string_view principal) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+  if (!IsAdmin(who, options_->acl_enabled)) {
     return PermissionDenied(
         "memory.principal_forget needs the admin role: it erases another principal's memory");
   }

@@ -14,10 +14,11 @@
 
 #include "base/time.h"
 #include "core/access.h"
-#include "core/admin_service.h"
+#include "core/admin/admin_options.h"
 #include "core/formats/entry_json.h"
 #include "core/formats/export_format.h"
 #include "core/formats/record_json.h"
+#include "core/validation.h"
 #include "embed/embedder.h"
 
 namespace mnemo {
@@ -64,9 +65,9 @@ class Sink {
 
 }  // namespace
 
-Status AdminService::ExportJsonl(const Principal& who, std::ostream& out,
-                                 const ExportOptions& options) {
-  const storage::ReadScope scope = ReadScopeFor(who, options_.acl_enabled);
+Status Admin::ExportJsonl(const Principal& who, std::ostream& out, const ExportOptions& options) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+  const storage::ReadScope scope = ReadScopeFor(who, options_->acl_enabled);
   const bool all = scope.all;
   const std::string& me = scope.principal;
   auto mine = [&](const std::string& owner) { return all || owner == me; };

@@ -1,11 +1,12 @@
-// The administration service's memory.health (core/admin_service.h).
+// The administration service's memory.health (core/admin/admin_options.h).
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "core/access.h"
-#include "core/admin_service.h"
+#include "core/admin/admin_options.h"
+#include "core/validation.h"
 
 namespace mnemo {
 namespace {
@@ -34,16 +35,17 @@ std::vector<std::string> TailLines(const std::filesystem::path& path, int n) {
 
 }  // namespace
 
-Result<HealthReport> AdminService::Health(const Principal& who, int audit_lines) {
-  if (!IsAdmin(who, options_.acl_enabled)) {
+Result<HealthReport> Admin::Health(const Principal& who, int audit_lines) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+  if (!IsAdmin(who, options_->acl_enabled)) {
     return PermissionDenied(
         "memory.health needs the admin role: it describes the whole store and its audit log");
   }
   HealthReport out{.backend = stores_.name,
                    .schema_version = stores_.schema_version,
-                   .embedding_provider = options_.embedding_provider,
+                   .embedding_provider = options_->embedding_provider,
                    .archive = archivist_.ArchiveQueue(),
-                   .audit_enabled = options_.audit_enabled};
+                   .audit_enabled = options_->audit_enabled};
   MNEMO_ASSIGN_OR_RETURN(out.hygiene_last_scheduled_run, stores_.entries->LastHygieneRun());
   if (const embed::Embedder* embedder = vectors_.embedder(); embedder != nullptr) {
     out.embedder_signature = embedder->signature();
@@ -58,8 +60,8 @@ Result<HealthReport> AdminService::Health(const Principal& who, int audit_lines)
                           .vectors = static_cast<int64_t>(space->size()),
                           .kind = std::string(space->kind())});
   }
-  if (options_.audit_enabled) {
-    out.audit_tail = TailLines(options_.audit_path, audit_lines);
+  if (options_->audit_enabled) {
+    out.audit_tail = TailLines(options_->audit_path, audit_lines);
   }
   out.integrity.push_back(
       {.part = "database", .status = stores_.admin->CheckIntegrity(kHealthIntegrityBudget)});

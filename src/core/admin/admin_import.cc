@@ -17,12 +17,12 @@
 #include "context/context_window.h"
 #include "core/access.h"
 #include "core/admin/admin_import_checks.h"
-#include "core/admin_service.h"
+#include "core/admin/admin_options.h"
 #include "core/formats/context_event_json.h"
 #include "core/formats/entry_json.h"
 #include "core/formats/export_format.h"
 #include "core/formats/record_json.h"
-#include "core/tool_specs.h"
+#include "core/services/tool_specs.h"
 #include "core/validation.h"
 #include "embed/embedder.h"
 #include "rules/tool_rule.h"
@@ -65,23 +65,24 @@ Result<std::map<std::string, int64_t>> HeaderCounts(const json& header) {
 
 }  // namespace
 
-Result<ImportReport> AdminService::ImportJsonl(const Principal& who, std::istream& in,
-                                               const ProgressFn& progress,
-                                               const ImportOptions& options) {
+Result<ImportReport> Admin::ImportJsonl(const Principal& who, std::istream& in,
+                                        const ProgressFn& progress, const ImportOptions& options) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   internal::LineReader lines(in);
   if (!lines.Next(lines.pending)) {
     if (lines.bad()) return Unavailable("cannot read the import input");
     return ImportReport{};
   }
-  Result<json> first = internal::ParseImportLine(lines.pending, options_.max_body_bytes);
+  Result<json> first = internal::ParseImportLine(lines.pending, options_->max_body_bytes);
   if (first.ok() && first->is_object() && first->contains(internal::kExportMarker)) {
-    return ImportV2(who, *first, lines, progress, options);
+    MNEMO_ASSIGN_OR_RETURN(const auto declared, HeaderCounts(*first));
+    return ImportV2(who, declared, lines, progress, options);
   }
   return ImportV1(who, lines, progress);
 }
 
-Result<std::string> AdminService::NonEmptyParts(const Principal& who) {
-  const storage::ReadScope scope = ReadScopeFor(who, options_.acl_enabled);
+Result<std::string> Admin::NonEmptyParts(const Principal& who) {
+  const storage::ReadScope scope = ReadScopeFor(who, options_->acl_enabled);
   const std::string& me = scope.principal;
   const std::optional<std::string> owner =
       scope.all ? std::nullopt : std::optional<std::string>(me);
@@ -132,11 +133,11 @@ Result<std::string> AdminService::NonEmptyParts(const Principal& who) {
   return out;
 }
 
-Result<ImportReport> AdminService::ImportV2(const Principal& who, const json& header,
-                                            internal::LineReader& lines, const ProgressFn& progress,
-                                            const ImportOptions& options) {
-  MNEMO_ASSIGN_OR_RETURN(const auto declared, HeaderCounts(header));
-  const bool admin = IsAdmin(who, options_.acl_enabled);
+Result<ImportReport> Admin::ImportV2(const Principal& who,
+                                     const std::map<std::string, int64_t>& declared,
+                                     internal::LineReader& lines, const ProgressFn& progress,
+                                     const ImportOptions& options) {
+  const bool admin = IsAdmin(who, options_->acl_enabled);
   // A parsed row of the file: made the importer's (under ACL a user imports
   // only into their own rows), checked as its own method checks it, added.
   auto admit = [&]<typename Row, typename To, typename Make = std::identity>(
@@ -157,7 +158,7 @@ Result<ImportReport> AdminService::ImportV2(const Principal& who, const json& he
   std::string line;
   while (lines.Next(line)) {
     const int64_t line_no = lines.number();
-    Result<json> parsed = internal::ParseImportLine(line, options_.max_body_bytes);
+    Result<json> parsed = internal::ParseImportLine(line, options_->max_body_bytes);
     if (!parsed.ok()) {
       errors.Add(line_no, parsed.status().message());
       continue;
@@ -182,7 +183,7 @@ Result<ImportReport> AdminService::ImportV2(const Principal& who, const json& he
     Status st = Status::Ok();
     if (type == "entry") {
       Result<Entry> e = EntryFromImportJson(j, who.name);
-      st = e.ok() ? CheckSecret(options_.secrets, e->content, "content") : e.status();
+      st = e.ok() ? CheckSecret(options_->secrets, e->content, "content") : e.status();
       if (st.ok()) st = internal::AdmitImportedEntry(who, admin, *e);
       if (st.ok()) one.entries.push_back(WriteOfEntry(*e, now));
     } else if (type == "vector") {

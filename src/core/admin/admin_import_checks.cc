@@ -7,7 +7,7 @@
 
 #include "base/sha256.h"
 
-#include "core/tool_specs.h"
+#include "core/services/tool_specs.h"
 #include "core/validation.h"
 #include "rules/tool_rule.h"
 #include "storage/document_store.h"

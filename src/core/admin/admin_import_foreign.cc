@@ -22,7 +22,7 @@
 #include "context/documents.h"
 #include "core/access.h"
 #include "core/admin/admin_import_checks.h"
-#include "core/admin_service.h"
+#include "core/admin/admin_options.h"
 #include "core/formats/foreign_formats.h"
 #include "core/validation.h"
 #include "storage/graph_rules.h"
@@ -396,17 +396,17 @@ class Plan {
 
 }  // namespace
 
-Result<ForeignImportReport> AdminService::ImportForeign(const Principal& who,
-                                                        const std::string& path,
-                                                        const ForeignImportOptions& options) {
+Result<ForeignImportReport> Admin::ImportForeign(const Principal& who, const std::string& path,
+                                                 const ForeignImportOptions& options) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_ASSIGN_OR_RETURN(const ForeignFormat format, internal::ParseForeignFormat(options.format));
   if (!options.ns.empty()) MNEMO_RETURN_IF_ERROR(ValidateNamespace(options.ns, "namespace"));
   const std::string name(internal::ForeignFormatName(format));
   Plan plan({.who = who,
-             .admin = IsAdmin(who, options_.acl_enabled),
+             .admin = IsAdmin(who, options_->acl_enabled),
              .ns = options.ns.empty() ? DefaultNamespace(format) : options.ns,
              .source = "import:" + name,
-             .secrets = options_.secrets,
+             .secrets = options_->secrets,
              .now = clock_->NowMs()});
   plan.report.format = name;
   plan.report.dry_run = options.dry_run;
@@ -420,7 +420,7 @@ Result<ForeignImportReport> AdminService::ImportForeign(const Principal& who,
     }
     file.text = std::move(text.text);
     ++plan.report.files;
-    plan.Add(file.name, Parse(format, file, options_.max_body_bytes));
+    plan.Add(file.name, Parse(format, file, options_->max_body_bytes));
     return Status::Ok();
   };
   std::error_code ec;
@@ -466,8 +466,8 @@ Result<ForeignImportReport> AdminService::ImportForeign(const Principal& who,
   return WriteForeign(std::move(plan.batch), std::move(plan.report));
 }
 
-Result<ForeignImportReport> AdminService::WriteForeign(storage::RestoreBatch batch,
-                                                       ForeignImportReport report) {
+Result<ForeignImportReport> Admin::WriteForeign(storage::RestoreBatch batch,
+                                                ForeignImportReport report) {
   // Entries stored as they are already are not written again: a second run
   // leaves their times alone.
   std::vector<storage::EntryWrite> writes;

@@ -4,7 +4,7 @@
 
 #include "core/access.h"
 #include "core/admin/admin_import_checks.h"
-#include "core/admin_service.h"
+#include "core/admin/admin_options.h"
 #include "core/formats/entry_json.h"
 #include "core/formats/record_json.h"
 #include "core/validation.h"
@@ -12,18 +12,18 @@
 
 namespace mnemo {
 
-Result<ImportReport> AdminService::ImportV1(const Principal& who, internal::LineReader& lines,
-                                            const ProgressFn& progress) {
+Result<ImportReport> Admin::ImportV1(const Principal& who, internal::LineReader& lines,
+                                     const ProgressFn& progress) {
   std::vector<storage::EntryWrite> writes;
   // Bring-your-own vectors on import lines: (index into writes, vector).
   std::vector<std::pair<size_t, std::vector<float>>> external;
   internal::LineErrors errors;
-  const bool admin = IsAdmin(who, options_.acl_enabled);
+  const bool admin = IsAdmin(who, options_->acl_enabled);
   const TimeMs now = clock_->NowMs();
   std::string line = lines.pending;
   do {
     const int64_t line_no = lines.number();
-    Result<nlohmann::json> parsed = internal::ParseImportLine(line, options_.max_body_bytes);
+    Result<nlohmann::json> parsed = internal::ParseImportLine(line, options_->max_body_bytes);
     if (!parsed.ok()) {
       errors.Add(line_no, parsed.status().message());
       continue;
@@ -34,7 +34,7 @@ Result<ImportReport> AdminService::ImportV1(const Principal& who, internal::Line
       errors.Add(line_no, e.status().message());
       continue;
     }
-    Status admitted = CheckSecret(options_.secrets, e->content, "content");
+    Status admitted = CheckSecret(options_->secrets, e->content, "content");
     if (admitted.ok()) admitted = internal::AdmitImportedEntry(who, admin, *e);
     if (!admitted.ok()) {
       errors.Add(line_no, admitted.message());

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "core/access.h"
-#include "core/admin_service.h"
+#include "core/admin/admin_options.h"
 
 namespace mnemo {
 namespace {
@@ -121,7 +121,7 @@ std::optional<fs::path> ProtectedNameOf(const fs::path& p, const fs::path& ws,
 
 }  // namespace
 
-Result<PathCheck> AdminService::PathProtected(std::string_view path) {
+Result<PathCheck> Admin::PathProtected(const Principal& /*who*/, std::string_view path) {
   if (path.empty()) return InvalidArgument("path must not be empty", "path");
   if (path.find('\0') != std::string_view::npos) {
     return InvalidArgument("path must not contain NUL characters", "path");
@@ -129,19 +129,19 @@ Result<PathCheck> AdminService::PathProtected(std::string_view path) {
   MNEMO_ASSIGN_OR_RETURN(fs::path resolved, Resolve(fs::path(path)));
   PathCheck check{.resolved = resolved.string()};
 
-  const fs::path ws(options_.workspace);
+  const fs::path ws(options_->workspace);
   struct Root {
     fs::path path;
     const char* what;
   };
   std::vector<Root> roots = {{ws, "the mnemo workspace"}};
-  if (!options_.memory_path.empty()) {
-    fs::path store(options_.memory_path);
+  if (!options_->memory_path.empty()) {
+    fs::path store(options_->memory_path);
     if (store.is_relative()) store = ws / store;
     MNEMO_ASSIGN_OR_RETURN(fs::path store_resolved, Resolve(store));
     roots.push_back({store_resolved, "the markdown memory store"});
   }
-  const fs::path audit(options_.audit_path);
+  const fs::path audit(options_->audit_path);
   MNEMO_ASSIGN_OR_RETURN(fs::path audit_resolved, Resolve(audit));
   for (const Root& root : roots) {
     if (Within(resolved, root.path)) {

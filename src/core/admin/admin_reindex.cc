@@ -1,5 +1,5 @@
 // The administration service's `mnemo reindex` (spec 20, spec 50;
-// core/admin_service.h): the vector spaces rebuilt from
+// core/admin/admin_options.h): the vector spaces rebuilt from
 // storage, and everything derived from text through the tool registry
 // (assistant rows' search text, documents' fields) derived again; the
 // documents' stored triples are kept, not extracted again.
@@ -15,8 +15,9 @@
 #include "context/documents.h"
 #include "context/graph.h"
 #include "core/access.h"
-#include "core/admin_service.h"
+#include "core/admin/admin_options.h"
 #include "core/audit_log.h"
+#include "core/validation.h"
 
 namespace mnemo {
 namespace {
@@ -26,8 +27,10 @@ constexpr int kEveryTriple = std::numeric_limits<int>::max();
 
 }  // namespace
 
-AdminOptions AdminOptionsOf(const Config& config, const std::string& workspace) {
-  return {.acl_enabled = config.memory.acl_enabled,
+internal::AdminOptions internal::AdminOptionsOf(const Config& config,
+                                                const std::string& workspace) {
+  return {.enabled = config.memory.enabled,
+          .acl_enabled = config.memory.acl_enabled,
           .embedding_provider = config.embedding.provider,
           .audit_enabled = config.security.audit.enabled,
           .secrets = config.security.secrets,
@@ -37,19 +40,9 @@ AdminOptions AdminOptionsOf(const Config& config, const std::string& workspace) 
           .audit_path = internal::AuditLogPath(config, workspace)};
 }
 
-AdminService::AdminService(storage::Stores& stores, VectorsService& vectors, ToolsService& tools,
-                           ArchivistService& archivist, std::shared_ptr<Clock> clock,
-                           std::shared_ptr<Logger> logger, AdminOptions options)
-    : stores_(stores),
-      vectors_(vectors),
-      tools_(tools),
-      archivist_(archivist),
-      clock_(std::move(clock)),
-      logger_(std::move(logger)),
-      options_(std::move(options)) {}
-
-Result<ReindexReport> AdminService::Reindex(const Principal& who, const ProgressFn& progress) {
-  if (!IsAdmin(who, options_.acl_enabled)) return PermissionDenied("reindex needs the admin role");
+Result<ReindexReport> Admin::Reindex(const Principal& who, const ProgressFn& progress) {
+  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+  if (!IsAdmin(who, options_->acl_enabled)) return PermissionDenied("reindex needs the admin role");
   // Drop the in-process spaces and their files: they are rebuilt from storage.
   vectors_.DropAll();
   MNEMO_ASSIGN_OR_RETURN(ReindexReport report, vectors_.FillMissing(progress));
@@ -60,7 +53,7 @@ Result<ReindexReport> AdminService::Reindex(const Principal& who, const Progress
   return report;
 }
 
-Status AdminService::ReindexDerivedText(ReindexReport& report) {
+Status Admin::ReindexDerivedText(ReindexReport& report) {
   MNEMO_ASSIGN_OR_RETURN(const context::ToolRegistry* registry, tools_.Current());
   // Assistant rows: their search text is the only one a tool changes (a
   // user row's is its message).

@@ -1,6 +1,6 @@
-// The memory service's hygiene (spec 10; core/memory_service.h): `core` is permanent; `daily` and
-// custom categories are archived after memory.archive_after_days without a write; `conversation`
-// entries are deleted after memory.conversation_retention_days; entries with
+// The memory service's hygiene (spec 10; core/services/memory_options.h): `core` is permanent;
+// `daily` and custom categories are archived after memory.archive_after_days without a write;
+// `conversation` entries are deleted after memory.conversation_retention_days; entries with
 // useful_count >= 3 and system namespaces are exempt. Runs at start-up when
 // due, every 12 hours in the daemon, and on `mnemo hygiene run`.
 #include <algorithm>
@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "core/access.h"
-#include "core/memory_service.h"
+#include "core/services/memory_options.h"
+#include "mnemo/memory.h"
 
 namespace mnemo {
 namespace {
@@ -48,21 +49,21 @@ bool ExemptAsUseful(const Entry& e, const Config::Memory& memory, TimeMs now) {
 
 }  // namespace
 
-Result<HygieneReport> MemoryService::RunHygiene(const Principal& who) {
-  if (!IsAdmin(who, options_.acl_enabled))
+Result<HygieneReport> Memory::RunHygiene(const Principal& who) {
+  if (!IsAdmin(who, options_->acl_enabled))
     return PermissionDenied("hygiene needs the admin role: it reaches every entry");
   return RunHygieneNow(clock_->NowMs());
 }
 
-Result<HygieneReport> MemoryService::RunHygieneNow(TimeMs now) {
+Result<HygieneReport> Memory::RunHygieneNow(TimeMs now) {
   HygieneReport report{.ran_at = now};
   // Candidates from a read; each is judged again as it is inside the write
   // (ApplyHygiene), so an entry written meanwhile is not archived or lost.
   std::vector<std::string> ids;
   MNEMO_RETURN_IF_ERROR(entries_.ForEach({.all = true}, "", [&](const Entry& e) -> Status {
     ++report.scanned;
-    if (ExemptAsUseful(e, options_.memory, now)) ++report.exempt_useful;
-    if (ActionFor(e, options_.memory, now) != storage::HygieneAction::kKeep) ids.push_back(e.id);
+    if (ExemptAsUseful(e, options_->memory, now)) ++report.exempt_useful;
+    if (ActionFor(e, options_->memory, now) != storage::HygieneAction::kKeep) ids.push_back(e.id);
     return Status::Ok();
   }));
   for (size_t at = 0; at < ids.size(); at += kApplyBatch) {
@@ -70,7 +71,7 @@ Result<HygieneReport> MemoryService::RunHygieneNow(TimeMs now) {
                                              std::min(kApplyBatch, ids.size() - at));
     MNEMO_ASSIGN_OR_RETURN(storage::HygieneCounts counts,
                            entries_.ApplyHygiene(batch, [&](const Entry& e) {
-                             return ActionFor(e, options_.memory, now);
+                             return ActionFor(e, options_->memory, now);
                            }));
     report.archived += counts.archived;
     report.deleted += counts.deleted;
@@ -81,8 +82,8 @@ Result<HygieneReport> MemoryService::RunHygieneNow(TimeMs now) {
   return report;
 }
 
-Result<std::optional<HygieneReport>> MemoryService::RunHygieneIfDue() {
-  if (!options_.memory.enabled || !options_.memory.hygiene_enabled) {
+Result<std::optional<HygieneReport>> Memory::RunHygieneIfDue() {
+  if (!options_->memory.enabled || !options_->memory.hygiene_enabled) {
     return std::optional<HygieneReport>();
   }
   const TimeMs now = clock_->NowMs();

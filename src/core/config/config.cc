@@ -17,7 +17,7 @@
 #include "base/strings.h"
 #include "core/config/config_schema.h"
 #include "core/principals.h"
-#include "core/tool_specs.h"
+#include "core/services/tool_specs.h"
 #include "mnemo/config.h"
 #include "rules/tool_rule.h"
 

@@ -1,5 +1,5 @@
-// The tool-rule methods of spec 30: put, get, list, delete, the pinned prompt
-// block and the raw JSON list. One MethodSpec each.
+// The tool-rule methods of spec 30: put, get, list, delete, count, the pinned
+// prompt block and the raw JSON list. One MethodSpec each.
 #include <optional>
 
 #include "base/time.h"
@@ -69,6 +69,13 @@ Result<json> HandleForPrompt(const MethodContext& ctx, const json& p) {
   if (p.contains("tools")) tools = p.at("tools").get<std::vector<std::string>>();
   MNEMO_ASSIGN_OR_RETURN(PromptRules prompt, ctx.engine.rules().ForPrompt(ctx.principal, tools));
   return json{{"rendered", prompt.rendered}, {"rules", ToolRulesToJson(prompt.rules)}};
+}
+
+Result<json> HandleCount(const MethodContext& ctx, const json& p) {
+  std::optional<std::string> tool;
+  if (p.contains("tool_name")) tool = p.at("tool_name").get<std::string>();
+  MNEMO_ASSIGN_OR_RETURN(int64_t count, ctx.engine.rules().Count(ctx.principal, tool));
+  return json{{"count", count}};
 }
 
 Result<json> HandleJson(const MethodContext& ctx, const json& p) {
@@ -157,6 +164,17 @@ MethodSpec ForPromptSpec() {
           .render = RenderRulesForPrompt};
 }
 
+MethodSpec CountSpec() {
+  return {.name = "memory.tool_rule_count",
+          .read_only = true,
+          .description =
+              "How many rules memory.tool_rule_list gives for one tool (of every tool "
+              "when tool_name is absent).",
+          .params = {ToolNameParam(false)},
+          .result_schema = ResultObject({{"count", {{"type", "integer"}, {"minimum", 0}}}}),
+          .handler = HandleCount};
+}
+
 MethodSpec JsonSpec() {
   return {.name = "memory.tool_rules_json",
           .read_only = true,
@@ -173,6 +191,7 @@ void AddRuleMethods(MethodTable& table) {
   table.Add(GetSpec());
   table.Add(ListSpec());
   table.Add(DeleteSpec());
+  table.Add(CountSpec());
   table.Add(ForPromptSpec());
   table.Add(JsonSpec());
 }

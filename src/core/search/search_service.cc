@@ -1,0 +1,264 @@
+// The search service (core/search/search_service.h).
+//
+// Hybrid: candidates come from both sides (top-N keyword hits and top-N
+// vector neighbours, filters applied inside each), every candidate gets both
+// signals, and fusion.h turns them into the final score.
+
+#include "core/search/search_service.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "base/request_trace.h"
+#include "core/access.h"
+#include "core/search/fusion.h"
+#include "core/validation.h"
+#include "text/query.h"
+#include "text/snippet.h"
+
+namespace mnemo {
+namespace {
+
+// A filter whose entries number at most this is scanned exactly instead of
+// walking the graph with over-fetch (spec 20: "plan each filtered search").
+constexpr int64_t kExactSubsetMax = 2000;
+
+bool IsSelective(const storage::EntryFilter& f) {
+  return f.ns.has_value() || f.ns_prefix.has_value() || f.category.has_value() || !f.tags.empty() ||
+         !f.scope.all || f.since.has_value() || f.until.has_value();
+}
+
+double ClampCosine(double c) { return std::clamp(c, 0.0, 1.0); }
+
+}  // namespace
+
+SearchOptions SearchOptionsOf(const Config& config) {
+  return {.acl_enabled = config.memory.acl_enabled, .search = config.search};
+}
+
+SearchService::SearchService(storage::EntryStore& entries, VectorsService& vectors,
+                             std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
+                             SearchOptions options)
+    : entries_(entries),
+      vectors_(vectors),
+      clock_(std::move(clock)),
+      logger_(std::move(logger)),
+      options_(std::move(options)) {}
+
+Result<SearchResponse> SearchService::Search(const Principal& who, const SearchRequest& req) {
+  MNEMO_RETURN_IF_ERROR(ValidateQuery(req.query));
+  MNEMO_RETURN_IF_ERROR(ValidateMaxResults(req.max_results));
+  if (req.category) MNEMO_RETURN_IF_ERROR(ValidateCategory(*req.category, "category"));
+  MNEMO_RETURN_IF_ERROR(ValidateNamespaceFilter(req.ns, req.ns_prefix));
+  MNEMO_RETURN_IF_ERROR(ValidateTags(req.tags, "tags"));
+  if (req.embedding) MNEMO_RETURN_IF_ERROR(ValidateEmbedding(*req.embedding));
+  MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(req.window));
+  MNEMO_RETURN_IF_ERROR(ValidateRecencyWeight(req.recency_weight));
+  double min_score = req.min_score.value_or(options_.search.min_relevance_score);
+  if (!(min_score >= 0 && min_score <= 1)) {
+    return InvalidArgument("min_score must be between 0 and 1", "min_score");
+  }
+
+  const std::string_view query = text::QueryText(req.query);
+  HybridQuery q;
+  q.terms = text::QueryTerms(query);
+  q.filter.category = req.category;
+  q.filter.ns = req.ns;
+  q.filter.ns_prefix = req.ns_prefix;
+  q.filter.tags = req.tags;
+  q.filter.include_archived = req.include_archived;
+  q.filter.scope = ReadScopeFor(who, options_.acl_enabled);
+  q.filter.since = req.window.since;
+  q.filter.until = req.window.until;
+  // Candidates from both sides, N >= 4k each (spec 20).
+  q.candidates = std::max(4 * req.max_results, 40);
+  SearchResponse resp;
+  {
+    internal::ScopedStage stage("embed");
+    MNEMO_RETURN_IF_ERROR(PrepareVectorSide(req, query, &q, &resp.degraded));
+  }
+  // Without a vector side or recency the fused score is the keyword score
+  // (FuseScores) and RankOrder the keyword side's order: its top k is the
+  // answer, and the 4k candidates would only be read to be dropped.
+  // Soft term matching (embed/soft_match.h) moves keyword scores too.
+  const embed::SoftMatcher* soft = req.embedding ? nullptr : vectors_.soft_matcher();
+  std::optional<embed::SoftMatcher::Query> soft_query;
+  if (soft != nullptr) soft_query = soft->Prepare(query);
+  const bool soft_side = soft_query && !soft_query->words.empty();
+  if (q.space == nullptr && req.recency_weight <= 0 && !soft_side) {
+    q.candidates = req.max_results;
+  }
+  double vector_floor = 0;
+  MNEMO_ASSIGN_OR_RETURN(std::vector<Candidate> found, CollectCandidates(q, &vector_floor));
+
+  internal::ScopedStage fuse_stage("fuse");
+  std::vector<FusionInput> inputs;
+  std::vector<embed::SoftScore> soft_scores(soft_side ? found.size() : 0);
+  inputs.reserve(found.size());
+  for (size_t i = 0; i < found.size(); ++i) {
+    const Candidate& c = found[i];
+    // A query word matched through a word of similar meaning counts as its
+    // similarity's share of that word (the keyword score is the share of
+    // the query's weight an entry holds), above the candidates' SoftFloor.
+    if (soft_side) soft_scores[i] = soft->Score(*soft_query, c.hit.entry.content);
+    inputs.push_back({.keyword = c.hit.keyword_score,
+                      .vector = c.vector,
+                      .updated_at = c.hit.entry.updated_at,
+                      .key = c.hit.entry.key,
+                      .soft = soft_side ? soft_scores[i].score : 0.0});
+  }
+  FusionOptions fusion = FusionOptionsOf(options_.search, /*vector_side=*/q.space != nullptr);
+  fusion.vector_floor = vector_floor;
+  std::vector<double> scores = FuseScores(inputs, fusion);
+  if (req.recency_weight > 0) {
+    const TimeMs now = clock_->NowMs();
+    for (size_t i = 0; i < scores.size(); ++i) {
+      scores[i] = BlendRecency(scores[i], inputs[i].updated_at, now, req.recency_weight);
+    }
+  }
+  for (size_t i : HybridOrder(inputs, scores)) {
+    if (static_cast<int>(resp.results.size()) == req.max_results) break;
+    if (scores[i] < min_score) break;  // ordered by score: the rest are lower
+    Entry& e = found[i].hit.entry;
+    SearchHit out;
+    out.snippet = text::MakeSnippet(e.content, q.terms);
+    out.id = std::move(e.id);
+    out.key = std::move(e.key);
+    out.ns = std::move(e.ns);
+    out.category = std::move(e.category);
+    out.owner = std::move(e.owner);
+    out.content = std::move(e.content);
+    out.keyword_score = found[i].hit.keyword_score;
+    if (soft_side) {
+      for (embed::SoftMatch& m : soft_scores[i].matches) {
+        out.soft_matches.push_back({.query_word = std::move(m.query_word),
+                                    .stored_word = std::move(m.stored_word),
+                                    .similarity = m.similarity});
+      }
+    }
+    out.vector_score = found[i].vector;
+    out.score = scores[i];
+    out.created_at = e.created_at;
+    out.updated_at = e.updated_at;
+    resp.results.push_back(std::move(out));
+  }
+  return resp;
+}
+
+Status SearchService::PrepareVectorSide(const SearchRequest& req, std::string_view query,
+                                        HybridQuery* q, std::optional<std::string>* degraded) {
+  if (req.embedding) {
+    q->vector = *req.embedding;
+    if (!embed::NormalizeL2(q->vector)) {
+      return InvalidArgument("embedding must have a non-zero length", "embedding");
+    }
+    MNEMO_ASSIGN_OR_RETURN(
+        q->space, vectors_.Space(embed::ExternalSignature(static_cast<int>(q->vector.size())),
+                                 q->vector.size()));
+    return Status::Ok();
+  }
+  auto v = vectors_.EmbedQuery(std::string(query));
+  if (!v.ok()) {
+    // Not fatal (spec 20): keyword-only, and the response says so.
+    logger_->Log(LogLevel::kWarn,
+                 "embedder unavailable, keyword-only search: " + v.status().message());
+    *degraded = "embedder_unavailable";
+    return Status::Ok();
+  }
+  q->space = std::move(v->space);
+  q->vector = std::move(v->vector);
+  return Status::Ok();
+}
+
+Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuery& q,
+                                                                double* vector_floor) {
+  std::vector<Candidate> out;
+  std::unordered_map<storage::Label, size_t> at;
+  if (!q.terms.empty()) {
+    internal::ScopedStage stage("keyword");
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::KeywordHit> hits,
+                           entries_.KeywordSearch({q.terms, q.filter, q.candidates}));
+    for (storage::KeywordHit& h : hits) {
+      at.emplace(h.label, out.size());
+      out.push_back({std::move(h), std::nullopt});
+    }
+  }
+  if (q.space == nullptr) return out;
+  internal::ScopedStage stage("vector");
+
+  // Vector side: the filter runs inside the search, in batches, on labels
+  // alone (AcceptedLabels: the walk offers 4k and more); the k neighbours it
+  // keeps are then read whole with their keyword scores in one call.
+  Status filter_error;
+  index::SearchFilter filter;
+  filter.accept = [&](std::span<const uint64_t> ids, std::vector<char>* accepted) {
+    std::vector<storage::Label> labels(ids.begin(), ids.end());
+    auto passed = entries_.AcceptedLabels(labels, q.filter);
+    if (!passed.ok()) {
+      filter_error = passed.status();
+      return;
+    }
+    std::unordered_map<storage::Label, size_t> index_of;
+    for (size_t i = 0; i < ids.size(); ++i) index_of.emplace(labels[i], i);
+    for (storage::Label label : *passed) (*accepted)[index_of[label]] = 1;
+  };
+  if (IsSelective(q.filter)) {
+    // One read that stops one label past the limit: counting every match
+    // first scanned the whole table for a broad filter (a caller's scope).
+    MNEMO_ASSIGN_OR_RETURN(
+        std::vector<storage::Label> labels,
+        entries_.MatchingLabels(q.filter, static_cast<int>(kExactSubsetMax) + 1));
+    if (labels.size() <= static_cast<size_t>(kExactSubsetMax)) {
+      filter.subset.emplace(labels.begin(), labels.end());
+    }
+  }
+  MNEMO_ASSIGN_OR_RETURN(std::vector<index::Neighbor> neighbors,
+                         q.space->Search(q.vector, static_cast<size_t>(q.candidates), filter));
+  MNEMO_RETURN_IF_ERROR(filter_error);
+  // The neighbours the keyword side did not bring, read whole. One that
+  // changed since it was accepted is read as it is now, and one deleted
+  // since is dropped.
+  std::unordered_map<storage::Label, storage::KeywordHit> fetched;
+  {
+    std::vector<storage::Label> missing;
+    for (const index::Neighbor& n : neighbors) {
+      const auto label = static_cast<storage::Label>(n.id);
+      if (!at.contains(label)) missing.push_back(label);
+    }
+    if (!missing.empty()) {
+      MNEMO_ASSIGN_OR_RETURN(std::vector<storage::KeywordHit> hits,
+                             entries_.FetchByLabels(missing, q.filter, q.terms));
+      for (storage::KeywordHit& h : hits) fetched.emplace(h.label, std::move(h));
+    }
+  }
+  std::vector<double> side;
+  side.reserve(neighbors.size());
+  for (const index::Neighbor& n : neighbors) side.push_back(ClampCosine(n.score));
+  *vector_floor = VectorFloor(side, static_cast<size_t>(q.candidates));
+  for (const index::Neighbor& n : neighbors) {
+    const auto label = static_cast<storage::Label>(n.id);
+    if (auto it = at.find(label); it != at.end()) {
+      out[it->second].vector = ClampCosine(n.score);
+    } else if (auto f = fetched.find(label); f != fetched.end()) {
+      at.emplace(label, out.size());
+      out.push_back({std::move(f->second), ClampCosine(n.score)});
+    }
+  }
+  // Keyword-side candidates the vector side did not return: their cosine
+  // from the stored vector, so both signals exist for every candidate.
+  std::vector<storage::Label> need;
+  for (const Candidate& c : out) {
+    if (!c.vector) need.push_back(c.hit.label);
+  }
+  if (!need.empty()) {
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::LabeledVector> stored,
+                           entries_.VectorsFor(q.space->signature(), need));
+    for (const storage::LabeledVector& v : stored) {
+      if (v.vector.size() != q.vector.size()) continue;
+      out[at[v.label]].vector = ClampCosine(embed::Dot(v.vector, q.vector));
+    }
+  }
+  return out;
+}
+
+}  // namespace mnemo
