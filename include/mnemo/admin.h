@@ -75,7 +75,8 @@ struct HealthReport {
 };
 
 // The engine's own types, declared here only to be named (src/core,
-// src/storage); no caller can make one.
+// src/storage); no caller can make one. Hidden: libmnemo exports none of them.
+#pragma GCC visibility push(hidden)
 namespace storage {
 struct Stores;
 struct RestoreBatch;
@@ -85,18 +86,21 @@ struct AdminOptions;  // src/core/admin/admin_options.h
 class AuditLog;
 class LineReader;
 }  // namespace internal
+class VectorsService;
+#pragma GCC visibility pop
 class Archivist;
 class Memory;
 class Tools;
-class VectorsService;
 
 class Admin {
  public:
   // Made by Engine::Open: the stores, the services, the audit log (null when
   // [security.audit] is disabled) and the options are the engine's.
-  Admin(storage::Stores& stores, VectorsService& vectors, Tools& tools, Archivist& archivist,
-        Memory& memory, internal::AuditLog* audit, std::shared_ptr<Clock> clock,
-        std::shared_ptr<Logger> logger, internal::AdminOptions options);
+  [[gnu::visibility("hidden")]] Admin(storage::Stores& stores, VectorsService& vectors,
+                                      Tools& tools, Archivist& archivist, Memory& memory,
+                                      internal::AuditLog* audit, std::shared_ptr<Clock> clock,
+                                      std::shared_ptr<Logger> logger,
+                                      internal::AdminOptions options);
   ~Admin();
   Admin(const Admin&) = delete;
   Admin& operator=(const Admin&) = delete;
@@ -215,15 +219,16 @@ class Admin {
                                                       std::string_view session_id);
   // Import version 1 (admin_import_v1.cc) and 2 (admin_import.cc; `declared`:
   // the header's counts by kind).
-  Result<ImportReport> ImportV1(const Principal& who, internal::LineReader& lines,
-                                const ProgressFn& progress);
-  Result<ImportReport> ImportV2(const Principal& who,
-                                const std::map<std::string, int64_t>& declared,
-                                internal::LineReader& lines, const ProgressFn& progress,
-                                const ImportOptions& options);
+  [[gnu::visibility("hidden")]] Result<ImportReport> ImportV1(const Principal& who,
+                                                              internal::LineReader& lines,
+                                                              const ProgressFn& progress);
+  [[gnu::visibility("hidden")]] Result<ImportReport> ImportV2(
+      const Principal& who, const std::map<std::string, int64_t>& declared,
+      internal::LineReader& lines, const ProgressFn& progress, const ImportOptions& options);
   // The rows of ImportForeign, checked: entries stored as they are left
   // out, the rest restored in one transaction (counted only on a dry run).
-  Result<ForeignImportReport> WriteForeign(storage::RestoreBatch batch, ForeignImportReport report);
+  [[gnu::visibility("hidden")]] Result<ForeignImportReport> WriteForeign(
+      storage::RestoreBatch batch, ForeignImportReport report);
   // What already holds rows visible to `who` ("3 entries, 12 turns"), "" when nothing.
   Result<std::string> NonEmptyParts(const Principal& who);
 

@@ -39,6 +39,8 @@ namespace mnemo {
 
 // The engine's own types, declared here only to be named (src/core,
 // src/storage, src/archivist, src/llm); no caller can make one.
+// Hidden: libmnemo exports none of them.
+#pragma GCC visibility push(hidden)
 namespace storage {
 class DocumentStore;
 class EpisodicStore;
@@ -56,24 +58,26 @@ namespace llm {
 class ChatClient;
 }  // namespace llm
 struct ArchivistOptions;  // src/core/archivist/archivist_options.h
+class RecallService;
+class RecapVectors;
+class VectorsService;
+#pragma GCC visibility pop
 class Admin;
 class Engine;
 class Knowledge;
-class RecallService;
-class RecapVectors;
 class Rules;
 class Tools;
-class VectorsService;
 
 class Archivist {
  public:
   // Made by Engine::Open: the stores, the services, the worker and the
   // options are the engine's. `llm` null: extractive recaps. Embeds earlier
   // recaps that lack a vector of the embedder on `worker`.
-  Archivist(storage::EpisodicStore& episodic, storage::DocumentStore& documents,
-            storage::GraphStore& graph, VectorsService& vectors, Tools& tools, Rules& rules,
-            internal::BackgroundWorker& worker, std::unique_ptr<llm::ChatClient> llm,
-            std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger, ArchivistOptions options);
+  [[gnu::visibility("hidden")]] Archivist(
+      storage::EpisodicStore& episodic, storage::DocumentStore& documents,
+      storage::GraphStore& graph, VectorsService& vectors, Tools& tools, Rules& rules,
+      internal::BackgroundWorker& worker, std::unique_ptr<llm::ChatClient> llm,
+      std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger, ArchivistOptions options);
   // Drains the archive queue; the caller drains the worker first.
   ~Archivist();
   Archivist(const Archivist&) = delete;
@@ -163,7 +167,8 @@ class Archivist {
   // archive files of `rows`; returns how many files were removed.
   void ForgetRecapVectors(const std::vector<std::string>& segment_ids,
                           const std::optional<std::string>& owner);
-  Result<int64_t> EraseArchiveFiles(const std::vector<storage::TurnRow>& rows);
+  [[gnu::visibility("hidden")]] Result<int64_t> EraseArchiveFiles(
+      const std::vector<storage::TurnRow>& rows);
   // After storage erased `owner`'s session `session_id` and folded the
   // facets again: the graph's slot triples follow (archivist/slot_graph.h,
   // FollowErasure), keeping none of the session's words.
@@ -180,13 +185,16 @@ class Archivist {
   // of the calls whose cleaner failed. With `claim` the rows are stored
   // under it; when the turn id was claimed before, nothing is stored and
   // `earlier` receives that claim.
-  Status IndexTurn(const Principal& who, const Turn& turn, int redactions, TimeMs timestamp,
-                   const storage::TurnClaim* claim, std::optional<storage::TurnClaim>& earlier,
-                   TurnResult& result, std::vector<size_t>& cleaner_failed);
+  [[gnu::visibility("hidden")]] Status IndexTurn(const Principal& who, const Turn& turn,
+                                                 int redactions, TimeMs timestamp,
+                                                 const storage::TurnClaim* claim,
+                                                 std::optional<storage::TurnClaim>& earlier,
+                                                 TurnResult& result,
+                                                 std::vector<size_t>& cleaner_failed);
   // The answer to a repeated turn_id: the earlier call's stored result
   // (waited for up to kReplayWait while that call is still running) with its
   // rows read back; replayed = true.
-  Result<TurnResult> ReplayTurn(storage::TurnClaim claim);
+  [[gnu::visibility("hidden")]] Result<TurnResult> ReplayTurn(storage::TurnClaim claim);
   // Finalises a closed segment of (owner, session) on the worker.
   void PostFinalize(const std::string& owner, const std::string& session_id,
                     std::string segment_id);

@@ -27,7 +27,8 @@
 namespace mnemo {
 
 // The engine's own types, declared here only to be named (src/core,
-// src/storage); no caller can make one.
+// src/storage); no caller can make one. Hidden: libmnemo exports none of them.
+#pragma GCC visibility push(hidden)
 namespace storage {
 class ContextEventStore;
 class DocumentStore;
@@ -37,13 +38,16 @@ namespace internal {
 struct ContextOptions;  // src/core/services/context_options.h
 }  // namespace internal
 class RecallService;
+#pragma GCC visibility pop
 
 class Context {
  public:
   // Made by Engine::Open: the stores, recall and the options are the engine's.
-  Context(storage::ContextEventStore& events, storage::DocumentStore& documents,
-          storage::GraphStore& graph, RecallService& recall, std::shared_ptr<Clock> clock,
-          internal::ContextOptions options);
+  [[gnu::visibility("hidden")]] Context(storage::ContextEventStore& events,
+                                        storage::DocumentStore& documents,
+                                        storage::GraphStore& graph, RecallService& recall,
+                                        std::shared_ptr<Clock> clock,
+                                        internal::ContextOptions options);
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;

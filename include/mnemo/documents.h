@@ -30,7 +30,8 @@
 namespace mnemo {
 
 // The engine's own types, declared here only to be named (src/core,
-// src/storage); no caller can make one.
+// src/storage); no caller can make one. Hidden: libmnemo exports none of them.
+#pragma GCC visibility push(hidden)
 namespace storage {
 class DocumentStore;
 class GraphStore;
@@ -40,12 +41,14 @@ namespace internal {
 struct DocumentsOptions;  // src/core/services/documents_options.h
 }  // namespace internal
 class RecallService;
+#pragma GCC visibility pop
 
 class Documents {
  public:
   // Made by Engine::Open: the stores and the options are the engine's.
-  Documents(storage::DocumentStore& documents, storage::GraphStore& graph,
-            std::shared_ptr<Clock> clock, internal::DocumentsOptions options);
+  [[gnu::visibility("hidden")]] Documents(storage::DocumentStore& documents,
+                                          storage::GraphStore& graph, std::shared_ptr<Clock> clock,
+                                          internal::DocumentsOptions options);
   ~Documents();
   Documents(const Documents&) = delete;
   Documents& operator=(const Documents&) = delete;

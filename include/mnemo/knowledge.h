@@ -24,21 +24,24 @@
 namespace mnemo {
 
 // The engine's own types, declared here only to be named (src/core,
-// src/storage); no caller can make one.
+// src/storage); no caller can make one. Hidden: libmnemo exports none of them.
+#pragma GCC visibility push(hidden)
 namespace storage {
 class GraphStore;
 }  // namespace storage
 namespace internal {
 struct KnowledgeOptions;  // src/core/services/knowledge_options.h
 }  // namespace internal
+#pragma GCC visibility pop
 class Archivist;
 
 class Knowledge {
  public:
   // Made by Engine::Open: the store, the Archivist and the options are the
   // engine's.
-  Knowledge(storage::GraphStore& graph, Archivist& archivist, std::shared_ptr<Clock> clock,
-            internal::KnowledgeOptions options);
+  [[gnu::visibility("hidden")]] Knowledge(storage::GraphStore& graph, Archivist& archivist,
+                                          std::shared_ptr<Clock> clock,
+                                          internal::KnowledgeOptions options);
   ~Knowledge();
   Knowledge(const Knowledge&) = delete;
   Knowledge& operator=(const Knowledge&) = delete;

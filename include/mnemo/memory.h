@@ -31,24 +31,27 @@
 namespace mnemo {
 
 // The engine's own types, declared here only to be named (src/core,
-// src/storage); no caller can make one.
+// src/storage); no caller can make one. Hidden: libmnemo exports none of them.
+#pragma GCC visibility push(hidden)
 namespace storage {
 class EntryStore;
 }  // namespace storage
 struct MemoryOptions;  // src/core/services/memory_options.h
-class Admin;
-class Engine;
 class RecallService;
 class SearchService;
 class VectorsService;
+#pragma GCC visibility pop
+class Admin;
+class Engine;
 
 class Memory {
  public:
   // Made by Engine::Open: the store, the services and the options are the
   // engine's.
-  Memory(storage::EntryStore& entries, VectorsService& vectors, SearchService& search,
-         RecallService& recall, std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
-         MemoryOptions options);
+  [[gnu::visibility("hidden")]] Memory(storage::EntryStore& entries, VectorsService& vectors,
+                                       SearchService& search, RecallService& recall,
+                                       std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
+                                       MemoryOptions options);
   ~Memory();
   Memory(const Memory&) = delete;
   Memory& operator=(const Memory&) = delete;

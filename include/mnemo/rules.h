@@ -31,6 +31,8 @@ namespace mnemo {
 
 // The engine's own types, declared here only to be named (src/core,
 // src/storage, src/rules); no caller can make one.
+// Hidden: libmnemo exports none of them.
+#pragma GCC visibility push(hidden)
 namespace storage {
 class EntryStore;
 struct ReadScope;
@@ -42,13 +44,15 @@ struct RulePutOutcome;
 namespace internal {
 struct RulesOptions;  // src/core/services/rules_options.h
 }  // namespace internal
+#pragma GCC visibility pop
 class Archivist;
 
 class Rules {
  public:
   // Made by Engine::Open: the entry store and the options are the engine's.
-  Rules(storage::EntryStore& entries, std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
-        internal::RulesOptions options);
+  [[gnu::visibility("hidden")]] Rules(storage::EntryStore& entries, std::shared_ptr<Clock> clock,
+                                      std::shared_ptr<Logger> logger,
+                                      internal::RulesOptions options);
   ~Rules();
   Rules(const Rules&) = delete;
   Rules& operator=(const Rules&) = delete;
@@ -98,7 +102,7 @@ class Rules {
   // The normalised tool name, or kInvalidArgument naming `field`.
   static Result<std::string> CheckToolName(std::string_view name, std::string_view field);
 
-  void Embed(const std::vector<rules::RulePutOutcome>& outcomes);
+  [[gnu::visibility("hidden")]] void Embed(const std::vector<rules::RulePutOutcome>& outcomes);
   rules::RuleStore Store();
 
   storage::EntryStore& entries_;

@@ -31,6 +31,8 @@ namespace mnemo {
 
 // The engine's own types, declared here only to be named (src/core,
 // src/storage, src/context); no caller can make one.
+// Hidden: libmnemo exports none of them.
+#pragma GCC visibility push(hidden)
 namespace storage {
 class EntryStore;
 }  // namespace storage
@@ -40,9 +42,10 @@ class ToolRegistry;
 namespace internal {
 struct ToolsOptions;  // src/core/services/tools_options.h
 }  // namespace internal
+class RecallService;
+#pragma GCC visibility pop
 class Admin;
 class Archivist;
-class RecallService;
 
 class Tools {
  public:
@@ -69,14 +72,14 @@ class Tools {
   friend class Archivist;
   friend class RecallService;
 
-  Tools(storage::EntryStore& entries, std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
-        internal::ToolsOptions options);
+  [[gnu::visibility("hidden")]] Tools(storage::EntryStore& entries, std::shared_ptr<Clock> clock,
+                                      std::shared_ptr<Logger> logger,
+                                      internal::ToolsOptions options);
   // Compiles the declared tools (kInvalidArgument naming the tool) and loads
   // the persisted registrations.
-  static Result<std::unique_ptr<Tools>> Open(storage::EntryStore& entries,
-                                             std::shared_ptr<Clock> clock,
-                                             std::shared_ptr<Logger> logger,
-                                             internal::ToolsOptions options);
+  [[gnu::visibility("hidden")]] static Result<std::unique_ptr<Tools>> Open(
+      storage::EntryStore& entries, std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
+      internal::ToolsOptions options);
   // The registry with the persisted registrations reloaded when another
   // process changed them (one counter read when nothing changed).
   Result<const context::ToolRegistry*> Current();
