@@ -104,24 +104,25 @@ std::string InsertedTermNotes(const std::vector<const Staged*>& inserted) {
   return out;
 }
 
-// The B-tree indexes of `entries` (every index but the GIN one), as
-// statements that drop them and statements that make them again, read from
-// the catalog so that they follow the schema's migrations.
-struct EntryIndexes {
+// The B-tree indexes of `table` (every index but `except`), as statements
+// that drop them and statements that make them again, read from the catalog
+// so that they follow the schema's migrations.
+struct TableIndexes {
   std::string drop;
   std::string make;
 };
 
-Result<EntryIndexes> ReadEntryIndexes(PgConn& conn) {
+Result<TableIndexes> ReadIndexes(PgConn& conn, std::string_view table, std::string_view except) {
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows,
       conn.Exec("SELECT i.relname, pg_get_indexdef(i.oid), c.conname, pg_get_constraintdef(c.oid) "
                 "FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid LEFT JOIN pg_constraint "
                 "c ON c.conindid = x.indexrelid AND c.conrelid = x.indrelid AND c.contype IN "
-                "('p', 'u') WHERE x.indrelid = 'entries'::regclass AND i.relname <> "
-                "'entries_tsv' ORDER BY i.relname",
-                "read the indexes of the entries"));
-  EntryIndexes out;
+                "('p', 'u') WHERE x.indrelid = $1::regclass AND i.relname <> $2 ORDER BY "
+                "i.relname",
+                Params().Add(table).Add(except), "read the indexes of a table"));
+  const std::string alter = "ALTER TABLE " + pg::QuoteIdentifier(table);
+  TableIndexes out;
   for (int i = 0; i < rows.size(); ++i) {
     const std::string index = pg::QuoteIdentifier(rows.Text(i, 0));
     if (rows.IsNull(i, 2)) {
@@ -129,9 +130,9 @@ Result<EntryIndexes> ReadEntryIndexes(PgConn& conn) {
       out.make += std::string(rows.Text(i, 1)) + "; ";
     } else {
       const std::string constraint = pg::QuoteIdentifier(rows.Text(i, 2));
-      out.drop += "ALTER TABLE entries DROP CONSTRAINT " + constraint + "; ";
-      out.make += "ALTER TABLE entries ADD CONSTRAINT " + constraint + " " +
-                  std::string(rows.Text(i, 3)) + "; ";
+      out.drop += alter + " DROP CONSTRAINT " + constraint + "; ";
+      out.make +=
+          alter + " ADD CONSTRAINT " + constraint + " " + std::string(rows.Text(i, 3)) + "; ";
     }
   }
   return out;
@@ -266,7 +267,8 @@ Result<int64_t> PostgresBackend::UpsertManyIn(PgConn& conn, std::span<const Entr
   // the index's pending list whole, then sorts them into the index at once
   // (gin_clean_pending_list below) instead of 4 MB at a time.
   bool rebuild_index = false;
-  EntryIndexes btrees;
+  TableIndexes btrees;
+  TableIndexes term_keys;
   if (large) {
     MNEMO_ASSIGN_OR_RETURN(
         Rows present, conn.Exec("SELECT COALESCE(sum(docs), 0) FROM entry_terms WHERE term = ''",
@@ -275,18 +277,20 @@ Result<int64_t> PostgresBackend::UpsertManyIn(PgConn& conn, std::span<const Entr
     // So are the B-tree indexes of entries: five of them maintained row by
     // row made the merge three times as long as building them after it.
     if (rebuild_index) {
-      MNEMO_ASSIGN_OR_RETURN(btrees, ReadEntryIndexes(conn));
+      MNEMO_ASSIGN_OR_RETURN(btrees, ReadIndexes(conn, "entries", "entries_tsv"));
+      MNEMO_ASSIGN_OR_RETURN(term_keys, ReadIndexes(conn, "entry_terms", ""));
     }
     // The keyword statistics are then folded into entry_terms without its
-    // primary key, which is built anew after: a sorted build instead of a
-    // B-tree insertion per (term, bucket), about 900 000 of them for 100k
-    // entries (five times faster). entry_terms is locked before entries, in
-    // the order a keyword search takes them (pg_entry_search.cc), so a
-    // search already holding one cannot deadlock with this write.
+    // primary key (read from the catalog as well), which is built anew
+    // after: a sorted build instead of a B-tree insertion per (term,
+    // bucket), about 900 000 of them for 100k entries (five times faster).
+    // entry_terms is locked before entries, in the order a keyword search
+    // takes them (pg_entry_search.cc), so a search already holding one
+    // cannot deadlock with this write.
     MNEMO_RETURN_IF_ERROR(conn.ExecScript(
         rebuild_index ? "LOCK TABLE entry_terms, entries IN ACCESS EXCLUSIVE MODE; DROP INDEX "
-                        "entries_tsv; ALTER TABLE entry_terms DROP CONSTRAINT entry_terms_pkey; " +
-                            btrees.drop
+                        "entries_tsv; " +
+                            term_keys.drop + btrees.drop
                       : std::string("SET LOCAL gin_pending_list_limit = '256MB'"),
         "stage the entries"));
   }
@@ -358,13 +362,12 @@ Result<int64_t> PostgresBackend::UpsertManyIn(PgConn& conn, std::span<const Entr
     // FlushEntryTerms: analysed right after a load, the writes' fold cost
     // five times the server CPU).
     MNEMO_RETURN_IF_ERROR(conn.ExecScript(
-        rebuild_index ? "ALTER TABLE entry_terms ADD PRIMARY KEY (term, bucket); SET LOCAL "
-                        "maintenance_work_mem = '256MB'; " +
-                            btrees.make +
-                            "CREATE INDEX entries_tsv ON entries USING GIN (tsv); ANALYZE "
-                            "entries"
-                      : std::string("SELECT gin_clean_pending_list('entries_tsv'::regclass); "
-                                    "ANALYZE entries"),
+        rebuild_index
+            ? term_keys.make + "SET LOCAL maintenance_work_mem = '256MB'; " + btrees.make +
+                  "CREATE INDEX entries_tsv ON entries USING GIN (tsv); ANALYZE "
+                  "entries"
+            : std::string("SELECT gin_clean_pending_list('entries_tsv'::regclass); "
+                          "ANALYZE entries"),
         "index the entries"));
   }
   if (labels != nullptr) {
