@@ -81,8 +81,7 @@ inline storage::Stores MakeStores(
       std::cerr << "postgres test backend: " << backend.status().ToString() << "\n";
       return {};
     }
-    return storage::StoresOf(
-        std::shared_ptr<storage::internal::PostgresBackend>(std::move(backend).value()));
+    return (*backend)->stores();
   }
   return {};
 }

@@ -46,7 +46,7 @@ IndexedText IndexText(std::initializer_list<std::string_view> columns);
 
 // Adds `documents` and `tokens` to the text_stats row `name` (negative to
 // remove) for the caller's write transaction: collected on `conn` and written
-// once by FlushTextStats, in the commit's pipeline (PostgresBackend::Write,
+// once by FlushTextStats, in the commit's pipeline (PostgresDatabase::Write,
 // Pool::Transaction). Updating
 // the row per written row would cost O(n²) in a bulk import: every update in
 // one transaction walks the chain of that row's earlier versions.

@@ -1,6 +1,6 @@
 // Row writes of the PostgreSQL backend inside the caller's write
-// (PostgresBackend::Write: writer lock held): the one statement of each
-// kind that the public writes and Restore (postgres_restore.cc) share.
+// (PostgresDatabase::Write: writer lock held): the one statement of each
+// kind that the public writes and Restore (stores/postgres_restore.cc) share.
 #pragma once
 
 #include <string_view>

@@ -19,7 +19,7 @@
 #include "storage/postgres/pg_entry_sql.h"
 #include "storage/postgres/pg_schema.h"
 #include "storage/postgres/pg_text.h"
-#include "storage/postgres/postgres_backend.h"
+#include "storage/postgres/postgres_database.h"
 #include "storage/vector_rules.h"
 
 namespace mnemo::storage::internal {
@@ -140,8 +140,8 @@ Result<TableIndexes> ReadIndexes(PgConn& conn, std::string_view table, std::stri
 
 }  // namespace
 
-Result<int64_t> PostgresBackend::UpsertManyIn(PgConn& conn, std::span<const EntryWrite> writes,
-                                              std::vector<Label>* labels) {
+Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const EntryWrite> writes,
+                                               std::vector<Label>* labels) {
   if (writes.empty()) return int64_t{0};
   for (const EntryWrite& w : writes) MNEMO_RETURN_IF_ERROR(ValidateWrite(w));
   std::map<EntryKey, Staged> staged;

@@ -273,9 +273,11 @@ TEST_F(PgServer, ReadsAreServedWhenAListedStandbyIsDown) {
   ASSERT_TRUE(backend.ok()) << backend.status().ToString();
   for (int i = 0; i < 20; ++i) {
     const std::string key = "k" + std::to_string(i);
-    ASSERT_TRUE(
-        (*backend)->Upsert({.owner = "u", .key = key, .content = "v" + key, .now = 1000 + i}).ok());
-    auto found = (*backend)->FindExact("u", "global", key);
+    ASSERT_TRUE((*backend)
+                    ->entries()
+                    .Upsert({.owner = "u", .key = key, .content = "v" + key, .now = 1000 + i})
+                    .ok());
+    auto found = (*backend)->entries().FindExact("u", "global", key);
     ASSERT_TRUE(found.ok()) << found.status().ToString();
     ASSERT_TRUE(found->has_value()) << key;
     EXPECT_EQ((*found)->content, "v" + key);

@@ -133,22 +133,24 @@ TEST(PgSchema, AVersion7StoreMigratesWithNothingLost) {
   EXPECT_EQ(Text(c, "SELECT string_agg(id || content || tsv::text, ',' ORDER BY label) FROM " + s +
                         ".entries"),
             entries_before);
-  auto hits = b.KeywordSearch({.terms = text::QueryTerms("harbour lantern"), .limit = 10});
+  auto hits =
+      b.entries().KeywordSearch({.terms = text::QueryTerms("harbour lantern"), .limit = 10});
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   EXPECT_EQ(hits->size(), 3u);
 
   // New rows noted by the bulk write, rewrites by the update trigger, one
   // row by the insert trigger; an import into an empty table takes the
   // other way (the statistics' key rebuilt): both end equal to a recount.
-  ASSERT_TRUE(b.UpsertBatch(Batch(0, 300, "global")).ok());
+  ASSERT_TRUE(b.entries().UpsertBatch(Batch(0, 300, "global")).ok());
   EXPECT_EQ(StoredTerms(c, s), RecountedTerms(c, s));
   std::vector<EntryWrite> mixed = Batch(200, 400, "global");
   mixed.push_back({.owner = "u1", .key = "old0", .content = "the lantern moved", .now = 9000});
-  ASSERT_TRUE(b.UpsertBatch(mixed).ok());
-  ASSERT_TRUE(
-      b.Upsert({.owner = "u2", .key = "single", .content = "one lantern", .now = 9001}).ok());
+  ASSERT_TRUE(b.entries().UpsertBatch(mixed).ok());
+  ASSERT_TRUE(b.entries()
+                  .Upsert({.owner = "u2", .key = "single", .content = "one lantern", .now = 9001})
+                  .ok());
   EXPECT_EQ(StoredTerms(c, s), RecountedTerms(c, s));
-  ASSERT_TRUE(b.UpsertBatch(Batch(400, 402, "tool-shell")).ok());
+  ASSERT_TRUE(b.entries().UpsertBatch(Batch(400, 402, "tool-shell")).ok());
   EXPECT_EQ(Int(c, "SELECT value FROM " + s + ".generations WHERE name = 'tool_rules'"),
             tool_rules_before + 1);
   EXPECT_EQ(StoredTerms(c, s), RecountedTerms(c, s));
@@ -157,12 +159,13 @@ TEST(PgSchema, AVersion7StoreMigratesWithNothingLost) {
   const std::string f = QuoteIdentifier(fresh);
   auto empty = internal::PostgresBackend::Open({.url = url, .schema = fresh, .pool_size = 1});
   ASSERT_TRUE(empty.ok()) << empty.status().ToString();
-  ASSERT_TRUE((*empty)->UpsertBatch(Batch(0, 12000, "global")).ok());
+  ASSERT_TRUE((*empty)->entries().UpsertBatch(Batch(0, 12000, "global")).ok());
   EXPECT_EQ(StoredTerms(c, f), RecountedTerms(c, f));
   EXPECT_EQ(Int(c, "SELECT count(*) FROM pg_indexes WHERE schemaname = '" + fresh +
                        "' AND indexname IN ('entry_terms_pkey', 'entries_tsv')"),
             2);
-  auto found = (*empty)->KeywordSearch({.terms = text::QueryTerms("harbour"), .limit = 5});
+  auto found =
+      (*empty)->entries().KeywordSearch({.terms = text::QueryTerms("harbour"), .limit = 5});
   ASSERT_TRUE(found.ok()) << found.status().ToString();
   EXPECT_EQ(found->size(), 5u);
   // That load dropped the B-tree indexes of entries and made them again:
@@ -186,7 +189,7 @@ TEST(PgSchema, AVersion7StoreMigratesWithNothingLost) {
   std::vector<EntryWrite> clash = Batch(0, 12000, "global");
   clash[5].id = "same-id";
   clash[11000].id = "same-id";
-  const auto refused = (*other)->UpsertBatch(clash);
+  const auto refused = (*other)->entries().UpsertBatch(clash);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), StatusCode::kConflict) << refused.status().ToString();
   EXPECT_EQ(Int(c, "SELECT count(*) FROM " + QuoteIdentifier(third) + ".entries"), 0);

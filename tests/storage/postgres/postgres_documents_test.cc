@@ -51,7 +51,7 @@ ContextEventRow Event(std::string search_text) {
 }
 
 std::vector<double> DocumentScores(internal::PostgresBackend& b, std::string_view q) {
-  auto hits = b.SearchDocuments({.terms = text::QueryTerms(q), .limit = 100});
+  auto hits = b.documents().SearchDocuments({.terms = text::QueryTerms(q), .limit = 100});
   EXPECT_TRUE(hits.ok()) << hits.status().ToString();
   std::vector<double> out;
   if (hits.ok()) {
@@ -61,7 +61,7 @@ std::vector<double> DocumentScores(internal::PostgresBackend& b, std::string_vie
 }
 
 std::vector<double> EventScores(internal::PostgresBackend& b, std::string_view q) {
-  auto hits = b.SearchContextEvents({.terms = text::QueryTerms(q), .limit = 100});
+  auto hits = b.context_events().SearchContextEvents({.terms = text::QueryTerms(q), .limit = 100});
   EXPECT_TRUE(hits.ok()) << hits.status().ToString();
   std::vector<double> out;
   if (hits.ok()) {
@@ -77,7 +77,7 @@ TEST(PostgresDocuments, TwoProcessesStoreAContentOnceAndLoseNoCountedRead) {
   std::atomic<int> created{0};
   auto put = [&](internal::PostgresBackend* backend) {
     for (int i = 0; i < kEach; ++i) {
-      auto r = backend->PutDocument(Doc("shared evidence " + std::to_string(i)));
+      auto r = backend->documents().PutDocument(Doc("shared evidence " + std::to_string(i)));
       ASSERT_TRUE(r.ok()) << r.status().ToString();
       if (r->created) ++created;
     }
@@ -87,24 +87,24 @@ TEST(PostgresDocuments, TwoProcessesStoreAContentOnceAndLoseNoCountedRead) {
   t1.join();
   t2.join();
   EXPECT_EQ(created.load(), kEach);
-  auto count = b[1]->CountDocuments(std::nullopt);
+  auto count = b[1]->documents().CountDocuments(std::nullopt);
   ASSERT_TRUE(count.ok());
   EXPECT_EQ(*count, kEach);
-  auto df = b[0]->DocumentFrequencies(text::QueryTerms("evidence"));
+  auto df = b[0]->documents().DocumentFrequencies(text::QueryTerms("evidence"));
   ASSERT_TRUE(df.ok());
   EXPECT_THAT(*df, ::testing::ElementsAre(kEach));
 
-  auto first = b[0]->ListDocuments(std::nullopt, std::nullopt, 1, 0);
+  auto first = b[0]->documents().ListDocuments(std::nullopt, std::nullopt, 1, 0);
   ASSERT_TRUE(first.ok() && first->size() == 1u);
   const std::string id = (*first)[0].id;
   auto read = [&](internal::PostgresBackend* backend) {
-    for (int i = 0; i < kEach; ++i) ASSERT_TRUE(backend->GetDocument(id, true).ok());
+    for (int i = 0; i < kEach; ++i) ASSERT_TRUE(backend->documents().GetDocument(id, true).ok());
   };
   std::thread r1(read, b[0].get());
   std::thread r2(read, b[1].get());
   r1.join();
   r2.join();
-  auto doc = b[1]->GetDocument(id, false);
+  auto doc = b[1]->documents().GetDocument(id, false);
   ASSERT_TRUE(doc.ok() && doc->has_value());
   EXPECT_EQ((*doc)->access_count, 2 * kEach);
 }
@@ -115,7 +115,7 @@ TEST(PostgresContextEvents, TwoProcessesNeverShareOrSkipASeq) {
   constexpr int kEach = 25;
   auto append = [&](internal::PostgresBackend* backend) {
     for (int i = 0; i < kEach; ++i) {
-      auto r = backend->AppendContextEvent(Event("event " + std::to_string(i)));
+      auto r = backend->context_events().AppendContextEvent(Event("event " + std::to_string(i)));
       ASSERT_TRUE(r.ok()) << r.status().ToString();
     }
   };
@@ -123,7 +123,7 @@ TEST(PostgresContextEvents, TwoProcessesNeverShareOrSkipASeq) {
   std::thread t2(append, b[1].get());
   t1.join();
   t2.join();
-  auto events = b[0]->ContextEvents("local", "s");
+  auto events = b[0]->context_events().ContextEvents("local", "s");
   ASSERT_TRUE(events.ok());
   ASSERT_EQ(events->size(), static_cast<size_t>(2 * kEach));
   for (size_t i = 0; i < events->size(); ++i) EXPECT_EQ((*events)[i].seq, static_cast<int64_t>(i));
@@ -141,7 +141,7 @@ TEST(PostgresGraph, TwoProcessesLeaveOneCurrentTriple) {
       t.confidence = 0.6;
       t.valid_from = 1000 + i;
       t.created_at = 1000 + i;
-      auto r = backend->UpsertTriple(t, true);
+      auto r = backend->graph().UpsertTriple(t, true);
       ASSERT_TRUE(r.ok()) << r.status().ToString();
     }
   };
@@ -149,7 +149,7 @@ TEST(PostgresGraph, TwoProcessesLeaveOneCurrentTriple) {
   std::thread t2(work, b[1].get(), "UTC");
   t1.join();
   t2.join();
-  auto current = b[1]->QueryTriples({.subject = "user", .predicate = "timezone"});
+  auto current = b[1]->graph().QueryTriples({.subject = "user", .predicate = "timezone"});
   ASSERT_TRUE(current.ok());
   EXPECT_EQ(current->size(), 1u);
 }
@@ -169,21 +169,23 @@ TEST(PostgresDocuments, KeywordStatisticsStayExactThroughUpdatesAndDeletes) {
   std::vector<std::string> ids;
   for (const char* text : {"dark mode everywhere", "tea with milk", "dark roast coffee beans",
                            "a very long note about dark chocolate and more"}) {
-    auto put = churned->PutDocument(Doc(text));
+    auto put = churned->documents().PutDocument(Doc(text));
     ASSERT_TRUE(put.ok()) << put.status().ToString();
     ids.push_back(put->row.id);
   }
   const std::vector<std::string> tags = {"dark"};
-  ASSERT_TRUE(churned->UpdateDocumentDerived(ids[1], "dark tea", "a summary", tags, {}, 2000).ok());
-  ASSERT_TRUE(churned->DeleteDocument(ids[3]).ok());
+  ASSERT_TRUE(churned->documents()
+                  .UpdateDocumentDerived(ids[1], "dark tea", "a summary", tags, {}, 2000)
+                  .ok());
+  ASSERT_TRUE(churned->documents().DeleteDocument(ids[3]).ok());
   for (const char* text : {"dark mode everywhere", "dark roast coffee beans"}) {
-    ASSERT_TRUE(fresh->PutDocument(Doc(text)).ok());
+    ASSERT_TRUE(fresh->documents().PutDocument(Doc(text)).ok());
   }
   DocumentRow derived = Doc("tea with milk");
   derived.search_text = "dark tea";
   derived.summary = "a summary";
   derived.tags = tags;
-  ASSERT_TRUE(fresh->PutDocument(derived).ok());
+  ASSERT_TRUE(fresh->documents().PutDocument(derived).ok());
   std::vector<double> expected = DocumentScores(*fresh, "dark tea mode");
   ASSERT_EQ(expected.size(), 3u);
   EXPECT_EQ(DocumentScores(*churned, "dark tea mode"), expected);
@@ -192,15 +194,15 @@ TEST(PostgresDocuments, KeywordStatisticsStayExactThroughUpdatesAndDeletes) {
   std::vector<int64_t> event_ids;
   for (const char* text : {"first dark event", "second event", "third dark dark event",
                            "fourth light event", "fifth dark event"}) {
-    auto r = churned->AppendContextEvent(Event(text));
+    auto r = churned->context_events().AppendContextEvent(Event(text));
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     event_ids.push_back(r->id);
   }
-  ASSERT_TRUE(churned->DeleteContextEventsUpTo("local", "s", 1).ok());
+  ASSERT_TRUE(churned->context_events().DeleteContextEventsUpTo("local", "s", 1).ok());
   const std::vector<int64_t> doomed = {event_ids[3]};
-  ASSERT_TRUE(churned->DeleteContextEventsByIds(doomed).ok());
+  ASSERT_TRUE(churned->context_events().DeleteContextEventsByIds(doomed).ok());
   for (const char* text : {"third dark dark event", "fifth dark event"}) {
-    ASSERT_TRUE(fresh->AppendContextEvent(Event(text)).ok());
+    ASSERT_TRUE(fresh->context_events().AppendContextEvent(Event(text)).ok());
   }
   std::vector<double> expected_events = EventScores(*fresh, "dark light");
   ASSERT_EQ(expected_events.size(), 2u);

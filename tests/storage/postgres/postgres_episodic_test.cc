@@ -50,17 +50,17 @@ TEST(PostgresEpisodic, TwoProcessesMergeCloseAndAppendAtomically) {
   std::vector<SegmentRow> segments;
   for (int i = 0; i < kEach; ++i) {
     segments.push_back(OpenSegmentRow("s" + std::to_string(i)));
-    ASSERT_TRUE(b.first->PutSegment(segments.back()).ok());
+    ASSERT_TRUE(b.first->episodic().PutSegment(segments.back()).ok());
   }
   std::atomic<int> closes{0};
   auto work = [&](internal::PostgresBackend* backend) {
     for (int i = 0; i < kEach; ++i) {
-      auto merged = backend->MergeFacet({.facet_type = "context",
-                                         .key = "context_live_berlin",
-                                         .value = "I live in Berlin",
-                                         .confidence = 0.6});
+      auto merged = backend->episodic().MergeFacet({.facet_type = "context",
+                                                    .key = "context_live_berlin",
+                                                    .value = "I live in Berlin",
+                                                    .confidence = 0.6});
       ASSERT_TRUE(merged.ok()) << merged.status().ToString();
-      auto closed = backend->CloseSegment(segments[static_cast<size_t>(i)].id, 1000 + i);
+      auto closed = backend->episodic().CloseSegment(segments[static_cast<size_t>(i)].id, 1000 + i);
       ASSERT_TRUE(closed.ok()) << closed.status().ToString();
       if (*closed) ++closes;
       TurnWrite w;
@@ -68,7 +68,7 @@ TEST(PostgresEpisodic, TwoProcessesMergeCloseAndAppendAtomically) {
       w.row.role = "user";
       w.row.content = "turn";
       w.search_text = "turn";
-      auto appended = backend->AppendTurns(std::vector<TurnWrite>{w, w});
+      auto appended = backend->episodic().AppendTurns(std::vector<TurnWrite>{w, w});
       ASSERT_TRUE(appended.ok()) << appended.status().ToString();
       EXPECT_EQ((*appended)[1].seq, (*appended)[0].seq + 1);
     }
@@ -78,15 +78,15 @@ TEST(PostgresEpisodic, TwoProcessesMergeCloseAndAppendAtomically) {
   t1.join();
   t2.join();
   EXPECT_EQ(closes.load(), kEach);  // each segment closed by exactly one of them
-  auto facets = b.second->Facets(true, "");
+  auto facets = b.second->episodic().Facets(true, "");
   ASSERT_TRUE(facets.ok());
   ASSERT_EQ(facets->size(), 1u);
   EXPECT_EQ((*facets)[0].evidence_count, 2 * kEach);
-  auto turns = b.first->SessionTurns("local", "shared", 0, INT64_MAX);
+  auto turns = b.first->episodic().SessionTurns("local", "shared", 0, INT64_MAX);
   ASSERT_TRUE(turns.ok());
   ASSERT_EQ(turns->size(), static_cast<size_t>(4 * kEach));
   for (size_t i = 0; i < turns->size(); ++i) EXPECT_EQ((*turns)[i].seq, static_cast<int64_t>(i));
-  auto hits = b.second->SearchTurns({.terms = {"turn"}, .limit = 1000});
+  auto hits = b.second->episodic().SearchTurns({.terms = {"turn"}, .limit = 1000});
   ASSERT_TRUE(hits.ok());
   EXPECT_EQ(hits->size(), static_cast<size_t>(4 * kEach));
 }
@@ -96,17 +96,17 @@ TEST(PostgresEpisodic, RecapVectorVersionsOfTwoProcessesAreOneSequence) {
   ASSERT_NE(b.first, nullptr);
   ASSERT_NE(b.second, nullptr);
   SegmentRow s = OpenSegmentRow("s");
-  ASSERT_TRUE(b.first->PutSegment(s).ok());
+  ASSERT_TRUE(b.first->episodic().PutSegment(s).ok());
   const std::vector<float> v = {1.0F, 2.0F};
-  ASSERT_TRUE(b.first->PutSegmentVector(s.id, "sig", v).ok());
-  auto seen = b.second->SegmentVectorsSince("sig", 0, 10);
+  ASSERT_TRUE(b.first->episodic().PutSegmentVector(s.id, "sig", v).ok());
+  auto seen = b.second->episodic().SegmentVectorsSince("sig", 0, 10);
   ASSERT_TRUE(seen.ok());
   ASSERT_EQ(seen->size(), 1u);
   // A write through the other process gets a later version and is all a
   // caught-up reader of the first sees.
   const std::vector<float> w = {3.0F, 4.0F};
-  ASSERT_TRUE(b.second->PutSegmentVector(s.id, "sig", w).ok());
-  auto later = b.first->SegmentVectorsSince("sig", (*seen)[0].version, 10);
+  ASSERT_TRUE(b.second->episodic().PutSegmentVector(s.id, "sig", w).ok());
+  auto later = b.first->episodic().SegmentVectorsSince("sig", (*seen)[0].version, 10);
   ASSERT_TRUE(later.ok());
   ASSERT_EQ(later->size(), 1u);
   EXPECT_GT((*later)[0].version, (*seen)[0].version);

@@ -57,7 +57,7 @@ TEST(PostgresKeywordSearch, SameHitsAsSqliteWithThePrunedTryAndItsFallback) {
   auto lite = internal::SqliteBackend::Open({.path = dir.File("mnemo.db"), .readers = 1});
   ASSERT_TRUE(lite.ok()) << lite.status().ToString();
   std::vector<EntryWrite> corpus = Corpus();
-  ASSERT_TRUE((*pg)->UpsertBatch(corpus).ok());
+  ASSERT_TRUE((*pg)->entries().UpsertBatch(corpus).ok());
   ASSERT_TRUE((*lite)->entries().UpsertBatch(corpus).ok());
   // Rewritten, made public and deleted rows move the kept statistics.
   std::vector<EntryWrite> changes = {
@@ -68,12 +68,12 @@ TEST(PostgresKeywordSearch, SameHitsAsSqliteWithThePrunedTryAndItsFallback) {
        .visibility = Visibility::kPublic,
        .now = 9001}};
   for (const EntryWrite& w : changes) {
-    ASSERT_TRUE((*pg)->Upsert(w).ok());
+    ASSERT_TRUE((*pg)->entries().Upsert(w).ok());
     ASSERT_TRUE((*lite)->entries().Upsert(w).ok());
   }
   for (const char* key : {"k207", "k9"}) {
-    for (EntryStore* store :
-         {static_cast<EntryStore*>(pg->get()), static_cast<EntryStore*>(&(*lite)->entries())}) {
+    for (EntryStore* store : {static_cast<EntryStore*>(&(*pg)->entries()),
+                              static_cast<EntryStore*>(&(*lite)->entries())}) {
       auto e = store->FindExact("u2", "global", key);
       ASSERT_TRUE(e.ok() && e->has_value()) << key;
       ASSERT_TRUE(store->Delete((*e)->id).ok());
@@ -110,14 +110,15 @@ TEST(PostgresKeywordSearch, SameHitsAsSqliteWithThePrunedTryAndItsFallback) {
     const KeywordQuery q{.terms = text::QueryTerms(c.query),
                          .filter = {.category = c.category, .scope = c.scope},
                          .limit = 10};
-    const int64_t pruned_before = (*pg)->keyword_pruned_searches();
-    auto a = (*pg)->KeywordSearch(q);
+    const int64_t pruned_before = (*pg)->entries().keyword_pruned_searches();
+    auto a = (*pg)->entries().KeywordSearch(q);
     auto b = (*lite)->entries().KeywordSearch(q);
     ASSERT_TRUE(a.ok()) << a.status().ToString();
     ASSERT_TRUE(b.ok()) << b.status().ToString();
     EXPECT_FALSE(a->empty()) << c.query;
     ExpectSame(*a, *b, c.query + (c.scope.all ? "" : " as u1"));
-    EXPECT_EQ((*pg)->keyword_pruned_searches() - pruned_before, c.pruned ? 1 : 0) << c.query;
+    EXPECT_EQ((*pg)->entries().keyword_pruned_searches() - pruned_before, c.pruned ? 1 : 0)
+        << c.query;
   }
 }
 
@@ -161,7 +162,7 @@ TEST(PostgresKeywordSearch, LargeBatchesLeaveTheTextIndexAndTheSameHits) {
       batch(6000, 16000, "second")};  // half rewrites, into 12 000 rows: pending list
   const ReadScope everyone;
   for (const std::vector<EntryWrite>& b : batches) {
-    ASSERT_TRUE((*pg)->UpsertBatch(b).ok());
+    ASSERT_TRUE((*pg)->entries().UpsertBatch(b).ok());
     ASSERT_TRUE((*lite)->entries().UpsertBatch(b).ok());
     EXPECT_EQ(index_count(), 1);
     // The batch's notes were folded and their table emptied by TRUNCATE: a
@@ -175,7 +176,7 @@ TEST(PostgresKeywordSearch, LargeBatchesLeaveTheTextIndexAndTheSameHits) {
     for (const char* query : {"rare common", "rare first", "second rare row", "common words"}) {
       const KeywordQuery q{
           .terms = text::QueryTerms(query), .filter = {.scope = everyone}, .limit = 10};
-      auto a = (*pg)->KeywordSearch(q);
+      auto a = (*pg)->entries().KeywordSearch(q);
       auto l = (*lite)->entries().KeywordSearch(q);
       ASSERT_TRUE(a.ok()) << a.status().ToString();
       ASSERT_TRUE(l.ok()) << l.status().ToString();

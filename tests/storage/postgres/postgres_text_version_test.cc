@@ -35,13 +35,13 @@ void MakeStale(const std::string& schema, bool forget_version) {
 }
 
 size_t Entries(internal::PostgresBackend& b, const std::string& query) {
-  auto hits = b.KeywordSearch({.terms = text::QueryTerms(query)});
+  auto hits = b.entries().KeywordSearch({.terms = text::QueryTerms(query)});
   EXPECT_TRUE(hits.ok()) << hits.status().ToString();
   return hits.ok() ? hits->size() : 0;
 }
 
 size_t Turns(internal::PostgresBackend& b, const std::string& query) {
-  auto hits = b.SearchTurns({.terms = text::QueryTerms(query)});
+  auto hits = b.episodic().SearchTurns({.terms = text::QueryTerms(query)});
   EXPECT_TRUE(hits.ok()) << hits.status().ToString();
   return hits.ok() ? hits->size() : 0;
 }
@@ -52,13 +52,14 @@ TEST(PostgresTextVersion, AnIndexOfAnotherVersionIsRebuiltOnceAtOpen) {
   {
     auto b = Open(options);
     ASSERT_NE(b, nullptr);
-    ASSERT_TRUE(
-        b->Upsert({.key = "rollout", .content = "the deployment of billing", .now = 1}).ok());
+    ASSERT_TRUE(b->entries()
+                    .Upsert({.key = "rollout", .content = "the deployment of billing", .now = 1})
+                    .ok());
     TurnWrite turn;
     turn.row = {.owner = "local", .session_id = "s", .role = "user", .content = "x"};
     turn.row.timestamp_ms = 1;
     turn.search_text = "we deployed billing";
-    ASSERT_TRUE(b->AppendTurns(std::span(&turn, 1)).ok());
+    ASSERT_TRUE(b->episodic().AppendTurns(std::span(&turn, 1)).ok());
   }
   MakeStale(options.schema, /*forget_version=*/true);
   {

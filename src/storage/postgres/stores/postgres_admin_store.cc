@@ -11,7 +11,7 @@
 #include "storage/postgres/pg_connection.h"
 #include "storage/postgres/pg_text.h"
 #include "storage/postgres/pg_writes.h"
-#include "storage/postgres/postgres_backend.h"
+#include "storage/postgres/stores/postgres_admin_store.h"
 #include "storage/vector_rules.h"
 
 namespace mnemo::storage::internal {
@@ -126,7 +126,10 @@ Status DropDocuments(PgConn& conn, std::string_view owner, std::span<const std::
 
 }  // namespace
 
-Result<ErasureCounts> PostgresBackend::EraseSession(const SessionErasure& what) {
+PostgresAdminStore::PostgresAdminStore(std::shared_ptr<PostgresDatabase> db)
+    : PostgresStore(std::move(db)) {}
+
+Result<ErasureCounts> PostgresAdminStore::EraseSession(const SessionErasure& what) {
   MNEMO_RETURN_IF_ERROR(ValidateErasure(what.owner, what.session_id));
   const Scope scope{.owner = what.owner, .session_id = what.session_id};
   ErasureCounts counts;
@@ -138,7 +141,7 @@ Result<ErasureCounts> PostgresBackend::EraseSession(const SessionErasure& what) 
   return counts;
 }
 
-Result<ErasureCounts> PostgresBackend::ErasePrincipal(std::string_view owner) {
+Result<ErasureCounts> PostgresAdminStore::ErasePrincipal(std::string_view owner) {
   MNEMO_RETURN_IF_ERROR(ValidateErasure(owner, std::nullopt));
   const Scope scope{.owner = owner};
   ErasureCounts counts;
@@ -153,7 +156,7 @@ Result<ErasureCounts> PostgresBackend::ErasePrincipal(std::string_view owner) {
                   Params().Add(owner).Add(static_cast<int64_t>(kChangeRemoved)),
                   "log the removal of the entries' vectors"));
     counts.entry_vectors = logged.affected();
-    logged_changes_ += counts.entry_vectors;
+    db_->logged_changes() += counts.entry_vectors;
     MNEMO_RETURN_IF_ERROR(
         DeleteScoped(conn, "entry_vectors", "label IN (" + labels + ")", scope, "").status());
     MNEMO_ASSIGN_OR_RETURN(counts.entries,

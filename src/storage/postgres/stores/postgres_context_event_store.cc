@@ -9,7 +9,7 @@
 #include "storage/postgres/pg_entry_sql.h"
 #include "storage/postgres/pg_text.h"
 #include "storage/postgres/pg_writes.h"
-#include "storage/postgres/postgres_backend.h"
+#include "storage/postgres/stores/postgres_context_event_store.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -80,7 +80,10 @@ Result<int64_t> InsertContextEventIn(PgConn& conn, const ContextEventRow& row,
   return put.Int(0, 0);
 }
 
-Result<ContextEventRow> PostgresBackend::AppendContextEvent(const ContextEventRow& row) {
+PostgresContextEventStore::PostgresContextEventStore(std::shared_ptr<PostgresDatabase> db)
+    : PostgresStore(std::move(db)) {}
+
+Result<ContextEventRow> PostgresContextEventStore::AppendContextEvent(const ContextEventRow& row) {
   MNEMO_RETURN_IF_ERROR(ValidateContextEvent(row));
   const pg::IndexedText text = pg::IndexText({row.search_text});
   ContextEventRow out;
@@ -101,8 +104,8 @@ Result<ContextEventRow> PostgresBackend::AppendContextEvent(const ContextEventRo
   return out;
 }
 
-Result<std::vector<ContextEventRow>> PostgresBackend::ContextEvents(std::string_view owner,
-                                                                    std::string_view session_id) {
+Result<std::vector<ContextEventRow>> PostgresContextEventStore::ContextEvents(
+    std::string_view owner, std::string_view session_id) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows,
@@ -116,8 +119,8 @@ Result<std::vector<ContextEventRow>> PostgresBackend::ContextEvents(std::string_
   return out;
 }
 
-Result<std::vector<ContextEventRow>> PostgresBackend::ContextEventsAfter(int64_t after_id,
-                                                                         int limit) {
+Result<std::vector<ContextEventRow>> PostgresContextEventStore::ContextEventsAfter(int64_t after_id,
+                                                                                   int limit) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows, conn->Exec(std::string("SELECT ") + kEventColumns +
@@ -129,7 +132,7 @@ Result<std::vector<ContextEventRow>> PostgresBackend::ContextEventsAfter(int64_t
   return out;
 }
 
-Result<std::vector<ContextEventHit>> PostgresBackend::SearchContextEvents(
+Result<std::vector<ContextEventHit>> PostgresContextEventStore::SearchContextEvents(
     const ContextEventQuery& query) {
   const std::vector<std::string> terms = DistinctTerms(query.terms);
   if (terms.empty() || query.limit <= 0) return std::vector<ContextEventHit>();
@@ -161,9 +164,9 @@ Result<std::vector<ContextEventHit>> PostgresBackend::SearchContextEvents(
   return hits;
 }
 
-Result<int64_t> PostgresBackend::DeleteContextEventsUpTo(std::string_view owner,
-                                                         std::string_view session_id,
-                                                         int64_t up_to_seq) {
+Result<int64_t> PostgresContextEventStore::DeleteContextEventsUpTo(std::string_view owner,
+                                                                   std::string_view session_id,
+                                                                   int64_t up_to_seq) {
   int64_t deleted = 0;
   MNEMO_RETURN_IF_ERROR(Write("delete context events", [&](PgConn& conn) -> Status {
     MNEMO_ASSIGN_OR_RETURN(deleted,
@@ -174,7 +177,7 @@ Result<int64_t> PostgresBackend::DeleteContextEventsUpTo(std::string_view owner,
   return deleted;
 }
 
-Result<int64_t> PostgresBackend::DeleteContextEventsByIds(std::span<const int64_t> ids) {
+Result<int64_t> PostgresContextEventStore::DeleteContextEventsByIds(std::span<const int64_t> ids) {
   if (ids.empty()) return 0;
   int64_t deleted = 0;
   MNEMO_RETURN_IF_ERROR(Write("delete context events", [&](PgConn& conn) -> Status {

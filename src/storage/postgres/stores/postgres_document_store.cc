@@ -13,7 +13,7 @@
 #include "storage/postgres/pg_entry_sql.h"
 #include "storage/postgres/pg_text.h"
 #include "storage/postgres/pg_writes.h"
-#include "storage/postgres/postgres_backend.h"
+#include "storage/postgres/stores/postgres_document_store.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -86,7 +86,10 @@ Status InsertDocumentIn(PgConn& conn, const DocumentRow& doc) {
   return pg::AddTextStats(conn, "documents", 1, text.length);
 }
 
-Result<DocumentPut> PostgresBackend::PutDocument(const DocumentRow& row) {
+PostgresDocumentStore::PostgresDocumentStore(std::shared_ptr<PostgresDatabase> db)
+    : PostgresStore(std::move(db)) {}
+
+Result<DocumentPut> PostgresDocumentStore::PutDocument(const DocumentRow& row) {
   MNEMO_RETURN_IF_ERROR(ValidateDocument(row));
   // Outside the transaction: a retried attempt stores the same id.
   const DocumentRow doc = NewDocumentRow(row);
@@ -112,8 +115,8 @@ Result<DocumentPut> PostgresBackend::PutDocument(const DocumentRow& row) {
   return out;
 }
 
-Result<std::optional<DocumentRow>> PostgresBackend::GetDocument(std::string_view id,
-                                                                bool count_access) {
+Result<std::optional<DocumentRow>> PostgresDocumentStore::GetDocument(std::string_view id,
+                                                                      bool count_access) {
   if (!count_access) {
     MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
     MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->Exec(std::string("SELECT ") + kDocumentColumns +
@@ -134,7 +137,8 @@ Result<std::optional<DocumentRow>> PostgresBackend::GetDocument(std::string_view
   return out;
 }
 
-Result<std::vector<DocumentHit>> PostgresBackend::SearchDocuments(const DocumentQuery& query) {
+Result<std::vector<DocumentHit>> PostgresDocumentStore::SearchDocuments(
+    const DocumentQuery& query) {
   const std::vector<std::string> terms = DistinctTerms(query.terms);
   if (terms.empty() || query.limit <= 0) return std::vector<DocumentHit>();
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
@@ -164,7 +168,7 @@ Result<std::vector<DocumentHit>> PostgresBackend::SearchDocuments(const Document
   return hits;
 }
 
-Result<std::vector<DocumentRow>> PostgresBackend::ListDocuments(
+Result<std::vector<DocumentRow>> PostgresDocumentStore::ListDocuments(
     std::optional<std::string> owner, std::optional<std::string> source_prefix, int limit,
     int64_t offset) {
   if (offset < 0) return InvalidArgument("offset must be >= 0", "offset");
@@ -185,7 +189,7 @@ Result<std::vector<DocumentRow>> PostgresBackend::ListDocuments(
   return out;
 }
 
-Result<bool> PostgresBackend::DeleteDocument(std::string_view id) {
+Result<bool> PostgresDocumentStore::DeleteDocument(std::string_view id) {
   bool deleted = false;
   MNEMO_RETURN_IF_ERROR(Write("delete the document", [&](PgConn& conn) -> Status {
     MNEMO_ASSIGN_OR_RETURN(Rows gone,
@@ -198,7 +202,7 @@ Result<bool> PostgresBackend::DeleteDocument(std::string_view id) {
   return deleted;
 }
 
-Result<int64_t> PostgresBackend::CountDocuments(std::optional<std::string> owner) {
+Result<int64_t> PostgresDocumentStore::CountDocuments(std::optional<std::string> owner) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows, conn->Exec("SELECT count(*) FROM documents WHERE $1::text IS NULL OR owner = $1",
@@ -206,7 +210,7 @@ Result<int64_t> PostgresBackend::CountDocuments(std::optional<std::string> owner
   return rows.empty() ? 0 : rows.Int(0, 0);
 }
 
-Result<std::vector<int64_t>> PostgresBackend::DocumentFrequencies(
+Result<std::vector<int64_t>> PostgresDocumentStore::DocumentFrequencies(
     std::span<const std::string> terms) {
   if (terms.empty()) return std::vector<int64_t>();
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
@@ -214,11 +218,9 @@ Result<std::vector<int64_t>> PostgresBackend::DocumentFrequencies(
   return pg::CountTermRows(*conn, "documents", terms);
 }
 
-Status PostgresBackend::UpdateDocumentDerived(std::string_view id, std::string_view search_text,
-                                              std::string_view summary,
-                                              std::span<const std::string> tags,
-                                              std::span<const std::string> entities,
-                                              TimeMs updated_at) {
+Status PostgresDocumentStore::UpdateDocumentDerived(
+    std::string_view id, std::string_view search_text, std::string_view summary,
+    std::span<const std::string> tags, std::span<const std::string> entities, TimeMs updated_at) {
   const pg::IndexedText text = IndexDocument(search_text, summary, tags);
   return Write("update the document", [&](PgConn& conn) -> Status {
     Params p;

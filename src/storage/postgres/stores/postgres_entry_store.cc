@@ -1,17 +1,13 @@
-#include "storage/postgres/postgres_backend.h"
+#include "storage/postgres/stores/postgres_entry_store.h"
 
 #include <map>
 
 #include "storage/entry_rules.h"
 #include "storage/postgres/pg_entry_search.h"
 #include "storage/postgres/pg_entry_sql.h"
-#include "storage/postgres/pg_schema.h"
 #include "storage/postgres/pg_text.h"
-#include "storage/postgres/pg_text_version.h"
-#include "text/tokenizer.h"
 
-namespace mnemo::storage {
-namespace internal {
+namespace mnemo::storage::internal {
 namespace {
 
 using pg::Params;
@@ -26,85 +22,10 @@ constexpr size_t kBulkFrom = 2;
 
 }  // namespace
 
-Result<std::unique_ptr<PostgresBackend>> PostgresBackend::Open(const PostgresOptions& options,
-                                                               int64_t vector_log_limit) {
-  if (options.schema.empty()) {
-    return InvalidArgument("the PostgreSQL schema name must not be empty", "postgres.schema");
-  }
-  std::unique_ptr<PostgresBackend> backend(new PostgresBackend(vector_log_limit));
-  backend->schema_ = options.schema;
-  {
-    // Migrate on a connection of its own, before the pool's connections set
-    // their search_path to a schema that may not exist yet.
-    pg::PoolOptions bootstrap{.url = options.url,
-                              .size = 1,
-                              .connect_attempts = options.connect_attempts,
-                              .logger = options.logger};
-    MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<pg::Pool> pool, pg::Pool::Open(bootstrap));
-    MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, pool->Acquire());
-    MNEMO_ASSIGN_OR_RETURN(backend->schema_version_, pg::MigrateSchema(*conn, options.schema));
-    MNEMO_ASSIGN_OR_RETURN(const int64_t reindexed, pg::EnsureTextVersion(*conn, options.schema));
-    if (reindexed > 0) {
-      options.logger->Log(LogLevel::kInfo,
-                          "rebuilt the keyword index of the PostgreSQL schema " + options.schema +
-                              " for text version " + std::to_string(text::kTextVersion) + " (" +
-                              std::to_string(reindexed) +
-                              " rows); run `mnemo reindex` to refresh the hash embedder's vectors");
-    }
-    MNEMO_ASSIGN_OR_RETURN(
-        Rows id, conn->Exec("SELECT id FROM " + pg::QuoteIdentifier(options.schema) + ".store_info",
-                            "read the store id"));
-    if (id.empty()) return Internal("the PostgreSQL schema has no store id (store_info)");
-    backend->store_id_ = id.Text(0, 0);
-  }
-  pg::PoolOptions pool{.url = options.url,
-                       // A bulk write's keyword statistics (FlushEntryTerms) are
-                       // aggregated in memory, not spilled to disk at the 4 MB default.
-                       // No JIT: a search's cost estimate passes jit_above_cost
-                       // whenever the planner misjudges a table (entry_terms not
-                       // yet analysed after a load), and compiling its
-                       // expressions then took 50-140 ms of a search that
-                       // runs in under one (issue 46).
-                       .init_sql = "SET search_path TO " + pg::QuoteIdentifier(options.schema) +
-                                   "; SET work_mem = '64MB'; SET jit = off",
-                       .size = std::max(1, options.pool_size),
-                       .connect_attempts = options.connect_attempts,
-                       .track_commit_lsn = !options.read_urls.empty(),
-                       .logger = options.logger};
-  MNEMO_ASSIGN_OR_RETURN(backend->pool_, pg::Pool::Open(pool));
-  // Reads from a standby wait for the schema this process just migrated.
-  if (!options.read_urls.empty()) MNEMO_RETURN_IF_ERROR(backend->pool_->NoteWalPosition());
-  backend->reads_ = std::make_unique<pg::ReadRouter>(backend->pool_.get(), options.read_urls, pool);
-  return backend;
-}
+PostgresEntryStore::PostgresEntryStore(std::shared_ptr<PostgresDatabase> db)
+    : PostgresStore(std::move(db)) {}
 
-PostgresBackend::PostgresBackend(int64_t vector_log_limit) : trim_(vector_log_limit) {}
-
-PostgresBackend::~PostgresBackend() = default;
-
-Status PostgresBackend::Write(std::string_view what,
-                              const std::function<Status(pg::PgConn&)>& body) {
-  std::lock_guard lock(writer_mu_);
-  // The writer lock is taken in BEGIN's round trip and the text statistics
-  // written in COMMIT's (pipeline mode): every round trip a write makes
-  // while holding the lock is one every other writer waits for.
-  static const pg::PgStatement kWriterLock = {
-      .sql = "SELECT pg_advisory_xact_lock(hashtext(current_schema()))"};
-  return pool_->Transaction(
-      what,
-      [&](PgConn& conn) -> Status {
-        logged_changes_ = 0;  // a retried attempt logs afresh
-        MNEMO_RETURN_IF_ERROR(body(conn));
-        MNEMO_RETURN_IF_ERROR(pg::FlushEntryTerms(conn));
-        MNEMO_RETURN_IF_ERROR(TrimVectorLogIn(conn));
-        return pg::FlushTextStats(conn);
-      },
-      std::span(&kWriterLock, 1));
-}
-
-Result<pg::Pool::Lease> PostgresBackend::Read() { return reads_->Read(); }
-
-Result<UpsertResult> PostgresBackend::UpsertIn(PgConn& conn, const EntryWrite& write) {
+Result<UpsertResult> PostgresEntryStore::UpsertIn(PgConn& conn, const EntryWrite& write) {
   MNEMO_RETURN_IF_ERROR(ValidateWrite(write));
   std::optional<Entry> existing;
   Label label = 0;
@@ -163,7 +84,7 @@ Result<UpsertResult> PostgresBackend::UpsertIn(PgConn& conn, const EntryWrite& w
                   p, "update the entry")
             .status());
     MNEMO_RETURN_IF_ERROR(pg::AddTextStats(conn, "entries", 0, text.length - old_length));
-    MNEMO_RETURN_IF_ERROR(DropVectorsIn(conn, label));
+    MNEMO_RETURN_IF_ERROR(db_->DropVectorsIn(conn, label));
   } else {
     p.Add(label);
     MNEMO_RETURN_IF_ERROR(
@@ -180,7 +101,7 @@ Result<UpsertResult> PostgresBackend::UpsertIn(PgConn& conn, const EntryWrite& w
                       .text_changed = text_changed};
 }
 
-Result<UpsertResult> PostgresBackend::Upsert(const EntryWrite& write) {
+Result<UpsertResult> PostgresEntryStore::Upsert(const EntryWrite& write) {
   UpsertResult result;
   MNEMO_RETURN_IF_ERROR(Write("store the entry", [&](PgConn& conn) -> Status {
     MNEMO_ASSIGN_OR_RETURN(result, UpsertIn(conn, write));
@@ -189,15 +110,15 @@ Result<UpsertResult> PostgresBackend::Upsert(const EntryWrite& write) {
   return result;
 }
 
-Result<int64_t> PostgresBackend::UpsertBatch(std::span<const EntryWrite> writes,
-                                             std::vector<Label>* labels) {
+Result<int64_t> PostgresEntryStore::UpsertBatch(std::span<const EntryWrite> writes,
+                                                std::vector<Label>* labels) {
   int64_t created = 0;
   std::vector<Label> out;
   MNEMO_RETURN_IF_ERROR(Write("store the entries", [&](PgConn& conn) -> Status {
     created = 0;
     out.clear();
     if (writes.size() >= kBulkFrom) {
-      MNEMO_ASSIGN_OR_RETURN(created, UpsertManyIn(conn, writes, &out));
+      MNEMO_ASSIGN_OR_RETURN(created, db_->UpsertManyIn(conn, writes, &out));
       return Status::Ok();
     }
     for (const EntryWrite& write : writes) {
@@ -211,8 +132,8 @@ Result<int64_t> PostgresBackend::UpsertBatch(std::span<const EntryWrite> writes,
   return created;
 }
 
-Result<std::vector<UpsertResult>> PostgresBackend::Mutate(const EntryGroup& group,
-                                                          const MutateFn& decide) {
+Result<std::vector<UpsertResult>> PostgresEntryStore::Mutate(const EntryGroup& group,
+                                                             const MutateFn& decide) {
   std::vector<UpsertResult> results;
   MNEMO_RETURN_IF_ERROR(Write("change the entries", [&](PgConn& conn) -> Status {
     results.clear();
@@ -238,8 +159,9 @@ Result<std::vector<UpsertResult>> PostgresBackend::Mutate(const EntryGroup& grou
   return results;
 }
 
-Result<std::optional<Entry>> PostgresBackend::FindExact(std::string_view owner, std::string_view ns,
-                                                        std::string_view key) {
+Result<std::optional<Entry>> PostgresEntryStore::FindExact(std::string_view owner,
+                                                           std::string_view ns,
+                                                           std::string_view key) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows, conn->Exec(std::string("SELECT ") + pg::kEntryColumns +
@@ -250,8 +172,8 @@ Result<std::optional<Entry>> PostgresBackend::FindExact(std::string_view owner, 
   return std::optional<Entry>(pg::ReadEntry(rows, 0));
 }
 
-Result<std::optional<Entry>> PostgresBackend::Resolve(std::string_view ns, std::string_view key,
-                                                      const ReadScope& scope) {
+Result<std::optional<Entry>> PostgresEntryStore::Resolve(std::string_view ns, std::string_view key,
+                                                         const ReadScope& scope) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows,
@@ -264,15 +186,15 @@ Result<std::optional<Entry>> PostgresBackend::Resolve(std::string_view ns, std::
   return std::optional<Entry>(pg::ReadEntry(rows, 0));
 }
 
-Status PostgresBackend::DropEntryIn(PgConn& conn, Label label, int64_t doc_length) {
+Status PostgresEntryStore::DropEntryIn(PgConn& conn, Label label, int64_t doc_length) {
   MNEMO_RETURN_IF_ERROR(
       conn.Exec("DELETE FROM entries WHERE label = $1", Params().Add(label), "delete the entry")
           .status());
   MNEMO_RETURN_IF_ERROR(pg::AddTextStats(conn, "entries", -1, -doc_length));
-  return DropVectorsIn(conn, label);
+  return db_->DropVectorsIn(conn, label);
 }
 
-Result<bool> PostgresBackend::Delete(std::string_view id) {
+Result<bool> PostgresEntryStore::Delete(std::string_view id) {
   bool deleted = false;
   MNEMO_RETURN_IF_ERROR(Write("delete the entry", [&](PgConn& conn) -> Status {
     MNEMO_ASSIGN_OR_RETURN(Rows found,
@@ -285,8 +207,8 @@ Result<bool> PostgresBackend::Delete(std::string_view id) {
   return deleted;
 }
 
-Result<HygieneCounts> PostgresBackend::ApplyHygiene(std::span<const std::string> ids,
-                                                    const HygieneFn& decide) {
+Result<HygieneCounts> PostgresEntryStore::ApplyHygiene(std::span<const std::string> ids,
+                                                       const HygieneFn& decide) {
   HygieneCounts counts;
   MNEMO_RETURN_IF_ERROR(Write("apply hygiene", [&](PgConn& conn) -> Status {
     counts = {};
@@ -318,7 +240,7 @@ Result<HygieneCounts> PostgresBackend::ApplyHygiene(std::span<const std::string>
   return counts;
 }
 
-Result<std::optional<TimeMs>> PostgresBackend::LastHygieneRun() {
+Result<std::optional<TimeMs>> PostgresEntryStore::LastHygieneRun() {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(Rows last,
                          conn->Exec("SELECT value FROM generations WHERE name = 'hygiene_last_run'",
@@ -327,7 +249,7 @@ Result<std::optional<TimeMs>> PostgresBackend::LastHygieneRun() {
   return std::optional<TimeMs>(last.Int(0, 0));
 }
 
-Result<bool> PostgresBackend::ClaimHygieneRun(TimeMs now, TimeMs interval) {
+Result<bool> PostgresEntryStore::ClaimHygieneRun(TimeMs now, TimeMs interval) {
   {
     MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
     MNEMO_ASSIGN_OR_RETURN(
@@ -352,8 +274,9 @@ Result<bool> PostgresBackend::ClaimHygieneRun(TimeMs now, TimeMs interval) {
   return claimed;
 }
 
-Result<std::optional<Entry>> PostgresBackend::AddCounters(std::string_view id, int64_t access_delta,
-                                                          int64_t useful_delta) {
+Result<std::optional<Entry>> PostgresEntryStore::AddCounters(std::string_view id,
+                                                             int64_t access_delta,
+                                                             int64_t useful_delta) {
   std::optional<Entry> out;
   MNEMO_RETURN_IF_ERROR(Write("update the counters", [&](PgConn& conn) -> Status {
     MNEMO_ASSIGN_OR_RETURN(
@@ -368,8 +291,8 @@ Result<std::optional<Entry>> PostgresBackend::AddCounters(std::string_view id, i
   return out;
 }
 
-Result<std::vector<Entry>> PostgresBackend::List(const EntryFilter& filter, int limit,
-                                                 int64_t offset) {
+Result<std::vector<Entry>> PostgresEntryStore::List(const EntryFilter& filter, int limit,
+                                                    int64_t offset) {
   if (offset < 0) return InvalidArgument("offset must be >= 0", "offset");
   if (limit <= 0) return std::vector<Entry>();
   Params p;
@@ -388,7 +311,7 @@ Result<std::vector<Entry>> PostgresBackend::List(const EntryFilter& filter, int 
   return out;
 }
 
-Result<std::vector<KeywordHit>> PostgresBackend::KeywordSearch(const KeywordQuery& query) {
+Result<std::vector<KeywordHit>> PostgresEntryStore::KeywordSearch(const KeywordQuery& query) {
   KeywordQuery distinct = query;
   distinct.terms = DistinctTerms(query.terms);
   if (distinct.terms.empty() || query.limit <= 0) return std::vector<KeywordHit>();
@@ -399,7 +322,7 @@ Result<std::vector<KeywordHit>> PostgresBackend::KeywordSearch(const KeywordQuer
   return hits;
 }
 
-Result<Stats> PostgresBackend::GetStats(const ReadScope& scope) {
+Result<Stats> PostgresEntryStore::GetStats(const ReadScope& scope) {
   Params p;
   const std::string where = "true" + pg::ScopeSql(scope, p);
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
@@ -420,12 +343,12 @@ Result<Stats> PostgresBackend::GetStats(const ReadScope& scope) {
   }
   stats.by_category.assign(by_category.begin(), by_category.end());
   stats.by_namespace.assign(by_namespace.begin(), by_namespace.end());
-  stats.backend = std::string(name());
-  stats.schema_version = schema_version_;
+  stats.backend = "postgres";
+  stats.schema_version = db_->schema_version();
   return stats;
 }
 
-Result<int64_t> PostgresBackend::Generation(Counter which) {
+Result<int64_t> PostgresEntryStore::Generation(Counter which) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows,
@@ -435,8 +358,8 @@ Result<int64_t> PostgresBackend::Generation(Counter which) {
   return rows.empty() ? 0 : rows.Int(0, 0);
 }
 
-Status PostgresBackend::ForEach(const ReadScope& scope, std::string_view ns_prefix,
-                                const std::function<Status(const Entry&)>& fn) {
+Status PostgresEntryStore::ForEach(const ReadScope& scope, std::string_view ns_prefix,
+                                   const std::function<Status(const Entry&)>& fn) {
   std::optional<Entry> last;
   while (true) {
     // Pages by keyset; `fn` runs with no connection held, so it may call
@@ -473,12 +396,16 @@ Status PostgresBackend::ForEach(const ReadScope& scope, std::string_view ns_pref
   }
 }
 
-}  // namespace internal
-
-Result<Stores> OpenPostgresStores(const PostgresOptions& options) {
-  MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<internal::PostgresBackend> backend,
-                         internal::PostgresBackend::Open(options));
-  return StoresOf(std::move(backend));
+Result<std::vector<std::string>> PostgresEntryStore::VectorSignatures() {
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(Rows rows,
+                         conn->Exec("SELECT DISTINCT signature FROM entry_vectors ORDER BY "
+                                    "signature",
+                                    "list the vector signatures"));
+  std::vector<std::string> out;
+  out.reserve(static_cast<size_t>(rows.size()));
+  for (int i = 0; i < rows.size(); ++i) out.emplace_back(rows.Text(i, 0));
+  return out;
 }
 
-}  // namespace mnemo::storage
+}  // namespace mnemo::storage::internal

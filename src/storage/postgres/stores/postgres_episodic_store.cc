@@ -1,6 +1,6 @@
 // Episodic turns, segments, events and profile facets on PostgreSQL
-// (pg_schema.cc), with the semantics of sqlite_episodic.cc. Every write runs
-// under the schema's writer lock (PostgresBackend::Write), so the
+// (pg_schema.cc), with the semantics of sqlite_episodic_store.cc. Every write runs
+// under the schema's writer lock (PostgresDatabase::Write), so the
 // read-modify-write steps here (the next seq of a session, StepSegment,
 // MergeFacet, the duplicate check of AddEvents) see no interleaved write
 // from any thread or process.
@@ -16,7 +16,7 @@
 #include "storage/postgres/pg_episodic_sql.h"
 #include "storage/postgres/pg_text.h"
 #include "storage/postgres/pg_writes.h"
-#include "storage/postgres/postgres_backend.h"
+#include "storage/postgres/stores/postgres_episodic_store.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -247,7 +247,10 @@ Result<bool> AddEventIn(PgConn& conn, const EventRow& e, const pg::IndexedText& 
   return true;
 }
 
-Result<std::vector<TurnRow>> PostgresBackend::AppendTurns(std::span<const TurnWrite> rows) {
+PostgresEpisodicStore::PostgresEpisodicStore(std::shared_ptr<PostgresDatabase> db)
+    : PostgresStore(std::move(db)) {}
+
+Result<std::vector<TurnRow>> PostgresEpisodicStore::AppendTurns(std::span<const TurnWrite> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnWrites(rows));
   std::vector<TurnRow> out;
   if (rows.empty()) return out;
@@ -260,9 +263,9 @@ Result<std::vector<TurnRow>> PostgresBackend::AppendTurns(std::span<const TurnWr
   return out;
 }
 
-Result<std::vector<TurnRow>> PostgresBackend::SessionTurns(std::string_view owner,
-                                                           std::string_view session_id,
-                                                           int64_t from_seq, int64_t to_seq) {
+Result<std::vector<TurnRow>> PostgresEpisodicStore::SessionTurns(std::string_view owner,
+                                                                 std::string_view session_id,
+                                                                 int64_t from_seq, int64_t to_seq) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows, conn->Exec(std::string("SELECT ") + kTurnColumns +
@@ -273,7 +276,7 @@ Result<std::vector<TurnRow>> PostgresBackend::SessionTurns(std::string_view owne
   return ReadTurns(rows);
 }
 
-Result<std::vector<TurnHit>> PostgresBackend::SearchTurns(const TurnQuery& query) {
+Result<std::vector<TurnHit>> PostgresEpisodicStore::SearchTurns(const TurnQuery& query) {
   const std::vector<std::string> terms = DistinctTerms(query.terms);
   if (terms.empty() || query.limit <= 0) return std::vector<TurnHit>();
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
@@ -319,7 +322,7 @@ Result<std::vector<TurnHit>> PostgresBackend::SearchTurns(const TurnQuery& query
   return hits;
 }
 
-Result<std::vector<TurnRow>> PostgresBackend::TurnsAfter(int64_t after_id, int limit) {
+Result<std::vector<TurnRow>> PostgresEpisodicStore::TurnsAfter(int64_t after_id, int limit) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows, conn->Exec(std::string("SELECT ") + kTurnColumns +
@@ -329,7 +332,7 @@ Result<std::vector<TurnRow>> PostgresBackend::TurnsAfter(int64_t after_id, int l
   return ReadTurns(rows);
 }
 
-Status PostgresBackend::ReplaceTurnSearchText(int64_t id, std::string_view search_text) {
+Status PostgresEpisodicStore::ReplaceTurnSearchText(int64_t id, std::string_view search_text) {
   const pg::IndexedText text = pg::IndexText({search_text});
   return Write("replace the turn's search text", [&](PgConn& conn) -> Status {
     MNEMO_ASSIGN_OR_RETURN(Rows found, conn.Exec("SELECT doc_length FROM turns WHERE id = $1",
@@ -345,18 +348,18 @@ Status PostgresBackend::ReplaceTurnSearchText(int64_t id, std::string_view searc
   });
 }
 
-Result<std::optional<SegmentRow>> PostgresBackend::OpenSegment(std::string_view owner,
-                                                               std::string_view session_id) {
+Result<std::optional<SegmentRow>> PostgresEpisodicStore::OpenSegment(std::string_view owner,
+                                                                     std::string_view session_id) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   return FindOpenSegment(*conn, owner, session_id);
 }
 
-Status PostgresBackend::PutSegment(const SegmentRow& s) {
+Status PostgresEpisodicStore::PutSegment(const SegmentRow& s) {
   MNEMO_RETURN_IF_ERROR(ValidateSegment(s));
   return Write("store the segment", [&](PgConn& conn) { return PutSegmentIn(conn, s); });
 }
 
-Result<bool> PostgresBackend::CloseSegment(std::string_view id, TimeMs closed_at) {
+Result<bool> PostgresEpisodicStore::CloseSegment(std::string_view id, TimeMs closed_at) {
   bool closed = false;
   MNEMO_RETURN_IF_ERROR(Write("close the segment", [&](PgConn& conn) -> Status {
     MNEMO_ASSIGN_OR_RETURN(closed, CloseSegmentIn(conn, id, closed_at));
@@ -387,9 +390,9 @@ Result<SegmentChange> StepSegmentIn(PgConn& conn, std::string_view owner,
   return change;
 }
 
-Result<SegmentChange> PostgresBackend::StepSegment(std::string_view owner,
-                                                   std::string_view session_id,
-                                                   const SegmentDecision& decide) {
+Result<SegmentChange> PostgresEpisodicStore::StepSegment(std::string_view owner,
+                                                         std::string_view session_id,
+                                                         const SegmentDecision& decide) {
   // Read, decide and write in one transaction under the writer lock: no
   // other step of any process runs between the read and the write. A
   // retried attempt reads afresh and asks `decide` again.
@@ -401,7 +404,7 @@ Result<SegmentChange> PostgresBackend::StepSegment(std::string_view owner,
   return change;
 }
 
-Result<std::optional<SegmentRow>> PostgresBackend::GetSegment(std::string_view id) {
+Result<std::optional<SegmentRow>> PostgresEpisodicStore::GetSegment(std::string_view id) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->Exec(std::string("SELECT ") + pg::kSegmentColumns +
                                                    " FROM segments s WHERE s.id = $1",
@@ -410,7 +413,7 @@ Result<std::optional<SegmentRow>> PostgresBackend::GetSegment(std::string_view i
   return std::optional<SegmentRow>(pg::ReadSegment(rows, 0));
 }
 
-Result<std::vector<SegmentRow>> PostgresBackend::Segments(
+Result<std::vector<SegmentRow>> PostgresEpisodicStore::Segments(
     bool all, std::string_view owner, std::optional<std::string_view> session_id) {
   Params p;
   p.Add(all).Add(owner);
@@ -429,8 +432,8 @@ Result<std::vector<SegmentRow>> PostgresBackend::Segments(
   return ReadSegments(rows);
 }
 
-Result<std::vector<SegmentRow>> PostgresBackend::SegmentsNeedingRecap(int limit,
-                                                                      int64_t max_attempts) {
+Result<std::vector<SegmentRow>> PostgresEpisodicStore::SegmentsNeedingRecap(int limit,
+                                                                            int64_t max_attempts) {
   if (limit <= 0) return std::vector<SegmentRow>();
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(Rows rows,
@@ -443,7 +446,7 @@ Result<std::vector<SegmentRow>> PostgresBackend::SegmentsNeedingRecap(int limit,
   return ReadSegments(rows);
 }
 
-Result<int64_t> PostgresBackend::AddEvents(std::span<const EventRow> rows) {
+Result<int64_t> PostgresEpisodicStore::AddEvents(std::span<const EventRow> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateEvents(rows));
   if (rows.empty()) return int64_t{0};
   // Tokenised before the writer lock is taken, which every writer waits for.
@@ -466,7 +469,7 @@ Result<int64_t> PostgresBackend::AddEvents(std::span<const EventRow> rows) {
   return added;
 }
 
-Result<std::vector<EventHit>> PostgresBackend::SearchEvents(const EventQuery& query) {
+Result<std::vector<EventHit>> PostgresEpisodicStore::SearchEvents(const EventQuery& query) {
   if (query.limit <= 0) return std::vector<EventHit>();
   const std::vector<std::string> terms = DistinctTerms(query.terms);
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
@@ -501,7 +504,7 @@ Result<std::vector<EventHit>> PostgresBackend::SearchEvents(const EventQuery& qu
   return hits;
 }
 
-Result<bool> PostgresBackend::CloseEvent(std::string_view id, TimeMs closed_at) {
+Result<bool> PostgresEpisodicStore::CloseEvent(std::string_view id, TimeMs closed_at) {
   if (closed_at <= 0) return InvalidArgument("closed_at must be positive", "closed_at");
   bool closed = false;
   MNEMO_RETURN_IF_ERROR(Write("close the event", [&](PgConn& conn) -> Status {
@@ -561,7 +564,7 @@ Result<std::vector<FacetRow>> OwnerFacetsIn(PgConn& conn, std::string_view owner
   return facets;
 }
 
-Result<FacetRow> PostgresBackend::MergeFacet(const FacetRow& observation) {
+Result<FacetRow> PostgresEpisodicStore::MergeFacet(const FacetRow& observation) {
   MNEMO_RETURN_IF_ERROR(ValidateFacet(observation));
   FacetRow merged;
   MNEMO_RETURN_IF_ERROR(Write("store the facet", [&](PgConn& conn) -> Status {
@@ -586,7 +589,7 @@ Result<FacetRow> PostgresBackend::MergeFacet(const FacetRow& observation) {
   return merged;
 }
 
-Result<std::vector<FacetRow>> PostgresBackend::Facets(bool all, std::string_view owner) {
+Result<std::vector<FacetRow>> PostgresEpisodicStore::Facets(bool all, std::string_view owner) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->Exec(std::string("SELECT ") + kFacetColumns +
                                                    " FROM facets WHERE $1::boolean OR owner = $2 "
@@ -604,7 +607,7 @@ Result<std::vector<FacetRow>> PostgresBackend::Facets(bool all, std::string_view
 // --- Corrections (episodic_store.h): rows change or go in one write, with
 // the keyword statistics they count in; the tsvector is the row's own.
 
-Result<std::optional<EventRow>> PostgresBackend::GetEvent(std::string_view id) {
+Result<std::optional<EventRow>> PostgresEpisodicStore::GetEvent(std::string_view id) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->Exec(std::string("SELECT ") + kEventColumns +
                                                    " FROM events e WHERE e.id = $1",
@@ -613,7 +616,7 @@ Result<std::optional<EventRow>> PostgresBackend::GetEvent(std::string_view id) {
   return std::optional<EventRow>(ReadEvent(rows, 0));
 }
 
-Result<bool> PostgresBackend::ReplaceEvent(const EventRow& row) {
+Result<bool> PostgresEpisodicStore::ReplaceEvent(const EventRow& row) {
   MNEMO_RETURN_IF_ERROR(ValidateEvents(std::span<const EventRow>(&row, 1)));
   const pg::IndexedText text = pg::IndexText({row.text});
   bool replaced = false;
@@ -651,7 +654,7 @@ Result<bool> PostgresBackend::ReplaceEvent(const EventRow& row) {
   return replaced;
 }
 
-Result<bool> PostgresBackend::DeleteEvent(std::string_view id) {
+Result<bool> PostgresEpisodicStore::DeleteEvent(std::string_view id) {
   bool deleted = false;
   MNEMO_RETURN_IF_ERROR(Write("delete the event", [&](PgConn& conn) -> Status {
     MNEMO_ASSIGN_OR_RETURN(Rows gone,
@@ -664,8 +667,8 @@ Result<bool> PostgresBackend::DeleteEvent(std::string_view id) {
   return deleted;
 }
 
-Result<bool> PostgresBackend::DeleteFacet(std::string_view owner, std::string_view facet_type,
-                                          std::string_view key) {
+Result<bool> PostgresEpisodicStore::DeleteFacet(std::string_view owner, std::string_view facet_type,
+                                                std::string_view key) {
   bool deleted = false;
   MNEMO_RETURN_IF_ERROR(Write("delete the facet", [&](PgConn& conn) -> Status {
     MNEMO_ASSIGN_OR_RETURN(

@@ -7,7 +7,7 @@
 
 #include "storage/graph_rules.h"
 #include "storage/postgres/pg_writes.h"
-#include "storage/postgres/postgres_backend.h"
+#include "storage/postgres/stores/postgres_graph_store.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -82,7 +82,10 @@ Status EndTriple(PgConn& conn, const TripleRow& t, TimeMs at) {
 
 }  // namespace
 
-Result<TripleUpsert> PostgresBackend::UpsertTriple(const TripleRow& row, bool single_valued) {
+PostgresGraphStore::PostgresGraphStore(std::shared_ptr<PostgresDatabase> db)
+    : PostgresStore(std::move(db)) {}
+
+Result<TripleUpsert> PostgresGraphStore::UpsertTriple(const TripleRow& row, bool single_valued) {
   // Outside the transaction: a retried attempt stores the same id.
   MNEMO_ASSIGN_OR_RETURN(const TripleRow normalised, NewTripleRow(row));
   TripleUpsert out;
@@ -137,7 +140,7 @@ Result<TripleUpsert> PostgresBackend::UpsertTriple(const TripleRow& row, bool si
   return out;
 }
 
-Result<std::vector<TripleRow>> PostgresBackend::QueryTriples(const TripleQuery& query) {
+Result<std::vector<TripleRow>> PostgresGraphStore::QueryTriples(const TripleQuery& query) {
   if (query.limit <= 0) return std::vector<TripleRow>();
   const TripleQuery q = NormalizedQuery(query);
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
@@ -165,7 +168,7 @@ Result<std::vector<TripleRow>> PostgresBackend::QueryTriples(const TripleQuery& 
   return ReadTriples(rows);
 }
 
-Result<std::optional<TripleRow>> PostgresBackend::GetTriple(std::string_view id) {
+Result<std::optional<TripleRow>> PostgresGraphStore::GetTriple(std::string_view id) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->Exec(std::string("SELECT ") + kTripleColumns +
                                                    " FROM triples t WHERE t.id = $1",
@@ -174,7 +177,7 @@ Result<std::optional<TripleRow>> PostgresBackend::GetTriple(std::string_view id)
   return std::optional<TripleRow>(ReadTriple(rows, 0));
 }
 
-Result<bool> PostgresBackend::DeleteTriple(std::string_view id) {
+Result<bool> PostgresGraphStore::DeleteTriple(std::string_view id) {
   bool deleted = false;
   MNEMO_RETURN_IF_ERROR(Write("delete the triple", [&](PgConn& conn) -> Status {
     MNEMO_ASSIGN_OR_RETURN(Rows gone, conn.Exec("DELETE FROM triples WHERE id = $1",
@@ -185,7 +188,7 @@ Result<bool> PostgresBackend::DeleteTriple(std::string_view id) {
   return deleted;
 }
 
-Result<bool> PostgresBackend::CloseTriple(std::string_view id, TimeMs at) {
+Result<bool> PostgresGraphStore::CloseTriple(std::string_view id, TimeMs at) {
   bool closed = false;
   MNEMO_RETURN_IF_ERROR(Write("close the triple", [&](PgConn& conn) -> Status {
     MNEMO_ASSIGN_OR_RETURN(

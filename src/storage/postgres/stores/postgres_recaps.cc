@@ -9,7 +9,7 @@
 #include "storage/postgres/pg_entry_sql.h"
 #include "storage/postgres/pg_episodic_sql.h"
 #include "storage/postgres/pg_text.h"
-#include "storage/postgres/postgres_backend.h"
+#include "storage/postgres/stores/postgres_episodic_store.h"
 
 namespace mnemo::storage::internal {
 
@@ -17,7 +17,7 @@ using pg::Params;
 using pg::PgConn;
 using pg::Rows;
 
-Result<std::vector<SegmentHit>> PostgresBackend::SearchSegments(const SegmentQuery& query) {
+Result<std::vector<SegmentHit>> PostgresEpisodicStore::SearchSegments(const SegmentQuery& query) {
   const std::vector<std::string> terms = DistinctTerms(query.terms);
   if (terms.empty() || query.limit <= 0) return std::vector<SegmentHit>();
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
@@ -48,8 +48,9 @@ Result<std::vector<SegmentHit>> PostgresBackend::SearchSegments(const SegmentQue
   return hits;
 }
 
-Status PostgresBackend::PutSegmentVector(std::string_view segment_id, std::string_view signature,
-                                         std::span<const float> vector) {
+Status PostgresEpisodicStore::PutSegmentVector(std::string_view segment_id,
+                                               std::string_view signature,
+                                               std::span<const float> vector) {
   MNEMO_RETURN_IF_ERROR(CheckSegmentVector(signature, vector, std::nullopt));
   return Write("store the recap vector", [&](PgConn& conn) -> Status {
     {
@@ -89,9 +90,8 @@ Status PostgresBackend::PutSegmentVector(std::string_view segment_id, std::strin
   });
 }
 
-Result<std::vector<SegmentVector>> PostgresBackend::SegmentVectorsSince(std::string_view signature,
-                                                                        int64_t after_version,
-                                                                        int limit) {
+Result<std::vector<SegmentVector>> PostgresEpisodicStore::SegmentVectorsSince(
+    std::string_view signature, int64_t after_version, int limit) {
   if (limit <= 0) return std::vector<SegmentVector>();
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(

@@ -10,7 +10,7 @@
 #include "storage/graph_rules.h"
 #include "storage/postgres/pg_text.h"
 #include "storage/postgres/pg_writes.h"
-#include "storage/postgres/postgres_backend.h"
+#include "storage/postgres/stores/postgres_admin_store.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -35,19 +35,7 @@ Status RaiseSequence(PgConn& conn, const std::string& name, const std::string& t
 
 }  // namespace
 
-Result<std::vector<std::string>> PostgresBackend::VectorSignatures() {
-  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
-  MNEMO_ASSIGN_OR_RETURN(Rows rows,
-                         conn->Exec("SELECT DISTINCT signature FROM entry_vectors ORDER BY "
-                                    "signature",
-                                    "list the vector signatures"));
-  std::vector<std::string> out;
-  out.reserve(static_cast<size_t>(rows.size()));
-  for (int i = 0; i < rows.size(); ++i) out.emplace_back(rows.Text(i, 0));
-  return out;
-}
-
-Result<RestoreReport> PostgresBackend::Restore(const RestoreBatch& batch) {
+Result<RestoreReport> PostgresAdminStore::Restore(const RestoreBatch& batch) {
   MNEMO_RETURN_IF_ERROR(ValidateRestoreBatch(batch));
   // Tokenised before the writer lock is taken, which every writer waits for.
   std::vector<pg::IndexedText> turn_texts;
@@ -62,13 +50,13 @@ Result<RestoreReport> PostgresBackend::Restore(const RestoreBatch& batch) {
   MNEMO_RETURN_IF_ERROR(Write("restore a backup", [&](PgConn& conn) -> Status {
     report = {};
     std::vector<Label> labels;
-    MNEMO_ASSIGN_OR_RETURN(report.entries_created, UpsertManyIn(conn, batch.entries, &labels));
+    MNEMO_ASSIGN_OR_RETURN(report.entries_created, db_->UpsertManyIn(conn, batch.entries, &labels));
     std::map<std::string, std::vector<LabeledVector>> by_signature;
     for (const RestoreVector& v : batch.vectors) {
       by_signature[v.signature].push_back({labels[v.entry], v.vector});
     }
     for (const auto& [signature, vectors] : by_signature) {
-      MNEMO_RETURN_IF_ERROR(PutVectorsIn(conn, signature, vectors));
+      MNEMO_RETURN_IF_ERROR(db_->PutVectorsIn(conn, signature, vectors));
     }
 
     int64_t turn_rows = 0;

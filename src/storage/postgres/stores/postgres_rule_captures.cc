@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "storage/episodic_rules.h"
-#include "storage/postgres/postgres_backend.h"
+#include "storage/postgres/stores/postgres_episodic_store.h"
 
 namespace mnemo::storage::internal {
 
@@ -12,7 +12,7 @@ using pg::Params;
 using pg::PgConn;
 using pg::Rows;
 
-Status PostgresBackend::AddRuleCapture(const RuleCapture& capture) {
+Status PostgresEpisodicStore::AddRuleCapture(const RuleCapture& capture) {
   MNEMO_RETURN_IF_ERROR(ValidateRuleCapture(capture));
   return Write("record the rule's session", [&](PgConn& conn) -> Status {
     return conn
@@ -29,7 +29,7 @@ Status PostgresBackend::AddRuleCapture(const RuleCapture& capture) {
   });
 }
 
-Result<std::vector<RuleCapture>> PostgresBackend::RuleCaptures(std::string_view owner) {
+Result<std::vector<RuleCapture>> PostgresEpisodicStore::RuleCaptures(std::string_view owner) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(Rows rows,
                          conn->Exec("SELECT owner, session_id, tool_name, rule_id FROM "

@@ -7,7 +7,7 @@
 #include "storage/episodic_rules.h"
 #include "storage/postgres/pg_episodic_sql.h"
 #include "storage/postgres/pg_writes.h"
-#include "storage/postgres/postgres_backend.h"
+#include "storage/postgres/stores/postgres_episodic_store.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -47,8 +47,8 @@ Status InsertClaim(PgConn& conn, const TurnClaim& claim) {
 
 }  // namespace
 
-Result<TurnClaimOutcome> PostgresBackend::ClaimTurn(const TurnClaim& claim,
-                                                    std::span<const TurnWrite> rows) {
+Result<TurnClaimOutcome> PostgresEpisodicStore::ClaimTurn(const TurnClaim& claim,
+                                                          std::span<const TurnWrite> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnClaim(claim, rows));
   const std::vector<pg::IndexedText> texts = pg::IndexTurnTexts(rows);
   TurnClaimOutcome out;
@@ -69,9 +69,9 @@ Result<TurnClaimOutcome> PostgresBackend::ClaimTurn(const TurnClaim& claim,
   return out;
 }
 
-Result<RecordedTurn> PostgresBackend::RecordTurn(const std::optional<TurnClaim>& claim,
-                                                 std::span<const TurnWrite> rows,
-                                                 const TurnSegmentDecision& decide) {
+Result<RecordedTurn> PostgresEpisodicStore::RecordTurn(const std::optional<TurnClaim>& claim,
+                                                       std::span<const TurnWrite> rows,
+                                                       const TurnSegmentDecision& decide) {
   MNEMO_RETURN_IF_ERROR(ValidateRecordedTurn(claim, rows));
   const std::vector<pg::IndexedText> texts = pg::IndexTurnTexts(rows);
   RecordedTurn out;
@@ -100,7 +100,7 @@ Result<RecordedTurn> PostgresBackend::RecordTurn(const std::optional<TurnClaim>&
   return out;
 }
 
-Result<bool> PostgresBackend::FinishTurnClaim(const TurnKey& key, std::string_view result) {
+Result<bool> PostgresEpisodicStore::FinishTurnClaim(const TurnKey& key, std::string_view result) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnKey(key));
   bool stored_now = false;
   bool claimed = false;
@@ -123,13 +123,13 @@ Result<bool> PostgresBackend::FinishTurnClaim(const TurnKey& key, std::string_vi
   return stored_now;
 }
 
-Result<std::optional<TurnClaim>> PostgresBackend::GetTurnClaim(const TurnKey& key) {
+Result<std::optional<TurnClaim>> PostgresEpisodicStore::GetTurnClaim(const TurnKey& key) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnKey(key));
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   return ReadClaim(*conn, key);
 }
 
-Result<std::vector<SegmentRow>> PostgresBackend::IdleOpenSegments(TimeMs before, int limit) {
+Result<std::vector<SegmentRow>> PostgresEpisodicStore::IdleOpenSegments(TimeMs before, int limit) {
   if (limit <= 0) return std::vector<SegmentRow>();
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(

@@ -14,7 +14,7 @@
 #include "storage/postgres/pg_entry_search.h"
 #include "storage/postgres/pg_entry_sql.h"
 #include "storage/postgres/pg_text.h"
-#include "storage/postgres/postgres_backend.h"
+#include "storage/postgres/stores/postgres_entry_store.h"
 
 namespace mnemo::storage::internal {
 namespace {
@@ -46,7 +46,7 @@ Status TrimSignature(PgConn& conn, const std::string& signature, int64_t limit) 
 
 }  // namespace
 
-Status PostgresBackend::DropVectorsIn(PgConn& conn, Label label) {
+Status PostgresDatabase::DropVectorsIn(PgConn& conn, Label label) {
   MNEMO_ASSIGN_OR_RETURN(
       Rows logged,
       conn.Exec("INSERT INTO vector_changes (signature, label, present) SELECT signature, label, "
@@ -61,7 +61,7 @@ Status PostgresBackend::DropVectorsIn(PgConn& conn, Label label) {
       .status();
 }
 
-Status PostgresBackend::TrimVectorLogIn(PgConn& conn) {
+Status PostgresDatabase::TrimVectorLogIn(PgConn& conn) {
   const int64_t logged = std::exchange(logged_changes_, 0);
   if (logged == 0 || !trim_.Logged(logged)) return Status::Ok();
   MNEMO_ASSIGN_OR_RETURN(Rows signatures, conn.Exec("SELECT DISTINCT signature FROM vector_changes",
@@ -72,14 +72,14 @@ Status PostgresBackend::TrimVectorLogIn(PgConn& conn) {
   return Status::Ok();
 }
 
-Status PostgresBackend::PutVectors(std::string_view signature,
-                                   std::span<const LabeledVector> vectors) {
+Status PostgresEntryStore::PutVectors(std::string_view signature,
+                                      std::span<const LabeledVector> vectors) {
   return Write("store vectors",
-               [&](PgConn& conn) -> Status { return PutVectorsIn(conn, signature, vectors); });
+               [&](PgConn& conn) -> Status { return db_->PutVectorsIn(conn, signature, vectors); });
 }
 
-Status PostgresBackend::PutVectorsIn(PgConn& conn, std::string_view signature,
-                                     std::span<const LabeledVector> vectors) {
+Status PostgresDatabase::PutVectorsIn(PgConn& conn, std::string_view signature,
+                                      std::span<const LabeledVector> vectors) {
   {
     MNEMO_ASSIGN_OR_RETURN(Rows dim,
                            conn.Exec("SELECT dim FROM entry_vectors WHERE signature = "
@@ -111,8 +111,8 @@ Status PostgresBackend::PutVectorsIn(PgConn& conn, std::string_view signature,
   }
 }
 
-Status PostgresBackend::ForEachVector(std::string_view signature,
-                                      const std::function<Status(const LabeledVector&)>& fn) {
+Status PostgresEntryStore::ForEachVector(std::string_view signature,
+                                         const std::function<Status(const LabeledVector&)>& fn) {
   Label after = 0;
   while (true) {
     // Pages by keyset; `fn` runs with no connection held.
@@ -132,8 +132,8 @@ Status PostgresBackend::ForEachVector(std::string_view signature,
   }
 }
 
-Result<std::vector<LabeledVector>> PostgresBackend::VectorsFor(std::string_view signature,
-                                                               std::span<const Label> labels) {
+Result<std::vector<LabeledVector>> PostgresEntryStore::VectorsFor(std::string_view signature,
+                                                                  std::span<const Label> labels) {
   if (labels.empty()) return std::vector<LabeledVector>();
   std::unordered_map<Label, LabeledVector> found;
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
@@ -148,8 +148,9 @@ Result<std::vector<LabeledVector>> PostgresBackend::VectorsFor(std::string_view 
   return InLabelOrder(labels, found);
 }
 
-Result<std::vector<MissingVector>> PostgresBackend::MissingVectors(std::string_view signature,
-                                                                   Label after_label, int limit) {
+Result<std::vector<MissingVector>> PostgresEntryStore::MissingVectors(std::string_view signature,
+                                                                      Label after_label,
+                                                                      int limit) {
   std::vector<MissingVector> out;
   if (limit <= 0) return out;
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
@@ -166,7 +167,7 @@ Result<std::vector<MissingVector>> PostgresBackend::MissingVectors(std::string_v
   return out;
 }
 
-Result<int64_t> PostgresBackend::CountMissingVectors(std::string_view signature) {
+Result<int64_t> PostgresEntryStore::CountMissingVectors(std::string_view signature) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows, conn->Exec("SELECT count(*) FROM entries e WHERE NOT EXISTS (SELECT 1 FROM "
@@ -175,7 +176,7 @@ Result<int64_t> PostgresBackend::CountMissingVectors(std::string_view signature)
   return rows.Int(0, 0);
 }
 
-Result<int64_t> PostgresBackend::VectorWatermark(std::string_view signature) {
+Result<int64_t> PostgresEntryStore::VectorWatermark(std::string_view signature) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(Rows rows,
                          conn->Exec("SELECT max(seq) FROM vector_changes WHERE signature = $1",
@@ -183,7 +184,7 @@ Result<int64_t> PostgresBackend::VectorWatermark(std::string_view signature) {
   return rows.Int(0, 0);
 }
 
-Result<int64_t> PostgresBackend::CountVectors(std::string_view signature) {
+Result<int64_t> PostgresEntryStore::CountVectors(std::string_view signature) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(Rows rows,
                          conn->Exec("SELECT count(*) FROM entry_vectors WHERE signature = $1",
@@ -191,8 +192,8 @@ Result<int64_t> PostgresBackend::CountVectors(std::string_view signature) {
   return rows.Int(0, 0);
 }
 
-Result<std::vector<VectorChange>> PostgresBackend::VectorChangesSince(std::string_view signature,
-                                                                      int64_t seq, int limit) {
+Result<std::vector<VectorChange>> PostgresEntryStore::VectorChangesSince(std::string_view signature,
+                                                                         int64_t seq, int limit) {
   std::vector<VectorChange> out;
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   // One statement, so one snapshot for the trim check and the changes, in
@@ -227,7 +228,7 @@ Result<std::vector<VectorChange>> PostgresBackend::VectorChangesSince(std::strin
   return out;
 }
 
-Result<std::vector<KeywordHit>> PostgresBackend::FetchByLabels(
+Result<std::vector<KeywordHit>> PostgresEntryStore::FetchByLabels(
     std::span<const Label> labels, const EntryFilter& filter,
     const std::vector<std::string>& terms) {
   if (labels.empty()) return std::vector<KeywordHit>();
@@ -270,8 +271,8 @@ Result<std::vector<KeywordHit>> PostgresBackend::FetchByLabels(
   return InLabelOrder(labels, hits);
 }
 
-Result<std::vector<Label>> PostgresBackend::AcceptedLabels(std::span<const Label> labels,
-                                                           const EntryFilter& filter) {
+Result<std::vector<Label>> PostgresEntryStore::AcceptedLabels(std::span<const Label> labels,
+                                                              const EntryFilter& filter) {
   std::vector<Label> out;
   if (labels.empty()) return out;
   // Labels only: the vector search asks this of every candidate it walks
@@ -294,7 +295,8 @@ Result<std::vector<Label>> PostgresBackend::AcceptedLabels(std::span<const Label
   return out;
 }
 
-Result<std::vector<Label>> PostgresBackend::MatchingLabels(const EntryFilter& filter, int limit) {
+Result<std::vector<Label>> PostgresEntryStore::MatchingLabels(const EntryFilter& filter,
+                                                              int limit) {
   std::vector<Label> out;
   if (limit <= 0) return out;
   Params p;

@@ -1,0 +1,99 @@
+#include "storage/postgres/postgres_database.h"
+
+#include <algorithm>
+#include <string>
+
+#include "storage/postgres/pg_entry_search.h"
+#include "storage/postgres/pg_schema.h"
+#include "storage/postgres/pg_text.h"
+#include "storage/postgres/pg_text_version.h"
+#include "text/tokenizer.h"
+
+namespace mnemo::storage::internal {
+namespace {
+
+using pg::PgConn;
+using pg::Rows;
+
+}  // namespace
+
+Result<std::shared_ptr<PostgresDatabase>> PostgresDatabase::Open(const PostgresOptions& options,
+                                                                 int64_t vector_log_limit) {
+  if (options.schema.empty()) {
+    return InvalidArgument("the PostgreSQL schema name must not be empty", "postgres.schema");
+  }
+  std::shared_ptr<PostgresDatabase> database(new PostgresDatabase(vector_log_limit));
+  database->schema_ = options.schema;
+  {
+    // Migrate on a connection of its own, before the pool's connections set
+    // their search_path to a schema that may not exist yet.
+    pg::PoolOptions bootstrap{.url = options.url,
+                              .size = 1,
+                              .connect_attempts = options.connect_attempts,
+                              .logger = options.logger};
+    MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<pg::Pool> pool, pg::Pool::Open(bootstrap));
+    MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, pool->Acquire());
+    MNEMO_ASSIGN_OR_RETURN(database->schema_version_, pg::MigrateSchema(*conn, options.schema));
+    MNEMO_ASSIGN_OR_RETURN(const int64_t reindexed, pg::EnsureTextVersion(*conn, options.schema));
+    if (reindexed > 0) {
+      options.logger->Log(LogLevel::kInfo,
+                          "rebuilt the keyword index of the PostgreSQL schema " + options.schema +
+                              " for text version " + std::to_string(text::kTextVersion) + " (" +
+                              std::to_string(reindexed) +
+                              " rows); run `mnemo reindex` to refresh the hash embedder's vectors");
+    }
+    MNEMO_ASSIGN_OR_RETURN(
+        Rows id, conn->Exec("SELECT id FROM " + pg::QuoteIdentifier(options.schema) + ".store_info",
+                            "read the store id"));
+    if (id.empty()) return Internal("the PostgreSQL schema has no store id (store_info)");
+    database->store_id_ = id.Text(0, 0);
+  }
+  pg::PoolOptions pool{.url = options.url,
+                       // A bulk write's keyword statistics (FlushEntryTerms) are
+                       // aggregated in memory, not spilled to disk at the 4 MB default.
+                       // No JIT: a search's cost estimate passes jit_above_cost
+                       // whenever the planner misjudges a table (entry_terms not
+                       // yet analysed after a load), and compiling its
+                       // expressions then took 50-140 ms of a search that
+                       // runs in under one (issue 46).
+                       .init_sql = "SET search_path TO " + pg::QuoteIdentifier(options.schema) +
+                                   "; SET work_mem = '64MB'; SET jit = off",
+                       .size = std::max(1, options.pool_size),
+                       .connect_attempts = options.connect_attempts,
+                       .track_commit_lsn = !options.read_urls.empty(),
+                       .logger = options.logger};
+  MNEMO_ASSIGN_OR_RETURN(database->pool_, pg::Pool::Open(pool));
+  // Reads from a standby wait for the schema this process just migrated.
+  if (!options.read_urls.empty()) MNEMO_RETURN_IF_ERROR(database->pool_->NoteWalPosition());
+  database->reads_ =
+      std::make_unique<pg::ReadRouter>(database->pool_.get(), options.read_urls, pool);
+  return database;
+}
+
+PostgresDatabase::PostgresDatabase(int64_t vector_log_limit) : trim_(vector_log_limit) {}
+
+PostgresDatabase::~PostgresDatabase() = default;
+
+Status PostgresDatabase::Write(std::string_view what,
+                               const std::function<Status(pg::PgConn&)>& body) {
+  std::lock_guard lock(writer_mu_);
+  // The writer lock is taken in BEGIN's round trip and the text statistics
+  // written in COMMIT's (pipeline mode): every round trip a write makes
+  // while holding the lock is one every other writer waits for.
+  static const pg::PgStatement kWriterLock = {
+      .sql = "SELECT pg_advisory_xact_lock(hashtext(current_schema()))"};
+  return pool_->Transaction(
+      what,
+      [&](PgConn& conn) -> Status {
+        logged_changes_ = 0;  // a retried attempt logs afresh
+        MNEMO_RETURN_IF_ERROR(body(conn));
+        MNEMO_RETURN_IF_ERROR(pg::FlushEntryTerms(conn));
+        MNEMO_RETURN_IF_ERROR(TrimVectorLogIn(conn));
+        return pg::FlushTextStats(conn);
+      },
+      std::span(&kWriterLock, 1));
+}
+
+Result<pg::Pool::Lease> PostgresDatabase::Read() { return reads_->Read(); }
+
+}  // namespace mnemo::storage::internal
