@@ -70,6 +70,26 @@ std::vector<double> EventScores(internal::PostgresBackend& b, std::string_view q
   return out;
 }
 
+std::vector<double> TurnScores(internal::PostgresBackend& b, std::string_view q) {
+  auto hits = b.episodic().SearchTurns({.terms = text::QueryTerms(q), .limit = 100});
+  EXPECT_TRUE(hits.ok()) << hits.status().ToString();
+  std::vector<double> out;
+  if (hits.ok()) {
+    for (const TurnHit& h : *hits) out.push_back(h.score);
+  }
+  return out;
+}
+
+std::vector<double> EpisodeEventScores(internal::PostgresBackend& b, std::string_view q) {
+  auto hits = b.episodic().SearchEvents({.terms = text::QueryTerms(q), .limit = 100});
+  EXPECT_TRUE(hits.ok()) << hits.status().ToString();
+  std::vector<double> out;
+  if (hits.ok()) {
+    for (const EventHit& h : *hits) out.push_back(h.score);
+  }
+  return out;
+}
+
 TEST(PostgresDocuments, TwoProcessesStoreAContentOnceAndLoseNoCountedRead) {
   std::vector<std::unique_ptr<internal::PostgresBackend>> b = OpenTwo();
   ASSERT_EQ(b.size(), 2u);
@@ -207,6 +227,79 @@ TEST(PostgresDocuments, KeywordStatisticsStayExactThroughUpdatesAndDeletes) {
   std::vector<double> expected_events = EventScores(*fresh, "dark light");
   ASSERT_EQ(expected_events.size(), 2u);
   EXPECT_EQ(EventScores(*churned, "dark light"), expected_events);
+}
+
+// Restore writes each row through the statements of the live writes and
+// counts its keyword statistics as they do: a restored schema scores turns,
+// events and context events exactly as one written live, and a second
+// restore, or a row skipped as already stored, counts nothing.
+TEST(PostgresDocuments, ARestoredSchemaScoresAsOneWrittenLive) {
+  auto open_fresh = [] {
+    auto b = internal::PostgresBackend::Open({.url = testing::PostgresTestUrl(),
+                                              .schema = testing::FreshPostgresSchema(),
+                                              .pool_size = 2});
+    return b.ok() ? std::move(b).value() : nullptr;
+  };
+  auto live = open_fresh();
+  auto restored = open_fresh();
+  ASSERT_NE(live, nullptr);
+  ASSERT_NE(restored, nullptr);
+  const std::vector<std::string> texts = {"dark mode everywhere", "tea with milk",
+                                          "a long dark note about dark chocolate and more"};
+  RestoreBatch batch;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const auto at = static_cast<int64_t>(i);
+    TurnWrite turn{.row = {.owner = "alice",
+                           .session_id = "s1",
+                           .seq = at,
+                           .role = "user",
+                           .content = texts[i],
+                           .timestamp_ms = 1000 + at},
+                   .search_text = texts[i]};
+    ASSERT_TRUE(live->episodic().AppendTurns(std::vector<TurnWrite>{turn}).ok());
+    turn.row.id = 100 + at;
+    batch.turns.push_back(turn);
+    const EventRow event{.id = "ev-" + std::to_string(i),
+                         .owner = "alice",
+                         .session_id = "s1",
+                         .type = "decision",
+                         .text = texts[i],
+                         .confidence = 0.6,
+                         .created_at = 1000 + at};
+    ASSERT_TRUE(live->episodic().AddEvents(std::vector<EventRow>{event}).ok());
+    batch.events.push_back(event);
+    ContextEventRow context = Event(texts[i]);
+    auto appended = live->context_events().AppendContextEvent(context);
+    ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+    context.owner = "local";
+    context.seq = appended->seq;
+    context.id = appended->id;
+    context.timestamp_ms = appended->timestamp_ms;
+    context.created_at = appended->created_at;
+    batch.context_events.push_back(context);
+  }
+  // Stored already under another id: skipped, not counted.
+  batch.events.push_back(batch.events[0]);
+  batch.events.back().id = "ev-again";
+
+  auto first = restored->admin().Restore(batch);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(first->skipped, 1);
+  auto again = restored->admin().Restore(batch);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->skipped, 3 + 4 + 3);
+
+  for (const char* q : {"dark tea", "dark chocolate milk"}) {
+    const std::vector<double> turns = TurnScores(*live, q);
+    ASSERT_FALSE(turns.empty()) << q;
+    EXPECT_EQ(TurnScores(*restored, q), turns) << q;
+    const std::vector<double> events = EpisodeEventScores(*live, q);
+    ASSERT_FALSE(events.empty()) << q;
+    EXPECT_EQ(EpisodeEventScores(*restored, q), events) << q;
+    const std::vector<double> context = EventScores(*live, q);
+    ASSERT_FALSE(context.empty()) << q;
+    EXPECT_EQ(EventScores(*restored, q), context) << q;
+  }
 }
 
 }  // namespace
