@@ -22,7 +22,7 @@ namespace {
 //   - a document's content is bytea: stored byte for byte, invalid UTF-8
 //     and NUL included, which a text column refuses.
 // Every write transaction takes the schema's advisory lock first
-// (postgres_backend.cc), so writers from every process are serialised as on
+// (postgres_database.cc), so writers from every process are serialised as on
 // SQLite and sequence order is commit order (vector_changes.seq and
 // segment_vectors.version rely on it).
 constexpr const char* kSchemaV1 = R"sql(
