@@ -2,13 +2,13 @@
 
 #include <map>
 
-#include "storage/entry_rules.h"
-#include "storage/postgres/pg_entry_search.h"
-#include "storage/postgres/pg_entry_sql.h"
-#include "storage/postgres/pg_schema.h"
-#include "storage/postgres/pg_text.h"
-#include "storage/postgres/pg_text_version.h"
-#include "text/tokenizer.h"
+#include "storage/postgres/sql/pg_entry_search.h"
+#include "storage/postgres/sql/pg_entry_sql.h"
+#include "storage/postgres/sql/pg_schema.h"
+#include "storage/postgres/sql/pg_text.h"
+#include "storage/postgres/sql/pg_text_version.h"
+#include "storage/rules/entry_rules.h"
+#include "text/pipeline/tokenizer.h"
 
 namespace mnemo::storage {
 namespace internal {

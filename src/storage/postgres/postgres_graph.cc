@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "storage/graph_rules.h"
 #include "storage/postgres/pg_writes.h"
 #include "storage/postgres/postgres_backend.h"
+#include "storage/rules/graph_rules.h"
 
 namespace mnemo::storage::internal {
 namespace {

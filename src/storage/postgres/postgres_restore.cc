@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "storage/document_rules.h"
-#include "storage/graph_rules.h"
-#include "storage/postgres/pg_text.h"
 #include "storage/postgres/pg_writes.h"
 #include "storage/postgres/postgres_backend.h"
+#include "storage/postgres/sql/pg_text.h"
+#include "storage/rules/document_rules.h"
+#include "storage/rules/graph_rules.h"
 
 namespace mnemo::storage::internal {
 namespace {
