@@ -14,7 +14,7 @@
 
 #include "bench_util.h"
 #include "storage/sqlite/sqlite_backend.h"
-#include "text/query.h"
+#include "text/pipeline/query.h"
 
 namespace {
 

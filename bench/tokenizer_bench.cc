@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "text/query.h"
+#include "text/pipeline/query.h"
+#include "text/pipeline/tokenizer.h"
 #include "text/secrets.h"
 #include "text/snippet.h"
-#include "text/tokenizer.h"
 
 namespace {
 

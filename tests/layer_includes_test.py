@@ -27,7 +27,7 @@ for line in open(paths_file, encoding="utf-8"):
 CASES = [
     ("text", '#include "storage/entry_store.h"', "missing"),      # upward
     ("storage", '#include "core/validation.h"', "missing"),       # upward
-    ("index", '#include "text/tokenizer.h"', "missing"),          # beside
+    ("index", '#include "text/pipeline/tokenizer.h"', "missing"),          # beside
     ("rules", '#include "context/graph.h"', "missing"),           # beside
     ("embed", '#include "storage/entry_store.h"', "missing"),     # beside
     ("archivist", '#include "rules/edicts.h"', "missing"),        # beside

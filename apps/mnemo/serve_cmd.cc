@@ -13,7 +13,7 @@
 #include <mutex>
 #include <thread>
 
-#include "base/http_client.h"
+#include "base/net/http_client.h"
 #include "commands.h"
 #include "transport/http/http_server.h"
 

@@ -170,7 +170,7 @@ class Archivist {
   [[gnu::visibility("hidden")]] Result<int64_t> EraseArchiveFiles(
       const std::vector<storage::TurnRow>& rows);
   // After storage erased `owner`'s session `session_id` and folded the
-  // facets again: the graph's slot triples follow (archivist/slot_graph.h,
+  // facets again: the graph's slot triples follow (archivist/profile/slot_graph.h,
   // FollowErasure), keeping none of the session's words.
   Status FollowSessionErasure(const std::string& owner, std::string_view session_id);
 

@@ -1,7 +1,7 @@
 // What `mnemo bench` compares mnemo with: raw SQLite FTS5 on the same texts
 // (storage/sqlite/fts/fts5_anchor.h says exactly what the anchor does) and, for
 // --backend postgres, raw PostgreSQL full-text search
-// (storage/postgres/pg_fts_anchor.h). The bench's seam into storage: the CLI
+// (storage/postgres/sql/pg_fts_anchor.h). The bench's seam into storage: the CLI
 // reaches the anchors through this header, storage implements them
 // (src/storage/bench_anchor.cc), and neither names the other's types.
 #pragma once
@@ -24,7 +24,7 @@ namespace mnemo {
 class Fts5Anchor {
  public:
   // FTS5's default tokenizer (what an application gets out of the box) or
-  // mnemo's own (text/tokenizer.h).
+  // mnemo's own (text/pipeline/tokenizer.h).
   enum class Tokenizer { kUnicode61, kMnemo };
 
   // A new database file at `path` (an existing file is an error).

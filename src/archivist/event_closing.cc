@@ -6,9 +6,9 @@
 #include <span>
 #include <utility>
 
-#include "archivist/clause_reader.h"
-#include "text/stemmer.h"
-#include "text/stopwords.h"
+#include "archivist/profile/clause_reader.h"
+#include "text/pipeline/stemmer.h"
+#include "text/pipeline/stopwords.h"
 
 // Word lists below are grammar (auxiliaries, markers of intent, irregular
 // verbs, time words); never the things a task is about.

@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "text/phatic.h"
+#include "text/pipeline/tokenizer.h"
 #include "text/sentences.h"
-#include "text/tokenizer.h"
 #include "text/utf8.h"
 
 // Hand-written scanners instead of std::regex: topic markers run on every

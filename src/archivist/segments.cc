@@ -8,14 +8,14 @@
 
 #include "archivist/event_closing.h"
 #include "archivist/events.h"
-#include "archivist/llm_candidates.h"
-#include "archivist/profile.h"
+#include "archivist/profile/llm_candidates.h"
+#include "archivist/profile/profile.h"
+#include "archivist/profile/slot_graph.h"
+#include "archivist/profile/slots.h"
 #include "archivist/recap.h"
-#include "archivist/slot_graph.h"
-#include "archivist/slots.h"
 #include "base/uuid.h"
 #include "context/documents.h"
-#include "text/query.h"
+#include "text/pipeline/query.h"
 
 namespace mnemo::archivist {
 namespace {

@@ -94,7 +94,7 @@ Status EmbedRecap(storage::EpisodicStore& episodic, const storage::SegmentRow& s
 
 // Recap (LLM when available, else extractive; its source recorded), events
 // from the segment's user rows, and their profile facets: the deterministic
-// reading, and with an LLM the candidates it adds (archivist/llm_candidates.h).
+// reading, and with an LLM the candidates it adds (archivist/profile/llm_candidates.h).
 // A message that says a task is done closes it (archivist/event_closing.h). Run once per
 // closed segment (CloseSegment decides which caller closed it).
 Status FinalizeSegment(storage::EpisodicStore& episodic, storage::DocumentStore& documents,

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "archivist/markdown_archive.h"
+#include "archivist/archive/markdown_archive.h"
 #include "archivist/segments.h"
 #include "archivist/topics.h"
 #include "context/computation_text.h"

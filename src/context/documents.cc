@@ -6,7 +6,7 @@
 
 #include "context/graph.h"
 #include "context/graph_extract.h"
-#include "text/entities.h"
+#include "text/entities/entities.h"
 #include "text/keywords.h"
 #include "text/phatic.h"
 #include "text/summary.h"

@@ -49,7 +49,7 @@ struct NewDocument {
   TimeMs now = 0;
   // When set, the user's triples (subject kUserSubject, graph.h) of the
   // predicates it accepts are not taken from the text: the caller writes
-  // them from another reading (a chat's profile slots, archivist/slot_graph.h).
+  // them from another reading (a chat's profile slots, archivist/profile/slot_graph.h).
   bool (*user_predicate_elsewhere)(std::string_view predicate) = nullptr;
 };
 

@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "context/graph_extract.h"
-#include "storage/graph_rules.h"
+#include "storage/rules/graph_rules.h"
 #include "text/sentences.h"
 
 namespace mnemo::context {

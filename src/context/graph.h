@@ -78,7 +78,7 @@ inline constexpr double kTripleHedgedConfidence = 0.4;
 // one (its valid_to is set; it stays as history). They include the
 // profile's single-valued slots under the names the graph gives them; the
 // user's triples of those come from the profile, not from a chat's text
-// (archivist/slot_graph.h), so that profile and graph never disagree.
+// (archivist/profile/slot_graph.h), so that profile and graph never disagree.
 inline constexpr std::string_view kSingleValuedPredicates[] = {
     "lives_in", "works_at", "timezone",   "name",     "age",     "birthday", "role",
     "email",    "manager",  "boss",       "employer", "partner", "wife",     "husband",

@@ -7,7 +7,7 @@
 
 #include "base/strings.h"
 #include "context/graph.h"
-#include "storage/graph_rules.h"
+#include "storage/rules/graph_rules.h"
 #include "text/utf8.h"
 
 // Hand-written scanners instead of std::regex, like the event patterns of

@@ -18,7 +18,7 @@
 #include <mutex>
 #include <string>
 
-#include "base/file_io.h"
+#include "base/io/file_io.h"
 #include "mnemo/config.h"
 #include "mnemo/logger.h"
 #include "mnemo/status.h"

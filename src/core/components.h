@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "base/http_client.h"
+#include "base/net/http_client.h"
 #include "embed/embedder.h"
 #include "index/index_factory.h"
 #include "llm/chat_client.h"

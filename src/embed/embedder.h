@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "base/http_client.h"
+#include "base/net/http_client.h"
 #include "mnemo/status.h"
 
 namespace mnemo::embed {

@@ -7,8 +7,8 @@
 #include <optional>
 #include <vector>
 
-#include "text/stopwords.h"
-#include "text/tokenizer.h"
+#include "text/pipeline/stopwords.h"
+#include "text/pipeline/tokenizer.h"
 #include "text/utf8.h"
 
 namespace mnemo::embed {

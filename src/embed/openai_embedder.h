@@ -37,7 +37,7 @@
 #include <memory>
 #include <string>
 
-#include "base/http_client.h"
+#include "base/net/http_client.h"
 #include "embed/embedder.h"
 
 namespace mnemo::embed {

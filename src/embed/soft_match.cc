@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "embed/word_embedder.h"
-#include "text/stemmer.h"
-#include "text/stopwords.h"
+#include "text/pipeline/stemmer.h"
+#include "text/pipeline/stopwords.h"
 
 namespace mnemo::embed {
 

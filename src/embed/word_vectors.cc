@@ -12,8 +12,8 @@
 #include <numeric>
 #include <vector>
 
-#include "base/atomic_file.h"
 #include "base/dot_product.h"
+#include "base/io/atomic_file.h"
 #include "base/sha256.h"
 #include "embed/word_vectors_verified.h"
 

@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "base/atomic_file.h"
+#include "base/io/atomic_file.h"
 
 namespace mnemo::embed {
 namespace {

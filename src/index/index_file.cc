@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "base/atomic_file.h"
-#include "base/file_io.h"
+#include "base/io/atomic_file.h"
+#include "base/io/file_io.h"
 #include "index/checksum.h"
 #include "index/flat_index.h"
 #include "index/hnsw_index.h"

@@ -2,7 +2,7 @@
 // an OpenAI-compatible chat model what the user said about themselves, and
 // the reading of its JSON answer. This file checks only the answer's shape;
 // what a candidate may become (a known slot, the user's own present
-// statement) is decided by the archivist (archivist/llm_candidates.h), with
+// statement) is decided by the archivist (archivist/profile/llm_candidates.h), with
 // the same slot table and clause reader as the deterministic path.
 #pragma once
 

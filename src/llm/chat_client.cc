@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "base/openai_http.h"
+#include "base/net/openai_http.h"
 #include "base/strings.h"
 
 namespace mnemo::llm {

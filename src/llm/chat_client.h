@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include "base/http_client.h"
+#include "base/net/http_client.h"
 #include "mnemo/status.h"
 
 namespace mnemo::llm {

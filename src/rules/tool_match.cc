@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "rules/tool_rule.h"
-#include "text/stemmer.h"
+#include "text/pipeline/stemmer.h"
 #include "text/utf8.h"
 
 // Matching is ASCII case-insensitive; non-ASCII text (Chinese) is matched

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "base/sha256.h"
-#include "text/normalizer.h"
+#include "text/pipeline/normalizer.h"
 #include "text/strip.h"
 #include "text/utf8.h"
 

@@ -14,8 +14,8 @@
 
 #include "mnemo/status.h"
 #include "mnemo/types.h"
-#include "storage/erasure.h"
 #include "storage/restore.h"
+#include "storage/rules/erasure.h"
 
 namespace mnemo::storage {
 
@@ -35,7 +35,7 @@ class AdminStore {
   // RestoreBatch in restore.h; duplicates are skipped and counted.
   virtual Result<RestoreReport> Restore(const RestoreBatch& batch) = 0;
 
-  // --- Erasure (spec 10, "Erasure"; storage/erasure.h). Rows are deleted,
+  // --- Erasure (spec 10, "Erasure"; storage/rules/erasure.h). Rows are deleted,
   // never flagged, with their keyword index rows and vectors, in one write
   // transaction (all or nothing); what a store keeps of deleted text beyond
   // the rows is its own to clear (SQLite: secure_delete and an FTS5

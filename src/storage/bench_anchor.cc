@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "storage/postgres/pg_fts_anchor.h"
+#include "storage/postgres/sql/pg_fts_anchor.h"
 #include "storage/sqlite/fts/fts5_anchor.h"
 
 namespace mnemo {

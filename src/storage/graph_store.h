@@ -46,7 +46,7 @@ class GraphStore {
   // Closes the current triple `id` at `at` (valid_to = max(at, its
   // valid_from, 1)): it stays as history. False when there is no such
   // current triple. Used when the statement behind it is ended without a
-  // new value ("I no longer work at X", archivist/slot_graph.h).
+  // new value ("I no longer work at X", archivist/profile/slot_graph.h).
   virtual Result<bool> CloseTriple(std::string_view id, TimeMs at) = 0;
 };
 

@@ -9,9 +9,9 @@
 #include <unordered_map>
 #include <utility>
 
-#include "text/normalizer.h"
-#include "text/segmenter.h"
-#include "text/stopwords.h"
+#include "text/pipeline/normalizer.h"
+#include "text/pipeline/segmenter.h"
+#include "text/pipeline/stopwords.h"
 #include "text/utf8.h"
 
 namespace mnemo::text {

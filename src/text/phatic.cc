@@ -2,9 +2,9 @@
 
 #include <unordered_set>
 
-#include "text/stemmer.h"
-#include "text/stopwords.h"
-#include "text/tokenizer.h"
+#include "text/pipeline/stemmer.h"
+#include "text/pipeline/stopwords.h"
+#include "text/pipeline/tokenizer.h"
 
 namespace mnemo::text {
 namespace {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "text/segmenter.h"
-#include "text/tokenizer.h"
+#include "text/pipeline/segmenter.h"
+#include "text/pipeline/tokenizer.h"
 #include "text/utf8.h"
 
 namespace mnemo::text {

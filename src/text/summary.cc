@@ -11,9 +11,9 @@
 
 #include "base/strings.h"
 #include "text/phatic.h"
+#include "text/pipeline/stopwords.h"
+#include "text/pipeline/tokenizer.h"
 #include "text/sentences.h"
-#include "text/stopwords.h"
-#include "text/tokenizer.h"
 
 namespace mnemo::text {
 namespace {

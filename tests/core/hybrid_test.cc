@@ -9,7 +9,7 @@
 
 #include "mnemo/engine.h"
 #include "test_util.h"
-#include "text/query.h"
+#include "text/pipeline/query.h"
 
 namespace mnemo {
 namespace {

@@ -26,7 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "archivist/markdown_archive.h"
+#include "archivist/archive/markdown_archive.h"
 #include "process.h"
 #include "rpc_client.h"
 #include "test_util.h"

@@ -1,4 +1,4 @@
-// The archive file reader (archivist/markdown_archive.h, the Markdown front
+// The archive file reader (archivist/archive/markdown_archive.h, the Markdown front
 // matter of spec 40's archive). Properties:
 //  - any bytes: ParseArchiveFile returns, and what it accepts renders to a
 //    text it reads back as the same rendering;
@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "archivist/markdown_archive.h"
+#include "archivist/archive/markdown_archive.h"
 #include "fuzz_util.h"
 #include "text/utf8.h"
 

@@ -1,4 +1,4 @@
-// The FTS query sanitiser (text/query.h, spec 20) and the MATCH expression
+// The FTS query sanitiser (text/pipeline/query.h, spec 20) and the MATCH expression
 // the SQLite backend builds from its terms. Properties: any text gives at
 // most kMaxQueryTerms distinct, non-empty, valid UTF-8 terms; their MATCH
 // expression never fails in FTS5 (no syntax survives); a document holding
@@ -17,7 +17,7 @@
 #include "storage/sqlite/fts/fts_rank.h"
 #include "storage/sqlite/fts/fts_tokenizer.h"
 #include "storage/sqlite/rows/entry_sql.h"
-#include "text/query.h"
+#include "text/pipeline/query.h"
 #include "text/utf8.h"
 
 using mnemo::fuzz::Fail;

@@ -15,10 +15,10 @@
 #include "storage/markdown/markdown_backend.h"
 #include "storage/memory/memory_backend.h"
 #include "storage/postgres/postgres_backend.h"
+#include "storage/rules/vector_rules.h"
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/stores.h"
 #include "storage/temp_dir.h"
-#include "storage/vector_rules.h"
 
 namespace mnemo::testing {
 

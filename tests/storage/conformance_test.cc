@@ -10,7 +10,7 @@
 
 #include "storage/backend_factory.h"
 #include "storage/stores.h"
-#include "text/query.h"
+#include "text/pipeline/query.h"
 
 namespace mnemo::storage {
 namespace {

@@ -13,7 +13,7 @@
 #include "base/uuid.h"
 #include "storage/backend_factory.h"
 #include "storage/stores.h"
-#include "text/query.h"
+#include "text/pipeline/query.h"
 
 namespace mnemo::storage {
 namespace {

@@ -11,9 +11,9 @@
 
 #include "base/uuid.h"
 #include "storage/backend_factory.h"
-#include "storage/episodic_rules.h"
+#include "storage/rules/episodic_rules.h"
 #include "storage/stores.h"
-#include "text/query.h"
+#include "text/pipeline/query.h"
 
 namespace mnemo::storage {
 namespace {

@@ -103,7 +103,7 @@ TEST_P(GraphConformance, AnIdenticalCurrentTripleIsRefreshedNotDuplicated) {
   EXPECT_EQ(rows[0].subject, "Alice");  // as first written
 }
 
-// The rule profile facets follow too (storage/supersession.h): a hedged
+// The rule profile facets follow too (storage/rules/supersession.h): a hedged
 // statement does not end a surer current fact; it stays as history that
 // was never current, unless its sentence says that something changed.
 TEST_P(GraphConformance, AHedgedFactDoesNotEndAStatedOne) {

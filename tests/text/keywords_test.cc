@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "text/query.h"
+#include "text/pipeline/query.h"
 #include "text/utf8.h"
 
 namespace mnemo::text {

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "text/query.h"
-#include "text/tokenizer.h"
+#include "text/pipeline/query.h"
+#include "text/pipeline/tokenizer.h"
 
 namespace mnemo::text::testing {
 

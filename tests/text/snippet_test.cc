@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "text/query.h"
+#include "text/pipeline/query.h"
 #include "text/utf8.h"
 
 namespace mnemo::text {

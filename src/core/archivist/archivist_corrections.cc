@@ -6,15 +6,15 @@
 #include <utility>
 #include <vector>
 
-#include "archivist/profile.h"
+#include "archivist/profile/profile.h"
+#include "archivist/profile/slot_graph.h"
 #include "archivist/segments.h"
-#include "archivist/slot_graph.h"
 #include "core/access.h"
 #include "core/archivist/archivist_options.h"
 #include "core/archivist/public_episodic.h"
 #include "core/validation.h"
 #include "mnemo/limits.h"
-#include "storage/graph_rules.h"
+#include "storage/rules/graph_rules.h"
 
 namespace mnemo {
 namespace {
@@ -67,7 +67,7 @@ Result<ProfileFacet> Archivist::ProfileCorrect(const Principal& who, const Facet
                                                .evidence_count = 1,
                                                .updated_at = now,
                                                .valid_from = now}));
-  // The graph follows (archivist/slot_graph.h): the wrong value's triple
+  // The graph follows (archivist/profile/slot_graph.h): the wrong value's triple
   // goes, the corrected one is current.
   if (stored->facet_type == archivist::kFacetContext &&
       storage::internal::TripleTermKey(stored->value) != storage::internal::TripleTermKey(value)) {
@@ -93,7 +93,7 @@ Status Archivist::ProfileDelete(const Principal& who, const FacetAddress& at) {
   if (stored == facets.end() || stored->facet_type != archivist::kFacetContext) {
     return Status::Ok();
   }
-  // Every value the facet held goes from the graph too (archivist/slot_graph.h).
+  // Every value the facet held goes from the graph too (archivist/profile/slot_graph.h).
   std::vector<std::string> values;
   if (!stored->value.empty()) values.push_back(stored->value);
   for (const storage::FacetValue& v : stored->history) values.push_back(v.value);

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "archivist/archive_writer.h"
+#include "archivist/archive/archive_writer.h"
 #include "base/background_worker.h"
 #include "context/tool_registry.h"
 #include "core/archivist/recap_vectors.h"

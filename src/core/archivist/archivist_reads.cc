@@ -5,16 +5,16 @@
 #include <algorithm>
 #include <map>
 
-#include "archivist/memory_md.h"
-#include "archivist/profile.h"
-#include "archivist/slot_graph.h"
+#include "archivist/archive/memory_md.h"
+#include "archivist/profile/profile.h"
+#include "archivist/profile/slot_graph.h"
 #include "core/access.h"
 #include "core/archivist/archivist_options.h"
 #include "core/archivist/public_episodic.h"
 #include "core/search/fusion.h"
 #include "core/search/turn_ranking.h"
 #include "core/validation.h"
-#include "text/query.h"
+#include "text/pipeline/query.h"
 #include "text/snippet.h"
 #include "text/strip.h"
 
@@ -295,7 +295,7 @@ Result<ProfileFacet> Archivist::ProfilePut(const Principal& who, std::string_vie
                                                .evidence_count = 1,
                                                .updated_at = now,
                                                .valid_from = now}));
-  // A slot's triple follows its value (archivist/slot_graph.h).
+  // A slot's triple follows its value (archivist/profile/slot_graph.h).
   MNEMO_RETURN_IF_ERROR(archivist::SyncSlotTriple(graph_, r, archivist::kStatedSlotSource, now));
   return ToProfileFacet(std::move(r));
 }

@@ -9,7 +9,7 @@
 #include <set>
 #include <thread>
 
-#include "archivist/archive_erase.h"
+#include "archivist/archive/archive_erase.h"
 #include "archivist/segments.h"
 #include "archivist/turn_indexer.h"
 #include "core/archivist/public_episodic.h"

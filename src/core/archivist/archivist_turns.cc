@@ -15,7 +15,7 @@
 #include "core/formats/turn_result_json.h"
 #include "core/validation.h"
 #include "rules/tool_rule.h"
-#include "storage/episodic_rules.h"
+#include "storage/rules/episodic_rules.h"
 #include "text/strip.h"
 #include "text/utf8.h"
 

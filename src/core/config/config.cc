@@ -13,7 +13,7 @@
 #include <map>
 #include <sstream>
 
-#include "base/file_io.h"
+#include "base/io/file_io.h"
 #include "base/strings.h"
 #include "core/config/config_schema.h"
 #include "core/principals.h"

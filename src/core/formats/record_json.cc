@@ -4,7 +4,7 @@
 #include <set>
 
 #include "core/public_id.h"
-#include "storage/episodic_rules.h"
+#include "storage/rules/episodic_rules.h"
 
 namespace mnemo::internal {
 namespace {

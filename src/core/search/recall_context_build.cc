@@ -7,14 +7,14 @@
 #include <utility>
 
 #include "archivist/events.h"
-#include "archivist/profile.h"
+#include "archivist/profile/profile.h"
 #include "archivist/segments.h"
 #include "context/context_block.h"
 #include "core/archivist/turn_runs.h"
 #include "core/search/recall_service.h"
 #include "core/search/turn_ranking.h"
 #include "core/validation.h"
-#include "text/query.h"
+#include "text/pipeline/query.h"
 #include "text/snippet.h"
 #include "text/strip.h"
 

@@ -10,7 +10,7 @@
 #include "core/search/turn_ranking.h"
 #include "core/validation.h"
 #include "rules/tool_rule.h"
-#include "text/query.h"
+#include "text/pipeline/query.h"
 #include "text/snippet.h"
 
 namespace mnemo {

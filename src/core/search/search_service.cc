@@ -13,7 +13,7 @@
 #include "core/access.h"
 #include "core/search/fusion.h"
 #include "core/validation.h"
-#include "text/query.h"
+#include "text/pipeline/query.h"
 #include "text/snippet.h"
 
 namespace mnemo {

@@ -11,8 +11,8 @@
 #include "archivist/turn_indexer.h"
 #include "context/tool_registry.h"
 #include "core/search/fusion.h"
-#include "storage/episodic_rules.h"
-#include "text/query.h"
+#include "storage/rules/episodic_rules.h"
+#include "text/pipeline/query.h"
 #include "text/snippet.h"
 #include "text/utf8.h"
 

@@ -8,7 +8,7 @@
 #include "base/request_trace.h"
 #include "index/index_file.h"
 #include "index/vector_math.h"
-#include "storage/vector_rules.h"
+#include "storage/rules/vector_rules.h"
 
 namespace mnemo {
 namespace {

@@ -18,7 +18,7 @@
 #include "storage/context_event_store.h"
 #include "storage/document_store.h"
 #include "storage/graph_store.h"
-#include "text/query.h"
+#include "text/pipeline/query.h"
 #include "text/strip.h"
 #include "text/utf8.h"
 

@@ -12,7 +12,7 @@
 #include "core/validation.h"
 #include "storage/document_store.h"
 #include "storage/graph_store.h"
-#include "text/query.h"
+#include "text/pipeline/query.h"
 #include "text/snippet.h"
 #include "text/strip.h"
 

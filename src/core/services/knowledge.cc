@@ -13,8 +13,8 @@
 #include "core/archivist/archivist_options.h"
 #include "core/services/knowledge_options.h"
 #include "core/validation.h"
-#include "storage/graph_rules.h"
 #include "storage/graph_store.h"
+#include "storage/rules/graph_rules.h"
 
 namespace mnemo {
 namespace {

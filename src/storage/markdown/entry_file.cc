@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "base/time.h"
-#include "storage/entry_rules.h"
+#include "storage/rules/entry_rules.h"
 
 namespace mnemo::storage::markdown {
 namespace {

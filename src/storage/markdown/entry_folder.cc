@@ -14,7 +14,7 @@
 #include <system_error>
 #include <utility>
 
-#include "base/atomic_file.h"
+#include "base/io/atomic_file.h"
 
 namespace mnemo::storage::markdown {
 namespace {

@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "base/file_io.h"
+#include "base/io/file_io.h"
 #include "mnemo/status.h"
 
 namespace mnemo::storage::markdown {

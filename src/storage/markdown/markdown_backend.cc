@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "base/time.h"
-#include "storage/erasure_rules.h"
 #include "storage/markdown/entry_file.h"
+#include "storage/rules/erasure_rules.h"
 #include "storage/sqlite/sqlite_backend.h"
 #include "text/strip.h"
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "storage/erasure_rules.h"
 #include "storage/memory/memory_admin_store.h"
+#include "storage/rules/erasure_rules.h"
 
 namespace mnemo::storage::internal {
 namespace {

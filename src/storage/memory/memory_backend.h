@@ -16,8 +16,8 @@
 #include "storage/memory/memory_episodic_store.h"
 #include "storage/memory/memory_graph_store.h"
 #include "storage/memory/memory_state.h"
+#include "storage/rules/vector_rules.h"
 #include "storage/stores.h"
-#include "storage/vector_rules.h"
 
 namespace mnemo::storage::internal {
 

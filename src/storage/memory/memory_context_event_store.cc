@@ -5,9 +5,9 @@
 #include <shared_mutex>
 #include <utility>
 
-#include "storage/context_event_rules.h"
-#include "storage/entry_rules.h"
 #include "storage/memory/memory_context_event_store.h"
+#include "storage/rules/context_event_rules.h"
+#include "storage/rules/entry_rules.h"
 
 namespace mnemo::storage::internal {
 

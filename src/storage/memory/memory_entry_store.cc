@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <mutex>
 
-#include "storage/bm25.h"
-#include "storage/entry_rules.h"
+#include "storage/rules/bm25.h"
+#include "storage/rules/entry_rules.h"
 
 namespace mnemo::storage::internal {
 namespace {

@@ -11,11 +11,11 @@
 #include <type_traits>
 #include <utility>
 
-#include "storage/bm25.h"
-#include "storage/entry_rules.h"
-#include "storage/episodic_rules.h"
-#include "storage/erasure_rules.h"
 #include "storage/memory/memory_episodic_store.h"
+#include "storage/rules/bm25.h"
+#include "storage/rules/entry_rules.h"
+#include "storage/rules/episodic_rules.h"
+#include "storage/rules/erasure_rules.h"
 
 namespace mnemo::storage::internal {
 namespace {

@@ -3,8 +3,8 @@
 #include <mutex>
 #include <shared_mutex>
 
-#include "storage/graph_rules.h"
 #include "storage/memory/memory_graph_store.h"
+#include "storage/rules/graph_rules.h"
 
 namespace mnemo::storage::internal {
 

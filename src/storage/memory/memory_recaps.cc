@@ -4,9 +4,9 @@
 #include <mutex>
 #include <shared_mutex>
 
-#include "storage/document_rules.h"
-#include "storage/entry_rules.h"
 #include "storage/memory/memory_episodic_store.h"
+#include "storage/rules/document_rules.h"
+#include "storage/rules/entry_rules.h"
 
 namespace mnemo::storage::internal {
 

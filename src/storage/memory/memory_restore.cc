@@ -7,8 +7,8 @@
 #include <mutex>
 #include <shared_mutex>
 
-#include "storage/graph_rules.h"
 #include "storage/memory/memory_admin_store.h"
+#include "storage/rules/graph_rules.h"
 
 namespace mnemo::storage::internal {
 

@@ -27,14 +27,14 @@
 #include <vector>
 
 #include "storage/admin_store.h"
-#include "storage/bm25.h"
 #include "storage/context_event_store.h"
 #include "storage/document_store.h"
 #include "storage/entry_store.h"
 #include "storage/episodic_store.h"
 #include "storage/graph_store.h"
 #include "storage/memory/text_index.h"
-#include "storage/vector_rules.h"
+#include "storage/rules/bm25.h"
+#include "storage/rules/vector_rules.h"
 
 namespace mnemo::storage::internal {
 

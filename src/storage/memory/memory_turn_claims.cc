@@ -5,8 +5,8 @@
 #include <string>
 #include <tuple>
 
-#include "storage/episodic_rules.h"
 #include "storage/memory/memory_episodic_store.h"
+#include "storage/rules/episodic_rules.h"
 
 namespace mnemo::storage::internal {
 namespace {

@@ -5,8 +5,8 @@
 #include <mutex>
 #include <unordered_set>
 
-#include "storage/entry_rules.h"
 #include "storage/memory/memory_entry_store.h"
+#include "storage/rules/entry_rules.h"
 
 namespace mnemo::storage::internal {
 namespace {

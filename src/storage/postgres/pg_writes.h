@@ -8,7 +8,7 @@
 
 #include "storage/episodic_store.h"
 #include "storage/postgres/pg_connection.h"
-#include "storage/postgres/pg_text.h"
+#include "storage/postgres/sql/pg_text.h"
 #include "storage/restore.h"
 
 namespace mnemo::storage::internal {

@@ -18,8 +18,8 @@
 #include "storage/postgres/stores/postgres_entry_store.h"
 #include "storage/postgres/stores/postgres_episodic_store.h"
 #include "storage/postgres/stores/postgres_graph_store.h"
+#include "storage/rules/vector_rules.h"
 #include "storage/stores.h"
-#include "storage/vector_rules.h"
 
 namespace mnemo::storage::internal {
 

@@ -14,13 +14,13 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "storage/entry_rules.h"
-#include "storage/postgres/pg_entry_search.h"
-#include "storage/postgres/pg_entry_sql.h"
-#include "storage/postgres/pg_schema.h"
-#include "storage/postgres/pg_text.h"
 #include "storage/postgres/postgres_database.h"
-#include "storage/vector_rules.h"
+#include "storage/postgres/sql/pg_entry_search.h"
+#include "storage/postgres/sql/pg_entry_sql.h"
+#include "storage/postgres/sql/pg_schema.h"
+#include "storage/postgres/sql/pg_text.h"
+#include "storage/rules/entry_rules.h"
+#include "storage/rules/vector_rules.h"
 
 namespace mnemo::storage::internal {
 namespace {

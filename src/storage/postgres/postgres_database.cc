@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <string>
 
-#include "storage/postgres/pg_entry_search.h"
-#include "storage/postgres/pg_schema.h"
-#include "storage/postgres/pg_text.h"
-#include "storage/postgres/pg_text_version.h"
-#include "text/tokenizer.h"
+#include "storage/postgres/sql/pg_entry_search.h"
+#include "storage/postgres/sql/pg_schema.h"
+#include "storage/postgres/sql/pg_text.h"
+#include "storage/postgres/sql/pg_text_version.h"
+#include "text/pipeline/tokenizer.h"
 
 namespace mnemo::storage::internal {
 namespace {

@@ -25,8 +25,8 @@
 #include "storage/entry_store.h"
 #include "storage/postgres/pg_connection.h"
 #include "storage/postgres/pg_read_router.h"
+#include "storage/rules/vector_rules.h"
 #include "storage/stores.h"
-#include "storage/vector_rules.h"
 
 namespace mnemo::storage::internal {
 

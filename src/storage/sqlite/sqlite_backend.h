@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "storage/rules/vector_rules.h"
 #include "storage/sqlite/sqlite_database.h"
 #include "storage/sqlite/stores/sqlite_admin_store.h"
 #include "storage/sqlite/stores/sqlite_context_event_store.h"
@@ -19,7 +20,6 @@
 #include "storage/sqlite/stores/sqlite_episodic_store.h"
 #include "storage/sqlite/stores/sqlite_graph_store.h"
 #include "storage/stores.h"
-#include "storage/vector_rules.h"
 
 namespace mnemo::storage::internal {
 

@@ -16,7 +16,7 @@
 #include "storage/sqlite/fts/text_version.h"
 #include "storage/sqlite/migrations.h"
 #include "storage/sqlite/rows/entry_sql.h"
-#include "text/tokenizer.h"
+#include "text/pipeline/tokenizer.h"
 
 namespace mnemo::storage::internal {
 namespace {

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "storage/entry_store.h"
+#include "storage/rules/vector_rules.h"
 #include "storage/sqlite/connection.h"
 #include "storage/stores.h"
-#include "storage/vector_rules.h"
 
 namespace mnemo::storage::internal {
 

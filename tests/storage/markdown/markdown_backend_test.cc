@@ -20,7 +20,7 @@
 #include "storage/markdown/entry_folder.h"
 #include "storage/stores.h"
 #include "test_util.h"
-#include "text/query.h"
+#include "text/pipeline/query.h"
 
 namespace mnemo::storage::markdown {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "storage/backend_factory.h"
 #include "storage/postgres/postgres_backend.h"
-#include "text/query.h"
+#include "text/pipeline/query.h"
 
 namespace mnemo::storage {
 namespace {

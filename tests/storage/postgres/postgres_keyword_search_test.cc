@@ -13,7 +13,7 @@
 #include "storage/postgres/postgres_backend.h"
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/temp_dir.h"
-#include "text/query.h"
+#include "text/pipeline/query.h"
 
 namespace mnemo::storage {
 namespace {

@@ -8,9 +8,9 @@
 
 #include "storage/backend_factory.h"
 #include "storage/postgres/pg_connection.h"
-#include "storage/postgres/pg_schema.h"
 #include "storage/postgres/postgres_backend.h"
-#include "text/query.h"
+#include "storage/postgres/sql/pg_schema.h"
+#include "text/pipeline/query.h"
 
 namespace mnemo::storage {
 namespace {

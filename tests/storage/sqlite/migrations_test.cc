@@ -7,7 +7,7 @@
 #include "storage/sqlite/rows/entry_sql.h"
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/temp_dir.h"
-#include "text/query.h"
+#include "text/pipeline/query.h"
 
 namespace mnemo::storage::internal {
 namespace {

@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "storage/temp_dir.h"
-#include "text/query.h"
+#include "text/pipeline/query.h"
 
 namespace mnemo::storage {
 namespace {

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "storage/erasure_rules.h"
 #include "storage/postgres/pg_connection.h"
-#include "storage/postgres/pg_text.h"
 #include "storage/postgres/pg_writes.h"
+#include "storage/postgres/sql/pg_text.h"
 #include "storage/postgres/stores/postgres_admin_store.h"
-#include "storage/vector_rules.h"
+#include "storage/rules/erasure_rules.h"
+#include "storage/rules/vector_rules.h"
 
 namespace mnemo::storage::internal {
 namespace {

@@ -4,12 +4,12 @@
 #include <string>
 #include <vector>
 
-#include "storage/context_event_rules.h"
-#include "storage/entry_rules.h"
-#include "storage/postgres/pg_entry_sql.h"
-#include "storage/postgres/pg_text.h"
 #include "storage/postgres/pg_writes.h"
+#include "storage/postgres/sql/pg_entry_sql.h"
+#include "storage/postgres/sql/pg_text.h"
 #include "storage/postgres/stores/postgres_context_event_store.h"
+#include "storage/rules/context_event_rules.h"
+#include "storage/rules/entry_rules.h"
 
 namespace mnemo::storage::internal {
 namespace {

@@ -8,12 +8,12 @@
 #include <utility>
 #include <vector>
 
-#include "storage/document_rules.h"
-#include "storage/entry_rules.h"
-#include "storage/postgres/pg_entry_sql.h"
-#include "storage/postgres/pg_text.h"
 #include "storage/postgres/pg_writes.h"
+#include "storage/postgres/sql/pg_entry_sql.h"
+#include "storage/postgres/sql/pg_text.h"
 #include "storage/postgres/stores/postgres_document_store.h"
+#include "storage/rules/document_rules.h"
+#include "storage/rules/entry_rules.h"
 
 namespace mnemo::storage::internal {
 namespace {

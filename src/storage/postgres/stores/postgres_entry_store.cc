@@ -2,10 +2,10 @@
 
 #include <map>
 
-#include "storage/entry_rules.h"
-#include "storage/postgres/pg_entry_search.h"
-#include "storage/postgres/pg_entry_sql.h"
-#include "storage/postgres/pg_text.h"
+#include "storage/postgres/sql/pg_entry_search.h"
+#include "storage/postgres/sql/pg_entry_sql.h"
+#include "storage/postgres/sql/pg_text.h"
+#include "storage/rules/entry_rules.h"
 
 namespace mnemo::storage::internal {
 namespace {

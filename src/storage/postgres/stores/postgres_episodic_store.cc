@@ -10,13 +10,13 @@
 #include <utility>
 #include <vector>
 
-#include "storage/entry_rules.h"
-#include "storage/episodic_rules.h"
-#include "storage/postgres/pg_entry_sql.h"
-#include "storage/postgres/pg_episodic_sql.h"
-#include "storage/postgres/pg_text.h"
 #include "storage/postgres/pg_writes.h"
+#include "storage/postgres/sql/pg_entry_sql.h"
+#include "storage/postgres/sql/pg_episodic_sql.h"
+#include "storage/postgres/sql/pg_text.h"
 #include "storage/postgres/stores/postgres_episodic_store.h"
+#include "storage/rules/entry_rules.h"
+#include "storage/rules/episodic_rules.h"
 
 namespace mnemo::storage::internal {
 namespace {

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "storage/graph_rules.h"
 #include "storage/postgres/pg_writes.h"
 #include "storage/postgres/stores/postgres_graph_store.h"
+#include "storage/rules/graph_rules.h"
 
 namespace mnemo::storage::internal {
 namespace {

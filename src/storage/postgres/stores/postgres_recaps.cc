@@ -4,12 +4,12 @@
 #include <optional>
 #include <string>
 
-#include "storage/document_rules.h"
-#include "storage/entry_rules.h"
-#include "storage/postgres/pg_entry_sql.h"
-#include "storage/postgres/pg_episodic_sql.h"
-#include "storage/postgres/pg_text.h"
+#include "storage/postgres/sql/pg_entry_sql.h"
+#include "storage/postgres/sql/pg_episodic_sql.h"
+#include "storage/postgres/sql/pg_text.h"
 #include "storage/postgres/stores/postgres_episodic_store.h"
+#include "storage/rules/document_rules.h"
+#include "storage/rules/entry_rules.h"
 
 namespace mnemo::storage::internal {
 

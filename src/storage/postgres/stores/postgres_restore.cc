@@ -9,10 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/graph_rules.h"
-#include "storage/postgres/pg_text.h"
 #include "storage/postgres/pg_writes.h"
+#include "storage/postgres/sql/pg_text.h"
 #include "storage/postgres/stores/postgres_admin_store.h"
+#include "storage/rules/graph_rules.h"
 
 namespace mnemo::storage::internal {
 namespace {

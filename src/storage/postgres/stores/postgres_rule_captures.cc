@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "storage/episodic_rules.h"
 #include "storage/postgres/stores/postgres_episodic_store.h"
+#include "storage/rules/episodic_rules.h"
 
 namespace mnemo::storage::internal {
 

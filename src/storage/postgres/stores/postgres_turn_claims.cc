@@ -4,10 +4,10 @@
 // the schema's writer lock, so a claim is read and inserted without a race.
 #include <string>
 
-#include "storage/episodic_rules.h"
-#include "storage/postgres/pg_episodic_sql.h"
 #include "storage/postgres/pg_writes.h"
+#include "storage/postgres/sql/pg_episodic_sql.h"
 #include "storage/postgres/stores/postgres_episodic_store.h"
+#include "storage/rules/episodic_rules.h"
 
 namespace mnemo::storage::internal {
 namespace {

@@ -10,11 +10,11 @@
 #include <unordered_set>
 #include <utility>
 
-#include "storage/entry_rules.h"
-#include "storage/postgres/pg_entry_search.h"
-#include "storage/postgres/pg_entry_sql.h"
-#include "storage/postgres/pg_text.h"
+#include "storage/postgres/sql/pg_entry_search.h"
+#include "storage/postgres/sql/pg_entry_sql.h"
+#include "storage/postgres/sql/pg_text.h"
 #include "storage/postgres/stores/postgres_entry_store.h"
+#include "storage/rules/entry_rules.h"
 
 namespace mnemo::storage::internal {
 namespace {

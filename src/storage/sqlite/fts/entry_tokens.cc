@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <system_error>
 
-#include "storage/entry_rules.h"
+#include "storage/rules/entry_rules.h"
 
 namespace mnemo::storage::internal {
 

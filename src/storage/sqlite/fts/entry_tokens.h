@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "storage/entry_store.h"
-#include "text/tokenizer.h"
+#include "text/pipeline/tokenizer.h"
 
 namespace mnemo::storage::internal {
 

@@ -8,7 +8,7 @@
 // Two tokenizers: FTS5's default (unicode61: what an application gets out of
 // the box; it splits on spaces and punctuation, so unspaced Chinese text is
 // one token per clause and Chinese queries rarely match) and mnemo's own
-// (text/tokenizer.h), where both index the same terms and the difference is
+// (text/pipeline/tokenizer.h), where both index the same terms and the difference is
 // everything mnemo adds (scopes and filters, per-caller statistics, its own
 // score, whole entries in the answer).
 #pragma once

@@ -5,7 +5,7 @@
 #include <tuple>
 #include <vector>
 
-#include "storage/bm25.h"
+#include "storage/rules/bm25.h"
 #include "storage/sqlite/connection.h"
 #include "storage/sqlite/fts/fts_tokenizer.h"
 #include "storage/sqlite/rows/entry_sql.h"

@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "storage/entry_rules.h"
+#include "storage/rules/entry_rules.h"
 #include "storage/sqlite/connection.h"
 #include "storage/sqlite/fts/entry_tokens.h"
-#include "text/tokenizer.h"
+#include "text/pipeline/tokenizer.h"
 
 namespace mnemo::storage::internal {
 

@@ -1,5 +1,5 @@
 // The FTS5 tokenizer `mnemo`: the adapter between FTS5 and the one text
-// pipeline (text/tokenizer.h), so that index and query agree exactly.
+// pipeline (text/pipeline/tokenizer.h), so that index and query agree exactly.
 //
 // - Document mode (indexing, the 'delete' command, auxiliary functions):
 //   text::Tokenize; colocated tokens are passed with FTS5_TOKEN_COLOCATED.

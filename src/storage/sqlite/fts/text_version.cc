@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "storage/document_rules.h"
+#include "storage/rules/document_rules.h"
 #include "storage/sqlite/fts/fts_rows.h"
 #include "storage/sqlite/rows/tags_json.h"
-#include "text/tokenizer.h"
+#include "text/pipeline/tokenizer.h"
 
 namespace mnemo::storage::internal {
 namespace {

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "storage/entry_rules.h"
+#include "storage/rules/entry_rules.h"
 #include "storage/sqlite/fts/entry_tokens.h"
 #include "storage/sqlite/fts/fts_rows.h"
 #include "storage/sqlite/fts/fts_tokenizer.h"

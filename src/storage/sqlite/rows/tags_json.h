@@ -1,5 +1,5 @@
 // The `entries.tags` column format (also documents' tags and entities, and the
-// facet columns of storage/episodic_rules.h): a JSON array of strings, e.g.
+// facet columns of storage/rules/episodic_rules.h): a JSON array of strings, e.g.
 // ["a","b \"quoted\""], written and read by nlohmann::json. Compact, with
 // only the escapes JSON requires (", \, control characters); other bytes are
 // kept as they are, so tags round trip byte for byte and SQLite's json_each()

@@ -14,13 +14,13 @@
 #include <utility>
 #include <vector>
 
-#include "storage/erasure_rules.h"
+#include "storage/rules/erasure_rules.h"
+#include "storage/rules/vector_rules.h"
 #include "storage/sqlite/fts/fts_rows.h"
 #include "storage/sqlite/rows/entry_writes.h"
 #include "storage/sqlite/stores/row_drops.h"
 #include "storage/sqlite/stores/sqlite_admin_store.h"
 #include "storage/sqlite/stores/sqlite_writes.h"
-#include "storage/vector_rules.h"
 
 namespace mnemo::storage::internal {
 namespace {

@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "storage/context_event_rules.h"
-#include "storage/entry_rules.h"
+#include "storage/rules/context_event_rules.h"
+#include "storage/rules/entry_rules.h"
 #include "storage/sqlite/fts/fts_rows.h"
 #include "storage/sqlite/rows/entry_sql.h"
 #include "storage/sqlite/stores/sqlite_context_event_store.h"

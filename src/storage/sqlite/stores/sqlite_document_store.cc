@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "storage/document_rules.h"
-#include "storage/entry_rules.h"
+#include "storage/rules/document_rules.h"
+#include "storage/rules/entry_rules.h"
 #include "storage/sqlite/fts/fts_rows.h"
 #include "storage/sqlite/rows/entry_sql.h"
 #include "storage/sqlite/rows/tags_json.h"

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <map>
 
-#include "storage/entry_rules.h"
+#include "storage/rules/entry_rules.h"
 #include "storage/sqlite/fts/entry_tokens.h"
 #include "storage/sqlite/fts/fts_rows.h"
 #include "storage/sqlite/rows/entry_sql.h"

@@ -10,8 +10,8 @@
 #include <string>
 #include <utility>
 
-#include "storage/entry_rules.h"
-#include "storage/episodic_rules.h"
+#include "storage/rules/entry_rules.h"
+#include "storage/rules/episodic_rules.h"
 #include "storage/sqlite/fts/fts_rows.h"
 #include "storage/sqlite/fts/recap_index.h"
 #include "storage/sqlite/rows/entry_sql.h"

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "storage/graph_rules.h"
+#include "storage/rules/graph_rules.h"
 #include "storage/sqlite/stores/row_drops.h"
 #include "storage/sqlite/stores/sqlite_graph_store.h"
 #include "storage/sqlite/stores/sqlite_writes.h"

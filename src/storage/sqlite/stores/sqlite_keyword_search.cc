@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "storage/entry_rules.h"
+#include "storage/rules/entry_rules.h"
 #include "storage/sqlite/fts/fts_rank.h"
 #include "storage/sqlite/rows/entry_sql.h"
 #include "storage/sqlite/stores/sqlite_entry_store.h"

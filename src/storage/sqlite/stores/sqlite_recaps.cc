@@ -4,8 +4,8 @@
 #include <optional>
 #include <string>
 
-#include "storage/document_rules.h"
-#include "storage/entry_rules.h"
+#include "storage/rules/document_rules.h"
+#include "storage/rules/entry_rules.h"
 #include "storage/sqlite/rows/entry_sql.h"
 #include "storage/sqlite/rows/episodic_sql.h"
 #include "storage/sqlite/stores/sqlite_episodic_store.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "storage/graph_rules.h"
+#include "storage/rules/graph_rules.h"
 #include "storage/sqlite/fts/entry_tokens.h"
 #include "storage/sqlite/rows/entry_writes.h"
 #include "storage/sqlite/stores/sqlite_admin_store.h"

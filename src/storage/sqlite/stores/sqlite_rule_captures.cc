@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "storage/episodic_rules.h"
+#include "storage/rules/episodic_rules.h"
 #include "storage/sqlite/stores/sqlite_episodic_store.h"
 
 namespace mnemo::storage::internal {

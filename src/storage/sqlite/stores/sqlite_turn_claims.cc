@@ -5,7 +5,7 @@
 #include <mutex>
 #include <string>
 
-#include "storage/episodic_rules.h"
+#include "storage/rules/episodic_rules.h"
 #include "storage/sqlite/rows/episodic_sql.h"
 #include "storage/sqlite/stores/sqlite_episodic_store.h"
 #include "storage/sqlite/stores/sqlite_writes.h"

@@ -10,7 +10,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "storage/entry_rules.h"
+#include "storage/rules/entry_rules.h"
 #include "storage/sqlite/rows/entry_sql.h"
 #include "storage/sqlite/rows/entry_writes.h"
 #include "storage/sqlite/stores/sqlite_entry_store.h"

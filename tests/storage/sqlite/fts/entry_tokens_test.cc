@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "storage/entry_rules.h"
+#include "storage/rules/entry_rules.h"
 #include "text/match_util.h"
 
 namespace mnemo::storage::internal {

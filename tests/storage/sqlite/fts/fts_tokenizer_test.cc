@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "storage/bm25.h"
+#include "storage/rules/bm25.h"
 #include "storage/sqlite/connection.h"
 #include "storage/sqlite/fts/fts_rank.h"
-#include "text/tokenizer.h"
+#include "text/pipeline/tokenizer.h"
 
 namespace mnemo::storage::internal {
 namespace {

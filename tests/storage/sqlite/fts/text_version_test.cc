@@ -10,8 +10,8 @@
 #include "storage/sqlite/rows/entry_sql.h"
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/temp_dir.h"
-#include "text/query.h"
-#include "text/tokenizer.h"
+#include "text/pipeline/query.h"
+#include "text/pipeline/tokenizer.h"
 
 namespace mnemo::storage {
 namespace {

@@ -1,0 +1,200 @@
+// The PostgreSQL schema's migrations (pg_schema.h): a store an older mnemo
+// left is brought to the latest version with nothing lost, and from v8 the
+// keyword statistics a bulk write notes itself are those the triggers noted
+// before.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "storage/backend_factory.h"
+#include "storage/postgres/pg_connection.h"
+#include "storage/postgres/postgres_backend.h"
+#include "storage/postgres/sql/pg_entry_search.h"
+#include "storage/postgres/sql/pg_schema.h"
+#include "storage/postgres/sql/pg_text.h"
+#include "text/pipeline/query.h"
+#include "text/pipeline/tokenizer.h"
+
+namespace mnemo::storage {
+namespace {
+
+using internal::pg::Params;
+using internal::pg::PgConn;
+using internal::pg::QuoteIdentifier;
+
+int64_t Int(PgConn& conn, const std::string& sql) {
+  auto rows = conn.Exec(sql, "read");
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString() << "\n" << sql;
+  return rows.ok() && !rows->empty() ? rows->Int(0, 0) : -1;
+}
+
+std::string Text(PgConn& conn, const std::string& sql) {
+  auto rows = conn.Exec(sql, "read");
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString() << "\n" << sql;
+  return rows.ok() && !rows->empty() ? std::string(rows->Text(0, 0)) : "";
+}
+
+// entry_terms as one text (the rows that count), and the same statistics
+// counted afresh from the entries, as schema v7 first filled them.
+std::string StoredTerms(PgConn& conn, const std::string& s) {
+  return Text(conn,
+              "SELECT string_agg(term || '/' || bucket || '/' || docs || '/' || tokens, ' ' "
+              "ORDER BY term, bucket) FROM " +
+                  s + ".entry_terms WHERE docs <> 0 OR tokens <> 0");
+}
+std::string RecountedTerms(PgConn& conn, const std::string& s) {
+  return Text(conn, "WITH r AS (SELECT " + s +
+                        ".entry_text_bucket(owner, visibility) AS bucket, tsv, doc_length FROM " +
+                        s +
+                        ".entries), t AS (SELECT l.term, r.bucket, count(*) AS docs, 0 AS tokens "
+                        "FROM r, unnest(tsvector_to_array(r.tsv)) AS l(term) GROUP BY 1, 2 "
+                        "UNION ALL SELECT '', r.bucket, count(*), sum(r.doc_length) FROM r "
+                        "GROUP BY r.bucket) SELECT string_agg(term || '/' || bucket || '/' || "
+                        "docs || '/' || tokens, ' ' ORDER BY term, bucket) FROM t");
+}
+
+std::vector<EntryWrite> Batch(int from, int to, const std::string& ns) {
+  std::vector<EntryWrite> out;
+  for (int i = from; i < to; ++i) {
+    std::string text = "batch row " + std::to_string(i % 97) + " lantern";
+    if (i % 5 == 0) text += " harbour harbour";
+    out.push_back({.owner = i % 3 == 0 ? "u1" : "u2",
+                   .ns = ns,
+                   .key = "b" + std::to_string(i),
+                   .content = text,
+                   .visibility = i % 4 == 0 ? Visibility::kPublic : Visibility::kPrivate,
+                   .now = 5000 + i});
+  }
+  return out;
+}
+
+// A schema at v7, written as mnemo at v7 wrote entries (its triggers noting
+// the keyword statistics, folded before the commit), opened by this mnemo:
+// v8, every row and statistic kept, searchable; then writes by both paths
+// keep the statistics equal to a recount, and a bulk write into a tool
+// namespace still bumps the tool generation.
+TEST(PgSchema, AVersion7StoreMigratesWithNothingLost) {
+  const std::string url = testing::PostgresTestUrl();
+  if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
+  const std::string schema = testing::FreshPostgresSchema();
+  const std::string s = QuoteIdentifier(schema);
+  auto conn = PgConn::Connect(url);
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  PgConn& c = **conn;
+  auto v7 = internal::pg::MigrateSchema(c, schema, 7);
+  ASSERT_TRUE(v7.ok()) << v7.status().ToString();
+  ASSERT_EQ(*v7, 7);
+  const std::vector<std::string> texts = {"the lantern by the harbour", "a harbour at night",
+                                          "lantern oil and wicks", "公开的灯笼"};
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const std::string key = "old" + std::to_string(i);
+    const internal::pg::IndexedText t = internal::pg::IndexText({key, texts[i]});
+    ASSERT_TRUE(
+        c.Exec("INSERT INTO " + s +
+                   ".entries (label, id, owner, namespace, key, content, category, "
+                   "visibility, created_at, updated_at, doc_length, tsv) VALUES (nextval('" +
+                   s +
+                   ".labels'), $1, $2, 'global', $3, $4, 'core', $5, 1, 1, $6, "
+                   "$7::tsvector)",
+               Params()
+                   .Add("id-" + key)
+                   .Add(i % 2 == 0 ? "u1" : "u2")
+                   .Add(key)
+                   .Add(texts[i])
+                   .Add(i == 3 ? "public" : "private")
+                   .Add(t.length)
+                   .Add(t.tsvector),
+               "write as v7 did")
+            .ok());
+  }
+  ASSERT_TRUE(c.Exec("INSERT INTO " + s + ".generations (name, value) VALUES ('text_version', $1)",
+                     Params().Add(static_cast<int64_t>(text::kTextVersion)), "as v7 recorded it")
+                  .ok());
+  ASSERT_TRUE(c.ExecScript("BEGIN; SET LOCAL search_path TO " + s, "fold").ok());
+  ASSERT_TRUE(internal::pg::FlushEntryTerms(c).ok());
+  ASSERT_TRUE(c.ExecScript("COMMIT", "fold").ok());
+  const std::string before = StoredTerms(c, s);
+  ASSERT_FALSE(before.empty());
+  ASSERT_EQ(before, RecountedTerms(c, s));
+  const std::string entries_before =
+      Text(c, "SELECT string_agg(id || content || tsv::text, ',' ORDER BY label) FROM " + s +
+                  ".entries");
+  const int64_t tool_rules_before =
+      Int(c, "SELECT value FROM " + s + ".generations WHERE name = 'tool_rules'");
+
+  auto opened = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  internal::PostgresBackend& b = **opened;
+  EXPECT_EQ(Int(c, "SELECT max(version) FROM " + s + ".schema_version"),
+            internal::pg::LatestPgSchemaVersion());
+  EXPECT_GE(internal::pg::LatestPgSchemaVersion(), 8);
+  EXPECT_EQ(StoredTerms(c, s), before);
+  EXPECT_EQ(Text(c, "SELECT string_agg(id || content || tsv::text, ',' ORDER BY label) FROM " + s +
+                        ".entries"),
+            entries_before);
+  auto hits =
+      b.entries().KeywordSearch({.terms = text::QueryTerms("harbour lantern"), .limit = 10});
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  EXPECT_EQ(hits->size(), 3u);
+
+  // New rows noted by the bulk write, rewrites by the update trigger, one
+  // row by the insert trigger; an import into an empty table takes the
+  // other way (the statistics' key rebuilt): both end equal to a recount.
+  ASSERT_TRUE(b.entries().UpsertBatch(Batch(0, 300, "global")).ok());
+  EXPECT_EQ(StoredTerms(c, s), RecountedTerms(c, s));
+  std::vector<EntryWrite> mixed = Batch(200, 400, "global");
+  mixed.push_back({.owner = "u1", .key = "old0", .content = "the lantern moved", .now = 9000});
+  ASSERT_TRUE(b.entries().UpsertBatch(mixed).ok());
+  ASSERT_TRUE(b.entries()
+                  .Upsert({.owner = "u2", .key = "single", .content = "one lantern", .now = 9001})
+                  .ok());
+  EXPECT_EQ(StoredTerms(c, s), RecountedTerms(c, s));
+  ASSERT_TRUE(b.entries().UpsertBatch(Batch(400, 402, "tool-shell")).ok());
+  EXPECT_EQ(Int(c, "SELECT value FROM " + s + ".generations WHERE name = 'tool_rules'"),
+            tool_rules_before + 1);
+  EXPECT_EQ(StoredTerms(c, s), RecountedTerms(c, s));
+
+  const std::string fresh = testing::FreshPostgresSchema();
+  const std::string f = QuoteIdentifier(fresh);
+  auto empty = internal::PostgresBackend::Open({.url = url, .schema = fresh, .pool_size = 1});
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  ASSERT_TRUE((*empty)->entries().UpsertBatch(Batch(0, 12000, "global")).ok());
+  EXPECT_EQ(StoredTerms(c, f), RecountedTerms(c, f));
+  EXPECT_EQ(Int(c, "SELECT count(*) FROM pg_indexes WHERE schemaname = '" + fresh +
+                       "' AND indexname IN ('entry_terms_pkey', 'entries_tsv')"),
+            2);
+  auto found =
+      (*empty)->entries().KeywordSearch({.terms = text::QueryTerms("harbour"), .limit = 5});
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ(found->size(), 5u);
+  // That load dropped the B-tree indexes of entries and made them again:
+  // the same indexes and constraints as the schema's.
+  auto shape = [&](const std::string& name) {
+    return Text(c, "SELECT string_agg(replace(indexdef, '" + name +
+                       "', 'S'), ';' ORDER BY indexname) || '|' || (SELECT string_agg(conname || "
+                       "pg_get_constraintdef(oid), ';' ORDER BY conname) FROM pg_constraint WHERE "
+                       "conrelid = ('" +
+                       name + "' || '.entries')::regclass) FROM pg_indexes WHERE schemaname = '" +
+                       name + "' AND tablename = 'entries'");
+  };
+  EXPECT_EQ(shape(fresh), shape(schema));
+  EXPECT_NE(shape(fresh).find("entries_owner_namespace_key_key"), std::string::npos);
+
+  // A load whose rows break a unique constraint, now checked when the
+  // index is made again, is refused whole.
+  const std::string third = testing::FreshPostgresSchema();
+  auto other = internal::PostgresBackend::Open({.url = url, .schema = third, .pool_size = 1});
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  std::vector<EntryWrite> clash = Batch(0, 12000, "global");
+  clash[5].id = "same-id";
+  clash[11000].id = "same-id";
+  const auto refused = (*other)->entries().UpsertBatch(clash);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kConflict) << refused.status().ToString();
+  EXPECT_EQ(Int(c, "SELECT count(*) FROM " + QuoteIdentifier(third) + ".entries"), 0);
+  EXPECT_EQ(shape(third), shape(schema));
+}
+
+}  // namespace
+}  // namespace mnemo::storage
