@@ -340,6 +340,12 @@ Status VectorSpace::Sync(SyncMode mode) {
   MNEMO_ASSIGN_OR_RETURN(int64_t newest, entries_.VectorWatermark(signature_));
   if (newest == watermark_.load()) return Status::Ok();
   std::lock_guard lock(mu_);
+  // Every search that found the index behind queues here while one catches
+  // it up; that catch-up read the log past `newest`, so the others are
+  // served by it. Each used to read the log again under the lock, one round
+  // trip after another: on a node whose searches follow another node's
+  // stores, a search waited for the catch-ups of all those ahead of it.
+  if (watermark_.load() >= newest) return Status::Ok();
   // A backlog of a threshold's worth or more (a bulk import) is applied to
   // the kind it will end up in, in batches, instead of growing a flat index
   // and converting it. A smaller one, like the store that takes the index

@@ -99,13 +99,15 @@ class VectorSpace {
   // for the first ten seconds: hybrid p50 1.5 -> 9 ms in mnemo bench).
   enum class SyncMode { kRequest, kBulk };
 
-  // Applies storage changes newer than the index (cheap when none), and
-  // queues a kind switch or a compaction when the index now needs one (it
+  // Applies storage changes newer than the index (cheap when none: one read
+  // of the watermark), and queues a kind switch or a compaction when the index now needs one (it
   // never runs one itself). A backlog of at least hnsw_threshold changes (a
   // bulk import by another process) onto a flat index that it takes past the
   // threshold, or any such backlog with kBulk, goes straight into a new hnsw
   // index instead, in this call: growing a flat index by that much first
-  // would hold every float vector twice while the graph is built.
+  // would hold every float vector twice while the graph is built. Callers
+  // that find the index behind at once wait for one catch-up and share it:
+  // one that finds the index at its watermark under the lock reads nothing.
   Status Sync(SyncMode mode = SyncMode::kRequest);
 
   // The k nearest labels passing `filter` (after a Sync), scored exactly
