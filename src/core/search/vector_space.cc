@@ -338,14 +338,18 @@ Status VectorSpace::CatchUpLocked() {
 
 Status VectorSpace::Sync(SyncMode mode) {
   MNEMO_ASSIGN_OR_RETURN(int64_t newest, entries_.VectorWatermark(signature_));
-  if (newest == watermark_.load()) return Status::Ok();
+  const int64_t seen = watermark_.load();
+  if (newest == seen) return Status::Ok();
   std::lock_guard lock(mu_);
   // Every search that found the index behind queues here while one catches
   // it up; that catch-up read the log past `newest`, so the others are
   // served by it. Each used to read the log again under the lock, one round
   // trip after another: on a node whose searches follow another node's
   // stores, a search waited for the catch-ups of all those ahead of it.
-  if (watermark_.load() >= newest) return Status::Ok();
+  // Only a catch-up made while this one waited counts: an index ahead of a
+  // log that went back (a store restored under it) still goes through
+  // CatchUpLocked, which rebuilds it.
+  if (watermark_.load() != seen && watermark_.load() >= newest) return Status::Ok();
   // A backlog of a threshold's worth or more (a bulk import) is applied to
   // the kind it will end up in, in batches, instead of growing a flat index
   // and converting it. A smaller one, like the store that takes the index
