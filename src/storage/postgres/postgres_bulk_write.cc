@@ -289,9 +289,10 @@ Result<int64_t> PostgresBackend::UpsertManyIn(PgConn& conn, std::span<const Entr
     // cannot deadlock with this write.
     // The memory of the sorts that follow, for this transaction only: the
     // fold of the statistics (about 900 000 (term, bucket) groups for 100k
-    // entries) sorted on disk at the default 4 MB, and the B-tree builds
-    // sort in memory. Taken only as used. The GIN build sets its own, smaller
-    // maintenance_work_mem (below).
+    // entries) spilled to disk at the connections' 64 MB (a hash aggregate
+    // in five batches: 1.5 s, against 1.4 s in one at 256 MB), and the
+    // B-tree builds sort in memory. Taken only as used. The GIN build sets
+    // its own, smaller maintenance_work_mem (below).
     MNEMO_RETURN_IF_ERROR(conn.ExecScript(
         std::string("SET LOCAL work_mem = '256MB'; SET LOCAL maintenance_work_mem = '512MB'; ") +
             (rebuild_index ? "LOCK TABLE entry_terms, entries IN ACCESS EXCLUSIVE MODE; DROP "
