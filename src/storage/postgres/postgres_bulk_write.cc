@@ -287,11 +287,18 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
     // entry_terms is locked before entries, in the order a keyword search
     // takes them (pg_entry_search.cc), so a search already holding one
     // cannot deadlock with this write.
+    // The memory of the sorts that follow, for this transaction only: the
+    // fold of the statistics (about 900 000 (term, bucket) groups for 100k
+    // entries) spilled to disk at the connections' 64 MB (a hash aggregate
+    // in five batches: 1.5 s, against 1.4 s in one at 256 MB), and the
+    // B-tree builds sort in memory. Taken only as used. The GIN build sets
+    // its own, smaller maintenance_work_mem (below).
     MNEMO_RETURN_IF_ERROR(conn.ExecScript(
-        rebuild_index ? "LOCK TABLE entry_terms, entries IN ACCESS EXCLUSIVE MODE; DROP INDEX "
-                        "entries_tsv; " +
-                            term_keys.drop + btrees.drop
-                      : std::string("SET LOCAL gin_pending_list_limit = '256MB'"),
+        std::string("SET LOCAL work_mem = '256MB'; SET LOCAL maintenance_work_mem = '512MB'; ") +
+            (rebuild_index ? "LOCK TABLE entry_terms, entries IN ACCESS EXCLUSIVE MODE; DROP "
+                             "INDEX entries_tsv; " +
+                                 term_keys.drop + btrees.drop
+                           : std::string("SET LOCAL gin_pending_list_limit = '256MB'")),
         "stage the entries"));
   }
   MNEMO_RETURN_IF_ERROR(conn.ExecScript(
@@ -361,13 +368,18 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
     // gets to it. entry_terms is left to autovacuum (pg_entry_search.h,
     // FlushEntryTerms: analysed right after a load, the writes' fold cost
     // five times the server CPU).
+    // The text index is built with little memory: a GIN build gathers its
+    // keys in a red-black tree as large as maintenance_work_mem and spends
+    // most of its time comparing lexemes in it; a tree that outgrows the
+    // CPU's caches makes every comparison a cache miss. At 100k entries
+    // 16 MB cost 4 s of server CPU where 256 MB or more cost 7 s, and gave
+    // a smaller index (docs/scaling.md).
     MNEMO_RETURN_IF_ERROR(conn.ExecScript(
-        rebuild_index
-            ? term_keys.make + "SET LOCAL maintenance_work_mem = '256MB'; " + btrees.make +
-                  "CREATE INDEX entries_tsv ON entries USING GIN (tsv); ANALYZE "
-                  "entries"
-            : std::string("SELECT gin_clean_pending_list('entries_tsv'::regclass); "
-                          "ANALYZE entries"),
+        rebuild_index ? term_keys.make + btrees.make +
+                            "SET LOCAL maintenance_work_mem = '16MB'; CREATE INDEX entries_tsv ON "
+                            "entries USING GIN (tsv); ANALYZE entries"
+                      : std::string("SELECT gin_clean_pending_list('entries_tsv'::regclass); "
+                                    "ANALYZE entries"),
         "index the entries"));
   }
   if (labels != nullptr) {
