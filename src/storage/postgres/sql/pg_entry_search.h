@@ -56,7 +56,7 @@ inline constexpr int64_t kPruneFromRows = 100;
 // is left to autovacuum: analysed right after a first load, the writes of
 // three nodes spent five times the server CPU in this fold (bench/
 // scaleout.py --replicated), and the search needs no exact estimates since
-// its connections run without JIT (postgres_backend.cc).
+// its connections run without JIT (postgres_database.cc).
 Status FlushEntryTerms(PgConn& conn, bool bulk = false);
 
 // The SQL that weighs `terms` (distinct) for the entries of `scope`: a WITH
