@@ -99,6 +99,24 @@ TEST_F(ConversationSearch, ContextTurnsOutsideZeroToFiveAreRefusedByName) {
   }
 }
 
+// Every search of the C++ API parses its query by one rule (Query::Parse):
+// the conversation search once took any size here, where the wire refused
+// more than kMaxContentBytes, and said "blank" in words of its own.
+TEST_F(ConversationSearch, EverySearchRefusesTheSameQueriesWithTheSameMessage) {
+  for (const std::string& bad : {std::string(kMaxContentBytes + 1, 'q'), std::string(" \t")}) {
+    auto episodic = engine_->archivist().EpisodicSearch(who_, {.query = bad, .limit = 5});
+    auto entries = engine_->memory().Search(who_, {.query = bad});
+    auto recall = engine_->memory().Recall(who_, {.query = bad});
+    ASSERT_FALSE(episodic.ok());
+    ASSERT_FALSE(entries.ok());
+    ASSERT_FALSE(recall.ok());
+    EXPECT_EQ(episodic.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(episodic.status().field(), "query");
+    EXPECT_EQ(episodic.status().message(), entries.status().message());
+    EXPECT_EQ(recall.status().message(), entries.status().message());
+  }
+}
+
 TEST_F(ConversationSearch, RecallShowsTheMatchingPartOfAToolOutput) {
   std::string output = "Results for your search. ";
   for (int i = 0; i < 30; ++i) output += "Unrelated listing number " + std::to_string(i) + ". ";
