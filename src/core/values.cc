@@ -23,6 +23,11 @@ Result<Namespace> Namespace::Parse(std::string text, std::string_view field) {
   return Namespace(std::move(text));
 }
 
+Result<Category> Category::Parse(std::string text, std::string_view field) {
+  MNEMO_RETURN_IF_ERROR(ValidateCategory(text, field));
+  return Category(std::move(text));
+}
+
 Result<SessionId> SessionId::Parse(std::string text) {
   MNEMO_RETURN_IF_ERROR(ValidateSessionId(text));
   return SessionId(std::move(text));

@@ -65,6 +65,16 @@ class Namespace : public internal::CheckedId<Namespace> {
   using CheckedId::CheckedId;
 };
 
+// An entry's category (also a facet type): core, daily, conversation or
+// [a-z0-9_-]{1,kMaxCategoryBytes}.
+class Category : public internal::CheckedId<Category> {
+ public:
+  static Result<Category> Parse(std::string text, std::string_view field = "category");
+
+ private:
+  using CheckedId::CheckedId;
+};
+
 // A session id: not blank, and a valid key (field "session_id").
 class SessionId : public internal::CheckedId<SessionId> {
  public:

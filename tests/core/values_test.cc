@@ -68,5 +68,15 @@ TEST(Values, TurnIdAtTheLimitParsesOnePastIsRefused) {
   ExpectRefused(TurnId::Parse("\xC3\x28").status(), "turn_id", "UTF-8");
 }
 
+TEST(Values, CategoryAtTheLimitParsesOnePastIsRefused) {
+  EXPECT_TRUE(Category::Parse(std::string(kMaxCategoryBytes, 'c')).ok());
+  ExpectRefused(Category::Parse(std::string(kMaxCategoryBytes + 1, 'c')).status(), "category",
+                std::to_string(kMaxCategoryBytes));
+  ExpectRefused(Category::Parse("").status(), "category", "core, daily, conversation");
+  ExpectRefused(Category::Parse("Core!").status(), "category", "[a-z0-9_-]");
+  EXPECT_EQ(Category::Parse("\xC3\x28").status().field(), "category");
+  EXPECT_EQ(Category::Parse("x y", "facet_type").status().field(), "facet_type");
+}
+
 }  // namespace
 }  // namespace mnemo

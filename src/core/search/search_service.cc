@@ -48,7 +48,6 @@ SearchService::SearchService(storage::EntryStore& entries, VectorsService& vecto
 Result<SearchResponse> SearchService::Search(const Principal& who, const Query& parsed,
                                              const SearchRequest& req) {
   MNEMO_RETURN_IF_ERROR(ValidateMaxResults(req.max_results));
-  if (req.category) MNEMO_RETURN_IF_ERROR(ValidateCategory(*req.category, "category"));
   MNEMO_RETURN_IF_ERROR(ValidateNamespaceFilter(req.ns, req.ns_prefix));
   MNEMO_RETURN_IF_ERROR(ValidateTags(req.tags, "tags"));
   if (req.embedding) MNEMO_RETURN_IF_ERROR(ValidateEmbedding(*req.embedding));

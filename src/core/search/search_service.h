@@ -39,7 +39,7 @@ class SearchService {
                 std::shared_ptr<Logger> logger, SearchOptions options);
 
   // Memory::Search (mnemo/memory.h), which checks that memory is enabled
-  // and parses the query: `query` is the search's text, and req.query is not
+  // and parses the query and the category: `query` is the search's text, and req.query is not
   // read (a caller inside the engine leaves it empty rather than copy it).
   Result<SearchResponse> Search(const Principal& who, const Query& query, const SearchRequest& req);
   // The soft term matcher of the rankings (null without word vectors).

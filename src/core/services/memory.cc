@@ -59,6 +59,7 @@ Memory::~Memory() = default;
 Result<SearchResponse> Memory::Search(const Principal& who, const SearchRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory.enabled));
   MNEMO_ASSIGN_OR_RETURN(const Query query, Query::Parse(req.query));
+  if (req.category) MNEMO_RETURN_IF_ERROR(Category::Parse(*req.category).status());
   return search_.Search(who, query, req);
 }
 
@@ -84,7 +85,7 @@ Result<StoreResult> Memory::Store(const Principal& who, const StoreRequest& req)
         "namespace");
   }
   MNEMO_RETURN_IF_ERROR(ValidateContent(req.content, "value"));
-  MNEMO_RETURN_IF_ERROR(ValidateCategory(req.category, "category"));
+  MNEMO_RETURN_IF_ERROR(Category::Parse(req.category).status());
   if (req.tags) MNEMO_RETURN_IF_ERROR(ValidateTags(*req.tags, "tags"));
   MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, req.content, "value"));
   if (req.embedding) MNEMO_RETURN_IF_ERROR(ValidateEmbedding(*req.embedding));
@@ -179,7 +180,7 @@ Result<ListPage> Memory::List(const Principal& who, const ListRequest& req) {
     return InvalidArgument("limit must be between 1 and 1000", "limit");
   }
   if (req.offset < 0) return InvalidArgument("offset must be >= 0", "offset");
-  if (req.category) MNEMO_RETURN_IF_ERROR(ValidateCategory(*req.category, "category"));
+  if (req.category) MNEMO_RETURN_IF_ERROR(Category::Parse(*req.category).status());
   MNEMO_RETURN_IF_ERROR(ValidateNamespaceFilter(req.ns, req.ns_prefix));
   storage::EntryFilter f;
   f.category = req.category;
