@@ -30,11 +30,14 @@ Status CheckMemoryEnabled(bool enabled) {
 
 Status ValidateKey(std::string_view key, std::string_view field) {
   if (key.empty() || text::IsBlank(key)) {
-    return InvalidArgument(F(field) + " must not be blank: use 1-256 bytes of text", F(field));
+    return InvalidArgument(
+        F(field) + " must not be blank: use 1-" + std::to_string(kMaxKeyBytes) + " bytes of text",
+        F(field));
   }
   if (key.size() > kMaxKeyBytes) {
     return InvalidArgument(F(field) + " is " + std::to_string(key.size()) +
-                               " bytes long: at most 256 bytes are allowed",
+                               " bytes long: at most " + std::to_string(kMaxKeyBytes) +
+                               " bytes are allowed",
                            F(field));
   }
   if (!text::IsValidUtf8(key)) {
@@ -110,8 +113,9 @@ Status ValidateNamespace(std::string_view ns, std::string_view field) {
     std::string shown = text::IsValidUtf8(ns) && ns.size() <= 140
                             ? std::string(ns)
                             : std::string("(") + std::to_string(ns.size()) + " bytes)";
-    return InvalidArgument(F(field) + " \"" + shown +
-                               "\" is invalid: use 1-128 characters of [A-Za-z0-9_.:*-] "
+    return InvalidArgument(F(field) + " \"" + shown + "\" is invalid: use 1-" +
+                               std::to_string(kMaxNamespaceBytes) +
+                               " characters of [A-Za-z0-9_.:*-] "
                                "(e.g. global, skill-git, tool-send_email)",
                            F(field));
   }

@@ -10,6 +10,7 @@
 
 #include "core/search/turn_ranking.h"
 #include "mnemo/engine.h"
+#include "mnemo/limits.h"
 #include "test_util.h"
 #include "text/utf8.h"
 
@@ -95,6 +96,24 @@ TEST_F(ConversationSearch, ContextTurnsOutsideZeroToFiveAreRefusedByName) {
     auto recall = engine_->memory().Recall(who_, {.query = "weather", .context_turns = bad});
     ASSERT_FALSE(recall.ok());
     EXPECT_EQ(recall.status().code(), StatusCode::kInvalidArgument);
+  }
+}
+
+// Every search of the C++ API parses its query by one rule (Query::Parse):
+// the conversation search once took any size here, where the wire refused
+// more than kMaxContentBytes, and said "blank" in words of its own.
+TEST_F(ConversationSearch, EverySearchRefusesTheSameQueriesWithTheSameMessage) {
+  for (const std::string& bad : {std::string(kMaxContentBytes + 1, 'q'), std::string(" \t")}) {
+    auto episodic = engine_->archivist().EpisodicSearch(who_, {.query = bad, .limit = 5});
+    auto entries = engine_->memory().Search(who_, {.query = bad});
+    auto recall = engine_->memory().Recall(who_, {.query = bad});
+    ASSERT_FALSE(episodic.ok());
+    ASSERT_FALSE(entries.ok());
+    ASSERT_FALSE(recall.ok());
+    EXPECT_EQ(episodic.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(episodic.status().field(), "query");
+    EXPECT_EQ(episodic.status().message(), entries.status().message());
+    EXPECT_EQ(recall.status().message(), entries.status().message());
   }
 }
 
@@ -342,6 +361,22 @@ TEST_F(ConversationSearch, ContextBuildKeepsTheBestEntryWhateverItsAbsoluteScore
   ASSERT_TRUE(block.ok()) << block.status().ToString();
   EXPECT_NE(block->text.find("- cluster: decommission failover"), std::string::npos) << block->text;
   EXPECT_EQ(block->text.find("lunch"), std::string::npos) << block->text;
+}
+
+// The query of a context block is parsed like every query: the C++ API
+// refuses what the wire refuses (before, only a blank query was refused here,
+// and a query past the limit was read).
+TEST_F(ConversationSearch, ContextBuildRefusesAQueryPastTheLimitLikeASearch) {
+  const std::string past(kMaxContentBytes + 1, 'q');
+  auto block = engine_->context().Build(who_, {.query = past, .budget_chars = 4000});
+  ASSERT_FALSE(block.ok());
+  EXPECT_EQ(block.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(block.status().field(), "query");
+  EXPECT_NE(block.status().message().find(std::to_string(kMaxContentBytes)), std::string::npos)
+      << block.status().message();
+  auto search = engine_->memory().Search(who_, {.query = past});
+  ASSERT_FALSE(search.ok());
+  EXPECT_EQ(search.status().message(), block.status().message());
 }
 
 }  // namespace

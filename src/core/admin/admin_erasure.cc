@@ -17,6 +17,7 @@
 #include "core/admin/admin_options.h"
 #include "core/services/context_options.h"
 #include "core/validation.h"
+#include "core/values.h"
 #include "rules/tool_rule.h"
 
 namespace mnemo {
@@ -77,7 +78,7 @@ Result<int64_t> Admin::EraseCapturedRules(const std::string& owner, std::string_
 
 Result<ErasureCounts> Admin::SessionForget(const Principal& who, const SessionForgetRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  MNEMO_RETURN_IF_ERROR(ValidateKey(req.session_id, "session_id"));
+  MNEMO_RETURN_IF_ERROR(SessionId::Parse(req.session_id).status());
   if (req.owner) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.owner, "owner"));
   // Sessions are their principal's own; under ACL a user names no other
   // owner (one named is ignored, as memory.forget does), so another

@@ -14,6 +14,7 @@
 #include "core/search/fusion.h"
 #include "core/search/turn_ranking.h"
 #include "core/validation.h"
+#include "core/values.h"
 #include "text/pipeline/query.h"
 #include "text/snippet.h"
 #include "text/strip.h"
@@ -79,13 +80,11 @@ ProfileFacet ToProfileFacet(storage::FacetRow r) {
 Result<std::vector<EpisodicHit>> Archivist::EpisodicSearch(const Principal& who,
                                                            const EpisodicQuery& q) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
-  if (text::IsBlank(q.query)) {
-    return InvalidArgument("query must not be blank", "query");
+  MNEMO_RETURN_IF_ERROR(Query::Parse(q.query).status());
+  if (q.limit < 1 || q.limit > kMaxResults) {
+    return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxResults), "limit");
   }
-  if (q.limit < 1 || q.limit > 100) {
-    return InvalidArgument("limit must be between 1 and 100", "limit");
-  }
-  if (q.session_id) MNEMO_RETURN_IF_ERROR(ValidateSessionId(*q.session_id));
+  if (q.session_id) MNEMO_RETURN_IF_ERROR(SessionId::Parse(*q.session_id).status());
   MNEMO_RETURN_IF_ERROR(ValidateContextTurns(q.context_turns));
   MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(q.window));
   if (q.agent_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*q.agent_id, "agent_id"));
@@ -120,7 +119,7 @@ Result<std::vector<EpisodicHit>> Archivist::EpisodicSearch(const Principal& who,
 Result<std::vector<EpisodicTurn>> Archivist::SessionTurns(const Principal& who,
                                                           std::string_view session_id) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
-  MNEMO_RETURN_IF_ERROR(ValidateSessionId(session_id));
+  MNEMO_RETURN_IF_ERROR(SessionId::Parse(std::string(session_id)).status());
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
                          episodic_.SessionTurns(who.name, session_id, 0, INT64_MAX));
   std::vector<EpisodicTurn> out;
@@ -208,7 +207,7 @@ Result<std::vector<SegmentInfo>> Archivist::Segments(const Principal& who,
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
   std::optional<std::string_view> session;
   if (!session_id.empty()) {
-    MNEMO_RETURN_IF_ERROR(ValidateSessionId(session_id));
+    MNEMO_RETURN_IF_ERROR(SessionId::Parse(std::string(session_id)).status());
     session = session_id;
   }
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> rows,
@@ -233,8 +232,8 @@ Result<std::vector<SegmentInfo>> Archivist::Segments(const Principal& who,
 
 Result<std::vector<EventInfo>> Archivist::Events(const Principal& who, const EventsQuery& q) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
-  if (q.limit < 1 || q.limit > 100) {
-    return InvalidArgument("limit must be between 1 and 100", "limit");
+  if (q.limit < 1 || q.limit > kMaxResults) {
+    return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxResults), "limit");
   }
   storage::EventQuery query{.type = q.type,
                             .terms = text::QueryTerms(q.query),

@@ -16,6 +16,7 @@
 #include "core/components.h"
 #include "core/formats/turn_result_json.h"
 #include "core/validation.h"
+#include "core/values.h"
 
 namespace mnemo {
 namespace {
@@ -141,7 +142,7 @@ void Archivist::PostFinalize(const std::string& owner, const std::string& sessio
 Result<SessionEndResult> Archivist::SessionEnd(const Principal& who, std::string_view session_id,
                                                bool sync) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
-  MNEMO_RETURN_IF_ERROR(ValidateSessionId(session_id));
+  MNEMO_RETURN_IF_ERROR(SessionId::Parse(std::string(session_id)).status());
   MNEMO_ASSIGN_OR_RETURN(std::string closed, archivist::CloseOpenSegment(
                                                  episodic_, who.name, session_id, clock_->NowMs()));
   SessionEndResult out{.closed = !closed.empty(), .segment_id = closed};

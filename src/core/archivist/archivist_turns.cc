@@ -14,6 +14,7 @@
 #include "core/archivist/public_episodic.h"
 #include "core/formats/turn_result_json.h"
 #include "core/validation.h"
+#include "core/values.h"
 #include "rules/tool_rule.h"
 #include "storage/rules/episodic_rules.h"
 #include "text/strip.h"
@@ -101,8 +102,8 @@ Status Archivist::RecordRuleCaptures(const Principal& who, const std::string& se
 }
 
 Status Archivist::ValidateTurn(const Turn& turn) const {
-  MNEMO_RETURN_IF_ERROR(ValidateSessionId(turn.session_id));
-  if (turn.turn_id) MNEMO_RETURN_IF_ERROR(storage::internal::ValidateTurnId(*turn.turn_id));
+  MNEMO_RETURN_IF_ERROR(SessionId::Parse(turn.session_id).status());
+  if (turn.turn_id) MNEMO_RETURN_IF_ERROR(TurnId::Parse(*turn.turn_id).status());
   for (size_t i = 0; i < turn.tool_calls.size(); ++i) {
     const std::string field = "tool_calls[" + std::to_string(i) + "].name";
     MNEMO_ASSIGN_OR_RETURN(std::string tool, Rules::CheckToolName(turn.tool_calls[i].name, field));

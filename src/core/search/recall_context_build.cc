@@ -103,11 +103,11 @@ void FillFromRuns(const TurnRuns& runs, const std::vector<DerivedItem>& recaps,
 
 // The entries of the block: by score relative to the best one's.
 Result<std::vector<std::string>> ContextEntries(SearchService& search, const Principal& who,
-                                                const ContextBuildRequest& req, int k) {
+                                                const Query& query, const ContextBuildRequest& req,
+                                                int k) {
   MNEMO_ASSIGN_OR_RETURN(
       SearchResponse found,
-      search.Search(who,
-                    {.query = req.query, .max_results = k, .min_score = 0, .window = req.window}));
+      search.Search(who, query, {.max_results = k, .min_score = 0, .window = req.window}));
   std::vector<std::string> items;
   const double best = found.results.empty() ? 0 : found.results.front().score;
   for (const SearchHit& h : found.results) {
@@ -231,28 +231,26 @@ std::vector<DerivedItem> ContextDocuments(const std::vector<storage::DocumentHit
 
 }  // namespace
 
-Result<ContextBlock> RecallService::ContextBuild(const Principal& who,
+Result<ContextBlock> RecallService::ContextBuild(const Principal& who, const Query& query,
                                                  const ContextBuildRequest& req) {
-  if (text::IsBlank(req.query)) {
-    return InvalidArgument("query must not be blank: say what this turn is about", "query");
-  }
   const context::Preset* preset = context::FindPreset(req.preset);
   if (preset == nullptr) {
     return InvalidArgument("preset must be one of minimal, balanced, extended, maximum", "preset");
   }
   const int64_t budget = req.budget_chars.value_or(static_cast<int64_t>(preset->budget_chars));
   if (budget < 1 || budget > kMaxContextBuildChars) {
-    return InvalidArgument("budget_chars must be between 1 and 1000000", "budget_chars");
+    return InvalidArgument(
+        "budget_chars must be between 1 and " + std::to_string(kMaxContextBuildChars),
+        "budget_chars");
   }
-  if (req.session_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.session_id, "session_id"));
   MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(req.window));
   if (req.agent_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.agent_id, "agent_id"));
   const int k = preset->items_per_section;
-  const std::vector<std::string> terms = text::QueryTerms(req.query);
+  const std::vector<std::string> terms = text::QueryTerms(query.view());
 
   std::vector<context::BlockSection> sections(kSectionCount);
   sections[kEntries] = {.title = "Relevant memories", .share = kEntriesShare};
-  MNEMO_ASSIGN_OR_RETURN(sections[kEntries].items, ContextEntries(search_, who, req, k));
+  MNEMO_ASSIGN_OR_RETURN(sections[kEntries].items, ContextEntries(search_, who, query, req, k));
   // The profile keeps to its share: what the entries leave goes to the
   // turns, the evidence.
   sections[kProfile] = {.title = "About the user", .share = kProfileShare, .takes_carry = false};

@@ -39,7 +39,8 @@ RecallService::RecallService(storage::EpisodicStore& episodic, storage::Document
       clock_(std::move(clock)),
       options_(std::move(options)) {}
 
-Result<RecallResponse> RecallService::Recall(const Principal& who, const RecallRequest& req) {
+Result<RecallResponse> RecallService::Recall(const Principal& who, const Query& query,
+                                             const RecallRequest& req) {
   MNEMO_RETURN_IF_ERROR(ValidateContextTurns(req.context_turns));
   MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(req.window));
   if (req.agent_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.agent_id, "agent_id"));
@@ -50,12 +51,11 @@ Result<RecallResponse> RecallService::Recall(const Principal& who, const RecallR
         "principals; use memory_search");
   }
   SearchRequest s;
-  s.query = req.query;
   s.ns = req.ns;
   s.max_results = req.max_results;
   s.window = req.window;
   s.recency_weight = req.recency_weight;
-  MNEMO_ASSIGN_OR_RETURN(SearchResponse found, search_.Search(who, s));
+  MNEMO_ASSIGN_OR_RETURN(SearchResponse found, search_.Search(who, query, s));
   RecallResponse resp;
   resp.degraded = found.degraded;
   for (SearchHit& h : found.results) {

@@ -14,6 +14,7 @@
 #include "context/tool_registry.h"
 #include "core/archivist/archivist_options.h"
 #include "core/search/search_service.h"
+#include "core/values.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
 #include "mnemo/documents.h"
@@ -40,9 +41,12 @@ class RecallService {
                 SearchService& search, Archivist& archivist, Documents& documents_service,
                 Tools& tools, std::shared_ptr<Clock> clock, RecallOptions options);
 
-  // Memory::Recall and Context::Build (mnemo/memory.h, context.h).
-  Result<RecallResponse> Recall(const Principal& who, const RecallRequest& req);
-  Result<ContextBlock> ContextBuild(const Principal& who, const ContextBuildRequest& req);
+  // Memory::Recall and Context::Build (mnemo/memory.h, context.h), which
+  // parse the query (req.query's text: `query` views it) and, for the
+  // block, the session id.
+  Result<RecallResponse> Recall(const Principal& who, const Query& query, const RecallRequest& req);
+  Result<ContextBlock> ContextBuild(const Principal& who, const Query& query,
+                                    const ContextBuildRequest& req);
 
  private:
   storage::EpisodicStore& episodic_;

@@ -45,10 +45,9 @@ SearchService::SearchService(storage::EntryStore& entries, VectorsService& vecto
       logger_(std::move(logger)),
       options_(std::move(options)) {}
 
-Result<SearchResponse> SearchService::Search(const Principal& who, const SearchRequest& req) {
-  MNEMO_RETURN_IF_ERROR(ValidateQuery(req.query));
+Result<SearchResponse> SearchService::Search(const Principal& who, const Query& parsed,
+                                             const SearchRequest& req) {
   MNEMO_RETURN_IF_ERROR(ValidateMaxResults(req.max_results));
-  if (req.category) MNEMO_RETURN_IF_ERROR(ValidateCategory(*req.category, "category"));
   MNEMO_RETURN_IF_ERROR(ValidateNamespaceFilter(req.ns, req.ns_prefix));
   MNEMO_RETURN_IF_ERROR(ValidateTags(req.tags, "tags"));
   if (req.embedding) MNEMO_RETURN_IF_ERROR(ValidateEmbedding(*req.embedding));
@@ -59,7 +58,7 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const SearchR
     return InvalidArgument("min_score must be between 0 and 1", "min_score");
   }
 
-  const std::string_view query = text::QueryText(req.query);
+  const std::string_view query = text::QueryText(parsed.view());
   HybridQuery q;
   q.terms = text::QueryTerms(query);
   q.filter.category = req.category;

@@ -14,6 +14,7 @@
 
 #include "core/search/hybrid_search.h"
 #include "core/search/vectors_service.h"
+#include "core/values.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
 #include "mnemo/logger.h"
@@ -37,8 +38,10 @@ class SearchService {
   SearchService(storage::EntryStore& entries, VectorsService& vectors, std::shared_ptr<Clock> clock,
                 std::shared_ptr<Logger> logger, SearchOptions options);
 
-  // Memory::Search (mnemo/memory.h), which checks that memory is enabled.
-  Result<SearchResponse> Search(const Principal& who, const SearchRequest& req);
+  // Memory::Search (mnemo/memory.h), which checks that memory is enabled
+  // and parses the query and the category: `query` is the search's text, and req.query is not
+  // read (a caller inside the engine leaves it empty rather than copy it).
+  Result<SearchResponse> Search(const Principal& who, const Query& query, const SearchRequest& req);
   // The soft term matcher of the rankings (null without word vectors).
   const embed::SoftMatcher* soft_matcher() const { return vectors_.soft_matcher(); }
 

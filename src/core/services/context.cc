@@ -15,6 +15,7 @@
 #include "core/search/recall_service.h"
 #include "core/services/context_options.h"
 #include "core/validation.h"
+#include "core/values.h"
 #include "storage/context_event_store.h"
 #include "storage/document_store.h"
 #include "storage/graph_store.h"
@@ -96,12 +97,14 @@ Context::~Context() = default;
 
 Result<ContextBlock> Context::Build(const Principal& who, const ContextBuildRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  return recall_.ContextBuild(who, req);
+  MNEMO_ASSIGN_OR_RETURN(const Query query, Query::Parse(req.query));
+  if (req.session_id) MNEMO_RETURN_IF_ERROR(SessionId::Parse(*req.session_id).status());
+  return recall_.ContextBuild(who, query, req);
 }
 
 Result<ContextAppendResult> Context::Append(const Principal& who, const ContextAppendRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  MNEMO_RETURN_IF_ERROR(ValidateSessionId(req.session_id));
+  MNEMO_RETURN_IF_ERROR(SessionId::Parse(req.session_id).status());
   ContextEvent event = req.event;
   std::string raw = req.raw_json;
   if (raw.empty()) {
@@ -132,7 +135,7 @@ Result<ContextAppendResult> Context::Append(const Principal& who, const ContextA
 
 Result<ContextWindow> Context::Window(const Principal& who, const ContextWindowRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  MNEMO_RETURN_IF_ERROR(ValidateSessionId(req.session_id));
+  MNEMO_RETURN_IF_ERROR(SessionId::Parse(req.session_id).status());
   if (req.budget_chars < 1 || req.budget_chars > kMaxWindowBudgetChars) {
     return InvalidArgument(
         "budget_chars must be between 1 and " + std::to_string(kMaxWindowBudgetChars),
@@ -192,7 +195,7 @@ Result<ContextWindow> Context::Window(const Principal& who, const ContextWindowR
 Result<ContextPruneResult> Context::Prune(const Principal& who, std::string_view session_id,
                                           int64_t keep) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  MNEMO_RETURN_IF_ERROR(ValidateSessionId(session_id));
+  MNEMO_RETURN_IF_ERROR(SessionId::Parse(std::string(session_id)).status());
   if (keep < 0) return InvalidArgument("keep must be >= 0", "keep");
   MNEMO_ASSIGN_OR_RETURN(std::vector<LoadedEvent> events,
                          LoadEvents(events_, who.name, session_id));

@@ -10,6 +10,7 @@
 #include "context/documents.h"
 #include "core/services/documents_options.h"
 #include "core/validation.h"
+#include "core/values.h"
 #include "storage/document_store.h"
 #include "storage/graph_store.h"
 #include "text/pipeline/query.h"
@@ -179,11 +180,11 @@ Result<Document> Documents::Get(const Principal& who, std::string_view id) {
 Result<std::vector<DocumentSearchHit>> Documents::Search(const Principal& who,
                                                          const DocumentSearchRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  MNEMO_RETURN_IF_ERROR(ValidateQuery(req.query));
+  MNEMO_ASSIGN_OR_RETURN(const Query query, Query::Parse(req.query));
   MNEMO_RETURN_IF_ERROR(ValidateMaxResults(req.max_results));
-  const std::vector<std::string> terms = text::QueryTerms(req.query);
+  const std::vector<std::string> terms = text::QueryTerms(query.view());
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::DocumentHit> hits,
-                         Rank(req.query, terms, Owner(who), req.max_results));
+                         Rank(query.view(), terms, Owner(who), req.max_results));
   std::vector<DocumentSearchHit> out;
   out.reserve(hits.size());
   for (storage::DocumentHit& h : hits) {

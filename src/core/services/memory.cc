@@ -12,6 +12,7 @@
 #include "base/request_trace.h"
 #include "core/access.h"
 #include "core/validation.h"
+#include "core/values.h"
 #include "rules/tool_rule.h"
 #include "text/secrets.h"
 
@@ -24,9 +25,11 @@ Status NotFoundFor(std::string_view key) {
   return NotFound("No memory entry found for key: " + std::string(key));
 }
 
+// An entry's address: its key and namespace, parsed. The stores take the
+// request's own strings after it (no copy).
 Status ValidateAddress(std::string_view key, std::string_view ns) {
-  MNEMO_RETURN_IF_ERROR(ValidateKey(key, "key"));
-  return ValidateNamespace(ns, "namespace");
+  MNEMO_RETURN_IF_ERROR(Key::Parse(std::string(key)).status());
+  return Namespace::Parse(std::string(ns)).status();
 }
 
 }  // namespace
@@ -55,12 +58,15 @@ Memory::~Memory() = default;
 
 Result<SearchResponse> Memory::Search(const Principal& who, const SearchRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory.enabled));
-  return search_.Search(who, req);
+  MNEMO_ASSIGN_OR_RETURN(const Query query, Query::Parse(req.query));
+  if (req.category) MNEMO_RETURN_IF_ERROR(Category::Parse(*req.category).status());
+  return search_.Search(who, query, req);
 }
 
 Result<RecallResponse> Memory::Recall(const Principal& who, const RecallRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory.enabled));
-  return recall_.Recall(who, req);
+  MNEMO_ASSIGN_OR_RETURN(const Query query, Query::Parse(req.query));
+  return recall_.Recall(who, query, req);
 }
 
 Result<StoreResult> Memory::Store(const Principal& who, const StoreRequest& req) {
@@ -79,7 +85,7 @@ Result<StoreResult> Memory::Store(const Principal& who, const StoreRequest& req)
         "namespace");
   }
   MNEMO_RETURN_IF_ERROR(ValidateContent(req.content, "value"));
-  MNEMO_RETURN_IF_ERROR(ValidateCategory(req.category, "category"));
+  MNEMO_RETURN_IF_ERROR(Category::Parse(req.category).status());
   if (req.tags) MNEMO_RETURN_IF_ERROR(ValidateTags(*req.tags, "tags"));
   MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, req.content, "value"));
   if (req.embedding) MNEMO_RETURN_IF_ERROR(ValidateEmbedding(*req.embedding));
@@ -174,7 +180,7 @@ Result<ListPage> Memory::List(const Principal& who, const ListRequest& req) {
     return InvalidArgument("limit must be between 1 and 1000", "limit");
   }
   if (req.offset < 0) return InvalidArgument("offset must be >= 0", "offset");
-  if (req.category) MNEMO_RETURN_IF_ERROR(ValidateCategory(*req.category, "category"));
+  if (req.category) MNEMO_RETURN_IF_ERROR(Category::Parse(*req.category).status());
   MNEMO_RETURN_IF_ERROR(ValidateNamespaceFilter(req.ns, req.ns_prefix));
   storage::EntryFilter f;
   f.category = req.category;

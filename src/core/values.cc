@@ -1,0 +1,41 @@
+#include "core/values.h"
+
+#include "core/validation.h"
+#include "storage/episodic_rules.h"
+
+namespace mnemo {
+
+// Each Parse is the one door of its type; the rule itself is stated once, in
+// validation.h (or, for the turn id, where the turn store states its key).
+
+Result<Query> Query::Parse(std::string_view text) {
+  MNEMO_RETURN_IF_ERROR(ValidateQuery(text));
+  return Query(text);
+}
+
+Result<Key> Key::Parse(std::string text, std::string_view field) {
+  MNEMO_RETURN_IF_ERROR(ValidateKey(text, field));
+  return Key(std::move(text));
+}
+
+Result<Namespace> Namespace::Parse(std::string text, std::string_view field) {
+  MNEMO_RETURN_IF_ERROR(ValidateNamespace(text, field));
+  return Namespace(std::move(text));
+}
+
+Result<Category> Category::Parse(std::string text, std::string_view field) {
+  MNEMO_RETURN_IF_ERROR(ValidateCategory(text, field));
+  return Category(std::move(text));
+}
+
+Result<SessionId> SessionId::Parse(std::string text) {
+  MNEMO_RETURN_IF_ERROR(ValidateSessionId(text));
+  return SessionId(std::move(text));
+}
+
+Result<TurnId> TurnId::Parse(std::string text) {
+  MNEMO_RETURN_IF_ERROR(storage::internal::ValidateTurnId(text));
+  return TurnId(std::move(text));
+}
+
+}  // namespace mnemo

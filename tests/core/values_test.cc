@@ -1,0 +1,82 @@
+#include "core/values.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "mnemo/limits.h"
+
+namespace mnemo {
+namespace {
+
+// A refusal names the field and says what is allowed.
+void ExpectRefused(const Status& s, const std::string& field, const std::string& says) {
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.message();
+  EXPECT_EQ(s.field(), field) << s.message();
+  EXPECT_NE(s.message().find(says), std::string::npos) << s.message();
+}
+
+TEST(Values, QueryAtTheLimitParsesOnePastIsRefused) {
+  const std::string at(kMaxContentBytes, 'q');
+  auto ok = Query::Parse(at);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->view().size(), kMaxContentBytes);
+  EXPECT_EQ(ok->view().data(), at.data());  // a view: nothing copied
+  ExpectRefused(Query::Parse(at + "q").status(), "query", std::to_string(kMaxContentBytes));
+  ExpectRefused(Query::Parse(" \t\n").status(), "query", "whitespace");
+  ExpectRefused(Query::Parse("").status(), "query", "whitespace");
+}
+
+TEST(Values, KeyAtTheLimitParsesOnePastIsRefused) {
+  auto ok = Key::Parse(std::string(kMaxKeyBytes, 'k'));
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->str(), std::string(kMaxKeyBytes, 'k'));
+  ExpectRefused(Key::Parse(std::string(kMaxKeyBytes + 1, 'k')).status(), "key",
+                std::to_string(kMaxKeyBytes));
+  ExpectRefused(Key::Parse("\xE3\x80\x80").status(), "key", "blank");
+  EXPECT_EQ(Key::Parse("\xC3\x28").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(Key::Parse("\xC3\x28").status().field(), "key");
+  // The caller names the parameter.
+  EXPECT_EQ(Key::Parse("", "agent_id").status().field(), "agent_id");
+}
+
+TEST(Values, NamespaceAtTheLimitParsesOnePastIsRefused) {
+  EXPECT_TRUE(Namespace::Parse(std::string(kMaxNamespaceBytes, 'n')).ok());
+  ExpectRefused(Namespace::Parse(std::string(kMaxNamespaceBytes + 1, 'n')).status(), "namespace",
+                std::to_string(kMaxNamespaceBytes));
+  EXPECT_EQ(Namespace::Parse("").status().field(), "namespace");
+  EXPECT_EQ(Namespace::Parse("a b").status().field(), "namespace");
+  EXPECT_EQ(Namespace::Parse("\xC3\x28").status().field(), "namespace");
+}
+
+TEST(Values, SessionIdAtTheLimitParsesOnePastIsRefused) {
+  auto ok = SessionId::Parse(std::string(kMaxKeyBytes, 's'));
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  std::string taken = std::move(*ok).take();
+  EXPECT_EQ(taken.size(), kMaxKeyBytes);
+  ExpectRefused(SessionId::Parse(std::string(kMaxKeyBytes + 1, 's')).status(), "session_id",
+                std::to_string(kMaxKeyBytes));
+  ExpectRefused(SessionId::Parse("  ").status(), "session_id", "blank");
+  EXPECT_EQ(SessionId::Parse("\xC3\x28").status().field(), "session_id");
+}
+
+TEST(Values, TurnIdAtTheLimitParsesOnePastIsRefused) {
+  EXPECT_TRUE(TurnId::Parse(std::string(kMaxTurnIdBytes, 't')).ok());
+  ExpectRefused(TurnId::Parse(std::string(kMaxTurnIdBytes + 1, 't')).status(), "turn_id",
+                std::to_string(kMaxTurnIdBytes));
+  ExpectRefused(TurnId::Parse("").status(), "turn_id", std::to_string(kMaxTurnIdBytes));
+  ExpectRefused(TurnId::Parse("\xC3\x28").status(), "turn_id", "UTF-8");
+}
+
+TEST(Values, CategoryAtTheLimitParsesOnePastIsRefused) {
+  EXPECT_TRUE(Category::Parse(std::string(kMaxCategoryBytes, 'c')).ok());
+  ExpectRefused(Category::Parse(std::string(kMaxCategoryBytes + 1, 'c')).status(), "category",
+                std::to_string(kMaxCategoryBytes));
+  ExpectRefused(Category::Parse("").status(), "category", "core, daily, conversation");
+  ExpectRefused(Category::Parse("Core!").status(), "category", "[a-z0-9_-]");
+  EXPECT_EQ(Category::Parse("\xC3\x28").status().field(), "category");
+  EXPECT_EQ(Category::Parse("x y", "facet_type").status().field(), "facet_type");
+}
+
+}  // namespace
+}  // namespace mnemo
