@@ -1,7 +1,7 @@
 #include "core/values.h"
 
 #include "core/validation.h"
-#include "storage/episodic_rules.h"
+#include "storage/rules/episodic_rules.h"
 
 namespace mnemo {
 
