@@ -259,6 +259,189 @@ TEST_F(VectorSpaceFileTest, ALargeStoreIsRebuiltAsAGraphAndScoredExactly) {
   }
 }
 
+// The entry store of a test, forwarded, that counts the reads of the vector
+// change log and can hold the next one until Release: a catch-up then holds
+// VectorSpace's lock for as long as a test needs.
+class HeldLogStore final : public storage::EntryStore {
+ public:
+  explicit HeldLogStore(storage::EntryStore& s) : s_(s) {}
+
+  // The next read of the change log waits (bounded) for Release.
+  void HoldNextLogRead() {
+    std::lock_guard lock(mu_);
+    hold_ = true;
+    released_ = false;
+  }
+  bool WaitLogReadHeld() {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, kBound, [&] { return held_; });
+  }
+  // Whether the watermark has been read `n` times (waits, bounded).
+  bool WaitWatermarkReads(int n) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, kBound, [&] { return watermark_reads_ >= n; });
+  }
+  void Release() {
+    {
+      std::lock_guard lock(mu_);
+      released_ = true;
+    }
+    cv_.notify_all();
+  }
+  int log_reads() {
+    std::lock_guard lock(mu_);
+    return log_reads_;
+  }
+  int watermark_reads() {
+    std::lock_guard lock(mu_);
+    return watermark_reads_;
+  }
+
+  Result<int64_t> VectorWatermark(std::string_view signature) override {
+    auto r = s_.VectorWatermark(signature);
+    {
+      std::lock_guard lock(mu_);
+      ++watermark_reads_;
+    }
+    cv_.notify_all();
+    return r;
+  }
+  Result<std::vector<storage::VectorChange>> VectorChangesSince(std::string_view signature,
+                                                                int64_t seq, int limit) override {
+    {
+      std::unique_lock lock(mu_);
+      ++log_reads_;
+      if (hold_) {
+        hold_ = false;
+        held_ = true;
+        cv_.notify_all();
+        cv_.wait_for(lock, kBound, [&] { return released_; });
+      }
+    }
+    return s_.VectorChangesSince(signature, seq, limit);
+  }
+
+  std::string_view store_id() const override { return s_.store_id(); }
+  Result<storage::UpsertResult> Upsert(const storage::EntryWrite& w) override {
+    return s_.Upsert(w);
+  }
+  Result<int64_t> UpsertBatch(std::span<const storage::EntryWrite> w,
+                              std::vector<storage::Label>* labels) override {
+    return s_.UpsertBatch(w, labels);
+  }
+  Result<std::vector<storage::UpsertResult>> Mutate(const storage::EntryGroup& g,
+                                                    const storage::MutateFn& d) override {
+    return s_.Mutate(g, d);
+  }
+  Result<std::optional<Entry>> FindExact(std::string_view o, std::string_view ns,
+                                         std::string_view k) override {
+    return s_.FindExact(o, ns, k);
+  }
+  Result<std::optional<Entry>> Resolve(std::string_view ns, std::string_view k,
+                                       const storage::ReadScope& scope) override {
+    return s_.Resolve(ns, k, scope);
+  }
+  Result<bool> Delete(std::string_view id) override { return s_.Delete(id); }
+  Result<storage::HygieneCounts> ApplyHygiene(std::span<const std::string> ids,
+                                              const storage::HygieneFn& d) override {
+    return s_.ApplyHygiene(ids, d);
+  }
+  Result<bool> ClaimHygieneRun(TimeMs now, TimeMs interval) override {
+    return s_.ClaimHygieneRun(now, interval);
+  }
+  Result<std::optional<TimeMs>> LastHygieneRun() override { return s_.LastHygieneRun(); }
+  Result<std::optional<Entry>> AddCounters(std::string_view id, int64_t a, int64_t u) override {
+    return s_.AddCounters(id, a, u);
+  }
+  Result<std::vector<Entry>> List(const storage::EntryFilter& f, int limit,
+                                  int64_t offset) override {
+    return s_.List(f, limit, offset);
+  }
+  Result<std::vector<storage::KeywordHit>> KeywordSearch(const storage::KeywordQuery& q) override {
+    return s_.KeywordSearch(q);
+  }
+  Result<Stats> GetStats(const storage::ReadScope& scope) override { return s_.GetStats(scope); }
+  Status ForEach(const storage::ReadScope& scope, std::string_view prefix,
+                 const std::function<Status(const Entry&)>& fn) override {
+    return s_.ForEach(scope, prefix, fn);
+  }
+  Result<int64_t> Generation(storage::Counter which) override { return s_.Generation(which); }
+  Status PutVectors(std::string_view sig, std::span<const storage::LabeledVector> v) override {
+    return s_.PutVectors(sig, v);
+  }
+  Status ForEachVector(std::string_view sig,
+                       const std::function<Status(const storage::LabeledVector&)>& fn) override {
+    return s_.ForEachVector(sig, fn);
+  }
+  Result<std::vector<storage::LabeledVector>> VectorsFor(
+      std::string_view sig, std::span<const storage::Label> labels) override {
+    return s_.VectorsFor(sig, labels);
+  }
+  Result<std::vector<storage::MissingVector>> MissingVectors(std::string_view sig,
+                                                             storage::Label after,
+                                                             int limit) override {
+    return s_.MissingVectors(sig, after, limit);
+  }
+  Result<int64_t> CountMissingVectors(std::string_view sig) override {
+    return s_.CountMissingVectors(sig);
+  }
+  Result<int64_t> CountVectors(std::string_view sig) override { return s_.CountVectors(sig); }
+  Result<std::vector<storage::KeywordHit>> FetchByLabels(
+      std::span<const storage::Label> labels, const storage::EntryFilter& f,
+      const std::vector<std::string>& terms) override {
+    return s_.FetchByLabels(labels, f, terms);
+  }
+  Result<std::vector<storage::Label>> MatchingLabels(const storage::EntryFilter& f,
+                                                     int limit) override {
+    return s_.MatchingLabels(f, limit);
+  }
+  Result<std::vector<std::string>> VectorSignatures() override { return s_.VectorSignatures(); }
+
+ private:
+  static constexpr std::chrono::seconds kBound{20};
+  storage::EntryStore& s_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool hold_ = false;
+  bool held_ = false;
+  bool released_ = false;
+  int log_reads_ = 0;
+  int watermark_reads_ = 0;
+};
+
+// Searches that find the index behind while another catches it up wait for
+// that catch-up and are served by it: each used to read the change log again
+// under the lock, so on a node searching behind another node's stores a
+// search waited for one round trip per search ahead of it.
+TEST_F(VectorSpaceFileTest, SyncsThatFindTheIndexBehindShareOneCatchUp) {
+  auto store = OpenStore(dir_.Sub("mnemo.db"));
+  Store(*store, 0, 10);
+  HeldLogStore held(store->entries());
+  auto opened = VectorSpace::Open(held, kSignature, kDims, {}, "", StderrLogger());
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  VectorSpace& space = **opened;
+  const std::vector<storage::Label> added = Store(*store, 10, 11);  // behind the index now
+
+  held.HoldNextLogRead();
+  std::thread first([&] { EXPECT_TRUE(space.Sync().ok()); });
+  ASSERT_TRUE(held.WaitLogReadHeld());  // catching up, with the lock held
+  const int log_reads = held.log_reads();
+  const int watermark_reads = held.watermark_reads();
+  std::thread second([&] { EXPECT_TRUE(space.Sync().ok()); });
+  // The second has read the newer watermark and now waits for the lock.
+  ASSERT_TRUE(held.WaitWatermarkReads(watermark_reads + 1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  held.Release();
+  first.join();
+  second.join();
+
+  EXPECT_EQ(held.log_reads(), log_reads);
+  auto found = space.Search(VectorOf(10), 1, {});
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ(static_cast<storage::Label>((*found)[0].id), added[0]);
+}
+
 // Holds maintenance jobs at VectorSpace's test hook (after the new index is
 // built, before it is caught up and swapped in) until Release, and records
 // the thread each one ran on. The bounded waits turn a hang (a job run on
