@@ -15,4 +15,19 @@ Result<std::vector<Label>> EntryStore::AcceptedLabels(std::span<const Label> lab
   return out;
 }
 
+Result<FetchedCandidates> EntryStore::FetchWithVectors(std::span<const Label> labels,
+                                                       const EntryFilter& filter,
+                                                       const std::vector<std::string>& terms,
+                                                       std::string_view signature,
+                                                       std::span<const Label> vector_labels) {
+  FetchedCandidates out;
+  if (!labels.empty()) {
+    MNEMO_ASSIGN_OR_RETURN(out.hits, FetchByLabels(labels, filter, terms));
+  }
+  if (!vector_labels.empty()) {
+    MNEMO_ASSIGN_OR_RETURN(out.vectors, VectorsFor(signature, vector_labels));
+  }
+  return out;
+}
+
 }  // namespace mnemo::storage

@@ -133,6 +133,13 @@ struct LabeledVector {
   std::vector<float> vector;
 };
 
+// What EntryStore::FetchWithVectors reads: FetchByLabels' hits and
+// VectorsFor's vectors.
+struct FetchedCandidates {
+  std::vector<KeywordHit> hits;
+  std::vector<LabeledVector> vectors;
+};
+
 // An entry without a vector of some signature: what `mnemo reindex` and the
 // pending-vector filler embed (its key and content are the computation text).
 struct MissingVector {
@@ -285,6 +292,16 @@ class EntryStore {
   // FetchByLabels.
   virtual Result<std::vector<Label>> AcceptedLabels(std::span<const Label> labels,
                                                     const EntryFilter& filter);
+
+  // FetchByLabels(labels, filter, terms) and VectorsFor(signature,
+  // vector_labels) together: a hybrid search's vector-side rows and the
+  // vectors its cosines need, in one round trip on a server. The default
+  // asks both.
+  virtual Result<FetchedCandidates> FetchWithVectors(std::span<const Label> labels,
+                                                     const EntryFilter& filter,
+                                                     const std::vector<std::string>& terms,
+                                                     std::string_view signature,
+                                                     std::span<const Label> vector_labels);
 
   // The labels of the first `limit` entries passing `filter`, ascending: the
   // vector search asks for one more than it scans exactly, and scans a

@@ -473,6 +473,53 @@ TEST_P(VectorConformance, FetchByLabelsFiltersScoresLikeKeywordSearchAndKeepsThe
   EXPECT_EQ(no_terms[0].keyword_score, 0.0);
 }
 
+// One call for a hybrid search's rows and vectors (one round trip on a
+// server): exactly what FetchByLabels and VectorsFor give, every filter and
+// score included, also when the second statement runs after a failure-free
+// first on the same connection again (prepared statements reused).
+TEST_P(VectorConformance, FetchWithVectorsGivesWhatFetchByLabelsAndVectorsForGive) {
+  const Label relay = Put(Write("smtp", "the smtp relay is smtp.example.com")).label;
+  const Label notes = Put(Write("notes", "relay relay relay and a longer tail of words")).label;
+  const Label other = Put(Write("other", "nothing to see")).label;
+  EntryWrite archived_write = Write("old", "an archived relay");
+  archived_write.archived = true;
+  const Label archived = Put(archived_write).label;
+  PutVectors("s", {{relay, Vec(1, 0, 0)}, {other, Vec(0, 1, 0)}, {archived, Vec(0, 0, 1)}});
+  const std::vector<std::string> terms = text::QueryTerms("smtp relay");
+  const std::vector<Label> rows = {other, 987654, archived, notes, relay};
+  const std::vector<Label> vectors = {archived, notes, relay, other, 424242};
+  for (int round = 0; round < 2; ++round) {
+    for (const EntryFilter& filter : {EntryFilter{}, EntryFilter{.include_archived = true}}) {
+      auto both = stores_.entries->FetchWithVectors(rows, filter, terms, "s", vectors);
+      ASSERT_TRUE(both.ok()) << both.status().ToString();
+      auto hits = stores_.entries->FetchByLabels(rows, filter, terms);
+      auto alone = stores_.entries->VectorsFor("s", vectors);
+      ASSERT_TRUE(hits.ok() && alone.ok());
+      ASSERT_EQ(LabelsOf(both->hits), LabelsOf(*hits));
+      for (size_t i = 0; i < hits->size(); ++i) {
+        EXPECT_EQ(both->hits[i].keyword_score, (*hits)[i].keyword_score);  // exactly
+        EXPECT_EQ(both->hits[i].entry.content, (*hits)[i].entry.content);
+      }
+      ASSERT_EQ(LabelsOf(both->vectors), LabelsOf(*alone));
+      for (size_t i = 0; i < alone->size(); ++i) {
+        EXPECT_EQ(both->vectors[i].vector, (*alone)[i].vector);
+      }
+    }
+  }
+  auto rows_only = stores_.entries->FetchWithVectors(rows, {}, terms, "s", {});
+  ASSERT_TRUE(rows_only.ok());
+  EXPECT_THAT(LabelsOf(rows_only->hits), ElementsAre(other, notes, relay));
+  EXPECT_THAT(rows_only->vectors, IsEmpty());
+  auto vectors_only = stores_.entries->FetchWithVectors({}, {}, terms, "s", vectors);
+  ASSERT_TRUE(vectors_only.ok());
+  EXPECT_THAT(vectors_only->hits, IsEmpty());
+  EXPECT_THAT(LabelsOf(vectors_only->vectors), ElementsAre(archived, relay, other));
+  auto none = stores_.entries->FetchWithVectors({}, {}, terms, "s", {});
+  ASSERT_TRUE(none.ok());
+  EXPECT_THAT(none->hits, IsEmpty());
+  EXPECT_THAT(none->vectors, IsEmpty());
+}
+
 TEST_P(VectorConformance, MatchingLabelsApplyTheFilterInLabelOrderUpToTheLimit) {
   std::vector<Label> work;
   for (int i = 0; i < 5; ++i) {

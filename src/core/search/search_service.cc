@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "base/request_trace.h"
 #include "core/access.h"
@@ -186,20 +187,61 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   internal::ScopedStage stage("vector");
 
   // Vector side: the filter runs inside the search, in batches, on labels
-  // alone (AcceptedLabels: the walk offers 4k and more); the k neighbours it
-  // keeps are then read whole with their keyword scores in one call.
+  // alone (AcceptedLabels: the walk offers 4k and more). The first batch,
+  // the k best neighbours when the filter passes most entries, is read
+  // whole instead, with the vectors the cosines need (the keyword side's,
+  // and the batch's when the index rescores from storage), in one
+  // FetchWithVectors: one round trip on a server where three were.
+  const std::string signature(q.space->signature());
+  const bool rescores = q.space->RescoresFromStorage();
   Status filter_error;
+  bool first_batch = true;
+  std::unordered_map<storage::Label, storage::KeywordHit> fetched;
+  VectorSpace::KnownVectors known;
+  std::unordered_set<storage::Label> asked;  // vectors read, found or not
+  auto keep_vectors = [&](std::vector<storage::LabeledVector> vectors) {
+    for (storage::LabeledVector& v : vectors) known[v.label] = std::move(v.vector);
+  };
   index::SearchFilter filter;
   filter.accept = [&](std::span<const uint64_t> ids, std::vector<char>* accepted) {
     std::vector<storage::Label> labels(ids.begin(), ids.end());
-    auto passed = entries_.AcceptedLabels(labels, q.filter);
-    if (!passed.ok()) {
-      filter_error = passed.status();
+    if (!first_batch) {
+      auto passed = entries_.AcceptedLabels(labels, q.filter);
+      if (!passed.ok()) {
+        filter_error = passed.status();
+        return;
+      }
+      std::unordered_map<storage::Label, size_t> index_of;
+      for (size_t i = 0; i < ids.size(); ++i) index_of.emplace(labels[i], i);
+      for (storage::Label label : *passed) (*accepted)[index_of[label]] = 1;
       return;
     }
+    first_batch = false;
+    // Keyword hits passed the same filter in the keyword statement.
+    std::vector<storage::Label> read;
+    std::vector<storage::Label> vector_labels;
+    for (size_t i = 0; i < labels.size(); ++i) {
+      if (at.contains(labels[i])) {
+        (*accepted)[i] = 1;
+      } else {
+        read.push_back(labels[i]);
+      }
+      if (rescores) vector_labels.push_back(labels[i]);
+    }
+    for (const Candidate& c : out) vector_labels.push_back(c.hit.label);
+    auto rows = entries_.FetchWithVectors(read, q.filter, q.terms, signature, vector_labels);
+    if (!rows.ok()) {
+      filter_error = rows.status();
+      return;
+    }
+    asked.insert(vector_labels.begin(), vector_labels.end());
+    keep_vectors(std::move(rows->vectors));
     std::unordered_map<storage::Label, size_t> index_of;
     for (size_t i = 0; i < ids.size(); ++i) index_of.emplace(labels[i], i);
-    for (storage::Label label : *passed) (*accepted)[index_of[label]] = 1;
+    for (storage::KeywordHit& h : rows->hits) {
+      (*accepted)[index_of[h.label]] = 1;
+      fetched.emplace(h.label, std::move(h));
+    }
   };
   if (IsSelective(q.filter)) {
     // One read that stops one label past the limit: counting every match
@@ -211,23 +253,34 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
       filter.subset.emplace(labels.begin(), labels.end());
     }
   }
-  MNEMO_ASSIGN_OR_RETURN(std::vector<index::Neighbor> neighbors,
-                         q.space->Search(q.vector, static_cast<size_t>(q.candidates), filter));
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<index::Neighbor> neighbors,
+      q.space->Search(q.vector, static_cast<size_t>(q.candidates), filter, &known));
   MNEMO_RETURN_IF_ERROR(filter_error);
-  // The neighbours the keyword side did not bring, read whole. One that
-  // changed since it was accepted is read as it is now, and one deleted
-  // since is dropped.
-  std::unordered_map<storage::Label, storage::KeywordHit> fetched;
+  // What the first batch did not read: the rows of later batches'
+  // neighbours (one that changed since it was accepted is read as it is
+  // now, and one deleted since is dropped) and the vectors of keyword-side
+  // candidates when no batch was offered.
   {
+    std::unordered_set<storage::Label> neighbor_labels;
     std::vector<storage::Label> missing;
     for (const index::Neighbor& n : neighbors) {
       const auto label = static_cast<storage::Label>(n.id);
-      if (!at.contains(label)) missing.push_back(label);
+      neighbor_labels.insert(label);
+      if (!at.contains(label) && !fetched.contains(label)) missing.push_back(label);
     }
-    if (!missing.empty()) {
-      MNEMO_ASSIGN_OR_RETURN(std::vector<storage::KeywordHit> hits,
-                             entries_.FetchByLabels(missing, q.filter, q.terms));
-      for (storage::KeywordHit& h : hits) fetched.emplace(h.label, std::move(h));
+    std::vector<storage::Label> need;
+    for (const Candidate& c : out) {
+      if (!neighbor_labels.contains(c.hit.label) && !asked.contains(c.hit.label)) {
+        need.push_back(c.hit.label);
+      }
+    }
+    if (!missing.empty() || !need.empty()) {
+      MNEMO_ASSIGN_OR_RETURN(
+          storage::FetchedCandidates rows,
+          entries_.FetchWithVectors(missing, q.filter, q.terms, signature, need));
+      for (storage::KeywordHit& h : rows.hits) fetched.emplace(h.label, std::move(h));
+      keep_vectors(std::move(rows.vectors));
     }
   }
   std::vector<double> side;
@@ -245,17 +298,11 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   }
   // Keyword-side candidates the vector side did not return: their cosine
   // from the stored vector, so both signals exist for every candidate.
-  std::vector<storage::Label> need;
-  for (const Candidate& c : out) {
-    if (!c.vector) need.push_back(c.hit.label);
-  }
-  if (!need.empty()) {
-    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::LabeledVector> stored,
-                           entries_.VectorsFor(q.space->signature(), need));
-    for (const storage::LabeledVector& v : stored) {
-      if (v.vector.size() != q.vector.size()) continue;
-      out[at[v.label]].vector = ClampCosine(embed::Dot(v.vector, q.vector));
-    }
+  for (Candidate& c : out) {
+    if (c.vector) continue;
+    auto v = known.find(c.hit.label);
+    if (v == known.end() || v->second.size() != q.vector.size()) continue;
+    c.vector = ClampCosine(embed::Dot(v->second, q.vector));
   }
   return out;
 }

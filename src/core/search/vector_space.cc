@@ -341,15 +341,14 @@ Status VectorSpace::Sync(SyncMode mode) {
   const int64_t seen = watermark_.load();
   if (newest == seen) return Status::Ok();
   std::lock_guard lock(mu_);
-  // Every search that found the index behind queues here while one catches
-  // it up; that catch-up read the log past `newest`, so the others are
-  // served by it. Each used to read the log again under the lock, one round
-  // trip after another: on a node whose searches follow another node's
-  // stores, a search waited for the catch-ups of all those ahead of it.
-  // Only a catch-up made while this one waited counts: an index ahead of a
-  // log that went back (a store restored under it) still goes through
-  // CatchUpLocked, which rebuilds it.
-  if (watermark_.load() != seen && watermark_.load() >= newest) return Status::Ok();
+  // Searches that saw the same new change queue here: the first catches
+  // up, and the rest find the index already at (or past) what they saw,
+  // instead of each reading the change log again while the others wait
+  // (under a steady write rate every search of another node queued behind
+  // one catch-up read per search ahead of it).
+  // Seqs only grow: a watermark that moved since and reached `newest` holds
+  // every change up to it.
+  if (const int64_t now = watermark_.load(); now != seen && now >= newest) return Status::Ok();
   // A backlog of a threshold's worth or more (a bulk import) is applied to
   // the kind it will end up in, in batches, instead of growing a flat index
   // and converting it. A smaller one, like the store that takes the index
@@ -385,8 +384,15 @@ Status VectorSpace::Put(std::span<const storage::LabeledVector> vectors, bool sy
   return sync ? Sync() : Status::Ok();
 }
 
+bool VectorSpace::RescoresFromStorage() const {
+  const std::shared_ptr<index::VectorIndex> current = Current();
+  const auto* hnsw = dynamic_cast<const index::HnswIndex*>(current.get());
+  return hnsw != nullptr && hnsw->params().encoding != index::VectorEncoding::kFloat32;
+}
+
 Result<std::vector<index::Neighbor>> VectorSpace::Search(std::span<const float> q, size_t k,
-                                                         const index::SearchFilter& filter) {
+                                                         const index::SearchFilter& filter,
+                                                         const KnownVectors* known) {
   MNEMO_RETURN_IF_ERROR(Sync());
   bool verified = true;
   const std::shared_ptr<index::VectorIndex> current = Current(&verified);
@@ -396,7 +402,7 @@ Result<std::vector<index::Neighbor>> VectorSpace::Search(std::span<const float> 
       verified ? current->Search(q, k, filter) : current->SearchExact(q, k, filter));
   const auto* hnsw = dynamic_cast<const index::HnswIndex*>(current.get());
   if (hnsw == nullptr || hnsw->params().encoding == index::VectorEncoding::kFloat32) return found;
-  return Rescore(q, std::move(found));
+  return Rescore(q, std::move(found), known);
 }
 
 // A quantised index's scores are within ~1e-3 of the truth; the stored
@@ -405,14 +411,26 @@ Result<std::vector<index::Neighbor>> VectorSpace::Search(std::span<const float> 
 // candidates, which are scored from storage). A vector gone from storage
 // meanwhile keeps its index score.
 Result<std::vector<index::Neighbor>> VectorSpace::Rescore(std::span<const float> q,
-                                                          std::vector<index::Neighbor> found) {
+                                                          std::vector<index::Neighbor> found,
+                                                          const KnownVectors* known) {
   if (found.empty()) return found;
+  std::unordered_map<storage::Label, const std::vector<float>*> by_label;
   std::vector<storage::Label> labels;
   labels.reserve(found.size());
-  for (const index::Neighbor& n : found) labels.push_back(static_cast<storage::Label>(n.id));
-  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::LabeledVector> stored,
-                         entries_.VectorsFor(signature_, labels));
-  std::unordered_map<storage::Label, const std::vector<float>*> by_label;
+  for (const index::Neighbor& n : found) {
+    const auto label = static_cast<storage::Label>(n.id);
+    if (known != nullptr) {
+      if (auto it = known->find(label); it != known->end()) {
+        by_label.emplace(label, &it->second);
+        continue;
+      }
+    }
+    labels.push_back(label);
+  }
+  std::vector<storage::LabeledVector> stored;
+  if (!labels.empty()) {
+    MNEMO_ASSIGN_OR_RETURN(stored, entries_.VectorsFor(signature_, labels));
+  }
   for (const storage::LabeledVector& v : stored) by_label.emplace(v.label, &v.vector);
   for (index::Neighbor& n : found) {
     auto it = by_label.find(static_cast<storage::Label>(n.id));

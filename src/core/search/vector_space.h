@@ -31,6 +31,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "index/index_factory.h"
@@ -110,10 +111,20 @@ class VectorSpace {
   // one that finds the index at its watermark under the lock reads nothing.
   Status Sync(SyncMode mode = SyncMode::kRequest);
 
+  // Stored vectors by label, read by the caller meanwhile.
+  using KnownVectors = std::unordered_map<storage::Label, std::vector<float>>;
+
   // The k nearest labels passing `filter` (after a Sync), scored exactly
-  // (a quantised hnsw index's results are rescored from storage).
+  // (a quantised hnsw index's results are rescored from storage, or from
+  // `known` for the labels it holds: what `filter` read along, say).
   Result<std::vector<index::Neighbor>> Search(std::span<const float> q, size_t k,
-                                              const index::SearchFilter& filter);
+                                              const index::SearchFilter& filter,
+                                              const KnownVectors* known = nullptr);
+
+  // Whether Search rescores from stored vectors now (a quantised hnsw
+  // index): a caller reading the candidates' rows can read their vectors
+  // along and pass them as `known`.
+  bool RescoresFromStorage() const;
 
   // Writes the index file (atomically) when enough changed since the file
   // was written (SaveDue); a no-op without a folder.
@@ -169,7 +180,8 @@ class VectorSpace {
   Status Rebuild();
   // `found` with the exact scores of the stored vectors, re-sorted.
   Result<std::vector<index::Neighbor>> Rescore(std::span<const float> q,
-                                               std::vector<index::Neighbor> found);
+                                               std::vector<index::Neighbor> found,
+                                               const KnownVectors* known);
   // Whether Save would write: changed since the file was written, and
   // either no usable file or max(kSaveAfterChanges, size / 8) changes
   // behind. mu_ held.

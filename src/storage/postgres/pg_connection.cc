@@ -2,6 +2,7 @@
 
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cstring>
@@ -380,6 +381,7 @@ Result<Rows> PgConn::WithReroute(const std::function<Result<Rows>()>& run) {
 void PgConn::SwapConnection(PgConn& other) {
   std::swap(conn_, other.conn_);
   std::swap(prepared_, other.prepared_);
+  std::swap(pipeline_prepared_, other.pipeline_prepared_);
   std::swap(made_by, other.made_by);
 }
 
@@ -418,20 +420,60 @@ Result<Rows> PgConn::ExecPreparedOnce(std::string_view sql, const Params& params
 
 Result<std::vector<Rows>> PgConn::ExecPipeline(std::span<const PgStatement> statements,
                                                std::string_view what) {
+  if (!reroute_) return ExecPipelineOnce(statements, what);
+  // A read's pipeline runs again elsewhere like a read's statement.
+  std::vector<Rows> out;
+  MNEMO_RETURN_IF_ERROR(WithReroute([&]() -> Result<Rows> {
+                          MNEMO_ASSIGN_OR_RETURN(out, ExecPipelineOnce(statements, what));
+                          return Rows(nullptr);
+                        }).status());
+  return out;
+}
+
+Result<std::vector<Rows>> PgConn::ExecPipelineOnce(std::span<const PgStatement> statements,
+                                                   std::string_view what) {
   std::vector<Rows> out;
   if (statements.empty()) return out;
   if (PQenterPipelineMode(conn_) != 1) return Check(nullptr, what).status();
-  size_t sent = 0;
+  // One result per entry: a statement's rows (true) or a prepare's (false).
+  std::vector<bool> rows_of;
+  std::vector<std::pair<std::string, std::string>> preparing;  // SQL text, name
+  bool all_sent = true;
   for (const PgStatement& st : statements) {
-    if (PQsendQueryParams(conn_, st.sql.c_str(), st.params.size(), nullptr, st.params.values(),
-                          nullptr, nullptr, 0) != 1) {
+    int sent = 0;
+    if (!st.prepared) {
+      sent = PQsendQueryParams(conn_, st.sql.c_str(), st.params.size(), nullptr, st.params.values(),
+                               nullptr, nullptr, 0);
+    } else {
+      std::string name;
+      if (auto it = prepared_.find(st.sql); it != prepared_.end()) {
+        name = it->second;
+      } else if (auto p = std::find_if(preparing.begin(), preparing.end(),
+                                       [&](const auto& e) { return e.first == st.sql; });
+                 p != preparing.end()) {
+        name = p->second;
+      } else {
+        name = "mnemo_pipeline_" + std::to_string(++pipeline_prepared_);
+        if (PQsendPrepare(conn_, name.c_str(), st.sql.c_str(), st.params.size(), nullptr) != 1) {
+          all_sent = false;
+          break;
+        }
+        rows_of.push_back(false);
+        preparing.emplace_back(st.sql, name);
+      }
+      sent = PQsendQueryPrepared(conn_, name.c_str(), st.params.size(), st.params.values(), nullptr,
+                                 nullptr, 0);
+    }
+    if (sent != 1) {
+      all_sent = false;
       break;
     }
-    ++sent;
+    rows_of.push_back(true);
   }
+  const size_t sent = rows_of.size();
   const bool synced = PQpipelineSync(conn_) == 1;
   Status failed = Status::Ok();
-  if (sent < statements.size() || !synced) failed = Check(nullptr, what).status();
+  if (!all_sent || !synced) failed = Check(nullptr, what).status();
   // Each statement's result, then a null; a statement after a failure
   // comes back aborted; then the sync's result.
   for (size_t i = 0; i < sent && synced; ++i) {
@@ -444,7 +486,7 @@ Result<std::vector<Rows>> PgConn::ExecPipeline(std::span<const PgStatement> stat
       PQclear(result);
     } else if (Result<Rows> rows = Check(result, what); !rows.ok()) {
       if (failed.ok()) failed = rows.status();
-    } else {
+    } else if (rows_of[i]) {
       out.push_back(std::move(rows).value());
     }
     while (pg_result* rest = PQgetResult(conn_)) PQclear(rest);
@@ -458,6 +500,7 @@ Result<std::vector<Rows>> PgConn::ExecPipeline(std::span<const PgStatement> stat
     if (!ok()) last_sqlstate_ = "08006";
     return failed;
   }
+  for (auto& [sql, name] : preparing) prepared_.emplace(std::move(sql), std::move(name));
   return out;
 }
 

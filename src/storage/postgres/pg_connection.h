@@ -125,6 +125,9 @@ class Rows {
 struct PgStatement {
   std::string sql;
   Params params;
+  // Prepared once per connection, as ExecPrepared (the statements of every
+  // search): the prepare goes in the same pipeline the first time.
+  bool prepared = false;
 };
 
 class PgConn {
@@ -202,10 +205,15 @@ class PgConn {
   Result<Rows> WithReroute(const std::function<Result<Rows>()>& run);
   Result<Rows> ExecOnce(std::string_view sql, const Params& params, std::string_view what);
   Result<Rows> ExecPreparedOnce(std::string_view sql, const Params& params, std::string_view what);
+  Result<std::vector<Rows>> ExecPipelineOnce(std::span<const PgStatement> statements,
+                                             std::string_view what);
   pg_conn* conn_;
   std::function<Status(PgConn&)> reroute_;
   std::string last_sqlstate_;
   std::map<std::string, std::string, std::less<>> prepared_;  // SQL text -> statement name
+  // Names of statements prepared in a pipeline: never reused, since a
+  // pipeline that failed may have prepared them on the server anyway.
+  int64_t pipeline_prepared_ = 0;
 };
 
 struct PoolOptions {

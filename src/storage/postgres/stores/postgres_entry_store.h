@@ -61,6 +61,11 @@ class PostgresEntryStore final : public EntryStore, private PostgresStore {
   Result<std::vector<KeywordHit>> FetchByLabels(std::span<const Label> labels,
                                                 const EntryFilter& filter,
                                                 const std::vector<std::string>& terms) override;
+  Result<FetchedCandidates> FetchWithVectors(std::span<const Label> labels,
+                                             const EntryFilter& filter,
+                                             const std::vector<std::string>& terms,
+                                             std::string_view signature,
+                                             std::span<const Label> vector_labels) override;
   Result<std::vector<Label>> AcceptedLabels(std::span<const Label> labels,
                                             const EntryFilter& filter) override;
   Result<std::vector<std::string>> VectorSignatures() override;

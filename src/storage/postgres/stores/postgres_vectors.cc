@@ -44,6 +44,67 @@ Status TrimSignature(PgConn& conn, const std::string& signature, int64_t limit) 
       .status();
 }
 
+// VectorsFor's statement and its rows in the labels' order.
+pg::PgStatement VectorsStatement(std::string_view signature, std::span<const Label> labels) {
+  pg::PgStatement st{.sql =
+                         "SELECT label, vector FROM entry_vectors WHERE signature = $1 AND "
+                         "label = ANY($2::bigint[])",
+                     .prepared = true};
+  st.params.Add(signature).AddIntArray(labels);
+  return st;
+}
+
+std::vector<LabeledVector> FetchedVectors(std::span<const Label> labels, const Rows& rows) {
+  std::unordered_map<Label, LabeledVector> found;
+  for (int i = 0; i < rows.size(); ++i) {
+    const Label label = rows.Int(i, 0);
+    found[label] = {label, rows.Floats(i, 1)};
+  }
+  return InLabelOrder(labels, found);
+}
+
+// FetchByLabels' statement: one, so the scores are those of the entries
+// read, from the statistics of the same snapshot (pg_entry_search.h).
+pg::PgStatement FetchStatement(std::span<const Label> labels, const EntryFilter& filter,
+                               const std::vector<std::string>& terms) {
+  const std::vector<std::string> distinct = DistinctTerms(terms);
+  pg::PgStatement st{.prepared = true};
+  Params& p = st.params;
+  p.AddIntArray(labels);
+  std::string with;
+  std::string joins;  // k and f of the weights
+  std::string score = "0.0";
+  std::string full;
+  for (const std::string& t : distinct) {
+    if (!pg::SearchableTerm(t)) continue;
+    if (!full.empty()) full += " | ";
+    full += pg::QuoteLexeme(t);
+  }
+  if (!full.empty()) {
+    const pg::EntryWeightsSql w = pg::AddEntryWeights(p, distinct, filter.scope);
+    p.Add(full);
+    with = w.with + " ";
+    joins = " CROSS JOIN k " + w.lateral;
+    score = "CASE WHEN " + w.ready + " AND e.tsv @@ " + pg::Last(p) + "::tsquery THEN " + w.score +
+            " ELSE 0.0 END";
+  }
+  const std::string where = pg::FilterSql(filter, p);
+  st.sql = with + "SELECT e.label, " + pg::kEntryColumns + ", " + score + " FROM entries e" +
+           joins + " WHERE e.label = ANY($1::bigint[]) AND " + where;
+  return st;
+}
+
+std::vector<KeywordHit> FetchedHits(std::span<const Label> labels, const Rows& rows) {
+  std::unordered_map<Label, KeywordHit> hits;
+  for (int i = 0; i < rows.size(); ++i) {
+    const Label label = rows.Int(i, 0);
+    hits[label] = {.entry = pg::ReadEntry(rows, i, 1),
+                   .keyword_score = rows.Double(i, 1 + pg::kEntryColumnCount),
+                   .label = label};
+  }
+  return InLabelOrder(labels, hits);
+}
+
 }  // namespace
 
 Status PostgresDatabase::DropVectorsIn(PgConn& conn, Label label) {
@@ -135,17 +196,10 @@ Status PostgresEntryStore::ForEachVector(std::string_view signature,
 Result<std::vector<LabeledVector>> PostgresEntryStore::VectorsFor(std::string_view signature,
                                                                   std::span<const Label> labels) {
   if (labels.empty()) return std::vector<LabeledVector>();
-  std::unordered_map<Label, LabeledVector> found;
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
-  MNEMO_ASSIGN_OR_RETURN(
-      Rows rows, conn->Exec("SELECT label, vector FROM entry_vectors WHERE signature = $1 AND "
-                            "label = ANY($2::bigint[])",
-                            Params().Add(signature).AddIntArray(labels), "read vectors"));
-  for (int i = 0; i < rows.size(); ++i) {
-    const Label label = rows.Int(i, 0);
-    found[label] = {label, rows.Floats(i, 1)};
-  }
-  return InLabelOrder(labels, found);
+  const pg::PgStatement st = VectorsStatement(signature, labels);
+  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->ExecPrepared(st.sql, st.params, "read vectors"));
+  return FetchedVectors(labels, rows);
 }
 
 Result<std::vector<MissingVector>> PostgresEntryStore::MissingVectors(std::string_view signature,
@@ -232,43 +286,35 @@ Result<std::vector<KeywordHit>> PostgresEntryStore::FetchByLabels(
     std::span<const Label> labels, const EntryFilter& filter,
     const std::vector<std::string>& terms) {
   if (labels.empty()) return std::vector<KeywordHit>();
-  std::unordered_map<Label, KeywordHit> hits;
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
-  // One statement: the scores are those of the entries read, from the
-  // statistics of the same snapshot (pg_entry_search.h).
-  const std::vector<std::string> distinct = DistinctTerms(terms);
-  Params p;
-  p.AddIntArray(labels);
-  std::string with;
-  std::string joins;  // k and f of the weights
-  std::string score = "0.0";
-  std::string full;
-  for (const std::string& t : distinct) {
-    if (!pg::SearchableTerm(t)) continue;
-    if (!full.empty()) full += " | ";
-    full += pg::QuoteLexeme(t);
+  const pg::PgStatement st = FetchStatement(labels, filter, terms);
+  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->ExecPrepared(st.sql, st.params, "read entries by label"));
+  return FetchedHits(labels, rows);
+}
+
+Result<FetchedCandidates> PostgresEntryStore::FetchWithVectors(std::span<const Label> labels,
+                                                            const EntryFilter& filter,
+                                                            const std::vector<std::string>& terms,
+                                                            std::string_view signature,
+                                                            std::span<const Label> vector_labels) {
+  FetchedCandidates out;
+  if (labels.empty() && vector_labels.empty()) return out;
+  // Both statements in one pipeline, so one round trip (a hybrid search's
+  // vector-side rows and the vectors of its candidates).
+  std::vector<pg::PgStatement> statements;
+  if (!labels.empty()) statements.push_back(FetchStatement(labels, filter, terms));
+  if (!vector_labels.empty()) statements.push_back(VectorsStatement(signature, vector_labels));
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  MNEMO_ASSIGN_OR_RETURN(std::vector<Rows> rows,
+                         conn->ExecPipeline(statements, "read entries and vectors by label"));
+  if (rows.size() != statements.size()) {
+    return Internal("reading entries and vectors by label: " + std::to_string(rows.size()) +
+                    " results for " + std::to_string(statements.size()) + " statements");
   }
-  if (!full.empty()) {
-    const pg::EntryWeightsSql w = pg::AddEntryWeights(p, distinct, filter.scope);
-    p.Add(full);
-    with = w.with + " ";
-    joins = " CROSS JOIN k " + w.lateral;
-    score = "CASE WHEN " + w.ready + " AND e.tsv @@ " + pg::Last(p) + "::tsquery THEN " + w.score +
-            " ELSE 0.0 END";
-  }
-  const std::string where = pg::FilterSql(filter, p);
-  MNEMO_ASSIGN_OR_RETURN(
-      Rows rows, conn->ExecPrepared(with + "SELECT e.label, " + pg::kEntryColumns + ", " + score +
-                                        " FROM entries e" + joins +
-                                        " WHERE e.label = ANY($1::bigint[]) AND " + where,
-                                    p, "read entries by label"));
-  for (int i = 0; i < rows.size(); ++i) {
-    const Label label = rows.Int(i, 0);
-    hits[label] = {.entry = pg::ReadEntry(rows, i, 1),
-                   .keyword_score = rows.Double(i, 1 + pg::kEntryColumnCount),
-                   .label = label};
-  }
-  return InLabelOrder(labels, hits);
+  size_t at = 0;
+  if (!labels.empty()) out.hits = FetchedHits(labels, rows[at++]);
+  if (!vector_labels.empty()) out.vectors = FetchedVectors(vector_labels, rows[at]);
+  return out;
 }
 
 Result<std::vector<Label>> PostgresEntryStore::AcceptedLabels(std::span<const Label> labels,
