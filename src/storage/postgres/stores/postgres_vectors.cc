@@ -292,11 +292,9 @@ Result<std::vector<KeywordHit>> PostgresEntryStore::FetchByLabels(
   return FetchedHits(labels, rows);
 }
 
-Result<FetchedCandidates> PostgresEntryStore::FetchWithVectors(std::span<const Label> labels,
-                                                            const EntryFilter& filter,
-                                                            const std::vector<std::string>& terms,
-                                                            std::string_view signature,
-                                                            std::span<const Label> vector_labels) {
+Result<FetchedCandidates> PostgresEntryStore::FetchWithVectors(
+    std::span<const Label> labels, const EntryFilter& filter, const std::vector<std::string>& terms,
+    std::string_view signature, std::span<const Label> vector_labels) {
   FetchedCandidates out;
   if (labels.empty() && vector_labels.empty()) return out;
   // Both statements in one pipeline, so one round trip (a hybrid search's
