@@ -1,15 +1,13 @@
 // The stores of one memory, opened together by one of the openers below:
 // what the engine holds. Each service takes the one store it needs. A
 // backend implements the stores it owns, one class per store over the
-// backend's shared database object (SQLite, in-memory); where one object
-// still implements several (PostgreSQL), it is behind several pointers
-// (StoresOf). A new backend can land one store at a time: its opener fills
-// the others from an existing backend.
+// backend's shared database object (SQLite, PostgreSQL, in-memory). A new
+// backend can land one store at a time: its opener fills the others from an
+// existing backend.
 #pragma once
 
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "mnemo/logger.h"
@@ -33,22 +31,6 @@ struct Stores {
   std::shared_ptr<GraphStore> graph;
   std::shared_ptr<AdminStore> admin;
 };
-
-// Every store is `backend` itself: for a backend that implements them all
-// in one class (postgres).
-template <typename AllStores>
-Stores StoresOf(std::shared_ptr<AllStores> backend) {
-  Stores stores;
-  stores.name = std::string(backend->name());
-  stores.schema_version = backend->schema_version();
-  stores.entries = backend;
-  stores.episodic = backend;
-  stores.documents = backend;
-  stores.context_events = backend;
-  stores.graph = backend;
-  stores.admin = std::move(backend);
-  return stores;
-}
 
 // Each backend reports what it repairs or retries on its own (an index
 // rebuilt for a new text version, a failed checkpoint, a reconnect) to its

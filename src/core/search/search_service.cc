@@ -205,14 +205,14 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   index::SearchFilter filter;
   filter.accept = [&](std::span<const uint64_t> ids, std::vector<char>* accepted) {
     std::vector<storage::Label> labels(ids.begin(), ids.end());
+    std::unordered_map<storage::Label, size_t> index_of;
+    for (size_t i = 0; i < ids.size(); ++i) index_of.emplace(labels[i], i);
     if (!first_batch) {
       auto passed = entries_.AcceptedLabels(labels, q.filter);
       if (!passed.ok()) {
         filter_error = passed.status();
         return;
       }
-      std::unordered_map<storage::Label, size_t> index_of;
-      for (size_t i = 0; i < ids.size(); ++i) index_of.emplace(labels[i], i);
       for (storage::Label label : *passed) (*accepted)[index_of[label]] = 1;
       return;
     }
@@ -236,8 +236,6 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
     }
     asked.insert(vector_labels.begin(), vector_labels.end());
     keep_vectors(std::move(rows->vectors));
-    std::unordered_map<storage::Label, size_t> index_of;
-    for (size_t i = 0; i < ids.size(); ++i) index_of.emplace(labels[i], i);
     for (storage::KeywordHit& h : rows->hits) {
       (*accepted)[index_of[h.label]] = 1;
       fetched.emplace(h.label, std::move(h));
