@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "core/values.h"
 #include "transport/rpc/jsonrpc.h"
 #include "transport/rpc/method_table.h"
 
@@ -33,6 +34,9 @@ Result<Session> OpenSession(const GlobalOptions& g,
     return Status(config.status().code() == StatusCode::kInternal ? StatusCode::kInternal
                                                                   : StatusCode::kInvalidArgument,
                   "configuration: " + config.status().message(), config.status().field());
+  }
+  if (!g.principal.empty()) {
+    MNEMO_RETURN_IF_ERROR(PrincipalId::Parse(g.principal, "--principal").status());
   }
   Session s;
   // --principal P acts with the role the configuration grants P (spec 10).

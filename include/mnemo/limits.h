@@ -18,6 +18,9 @@ namespace mnemo {
 inline constexpr size_t kMaxKeyBytes = 256;          // also ids of sessions, agents, facet keys
 inline constexpr size_t kMaxContentBytes = 1 << 20;  // 1 MiB: an entry's text, any query
 inline constexpr size_t kMaxNamespaceBytes = 128;
+// A principal's name: the owner of what it stores (memory.principal_forget's
+// principal, a request's owner, an import's owner, a configured principal).
+inline constexpr size_t kMaxPrincipalBytes = 128;
 inline constexpr size_t kMaxCategoryBytes = 64;  // also a facet type
 inline constexpr size_t kMaxTagBytes = 64;
 inline constexpr size_t kMaxTags = 32;

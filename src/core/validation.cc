@@ -320,8 +320,23 @@ Status ValidateRuleTags(const std::vector<std::string>& tags) {
   return Status::Ok();
 }
 
-bool IsOwnerName(std::string_view owner) {
-  return owner.size() <= 128 && owner.find_first_of("\n\r\t") == std::string_view::npos;
+Status ValidatePrincipal(std::string_view name, std::string_view field) {
+  const std::string allowed = "a principal name is 1-" + std::to_string(kMaxPrincipalBytes) +
+                              " bytes of UTF-8 text on one line";
+  if (text::IsBlank(name)) {
+    return InvalidArgument(F(field) + " must not be blank: " + allowed, F(field));
+  }
+  if (name.size() > kMaxPrincipalBytes) {
+    return InvalidArgument(
+        F(field) + " is " + std::to_string(name.size()) + " bytes long: " + allowed, F(field));
+  }
+  if (!text::IsValidUtf8(name)) {
+    return InvalidArgument(F(field) + " is not valid UTF-8: " + allowed, F(field));
+  }
+  if (HasControl(name)) {
+    return InvalidArgument(F(field) + " contains a control character: " + allowed, F(field));
+  }
+  return Status::Ok();
 }
 
 }  // namespace mnemo

@@ -79,8 +79,8 @@ Status ValidateSeq(int64_t seq, std::string_view field = "seq");
 Status ValidateRuleText(std::string_view rule);
 Status ValidateRuleId(std::string_view id);
 Status ValidateRuleTags(const std::vector<std::string>& tags);
-// The owner a file names for a record (an import line, a foreign import):
-// a principal name of at most 128 bytes on one line.
-bool IsOwnerName(std::string_view owner);
+// A principal's name (PrincipalId, values.h): 1-kMaxPrincipalBytes of UTF-8,
+// no control character (so one line), not blank.
+Status ValidatePrincipal(std::string_view name, std::string_view field = "principal");
 
 }  // namespace mnemo

@@ -38,4 +38,9 @@ Result<TurnId> TurnId::Parse(std::string text) {
   return TurnId(std::move(text));
 }
 
+Result<PrincipalId> PrincipalId::Parse(std::string text, std::string_view field) {
+  MNEMO_RETURN_IF_ERROR(ValidatePrincipal(text, field));
+  return PrincipalId(std::move(text));
+}
+
 }  // namespace mnemo

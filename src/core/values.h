@@ -94,4 +94,17 @@ class TurnId : public internal::CheckedId<TurnId> {
   using CheckedId::CheckedId;
 };
 
+// A principal's name, the owner of what it stores: 1-kMaxPrincipalBytes of
+// UTF-8 on one line, no control character, not blank. The one door of every
+// name that comes from outside: memory.principal_forget's principal, a
+// request's owner, the owner an import file names, a configured principal.
+class PrincipalId : public internal::CheckedId<PrincipalId> {
+ public:
+  // `field` names the parameter in the error ("principal", "owner"…).
+  static Result<PrincipalId> Parse(std::string text, std::string_view field = "principal");
+
+ private:
+  using CheckedId::CheckedId;
+};
+
 }  // namespace mnemo

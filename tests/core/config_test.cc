@@ -168,7 +168,7 @@ TEST(Config, BadPrincipalTablesAreErrorsNamingTheFieldAndWhatIsAllowed) {
       << missing.status().message();
   auto nameless = LoadToml(dir, "[[security.principals]]\nname = \"\"\nrole = \"user\"\n");
   ASSERT_FALSE(nameless.ok());
-  EXPECT_NE(nameless.status().message().find("name must not be empty"), std::string::npos);
+  EXPECT_NE(nameless.status().message().find("name must not be blank"), std::string::npos);
   auto unknown =
       LoadToml(dir, "[[security.principals]]\nname = \"ops\"\nrole = \"user\"\ntoken = 1\n");
   ASSERT_FALSE(unknown.ok());

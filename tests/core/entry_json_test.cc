@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "mnemo/limits.h"
+
 namespace mnemo {
 namespace {
 
@@ -65,6 +69,29 @@ TEST(EntryJson, ImportErrorsNameTheField) {
       nlohmann::json{{"key", "k"}, {"content", "v"}, {"category", "Core!"}}, "me");
   EXPECT_EQ(bad_cat.status().field(), "category");
   EXPECT_FALSE(EntryFromImportJson(nlohmann::json::array(), "me").ok());
+}
+
+TEST(EntryJson, ImportRefusesAnOwnerThatIsNoPrincipalName) {
+  // The rule of every principal's name (PrincipalId): the import door
+  // refuses what memory.principal_forget and a request's owner refuse.
+  for (const std::string& owner : {std::string(" \t "),
+                                   std::string("a\x01"
+                                               "b"),
+                                   std::string(kMaxPrincipalBytes + 1, 'o')}) {
+    auto e =
+        EntryFromImportJson(nlohmann::json{{"key", "k"}, {"content", "v"}, {"owner", owner}}, "me");
+    ASSERT_FALSE(e.ok()) << owner;
+    EXPECT_EQ(e.status().field(), "owner");
+    EXPECT_NE(e.status().message().find("a principal name is 1-" +
+                                        std::to_string(kMaxPrincipalBytes) + " bytes"),
+              std::string::npos)
+        << e.status().message();
+  }
+  EXPECT_TRUE(EntryFromImportJson(nlohmann::json{{"key", "k"},
+                                                 {"content", "v"},
+                                                 {"owner", std::string(kMaxPrincipalBytes, 'o')}},
+                                  "me")
+                  .ok());
 }
 
 }  // namespace

@@ -78,5 +78,42 @@ TEST(Values, CategoryAtTheLimitParsesOnePastIsRefused) {
   EXPECT_EQ(Category::Parse("x y", "facet_type").status().field(), "facet_type");
 }
 
+TEST(Values, PrincipalIdAtTheLimitParsesOnePastIsRefused) {
+  // Four-byte characters up to the limit: bytes are counted, not characters.
+  std::string at;
+  while (at.size() + 4 <= kMaxPrincipalBytes) at += "\xF0\x9F\x98\x80";
+  at.append(kMaxPrincipalBytes - at.size(), 'p');
+  auto ok = PrincipalId::Parse(at);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->str(), at);
+  ExpectRefused(PrincipalId::Parse(at + "p").status(), "principal",
+                std::to_string(kMaxPrincipalBytes + 1) + " bytes long: a principal name is 1-" +
+                    std::to_string(kMaxPrincipalBytes) + " bytes");
+  // The caller names the parameter.
+  ExpectRefused(PrincipalId::Parse(std::string(kMaxPrincipalBytes + 1, 'o'), "owner").status(),
+                "owner", std::to_string(kMaxPrincipalBytes));
+}
+
+TEST(Values, PrincipalIdRefusesBlankControlCharactersAndInvalidUtf8) {
+  ExpectRefused(PrincipalId::Parse("").status(), "principal", "must not be blank");
+  ExpectRefused(PrincipalId::Parse(" \t").status(), "principal", "must not be blank");
+  ExpectRefused(PrincipalId::Parse("\xE3\x80\x80").status(), "principal", "must not be blank");
+  // One line: no newline, tab or other control character.
+  for (const char* name : {"ali\nce", "ali\rce", "ali\tce",
+                           "ali\x01"
+                           "ce",
+                           "ali\x7f"
+                           "ce"}) {
+    ExpectRefused(PrincipalId::Parse(name, "owner").status(), "owner",
+                  "contains a control character: a principal name is 1-" +
+                      std::to_string(kMaxPrincipalBytes) + " bytes of UTF-8 text on one line");
+  }
+  ExpectRefused(PrincipalId::Parse("ali\xC3\x28", "owner").status(), "owner", "is not valid UTF-8");
+  // What is allowed: any printable text, spaces inside included.
+  for (const char* name : {"alice", "local", "team:ops", "Zoë Müller", "user@example.com"}) {
+    EXPECT_TRUE(PrincipalId::Parse(name).ok()) << name;
+  }
+}
+
 }  // namespace
 }  // namespace mnemo

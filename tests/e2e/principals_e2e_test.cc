@@ -183,5 +183,30 @@ TEST_F(PrincipalRoles, ABadPrincipalsTableIsAnErrorNamingTheField) {
       << r.err;
 }
 
+TEST_F(PrincipalRoles, APrincipalNameIsCheckedByTheRuleOfEveryDoor) {
+  // --principal, the configuration and memory.principal_forget refuse the
+  // same names: one line of 1-128 bytes, not blank.
+  const std::string rule = "a principal name is 1-128 bytes of UTF-8 text on one line";
+  RunResult tab = Cli("ali\tce", {"rpc", "memory.store", R"({"key":"k","value":"v"})"});
+  EXPECT_EQ(tab.exit_code, 1) << tab.out;
+  EXPECT_NE(tab.err.find("--principal contains a control character: " + rule), std::string::npos)
+      << tab.err;
+  RunResult long_name = Cli(std::string(129, 'p'), {"memory", "list"});
+  EXPECT_EQ(long_name.exit_code, 1) << long_name.out;
+  EXPECT_NE(long_name.err.find("--principal is 129 bytes long: " + rule), std::string::npos)
+      << long_name.err;
+  RunResult configured = Cli("", {"memory", "list"}, {{"MNEMO_SECURITY_DEFAULT_PRINCIPAL", "   "}});
+  EXPECT_EQ(configured.exit_code, 1) << configured.out;
+  EXPECT_NE(configured.err.find("security.default_principal must not be blank: " + rule),
+            std::string::npos)
+      << configured.err;
+  RunResult forget = Cli("", {"rpc", "memory.principal_forget", R"({"principal":"bo\u0001b"})"});
+  EXPECT_EQ(forget.exit_code, 1) << forget.out;
+  EXPECT_NE(forget.err.find("principal contains a control character: " + rule), std::string::npos)
+      << forget.err;
+  // Nothing was stored or erased on the way.
+  EXPECT_EQ(Cli("bob", {"memory", "get", "b-secret"}).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace mnemo::e2e

@@ -79,12 +79,15 @@ Result<int64_t> Admin::EraseCapturedRules(const std::string& owner, std::string_
 Result<ErasureCounts> Admin::SessionForget(const Principal& who, const SessionForgetRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_RETURN_IF_ERROR(SessionId::Parse(req.session_id).status());
-  if (req.owner) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.owner, "owner"));
+  std::optional<PrincipalId> named;
+  if (req.owner) {
+    MNEMO_ASSIGN_OR_RETURN(named, PrincipalId::Parse(*req.owner, "owner"));
+  }
   // Sessions are their principal's own; under ACL a user names no other
   // owner (one named is ignored, as memory.forget does), so another
   // principal's session answers exactly like a missing one.
   const std::string owner =
-      req.owner && IsAdmin(who, options_->acl_enabled) ? *req.owner : who.name;
+      named && IsAdmin(who, options_->acl_enabled) ? std::move(*named).take() : who.name;
   // Work in flight would write the session again after the erasure: a
   // segment being finalised (recap, events, profile, document) and queued
   // archive files.
@@ -118,8 +121,8 @@ Result<ErasureCounts> Admin::PrincipalForget(const Principal& who, std::string_v
     return PermissionDenied(
         "memory.principal_forget needs the admin role: it erases another principal's memory");
   }
-  MNEMO_RETURN_IF_ERROR(ValidateKey(principal, "principal"));
-  const std::string owner(principal);
+  MNEMO_ASSIGN_OR_RETURN(const PrincipalId parsed, PrincipalId::Parse(std::string(principal)));
+  const std::string& owner = parsed.str();
   archivist_.Flush();
   // The principal's turn rows, for their archive files (storage has no
   // read of one owner's every session: paged through every row by id).

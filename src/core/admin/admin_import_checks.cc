@@ -9,6 +9,7 @@
 
 #include "core/services/tool_specs.h"
 #include "core/validation.h"
+#include "core/values.h"
 #include "rules/tool_rule.h"
 #include "storage/document_store.h"
 #include "storage/entry_store.h"
@@ -17,12 +18,8 @@
 namespace mnemo::internal {
 namespace {
 
-Status Owner(const std::string& owner) {
-  if (owner.empty() || !IsOwnerName(owner)) {
-    return InvalidArgument("owner must be a principal name of 1-128 bytes on one line", "owner");
-  }
-  return Status::Ok();
-}
+// A row's owner: the rule of every principal's name (PrincipalId).
+Status Owner(const std::string& owner) { return PrincipalId::Parse(owner, "owner").status(); }
 
 // An id, a session's or an agent's: like a key (1-256 bytes of text), or
 // nothing when `optional`.

@@ -25,6 +25,7 @@
 #include "core/admin/admin_options.h"
 #include "core/formats/foreign_formats.h"
 #include "core/validation.h"
+#include "core/values.h"
 #include "storage/rules/graph_rules.h"
 #include "text/utf8.h"
 
@@ -285,14 +286,11 @@ class Plan {
   storage::RestoreBatch batch;
 
  private:
-  Status CheckEntry(const internal::ForeignEntry& e, const std::string& owner,
+  Status CheckEntry(const internal::ForeignEntry& e, const PrincipalId& owner,
                     const std::string& ns) const {
-    if (!c_.admin && owner != c_.who.name) {
-      return PermissionDenied("it belongs to \"" + owner +
+    if (!c_.admin && owner.view() != c_.who.name) {
+      return PermissionDenied("it belongs to \"" + owner.str() +
                               "\": under ACL only an admin imports another principal's memories");
-    }
-    if (!IsOwnerName(owner)) {
-      return InvalidArgument("the owner must be a principal name of at most 128 bytes");
     }
     if (storage::IsSystemNamespace(ns)) {
       return InvalidArgument("namespace " + ns + " is the engine's own");
@@ -310,12 +308,15 @@ class Plan {
   }
 
   void AddEntry(const std::string& file, internal::ForeignEntry& e) {
-    const std::string owner = e.owner.empty() ? c_.who.name : e.owner;
+    // A note that names no owner is the importer's.
+    Result<PrincipalId> parsed =
+        PrincipalId::Parse(e.owner.empty() ? c_.who.name : e.owner, "owner");
     const std::string ns = e.ns.empty() ? c_.ns : e.ns;
-    if (Status st = CheckEntry(e, owner, ns); !st.ok()) {
+    if (Status st = parsed.ok() ? CheckEntry(e, *parsed, ns) : parsed.status(); !st.ok()) {
       Skip(file, e.line, st.message());
       return;
     }
+    const std::string& owner = parsed->str();
     auto [at, fresh] = entry_at_.try_emplace(
         {owner, ns, e.key}, file + ":" + std::to_string(e.line), batch.entries.size());
     if (!fresh) {

@@ -13,6 +13,7 @@
 #include "core/archivist/archivist_options.h"
 #include "core/archivist/public_episodic.h"
 #include "core/validation.h"
+#include "core/values.h"
 #include "mnemo/limits.h"
 #include "storage/rules/graph_rules.h"
 
@@ -39,7 +40,7 @@ Status EventNotFound(std::string_view id) {
 Status ValidateFacetAddress(const FacetAddress& at) {
   MNEMO_RETURN_IF_ERROR(ValidateCategory(at.facet_type, "facet_type"));
   MNEMO_RETURN_IF_ERROR(ValidateKey(at.key, "key"));
-  if (at.owner) MNEMO_RETURN_IF_ERROR(ValidateKey(*at.owner, "owner"));
+  if (at.owner) MNEMO_RETURN_IF_ERROR(PrincipalId::Parse(*at.owner, "owner").status());
   return Status::Ok();
 }
 

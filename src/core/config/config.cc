@@ -18,7 +18,9 @@
 #include "core/config/config_schema.h"
 #include "core/principals.h"
 #include "core/services/tool_specs.h"
+#include "core/values.h"
 #include "mnemo/config.h"
+#include "mnemo/limits.h"
 #include "rules/tool_rule.h"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration)
@@ -227,6 +229,15 @@ std::string Str(const toml::table& t, std::string_view k) {
   return t[k].value<std::string>().value_or("");
 }
 
+// A configured principal's name, `field` of the table at `where` (none
+// for a key outside a table): the rule of every principal's name.
+Status CheckPrincipalName(const std::string& name, const std::string& where,
+                          const std::string& field, const std::string& status_field) {
+  Status s = PrincipalId::Parse(name, field).status();
+  if (s.ok()) return s;
+  return InvalidArgument(where.empty() ? s.message() : where + ": " + s.message(), status_field);
+}
+
 Status LoadTokens(Config& c, const toml::node& n) {
   // Where each digest was declared: one token must not name two principals
   // (whichever entry won, the other principal would be impersonated).
@@ -235,7 +246,8 @@ Status LoadTokens(Config& c, const toml::node& n) {
     MNEMO_RETURN_IF_ERROR(CheckTableKeys(t, {"principal", "role", "sha256"}, w));
     TokenConfig tok{Str(t, "principal"), Str(t, "role"), Str(t, "sha256")};
     if (tok.role.empty()) tok.role = "user";
-    if (tok.principal.empty()) return InvalidArgument(w + ": principal must not be empty");
+    MNEMO_RETURN_IF_ERROR(
+        CheckPrincipalName(tok.principal, w, "principal", "security.tokens.principal"));
     MNEMO_RETURN_IF_ERROR(internal::CheckRole(tok.role, w, "role"));
     bool hex = tok.sha256.size() == 64 &&
                tok.sha256.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
@@ -265,9 +277,7 @@ Status LoadPrincipals(Config& c, const toml::node& n) {
           }
         }
         PrincipalConfig p{Str(t, "name"), Str(t, "role")};
-        if (p.name.empty()) {
-          return InvalidArgument(w + ": name must not be empty", "security.principals.name");
-        }
+        MNEMO_RETURN_IF_ERROR(CheckPrincipalName(p.name, w, "name", "security.principals.name"));
         MNEMO_RETURN_IF_ERROR(internal::CheckRole(p.role, w, "role"));
         for (const PrincipalConfig& other : c.security.principals) {
           if (other.name == p.name) {
@@ -521,10 +531,9 @@ Status Validate(const Config& c) {
     return InvalidArgument(
         "server.listen \"" + listen + "\" must be host:port, e.g. 127.0.0.1:8765", "server.listen");
   }
-  if (c.security.default_principal.empty()) {
-    return InvalidArgument("security.default_principal must not be empty",
-                           "security.default_principal");
-  }
+  MNEMO_RETURN_IF_ERROR(CheckPrincipalName(c.security.default_principal, "",
+                                           "security.default_principal",
+                                           "security.default_principal"));
   return internal::CheckOneRolePerPrincipal(c);
 }
 
@@ -584,7 +593,10 @@ std::string ConfigReferenceMarkdown() {
       "`security.default_principal` says) names a principal like any other and acts as `user` "
       "unless an entry grants it more; `security.default_role` applies only to a process that "
       "names no principal. A name listed twice, or granted two different roles by these "
-      "places, is an error.\n"
+      "places, is an error. A principal's name, here, in a token, in "
+      "`security.default_principal` or `--principal`, is 1-" +
+      std::to_string(kMaxPrincipalBytes) +
+      " bytes of UTF-8 text on one line (no control character), not blank.\n"
       "- `[[rules.aliases]]` (spec 30, capture): `words` (string array: English words, matched "
       "with their inflections, or Chinese text, matched as a substring), `tool_contains` "
       "(string array): an edict that names no tool of its turn but says one of the words is "

@@ -2,6 +2,7 @@
 
 #include "base/time.h"
 #include "core/validation.h"
+#include "core/values.h"
 
 namespace mnemo {
 
@@ -105,8 +106,11 @@ Result<Entry> EntryFromImportJson(const json& j, const std::string& default_owne
   MNEMO_RETURN_IF_ERROR(ValidateCategory(e.category, "category"));
   MNEMO_RETURN_IF_ERROR(ValidateNamespace(e.ns, "namespace"));
   MNEMO_RETURN_IF_ERROR(ValidateTags(e.tags, "tags"));
-  if (!IsOwnerName(e.owner)) {
-    return WrongType("owner", "a principal name of at most 128 bytes");
+  // Empty only when `default_owner` is: the foreign import gives the
+  // importer's name later, and parses it there.
+  if (!e.owner.empty()) {
+    MNEMO_ASSIGN_OR_RETURN(PrincipalId owner, PrincipalId::Parse(std::move(e.owner), "owner"));
+    e.owner = std::move(owner).take();
   }
   return e;
 }

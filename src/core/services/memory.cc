@@ -114,11 +114,12 @@ Result<StoreResult> Memory::Store(const Principal& who, const StoreRequest& req)
 Result<std::optional<Entry>> Memory::ResolveForRead(const Principal& who, const GetRequest& req) {
   MNEMO_RETURN_IF_ERROR(ValidateAddress(req.key, req.ns));
   if (req.owner) {
+    MNEMO_ASSIGN_OR_RETURN(const PrincipalId owner, PrincipalId::Parse(*req.owner, "owner"));
     // Only an admin may address another principal's entry; for anyone else
     // that is indistinguishable from a missing entry.
-    if (!IsAdmin(who, options_->acl_enabled) && *req.owner != who.name)
+    if (!IsAdmin(who, options_->acl_enabled) && owner.view() != who.name)
       return std::optional<Entry>();
-    return entries_.FindExact(*req.owner, req.ns, req.key);
+    return entries_.FindExact(owner.str(), req.ns, req.key);
   }
   return entries_.Resolve(req.ns, req.key, ReadScopeFor(who, options_->acl_enabled));
 }
@@ -159,9 +160,13 @@ Result<Entry> Memory::MarkUseful(const Principal& who, const GetRequest& req) {
 Result<bool> Memory::Forget(const Principal& who, const ForgetRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory.enabled));
   MNEMO_RETURN_IF_ERROR(ValidateAddress(req.key, req.ns));
+  std::optional<PrincipalId> owner;
+  if (req.owner) {
+    MNEMO_ASSIGN_OR_RETURN(owner, PrincipalId::Parse(*req.owner, "owner"));
+  }
   std::optional<Entry> target;
-  if (req.owner && IsAdmin(who, options_->acl_enabled)) {
-    MNEMO_ASSIGN_OR_RETURN(target, entries_.FindExact(*req.owner, req.ns, req.key));
+  if (owner && IsAdmin(who, options_->acl_enabled)) {
+    MNEMO_ASSIGN_OR_RETURN(target, entries_.FindExact(owner->str(), req.ns, req.key));
   } else if (IsAdmin(who, options_->acl_enabled)) {
     // Own entry first, then (admin or ACL off) the most recent one.
     MNEMO_ASSIGN_OR_RETURN(

@@ -342,7 +342,7 @@ std::vector<ParamSpec> FacetAddressParams() {
        .description = "Admin: the principal whose facet it is (default: the caller). "
                       "Ignored for a user under ACL.",
        .non_blank = true,
-       .max_bytes = kMaxKeyBytes}};
+       .max_bytes = kMaxPrincipalBytes}};
 }
 
 ParamSpec EventIdParam() {

@@ -63,7 +63,7 @@ MethodSpec SessionForgetSpec() {
                       .description = "Admin: the principal whose conversation it is "
                                      "(default: the caller). Ignored for a user under ACL.",
                       .non_blank = true,
-                      .max_bytes = kMaxKeyBytes}},
+                      .max_bytes = kMaxPrincipalBytes}},
           .result_schema = ErasedSchema(),
           .handler = HandleSessionForget,
           .render = [](const json&, const json& result) { return RenderErased(result); }};
@@ -79,7 +79,7 @@ MethodSpec PrincipalForgetSpec() {
                       .description = "The principal to erase.",
                       .required = true,
                       .non_blank = true,
-                      .max_bytes = kMaxKeyBytes}},
+                      .max_bytes = kMaxPrincipalBytes}},
           .result_schema = ErasedSchema(),
           .handler = HandlePrincipalForget,
           .render = [](const json&, const json& result) { return RenderErased(result); }};

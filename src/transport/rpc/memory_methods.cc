@@ -45,7 +45,7 @@ ParamSpec OwnerParam() {
   return {.name = "owner",
           .description = "Admin only: address the entry of this principal exactly.",
           .non_blank = true,
-          .max_bytes = kMaxKeyBytes};
+          .max_bytes = kMaxPrincipalBytes};
 }
 
 ParamSpec CategoryParam(std::optional<std::string> default_value, std::string description) {
