@@ -93,5 +93,41 @@ TEST_F(CheckedValues, APrincipalPastTheLimitIsRefusedByEveryDoorNamingTheLimit) 
   EXPECT_FALSE(engine_->admin().SessionForget(who_, {.session_id = "s1", .owner = past}).ok());
 }
 
+TEST_F(CheckedValues, ApiAndWireRefuseABadWindowRecencyAndNamespaceFilterWithOneMessage) {
+  // until before since, by the wire's RFC 3339 and the API's milliseconds.
+  const json window = {{"since", "2026-02-01T00:00:00Z"}, {"until", "2026-01-01T00:00:00Z"}};
+  const TimeWindow bad{.since = 1'769'904'000'000, .until = 1'767'225'600'000};
+  auto with = [&](json params) {
+    params.update(window);
+    return params;
+  };
+  ExpectSameRefusal(engine_->memory().Search(who_, {.query = "q", .window = bad}).status(),
+                    dispatcher_->Call("memory.search", with({{"query", "q"}}), who_, nullptr),
+                    "until");
+  ExpectSameRefusal(engine_->memory().Recall(who_, {.query = "q", .window = bad}).status(),
+                    dispatcher_->Call("memory.recall", with({{"query", "q"}}), who_, nullptr),
+                    "until");
+  ExpectSameRefusal(
+      engine_->context().Build(who_, {.query = "q", .window = bad}).status(),
+      dispatcher_->Call("memory.context_build", with({{"query", "q"}}), who_, nullptr), "until");
+
+  // The wire's schema declares recency_weight's range (minimum, maximum)
+  // and says it in its own words first: the same code and field.
+  const Status api = engine_->memory().Search(who_, {.query = "q", .recency_weight = 1.5}).status();
+  const Result<json> wire =
+      dispatcher_->Call("memory.search", {{"query", "q"}, {"recency_weight", 1.5}}, who_, nullptr);
+  ASSERT_FALSE(api.ok());
+  ASSERT_FALSE(wire.ok());
+  EXPECT_EQ(api.code(), wire.status().code());
+  EXPECT_EQ(api.field(), "recency_weight");
+  EXPECT_EQ(wire.status().field(), "recency_weight");
+  ExpectSameRefusal(
+      engine_->memory().Search(who_, {.query = "q", .ns = "a", .ns_prefix = "b"}).status(),
+      dispatcher_->Call("memory.search",
+                        {{"query", "q"}, {"namespace", "a"}, {"namespace_prefix", "b"}}, who_,
+                        nullptr),
+      "namespace_prefix");
+}
+
 }  // namespace
 }  // namespace mnemo::transport

@@ -103,11 +103,11 @@ void FillFromRuns(const TurnRuns& runs, const std::vector<DerivedItem>& recaps,
 
 // The entries of the block: by score relative to the best one's.
 Result<std::vector<std::string>> ContextEntries(SearchService& search, const Principal& who,
-                                                const Query& query, const ContextBuildRequest& req,
-                                                int k) {
-  MNEMO_ASSIGN_OR_RETURN(
-      SearchResponse found,
-      search.Search(who, query, {.max_results = k, .min_score = 0, .window = req.window}));
+                                                const Query& query, const Window& window,
+                                                ResultCount k) {
+  MNEMO_ASSIGN_OR_RETURN(SearchResponse found,
+                         search.Search(who, SearchQuery::Within(query, {}, k, window, {},
+                                                                /*min_score=*/0)));
   std::vector<std::string> items;
   const double best = found.results.empty() ? 0 : found.results.front().score;
   for (const SearchHit& h : found.results) {
@@ -243,14 +243,17 @@ Result<ContextBlock> RecallService::ContextBuild(const Principal& who, const Que
         "budget_chars must be between 1 and " + std::to_string(kMaxContextBuildChars),
         "budget_chars");
   }
-  MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(req.window));
+  MNEMO_ASSIGN_OR_RETURN(const Window window, Window::Parse(req.window));
   if (req.agent_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.agent_id, "agent_id"));
   const int k = preset->items_per_section;
+  // A preset's count of entries is the engine's, in range (context_block.h).
+  MNEMO_ASSIGN_OR_RETURN(const ResultCount entries, ResultCount::Parse(k));
   const std::vector<std::string> terms = text::QueryTerms(query.view());
 
   std::vector<context::BlockSection> sections(kSectionCount);
   sections[kEntries] = {.title = "Relevant memories", .share = kEntriesShare};
-  MNEMO_ASSIGN_OR_RETURN(sections[kEntries].items, ContextEntries(search_, who, query, req, k));
+  MNEMO_ASSIGN_OR_RETURN(sections[kEntries].items,
+                         ContextEntries(search_, who, query, window, entries));
   // The profile keeps to its share: what the entries leave goes to the
   // turns, the evidence.
   sections[kProfile] = {.title = "About the user", .share = kProfileShare, .takes_carry = false};
@@ -272,8 +275,8 @@ Result<ContextBlock> RecallService::ContextBuild(const Principal& who, const Que
                                .all = !options_.acl_enabled,
                                .owner = who.name,
                                .limit = turn_candidates,
-                               .since = req.window.since,
-                               .until = req.window.until,
+                               .since = window.get().since,
+                               .until = window.get().until,
                                .agent_id = req.agent_id},
                               {}, {.matcher = search_.soft_matcher(), .query = req.query}));
   std::vector<std::string> texts;

@@ -41,21 +41,22 @@ RecallService::RecallService(storage::EpisodicStore& episodic, storage::Document
 
 Result<RecallResponse> RecallService::Recall(const Principal& who, const Query& query,
                                              const RecallRequest& req) {
+  // Every field is parsed here, once: the search below takes them checked.
   MNEMO_RETURN_IF_ERROR(ValidateContextTurns(req.context_turns));
-  MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(req.window));
+  MNEMO_ASSIGN_OR_RETURN(const Window window, Window::Parse(req.window));
   if (req.agent_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.agent_id, "agent_id"));
-  MNEMO_RETURN_IF_ERROR(ValidateRecencyWeight(req.recency_weight));
+  MNEMO_ASSIGN_OR_RETURN(const RecencyWeight recency, RecencyWeight::Parse(req.recency_weight));
   if (options_.acl_enabled) {
     return Disabled(
         "memory_recall is disabled while ACL is on (acl_disabled): broad recall could cross "
         "principals; use memory_search");
   }
-  SearchRequest s;
-  s.ns = req.ns;
-  s.max_results = req.max_results;
-  s.window = req.window;
-  s.recency_weight = req.recency_weight;
-  MNEMO_ASSIGN_OR_RETURN(SearchResponse found, search_.Search(who, query, s));
+  MNEMO_ASSIGN_OR_RETURN(const ResultCount max_results, ResultCount::Parse(req.max_results));
+  MNEMO_ASSIGN_OR_RETURN(NamespaceFilter ns, NamespaceFilter::Parse(req.ns, std::nullopt));
+  MNEMO_ASSIGN_OR_RETURN(
+      SearchResponse found,
+      search_.Search(who, SearchQuery::Within(query, std::move(ns), max_results, window, recency,
+                                              search_.default_min_score())));
   RecallResponse resp;
   resp.degraded = found.degraded;
   for (SearchHit& h : found.results) {
@@ -80,11 +81,11 @@ Result<RecallResponse> RecallService::Recall(const Principal& who, const Query& 
         std::vector<TurnPassage> passages,
         RankPassages(episodic_,
                      {.terms = terms,
-                      .limit = req.max_results,
-                      .since = req.window.since,
-                      .until = req.window.until,
+                      .limit = max_results.value(),
+                      .since = window.get().since,
+                      .until = window.get().until,
                       .agent_id = req.agent_id},
-                     &tools_.registry(), {.weight = req.recency_weight, .now = clock_->NowMs()},
+                     &tools_.registry(), {.weight = recency.value(), .now = clock_->NowMs()},
                      kPassageChars, {.matcher = search_.soft_matcher(), .query = req.query}));
     const double min_score = options_.search.min_relevance_score;
     std::vector<std::string> quoted;  // the returned turns' texts
@@ -118,12 +119,12 @@ Result<RecallResponse> RecallService::Recall(const Principal& who, const Query& 
     std::vector<RecallHit> derived;
     // Recaps, events and documents come from many turns: no one time or
     // agent. They only fill the places the evidence leaves free.
-    if (!req.window.empty() || req.agent_id ||
-        resp.results.size() >= static_cast<size_t>(req.max_results)) {
+    if (!window.get().empty() || req.agent_id ||
+        resp.results.size() >= static_cast<size_t>(max_results.value())) {
       return resp;
     }
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::EventHit> events,
-                           episodic_.SearchEvents({.terms = terms, .limit = req.max_results}));
+                           episodic_.SearchEvents({.terms = terms, .limit = max_results.value()}));
     for (storage::EventHit& h : events) {
       if (h.score < min_score) continue;
       derived.push_back({.source = "event",
@@ -134,15 +135,15 @@ Result<RecallResponse> RecallService::Recall(const Principal& who, const Query& 
                          .score = h.score});
     }
     MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> recaps,
-                           archivist_.RecallRecaps(req.query, terms, req.max_results));
+                           archivist_.RecallRecaps(req.query, terms, max_results.value()));
     for (RecallHit& h : recaps) derived.push_back(std::move(h));
     MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> documents,
-                           documents_.Hits(terms, req.max_results));
+                           documents_.Hits(terms, max_results.value()));
     for (RecallHit& h : documents) derived.push_back(std::move(h));
     // A derived result is read like a passage: its best matching part.
     for (RecallHit& h : derived) h.content = BestPassage(h.content, terms);
     resp.results = EvidenceFirst(std::move(resp.results), std::move(derived), quoted,
-                                 static_cast<size_t>(req.max_results));
+                                 static_cast<size_t>(max_results.value()));
   }
   return resp;
 }

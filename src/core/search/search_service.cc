@@ -13,7 +13,6 @@
 #include "base/request_trace.h"
 #include "core/access.h"
 #include "core/search/fusion.h"
-#include "core/validation.h"
 #include "text/pipeline/query.h"
 #include "text/snippet.h"
 
@@ -46,32 +45,20 @@ SearchService::SearchService(storage::EntryStore& entries, VectorsService& vecto
       logger_(std::move(logger)),
       options_(std::move(options)) {}
 
-Result<SearchResponse> SearchService::Search(const Principal& who, const Query& parsed,
-                                             const SearchRequest& req) {
-  MNEMO_RETURN_IF_ERROR(ValidateMaxResults(req.max_results));
-  MNEMO_RETURN_IF_ERROR(ValidateNamespaceFilter(req.ns, req.ns_prefix));
-  MNEMO_RETURN_IF_ERROR(ValidateTags(req.tags, "tags"));
-  if (req.embedding) MNEMO_RETURN_IF_ERROR(ValidateEmbedding(*req.embedding));
-  MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(req.window));
-  MNEMO_RETURN_IF_ERROR(ValidateRecencyWeight(req.recency_weight));
-  double min_score = req.min_score.value_or(options_.search.min_relevance_score);
-  if (!(min_score >= 0 && min_score <= 1)) {
-    return InvalidArgument("min_score must be between 0 and 1", "min_score");
-  }
-
-  const std::string_view query = text::QueryText(parsed.view());
+Result<SearchResponse> SearchService::Search(const Principal& who, const SearchQuery& req) {
+  const std::string_view query = text::QueryText(req.query().view());
   HybridQuery q;
   q.terms = text::QueryTerms(query);
-  q.filter.category = req.category;
-  q.filter.ns = req.ns;
-  q.filter.ns_prefix = req.ns_prefix;
-  q.filter.tags = req.tags;
-  q.filter.include_archived = req.include_archived;
+  if (req.category()) q.filter.category = req.category()->str();
+  q.filter.ns = req.ns().ns();
+  q.filter.ns_prefix = req.ns().prefix();
+  q.filter.tags.assign(req.tags().begin(), req.tags().end());
+  q.filter.include_archived = req.include_archived();
   q.filter.scope = ReadScopeFor(who, options_.acl_enabled);
-  q.filter.since = req.window.since;
-  q.filter.until = req.window.until;
+  q.filter.since = req.window().since;
+  q.filter.until = req.window().until;
   // Candidates from both sides, N >= 4k each (spec 20).
-  q.candidates = std::max(4 * req.max_results, 40);
+  q.candidates = std::max(4 * req.max_results(), 40);
   SearchResponse resp;
   {
     internal::ScopedStage stage("embed");
@@ -81,12 +68,12 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const Query& 
   // (FuseScores) and RankOrder the keyword side's order: its top k is the
   // answer, and the 4k candidates would only be read to be dropped.
   // Soft term matching (embed/soft_match.h) moves keyword scores too.
-  const embed::SoftMatcher* soft = req.embedding ? nullptr : vectors_.soft_matcher();
+  const embed::SoftMatcher* soft = req.embedding() != nullptr ? nullptr : vectors_.soft_matcher();
   std::optional<embed::SoftMatcher::Query> soft_query;
   if (soft != nullptr) soft_query = soft->Prepare(query);
   const bool soft_side = soft_query && !soft_query->words.empty();
-  if (q.space == nullptr && req.recency_weight <= 0 && !soft_side) {
-    q.candidates = req.max_results;
+  if (q.space == nullptr && req.recency_weight() <= 0 && !soft_side) {
+    q.candidates = req.max_results();
   }
   double vector_floor = 0;
   MNEMO_ASSIGN_OR_RETURN(std::vector<Candidate> found, CollectCandidates(q, &vector_floor));
@@ -110,15 +97,15 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const Query& 
   FusionOptions fusion = FusionOptionsOf(options_.search, /*vector_side=*/q.space != nullptr);
   fusion.vector_floor = vector_floor;
   std::vector<double> scores = FuseScores(inputs, fusion);
-  if (req.recency_weight > 0) {
+  if (req.recency_weight() > 0) {
     const TimeMs now = clock_->NowMs();
     for (size_t i = 0; i < scores.size(); ++i) {
-      scores[i] = BlendRecency(scores[i], inputs[i].updated_at, now, req.recency_weight);
+      scores[i] = BlendRecency(scores[i], inputs[i].updated_at, now, req.recency_weight());
     }
   }
   for (size_t i : HybridOrder(inputs, scores)) {
-    if (static_cast<int>(resp.results.size()) == req.max_results) break;
-    if (scores[i] < min_score) break;  // ordered by score: the rest are lower
+    if (static_cast<int>(resp.results.size()) == req.max_results()) break;
+    if (scores[i] < req.min_score()) break;  // ordered by score: the rest are lower
     Entry& e = found[i].hit.entry;
     SearchHit out;
     out.snippet = text::MakeSnippet(e.content, q.terms);
@@ -145,10 +132,10 @@ Result<SearchResponse> SearchService::Search(const Principal& who, const Query& 
   return resp;
 }
 
-Status SearchService::PrepareVectorSide(const SearchRequest& req, std::string_view query,
+Status SearchService::PrepareVectorSide(const SearchQuery& req, std::string_view query,
                                         HybridQuery* q, std::optional<std::string>* degraded) {
-  if (req.embedding) {
-    q->vector = *req.embedding;
+  if (req.embedding() != nullptr) {
+    q->vector = *req.embedding();
     if (!embed::NormalizeL2(q->vector)) {
       return InvalidArgument("embedding must have a non-zero length", "embedding");
     }

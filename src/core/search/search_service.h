@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "core/search/hybrid_search.h"
+#include "core/search/search_query.h"
 #include "core/search/vectors_service.h"
-#include "core/values.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
 #include "mnemo/logger.h"
@@ -39,16 +39,18 @@ class SearchService {
                 std::shared_ptr<Logger> logger, SearchOptions options);
 
   // Memory::Search (mnemo/memory.h), which checks that memory is enabled
-  // and parses the query and the category: `query` is the search's text, and req.query is not
-  // read (a caller inside the engine leaves it empty rather than copy it).
-  Result<SearchResponse> Search(const Principal& who, const Query& query, const SearchRequest& req);
+  // and parses the request; recall and context_build, from what their
+  // entries parsed. Checks nothing again.
+  Result<SearchResponse> Search(const Principal& who, const SearchQuery& req);
+  // The relevance floor of a search that names none (search.min_relevance_score).
+  double default_min_score() const { return options_.search.min_relevance_score; }
   // The soft term matcher of the rankings (null without word vectors).
   const embed::SoftMatcher* soft_matcher() const { return vectors_.soft_matcher(); }
 
  private:
-  // Picks the vector space and the vector of `query` (req.query as
+  // Picks the vector space and the vector of `query` (req.query() as
   // text::QueryText reads it), or records why the vector side is degraded.
-  Status PrepareVectorSide(const SearchRequest& req, std::string_view query, HybridQuery* q,
+  Status PrepareVectorSide(const SearchQuery& req, std::string_view query, HybridQuery* q,
                            std::optional<std::string>* degraded);
   // Gathers the candidates of both sides with both signals.
   // Sets *vector_floor to the vector side's VectorFloor (fusion.h).

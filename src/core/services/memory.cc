@@ -59,8 +59,9 @@ Memory::~Memory() = default;
 Result<SearchResponse> Memory::Search(const Principal& who, const SearchRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory.enabled));
   MNEMO_ASSIGN_OR_RETURN(const Query query, Query::Parse(req.query));
-  if (req.category) MNEMO_RETURN_IF_ERROR(Category::Parse(*req.category).status());
-  return search_.Search(who, query, req);
+  MNEMO_ASSIGN_OR_RETURN(const SearchQuery parsed,
+                         SearchQuery::Parse(query, req, search_.default_min_score()));
+  return search_.Search(who, parsed);
 }
 
 Result<RecallResponse> Memory::Recall(const Principal& who, const RecallRequest& req) {
