@@ -43,7 +43,8 @@ class RecallService {
 
   // Memory::Recall and Context::Build (mnemo/memory.h, context.h), which
   // parse the query (req.query's text: `query` views it) and, for the
-  // block, the session id.
+  // block, the session id. Each parses the rest of `req` once, at its top,
+  // and hands the search a SearchQuery built from those checked parts.
   Result<RecallResponse> Recall(const Principal& who, const Query& query, const RecallRequest& req);
   Result<ContextBlock> ContextBuild(const Principal& who, const Query& query,
                                     const ContextBuildRequest& req);
