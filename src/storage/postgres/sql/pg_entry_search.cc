@@ -141,7 +141,20 @@ namespace {
 
 const std::string kRank = " ORDER BY score DESC, e.updated_at DESC, e.key, e.owner, e.namespace";
 
+// The candidates carry their row's address and the sort keys only; the
+// entry's columns are read for the hits alone, by that address (a TID scan),
+// in the same snapshot.
+std::string CandidateColumns(const std::string& score) {
+  return "e.ctid AS tid, e.updated_at, e.key, e.owner, e.namespace, " + score + " AS score";
+}
+std::string HitColumns() { return std::string("e.label, ") + kEntryColumns + ", r.score, r.try"; }
+const std::string kHitsJoin =
+    ") r ON true LEFT JOIN entries e ON e.ctid = r.tid ORDER BY r.score DESC, r.updated_at DESC, "
+    "r.key, r.owner, r.namespace";
+
 // The statement computing the statistics itself (the CTEs of AddEntryWeights).
+// Its first columns are those statistics (TermStatsColumns), on every row and
+// on one row without hits when there are none.
 PgStatement FullStatement(const KeywordQuery& query) {
   PgStatement st{.prepared = true};
   Params& p = st.params;
@@ -150,8 +163,7 @@ PgStatement FullStatement(const KeywordQuery& query) {
   const std::string limit_arg = Last(p);
   const std::string limit = "(SELECT n FROM lim)";
   const std::string where = FilterSql(query.filter, p);
-  const std::string columns =
-      std::string("e.label, ") + kEntryColumns + ", " + weights.score + " AS score";
+  const std::string columns = CandidateColumns(weights.score);
   const std::string from = " FROM entries e CROSS JOIN k " + weights.lateral + " WHERE ";
   const std::string k1 = Num(kBm25K1 + 1);
   // first: the rows of E (the rarest terms until they hold `limit` rows).
@@ -188,9 +200,14 @@ PgStatement FullStatement(const KeywordQuery& query) {
       " AND NOT (SELECT proven FROM proof) AND e.tsv @@ (SELECT eq::tsquery FROM second) AND " +
       where + kRank + " LIMIT " + limit +
       ") "
-      "SELECT *, 1 AS try FROM first WHERE (SELECT proven FROM proof) UNION ALL SELECT *, CASE "
-      "WHEN (SELECT narrowed FROM second) THEN 2 ELSE 0 END FROM rest ORDER BY " +
-      kOrder;
+      "SELECT s.*, " +
+      HitColumns() +
+      " FROM (SELECT (SELECT g.value FROM generations g WHERE g.name = 'entry_terms') AS "
+      "generation, st.n::bigint AS n, st.tokens::bigint AS tokens, (SELECT array_agg(q.df::bigint "
+      "ORDER BY q.i) FROM q) AS dfs FROM st) s LEFT JOIN (SELECT *, 1 AS try FROM first WHERE "
+      "(SELECT proven FROM proof) UNION ALL SELECT *, CASE WHEN (SELECT narrowed FROM second) THEN "
+      "2 ELSE 0 END FROM rest" +
+      kHitsJoin;
   return st;
 }
 
@@ -207,7 +224,9 @@ std::string Exact(double v) {
 // floating-point operations and order (the window's order for sums), so the
 // scores are the same bits. It answers only when the store's generation is
 // still stats.generation in its own snapshot: its first column is false
-// otherwise, on a single row without hits.
+// otherwise, on a single row without hits. The weights known beforehand, so
+// is whether the first, pruned try would run: when it would not, the
+// statement is the one scored select FullStatement would end in.
 PgStatement CachedStatement(const KeywordQuery& query, const TermStats& stats) {
   const std::vector<std::string>& terms = query.terms;
   const std::vector<std::string> lexemes = Lexemes(terms);
@@ -255,20 +274,16 @@ PgStatement CachedStatement(const KeywordQuery& query, const TermStats& stats) {
   const double bound = mass > 0 ? std::min(1.0, k1 * c_idf / mass) : 0.0;
   // second's terms, most common first, each with the bound of it and the
   // more common ones.
-  std::string c_lexemes = "{";
+  std::vector<std::string> c_lexemes;
   std::string c_bounds = "{";
   double common = 0;
   for (size_t j = count; j-- > 0;) {
     const size_t i = order[j];
     common += idf[i];
-    if (j + 1 < count) {
-      c_lexemes += ',';
-      c_bounds += ',';
-    }
-    c_lexemes += "\"" + lexemes[i] + "\"";
+    if (j + 1 < count) c_bounds += ',';
+    c_lexemes.push_back(lexemes[i]);
     c_bounds += mass > 0 ? Exact(k1 * common / mass) : "Infinity";
   }
-  c_lexemes += "}";
   c_bounds += "}";
 
   PgStatement st{.prepared = true};
@@ -282,29 +297,43 @@ PgStatement CachedStatement(const KeywordQuery& query, const TermStats& stats) {
   k += ")";
   const int first_arg = p.size() + 1;
   auto arg = [&](int i) { return "$" + std::to_string(first_arg + i); };
-  p.Add(static_cast<int64_t>(query.limit))
-      .Add(try_first)
-      .Add(eq)
-      .Add(Exact(bound))
-      .Add(c_lexemes)
-      .Add(c_bounds);
+  p.Add(static_cast<int64_t>(query.limit));
+  if (try_first) {
+    p.Add(eq).Add(Exact(bound)).AddTextArray(c_lexemes).Add(c_bounds);
+  } else {
+    // Every row holding a term is scored: the lexemes' OR.
+    std::string all;
+    for (const std::string& l : lexemes) {
+      if (!l.empty()) all += (all.empty() ? "" : " | ") + l;
+    }
+    p.Add(all);
+  }
   const TermScoreSql scores = AddTermScores(p, terms, lexemes);
   const std::string where = FilterSql(query.filter, p);
   const std::string limit_sql = "(SELECT n FROM a)";
-  const std::string columns =
-      std::string("e.label, ") + kEntryColumns + ", " + scores.score + " AS score";
+  const std::string columns = CandidateColumns(scores.score);
   const std::string from = " FROM entries e CROSS JOIN k " + scores.lateral +
                            " WHERE k.mass > 0 AND (SELECT ok FROM fresh) AND ";
-  st.sql =
-      "WITH a AS MATERIALIZED (SELECT " + arg(0) + "::bigint AS n, " + arg(1) +
-      "::boolean AS try_first, " + arg(2) + "::text AS eq, " + arg(3) + "::float8 AS bound, " +
-      arg(4) + "::text[] AS c_lexemes, " + arg(5) +
-      "::float8[] AS c_bounds), "
+  const std::string head =
       "fresh AS MATERIALIZED (SELECT COALESCE((SELECT g.value = $1::bigint FROM generations g "
       "WHERE g.name = 'entry_terms'), false) AS ok), " +
-      k + ", first AS (SELECT " + columns + from +
-      "(SELECT try_first FROM a) AND e.tsv @@ (SELECT eq::tsquery FROM a) AND " + where + kRank +
-      " LIMIT " + limit_sql +
+      k + ", ";
+  const std::string hits = "SELECT f.ok, " + HitColumns() + " FROM fresh f LEFT JOIN (";
+  const std::string& tail = kHitsJoin;
+  if (!try_first) {
+    // The first try would not run (FullStatement's plan): one scored
+    // select, a plan a third the size.
+    st.sql = "WITH a AS MATERIALIZED (SELECT " + arg(0) + "::bigint AS n, " + arg(1) +
+             "::text AS eq), " + head + "rest AS (SELECT " + columns + from +
+             "e.tsv @@ (SELECT eq::tsquery FROM a) AND " + where + kRank + " LIMIT " + limit_sql +
+             ") " + hits + "SELECT *, 0 AS try FROM rest" + tail;
+    return st;
+  }
+  st.sql =
+      "WITH a AS MATERIALIZED (SELECT " + arg(0) + "::bigint AS n, " + arg(1) + "::text AS eq, " +
+      arg(2) + "::float8 AS bound, " + arg(3) + "::text[] AS c_lexemes, " + arg(4) +
+      "::float8[] AS c_bounds), " + head + "first AS (SELECT " + columns + from +
+      "e.tsv @@ (SELECT eq::tsquery FROM a) AND " + where + kRank + " LIMIT " + limit_sql +
       "), "
       "proof AS (SELECT count(*) = " +
       limit_sql + " AS full_page, COALESCE(min(score), 0) AS floor, count(*) = " + limit_sql +
@@ -315,12 +344,10 @@ PgStatement CachedStatement(const KeywordQuery& query, const TermStats& stats) {
       "u(lexeme, bound)) c), "
       "rest AS (SELECT " +
       columns + from + "NOT (SELECT proven FROM proof) AND e.tsv @@ (SELECT eq::tsquery FROM " +
-      "second) AND " + where + kRank + " LIMIT " + limit_sql +
-      ") "
-      "SELECT f.ok, r.* FROM fresh f LEFT JOIN (SELECT *, 1 AS try FROM first WHERE (SELECT "
-      "proven FROM proof) UNION ALL SELECT *, CASE WHEN (SELECT narrowed FROM second) THEN 2 ELSE "
-      "0 END FROM rest) r ON true ORDER BY r.score DESC, r.updated_at DESC, r.key, r.owner, "
-      "r.namespace";
+      "second) AND " + where + kRank + " LIMIT " + limit_sql + ") " + hits +
+      "SELECT *, 1 AS try FROM first WHERE (SELECT proven FROM proof) UNION ALL SELECT *, CASE "
+      "WHEN (SELECT narrowed FROM second) THEN 2 ELSE 0 END FROM rest" +
+      tail;
   return st;
 }
 
@@ -348,32 +375,27 @@ Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& 
   if (std::none_of(query.terms.begin(), query.terms.end(), SearchableTerm) || query.limit <= 0) {
     return std::vector<KeywordHit>();
   }
-  if (cache == nullptr) {
-    const PgStatement full = FullStatement(query);
-    MNEMO_ASSIGN_OR_RETURN(Rows rows, conn.ExecPrepared(full.sql, full.params, "search entries"));
-    return ReadHits(rows, 0, pruned);
-  }
   const ReadScope& scope = query.filter.scope;
-  if (std::optional<TermStats> stats = cache->Find(scope, query.terms)) {
-    const PgStatement cached = CachedStatement(query, *stats);
-    MNEMO_ASSIGN_OR_RETURN(Rows rows,
-                           conn.ExecPrepared(cached.sql, cached.params, "search entries"));
-    if (!rows.empty() && rows.Bool(0, 0)) {
-      cache->CountAnswered();
-      return ReadHits(rows, 1, pruned);
+  if (cache != nullptr) {
+    if (std::optional<TermStats> stats = cache->Find(scope, query.terms)) {
+      const PgStatement cached = CachedStatement(query, *stats);
+      MNEMO_ASSIGN_OR_RETURN(Rows rows,
+                             conn.ExecPrepared(cached.sql, cached.params, "search entries"));
+      if (!rows.empty() && rows.Bool(0, 0)) return ReadHits(rows, 1, pruned);
+      cache->Clear();  // a write since: the generation moved
     }
-    cache->Clear();  // a write since: the generation moved
   }
-  // The statistics and the hits in one round trip (the search's statement
-  // computes them itself, in its own snapshot).
-  const std::vector<PgStatement> both = {KeywordStatsStatement(query.terms, scope),
-                                         FullStatement(query)};
-  MNEMO_ASSIGN_OR_RETURN(std::vector<Rows> rows, conn.ExecPipeline(both, "search entries"));
-  if (rows.size() != 2) return Internal("search entries: the pipeline lost a result");
-  if (std::optional<TermStats> stats = ReadTermStats(rows[0], query.terms.size())) {
-    cache->Keep(scope, query.terms, *stats);
+  // The statement computing the statistics itself, which it returns for
+  // the cache.
+  const PgStatement full = FullStatement(query);
+  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn.ExecPrepared(full.sql, full.params, "search entries"));
+  if (cache != nullptr) {
+    cache->CountRead();
+    if (std::optional<TermStats> stats = ReadTermStats(rows, query.terms.size())) {
+      cache->Keep(scope, query.terms, *stats);
+    }
   }
-  return ReadHits(rows[1], 0, pruned);
+  return ReadHits(rows, kTermStatsColumns, pruned);
 }
 
 }  // namespace mnemo::storage::internal::pg

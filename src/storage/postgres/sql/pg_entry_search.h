@@ -87,14 +87,15 @@ struct EntryWeightsSql {
 EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& terms,
                                 const ReadScope& scope);
 
-// The hits of `query` (terms distinct), best first, in one round trip;
-// `pruned` (when given) tells whether the first try proved them. With the
-// statistics of its terms in `cache` at the store's generation, one
-// statement takes them as arguments (it reads no entry_terms row and
-// computes no weight: 0.08–0.11 ms of server CPU at 100k); otherwise, or
-// when that statement finds the generation moved, a pipeline reads them for
-// the cache beside the statement computing them itself. Without a cache,
-// that statement alone.
+// The hits of `query` (terms distinct), best first; `pruned` (when given)
+// tells whether the first try proved them. With the statistics of its terms
+// in `cache` at the store's generation, one statement takes them as
+// arguments: it reads no entry_terms row and computes no weight, and knowing
+// the weights the process leaves out the pruned tries when they would not
+// run (at 100k, 0.20 instead of 0.39 ms of server time for a search scoring
+// 108 rows). Otherwise, and when that statement finds the generation moved
+// (a second round trip), the statement computing the statistics itself,
+// which returns them for the cache. Without a cache, that statement alone.
 Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& query,
                                               KeywordStatsCache* cache = nullptr,
                                               bool* pruned = nullptr);

@@ -1,5 +1,8 @@
 #include "storage/postgres/sql/pg_keyword_stats.h"
 
+#include <charconv>
+#include <string_view>
+
 namespace mnemo::storage::internal::pg {
 namespace {
 
@@ -51,33 +54,24 @@ void KeywordStatsCache::Clear() {
   terms_ = 0;
 }
 
-PgStatement KeywordStatsStatement(const std::vector<std::string>& terms, const ReadScope& scope) {
-  PgStatement st{.prepared = true};
-  st.params.AddTextArray(terms).Add(scope.all).Add(scope.principal);
-  const std::string in_scope = "(a.everyone OR c.bucket = 'p' OR c.bucket = 'o:' || a.principal)";
-  // The arguments through `a`, as the search's own statistics
-  // (pg_entry_search.cc): one generic plan whatever they are.
-  st.sql =
-      "WITH a AS MATERIALIZED (SELECT $1::text[] AS terms, $2::boolean AS everyone, $3::text AS "
-      "principal), st AS MATERIALIZED (SELECT (SELECT g.value FROM generations g WHERE g.name = "
-      "'entry_terms') AS generation, COALESCE(sum(c.docs), 0)::bigint AS n, "
-      "COALESCE(sum(c.tokens), 0)::bigint AS tokens FROM a, entry_terms c WHERE c.term = '' AND " +
-      in_scope +
-      ") SELECT st.generation, st.n, st.tokens, COALESCE((SELECT sum(c.docs) FROM entry_terms c "
-      "WHERE c.term = t.term AND " +
-      in_scope +
-      "), 0)::bigint FROM a, st, unnest(a.terms) WITH ORDINALITY AS t(term, i) ORDER BY t.i";
-  return st;
-}
-
 std::optional<TermStats> ReadTermStats(const Rows& rows, size_t terms) {
-  if (rows.size() != static_cast<int>(terms) || rows.empty() || rows.IsNull(0, 0)) {
-    return std::nullopt;
-  }
+  if (rows.empty() || rows.IsNull(0, 0) || rows.IsNull(0, 3)) return std::nullopt;
   TermStats out{
       .generation = rows.Int(0, 0), .documents = rows.Int(0, 1), .tokens = rows.Int(0, 2)};
-  out.df.reserve(terms);
-  for (int i = 0; i < rows.size(); ++i) out.df.push_back(rows.Int(i, 3));
+  // A bigint[] as text: {n1,n2,...}.
+  const std::string_view dfs = rows.Text(0, 3);
+  if (dfs.size() < 2 || dfs.front() != '{' || dfs.back() != '}') return std::nullopt;
+  const std::string_view list = dfs.substr(1, dfs.size() - 2);
+  for (size_t at = 0; at < list.size();) {
+    size_t comma = list.find(',', at);
+    if (comma == std::string_view::npos) comma = list.size();
+    int64_t v = 0;
+    const auto [end, ec] = std::from_chars(list.data() + at, list.data() + comma, v);
+    if (ec != std::errc() || end != list.data() + comma) return std::nullopt;
+    out.df.push_back(v);
+    at = comma + 1;
+  }
+  if (out.df.size() != terms) return std::nullopt;
   return out;
 }
 

@@ -43,9 +43,9 @@ class KeywordStatsCache {
   void Keep(const ReadScope& scope, const std::vector<std::string>& terms, const TermStats& stats);
   // Drops everything (a search found the generation moved).
   void Clear();
-  // Searches answered with cached statistics (counted by SearchEntries).
-  void CountAnswered() { ++answered_; }
-  int64_t answered() const { return answered_.load(); }
+  // Reads of the statistics from the server (counted by SearchEntries).
+  void CountRead() { ++reads_; }
+  int64_t reads() const { return reads_.load(); }
 
  private:
   struct Scope {
@@ -60,15 +60,16 @@ class KeywordStatsCache {
   std::optional<int64_t> generation_;
   std::unordered_map<std::string, Scope> scopes_;  // by ScopeKey
   size_t terms_ = 0;
-  std::atomic<int64_t> answered_{0};
+  std::atomic<int64_t> reads_{0};
 };
 
-// One statement reading the generation and the statistics of `terms` in
-// `scope` in one snapshot: a row per term (generation, N, tokens, df).
-PgStatement KeywordStatsStatement(const std::vector<std::string>& terms, const ReadScope& scope);
+// The columns a search statement computing the statistics itself returns
+// them in, first on each of its rows: the generation, N, the token total and
+// the array of the terms' row counts (pg_entry_search.cc).
+inline constexpr int kTermStatsColumns = 4;
 
-// The statistics of those rows; nullopt when the store has no generation
-// (a schema older than v9 is never opened, so only a damaged store).
+// The statistics of `terms` in those columns of `rows`; nullopt when the
+// store has no generation (a schema before v9) or the rows none.
 std::optional<TermStats> ReadTermStats(const Rows& rows, size_t terms);
 
 }  // namespace mnemo::storage::internal::pg

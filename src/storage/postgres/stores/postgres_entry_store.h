@@ -73,9 +73,9 @@ class PostgresEntryStore final : public EntryStore, private PostgresStore {
   Result<std::vector<Label>> MatchingLabels(const EntryFilter& filter, int limit) override;
   // Keyword searches answered by their first, pruned try (pg_entry_search.h).
   int64_t keyword_pruned_searches() const { return pruned_searches_.load(); }
-  // Keyword searches answered with the statistics cached at the store's
-  // generation (pg_keyword_stats.h).
-  int64_t keyword_cached_searches() const { return keyword_stats_.answered(); }
+  // Reads of the keyword statistics a search did not find cached at the
+  // store's generation (pg_keyword_stats.h).
+  int64_t keyword_stats_reads() const { return keyword_stats_.reads(); }
 
  private:
   // Inside a write: the upsert of one entry.
