@@ -12,8 +12,6 @@
 namespace mnemo::storage::internal::pg {
 namespace {
 
-constexpr const char* kOrder = "score DESC, updated_at DESC, key, owner, namespace";
-
 std::string Num(double v) { return std::to_string(v); }
 
 }  // namespace
