@@ -38,7 +38,7 @@ class KeywordStatsCache {
  public:
   // The statistics of every one of `terms` in `scope`, when all are cached.
   std::optional<TermStats> Find(const ReadScope& scope, const std::vector<std::string>& terms);
-  // Keeps `stats` of `terms` (as KeywordStatsStatement read them); a
+  // Keeps `stats` of `terms` (as a search statement returned them); a
   // generation other than the cached one drops everything cached.
   void Keep(const ReadScope& scope, const std::vector<std::string>& terms, const TermStats& stats);
   // Drops everything (a search found the generation moved).
