@@ -151,7 +151,7 @@ const std::string kHitsJoin =
     "r.key, r.owner, r.namespace";
 
 // The statement computing the statistics itself (the CTEs of AddEntryWeights).
-// Its first columns are those statistics (TermStatsColumns), on every row and
+// Its first columns are those statistics (kTermStatsColumns), on every row and
 // on one row without hits when there are none.
 PgStatement FullStatement(const KeywordQuery& query) {
   PgStatement st{.prepared = true};
