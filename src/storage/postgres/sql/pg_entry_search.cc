@@ -1,6 +1,9 @@
 #include "storage/postgres/sql/pg_entry_search.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 
 #include "storage/postgres/sql/pg_entry_sql.h"
 #include "storage/postgres/sql/pg_text.h"
@@ -8,8 +11,6 @@
 
 namespace mnemo::storage::internal::pg {
 namespace {
-
-constexpr const char* kOrder = "score DESC, updated_at DESC, key, owner, namespace";
 
 std::string Num(double v) { return std::to_string(v); }
 
@@ -25,7 +26,11 @@ Status FlushEntryTerms(PgConn& conn, bool bulk) {
       "entry_terms_delta GROUP BY term, bucket), "
       "up AS (UPDATE entry_terms t SET docs = t.docs + agg.docs, tokens = t.tokens + "
       "agg.tokens FROM agg WHERE t.term = agg.term AND t.bucket = agg.bucket RETURNING t.term, "
-      "t.bucket) "
+      "t.bucket), "
+      // Every change of entry_terms moves its generation in the same
+      // statement (pg_keyword_stats.h; a data-modifying CTE always runs).
+      "gen AS (UPDATE generations SET value = value + 1 WHERE name = 'entry_terms' AND EXISTS "
+      "(SELECT 1 FROM agg)) "
       "INSERT INTO entry_terms (term, bucket, docs, tokens) SELECT agg.term, agg.bucket, "
       "agg.docs, agg.tokens FROM agg WHERE NOT EXISTS (SELECT 1 FROM up WHERE up.term = "
       "agg.term AND up.bucket = agg.bucket); " +
@@ -34,24 +39,20 @@ Status FlushEntryTerms(PgConn& conn, bool bulk) {
       "update the keyword statistics");
 }
 
-EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& terms,
-                                const ReadScope& scope) {
-  std::vector<std::string> lexemes;
-  lexemes.reserve(terms.size());
-  for (const std::string& t : terms) lexemes.push_back(SearchableTerm(t) ? QuoteLexeme(t) : "");
-  const int first = params.size() + 1;
-  params.AddTextArray(terms).AddTextArray(lexemes).Add(scope.all).Add(scope.principal);
-  auto arg = [&](int i) { return "$" + std::to_string(first + i); };
-  // The buckets of the scope (pg_schema.cc, v7): all, or the public rows and
-  // the caller's own.
-  const std::string in_scope = "(a.everyone OR c.bucket = 'p' OR c.bucket = 'o:' || a.principal)";
-  EntryWeightsSql out;
-  std::string idfs;
+namespace {
+
+// The lateral `f` and the score over `k` (avgdl, mass, idf1..idfN): a
+// parameter per searchable term (its lexeme as a tsquery).
+struct TermScoreSql {
+  std::string lateral;
+  std::string score;
+};
+TermScoreSql AddTermScores(Params& params, const std::vector<std::string>& terms,
+                           const std::vector<std::string>& lexemes) {
   std::string tfs;
   std::string sum;
   for (size_t i = 0; i < terms.size(); ++i) {
     const std::string n = std::to_string(i + 1);
-    idfs += ", max(w.idf) FILTER (WHERE w.i = " + n + ") AS idf" + n;
     // A term no tsvector holds adds its idf to the mass and nothing to a score.
     if (!SearchableTerm(terms[i])) continue;
     params.Add(lexemes[i]);
@@ -65,6 +66,42 @@ EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& 
     if (!sum.empty()) sum += " + ";
     sum += "k.idf" + n + " * f.tf" + n + " * " + Num(kBm25K1 + 1) + " / (f.tf" + n + " + f.norm)";
   }
+  TermScoreSql out;
+  // avgdl 0 (no tokens at all): every length is average, as in bm25.cc.
+  out.lateral = "CROSS JOIN LATERAL (SELECT " + tfs + Num(kBm25K1) + " * (1 - " + Num(kBm25B) +
+                " + " + Num(kBm25B) +
+                " * (CASE WHEN k.avgdl > 0 THEN e.doc_length / k.avgdl ELSE 1.0 END)) AS norm "
+                "FROM (SELECT CASE WHEN pg_column_compression(e.tsv) IS NULL THEN e.tsv ELSE "
+                "e.tsv || ''::tsvector END AS tsv OFFSET 0) d OFFSET 0) f";
+  out.score = sum.empty() ? "0.0" : "LEAST(1.0, (" + sum + ") / k.mass)";
+  return out;
+}
+
+std::vector<std::string> Lexemes(const std::vector<std::string>& terms) {
+  std::vector<std::string> lexemes;
+  lexemes.reserve(terms.size());
+  for (const std::string& t : terms) lexemes.push_back(SearchableTerm(t) ? QuoteLexeme(t) : "");
+  return lexemes;
+}
+
+}  // namespace
+
+EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& terms,
+                                const ReadScope& scope) {
+  const std::vector<std::string> lexemes = Lexemes(terms);
+  const int first = params.size() + 1;
+  params.AddTextArray(terms).AddTextArray(lexemes).Add(scope.all).Add(scope.principal);
+  auto arg = [&](int i) { return "$" + std::to_string(first + i); };
+  // The buckets of the scope (pg_schema.cc, v7): all, or the public rows and
+  // the caller's own.
+  const std::string in_scope = "(a.everyone OR c.bucket = 'p' OR c.bucket = 'o:' || a.principal)";
+  EntryWeightsSql out;
+  std::string idfs;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const std::string n = std::to_string(i + 1);
+    idfs += ", max(w.idf) FILTER (WHERE w.i = " + n + ") AS idf" + n;
+  }
+  const TermScoreSql scores = AddTermScores(params, terms, lexemes);
   // idf is bm25.h's Bm25Idf: ln(1 + (N - n + 0.5) / (n + 0.5)), n = clamp(n_t, 1, N).
   // The arguments are read through `a`, out of the planner's sight: its
   // estimates then never depend on them, so a prepared search runs a generic
@@ -92,33 +129,40 @@ EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& 
       "k AS MATERIALIZED (SELECT CASE WHEN st.tokens > 0 THEN st.tokens / st.n ELSE 0.0 END AS "
       "avgdl, COALESCE(sum(w.idf), 0) AS mass" +
       idfs + " FROM st, w GROUP BY st.n, st.tokens)";
-  // avgdl 0 (no tokens at all): every length is average, as in bm25.cc.
-  out.lateral = "CROSS JOIN LATERAL (SELECT " + tfs + Num(kBm25K1) + " * (1 - " + Num(kBm25B) +
-                " + " + Num(kBm25B) +
-                " * (CASE WHEN k.avgdl > 0 THEN e.doc_length / k.avgdl ELSE 1.0 END)) AS norm "
-                "FROM (SELECT CASE WHEN pg_column_compression(e.tsv) IS NULL THEN e.tsv ELSE "
-                "e.tsv || ''::tsvector END AS tsv OFFSET 0) d OFFSET 0) f";
-  out.score = sum.empty() ? "0.0" : "LEAST(1.0, (" + sum + ") / k.mass)";
+  out.lateral = scores.lateral;
+  out.score = scores.score;
   out.ready = "k.mass > 0";
   return out;
 }
 
-Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& query,
-                                              bool* pruned) {
-  std::vector<KeywordHit> hits;
-  if (std::none_of(query.terms.begin(), query.terms.end(), SearchableTerm) || query.limit <= 0) {
-    return hits;
-  }
-  Params p;
+namespace {
+
+const std::string kRank = " ORDER BY score DESC, e.updated_at DESC, e.key, e.owner, e.namespace";
+
+// The candidates carry their row's address and the sort keys only; the
+// entry's columns are read for the hits alone, by that address (a TID scan),
+// in the same snapshot.
+std::string CandidateColumns(const std::string& score) {
+  return "e.ctid AS tid, e.updated_at, e.key, e.owner, e.namespace, " + score + " AS score";
+}
+std::string HitColumns() { return std::string("e.label, ") + kEntryColumns + ", r.score, r.try"; }
+const std::string kHitsJoin =
+    ") r ON true LEFT JOIN entries e ON e.ctid = r.tid ORDER BY r.score DESC, r.updated_at DESC, "
+    "r.key, r.owner, r.namespace";
+
+// The statement computing the statistics itself (the CTEs of AddEntryWeights).
+// Its first columns are those statistics (kTermStatsColumns), on every row and
+// on one row without hits when there are none.
+PgStatement FullStatement(const KeywordQuery& query) {
+  PgStatement st{.prepared = true};
+  Params& p = st.params;
   const EntryWeightsSql weights = AddEntryWeights(p, query.terms, query.filter.scope);
   p.Add(static_cast<int64_t>(query.limit));
   const std::string limit_arg = Last(p);
   const std::string limit = "(SELECT n FROM lim)";
   const std::string where = FilterSql(query.filter, p);
-  const std::string columns =
-      std::string("e.label, ") + kEntryColumns + ", " + weights.score + " AS score";
+  const std::string columns = CandidateColumns(weights.score);
   const std::string from = " FROM entries e CROSS JOIN k " + weights.lateral + " WHERE ";
-  const std::string rank = " ORDER BY score DESC, e.updated_at DESC, e.key, e.owner, e.namespace";
   const std::string k1 = Num(kBm25K1 + 1);
   // first: the rows of E (the rarest terms until they hold `limit` rows).
   // proof: its hits are the full query's when the limit-th scores above the
@@ -126,7 +170,7 @@ Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& 
   // whose bound stays below that limit-th score (a lower bound of the full
   // query's), and `rest` scores the rows of the other terms: every term when
   // the first try did not run or found fewer than `limit` rows.
-  const std::string sql =
+  st.sql =
       weights.with + ", lim AS MATERIALIZED (SELECT " + limit_arg +
       "::bigint AS n), plan AS (SELECT string_agg(w.lexeme, ' | ') FILTER (WHERE w.rarer < " +
       limit + " AND w.lexeme <> '') AS eq, COALESCE(sum(w.idf) FILTER (WHERE w.rarer >= " + limit +
@@ -138,7 +182,7 @@ Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& 
       " AND c_rows >= 4 * e_rows AND eq IS NOT NULL AND " + k1 +
       " * least_idf < (SELECT mass FROM k) * (1 - 1e-9) FROM plan) AND e.tsv @@ (SELECT "
       "eq::tsquery FROM plan) AND " +
-      where + rank + " LIMIT " + limit +
+      where + kRank + " LIMIT " + limit +
       "), "
       "proof AS (SELECT count(*) = " +
       limit + " AS full_page, COALESCE(min(score), 0) AS floor, count(*) = " + limit +
@@ -152,20 +196,204 @@ Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& 
       "rest AS (SELECT " +
       columns + from + weights.ready +
       " AND NOT (SELECT proven FROM proof) AND e.tsv @@ (SELECT eq::tsquery FROM second) AND " +
-      where + rank + " LIMIT " + limit +
+      where + kRank + " LIMIT " + limit +
       ") "
+      "SELECT s.*, " +
+      HitColumns() +
+      " FROM (SELECT (SELECT g.value FROM generations g WHERE g.name = 'entry_terms') AS "
+      "generation, st.n::bigint AS n, st.tokens::bigint AS tokens, (SELECT array_agg(q.df::bigint "
+      "ORDER BY q.i) FROM q) AS dfs FROM st) s LEFT JOIN (SELECT *, 1 AS try FROM first WHERE "
+      "(SELECT proven FROM proof) UNION ALL SELECT *, CASE WHEN (SELECT narrowed FROM second) THEN "
+      "2 ELSE 0 END FROM rest" +
+      kHitsJoin;
+  return st;
+}
+
+// A double as a float8 literal that reads back to the same bits.
+std::string Exact(double v) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, end);
+}
+
+// The statement of FullStatement with the statistics `stats` (of
+// query.terms in the query's scope) as arguments: everything its CTEs q,
+// st, w, k and plan computed from them is computed here in the same
+// floating-point operations and order (the window's order for sums), so the
+// scores are the same bits. It answers only when the store's generation is
+// still stats.generation in its own snapshot: its first column is false
+// otherwise, on a single row without hits. The weights known beforehand, so
+// is whether the first, pruned try would run: when it would not, the
+// statement is the one scored select FullStatement would end in.
+PgStatement CachedStatement(const KeywordQuery& query, const TermStats& stats) {
+  const std::vector<std::string>& terms = query.terms;
+  const std::vector<std::string> lexemes = Lexemes(terms);
+  const size_t count = terms.size();
+  const auto limit = static_cast<double>(query.limit);
+  // The literal the statement's k1 + 1 reads as.
+  const double k1 = std::strtod(Num(kBm25K1 + 1).c_str(), nullptr);
+  const auto n = static_cast<double>(stats.documents);
+  const auto tokens = static_cast<double>(stats.tokens);
+  std::vector<double> df(count);
+  std::vector<double> idf(count);
+  for (size_t i = 0; i < count; ++i) {
+    df[i] = static_cast<double>(stats.df[i]);
+    const double nt = std::min(std::max(df[i], 1.0), n);
+    idf[i] = n <= 0 ? 0.0 : std::log(1.0 + (n - nt + 0.5) / (nt + 0.5));
+  }
+  // w's order: df, then the term's position.
+  std::vector<size_t> order(count);
+  for (size_t i = 0; i < count; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return df[a] != df[b] ? df[a] < df[b] : a < b; });
+  double mass = 0;
+  double rarer = 0;
+  double c_idf = 0;
+  double c_rows = 0;
+  double e_rows = 0;
+  double least_idf = 0;
+  std::string eq;
+  for (size_t j = 0; j < count; ++j) {
+    const size_t i = order[j];
+    mass += idf[i];
+    least_idf = j == 0 ? idf[i] : std::min(least_idf, idf[i]);
+    if (rarer < limit) {
+      e_rows += df[i];
+      if (!lexemes[i].empty()) eq += (eq.empty() ? "" : " | ") + lexemes[i];
+    } else {
+      c_idf += idf[i];
+      c_rows += df[i];
+    }
+    rarer += df[i];
+  }
+  const double avgdl = tokens > 0 ? tokens / n : 0.0;
+  const bool try_first = c_rows >= static_cast<double>(kPruneFromRows) && c_rows >= 4 * e_rows &&
+                         !eq.empty() && k1 * least_idf < mass * (1 - 1e-9);
+  const double bound = mass > 0 ? std::min(1.0, k1 * c_idf / mass) : 0.0;
+  // second's terms, most common first, each with the bound of it and the
+  // more common ones.
+  std::vector<std::string> c_lexemes;
+  std::string c_bounds = "{";
+  double common = 0;
+  for (size_t j = count; j-- > 0;) {
+    const size_t i = order[j];
+    common += idf[i];
+    if (j + 1 < count) c_bounds += ',';
+    c_lexemes.push_back(lexemes[i]);
+    c_bounds += mass > 0 ? Exact(k1 * common / mass) : "Infinity";
+  }
+  c_bounds += "}";
+
+  PgStatement st{.prepared = true};
+  Params& p = st.params;
+  p.Add(stats.generation).Add(Exact(avgdl)).Add(Exact(mass));
+  std::string k = "k AS MATERIALIZED (SELECT $2::float8 AS avgdl, $3::float8 AS mass";
+  for (size_t i = 0; i < count; ++i) {
+    p.Add(Exact(idf[i]));
+    k += ", " + Last(p) + "::float8 AS idf" + std::to_string(i + 1);
+  }
+  k += ")";
+  const int first_arg = p.size() + 1;
+  auto arg = [&](int i) { return "$" + std::to_string(first_arg + i); };
+  p.Add(static_cast<int64_t>(query.limit));
+  if (try_first) {
+    p.Add(eq).Add(Exact(bound)).AddTextArray(c_lexemes).Add(c_bounds);
+  } else {
+    // Every row holding a term is scored: the lexemes' OR.
+    std::string all;
+    for (const std::string& l : lexemes) {
+      if (!l.empty()) all += (all.empty() ? "" : " | ") + l;
+    }
+    p.Add(all);
+  }
+  const TermScoreSql scores = AddTermScores(p, terms, lexemes);
+  const std::string where = FilterSql(query.filter, p);
+  const std::string limit_sql = "(SELECT n FROM a)";
+  const std::string columns = CandidateColumns(scores.score);
+  const std::string from = " FROM entries e CROSS JOIN k " + scores.lateral +
+                           " WHERE k.mass > 0 AND (SELECT ok FROM fresh) AND ";
+  const std::string head =
+      "fresh AS MATERIALIZED (SELECT COALESCE((SELECT g.value = $1::bigint FROM generations g "
+      "WHERE g.name = 'entry_terms'), false) AS ok), " +
+      k + ", ";
+  const std::string hits = "SELECT f.ok, " + HitColumns() + " FROM fresh f LEFT JOIN (";
+  const std::string& tail = kHitsJoin;
+  if (!try_first) {
+    // The first try would not run (FullStatement's plan): one scored
+    // select, a plan a third the size.
+    st.sql = "WITH a AS MATERIALIZED (SELECT " + arg(0) + "::bigint AS n, " + arg(1) +
+             "::text AS eq), " + head + "rest AS (SELECT " + columns + from +
+             "e.tsv @@ (SELECT eq::tsquery FROM a) AND " + where + kRank + " LIMIT " + limit_sql +
+             ") " + hits + "SELECT *, 0 AS try FROM rest" + tail;
+    return st;
+  }
+  st.sql =
+      "WITH a AS MATERIALIZED (SELECT " + arg(0) + "::bigint AS n, " + arg(1) + "::text AS eq, " +
+      arg(2) + "::float8 AS bound, " + arg(3) + "::text[] AS c_lexemes, " + arg(4) +
+      "::float8[] AS c_bounds), " + head + "first AS (SELECT " + columns + from +
+      "e.tsv @@ (SELECT eq::tsquery FROM a) AND " + where + kRank + " LIMIT " + limit_sql +
+      "), "
+      "proof AS (SELECT count(*) = " +
+      limit_sql + " AS full_page, COALESCE(min(score), 0) AS floor, count(*) = " + limit_sql +
+      " AND min(score) > (SELECT bound FROM a) + 1e-9 AS proven FROM first), "
+      "second AS (SELECT string_agg(c.lexeme, ' | ') FILTER (WHERE NOT c.common AND c.lexeme <> "
+      "'') AS eq, bool_or(c.common) AS narrowed FROM (SELECT u.lexeme, proof.full_page AND "
+      "u.bound + 1e-9 < proof.floor AS common FROM a, proof, unnest(a.c_lexemes, a.c_bounds) AS "
+      "u(lexeme, bound)) c), "
+      "rest AS (SELECT " +
+      columns + from + "NOT (SELECT proven FROM proof) AND e.tsv @@ (SELECT eq::tsquery FROM " +
+      "second) AND " + where + kRank + " LIMIT " + limit_sql + ") " + hits +
       "SELECT *, 1 AS try FROM first WHERE (SELECT proven FROM proof) UNION ALL SELECT *, CASE "
-      "WHEN (SELECT narrowed FROM second) THEN 2 ELSE 0 END FROM rest ORDER BY " +
-      kOrder;
-  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn.ExecPrepared(sql, p, "search entries"));
+      "WHEN (SELECT narrowed FROM second) THEN 2 ELSE 0 END FROM rest" +
+      tail;
+  return st;
+}
+
+// The hits of a search's rows, their label in column `first`.
+std::vector<KeywordHit> ReadHits(const Rows& rows, int first, bool* pruned) {
+  std::vector<KeywordHit> hits;
   hits.reserve(static_cast<size_t>(rows.size()));
-  if (pruned != nullptr) *pruned = !rows.empty() && rows.Int(0, 2 + kEntryColumnCount) != 0;
   for (int i = 0; i < rows.size(); ++i) {
-    hits.push_back({.entry = ReadEntry(rows, i, 1),
-                    .keyword_score = rows.Double(i, 1 + kEntryColumnCount),
-                    .label = rows.Int(i, 0)});
+    if (rows.IsNull(i, first)) continue;
+    if (pruned != nullptr && hits.empty()) {
+      *pruned = rows.Int(i, first + 2 + kEntryColumnCount) != 0;
+    }
+    hits.push_back({.entry = ReadEntry(rows, i, first + 1),
+                    .keyword_score = rows.Double(i, first + 1 + kEntryColumnCount),
+                    .label = rows.Int(i, first)});
   }
   return hits;
+}
+
+}  // namespace
+
+Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& query,
+                                              KeywordStatsCache* cache, bool* pruned) {
+  if (pruned != nullptr) *pruned = false;
+  if (std::none_of(query.terms.begin(), query.terms.end(), SearchableTerm) || query.limit <= 0) {
+    return std::vector<KeywordHit>();
+  }
+  const ReadScope& scope = query.filter.scope;
+  if (cache != nullptr) {
+    if (std::optional<TermStats> stats = cache->Find(scope, query.terms)) {
+      const PgStatement cached = CachedStatement(query, *stats);
+      MNEMO_ASSIGN_OR_RETURN(Rows rows,
+                             conn.ExecPrepared(cached.sql, cached.params, "search entries"));
+      if (!rows.empty() && rows.Bool(0, 0)) return ReadHits(rows, 1, pruned);
+      cache->Clear();  // a write since: the generation moved
+    }
+  }
+  // The statement computing the statistics itself, which it returns for
+  // the cache.
+  const PgStatement full = FullStatement(query);
+  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn.ExecPrepared(full.sql, full.params, "search entries"));
+  if (cache != nullptr) {
+    cache->CountRead();
+    if (std::optional<TermStats> stats = ReadTermStats(rows, query.terms.size())) {
+      cache->Keep(scope, query.terms, *stats);
+    }
+  }
+  return ReadHits(rows, kTermStatsColumns, pruned);
 }
 
 }  // namespace mnemo::storage::internal::pg

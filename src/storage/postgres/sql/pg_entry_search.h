@@ -2,9 +2,10 @@
 //
 // The statistics come from entry_terms (pg_schema.cc, v7), which the writes
 // keep current: N, the token total and each term's row count of the
-// caller's scope are a few index reads inside the search's own statement,
-// in the same snapshot as the rows scored, so nothing is cached in the
-// process and no other node's write can make them stale.
+// caller's scope are a few index reads, in the same snapshot as the rows
+// scored. A process keeps those it read per generation of entry_terms
+// (pg_keyword_stats.h) and passes them to the statement, which checks the
+// generation in its own snapshot: no other node's write can make them stale.
 //
 // Candidates are bounded before scoring as on SQLite (docs/storage.md,
 // "Pruned keyword search"): E, the rarest terms until they hold `limit` rows
@@ -36,6 +37,7 @@
 
 #include "storage/entry_store.h"
 #include "storage/postgres/pg_connection.h"
+#include "storage/postgres/sql/pg_keyword_stats.h"
 
 namespace mnemo::storage::internal::pg {
 
@@ -85,9 +87,17 @@ struct EntryWeightsSql {
 EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& terms,
                                 const ReadScope& scope);
 
-// The hits of `query` (terms distinct), best first, in one statement;
-// `pruned` (when given) tells whether the first try proved them.
+// The hits of `query` (terms distinct), best first; `pruned` (when given)
+// tells whether the first try proved them. With the statistics of its terms
+// in `cache` at the store's generation, one statement takes them as
+// arguments: it reads no entry_terms row and computes no weight, and knowing
+// the weights the process leaves out the pruned tries when they would not
+// run (at 100k, 0.20 instead of 0.39 ms of server time for a search scoring
+// 108 rows). Otherwise, and when that statement finds the generation moved
+// (a second round trip), the statement computing the statistics itself,
+// which returns them for the cache. Without a cache, that statement alone.
 Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& query,
+                                              KeywordStatsCache* cache = nullptr,
                                               bool* pruned = nullptr);
 
 }  // namespace mnemo::storage::internal::pg

@@ -480,6 +480,14 @@ BEGIN
 END $$;
 )sql";
 
+// Schema v9: the generation of entry_terms, moved by every fold of the
+// keyword statistics (FlushEntryTerms), so a process may keep the statistics
+// it read until the generation moves (pg_keyword_stats.h). Nothing stored is
+// touched.
+constexpr const char* kSchemaV9 = R"sql(
+INSERT INTO generations (name, value) VALUES ('entry_terms', 0) ON CONFLICT (name) DO NOTHING;
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "every table of the engine", kSchemaV1},
     {2, "turn claims of idempotent turns; open segments by last turn", kSchemaV2},
@@ -489,6 +497,7 @@ constexpr PgMigration kMigrations[] = {
     {6, "when an event was closed", kSchemaV6},
     {7, "keyword statistics of entries kept by the writes", kSchemaV7},
     {8, "a bulk write notes the keyword statistics of the entries it inserts", kSchemaV8},
+    {9, "the generation of the keyword statistics", kSchemaV9},
 };
 
 int64_t NowMs() {

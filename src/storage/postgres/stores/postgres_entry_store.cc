@@ -317,7 +317,8 @@ Result<std::vector<KeywordHit>> PostgresEntryStore::KeywordSearch(const KeywordQ
   if (distinct.terms.empty() || query.limit <= 0) return std::vector<KeywordHit>();
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   bool pruned = false;
-  MNEMO_ASSIGN_OR_RETURN(std::vector<KeywordHit> hits, pg::SearchEntries(*conn, distinct, &pruned));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<KeywordHit> hits,
+                         pg::SearchEntries(*conn, distinct, &keyword_stats_, &pruned));
   if (pruned) ++pruned_searches_;
   return hits;
 }

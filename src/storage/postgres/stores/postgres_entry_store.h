@@ -16,6 +16,7 @@
 
 #include "storage/entry_store.h"
 #include "storage/postgres/postgres_database.h"
+#include "storage/postgres/sql/pg_keyword_stats.h"
 
 namespace mnemo::storage::internal {
 
@@ -72,6 +73,9 @@ class PostgresEntryStore final : public EntryStore, private PostgresStore {
   Result<std::vector<Label>> MatchingLabels(const EntryFilter& filter, int limit) override;
   // Keyword searches answered by their first, pruned try (pg_entry_search.h).
   int64_t keyword_pruned_searches() const { return pruned_searches_.load(); }
+  // Reads of the keyword statistics a search did not find cached at the
+  // store's generation (pg_keyword_stats.h).
+  int64_t keyword_stats_reads() const { return keyword_stats_.reads(); }
 
  private:
   // Inside a write: the upsert of one entry.
@@ -80,6 +84,8 @@ class PostgresEntryStore final : public EntryStore, private PostgresStore {
   Status DropEntryIn(pg::PgConn& conn, Label label, int64_t doc_length);
 
   std::atomic<int64_t> pruned_searches_{0};
+  // The keyword statistics of the searches' terms, per generation.
+  pg::KeywordStatsCache keyword_stats_;
 };
 
 }  // namespace mnemo::storage::internal
