@@ -10,6 +10,7 @@
 
 #include "storage/rules/graph_rules.h"
 #include "storage/rules/supersession.h"
+#include "storage/rules/value_rules.h"
 #include "storage/sqlite/rows/tags_json.h"
 #include "text/strip.h"
 #include "text/utf8.h"
@@ -99,16 +100,6 @@ Status ValidateTurnKey(const TurnKey& key) {
   if (key.owner.empty()) return InvalidArgument("owner must not be empty", "owner");
   if (key.session_id.empty()) return InvalidArgument("session_id must not be empty", "session_id");
   return ValidateTurnId(key.turn_id);
-}
-
-Status ValidateTurnId(std::string_view turn_id) {
-  if (turn_id.empty() || turn_id.size() > kMaxTurnIdBytes || !text::IsValidUtf8(turn_id)) {
-    return InvalidArgument("turn_id must be 1 to " + std::to_string(kMaxTurnIdBytes) +
-                               " bytes of UTF-8 (it is " + std::to_string(turn_id.size()) +
-                               " bytes long)",
-                           "turn_id");
-  }
-  return Status::Ok();
 }
 
 Status ValidateTurnClaim(const TurnClaim& claim, std::span<const TurnWrite> rows) {
