@@ -17,8 +17,8 @@
 #include "core/admin/admin_options.h"
 #include "core/services/context_options.h"
 #include "core/validation.h"
-#include "core/values.h"
 #include "rules/tool_rule.h"
+#include "storage/values.h"
 
 namespace mnemo {
 namespace {

@@ -14,7 +14,7 @@
 #include "core/search/fusion.h"
 #include "core/search/turn_ranking.h"
 #include "core/validation.h"
-#include "core/values.h"
+#include "storage/values.h"
 #include "text/pipeline/query.h"
 #include "text/snippet.h"
 #include "text/strip.h"

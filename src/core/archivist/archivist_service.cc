@@ -16,7 +16,7 @@
 #include "core/components.h"
 #include "core/formats/turn_result_json.h"
 #include "core/validation.h"
-#include "core/values.h"
+#include "storage/values.h"
 
 namespace mnemo {
 namespace {

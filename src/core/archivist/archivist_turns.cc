@@ -14,9 +14,9 @@
 #include "core/archivist/public_episodic.h"
 #include "core/formats/turn_result_json.h"
 #include "core/validation.h"
-#include "core/values.h"
 #include "rules/tool_rule.h"
 #include "storage/rules/episodic_rules.h"
+#include "storage/values.h"
 #include "text/strip.h"
 #include "text/utf8.h"
 

@@ -14,13 +14,13 @@
 
 #include "core/search/hybrid_search.h"
 #include "core/search/vectors_service.h"
-#include "core/values.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
 #include "mnemo/logger.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 #include "storage/entry_store.h"
+#include "storage/values.h"
 
 namespace mnemo {
 

@@ -12,8 +12,8 @@
 #include "base/request_trace.h"
 #include "core/access.h"
 #include "core/validation.h"
-#include "core/values.h"
 #include "rules/tool_rule.h"
+#include "storage/values.h"
 #include "text/secrets.h"
 
 namespace mnemo {

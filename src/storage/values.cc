@@ -1,6 +1,6 @@
-#include "core/values.h"
+#include "storage/values.h"
 
-#include "core/validation.h"
+#include "storage/rules/value_rules.h"
 
 namespace mnemo {
 

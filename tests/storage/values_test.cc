@@ -1,4 +1,4 @@
-#include "core/values.h"
+#include "storage/values.h"
 
 #include <gtest/gtest.h>
 
