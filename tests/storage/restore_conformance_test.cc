@@ -134,7 +134,7 @@ TEST_P(RestoreConformance, WritesEveryRowAsGivenWithItsIndexRows) {
   ASSERT_TRUE(signatures.ok());
   EXPECT_EQ(*signatures, std::vector<std::string>{"external:2"});
 
-  auto turns = stores_.episodic->SessionTurns("alice", "s1", 0, 10);
+  auto turns = stores_.episodic->SessionTurns("alice", TestSessionId("s1"), 0, 10);
   ASSERT_TRUE(turns.ok());
   ASSERT_EQ(turns->size(), 2u);
   EXPECT_EQ((*turns)[1].id, 41);
@@ -193,7 +193,7 @@ TEST_P(RestoreConformance, AgainSkipsEveryRowButTheEntries) {
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(again->entries_created, 0);
   EXPECT_EQ(again->skipped, 2 + 1 + 1 + 1 + 1 + 1 + 2);
-  auto turns = stores_.episodic->SessionTurns("alice", "s1", 0, 10);
+  auto turns = stores_.episodic->SessionTurns("alice", TestSessionId("s1"), 0, 10);
   ASSERT_TRUE(turns.ok());
   EXPECT_EQ(turns->size(), 2u);
 }

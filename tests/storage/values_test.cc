@@ -2,9 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 #include "mnemo/limits.h"
+#include "storage/episodic_store.h"
 
 namespace mnemo {
 namespace {
@@ -76,6 +80,34 @@ TEST(Values, CategoryAtTheLimitParsesOnePastIsRefused) {
   ExpectRefused(Category::Parse("Core!").status(), "category", "[a-z0-9_-]");
   EXPECT_EQ(Category::Parse("\xC3\x28").status().field(), "category");
   EXPECT_EQ(Category::Parse("x y", "facet_type").status().field(), "facet_type");
+}
+
+// The stores take the checked values, and only Parse makes one: an
+// identifier from a request cannot reach the turn path unchecked, so the
+// stores check nothing again. (On a tree where the stores take strings this
+// file does not compile.)
+TEST(Values, TheTurnPathOfTheStoresTakesOnlyParsedValues) {
+  static_assert(!std::is_constructible_v<TurnId, std::string>);
+  static_assert(!std::is_constructible_v<TurnId, std::string_view>);
+  static_assert(!std::is_default_constructible_v<TurnId>);
+  static_assert(!std::is_constructible_v<SessionId, std::string>);
+  static_assert(!std::is_default_constructible_v<SessionId>);
+  static_assert(!std::is_default_constructible_v<storage::TurnKey>);
+  using Store = storage::EpisodicStore;
+  static_assert(!std::is_invocable_v<decltype(&Store::SessionTurns), Store&, std::string_view,
+                                     std::string_view, int64_t, int64_t>);
+  static_assert(std::is_invocable_v<decltype(&Store::SessionTurns), Store&, std::string_view,
+                                    const SessionId&, int64_t, int64_t>);
+  static_assert(
+      !std::is_invocable_v<decltype(&Store::OpenSegment), Store&, std::string_view, std::string>);
+  static_assert(std::is_invocable_v<decltype(&Store::OpenSegment), Store&, std::string_view,
+                                    const SessionId&>);
+  static_assert(!std::is_invocable_v<decltype(&Store::StepSegment), Store&, std::string_view,
+                                     std::string_view, const Store::SegmentDecision&>);
+  // What the type stands for: the parse is the one door, and it refuses.
+  EXPECT_FALSE(TurnId::Parse("").ok());
+  EXPECT_FALSE(TurnId::Parse(std::string(kMaxTurnIdBytes + 1, 't')).ok());
+  EXPECT_FALSE(SessionId::Parse(" ").ok());
 }
 
 }  // namespace

@@ -78,7 +78,7 @@ Result<int64_t> Admin::EraseCapturedRules(const std::string& owner, std::string_
 
 Result<ErasureCounts> Admin::SessionForget(const Principal& who, const SessionForgetRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  MNEMO_RETURN_IF_ERROR(SessionId::Parse(req.session_id).status());
+  MNEMO_ASSIGN_OR_RETURN(const SessionId session, SessionId::Parse(req.session_id));
   if (req.owner) MNEMO_RETURN_IF_ERROR(ValidateKey(*req.owner, "owner"));
   // Sessions are their principal's own; under ACL a user names no other
   // owner (one named is ignored, as memory.forget does), so another
@@ -90,7 +90,7 @@ Result<ErasureCounts> Admin::SessionForget(const Principal& who, const SessionFo
   // archive files.
   archivist_.Flush();
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
-                         stores_.episodic->SessionTurns(owner, req.session_id, 0, INT64_MAX));
+                         stores_.episodic->SessionTurns(owner, session, 0, INT64_MAX));
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> segments,
                          stores_.episodic->Segments(false, owner, req.session_id));
   MNEMO_ASSIGN_OR_RETURN(std::vector<std::string> documents,

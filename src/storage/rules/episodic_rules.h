@@ -18,8 +18,8 @@ namespace mnemo::storage::internal {
 // every row; roles are "user" or "assistant" (kInvalidArgument otherwise).
 Status ValidateTurnWrites(std::span<const TurnWrite> rows);
 
-// A turn key needs an owner and a session, and ValidateTurnId
-// (kInvalidArgument otherwise).
+// A turn key needs an owner (kInvalidArgument otherwise); its session and
+// turn id are checked by their types.
 Status ValidateTurnKey(const TurnKey& key);
 // ValidateTurnKey and ValidateTurnWrites, and every row of the key's owner
 // and session.
