@@ -19,18 +19,7 @@
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/stores.h"
 #include "storage/temp_dir.h"
-#include "storage/values.h"
-
-namespace mnemo {
-
-// A session id or turn id of a test, which the test knows to be valid (the
-// stores take them parsed: storage/values.h).
-inline SessionId TestSessionId(std::string text) {
-  return SessionId::Parse(std::move(text)).value();
-}
-inline TurnId TestTurnId(std::string text) { return TurnId::Parse(std::move(text)).value(); }
-
-}  // namespace mnemo
+#include "storage/test_values.h"
 
 namespace mnemo::testing {
 

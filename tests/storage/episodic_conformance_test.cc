@@ -83,8 +83,7 @@ class EpisodicConformance : public ::testing::TestWithParam<std::string> {
   }
 
   std::vector<int64_t> Seqs(std::string_view session, std::string_view owner = "local") {
-    auto r =
-        stores_.episodic->SessionTurns(owner, TestSessionId(std::string(session)), 0, INT64_MAX);
+    auto r = stores_.episodic->SessionTurns(owner, TestSessionId(session), 0, INT64_MAX);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::vector<int64_t> seqs;
     if (r.ok()) {

@@ -305,7 +305,8 @@ TEST_P(ErasureConformance, ErasePrincipalRemovesEverythingTheOwnerOwns) {
   auto hits = stores_.entries->KeywordSearch({.terms = text::QueryTerms("zebra")});
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].entry.owner, "bob");
-  EXPECT_EQ(*stores_.entries->FindExact("alice", "tool-shell", "r"), std::nullopt);
+  EXPECT_EQ(*stores_.entries->FindExact("alice", TestNamespace("tool-shell"), TestKey("r")),
+            std::nullopt);
   std::vector<Label> labels;
   ASSERT_TRUE(stores_.entries
                   ->ForEachVector(kSignature,

@@ -124,7 +124,7 @@ TEST_P(RestoreConformance, WritesEveryRowAsGivenWithItsIndexRows) {
   EXPECT_EQ(r->entries_created, 1);
   EXPECT_EQ(r->skipped, 0);
 
-  auto entry = stores_.entries->FindExact("alice", "global", "k");
+  auto entry = stores_.entries->FindExact("alice", TestNamespace("global"), TestKey("k"));
   ASSERT_TRUE(entry.ok() && entry->has_value());
   EXPECT_EQ((*entry)->id, "00000000-0000-4000-8000-000000000001");
   EXPECT_EQ((*entry)->created_at, 4000);
@@ -205,7 +205,7 @@ TEST_P(RestoreConformance, ABadRowWritesNothing) {
   auto r = stores_.admin->Restore(b);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-  auto entry = stores_.entries->FindExact("alice", "global", "k");
+  auto entry = stores_.entries->FindExact("alice", TestNamespace("global"), TestKey("k"));
   ASSERT_TRUE(entry.ok());
   EXPECT_FALSE(entry->has_value());
   auto turns = stores_.episodic->TurnsAfter(0, 10);

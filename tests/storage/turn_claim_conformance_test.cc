@@ -52,8 +52,7 @@ class TurnClaimConformance : public ::testing::TestWithParam<std::string> {
   }
 
   size_t RowsOf(std::string_view session, std::string_view owner = "local") {
-    auto r =
-        stores_.episodic->SessionTurns(owner, TestSessionId(std::string(session)), 0, INT64_MAX);
+    auto r = stores_.episodic->SessionTurns(owner, TestSessionId(session), 0, INT64_MAX);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? r->size() : 0;
   }

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "mnemo/limits.h"
+#include "storage/entry_store.h"
 #include "storage/episodic_store.h"
 
 namespace mnemo {
@@ -83,10 +84,10 @@ TEST(Values, CategoryAtTheLimitParsesOnePastIsRefused) {
 }
 
 // The stores take the checked values, and only Parse makes one: an
-// identifier from a request cannot reach the turn path unchecked, so the
-// stores check nothing again. (On a tree where the stores take strings this
-// file does not compile.)
-TEST(Values, TheTurnPathOfTheStoresTakesOnlyParsedValues) {
+// identifier from a request cannot reach the turn path or an entry lookup
+// unchecked, so the stores check nothing again. (On a tree where the stores
+// take strings this file does not compile.)
+TEST(Values, TheStoresTakeOnlyParsedIdentifiers) {
   static_assert(!std::is_constructible_v<TurnId, std::string>);
   static_assert(!std::is_constructible_v<TurnId, std::string_view>);
   static_assert(!std::is_default_constructible_v<TurnId>);
@@ -104,6 +105,15 @@ TEST(Values, TheTurnPathOfTheStoresTakesOnlyParsedValues) {
                                     const SessionId&>);
   static_assert(!std::is_invocable_v<decltype(&Store::StepSegment), Store&, std::string_view,
                                      std::string_view, const Store::SegmentDecision&>);
+  using Entries = storage::EntryStore;
+  static_assert(!std::is_invocable_v<decltype(&Entries::FindExact), Entries&, std::string_view,
+                                     std::string_view, std::string_view>);
+  static_assert(std::is_invocable_v<decltype(&Entries::FindExact), Entries&, std::string_view,
+                                    const Namespace&, const Key&>);
+  static_assert(!std::is_invocable_v<decltype(&Entries::Resolve), Entries&, std::string_view,
+                                     std::string_view, const storage::ReadScope&>);
+  static_assert(!std::is_constructible_v<Key, std::string>);
+  static_assert(!std::is_constructible_v<Namespace, std::string>);
   // What the type stands for: the parse is the one door, and it refuses.
   EXPECT_FALSE(TurnId::Parse("").ok());
   EXPECT_FALSE(TurnId::Parse(std::string(kMaxTurnIdBytes + 1, 't')).ok());

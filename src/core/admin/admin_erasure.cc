@@ -63,9 +63,10 @@ Result<int64_t> Admin::EraseCapturedRules(const std::string& owner, std::string_
   int64_t erased = 0;
   for (const storage::RuleCapture& c : captures) {
     if (c.session_id != session_id || elsewhere.contains({c.tool_name, c.rule_id})) continue;
+    MNEMO_ASSIGN_OR_RETURN(const rules::RuleAddress at,
+                           rules::RuleAddressOf(c.tool_name, c.rule_id));
     MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> rule,
-                           stores_.entries->FindExact(owner, rules::RuleNamespace(c.tool_name),
-                                                      rules::RuleKey(c.rule_id)));
+                           stores_.entries->FindExact(owner, at.ns, at.key));
     if (!rule) continue;  // deleted since
     MNEMO_ASSIGN_OR_RETURN(bool deleted, stores_.entries->Delete(rule->id));
     if (deleted) ++erased;
