@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
   }
   std::printf("fill: %d turn rows in %.0f ms\n", turns, Ms(t));
 
-  auto entry = b.entries().FindExact("local", "global", "k12345");
+  auto entry = b.entries().FindExact("local", mnemo::Namespace::Parse("global").value(),
+                                     mnemo::Key::Parse("k12345").value());
   if (!entry.ok() || !*entry) Die(mnemo::Internal("entry k12345 missing"));
   t = Clock::now();
   if (auto r = b.entries().Delete((*entry)->id); !r.ok()) Die(r.status());

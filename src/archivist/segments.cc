@@ -100,15 +100,16 @@ Result<SegmentStep> AdvanceSegment(storage::EpisodicStore& episodic, const stora
   auto decide = [&](const storage::SegmentView& view) -> Result<storage::SegmentChange> {
     return DecideSegment(view, user, assistant, user_message, turn_vector, policy, step);
   };
+  MNEMO_ASSIGN_OR_RETURN(SessionId session, SessionId::Parse(user.session_id));
   MNEMO_ASSIGN_OR_RETURN(storage::SegmentChange applied,
-                         episodic.StepSegment(user.owner, user.session_id, decide));
+                         episodic.StepSegment(user.owner, session, decide));
   // Only the call whose close was applied finalises the segment.
   if (!applied.close_open) step.closed_id.clear();
   return step;
 }
 
 Result<std::string> CloseOpenSegment(storage::EpisodicStore& episodic, std::string_view owner,
-                                     std::string_view session_id, TimeMs now) {
+                                     const SessionId& session_id, TimeMs now) {
   MNEMO_ASSIGN_OR_RETURN(std::optional<storage::SegmentRow> open,
                          episodic.OpenSegment(owner, session_id));
   if (!open) return std::string();
@@ -121,9 +122,10 @@ namespace {
 // The (role, text) turns of a segment, for the recap prompt.
 Result<std::vector<std::pair<std::string, std::string>>> RecapTurns(
     storage::EpisodicStore& episodic, const storage::SegmentRow& segment) {
-  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
-                         episodic.SessionTurns(segment.owner, segment.session_id, segment.first_seq,
-                                               segment.last_seq));
+  MNEMO_ASSIGN_OR_RETURN(SessionId session, SessionId::Parse(segment.session_id));
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<storage::TurnRow> rows,
+      episodic.SessionTurns(segment.owner, session, segment.first_seq, segment.last_seq));
   std::vector<std::pair<std::string, std::string>> turns;
   for (storage::TurnRow& r : rows) {
     if (!r.content.empty()) turns.emplace_back(std::move(r.role), std::move(r.content));
@@ -342,9 +344,10 @@ Status FinalizeSegment(storage::EpisodicStore& episodic, storage::DocumentStore&
                          episodic.GetSegment(segment_id));
   if (!segment) return NotFound("no segment " + std::string(segment_id));
   // Selected by sequence number, never by timestamp (spec 40 fix).
-  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
-                         episodic.SessionTurns(segment->owner, segment->session_id,
-                                               segment->first_seq, segment->last_seq));
+  MNEMO_ASSIGN_OR_RETURN(SessionId session, SessionId::Parse(segment->session_id));
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<storage::TurnRow> rows,
+      episodic.SessionTurns(segment->owner, session, segment->first_seq, segment->last_seq));
   std::vector<std::string> texts;
   std::vector<std::pair<std::string, std::string>> turns;
   for (const storage::TurnRow& r : rows) {

@@ -17,6 +17,7 @@
 #include "storage/document_store.h"
 #include "storage/episodic_store.h"
 #include "storage/graph_store.h"
+#include "storage/values.h"
 
 namespace mnemo::archivist {
 
@@ -46,7 +47,7 @@ Result<SegmentStep> AdvanceSegment(storage::EpisodicStore& episodic, const stora
 // Closes the open segment of (owner, session): its id, or "" when none was
 // open (or another caller closed it first). Idempotent.
 Result<std::string> CloseOpenSegment(storage::EpisodicStore& episodic, std::string_view owner,
-                                     std::string_view session_id, TimeMs now);
+                                     const SessionId& session_id, TimeMs now);
 
 struct FinalizeOptions {
   int64_t token_budget = 2000;

@@ -14,47 +14,11 @@ namespace {
 
 std::string F(std::string_view field) { return std::string(field); }
 
-bool HasControl(std::string_view s) {
-  return std::any_of(s.begin(), s.end(), [](char c) {
-    auto u = static_cast<unsigned char>(c);
-    return u < 0x20 || u == 0x7f;
-  });
-}
-
 }  // namespace
 
 Status CheckMemoryEnabled(bool enabled) {
   if (enabled) return Status::Ok();
   return Disabled("memory is disabled by configuration (memory.enabled = false)");
-}
-
-Status ValidateKey(std::string_view key, std::string_view field) {
-  if (key.empty() || text::IsBlank(key)) {
-    return InvalidArgument(
-        F(field) + " must not be blank: use 1-" + std::to_string(kMaxKeyBytes) + " bytes of text",
-        F(field));
-  }
-  if (key.size() > kMaxKeyBytes) {
-    return InvalidArgument(F(field) + " is " + std::to_string(key.size()) +
-                               " bytes long: at most " + std::to_string(kMaxKeyBytes) +
-                               " bytes are allowed",
-                           F(field));
-  }
-  if (!text::IsValidUtf8(key)) {
-    return InvalidArgument(F(field) + " is not valid UTF-8", F(field));
-  }
-  if (HasControl(key)) {
-    return InvalidArgument(F(field) + " contains a control character: use printable text",
-                           F(field));
-  }
-  return Status::Ok();
-}
-
-Status ValidateSessionId(std::string_view session_id) {
-  if (text::IsBlank(session_id)) {
-    return InvalidArgument("session_id must not be blank", "session_id");
-  }
-  return ValidateKey(session_id, "session_id");
 }
 
 Status ValidateContent(std::string_view content, std::string_view field) {
@@ -76,23 +40,6 @@ Status ValidateContent(std::string_view content, std::string_view field) {
   return Status::Ok();
 }
 
-Status ValidateCategory(std::string_view category, std::string_view field) {
-  bool ok = !category.empty() && category.size() <= kMaxCategoryBytes &&
-            std::all_of(category.begin(), category.end(), [](char c) {
-              return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-            });
-  if (!ok) {
-    std::string shown = text::IsValidUtf8(category) && category.size() <= 80
-                            ? std::string(category)
-                            : std::string("(") + std::to_string(category.size()) + " bytes)";
-    return InvalidArgument(F(field) + " \"" + shown +
-                               "\" is invalid: use core, daily, conversation or [a-z0-9_-]{1," +
-                               std::to_string(kMaxCategoryBytes) + "}",
-                           F(field));
-  }
-  return Status::Ok();
-}
-
 Status ValidateNamespaceFilter(const std::optional<std::string>& ns,
                                const std::optional<std::string>& prefix) {
   if (ns && prefix) {
@@ -100,25 +47,6 @@ Status ValidateNamespaceFilter(const std::optional<std::string>& ns,
   }
   if (ns) return ValidateNamespace(*ns, "namespace");
   if (prefix) return ValidateNamespace(*prefix, "namespace_prefix");
-  return Status::Ok();
-}
-
-Status ValidateNamespace(std::string_view ns, std::string_view field) {
-  bool ok = !ns.empty() && ns.size() <= kMaxNamespaceBytes &&
-            std::all_of(ns.begin(), ns.end(), [](char c) {
-              return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                     c == '_' || c == '-' || c == '.' || c == ':' || c == '*';
-            });
-  if (!ok) {
-    std::string shown = text::IsValidUtf8(ns) && ns.size() <= 140
-                            ? std::string(ns)
-                            : std::string("(") + std::to_string(ns.size()) + " bytes)";
-    return InvalidArgument(F(field) + " \"" + shown + "\" is invalid: use 1-" +
-                               std::to_string(kMaxNamespaceBytes) +
-                               " characters of [A-Za-z0-9_.:*-] "
-                               "(e.g. global, skill-git, tool-send_email)",
-                           F(field));
-  }
   return Status::Ok();
 }
 
@@ -147,7 +75,7 @@ Status ValidateTags(const std::vector<std::string>& tags, std::string_view field
         F(field));
   }
   for (const std::string& t : tags) {
-    if (t.empty() || text::IsBlank(t) || t.size() > kMaxTagBytes || HasControl(t) ||
+    if (t.empty() || text::IsBlank(t) || t.size() > kMaxTagBytes || HasControlCharacter(t) ||
         !text::IsValidUtf8(t)) {
       return InvalidArgument(F(field) +
                                  " contains an invalid tag: each tag is 1-64 bytes of UTF-8 "
@@ -178,27 +106,6 @@ Status ValidateContextTurns(int context_turns, std::string_view field) {
     return InvalidArgument(F(field) + " is " + std::to_string(context_turns) + ": use 0 to " +
                                std::to_string(kMaxContextTurns) +
                                " (neighbouring turns returned each side of a hit)",
-                           F(field));
-  }
-  return Status::Ok();
-}
-
-Status ValidateQuery(std::string_view query) {
-  if (text::IsBlank(query)) {
-    return InvalidArgument("query must not be empty or whitespace: say what to look for", "query");
-  }
-  return ValidateQueryLength(query);
-}
-
-Status ValidateQueryLength(std::string_view query) {
-  return ValidateSize(query, "query", kMaxContentBytes);
-}
-
-Status ValidateSize(std::string_view value, std::string_view field, size_t max_bytes) {
-  if (value.size() > max_bytes) {
-    return InvalidArgument(F(field) + " is " + std::to_string(value.size()) +
-                               " bytes long: at most " + std::to_string(max_bytes) +
-                               " bytes are allowed",
                            F(field));
   }
   return Status::Ok();
@@ -316,25 +223,6 @@ Status ValidateRuleTags(const std::vector<std::string>& tags) {
           "tags: \"source:\" is reserved (a rule's source is given by the source parameter)",
           "tags");
     }
-  }
-  return Status::Ok();
-}
-
-Status ValidatePrincipal(std::string_view name, std::string_view field) {
-  const std::string allowed = "a principal name is 1-" + std::to_string(kMaxPrincipalBytes) +
-                              " bytes of UTF-8 text on one line";
-  if (text::IsBlank(name)) {
-    return InvalidArgument(F(field) + " must not be blank: " + allowed, F(field));
-  }
-  if (name.size() > kMaxPrincipalBytes) {
-    return InvalidArgument(
-        F(field) + " is " + std::to_string(name.size()) + " bytes long: " + allowed, F(field));
-  }
-  if (!text::IsValidUtf8(name)) {
-    return InvalidArgument(F(field) + " is not valid UTF-8: " + allowed, F(field));
-  }
-  if (HasControl(name)) {
-    return InvalidArgument(F(field) + " contains a control character: " + allowed, F(field));
   }
   return Status::Ok();
 }

@@ -1,5 +1,7 @@
 // Validation of entry fields (spec 10). Messages say what was wrong and what
-// is allowed; the Status field names the parameter.
+// is allowed; the Status field names the parameter. The rules of the checked
+// values (ValidateKey, ValidateNamespace, ValidateSessionId…) are
+// storage/rules/value_rules.h's, which this header exports.
 #pragma once
 
 #include <string>
@@ -9,23 +11,15 @@
 #include "mnemo/limits.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
+#include "storage/rules/value_rules.h"  // IWYU pragma: export
 
 namespace mnemo {
 
 // kDisabled while memory.enabled = false: the first check of every call of a
 // service (include/mnemo), one message for all.
 Status CheckMemoryEnabled(bool enabled);
-// 1-256 bytes, valid UTF-8, no control characters, not blank.
-Status ValidateKey(std::string_view key, std::string_view field = "key");
-// A session id: not blank, and a valid key (kInvalidArgument "session_id").
-// The one check of every method that names a session.
-Status ValidateSessionId(std::string_view session_id);
 // Valid UTF-8 without NUL, not blank, at most 1 MiB.
 Status ValidateContent(std::string_view content, std::string_view field = "value");
-// core, daily, conversation, or [a-z0-9_-]{1,64}.
-Status ValidateCategory(std::string_view category, std::string_view field = "category");
-// 1-128 bytes of [A-Za-z0-9_.:*-] (e.g. global, skill-git, tool-send_email).
-Status ValidateNamespace(std::string_view ns, std::string_view field = "namespace");
 // A search or list filter: `namespace` or `namespace_prefix` (each a valid
 // namespace), not both.
 Status ValidateNamespaceFilter(const std::optional<std::string>& ns,
@@ -38,13 +32,6 @@ Status ValidateTags(const std::vector<std::string>& tags, std::string_view field
 Status ValidateContextTurns(int context_turns, std::string_view field = "context_turns");
 // since before until when both are given (field "until").
 Status ValidateTimeWindow(const TimeWindow& window);
-// A search query: not blank, and ValidateQueryLength (field "query").
-Status ValidateQuery(std::string_view query);
-// At most kMaxContentBytes, the message naming the size and the limit.
-Status ValidateQueryLength(std::string_view query);
-// At most `max_bytes` (a limit of mnemo/limits.h): kInvalidArgument naming
-// `field`, the size and the limit otherwise. Checks nothing else.
-Status ValidateSize(std::string_view value, std::string_view field, size_t max_bytes);
 // max_results in 1..kMaxResults (field "max_results").
 Status ValidateMaxResults(int max_results);
 // kInvalidArgument naming `field` when `content` looks like a secret and
@@ -79,8 +66,5 @@ Status ValidateSeq(int64_t seq, std::string_view field = "seq");
 Status ValidateRuleText(std::string_view rule);
 Status ValidateRuleId(std::string_view id);
 Status ValidateRuleTags(const std::vector<std::string>& tags);
-// A principal's name (PrincipalId, values.h): 1-kMaxPrincipalBytes of UTF-8,
-// no control character (so one line), not blank.
-Status ValidatePrincipal(std::string_view name, std::string_view field = "principal");
 
 }  // namespace mnemo

@@ -138,8 +138,8 @@ Result<RulePutOutcome> RuleStore::PutFailureRule(const std::string& owner, const
 
 Result<std::optional<ToolRule>> RuleStore::Get(const storage::ReadScope& scope,
                                                const std::string& tool, const std::string& id) {
-  MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> e,
-                         entries_.Resolve(RuleNamespace(tool), RuleKey(id), scope));
+  MNEMO_ASSIGN_OR_RETURN(const RuleAddress at, RuleAddressOf(tool, id));
+  MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> e, entries_.Resolve(at.ns, at.key, scope));
   if (!e) return std::optional<ToolRule>();
   return RuleFromEntry(*e);
 }
@@ -198,13 +198,13 @@ Result<std::vector<ToolRule>> RuleStore::Pinnable(const storage::ReadScope& scop
 
 Result<bool> RuleStore::Delete(const std::string& owner, bool any_owner, const std::string& tool,
                                const std::string& id) {
+  MNEMO_ASSIGN_OR_RETURN(const RuleAddress at, RuleAddressOf(tool, id));
   std::optional<Entry> e;
   if (any_owner) {
-    MNEMO_ASSIGN_OR_RETURN(e,
-                           entries_.Resolve(RuleNamespace(tool), RuleKey(id),
-                                            storage::ReadScope{.all = true, .principal = owner}));
+    MNEMO_ASSIGN_OR_RETURN(
+        e, entries_.Resolve(at.ns, at.key, storage::ReadScope{.all = true, .principal = owner}));
   } else {
-    MNEMO_ASSIGN_OR_RETURN(e, entries_.FindExact(owner, RuleNamespace(tool), RuleKey(id)));
+    MNEMO_ASSIGN_OR_RETURN(e, entries_.FindExact(owner, at.ns, at.key));
   }
   if (!e) return false;
   return entries_.Delete(e->id);

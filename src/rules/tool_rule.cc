@@ -50,6 +50,12 @@ std::string RuleNamespace(std::string_view tool_name) {
 
 std::string RuleKey(std::string_view id) { return std::string(kRuleKeyPrefix) + std::string(id); }
 
+Result<RuleAddress> RuleAddressOf(std::string_view tool_name, std::string_view id) {
+  MNEMO_ASSIGN_OR_RETURN(Namespace ns, Namespace::Parse(RuleNamespace(tool_name)));
+  MNEMO_ASSIGN_OR_RETURN(Key key, Key::Parse(RuleKey(id)));
+  return RuleAddress{.ns = std::move(ns), .key = std::move(key)};
+}
+
 std::optional<std::string> ToolOfNamespace(std::string_view ns) {
   if (ns.size() <= kRuleNamespacePrefix.size() || !ns.starts_with(kRuleNamespacePrefix)) {
     return std::nullopt;

@@ -32,6 +32,13 @@ Status ValidateToolName(std::string_view normalized, std::string_view field = "t
 // "tool-" + tool name; "rule/" + id.
 std::string RuleNamespace(std::string_view tool_name);
 std::string RuleKey(std::string_view id);
+// A rule's address as the entry store takes it: RuleNamespace and RuleKey,
+// parsed (kInvalidArgument when they are not a namespace and a key).
+struct RuleAddress {
+  Namespace ns;
+  Key key;
+};
+Result<RuleAddress> RuleAddressOf(std::string_view tool_name, std::string_view id);
 // The tool name of a rule namespace ("tool-x" -> "x"), or nullopt.
 std::optional<std::string> ToolOfNamespace(std::string_view ns);
 

@@ -18,6 +18,7 @@
 
 #include "mnemo/status.h"
 #include "mnemo/types.h"
+#include "storage/values.h"
 
 namespace mnemo::storage {
 
@@ -192,12 +193,12 @@ class EntryStore {
                                                    const MutateFn& decide) = 0;
 
   // The entry of exactly this (owner, ns, key), if any.
-  virtual Result<std::optional<Entry>> FindExact(std::string_view owner, std::string_view ns,
-                                                 std::string_view key) = 0;
+  virtual Result<std::optional<Entry>> FindExact(std::string_view owner, const Namespace& ns,
+                                                 const Key& key) = 0;
 
   // The most recently updated entry with this (ns, key) visible in `scope`,
   // preferring the scope principal's own entry.
-  virtual Result<std::optional<Entry>> Resolve(std::string_view ns, std::string_view key,
+  virtual Result<std::optional<Entry>> Resolve(const Namespace& ns, const Key& key,
                                                const ReadScope& scope) = 0;
 
   // Deletes by id; returns whether it existed.

@@ -16,6 +16,7 @@
 #include "mnemo/types.h"
 #include "storage/episodic.h"
 #include "storage/turn_claims.h"
+#include "storage/values.h"
 
 namespace mnemo::storage {
 
@@ -32,7 +33,7 @@ class EpisodicStore {
   virtual Result<std::vector<TurnRow>> AppendTurns(std::span<const TurnWrite> rows) = 0;
   // The rows of (owner, session) with from_seq <= seq <= to_seq, by seq.
   virtual Result<std::vector<TurnRow>> SessionTurns(std::string_view owner,
-                                                    std::string_view session_id, int64_t from_seq,
+                                                    const SessionId& session_id, int64_t from_seq,
                                                     int64_t to_seq) = 0;
   // Best `limit` rows matching any term: score descending, then timestamp
   // descending, then id.
@@ -46,7 +47,7 @@ class EpisodicStore {
 
   // Segments (SegmentRow). The session's open segment, if any.
   virtual Result<std::optional<SegmentRow>> OpenSegment(std::string_view owner,
-                                                        std::string_view session_id) = 0;
+                                                        const SessionId& session_id) = 0;
   // Inserts or replaces the segment with `s.id`. kConflict when the put would
   // make a closed segment open again, or a second open segment of its
   // (owner, session); kInvalidArgument for a blank id, owner or session, an
@@ -70,7 +71,7 @@ class EpisodicStore {
   // CloseSegment and PutSegment; a callback error aborts with nothing
   // written. Returns the change applied.
   using SegmentDecision = std::function<Result<SegmentChange>(const SegmentView&)>;
-  virtual Result<SegmentChange> StepSegment(std::string_view owner, std::string_view session_id,
+  virtual Result<SegmentChange> StepSegment(std::string_view owner, const SessionId& session_id,
                                             const SegmentDecision& decide) = 0;
 
   // Events (EventRow). Adds `rows` in one transaction: a row with the (owner,
@@ -122,8 +123,8 @@ class EpisodicStore {
   // stores the first row's seq (-1 without rows), claimed_at and an empty
   // result. When the key is already claimed nothing is written and the
   // stored claim is returned with claimed = false. kInvalidArgument for a
-  // blank owner or session, a turn id of 0 or more than kMaxTurnIdBytes
-  // bytes, or rows of another owner or session.
+  // blank owner or rows of another owner or session (the session and turn id
+  // are checked by their types).
   virtual Result<TurnClaimOutcome> ClaimTurn(const TurnClaim& claim,
                                              std::span<const TurnWrite> rows) = 0;
   // Stores the result of a claimed turn unless one is stored already (the

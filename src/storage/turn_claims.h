@@ -5,19 +5,23 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "mnemo/limits.h"
 #include "mnemo/types.h"
 #include "storage/episodic.h"
+#include "storage/values.h"
 
 namespace mnemo::storage {
 
+// The session and the turn id come parsed (storage/values.h): the stores
+// check neither again.
 struct TurnKey {
   std::string owner = "local";
-  std::string session_id;
-  std::string turn_id;
+  SessionId session_id;
+  TurnId turn_id;
 };
 
 struct TurnClaim {
@@ -44,9 +48,9 @@ struct RecordedTurn {
   // True when this call stored the rows; false only when its claim's key was
   // claimed before (then nothing was written).
   bool stored = false;
-  std::vector<TurnRow> rows;  // the rows this call stored, with id and seq
-  TurnClaim claim;            // with a claim: as stored (this call's or the earlier one)
-  SegmentChange segment;      // the segment change applied (StepSegment's result)
+  std::vector<TurnRow> rows;       // the rows this call stored, with id and seq
+  std::optional<TurnClaim> claim;  // with a claim: as stored (this call's or the earlier one)
+  SegmentChange segment;           // the segment change applied (StepSegment's result)
 };
 
 }  // namespace mnemo::storage

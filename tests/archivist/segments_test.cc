@@ -96,7 +96,7 @@ TEST_P(Segments, ALateTurnInsideAClosedRangeChangesNothing) {
   auto t1 = Store("late", "second", "b");
   Advance(t0);
   Advance(t1);
-  auto closed = CloseOpenSegment(*stores_.episodic, "local", "late", 5000);
+  auto closed = CloseOpenSegment(*stores_.episodic, "local", TestSessionId("late"), 5000);
   ASSERT_TRUE(closed.ok() && !closed->empty());
   // Advancing t1 again (a retried call) neither reopens nor extends anything.
   SegmentStep again = Advance(t1);
@@ -115,7 +115,7 @@ TEST_P(Segments, ALateTurnInsideAClosedRangeChangesNothing) {
 TEST_P(Segments, AFinalisedSegmentBecomesADocumentAndGetsARecapVector) {
   auto t0 = Store("a/b?c", "We decided to deploy with deploy.py on Friday.", "Good plan.");
   Advance(t0);
-  auto closed = CloseOpenSegment(*stores_.episodic, "local", "a/b?c", 5000);
+  auto closed = CloseOpenSegment(*stores_.episodic, "local", TestSessionId("a/b?c"), 5000);
   ASSERT_TRUE(closed.ok() && !closed->empty());
   embed::HashEmbedder embedder(64);
   ASSERT_TRUE(FinalizeSegment(*stores_.episodic, *stores_.documents, *stores_.graph, *closed,
@@ -154,7 +154,7 @@ TEST_P(Segments, AFinalisedSegmentBecomesADocumentAndGetsARecapVector) {
 
 TEST_P(Segments, DocumentsCanBeSwitchedOff) {
   Advance(Store("off", "Something worth keeping, surely.", "Yes."));
-  auto closed = CloseOpenSegment(*stores_.episodic, "local", "off", 5000);
+  auto closed = CloseOpenSegment(*stores_.episodic, "local", TestSessionId("off"), 5000);
   ASSERT_TRUE(closed.ok() && !closed->empty());
   ASSERT_TRUE(FinalizeSegment(*stores_.episodic, *stores_.documents, *stores_.graph, *closed,
                               {.documents = false}, 6000)

@@ -24,6 +24,7 @@
 #include "index/index_file.h"
 #include "index/vector_math.h"
 #include "storage/sqlite/sqlite_backend.h"
+#include "storage/test_values.h"
 #include "test_util.h"
 
 namespace mnemo {
@@ -153,7 +154,8 @@ TEST_F(VectorSpaceFileTest, AFileAheadOfTheDatabaseIsRebuilt) {
     auto b = OpenStore(db);
     Store(*b, 30, 45);
     for (int i = 0; i < 10; ++i) {
-      auto e = b->entries().FindExact("local", "global", "k" + std::to_string(i));
+      auto e = b->entries().FindExact("local", TestNamespace("global"),
+                                      TestKey("k" + std::to_string(i)));
       ASSERT_TRUE(e.ok() && e->has_value());
       ASSERT_TRUE(b->entries().Delete((*e)->id).ok());
     }
@@ -182,7 +184,8 @@ TEST_F(VectorSpaceFileTest, AnOlderDatabaseThatMovedPastTheFileIsRebuilt) {
     auto b = OpenStore(db);
     Store(*b, 30, 40);
     for (int i = 0; i < 5; ++i) {
-      auto e = b->entries().FindExact("local", "global", "k" + std::to_string(i));
+      auto e = b->entries().FindExact("local", TestNamespace("global"),
+                                      TestKey("k" + std::to_string(i)));
       ASSERT_TRUE(e.ok() && e->has_value());
       ASSERT_TRUE(b->entries().Delete((*e)->id).ok());
     }
@@ -333,11 +336,11 @@ class HeldLogStore final : public storage::EntryStore {
                                                     const storage::MutateFn& d) override {
     return s_.Mutate(g, d);
   }
-  Result<std::optional<Entry>> FindExact(std::string_view o, std::string_view ns,
-                                         std::string_view k) override {
+  Result<std::optional<Entry>> FindExact(std::string_view o, const Namespace& ns,
+                                         const Key& k) override {
     return s_.FindExact(o, ns, k);
   }
-  Result<std::optional<Entry>> Resolve(std::string_view ns, std::string_view k,
+  Result<std::optional<Entry>> Resolve(const Namespace& ns, const Key& k,
                                        const storage::ReadScope& scope) override {
     return s_.Resolve(ns, k, scope);
   }
@@ -532,7 +535,8 @@ class VectorSpaceMaintenanceTest : public VectorSpaceFileTest {
   }
   // Deletes entry "k<n>" (and so its vector) and returns its label.
   storage::Label Remove(int n) {
-    auto e = store_->entries().FindExact("local", "global", "k" + std::to_string(n));
+    auto e = store_->entries().FindExact("local", TestNamespace("global"),
+                                         TestKey("k" + std::to_string(n)));
     EXPECT_TRUE(e.ok() && e->has_value());
     if (!e.ok() || !e->has_value()) return 0;
     EXPECT_TRUE(store_->entries().Delete((*e)->id).ok());

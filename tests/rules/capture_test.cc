@@ -17,6 +17,7 @@
 #include "rules/tool_rule.h"
 #include "rules/tool_stats.h"
 #include "storage/memory/memory_backend.h"
+#include "storage/test_values.h"
 
 namespace mnemo::rules {
 namespace {
@@ -237,8 +238,8 @@ TEST(Capture, IdenticalInputGivesIdenticalRules) {
 // The statistics entry of `tool`, parsed.
 nlohmann::json StatsOf(storage::internal::MemoryBackend& backend, const std::string& owner,
                        const std::string& tool) {
-  Result<std::optional<Entry>> e =
-      backend.entries().FindExact(owner, "tool_effectiveness", "tool/" + tool);
+  Result<std::optional<Entry>> e = backend.entries().FindExact(
+      owner, TestNamespace("tool_effectiveness"), TestKey("tool/" + tool));
   EXPECT_TRUE(e.ok()) << e.status().ToString();
   if (!e.ok() || !e->has_value()) return nullptr;
   return nlohmann::json::parse((*e)->content, nullptr, /*allow_exceptions=*/false);

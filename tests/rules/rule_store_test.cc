@@ -108,8 +108,8 @@ TEST_P(RuleStoreTest, PutWithoutIdCreatesARuleWithAUuid) {
   EXPECT_EQ((*got)->tags, std::vector<std::string>{"safety"});
 
   // The entry itself: namespace, key, id.
-  Result<std::optional<Entry>> e =
-      stores_.entries->FindExact("local", "tool-send_email", "rule/" + o.rule.id);
+  Result<std::optional<Entry>> e = stores_.entries->FindExact(
+      "local", TestNamespace("tool-send_email"), TestKey("rule/" + o.rule.id));
   ASSERT_TRUE(e.ok());
   ASSERT_TRUE(e->has_value());
   EXPECT_FALSE((*e)->id.empty());

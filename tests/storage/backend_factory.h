@@ -19,6 +19,7 @@
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/stores.h"
 #include "storage/temp_dir.h"
+#include "storage/test_values.h"
 
 namespace mnemo::testing {
 

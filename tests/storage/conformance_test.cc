@@ -97,7 +97,7 @@ TEST_P(BackendConformance, UpsertCreatesThenUpdatesKeepingIdAndCreatedAt) {
   EXPECT_EQ(second->entry.content, "uses helix");
   EXPECT_EQ(second->entry.category, "daily");
 
-  auto stored = stores_.entries->FindExact("local", "global", "editor");
+  auto stored = stores_.entries->FindExact("local", TestNamespace("global"), TestKey("editor"));
   ASSERT_TRUE(stored.ok() && stored->has_value());
   EXPECT_EQ((*stored)->id, first->entry.id);
   EXPECT_EQ((*stored)->content, "uses helix");
@@ -111,7 +111,7 @@ TEST_P(BackendConformance, UpsertKeepsTagsAndVisibilityWhenAbsent) {
   w.visibility = Visibility::kPublic;
   Put(w);
   Put(Write("k", "v2", 2000));
-  auto e = stores_.entries->FindExact("local", "global", "k");
+  auto e = stores_.entries->FindExact("local", TestNamespace("global"), TestKey("k"));
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_THAT((*e)->tags, ElementsAre("a", "b \"quoted\"", "\xE4\xB8\xAD"));
   EXPECT_EQ((*e)->visibility, Visibility::kPublic);
@@ -120,7 +120,7 @@ TEST_P(BackendConformance, UpsertKeepsTagsAndVisibilityWhenAbsent) {
   clear.tags = std::vector<std::string>{};
   clear.visibility = Visibility::kPrivate;
   Put(clear);
-  e = stores_.entries->FindExact("local", "global", "k");
+  e = stores_.entries->FindExact("local", TestNamespace("global"), TestKey("k"));
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_TRUE((*e)->tags.empty());
   EXPECT_EQ((*e)->visibility, Visibility::kPrivate);
@@ -140,7 +140,7 @@ TEST_P(BackendConformance, UpsertRestoresImportedFields) {
   EXPECT_EQ(e.access_count, 7);
   EXPECT_EQ(e.useful_count, 3);
   EXPECT_TRUE(e.archived);
-  auto stored = stores_.entries->FindExact("local", "global", "k");
+  auto stored = stores_.entries->FindExact("local", TestNamespace("global"), TestKey("k"));
   ASSERT_TRUE(stored.ok() && stored->has_value());
   EXPECT_EQ((*stored)->id, *w.id);
   EXPECT_EQ((*stored)->created_at, 42);
@@ -154,7 +154,7 @@ TEST_P(BackendConformance, RestoringAnIdHeldByAnotherEntryIsAConflict) {
   auto r = stores_.entries->Upsert(w);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kConflict);
-  auto b = stores_.entries->FindExact("local", "global", "b");
+  auto b = stores_.entries->FindExact("local", TestNamespace("global"), TestKey("b"));
   ASSERT_TRUE(b.ok());
   EXPECT_FALSE(b->has_value());
 }
@@ -163,8 +163,8 @@ TEST_P(BackendConformance, SameKeyForTwoOwnersIsTwoEntries) {
   Entry alice = Put(Write("plan", "alice plan", 1000, "global", "alice"));
   Entry bob = Put(Write("plan", "bob plan", 2000, "global", "bob"));
   EXPECT_NE(alice.id, bob.id);
-  auto a = stores_.entries->FindExact("alice", "global", "plan");
-  auto b = stores_.entries->FindExact("bob", "global", "plan");
+  auto a = stores_.entries->FindExact("alice", TestNamespace("global"), TestKey("plan"));
+  auto b = stores_.entries->FindExact("bob", TestNamespace("global"), TestKey("plan"));
   ASSERT_TRUE(a.ok() && a->has_value() && b.ok() && b->has_value());
   EXPECT_EQ((*a)->content, "alice plan");
   EXPECT_EQ((*b)->content, "bob plan");
@@ -179,7 +179,7 @@ TEST_P(BackendConformance, FindExactMissesOtherAddresses) {
   Put(Write("k", "v", 1000, "global", "alice"));
   for (auto [owner, ns, key] : {std::tuple{"bob", "global", "k"}, std::tuple{"alice", "work", "k"},
                                 std::tuple{"alice", "global", "K"}}) {
-    auto r = stores_.entries->FindExact(owner, ns, key);
+    auto r = stores_.entries->FindExact(owner, TestNamespace(ns), TestKey(key));
     ASSERT_TRUE(r.ok());
     EXPECT_FALSE(r->has_value()) << owner << "/" << ns << "/" << key;
   }
@@ -190,10 +190,11 @@ TEST_P(BackendConformance, ResolvePrefersTheCallersOwnEntry) {
   pub.visibility = Visibility::kPublic;
   Put(pub);
   Put(Write("k", "alice's", 1000, "global", "alice"));
-  auto r = stores_.entries->Resolve("global", "k", ScopeOf("alice"));
+  auto r = stores_.entries->Resolve(TestNamespace("global"), TestKey("k"), ScopeOf("alice"));
   ASSERT_TRUE(r.ok() && r->has_value());
   EXPECT_EQ((*r)->owner, "alice");
-  r = stores_.entries->Resolve("global", "k", ReadScope{.all = true, .principal = "alice"});
+  r = stores_.entries->Resolve(TestNamespace("global"), TestKey("k"),
+                               ReadScope{.all = true, .principal = "alice"});
   ASSERT_TRUE(r.ok() && r->has_value());
   EXPECT_EQ((*r)->owner, "alice");
 }
@@ -205,21 +206,22 @@ TEST_P(BackendConformance, ResolveFallsBackToTheMostRecentReadableEntry) {
     Put(w);
   }
   Put(Write("k", "dave's private", 9000, "global", "dave"));
-  auto r = stores_.entries->Resolve("global", "k", ScopeOf("alice"));
+  auto r = stores_.entries->Resolve(TestNamespace("global"), TestKey("k"), ScopeOf("alice"));
   ASSERT_TRUE(r.ok() && r->has_value());
   EXPECT_EQ((*r)->owner, "carol");
   // With the `all` scope the private, most recent one is readable too.
-  r = stores_.entries->Resolve("global", "k", ReadScope{.all = true, .principal = "alice"});
+  r = stores_.entries->Resolve(TestNamespace("global"), TestKey("k"),
+                               ReadScope{.all = true, .principal = "alice"});
   ASSERT_TRUE(r.ok() && r->has_value());
   EXPECT_EQ((*r)->owner, "dave");
 }
 
 TEST_P(BackendConformance, ResolveHidesOtherPrincipalsPrivateEntries) {
   Put(Write("k", "bob's private", 1000, "global", "bob"));
-  auto r = stores_.entries->Resolve("global", "k", ScopeOf("alice"));
+  auto r = stores_.entries->Resolve(TestNamespace("global"), TestKey("k"), ScopeOf("alice"));
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->has_value());
-  r = stores_.entries->Resolve("work", "k", ReadScope{});
+  r = stores_.entries->Resolve(TestNamespace("work"), TestKey("k"), ReadScope{});
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->has_value());
 }
@@ -233,7 +235,7 @@ TEST_P(BackendConformance, DeleteRemovesTheEntryEverywhere) {
   auto again = stores_.entries->Delete(e.id);
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(*again);
-  auto found = stores_.entries->FindExact("local", "global", "doomed");
+  auto found = stores_.entries->FindExact("local", TestNamespace("global"), TestKey("doomed"));
   ASSERT_TRUE(found.ok());
   EXPECT_FALSE(found->has_value());
   EXPECT_TRUE(Search(Query("marmalade")).empty());
@@ -609,7 +611,7 @@ TEST_P(BackendConformance, UpsertBatchCountsCreatedAndTheLastDuplicateWins) {
   auto created = stores_.entries->UpsertBatch(batch);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   EXPECT_EQ(*created, 2);
-  auto a = stores_.entries->FindExact("local", "global", "a");
+  auto a = stores_.entries->FindExact("local", TestNamespace("global"), TestKey("a"));
   ASSERT_TRUE(a.ok() && a->has_value());
   EXPECT_EQ((*a)->content, "second a");
   EXPECT_EQ((*a)->created_at, 1000);
@@ -635,7 +637,7 @@ TEST_P(BackendConformance, UpsertBatchScoresAsTheSameWritesOneByOne) {
     batch.emplace_back(h.entry.key, h.keyword_score);
   }
   for (const char* key : {"a", "b", "c", "d"}) {
-    auto e = stores_.entries->FindExact("local", "global", key);
+    auto e = stores_.entries->FindExact("local", TestNamespace("global"), TestKey(key));
     ASSERT_TRUE(e.ok() && e->has_value()) << key;
     ASSERT_TRUE(stores_.entries->Delete((*e)->id).ok());
   }
@@ -661,10 +663,10 @@ TEST_P(BackendConformance, UpsertBatchWithAFailingWriteChangesNothing) {
   auto r = stores_.entries->UpsertBatch(batch);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-  auto fresh = stores_.entries->FindExact("local", "global", "fresh");
+  auto fresh = stores_.entries->FindExact("local", TestNamespace("global"), TestKey("fresh"));
   ASSERT_TRUE(fresh.ok());
   EXPECT_FALSE(fresh->has_value());
-  auto existing = stores_.entries->FindExact("local", "global", "existing");
+  auto existing = stores_.entries->FindExact("local", TestNamespace("global"), TestKey("existing"));
   ASSERT_TRUE(existing.ok() && existing->has_value());
   EXPECT_EQ((*existing)->content, "pristine original");
   EXPECT_EQ((*existing)->updated_at, 500);
@@ -767,7 +769,7 @@ TEST_P(BackendConformance, ForEachMayCallBackIntoTheBackend) {
   for (int i = 0; i < 5; ++i) Put(Write("k" + std::to_string(i), "x"));
   int found = 0;
   Status s = stores_.entries->ForEach({}, "", [&](const Entry& e) {
-    auto again = stores_.entries->FindExact(e.owner, e.ns, e.key);
+    auto again = stores_.entries->FindExact(e.owner, TestNamespace(e.ns), TestKey(e.key));
     if (again.ok() && again->has_value()) ++found;
     return stores_.entries->AddCounters(e.id, 1, 0).status();
   });
@@ -833,7 +835,7 @@ TEST_P(BackendConformance, MutateSeesTheGroupInKeyOrderAndAppliesItsWrites) {
   EXPECT_FALSE((*r)[0].created);
   EXPECT_EQ((*r)[0].entry.created_at, 1000);
   EXPECT_TRUE((*r)[1].created);
-  auto a = stores_.entries->FindExact("local", "tool-shell", "a");
+  auto a = stores_.entries->FindExact("local", TestNamespace("tool-shell"), TestKey("a"));
   ASSERT_TRUE(a.ok() && a->has_value());
   EXPECT_EQ((*a)->content, "one, changed");
   EXPECT_EQ(Keys(Search(Query("changed", {.ns = "tool-shell"}))), std::vector<std::string>{"a"});
@@ -924,12 +926,12 @@ TEST_P(BackendConformance, ApplyHygieneJudgesEachEntryAsItIsNow) {
   ASSERT_TRUE(counts.ok()) << counts.status().ToString();
   EXPECT_EQ(counts->archived, 1);
   EXPECT_EQ(counts->deleted, 1);
-  auto note = stores_.entries->FindExact("local", "global", "note");
+  auto note = stores_.entries->FindExact("local", TestNamespace("global"), TestKey("note"));
   ASSERT_TRUE(note.ok() && note->has_value());
   EXPECT_TRUE((*note)->archived);
   EXPECT_EQ((*note)->updated_at, 1000);  // archiving is not a write
   EXPECT_EQ((*note)->content, "pelican note");
-  auto gone = stores_.entries->FindExact("local", "global", "chat");
+  auto gone = stores_.entries->FindExact("local", TestNamespace("global"), TestKey("chat"));
   ASSERT_TRUE(gone.ok());
   EXPECT_FALSE(gone->has_value());
   // Keyword search: the deleted entry's row is gone, the archived one only
@@ -944,7 +946,7 @@ TEST_P(BackendConformance, ApplyHygieneJudgesEachEntryAsItIsNow) {
   ASSERT_TRUE(twice.ok());
   EXPECT_EQ(twice->archived, 0);
   Put(Write("note", "pelican note again", 10000));
-  auto live = stores_.entries->FindExact("local", "global", "note");
+  auto live = stores_.entries->FindExact("local", TestNamespace("global"), TestKey("note"));
   ASSERT_TRUE(live.ok() && live->has_value());
   EXPECT_FALSE((*live)->archived);
 }
@@ -991,10 +993,10 @@ TEST_P(BackendConformance, MutateAppliesNothingWhenAWriteLeavesTheGroupOrDecideF
                                 return Conflict("decided against it");
                               });
   EXPECT_EQ(fails.status().code(), StatusCode::kConflict);
-  auto a = stores_.entries->FindExact("local", "tool-shell", "a");
+  auto a = stores_.entries->FindExact("local", TestNamespace("tool-shell"), TestKey("a"));
   ASSERT_TRUE(a.ok() && a->has_value());
   EXPECT_EQ((*a)->content, "one");
-  auto x = stores_.entries->FindExact("local", "global", "x");
+  auto x = stores_.entries->FindExact("local", TestNamespace("global"), TestKey("x"));
   ASSERT_TRUE(x.ok());
   EXPECT_FALSE(x->has_value());
 }
@@ -1018,7 +1020,8 @@ TEST_P(BackendConformance, ConcurrentMutationsOfOneCounterLoseNoUpdate) {
     });
   }
   for (std::thread& t : threads) t.join();
-  auto x = stores_.entries->FindExact("local", "tool_effectiveness", "tool/x");
+  auto x =
+      stores_.entries->FindExact("local", TestNamespace("tool_effectiveness"), TestKey("tool/x"));
   ASSERT_TRUE(x.ok() && x->has_value());
   EXPECT_EQ((*x)->content, std::to_string(kThreads * kEach));
 }

@@ -83,7 +83,7 @@ class EpisodicConformance : public ::testing::TestWithParam<std::string> {
   }
 
   std::vector<int64_t> Seqs(std::string_view session, std::string_view owner = "local") {
-    auto r = stores_.episodic->SessionTurns(owner, session, 0, INT64_MAX);
+    auto r = stores_.episodic->SessionTurns(owner, TestSessionId(session), 0, INT64_MAX);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::vector<int64_t> seqs;
     if (r.ok()) {
@@ -154,14 +154,14 @@ TEST_P(EpisodicConformance, SequenceNumbersFollowAppendsNotTimestamps) {
   // Another session and another owner count on their own.
   EXPECT_EQ(Append({Row("s2", "user", "x")})[0].seq, 0);
   EXPECT_EQ(Append({Row("s1", "user", "x", 1000, "bob")})[0].seq, 0);
-  auto rows = stores_.episodic->SessionTurns("local", "s1", 0, INT64_MAX);
+  auto rows = stores_.episodic->SessionTurns("local", TestSessionId("s1"), 0, INT64_MAX);
   ASSERT_TRUE(rows.ok());
   ASSERT_EQ(rows->size(), 4u);
   EXPECT_EQ((*rows)[0].content, "hello");
   EXPECT_EQ((*rows)[3].content, "yes");
   EXPECT_EQ((*rows)[3].role, "assistant");
   EXPECT_EQ((*rows)[2].timestamp_ms, 1000);
-  auto range = stores_.episodic->SessionTurns("local", "s1", 1, 2);
+  auto range = stores_.episodic->SessionTurns("local", TestSessionId("s1"), 1, 2);
   ASSERT_TRUE(range.ok());
   ASSERT_EQ(range->size(), 2u);
   EXPECT_EQ((*range)[0].content, "hi");
@@ -174,7 +174,7 @@ TEST_P(EpisodicConformance, EveryFieldRoundTrips) {
   w.row.cost_microdollars = 42;
   w.row.agent_id = "agent-7";
   Append({w});
-  auto rows = stores_.episodic->SessionTurns("local", "sess", 0, INT64_MAX);
+  auto rows = stores_.episodic->SessionTurns("local", TestSessionId("sess"), 0, INT64_MAX);
   ASSERT_TRUE(rows.ok());
   ASSERT_EQ(rows->size(), 1u);
   const TurnRow& r = (*rows)[0];
@@ -260,7 +260,7 @@ TEST_P(EpisodicConformance, ReplacedSearchTextIsWhatSearchReadsAndNothingStoredC
   ASSERT_TRUE(stores_.episodic->ReplaceTurnSearchText(rows[1].id, "gamma").ok());
   EXPECT_TRUE(Found("beta").empty());
   EXPECT_THAT(Found("gamma"), ElementsAre("stored answer"));
-  auto stored = stores_.episodic->SessionTurns("local", "s", 0, INT64_MAX);
+  auto stored = stores_.episodic->SessionTurns("local", TestSessionId("s"), 0, INT64_MAX);
   ASSERT_TRUE(stored.ok());
   ASSERT_EQ(stored->size(), 2u);
   EXPECT_EQ((*stored)[1].content, "stored answer");
@@ -355,12 +355,12 @@ TEST_P(EpisodicConformance, ConcurrentAppendsToOneSessionGetDistinctSequences) {
 TEST_P(EpisodicConformance, ASegmentGoesFromOpenToClosedOnce) {
   SegmentRow a = Segment("s1");
   ASSERT_TRUE(stores_.episodic->PutSegment(a).ok());
-  auto open = stores_.episodic->OpenSegment("local", "s1");
+  auto open = stores_.episodic->OpenSegment("local", TestSessionId("s1"));
   ASSERT_TRUE(open.ok() && open->has_value());
   EXPECT_EQ((*open)->id, a.id);
   EXPECT_EQ((*open)->status, "open");
   // Another owner's session of the same name has none.
-  auto other = stores_.episodic->OpenSegment("bob", "s1");
+  auto other = stores_.episodic->OpenSegment("bob", TestSessionId("s1"));
   ASSERT_TRUE(other.ok());
   EXPECT_FALSE(other->has_value());
 
@@ -373,7 +373,7 @@ TEST_P(EpisodicConformance, ASegmentGoesFromOpenToClosedOnce) {
   closed = stores_.episodic->CloseSegment("no-such-segment", 6000);
   ASSERT_TRUE(closed.ok());
   EXPECT_FALSE(*closed);
-  open = stores_.episodic->OpenSegment("local", "s1");
+  open = stores_.episodic->OpenSegment("local", TestSessionId("s1"));
   ASSERT_TRUE(open.ok());
   EXPECT_FALSE(open->has_value());
   auto stored = stores_.episodic->GetSegment(a.id);
@@ -400,7 +400,7 @@ TEST_P(EpisodicConformance, ASegmentGoesFromOpenToClosedOnce) {
   EXPECT_EQ(stores_.episodic->PutSegment(Segment("s1", 7000)).code(), StatusCode::kConflict);
   EXPECT_TRUE(stores_.episodic->PutSegment(Segment("s1", 7000, "bob")).ok());
   EXPECT_TRUE(stores_.episodic->PutSegment(Segment("s2", 7000)).ok());
-  open = stores_.episodic->OpenSegment("local", "s1");
+  open = stores_.episodic->OpenSegment("local", TestSessionId("s1"));
   ASSERT_TRUE(open.ok() && open->has_value());
   EXPECT_EQ((*open)->id, b.id);
   EXPECT_EQ((*open)->turn_count, 3);
@@ -408,7 +408,7 @@ TEST_P(EpisodicConformance, ASegmentGoesFromOpenToClosedOnce) {
 
 TEST_P(EpisodicConformance, StepSegmentReadsDecidesAndWritesAtomically) {
   // The view of a session without segments.
-  auto step = stores_.episodic->StepSegment("local", "st", [](const SegmentView& v) {
+  auto step = stores_.episodic->StepSegment("local", TestSessionId("st"), [](const SegmentView& v) {
     EXPECT_FALSE(v.open.has_value());
     EXPECT_EQ(v.next_seq, 0);
     SegmentChange c;
@@ -420,7 +420,7 @@ TEST_P(EpisodicConformance, StepSegmentReadsDecidesAndWritesAtomically) {
   ASSERT_TRUE(step.ok()) << step.status().ToString();
   const std::string first = step->put->id;
   // Close it and open the next in one step.
-  step = stores_.episodic->StepSegment("local", "st", [&](const SegmentView& v) {
+  step = stores_.episodic->StepSegment("local", TestSessionId("st"), [&](const SegmentView& v) {
     EXPECT_TRUE(v.open.has_value() && v.open->id == first);
     EXPECT_EQ(v.next_seq, 2);
     SegmentChange c{.close_open = true, .closed_at = 9000};
@@ -437,29 +437,29 @@ TEST_P(EpisodicConformance, StepSegmentReadsDecidesAndWritesAtomically) {
   EXPECT_EQ((*closed)->closed_at, 9000);
   // A refused put (a second open segment) undoes the close too.
   const std::string second = step->put->id;
-  step = stores_.episodic->StepSegment("local", "st", [&](const SegmentView&) {
+  step = stores_.episodic->StepSegment("local", TestSessionId("st"), [&](const SegmentView&) {
     SegmentChange c{.close_open = true, .closed_at = 9500};
     c.put = Segment("st", 9500);
     c.put->id = first;  // reopening a closed segment: kConflict
     return Result<SegmentChange>(c);
   });
   EXPECT_EQ(step.status().code(), StatusCode::kConflict);
-  auto open = stores_.episodic->OpenSegment("local", "st");
+  auto open = stores_.episodic->OpenSegment("local", TestSessionId("st"));
   ASSERT_TRUE(open.ok() && open->has_value());
   EXPECT_EQ((*open)->id, second);
   // A callback error writes nothing.
-  step = stores_.episodic->StepSegment("local", "st", [](const SegmentView&) {
+  step = stores_.episodic->StepSegment("local", TestSessionId("st"), [](const SegmentView&) {
     return Result<SegmentChange>(InvalidArgument("no", "x"));
   });
   EXPECT_EQ(step.status().code(), StatusCode::kInvalidArgument);
-  open = stores_.episodic->OpenSegment("local", "st");
+  open = stores_.episodic->OpenSegment("local", TestSessionId("st"));
   ASSERT_TRUE(open.ok() && open->has_value());
   EXPECT_EQ((*open)->id, second);
 }
 
 TEST_P(EpisodicConformance, ConcurrentStepsOfOneSessionLoseNoExtension) {
   ASSERT_TRUE(stores_.episodic
-                  ->StepSegment("local", "many",
+                  ->StepSegment("local", TestSessionId("many"),
                                 [](const SegmentView&) {
                                   SegmentChange c;
                                   c.put = Segment("many");
@@ -473,18 +473,19 @@ TEST_P(EpisodicConformance, ConcurrentStepsOfOneSessionLoseNoExtension) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < kEach; ++i) {
-        auto r = stores_.episodic->StepSegment("local", "many", [](const SegmentView& v) {
-          SegmentChange c;
-          c.put = *v.open;
-          c.put->turn_count += 1;
-          return Result<SegmentChange>(c);
-        });
+        auto r =
+            stores_.episodic->StepSegment("local", TestSessionId("many"), [](const SegmentView& v) {
+              SegmentChange c;
+              c.put = *v.open;
+              c.put->turn_count += 1;
+              return Result<SegmentChange>(c);
+            });
         ASSERT_TRUE(r.ok()) << r.status().ToString();
       }
     });
   }
   for (std::thread& th : threads) th.join();
-  auto open = stores_.episodic->OpenSegment("local", "many");
+  auto open = stores_.episodic->OpenSegment("local", TestSessionId("many"));
   ASSERT_TRUE(open.ok() && open->has_value());
   EXPECT_EQ((*open)->turn_count, kThreads * kEach);
 }

@@ -160,7 +160,7 @@ TEST_P(ErasureConformance, EraseSessionRemovesEverythingOfTheSessionAndNothingEl
   EXPECT_EQ(counts->entries, 0);
 
   // Gone from every read of alice's s1.
-  EXPECT_THAT(*stores_.episodic->SessionTurns("alice", "s1", 0, 100), IsEmpty());
+  EXPECT_THAT(*stores_.episodic->SessionTurns("alice", TestSessionId("s1"), 0, 100), IsEmpty());
   EXPECT_EQ(*stores_.episodic->GetSegment(a.segment_id), std::nullopt);
   EXPECT_THAT(*stores_.context_events->ContextEvents("alice", "s1"), IsEmpty());
   EXPECT_EQ(*stores_.documents->GetDocument(a.document_id, false), std::nullopt);
@@ -194,8 +194,8 @@ TEST_P(ErasureConformance, EraseSessionRemovesEverythingOfTheSessionAndNothingEl
   EXPECT_EQ((*facets)[1].evidence_count, 1);
 
   // Alice's s2 and bob's s1 are intact.
-  EXPECT_EQ(stores_.episodic->SessionTurns("alice", "s2", 0, 100)->size(), 2u);
-  EXPECT_EQ(stores_.episodic->SessionTurns("bob", "s1", 0, 100)->size(), 2u);
+  EXPECT_EQ(stores_.episodic->SessionTurns("alice", TestSessionId("s2"), 0, 100)->size(), 2u);
+  EXPECT_EQ(stores_.episodic->SessionTurns("bob", TestSessionId("s1"), 0, 100)->size(), 2u);
   EXPECT_NE(*stores_.episodic->GetSegment(bob.segment_id), std::nullopt);
   EXPECT_EQ(stores_.context_events->ContextEvents("bob", "s1")->size(), 1u);
   EXPECT_NE(*stores_.documents->GetDocument(bob.document_id, false), std::nullopt);
@@ -226,7 +226,9 @@ TEST_P(ErasureConformance, AnErasedSessionStartsAgainFromSequenceZero) {
 
 TEST_P(ErasureConformance, ErasureRemovesTheTurnClaimsAndTheirStoredResults) {
   auto claim = [&](const std::string& owner, const std::string& session) {
-    TurnClaim c{.key = {.owner = owner, .session_id = session, .turn_id = "t1"}, .claimed_at = 1};
+    TurnClaim c{
+        .key = {.owner = owner, .session_id = TestSessionId(session), .turn_id = TestTurnId("t1")},
+        .claimed_at = 1};
     ASSERT_TRUE(stores_.episodic->ClaimTurn(c, {}).ok());
     ASSERT_TRUE(
         stores_.episodic->FinishTurnClaim(c.key, "{\"rules\":[\"never email zebra\"]}").ok());
@@ -236,8 +238,8 @@ TEST_P(ErasureConformance, ErasureRemovesTheTurnClaimsAndTheirStoredResults) {
   claim("bob", "s1");
   ASSERT_TRUE(stores_.admin->EraseSession({.owner = "alice", .session_id = "s1"}).ok());
   auto get = [&](const std::string& owner, const std::string& session) {
-    auto got =
-        stores_.episodic->GetTurnClaim({.owner = owner, .session_id = session, .turn_id = "t1"});
+    auto got = stores_.episodic->GetTurnClaim(
+        {.owner = owner, .session_id = TestSessionId(session), .turn_id = TestTurnId("t1")});
     EXPECT_TRUE(got.ok());
     return got.ok() && got->has_value();
   };
@@ -254,7 +256,7 @@ TEST_P(ErasureConformance, ErasingANonexistentSessionCountsNothing) {
   auto counts = stores_.admin->EraseSession({.owner = "alice", .session_id = "nope"});
   ASSERT_TRUE(counts.ok());
   for (const auto& [name, n] : counts->Named()) EXPECT_EQ(n, 0) << name;
-  EXPECT_EQ(stores_.episodic->SessionTurns("alice", "s1", 0, 100)->size(), 2u);
+  EXPECT_EQ(stores_.episodic->SessionTurns("alice", TestSessionId("s1"), 0, 100)->size(), 2u);
 }
 
 TEST_P(ErasureConformance, ErasureRejectsABlankOwnerOrSession) {
@@ -303,7 +305,8 @@ TEST_P(ErasureConformance, ErasePrincipalRemovesEverythingTheOwnerOwns) {
   auto hits = stores_.entries->KeywordSearch({.terms = text::QueryTerms("zebra")});
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].entry.owner, "bob");
-  EXPECT_EQ(*stores_.entries->FindExact("alice", "tool-shell", "r"), std::nullopt);
+  EXPECT_EQ(*stores_.entries->FindExact("alice", TestNamespace("tool-shell"), TestKey("r")),
+            std::nullopt);
   std::vector<Label> labels;
   ASSERT_TRUE(stores_.entries
                   ->ForEachVector(kSignature,

@@ -124,7 +124,7 @@ TEST_P(RestoreConformance, WritesEveryRowAsGivenWithItsIndexRows) {
   EXPECT_EQ(r->entries_created, 1);
   EXPECT_EQ(r->skipped, 0);
 
-  auto entry = stores_.entries->FindExact("alice", "global", "k");
+  auto entry = stores_.entries->FindExact("alice", TestNamespace("global"), TestKey("k"));
   ASSERT_TRUE(entry.ok() && entry->has_value());
   EXPECT_EQ((*entry)->id, "00000000-0000-4000-8000-000000000001");
   EXPECT_EQ((*entry)->created_at, 4000);
@@ -134,7 +134,7 @@ TEST_P(RestoreConformance, WritesEveryRowAsGivenWithItsIndexRows) {
   ASSERT_TRUE(signatures.ok());
   EXPECT_EQ(*signatures, std::vector<std::string>{"external:2"});
 
-  auto turns = stores_.episodic->SessionTurns("alice", "s1", 0, 10);
+  auto turns = stores_.episodic->SessionTurns("alice", TestSessionId("s1"), 0, 10);
   ASSERT_TRUE(turns.ok());
   ASSERT_EQ(turns->size(), 2u);
   EXPECT_EQ((*turns)[1].id, 41);
@@ -193,7 +193,7 @@ TEST_P(RestoreConformance, AgainSkipsEveryRowButTheEntries) {
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(again->entries_created, 0);
   EXPECT_EQ(again->skipped, 2 + 1 + 1 + 1 + 1 + 1 + 2);
-  auto turns = stores_.episodic->SessionTurns("alice", "s1", 0, 10);
+  auto turns = stores_.episodic->SessionTurns("alice", TestSessionId("s1"), 0, 10);
   ASSERT_TRUE(turns.ok());
   EXPECT_EQ(turns->size(), 2u);
 }
@@ -205,7 +205,7 @@ TEST_P(RestoreConformance, ABadRowWritesNothing) {
   auto r = stores_.admin->Restore(b);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-  auto entry = stores_.entries->FindExact("alice", "global", "k");
+  auto entry = stores_.entries->FindExact("alice", TestNamespace("global"), TestKey("k"));
   ASSERT_TRUE(entry.ok());
   EXPECT_FALSE(entry->has_value());
   auto turns = stores_.episodic->TurnsAfter(0, 10);

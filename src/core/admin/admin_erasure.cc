@@ -17,8 +17,8 @@
 #include "core/admin/admin_options.h"
 #include "core/services/context_options.h"
 #include "core/validation.h"
-#include "core/values.h"
 #include "rules/tool_rule.h"
+#include "storage/values.h"
 
 namespace mnemo {
 namespace {
@@ -63,9 +63,10 @@ Result<int64_t> Admin::EraseCapturedRules(const std::string& owner, std::string_
   int64_t erased = 0;
   for (const storage::RuleCapture& c : captures) {
     if (c.session_id != session_id || elsewhere.contains({c.tool_name, c.rule_id})) continue;
+    MNEMO_ASSIGN_OR_RETURN(const rules::RuleAddress at,
+                           rules::RuleAddressOf(c.tool_name, c.rule_id));
     MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> rule,
-                           stores_.entries->FindExact(owner, rules::RuleNamespace(c.tool_name),
-                                                      rules::RuleKey(c.rule_id)));
+                           stores_.entries->FindExact(owner, at.ns, at.key));
     if (!rule) continue;  // deleted since
     MNEMO_ASSIGN_OR_RETURN(bool deleted, stores_.entries->Delete(rule->id));
     if (deleted) ++erased;
@@ -78,7 +79,7 @@ Result<int64_t> Admin::EraseCapturedRules(const std::string& owner, std::string_
 
 Result<ErasureCounts> Admin::SessionForget(const Principal& who, const SessionForgetRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  MNEMO_RETURN_IF_ERROR(SessionId::Parse(req.session_id).status());
+  MNEMO_ASSIGN_OR_RETURN(const SessionId session, SessionId::Parse(req.session_id));
   std::optional<PrincipalId> named;
   if (req.owner) {
     MNEMO_ASSIGN_OR_RETURN(named, PrincipalId::Parse(*req.owner, "owner"));
@@ -93,7 +94,7 @@ Result<ErasureCounts> Admin::SessionForget(const Principal& who, const SessionFo
   // archive files.
   archivist_.Flush();
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
-                         stores_.episodic->SessionTurns(owner, req.session_id, 0, INT64_MAX));
+                         stores_.episodic->SessionTurns(owner, session, 0, INT64_MAX));
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> segments,
                          stores_.episodic->Segments(false, owner, req.session_id));
   MNEMO_ASSIGN_OR_RETURN(std::vector<std::string> documents,

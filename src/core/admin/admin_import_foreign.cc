@@ -473,8 +473,10 @@ Result<ForeignImportReport> Admin::WriteForeign(storage::RestoreBatch batch,
   // leaves their times alone.
   std::vector<storage::EntryWrite> writes;
   for (storage::EntryWrite& w : batch.entries) {
+    MNEMO_ASSIGN_OR_RETURN(const Namespace ns, Namespace::Parse(w.ns));
+    MNEMO_ASSIGN_OR_RETURN(const Key key, Key::Parse(w.key));
     MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> stored,
-                           stores_.entries->FindExact(w.owner, w.ns, w.key));
+                           stores_.entries->FindExact(w.owner, ns, key));
     if (!stored) {
       ++report.entries_created;
     } else if (stored->content == w.content && stored->category == w.category &&

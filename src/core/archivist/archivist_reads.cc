@@ -14,7 +14,7 @@
 #include "core/search/fusion.h"
 #include "core/search/turn_ranking.h"
 #include "core/validation.h"
-#include "core/values.h"
+#include "storage/values.h"
 #include "text/pipeline/query.h"
 #include "text/snippet.h"
 #include "text/strip.h"
@@ -119,9 +119,9 @@ Result<std::vector<EpisodicHit>> Archivist::EpisodicSearch(const Principal& who,
 Result<std::vector<EpisodicTurn>> Archivist::SessionTurns(const Principal& who,
                                                           std::string_view session_id) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
-  MNEMO_RETURN_IF_ERROR(SessionId::Parse(std::string(session_id)).status());
+  MNEMO_ASSIGN_OR_RETURN(SessionId session, SessionId::Parse(std::string(session_id)));
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
-                         episodic_.SessionTurns(who.name, session_id, 0, INT64_MAX));
+                         episodic_.SessionTurns(who.name, session, 0, INT64_MAX));
   std::vector<EpisodicTurn> out;
   out.reserve(rows.size());
   for (storage::TurnRow& r : rows) out.push_back(ToEpisodicTurn(std::move(r)));

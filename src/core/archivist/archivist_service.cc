@@ -16,7 +16,7 @@
 #include "core/components.h"
 #include "core/formats/turn_result_json.h"
 #include "core/validation.h"
-#include "core/values.h"
+#include "storage/values.h"
 
 namespace mnemo {
 namespace {
@@ -142,9 +142,9 @@ void Archivist::PostFinalize(const std::string& owner, const std::string& sessio
 Result<SessionEndResult> Archivist::SessionEnd(const Principal& who, std::string_view session_id,
                                                bool sync) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
-  MNEMO_RETURN_IF_ERROR(SessionId::Parse(std::string(session_id)).status());
-  MNEMO_ASSIGN_OR_RETURN(std::string closed, archivist::CloseOpenSegment(
-                                                 episodic_, who.name, session_id, clock_->NowMs()));
+  MNEMO_ASSIGN_OR_RETURN(const SessionId session, SessionId::Parse(std::string(session_id)));
+  MNEMO_ASSIGN_OR_RETURN(std::string closed, archivist::CloseOpenSegment(episodic_, who.name,
+                                                                         session, clock_->NowMs()));
   SessionEndResult out{.closed = !closed.empty(), .segment_id = closed};
   if (out.closed) PostFinalize(who.name, std::string(session_id), std::move(closed));
   // Whoever closed the session's segments (this call, a turn, the idle
@@ -180,8 +180,9 @@ Result<int64_t> Archivist::CloseIdleSegments(bool sync) {
         }
         return change;
       };
+      MNEMO_ASSIGN_OR_RETURN(SessionId session, SessionId::Parse(s.session_id));
       MNEMO_ASSIGN_OR_RETURN(storage::SegmentChange applied,
-                             episodic_.StepSegment(s.owner, s.session_id, decide));
+                             episodic_.StepSegment(s.owner, session, decide));
       if (applied.close_open) {
         PostFinalize(s.owner, s.session_id, s.id);
         ++closed;

@@ -14,9 +14,9 @@
 #include "core/archivist/public_episodic.h"
 #include "core/formats/turn_result_json.h"
 #include "core/validation.h"
-#include "core/values.h"
 #include "rules/tool_rule.h"
 #include "storage/rules/episodic_rules.h"
+#include "storage/values.h"
 #include "text/strip.h"
 #include "text/utf8.h"
 
@@ -24,6 +24,13 @@ namespace mnemo {
 
 Result<TurnResult> Archivist::TurnComplete(const Principal& who, const Turn& turn) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
+  // The session and the turn id are parsed once, here, and go down typed.
+  MNEMO_ASSIGN_OR_RETURN(SessionId session, SessionId::Parse(turn.session_id));
+  std::optional<TurnId> turn_id;
+  if (turn.turn_id) {
+    MNEMO_ASSIGN_OR_RETURN(TurnId id, TurnId::Parse(*turn.turn_id));
+    turn_id = std::move(id);
+  }
   MNEMO_RETURN_IF_ERROR(ValidateTurn(turn));
   TurnResult result;
   const TimeMs now = clock_->NowMs();
@@ -32,10 +39,11 @@ Result<TurnResult> Archivist::TurnComplete(const Principal& who, const Turn& tur
   // threads or processes, one stores the turn and the others replay its
   // result.
   std::optional<storage::TurnClaim> claim;
-  if (turn.turn_id) {
-    claim = storage::TurnClaim{
-        .key = {.owner = who.name, .session_id = turn.session_id, .turn_id = *turn.turn_id},
-        .claimed_at = now};
+  if (turn_id) {
+    claim = storage::TurnClaim{.key = {.owner = who.name,
+                                       .session_id = std::move(session),
+                                       .turn_id = std::move(*turn_id)},
+                               .claimed_at = now};
   }
   // The turn as its rows keep it: one copy, redacted once, and only when
   // the rows are redacted; the rules then read its redacted user message
@@ -78,8 +86,8 @@ Result<TurnResult> Archivist::TurnComplete(const Principal& who, const Turn& tur
     // claim.
     Result<bool> finished = episodic_.FinishTurnClaim(claim->key, EncodeTurnResult(result));
     if (!finished.ok() && finished.status().code() != StatusCode::kNotFound) {
-      logger_->Log(LogLevel::kWarn, "cannot store the result of turn " + claim->key.turn_id + ": " +
-                                        finished.status().message());
+      logger_->Log(LogLevel::kWarn, "cannot store the result of turn " + claim->key.turn_id.str() +
+                                        ": " + finished.status().message());
     }
   }
   MNEMO_RETURN_IF_ERROR(done);
@@ -102,8 +110,6 @@ Status Archivist::RecordRuleCaptures(const Principal& who, const std::string& se
 }
 
 Status Archivist::ValidateTurn(const Turn& turn) const {
-  MNEMO_RETURN_IF_ERROR(SessionId::Parse(turn.session_id).status());
-  if (turn.turn_id) MNEMO_RETURN_IF_ERROR(TurnId::Parse(*turn.turn_id).status());
   for (size_t i = 0; i < turn.tool_calls.size(); ++i) {
     const std::string field = "tool_calls[" + std::to_string(i) + "].name";
     MNEMO_ASSIGN_OR_RETURN(std::string tool, Rules::CheckToolName(turn.tool_calls[i].name, field));
@@ -206,7 +212,7 @@ Result<TurnResult> Archivist::ReplayTurn(storage::TurnClaim claim) {
     pause = std::min(pause * 2, std::chrono::milliseconds(25));
     MNEMO_ASSIGN_OR_RETURN(std::optional<storage::TurnClaim> now,
                            episodic_.GetTurnClaim(claim.key));
-    if (!now) return NotFound("turn " + claim.key.turn_id + " is no longer stored");
+    if (!now) return NotFound("turn " + claim.key.turn_id.str() + " is no longer stored");
     claim = std::move(*now);
   }
   TurnResult out;

@@ -14,7 +14,6 @@
 #include "context/tool_registry.h"
 #include "core/archivist/archivist_options.h"
 #include "core/search/search_service.h"
-#include "core/values.h"
 #include "mnemo/clock.h"
 #include "mnemo/config.h"
 #include "mnemo/documents.h"
@@ -23,6 +22,7 @@
 #include "mnemo/types.h"
 #include "storage/document_store.h"
 #include "storage/episodic_store.h"
+#include "storage/values.h"
 
 namespace mnemo {
 

@@ -21,6 +21,7 @@
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 #include "storage/entry_store.h"
+#include "storage/values.h"
 
 namespace mnemo {
 

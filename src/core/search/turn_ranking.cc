@@ -12,6 +12,7 @@
 #include "context/tool_registry.h"
 #include "core/search/fusion.h"
 #include "storage/rules/episodic_rules.h"
+#include "storage/values.h"
 #include "text/pipeline/query.h"
 #include "text/snippet.h"
 #include "text/utf8.h"
@@ -104,9 +105,10 @@ Result<std::vector<storage::TurnRow>> NeighbourTurns(storage::EpisodicStore& epi
                                                      const storage::TurnRow& hit, int span) {
   std::vector<storage::TurnRow> out;
   if (span <= 0) return out;
+  MNEMO_ASSIGN_OR_RETURN(SessionId session, SessionId::Parse(hit.session_id));
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<storage::TurnRow> rows,
-      episodic.SessionTurns(hit.owner, hit.session_id, std::max<int64_t>(0, hit.seq - span),
+      episodic.SessionTurns(hit.owner, session, std::max<int64_t>(0, hit.seq - span),
                             hit.seq + span));
   for (storage::TurnRow& r : rows) {
     if (r.seq != hit.seq) out.push_back(std::move(r));
@@ -162,8 +164,9 @@ Result<std::vector<RankedTurn>> ScoreCandidates(storage::EpisodicStore& episodic
         to = seqs[++i] + kNeighbourSpan;
       }
       ++i;
+      MNEMO_ASSIGN_OR_RETURN(SessionId session_id, SessionId::Parse(session.second));
       MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> near,
-                             episodic.SessionTurns(session.first, session.second, from, to));
+                             episodic.SessionTurns(session.first, session_id, from, to));
       for (storage::TurnRow& r : near) {
         std::string key = PlaceKey(r, r.seq);
         if (at.contains(key) || !HasTextToRead(r) || !storage::internal::TurnInWindow(query, r)) {

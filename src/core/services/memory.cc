@@ -12,8 +12,8 @@
 #include "base/request_trace.h"
 #include "core/access.h"
 #include "core/validation.h"
-#include "core/values.h"
 #include "rules/tool_rule.h"
+#include "storage/values.h"
 #include "text/secrets.h"
 
 namespace mnemo {
@@ -25,11 +25,16 @@ Status NotFoundFor(std::string_view key) {
   return NotFound("No memory entry found for key: " + std::string(key));
 }
 
-// An entry's address: its key and namespace, parsed. The stores take the
-// request's own strings after it (no copy).
-Status ValidateAddress(std::string_view key, std::string_view ns) {
-  MNEMO_RETURN_IF_ERROR(Key::Parse(std::string(key)).status());
-  return Namespace::Parse(std::string(ns)).status();
+// An entry's address: its key and namespace, parsed once; the stores'
+// lookups take them.
+struct Address {
+  Key key;
+  Namespace ns;
+};
+Result<Address> ParseAddress(std::string_view key, std::string_view ns) {
+  MNEMO_ASSIGN_OR_RETURN(Key parsed_key, Key::Parse(std::string(key)));
+  MNEMO_ASSIGN_OR_RETURN(Namespace parsed_ns, Namespace::Parse(std::string(ns)));
+  return Address{.key = std::move(parsed_key), .ns = std::move(parsed_ns)};
 }
 
 }  // namespace
@@ -72,7 +77,7 @@ Result<RecallResponse> Memory::Recall(const Principal& who, const RecallRequest&
 
 Result<StoreResult> Memory::Store(const Principal& who, const StoreRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory.enabled));
-  MNEMO_RETURN_IF_ERROR(ValidateAddress(req.key, req.ns));
+  MNEMO_RETURN_IF_ERROR(ParseAddress(req.key, req.ns).status());
   if (rules::ToolOfNamespace(req.ns) && req.key.starts_with("rule/")) {
     return InvalidArgument("key \"rule/...\" in namespace " + req.ns +
                                " is a tool rule: write rules with memory.tool_rule_put (they are "
@@ -113,16 +118,16 @@ Result<StoreResult> Memory::Store(const Principal& who, const StoreRequest& req)
 }
 
 Result<std::optional<Entry>> Memory::ResolveForRead(const Principal& who, const GetRequest& req) {
-  MNEMO_RETURN_IF_ERROR(ValidateAddress(req.key, req.ns));
+  MNEMO_ASSIGN_OR_RETURN(const Address at, ParseAddress(req.key, req.ns));
   if (req.owner) {
     MNEMO_ASSIGN_OR_RETURN(const PrincipalId owner, PrincipalId::Parse(*req.owner, "owner"));
     // Only an admin may address another principal's entry; for anyone else
     // that is indistinguishable from a missing entry.
     if (!IsAdmin(who, options_->acl_enabled) && owner.view() != who.name)
       return std::optional<Entry>();
-    return entries_.FindExact(owner.str(), req.ns, req.key);
+    return entries_.FindExact(owner.str(), at.ns, at.key);
   }
-  return entries_.Resolve(req.ns, req.key, ReadScopeFor(who, options_->acl_enabled));
+  return entries_.Resolve(at.ns, at.key, ReadScopeFor(who, options_->acl_enabled));
 }
 
 Result<Entry> Memory::Get(const Principal& who, const GetRequest& req) {
@@ -160,21 +165,21 @@ Result<Entry> Memory::MarkUseful(const Principal& who, const GetRequest& req) {
 
 Result<bool> Memory::Forget(const Principal& who, const ForgetRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory.enabled));
-  MNEMO_RETURN_IF_ERROR(ValidateAddress(req.key, req.ns));
+  MNEMO_ASSIGN_OR_RETURN(const Address at, ParseAddress(req.key, req.ns));
   std::optional<PrincipalId> owner;
   if (req.owner) {
     MNEMO_ASSIGN_OR_RETURN(owner, PrincipalId::Parse(*req.owner, "owner"));
   }
   std::optional<Entry> target;
   if (owner && IsAdmin(who, options_->acl_enabled)) {
-    MNEMO_ASSIGN_OR_RETURN(target, entries_.FindExact(owner->str(), req.ns, req.key));
+    MNEMO_ASSIGN_OR_RETURN(target, entries_.FindExact(owner->str(), at.ns, at.key));
   } else if (IsAdmin(who, options_->acl_enabled)) {
     // Own entry first, then (admin or ACL off) the most recent one.
     MNEMO_ASSIGN_OR_RETURN(
-        target, entries_.Resolve(req.ns, req.key, ReadScopeFor(who, options_->acl_enabled)));
+        target, entries_.Resolve(at.ns, at.key, ReadScopeFor(who, options_->acl_enabled)));
   } else {
     // Under ACL a user forgets only their own entries.
-    MNEMO_ASSIGN_OR_RETURN(target, entries_.FindExact(who.name, req.ns, req.key));
+    MNEMO_ASSIGN_OR_RETURN(target, entries_.FindExact(who.name, at.ns, at.key));
   }
   if (!target) return false;
   return entries_.Delete(target->id);

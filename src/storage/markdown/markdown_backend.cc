@@ -98,6 +98,15 @@ EntryWrite WriteOf(const Entry& e) {
   return w;
 }
 
+// The entry stored at an address the backend holds as text (a write it
+// checked, an item of a file): parsed as a request's address is.
+Result<std::optional<Entry>> FindStored(EntryStore& index, std::string_view owner,
+                                        const std::string& ns, const std::string& key) {
+  MNEMO_ASSIGN_OR_RETURN(Namespace parsed_ns, Namespace::Parse(ns));
+  MNEMO_ASSIGN_OR_RETURN(Key parsed_key, Key::Parse(key));
+  return index.FindExact(owner, parsed_ns, parsed_key);
+}
+
 }  // namespace
 
 MarkdownBackend::MarkdownBackend(std::string root, Stores index, Stores data,
@@ -230,7 +239,7 @@ Status MarkdownBackend::ReconcileLocked(bool full) {
       } else if (full) {
         if (auto at = indexed.find(address); at != indexed.end()) current = at->second;
       } else {
-        MNEMO_ASSIGN_OR_RETURN(current, index_.entries->FindExact(want.owner, want.ns, want.key));
+        MNEMO_ASSIGN_OR_RETURN(current, FindStored(*index_.entries, want.owner, want.ns, want.key));
       }
       // Items a person wrote or changed get what the files need to
       // round-trip: an id, times.
@@ -441,7 +450,7 @@ Result<RestoreReport> MarkdownBackend::Restore(const RestoreBatch& batch) {
     for (const EntryWrite& w : batch.entries) {
       if (!placed.insert(Address(w.owner, w.ns, w.key)).second) continue;
       MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> stored,
-                             index_.entries->FindExact(w.owner, w.ns, w.key));
+                             FindStored(*index_.entries, w.owner, w.ns, w.key));
       if (stored) PlaceLocked(*stored, dirty);
     }
     report.skipped += forwarded.skipped;
@@ -460,7 +469,7 @@ Result<int64_t> MarkdownBackend::UpsertBatch(std::span<const EntryWrite> writes,
     for (const EntryWrite& w : writes) {
       if (!placed.insert(Address(w.owner, w.ns, w.key)).second) continue;
       MNEMO_ASSIGN_OR_RETURN(std::optional<Entry> stored,
-                             index_.entries->FindExact(w.owner, w.ns, w.key));
+                             FindStored(*index_.entries, w.owner, w.ns, w.key));
       if (stored) PlaceLocked(*stored, dirty);
     }
     return created;
@@ -550,13 +559,13 @@ Result<std::optional<Entry>> MarkdownBackend::AddCounters(std::string_view id, i
   return index_.entries->AddCounters(id, access_delta, useful_delta);
 }
 
-Result<std::optional<Entry>> MarkdownBackend::FindExact(std::string_view owner, std::string_view ns,
-                                                        std::string_view key) {
+Result<std::optional<Entry>> MarkdownBackend::FindExact(std::string_view owner, const Namespace& ns,
+                                                        const Key& key) {
   MNEMO_RETURN_IF_ERROR(Sync());
   return index_.entries->FindExact(owner, ns, key);
 }
 
-Result<std::optional<Entry>> MarkdownBackend::Resolve(std::string_view ns, std::string_view key,
+Result<std::optional<Entry>> MarkdownBackend::Resolve(const Namespace& ns, const Key& key,
                                                       const ReadScope& scope) {
   MNEMO_RETURN_IF_ERROR(Sync());
   return index_.entries->Resolve(ns, key, scope);

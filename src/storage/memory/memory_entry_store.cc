@@ -174,18 +174,17 @@ Result<std::vector<UpsertResult>> MemoryEntryStore::Mutate(const EntryGroup& gro
 }
 
 Result<std::optional<Entry>> MemoryEntryStore::FindExact(std::string_view owner,
-                                                         std::string_view ns,
-                                                         std::string_view key) {
+                                                         const Namespace& ns, const Key& key) {
   std::shared_lock lock(state_->mu_);
-  auto it = state_->by_address_.find({std::string(owner), std::string(ns), std::string(key)});
+  auto it = state_->by_address_.find({std::string(owner), ns.str(), key.str()});
   if (it == state_->by_address_.end()) return std::optional<Entry>();
   return std::optional<Entry>(state_->docs_.at(it->second).entry);
 }
 
-Result<std::optional<Entry>> MemoryEntryStore::Resolve(std::string_view ns, std::string_view key,
+Result<std::optional<Entry>> MemoryEntryStore::Resolve(const Namespace& ns, const Key& key,
                                                        const ReadScope& scope) {
   std::shared_lock lock(state_->mu_);
-  auto it = state_->by_name_.find({std::string(ns), std::string(key)});
+  auto it = state_->by_name_.find({ns.str(), key.str()});
   if (it == state_->by_name_.end()) return std::optional<Entry>();
   const Entry* best = nullptr;
   // Own entry first, then the most recently updated; owner breaks ties.

@@ -145,12 +145,12 @@ void MemoryState::InsertTurnLocked(const TurnRow& row, std::string_view search_t
 }
 
 Result<std::vector<TurnRow>> MemoryEpisodicStore::SessionTurns(std::string_view owner,
-                                                               std::string_view session_id,
+                                                               const SessionId& session_id,
                                                                int64_t from_seq, int64_t to_seq) {
   std::shared_lock lock(state_->mu_);
   std::vector<TurnRow> rows;
   const std::string o(owner);
-  const std::string s(session_id);
+  const std::string s(session_id.view());
   for (auto it = state_->turns_by_session_.lower_bound({o, s, from_seq});
        it != state_->turns_by_session_.end(); ++it) {
     const auto& [row_owner, row_session, seq] = it->first;
@@ -206,9 +206,9 @@ Status MemoryEpisodicStore::ReplaceTurnSearchText(int64_t id, std::string_view s
 }
 
 Result<std::optional<SegmentRow>> MemoryEpisodicStore::OpenSegment(std::string_view owner,
-                                                                   std::string_view session_id) {
+                                                                   const SessionId& session_id) {
   std::shared_lock lock(state_->mu_);
-  auto it = state_->open_segments_.find({std::string(owner), std::string(session_id)});
+  auto it = state_->open_segments_.find({std::string(owner), session_id.str()});
   if (it == state_->open_segments_.end()) return std::optional<SegmentRow>();
   return std::optional<SegmentRow>(state_->segments_.at(it->second));
 }
@@ -243,10 +243,10 @@ Result<bool> MemoryEpisodicStore::CloseSegment(std::string_view id, TimeMs close
 }
 
 Result<SegmentChange> MemoryEpisodicStore::StepSegment(std::string_view owner,
-                                                       std::string_view session_id,
+                                                       const SessionId& session_id,
                                                        const SegmentDecision& decide) {
   std::unique_lock lock(state_->mu_);
-  return state_->StepSegmentLocked(owner, session_id, decide);
+  return state_->StepSegmentLocked(owner, session_id.view(), decide);
 }
 
 Result<SegmentChange> MemoryState::StepSegmentLocked(std::string_view owner,

@@ -15,16 +15,16 @@ class MemoryEpisodicStore final : public EpisodicStore {
   explicit MemoryEpisodicStore(std::shared_ptr<MemoryState> state) : state_(std::move(state)) {}
 
   Result<std::vector<TurnRow>> AppendTurns(std::span<const TurnWrite> rows) override;
-  Result<std::vector<TurnRow>> SessionTurns(std::string_view owner, std::string_view session_id,
+  Result<std::vector<TurnRow>> SessionTurns(std::string_view owner, const SessionId& session_id,
                                             int64_t from_seq, int64_t to_seq) override;
   Result<std::vector<TurnHit>> SearchTurns(const TurnQuery& query) override;
   Result<std::vector<TurnRow>> TurnsAfter(int64_t after_id, int limit) override;
   Status ReplaceTurnSearchText(int64_t id, std::string_view search_text) override;
   Result<std::optional<SegmentRow>> OpenSegment(std::string_view owner,
-                                                std::string_view session_id) override;
+                                                const SessionId& session_id) override;
   Status PutSegment(const SegmentRow& s) override;
   Result<bool> CloseSegment(std::string_view id, TimeMs closed_at) override;
-  Result<SegmentChange> StepSegment(std::string_view owner, std::string_view session_id,
+  Result<SegmentChange> StepSegment(std::string_view owner, const SessionId& session_id,
                                     const SegmentDecision& decide) override;
   Result<std::optional<SegmentRow>> GetSegment(std::string_view id) override;
   Result<std::vector<SegmentRow>> Segments(bool all, std::string_view owner,

@@ -12,7 +12,7 @@ namespace mnemo::storage::internal {
 namespace {
 
 std::tuple<std::string, std::string, std::string> ClaimIndex(const TurnKey& key) {
-  return {key.owner, key.session_id, key.turn_id};
+  return {key.owner, key.session_id.str(), key.turn_id.str()};
 }
 
 }  // namespace
@@ -21,7 +21,7 @@ Result<TurnClaimOutcome> MemoryEpisodicStore::ClaimTurn(const TurnClaim& claim,
                                                         std::span<const TurnWrite> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnClaim(claim, rows));
   std::unique_lock lock(state_->mu_);
-  TurnClaimOutcome out;
+  TurnClaimOutcome out{.claim = claim};
   if (auto it = state_->turn_claims_.find(ClaimIndex(claim.key));
       it != state_->turn_claims_.end()) {
     out.claim = it->second;
@@ -61,7 +61,7 @@ Result<RecordedTurn> MemoryEpisodicStore::RecordTurn(const std::optional<TurnCla
   if (claim) {
     out.claim = TurnClaim{
         .key = claim->key, .first_seq = out.rows.front().seq, .claimed_at = claim->claimed_at};
-    state_->turn_claims_.emplace(ClaimIndex(claim->key), out.claim);
+    state_->turn_claims_.emplace(ClaimIndex(claim->key), *out.claim);
   }
   out.stored = true;
   return out;
@@ -72,7 +72,8 @@ Result<bool> MemoryEpisodicStore::FinishTurnClaim(const TurnKey& key, std::strin
   std::unique_lock lock(state_->mu_);
   auto it = state_->turn_claims_.find(ClaimIndex(key));
   if (it == state_->turn_claims_.end()) {
-    return NotFound("turn " + key.turn_id + " of session " + key.session_id + " is not claimed");
+    return NotFound("turn " + key.turn_id.str() + " of session " + key.session_id.str() +
+                    " is not claimed");
   }
   if (!it->second.result.empty()) return false;
   it->second.result = std::string(result);

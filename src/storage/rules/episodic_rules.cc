@@ -96,26 +96,16 @@ Status ValidateTurnWrites(std::span<const TurnWrite> rows) {
 }
 
 Status ValidateTurnKey(const TurnKey& key) {
+  // The session and the turn id are checked by their types (storage/values.h).
   if (key.owner.empty()) return InvalidArgument("owner must not be empty", "owner");
-  if (key.session_id.empty()) return InvalidArgument("session_id must not be empty", "session_id");
-  return ValidateTurnId(key.turn_id);
-}
-
-Status ValidateTurnId(std::string_view turn_id) {
-  if (turn_id.empty() || turn_id.size() > kMaxTurnIdBytes || !text::IsValidUtf8(turn_id)) {
-    return InvalidArgument("turn_id must be 1 to " + std::to_string(kMaxTurnIdBytes) +
-                               " bytes of UTF-8 (it is " + std::to_string(turn_id.size()) +
-                               " bytes long)",
-                           "turn_id");
-  }
   return Status::Ok();
 }
 
 Status ValidateTurnClaim(const TurnClaim& claim, std::span<const TurnWrite> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnKey(claim.key));
   MNEMO_RETURN_IF_ERROR(ValidateTurnWrites(rows));
-  if (!rows.empty() &&
-      (rows[0].row.owner != claim.key.owner || rows[0].row.session_id != claim.key.session_id)) {
+  if (!rows.empty() && (rows[0].row.owner != claim.key.owner ||
+                        rows[0].row.session_id != claim.key.session_id.view())) {
     return InvalidArgument("a claimed turn's rows belong to the claim's owner and session",
                            "session_id");
   }

@@ -18,12 +18,8 @@ namespace mnemo::storage::internal {
 // every row; roles are "user" or "assistant" (kInvalidArgument otherwise).
 Status ValidateTurnWrites(std::span<const TurnWrite> rows);
 
-// A turn id: 1 to kMaxTurnIdBytes bytes of UTF-8 (kInvalidArgument
-// "turn_id" naming its length and the limit otherwise). The one check of a
-// turn id, for the engine and every backend.
-Status ValidateTurnId(std::string_view turn_id);
-// A turn key needs an owner and a session, and ValidateTurnId
-// (kInvalidArgument otherwise).
+// A turn key needs an owner (kInvalidArgument otherwise); its session and
+// turn id are checked by their types.
 Status ValidateTurnKey(const TurnKey& key);
 // ValidateTurnKey and ValidateTurnWrites, and every row of the key's owner
 // and session.

@@ -142,7 +142,10 @@ json Dispatcher::HandleOne(const json& m, const Principal& who, Clock::time_poin
   }
   const std::string& method = method_it->get_ref<const std::string&>();
   auto params_it = m.find("params");
-  json params = params_it == m.end() ? json(nullptr) : *params_it;
+  // A reference, not a copy: the params hold the request's large texts
+  // (a turn's user_message), which are read from here on, never changed.
+  static const json kNoParams;
+  const json& params = params_it == m.end() ? kNoParams : *params_it;
   if (!params.is_null() && !params.is_object() && !params.is_array()) {
     return invalid(id, "\"params\" must be an object");
   }

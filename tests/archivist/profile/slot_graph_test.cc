@@ -68,7 +68,7 @@ class SlotGraph : public ::testing::TestWithParam<std::string> {
                                  (*stored)[i].content, {}, policy_);
       ASSERT_TRUE(step.ok()) << step.status().ToString();
     }
-    auto closed = CloseOpenSegment(*stores_.episodic, "local", session, at);
+    auto closed = CloseOpenSegment(*stores_.episodic, "local", TestSessionId(session), at);
     ASSERT_TRUE(closed.ok() && !closed->empty());
     Status done = FinalizeSegment(*stores_.episodic, *stores_.documents, *stores_.graph, *closed,
                                   {.documents = true}, at + 1000);

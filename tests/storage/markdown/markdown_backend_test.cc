@@ -19,6 +19,7 @@
 #include "storage/markdown/entry_file.h"
 #include "storage/markdown/entry_folder.h"
 #include "storage/stores.h"
+#include "storage/test_values.h"
 #include "test_util.h"
 #include "text/pipeline/query.h"
 
@@ -77,7 +78,7 @@ class MarkdownBackendTest : public ::testing::Test {
   }
 
   std::optional<Entry> Find(const std::string& key, const std::string& ns = "global") {
-    auto r = stores_.entries->FindExact("local", ns, key);
+    auto r = stores_.entries->FindExact("local", TestNamespace(ns), TestKey(key));
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : std::nullopt;
   }

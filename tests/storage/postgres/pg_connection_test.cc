@@ -277,7 +277,7 @@ TEST_F(PgServer, ReadsAreServedWhenAListedStandbyIsDown) {
                     ->entries()
                     .Upsert({.owner = "u", .key = key, .content = "v" + key, .now = 1000 + i})
                     .ok());
-    auto found = (*backend)->entries().FindExact("u", "global", key);
+    auto found = (*backend)->entries().FindExact("u", TestNamespace("global"), TestKey(key));
     ASSERT_TRUE(found.ok()) << found.status().ToString();
     ASSERT_TRUE(found->has_value()) << key;
     EXPECT_EQ((*found)->content, "v" + key);

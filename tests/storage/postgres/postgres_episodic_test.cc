@@ -82,7 +82,7 @@ TEST(PostgresEpisodic, TwoProcessesMergeCloseAndAppendAtomically) {
   ASSERT_TRUE(facets.ok());
   ASSERT_EQ(facets->size(), 1u);
   EXPECT_EQ((*facets)[0].evidence_count, 2 * kEach);
-  auto turns = b.first->episodic().SessionTurns("local", "shared", 0, INT64_MAX);
+  auto turns = b.first->episodic().SessionTurns("local", TestSessionId("shared"), 0, INT64_MAX);
   ASSERT_TRUE(turns.ok());
   ASSERT_EQ(turns->size(), static_cast<size_t>(4 * kEach));
   for (size_t i = 0; i < turns->size(); ++i) EXPECT_EQ((*turns)[i].seq, static_cast<int64_t>(i));

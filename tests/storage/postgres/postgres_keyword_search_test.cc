@@ -76,7 +76,7 @@ TEST(PostgresKeywordSearch, SameHitsAsSqliteWithThePrunedTryAndItsFallback) {
   for (const char* key : {"k207", "k9"}) {
     for (EntryStore* store : {static_cast<EntryStore*>(&(*pg)->entries()),
                               static_cast<EntryStore*>(&(*lite)->entries())}) {
-      auto e = store->FindExact("u2", "global", key);
+      auto e = store->FindExact("u2", TestNamespace("global"), TestKey(key));
       ASSERT_TRUE(e.ok() && e->has_value()) << key;
       ASSERT_TRUE(store->Delete((*e)->id).ok());
     }

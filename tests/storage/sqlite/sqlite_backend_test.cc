@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "storage/temp_dir.h"
+#include "storage/test_values.h"
 #include "text/pipeline/query.h"
 
 namespace mnemo::storage {
@@ -58,7 +59,7 @@ TEST(SqliteBackend, DataSurvivesCloseAndReopen) {
   }
   auto b = Open(path);
   ASSERT_NE(b, nullptr);
-  auto e = b->entries().FindExact("local", "global", "editor");
+  auto e = b->entries().FindExact("local", TestNamespace("global"), TestKey("editor"));
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_EQ((*e)->id, id);
   auto hits = b->entries().KeywordSearch({.terms = text::QueryTerms("helix")});

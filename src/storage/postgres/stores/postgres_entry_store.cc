@@ -160,19 +160,18 @@ Result<std::vector<UpsertResult>> PostgresEntryStore::Mutate(const EntryGroup& g
 }
 
 Result<std::optional<Entry>> PostgresEntryStore::FindExact(std::string_view owner,
-                                                           std::string_view ns,
-                                                           std::string_view key) {
+                                                           const Namespace& ns, const Key& key) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows, conn->Exec(std::string("SELECT ") + pg::kEntryColumns +
                                 " FROM entries e WHERE e.owner = $1 AND e.namespace = $2 AND "
                                 "e.key = $3",
-                            Params().Add(owner).Add(ns).Add(key), "find the entry"));
+                            Params().Add(owner).Add(ns.view()).Add(key.view()), "find the entry"));
   if (rows.empty()) return std::optional<Entry>();
   return std::optional<Entry>(pg::ReadEntry(rows, 0));
 }
 
-Result<std::optional<Entry>> PostgresEntryStore::Resolve(std::string_view ns, std::string_view key,
+Result<std::optional<Entry>> PostgresEntryStore::Resolve(const Namespace& ns, const Key& key,
                                                          const ReadScope& scope) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(
@@ -181,7 +180,8 @@ Result<std::optional<Entry>> PostgresEntryStore::Resolve(std::string_view ns, st
                      " FROM entries e WHERE e.namespace = $1 AND e.key = $2 AND "
                      "($3 OR e.owner = $4 OR e.visibility = 'public') "
                      "ORDER BY e.owner = $4 DESC, e.updated_at DESC, e.owner LIMIT 1",
-                 Params().Add(ns).Add(key).Add(scope.all).Add(scope.principal), "resolve the key"));
+                 Params().Add(ns.view()).Add(key.view()).Add(scope.all).Add(scope.principal),
+                 "resolve the key"));
   if (rows.empty()) return std::optional<Entry>();
   return std::optional<Entry>(pg::ReadEntry(rows, 0));
 }

@@ -264,14 +264,14 @@ Result<std::vector<TurnRow>> PostgresEpisodicStore::AppendTurns(std::span<const 
 }
 
 Result<std::vector<TurnRow>> PostgresEpisodicStore::SessionTurns(std::string_view owner,
-                                                                 std::string_view session_id,
+                                                                 const SessionId& session_id,
                                                                  int64_t from_seq, int64_t to_seq) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows, conn->Exec(std::string("SELECT ") + kTurnColumns +
                                 " FROM turns t WHERE t.owner = $1 AND t.session_id = $2 AND "
                                 "t.seq BETWEEN $3 AND $4 ORDER BY t.seq",
-                            Params().Add(owner).Add(session_id).Add(from_seq).Add(to_seq),
+                            Params().Add(owner).Add(session_id.view()).Add(from_seq).Add(to_seq),
                             "read the session's turns"));
   return ReadTurns(rows);
 }
@@ -349,9 +349,9 @@ Status PostgresEpisodicStore::ReplaceTurnSearchText(int64_t id, std::string_view
 }
 
 Result<std::optional<SegmentRow>> PostgresEpisodicStore::OpenSegment(std::string_view owner,
-                                                                     std::string_view session_id) {
+                                                                     const SessionId& session_id) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
-  return FindOpenSegment(*conn, owner, session_id);
+  return FindOpenSegment(*conn, owner, session_id.view());
 }
 
 Status PostgresEpisodicStore::PutSegment(const SegmentRow& s) {
@@ -391,14 +391,14 @@ Result<SegmentChange> StepSegmentIn(PgConn& conn, std::string_view owner,
 }
 
 Result<SegmentChange> PostgresEpisodicStore::StepSegment(std::string_view owner,
-                                                         std::string_view session_id,
+                                                         const SessionId& session_id,
                                                          const SegmentDecision& decide) {
   // Read, decide and write in one transaction under the writer lock: no
   // other step of any process runs between the read and the write. A
   // retried attempt reads afresh and asks `decide` again.
   SegmentChange change;
   MNEMO_RETURN_IF_ERROR(Write("step the segment", [&](PgConn& conn) -> Status {
-    MNEMO_ASSIGN_OR_RETURN(change, StepSegmentIn(conn, owner, session_id, decide));
+    MNEMO_ASSIGN_OR_RETURN(change, StepSegmentIn(conn, owner, session_id.view(), decide));
     return Status::Ok();
   }));
   return change;

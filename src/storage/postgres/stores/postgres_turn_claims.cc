@@ -17,11 +17,12 @@ using pg::PgConn;
 using pg::Rows;
 
 Result<std::optional<TurnClaim>> ReadClaim(PgConn& conn, const TurnKey& key) {
-  MNEMO_ASSIGN_OR_RETURN(Rows rows,
-                         conn.Exec("SELECT first_seq, result, claimed_at FROM turn_claims WHERE "
-                                   "owner = $1 AND session_id = $2 AND turn_id = $3",
-                                   Params().Add(key.owner).Add(key.session_id).Add(key.turn_id),
-                                   "read the turn claim"));
+  MNEMO_ASSIGN_OR_RETURN(
+      Rows rows,
+      conn.Exec("SELECT first_seq, result, claimed_at FROM turn_claims WHERE "
+                "owner = $1 AND session_id = $2 AND turn_id = $3",
+                Params().Add(key.owner).Add(key.session_id.view()).Add(key.turn_id.view()),
+                "read the turn claim"));
   if (rows.empty()) return std::optional<TurnClaim>();
   return std::optional<TurnClaim>(TurnClaim{.key = key,
                                             .first_seq = rows.Int(0, 0),
@@ -37,8 +38,8 @@ Status InsertClaim(PgConn& conn, const TurnClaim& claim) {
           "claimed_at) VALUES ($1, $2, $3, $4, '', $5)",
           Params()
               .Add(claim.key.owner)
-              .Add(claim.key.session_id)
-              .Add(claim.key.turn_id)
+              .Add(claim.key.session_id.view())
+              .Add(claim.key.turn_id.view())
               .Add(claim.first_seq)
               .Add(claim.claimed_at),
           "claim the turn")
@@ -51,9 +52,9 @@ Result<TurnClaimOutcome> PostgresEpisodicStore::ClaimTurn(const TurnClaim& claim
                                                           std::span<const TurnWrite> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnClaim(claim, rows));
   const std::vector<pg::IndexedText> texts = pg::IndexTurnTexts(rows);
-  TurnClaimOutcome out;
+  TurnClaimOutcome out{.claim = claim};
   MNEMO_RETURN_IF_ERROR(Write("claim the turn", [&](PgConn& conn) -> Status {
-    out = TurnClaimOutcome();  // a retried attempt starts afresh
+    out = TurnClaimOutcome{.claim = claim};  // a retried attempt starts afresh
     MNEMO_ASSIGN_OR_RETURN(std::optional<TurnClaim> stored, ReadClaim(conn, claim.key));
     if (stored) {
       out.claim = std::move(*stored);
@@ -88,7 +89,7 @@ Result<RecordedTurn> PostgresEpisodicStore::RecordTurn(const std::optional<TurnC
     if (claim) {
       out.claim = TurnClaim{
           .key = claim->key, .first_seq = out.rows.front().seq, .claimed_at = claim->claimed_at};
-      MNEMO_RETURN_IF_ERROR(InsertClaim(conn, out.claim));
+      MNEMO_RETURN_IF_ERROR(InsertClaim(conn, *out.claim));
     }
     MNEMO_ASSIGN_OR_RETURN(
         out.segment,
@@ -113,12 +114,13 @@ Result<bool> PostgresEpisodicStore::FinishTurnClaim(const TurnKey& key, std::str
         .Exec(
             "UPDATE turn_claims SET result = $1 WHERE owner = $2 AND session_id = $3 AND "
             "turn_id = $4",
-            Params().Add(result).Add(key.owner).Add(key.session_id).Add(key.turn_id),
+            Params().Add(result).Add(key.owner).Add(key.session_id.view()).Add(key.turn_id.view()),
             "store the turn's result")
         .status();
   }));
   if (!claimed) {
-    return NotFound("turn " + key.turn_id + " of session " + key.session_id + " is not claimed");
+    return NotFound("turn " + key.turn_id.str() + " of session " + key.session_id.str() +
+                    " is not claimed");
   }
   return stored_now;
 }

@@ -95,8 +95,7 @@ Result<std::vector<UpsertResult>> SqliteEntryStore::Mutate(const EntryGroup& gro
 }
 
 Result<std::optional<Entry>> SqliteEntryStore::FindExact(std::string_view owner,
-                                                         std::string_view ns,
-                                                         std::string_view key) {
+                                                         const Namespace& ns, const Key& key) {
   ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(
       Statement s,
@@ -104,14 +103,14 @@ Result<std::optional<Entry>> SqliteEntryStore::FindExact(std::string_view owner,
                       " FROM entries e WHERE e.owner = ? AND e.namespace = ? AND e.key = ?",
                   "find the entry"));
   s.Bind(1, owner);
-  s.Bind(2, ns);
-  s.Bind(3, key);
+  s.Bind(2, ns.view());
+  s.Bind(3, key.view());
   MNEMO_ASSIGN_OR_RETURN(bool found, s.Step("find the entry"));
   if (!found) return std::optional<Entry>();
   return std::optional<Entry>(ReadEntry(s));
 }
 
-Result<std::optional<Entry>> SqliteEntryStore::Resolve(std::string_view ns, std::string_view key,
+Result<std::optional<Entry>> SqliteEntryStore::Resolve(const Namespace& ns, const Key& key,
                                                        const ReadScope& scope) {
   ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(
@@ -120,8 +119,8 @@ Result<std::optional<Entry>> SqliteEntryStore::Resolve(std::string_view ns, std:
                                    "(?3 OR e.owner = ?4 OR e.visibility = 'public') "
                                    "ORDER BY e.owner = ?4 DESC, e.updated_at DESC, e.owner LIMIT 1",
                                "resolve the key"));
-  s.Bind(1, ns);
-  s.Bind(2, key);
+  s.Bind(1, ns.view());
+  s.Bind(2, key.view());
   s.Bind(3, static_cast<int64_t>(scope.all ? 1 : 0));
   s.Bind(4, scope.principal);
   MNEMO_ASSIGN_OR_RETURN(bool found, s.Step("resolve the key"));

@@ -25,9 +25,9 @@ class SqliteEntryStore final : public EntryStore {
                               std::vector<Label>* labels = nullptr) override;
   Result<std::vector<UpsertResult>> Mutate(const EntryGroup& group,
                                            const MutateFn& decide) override;
-  Result<std::optional<Entry>> FindExact(std::string_view owner, std::string_view ns,
-                                         std::string_view key) override;
-  Result<std::optional<Entry>> Resolve(std::string_view ns, std::string_view key,
+  Result<std::optional<Entry>> FindExact(std::string_view owner, const Namespace& ns,
+                                         const Key& key) override;
+  Result<std::optional<Entry>> Resolve(const Namespace& ns, const Key& key,
                                        const ReadScope& scope) override;
   Result<bool> Delete(std::string_view id) override;
   Result<std::optional<Entry>> AddCounters(std::string_view id, int64_t access_delta,

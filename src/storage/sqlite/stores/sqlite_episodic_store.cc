@@ -177,7 +177,7 @@ Result<std::vector<TurnRow>> SqliteEpisodicStore::AppendTurnsLocked(
 }
 
 Result<std::vector<TurnRow>> SqliteEpisodicStore::SessionTurns(std::string_view owner,
-                                                               std::string_view session_id,
+                                                               const SessionId& session_id,
                                                                int64_t from_seq, int64_t to_seq) {
   ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement s,
@@ -186,7 +186,7 @@ Result<std::vector<TurnRow>> SqliteEpisodicStore::SessionTurns(std::string_view 
                                          "t.seq BETWEEN ? AND ? ORDER BY t.seq",
                                      "read the session's turns"));
   s.Bind(1, owner);
-  s.Bind(2, session_id);
+  s.Bind(2, session_id.view());
   s.Bind(3, from_seq);
   s.Bind(4, to_seq);
   return ReadAll<TurnRow>(s, "read the session's turns", ReadTurn);
@@ -278,7 +278,7 @@ Status SqliteEpisodicStore::ReplaceTurnSearchText(int64_t id, std::string_view s
 }
 
 Result<std::optional<SegmentRow>> SqliteEpisodicStore::OpenSegment(std::string_view owner,
-                                                                   std::string_view session_id) {
+                                                                   const SessionId& session_id) {
   ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement s,
                          db->Prepare(std::string("SELECT ") + kSegmentColumns +
@@ -286,7 +286,7 @@ Result<std::optional<SegmentRow>> SqliteEpisodicStore::OpenSegment(std::string_v
                                          "status = 'open'",
                                      "find the session's open segment"));
   s.Bind(1, owner);
-  s.Bind(2, session_id);
+  s.Bind(2, session_id.view());
   MNEMO_ASSIGN_OR_RETURN(bool found, s.Step("find the session's open segment"));
   if (!found) return std::optional<SegmentRow>();
   return std::optional<SegmentRow>(ReadSegment(s));
@@ -422,12 +422,12 @@ Result<SegmentChange> StepSegmentIn(Connection& db, std::string_view owner,
 }
 
 Result<SegmentChange> SqliteEpisodicStore::StepSegment(std::string_view owner,
-                                                       std::string_view session_id,
+                                                       const SessionId& session_id,
                                                        const SegmentDecision& decide) {
   std::lock_guard lock(db_->writer_mu());
   Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
-  MNEMO_ASSIGN_OR_RETURN(SegmentChange change, StepSegmentIn(db, owner, session_id, decide));
+  MNEMO_ASSIGN_OR_RETURN(SegmentChange change, StepSegmentIn(db, owner, session_id.view(), decide));
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return change;
 }

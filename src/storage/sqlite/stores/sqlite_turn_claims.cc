@@ -22,8 +22,8 @@ constexpr const char* kClaimSelect =
 Result<std::optional<TurnClaim>> ReadClaim(Connection& db, const TurnKey& key) {
   MNEMO_ASSIGN_OR_RETURN(Statement s, db.Prepare(kClaimSelect, "read the turn claim"));
   s.Bind(1, key.owner);
-  s.Bind(2, key.session_id);
-  s.Bind(3, key.turn_id);
+  s.Bind(2, key.session_id.view());
+  s.Bind(3, key.turn_id.view());
   MNEMO_ASSIGN_OR_RETURN(bool found, s.Step("read the turn claim"));
   if (!found) return std::optional<TurnClaim>();
   return std::optional<TurnClaim>(TurnClaim{.key = key,
@@ -40,8 +40,8 @@ Status InsertClaim(Connection& db, const TurnClaim& claim) {
                  "claimed_at) VALUES (?, ?, ?, ?, '', ?)",
                  "claim the turn"));
   put.Bind(1, claim.key.owner);
-  put.Bind(2, claim.key.session_id);
-  put.Bind(3, claim.key.turn_id);
+  put.Bind(2, claim.key.session_id.view());
+  put.Bind(3, claim.key.turn_id.view());
   put.Bind(4, claim.first_seq);
   put.Bind(5, claim.claimed_at);
   return put.Run("claim the turn");
@@ -55,7 +55,7 @@ Result<TurnClaimOutcome> SqliteEpisodicStore::ClaimTurn(const TurnClaim& claim,
   std::lock_guard lock(db_->writer_mu());
   Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
-  TurnClaimOutcome out;
+  TurnClaimOutcome out{.claim = claim};
   MNEMO_ASSIGN_OR_RETURN(std::optional<TurnClaim> stored, ReadClaim(db, claim.key));
   if (stored) {
     out.claim = std::move(*stored);
@@ -90,7 +90,7 @@ Result<RecordedTurn> SqliteEpisodicStore::RecordTurn(const std::optional<TurnCla
   if (claim) {
     out.claim = TurnClaim{
         .key = claim->key, .first_seq = out.rows.front().seq, .claimed_at = claim->claimed_at};
-    MNEMO_RETURN_IF_ERROR(InsertClaim(db, out.claim));
+    MNEMO_RETURN_IF_ERROR(InsertClaim(db, *out.claim));
   }
   MNEMO_ASSIGN_OR_RETURN(
       out.segment, StepSegmentIn(db, rows[0].row.owner, rows[0].row.session_id,
@@ -107,7 +107,8 @@ Result<bool> SqliteEpisodicStore::FinishTurnClaim(const TurnKey& key, std::strin
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   MNEMO_ASSIGN_OR_RETURN(std::optional<TurnClaim> stored, ReadClaim(db, key));
   if (!stored)
-    return NotFound("turn " + key.turn_id + " of session " + key.session_id + " is not claimed");
+    return NotFound("turn " + key.turn_id.str() + " of session " + key.session_id.str() +
+                    " is not claimed");
   if (!stored->result.empty()) return false;
   MNEMO_ASSIGN_OR_RETURN(
       Statement put,
@@ -116,8 +117,8 @@ Result<bool> SqliteEpisodicStore::FinishTurnClaim(const TurnKey& key, std::strin
                  "store the turn's result"));
   put.Bind(1, result);
   put.Bind(2, key.owner);
-  put.Bind(3, key.session_id);
-  put.Bind(4, key.turn_id);
+  put.Bind(3, key.session_id.view());
+  put.Bind(4, key.turn_id.view());
   MNEMO_RETURN_IF_ERROR(put.Run("store the turn's result"));
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   return true;

@@ -14,6 +14,7 @@
 #include "storage/sqlite/rows/entry_sql.h"
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/temp_dir.h"
+#include "storage/test_values.h"
 #include "text/pipeline/query.h"
 
 namespace mnemo::storage::internal {
@@ -57,7 +58,7 @@ TEST(SqliteVectors, AVersion1DatabaseMigratesToVersion2WithItsEntries) {
   auto b = Open(path);
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->schema_version(), internal::LatestSchemaVersion());
-  auto e = b->entries().FindExact("local", "global", "editor");
+  auto e = b->entries().FindExact("local", TestNamespace("global"), TestKey("editor"));
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_EQ((*e)->id, "id-7");
   auto hits = b->entries().KeywordSearch({.terms = text::QueryTerms("helix")});

@@ -1,12 +1,11 @@
-#include "core/values.h"
+#include "storage/values.h"
 
-#include "core/validation.h"
-#include "storage/rules/episodic_rules.h"
+#include "storage/rules/value_rules.h"
 
 namespace mnemo {
 
 // Each Parse is the one door of its type; the rule itself is stated once, in
-// validation.h (or, for the turn id, where the turn store states its key).
+// storage/rules/value_rules.h.
 
 Result<Query> Query::Parse(std::string_view text) {
   MNEMO_RETURN_IF_ERROR(ValidateQuery(text));
@@ -34,7 +33,7 @@ Result<SessionId> SessionId::Parse(std::string text) {
 }
 
 Result<TurnId> TurnId::Parse(std::string text) {
-  MNEMO_RETURN_IF_ERROR(storage::internal::ValidateTurnId(text));
+  MNEMO_RETURN_IF_ERROR(ValidateTurnId(text));
   return TurnId(std::move(text));
 }
 

@@ -1,10 +1,15 @@
-#include "core/values.h"
+#include "storage/values.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 #include "mnemo/limits.h"
+#include "storage/entry_store.h"
+#include "storage/episodic_store.h"
 
 namespace mnemo {
 namespace {
@@ -113,6 +118,43 @@ TEST(Values, PrincipalIdRefusesBlankControlCharactersAndInvalidUtf8) {
   for (const char* name : {"alice", "local", "team:ops", "Zoë Müller", "user@example.com"}) {
     EXPECT_TRUE(PrincipalId::Parse(name).ok()) << name;
   }
+}
+
+// The stores take the checked values, and only Parse makes one: an
+// identifier from a request cannot reach the turn path or an entry lookup
+// unchecked, so the stores check nothing again. (On a tree where the stores
+// take strings this file does not compile.)
+TEST(Values, TheStoresTakeOnlyParsedIdentifiers) {
+  static_assert(!std::is_constructible_v<TurnId, std::string>);
+  static_assert(!std::is_constructible_v<TurnId, std::string_view>);
+  static_assert(!std::is_default_constructible_v<TurnId>);
+  static_assert(!std::is_constructible_v<SessionId, std::string>);
+  static_assert(!std::is_default_constructible_v<SessionId>);
+  static_assert(!std::is_default_constructible_v<storage::TurnKey>);
+  using Store = storage::EpisodicStore;
+  static_assert(!std::is_invocable_v<decltype(&Store::SessionTurns), Store&, std::string_view,
+                                     std::string_view, int64_t, int64_t>);
+  static_assert(std::is_invocable_v<decltype(&Store::SessionTurns), Store&, std::string_view,
+                                    const SessionId&, int64_t, int64_t>);
+  static_assert(
+      !std::is_invocable_v<decltype(&Store::OpenSegment), Store&, std::string_view, std::string>);
+  static_assert(std::is_invocable_v<decltype(&Store::OpenSegment), Store&, std::string_view,
+                                    const SessionId&>);
+  static_assert(!std::is_invocable_v<decltype(&Store::StepSegment), Store&, std::string_view,
+                                     std::string_view, const Store::SegmentDecision&>);
+  using Entries = storage::EntryStore;
+  static_assert(!std::is_invocable_v<decltype(&Entries::FindExact), Entries&, std::string_view,
+                                     std::string_view, std::string_view>);
+  static_assert(std::is_invocable_v<decltype(&Entries::FindExact), Entries&, std::string_view,
+                                    const Namespace&, const Key&>);
+  static_assert(!std::is_invocable_v<decltype(&Entries::Resolve), Entries&, std::string_view,
+                                     std::string_view, const storage::ReadScope&>);
+  static_assert(!std::is_constructible_v<Key, std::string>);
+  static_assert(!std::is_constructible_v<Namespace, std::string>);
+  // What the type stands for: the parse is the one door, and it refuses.
+  EXPECT_FALSE(TurnId::Parse("").ok());
+  EXPECT_FALSE(TurnId::Parse(std::string(kMaxTurnIdBytes + 1, 't')).ok());
+  EXPECT_FALSE(SessionId::Parse(" ").ok());
 }
 
 }  // namespace
