@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "core/values.h"
+#include "storage/values.h"
 #include "transport/rpc/jsonrpc.h"
 #include "transport/rpc/method_table.h"
 

@@ -9,7 +9,7 @@
 
 #include "core/services/tool_specs.h"
 #include "core/validation.h"
-#include "core/values.h"
+#include "storage/values.h"
 #include "rules/tool_rule.h"
 #include "storage/document_store.h"
 #include "storage/entry_store.h"

@@ -25,7 +25,7 @@
 #include "core/admin/admin_options.h"
 #include "core/formats/foreign_formats.h"
 #include "core/validation.h"
-#include "core/values.h"
+#include "storage/values.h"
 #include "storage/rules/graph_rules.h"
 #include "text/utf8.h"
 

@@ -13,7 +13,7 @@
 #include "core/archivist/archivist_options.h"
 #include "core/archivist/public_episodic.h"
 #include "core/validation.h"
-#include "core/values.h"
+#include "storage/values.h"
 #include "mnemo/limits.h"
 #include "storage/rules/graph_rules.h"
 

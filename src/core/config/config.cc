@@ -18,7 +18,7 @@
 #include "core/config/config_schema.h"
 #include "core/principals.h"
 #include "core/services/tool_specs.h"
-#include "core/values.h"
+#include "storage/values.h"
 #include "mnemo/config.h"
 #include "mnemo/limits.h"
 #include "rules/tool_rule.h"

@@ -2,7 +2,7 @@
 
 #include "base/time.h"
 #include "core/validation.h"
-#include "core/values.h"
+#include "storage/values.h"
 
 namespace mnemo {
 

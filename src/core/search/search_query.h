@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/values.h"
+#include "storage/values.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
 

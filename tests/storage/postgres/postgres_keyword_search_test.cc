@@ -187,10 +187,10 @@ TEST(PostgresKeywordSearch, AnotherNodesWriteDropsTheCachedStatistics) {
   check("gamma alpha", ReadScope{}, 0, "after B's writes, again");
   check("gamma alpha", u1, 1, "after B's writes, as u1");
   // A deletion through B moves them too.
-  auto gone = (*b)->entries().FindExact("u1", "global", "new0");
+  auto gone = (*b)->entries().FindExact("u1", TestNamespace("global"), TestKey("new0"));
   ASSERT_TRUE(gone.ok() && gone->has_value());
   ASSERT_TRUE((*b)->entries().Delete((*gone)->id).ok());
-  auto lite_gone = (*lite)->entries().FindExact("u1", "global", "new0");
+  auto lite_gone = (*lite)->entries().FindExact("u1", TestNamespace("global"), TestKey("new0"));
   ASSERT_TRUE(lite_gone.ok() && lite_gone->has_value());
   ASSERT_TRUE((*lite)->entries().Delete((*lite_gone)->id).ok());
   check("gamma alpha", u1, 1, "after B's deletion");
