@@ -243,22 +243,44 @@ std::string_view Rows::Text(int row, int col) const {
   return {PQgetvalue(result_, row, col), static_cast<size_t>(PQgetlength(result_, row, col))};
 }
 
+bool Rows::Binary(int col) const { return PQfformat(result_, col) == 1; }
+
 int64_t Rows::Int(int row, int col) const {
   if (IsNull(row, col)) return 0;
+  if (Binary(col)) {
+    // int2, int4 or int8, big-endian two's complement.
+    const std::string_view raw = Text(row, col);
+    uint64_t bits = 0;
+    for (const char c : raw) bits = bits << 8 | static_cast<unsigned char>(c);
+    const int shift = 64 - 8 * static_cast<int>(raw.size());
+    return shift <= 0 || shift >= 64 ? static_cast<int64_t>(bits)
+                                     : static_cast<int64_t>(bits << shift) >> shift;
+  }
   return std::strtoll(PQgetvalue(result_, row, col), nullptr, 10);
 }
 
 double Rows::Double(int row, int col) const {
   if (IsNull(row, col)) return 0;
+  if (Binary(col)) {
+    // float8 or float4, big-endian IEEE 754.
+    const std::string_view raw = Text(row, col);
+    uint64_t bits = 0;
+    for (const char c : raw) bits = bits << 8 | static_cast<unsigned char>(c);
+    if (raw.size() == 4) return std::bit_cast<float>(static_cast<uint32_t>(bits));
+    return std::bit_cast<double>(bits);
+  }
   return std::strtod(PQgetvalue(result_, row, col), nullptr);
 }
 
 bool Rows::Bool(int row, int col) const {
-  return !IsNull(row, col) && PQgetvalue(result_, row, col)[0] == 't';
+  if (IsNull(row, col)) return false;
+  const char first = PQgetvalue(result_, row, col)[0];
+  return Binary(col) ? first != 0 : first == 't';
 }
 
 std::string Rows::Bytes(int row, int col) const {
-  std::string_view hex = Text(row, col);  // \x0a1b...
+  if (Binary(col)) return std::string(Text(row, col));  // the bytes themselves
+  std::string_view hex = Text(row, col);                // \x0a1b...
   if (hex.starts_with("\\x")) hex.remove_prefix(2);
   std::string out(hex.size() / 2, '\0');
   for (size_t i = 0; i < out.size(); ++i) {
@@ -268,8 +290,17 @@ std::string Rows::Bytes(int row, int col) const {
 }
 
 std::vector<float> Rows::Floats(int row, int col) const {
-  const std::string bytes = Bytes(row, col);
+  std::string decoded;
+  std::string_view bytes = Text(row, col);
+  if (!Binary(col)) {
+    decoded = Bytes(row, col);
+    bytes = decoded;
+  }
   std::vector<float> out(bytes.size() / 4);
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(out.data(), bytes.data(), out.size() * 4);
+    return out;
+  }
   for (size_t i = 0; i < out.size(); ++i) {
     uint32_t bits = 0;
     for (size_t b = 0; b < 4; ++b) {
@@ -443,7 +474,7 @@ Result<std::vector<Rows>> PgConn::ExecPipelineOnce(std::span<const PgStatement> 
     int sent = 0;
     if (!st.prepared) {
       sent = PQsendQueryParams(conn_, st.sql.c_str(), st.params.size(), nullptr, st.params.values(),
-                               nullptr, nullptr, 0);
+                               nullptr, nullptr, st.binary_results ? 1 : 0);
     } else {
       std::string name;
       if (auto it = prepared_.find(st.sql); it != prepared_.end()) {
@@ -462,7 +493,7 @@ Result<std::vector<Rows>> PgConn::ExecPipelineOnce(std::span<const PgStatement> 
         preparing.emplace_back(st.sql, name);
       }
       sent = PQsendQueryPrepared(conn_, name.c_str(), st.params.size(), st.params.values(), nullptr,
-                                 nullptr, 0);
+                                 nullptr, st.binary_results ? 1 : 0);
     }
     if (sent != 1) {
       all_sent = false;

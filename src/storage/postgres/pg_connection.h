@@ -1,5 +1,6 @@
 // libpq underneath the PostgreSQL backend: a pool of connections, queries
-// with parameters sent as text, results read by row and column, and
+// with parameters sent as text, results read by row and column (as text, or
+// binary for a pipeline statement that asks: PgStatement), and
 // transactions that are retried when the server asks for it.
 //
 // Errors become Status values naming the operation and the server's
@@ -110,7 +111,10 @@ class Rows {
   int64_t Int(int row, int col) const;
   double Double(int row, int col) const;
   bool Bool(int row, int col) const;
-  // The bytes of a bytea column (the connection sets bytea_output = hex).
+  // Each accessor reads a column in the format it came in: text, or binary
+  // for a statement that asked for it (PgStatement::binary_results).
+  // The bytes of a bytea column (the connection sets bytea_output = hex for
+  // text results).
   std::string Bytes(int row, int col) const;
   // A bytea column of float32 little-endian values.
   std::vector<float> Floats(int row, int col) const;
@@ -118,6 +122,7 @@ class Rows {
   std::vector<std::string> TextArray(int row, int col) const;
 
  private:
+  bool Binary(int col) const;
   pg_result* result_ = nullptr;
 };
 
@@ -128,6 +133,11 @@ struct PgStatement {
   // Prepared once per connection, as ExecPrepared (the statements of every
   // search): the prepare goes in the same pipeline the first time.
   bool prepared = false;
+  // Rows in binary format: a bytea arrives as its bytes, not as hex text
+  // to encode on the server and decode here (a search's stored vectors).
+  // Only for columns the Rows accessors read in binary: bigint, integer,
+  // smallint, double precision, real, boolean, bytea and text.
+  bool binary_results = false;
 };
 
 class PgConn {

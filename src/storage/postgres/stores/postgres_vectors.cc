@@ -24,6 +24,8 @@ using pg::PgConn;
 using pg::Rows;
 
 constexpr int kForEachVectorPage = 1024;
+constexpr std::string_view kWatermarkSql =
+    "SELECT max(seq) FROM vector_changes WHERE signature = $1";
 
 // Keeps the newest `limit` changes of `signature`; the newest older one
 // becomes the trim marker and the rest are deleted (vector_rules.h).
@@ -44,12 +46,23 @@ Status TrimSignature(PgConn& conn, const std::string& signature, int64_t limit) 
       .status();
 }
 
+// `st` alone, prepared, its rows in binary (PgStatement::binary_results):
+// the statements that read stored vectors.
+Result<Rows> ExecBinary(PgConn& conn, pg::PgStatement st, std::string_view what) {
+  st.prepared = true;
+  st.binary_results = true;
+  MNEMO_ASSIGN_OR_RETURN(std::vector<Rows> rows, conn.ExecPipeline(std::span(&st, 1), what));
+  if (rows.size() != 1) return Internal(std::string(what) + ": no result");
+  return std::move(rows[0]);
+}
+
 // VectorsFor's statement and its rows in the labels' order.
 pg::PgStatement VectorsStatement(std::string_view signature, std::span<const Label> labels) {
   pg::PgStatement st{.sql =
                          "SELECT label, vector FROM entry_vectors WHERE signature = $1 AND "
                          "label = ANY($2::bigint[])",
-                     .prepared = true};
+                     .prepared = true,
+                     .binary_results = true};
   st.params.Add(signature).AddIntArray(labels);
   return st;
 }
@@ -181,10 +194,13 @@ Status PostgresEntryStore::ForEachVector(std::string_view signature,
     {
       MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
       MNEMO_ASSIGN_OR_RETURN(
-          Rows rows, conn->Exec("SELECT label, vector FROM entry_vectors WHERE signature = $1 AND "
-                                "label > $2 ORDER BY label LIMIT " +
-                                    std::to_string(kForEachVectorPage),
-                                Params().Add(signature).Add(after), "read vectors"));
+          Rows rows,
+          ExecBinary(*conn,
+                     {.sql = "SELECT label, vector FROM entry_vectors WHERE signature = $1 AND "
+                             "label > $2 ORDER BY label LIMIT " +
+                             std::to_string(kForEachVectorPage),
+                      .params = Params().Add(signature).Add(after)},
+                     "read vectors"));
       for (int i = 0; i < rows.size(); ++i) page.push_back({rows.Int(i, 0), rows.Floats(i, 1)});
     }
     for (const LabeledVector& v : page) MNEMO_RETURN_IF_ERROR(fn(v));
@@ -197,8 +213,8 @@ Result<std::vector<LabeledVector>> PostgresEntryStore::VectorsFor(std::string_vi
                                                                   std::span<const Label> labels) {
   if (labels.empty()) return std::vector<LabeledVector>();
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
-  const pg::PgStatement st = VectorsStatement(signature, labels);
-  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->ExecPrepared(st.sql, st.params, "read vectors"));
+  MNEMO_ASSIGN_OR_RETURN(Rows rows,
+                         ExecBinary(*conn, VectorsStatement(signature, labels), "read vectors"));
   return FetchedVectors(labels, rows);
 }
 
@@ -232,9 +248,10 @@ Result<int64_t> PostgresEntryStore::CountMissingVectors(std::string_view signatu
 
 Result<int64_t> PostgresEntryStore::VectorWatermark(std::string_view signature) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
-  MNEMO_ASSIGN_OR_RETURN(Rows rows,
-                         conn->Exec("SELECT max(seq) FROM vector_changes WHERE signature = $1",
-                                    Params().Add(signature), "read the vector watermark"));
+  // Prepared: every search reads it, and parsing and planning it each time
+  // cost the server more than running it.
+  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->ExecPrepared(kWatermarkSql, Params().Add(signature),
+                                                       "read the vector watermark"));
   return rows.Int(0, 0);
 }
 
@@ -259,14 +276,17 @@ Result<std::vector<VectorChange>> PostgresEntryStore::VectorChangesSince(std::st
   // SQLite.
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows,
-      conn->Exec("(SELECT 0 AS part, seq, present::bigint AS label, NULL::bytea AS vector FROM "
-                 "vector_changes WHERE signature = $1 ORDER BY seq LIMIT 1) UNION ALL (SELECT 1, "
-                 "c.seq, c.label, v.vector FROM vector_changes c LEFT JOIN entry_vectors v ON "
-                 "c.present = 1 AND v.signature = c.signature AND v.label = c.label WHERE "
-                 "c.signature = $1 AND c.seq > $2 AND c.present >= 0 ORDER BY c.seq LIMIT $3) "
-                 "ORDER BY part, seq",
-                 Params().Add(signature).Add(seq).Add(static_cast<int64_t>(std::max(limit, 0))),
-                 "read vector changes"));
+      ExecBinary(
+          *conn,
+          {.sql = "(SELECT 0 AS part, seq, present::bigint AS label, NULL::bytea AS vector FROM "
+                  "vector_changes WHERE signature = $1 ORDER BY seq LIMIT 1) UNION ALL (SELECT 1, "
+                  "c.seq, c.label, v.vector FROM vector_changes c LEFT JOIN entry_vectors v ON "
+                  "c.present = 1 AND v.signature = c.signature AND v.label = c.label WHERE "
+                  "c.signature = $1 AND c.seq > $2 AND c.present >= 0 ORDER BY c.seq LIMIT $3) "
+                  "ORDER BY part, seq",
+           .params =
+               Params().Add(signature).Add(seq).Add(static_cast<int64_t>(std::max(limit, 0)))},
+          "read vector changes"));
   int first = 0;
   if (!rows.empty() && rows.Int(0, 0) == 0) {
     first = 1;
@@ -297,9 +317,15 @@ Result<FetchedCandidates> PostgresEntryStore::FetchWithVectors(
     std::string_view signature, std::span<const Label> vector_labels) {
   FetchedCandidates out;
   if (labels.empty() && vector_labels.empty()) return out;
-  // Both statements in one pipeline, so one round trip (a hybrid search's
-  // vector-side rows and the vectors of its candidates).
+  // The statements in one pipeline, so one round trip: the watermark (the
+  // search checks that the index it walked was current: a round trip of
+  // its own before the walk otherwise), a hybrid search's vector-side rows
+  // and the vectors of its candidates.
   std::vector<pg::PgStatement> statements;
+  statements.push_back({.sql = std::string(kWatermarkSql),
+                        .params = Params().Add(signature),
+                        .prepared = true,
+                        .binary_results = true});
   if (!labels.empty()) statements.push_back(FetchStatement(labels, filter, terms));
   if (!vector_labels.empty()) statements.push_back(VectorsStatement(signature, vector_labels));
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
@@ -310,6 +336,7 @@ Result<FetchedCandidates> PostgresEntryStore::FetchWithVectors(
                     " results for " + std::to_string(statements.size()) + " statements");
   }
   size_t at = 0;
+  out.watermark = rows[at++].Int(0, 0);
   if (!labels.empty()) out.hits = FetchedHits(labels, rows[at++]);
   if (!vector_labels.empty()) out.vectors = FetchedVectors(vector_labels, rows[at]);
   return out;
