@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "storage/values.h"
+#include "core/validation.h"
 #include "transport/rpc/jsonrpc.h"
 #include "transport/rpc/method_table.h"
 
@@ -36,7 +36,7 @@ Result<Session> OpenSession(const GlobalOptions& g,
                   "configuration: " + config.status().message(), config.status().field());
   }
   if (!g.principal.empty()) {
-    MNEMO_RETURN_IF_ERROR(PrincipalId::Parse(g.principal, "--principal").status());
+    MNEMO_RETURN_IF_ERROR(ValidatePrincipal(g.principal, "--principal"));
   }
   Session s;
   // --principal P acts with the role the configuration grants P (spec 10).
