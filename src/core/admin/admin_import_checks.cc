@@ -9,11 +9,11 @@
 
 #include "core/services/tool_specs.h"
 #include "core/validation.h"
-#include "storage/values.h"
 #include "rules/tool_rule.h"
 #include "storage/document_store.h"
 #include "storage/entry_store.h"
 #include "storage/episodic_store.h"
+#include "storage/values.h"
 
 namespace mnemo::internal {
 namespace {

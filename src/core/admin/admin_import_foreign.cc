@@ -25,8 +25,8 @@
 #include "core/admin/admin_options.h"
 #include "core/formats/foreign_formats.h"
 #include "core/validation.h"
-#include "storage/values.h"
 #include "storage/rules/graph_rules.h"
+#include "storage/values.h"
 #include "text/utf8.h"
 
 namespace mnemo {

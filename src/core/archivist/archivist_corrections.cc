@@ -13,9 +13,9 @@
 #include "core/archivist/archivist_options.h"
 #include "core/archivist/public_episodic.h"
 #include "core/validation.h"
-#include "storage/values.h"
 #include "mnemo/limits.h"
 #include "storage/rules/graph_rules.h"
+#include "storage/values.h"
 
 namespace mnemo {
 namespace {

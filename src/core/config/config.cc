@@ -18,10 +18,10 @@
 #include "core/config/config_schema.h"
 #include "core/principals.h"
 #include "core/services/tool_specs.h"
-#include "storage/values.h"
 #include "mnemo/config.h"
 #include "mnemo/limits.h"
 #include "rules/tool_rule.h"
+#include "storage/values.h"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration)
 

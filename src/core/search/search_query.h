@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "storage/values.h"
 #include "mnemo/status.h"
 #include "mnemo/types.h"
+#include "storage/values.h"
 
 namespace mnemo {
 
