@@ -85,8 +85,10 @@ class Archivist {
 
   // memory.turn_complete: rule capture and tool statistics (spec 30); the
   // episodic rows (spec 40). user_message, assistant_response and each tool
-  // call's output and clean_output hold at most kMaxContentBytes.
-  Result<TurnResult> TurnComplete(const Principal& who, const Turn& turn);
+  // call's output and clean_output hold at most kMaxContentBytes. The turn
+  // is taken by value: a caller that moves it in hands its texts down
+  // without a copy.
+  Result<TurnResult> TurnComplete(const Principal& who, Turn turn);
 
   Result<std::vector<EpisodicHit>> EpisodicSearch(const Principal& who, const EpisodicQuery& q);
   // Every row of one session, in sequence order.

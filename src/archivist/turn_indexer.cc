@@ -163,7 +163,7 @@ Result<IndexedTurn> IndexTurn(storage::EpisodicStore& episodic, const std::strin
                                  .timestamp_ms = timestamp,
                                  .cost_microdollars = 0,
                                  .agent_id = turn.agent_id},
-                         .search_text = out.computation.user},
+                         .search_text = std::move(out.computation.user)},
       storage::TurnWrite{.row = {.owner = owner,
                                  .session_id = turn.session_id,
                                  .role = "assistant",

@@ -37,7 +37,8 @@ struct IndexedTurn {
   // claimed before (then nothing was stored and `user`/`assistant` are
   // empty).
   std::optional<storage::TurnClaim> earlier;
-  // The turn's computation text, with the cleaner failures.
+  // The turn's computation text, with the cleaner failures; its `user`
+  // text was moved into the user row's search text.
   context::TurnComputation computation;
   // The segment the turn belongs to, and the one it closed ("" = none, or
   // another call closed it).

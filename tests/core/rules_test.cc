@@ -285,6 +285,23 @@ TEST_F(EngineRules, RedactedEdictKeepsItsPunctuation) {
   EXPECT_EQ(r.new_rules[1].rule, "Don't email token: [REDACTED]!");
 }
 
+// security.secrets = "allow" keeps a secret in an edict's rule, while the
+// stored rows are still redacted (security.redact_episodic): the turn's
+// message moves into the redacted rows, so the rules must keep the original.
+TEST_F(EngineRules, AllowedSecretStaysInTheRuleButNotInTheRows) {
+  Config allow;
+  allow.security.secrets = "allow";
+  Reopen(allow);
+  Turn turn = SarahTurn();
+  turn.user_message = "Never paste password=hunter2abc.";
+  TurnResult r = Complete(turn);
+  ASSERT_EQ(r.new_rules.size(), 1u);
+  EXPECT_EQ(r.new_rules[0].rule, "Never paste password=hunter2abc.");
+  EXPECT_EQ(r.redactions, 1);
+  ASSERT_TRUE(r.user_row.has_value());
+  EXPECT_EQ(r.user_row->content, "Never paste password=[REDACTED].");
+}
+
 TEST_F(EngineRules, RepeatedFailuresBecomeANormalRuleOutOfThePrompt) {
   Turn turn{.session_id = "s",
             .user_message = "List my files.",

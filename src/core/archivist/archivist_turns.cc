@@ -1,11 +1,12 @@
 // memory.turn_complete (specs 30 and 40) as one pipeline: the turn
-// validated, copied and redacted once, its episodic rows, archive files and
+// validated, redacted once, its episodic rows, archive files and
 // segment step, then the rules service's capture and tool statistics;
 // idempotent under a turn id (core/archivist/archivist_options.h).
 
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <utility>
 
 #include "archivist/segments.h"
 #include "archivist/turn_indexer.h"
@@ -22,7 +23,7 @@
 
 namespace mnemo {
 
-Result<TurnResult> Archivist::TurnComplete(const Principal& who, const Turn& turn) {
+Result<TurnResult> Archivist::TurnComplete(const Principal& who, Turn turn) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
   // The session and the turn id are parsed once, here, and go down typed.
   MNEMO_ASSIGN_OR_RETURN(SessionId session, SessionId::Parse(turn.session_id));
@@ -45,13 +46,21 @@ Result<TurnResult> Archivist::TurnComplete(const Principal& who, const Turn& tur
                                        .turn_id = std::move(*turn_id)},
                                .claimed_at = now};
   }
-  // The turn as its rows keep it: one copy, redacted once, and only when
-  // the rows are redacted; the rules then read its redacted user message
-  // instead of redacting their own.
+  // The turn as its rows keep it, redacted once, and only when the rows are
+  // redacted; the rules then read its redacted user message instead of
+  // redacting their own. Its messages are moved, not copied, when nothing
+  // reads the original after: the assistant response never, the user
+  // message unless the rules keep secrets (security.secrets = "allow"). The
+  // tool calls are copied: the rules class a failure by its output as given.
   std::optional<Turn> redacted;
   int redactions = 0;
   if (options_->redact_episodic && options_->learning.episodic_capture_enabled) {
+    std::string user_message = std::exchange(turn.user_message, {});
+    std::string assistant_response = std::exchange(turn.assistant_response, {});
     redacted = turn;
+    if (!rules_.RedactsEdicts()) turn.user_message = user_message;
+    redacted->user_message = std::move(user_message);
+    redacted->assistant_response = std::move(assistant_response);
     redactions = archivist::RedactTurn(*redacted);
   }
   std::optional<storage::TurnClaim> earlier;

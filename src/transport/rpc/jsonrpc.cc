@@ -89,19 +89,19 @@ std::optional<std::string> Dispatcher::HandleText(std::string_view body,
                                                   const Principal& who) const {
   json error;
   const auto parse_start = Clock::now();
-  const json message = ParseRequest(body, error);
+  json message = ParseRequest(body, error);
   body_parse_ms = std::chrono::duration<double, std::milli>(Clock::now() - parse_start).count();
   if (message.is_discarded()) {
     Observe("", error["error"]["code"] == kParseError ? "parse_error" : "invalid_request",
             Clock::now());
     return DumpJson(error);
   }
-  json response = HandleJson(message, who);
+  json response = HandleJson(std::move(message), who);
   if (response.is_null()) return std::nullopt;
   return DumpJson(response);
 }
 
-json Dispatcher::HandleJson(const json& message, const Principal& who) const {
+json Dispatcher::HandleJson(json message, const Principal& who) const {
   Clock::time_point deadline = Clock::time_point::max();
   if (options_.request_timeout.count() > 0) deadline = Clock::now() + options_.request_timeout;
   if (!message.is_array()) return HandleOne(message, who, deadline);
@@ -111,7 +111,7 @@ json Dispatcher::HandleJson(const json& message, const Principal& who) const {
                          "invalid request: a batch must contain at least one request");
   }
   json responses = json::array();
-  for (const json& m : message) {
+  for (json& m : message) {
     json r = HandleOne(m, who, deadline);
     if (!r.is_null()) responses.push_back(std::move(r));
   }
@@ -119,7 +119,7 @@ json Dispatcher::HandleJson(const json& message, const Principal& who) const {
   return responses;
 }
 
-json Dispatcher::HandleOne(const json& m, const Principal& who, Clock::time_point deadline) const {
+json Dispatcher::HandleOne(json& m, const Principal& who, Clock::time_point deadline) const {
   const auto start = Clock::now();
   internal::RequestTrace trace;
   trace.Add("parse", std::exchange(body_parse_ms, 0.0));
@@ -142,10 +142,9 @@ json Dispatcher::HandleOne(const json& m, const Principal& who, Clock::time_poin
   }
   const std::string& method = method_it->get_ref<const std::string&>();
   auto params_it = m.find("params");
-  // A reference, not a copy: the params hold the request's large texts
-  // (a turn's user_message), which are read from here on, never changed.
-  static const json kNoParams;
-  const json& params = params_it == m.end() ? kNoParams : *params_it;
+  // Moved, not copied: the params hold the request's large texts (a turn's
+  // user_message), which go down to the handler without a copy.
+  json params = params_it == m.end() ? json() : std::move(*params_it);
   if (!params.is_null() && !params.is_object() && !params.is_array()) {
     return invalid(id, "\"params\" must be an object");
   }
@@ -160,7 +159,7 @@ json Dispatcher::HandleOne(const json& m, const Principal& who, Clock::time_poin
   Result<json> result = Clock::now() > deadline
                             ? Result<json>(Unavailable("request deadline exceeded before " +
                                                        method + " ran; send fewer calls"))
-                            : Call(method, params, who);
+                            : Call(method, std::move(params), who);
   const std::string_view outcome = result.ok() ? "ok" : StatusCodeName(result.status().code());
   Observe(method, outcome, start);
   // One debug line per request: method, principal, outcome, time by stage;
@@ -179,7 +178,7 @@ json Dispatcher::HandleOne(const json& m, const Principal& who, Clock::time_poin
   return response;
 }
 
-Result<json> Dispatcher::Call(std::string_view method, const json& params, const Principal& who,
+Result<json> Dispatcher::Call(std::string_view method, json params, const Principal& who,
                               json* validated) const {
   const MethodSpec* spec = table_.Find(method);
   if (spec == nullptr) {
@@ -188,7 +187,7 @@ Result<json> Dispatcher::Call(std::string_view method, const json& params, const
         "method");
   }
   MethodContext ctx{engine_, who, table_};
-  return CallMethod(*spec, ctx, params, validated);
+  return CallMethod(*spec, ctx, std::move(params), validated);
 }
 
 }  // namespace mnemo::transport

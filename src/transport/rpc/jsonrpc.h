@@ -51,20 +51,22 @@ class Dispatcher {
   // (including invalid UTF-8) is a -32700 response.
   std::optional<std::string> HandleText(std::string_view body, const Principal& who) const;
 
-  // Same for a parsed message; null when there is nothing to answer.
-  nlohmann::json HandleJson(const nlohmann::json& message, const Principal& who) const;
+  // Same for a parsed message; null when there is nothing to answer. The
+  // message is taken by value: its params are handed down by move.
+  nlohmann::json HandleJson(nlohmann::json message, const Principal& who) const;
 
   // One call without the envelope (CLI, `mnemo rpc METHOD`). An unknown
   // method is kInvalidArgument naming it. `validated` receives the checked
   // params (for RenderText).
-  Result<nlohmann::json> Call(std::string_view method, const nlohmann::json& params,
-                              const Principal& who, nlohmann::json* validated = nullptr) const;
+  Result<nlohmann::json> Call(std::string_view method, nlohmann::json params, const Principal& who,
+                              nlohmann::json* validated = nullptr) const;
 
   const MethodTable& Table() const { return table_; }
 
  private:
   using Clock = std::chrono::steady_clock;
-  nlohmann::json HandleOne(const nlohmann::json& message, const Principal& who,
+  // Moves the params out of `message`.
+  nlohmann::json HandleOne(nlohmann::json& message, const Principal& who,
                            Clock::time_point deadline) const;
   void Observe(std::string_view method, std::string_view outcome, Clock::time_point start) const;
 

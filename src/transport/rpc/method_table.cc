@@ -58,7 +58,7 @@ const MethodTable& DefaultMethodTable() {
 
 namespace {
 
-Result<json> RunHandler(const MethodSpec& spec, const MethodContext& ctx, const json& checked) {
+Result<json> RunHandler(const MethodSpec& spec, const MethodContext& ctx, json& checked) {
   // Third-party code (nlohmann) may throw inside a handler; nothing escapes
   // this boundary, and the message is kept for the server log only.
   try {
@@ -93,7 +93,7 @@ std::string ParamText(const json& params, const char* name) {
 
 }  // namespace
 
-Result<json> CallMethod(const MethodSpec& spec, const MethodContext& ctx, const json& params,
+Result<json> CallMethod(const MethodSpec& spec, const MethodContext& ctx, json params,
                         json* validated) {
   const auto start = std::chrono::steady_clock::now();
   Result<json> checked = [&] {

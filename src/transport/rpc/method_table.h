@@ -74,8 +74,10 @@ struct MethodContext {
 };
 
 // `params` are already validated: aliases resolved to canonical names,
-// defaults applied, types checked.
-using MethodHandler = std::function<Result<json>(const MethodContext&, const json& params)>;
+// defaults applied, types checked. The call owns them: a handler may move a
+// large text out (memory.turn_complete's messages) instead of copying it,
+// but not a field its renderer or the audit reads (namespace, key, category).
+using MethodHandler = std::function<Result<json>(const MethodContext&, json& params)>;
 // The short text for the model (and the CLI's human output) from the
 // validated params and the result.
 using TextRenderer = std::function<std::string(const json& params, const json& result)>;
@@ -203,8 +205,9 @@ json ResultObject(json properties, const std::vector<std::string>& optional = {}
 // Validates `params` against the spec and then runs the handler. Invalid
 // params are kInvalidArgument with the field set. Handler exceptions become
 // kInternal. When `validated` is given it receives the validated params (for
-// RenderText).
-Result<json> CallMethod(const MethodSpec& spec, const MethodContext& ctx, const json& params,
+// RenderText), as the handler left them. `params` is taken by value: a
+// caller that moves it in hands its texts down without a copy.
+Result<json> CallMethod(const MethodSpec& spec, const MethodContext& ctx, json params,
                         json* validated = nullptr);
 
 // The text rendering of a result (spec.render, else the compact JSON).

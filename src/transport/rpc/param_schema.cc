@@ -1,5 +1,6 @@
 #include "transport/rpc/param_schema.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -89,7 +90,7 @@ Status CheckRange(const ParamSpec& p, double d) {
   return Status::Ok();
 }
 
-Result<json> ValidateObject(const std::vector<ParamSpec>& specs, const json& object,
+Result<json> ValidateObject(const std::vector<ParamSpec>& specs, json& object,
                             const std::string& path, const std::string& what);
 
 }  // namespace
@@ -191,12 +192,16 @@ const ParamSpec* FindParam(const std::vector<ParamSpec>& specs, const std::strin
 
 // Validates the named members of `object` against `specs`. `path` prefixes
 // every reported name ("tool_calls[0]." for items); `what` names the object
-// in "unknown parameter" errors.
-Result<json> ValidateObject(const std::vector<ParamSpec>& specs, const json& object,
+// in "unknown parameter" errors. Each value is checked in place and moved to
+// the result only once every check passed: a large text is never copied, and
+// a failure leaves `object` with every member (CheckParamValue may have
+// normalised some).
+Result<json> ValidateObject(const std::vector<ParamSpec>& specs, json& object,
                             const std::string& path, const std::string& what) {
-  json out = json::object();
+  std::vector<std::pair<const ParamSpec*, json*>> given;
   std::set<std::string> seen;
-  for (const auto& [name, value] : object.items()) {
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    const std::string& name = it.key();
     const ParamSpec* p = FindParam(specs, name);
     if (p == nullptr) {
       return InvalidArgument("unknown parameter \"" + path + name + "\" for " + what +
@@ -207,7 +212,7 @@ Result<json> ValidateObject(const std::vector<ParamSpec>& specs, const json& obj
       return InvalidArgument(
           "give \"" + path + p->name + "\" once: it was also given under an alias", path + p->name);
     }
-    json v = value;
+    json& v = it.value();
     if (v.is_null() && !p->required) continue;  // null means absent for optional params
     if (path.empty()) {
       MNEMO_RETURN_IF_ERROR(CheckParamValue(*p, v));
@@ -216,28 +221,35 @@ Result<json> ValidateObject(const std::vector<ParamSpec>& specs, const json& obj
       named.name = path + p->name;
       MNEMO_RETURN_IF_ERROR(CheckParamValue(named, v));
     }
-    out[p->name] = std::move(v);
+    given.emplace_back(p, &v);
   }
   for (const ParamSpec& p : specs) {
-    if (out.contains(p.name)) continue;
-    if (p.required) {
+    const bool present =
+        std::any_of(given.begin(), given.end(), [&](const auto& g) { return g.first == &p; });
+    if (p.required && !present) {
       return InvalidArgument("parameter \"" + path + p.name + "\" is required", path + p.name);
     }
-    if (p.default_value) out[p.name] = *p.default_value;
+  }
+  json out = json::object();
+  for (const auto& [p, v] : given) out[p->name] = std::move(*v);
+  for (const ParamSpec& p : specs) {
+    if (p.default_value && !out.contains(p.name)) out[p.name] = *p.default_value;
   }
   return out;
 }
 
 }  // namespace
 
-Result<json> ValidateParams(const MethodSpec& spec, const json& params) {
+Result<json> ValidateParams(const MethodSpec& spec, json& params) {
   if (!params.is_null() && !params.is_object()) {
     return InvalidArgument("params of " + spec.name +
                                " must be an object of named parameters, got " +
                                std::string(JsonTypeName(params)),
                            "params");
   }
-  return ValidateObject(spec.params, params.is_object() ? params : json::object(), "", spec.name);
+  if (params.is_object()) return ValidateObject(spec.params, params, "", spec.name);
+  json none = json::object();
+  return ValidateObject(spec.params, none, "", spec.name);
 }
 
 namespace {

@@ -20,8 +20,9 @@
 namespace mnemo::transport {
 
 // Returns the params with aliases renamed to canonical names and defaults
-// applied.
-Result<json> ValidateParams(const MethodSpec& spec, const json& params);
+// applied. The values are moved out of `params`, never copied; on failure
+// `params` keeps every member (some normalised by CheckParamValue).
+Result<json> ValidateParams(const MethodSpec& spec, json& params);
 
 // Checks one present value of parameter `p` and normalises it (3.0 -> 3 for
 // integers, JSON text -> object for kObjectOrText). kInvalidArgument naming

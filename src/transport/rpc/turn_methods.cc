@@ -10,16 +10,19 @@
 namespace mnemo::transport {
 namespace {
 
-std::string Text(const json& p, const char* name) {
+// The text of field `name`, moved out of the params (they hold the only
+// copy of a turn's large texts), or "" when absent.
+std::string TakeText(json& p, const char* name) {
   auto it = p.find(name);
-  return it != p.end() && it->is_string() ? it->get<std::string>() : std::string();
+  if (it == p.end() || !it->is_string()) return {};
+  return std::move(it->get_ref<std::string&>());
 }
 
-Result<json> HandleTurnComplete(const MethodContext& ctx, const json& p) {
+Result<json> HandleTurnComplete(const MethodContext& ctx, json& p) {
   Turn turn{.session_id = p.at("session_id"),
-            .user_message = Text(p, "user_message"),
-            .assistant_response = Text(p, "assistant_response"),
-            .agent_id = Text(p, "agent_id"),
+            .user_message = TakeText(p, "user_message"),
+            .assistant_response = TakeText(p, "assistant_response"),
+            .agent_id = TakeText(p, "agent_id"),
             .cost_microdollars = p.at("cost_microdollars").get<int64_t>(),
             .sync = p.at("sync").get<bool>()};
   if (p.contains("turn_id")) turn.turn_id = p.at("turn_id").get<std::string>();
@@ -33,19 +36,19 @@ Result<json> HandleTurnComplete(const MethodContext& ctx, const json& p) {
     }
     turn.timestamp = *ts;
   }
-  for (const json& c : p.at("tool_calls")) {
+  for (json& c : p.at("tool_calls")) {
     ToolCall call{.name = c.at("name"),
                   .arguments_json = c.at("arguments").dump(),
                   .success = c.at("success").get<bool>(),
-                  .output = Text(c, "output"),
+                  .output = TakeText(c, "output"),
                   .duration_ms = c.at("duration_ms").get<int64_t>()};
-    if (c.contains("clean_output")) call.clean_output = c.at("clean_output").get<std::string>();
+    if (c.contains("clean_output")) call.clean_output = TakeText(c, "clean_output");
     turn.tool_calls.push_back(std::move(call));
   }
   MNEMO_ASSIGN_OR_RETURN(TurnResult result,
-                         ctx.engine.archivist().TurnComplete(ctx.principal, turn));
+                         ctx.engine.archivist().TurnComplete(ctx.principal, std::move(turn)));
   json out = TurnResultToJson(result);
-  out["session_id"] = turn.session_id;
+  out["session_id"] = p.at("session_id");
   return out;
 }
 
