@@ -379,5 +379,25 @@ TEST_F(ConversationSearch, ContextBuildRefusesAQueryPastTheLimitLikeASearch) {
   EXPECT_EQ(search.status().message(), block.status().message());
 }
 
+// The session of a context block is parsed once, at the service's entry,
+// like every session id (the block's recaps read the parsed one): the C++
+// API refuses what a session read refuses, with the same message.
+TEST_F(ConversationSearch, ContextBuildRefusesABadSessionIdLikeASessionRead) {
+  for (const std::string& bad : {std::string(" "), std::string(kMaxKeyBytes + 1, 's')}) {
+    auto block = engine_->context().Build(
+        who_, {.session_id = bad, .query = "puppy name", .budget_chars = 4000});
+    ASSERT_FALSE(block.ok()) << bad.size();
+    EXPECT_EQ(block.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(block.status().field(), "session_id");
+    auto turns = engine_->archivist().SessionTurns(who_, bad);
+    ASSERT_FALSE(turns.ok());
+    EXPECT_EQ(turns.status().message(), block.status().message());
+  }
+  EXPECT_TRUE(
+      engine_->context()
+          .Build(who_, {.session_id = "filler", .query = "puppy name", .budget_chars = 4000})
+          .ok());
+}
+
 }  // namespace
 }  // namespace mnemo

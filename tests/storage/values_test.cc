@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -10,6 +11,7 @@
 #include "mnemo/limits.h"
 #include "storage/entry_store.h"
 #include "storage/episodic_store.h"
+#include "storage/rules/erasure.h"
 
 namespace mnemo {
 namespace {
@@ -142,6 +144,20 @@ TEST(Values, TheStoresTakeOnlyParsedIdentifiers) {
                                     const SessionId&>);
   static_assert(!std::is_invocable_v<decltype(&Store::StepSegment), Store&, std::string_view,
                                      std::string_view, const Store::SegmentDecision&>);
+  // The other store methods that take a session from a request: a segment
+  // listing's session filter, a turn search's, a session's erasure.
+  static_assert(!std::is_invocable_v<decltype(&Store::Segments), Store&, bool, std::string_view,
+                                     std::optional<std::string_view>>);
+  static_assert(!std::is_invocable_v<decltype(&Store::Segments), Store&, bool, std::string_view,
+                                     std::string>);
+  static_assert(std::is_invocable_v<decltype(&Store::Segments), Store&, bool, std::string_view,
+                                    const SessionId&>);
+  static_assert(std::is_invocable_v<decltype(&Store::Segments), Store&, bool, std::string_view,
+                                    std::nullopt_t>);
+  static_assert(std::is_same_v<decltype(storage::TurnQuery::session_id), std::optional<SessionId>>);
+  static_assert(!std::is_assignable_v<std::optional<SessionId>&, std::string>);
+  static_assert(std::is_same_v<decltype(storage::SessionErasure::session_id), SessionId>);
+  static_assert(!std::is_default_constructible_v<storage::SessionErasure>);
   using Entries = storage::EntryStore;
   static_assert(!std::is_invocable_v<decltype(&Entries::FindExact), Entries&, std::string_view,
                                      std::string_view, std::string_view>);

@@ -84,13 +84,16 @@ Result<std::vector<EpisodicHit>> Archivist::EpisodicSearch(const Principal& who,
   if (q.limit < 1 || q.limit > kMaxResults) {
     return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxResults), "limit");
   }
-  if (q.session_id) MNEMO_RETURN_IF_ERROR(SessionId::Parse(*q.session_id).status());
+  std::optional<SessionId> session;
+  if (q.session_id) {
+    MNEMO_ASSIGN_OR_RETURN(session, SessionId::Parse(*q.session_id));
+  }
   MNEMO_RETURN_IF_ERROR(ValidateContextTurns(q.context_turns));
   MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(q.window));
   if (q.agent_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*q.agent_id, "agent_id"));
   MNEMO_RETURN_IF_ERROR(ValidateRecencyWeight(q.recency_weight));
   storage::TurnQuery query{.terms = text::QueryTerms(q.query),
-                           .session_id = q.session_id,
+                           .session_id = std::move(session),
                            .all = !options_->acl_enabled,
                            .owner = who.name,
                            .limit = q.limit,
@@ -205,10 +208,9 @@ Result<std::vector<RecallHit>> Archivist::RecallRecaps(const std::string& query,
 Result<std::vector<SegmentInfo>> Archivist::Segments(const Principal& who,
                                                      std::string_view session_id) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
-  std::optional<std::string_view> session;
+  std::optional<SessionId> session;
   if (!session_id.empty()) {
-    MNEMO_RETURN_IF_ERROR(SessionId::Parse(std::string(session_id)).status());
-    session = session_id;
+    MNEMO_ASSIGN_OR_RETURN(session, SessionId::Parse(std::string(session_id)));
   }
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> rows,
                          episodic_.Segments(!options_->acl_enabled, who.name, session));

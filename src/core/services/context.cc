@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -98,8 +99,11 @@ Context::~Context() = default;
 Result<ContextBlock> Context::Build(const Principal& who, const ContextBuildRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_ASSIGN_OR_RETURN(const Query query, Query::Parse(req.query));
-  if (req.session_id) MNEMO_RETURN_IF_ERROR(SessionId::Parse(*req.session_id).status());
-  return recall_.ContextBuild(who, query, req);
+  std::optional<SessionId> session;
+  if (req.session_id) {
+    MNEMO_ASSIGN_OR_RETURN(session, SessionId::Parse(*req.session_id));
+  }
+  return recall_.ContextBuild(who, query, session, req);
 }
 
 Result<ContextAppendResult> Context::Append(const Principal& who, const ContextAppendRequest& req) {
