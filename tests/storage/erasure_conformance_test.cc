@@ -163,7 +163,7 @@ TEST_P(ErasureConformance, EraseSessionRemovesEverythingOfTheSessionAndNothingEl
   // Gone from every read of alice's s1.
   EXPECT_THAT(*stores_.episodic->SessionTurns("alice", TestSessionId("s1"), 0, 100), IsEmpty());
   EXPECT_EQ(*stores_.episodic->GetSegment(a.segment_id), std::nullopt);
-  EXPECT_THAT(*stores_.context_events->ContextEvents("alice", "s1"), IsEmpty());
+  EXPECT_THAT(*stores_.context_events->ContextEvents("alice", TestSessionId("s1")), IsEmpty());
   EXPECT_EQ(*stores_.documents->GetDocument(a.document_id, false), std::nullopt);
   auto zebra_segments = stores_.episodic->SearchSegments({.terms = text::QueryTerms("zebra")});
   ASSERT_EQ(zebra_segments->size(), 1u);
@@ -198,7 +198,7 @@ TEST_P(ErasureConformance, EraseSessionRemovesEverythingOfTheSessionAndNothingEl
   EXPECT_EQ(stores_.episodic->SessionTurns("alice", TestSessionId("s2"), 0, 100)->size(), 2u);
   EXPECT_EQ(stores_.episodic->SessionTurns("bob", TestSessionId("s1"), 0, 100)->size(), 2u);
   EXPECT_NE(*stores_.episodic->GetSegment(bob.segment_id), std::nullopt);
-  EXPECT_EQ(stores_.context_events->ContextEvents("bob", "s1")->size(), 1u);
+  EXPECT_EQ(stores_.context_events->ContextEvents("bob", TestSessionId("s1"))->size(), 1u);
   EXPECT_NE(*stores_.documents->GetDocument(bob.document_id, false), std::nullopt);
   EXPECT_EQ(TurnHits("okapi"), 2);
 }

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "mnemo/limits.h"
+#include "storage/context_event_store.h"
 #include "storage/entry_store.h"
 #include "storage/episodic_store.h"
 #include "storage/rules/erasure.h"
@@ -158,6 +159,16 @@ TEST(Values, TheStoresTakeOnlyParsedIdentifiers) {
   static_assert(!std::is_assignable_v<std::optional<SessionId>&, std::string>);
   static_assert(std::is_same_v<decltype(storage::SessionErasure::session_id), SessionId>);
   static_assert(!std::is_default_constructible_v<storage::SessionErasure>);
+  // A context window's reads and its prune.
+  using Events = storage::ContextEventStore;
+  static_assert(!std::is_invocable_v<decltype(&Events::ContextEvents), Events&, std::string_view,
+                                     std::string_view>);
+  static_assert(std::is_invocable_v<decltype(&Events::ContextEvents), Events&, std::string_view,
+                                    const SessionId&>);
+  static_assert(!std::is_invocable_v<decltype(&Events::DeleteContextEventsUpTo), Events&,
+                                     std::string_view, std::string_view, int64_t>);
+  static_assert(
+      std::is_same_v<decltype(storage::ContextEventQuery::session_id), std::optional<SessionId>>);
   using Entries = storage::EntryStore;
   static_assert(!std::is_invocable_v<decltype(&Entries::FindExact), Entries&, std::string_view,
                                      std::string_view, std::string_view>);
