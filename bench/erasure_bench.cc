@@ -81,7 +81,8 @@ int main(int argc, char** argv) {
   if (auto r = b.entries().CompactEntryIndex(); !r.ok()) Die(r);
   std::printf("CompactEntryIndex (hygiene) after it: %.1f ms\n", Ms(t));
   t = Clock::now();
-  auto counts = b.admin().EraseSession({.owner = "local", .session_id = "s77"});
+  auto counts = b.admin().EraseSession(
+      {.owner = "local", .session_id = mnemo::SessionId::Parse("s77").value()});
   if (!counts.ok()) Die(counts.status());
   std::printf("EraseSession of %lld of %d turn rows (turns_fts optimised): %.1f ms\n",
               static_cast<long long>(counts->turns), turns, Ms(t));

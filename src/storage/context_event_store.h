@@ -28,7 +28,7 @@ class ContextEventStore {
   virtual Result<ContextEventRow> AppendContextEvent(const ContextEventRow& row) = 0;
   // The events of (owner, session), by seq.
   virtual Result<std::vector<ContextEventRow>> ContextEvents(std::string_view owner,
-                                                             std::string_view session_id) = 0;
+                                                             const SessionId& session_id) = 0;
   // Best `limit` events whose search_text matches any term: score
   // descending, then seq descending, then id. The owner and session filters
   // apply before the limit.
@@ -37,7 +37,7 @@ class ContextEventStore {
   // Deletes, in one transaction, the events of (owner, session) with
   // seq <= up_to_seq; returns how many.
   virtual Result<int64_t> DeleteContextEventsUpTo(std::string_view owner,
-                                                  std::string_view session_id,
+                                                  const SessionId& session_id,
                                                   int64_t up_to_seq) = 0;
   // Deletes, in one transaction, the events with these ids (missing ones
   // are skipped); returns how many.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mnemo/types.h"
+#include "storage/values.h"
 
 namespace mnemo::storage {
 
@@ -33,7 +34,7 @@ struct ContextEventQuery {
   // Whose events: every owner's when `all`, else `owner`'s only.
   bool all = true;
   std::string owner;
-  std::optional<std::string> session_id;
+  std::optional<SessionId> session_id;  // parsed (storage/values.h); nullopt: every session
   int limit = 20;
 };
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mnemo/types.h"
+#include "storage/values.h"
 
 namespace mnemo::storage {
 
@@ -35,8 +36,8 @@ struct TurnWrite {
 };
 
 struct TurnQuery {
-  std::vector<std::string> terms;  // from text::QueryTerms
-  std::optional<std::string> session_id;
+  std::vector<std::string> terms;       // from text::QueryTerms
+  std::optional<SessionId> session_id;  // parsed (storage/values.h); nullopt: every session
   // Whose rows: every owner's when `all`, else `owner` only (episodic rows are
   // private to the principal that produced them).
   bool all = true;

@@ -60,7 +60,7 @@ class EpisodicStore {
   // Every owner's segments when `all`, else `owner`'s; of one session when
   // given. By started_at, then id.
   virtual Result<std::vector<SegmentRow>> Segments(bool all, std::string_view owner,
-                                                   std::optional<std::string_view> session_id) = 0;
+                                                   const std::optional<SessionId>& session_id) = 0;
   // Up to `limit` closed segments of any owner whose recap_source is
   // "extractive" and recap_attempts < max_attempts, by closed_at, then id.
   virtual Result<std::vector<SegmentRow>> SegmentsNeedingRecap(int limit, int64_t max_attempts) = 0;

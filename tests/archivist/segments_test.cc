@@ -53,7 +53,7 @@ class Segments : public ::testing::TestWithParam<std::string> {
   }
 
   std::vector<storage::SegmentRow> All(const std::string& session) {
-    auto r = stores_.episodic->Segments(true, "", session);
+    auto r = stores_.episodic->Segments(true, "", SessionId::Parse(session).value());
     EXPECT_TRUE(r.ok());
     std::vector<storage::SegmentRow> all = r.ok() ? *r : std::vector<storage::SegmentRow>{};
     // Equal start times here: order by the rows they cover.

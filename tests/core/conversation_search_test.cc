@@ -304,6 +304,26 @@ TEST_F(ConversationSearch, RecencyWeightLetsARecentTurnOutrankABetterOldOne) {
   EXPECT_EQ(bad.status().field(), "recency_weight");
 }
 
+// The window and the recency weight of a turn search are the search's own
+// checked types (core/search/search_query.h): refused like memory_search's,
+// with the same field and message.
+TEST_F(ConversationSearch, EpisodicSearchRefusesAWindowAndAWeightLikeASearch) {
+  const TimeWindow backwards{.since = 2, .until = 1};
+  auto turns = engine_->archivist().EpisodicSearch(who_, {.query = "ferry", .window = backwards});
+  auto entries = engine_->memory().Search(who_, {.query = "ferry", .window = backwards});
+  ASSERT_FALSE(turns.ok());
+  ASSERT_FALSE(entries.ok());
+  EXPECT_EQ(turns.status().field(), entries.status().field());
+  EXPECT_EQ(turns.status().message(), entries.status().message());
+  auto heavy =
+      engine_->archivist().EpisodicSearch(who_, {.query = "ferry", .recency_weight = -0.1});
+  auto heavy_entries = engine_->memory().Search(who_, {.query = "ferry", .recency_weight = -0.1});
+  ASSERT_FALSE(heavy.ok());
+  ASSERT_FALSE(heavy_entries.ok());
+  EXPECT_EQ(heavy.status().field(), "recency_weight");
+  EXPECT_EQ(heavy.status().message(), heavy_entries.status().message());
+}
+
 // memory_recall answers with passages (spec 10): a question comes with its
 // answer, within kPassageChars, and no turn is quoted twice.
 TEST_F(ConversationSearch, RecallGivesEachHitItsNeighboursAsOnePassage) {
@@ -377,6 +397,26 @@ TEST_F(ConversationSearch, ContextBuildRefusesAQueryPastTheLimitLikeASearch) {
   auto search = engine_->memory().Search(who_, {.query = past});
   ASSERT_FALSE(search.ok());
   EXPECT_EQ(search.status().message(), block.status().message());
+}
+
+// The session of a context block is parsed once, at the service's entry,
+// like every session id (the block's recaps read the parsed one): the C++
+// API refuses what a session read refuses, with the same message.
+TEST_F(ConversationSearch, ContextBuildRefusesABadSessionIdLikeASessionRead) {
+  for (const std::string& bad : {std::string(" "), std::string(kMaxKeyBytes + 1, 's')}) {
+    auto block = engine_->context().Build(
+        who_, {.session_id = bad, .query = "puppy name", .budget_chars = 4000});
+    ASSERT_FALSE(block.ok()) << bad.size();
+    EXPECT_EQ(block.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(block.status().field(), "session_id");
+    auto turns = engine_->archivist().SessionTurns(who_, bad);
+    ASSERT_FALSE(turns.ok());
+    EXPECT_EQ(turns.status().message(), block.status().message());
+  }
+  EXPECT_TRUE(
+      engine_->context()
+          .Build(who_, {.session_id = "filler", .query = "puppy name", .budget_chars = 4000})
+          .ok());
 }
 
 }  // namespace

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "core/search/turn_ranking.h"
 #include "mnemo/limits.h"
 
 namespace mnemo {
@@ -33,6 +35,17 @@ TEST(SearchQuery, EachFieldIsCheckedByItsParse) {
   ASSERT_TRUE(ns.ok());
   EXPECT_EQ(ns->ns(), "skill-git");
   EXPECT_FALSE(ns->prefix());
+}
+
+// The turn ranking (memory.episodic_search, recall, the context block)
+// takes the recency weight as the checked type: a weight reaches it only
+// through RecencyWeight::Parse. (On a tree where it takes a double this file
+// does not compile.)
+TEST(SearchQuery, TheTurnRankingTakesOnlyACheckedRecencyWeight) {
+  static_assert(std::is_same_v<decltype(TurnRecency::weight), RecencyWeight>);
+  static_assert(!std::is_constructible_v<RecencyWeight, double>);
+  static_assert(!std::is_constructible_v<Window, TimeWindow>);
+  EXPECT_EQ(TurnRecency{}.weight.value(), 0);  // relevance alone
 }
 
 TEST(SearchQuery, ParseChecksEveryFieldOfTheRequestOnceAndViewsIt) {

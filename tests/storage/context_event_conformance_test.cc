@@ -12,6 +12,7 @@
 
 #include "storage/backend_factory.h"
 #include "storage/stores.h"
+#include "storage/test_values.h"
 #include "text/pipeline/query.h"
 
 namespace mnemo::storage {
@@ -46,7 +47,7 @@ class ContextEventConformance : public ::testing::TestWithParam<std::string> {
   }
 
   std::vector<int64_t> Seqs(const std::string& session, const std::string& owner = "local") {
-    auto r = stores_.context_events->ContextEvents(owner, session);
+    auto r = stores_.context_events->ContextEvents(owner, TestSessionId(session));
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::vector<int64_t> out;
     if (r.ok()) {
@@ -82,7 +83,7 @@ TEST_P(ContextEventConformance, EveryFieldRoundTripsAndTheJsonByteForByte) {
   ContextEventRow stored = Append(w);
   EXPECT_GT(stored.id, 0);
   EXPECT_EQ(stored.seq, 0);
-  auto all = stores_.context_events->ContextEvents("alice", "s1");
+  auto all = stores_.context_events->ContextEvents("alice", TestSessionId("s1"));
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all->size(), 1u);
   const ContextEventRow& r = (*all)[0];
@@ -115,7 +116,7 @@ TEST_P(ContextEventConformance, SeqIsPerOwnerAndSession) {
 
 TEST_P(ContextEventConformance, SeqIsNeverReusedAfterDeletion) {
   for (int i = 0; i < 3; ++i) Append(Event("s", "e" + std::to_string(i)));
-  auto deleted = stores_.context_events->DeleteContextEventsUpTo("local", "s", 2);
+  auto deleted = stores_.context_events->DeleteContextEventsUpTo("local", TestSessionId("s"), 2);
   ASSERT_TRUE(deleted.ok());
   EXPECT_EQ(*deleted, 3);
   EXPECT_THAT(Seqs("s"), IsEmpty());
@@ -139,7 +140,7 @@ TEST_P(ContextEventConformance, ConcurrentAppendsNeverShareOrSkipASeq) {
   std::vector<int64_t> seqs = Seqs("shared");
   ASSERT_EQ(seqs.size(), static_cast<size_t>(kThreads * kEach));
   for (size_t i = 0; i < seqs.size(); ++i) EXPECT_EQ(seqs[i], static_cast<int64_t>(i));
-  auto rows = stores_.context_events->ContextEvents("local", "shared");
+  auto rows = stores_.context_events->ContextEvents("local", TestSessionId("shared"));
   ASSERT_TRUE(rows.ok());
   std::set<int64_t> ids;
   for (const ContextEventRow& r : *rows) ids.insert(r.id);
@@ -157,7 +158,7 @@ TEST_P(ContextEventConformance, SearchReadsTheSearchTextAndFiltersBeforeTheLimit
   EXPECT_THAT(Found("数据库"), ElementsAre(2));
   std::vector<int64_t> billing = Found("billing", {.all = false, .owner = "local"});
   EXPECT_EQ(billing.size(), 2u);
-  EXPECT_THAT(Found("billing", {.all = false, .owner = "local", .session_id = "s1"}),
+  EXPECT_THAT(Found("billing", {.all = false, .owner = "local", .session_id = TestSessionId("s1")}),
               ElementsAre(0));
   EXPECT_THAT(Found("billing", {.all = false, .owner = "bob"}), ElementsAre(0));
   EXPECT_EQ(Found("billing", {.all = true}).size(), 3u);
@@ -169,23 +170,23 @@ TEST_P(ContextEventConformance, EqualScoresRankTheNewerSeqFirst) {
   Append(Event("s", "same words here"));
   Append(Event("s", "same words here"));
   Append(Event("s", "same words here"));
-  EXPECT_THAT(Found("words", {.session_id = "s"}), ElementsAre(2, 1, 0));
+  EXPECT_THAT(Found("words", {.session_id = TestSessionId("s")}), ElementsAre(2, 1, 0));
 }
 
 TEST_P(ContextEventConformance, DeleteUpToSeqRemovesRowsAndIndexOfOneSessionOnly) {
   for (int i = 0; i < 5; ++i) Append(Event("s", "kiwi number" + std::to_string(i)));
   Append(Event("other", "kiwi elsewhere"));
   Append(Event("s", "kiwi of bob", "bob"));
-  auto deleted = stores_.context_events->DeleteContextEventsUpTo("local", "s", 2);
+  auto deleted = stores_.context_events->DeleteContextEventsUpTo("local", TestSessionId("s"), 2);
   ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
   EXPECT_EQ(*deleted, 3);
   EXPECT_THAT(Seqs("s"), ElementsAre(3, 4));
   EXPECT_THAT(Seqs("other"), ElementsAre(0));
   EXPECT_THAT(Seqs("s", "bob"), ElementsAre(0));
-  EXPECT_THAT(Found("kiwi", {.all = false, .owner = "local", .session_id = "s"}),
+  EXPECT_THAT(Found("kiwi", {.all = false, .owner = "local", .session_id = TestSessionId("s")}),
               ElementsAre(4, 3));
   EXPECT_EQ(Found("kiwi").size(), 4u);
-  auto again = stores_.context_events->DeleteContextEventsUpTo("local", "s", 2);
+  auto again = stores_.context_events->DeleteContextEventsUpTo("local", TestSessionId("s"), 2);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(*again, 0);
 }

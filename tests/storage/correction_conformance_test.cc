@@ -158,7 +158,8 @@ TEST_P(CorrectionConformance, ADeletedFacetIsGoneWithItsStatementsAndOtherOwners
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(*again);
   // A later erasure of another session of the owner folds nothing back.
-  ASSERT_TRUE(stores_.admin->EraseSession({.owner = "alice", .session_id = "s2"}).ok());
+  ASSERT_TRUE(
+      stores_.admin->EraseSession({.owner = "alice", .session_id = TestSessionId("s2")}).ok());
   EXPECT_THAT(FacetKeys(), ElementsAre("bob/location=Lisbon"));
 }
 
@@ -190,7 +191,8 @@ TEST_P(CorrectionConformance, ACorrectionFoldedLikeAStatementSurvivesARefold) {
   EXPECT_EQ(merged->value, "Helios");
   ASSERT_EQ(merged->history.size(), 1u);
   EXPECT_EQ(merged->history[0].value, "Acme");
-  ASSERT_TRUE(stores_.admin->EraseSession({.owner = "local", .session_id = "s1"}).ok());
+  ASSERT_TRUE(
+      stores_.admin->EraseSession({.owner = "local", .session_id = TestSessionId("s1")}).ok());
   EXPECT_THAT(FacetKeys(), ElementsAre("local/employer=Helios"));
 }
 

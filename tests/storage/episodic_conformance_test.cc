@@ -288,7 +288,7 @@ TEST_P(EpisodicConformance, SearchFiltersByOwnerAndSessionBeforeTheLimit) {
   for (int i = 0; i < 5; ++i) Append({Row("other", "user", "shared words here")});
   Append({Row("mine", "user", "shared words here too")});
   Append({Row("mine", "user", "shared words of bob", 1000, "bob")});
-  TurnQuery session{.session_id = "mine", .limit = 1};
+  TurnQuery session{.session_id = TestSessionId("mine"), .limit = 1};
   EXPECT_THAT(Found("shared words", session), ElementsAre("shared words here too"));
   TurnQuery bob{.all = false, .owner = "bob", .limit = 3};
   EXPECT_THAT(Found("shared words", bob), ElementsAre("shared words of bob"));
@@ -556,9 +556,9 @@ TEST_P(EpisodicConformance, SegmentsAreListedByStartThenIdWithFilters) {
               ElementsAre(bobs.id, other_session.id, tie2.id, tie1.id, late.id));
   EXPECT_THAT(SegmentIds(stores_.episodic->Segments(false, "local", std::nullopt)),
               ElementsAre(other_session.id, tie2.id, tie1.id, late.id));
-  EXPECT_THAT(SegmentIds(stores_.episodic->Segments(false, "local", "s1")),
+  EXPECT_THAT(SegmentIds(stores_.episodic->Segments(false, "local", TestSessionId("s1"))),
               ElementsAre(tie2.id, tie1.id, late.id));
-  EXPECT_THAT(SegmentIds(stores_.episodic->Segments(true, "", "s1")),
+  EXPECT_THAT(SegmentIds(stores_.episodic->Segments(true, "", TestSessionId("s1"))),
               ElementsAre(bobs.id, tie2.id, tie1.id, late.id));
   EXPECT_THAT(SegmentIds(stores_.episodic->Segments(false, "carol", std::nullopt)), IsEmpty());
 }

@@ -385,7 +385,7 @@ TEST_P(TurnClaimConformance, ConcurrentRecordTurnsOfOneSessionGetDistinctSeqsAnd
   }
   for (std::thread& th : threads) th.join();
   EXPECT_EQ(RowsOf("race"), 2u * kThreads);
-  auto segments = stores_.episodic->Segments(false, "local", std::string_view("race"));
+  auto segments = stores_.episodic->Segments(false, "local", TestSessionId("race"));
   ASSERT_TRUE(segments.ok()) << segments.status().ToString();
   ASSERT_EQ(segments->size(), 1u);
   EXPECT_EQ((*segments)[0].first_seq, 0);

@@ -3,13 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
 #include "mnemo/limits.h"
+#include "storage/context_event_store.h"
 #include "storage/entry_store.h"
 #include "storage/episodic_store.h"
+#include "storage/rules/erasure.h"
 
 namespace mnemo {
 namespace {
@@ -142,6 +145,30 @@ TEST(Values, TheStoresTakeOnlyParsedIdentifiers) {
                                     const SessionId&>);
   static_assert(!std::is_invocable_v<decltype(&Store::StepSegment), Store&, std::string_view,
                                      std::string_view, const Store::SegmentDecision&>);
+  // The other store methods that take a session from a request: a segment
+  // listing's session filter, a turn search's, a session's erasure.
+  static_assert(!std::is_invocable_v<decltype(&Store::Segments), Store&, bool, std::string_view,
+                                     std::optional<std::string_view>>);
+  static_assert(!std::is_invocable_v<decltype(&Store::Segments), Store&, bool, std::string_view,
+                                     std::string>);
+  static_assert(std::is_invocable_v<decltype(&Store::Segments), Store&, bool, std::string_view,
+                                    const SessionId&>);
+  static_assert(std::is_invocable_v<decltype(&Store::Segments), Store&, bool, std::string_view,
+                                    std::nullopt_t>);
+  static_assert(std::is_same_v<decltype(storage::TurnQuery::session_id), std::optional<SessionId>>);
+  static_assert(!std::is_assignable_v<std::optional<SessionId>&, std::string>);
+  static_assert(std::is_same_v<decltype(storage::SessionErasure::session_id), SessionId>);
+  static_assert(!std::is_default_constructible_v<storage::SessionErasure>);
+  // A context window's reads and its prune.
+  using Events = storage::ContextEventStore;
+  static_assert(!std::is_invocable_v<decltype(&Events::ContextEvents), Events&, std::string_view,
+                                     std::string_view>);
+  static_assert(std::is_invocable_v<decltype(&Events::ContextEvents), Events&, std::string_view,
+                                    const SessionId&>);
+  static_assert(!std::is_invocable_v<decltype(&Events::DeleteContextEventsUpTo), Events&,
+                                     std::string_view, std::string_view, int64_t>);
+  static_assert(
+      std::is_same_v<decltype(storage::ContextEventQuery::session_id), std::optional<SessionId>>);
   using Entries = storage::EntryStore;
   static_assert(!std::is_invocable_v<decltype(&Entries::FindExact), Entries&, std::string_view,
                                      std::string_view, std::string_view>);

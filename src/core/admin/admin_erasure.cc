@@ -96,17 +96,17 @@ Result<ErasureCounts> Admin::SessionForget(const Principal& who, const SessionFo
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
                          stores_.episodic->SessionTurns(owner, session, 0, INT64_MAX));
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> segments,
-                         stores_.episodic->Segments(false, owner, req.session_id));
+                         stores_.episodic->Segments(false, owner, session));
   MNEMO_ASSIGN_OR_RETURN(std::vector<std::string> documents,
-                         SessionDocumentIds(owner, req.session_id));
+                         SessionDocumentIds(owner, session.view()));
   // Before the storage erasure, which forgets which rules the session gave
   // and ends by emptying the write-ahead log.
-  MNEMO_ASSIGN_OR_RETURN(int64_t rules, EraseCapturedRules(owner, req.session_id));
+  MNEMO_ASSIGN_OR_RETURN(int64_t rules, EraseCapturedRules(owner, session.view()));
   MNEMO_ASSIGN_OR_RETURN(
       ErasureCounts counts,
       stores_.admin->EraseSession(
-          {.owner = owner, .session_id = req.session_id, .document_ids = std::move(documents)}));
-  MNEMO_RETURN_IF_ERROR(archivist_.FollowSessionErasure(owner, req.session_id));
+          {.owner = owner, .session_id = session, .document_ids = std::move(documents)}));
+  MNEMO_RETURN_IF_ERROR(archivist_.FollowSessionErasure(owner, session.view()));
   std::vector<std::string> ids;
   ids.reserve(segments.size());
   for (const storage::SegmentRow& s : segments) ids.push_back(s.id);

@@ -12,6 +12,7 @@
 #include "core/archivist/archivist_options.h"
 #include "core/archivist/public_episodic.h"
 #include "core/search/fusion.h"
+#include "core/search/search_query.h"
 #include "core/search/turn_ranking.h"
 #include "core/validation.h"
 #include "storage/values.h"
@@ -84,23 +85,28 @@ Result<std::vector<EpisodicHit>> Archivist::EpisodicSearch(const Principal& who,
   if (q.limit < 1 || q.limit > kMaxResults) {
     return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxResults), "limit");
   }
-  if (q.session_id) MNEMO_RETURN_IF_ERROR(SessionId::Parse(*q.session_id).status());
+  std::optional<SessionId> session;
+  if (q.session_id) {
+    MNEMO_ASSIGN_OR_RETURN(session, SessionId::Parse(*q.session_id));
+  }
   MNEMO_RETURN_IF_ERROR(ValidateContextTurns(q.context_turns));
-  MNEMO_RETURN_IF_ERROR(ValidateTimeWindow(q.window));
+  // The window and the recency weight by the search's own types, parsed
+  // here as Memory::Search parses them (core/search/search_query.h).
+  MNEMO_ASSIGN_OR_RETURN(const Window window, Window::Parse(q.window));
   if (q.agent_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*q.agent_id, "agent_id"));
-  MNEMO_RETURN_IF_ERROR(ValidateRecencyWeight(q.recency_weight));
+  MNEMO_ASSIGN_OR_RETURN(const RecencyWeight recency, RecencyWeight::Parse(q.recency_weight));
   storage::TurnQuery query{.terms = text::QueryTerms(q.query),
-                           .session_id = q.session_id,
+                           .session_id = std::move(session),
                            .all = !options_->acl_enabled,
                            .owner = who.name,
                            .limit = q.limit,
-                           .since = q.window.since,
-                           .until = q.window.until,
+                           .since = window.get().since,
+                           .until = window.get().until,
                            .agent_id = q.agent_id};
-  MNEMO_ASSIGN_OR_RETURN(std::vector<RankedTurn> hits,
-                         RankTurnsInConversation(
-                             episodic_, query, {.weight = q.recency_weight, .now = clock_->NowMs()},
-                             {.matcher = vectors_.soft_matcher(), .query = q.query}));
+  MNEMO_ASSIGN_OR_RETURN(
+      std::vector<RankedTurn> hits,
+      RankTurnsInConversation(episodic_, query, {.weight = recency, .now = clock_->NowMs()},
+                              {.matcher = vectors_.soft_matcher(), .query = q.query}));
   std::vector<EpisodicHit> out;
   out.reserve(hits.size());
   for (RankedTurn& h : hits) {
@@ -205,10 +211,9 @@ Result<std::vector<RecallHit>> Archivist::RecallRecaps(const std::string& query,
 Result<std::vector<SegmentInfo>> Archivist::Segments(const Principal& who,
                                                      std::string_view session_id) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
-  std::optional<std::string_view> session;
+  std::optional<SessionId> session;
   if (!session_id.empty()) {
-    MNEMO_RETURN_IF_ERROR(SessionId::Parse(std::string(session_id)).status());
-    session = session_id;
+    MNEMO_ASSIGN_OR_RETURN(session, SessionId::Parse(std::string(session_id)));
   }
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> rows,
                          episodic_.Segments(!options_->acl_enabled, who.name, session));

@@ -182,17 +182,18 @@ template <typename RecallRecapsFn>
 Result<std::vector<DerivedItem>> ContextRecaps(const RecallRecapsFn& recall_recaps,
                                                storage::EpisodicStore& episodic, bool all,
                                                const Principal& who, const ContextBuildRequest& req,
+                                               const std::optional<SessionId>& session,
                                                const std::vector<std::string>& terms, int limit) {
   std::vector<DerivedItem> items;
   if (!TakesDerived(req)) return items;
-  if (!req.session_id) {
+  if (!session) {
     MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> recaps,
                            recall_recaps(req.query, terms, limit, all ? "" : who.name));
     for (const RecallHit& h : recaps) items.push_back({.text = BestPassage(h.content, terms)});
     return items;
   }
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> rows,
-                         episodic.Segments(all, who.name, *req.session_id));
+                         episodic.Segments(all, who.name, session));
   MNEMO_ASSIGN_OR_RETURN(std::vector<RecallHit> ranked,
                          recall_recaps(req.query, terms, kMaxRankedRecaps, all ? "" : who.name));
   std::map<std::string, size_t> rank;
@@ -232,6 +233,7 @@ std::vector<DerivedItem> ContextDocuments(const std::vector<storage::DocumentHit
 }  // namespace
 
 Result<ContextBlock> RecallService::ContextBuild(const Principal& who, const Query& query,
+                                                 const std::optional<SessionId>& session,
                                                  const ContextBuildRequest& req) {
   const context::Preset* preset = context::FindPreset(req.preset);
   if (preset == nullptr) {
@@ -262,7 +264,7 @@ Result<ContextBlock> RecallService::ContextBuild(const Principal& who, const Que
       AddOpenTasks(episodic_, !options_.acl_enabled, who, terms, sections[kProfile].items));
   sections[kTurns] = {.title = "Relevant turns", .share = kTurnsShare};
   sections[kRecaps] = {.title = "Earlier in this conversation", .share = kRecapsShare};
-  if (!req.session_id) sections[kRecaps].title = "Earlier conversations";
+  if (!session) sections[kRecaps].title = "Earlier conversations";
   sections[kDocuments] = {.title = "Documents", .share = kDocumentsShare};
 
   // Enough turn candidates to fill the whole budget with short turns.
@@ -290,7 +292,7 @@ Result<ContextBlock> RecallService::ContextBuild(const Principal& who, const Que
                  const std::string& owner) {
             return archivist_.RecallRecaps(query, query_terms, n, owner);
           },
-          episodic_, !options_.acl_enabled, who, req, terms,
+          episodic_, !options_.acl_enabled, who, req, session, terms,
           ItemsFitting(budget, kRecapsShare, k)));
   std::vector<storage::DocumentHit> document_hits;
   if (TakesDerived(req)) {

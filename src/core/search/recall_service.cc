@@ -85,8 +85,8 @@ Result<RecallResponse> RecallService::Recall(const Principal& who, const Query& 
                       .since = window.get().since,
                       .until = window.get().until,
                       .agent_id = req.agent_id},
-                     &tools_.registry(), {.weight = recency.value(), .now = clock_->NowMs()},
-                     kPassageChars, {.matcher = search_.soft_matcher(), .query = req.query}));
+                     &tools_.registry(), {.weight = recency, .now = clock_->NowMs()}, kPassageChars,
+                     {.matcher = search_.soft_matcher(), .query = req.query}));
     const double min_score = options_.search.min_relevance_score;
     std::vector<std::string> quoted;  // the returned turns' texts
     for (TurnPassage& p : passages) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "context/tool_registry.h"
 #include "core/archivist/archivist_options.h"
@@ -43,10 +44,12 @@ class RecallService {
 
   // Memory::Recall and Context::Build (mnemo/memory.h, context.h), which
   // parse the query (req.query's text: `query` views it) and, for the
-  // block, the session id. Each parses the rest of `req` once, at its top,
-  // and hands the search a SearchQuery built from those checked parts.
+  // block, the session id (`session`, req.session_id parsed; it is not read
+  // again). Each parses the rest of `req` once, at its top, and hands the
+  // search a SearchQuery built from those checked parts.
   Result<RecallResponse> Recall(const Principal& who, const Query& query, const RecallRequest& req);
   Result<ContextBlock> ContextBuild(const Principal& who, const Query& query,
+                                    const std::optional<SessionId>& session,
                                     const ContextBuildRequest& req);
 
  private:

@@ -206,8 +206,8 @@ Result<std::vector<RankedTurn>> ScoreCandidates(storage::EpisodicStore& episodic
       passage[i] = std::max(passage[i], keyword[it->second]);
     }
     score[i] = std::clamp(1 - miss, 0.0, 1.0);
-    if (recency.weight > 0 && score[i] > 0) {
-      score[i] = BlendRecency(score[i], rows[i].timestamp_ms, recency.now, recency.weight);
+    if (recency.weight.value() > 0 && score[i] > 0) {
+      score[i] = BlendRecency(score[i], rows[i].timestamp_ms, recency.now, recency.weight.value());
     }
   }
   std::vector<size_t> order(rows.size());

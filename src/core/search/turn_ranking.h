@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "core/search/search_query.h"
 #include "embed/soft_match.h"
 #include "mnemo/status.h"
 #include "storage/episodic_store.h"
@@ -60,7 +61,7 @@ struct RankedTurn {
 // Optional recency (fusion.h, BlendRecency): the score above blended with
 // the turn's age at `now`, before the order is taken.
 struct TurnRecency {
-  double weight = 0;  // 0..1; 0 = relevance alone
+  RecencyWeight weight;  // checked (search_query.h); the default 0 is relevance alone
   TimeMs now = 0;
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -36,7 +37,7 @@ struct LoadedEvent {
 };
 
 Result<std::vector<LoadedEvent>> LoadEvents(storage::ContextEventStore& events,
-                                            std::string_view owner, std::string_view session_id) {
+                                            std::string_view owner, const SessionId& session_id) {
   MNEMO_ASSIGN_OR_RETURN(std::vector<storage::ContextEventRow> rows,
                          events.ContextEvents(owner, session_id));
   std::vector<LoadedEvent> out;
@@ -98,8 +99,11 @@ Context::~Context() = default;
 Result<ContextBlock> Context::Build(const Principal& who, const ContextBuildRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
   MNEMO_ASSIGN_OR_RETURN(const Query query, Query::Parse(req.query));
-  if (req.session_id) MNEMO_RETURN_IF_ERROR(SessionId::Parse(*req.session_id).status());
-  return recall_.ContextBuild(who, query, req);
+  std::optional<SessionId> session;
+  if (req.session_id) {
+    MNEMO_ASSIGN_OR_RETURN(session, SessionId::Parse(*req.session_id));
+  }
+  return recall_.ContextBuild(who, query, session, req);
 }
 
 Result<ContextAppendResult> Context::Append(const Principal& who, const ContextAppendRequest& req) {
@@ -135,7 +139,7 @@ Result<ContextAppendResult> Context::Append(const Principal& who, const ContextA
 
 Result<ContextWindow> Context::Window(const Principal& who, const ContextWindowRequest& req) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  MNEMO_RETURN_IF_ERROR(SessionId::Parse(req.session_id).status());
+  MNEMO_ASSIGN_OR_RETURN(const SessionId session, SessionId::Parse(req.session_id));
   if (req.budget_chars < 1 || req.budget_chars > kMaxWindowBudgetChars) {
     return InvalidArgument(
         "budget_chars must be between 1 and " + std::to_string(kMaxWindowBudgetChars),
@@ -146,8 +150,7 @@ Result<ContextWindow> Context::Window(const Principal& who, const ContextWindowR
                            "protected");
   }
   MNEMO_RETURN_IF_ERROR(ValidateQueryLength(req.query));
-  MNEMO_ASSIGN_OR_RETURN(std::vector<LoadedEvent> events,
-                         LoadEvents(events_, who.name, req.session_id));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<LoadedEvent> events, LoadEvents(events_, who.name, session));
   // Keyword relevance over the events' computation text. (A vector side
   // would need event vectors, which are not stored.)
   std::map<int64_t, double> score_of;  // by event id
@@ -157,7 +160,7 @@ Result<ContextWindow> Context::Window(const Principal& who, const ContextWindowR
                            events_.SearchContextEvents({.terms = terms,
                                                         .all = false,
                                                         .owner = who.name,
-                                                        .session_id = req.session_id,
+                                                        .session_id = session,
                                                         .limit = static_cast<int>(std::min<size_t>(
                                                             events.size(), INT32_MAX))}));
     for (const storage::ContextEventHit& h : hits) score_of[h.row.id] = h.score;
@@ -195,10 +198,9 @@ Result<ContextWindow> Context::Window(const Principal& who, const ContextWindowR
 Result<ContextPruneResult> Context::Prune(const Principal& who, std::string_view session_id,
                                           int64_t keep) {
   MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  MNEMO_RETURN_IF_ERROR(SessionId::Parse(std::string(session_id)).status());
+  MNEMO_ASSIGN_OR_RETURN(const SessionId session, SessionId::Parse(std::string(session_id)));
   if (keep < 0) return InvalidArgument("keep must be >= 0", "keep");
-  MNEMO_ASSIGN_OR_RETURN(std::vector<LoadedEvent> events,
-                         LoadEvents(events_, who.name, session_id));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<LoadedEvent> events, LoadEvents(events_, who.name, session));
   ContextPruneResult out{.session_id = std::string(session_id)};
   const size_t n = events.size();
   const size_t pruned = n > static_cast<size_t>(keep) ? n - static_cast<size_t>(keep) : 0;
@@ -244,8 +246,8 @@ Result<ContextPruneResult> Context::Prune(const Principal& who, std::string_view
                              .created = put.created});
     begin = end;
   }
-  MNEMO_ASSIGN_OR_RETURN(out.pruned, events_.DeleteContextEventsUpTo(who.name, session_id,
-                                                                     events[pruned - 1].row.seq));
+  MNEMO_ASSIGN_OR_RETURN(
+      out.pruned, events_.DeleteContextEventsUpTo(who.name, session, events[pruned - 1].row.seq));
   return out;
 }
 

@@ -501,7 +501,7 @@ Result<bool> MarkdownBackend::Delete(std::string_view id) {
 }
 
 Result<ErasureCounts> MarkdownBackend::ErasePrincipal(std::string_view owner) {
-  MNEMO_RETURN_IF_ERROR(internal::ValidateErasure(owner, std::nullopt));
+  MNEMO_RETURN_IF_ERROR(internal::ValidateErasure(owner));
   return Write<ErasureCounts>([&](Dirty& dirty) -> Result<ErasureCounts> {
     std::vector<std::string> ids;
     MNEMO_RETURN_IF_ERROR(index_.entries->ForEach({}, "", [&](const Entry& e) {

@@ -32,11 +32,11 @@ int64_t MemoryState::EraseContextLocked(std::string_view owner,
 }
 
 Result<ErasureCounts> MemoryAdminStore::EraseSession(const SessionErasure& what) {
-  MNEMO_RETURN_IF_ERROR(ValidateErasure(what.owner, what.session_id));
+  MNEMO_RETURN_IF_ERROR(ValidateErasure(what.owner));
   std::unique_lock lock(state_->mu_);
   ErasureCounts counts;
-  state_->EraseEpisodicLocked(what.owner, what.session_id, counts);
-  counts.context_events = state_->EraseContextLocked(what.owner, what.session_id);
+  state_->EraseEpisodicLocked(what.owner, what.session_id.view(), counts);
+  counts.context_events = state_->EraseContextLocked(what.owner, what.session_id.view());
   for (const std::string& id : what.document_ids) {
     auto row = state_->document_rows_.find(id);
     if (row == state_->document_rows_.end() ||
@@ -51,7 +51,7 @@ Result<ErasureCounts> MemoryAdminStore::EraseSession(const SessionErasure& what)
 }
 
 Result<ErasureCounts> MemoryAdminStore::ErasePrincipal(std::string_view owner) {
-  MNEMO_RETURN_IF_ERROR(ValidateErasure(owner, std::nullopt));
+  MNEMO_RETURN_IF_ERROR(ValidateErasure(owner));
   std::unique_lock lock(state_->mu_);
   ErasureCounts counts;
   std::vector<Row> entries;

@@ -42,7 +42,8 @@ Result<std::vector<ContextEventRow>> MemoryContextEventStore::ContextEventsAfter
 }
 
 Result<std::vector<ContextEventRow>> MemoryContextEventStore::ContextEvents(
-    std::string_view owner, std::string_view session_id) {
+    std::string_view owner, const SessionId& session) {
+  const std::string_view session_id = session.view();
   std::shared_lock lock(state_->mu_);
   std::vector<ContextEventRow> out;
   const std::string o(owner);
@@ -65,7 +66,7 @@ Result<std::vector<ContextEventHit>> MemoryContextEventStore::SearchContextEvent
   for (const auto& [id, score] : state_->context_index_.Score(terms, [&](int64_t id) {
          const ContextEventRow& r = state_->context_events_.at(id);
          return (query.all || r.owner == query.owner) &&
-                (!query.session_id || r.session_id == *query.session_id);
+                (!query.session_id || r.session_id == query.session_id->view());
        })) {
     hits.push_back({.row = state_->context_events_.at(id), .score = score});
   }
@@ -86,8 +87,9 @@ void MemoryState::EraseContextEventLocked(int64_t id) {
 }
 
 Result<int64_t> MemoryContextEventStore::DeleteContextEventsUpTo(std::string_view owner,
-                                                                 std::string_view session_id,
+                                                                 const SessionId& session,
                                                                  int64_t up_to_seq) {
+  const std::string_view session_id = session.view();
   std::unique_lock lock(state_->mu_);
   const std::string o(owner);
   const std::string s(session_id);

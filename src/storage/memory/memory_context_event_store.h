@@ -14,9 +14,9 @@ class MemoryContextEventStore final : public ContextEventStore {
 
   Result<ContextEventRow> AppendContextEvent(const ContextEventRow& row) override;
   Result<std::vector<ContextEventRow>> ContextEvents(std::string_view owner,
-                                                     std::string_view session_id) override;
+                                                     const SessionId& session_id) override;
   Result<std::vector<ContextEventHit>> SearchContextEvents(const ContextEventQuery& query) override;
-  Result<int64_t> DeleteContextEventsUpTo(std::string_view owner, std::string_view session_id,
+  Result<int64_t> DeleteContextEventsUpTo(std::string_view owner, const SessionId& session_id,
                                           int64_t up_to_seq) override;
   Result<int64_t> DeleteContextEventsByIds(std::span<const int64_t> ids) override;
   Result<std::vector<ContextEventRow>> ContextEventsAfter(int64_t after_id, int limit) override;

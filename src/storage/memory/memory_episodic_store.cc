@@ -169,7 +169,7 @@ Result<std::vector<TurnHit>> MemoryEpisodicStore::SearchTurns(const TurnQuery& q
            terms, state_->turns_, state_->turn_postings_, state_->turn_tokens_,
            [&](const TurnRow& row) {
              return (query.all || row.owner == query.owner) &&
-                    (!query.session_id || row.session_id == *query.session_id) &&
+                    (!query.session_id || row.session_id == query.session_id->view()) &&
                     internal::TurnInWindow(query, row);
            },
            [&](const TurnRow& row) { return query.all || row.owner == query.owner; })) {
@@ -294,12 +294,12 @@ Result<std::optional<SegmentRow>> MemoryEpisodicStore::GetSegment(std::string_vi
 }
 
 Result<std::vector<SegmentRow>> MemoryEpisodicStore::Segments(
-    bool all, std::string_view owner, std::optional<std::string_view> session_id) {
+    bool all, std::string_view owner, const std::optional<SessionId>& session_id) {
   std::shared_lock lock(state_->mu_);
   std::vector<SegmentRow> out;
   for (const auto& [id, seg] : state_->segments_) {
     if (!all && seg.owner != owner) continue;
-    if (session_id && seg.session_id != *session_id) continue;
+    if (session_id && seg.session_id != session_id->view()) continue;
     out.push_back(seg);
   }
   // state_->segments_ is in id order, so a stable sort by started_at gives (started_at, id).

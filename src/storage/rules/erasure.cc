@@ -7,11 +7,8 @@
 #include "text/strip.h"
 
 namespace mnemo::storage::internal {
-Status ValidateErasure(std::string_view owner, std::optional<std::string_view> session_id) {
+Status ValidateErasure(std::string_view owner) {
   if (text::IsBlank(owner)) return InvalidArgument("an erasure needs a non-blank owner", "owner");
-  if (session_id && text::IsBlank(*session_id)) {
-    return InvalidArgument("a session erasure needs a non-blank session_id", "session_id");
-  }
   return Status::Ok();
 }
 

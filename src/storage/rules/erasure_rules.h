@@ -12,8 +12,8 @@
 
 namespace mnemo::storage::internal {
 
-// kInvalidArgument for a blank owner (and, for a session, a blank session_id).
-Status ValidateErasure(std::string_view owner, std::optional<std::string_view> session_id);
+// kInvalidArgument for a blank owner (a session id comes parsed: SessionId).
+Status ValidateErasure(std::string_view owner);
 
 // A facet after an erasure of the session `session_id` (nullopt: of no
 // whole session) whose segments are `erased_segments`:

@@ -15,6 +15,7 @@
 
 #include "storage/backend_factory.h"
 #include "storage/postgres/postgres_backend.h"
+#include "storage/test_values.h"
 #include "text/pipeline/query.h"
 
 namespace mnemo::storage {
@@ -143,7 +144,7 @@ TEST(PostgresContextEvents, TwoProcessesNeverShareOrSkipASeq) {
   std::thread t2(append, b[1].get());
   t1.join();
   t2.join();
-  auto events = b[0]->context_events().ContextEvents("local", "s");
+  auto events = b[0]->context_events().ContextEvents("local", TestSessionId("s"));
   ASSERT_TRUE(events.ok());
   ASSERT_EQ(events->size(), static_cast<size_t>(2 * kEach));
   for (size_t i = 0; i < events->size(); ++i) EXPECT_EQ((*events)[i].seq, static_cast<int64_t>(i));
@@ -218,7 +219,8 @@ TEST(PostgresDocuments, KeywordStatisticsStayExactThroughUpdatesAndDeletes) {
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     event_ids.push_back(r->id);
   }
-  ASSERT_TRUE(churned->context_events().DeleteContextEventsUpTo("local", "s", 1).ok());
+  ASSERT_TRUE(
+      churned->context_events().DeleteContextEventsUpTo("local", TestSessionId("s"), 1).ok());
   const std::vector<int64_t> doomed = {event_ids[3]};
   ASSERT_TRUE(churned->context_events().DeleteContextEventsByIds(doomed).ok());
   for (const char* text : {"third dark dark event", "fifth dark event"}) {

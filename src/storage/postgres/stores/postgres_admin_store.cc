@@ -130,8 +130,8 @@ PostgresAdminStore::PostgresAdminStore(std::shared_ptr<PostgresDatabase> db)
     : PostgresStore(std::move(db)) {}
 
 Result<ErasureCounts> PostgresAdminStore::EraseSession(const SessionErasure& what) {
-  MNEMO_RETURN_IF_ERROR(ValidateErasure(what.owner, what.session_id));
-  const Scope scope{.owner = what.owner, .session_id = what.session_id};
+  MNEMO_RETURN_IF_ERROR(ValidateErasure(what.owner));
+  const Scope scope{.owner = what.owner, .session_id = what.session_id.view()};
   ErasureCounts counts;
   MNEMO_RETURN_IF_ERROR(Write("erase a session", [&](PgConn& conn) -> Status {
     counts = {};
@@ -142,7 +142,7 @@ Result<ErasureCounts> PostgresAdminStore::EraseSession(const SessionErasure& wha
 }
 
 Result<ErasureCounts> PostgresAdminStore::ErasePrincipal(std::string_view owner) {
-  MNEMO_RETURN_IF_ERROR(ValidateErasure(owner, std::nullopt));
+  MNEMO_RETURN_IF_ERROR(ValidateErasure(owner));
   const Scope scope{.owner = owner};
   ErasureCounts counts;
   MNEMO_RETURN_IF_ERROR(Write("erase a principal", [&](PgConn& conn) -> Status {

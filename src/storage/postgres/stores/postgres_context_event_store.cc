@@ -105,7 +105,8 @@ Result<ContextEventRow> PostgresContextEventStore::AppendContextEvent(const Cont
 }
 
 Result<std::vector<ContextEventRow>> PostgresContextEventStore::ContextEvents(
-    std::string_view owner, std::string_view session_id) {
+    std::string_view owner, const SessionId& session) {
+  const std::string_view session_id = session.view();
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows,
@@ -146,7 +147,11 @@ Result<std::vector<ContextEventHit>> PostgresContextEventStore::SearchContextEve
   const std::string all = pg::Last(p);
   p.Add(query.owner);
   const std::string owner = pg::Last(p);
-  p.Add(query.session_id);
+  if (query.session_id) {
+    p.Add(query.session_id->view());
+  } else {
+    p.AddNull();
+  }
   const std::string session = pg::Last(p);
   p.Add(static_cast<int64_t>(query.limit));
   MNEMO_ASSIGN_OR_RETURN(
@@ -165,8 +170,9 @@ Result<std::vector<ContextEventHit>> PostgresContextEventStore::SearchContextEve
 }
 
 Result<int64_t> PostgresContextEventStore::DeleteContextEventsUpTo(std::string_view owner,
-                                                                   std::string_view session_id,
+                                                                   const SessionId& session,
                                                                    int64_t up_to_seq) {
+  const std::string_view session_id = session.view();
   int64_t deleted = 0;
   MNEMO_RETURN_IF_ERROR(Write("delete context events", [&](PgConn& conn) -> Status {
     MNEMO_ASSIGN_OR_RETURN(deleted,

@@ -291,7 +291,11 @@ Result<std::vector<TurnHit>> PostgresEpisodicStore::SearchTurns(const TurnQuery&
   std::string where = " AND (" + pg::Last(p) + "::boolean";
   p.Add(query.owner);
   where += " OR t.owner = " + pg::Last(p) + ")";
-  p.Add(query.session_id);
+  if (query.session_id) {
+    p.Add(query.session_id->view());
+  } else {
+    p.AddNull();
+  }
   where += " AND (" + pg::Last(p) + "::text IS NULL OR t.session_id = " + pg::Last(p) + ")";
   if (query.since) {
     p.Add(static_cast<int64_t>(*query.since));
@@ -414,11 +418,11 @@ Result<std::optional<SegmentRow>> PostgresEpisodicStore::GetSegment(std::string_
 }
 
 Result<std::vector<SegmentRow>> PostgresEpisodicStore::Segments(
-    bool all, std::string_view owner, std::optional<std::string_view> session_id) {
+    bool all, std::string_view owner, const std::optional<SessionId>& session_id) {
   Params p;
   p.Add(all).Add(owner);
   if (session_id) {
-    p.Add(*session_id);
+    p.Add(session_id->view());
   } else {
     p.AddNull();
   }

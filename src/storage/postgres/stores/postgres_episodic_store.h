@@ -31,7 +31,7 @@ class PostgresEpisodicStore final : public EpisodicStore, private PostgresStore 
                                     const SegmentDecision& decide) override;
   Result<std::optional<SegmentRow>> GetSegment(std::string_view id) override;
   Result<std::vector<SegmentRow>> Segments(bool all, std::string_view owner,
-                                           std::optional<std::string_view> session_id) override;
+                                           const std::optional<SessionId>& session_id) override;
   Result<std::vector<SegmentRow>> SegmentsNeedingRecap(int limit, int64_t max_attempts) override;
   Result<TurnClaimOutcome> ClaimTurn(const TurnClaim& claim,
                                      std::span<const TurnWrite> rows) override;

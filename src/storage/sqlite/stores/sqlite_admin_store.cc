@@ -260,8 +260,8 @@ Status EmptyLog(Connection& db) {
 SqliteAdminStore::SqliteAdminStore(std::shared_ptr<SqliteDatabase> db) : db_(std::move(db)) {}
 
 Result<ErasureCounts> SqliteAdminStore::EraseSession(const SessionErasure& what) {
-  MNEMO_RETURN_IF_ERROR(ValidateErasure(what.owner, what.session_id));
-  const Scope scope{.owner = what.owner, .session_id = what.session_id};
+  MNEMO_RETURN_IF_ERROR(ValidateErasure(what.owner));
+  const Scope scope{.owner = what.owner, .session_id = what.session_id.view()};
   std::lock_guard lock(db_->writer_mu());
   Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
@@ -276,7 +276,7 @@ Result<ErasureCounts> SqliteAdminStore::EraseSession(const SessionErasure& what)
 }
 
 Result<ErasureCounts> SqliteAdminStore::ErasePrincipal(std::string_view owner) {
-  MNEMO_RETURN_IF_ERROR(ValidateErasure(owner, std::nullopt));
+  MNEMO_RETURN_IF_ERROR(ValidateErasure(owner));
   const Scope scope{.owner = owner};
   std::lock_guard lock(db_->writer_mu());
   Connection& db = db_->writer();

@@ -117,7 +117,8 @@ Result<ContextEventRow> SqliteContextEventStore::AppendContextEvent(const Contex
 }
 
 Result<std::vector<ContextEventRow>> SqliteContextEventStore::ContextEvents(
-    std::string_view owner, std::string_view session_id) {
+    std::string_view owner, const SessionId& session) {
+  const std::string_view session_id = session.view();
   ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement s,
                          db->Prepare(std::string("SELECT ") + kEventColumns +
@@ -162,7 +163,11 @@ Result<std::vector<ContextEventHit>> SqliteContextEventStore::SearchContextEvent
   s.Bind(1, match);
   s.Bind(2, static_cast<int64_t>(query.all ? 1 : 0));
   s.Bind(3, query.owner);
-  BindOptional(s, 4, query.session_id);
+  if (query.session_id) {
+    s.Bind(4, query.session_id->view());
+  } else {
+    s.BindNull(4);
+  }
   s.Bind(5, static_cast<int64_t>(query.limit));
   return ReadAll<ContextEventHit>(s, "search context events", [](const Statement& row) {
     return ContextEventHit{.row = ReadEvent(row), .score = row.ColumnDouble(kEventColumnCount)};
@@ -170,8 +175,9 @@ Result<std::vector<ContextEventHit>> SqliteContextEventStore::SearchContextEvent
 }
 
 Result<int64_t> SqliteContextEventStore::DeleteContextEventsUpTo(std::string_view owner,
-                                                                 std::string_view session_id,
+                                                                 const SessionId& session,
                                                                  int64_t up_to_seq) {
+  const std::string_view session_id = session.view();
   std::lock_guard lock(db_->writer_mu());
   Connection& db = db_->writer();
   MNEMO_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));

@@ -223,7 +223,7 @@ Result<std::vector<TurnHit>> SqliteEpisodicStore::SearchTurns(const TurnQuery& q
   s.Bind(2, static_cast<int64_t>(query.all ? 1 : 0));
   s.Bind(3, query.owner);
   if (query.session_id) {
-    s.Bind(4, *query.session_id);
+    s.Bind(4, query.session_id->view());
   } else {
     s.BindNull(4);
   }
@@ -444,7 +444,7 @@ Result<std::optional<SegmentRow>> SqliteEpisodicStore::GetSegment(std::string_vi
 }
 
 Result<std::vector<SegmentRow>> SqliteEpisodicStore::Segments(
-    bool all, std::string_view owner, std::optional<std::string_view> session_id) {
+    bool all, std::string_view owner, const std::optional<SessionId>& session_id) {
   ReaderLease db = db_->AcquireReader();
   MNEMO_ASSIGN_OR_RETURN(Statement s,
                          db->Prepare(std::string("SELECT ") + kSegmentColumns +
@@ -454,7 +454,7 @@ Result<std::vector<SegmentRow>> SqliteEpisodicStore::Segments(
   s.Bind(1, static_cast<int64_t>(all ? 1 : 0));
   s.Bind(2, owner);
   if (session_id) {
-    s.Bind(3, *session_id);
+    s.Bind(3, session_id->view());
   } else {
     s.BindNull(3);
   }

@@ -30,7 +30,7 @@ class SqliteEpisodicStore final : public EpisodicStore {
                                     const SegmentDecision& decide) override;
   Result<std::optional<SegmentRow>> GetSegment(std::string_view id) override;
   Result<std::vector<SegmentRow>> Segments(bool all, std::string_view owner,
-                                           std::optional<std::string_view> session_id) override;
+                                           const std::optional<SessionId>& session_id) override;
   Result<std::vector<SegmentRow>> SegmentsNeedingRecap(int limit, int64_t max_attempts) override;
   Result<int64_t> AddEvents(std::span<const EventRow> rows) override;
   Result<std::vector<EventHit>> SearchEvents(const EventQuery& query) override;
