@@ -41,6 +41,7 @@ namespace mnemo {
 // src/storage, src/archivist, src/llm); no caller can make one.
 // Hidden: libmnemo exports none of them.
 #pragma GCC visibility push(hidden)
+class SessionId;  // src/storage/values.h
 namespace storage {
 class DocumentStore;
 class EpisodicStore;
@@ -179,8 +180,9 @@ class Archivist {
   Status ValidateTurn(const Turn& turn) const;
   // Records the session the turn's edict rules (new or refreshed) were
   // captured from, so that erasing the session erases them (issue 42).
-  Status RecordRuleCaptures(const Principal& who, const std::string& session_id,
-                            const TurnResult& result);
+  [[gnu::visibility("hidden")]] Status RecordRuleCaptures(const Principal& who,
+                                                          const SessionId& session_id,
+                                                          const TurnResult& result);
   // The episodic part into `result`: the rows of `turn` (already redacted
   // when they are to be; `redactions` counts what was replaced), the
   // archive files, the segment step. `cleaner_failed` receives the indexes

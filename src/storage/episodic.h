@@ -226,4 +226,13 @@ struct RuleCapture {
   std::string rule_id;
 };
 
+// A rule capture to record (EpisodicStore::AddRuleCapture): the session
+// comes parsed (storage/values.h), so the store checks it no further.
+struct RuleCaptureWrite {
+  std::string owner;
+  SessionId session_id;
+  std::string tool_name;  // the rule's tool, normalised ("*": unscoped)
+  std::string rule_id;
+};
+
 }  // namespace mnemo::storage

@@ -107,9 +107,10 @@ class EpisodicStore {
   // block, so parallel additions to this class merge apart from it.
 
   // Records that the rule was captured from the session; recording it
-  // again changes nothing. kInvalidArgument for a blank field. Erased with
-  // the session (AdminStore::EraseSession) or the owner.
-  virtual Status AddRuleCapture(const RuleCapture& capture) = 0;
+  // again changes nothing. kInvalidArgument for a blank owner, tool_name or
+  // rule_id (the session is checked by its type). Erased with the session
+  // (AdminStore::EraseSession) or the owner.
+  virtual Status AddRuleCapture(const RuleCaptureWrite& capture) = 0;
   // Every capture of `owner`'s rules, by session_id, tool_name, rule_id.
   virtual Result<std::vector<RuleCapture>> RuleCaptures(std::string_view owner) = 0;
 

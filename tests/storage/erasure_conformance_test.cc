@@ -510,17 +510,25 @@ TEST_P(ErasureConformance, ErasureRemovesTheRuleCapturesOfTheSession) {
                                                                       {"alice", "s2", "r2"},
                                                                       {"bob", "s1", "r3"}}) {
     ASSERT_TRUE(stores_.episodic
-                    ->AddRuleCapture(
-                        {.owner = owner, .session_id = session, .tool_name = "*", .rule_id = id})
+                    ->AddRuleCapture({.owner = owner,
+                                      .session_id = TestSessionId(session),
+                                      .tool_name = "*",
+                                      .rule_id = id})
                     .ok());
   }
   ASSERT_TRUE(stores_.episodic
-                  ->AddRuleCapture(
-                      {.owner = "alice", .session_id = "s1", .tool_name = "*", .rule_id = "r1"})
+                  ->AddRuleCapture({.owner = "alice",
+                                    .session_id = TestSessionId("s1"),
+                                    .tool_name = "*",
+                                    .rule_id = "r1"})
                   .ok());  // again: no twin
-  EXPECT_EQ(
-      stores_.episodic->AddRuleCapture({.owner = "alice", .tool_name = "*", .rule_id = "x"}).code(),
-      StatusCode::kInvalidArgument);
+  EXPECT_EQ(stores_.episodic
+                ->AddRuleCapture({.owner = "alice",
+                                  .session_id = TestSessionId("s1"),
+                                  .tool_name = "*",
+                                  .rule_id = " "})
+                .code(),
+            StatusCode::kInvalidArgument);
   auto ids = [&](const std::string& owner) {
     std::vector<std::string> out;
     for (const RuleCapture& c : *stores_.episodic->RuleCaptures(owner)) {

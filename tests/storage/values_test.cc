@@ -159,6 +159,13 @@ TEST(Values, TheStoresTakeOnlyParsedIdentifiers) {
   static_assert(!std::is_assignable_v<std::optional<SessionId>&, std::string>);
   static_assert(std::is_same_v<decltype(storage::SessionErasure::session_id), SessionId>);
   static_assert(!std::is_default_constructible_v<storage::SessionErasure>);
+  // A rule capture's session (the turn's, parsed at memory.turn_complete).
+  static_assert(std::is_same_v<decltype(storage::RuleCaptureWrite::session_id), SessionId>);
+  static_assert(!std::is_default_constructible_v<storage::RuleCaptureWrite>);
+  static_assert(
+      !std::is_invocable_v<decltype(&Store::AddRuleCapture), Store&, const storage::RuleCapture&>);
+  static_assert(std::is_invocable_v<decltype(&Store::AddRuleCapture), Store&,
+                                    const storage::RuleCaptureWrite&>);
   // A context window's reads and its prune.
   using Events = storage::ContextEventStore;
   static_assert(!std::is_invocable_v<decltype(&Events::ContextEvents), Events&, std::string_view,

@@ -42,7 +42,7 @@ Result<TurnResult> Archivist::TurnComplete(const Principal& who, Turn turn) {
   std::optional<storage::TurnClaim> claim;
   if (turn_id) {
     claim = storage::TurnClaim{.key = {.owner = who.name,
-                                       .session_id = std::move(session),
+                                       .session_id = session,  // a short copy: see below
                                        .turn_id = std::move(*turn_id)},
                                .claimed_at = now};
   }
@@ -88,7 +88,7 @@ Result<TurnResult> Archivist::TurnComplete(const Principal& who, Turn turn) {
         },
         result);
   }
-  if (done.ok()) done = RecordRuleCaptures(who, turn.session_id, result);
+  if (done.ok()) done = RecordRuleCaptures(who, session, result);  // the parsed session again
   if (claim) {
     // Stored even after a failure part way, so a retry answers with what
     // was done instead of waiting; kNotFound: the failure came before the
@@ -103,7 +103,7 @@ Result<TurnResult> Archivist::TurnComplete(const Principal& who, Turn turn) {
   return result;
 }
 
-Status Archivist::RecordRuleCaptures(const Principal& who, const std::string& session_id,
+Status Archivist::RecordRuleCaptures(const Principal& who, const SessionId& session_id,
                                      const TurnResult& result) {
   // Edicts are the user's words; a repeated-failure rule is the engine's.
   for (const std::vector<ToolRule>* rules : {&result.new_rules, &result.refreshed_rules}) {

@@ -88,10 +88,10 @@ Result<std::optional<TurnClaim>> MemoryEpisodicStore::GetTurnClaim(const TurnKey
   return std::optional<TurnClaim>(it->second);
 }
 
-Status MemoryEpisodicStore::AddRuleCapture(const RuleCapture& capture) {
+Status MemoryEpisodicStore::AddRuleCapture(const RuleCaptureWrite& capture) {
   MNEMO_RETURN_IF_ERROR(ValidateRuleCapture(capture));
   std::unique_lock lock(state_->mu_);
-  state_->rule_captures_.emplace(capture.owner, capture.session_id, capture.tool_name,
+  state_->rule_captures_.emplace(capture.owner, capture.session_id.str(), capture.tool_name,
                                  capture.rule_id);
   return Status::Ok();
 }

@@ -170,10 +170,10 @@ Status ValidateEvents(std::span<const EventRow> rows) {
   return Status::Ok();
 }
 
-Status ValidateRuleCapture(const RuleCapture& capture) {
+Status ValidateRuleCapture(const RuleCaptureWrite& capture) {
   for (const auto& [value, field] :
-       {std::pair{&capture.owner, "owner"}, std::pair{&capture.session_id, "session_id"},
-        std::pair{&capture.tool_name, "tool_name"}, std::pair{&capture.rule_id, "rule_id"}}) {
+       {std::pair{&capture.owner, "owner"}, std::pair{&capture.tool_name, "tool_name"},
+        std::pair{&capture.rule_id, "rule_id"}}) {
     if (text::IsBlank(*value)) {
       return InvalidArgument(std::string("a rule capture needs a non-blank ") + field, field);
     }

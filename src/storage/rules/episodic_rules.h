@@ -49,8 +49,9 @@ Status CheckSegmentPut(const SegmentRow& s, std::optional<std::string_view> stor
 // preference or fact, and a confidence in [0, 1].
 Status ValidateEvents(std::span<const EventRow> rows);
 
-// A rule capture needs a non-blank owner, session_id, tool_name and rule_id.
-Status ValidateRuleCapture(const RuleCapture& capture);
+// A rule capture needs a non-blank owner, tool_name and rule_id (its
+// session_id is parsed).
+Status ValidateRuleCapture(const RuleCaptureWrite& capture);
 
 // A facet observation needs an owner, facet_type and key, and a confidence
 // in [0, 1].

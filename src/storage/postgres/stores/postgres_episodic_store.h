@@ -40,7 +40,7 @@ class PostgresEpisodicStore final : public EpisodicStore, private PostgresStore 
                                   const TurnSegmentDecision& decide) override;
   Result<bool> FinishTurnClaim(const TurnKey& key, std::string_view result) override;
   Result<std::optional<TurnClaim>> GetTurnClaim(const TurnKey& key) override;
-  Status AddRuleCapture(const RuleCapture& capture) override;
+  Status AddRuleCapture(const RuleCaptureWrite& capture) override;
   Result<std::vector<RuleCapture>> RuleCaptures(std::string_view owner) override;
   Result<std::vector<SegmentRow>> IdleOpenSegments(TimeMs before, int limit) override;
   Result<int64_t> AddEvents(std::span<const EventRow> rows) override;

@@ -12,7 +12,7 @@ using pg::Params;
 using pg::PgConn;
 using pg::Rows;
 
-Status PostgresEpisodicStore::AddRuleCapture(const RuleCapture& capture) {
+Status PostgresEpisodicStore::AddRuleCapture(const RuleCaptureWrite& capture) {
   MNEMO_RETURN_IF_ERROR(ValidateRuleCapture(capture));
   return Write("record the rule's session", [&](PgConn& conn) -> Status {
     return conn
@@ -21,7 +21,7 @@ Status PostgresEpisodicStore::AddRuleCapture(const RuleCapture& capture) {
             "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
             Params()
                 .Add(capture.owner)
-                .Add(capture.session_id)
+                .Add(capture.session_id.view())
                 .Add(capture.tool_name)
                 .Add(capture.rule_id),
             "record the rule's session")

@@ -49,7 +49,7 @@ class SqliteEpisodicStore final : public EpisodicStore {
                                   const TurnSegmentDecision& decide) override;
   Result<bool> FinishTurnClaim(const TurnKey& key, std::string_view result) override;
   Result<std::optional<TurnClaim>> GetTurnClaim(const TurnKey& key) override;
-  Status AddRuleCapture(const RuleCapture& capture) override;
+  Status AddRuleCapture(const RuleCaptureWrite& capture) override;
   Result<std::vector<RuleCapture>> RuleCaptures(std::string_view owner) override;
   Result<std::vector<SegmentRow>> IdleOpenSegments(TimeMs before, int limit) override;
   Result<std::vector<SegmentHit>> SearchSegments(const SegmentQuery& query) override;

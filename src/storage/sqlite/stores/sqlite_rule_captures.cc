@@ -9,7 +9,7 @@
 
 namespace mnemo::storage::internal {
 
-Status SqliteEpisodicStore::AddRuleCapture(const RuleCapture& capture) {
+Status SqliteEpisodicStore::AddRuleCapture(const RuleCaptureWrite& capture) {
   MNEMO_RETURN_IF_ERROR(ValidateRuleCapture(capture));
   std::lock_guard lock(db_->writer_mu());
   MNEMO_ASSIGN_OR_RETURN(
@@ -18,7 +18,7 @@ Status SqliteEpisodicStore::AddRuleCapture(const RuleCapture& capture) {
                             "tool_name, rule_id) VALUES (?, ?, ?, ?)",
                             "record the rule's session"));
   put.Bind(1, capture.owner);
-  put.Bind(2, capture.session_id);
+  put.Bind(2, capture.session_id.view());
   put.Bind(3, capture.tool_name);
   put.Bind(4, capture.rule_id);
   return put.Run("record the rule's session");
