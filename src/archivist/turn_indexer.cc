@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -155,25 +157,29 @@ Result<IndexedTurn> IndexTurn(storage::EpisodicStore& episodic, const std::strin
   IndexedTurn out;
   out.computation = std::move(computation);
   const std::string lesson = LessonFor(turn);
-  const storage::TurnWrite rows[] = {
-      storage::TurnWrite{.row = {.owner = owner,
-                                 .session_id = turn.session_id,
-                                 .role = "user",
-                                 .content = turn.user_message,
-                                 .timestamp_ms = timestamp,
-                                 .cost_microdollars = 0,
-                                 .agent_id = turn.agent_id},
-                         .search_text = std::move(out.computation.user)},
-      storage::TurnWrite{.row = {.owner = owner,
-                                 .session_id = turn.session_id,
-                                 .role = "assistant",
-                                 .content = turn.assistant_response,
-                                 .lesson = lesson,
-                                 .tool_calls_json = ToolCallsJson(turn),
-                                 .timestamp_ms = timestamp,
-                                 .cost_microdollars = turn.cost_microdollars,
-                                 .agent_id = turn.agent_id},
-                         .search_text = AssistantSearchText(out.computation, lesson)}};
+  // The rows move down to the store's bind (EpisodicStore::RecordTurn); the
+  // turn's user message is copied once, into the user row: the segment
+  // decision and the rules read the turn after.
+  std::vector<storage::TurnWrite> rows;
+  rows.reserve(2);
+  rows.push_back(storage::TurnWrite{.row = {.owner = owner,
+                                            .session_id = turn.session_id,
+                                            .role = "user",
+                                            .content = turn.user_message,
+                                            .timestamp_ms = timestamp,
+                                            .cost_microdollars = 0,
+                                            .agent_id = turn.agent_id},
+                                    .search_text = std::move(out.computation.user)});
+  rows.push_back(storage::TurnWrite{.row = {.owner = owner,
+                                            .session_id = turn.session_id,
+                                            .role = "assistant",
+                                            .content = turn.assistant_response,
+                                            .lesson = lesson,
+                                            .tool_calls_json = ToolCallsJson(turn),
+                                            .timestamp_ms = timestamp,
+                                            .cost_microdollars = turn.cost_microdollars,
+                                            .agent_id = turn.agent_id},
+                                    .search_text = AssistantSearchText(out.computation, lesson)});
   auto decide = [&](std::span<const storage::TurnRow> stored,
                     const storage::SegmentView& view) -> Result<storage::SegmentChange> {
     if (stored.size() != 2) return Internal("append turn: expected two rows");
@@ -182,7 +188,8 @@ Result<IndexedTurn> IndexTurn(storage::EpisodicStore& episodic, const std::strin
   };
   std::optional<storage::TurnClaim> claim;
   if (options.claim != nullptr) claim = *options.claim;
-  MNEMO_ASSIGN_OR_RETURN(storage::RecordedTurn recorded, episodic.RecordTurn(claim, rows, decide));
+  MNEMO_ASSIGN_OR_RETURN(storage::RecordedTurn recorded,
+                         episodic.RecordTurn(claim, std::move(rows), decide));
   if (!recorded.stored) {
     out.earlier = std::move(recorded.claim);
     out.segment = SegmentStep();

@@ -142,10 +142,12 @@ class EpisodicStore {
   // the claim's key was claimed before, nothing is written, `decide` is not
   // called and the stored claim is returned with stored = false. Any error,
   // `decide`'s included, writes nothing: no row, claim or segment change.
+  // The rows are taken by value and moved into the result (a turn's user
+  // message is not copied again on its way to the bind).
   using TurnSegmentDecision =
       std::function<Result<SegmentChange>(std::span<const TurnRow> rows, const SegmentView&)>;
   virtual Result<RecordedTurn> RecordTurn(const std::optional<TurnClaim>& claim,
-                                          std::span<const TurnWrite> rows,
+                                          std::vector<TurnWrite> rows,
                                           const TurnSegmentDecision& decide) = 0;
   // Up to `limit` open segments of every owner with last_turn_at < `before`,
   // by last_turn_at, then id: what learning.session_idle_close_secs closes.

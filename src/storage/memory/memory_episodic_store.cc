@@ -116,7 +116,8 @@ std::vector<TurnRow> MemoryState::AppendTurnsLocked(std::span<const TurnWrite> r
   return out;
 }
 
-std::vector<TurnRow> MemoryState::PlanTurnsLocked(std::span<const TurnWrite> rows) const {
+template <typename Write>
+std::vector<TurnRow> MemoryState::PlanTurnsLocked(std::span<Write> rows) const {
   std::vector<TurnRow> out;
   if (rows.empty()) return out;
   const auto& first = rows[0].row;
@@ -127,14 +128,17 @@ std::vector<TurnRow> MemoryState::PlanTurnsLocked(std::span<const TurnWrite> row
     if (owner == first.owner && session == first.session_id) seq = s + 1;
   }
   int64_t id = next_turn_id_;
-  for (const TurnWrite& w : rows) {
-    TurnRow row = w.row;
+  for (Write& w : rows) {
+    TurnRow row = std::move(w.row);  // a copy when Write is const
     row.seq = seq++;
     row.id = id++;
     out.push_back(std::move(row));
   }
   return out;
 }
+
+template std::vector<TurnRow> MemoryState::PlanTurnsLocked(std::span<const TurnWrite> rows) const;
+template std::vector<TurnRow> MemoryState::PlanTurnsLocked(std::span<TurnWrite> rows) const;
 
 void MemoryState::InsertTurnLocked(const TurnRow& row, std::string_view search_text) {
   TurnDoc doc{.row = row};

@@ -43,7 +43,7 @@ class MemoryEpisodicStore final : public EpisodicStore {
   Result<TurnClaimOutcome> ClaimTurn(const TurnClaim& claim,
                                      std::span<const TurnWrite> rows) override;
   Result<RecordedTurn> RecordTurn(const std::optional<TurnClaim>& claim,
-                                  std::span<const TurnWrite> rows,
+                                  std::vector<TurnWrite> rows,
                                   const TurnSegmentDecision& decide) override;
   Result<bool> FinishTurnClaim(const TurnKey& key, std::string_view result) override;
   Result<std::optional<TurnClaim>> GetTurnClaim(const TurnKey& key) override;

@@ -154,8 +154,11 @@ class MemoryState {
   int64_t next_turn_id_ = 1;
   // AppendTurns with mu_ held exclusively (rows validated).
   std::vector<TurnRow> AppendTurnsLocked(std::span<const TurnWrite> rows);
-  // The rows AppendTurnsLocked would store (ids and seqs set), storing none.
-  std::vector<TurnRow> PlanTurnsLocked(std::span<const TurnWrite> rows) const;
+  // The rows AppendTurnsLocked would store (ids and seqs set), storing none;
+  // moved out of `rows` when `Write` is TurnWrite (RecordTurn's own), copied
+  // when it is const TurnWrite.
+  template <typename Write>
+  std::vector<TurnRow> PlanTurnsLocked(std::span<Write> rows) const;
   // StepSegment with mu_ held exclusively.
   Result<SegmentChange> StepSegmentLocked(std::string_view owner, std::string_view session_id,
                                           const EpisodicStore::SegmentDecision& decide);

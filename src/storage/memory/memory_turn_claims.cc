@@ -37,7 +37,7 @@ Result<TurnClaimOutcome> MemoryEpisodicStore::ClaimTurn(const TurnClaim& claim,
 }
 
 Result<RecordedTurn> MemoryEpisodicStore::RecordTurn(const std::optional<TurnClaim>& claim,
-                                                     std::span<const TurnWrite> rows,
+                                                     std::vector<TurnWrite> rows,
                                                      const TurnSegmentDecision& decide) {
   MNEMO_RETURN_IF_ERROR(ValidateRecordedTurn(claim, rows));
   std::unique_lock lock(state_->mu_);
@@ -51,10 +51,12 @@ Result<RecordedTurn> MemoryEpisodicStore::RecordTurn(const std::optional<TurnCla
   }
   // The rows as they will be stored, for `decide`; they are inserted only
   // once the segment step (all or nothing itself) succeeded.
-  out.rows = state_->PlanTurnsLocked(rows);
+  // The rows move into the result (the state keeps its own copy); only
+  // their search texts are read after.
+  out.rows = state_->PlanTurnsLocked(std::span<TurnWrite>(rows));
   MNEMO_ASSIGN_OR_RETURN(
       out.segment,
-      state_->StepSegmentLocked(rows[0].row.owner, rows[0].row.session_id,
+      state_->StepSegmentLocked(out.rows[0].owner, out.rows[0].session_id,
                                 [&](const SegmentView& view) { return decide(out.rows, view); }));
   for (size_t i = 0; i < out.rows.size(); ++i)
     state_->InsertTurnLocked(out.rows[i], rows[i].search_text);

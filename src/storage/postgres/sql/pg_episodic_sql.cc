@@ -67,28 +67,33 @@ std::vector<IndexedText> IndexTurnTexts(std::span<const TurnWrite> rows) {
 Result<std::vector<TurnRow>> AppendTurnsIn(PgConn& conn, std::span<const TurnWrite> rows,
                                            std::span<const IndexedText> texts) {
   std::vector<TurnRow> out;
-  if (rows.empty()) return out;
+  out.reserve(rows.size());
+  for (const TurnWrite& w : rows) out.push_back(w.row);
+  MNEMO_RETURN_IF_ERROR(InsertTurnsIn(conn, out, rows, texts));
+  return out;
+}
+
+Status InsertTurnsIn(PgConn& conn, std::span<TurnRow> rows, std::span<const TurnWrite> writes,
+                     std::span<const IndexedText> texts) {
+  if (rows.empty()) return Status::Ok();
   // MAX + 1 is safe: the writer lock serialises every append of every
   // process, and the UNIQUE (owner, session_id, seq) backs it up.
   MNEMO_ASSIGN_OR_RETURN(
       Rows last, conn.Exec("SELECT COALESCE(MAX(seq) + 1, 0) FROM turns WHERE owner = $1 AND "
                            "session_id = $2",
-                           Params().Add(rows[0].row.owner).Add(rows[0].row.session_id),
+                           Params().Add(rows[0].owner).Add(rows[0].session_id),
                            "find the session's next sequence number"));
   int64_t seq = last.Int(0, 0);
   int64_t tokens = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
-    const TurnWrite& w = rows[i];
+    TurnRow& row = rows[i];
     const IndexedText& text = texts[i];
-    TurnRow row = w.row;
     row.seq = seq++;
     row.id = 0;
-    MNEMO_ASSIGN_OR_RETURN(row.id, internal::InsertTurnIn(conn, row, w.search_text, text));
+    MNEMO_ASSIGN_OR_RETURN(row.id, internal::InsertTurnIn(conn, row, writes[i].search_text, text));
     tokens += text.length;
-    out.push_back(std::move(row));
   }
-  MNEMO_RETURN_IF_ERROR(AddTextStats(conn, "turns", static_cast<int64_t>(rows.size()), tokens));
-  return out;
+  return AddTextStats(conn, "turns", static_cast<int64_t>(rows.size()), tokens);
 }
 
 }  // namespace mnemo::storage::internal::pg

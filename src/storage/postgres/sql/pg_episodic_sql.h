@@ -41,5 +41,11 @@ std::vector<IndexedText> IndexTurnTexts(std::span<const TurnWrite> rows);
 // statistics. Returns the rows with id and seq set.
 Result<std::vector<TurnRow>> AppendTurnsIn(PgConn& conn, std::span<const TurnWrite> rows,
                                            std::span<const IndexedText> texts);
+// AppendTurnsIn over rows the caller owns (moved out of its writes once, so
+// a retried attempt reuses them): stores `rows`, setting each one's seq and
+// id in place; row i's search text is writes[i].search_text (their `row`
+// is not read).
+Status InsertTurnsIn(PgConn& conn, std::span<TurnRow> rows, std::span<const TurnWrite> writes,
+                     std::span<const IndexedText> texts);
 
 }  // namespace mnemo::storage::internal::pg

@@ -71,10 +71,15 @@ Result<TurnClaimOutcome> PostgresEpisodicStore::ClaimTurn(const TurnClaim& claim
 }
 
 Result<RecordedTurn> PostgresEpisodicStore::RecordTurn(const std::optional<TurnClaim>& claim,
-                                                       std::span<const TurnWrite> rows,
+                                                       std::vector<TurnWrite> rows,
                                                        const TurnSegmentDecision& decide) {
   MNEMO_RETURN_IF_ERROR(ValidateRecordedTurn(claim, rows));
   const std::vector<pg::IndexedText> texts = pg::IndexTurnTexts(rows);
+  // The rows move out of their writes once, here: a retried attempt stores
+  // the same rows again (new seqs and ids), and they become the result.
+  std::vector<TurnRow> stored;
+  stored.reserve(rows.size());
+  for (TurnWrite& w : rows) stored.push_back(std::move(w.row));
   RecordedTurn out;
   MNEMO_RETURN_IF_ERROR(Write("record the turn", [&](PgConn& conn) -> Status {
     out = RecordedTurn();  // a retried attempt starts afresh
@@ -85,19 +90,19 @@ Result<RecordedTurn> PostgresEpisodicStore::RecordTurn(const std::optional<TurnC
         return Status::Ok();  // nothing written
       }
     }
-    MNEMO_ASSIGN_OR_RETURN(out.rows, pg::AppendTurnsIn(conn, rows, texts));
+    MNEMO_RETURN_IF_ERROR(pg::InsertTurnsIn(conn, stored, rows, texts));
     if (claim) {
       out.claim = TurnClaim{
-          .key = claim->key, .first_seq = out.rows.front().seq, .claimed_at = claim->claimed_at};
+          .key = claim->key, .first_seq = stored.front().seq, .claimed_at = claim->claimed_at};
       MNEMO_RETURN_IF_ERROR(InsertClaim(conn, *out.claim));
     }
     MNEMO_ASSIGN_OR_RETURN(
-        out.segment,
-        StepSegmentIn(conn, rows[0].row.owner, rows[0].row.session_id,
-                      [&](const SegmentView& view) { return decide(out.rows, view); }));
+        out.segment, StepSegmentIn(conn, stored[0].owner, stored[0].session_id,
+                                   [&](const SegmentView& view) { return decide(stored, view); }));
     out.stored = true;
     return Status::Ok();
   }));
+  if (out.stored) out.rows = std::move(stored);
   return out;
 }
 

@@ -139,8 +139,8 @@ Result<std::vector<TurnRow>> SqliteEpisodicStore::AppendTurns(std::span<const Tu
   return out;
 }
 
-Result<std::vector<TurnRow>> SqliteEpisodicStore::AppendTurnsLocked(
-    std::span<const TurnWrite> rows) {
+template <typename Write>
+Result<std::vector<TurnRow>> SqliteEpisodicStore::AppendTurnsLocked(std::span<Write> rows) {
   std::vector<TurnRow> out;
   if (rows.empty()) return out;
   Connection& db = db_->writer();
@@ -155,8 +155,8 @@ Result<std::vector<TurnRow>> SqliteEpisodicStore::AppendTurnsLocked(
     MNEMO_ASSIGN_OR_RETURN(bool found, last.Step("find the session's next sequence number"));
     if (found) seq = last.ColumnInt(0);
   }
-  for (const TurnWrite& w : rows) {
-    TurnRow row = w.row;
+  for (Write& w : rows) {
+    TurnRow row = std::move(w.row);  // a copy when Write is const
     row.seq = seq++;
     int64_t id = 0;
     {
@@ -175,6 +175,11 @@ Result<std::vector<TurnRow>> SqliteEpisodicStore::AppendTurnsLocked(
   }
   return out;
 }
+
+template Result<std::vector<TurnRow>> SqliteEpisodicStore::AppendTurnsLocked(
+    std::span<const TurnWrite> rows);
+template Result<std::vector<TurnRow>> SqliteEpisodicStore::AppendTurnsLocked(
+    std::span<TurnWrite> rows);
 
 Result<std::vector<TurnRow>> SqliteEpisodicStore::SessionTurns(std::string_view owner,
                                                                const SessionId& session_id,

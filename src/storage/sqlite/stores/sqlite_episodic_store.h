@@ -45,7 +45,7 @@ class SqliteEpisodicStore final : public EpisodicStore {
   Result<TurnClaimOutcome> ClaimTurn(const TurnClaim& claim,
                                      std::span<const TurnWrite> rows) override;
   Result<RecordedTurn> RecordTurn(const std::optional<TurnClaim>& claim,
-                                  std::span<const TurnWrite> rows,
+                                  std::vector<TurnWrite> rows,
                                   const TurnSegmentDecision& decide) override;
   Result<bool> FinishTurnClaim(const TurnKey& key, std::string_view result) override;
   Result<std::optional<TurnClaim>> GetTurnClaim(const TurnKey& key) override;
@@ -59,8 +59,11 @@ class SqliteEpisodicStore final : public EpisodicStore {
                                                          int64_t after_version, int limit) override;
 
  private:
-  // AppendTurns inside the caller's write transaction (rows validated).
-  Result<std::vector<TurnRow>> AppendTurnsLocked(std::span<const TurnWrite> rows);
+  // AppendTurns inside the caller's write transaction (rows validated). The
+  // rows are moved into the result when `Write` is TurnWrite (RecordTurn's
+  // own), copied when it is const TurnWrite (AppendTurns', ClaimTurn's).
+  template <typename Write>
+  Result<std::vector<TurnRow>> AppendTurnsLocked(std::span<Write> rows);
   const std::shared_ptr<SqliteDatabase> db_;
 };
 

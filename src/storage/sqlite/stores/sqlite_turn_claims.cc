@@ -72,7 +72,7 @@ Result<TurnClaimOutcome> SqliteEpisodicStore::ClaimTurn(const TurnClaim& claim,
 }
 
 Result<RecordedTurn> SqliteEpisodicStore::RecordTurn(const std::optional<TurnClaim>& claim,
-                                                     std::span<const TurnWrite> rows,
+                                                     std::vector<TurnWrite> rows,
                                                      const TurnSegmentDecision& decide) {
   MNEMO_RETURN_IF_ERROR(ValidateRecordedTurn(claim, rows));
   std::lock_guard lock(db_->writer_mu());
@@ -86,14 +86,15 @@ Result<RecordedTurn> SqliteEpisodicStore::RecordTurn(const std::optional<TurnCla
       return out;  // nothing written: the transaction rolls back
     }
   }
-  MNEMO_ASSIGN_OR_RETURN(out.rows, AppendTurnsLocked(rows));
+  // The rows move into the result; `rows` is not read after.
+  MNEMO_ASSIGN_OR_RETURN(out.rows, AppendTurnsLocked(std::span<TurnWrite>(rows)));
   if (claim) {
     out.claim = TurnClaim{
         .key = claim->key, .first_seq = out.rows.front().seq, .claimed_at = claim->claimed_at};
     MNEMO_RETURN_IF_ERROR(InsertClaim(db, *out.claim));
   }
   MNEMO_ASSIGN_OR_RETURN(
-      out.segment, StepSegmentIn(db, rows[0].row.owner, rows[0].row.session_id,
+      out.segment, StepSegmentIn(db, out.rows[0].owner, out.rows[0].session_id,
                                  [&](const SegmentView& view) { return decide(out.rows, view); }));
   MNEMO_RETURN_IF_ERROR(txn.Commit());
   out.stored = true;
