@@ -445,39 +445,6 @@ TEST_F(VectorSpaceFileTest, SyncsThatFindTheIndexBehindShareOneCatchUp) {
   EXPECT_EQ(static_cast<storage::Label>((*found)[0].id), added[0]);
 }
 
-// A hybrid search on a server reads the watermark in its candidates'
-// pipeline, not before the walk: Search without a Sync reads no watermark
-// and walks the index as it is; SyncTo catches up to the watermark the
-// caller read, without reading it again, and the next walk finds the change.
-TEST_F(VectorSpaceFileTest, AWalkWithoutSyncReadsNoWatermarkAndSyncToCatchesUpToTheOneGiven) {
-  auto store = OpenStore(dir_.Sub("mnemo.db"));
-  Store(*store, 0, 10);
-  HeldLogStore held(store->entries());
-  auto opened = VectorSpace::Open(held, kSignature, kDims, {}, "", StderrLogger());
-  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-  VectorSpace& space = **opened;
-  const int64_t walked = space.watermark();
-  const std::vector<storage::Label> added = Store(*store, 10, 11);  // behind the index now
-  const int watermark_reads = held.watermark_reads();
-
-  auto stale = space.Search(VectorOf(10), 1, {}, nullptr, /*sync=*/false);
-  ASSERT_TRUE(stale.ok()) << stale.status().ToString();
-  ASSERT_EQ(stale->size(), 1u);
-  EXPECT_NE(static_cast<storage::Label>((*stale)[0].id), added[0]);
-  EXPECT_EQ(held.watermark_reads(), watermark_reads);
-
-  auto newest = store->entries().VectorWatermark(kSignature);
-  ASSERT_TRUE(newest.ok());
-  EXPECT_GT(*newest, walked);
-  ASSERT_TRUE(space.SyncTo(*newest).ok());
-  EXPECT_EQ(held.watermark_reads(), watermark_reads);
-  EXPECT_EQ(space.watermark(), *newest);
-  auto found = space.Search(VectorOf(10), 1, {}, nullptr, /*sync=*/false);
-  ASSERT_TRUE(found.ok()) << found.status().ToString();
-  ASSERT_EQ(found->size(), 1u);
-  EXPECT_EQ(static_cast<storage::Label>((*found)[0].id), added[0]);
-}
-
 // Holds maintenance jobs at VectorSpace's test hook (after the new index is
 // built, before it is caught up and swapped in) until Release, and records
 // the thread each one ran on. The bounded waits turn a hang (a job run on
