@@ -139,9 +139,6 @@ struct LabeledVector {
 struct FetchedCandidates {
   std::vector<KeywordHit> hits;
   std::vector<LabeledVector> vectors;
-  // VectorWatermark(signature), read before the rows in the same round trip
-  // by a store that can (PostgreSQL); empty otherwise.
-  std::optional<int64_t> watermark;
 };
 
 // An entry without a vector of some signature: what `mnemo reindex` and the
@@ -299,8 +296,8 @@ class EntryStore {
 
   // FetchByLabels(labels, filter, terms) and VectorsFor(signature,
   // vector_labels) together: a hybrid search's vector-side rows and the
-  // vectors its cosines need, in one round trip on a server, which also
-  // reads the watermark (FetchedCandidates). The default asks both.
+  // vectors its cosines need, in one round trip on a server. The default
+  // asks both.
   virtual Result<FetchedCandidates> FetchWithVectors(std::span<const Label> labels,
                                                      const EntryFilter& filter,
                                                      const std::vector<std::string>& terms,

@@ -520,31 +520,6 @@ TEST_P(VectorConformance, FetchWithVectorsGivesWhatFetchByLabelsAndVectorsForGiv
   EXPECT_THAT(none->vectors, IsEmpty());
 }
 
-// A store that reads the change log's watermark along with the rows (so a
-// hybrid search makes no round trip of its own for it) reads the current
-// one, also after a write moved it; PostgreSQL does, in the pipeline.
-TEST_P(VectorConformance, FetchWithVectorsReadsTheCurrentWatermarkWhereItCan) {
-  const Label relay = Put(Write("smtp", "the smtp relay")).label;
-  PutVectors("s", {{relay, Vec(1, 0, 0)}});
-  const std::vector<Label> labels = {relay};
-  auto first = stores_.entries->FetchWithVectors(labels, {}, {}, "s", labels);
-  ASSERT_TRUE(first.ok()) << first.status().ToString();
-  if (GetParam() == std::string("postgres")) {
-    EXPECT_TRUE(first->watermark.has_value());
-  }
-  if (first->watermark) {
-    EXPECT_EQ(*first->watermark, Watermark("s"));
-  }
-  const Label other = Put(Write("other", "another relay")).label;
-  PutVectors("s", {{other, Vec(0, 1, 0)}});
-  auto second = stores_.entries->FetchWithVectors({}, {}, {}, "s", labels);
-  ASSERT_TRUE(second.ok()) << second.status().ToString();
-  if (second->watermark) {
-    EXPECT_EQ(*second->watermark, Watermark("s"));
-    EXPECT_GT(*second->watermark, *first->watermark);
-  }
-}
-
 TEST_P(VectorConformance, MatchingLabelsApplyTheFilterInLabelOrderUpToTheLimit) {
   std::vector<Label> work;
   for (int i = 0; i < 5; ++i) {

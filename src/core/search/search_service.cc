@@ -7,7 +7,6 @@
 #include "core/search/search_service.h"
 
 #include <algorithm>
-#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -180,11 +179,6 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   // whole instead, with the vectors the cosines need (the keyword side's,
   // and the batch's when the index rescores from storage), in one
   // FetchWithVectors: one round trip on a server where three were.
-  // The index is walked as it is, and the change log's watermark read in
-  // that round trip (or after the walk, from a store that does not read it
-  // along) says whether it was current: when not, it catches up and is
-  // walked again. So a search sees every change committed before it, as
-  // with a Sync first, without a round trip of its own for the watermark.
   const std::string signature(q.space->signature());
   const bool rescores = q.space->RescoresFromStorage();
   Status filter_error;
@@ -192,7 +186,6 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   std::unordered_map<storage::Label, storage::KeywordHit> fetched;
   VectorSpace::KnownVectors known;
   std::unordered_set<storage::Label> asked;  // vectors read, found or not
-  std::optional<int64_t> newest;             // the change log's watermark
   auto keep_vectors = [&](std::vector<storage::LabeledVector> vectors) {
     for (storage::LabeledVector& v : vectors) known[v.label] = std::move(v.vector);
   };
@@ -229,7 +222,6 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
       return;
     }
     asked.insert(vector_labels.begin(), vector_labels.end());
-    if (!newest) newest = rows->watermark;
     keep_vectors(std::move(rows->vectors));
     for (storage::KeywordHit& h : rows->hits) {
       (*accepted)[index_of[h.label]] = 1;
@@ -246,27 +238,10 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
       filter.subset.emplace(labels.begin(), labels.end());
     }
   }
-  const int64_t walked = q.space->watermark();
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<index::Neighbor> neighbors,
-      q.space->Search(q.vector, static_cast<size_t>(q.candidates), filter, &known,
-                      /*sync=*/false));
+      q.space->Search(q.vector, static_cast<size_t>(q.candidates), filter, &known));
   MNEMO_RETURN_IF_ERROR(filter_error);
-  if (!newest) {
-    MNEMO_ASSIGN_OR_RETURN(const int64_t read, entries_.VectorWatermark(signature));
-    newest = read;
-  }
-  if (*newest != walked) {
-    MNEMO_RETURN_IF_ERROR(q.space->SyncTo(*newest));
-    first_batch = true;
-    fetched.clear();
-    known.clear();
-    asked.clear();
-    MNEMO_ASSIGN_OR_RETURN(
-        neighbors, q.space->Search(q.vector, static_cast<size_t>(q.candidates), filter, &known,
-                                   /*sync=*/false));
-    MNEMO_RETURN_IF_ERROR(filter_error);
-  }
   // What the first batch did not read: the rows of later batches'
   // neighbours (one that changed since it was accepted is read as it is
   // now, and one deleted since is dropped) and the vectors of keyword-side

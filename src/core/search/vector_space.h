@@ -110,24 +110,16 @@ class VectorSpace {
   // that find the index behind at once wait for one catch-up and share it:
   // one that finds the index at its watermark under the lock reads nothing.
   Status Sync(SyncMode mode = SyncMode::kRequest);
-  // Sync with the watermark `newest` the caller read (VectorWatermark, or
-  // along with other rows in the same round trip).
-  Status SyncTo(int64_t newest, SyncMode mode = SyncMode::kRequest);
-  // The change-log seq the index reflects.
-  int64_t watermark() const { return watermark_.load(); }
 
   // Stored vectors by label, read by the caller meanwhile.
   using KnownVectors = std::unordered_map<storage::Label, std::vector<float>>;
 
-  // The k nearest labels passing `filter` (after a Sync, unless `sync` is
-  // false: a caller that checks the watermark() it walked against one it
-  // reads along the way), scored exactly (a quantised hnsw index's results
-  // are rescored from storage, or from `known` for the labels it holds: what
-  // `filter` read along, say).
+  // The k nearest labels passing `filter` (after a Sync), scored exactly
+  // (a quantised hnsw index's results are rescored from storage, or from
+  // `known` for the labels it holds: what `filter` read along, say).
   Result<std::vector<index::Neighbor>> Search(std::span<const float> q, size_t k,
                                               const index::SearchFilter& filter,
-                                              const KnownVectors* known = nullptr,
-                                              bool sync = true);
+                                              const KnownVectors* known = nullptr);
 
   // Whether Search rescores from stored vectors now (a quantised hnsw
   // index): a caller reading the candidates' rows can read their vectors

@@ -24,8 +24,6 @@ using pg::PgConn;
 using pg::Rows;
 
 constexpr int kForEachVectorPage = 1024;
-constexpr std::string_view kWatermarkSql =
-    "SELECT max(seq) FROM vector_changes WHERE signature = $1";
 
 // Keeps the newest `limit` changes of `signature`; the newest older one
 // becomes the trim marker and the rest are deleted (vector_rules.h).
@@ -250,8 +248,10 @@ Result<int64_t> PostgresEntryStore::VectorWatermark(std::string_view signature) 
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   // Prepared: every search reads it, and parsing and planning it each time
   // cost the server more than running it.
-  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->ExecPrepared(kWatermarkSql, Params().Add(signature),
-                                                       "read the vector watermark"));
+  MNEMO_ASSIGN_OR_RETURN(Rows rows,
+                         conn->ExecPrepared("SELECT max(seq) FROM vector_changes WHERE signature = "
+                                            "$1",
+                                            Params().Add(signature), "read the vector watermark"));
   return rows.Int(0, 0);
 }
 
@@ -317,15 +317,9 @@ Result<FetchedCandidates> PostgresEntryStore::FetchWithVectors(
     std::string_view signature, std::span<const Label> vector_labels) {
   FetchedCandidates out;
   if (labels.empty() && vector_labels.empty()) return out;
-  // The statements in one pipeline, so one round trip: the watermark (the
-  // search checks that the index it walked was current: a round trip of
-  // its own before the walk otherwise), a hybrid search's vector-side rows
-  // and the vectors of its candidates.
+  // Both statements in one pipeline, so one round trip (a hybrid search's
+  // vector-side rows and the vectors of its candidates).
   std::vector<pg::PgStatement> statements;
-  statements.push_back({.sql = std::string(kWatermarkSql),
-                        .params = Params().Add(signature),
-                        .prepared = true,
-                        .binary_results = true});
   if (!labels.empty()) statements.push_back(FetchStatement(labels, filter, terms));
   if (!vector_labels.empty()) statements.push_back(VectorsStatement(signature, vector_labels));
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
@@ -336,7 +330,6 @@ Result<FetchedCandidates> PostgresEntryStore::FetchWithVectors(
                     " results for " + std::to_string(statements.size()) + " statements");
   }
   size_t at = 0;
-  out.watermark = rows[at++].Int(0, 0);
   if (!labels.empty()) out.hits = FetchedHits(labels, rows[at++]);
   if (!vector_labels.empty()) out.vectors = FetchedVectors(vector_labels, rows[at]);
   return out;
