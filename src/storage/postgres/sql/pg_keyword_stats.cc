@@ -1,7 +1,6 @@
 #include "storage/postgres/sql/pg_keyword_stats.h"
 
 #include <charconv>
-#include <string_view>
 
 namespace mnemo::storage::internal::pg {
 namespace {
@@ -58,18 +57,12 @@ std::optional<TermStats> ReadTermStats(const Rows& rows, size_t terms) {
   if (rows.empty() || rows.IsNull(0, 0) || rows.IsNull(0, 3)) return std::nullopt;
   TermStats out{
       .generation = rows.Int(0, 0), .documents = rows.Int(0, 1), .tokens = rows.Int(0, 2)};
-  // A bigint[] as text: {n1,n2,...}.
-  const std::string_view dfs = rows.Text(0, 3);
-  if (dfs.size() < 2 || dfs.front() != '{' || dfs.back() != '}') return std::nullopt;
-  const std::string_view list = dfs.substr(1, dfs.size() - 2);
-  for (size_t at = 0; at < list.size();) {
-    size_t comma = list.find(',', at);
-    if (comma == std::string_view::npos) comma = list.size();
+  // A bigint[] as text, split by the one array reader of the rows.
+  for (const std::string& item : rows.TextArray(0, 3)) {
     int64_t v = 0;
-    const auto [end, ec] = std::from_chars(list.data() + at, list.data() + comma, v);
-    if (ec != std::errc() || end != list.data() + comma) return std::nullopt;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (ec != std::errc() || end != item.data() + item.size()) return std::nullopt;
     out.df.push_back(v);
-    at = comma + 1;
   }
   if (out.df.size() != terms) return std::nullopt;
   return out;
