@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <span>
+#include <utility>
+#include <vector>
+
 #include "transport/http/http_event_loop.h"
 
 namespace mnemo::transport {
@@ -49,6 +54,80 @@ TEST(RequestParser, WaitsForBytesThatArriveInPieces) {
   in += whole.back();
   ASSERT_EQ(p.Feed(in), State::kComplete);
   EXPECT_EQ(p.Take().body, "hello");
+}
+
+// Issue 45: a Content-Length body is written once between the socket and the
+// handler. The bytes that came with the head are copied in; every later read
+// goes straight into the request's body, which is never reallocated.
+TEST(RequestParser, ReadsTheRestOfAContentLengthBodyStraightIntoTheRequest) {
+  RequestParser p = Parser(1 << 20);
+  std::string body(700000, '\0');
+  for (size_t i = 0; i < body.size(); ++i) body[i] = static_cast<char>('a' + i % 26);
+  std::string in = "POST /rpc HTTP/1.1\r\nContent-Length: " + std::to_string(body.size()) +
+                   "\r\n\r\n" + body.substr(0, 1000);
+  ASSERT_EQ(p.Feed(in), State::kHeadersDone);
+  EXPECT_TRUE(in.empty());
+  size_t at = 1000;
+  std::vector<std::pair<const char*, size_t>> windows;  // where each read went, its offset
+  while (at < body.size()) {
+    const std::span<char> window = p.BodyWindow();
+    ASSERT_FALSE(window.empty()) << at;
+    EXPECT_LE(window.size(), RequestParser::kBodyWindow);
+    // A read of a third of the window at most, as a slow client's would be.
+    const size_t n = std::min(window.size() / 3 + 1, body.size() - at);
+    std::memcpy(window.data(), body.data() + at, n);
+    windows.emplace_back(window.data(), at);
+    p.BodyReceived(n);
+    at += n;
+    ASSERT_EQ(p.Feed(in), at < body.size() ? State::kHeadersDone : State::kComplete) << at;
+  }
+  EXPECT_TRUE(p.BodyWindow().empty());
+  ASSERT_GT(windows.size(), 5U);
+  const HttpRequest request = p.Take();
+  ASSERT_EQ(request.body, body);
+  for (const auto& [window, offset] : windows) {
+    EXPECT_EQ(window, request.body.data() + offset) << offset;
+  }
+}
+
+TEST(RequestParser, AllocatesAContentLengthBodyOnceAtItsLength) {
+  RequestParser p = Parser(1 << 20);
+  const std::string body(300000, 'x');
+  std::string in = "POST /rpc HTTP/1.1\r\nContent-Length: 300000\r\n\r\n" + body.substr(0, 10);
+  ASSERT_EQ(p.Feed(in), State::kHeadersDone);
+  const char* first = p.head().body.data();
+  for (size_t at = 10; at < body.size(); at += 65536) {
+    in = body.substr(at, 65536);
+    p.Feed(in);
+  }
+  const HttpRequest request = p.Take();
+  EXPECT_EQ(request.body, body);
+  EXPECT_EQ(request.body.data(), first);
+  EXPECT_EQ(request.body.capacity(), body.size());
+}
+
+TEST(RequestParser, AWindowNeverReachesPastTheBodyIntoAPipelinedRequest) {
+  RequestParser p = Parser();
+  std::string in = "POST /rpc HTTP/1.1\r\nContent-Length: 5\r\n\r\nab";
+  ASSERT_EQ(p.Feed(in), State::kHeadersDone);
+  std::span<char> window = p.BodyWindow();
+  ASSERT_EQ(window.size(), 3U);
+  std::memcpy(window.data(), "c", 1);
+  p.BodyReceived(1);
+  // Bytes that land in the buffer instead (a caller that read there) are
+  // taken in order and the window shrinks past them.
+  in = "d";
+  ASSERT_EQ(p.Feed(in), State::kHeadersDone);
+  window = p.BodyWindow();
+  ASSERT_EQ(window.size(), 1U);
+  window[0] = 'e';
+  p.BodyReceived(1);
+  in = "GET /healthz HTTP/1.1\r\n\r\n";
+  ASSERT_EQ(p.Feed(in), State::kComplete);
+  EXPECT_EQ(p.Take().body, "abcde");
+  EXPECT_TRUE(p.BodyWindow().empty());
+  ASSERT_EQ(p.Feed(in), State::kComplete);
+  EXPECT_EQ(p.Take().path, "/healthz");
 }
 
 TEST(RequestParser, DechunksAndCountsChunkedBodiesAgainstTheLimit) {

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -221,11 +222,22 @@ void HttpEventLoop::Impl::OnReadable(uint64_t id, Connection& c, Clock::time_poi
     ContinueHandshake(id, c, now);
     return;
   }
+  // The rest of a Content-Length body is read straight into the request
+  // (and never past it, so a pipelined request stays in the socket); the
+  // buffer takes heads, chunked bodies and what came in with a head.
+  const std::span<char> window =
+      c.phase == Phase::kReading ? c.parser.BodyWindow() : std::span<char>();
   char buf[kReadChunk];
-  const ssize_t n = Receive(c, buf, sizeof buf);
+  const ssize_t n =
+      window.empty() ? Receive(c, buf, sizeof buf) : Receive(c, window.data(), window.size());
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
   if (n <= 0) {  // the client closed or the connection broke
     Forget(id);
+    return;
+  }
+  if (!window.empty()) {
+    c.parser.BodyReceived(static_cast<size_t>(n));
+    Advance(id, c, now);
     return;
   }
   if (c.phase == Phase::kLinger) {
@@ -239,7 +251,8 @@ void HttpEventLoop::Impl::OnReadable(uint64_t id, Connection& c, Clock::time_poi
 
 // Frames what has arrived on an idle or reading connection and acts on it.
 void HttpEventLoop::Impl::Advance(uint64_t id, Connection& c, Clock::time_point now) {
-  if (c.in.empty() || (c.phase != Phase::kIdle && c.phase != Phase::kReading)) return;
+  if (c.phase != Phase::kIdle && c.phase != Phase::kReading) return;
+  if (c.phase == Phase::kIdle && c.in.empty()) return;
   if (c.phase == Phase::kIdle) {
     c.phase = Phase::kReading;
     c.head_checked = false;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstring>
 
 #include "base/strings.h"
 
@@ -133,9 +134,22 @@ HttpRequest RequestParser::Take() {
   request_ = HttpRequest();
   phase_ = Phase::kHead;
   remaining_ = 0;
+  declared_ = 0;
   expect_continue_ = false;
   return out;
 }
+
+std::span<char> RequestParser::BodyWindow() {
+  if (phase_ != Phase::kFixedBody || remaining_ == 0) return {};
+  std::string& body = request_.body;
+  const size_t at = static_cast<size_t>(declared_ - remaining_);
+  body.reserve(static_cast<size_t>(declared_));
+  const size_t end = static_cast<size_t>(std::min<uint64_t>(declared_, at + kBodyWindow));
+  if (body.size() < end) body.resize(end);
+  return {body.data() + at, end - at};
+}
+
+void RequestParser::BodyReceived(size_t n) { remaining_ -= std::min<uint64_t>(n, remaining_); }
 
 bool RequestParser::TakeContinue() { return std::exchange(expect_continue_, false); }
 
@@ -249,6 +263,7 @@ RequestParser::State RequestParser::ParseHead(std::string& buffer) {
                            std::to_string(limits_.max_body_bytes) + " bytes)");
     }
     remaining_ = length;
+    declared_ = length;
     phase_ = Phase::kFixedBody;
   }
   const bool has_body = chunked || remaining_ > 0;
@@ -269,7 +284,15 @@ RequestParser::State RequestParser::ParseBody(std::string& buffer) {
   while (result == State::kHeadersDone) {
     if (phase_ == Phase::kFixedBody) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(remaining_, in.size()));
-      request_.body.append(in.data(), n);
+      if (n > 0) {
+        // Allocated once at the declared length: no regrowth copies it again.
+        std::string& body = request_.body;
+        const size_t at = static_cast<size_t>(declared_ - remaining_);
+        body.reserve(static_cast<size_t>(declared_));
+        const size_t into_window = std::min(n, body.size() - at);  // a window opened before
+        std::memcpy(body.data() + at, in.data(), into_window);
+        body.append(in.data() + into_window, n - into_window);
+      }
       consume(n);
       remaining_ -= n;
       if (remaining_ > 0) break;

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,7 +22,7 @@ struct HttpRequest {
   std::string path;       // target up to '?'
   int minor_version = 1;  // HTTP/1.<minor>
   HttpHeaders headers;    // in arrival order, names as sent
-  std::string body;       // de-chunked
+  std::string body;       // de-chunked; a Content-Length body is allocated once, at that length
   std::string client;     // the peer's address, set by the event loop
 
   // The first header named `name` (case-insensitive), "" when absent.
@@ -67,6 +68,12 @@ std::string_view ReasonPhrase(int status);
 // several Transfer-Encoding, Host, Authorization or Origin headers,
 // Transfer-Encoding with Content-Length, differing Content-Lengths, a
 // control byte in the request target or in a header value (400).
+//
+// A Content-Length body is written once on its way to the handler: its
+// string is allocated at the declared length (after the 413 check) when its
+// first byte is placed, the bytes that arrived in the buffer with the head
+// are copied into it, and the rest is read by the caller straight into
+// BodyWindow(). A chunked body is decoded out of the buffer (a copy).
 class RequestParser {
  public:
   struct Limits {
@@ -85,8 +92,20 @@ class RequestParser {
   // Consumes what it can of `buffer` (from the front; bytes past the
   // request stay for the next one). Call again after more bytes arrive.
   State Feed(std::string& buffer);
-  // The head once State is kHeadersDone or kComplete (body empty until then).
+  // The head once State is kHeadersDone or kComplete (its body is complete
+  // only at kComplete).
   const HttpRequest& head() const { return request_; }
+  // While a Content-Length body is arriving (kHeadersDone, every byte of the
+  // buffer consumed): the part of the request's body where its next bytes
+  // go, at most kBodyWindow bytes and never past the body (so a pipelined
+  // request that follows stays unread). The caller reads into it and reports
+  // how many bytes it got with BodyReceived(), then calls Feed() again.
+  // Empty in any other state (a chunked body, the head, a complete body).
+  // The window is zeroed when opened, each byte once, so a slow client's
+  // declared length is not committed before its bytes come near.
+  std::span<char> BodyWindow();
+  void BodyReceived(size_t n);
+  static constexpr size_t kBodyWindow = 262144;
   // The complete request; resets the parser for the next one.
   HttpRequest Take();
   // True once, right after the head of a request carrying
@@ -106,6 +125,7 @@ class RequestParser {
   Phase phase_ = Phase::kHead;
   HttpRequest request_;
   uint64_t remaining_ = 0;  // of the fixed body or the current chunk
+  uint64_t declared_ = 0;   // the Content-Length of a fixed body
   bool expect_continue_ = false;
   int error_status_ = 0;
   std::string error_message_;
