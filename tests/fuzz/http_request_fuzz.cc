@@ -1,7 +1,8 @@
 // The daemon's HTTP/1.1 request parser (transport/http/http_message.h,
 // RequestParser), fed the input as the bytes of one connection. The first
 // byte picks how the bytes arrive (all at once, or in pieces of 1-255
-// bytes), the rest is the connection. Properties: the parser never throws
+// bytes; in pieces a Content-Length body goes into the parser's body window
+// as the event loop reads it), the rest is the connection. Properties: the parser never throws
 // or loops; it frames the same requests and ends with the same error
 // however the bytes arrive (a request that two readers frame differently is
 // how requests are smuggled); every request it hands out has a method of
@@ -12,6 +13,8 @@
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,7 +35,9 @@ struct Outcome {
   int error = 0;  // the status of the error that ended the connection
 };
 
-// Feeds `data` to one parser in pieces of `step` bytes (0: all at once).
+// Feeds `data` to one parser in pieces of `step` bytes (0: all at once, into
+// the buffer only; otherwise a piece goes into an open body window first, at
+// most the window's size, as the event loop reads).
 Outcome Frame(std::string_view data, size_t step) {
   RequestParser parser(kLimits);
   Outcome out;
@@ -52,7 +57,15 @@ Outcome Frame(std::string_view data, size_t step) {
       continue;
     }
     if (fed == data.size()) return out;
-    const size_t n = step == 0 ? data.size() - fed : std::min(step, data.size() - fed);
+    size_t n = step == 0 ? data.size() - fed : std::min(step, data.size() - fed);
+    if (const std::span<char> window = parser.BodyWindow(); step != 0 && !window.empty()) {
+      if (!buffer.empty()) Fail("a body window open while the buffer holds bytes");
+      n = std::min(n, window.size());
+      std::memcpy(window.data(), data.data() + fed, n);
+      parser.BodyReceived(n);
+      fed += n;
+      continue;
+    }
     buffer.append(data.substr(fed, n));
     fed += n;
   }
