@@ -222,31 +222,43 @@ void HttpEventLoop::Impl::OnReadable(uint64_t id, Connection& c, Clock::time_poi
     ContinueHandshake(id, c, now);
     return;
   }
-  // The rest of a Content-Length body is read straight into the request
-  // (and never past it, so a pipelined request stays in the socket); the
-  // buffer takes heads, chunked bodies and what came in with a head.
-  const std::span<char> window =
-      c.phase == Phase::kReading ? c.parser.BodyWindow() : std::span<char>();
-  char buf[kReadChunk];
-  const ssize_t n =
-      window.empty() ? Receive(c, buf, sizeof buf) : Receive(c, window.data(), window.size());
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
-  if (n <= 0) {  // the client closed or the connection broke
-    Forget(id);
-    return;
-  }
-  if (!window.empty()) {
-    c.parser.BodyReceived(static_cast<size_t>(n));
+  // A read that stops at the end of a body window can leave the rest of a
+  // TLS record (a pipelined request) decrypted inside OpenSSL, where poll(2)
+  // does not see it: read on while it holds some.
+  for (;;) {
+    // The rest of a Content-Length body is read straight into the request
+    // (and never past it, so a pipelined request stays unread); the buffer
+    // takes heads, chunked bodies and what came in with a head.
+    const std::span<char> window =
+        c.phase == Phase::kReading ? c.parser.BodyWindow() : std::span<char>();
+    char buf[kReadChunk];
+    const ssize_t n =
+        window.empty() ? Receive(c, buf, sizeof buf) : Receive(c, window.data(), window.size());
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+    if (n <= 0) {  // the client closed or the connection broke
+      Forget(id);
+      return;
+    }
+    if (c.phase == Phase::kLinger) {
+      c.discarded += static_cast<size_t>(n);
+      if (c.discarded > options.limits.max_body_bytes + options.limits.max_header_bytes) {
+        Forget(id);
+      }
+      return;
+    }
+    if (window.empty()) {
+      c.in.append(buf, static_cast<size_t>(n));
+    } else {
+      c.parser.BodyReceived(static_cast<size_t>(n));
+    }
     Advance(id, c, now);
-    return;
+    // Advance may have answered (kWriting, kLinger) or forgotten the connection.
+    auto it = connections.find(id);
+    if (it == connections.end() || !c.tls || !c.tls->HasPending() ||
+        (c.phase != Phase::kIdle && c.phase != Phase::kReading && c.phase != Phase::kBusy)) {
+      return;
+    }
   }
-  if (c.phase == Phase::kLinger) {
-    c.discarded += static_cast<size_t>(n);
-    if (c.discarded > options.limits.max_body_bytes + options.limits.max_header_bytes) Forget(id);
-    return;
-  }
-  c.in.append(buf, static_cast<size_t>(n));
-  Advance(id, c, now);
 }
 
 // Frames what has arrived on an idle or reading connection and acts on it.

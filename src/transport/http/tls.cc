@@ -149,6 +149,8 @@ ssize_t TlsStream::Read(char* buffer, size_t size) {
   return static_cast<ssize_t>(total);
 }
 
+bool TlsStream::HasPending() const { return SSL_pending(ssl_) > 0; }
+
 ssize_t TlsStream::Write(const char* data, size_t size) {
   ERR_clear_error();
   size_t written = 0;

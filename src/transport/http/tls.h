@@ -69,6 +69,10 @@ class TlsStream {
   // same bytes at the front.
   ssize_t Read(char* buffer, size_t size);
   ssize_t Write(const char* data, size_t size);
+  // Whether decrypted bytes wait inside OpenSSL, where poll(2) cannot see
+  // them: a Read shorter than the record (the end of a request body) leaves
+  // the rest there.
+  bool HasPending() const;
   // Sends close_notify, best effort (never waits).
   void Close();
   // POLLIN or POLLOUT when the last call waits on the socket in that
