@@ -14,7 +14,9 @@
 // - requests on one connection (pipelined or not) are served one at a time
 //   in order, each answered before the next is read;
 // - a response not taken by the client within request_timeout_ms closes it;
-// - accepted sockets get TCP_NODELAY; each response goes out in one write.
+// - accepted sockets get TCP_NODELAY; each response goes out in one write;
+// - a Content-Length body is read into the request in place
+//   (RequestParser::BodyWindow), never past its end.
 // With `tls` set every connection speaks TLS (transport/http/tls.h) and the same
 // bounds hold from its first byte: the handshake must end within
 // request_timeout_ms of the accept and counts against the connection caps;
