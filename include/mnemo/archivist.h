@@ -188,10 +188,10 @@ class Archivist {
   // archive files, the segment step. `cleaner_failed` receives the indexes
   // of the calls whose cleaner failed. With `claim` the rows are stored
   // under it; when the turn id was claimed before, nothing is stored and
-  // `earlier` receives that claim.
-  [[gnu::visibility("hidden")]] Status IndexTurn(const Principal& who, const Turn& turn,
-                                                 int redactions, TimeMs timestamp,
-                                                 const storage::TurnClaim* claim,
+  // `earlier` receives that claim. The turn's user message moves into the
+  // user row (result.user_row).
+  [[gnu::visibility("hidden")]] Status IndexTurn(const Principal& who, Turn& turn, int redactions,
+                                                 TimeMs timestamp, const storage::TurnClaim* claim,
                                                  std::optional<storage::TurnClaim>& earlier,
                                                  TurnResult& result,
                                                  std::vector<size_t>& cleaner_failed);

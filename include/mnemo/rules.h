@@ -83,12 +83,14 @@ class Rules {
   // memory.turn_complete's rules part into `result`: the turn's edicts and
   // repeated failures become rules (unless capture is switched off), then
   // every call counts in its tool's statistics. Edicts are read from
-  // `redacted_user`, the turn's user message with its secrets redacted by
-  // the caller (text::RedactSecrets), unless secrets are allowed; null:
-  // redacted here when needed. `registered` lists the tools of the
-  // registry, for an edict that names none of the turn's (KnownTools).
-  Status Capture(const Principal& who, const Turn& turn, const std::string* redacted_user,
-                 TimeMs now, std::span<const size_t> cleaner_failed,
+  // `user_message`, the turn's user message (the turn's own may have moved
+  // into its stored row), with its secrets redacted unless secrets are
+  // allowed: `redacted` says the caller redacted it already
+  // (text::RedactSecrets), else it is redacted here when needed.
+  // `registered` lists the tools of the registry, for an edict that names
+  // none of the turn's (KnownTools).
+  Status Capture(const Principal& who, const Turn& turn, std::string_view user_message,
+                 bool redacted, TimeMs now, std::span<const size_t> cleaner_failed,
                  const std::function<Result<std::vector<std::string>>()>& registered,
                  TurnResult& result);
   // Whether edicts are read from the redacted user message.

@@ -151,21 +151,20 @@ context::TurnComputation TurnComputationOf(const Turn& turn, const context::Tool
 }
 
 Result<IndexedTurn> IndexTurn(storage::EpisodicStore& episodic, const std::string& owner,
-                              const Turn& turn, TimeMs timestamp,
-                              context::TurnComputation computation,
+                              Turn& turn, TimeMs timestamp, context::TurnComputation computation,
                               const TurnIndexOptions& options) {
   IndexedTurn out;
   out.computation = std::move(computation);
   const std::string lesson = LessonFor(turn);
   // The rows move down to the store's bind (EpisodicStore::RecordTurn); the
-  // turn's user message is copied once, into the user row: the segment
-  // decision and the rules read the turn after.
+  // turn's user message moves into the user row, where the segment decision
+  // reads it (the stored rows) and the caller after (IndexedTurn::user).
   std::vector<storage::TurnWrite> rows;
   rows.reserve(2);
   rows.push_back(storage::TurnWrite{.row = {.owner = owner,
                                             .session_id = turn.session_id,
                                             .role = "user",
-                                            .content = turn.user_message,
+                                            .content = std::move(turn.user_message),
                                             .timestamp_ms = timestamp,
                                             .cost_microdollars = 0,
                                             .agent_id = turn.agent_id},
@@ -183,7 +182,7 @@ Result<IndexedTurn> IndexTurn(storage::EpisodicStore& episodic, const std::strin
   auto decide = [&](std::span<const storage::TurnRow> stored,
                     const storage::SegmentView& view) -> Result<storage::SegmentChange> {
     if (stored.size() != 2) return Internal("append turn: expected two rows");
-    return DecideSegment(view, stored[0], stored[1], turn.user_message, options.turn_vector,
+    return DecideSegment(view, stored[0], stored[1], stored[0].content, options.turn_vector,
                          options.segments, out.segment);
   };
   std::optional<storage::TurnClaim> claim;

@@ -90,10 +90,11 @@ context::TurnComputation TurnComputationOf(const Turn& turn, const context::Tool
 // one write transaction (EpisodicStore::RecordTurn): a failure stores
 // nothing. `computation` is TurnComputationOf(turn, ...). The turn is stored
 // as given: the caller redacts it first (RedactTurn) when
-// security.redact_episodic says so.
+// security.redact_episodic says so. Its user message is moved, not copied,
+// into the user row: read it there after (IndexedTurn::user.content; the
+// turn's own is then empty, and lost when nothing was stored).
 Result<IndexedTurn> IndexTurn(storage::EpisodicStore& episodic, const std::string& owner,
-                              const Turn& turn, TimeMs timestamp,
-                              context::TurnComputation computation,
+                              Turn& turn, TimeMs timestamp, context::TurnComputation computation,
                               const TurnIndexOptions& options);
 
 }  // namespace mnemo::archivist

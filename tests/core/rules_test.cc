@@ -302,6 +302,29 @@ TEST_F(EngineRules, AllowedSecretStaysInTheRuleButNotInTheRows) {
   EXPECT_EQ(r.user_row->content, "Never paste password=[REDACTED].");
 }
 
+// Without security.redact_episodic the rows keep the message as given; it
+// moves into the user row (issue 45) and the rules read it there: redacted
+// for the rule, and kept when secrets are allowed.
+TEST_F(EngineRules, UnredactedRowsGiveTheRulesTheMessageTheyStored) {
+  for (const char* secrets : {"reject", "allow"}) {
+    Config config;
+    config.security.redact_episodic = false;
+    config.security.secrets = secrets;
+    Reopen(config);
+    Turn turn = SarahTurn();
+    turn.session_id = std::string("unredacted-") + secrets;
+    turn.user_message = "Never paste password=hunter2abc.";
+    TurnResult r = Complete(turn);
+    ASSERT_EQ(r.new_rules.size(), 1u) << secrets;
+    EXPECT_EQ(r.new_rules[0].rule, std::string(secrets) == "allow"
+                                       ? "Never paste password=hunter2abc."
+                                       : "Never paste password=[REDACTED].");
+    EXPECT_EQ(r.redactions, 0);
+    ASSERT_TRUE(r.user_row.has_value());
+    EXPECT_EQ(r.user_row->content, "Never paste password=hunter2abc.");
+  }
+}
+
 TEST_F(EngineRules, RepeatedFailuresBecomeANormalRuleOutOfThePrompt) {
   Turn turn{.session_id = "s",
             .user_message = "List my files.",

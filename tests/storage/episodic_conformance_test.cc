@@ -260,6 +260,14 @@ TEST_P(EpisodicConformance, ReplacedSearchTextIsWhatSearchReadsAndNothingStoredC
   ASSERT_TRUE(stores_.episodic->ReplaceTurnSearchText(rows[1].id, "gamma").ok());
   EXPECT_TRUE(Found("beta").empty());
   EXPECT_THAT(Found("gamma"), ElementsAre("stored answer"));
+  // Replaced by its own content (stored once on disk) and away again: the
+  // index row read back for the next replace is the content.
+  ASSERT_TRUE(stores_.episodic->ReplaceTurnSearchText(rows[1].id, "stored answer").ok());
+  EXPECT_TRUE(Found("gamma").empty());
+  EXPECT_THAT(Found("answer"), ElementsAre("stored answer"));
+  ASSERT_TRUE(stores_.episodic->ReplaceTurnSearchText(rows[1].id, "delta").ok());
+  EXPECT_TRUE(Found("answer").empty());
+  EXPECT_THAT(Found("delta"), ElementsAre("stored answer"));
   auto stored = stores_.episodic->SessionTurns("local", TestSessionId("s"), 0, INT64_MAX);
   ASSERT_TRUE(stored.ok());
   ASSERT_EQ(stored->size(), 2u);

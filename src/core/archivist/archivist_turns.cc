@@ -76,9 +76,18 @@ Result<TurnResult> Archivist::TurnComplete(const Principal& who, Turn turn) {
   }
   if (done.ok()) {
     // The rules read the original turn (a failure's class comes from its
-    // output as the tool gave it), its user message redacted.
+    // output as the tool gave it). Its user message moved into the stored
+    // user row, read there: as given, or redacted when the rows are and the
+    // rules redact too; the turn keeps its own only when no row was stored
+    // or the rules keep secrets the rows redact (the one copy, above).
+    std::string_view user_message = turn.user_message;
+    bool user_redacted = false;
+    if (result.user_row && (!redacted || rules_.RedactsEdicts())) {
+      user_message = result.user_row->content;
+      user_redacted = redacted.has_value();
+    }
     done = rules_.Capture(
-        who, turn, redacted ? &redacted->user_message : nullptr, now, cleaner_failed,
+        who, turn, user_message, user_redacted, now, cleaner_failed,
         [&]() -> Result<std::vector<std::string>> {
           MNEMO_ASSIGN_OR_RETURN(const context::ToolRegistry* registry, tools_.Current());
           std::vector<std::string> names;
@@ -154,8 +163,8 @@ Status Archivist::ValidateTurn(const Turn& turn) const {
   return Status::Ok();
 }
 
-Status Archivist::IndexTurn(const Principal& who, const Turn& turn, int redactions,
-                            TimeMs timestamp, const storage::TurnClaim* claim,
+Status Archivist::IndexTurn(const Principal& who, Turn& turn, int redactions, TimeMs timestamp,
+                            const storage::TurnClaim* claim,
                             std::optional<storage::TurnClaim>& earlier, TurnResult& result,
                             std::vector<size_t>& cleaner_failed) {
   if (!options_->learning.episodic_capture_enabled) {

@@ -176,21 +176,17 @@ Result<PromptRules> Rules::ForPrompt(const Principal& who, const std::vector<std
   return out;
 }
 
-Status Rules::Capture(const Principal& who, const Turn& turn, const std::string* redacted_user,
-                      TimeMs now, std::span<const size_t> cleaner_failed,
+Status Rules::Capture(const Principal& who, const Turn& turn, std::string_view user_message,
+                      bool redacted, TimeMs now, std::span<const size_t> cleaner_failed,
                       const std::function<Result<std::vector<std::string>>()>& registered,
                       TurnResult& result) {
   if (options_->capture_enabled) {
     // Rules are pinned into prompts: never a credential, even from an edict.
-    std::string redacted;
-    std::string_view user_message = turn.user_message;
-    if (RedactsEdicts()) {
-      if (redacted_user == nullptr) {
-        int count = 0;
-        redacted = text::RedactSecrets(turn.user_message, &count);
-        redacted_user = &redacted;
-      }
-      user_message = *redacted_user;
+    std::string redacted_here;
+    if (RedactsEdicts() && !redacted) {
+      int count = 0;
+      redacted_here = text::RedactSecrets(user_message, &count);
+      user_message = redacted_here;
     }
     rules::RuleStore store = Store();
     MNEMO_ASSIGN_OR_RETURN(

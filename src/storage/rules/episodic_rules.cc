@@ -119,6 +119,11 @@ Status ValidateRecordedTurn(const std::optional<TurnClaim>& claim,
   return ValidateTurnWrites(rows);
 }
 
+std::optional<std::string_view> StoredSearchText(const TurnRow& row, std::string_view search_text) {
+  if (search_text == row.content) return std::nullopt;
+  return search_text;
+}
+
 Status ValidateSegment(const SegmentRow& s) {
   if (s.id.empty()) return InvalidArgument("segment id must not be empty", "id");
   if (s.owner.empty()) return InvalidArgument("owner must not be empty", "owner");

@@ -28,6 +28,12 @@ Status ValidateTurnClaim(const TurnClaim& claim, std::span<const TurnWrite> rows
 // ValidateTurnClaim with a claim.
 Status ValidateRecordedTurn(const std::optional<TurnClaim>& claim, std::span<const TurnWrite> rows);
 
+// The search text a turn row stores: none (NULL in its search_text column)
+// when it equals the row's content, which then stands for it, so the text is
+// kept once (docs/storage.md, turns). Every reader takes
+// COALESCE(search_text, content); the SQL updates store NULLIF(text, content).
+std::optional<std::string_view> StoredSearchText(const TurnRow& row, std::string_view search_text);
+
 // Whether `row` passes `query`'s time window and agent (not its terms,
 // owner or session): the in-memory backend's filter, and what a caller
 // adding rows beside SearchTurns' (neighbouring turns) checks.

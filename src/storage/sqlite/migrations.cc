@@ -494,6 +494,37 @@ constexpr const char* kSchemaV17 = R"sql(
 ALTER TABLE events ADD COLUMN closed_at INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// Schema v18: a turn's search text is stored only where it differs from
+// its content (issue 45): NULL stands for the content (StoredSearchText).
+// SQLite cannot drop a NOT NULL, so the table is rebuilt with the same
+// columns in the same order and every row, ids kept (they are the rowids
+// of turns_fts, whose index rows stay as they are); equal copies become
+// NULL (docs/storage.md "Version 18").
+constexpr const char* kSchemaV18 = R"sql(
+CREATE TABLE turns_v18 (
+  id INTEGER PRIMARY KEY,
+  owner TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+  content TEXT NOT NULL,
+  lesson TEXT NOT NULL DEFAULT '',
+  tool_calls_json TEXT NOT NULL DEFAULT '',
+  timestamp_ms INTEGER NOT NULL,
+  cost_microdollars INTEGER NOT NULL DEFAULT 0,
+  agent_id TEXT NOT NULL DEFAULT '',
+  search_text TEXT,
+  doc_length INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (owner, session_id, seq)
+);
+INSERT INTO turns_v18 (id, owner, session_id, seq, role, content, lesson, tool_calls_json,
+  timestamp_ms, cost_microdollars, agent_id, search_text, doc_length)
+  SELECT id, owner, session_id, seq, role, content, lesson, tool_calls_json, timestamp_ms,
+    cost_microdollars, agent_id, NULLIF(search_text, content), doc_length FROM turns;
+DROP TABLE turns;
+ALTER TABLE turns_v18 RENAME TO turns;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "entries and their full-text index", kSchemaV1},
     {2, "entry vectors and their change log", kSchemaV2},
@@ -512,6 +543,7 @@ constexpr Migration kMigrations[] = {
     {15, "the statements of each profile facet", kSchemaV15},
     {16, "the sessions captured tool rules came from", kSchemaV16},
     {17, "when an event was closed", kSchemaV17},
+    {18, "a turn's search text stored only where it differs from its content", kSchemaV18},
 };
 
 int64_t NowMs() {

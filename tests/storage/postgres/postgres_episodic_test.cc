@@ -10,7 +10,10 @@
 
 #include "base/uuid.h"
 #include "storage/backend_factory.h"
+#include "storage/postgres/pg_connection.h"
 #include "storage/postgres/postgres_backend.h"
+#include "storage/postgres/sql/pg_schema.h"
+#include "text/pipeline/query.h"
 
 namespace mnemo::storage {
 namespace {
@@ -111,6 +114,69 @@ TEST(PostgresEpisodic, RecapVectorVersionsOfTwoProcessesAreOneSequence) {
   ASSERT_EQ(later->size(), 1u);
   EXPECT_GT((*later)[0].version, (*seen)[0].version);
   EXPECT_EQ((*later)[0].vector, w);
+}
+
+}  // namespace
+}  // namespace mnemo::storage
+
+namespace mnemo::storage {
+namespace {
+
+// Issue 45: a turn's search text equal to its content is not stored a
+// second time (search_text NULL stands for the content); a different one is.
+TEST(PostgresEpisodic, ATurnsSearchTextEqualToItsContentIsStoredOnce) {
+  const std::string url = testing::PostgresTestUrl();
+  if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
+  const std::string schema = testing::FreshPostgresSchema();
+  auto opened = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  internal::PostgresBackend& b = **opened;
+  const std::vector<TurnWrite> rows = {{.row = {.owner = "local",
+                                                .session_id = "s",
+                                                .role = "user",
+                                                .content = "which harbour has the lantern",
+                                                .timestamp_ms = 1000},
+                                        .search_text = "which harbour has the lantern"},
+                                       {.row = {.owner = "local",
+                                                .session_id = "s",
+                                                .role = "assistant",
+                                                .content = "the north one",
+                                                .lesson = "ask the keeper",
+                                                .timestamp_ms = 1000},
+                                        .search_text = "the north one\nask the keeper"}};
+  auto stored = b.episodic().AppendTurns(rows);
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  auto conn = internal::pg::PgConn::Connect(url);
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  auto column = [&]() {
+    auto read = (*conn)->Exec("SELECT COALESCE(search_text, '<null>') FROM " +
+                                  internal::pg::QuoteIdentifier(schema) + ".turns ORDER BY id",
+                              "read the column");
+    EXPECT_TRUE(read.ok()) << read.status().ToString();
+    std::vector<std::string> out;
+    if (read.ok()) {
+      for (int i = 0; i < read->size(); ++i) out.emplace_back(read->Text(i, 0));
+    }
+    return out;
+  };
+  EXPECT_EQ(column(), (std::vector<std::string>{"<null>", "the north one\nask the keeper"}));
+  auto found = [&](const char* q) {
+    auto hits = b.episodic().SearchTurns({.terms = text::QueryTerms(q)});
+    EXPECT_TRUE(hits.ok()) << hits.status().ToString();
+    std::vector<std::string> out;
+    if (hits.ok()) {
+      for (const TurnHit& h : *hits) out.push_back(h.row.content);
+    }
+    return out;
+  };
+  EXPECT_EQ(found("lantern"), std::vector<std::string>{"which harbour has the lantern"});
+  EXPECT_EQ(found("keeper"), std::vector<std::string>{"the north one"});
+  // Replaced by the content: NULL; by another text: stored.
+  ASSERT_TRUE(b.episodic().ReplaceTurnSearchText((*stored)[1].id, "the north one").ok());
+  ASSERT_TRUE(b.episodic().ReplaceTurnSearchText((*stored)[0].id, "harbour lantern").ok());
+  EXPECT_EQ(column(), (std::vector<std::string>{"harbour lantern", "<null>"}));
+  EXPECT_TRUE(found("keeper").empty());
+  EXPECT_EQ(found("north"), std::vector<std::string>{"the north one"});
 }
 
 }  // namespace

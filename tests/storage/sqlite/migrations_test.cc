@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "storage/sqlite/fts/fts_rank.h"
+#include "storage/sqlite/fts/fts_rows.h"
 #include "storage/sqlite/fts/fts_tokenizer.h"
 #include "storage/sqlite/rows/entry_sql.h"
 #include "storage/sqlite/sqlite_backend.h"
@@ -36,11 +39,11 @@ TEST(Migrations, NewDatabaseGetsTheLatestVersionOnce) {
   auto v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(*v, LatestSchemaVersion());
-  EXPECT_EQ(LatestSchemaVersion(), 17);
+  EXPECT_EQ(LatestSchemaVersion(), 18);
   v = Migrate(*conn, SchemaMigrations());
   ASSERT_TRUE(v.ok());
-  EXPECT_EQ(*v, 17);
-  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 17);
+  EXPECT_EQ(*v, 18);
+  EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM schema_version"), 18);
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'entries_fts'"), 1);
 }
 
@@ -319,6 +322,120 @@ TEST(Migrations, V13KeepsTheSearchRowsEqualToTheEntries) {
   // bob's last entry is gone, and so is bob.
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM entry_owners WHERE owner = 'bob'"), 0);
   EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM entry_owners"), 2);
+}
+
+// Issue 45: a version-17 database stored every turn's search text beside its
+// content. v18 keeps every row and id, turns the equal copies into NULL and
+// keeps the others; search, replace and erasure then read the same texts,
+// and the hits score as in a store written by this mnemo.
+TEST(Migrations, V18StoresATurnsSearchTextOnceAndKeepsEveryRow) {
+  struct Old {
+    std::string_view session;
+    std::string_view role;
+    std::string_view content;
+    std::string_view search_text;
+  };
+  const std::vector<Old> old = {
+      {"s1", "user", "which harbour has the lantern", "which harbour has the lantern"},
+      {"s1", "assistant", "the north one", "the north one\nTools that failed: map"},
+      {"s2", "user", "灯笼 by the rope", "灯笼 by the rope"},
+      {"s2", "assistant", "", ""},
+      {"s2", "user", "raw tool output", "lantern rope summary"}};
+  testing::TempDir dir;
+  const std::string path = dir.File("mnemo.db");
+  {
+    auto conn = OpenRaw(path);
+    ASSERT_NE(conn, nullptr);
+    ASSERT_TRUE(Migrate(*conn, SchemaMigrations().first(17)).ok());
+    for (size_t i = 0; i < old.size(); ++i) {
+      const int64_t id = static_cast<int64_t>(i) + 1;
+      auto length = IndexFtsRow(*conn, "turns_fts", id, {{"body", old[i].search_text}});
+      ASSERT_TRUE(length.ok()) << length.status().ToString();
+      auto put = conn->Prepare(
+          "INSERT INTO turns (id, owner, session_id, seq, role, content, timestamp_ms, "
+          "search_text, doc_length) VALUES (?1, 'local', ?2, ?1, ?3, ?4, 1000, ?5, ?6)",
+          "as v17 wrote it");
+      ASSERT_TRUE(put.ok());
+      put->Bind(1, id);
+      put->Bind(2, old[i].session);
+      put->Bind(3, old[i].role);
+      put->Bind(4, old[i].content);
+      put->Bind(5, old[i].search_text);
+      put->Bind(6, *length);
+      ASSERT_TRUE(put->Run("as v17 wrote it").ok());
+    }
+  }
+  auto opened = SqliteBackend::Open({.path = path});
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  SqliteBackend& b = **opened;
+  EXPECT_EQ(b.schema_version(), 18);
+  auto fresh_opened = SqliteBackend::Open({.path = dir.File("fresh.db")});
+  ASSERT_TRUE(fresh_opened.ok());
+  SqliteBackend& fresh = **fresh_opened;
+  for (const Old& o : old) {
+    ASSERT_TRUE(
+        fresh.episodic()
+            .AppendTurns(std::vector<TurnWrite>{{.row = {.owner = "local",
+                                                         .session_id = std::string(o.session),
+                                                         .role = std::string(o.role),
+                                                         .content = std::string(o.content),
+                                                         .timestamp_ms = 1000},
+                                                 .search_text = std::string(o.search_text)}})
+            .ok());
+  }
+  {
+    auto conn = OpenRaw(path);
+    ASSERT_NE(conn, nullptr);
+    EXPECT_EQ(Count(*conn, "SELECT COUNT(*) FROM turns"), 5);
+    auto nulls = conn->Prepare(
+        "SELECT group_concat(id, ',') FROM (SELECT id FROM turns WHERE "
+        "search_text IS NULL ORDER BY id)",
+        "read");
+    ASSERT_TRUE(nulls.ok());
+    ASSERT_TRUE(*nulls->Step("read"));
+    EXPECT_EQ(nulls->ColumnText(0), "1,3,4");
+    EXPECT_EQ(Count(*conn,
+                    "SELECT COUNT(*) FROM turns WHERE id = 2 AND search_text = "
+                    "'the north one' || char(10) || 'Tools that failed: map'"),
+              1);
+    EXPECT_EQ(Count(*conn,
+                    "SELECT COUNT(*) FROM turns WHERE id = 5 AND search_text = "
+                    "'lantern rope summary'"),
+              1);
+    // The rebuilt table has the columns a new database has.
+    EXPECT_EQ(Count(*conn,
+                    "SELECT \"notnull\" FROM pragma_table_info('turns') WHERE "
+                    "name = 'search_text'"),
+              0);
+  }
+  auto same_hits = [&](const char* q) {
+    auto got = b.episodic().SearchTurns({.terms = text::QueryTerms(q)});
+    auto want = fresh.episodic().SearchTurns({.terms = text::QueryTerms(q)});
+    ASSERT_TRUE(got.ok() && want.ok());
+    EXPECT_FALSE(got->empty()) << q;
+    ASSERT_EQ(got->size(), want->size()) << q;
+    for (size_t i = 0; i < got->size(); ++i) {
+      EXPECT_EQ((*got)[i].row.id, (*want)[i].row.id) << q;
+      EXPECT_EQ((*got)[i].row.content, (*want)[i].row.content) << q;
+      EXPECT_DOUBLE_EQ((*got)[i].score, (*want)[i].score) << q;
+    }
+  };
+  for (const char* q : {"lantern", "harbour", "灯笼", "failed map", "rope summary", "north"}) {
+    same_hits(q);
+  }
+  // A replace reads the migrated text to take it out of the index.
+  for (SqliteBackend* store : {&b, &fresh}) {
+    ASSERT_TRUE(store->episodic().ReplaceTurnSearchText(1, "keeper").ok());
+    ASSERT_TRUE(store->episodic().ReplaceTurnSearchText(5, "raw tool output").ok());
+  }
+  for (const char* q : {"keeper", "raw output", "rope", "north"}) same_hits(q);
+  // Erasure too.
+  for (SqliteBackend* store : {&b, &fresh}) {
+    ASSERT_TRUE(store->admin()
+                    .EraseSession({.owner = "local", .session_id = SessionId::Parse("s1").value()})
+                    .ok());
+  }
+  for (const char* q : {"raw output", "rope", "灯笼"}) same_hits(q);
 }
 
 TEST(Migrations, AppliesOnlyTheMissingOnesInOrder) {

@@ -46,6 +46,24 @@ std::string PragmaText(const std::string& path, const char* pragma) {
   return out;
 }
 
+// Each row of `sql`'s first column as text, "NULL" for NULL, read from the
+// file by a connection of its own.
+std::vector<std::string> ColumnTexts(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* stmt = nullptr;
+  std::vector<std::string> out;
+  if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) == SQLITE_OK) {
+    while (sqlite3_step(stmt) == SQLITE_ROW) {
+      const unsigned char* text = sqlite3_column_text(stmt, 0);
+      out.emplace_back(text == nullptr ? "NULL" : reinterpret_cast<const char*>(text));
+    }
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return out;
+}
+
 TEST(SqliteBackend, DataSurvivesCloseAndReopen) {
   testing::TempDir dir;
   const std::string path = dir.File("mnemo.db");
@@ -599,6 +617,93 @@ TEST(SqliteBackend, DISABLED_ThroughputOf100kImportAndKeywordSearch) {
   std::sort(ms.begin(), ms.end());
   std::printf("keyword search: p50 %.2f ms, p95 %.2f ms, max %.2f ms\n", ms[ms.size() / 2],
               ms[ms.size() * 95 / 100], ms.back());
+}
+
+}  // namespace
+}  // namespace mnemo::storage
+
+namespace mnemo::storage {
+namespace {
+
+// Issue 45: a turn's search text equal to its content is not stored a
+// second time (search_text NULL stands for the content), on append and on
+// replace; search, replace and erasure read the same text as before.
+TEST(SqliteBackend, ATurnsSearchTextEqualToItsContentIsStoredOnce) {
+  testing::TempDir dir;
+  const std::string path = dir.File("mnemo.db");
+  auto b = Open(path);
+  ASSERT_NE(b, nullptr);
+  std::vector<TurnWrite> rows = {{.row = {.owner = "local",
+                                          .session_id = "s",
+                                          .role = "user",
+                                          .content = "which harbour has the lantern",
+                                          .timestamp_ms = 1000},
+                                  .search_text = "which harbour has the lantern"},
+                                 {.row = {.owner = "local",
+                                          .session_id = "s",
+                                          .role = "assistant",
+                                          .content = "the north one",
+                                          .lesson = "ask the keeper",
+                                          .timestamp_ms = 1000},
+                                  .search_text = "the north one\nask the keeper"}};
+  auto stored = b->episodic().AppendTurns(rows);
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  ASSERT_EQ(stored->size(), 2u);
+  const char* kColumn = "SELECT search_text FROM turns ORDER BY id";
+  EXPECT_THAT(ColumnTexts(path, kColumn),
+              ::testing::ElementsAre("NULL", "the north one\nask the keeper"));
+  auto found = [&](const char* q) {
+    auto hits = b->episodic().SearchTurns({.terms = text::QueryTerms(q)});
+    EXPECT_TRUE(hits.ok()) << hits.status().ToString();
+    std::vector<int64_t> ids;
+    if (hits.ok()) {
+      for (const TurnHit& h : *hits) ids.push_back(h.row.id);
+    }
+    return ids;
+  };
+  const int64_t user = (*stored)[0].id;
+  const int64_t assistant = (*stored)[1].id;
+  EXPECT_THAT(found("lantern"), ::testing::ElementsAre(user));
+  EXPECT_THAT(found("keeper"), ::testing::ElementsAre(assistant));
+  // Replaced by the content: NULL; by another text: stored.
+  ASSERT_TRUE(b->episodic().ReplaceTurnSearchText(assistant, "the north one").ok());
+  ASSERT_TRUE(b->episodic().ReplaceTurnSearchText(user, "harbour lantern").ok());
+  EXPECT_THAT(ColumnTexts(path, kColumn), ::testing::ElementsAre("harbour lantern", "NULL"));
+  EXPECT_TRUE(found("keeper").empty());
+  EXPECT_THAT(found("north"), ::testing::ElementsAre(assistant));
+  EXPECT_TRUE(found("which").empty());
+  // Erasure takes the index rows away with the text they were made of: a
+  // later turn scores as in a store that never held the erased ones.
+  auto erased = b->admin().EraseSession({.owner = "local", .session_id = TestSessionId("s")});
+  ASSERT_TRUE(erased.ok()) << erased.status().ToString();
+  EXPECT_EQ(erased->turns, 2);
+  const std::vector<TurnWrite> later = {{.row = {.owner = "local",
+                                                 .session_id = "t",
+                                                 .role = "user",
+                                                 .content = "north lantern",
+                                                 .timestamp_ms = 2000},
+                                         .search_text = "north lantern"},
+                                        {.row = {.owner = "local",
+                                                 .session_id = "t",
+                                                 .role = "assistant",
+                                                 .content = "a lantern by the north harbour",
+                                                 .timestamp_ms = 2000},
+                                         .search_text = "a lantern by the north harbour"}};
+  auto fresh = Open(dir.File("fresh.db"));
+  ASSERT_NE(fresh, nullptr);
+  for (internal::SqliteBackend* store : {b.get(), fresh.get()}) {
+    ASSERT_TRUE(store->episodic().AppendTurns(later).ok());
+  }
+  auto hits = b->episodic().SearchTurns({.terms = text::QueryTerms("north lantern")});
+  auto want = fresh->episodic().SearchTurns({.terms = text::QueryTerms("north lantern")});
+  ASSERT_TRUE(hits.ok() && want.ok());
+  ASSERT_EQ(hits->size(), 2u);
+  ASSERT_EQ(want->size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ((*hits)[i].row.content, (*want)[i].row.content);
+    EXPECT_DOUBLE_EQ((*hits)[i].score, (*want)[i].score);
+  }
+  EXPECT_TRUE(b->admin().CheckIntegrity(std::chrono::seconds(10)).ok());
 }
 
 }  // namespace

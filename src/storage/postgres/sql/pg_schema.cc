@@ -488,6 +488,15 @@ constexpr const char* kSchemaV9 = R"sql(
 INSERT INTO generations (name, value) VALUES ('entry_terms', 0) ON CONFLICT (name) DO NOTHING;
 )sql";
 
+// Schema v10: a turn's search text is stored only where it differs from
+// its content (issue 45): NULL stands for the content (StoredSearchText).
+// Every row stays; equal copies become NULL, their tsv unchanged
+// (docs/storage.md "Version 10").
+constexpr const char* kSchemaV10 = R"sql(
+ALTER TABLE turns ALTER COLUMN search_text DROP NOT NULL;
+UPDATE turns SET search_text = NULL WHERE search_text = content;
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "every table of the engine", kSchemaV1},
     {2, "turn claims of idempotent turns; open segments by last turn", kSchemaV2},
@@ -498,6 +507,7 @@ constexpr PgMigration kMigrations[] = {
     {7, "keyword statistics of entries kept by the writes", kSchemaV7},
     {8, "a bulk write notes the keyword statistics of the entries it inserts", kSchemaV8},
     {9, "the generation of the keyword statistics", kSchemaV9},
+    {10, "a turn's search text stored only where it differs from its content", kSchemaV10},
 };
 
 int64_t NowMs() {

@@ -21,13 +21,15 @@ constexpr int kPage = 500;
 struct Source {
   const char* table;
   const char* key;
-  const char* columns;  // one or two text columns
+  const char* columns;  // one or two text columns (or expressions)
   int column_count;
 };
 
 constexpr Source kSources[] = {
     {"entries", "label", "key, content", 2},
-    {"turns", "id", "search_text", 1},
+    // A turn's search text is its content where search_text is NULL
+    // (StoredSearchText).
+    {"turns", "id", "COALESCE(search_text, content)", 1},
     {"events", "row_id", "text", 1},
     {"segment_recaps", "row_id", "body", 1},
     {"context_events", "id", "search_text", 1},

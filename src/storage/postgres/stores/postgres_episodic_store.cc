@@ -195,10 +195,13 @@ Result<int64_t> InsertTurnIn(PgConn& conn, const TurnRow& row, std::string_view 
       .Add(row.tool_calls_json)
       .Add(row.timestamp_ms)
       .Add(row.cost_microdollars)
-      .Add(row.agent_id)
-      .Add(search_text)
-      .Add(text.length)
-      .Add(text.tsvector);
+      .Add(row.agent_id);
+  if (std::optional<std::string_view> stored = StoredSearchText(row, search_text)) {
+    p.Add(*stored);
+  } else {
+    p.AddNull();
+  }
+  p.Add(text.length).Add(text.tsvector);
   if (row.id > 0) {
     p.Add(row.id);
   } else {
@@ -343,8 +346,8 @@ Status PostgresEpisodicStore::ReplaceTurnSearchText(int64_t id, std::string_view
                                                  Params().Add(id), "find the turn"));
     if (found.empty()) return NotFound("no turn " + std::to_string(id));
     MNEMO_RETURN_IF_ERROR(
-        conn.Exec("UPDATE turns SET search_text = $2, doc_length = $3, tsv = $4::tsvector "
-                  "WHERE id = $1",
+        conn.Exec("UPDATE turns SET search_text = NULLIF($2, content), doc_length = $3, "
+                  "tsv = $4::tsvector WHERE id = $1",
                   Params().Add(id).Add(search_text).Add(text.length).Add(text.tsvector),
                   "replace the turn's search text")
             .status());

@@ -21,7 +21,9 @@ struct OneColumnSource {
 };
 
 constexpr OneColumnSource kOneColumnSources[] = {
-    {"turns_fts", "SELECT id, search_text FROM turns"},
+    // A turn's search text is its content where search_text is NULL
+    // (StoredSearchText).
+    {"turns_fts", "SELECT id, COALESCE(search_text, content) FROM turns"},
     {"events_fts", "SELECT rowid, text FROM events"},
     {"segment_recaps_fts", "SELECT rowid, body FROM segment_recaps"},
     {"context_events_fts", "SELECT id, search_text FROM context_events"},

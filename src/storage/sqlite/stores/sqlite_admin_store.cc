@@ -96,7 +96,9 @@ Result<int64_t> DropIndexed(Connection& db, const IndexedTable& t, const Scope& 
   return n;
 }
 
-constexpr IndexedTable kTurns{"turns", "turns_fts", "body", "id, search_text"};
+// A turn's search text is its content where search_text is NULL
+// (StoredSearchText).
+constexpr IndexedTable kTurns{"turns", "turns_fts", "body", "id, COALESCE(search_text, content)"};
 constexpr IndexedTable kEvents{"events", "events_fts", "body", "rowid, text"};
 constexpr IndexedTable kContextEvents{"context_events", "context_events_fts", "body",
                                       "id, search_text"};

@@ -121,7 +121,11 @@ Status InsertTurnIn(Connection& db, const TurnRow& row, std::string_view search_
   put.Bind(9, row.timestamp_ms);
   put.Bind(10, row.cost_microdollars);
   put.Bind(11, row.agent_id);
-  put.Bind(12, search_text);
+  if (std::optional<std::string_view> stored = StoredSearchText(row, search_text)) {
+    put.Bind(12, *stored);
+  } else {
+    put.BindNull(12);
+  }
   put.Bind(13, length);
   MNEMO_RETURN_IF_ERROR(put.Run("store the turn"));
   return Status::Ok();
@@ -262,7 +266,8 @@ Status SqliteEpisodicStore::ReplaceTurnSearchText(int64_t id, std::string_view s
   std::string old_text;
   {
     MNEMO_ASSIGN_OR_RETURN(
-        Statement find, db.Prepare("SELECT search_text FROM turns WHERE id = ?", "find the turn"));
+        Statement find, db.Prepare("SELECT COALESCE(search_text, content) FROM turns WHERE id = ?",
+                                   "find the turn"));
     find.Bind(1, id);
     MNEMO_ASSIGN_OR_RETURN(bool found, find.Step("find the turn"));
     if (!found) return NotFound("no turn " + std::to_string(id));
@@ -272,8 +277,10 @@ Status SqliteEpisodicStore::ReplaceTurnSearchText(int64_t id, std::string_view s
   MNEMO_ASSIGN_OR_RETURN(int64_t length, IndexFtsRow(db, "turns_fts", id, {{"body", search_text}}));
   {
     MNEMO_ASSIGN_OR_RETURN(
-        Statement put, db.Prepare("UPDATE turns SET search_text = ?, doc_length = ? WHERE id = ?",
-                                  "replace the turn's search text"));
+        Statement put,
+        db.Prepare("UPDATE turns SET search_text = NULLIF(?1, content), doc_length = ?2 "
+                   "WHERE id = ?3",
+                   "replace the turn's search text"));
     put.Bind(1, search_text);
     put.Bind(2, length);
     put.Bind(3, id);

@@ -315,3 +315,134 @@ TEST(PgSchema, AVersion8StoreOpensAndSearchesTheSame) {
 
 }  // namespace
 }  // namespace mnemo::storage
+
+namespace mnemo::storage {
+namespace {
+
+// Issue 45: a v9 store kept every turn's search text beside its content.
+// v10 keeps every row, turns the equal copies into NULL and keeps the
+// others; search (also after a rebuild of the keyword index for a new text
+// version), replace and erasure then read the same texts as a store written
+// by this mnemo.
+TEST(PgSchema, AVersion9StoreKeepsEveryTurnAndStoresItsSearchTextOnce) {
+  const std::string url = testing::PostgresTestUrl();
+  if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
+  const std::string schema = testing::FreshPostgresSchema();
+  const std::string s = QuoteIdentifier(schema);
+  auto conn = PgConn::Connect(url);
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  PgConn& c = **conn;
+  auto v9 = internal::pg::MigrateSchema(c, schema, 9);
+  ASSERT_TRUE(v9.ok()) << v9.status().ToString();
+  ASSERT_EQ(*v9, 9);
+  ASSERT_TRUE(c.Exec("INSERT INTO " + s + ".generations (name, value) VALUES ('text_version', $1)",
+                     Params().Add(static_cast<int64_t>(text::kTextVersion)), "as v9 recorded it")
+                  .ok());
+  struct Old {
+    const char* session;
+    const char* role;
+    const char* content;
+    const char* search_text;
+  };
+  const std::vector<Old> old = {
+      {"s1", "user", "which harbour has the lantern", "which harbour has the lantern"},
+      {"s1", "assistant", "the north one", "the north one\nTools that failed: map"},
+      {"s2", "user", "灯笼 by the rope", "灯笼 by the rope"},
+      {"s2", "assistant", "", ""},
+      {"s2", "user", "raw tool output", "lantern rope summary"}};
+  int64_t tokens = 0;
+  for (size_t i = 0; i < old.size(); ++i) {
+    const internal::pg::IndexedText t = internal::pg::IndexText({old[i].search_text});
+    tokens += t.length;
+    ASSERT_TRUE(c.Exec("INSERT INTO " + s +
+                           ".turns (id, owner, session_id, seq, role, content, timestamp_ms, "
+                           "search_text, doc_length, tsv) VALUES (nextval('" +
+                           s + ".turn_ids'), 'local', $1, $2, $3, $4, 1000, $5, $6, $7::tsvector)",
+                       Params()
+                           .Add(old[i].session)
+                           .Add(static_cast<int64_t>(i))
+                           .Add(old[i].role)
+                           .Add(old[i].content)
+                           .Add(old[i].search_text)
+                           .Add(t.length)
+                           .Add(t.tsvector),
+                       "as v9 wrote it")
+                    .ok());
+  }
+  ASSERT_TRUE(c.Exec("UPDATE " + s +
+                         ".text_stats SET documents = documents + $1, total_tokens = "
+                         "total_tokens + $2 WHERE name = 'turns'",
+                     Params().Add(static_cast<int64_t>(old.size())).Add(tokens), "as v9 counted")
+                  .ok());
+
+  auto opened = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  internal::PostgresBackend& b = **opened;
+  EXPECT_EQ(Int(c, "SELECT max(version) FROM " + s + ".schema_version"),
+            internal::pg::LatestPgSchemaVersion());
+  EXPECT_EQ(internal::pg::LatestPgSchemaVersion(), 10);
+  EXPECT_EQ(Int(c, "SELECT count(*) FROM " + s + ".turns"), 5);
+  EXPECT_EQ(Text(c, "SELECT string_agg(id::text, ',' ORDER BY id) FROM " + s +
+                        ".turns WHERE search_text IS NULL"),
+            "1,3,4");
+  EXPECT_EQ(Text(c, "SELECT search_text FROM " + s + ".turns WHERE id = 2"),
+            "the north one\nTools that failed: map");
+  EXPECT_EQ(Text(c, "SELECT search_text FROM " + s + ".turns WHERE id = 5"),
+            "lantern rope summary");
+
+  auto fresh_opened = internal::PostgresBackend::Open(
+      {.url = url, .schema = testing::FreshPostgresSchema(), .pool_size = 1});
+  ASSERT_TRUE(fresh_opened.ok()) << fresh_opened.status().ToString();
+  internal::PostgresBackend& fresh = **fresh_opened;
+  for (const Old& o : old) {
+    ASSERT_TRUE(fresh.episodic()
+                    .AppendTurns(std::vector<TurnWrite>{{.row = {.owner = "local",
+                                                                 .session_id = o.session,
+                                                                 .role = o.role,
+                                                                 .content = o.content,
+                                                                 .timestamp_ms = 1000},
+                                                         .search_text = o.search_text}})
+                    .ok());
+  }
+  auto same_hits = [](EpisodicStore& got_store, EpisodicStore& want_store, const char* q) {
+    auto got = got_store.SearchTurns({.terms = text::QueryTerms(q)});
+    auto want = want_store.SearchTurns({.terms = text::QueryTerms(q)});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    EXPECT_FALSE(got->empty()) << q;
+    ASSERT_EQ(got->size(), want->size()) << q;
+    for (size_t i = 0; i < got->size(); ++i) {
+      EXPECT_EQ((*got)[i].row.id, (*want)[i].row.id) << q;
+      EXPECT_EQ((*got)[i].row.content, (*want)[i].row.content) << q;
+      EXPECT_DOUBLE_EQ((*got)[i].score, (*want)[i].score) << q;
+    }
+  };
+  for (const char* q : {"lantern", "harbour", "灯笼", "failed map", "rope summary", "north"}) {
+    same_hits(b.episodic(), fresh.episodic(), q);
+  }
+  // The keyword index rebuilt for a new text version reads the same texts.
+  ASSERT_TRUE(
+      c.Exec("UPDATE " + s + ".generations SET value = 1 WHERE name = 'text_version'", "older")
+          .ok());
+  auto reopened = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  EXPECT_EQ(Int(c, "SELECT value FROM " + s + ".generations WHERE name = 'text_version'"),
+            text::kTextVersion);
+  for (const char* q : {"lantern", "harbour", "灯笼", "failed map", "rope summary", "north"}) {
+    same_hits((*reopened)->episodic(), fresh.episodic(), q);
+  }
+  // A replace: by the content, NULL; by another text, stored.
+  for (internal::PostgresBackend* store : {&b, &fresh}) {
+    ASSERT_TRUE(store->episodic().ReplaceTurnSearchText(1, "keeper").ok());
+    ASSERT_TRUE(store->episodic().ReplaceTurnSearchText(5, "raw tool output").ok());
+  }
+  EXPECT_EQ(Text(c, "SELECT string_agg(id::text, ',' ORDER BY id) FROM " + s +
+                        ".turns WHERE search_text IS NULL"),
+            "3,4,5");
+  for (const char* q : {"keeper", "raw output", "rope", "north"}) {
+    same_hits(b.episodic(), fresh.episodic(), q);
+  }
+}
+
+}  // namespace
+}  // namespace mnemo::storage
