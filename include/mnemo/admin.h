@@ -202,8 +202,10 @@ class Admin {
   Status SaveVectorIndexes();
 
   // Appends one line to the audit log when [security.audit] is enabled (else
-  // nothing). The transports call it for every method they run, with the
-  // method's name, addresses and outcome (never content).
+  // nothing). The services audit their own operations; the transports call
+  // this only for what reached no service (a request refused for its
+  // parameters or its bearer token, a method about the method table), with
+  // the method's name, addresses and outcome (never content).
   void Audit(const Principal& who, const AuditEvent& event);
 
  private:

@@ -50,6 +50,7 @@ struct TurnClaim;
 struct TurnRow;
 }  // namespace storage
 namespace internal {
+class AuditLog;  // src/core/audit_log.h: null when [security.audit] is off
 class BackgroundWorker;
 }  // namespace internal
 namespace archivist {
@@ -74,11 +75,14 @@ class Archivist {
   // Made by Engine::Open: the stores, the services, the worker and the
   // options are the engine's. `llm` null: extractive recaps. Embeds earlier
   // recaps that lack a vector of the embedder on `worker`.
-  [[gnu::visibility("hidden")]] Archivist(
-      storage::EpisodicStore& episodic, storage::DocumentStore& documents,
-      storage::GraphStore& graph, VectorsService& vectors, Tools& tools, Rules& rules,
-      internal::BackgroundWorker& worker, std::unique_ptr<llm::ChatClient> llm,
-      std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger, ArchivistOptions options);
+  [[gnu::visibility("hidden")]] Archivist(storage::EpisodicStore& episodic,
+                                          storage::DocumentStore& documents,
+                                          storage::GraphStore& graph, VectorsService& vectors,
+                                          Tools& tools, Rules& rules,
+                                          internal::BackgroundWorker& worker,
+                                          std::unique_ptr<llm::ChatClient> llm,
+                                          internal::AuditLog* audit, std::shared_ptr<Clock> clock,
+                                          std::shared_ptr<Logger> logger, ArchivistOptions options);
   // Drains the archive queue; the caller drains the worker first.
   ~Archivist();
   Archivist(const Archivist&) = delete;
@@ -212,6 +216,7 @@ class Archivist {
   Tools& tools_;
   Rules& rules_;
   internal::BackgroundWorker& worker_;
+  internal::AuditLog* const audit_;  // null when [security.audit] is disabled
   const std::shared_ptr<Clock> clock_;
   const std::shared_ptr<Logger> logger_;
   const std::unique_ptr<const ArchivistOptions> options_;

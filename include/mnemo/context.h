@@ -35,6 +35,7 @@ class DocumentStore;
 class GraphStore;
 }  // namespace storage
 namespace internal {
+class AuditLog;         // src/core/audit_log.h: null when [security.audit] is off
 struct ContextOptions;  // src/core/services/context_options.h
 }  // namespace internal
 class RecallService;
@@ -46,7 +47,7 @@ class Context {
   [[gnu::visibility("hidden")]] Context(storage::ContextEventStore& events,
                                         storage::DocumentStore& documents,
                                         storage::GraphStore& graph, RecallService& recall,
-                                        std::shared_ptr<Clock> clock,
+                                        internal::AuditLog* audit, std::shared_ptr<Clock> clock,
                                         internal::ContextOptions options);
   ~Context();
   Context(const Context&) = delete;
@@ -75,6 +76,7 @@ class Context {
   storage::DocumentStore& documents_;
   storage::GraphStore& graph_;
   RecallService& recall_;
+  internal::AuditLog* const audit_;  // null when [security.audit] is disabled
   const std::shared_ptr<Clock> clock_;
   const std::unique_ptr<const internal::ContextOptions> options_;
 };

@@ -38,6 +38,7 @@ class GraphStore;
 struct DocumentHit;
 }  // namespace storage
 namespace internal {
+class AuditLog;           // src/core/audit_log.h: null when [security.audit] is off
 struct DocumentsOptions;  // src/core/services/documents_options.h
 }  // namespace internal
 class RecallService;
@@ -47,7 +48,8 @@ class Documents {
  public:
   // Made by Engine::Open: the stores and the options are the engine's.
   [[gnu::visibility("hidden")]] Documents(storage::DocumentStore& documents,
-                                          storage::GraphStore& graph, std::shared_ptr<Clock> clock,
+                                          storage::GraphStore& graph, internal::AuditLog* audit,
+                                          std::shared_ptr<Clock> clock,
                                           internal::DocumentsOptions options);
   ~Documents();
   Documents(const Documents&) = delete;
@@ -90,6 +92,7 @@ class Documents {
 
   storage::DocumentStore& documents_;
   storage::GraphStore& graph_;
+  internal::AuditLog* const audit_;  // null when [security.audit] is disabled
   const std::shared_ptr<Clock> clock_;
   const std::unique_ptr<const internal::DocumentsOptions> options_;
 };

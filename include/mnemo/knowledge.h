@@ -30,6 +30,7 @@ namespace storage {
 class GraphStore;
 }  // namespace storage
 namespace internal {
+class AuditLog;           // src/core/audit_log.h: null when [security.audit] is off
 struct KnowledgeOptions;  // src/core/services/knowledge_options.h
 }  // namespace internal
 #pragma GCC visibility pop
@@ -40,7 +41,7 @@ class Knowledge {
   // Made by Engine::Open: the store, the Archivist and the options are the
   // engine's.
   [[gnu::visibility("hidden")]] Knowledge(storage::GraphStore& graph, Archivist& archivist,
-                                          std::shared_ptr<Clock> clock,
+                                          internal::AuditLog* audit, std::shared_ptr<Clock> clock,
                                           internal::KnowledgeOptions options);
   ~Knowledge();
   Knowledge(const Knowledge&) = delete;
@@ -87,6 +88,7 @@ class Knowledge {
  private:
   storage::GraphStore& graph_;
   Archivist& archivist_;
+  internal::AuditLog* const audit_;  // null when [security.audit] is disabled
   const std::shared_ptr<Clock> clock_;
   const std::unique_ptr<const internal::KnowledgeOptions> options_;
 };

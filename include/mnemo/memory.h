@@ -33,6 +33,9 @@ namespace mnemo {
 // The engine's own types, declared here only to be named (src/core,
 // src/storage); no caller can make one. Hidden: libmnemo exports none of them.
 #pragma GCC visibility push(hidden)
+namespace internal {
+class AuditLog;  // src/core/audit_log.h: null when [security.audit] is off
+}  // namespace internal
 namespace storage {
 class EntryStore;
 }  // namespace storage
@@ -50,8 +53,8 @@ class Memory {
   // engine's.
   [[gnu::visibility("hidden")]] Memory(storage::EntryStore& entries, VectorsService& vectors,
                                        SearchService& search, RecallService& recall,
-                                       std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
-                                       MemoryOptions options);
+                                       internal::AuditLog* audit, std::shared_ptr<Clock> clock,
+                                       std::shared_ptr<Logger> logger, MemoryOptions options);
   ~Memory();
   Memory(const Memory&) = delete;
   Memory& operator=(const Memory&) = delete;
@@ -96,6 +99,7 @@ class Memory {
   VectorsService& vectors_;
   SearchService& search_;
   RecallService& recall_;
+  internal::AuditLog* const audit_;  // null when [security.audit] is disabled
   const std::shared_ptr<Clock> clock_;
   const std::shared_ptr<Logger> logger_;
   const std::unique_ptr<const MemoryOptions> options_;

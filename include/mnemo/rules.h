@@ -42,6 +42,7 @@ class RuleStore;
 struct RulePutOutcome;
 }  // namespace rules
 namespace internal {
+class AuditLog;       // src/core/audit_log.h: null when [security.audit] is off
 struct RulesOptions;  // src/core/services/rules_options.h
 }  // namespace internal
 #pragma GCC visibility pop
@@ -50,8 +51,8 @@ class Archivist;
 class Rules {
  public:
   // Made by Engine::Open: the entry store and the options are the engine's.
-  [[gnu::visibility("hidden")]] Rules(storage::EntryStore& entries, std::shared_ptr<Clock> clock,
-                                      std::shared_ptr<Logger> logger,
+  [[gnu::visibility("hidden")]] Rules(storage::EntryStore& entries, internal::AuditLog* audit,
+                                      std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
                                       internal::RulesOptions options);
   ~Rules();
   Rules(const Rules&) = delete;
@@ -108,6 +109,7 @@ class Rules {
   rules::RuleStore Store();
 
   storage::EntryStore& entries_;
+  internal::AuditLog* const audit_;  // null when [security.audit] is disabled
   const std::shared_ptr<Clock> clock_;
   const std::shared_ptr<Logger> logger_;
   const std::unique_ptr<const internal::RulesOptions> options_;

@@ -40,6 +40,7 @@ namespace context {
 class ToolRegistry;
 }  // namespace context
 namespace internal {
+class AuditLog;       // src/core/audit_log.h: null when [security.audit] is off
 struct ToolsOptions;  // src/core/services/tools_options.h
 }  // namespace internal
 class RecallService;
@@ -72,14 +73,14 @@ class Tools {
   friend class Archivist;
   friend class RecallService;
 
-  [[gnu::visibility("hidden")]] Tools(storage::EntryStore& entries, std::shared_ptr<Clock> clock,
-                                      std::shared_ptr<Logger> logger,
+  [[gnu::visibility("hidden")]] Tools(storage::EntryStore& entries, internal::AuditLog* audit,
+                                      std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
                                       internal::ToolsOptions options);
   // Compiles the declared tools (kInvalidArgument naming the tool) and loads
   // the persisted registrations.
   [[gnu::visibility("hidden")]] static Result<std::unique_ptr<Tools>> Open(
-      storage::EntryStore& entries, std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
-      internal::ToolsOptions options);
+      storage::EntryStore& entries, internal::AuditLog* audit, std::shared_ptr<Clock> clock,
+      std::shared_ptr<Logger> logger, internal::ToolsOptions options);
   // The registry with the persisted registrations reloaded when another
   // process changed them (one counter read when nothing changed).
   Result<const context::ToolRegistry*> Current();
@@ -92,6 +93,7 @@ class Tools {
   Status Refresh();
 
   storage::EntryStore& entries_;
+  internal::AuditLog* const audit_;  // null when [security.audit] is disabled
   const std::shared_ptr<Clock> clock_;
   const std::shared_ptr<Logger> logger_;
   const std::unique_ptr<const internal::ToolsOptions> options_;

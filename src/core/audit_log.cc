@@ -30,19 +30,25 @@ Result<internal::Fd> OpenForAppend(const std::string& path) {
 }  // namespace
 
 Result<std::unique_ptr<AuditLog>> AuditLog::Open(std::string path, int64_t max_bytes, int64_t keep,
-                                                 std::shared_ptr<Logger> logger) {
+                                                 std::shared_ptr<Logger> logger,
+                                                 std::shared_ptr<Clock> clock) {
   MNEMO_ASSIGN_OR_RETURN(internal::Fd fd, OpenForAppend(path));
-  return std::unique_ptr<AuditLog>(
-      new AuditLog(std::move(path), max_bytes, keep, std::move(fd), std::move(logger)));
+  return std::unique_ptr<AuditLog>(new AuditLog(std::move(path), max_bytes, keep, std::move(fd),
+                                                std::move(logger), std::move(clock)));
 }
 
 AuditLog::AuditLog(std::string path, int64_t max_bytes, int64_t keep, internal::Fd fd,
-                   std::shared_ptr<Logger> logger)
+                   std::shared_ptr<Logger> logger, std::shared_ptr<Clock> clock)
     : path_(std::move(path)),
       max_bytes_(max_bytes),
       keep_(keep),
       logger_(std::move(logger)),
+      clock_(std::move(clock)),
       fd_(std::move(fd)) {}
+
+void AuditLog::Append(const Principal& who, const AuditEvent& event) {
+  Append(clock_->NowMs(), who, event);
+}
 
 void AuditLog::Append(TimeMs time, const Principal& who, const AuditEvent& event) {
   nlohmann::json line = {

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "base/io/file_io.h"
+#include "mnemo/clock.h"
 #include "mnemo/config.h"
 #include "mnemo/logger.h"
 #include "mnemo/status.h"
@@ -33,15 +34,19 @@ std::string AuditLogPath(const Config& config, const std::string& workspace);
 class AuditLog {
  public:
   // Creates the file (mode 0600) when missing; refuses a symlink. A write
-  // that fails is reported to `logger` (each distinct problem once).
+  // that fails is reported to `logger` (each distinct problem once). Lines
+  // appended without a time are stamped by `clock`.
   static Result<std::unique_ptr<AuditLog>> Open(std::string path, int64_t max_bytes, int64_t keep,
-                                                std::shared_ptr<Logger> logger = StderrLogger());
+                                                std::shared_ptr<Logger> logger = StderrLogger(),
+                                                std::shared_ptr<Clock> clock = SystemClock());
 
   void Append(TimeMs time, const Principal& who, const AuditEvent& event);
+  // The same, at the clock's time.
+  void Append(const Principal& who, const AuditEvent& event);
 
  private:
   AuditLog(std::string path, int64_t max_bytes, int64_t keep, internal::Fd fd,
-           std::shared_ptr<Logger> logger);
+           std::shared_ptr<Logger> logger, std::shared_ptr<Clock> clock);
   // Reopens when the path no longer names the open file (rotated by another
   // process). Caller holds mu_.
   Status ReopenIfMovedLocked();
@@ -53,6 +58,7 @@ class AuditLog {
   const int64_t max_bytes_;
   const int64_t keep_;
   const std::shared_ptr<Logger> logger_;
+  const std::shared_ptr<Clock> clock_;
   std::mutex mu_;
   internal::Fd fd_;         // guarded by mu_
   std::string last_error_;  // guarded by mu_: reported once

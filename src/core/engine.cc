@@ -121,6 +121,16 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   std::error_code ec;
   impl->workspace = std::filesystem::canonical(ws, ec).string();
   if (ec) return Unavailable("workspace " + ws + " cannot be resolved: " + ec.message());
+  // The services' audit seam (core/audit_record.h): null when disabled.
+  if (impl->config.security.audit.enabled) {
+    constexpr int64_t kMiB = 1024 * 1024;
+    MNEMO_ASSIGN_OR_RETURN(
+        impl->audit,
+        internal::AuditLog::Open(internal::AuditLogPath(impl->config, impl->workspace),
+                                 impl->config.security.audit.max_size_mb * kMiB,
+                                 impl->config.security.audit.keep, impl->logger, impl->clock));
+  }
+  internal::AuditLog* const audit = impl->audit.get();
   MNEMO_ASSIGN_OR_RETURN(impl->stores, OpenStores(impl->config, impl->workspace, impl->logger));
   MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<embed::Embedder> embedder,
                          MakeEmbedder(impl->config.embedding, nullptr, impl->logger.get(),
@@ -132,17 +142,18 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                                               std::move(vectors_options), impl->logger));
   impl->search = std::make_unique<SearchService>(*impl->stores.entries, *impl->vectors, impl->clock,
                                                  impl->logger, SearchOptionsOf(impl->config));
-  MNEMO_ASSIGN_OR_RETURN(impl->tools, Tools::Open(*impl->stores.entries, impl->clock, impl->logger,
-                                                  internal::ToolsOptionsOf(impl->config)));
+  MNEMO_ASSIGN_OR_RETURN(impl->tools,
+                         Tools::Open(*impl->stores.entries, audit, impl->clock, impl->logger,
+                                     internal::ToolsOptionsOf(impl->config)));
   Engine::Impl* raw = impl.get();
   impl->rules = std::make_unique<Rules>(
-      *impl->stores.entries, impl->clock, impl->logger,
+      *impl->stores.entries, audit, impl->clock, impl->logger,
       internal::RulesOptionsOf(impl->config, [raw](std::span<const storage::Label> labels,
                                                    std::span<const std::string> texts) {
         raw->vectors->EmbedAndStore(labels, texts);
       }));
   impl->documents = std::make_unique<Documents>(
-      *impl->stores.documents, *impl->stores.graph, impl->clock,
+      *impl->stores.documents, *impl->stores.graph, audit, impl->clock,
       internal::DocumentsOptionsOf(
           impl->config,
           [raw](const Status& failure) { raw->memory->NoteAccessCountFailure(failure); },
@@ -151,33 +162,26 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->worker = std::make_unique<internal::BackgroundWorker>(impl->logger);
   impl->archivist = std::make_unique<Archivist>(
       *impl->stores.episodic, *impl->stores.documents, *impl->stores.graph, *impl->vectors,
-      *impl->tools, *impl->rules, *impl->worker, std::move(llm), impl->clock, impl->logger,
+      *impl->tools, *impl->rules, *impl->worker, std::move(llm), audit, impl->clock, impl->logger,
       ArchivistOptionsOf(impl->config, impl->workspace));
-  impl->knowledge = std::make_unique<Knowledge>(*impl->stores.graph, *impl->archivist, impl->clock,
-                                                internal::KnowledgeOptionsOf(impl->config));
+  impl->knowledge =
+      std::make_unique<Knowledge>(*impl->stores.graph, *impl->archivist, audit, impl->clock,
+                                  internal::KnowledgeOptionsOf(impl->config));
   impl->recall = std::make_unique<RecallService>(
       *impl->stores.episodic, *impl->stores.documents, *impl->search, *impl->archivist,
       *impl->documents, *impl->tools, impl->clock, RecallOptionsOf(impl->config));
   impl->memory = std::make_unique<Memory>(*impl->stores.entries, *impl->vectors, *impl->search,
-                                          *impl->recall, impl->clock, impl->logger,
+                                          *impl->recall, audit, impl->clock, impl->logger,
                                           MemoryOptionsOf(impl->config, impl->stores));
   impl->context = std::make_unique<Context>(
       *impl->stores.context_events, *impl->stores.documents, *impl->stores.graph, *impl->recall,
-      impl->clock,
+      audit, impl->clock,
       internal::ContextOptionsOf(impl->config, [raw]() -> Result<const context::ToolRegistry*> {
         return raw->tools->Current();
       }));
-  if (impl->config.security.audit.enabled) {
-    constexpr int64_t kMiB = 1024 * 1024;
-    MNEMO_ASSIGN_OR_RETURN(
-        impl->audit, internal::AuditLog::Open(internal::AuditLogPath(impl->config, impl->workspace),
-                                              impl->config.security.audit.max_size_mb * kMiB,
-                                              impl->config.security.audit.keep, impl->logger));
-  }
-  impl->admin =
-      std::make_unique<Admin>(impl->stores, *impl->vectors, *impl->tools, *impl->archivist,
-                              *impl->memory, impl->audit.get(), impl->clock, impl->logger,
-                              internal::AdminOptionsOf(impl->config, impl->workspace));
+  impl->admin = std::make_unique<Admin>(
+      impl->stores, *impl->vectors, *impl->tools, *impl->archivist, *impl->memory, audit,
+      impl->clock, impl->logger, internal::AdminOptionsOf(impl->config, impl->workspace));
   // Segments left open by a session that never ended (spec 40): a CLI or
   // stdio process closes them when it opens; their finalisation runs on the
   // worker, drained when the engine closes.

@@ -27,6 +27,10 @@ struct Engine::Impl {
   std::shared_ptr<Logger> logger = StderrLogger();
   // Every store of the configured backend (storage/stores.h).
   storage::Stores stores;
+  // The audit log ([security.audit]; null when disabled): every service
+  // audits its own operations through it (core/audit_record.h), so it is
+  // declared before them and outlives them.
+  std::unique_ptr<internal::AuditLog> audit;
 
   // The services, each owning its state; set once by Engine::Open, so Impl
   // itself holds nothing that changes. Declared in the order they depend
@@ -65,10 +69,8 @@ struct Engine::Impl {
   // stores.context_events, archiving into stores.documents, and the
   // context block through recall: the public service itself.
   std::unique_ptr<Context> context;
-  // The audit log ([security.audit]; null when disabled).
-  std::unique_ptr<internal::AuditLog> audit;
   // Reindex, path guard, erasure, export and import, hygiene, the vector
-  // index files and the audit log (mnemo/admin.h, core/admin/admin*.cc):
+  // index files and the audit tail (mnemo/admin.h, core/admin/admin*.cc):
   // the public service itself.
   std::unique_ptr<Admin> admin;
   // Background work: segment finalisation, hygiene at start-up. Declared

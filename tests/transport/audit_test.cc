@@ -79,6 +79,23 @@ TEST_F(AuditTest, EachOutcomeIsOneLineWithTheAddressAndNoContent) {
   }
 }
 
+// A tool call is the one operation it runs: the service's line, not a
+// second one for memory.tool_call. What reaches no service (an unknown
+// tool, a method about the table) is the table's line.
+TEST_F(AuditTest, AToolCallIsOneLineUnderTheMethodItRan) {
+  Ok("memory.tool_call",
+     {{"name", "memory_store"}, {"arguments", {{"key", "trip"}, {"value", "pelican"}}}});
+  Ok("memory.tool_call", {{"name", "no_such_tool"}, {"arguments", json::object()}});
+  Ok("memory.methods", json::object());
+  std::vector<std::string> methods;
+  for (const json& l : Lines())
+    methods.push_back(l.at("method").get<std::string>() + " " + l.at("outcome").get<std::string>());
+  EXPECT_EQ(methods, (std::vector<std::string>{"memory.store ok", "memory.tool_call ok",
+                                               "memory.methods ok"}))
+      << Text();
+  EXPECT_EQ(Text().find("pelican"), std::string::npos);
+}
+
 TEST_F(AuditTest, NothingIsWrittenWhenAuditIsOff) {
   Open(Config{});
   Ok("memory.store", {{"key", "k"}, {"value", "v"}});

@@ -7,6 +7,7 @@
 
 #include "core/admin/admin_options.h"
 #include "core/audit_log.h"
+#include "core/audit_record.h"
 #include "core/services/memory_options.h"
 #include "core/validation.h"
 #include "mnemo/memory.h"
@@ -29,8 +30,11 @@ Admin::Admin(storage::Stores& stores, VectorsService& vectors, Tools& tools, Arc
 Admin::~Admin() = default;
 
 Result<HygieneReport> Admin::RunHygiene(const Principal& who) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  return memory_.RunHygiene(who);
+  internal::AuditRecord audit(audit_, who, "memory.hygiene_run");
+  return audit.End([&]() -> Result<HygieneReport> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+    return memory_.RunHygiene(who);
+  }());
 }
 
 Result<std::optional<HygieneReport>> Admin::RunHygieneIfDue() { return memory_.RunHygieneIfDue(); }

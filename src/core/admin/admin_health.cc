@@ -6,6 +6,7 @@
 
 #include "core/access.h"
 #include "core/admin/admin_options.h"
+#include "core/audit_record.h"
 #include "core/validation.h"
 
 namespace mnemo {
@@ -36,45 +37,48 @@ std::vector<std::string> TailLines(const std::filesystem::path& path, int n) {
 }  // namespace
 
 Result<HealthReport> Admin::Health(const Principal& who, int audit_lines) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  if (!IsAdmin(who, options_->acl_enabled)) {
-    return PermissionDenied(
-        "memory.health needs the admin role: it describes the whole store and its audit log");
-  }
-  HealthReport out{.backend = stores_.name,
-                   .schema_version = stores_.schema_version,
-                   .embedding_provider = options_->embedding_provider,
-                   .archive = archivist_.ArchiveQueue(),
-                   .audit_enabled = options_->audit_enabled};
-  MNEMO_ASSIGN_OR_RETURN(out.hygiene_last_scheduled_run, stores_.entries->LastHygieneRun());
-  if (const embed::Embedder* embedder = vectors_.embedder(); embedder != nullptr) {
-    out.embedder_signature = embedder->signature();
-    const Status answer = vectors_.ProbeEmbedder();
-    out.embedder_state = answer.ok() ? "ok" : answer.message();
-    out.word_vectors = vectors_.word_vectors_description();
-    out.embedding_provider = vectors_.ActiveProvider(out.embedding_provider);
-  }
-  for (const std::shared_ptr<VectorSpace>& space : vectors_.OpenSpaces()) {
-    out.spaces.push_back({.signature = space->signature(),
-                          .dimensions = static_cast<int64_t>(space->dims()),
-                          .vectors = static_cast<int64_t>(space->size()),
-                          .kind = std::string(space->kind())});
-  }
-  if (options_->audit_enabled) {
-    out.audit_tail = TailLines(options_->audit_path, audit_lines);
-  }
-  out.integrity.push_back(
-      {.part = "database", .status = stores_.admin->CheckIntegrity(kHealthIntegrityBudget)});
-  for (const std::shared_ptr<VectorSpace>& space : vectors_.OpenSpaces()) {
-    out.integrity.push_back(
-        {.part = "vectors " + space->signature(), .status = space->VerifyFiles()});
-  }
-  for (const HealthReport::Check& c : out.integrity) {
-    if (!c.status.ok()) {
-      logger_->Log(LogLevel::kError, "memory.health: " + c.part + ": " + c.status.message());
+  internal::AuditRecord audit(audit_, who, "memory.health");
+  return audit.End([&]() -> Result<HealthReport> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+    if (!IsAdmin(who, options_->acl_enabled)) {
+      return PermissionDenied(
+          "memory.health needs the admin role: it describes the whole store and its audit log");
     }
-  }
-  return out;
+    HealthReport out{.backend = stores_.name,
+                     .schema_version = stores_.schema_version,
+                     .embedding_provider = options_->embedding_provider,
+                     .archive = archivist_.ArchiveQueue(),
+                     .audit_enabled = options_->audit_enabled};
+    MNEMO_ASSIGN_OR_RETURN(out.hygiene_last_scheduled_run, stores_.entries->LastHygieneRun());
+    if (const embed::Embedder* embedder = vectors_.embedder(); embedder != nullptr) {
+      out.embedder_signature = embedder->signature();
+      const Status answer = vectors_.ProbeEmbedder();
+      out.embedder_state = answer.ok() ? "ok" : answer.message();
+      out.word_vectors = vectors_.word_vectors_description();
+      out.embedding_provider = vectors_.ActiveProvider(out.embedding_provider);
+    }
+    for (const std::shared_ptr<VectorSpace>& space : vectors_.OpenSpaces()) {
+      out.spaces.push_back({.signature = space->signature(),
+                            .dimensions = static_cast<int64_t>(space->dims()),
+                            .vectors = static_cast<int64_t>(space->size()),
+                            .kind = std::string(space->kind())});
+    }
+    if (options_->audit_enabled) {
+      out.audit_tail = TailLines(options_->audit_path, audit_lines);
+    }
+    out.integrity.push_back(
+        {.part = "database", .status = stores_.admin->CheckIntegrity(kHealthIntegrityBudget)});
+    for (const std::shared_ptr<VectorSpace>& space : vectors_.OpenSpaces()) {
+      out.integrity.push_back(
+          {.part = "vectors " + space->signature(), .status = space->VerifyFiles()});
+    }
+    for (const HealthReport::Check& c : out.integrity) {
+      if (!c.status.ok()) {
+        logger_->Log(LogLevel::kError, "memory.health: " + c.part + ": " + c.status.message());
+      }
+    }
+    return out;
+  }());
 }
 
 }  // namespace mnemo

@@ -23,6 +23,7 @@
 
 #include "core/access.h"
 #include "core/admin/admin_options.h"
+#include "core/audit_record.h"
 
 namespace mnemo {
 namespace {
@@ -121,52 +122,55 @@ std::optional<fs::path> ProtectedNameOf(const fs::path& p, const fs::path& ws,
 
 }  // namespace
 
-Result<PathCheck> Admin::PathProtected(const Principal& /*who*/, std::string_view path) {
-  if (path.empty()) return InvalidArgument("path must not be empty", "path");
-  if (path.find('\0') != std::string_view::npos) {
-    return InvalidArgument("path must not contain NUL characters", "path");
-  }
-  MNEMO_ASSIGN_OR_RETURN(fs::path resolved, Resolve(fs::path(path)));
-  PathCheck check{.resolved = resolved.string()};
+Result<PathCheck> Admin::PathProtected(const Principal& who, std::string_view path) {
+  internal::AuditRecord audit(audit_, who, "memory.path_protected");
+  return audit.End([&]() -> Result<PathCheck> {
+    if (path.empty()) return InvalidArgument("path must not be empty", "path");
+    if (path.find('\0') != std::string_view::npos) {
+      return InvalidArgument("path must not contain NUL characters", "path");
+    }
+    MNEMO_ASSIGN_OR_RETURN(fs::path resolved, Resolve(fs::path(path)));
+    PathCheck check{.resolved = resolved.string()};
 
-  const fs::path ws(options_->workspace);
-  struct Root {
-    fs::path path;
-    const char* what;
-  };
-  std::vector<Root> roots = {{ws, "the mnemo workspace"}};
-  if (!options_->memory_path.empty()) {
-    fs::path store(options_->memory_path);
-    if (store.is_relative()) store = ws / store;
-    MNEMO_ASSIGN_OR_RETURN(fs::path store_resolved, Resolve(store));
-    roots.push_back({store_resolved, "the markdown memory store"});
-  }
-  const fs::path audit(options_->audit_path);
-  MNEMO_ASSIGN_OR_RETURN(fs::path audit_resolved, Resolve(audit));
-  for (const Root& root : roots) {
-    if (Within(resolved, root.path)) {
+    const fs::path ws(options_->workspace);
+    struct Root {
+      fs::path path;
+      const char* what;
+    };
+    std::vector<Root> roots = {{ws, "the mnemo workspace"}};
+    if (!options_->memory_path.empty()) {
+      fs::path store(options_->memory_path);
+      if (store.is_relative()) store = ws / store;
+      MNEMO_ASSIGN_OR_RETURN(fs::path store_resolved, Resolve(store));
+      roots.push_back({store_resolved, "the markdown memory store"});
+    }
+    const fs::path audit(options_->audit_path);
+    MNEMO_ASSIGN_OR_RETURN(fs::path audit_resolved, Resolve(audit));
+    for (const Root& root : roots) {
+      if (Within(resolved, root.path)) {
+        check.is_protected = true;
+        check.reason = std::string("inside ") + root.what + " (" + root.path.string() + ")";
+        return check;
+      }
+    }
+    // The audit log and its rotations (audit.log.1, ...).
+    const std::string name = resolved.string();
+    const std::string audit_name = audit_resolved.string();
+    if (name == audit_name || name.starts_with(audit_name + ".")) {
       check.is_protected = true;
-      check.reason = std::string("inside ") + root.what + " (" + root.path.string() + ")";
+      check.reason = "the audit log (" + audit_name + ")";
       return check;
     }
-  }
-  // The audit log and its rotations (audit.log.1, ...).
-  const std::string name = resolved.string();
-  const std::string audit_name = audit_resolved.string();
-  if (name == audit_name || name.starts_with(audit_name + ".")) {
-    check.is_protected = true;
-    check.reason = "the audit log (" + audit_name + ")";
+    // Another name (a hard link, a bind mount) of a protected file.
+    std::vector<fs::path> root_paths;
+    root_paths.reserve(roots.size());
+    for (const Root& root : roots) root_paths.push_back(root.path);
+    if (std::optional<fs::path> file = ProtectedNameOf(resolved, ws, root_paths, audit_resolved)) {
+      check.is_protected = true;
+      check.reason = "the same file as " + file->string();
+    }
     return check;
-  }
-  // Another name (a hard link, a bind mount) of a protected file.
-  std::vector<fs::path> root_paths;
-  root_paths.reserve(roots.size());
-  for (const Root& root : roots) root_paths.push_back(root.path);
-  if (std::optional<fs::path> file = ProtectedNameOf(resolved, ws, root_paths, audit_resolved)) {
-    check.is_protected = true;
-    check.reason = "the same file as " + file->string();
-  }
-  return check;
+  }());
 }
 
 }  // namespace mnemo

@@ -12,6 +12,7 @@
 #include "core/access.h"
 #include "core/archivist/archivist_options.h"
 #include "core/archivist/public_episodic.h"
+#include "core/audit_record.h"
 #include "core/validation.h"
 #include "mnemo/limits.h"
 #include "storage/rules/graph_rules.h"
@@ -109,42 +110,49 @@ Status Archivist::FollowSessionErasure(const std::string& owner, std::string_vie
 }
 
 Result<EventInfo> Archivist::EventCorrect(const Principal& who, const EventCorrection& req) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
-  MNEMO_RETURN_IF_ERROR(ValidateKey(req.id, "id"));
-  if (!req.type && !req.text) {
-    return InvalidArgument("an event correction needs a new text, a new type or both", "text");
-  }
-  if (req.text) {
-    MNEMO_RETURN_IF_ERROR(ValidateText(*req.text, "text", kMaxContentBytes, /*allow_empty=*/false));
-    MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, *req.text, "text"));
-  }
-  MNEMO_ASSIGN_OR_RETURN(std::optional<storage::EventRow> stored, episodic_.GetEvent(req.id));
-  if (!stored || !MayChange(who, options_->acl_enabled, stored->owner)) {
-    return EventNotFound(req.id);
-  }
-  storage::EventRow row = *stored;
-  if (req.type) row.type = *req.type;
-  if (req.text) row.text = *req.text;
-  // The type's names are storage's to check (ValidateEvents): one list.
-  MNEMO_ASSIGN_OR_RETURN(bool replaced, episodic_.ReplaceEvent(row));
-  if (!replaced) return EventNotFound(req.id);
-  return EventInfo{.id = std::move(row.id),
-                   .session_id = std::move(row.session_id),
-                   .segment_id = std::move(row.segment_id),
-                   .type = std::move(row.type),
-                   .text = std::move(row.text),
-                   .confidence = row.confidence,
-                   .created_at = row.created_at};
+  internal::AuditRecord audit(audit_, who, "memory.event_correct");
+  return audit.End([&]() -> Result<EventInfo> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
+    MNEMO_RETURN_IF_ERROR(ValidateKey(req.id, "id"));
+    if (!req.type && !req.text) {
+      return InvalidArgument("an event correction needs a new text, a new type or both", "text");
+    }
+    if (req.text) {
+      MNEMO_RETURN_IF_ERROR(
+          ValidateText(*req.text, "text", kMaxContentBytes, /*allow_empty=*/false));
+      MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, *req.text, "text"));
+    }
+    MNEMO_ASSIGN_OR_RETURN(std::optional<storage::EventRow> stored, episodic_.GetEvent(req.id));
+    if (!stored || !MayChange(who, options_->acl_enabled, stored->owner)) {
+      return EventNotFound(req.id);
+    }
+    storage::EventRow row = *stored;
+    if (req.type) row.type = *req.type;
+    if (req.text) row.text = *req.text;
+    // The type's names are storage's to check (ValidateEvents): one list.
+    MNEMO_ASSIGN_OR_RETURN(bool replaced, episodic_.ReplaceEvent(row));
+    if (!replaced) return EventNotFound(req.id);
+    return EventInfo{.id = std::move(row.id),
+                     .session_id = std::move(row.session_id),
+                     .segment_id = std::move(row.segment_id),
+                     .type = std::move(row.type),
+                     .text = std::move(row.text),
+                     .confidence = row.confidence,
+                     .created_at = row.created_at};
+  }());
 }
 
 Status Archivist::EventDelete(const Principal& who, std::string_view id) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
-  MNEMO_RETURN_IF_ERROR(ValidateKey(id, "id"));
-  MNEMO_ASSIGN_OR_RETURN(std::optional<storage::EventRow> stored, episodic_.GetEvent(id));
-  if (!stored || !MayChange(who, options_->acl_enabled, stored->owner)) return EventNotFound(id);
-  MNEMO_ASSIGN_OR_RETURN(bool deleted, episodic_.DeleteEvent(id));
-  if (!deleted) return EventNotFound(id);
-  return Status::Ok();
+  internal::AuditRecord audit(audit_, who, "memory.event_delete");
+  return audit.End([&]() -> Status {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
+    MNEMO_RETURN_IF_ERROR(ValidateKey(id, "id"));
+    MNEMO_ASSIGN_OR_RETURN(std::optional<storage::EventRow> stored, episodic_.GetEvent(id));
+    if (!stored || !MayChange(who, options_->acl_enabled, stored->owner)) return EventNotFound(id);
+    MNEMO_ASSIGN_OR_RETURN(bool deleted, episodic_.DeleteEvent(id));
+    if (!deleted) return EventNotFound(id);
+    return Status::Ok();
+  }());
 }
 
 }  // namespace mnemo

@@ -11,6 +11,7 @@
 #include "core/access.h"
 #include "core/archivist/archivist_options.h"
 #include "core/archivist/public_episodic.h"
+#include "core/audit_record.h"
 #include "core/search/fusion.h"
 #include "core/search/search_query.h"
 #include "core/search/turn_ranking.h"
@@ -80,58 +81,64 @@ ProfileFacet ToProfileFacet(storage::FacetRow r) {
 
 Result<std::vector<EpisodicHit>> Archivist::EpisodicSearch(const Principal& who,
                                                            const EpisodicQuery& q) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
-  MNEMO_RETURN_IF_ERROR(Query::Parse(q.query).status());
-  if (q.limit < 1 || q.limit > kMaxResults) {
-    return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxResults), "limit");
-  }
-  std::optional<SessionId> session;
-  if (q.session_id) {
-    MNEMO_ASSIGN_OR_RETURN(session, SessionId::Parse(*q.session_id));
-  }
-  MNEMO_RETURN_IF_ERROR(ValidateContextTurns(q.context_turns));
-  // The window and the recency weight by the search's own types, parsed
-  // here as Memory::Search parses them (core/search/search_query.h).
-  MNEMO_ASSIGN_OR_RETURN(const Window window, Window::Parse(q.window));
-  if (q.agent_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*q.agent_id, "agent_id"));
-  MNEMO_ASSIGN_OR_RETURN(const RecencyWeight recency, RecencyWeight::Parse(q.recency_weight));
-  storage::TurnQuery query{.terms = text::QueryTerms(q.query),
-                           .session_id = std::move(session),
-                           .all = !options_->acl_enabled,
-                           .owner = who.name,
-                           .limit = q.limit,
-                           .since = window.get().since,
-                           .until = window.get().until,
-                           .agent_id = q.agent_id};
-  MNEMO_ASSIGN_OR_RETURN(
-      std::vector<RankedTurn> hits,
-      RankTurnsInConversation(episodic_, query, {.weight = recency, .now = clock_->NowMs()},
-                              {.matcher = vectors_.soft_matcher(), .query = q.query}));
-  std::vector<EpisodicHit> out;
-  out.reserve(hits.size());
-  for (RankedTurn& h : hits) {
-    EpisodicHit hit{.score = h.score};
-    hit.snippet =
-        text::MakeSnippet(ReadableTurnText(h.row, query.terms, &tools_.registry()), query.terms);
-    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> near,
-                           NeighbourTurns(episodic_, h.row, q.context_turns));
-    for (storage::TurnRow& r : near) hit.context.push_back(ToEpisodicTurn(std::move(r)));
-    hit.turn = ToEpisodicTurn(std::move(h.row));
-    out.push_back(std::move(hit));
-  }
-  return out;
+  internal::AuditRecord audit(audit_, who, "memory.episodic_search");
+  return audit.End([&]() -> Result<std::vector<EpisodicHit>> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
+    MNEMO_RETURN_IF_ERROR(Query::Parse(q.query).status());
+    if (q.limit < 1 || q.limit > kMaxResults) {
+      return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxResults), "limit");
+    }
+    std::optional<SessionId> session;
+    if (q.session_id) {
+      MNEMO_ASSIGN_OR_RETURN(session, SessionId::Parse(*q.session_id));
+    }
+    MNEMO_RETURN_IF_ERROR(ValidateContextTurns(q.context_turns));
+    // The window and the recency weight by the search's own types, parsed
+    // here as Memory::Search parses them (core/search/search_query.h).
+    MNEMO_ASSIGN_OR_RETURN(const Window window, Window::Parse(q.window));
+    if (q.agent_id) MNEMO_RETURN_IF_ERROR(ValidateKey(*q.agent_id, "agent_id"));
+    MNEMO_ASSIGN_OR_RETURN(const RecencyWeight recency, RecencyWeight::Parse(q.recency_weight));
+    storage::TurnQuery query{.terms = text::QueryTerms(q.query),
+                             .session_id = std::move(session),
+                             .all = !options_->acl_enabled,
+                             .owner = who.name,
+                             .limit = q.limit,
+                             .since = window.get().since,
+                             .until = window.get().until,
+                             .agent_id = q.agent_id};
+    MNEMO_ASSIGN_OR_RETURN(
+        std::vector<RankedTurn> hits,
+        RankTurnsInConversation(episodic_, query, {.weight = recency, .now = clock_->NowMs()},
+                                {.matcher = vectors_.soft_matcher(), .query = q.query}));
+    std::vector<EpisodicHit> out;
+    out.reserve(hits.size());
+    for (RankedTurn& h : hits) {
+      EpisodicHit hit{.score = h.score};
+      hit.snippet =
+          text::MakeSnippet(ReadableTurnText(h.row, query.terms, &tools_.registry()), query.terms);
+      MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> near,
+                             NeighbourTurns(episodic_, h.row, q.context_turns));
+      for (storage::TurnRow& r : near) hit.context.push_back(ToEpisodicTurn(std::move(r)));
+      hit.turn = ToEpisodicTurn(std::move(h.row));
+      out.push_back(std::move(hit));
+    }
+    return out;
+  }());
 }
 
 Result<std::vector<EpisodicTurn>> Archivist::SessionTurns(const Principal& who,
                                                           std::string_view session_id) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
-  MNEMO_ASSIGN_OR_RETURN(SessionId session, SessionId::Parse(std::string(session_id)));
-  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
-                         episodic_.SessionTurns(who.name, session, 0, INT64_MAX));
-  std::vector<EpisodicTurn> out;
-  out.reserve(rows.size());
-  for (storage::TurnRow& r : rows) out.push_back(ToEpisodicTurn(std::move(r)));
-  return out;
+  internal::AuditRecord audit(audit_, who, "memory.session_turns");
+  return audit.End([&]() -> Result<std::vector<EpisodicTurn>> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
+    MNEMO_ASSIGN_OR_RETURN(SessionId session, SessionId::Parse(std::string(session_id)));
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::TurnRow> rows,
+                           episodic_.SessionTurns(who.name, session, 0, INT64_MAX));
+    std::vector<EpisodicTurn> out;
+    out.reserve(rows.size());
+    for (storage::TurnRow& r : rows) out.push_back(ToEpisodicTurn(std::move(r)));
+    return out;
+  }());
 }
 
 Result<std::vector<RecallHit>> Archivist::RecallRecaps(const std::string& query,
@@ -210,56 +217,62 @@ Result<std::vector<RecallHit>> Archivist::RecallRecaps(const std::string& query,
 
 Result<std::vector<SegmentInfo>> Archivist::Segments(const Principal& who,
                                                      std::string_view session_id) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
-  std::optional<SessionId> session;
-  if (!session_id.empty()) {
-    MNEMO_ASSIGN_OR_RETURN(session, SessionId::Parse(std::string(session_id)));
-  }
-  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> rows,
-                         episodic_.Segments(!options_->acl_enabled, who.name, session));
-  std::vector<SegmentInfo> out;
-  out.reserve(rows.size());
-  for (storage::SegmentRow& r : rows) {
-    out.push_back({.id = std::move(r.id),
-                   .session_id = std::move(r.session_id),
-                   .status = std::move(r.status),
-                   .first_seq = r.first_seq,
-                   .last_seq = r.last_seq,
-                   .turn_count = r.turn_count,
-                   .started_at = r.started_at,
-                   .last_turn_at = r.last_turn_at,
-                   .closed_at = r.closed_at,
-                   .recap = std::move(r.recap),
-                   .recap_source = std::move(r.recap_source)});
-  }
-  return out;
+  internal::AuditRecord audit(audit_, who, "memory.segments");
+  return audit.End([&]() -> Result<std::vector<SegmentInfo>> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
+    std::optional<SessionId> session;
+    if (!session_id.empty()) {
+      MNEMO_ASSIGN_OR_RETURN(session, SessionId::Parse(std::string(session_id)));
+    }
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::SegmentRow> rows,
+                           episodic_.Segments(!options_->acl_enabled, who.name, session));
+    std::vector<SegmentInfo> out;
+    out.reserve(rows.size());
+    for (storage::SegmentRow& r : rows) {
+      out.push_back({.id = std::move(r.id),
+                     .session_id = std::move(r.session_id),
+                     .status = std::move(r.status),
+                     .first_seq = r.first_seq,
+                     .last_seq = r.last_seq,
+                     .turn_count = r.turn_count,
+                     .started_at = r.started_at,
+                     .last_turn_at = r.last_turn_at,
+                     .closed_at = r.closed_at,
+                     .recap = std::move(r.recap),
+                     .recap_source = std::move(r.recap_source)});
+    }
+    return out;
+  }());
 }
 
 Result<std::vector<EventInfo>> Archivist::Events(const Principal& who, const EventsQuery& q) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
-  if (q.limit < 1 || q.limit > kMaxResults) {
-    return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxResults), "limit");
-  }
-  storage::EventQuery query{.type = q.type,
-                            .terms = text::QueryTerms(q.query),
-                            .all = !options_->acl_enabled,
-                            .owner = who.name,
-                            .limit = q.limit};
-  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::EventHit> hits, episodic_.SearchEvents(query));
-  std::vector<EventInfo> out;
-  out.reserve(hits.size());
-  for (storage::EventHit& h : hits) {
-    out.push_back({.id = std::move(h.row.id),
-                   .session_id = std::move(h.row.session_id),
-                   .segment_id = std::move(h.row.segment_id),
-                   .type = std::move(h.row.type),
-                   .text = std::move(h.row.text),
-                   .confidence = h.row.confidence,
-                   .created_at = h.row.created_at,
-                   .score = h.score,
-                   .closed_at = h.row.closed_at});
-  }
-  return out;
+  internal::AuditRecord audit(audit_, who, "memory.events");
+  return audit.End([&]() -> Result<std::vector<EventInfo>> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
+    if (q.limit < 1 || q.limit > kMaxResults) {
+      return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxResults), "limit");
+    }
+    storage::EventQuery query{.type = q.type,
+                              .terms = text::QueryTerms(q.query),
+                              .all = !options_->acl_enabled,
+                              .owner = who.name,
+                              .limit = q.limit};
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::EventHit> hits, episodic_.SearchEvents(query));
+    std::vector<EventInfo> out;
+    out.reserve(hits.size());
+    for (storage::EventHit& h : hits) {
+      out.push_back({.id = std::move(h.row.id),
+                     .session_id = std::move(h.row.session_id),
+                     .segment_id = std::move(h.row.segment_id),
+                     .type = std::move(h.row.type),
+                     .text = std::move(h.row.text),
+                     .confidence = h.row.confidence,
+                     .created_at = h.row.created_at,
+                     .score = h.score,
+                     .closed_at = h.row.closed_at});
+    }
+    return out;
+  }());
 }
 
 Result<std::vector<ProfileFacet>> Archivist::Profile(const Principal& who,
@@ -320,21 +333,24 @@ Result<std::string> Archivist::ProfileRender(const Principal& who) {
 }
 
 Result<MemoryMdReport> Archivist::UpdateMemoryMd(const Principal& who, const MemoryMdRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
-  if (!IsAdmin(who, options_->acl_enabled)) {
-    return PermissionDenied(
-        "writing MEMORY.md or SKILL.md needs the admin role: every principal's agent reads them");
-  }
-  MNEMO_ASSIGN_OR_RETURN(archivist::MemoryMdAction action,
-                         archivist::ParseMemoryMdAction(req.action));
-  MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, req.content, "content"));
-  MNEMO_ASSIGN_OR_RETURN(
-      archivist::MemoryMdResult r,
-      archivist::UpdateMemoryMd(options_->workspace, {.file = req.file,
-                                                      .action = action,
-                                                      .section_title = req.section_title,
-                                                      .content = req.content}));
-  return MemoryMdReport{.file = req.file, .bytes = r.bytes, .section_created = r.section_created};
+  internal::AuditRecord audit(audit_, who, "memory.update_memory_md");
+  return audit.End([&]() -> Result<MemoryMdReport> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
+    if (!IsAdmin(who, options_->acl_enabled)) {
+      return PermissionDenied(
+          "writing MEMORY.md or SKILL.md needs the admin role: every principal's agent reads them");
+    }
+    MNEMO_ASSIGN_OR_RETURN(archivist::MemoryMdAction action,
+                           archivist::ParseMemoryMdAction(req.action));
+    MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, req.content, "content"));
+    MNEMO_ASSIGN_OR_RETURN(
+        archivist::MemoryMdResult r,
+        archivist::UpdateMemoryMd(options_->workspace, {.file = req.file,
+                                                        .action = action,
+                                                        .section_title = req.section_title,
+                                                        .content = req.content}));
+    return MemoryMdReport{.file = req.file, .bytes = r.bytes, .section_created = r.section_created};
+  }());
 }
 
 }  // namespace mnemo

@@ -13,6 +13,7 @@
 #include "archivist/segments.h"
 #include "archivist/turn_indexer.h"
 #include "core/archivist/public_episodic.h"
+#include "core/audit_record.h"
 #include "core/components.h"
 #include "core/formats/turn_result_json.h"
 #include "core/validation.h"
@@ -48,8 +49,9 @@ ArchivistOptions ArchivistOptionsOf(const Config& config, const std::string& wor
 Archivist::Archivist(storage::EpisodicStore& episodic, storage::DocumentStore& documents,
                      storage::GraphStore& graph, VectorsService& vectors, Tools& tools,
                      Rules& rules, internal::BackgroundWorker& worker,
-                     std::unique_ptr<llm::ChatClient> llm, std::shared_ptr<Clock> clock,
-                     std::shared_ptr<Logger> logger, ArchivistOptions options)
+                     std::unique_ptr<llm::ChatClient> llm, internal::AuditLog* audit,
+                     std::shared_ptr<Clock> clock, std::shared_ptr<Logger> logger,
+                     ArchivistOptions options)
     : episodic_(episodic),
       documents_(documents),
       graph_(graph),
@@ -57,6 +59,7 @@ Archivist::Archivist(storage::EpisodicStore& episodic, storage::DocumentStore& d
       tools_(tools),
       rules_(rules),
       worker_(worker),
+      audit_(audit),
       clock_(std::move(clock)),
       logger_(std::move(logger)),
       options_(std::make_unique<const ArchivistOptions>(std::move(options))),
@@ -141,17 +144,20 @@ void Archivist::PostFinalize(const std::string& owner, const std::string& sessio
 
 Result<SessionEndResult> Archivist::SessionEnd(const Principal& who, std::string_view session_id,
                                                bool sync) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
-  MNEMO_ASSIGN_OR_RETURN(const SessionId session, SessionId::Parse(std::string(session_id)));
-  MNEMO_ASSIGN_OR_RETURN(std::string closed, archivist::CloseOpenSegment(episodic_, who.name,
-                                                                         session, clock_->NowMs()));
-  SessionEndResult out{.closed = !closed.empty(), .segment_id = closed};
-  if (out.closed) PostFinalize(who.name, std::string(session_id), std::move(closed));
-  // Whoever closed the session's segments (this call, a turn, the idle
-  // close), a read after memory.session_end sees what they gave.
-  AwaitFinalized(who.name, session_id);
-  if (sync) worker_.Flush();
-  return out;
+  internal::AuditRecord audit(audit_, who, "memory.session_end");
+  return audit.End([&]() -> Result<SessionEndResult> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
+    MNEMO_ASSIGN_OR_RETURN(const SessionId session, SessionId::Parse(std::string(session_id)));
+    MNEMO_ASSIGN_OR_RETURN(std::string closed, archivist::CloseOpenSegment(
+                                                   episodic_, who.name, session, clock_->NowMs()));
+    SessionEndResult out{.closed = !closed.empty(), .segment_id = closed};
+    if (out.closed) PostFinalize(who.name, std::string(session_id), std::move(closed));
+    // Whoever closed the session's segments (this call, a turn, the idle
+    // close), a read after memory.session_end sees what they gave.
+    AwaitFinalized(who.name, session_id);
+    if (sync) worker_.Flush();
+    return out;
+  }());
 }
 
 void Archivist::AwaitFinalized(const std::string& owner, std::string_view session_id) {

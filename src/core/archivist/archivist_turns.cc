@@ -13,6 +13,7 @@
 #include "base/json_limits.h"
 #include "core/archivist/archivist_options.h"
 #include "core/archivist/public_episodic.h"
+#include "core/audit_record.h"
 #include "core/formats/turn_result_json.h"
 #include "core/validation.h"
 #include "rules/tool_rule.h"
@@ -24,92 +25,98 @@
 namespace mnemo {
 
 Result<TurnResult> Archivist::TurnComplete(const Principal& who, Turn turn) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
-  // The session and the turn id are parsed once, here, and go down typed.
-  MNEMO_ASSIGN_OR_RETURN(SessionId session, SessionId::Parse(turn.session_id));
-  std::optional<TurnId> turn_id;
-  if (turn.turn_id) {
-    MNEMO_ASSIGN_OR_RETURN(TurnId id, TurnId::Parse(*turn.turn_id));
-    turn_id = std::move(id);
-  }
-  MNEMO_RETURN_IF_ERROR(ValidateTurn(turn));
-  TurnResult result;
-  const TimeMs now = clock_->NowMs();
-  // With a turn_id the rows are stored under a claim of (principal, session,
-  // turn id) in the same transaction: of any number of calls with it,
-  // threads or processes, one stores the turn and the others replay its
-  // result.
-  std::optional<storage::TurnClaim> claim;
-  if (turn_id) {
-    claim = storage::TurnClaim{.key = {.owner = who.name,
-                                       .session_id = session,  // a short copy: see below
-                                       .turn_id = std::move(*turn_id)},
-                               .claimed_at = now};
-  }
-  // The turn as its rows keep it, redacted once, and only when the rows are
-  // redacted; the rules then read its redacted user message instead of
-  // redacting their own. Its messages are moved, not copied, when nothing
-  // reads the original after: the assistant response never, the user
-  // message unless the rules keep secrets (security.secrets = "allow"). The
-  // tool calls are copied: the rules class a failure by its output as given.
-  std::optional<Turn> redacted;
-  int redactions = 0;
-  if (options_->redact_episodic && options_->learning.episodic_capture_enabled) {
-    std::string user_message = std::exchange(turn.user_message, {});
-    std::string assistant_response = std::exchange(turn.assistant_response, {});
-    redacted = turn;
-    if (!rules_.RedactsEdicts()) turn.user_message = user_message;
-    redacted->user_message = std::move(user_message);
-    redacted->assistant_response = std::move(assistant_response);
-    redactions = archivist::RedactTurn(*redacted);
-  }
-  std::optional<storage::TurnClaim> earlier;
-  // Episodic rows first: the turn is kept even if rule capture fails later.
-  std::vector<size_t> cleaner_failed;
-  Status done =
-      IndexTurn(who, redacted ? *redacted : turn, redactions, turn.timestamp.value_or(now),
-                claim ? &*claim : nullptr, earlier, result, cleaner_failed);
-  if (earlier) {
-    Result<TurnResult> replayed = ReplayTurn(std::move(*earlier));
-    if (turn.sync) Flush();
-    return replayed;
-  }
-  if (done.ok()) {
-    // The rules read the original turn (a failure's class comes from its
-    // output as the tool gave it). Its user message moved into the stored
-    // user row, read there: as given, or redacted when the rows are and the
-    // rules redact too; the turn keeps its own only when no row was stored
-    // or the rules keep secrets the rows redact (the one copy, above).
-    std::string_view user_message = turn.user_message;
-    bool user_redacted = false;
-    if (result.user_row && (!redacted || rules_.RedactsEdicts())) {
-      user_message = result.user_row->content;
-      user_redacted = redacted.has_value();
+  internal::AuditRecord audit(audit_, who, "memory.turn_complete");
+  Result<TurnResult> audited = [&]() -> Result<TurnResult> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->memory_enabled));
+    // The session and the turn id are parsed once, here, and go down typed.
+    MNEMO_ASSIGN_OR_RETURN(SessionId session, SessionId::Parse(turn.session_id));
+    std::optional<TurnId> turn_id;
+    if (turn.turn_id) {
+      MNEMO_ASSIGN_OR_RETURN(TurnId id, TurnId::Parse(*turn.turn_id));
+      turn_id = std::move(id);
     }
-    done = rules_.Capture(
-        who, turn, user_message, user_redacted, now, cleaner_failed,
-        [&]() -> Result<std::vector<std::string>> {
-          MNEMO_ASSIGN_OR_RETURN(const context::ToolRegistry* registry, tools_.Current());
-          std::vector<std::string> names;
-          for (const context::ToolRegistry::Listed& l : registry->All())
-            names.push_back(l.spec->name);
-          return names;
-        },
-        result);
-  }
-  if (done.ok()) done = RecordRuleCaptures(who, session, result);  // the parsed session again
-  if (claim) {
-    // Stored even after a failure part way, so a retry answers with what
-    // was done instead of waiting; kNotFound: the failure came before the
-    // claim.
-    Result<bool> finished = episodic_.FinishTurnClaim(claim->key, EncodeTurnResult(result));
-    if (!finished.ok() && finished.status().code() != StatusCode::kNotFound) {
-      logger_->Log(LogLevel::kWarn, "cannot store the result of turn " + claim->key.turn_id.str() +
-                                        ": " + finished.status().message());
+    MNEMO_RETURN_IF_ERROR(ValidateTurn(turn));
+    TurnResult result;
+    const TimeMs now = clock_->NowMs();
+    // With a turn_id the rows are stored under a claim of (principal, session,
+    // turn id) in the same transaction: of any number of calls with it,
+    // threads or processes, one stores the turn and the others replay its
+    // result.
+    std::optional<storage::TurnClaim> claim;
+    if (turn_id) {
+      claim = storage::TurnClaim{.key = {.owner = who.name,
+                                         .session_id = session,  // a short copy: see below
+                                         .turn_id = std::move(*turn_id)},
+                                 .claimed_at = now};
     }
-  }
-  MNEMO_RETURN_IF_ERROR(done);
-  return result;
+    // The turn as its rows keep it, redacted once, and only when the rows are
+    // redacted; the rules then read its redacted user message instead of
+    // redacting their own. Its messages are moved, not copied, when nothing
+    // reads the original after: the assistant response never, the user
+    // message unless the rules keep secrets (security.secrets = "allow"). The
+    // tool calls are copied: the rules class a failure by its output as given.
+    std::optional<Turn> redacted;
+    int redactions = 0;
+    if (options_->redact_episodic && options_->learning.episodic_capture_enabled) {
+      std::string user_message = std::exchange(turn.user_message, {});
+      std::string assistant_response = std::exchange(turn.assistant_response, {});
+      redacted = turn;
+      if (!rules_.RedactsEdicts()) turn.user_message = user_message;
+      redacted->user_message = std::move(user_message);
+      redacted->assistant_response = std::move(assistant_response);
+      redactions = archivist::RedactTurn(*redacted);
+    }
+    std::optional<storage::TurnClaim> earlier;
+    // Episodic rows first: the turn is kept even if rule capture fails later.
+    std::vector<size_t> cleaner_failed;
+    Status done =
+        IndexTurn(who, redacted ? *redacted : turn, redactions, turn.timestamp.value_or(now),
+                  claim ? &*claim : nullptr, earlier, result, cleaner_failed);
+    if (earlier) {
+      Result<TurnResult> replayed = ReplayTurn(std::move(*earlier));
+      if (turn.sync) Flush();
+      return replayed;
+    }
+    if (done.ok()) {
+      // The rules read the original turn (a failure's class comes from its
+      // output as the tool gave it). Its user message moved into the stored
+      // user row, read there: as given, or redacted when the rows are and the
+      // rules redact too; the turn keeps its own only when no row was stored
+      // or the rules keep secrets the rows redact (the one copy, above).
+      std::string_view user_message = turn.user_message;
+      bool user_redacted = false;
+      if (result.user_row && (!redacted || rules_.RedactsEdicts())) {
+        user_message = result.user_row->content;
+        user_redacted = redacted.has_value();
+      }
+      done = rules_.Capture(
+          who, turn, user_message, user_redacted, now, cleaner_failed,
+          [&]() -> Result<std::vector<std::string>> {
+            MNEMO_ASSIGN_OR_RETURN(const context::ToolRegistry* registry, tools_.Current());
+            std::vector<std::string> names;
+            for (const context::ToolRegistry::Listed& l : registry->All())
+              names.push_back(l.spec->name);
+            return names;
+          },
+          result);
+    }
+    if (done.ok()) done = RecordRuleCaptures(who, session, result);  // the parsed session again
+    if (claim) {
+      // Stored even after a failure part way, so a retry answers with what
+      // was done instead of waiting; kNotFound: the failure came before the
+      // claim.
+      Result<bool> finished = episodic_.FinishTurnClaim(claim->key, EncodeTurnResult(result));
+      if (!finished.ok() && finished.status().code() != StatusCode::kNotFound) {
+        logger_->Log(LogLevel::kWarn, "cannot store the result of turn " +
+                                          claim->key.turn_id.str() + ": " +
+                                          finished.status().message());
+      }
+    }
+    MNEMO_RETURN_IF_ERROR(done);
+    return result;
+  }();
+  if (audited.ok()) audit.Redacted(audited->redactions);  // spec 40: by count
+  return audit.End(std::move(audited));
 }
 
 Status Archivist::RecordRuleCaptures(const Principal& who, const SessionId& session_id,

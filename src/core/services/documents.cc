@@ -8,6 +8,7 @@
 
 #include "base/json_limits.h"
 #include "context/documents.h"
+#include "core/audit_record.h"
 #include "core/services/documents_options.h"
 #include "core/validation.h"
 #include "storage/document_store.h"
@@ -89,9 +90,11 @@ internal::DocumentsOptions internal::DocumentsOptionsOf(const Config& config,
 }
 
 Documents::Documents(storage::DocumentStore& documents, storage::GraphStore& graph,
-                     std::shared_ptr<Clock> clock, internal::DocumentsOptions options)
+                     internal::AuditLog* audit, std::shared_ptr<Clock> clock,
+                     internal::DocumentsOptions options)
     : documents_(documents),
       graph_(graph),
+      audit_(audit),
       clock_(std::move(clock)),
       options_(std::make_unique<const internal::DocumentsOptions>(std::move(options))) {}
 
@@ -138,96 +141,112 @@ std::optional<std::string> Documents::Owner(const Principal& who) const {
 }
 
 Result<DocumentPutResult> Documents::Put(const Principal& who, const DocumentPutRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  MNEMO_RETURN_IF_ERROR(ValidateContent(req.content, "content"));
-  MNEMO_RETURN_IF_ERROR(ValidateSource(req.source));
-  MNEMO_RETURN_IF_ERROR(ValidateMeta(req.meta, options_->max_meta_bytes));
-  MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, req.content, "content"));
-  MNEMO_ASSIGN_OR_RETURN(storage::DocumentPut put,
-                         context::StoreDocument(documents_, graph_,
-                                                {.owner = who.name,
-                                                 .source = req.source,
-                                                 .meta = req.meta,
-                                                 .content = req.content,
-                                                 .computation_text = req.content,
-                                                 .now = clock_->NowMs()}));
-  return DocumentPutResult{.id = std::move(put.row.id), .created = put.created};
+  internal::AuditRecord audit(audit_, who, "memory.doc_put");
+  return audit.End([&]() -> Result<DocumentPutResult> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+    MNEMO_RETURN_IF_ERROR(ValidateContent(req.content, "content"));
+    MNEMO_RETURN_IF_ERROR(ValidateSource(req.source));
+    MNEMO_RETURN_IF_ERROR(ValidateMeta(req.meta, options_->max_meta_bytes));
+    MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, req.content, "content"));
+    MNEMO_ASSIGN_OR_RETURN(storage::DocumentPut put,
+                           context::StoreDocument(documents_, graph_,
+                                                  {.owner = who.name,
+                                                   .source = req.source,
+                                                   .meta = req.meta,
+                                                   .content = req.content,
+                                                   .computation_text = req.content,
+                                                   .now = clock_->NowMs()}));
+    return DocumentPutResult{.id = std::move(put.row.id), .created = put.created};
+  }());
 }
 
 Result<Document> Documents::Get(const Principal& who, std::string_view id) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  MNEMO_RETURN_IF_ERROR(ValidateDocumentId(id));
-  const std::optional<std::string> owner = Owner(who);
-  // Another principal's document is checked before its access is counted,
-  // so reading it leaves no trace.
-  if (owner) {
-    MNEMO_ASSIGN_OR_RETURN(std::optional<storage::DocumentRow> peek,
-                           documents_.GetDocument(id, /*count_access=*/false));
-    if (!peek || peek->owner != *owner) return NotFound("no document " + std::string(id));
-  }
-  Result<std::optional<storage::DocumentRow>> row =
-      documents_.GetDocument(id, /*count_access=*/true);
-  if (!row.ok()) {
-    // The count is best effort: the document is read without it.
-    if (options_->on_count_failure) options_->on_count_failure(row.status());
-    row = documents_.GetDocument(id, /*count_access=*/false);
-  }
-  MNEMO_RETURN_IF_ERROR(row.status());
-  if (!*row) return NotFound("no document " + std::string(id));
-  return ToPublic(std::move(**row), /*with_content=*/true);
+  internal::AuditRecord audit(audit_, who, "memory.doc_get");
+  return audit.End([&]() -> Result<Document> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+    MNEMO_RETURN_IF_ERROR(ValidateDocumentId(id));
+    const std::optional<std::string> owner = Owner(who);
+    // Another principal's document is checked before its access is counted,
+    // so reading it leaves no trace.
+    if (owner) {
+      MNEMO_ASSIGN_OR_RETURN(std::optional<storage::DocumentRow> peek,
+                             documents_.GetDocument(id, /*count_access=*/false));
+      if (!peek || peek->owner != *owner) return NotFound("no document " + std::string(id));
+    }
+    Result<std::optional<storage::DocumentRow>> row =
+        documents_.GetDocument(id, /*count_access=*/true);
+    if (!row.ok()) {
+      // The count is best effort: the document is read without it.
+      if (options_->on_count_failure) options_->on_count_failure(row.status());
+      row = documents_.GetDocument(id, /*count_access=*/false);
+    }
+    MNEMO_RETURN_IF_ERROR(row.status());
+    if (!*row) return NotFound("no document " + std::string(id));
+    return ToPublic(std::move(**row), /*with_content=*/true);
+  }());
 }
 
 Result<std::vector<DocumentSearchHit>> Documents::Search(const Principal& who,
                                                          const DocumentSearchRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  MNEMO_ASSIGN_OR_RETURN(const Query query, Query::Parse(req.query));
-  MNEMO_RETURN_IF_ERROR(ValidateMaxResults(req.max_results));
-  const std::vector<std::string> terms = text::QueryTerms(query.view());
-  MNEMO_ASSIGN_OR_RETURN(std::vector<storage::DocumentHit> hits,
-                         Rank(query.view(), terms, Owner(who), req.max_results));
-  std::vector<DocumentSearchHit> out;
-  out.reserve(hits.size());
-  for (storage::DocumentHit& h : hits) {
-    DocumentSearchHit hit{.score = h.score};
-    hit.snippet = text::MakeSnippet(h.row.content, terms);
-    hit.document = ToPublic(std::move(h.row), /*with_content=*/false);
-    out.push_back(std::move(hit));
-  }
-  return out;
+  internal::AuditRecord audit(audit_, who, "memory.doc_search");
+  return audit.End([&]() -> Result<std::vector<DocumentSearchHit>> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+    MNEMO_ASSIGN_OR_RETURN(const Query query, Query::Parse(req.query));
+    MNEMO_RETURN_IF_ERROR(ValidateMaxResults(req.max_results));
+    const std::vector<std::string> terms = text::QueryTerms(query.view());
+    MNEMO_ASSIGN_OR_RETURN(std::vector<storage::DocumentHit> hits,
+                           Rank(query.view(), terms, Owner(who), req.max_results));
+    std::vector<DocumentSearchHit> out;
+    out.reserve(hits.size());
+    for (storage::DocumentHit& h : hits) {
+      DocumentSearchHit hit{.score = h.score};
+      hit.snippet = text::MakeSnippet(h.row.content, terms);
+      hit.document = ToPublic(std::move(h.row), /*with_content=*/false);
+      out.push_back(std::move(hit));
+    }
+    return out;
+  }());
 }
 
 Result<DocumentList> Documents::List(const Principal& who, const DocumentListRequest& req) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  if (req.limit < 1 || req.limit > kMaxPageSize) {
-    return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxPageSize), "limit");
-  }
-  if (req.offset < 0) return InvalidArgument("offset must be >= 0", "offset");
-  if (req.source) MNEMO_RETURN_IF_ERROR(ValidateSource(*req.source));
-  // One more than asked tells whether there is a next page.
-  MNEMO_ASSIGN_OR_RETURN(
-      std::vector<storage::DocumentRow> rows,
-      documents_.ListDocuments(Owner(who), req.source, req.limit + 1, req.offset));
-  DocumentList out;
-  if (rows.size() > static_cast<size_t>(req.limit)) {
-    rows.resize(static_cast<size_t>(req.limit));
-    out.next_offset = req.offset + req.limit;
-  }
-  out.documents.reserve(rows.size());
-  for (storage::DocumentRow& r : rows) {
-    out.documents.push_back(ToPublic(std::move(r), /*with_content=*/false));
-  }
-  return out;
+  internal::AuditRecord audit(audit_, who, "memory.doc_list");
+  return audit.End([&]() -> Result<DocumentList> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+    if (req.limit < 1 || req.limit > kMaxPageSize) {
+      return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxPageSize),
+                             "limit");
+    }
+    if (req.offset < 0) return InvalidArgument("offset must be >= 0", "offset");
+    if (req.source) MNEMO_RETURN_IF_ERROR(ValidateSource(*req.source));
+    // One more than asked tells whether there is a next page.
+    MNEMO_ASSIGN_OR_RETURN(
+        std::vector<storage::DocumentRow> rows,
+        documents_.ListDocuments(Owner(who), req.source, req.limit + 1, req.offset));
+    DocumentList out;
+    if (rows.size() > static_cast<size_t>(req.limit)) {
+      rows.resize(static_cast<size_t>(req.limit));
+      out.next_offset = req.offset + req.limit;
+    }
+    out.documents.reserve(rows.size());
+    for (storage::DocumentRow& r : rows) {
+      out.documents.push_back(ToPublic(std::move(r), /*with_content=*/false));
+    }
+    return out;
+  }());
 }
 
 Result<bool> Documents::Delete(const Principal& who, std::string_view id) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  MNEMO_RETURN_IF_ERROR(ValidateDocumentId(id));
-  if (const std::optional<std::string> owner = Owner(who)) {
-    MNEMO_ASSIGN_OR_RETURN(std::optional<storage::DocumentRow> row,
-                           documents_.GetDocument(id, /*count_access=*/false));
-    if (!row || row->owner != *owner) return false;
-  }
-  return documents_.DeleteDocument(id);
+  internal::AuditRecord audit(audit_, who, "memory.doc_delete");
+  return audit.End([&]() -> Result<bool> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+    MNEMO_RETURN_IF_ERROR(ValidateDocumentId(id));
+    if (const std::optional<std::string> owner = Owner(who)) {
+      MNEMO_ASSIGN_OR_RETURN(std::optional<storage::DocumentRow> row,
+                             documents_.GetDocument(id, /*count_access=*/false));
+      if (!row || row->owner != *owner) return false;
+    }
+    return documents_.DeleteDocument(id);
+  }());
 }
 
 Result<std::vector<RecallHit>> Documents::Hits(const std::vector<std::string>& terms, int limit) {

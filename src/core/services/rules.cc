@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "core/audit_record.h"
 #include "core/services/rules_options.h"
 #include "core/validation.h"
 #include "rules/capture.h"
@@ -40,9 +41,10 @@ internal::RulesOptions internal::RulesOptionsOf(const Config& config, EmbedFn em
   return options;
 }
 
-Rules::Rules(storage::EntryStore& entries, std::shared_ptr<Clock> clock,
+Rules::Rules(storage::EntryStore& entries, internal::AuditLog* audit, std::shared_ptr<Clock> clock,
              std::shared_ptr<Logger> logger, internal::RulesOptions options)
     : entries_(entries),
+      audit_(audit),
       clock_(std::move(clock)),
       logger_(std::move(logger)),
       options_(std::make_unique<const internal::RulesOptions>(std::move(options))) {}
@@ -77,103 +79,121 @@ void Rules::Embed(const std::vector<rules::RulePutOutcome>& outcomes) {
 }
 
 Result<ToolRule> Rules::Put(const Principal& who, const ToolRulePut& req) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(req.tool_name, "tool_name"));
-  MNEMO_RETURN_IF_ERROR(ValidateRuleText(req.rule));
-  MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, req.rule, "rule"));
-  MNEMO_RETURN_IF_ERROR(ValidateRuleTags(req.tags));
-  // A blank id asks for a new rule.
-  const bool has_id = req.id && !text::IsBlank(*req.id);
-  if (has_id) MNEMO_RETURN_IF_ERROR(ValidateRuleId(*req.id));
-  ToolRulePut put{.tool_name = std::move(tool),
-                  .rule = req.rule,
-                  .priority = req.priority,
-                  .source = req.source,
-                  .tags = req.tags,
-                  .id = has_id ? req.id : std::nullopt};
-  rules::RuleStore store = Store();
-  MNEMO_ASSIGN_OR_RETURN(rules::RulePutOutcome outcome, store.Put(who.name, put));
-  Embed({outcome});
-  return outcome.rule;
+  internal::AuditRecord audit(audit_, who, "memory.tool_rule_put");
+  return audit.End([&]() -> Result<ToolRule> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+    MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(req.tool_name, "tool_name"));
+    MNEMO_RETURN_IF_ERROR(ValidateRuleText(req.rule));
+    MNEMO_RETURN_IF_ERROR(CheckSecret(options_->secrets, req.rule, "rule"));
+    MNEMO_RETURN_IF_ERROR(ValidateRuleTags(req.tags));
+    // A blank id asks for a new rule.
+    const bool has_id = req.id && !text::IsBlank(*req.id);
+    if (has_id) MNEMO_RETURN_IF_ERROR(ValidateRuleId(*req.id));
+    ToolRulePut put{.tool_name = std::move(tool),
+                    .rule = req.rule,
+                    .priority = req.priority,
+                    .source = req.source,
+                    .tags = req.tags,
+                    .id = has_id ? req.id : std::nullopt};
+    rules::RuleStore store = Store();
+    MNEMO_ASSIGN_OR_RETURN(rules::RulePutOutcome outcome, store.Put(who.name, put));
+    Embed({outcome});
+    return outcome.rule;
+  }());
 }
 
 Result<std::optional<ToolRule>> Rules::Get(const Principal& who, std::string_view tool_name,
                                            std::string_view id) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(tool_name, "tool_name"));
-  MNEMO_RETURN_IF_ERROR(ValidateRuleId(id));
-  return Store().Get(Scope(who), tool, std::string(id));
+  internal::AuditRecord audit(audit_, who, "memory.tool_rule_get");
+  return audit.End([&]() -> Result<std::optional<ToolRule>> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+    MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(tool_name, "tool_name"));
+    MNEMO_RETURN_IF_ERROR(ValidateRuleId(id));
+    return Store().Get(Scope(who), tool, std::string(id));
+  }());
 }
 
 Result<std::vector<ToolRule>> Rules::List(const Principal& who,
                                           std::optional<std::string_view> tool_name) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  rules::RuleStore store = Store();
-  if (!tool_name) return store.ListAll(Scope(who));
-  MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(*tool_name, "tool_name"));
-  return store.List(Scope(who), tool);
+  internal::AuditRecord audit(audit_, who, "memory.tool_rule_list");
+  return audit.End([&]() -> Result<std::vector<ToolRule>> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+    rules::RuleStore store = Store();
+    if (!tool_name) return store.ListAll(Scope(who));
+    MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(*tool_name, "tool_name"));
+    return store.List(Scope(who), tool);
+  }());
 }
 
 Result<bool> Rules::Delete(const Principal& who, std::string_view tool_name, std::string_view id) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(tool_name, "tool_name"));
-  MNEMO_RETURN_IF_ERROR(ValidateRuleId(id));
-  return Store().Delete(who.name, /*any_owner=*/!options_->acl_enabled, tool, std::string(id));
+  internal::AuditRecord audit(audit_, who, "memory.tool_rule_delete");
+  return audit.End([&]() -> Result<bool> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+    MNEMO_ASSIGN_OR_RETURN(std::string tool, CheckToolName(tool_name, "tool_name"));
+    MNEMO_RETURN_IF_ERROR(ValidateRuleId(id));
+    return Store().Delete(who.name, /*any_owner=*/!options_->acl_enabled, tool, std::string(id));
+  }());
 }
 
 Result<int64_t> Rules::Count(const Principal& who, std::optional<std::string_view> tool_name) {
-  MNEMO_ASSIGN_OR_RETURN(std::vector<ToolRule> listed, List(who, tool_name));
-  return static_cast<int64_t>(listed.size());
+  internal::AuditRecord audit(audit_, who, "memory.tool_rule_count");
+  return audit.End([&]() -> Result<int64_t> {
+    MNEMO_ASSIGN_OR_RETURN(std::vector<ToolRule> listed, List(who, tool_name));
+    return static_cast<int64_t>(listed.size());
+  }());
 }
 
 Result<PromptRules> Rules::ForPrompt(const Principal& who, const std::vector<std::string>& tools) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  std::set<std::string, std::less<>> wanted;
-  for (size_t i = 0; i < tools.size(); ++i) {
-    MNEMO_ASSIGN_OR_RETURN(std::string tool,
-                           CheckToolName(tools[i], "tools[" + std::to_string(i) + "]"));
-    wanted.insert(std::move(tool));
-  }
-  const storage::ReadScope scope = Scope(who);
-  std::string cache_key = scope.all ? std::string("*") : "=" + scope.principal;
-  for (const std::string& tool : wanted) cache_key += "\n" + tool;
-  MNEMO_ASSIGN_OR_RETURN(const int64_t generation,
-                         entries_.Generation(storage::Counter::kToolRules));
-  {
-    std::lock_guard lock(prompt_mu_);
-    if (generation != prompt_generation_) {
-      prompt_cache_.clear();
-      prompt_generation_ = generation;
+  internal::AuditRecord audit(audit_, who, "memory.tool_rules_for_prompt");
+  return audit.End([&]() -> Result<PromptRules> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+    std::set<std::string, std::less<>> wanted;
+    for (size_t i = 0; i < tools.size(); ++i) {
+      MNEMO_ASSIGN_OR_RETURN(std::string tool,
+                             CheckToolName(tools[i], "tools[" + std::to_string(i) + "]"));
+      wanted.insert(std::move(tool));
     }
-    if (auto it = prompt_cache_.find(cache_key); it != prompt_cache_.end()) return it->second;
-  }
-  MNEMO_ASSIGN_OR_RETURN(std::vector<ToolRule> all, Store().Pinnable(scope));
-  if (!wanted.empty()) {
-    // Unscoped rules apply to every tool.
-    std::erase_if(all, [&](const ToolRule& r) {
-      return r.tool_name != rules::kAnyTool && !wanted.contains(r.tool_name);
-    });
-  }
-  rules::PromptSelection selection = rules::SelectForPrompt(std::move(all), options_->prompt_cap);
-  if (selection.critical > rules::kCriticalWarnThreshold) {
-    logger_->Log(LogLevel::kWarn, std::to_string(selection.critical) +
-                                      " critical tool rules are pinned (more than " +
-                                      std::to_string(rules::kCriticalWarnThreshold) +
-                                      "); all are kept");
-  }
-  PromptRules out;
-  out.rendered = rules::RenderPromptBlock(selection.rules, options_->acl_enabled);
-  out.rules = std::move(selection.rules);
-  {
-    // Read after `generation`, so at least that new; a later write changes
-    // the generation and retires it.
-    std::lock_guard lock(prompt_mu_);
-    if (generation == prompt_generation_) {
-      if (prompt_cache_.size() >= kPromptCacheEntries) prompt_cache_.clear();
-      prompt_cache_.emplace(std::move(cache_key), out);
+    const storage::ReadScope scope = Scope(who);
+    std::string cache_key = scope.all ? std::string("*") : "=" + scope.principal;
+    for (const std::string& tool : wanted) cache_key += "\n" + tool;
+    MNEMO_ASSIGN_OR_RETURN(const int64_t generation,
+                           entries_.Generation(storage::Counter::kToolRules));
+    {
+      std::lock_guard lock(prompt_mu_);
+      if (generation != prompt_generation_) {
+        prompt_cache_.clear();
+        prompt_generation_ = generation;
+      }
+      if (auto it = prompt_cache_.find(cache_key); it != prompt_cache_.end()) return it->second;
     }
-  }
-  return out;
+    MNEMO_ASSIGN_OR_RETURN(std::vector<ToolRule> all, Store().Pinnable(scope));
+    if (!wanted.empty()) {
+      // Unscoped rules apply to every tool.
+      std::erase_if(all, [&](const ToolRule& r) {
+        return r.tool_name != rules::kAnyTool && !wanted.contains(r.tool_name);
+      });
+    }
+    rules::PromptSelection selection = rules::SelectForPrompt(std::move(all), options_->prompt_cap);
+    if (selection.critical > rules::kCriticalWarnThreshold) {
+      logger_->Log(LogLevel::kWarn, std::to_string(selection.critical) +
+                                        " critical tool rules are pinned (more than " +
+                                        std::to_string(rules::kCriticalWarnThreshold) +
+                                        "); all are kept");
+    }
+    PromptRules out;
+    out.rendered = rules::RenderPromptBlock(selection.rules, options_->acl_enabled);
+    out.rules = std::move(selection.rules);
+    {
+      // Read after `generation`, so at least that new; a later write changes
+      // the generation and retires it.
+      std::lock_guard lock(prompt_mu_);
+      if (generation == prompt_generation_) {
+        if (prompt_cache_.size() >= kPromptCacheEntries) prompt_cache_.clear();
+        prompt_cache_.emplace(std::move(cache_key), out);
+      }
+    }
+    return out;
+  }());
 }
 
 Status Rules::Capture(const Principal& who, const Turn& turn, std::string_view user_message,

@@ -7,6 +7,7 @@
 #include "base/json_limits.h"
 #include "context/tool_registry.h"
 #include "core/access.h"
+#include "core/audit_record.h"
 #include "core/services/tool_specs.h"
 #include "core/services/tools_options.h"
 #include "core/validation.h"
@@ -30,9 +31,10 @@ internal::ToolsOptions internal::ToolsOptionsOf(const Config& config) {
           .declared = config.tools};
 }
 
-Tools::Tools(storage::EntryStore& entries, std::shared_ptr<Clock> clock,
+Tools::Tools(storage::EntryStore& entries, internal::AuditLog* audit, std::shared_ptr<Clock> clock,
              std::shared_ptr<Logger> logger, internal::ToolsOptions options)
     : entries_(entries),
+      audit_(audit),
       clock_(std::move(clock)),
       logger_(std::move(logger)),
       options_(std::make_unique<const internal::ToolsOptions>(std::move(options))),
@@ -43,12 +45,12 @@ Tools::~Tools() = default;
 
 const context::ToolRegistry& Tools::registry() const { return *registry_; }
 
-Result<std::unique_ptr<Tools>> Tools::Open(storage::EntryStore& entries,
+Result<std::unique_ptr<Tools>> Tools::Open(storage::EntryStore& entries, internal::AuditLog* audit,
                                            std::shared_ptr<Clock> clock,
                                            std::shared_ptr<Logger> logger,
                                            internal::ToolsOptions options) {
   std::unique_ptr<Tools> service(
-      new Tools(entries, std::move(clock), std::move(logger), std::move(options)));
+      new Tools(entries, audit, std::move(clock), std::move(logger), std::move(options)));
   std::vector<context::ToolSpec> from_config;
   for (const ToolConfig& t : service->options_->declared) {
     MNEMO_ASSIGN_OR_RETURN(context::ToolSpec spec,
@@ -144,20 +146,26 @@ Result<ToolInfo> Tools::RegisterFor(const Principal* who, const ToolSpec& spec) 
 }
 
 Result<ToolInfo> Tools::Register(const Principal& who, const ToolSpec& spec) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  return RegisterFor(&who, spec);
+  internal::AuditRecord audit(audit_, who, "memory.tool_register");
+  return audit.End([&]() -> Result<ToolInfo> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+    return RegisterFor(&who, spec);
+  }());
 }
 
 Result<ToolInfo> Tools::Register(const ToolSpec& spec) { return RegisterFor(nullptr, spec); }
 
-Result<std::vector<ToolInfo>> Tools::List(const Principal& /*who*/) {
-  MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
-  MNEMO_RETURN_IF_ERROR(Refresh());
-  std::vector<ToolInfo> out;
-  for (const context::ToolRegistry::Listed& l : registry_->All()) {
-    out.push_back(internal::ToolInfoOf(*l.spec, l.source));
-  }
-  return out;
+Result<std::vector<ToolInfo>> Tools::List(const Principal& who) {
+  internal::AuditRecord audit(audit_, who, "memory.tool_list");
+  return audit.End([&]() -> Result<std::vector<ToolInfo>> {
+    MNEMO_RETURN_IF_ERROR(CheckMemoryEnabled(options_->enabled));
+    MNEMO_RETURN_IF_ERROR(Refresh());
+    std::vector<ToolInfo> out;
+    for (const context::ToolRegistry::Listed& l : registry_->All()) {
+      out.push_back(internal::ToolInfoOf(*l.spec, l.source));
+    }
+    return out;
+  }());
 }
 
 }  // namespace mnemo

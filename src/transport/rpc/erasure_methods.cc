@@ -1,7 +1,7 @@
 // Erasure methods (spec 10, "Erasure"): memory.session_forget and
 // memory.principal_forget. Neither is a tool: erasing is the person's
-// decision, not the model's. Both answer {"erased": {kind: count}}, which
-// CallMethod writes to the audit log (counts, never content).
+// decision, not the model's. Both answer {"erased": {kind: count}}; the
+// erasure's audit line carries the same counts (Admin's, never content).
 #include <string>
 
 #include "core/validation.h"

@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "base/request_trace.h"
+#include "core/audit_record.h"
 #include "transport/rpc/param_schema.h"
 
 namespace mnemo::transport {
@@ -68,23 +69,6 @@ Result<json> RunHandler(const MethodSpec& spec, const MethodContext& ctx, json& 
   }
 }
 
-std::string AuditOutcome(const Result<json>& result) {
-  if (!result.ok()) {
-    switch (result.status().code()) {
-      case StatusCode::kNotFound: return "not_found";
-      case StatusCode::kPermissionDenied: return "denied";
-      case StatusCode::kInvalidArgument: return "invalid";
-      default: return "error";
-    }
-  }
-  // memory.forget of nothing is a miss, not an error.
-  if (result->is_object()) {
-    auto forgotten = result->find("forgotten");
-    if (forgotten != result->end() && *forgotten == false) return "not_found";
-  }
-  return "ok";
-}
-
 // The address fields of the params, never content (spec 10, "Audit").
 std::string ParamText(const json& params, const char* name) {
   auto it = params.find(name);
@@ -96,45 +80,28 @@ std::string ParamText(const json& params, const char* name) {
 Result<json> CallMethod(const MethodSpec& spec, const MethodContext& ctx, json params,
                         json* validated) {
   const auto start = std::chrono::steady_clock::now();
+  const int64_t lines_before = internal::AuditLinesOnThisThread();
   Result<json> checked = [&] {
     internal::ScopedStage stage("parse");
     return ValidateParams(spec, params);
   }();
   Result<json> result = checked.ok() ? RunHandler(spec, ctx, *checked) : checked.status();
-  // Without an audit log (the default) nothing below is needed.
-  if (!ctx.engine.config().security.audit.enabled) {
-    if (checked.ok() && validated != nullptr) *validated = std::move(checked).value();
-    return result;
-  }
-  const json& address = checked.ok() ? *checked : params;
-  AuditEvent event{.method = spec.name,
+  // A call that reached a service was audited there (core/audit_record.h);
+  // the table audits the others: params refused by their schema or by the
+  // handler before any service ran, and the methods about the table itself.
+  if (ctx.engine.config().security.audit.enabled &&
+      internal::AuditLinesOnThisThread() == lines_before) {
+    const json& address = checked.ok() ? *checked : params;
+    ctx.engine.admin().Audit(
+        ctx.principal,
+        AuditEvent{.method = spec.name,
                    .ns = address.is_object() ? ParamText(address, "namespace") : "",
                    .key = address.is_object() ? ParamText(address, "key") : "",
                    .category = address.is_object() ? ParamText(address, "category") : "",
-                   .outcome = AuditOutcome(result),
+                   .outcome = internal::AuditOutcome(result.status()),
                    .duration_ms = std::chrono::duration<double, std::milli>(
                                       std::chrono::steady_clock::now() - start)
-                                      .count()};
-  // An erasure is audited with its counts (spec 10, "Erasure").
-  if (result.ok() && result->is_object()) {
-    auto erased = result->find("erased");
-    if (erased != result->end() && erased->is_object()) {
-      for (const auto& [kind, n] : erased->items()) {
-        if (n.is_number_integer()) event.erased.emplace_back(kind, n.get<int64_t>());
-      }
-    }
-  }
-  ctx.engine.admin().Audit(ctx.principal, event);
-  event.erased.clear();
-  // Secrets redacted from stored turns are audited too (spec 40), by count.
-  if (result.ok() && result->is_object()) {
-    auto redactions = result->find("redactions");
-    if (redactions != result->end() && redactions->is_number_integer() &&
-        redactions->get<int64_t>() > 0) {
-      event.outcome = "redacted";
-      event.count = redactions->get<int64_t>();
-      ctx.engine.admin().Audit(ctx.principal, event);
-    }
+                                      .count()});
   }
   if (checked.ok() && validated != nullptr) *validated = std::move(checked).value();
   return result;

@@ -206,7 +206,10 @@ json ResultObject(json properties, const std::vector<std::string>& optional = {}
 // params are kInvalidArgument with the field set. Handler exceptions become
 // kInternal. When `validated` is given it receives the validated params (for
 // RenderText), as the handler left them. `params` is taken by value: a
-// caller that moves it in hands its texts down without a copy.
+// caller that moves it in hands its texts down without a copy. The service
+// a handler calls audits the operation; a call during which no service wrote
+// an audit line (refused params, the methods about the table) is audited
+// here, by the method's name and the params' address.
 Result<json> CallMethod(const MethodSpec& spec, const MethodContext& ctx, json params,
                         json* validated = nullptr);
 
