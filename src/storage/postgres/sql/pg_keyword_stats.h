@@ -46,6 +46,10 @@ class KeywordStatsCache {
   // Reads of the statistics from the server (counted by SearchEntries).
   void CountRead() { ++reads_; }
   int64_t reads() const { return reads_.load(); }
+  // Search statements run (counted by SearchEntries): one per search, two
+  // when the statistics it read say a pruned try may pay.
+  void CountStatement() { ++statements_; }
+  int64_t statements() const { return statements_.load(); }
 
  private:
   struct Scope {
@@ -61,6 +65,7 @@ class KeywordStatsCache {
   std::unordered_map<std::string, Scope> scopes_;  // by ScopeKey
   size_t terms_ = 0;
   std::atomic<int64_t> reads_{0};
+  std::atomic<int64_t> statements_{0};
 };
 
 // The columns a search statement computing the statistics itself returns
