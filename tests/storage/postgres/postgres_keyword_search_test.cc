@@ -201,7 +201,9 @@ TEST(PostgresKeywordSearch, AnotherNodesWriteDropsTheCachedStatistics) {
 
 // A search whose statistics are not cached reads them and, when they rule
 // out a pruned try, scores every matching row in the same statement; when a
-// pruned try may pay, a second statement takes the statistics just read.
+// pruned try may pay, a second statement takes the statistics just read,
+// unless a term cached as common said so beforehand (then one statement
+// reads them and runs the tries).
 // Either way, and again from the cache, the hits, their scores (to the bit)
 // and whether a pruned try proved them are those of the one statement that
 // weighs everything itself, scoped or not, with a filter and other limits.
@@ -268,6 +270,32 @@ TEST(PostgresKeywordSearch, AMissIsOneStatementUnlessAPrunedTryMayPay) {
       }
     }
     EXPECT_EQ(cache.reads(), 1) << what;
+  }
+  // With a common term already cached, a search of it and uncached terms
+  // goes straight to the statement ready for the pruned tries: one statement.
+  internal::pg::KeywordStatsCache shared;
+  for (const auto& [query, statements] :
+       std::vector<std::pair<std::string, int64_t>>{{"alpha", 1},
+                                                    {"gamma alpha", 1},
+                                                    {"beta alpha", 1},
+                                                    {"gamma beta", 1},
+                                                    {"beta delta", 2},
+                                                    {"delta gamma", 1}}) {
+    const KeywordQuery q{.terms = text::QueryTerms(query), .filter = {.scope = everyone}};
+    bool want_pruned = false;
+    auto want = internal::pg::SearchEntriesWeighingAll(c, q, &want_pruned);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    const int64_t before = shared.statements();
+    bool pruned = !want_pruned;
+    auto got = internal::pg::SearchEntries(c, q, &shared, &pruned);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(shared.statements() - before, statements) << query;
+    EXPECT_EQ(pruned, want_pruned) << query;
+    ASSERT_EQ(got->size(), want->size()) << query;
+    for (size_t i = 0; i < got->size(); ++i) {
+      EXPECT_EQ((*got)[i].entry.key, (*want)[i].entry.key) << query << " #" << i;
+      EXPECT_EQ((*got)[i].keyword_score, (*want)[i].keyword_score) << query << " #" << i;
+    }
   }
 }
 

@@ -461,8 +461,12 @@ Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& 
       cache->Clear();  // a write since: the generation moved
     }
   }
-  // The statistics read, and the rows scored when no pruned try could pay.
-  {
+  // A term cached as common (the terms of a query recur: the rare ones
+  // seldom, the common ones often): a pruned try may pay, and the statement
+  // ready for it reads the statistics too.
+  if (cache == nullptr || query.terms.size() < 2 ||
+      cache->LargestCachedDf(scope, query.terms) < kPruneFromRows) {
+    // The statistics read, and the rows scored when no pruned try could pay.
     if (cache != nullptr) cache->CountStatement();
     const PgStatement miss = MissStatement(query);
     MNEMO_ASSIGN_OR_RETURN(Rows rows, conn.ExecPrepared(miss.sql, miss.params, "search entries"));
@@ -485,10 +489,18 @@ Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& 
       if (cache != nullptr) cache->Clear();  // a write in between
     }
   }
-  // A write in between, or a store without a generation (before v9): the
-  // statement computing everything itself.
+  // The statement computing everything itself, which returns the statistics
+  // it read for the cache.
   if (cache != nullptr) cache->CountStatement();
-  return SearchEntriesWeighingAll(conn, query, pruned);
+  const PgStatement full = FullStatement(query);
+  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn.ExecPrepared(full.sql, full.params, "search entries"));
+  if (cache != nullptr) {
+    cache->CountRead();
+    if (std::optional<TermStats> stats = ReadTermStats(rows, query.terms.size())) {
+      cache->Keep(scope, query.terms, *stats);
+    }
+  }
+  return ReadHits(rows, kTermStatsColumns, pruned);
 }
 
 Result<std::vector<KeywordHit>> SearchEntriesWeighingAll(PgConn& conn, const KeywordQuery& query,

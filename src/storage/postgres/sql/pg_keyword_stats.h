@@ -38,6 +38,9 @@ class KeywordStatsCache {
  public:
   // The statistics of every one of `terms` in `scope`, when all are cached.
   std::optional<TermStats> Find(const ReadScope& scope, const std::vector<std::string>& terms);
+  // The largest row count of those of `terms` cached in `scope` (0 when none
+  // is): a search with a term that common may be pruned.
+  int64_t LargestCachedDf(const ReadScope& scope, const std::vector<std::string>& terms);
   // Keeps `stats` of `terms` (as a search statement returned them); a
   // generation other than the cached one drops everything cached.
   void Keep(const ReadScope& scope, const std::vector<std::string>& terms, const TermStats& stats);
