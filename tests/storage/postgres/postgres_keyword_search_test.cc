@@ -13,6 +13,9 @@
 #include "storage/backend_factory.h"
 #include "storage/postgres/pg_connection.h"
 #include "storage/postgres/postgres_backend.h"
+#include "storage/postgres/sql/pg_entry_search.h"
+#include "storage/postgres/sql/pg_keyword_stats.h"
+#include "storage/postgres/sql/pg_schema.h"
 #include "storage/sqlite/sqlite_backend.h"
 #include "storage/temp_dir.h"
 #include "text/pipeline/query.h"
@@ -194,6 +197,106 @@ TEST(PostgresKeywordSearch, AnotherNodesWriteDropsTheCachedStatistics) {
   ASSERT_TRUE(lite_gone.ok() && lite_gone->has_value());
   ASSERT_TRUE((*lite)->entries().Delete((*lite_gone)->id).ok());
   check("gamma alpha", u1, 1, "after B's deletion");
+}
+
+// A search whose statistics are not cached reads them and, when they rule
+// out a pruned try, scores every matching row in the same statement; when a
+// pruned try may pay, a second statement takes the statistics just read,
+// unless a term cached as common said so beforehand (then one statement
+// reads them and runs the tries).
+// Either way, and again from the cache, the hits, their scores (to the bit)
+// and whether a pruned try proved them are those of the one statement that
+// weighs everything itself, scoped or not, with a filter and other limits.
+TEST(PostgresKeywordSearch, AMissIsOneStatementUnlessAPrunedTryMayPay) {
+  const std::string url = testing::PostgresTestUrl();
+  if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
+  const std::string schema = testing::FreshPostgresSchema();
+  auto pg = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  ASSERT_TRUE(pg.ok()) << pg.status().ToString();
+  ASSERT_TRUE((*pg)->entries().UpsertBatch(Corpus()).ok());
+  auto conn = internal::pg::PgConn::Connect(url);
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  internal::pg::PgConn& c = **conn;
+  ASSERT_TRUE(
+      c.ExecScript("SET search_path TO " + internal::pg::QuoteIdentifier(schema), "search").ok());
+  const ReadScope everyone;
+  const ReadScope u1{.all = false, .principal = "u1"};
+  struct Case {
+    std::string query;
+    ReadScope scope;
+    std::optional<std::string> category;
+    int64_t limit;
+    int64_t statements;  // of the first search
+  };
+  const std::vector<Case> cases = {
+      // Under 100 rows outside the rarest term: no first try.
+      {"gamma beta", everyone, {}, 10, 1},
+      {"gamma", everyone, {}, 10, 1},
+      {"alpha", everyone, {}, 10, 1},
+      // Rows under 5 times the rarest term's: C cannot hold 4 times E's.
+      {"alpha delta", everyone, {}, 10, 1},
+      {"alpha delta", u1, {}, 3, 1},
+      // A rare term and common ones: the statistics, then the pruned tries.
+      {"gamma alpha", everyone, {}, 10, 2},
+      {"gamma beta alpha", everyone, {}, 10, 2},
+      {"beta alpha", u1, {}, 10, 2},
+      {"gamma delta alpha", u1, {}, 10, 2},
+      {"gamma alpha delta", everyone, "lesson", 10, 2},
+      {"nosuchword gamma alpha", u1, {}, 10, 2},
+      {"gamma alpha", everyone, {}, 50, 2},
+  };
+  for (const Case& k : cases) {
+    const std::string what = k.query + (k.scope.all ? "" : " as u1") + " limit " +
+                             std::to_string(k.limit) + (k.category ? " in " + *k.category : "");
+    const KeywordQuery q{.terms = text::QueryTerms(k.query),
+                         .filter = {.category = k.category, .scope = k.scope},
+                         .limit = static_cast<int>(k.limit)};
+    bool want_pruned = false;
+    auto want = internal::pg::SearchEntriesWeighingAll(c, q, &want_pruned);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    EXPECT_FALSE(want->empty()) << what;
+    internal::pg::KeywordStatsCache cache;
+    for (int64_t statements : {k.statements, int64_t{1}}) {  // missed, then cached
+      const int64_t before = cache.statements();
+      bool pruned = !want_pruned;
+      auto got = internal::pg::SearchEntries(c, q, &cache, &pruned);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      EXPECT_EQ(cache.statements() - before, statements) << what;
+      EXPECT_EQ(pruned, want_pruned) << what;
+      ASSERT_EQ(got->size(), want->size()) << what;
+      for (size_t i = 0; i < got->size(); ++i) {
+        EXPECT_EQ((*got)[i].entry.key, (*want)[i].entry.key) << what << " #" << i;
+        EXPECT_EQ((*got)[i].keyword_score, (*want)[i].keyword_score) << what << " #" << i;
+      }
+    }
+    EXPECT_EQ(cache.reads(), 1) << what;
+  }
+  // With a common term already cached, a search of it and uncached terms
+  // goes straight to the statement ready for the pruned tries: one statement.
+  internal::pg::KeywordStatsCache shared;
+  for (const auto& [query, statements] :
+       std::vector<std::pair<std::string, int64_t>>{{"alpha", 1},
+                                                    {"gamma alpha", 1},
+                                                    {"beta alpha", 1},
+                                                    {"gamma beta", 1},
+                                                    {"beta delta", 2},
+                                                    {"delta gamma", 1}}) {
+    const KeywordQuery q{.terms = text::QueryTerms(query), .filter = {.scope = everyone}};
+    bool want_pruned = false;
+    auto want = internal::pg::SearchEntriesWeighingAll(c, q, &want_pruned);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    const int64_t before = shared.statements();
+    bool pruned = !want_pruned;
+    auto got = internal::pg::SearchEntries(c, q, &shared, &pruned);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(shared.statements() - before, statements) << query;
+    EXPECT_EQ(pruned, want_pruned) << query;
+    ASSERT_EQ(got->size(), want->size()) << query;
+    for (size_t i = 0; i < got->size(); ++i) {
+      EXPECT_EQ((*got)[i].entry.key, (*want)[i].entry.key) << query << " #" << i;
+      EXPECT_EQ((*got)[i].keyword_score, (*want)[i].keyword_score) << query << " #" << i;
+    }
+  }
 }
 
 // A bulk write of 10 000 rows or more into a smaller table builds the text

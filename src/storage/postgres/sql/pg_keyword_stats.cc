@@ -1,5 +1,6 @@
 #include "storage/postgres/sql/pg_keyword_stats.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace mnemo::storage::internal::pg {
@@ -28,6 +29,20 @@ std::optional<TermStats> KeywordStatsCache::Find(const ReadScope& scope,
     out.df.push_back(found->second);
   }
   return out;
+}
+
+int64_t KeywordStatsCache::LargestCachedDf(const ReadScope& scope,
+                                           const std::vector<std::string>& terms) {
+  std::lock_guard lock(mu_);
+  if (!generation_) return 0;
+  auto it = scopes_.find(ScopeKey(scope));
+  if (it == scopes_.end()) return 0;
+  int64_t largest = 0;
+  for (const std::string& t : terms) {
+    auto found = it->second.df.find(t);
+    if (found != it->second.df.end()) largest = std::max(largest, found->second);
+  }
+  return largest;
 }
 
 void KeywordStatsCache::Keep(const ReadScope& scope, const std::vector<std::string>& terms,

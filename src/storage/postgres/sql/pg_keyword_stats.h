@@ -38,6 +38,9 @@ class KeywordStatsCache {
  public:
   // The statistics of every one of `terms` in `scope`, when all are cached.
   std::optional<TermStats> Find(const ReadScope& scope, const std::vector<std::string>& terms);
+  // The largest row count of those of `terms` cached in `scope` (0 when none
+  // is): a search with a term that common may be pruned.
+  int64_t LargestCachedDf(const ReadScope& scope, const std::vector<std::string>& terms);
   // Keeps `stats` of `terms` (as a search statement returned them); a
   // generation other than the cached one drops everything cached.
   void Keep(const ReadScope& scope, const std::vector<std::string>& terms, const TermStats& stats);
@@ -46,6 +49,10 @@ class KeywordStatsCache {
   // Reads of the statistics from the server (counted by SearchEntries).
   void CountRead() { ++reads_; }
   int64_t reads() const { return reads_.load(); }
+  // Search statements run (counted by SearchEntries): one per search, two
+  // when the statistics it read say a pruned try may pay.
+  void CountStatement() { ++statements_; }
+  int64_t statements() const { return statements_.load(); }
 
  private:
   struct Scope {
@@ -61,6 +68,7 @@ class KeywordStatsCache {
   std::unordered_map<std::string, Scope> scopes_;  // by ScopeKey
   size_t terms_ = 0;
   std::atomic<int64_t> reads_{0};
+  std::atomic<int64_t> statements_{0};
 };
 
 // The columns a search statement computing the statistics itself returns
