@@ -1,14 +1,21 @@
 // Bulk entry writes of the PostgreSQL backend (issue 46): an import, a
 // restore or any UpsertBatch of kBulkFrom writes or more. The rows are
 // merged in the process exactly as one UpsertIn after another would (a key
-// written twice merges onto its first write), staged by COPY into a
-// temporary table and merged into `entries` by one UPDATE and one INSERT, so
-// the entry triggers (keyword statistics, generations) run once per
-// statement, set-wise, instead of once per row. The keyword statistics of
+// written twice merges onto its first write); the rows stored before are
+// staged by COPY into a temporary table and rewritten by one UPDATE, the
+// new ones copied straight into `entries`, so the entry triggers (keyword
+// statistics, generations) run once per statement, set-wise, instead of
+// once per row. The rows are tokenized on two threads while the server
+// parses the chunks already sent (StreamRows). The keyword statistics of
 // the inserted rows are counted here, from the tokens just made, and copied
-// in beside them (schema v8: the insert trigger then skips its notes); those
-// of rewritten rows are the update trigger's. All inside the caller's write
-// transaction.
+// in beside them (schema v8: the insert trigger then skips its notes);
+// those of rewritten rows are the update trigger's. All inside the caller's
+// write transaction: a row the server refuses undoes the whole batch.
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <span>
 #include <map>
 #include <thread>
 #include <tuple>
@@ -50,59 +57,153 @@ struct Staged {
   pg::IndexedText text;
 };
 
-void IndexAll(std::vector<Staged*>& rows) {
-  auto index = [&](size_t from, size_t to) {
-    for (size_t i = from; i < to; ++i) {
-      rows[i]->text = pg::IndexText({rows[i]->entry->key, rows[i]->entry->content});
-    }
-  };
-  if (rows.size() < kParallelTokenizeFrom) {
-    index(0, rows.size());
-    return;
-  }
-  const size_t half = rows.size() / 2;
-  std::thread helper(index, half, rows.size());
-  index(0, half);
-  helper.join();
-}
-
 void AppendField(std::string& out, std::string_view value) {
   pg::AppendCopyField(out, value);
   out += '\t';
+}
+
+// The columns of `entries` a bulk write sets, in the order both COPYs below
+// send them (entries_stage has two columns before them).
+constexpr const char* kCopiedColumns =
+    "label, id, owner, namespace, key, content, category, tags, visibility, created_at, "
+    "updated_at, access_count, useful_count, archived, fingerprint, doc_length, tsv";
+
+// `s` as COPY text of kCopiedColumns, ending in '\n'; a row whose text no
+// write changed has no doc_length or tsv (the UPDATE keeps the stored ones).
+void AppendEntryRow(std::string& out, const Staged& s) {
+  const Entry& e = *s.entry;
+  AppendField(out, std::to_string(s.label));
+  AppendField(out, e.id);
+  AppendField(out, e.owner);
+  AppendField(out, e.ns);
+  AppendField(out, e.key);
+  AppendField(out, e.content);
+  AppendField(out, e.category);
+  AppendField(out, pg::TextArrayLiteral(e.tags));
+  AppendField(out, VisibilityName(e.visibility));
+  AppendField(out, std::to_string(e.created_at));
+  AppendField(out, std::to_string(e.updated_at));
+  AppendField(out, std::to_string(e.access_count));
+  AppendField(out, std::to_string(e.useful_count));
+  AppendField(out, e.archived ? "t" : "f");
+  pg::AppendCopyField(out, s.fingerprint);
+  out += '\t';
+  if (s.text_changed) {
+    AppendField(out, std::to_string(s.text.length));
+    pg::AppendCopyField(out, s.text.tsvector);
+  } else {
+    out += "\\N\t\\N";
+  }
+  out += '\n';
+}
+
+// Rows per chunk of a streamed COPY: small enough that the server starts
+// parsing early, large enough that the hand-over costs nothing.
+constexpr size_t kChunkRows = 1024;
+
+// Copies `rows` by `copy_sql`, tokenizing those whose text changed
+// (IndexText) and formatting them by `format`: from kParallelTokenizeFrom
+// rows on, two threads make the chunks while this one sends each as soon as
+// it is ready, in order, so the server parses one chunk while the next are
+// made (before, the process tokenized every row, then formatted them, then
+// waited for the server's COPY). `sent` is called here with each chunk's
+// rows once it has gone, the work this thread does while the others make
+// the next ones.
+Status StreamRows(PgConn& conn, std::string_view copy_sql, std::span<Staged* const> rows,
+                  void (*format)(std::string&, const Staged&),
+                  const std::function<void(std::span<Staged* const>)>& sent,
+                  std::string_view what) {
+  if (rows.empty()) return Status::Ok();
+  auto make = [&](size_t from, size_t to, std::string& out) {
+    for (size_t i = from; i < to; ++i) {
+      Staged& s = *rows[i];
+      if (s.text_changed) s.text = pg::IndexText({s.entry->key, s.entry->content});
+      format(out, s);
+    }
+  };
+  if (rows.size() < kParallelTokenizeFrom) {
+    std::string text;
+    make(0, rows.size(), text);
+    MNEMO_RETURN_IF_ERROR(conn.CopyIn(copy_sql, text, what));
+    sent(rows);
+    return Status::Ok();
+  }
+  const size_t chunks = (rows.size() + kChunkRows - 1) / kChunkRows;
+  std::vector<std::string> texts(chunks);
+  const auto ready = std::make_unique<std::atomic<bool>[]>(chunks);
+  std::atomic<size_t> claimed{0};
+  std::atomic<bool> stop{false};
+  auto work = [&] {
+    for (size_t k; !stop.load(std::memory_order_relaxed) && (k = claimed++) < chunks;) {
+      make(k * kChunkRows, std::min(rows.size(), (k + 1) * kChunkRows), texts[k]);
+      ready[k].store(true, std::memory_order_release);
+      ready[k].notify_one();
+    }
+  };
+  Status status = Status::Ok();
+  {
+    std::jthread first(work);
+    std::jthread second(work);
+    size_t next = 0;
+    status = conn.CopyIn(
+        copy_sql,
+        [&]() -> std::optional<std::string_view> {
+          if (next > 0) {
+            // The chunk before went: its text is released and its rows
+            // handed to `sent` while the server parses it.
+            std::string().swap(texts[next - 1]);
+            const size_t from = (next - 1) * kChunkRows;
+            sent(rows.subspan(from, std::min(kChunkRows, rows.size() - from)));
+          }
+          if (next == chunks) return std::nullopt;
+          ready[next].wait(false, std::memory_order_acquire);
+          return texts[next++];
+        },
+        what);
+    stop = true;
+  }
+  return status;
 }
 
 // The keyword statistics of the inserted rows as entry_terms_stage's COPY
 // rows: per (owner, visibility), how many rows hold each lexeme, and under
 // the term '' the row count and token total. The server maps (owner,
 // visibility) to entry_terms' bucket (entry_text_bucket, pg_schema.cc).
-std::string InsertedTermNotes(const std::vector<const Staged*>& inserted) {
+// The lexemes are viewed in the rows' IndexedText, which must outlive this.
+class TermNotes {
+ public:
+  void Add(const Staged& s) {
+    Group& g = groups_[{s.entry->owner, VisibilityName(s.entry->visibility)}];
+    ++g.rows;
+    g.tokens += s.text.length;
+    for (const std::string& lexeme : s.text.lexemes) ++g.docs[lexeme];
+  }
+
+  std::string CopyText() const {
+    std::string out;
+    auto row = [&](std::string_view term, const auto& key, int64_t docs, int64_t tokens) {
+      AppendField(out, term);
+      AppendField(out, key.first);
+      AppendField(out, key.second);
+      AppendField(out, std::to_string(docs));
+      pg::AppendCopyField(out, std::to_string(tokens));
+      out += '\n';
+    };
+    for (const auto& [key, g] : groups_) {
+      row("", key, g.rows, g.tokens);
+      for (const auto& [lexeme, docs] : g.docs) row(lexeme, key, docs, 0);
+    }
+    return out;
+  }
+
+ private:
   struct Group {
     std::unordered_map<std::string_view, int64_t> docs;
     int64_t rows = 0;
     int64_t tokens = 0;
   };
-  std::map<std::pair<std::string_view, std::string_view>, Group> groups;
-  for (const Staged* s : inserted) {
-    Group& g = groups[{s->entry->owner, VisibilityName(s->entry->visibility)}];
-    ++g.rows;
-    g.tokens += s->text.length;
-    for (const std::string& lexeme : s->text.lexemes) ++g.docs[lexeme];
-  }
-  std::string out;
-  auto row = [&](std::string_view term, const auto& key, int64_t docs, int64_t tokens) {
-    AppendField(out, term);
-    AppendField(out, key.first);
-    AppendField(out, key.second);
-    AppendField(out, std::to_string(docs));
-    pg::AppendCopyField(out, std::to_string(tokens));
-    out += '\n';
-  };
-  for (const auto& [key, g] : groups) {
-    row("", key, g.rows, g.tokens);
-    for (const auto& [lexeme, docs] : g.docs) row(lexeme, key, docs, 0);
-  }
-  return out;
-}
+  std::map<std::pair<std::string_view, std::string_view>, Group> groups_;
+};
 
 // The B-tree indexes of `table` (every index but `except`), as statements
 // that drop them and statements that make them again, read from the catalog
@@ -199,65 +300,14 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
       if (!s->existed) s->label = fresh.Int(next++, 0);
     }
   }
-  std::vector<Staged*> to_index;
-  for (Staged* s : order) {
-    if (s->text_changed) to_index.push_back(s);
-  }
-  IndexAll(to_index);
-  std::vector<const Staged*> inserted;
-  for (const Staged* s : order) {
-    if (!s->existed) inserted.push_back(s);
-  }
-  // A large batch's statistics are counted on a second thread while its
-  // rows are formatted and copied (the server is then busy, the process
-  // idle).
-  std::string notes;
-  std::jthread counting;
-  if (inserted.size() >= kParallelTokenizeFrom) {
-    counting = std::jthread([&] { notes = InsertedTermNotes(inserted); });
-  } else {
-    notes = InsertedTermNotes(inserted);
-  }
-
-  std::string rows;
-  int64_t documents = 0;
-  int64_t tokens = 0;
-  std::vector<int64_t> rewritten;  // existing labels whose text changed
-  for (const Staged* s : order) {
-    const Entry& e = *s->entry;
-    AppendField(rows, s->existed ? "t" : "f");
-    AppendField(rows, s->text_changed ? "t" : "f");
-    AppendField(rows, std::to_string(s->label));
-    AppendField(rows, e.id);
-    AppendField(rows, e.owner);
-    AppendField(rows, e.ns);
-    AppendField(rows, e.key);
-    AppendField(rows, e.content);
-    AppendField(rows, e.category);
-    AppendField(rows, pg::TextArrayLiteral(e.tags));
-    AppendField(rows, VisibilityName(e.visibility));
-    AppendField(rows, std::to_string(e.created_at));
-    AppendField(rows, std::to_string(e.updated_at));
-    AppendField(rows, std::to_string(e.access_count));
-    AppendField(rows, std::to_string(e.useful_count));
-    AppendField(rows, e.archived ? "t" : "f");
-    pg::AppendCopyField(rows, s->fingerprint);
-    rows += '\t';
-    if (s->text_changed) {
-      AppendField(rows, std::to_string(s->text.length));
-      pg::AppendCopyField(rows, s->text.tsvector);
-      if (!s->existed) {
-        ++documents;
-        tokens += s->text.length;
-      } else {
-        tokens += s->text.length - s->old_length;
-        rewritten.push_back(s->label);
-      }
-    } else {
-      rows += "\\N\t\\N";
-    }
-    rows += '\n';
-  }
+  // The rows stored before are rewritten by an UPDATE from entries_stage;
+  // the new ones are copied straight into entries, in label order (as
+  // numbered above), with no staging table between.
+  std::vector<Staged*> existing;
+  std::vector<Staged*> inserted;
+  for (Staged* s : order) (s->existed ? existing : inserted).push_back(s);
+  std::sort(inserted.begin(), inserted.end(),
+            [](const Staged* x, const Staged* y) { return x->label < y->label; });
   const bool large = order.size() >= kLargeBatch;
   // A large batch into a table holding fewer rows than it (a first import,
   // a restore) builds the text index anew after the merge: a GIN build
@@ -309,39 +359,68 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
       "tsvector) ON COMMIT DELETE ROWS; CREATE TEMP TABLE IF NOT EXISTS entry_terms_stage (term "
       "text, owner text, visibility text, docs bigint, tokens bigint) ON COMMIT DELETE ROWS",
       "stage the entries"));
-  MNEMO_RETURN_IF_ERROR(conn.CopyIn(
-      "COPY entries_stage (existed, text_changed, label, id, owner, namespace, key, content, "
-      "category, tags, visibility, created_at, updated_at, access_count, useful_count, "
-      "archived, fingerprint, doc_length, tsv) FROM STDIN",
-      rows, "stage the entries"));
-  rows = std::string();
-  if (counting.joinable()) counting.join();
-  if (!notes.empty()) {
+  // A row's tsvector text is not needed once its chunk went.
+  auto release = [](std::span<Staged* const> rows) {
+    for (Staged* s : rows) std::string().swap(s->text.tsvector);
+  };
+  if (!existing.empty()) {
+    MNEMO_RETURN_IF_ERROR(StreamRows(
+        conn, std::string("COPY entries_stage (existed, text_changed, ") + kCopiedColumns +
+                  ") FROM STDIN",
+        existing,
+        [](std::string& out, const Staged& s) {
+          out += s.text_changed ? "t\tt\t" : "t\tf\t";
+          AppendEntryRow(out, s);
+        },
+        release, "stage the entries"));
+    MNEMO_RETURN_IF_ERROR(conn.ExecScript(
+        "UPDATE entries e SET id = s.id, content = s.content, category = s.category, "
+        "tags = s.tags, visibility = s.visibility, created_at = s.created_at, updated_at "
+        "= s.updated_at, access_count = s.access_count, useful_count = s.useful_count, "
+        "archived = s.archived, fingerprint = s.fingerprint, doc_length = CASE WHEN "
+        "s.text_changed THEN s.doc_length ELSE e.doc_length END, tsv = CASE WHEN "
+        "s.text_changed THEN s.tsv ELSE e.tsv END FROM entries_stage s WHERE s.existed "
+        "AND e.label = s.label",
+        "merge the entries"));
+  }
+  // The inserted rows' keyword statistics are counted here as their chunks
+  // go (the insert trigger skips its notes of them).
+  TermNotes notes;
+  if (!inserted.empty()) {
     MNEMO_RETURN_IF_ERROR(
-        conn.CopyIn("COPY entry_terms_stage (term, owner, visibility, docs, tokens) FROM STDIN",
-                    notes, "stage the keyword statistics"));
-    notes = std::string();
+        conn.ExecScript("SET LOCAL mnemo.entry_terms_by_writer = 'on'", "insert the entries"));
+    MNEMO_RETURN_IF_ERROR(StreamRows(
+        conn, std::string("COPY entries (") + kCopiedColumns + ") FROM STDIN", inserted,
+        AppendEntryRow,
+        [&](std::span<Staged* const> rows) {
+          for (const Staged* s : rows) notes.Add(*s);
+          release(rows);
+        },
+        "insert the entries"));
+    MNEMO_RETURN_IF_ERROR(
+        conn.ExecScript("SET LOCAL mnemo.entry_terms_by_writer = 'off'", "insert the entries"));
+    MNEMO_RETURN_IF_ERROR(conn.CopyIn(
+        "COPY entry_terms_stage (term, owner, visibility, docs, tokens) FROM STDIN",
+        notes.CopyText(), "stage the keyword statistics"));
   }
   MNEMO_RETURN_IF_ERROR(conn.ExecScript(
-      "UPDATE entries e SET id = s.id, content = s.content, category = s.category, "
-      "tags = s.tags, visibility = s.visibility, created_at = s.created_at, updated_at "
-      "= s.updated_at, access_count = s.access_count, useful_count = s.useful_count, "
-      "archived = s.archived, fingerprint = s.fingerprint, doc_length = CASE WHEN "
-      "s.text_changed THEN s.doc_length ELSE e.doc_length END, tsv = CASE WHEN "
-      "s.text_changed THEN s.tsv ELSE e.tsv END FROM entries_stage s WHERE s.existed "
-      "AND e.label = s.label; "
-      "SET LOCAL mnemo.entry_terms_by_writer = 'on'; "
-      "INSERT INTO entries (label, id, owner, namespace, key, content, category, tags, "
-      "visibility, created_at, updated_at, access_count, useful_count, archived, "
-      "fingerprint, doc_length, tsv) SELECT label, id, owner, namespace, key, content, "
-      "category, tags, visibility, created_at, updated_at, access_count, useful_count, "
-      "archived, fingerprint, doc_length, tsv FROM entries_stage WHERE NOT existed "
-      "ORDER BY label; "
-      "SET LOCAL mnemo.entry_terms_by_writer = 'off'; "
       "INSERT INTO entry_terms_delta (term, bucket, docs, tokens) SELECT term, "
       "entry_text_bucket(owner, visibility), docs, tokens FROM entry_terms_stage; "
       "TRUNCATE entries_stage, entry_terms_stage",
       "merge the entries"));
+  int64_t documents = 0;
+  int64_t tokens = 0;
+  std::vector<int64_t> rewritten;  // existing labels whose text changed
+  for (const Staged* s : order) {
+    if (!s->text_changed) continue;
+    if (!s->existed) {
+      ++documents;
+      tokens += s->text.length;
+    } else {
+      tokens += s->text.length - s->old_length;
+      rewritten.push_back(s->label);
+    }
+  }
   MNEMO_RETURN_IF_ERROR(pg::AddTextStats(conn, "entries", documents, tokens));
   if (!rewritten.empty()) {
     Params p;
