@@ -107,13 +107,18 @@ void AppendCopyField(std::string& out, const std::optional<std::string_view>& va
   }
 }
 
-std::string QuoteLexeme(std::string_view lexeme) {
-  std::string out = "'";
+void AppendQuotedLexeme(std::string& out, std::string_view lexeme) {
+  out += '\'';
   for (char c : lexeme) {
     if (c == '\'' || c == '\\') out += '\\';
     out += c;
   }
   out += '\'';
+}
+
+std::string QuoteLexeme(std::string_view lexeme) {
+  std::string out;
+  AppendQuotedLexeme(out, lexeme);
   return out;
 }
 

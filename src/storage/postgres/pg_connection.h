@@ -336,5 +336,7 @@ void AppendCopyField(std::string& out, const std::optional<std::string_view>& va
 
 // A tsquery/tsvector lexeme literal: 'text' with ' and \ escaped.
 std::string QuoteLexeme(std::string_view lexeme);
+// The same, appended to `out`.
+void AppendQuotedLexeme(std::string& out, std::string_view lexeme);
 
 }  // namespace mnemo::storage::internal::pg

@@ -14,9 +14,9 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
-#include <map>
 #include <thread>
 #include <tuple>
 #include <unordered_map>
@@ -165,35 +165,63 @@ Status StreamRows(PgConn& conn, std::string_view copy_sql, std::span<Staged* con
   return status;
 }
 
-// The keyword statistics of the inserted rows as entry_terms_stage's COPY
-// rows: per (owner, visibility), how many rows hold each lexeme, and under
-// the term '' the row count and token total. The server maps (owner,
-// visibility) to entry_terms' bucket (entry_text_bucket, pg_schema.cc).
-// The lexemes are viewed in the rows' IndexedText, which must outlive this.
+// The keyword statistics of the inserted rows: per (owner, visibility), how
+// many rows hold each lexeme, and under the term '' the row count and token
+// total. The lexemes are viewed in the rows' IndexedText, which must outlive
+// this.
 class TermNotes {
  public:
   void Add(const Staged& s) {
     Group& g = groups_[{s.entry->owner, VisibilityName(s.entry->visibility)}];
     ++g.rows;
     g.tokens += s.text.length;
-    for (const std::string& lexeme : s.text.lexemes) ++g.docs[lexeme];
+    for (size_t i = 0; i < s.text.LexemeCount(); ++i) ++g.docs[s.text.Lexeme(i)];
   }
 
-  std::string CopyText() const {
-    std::string out;
-    auto row = [&](std::string_view term, const auto& key, int64_t docs, int64_t tokens) {
-      AppendField(out, term);
-      AppendField(out, key.first);
-      AppendField(out, key.second);
-      AppendField(out, std::to_string(docs));
-      pg::AppendCopyField(out, std::to_string(tokens));
-      out += '\n';
-    };
+  // Copies them into entry_terms_delta, under the bucket the server gives
+  // each (owner, visibility) (entry_text_bucket, pg_schema.cc: the rule is
+  // stated there only), one group after the other as they are formatted.
+  Status CopyInto(PgConn& conn) const {
+    if (groups_.empty()) return Status::Ok();
+    std::vector<std::string> owners;
+    std::vector<std::string> visibilities;
     for (const auto& [key, g] : groups_) {
-      row("", key, g.rows, g.tokens);
-      for (const auto& [lexeme, docs] : g.docs) row(lexeme, key, docs, 0);
+      owners.emplace_back(key.first);
+      visibilities.emplace_back(key.second);
     }
-    return out;
+    MNEMO_ASSIGN_OR_RETURN(
+        Rows buckets,
+        conn.Exec("SELECT entry_text_bucket(g.owner, g.visibility) FROM unnest($1::text[], "
+                  "$2::text[]) WITH ORDINALITY AS g(owner, visibility, i) ORDER BY g.i",
+                  Params().AddTextArray(owners).AddTextArray(visibilities),
+                  "name the keyword statistics' buckets"));
+    if (buckets.size() != static_cast<int>(groups_.size())) {
+      return Internal("the server named " + std::to_string(buckets.size()) + " buckets for " +
+                      std::to_string(groups_.size()) + " groups of keyword statistics");
+    }
+    auto group = groups_.begin();
+    int index = 0;
+    std::string text;
+    return conn.CopyIn(
+        "COPY entry_terms_delta (term, bucket, docs, tokens) FROM STDIN",
+        [&]() -> std::optional<std::string_view> {
+          if (group == groups_.end()) return std::nullopt;
+          const std::string_view bucket = buckets.Text(index++, 0);
+          const Group& g = group->second;
+          ++group;
+          text.clear();
+          auto row = [&](std::string_view term, int64_t docs, int64_t tokens) {
+            AppendField(text, term);
+            AppendField(text, bucket);
+            AppendField(text, std::to_string(docs));
+            pg::AppendCopyField(text, std::to_string(tokens));
+            text += '\n';
+          };
+          row("", g.rows, g.tokens);
+          for (const auto& [lexeme, docs] : g.docs) row(lexeme, docs, 0);
+          return text;
+        },
+        "note the keyword statistics");
   }
 
  private:
@@ -351,22 +379,22 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
                            : std::string("SET LOCAL gin_pending_list_limit = '256MB'")),
         "stage the entries"));
   }
-  MNEMO_RETURN_IF_ERROR(conn.ExecScript(
-      "CREATE TEMP TABLE IF NOT EXISTS entries_stage (existed boolean, text_changed boolean, "
-      "label bigint, id text, owner text, namespace text, key text, content text, category "
-      "text, tags text[], visibility text, created_at bigint, updated_at bigint, access_count "
-      "bigint, useful_count bigint, archived boolean, fingerprint text, doc_length bigint, tsv "
-      "tsvector) ON COMMIT DELETE ROWS; CREATE TEMP TABLE IF NOT EXISTS entry_terms_stage (term "
-      "text, owner text, visibility text, docs bigint, tokens bigint) ON COMMIT DELETE ROWS",
-      "stage the entries"));
   // A row's tsvector text is not needed once its chunk went.
   auto release = [](std::span<Staged* const> rows) {
     for (Staged* s : rows) std::string().swap(s->text.tsvector);
   };
   if (!existing.empty()) {
+    MNEMO_RETURN_IF_ERROR(conn.ExecScript(
+        "CREATE TEMP TABLE IF NOT EXISTS entries_stage (existed boolean, text_changed boolean, "
+        "label bigint, id text, owner text, namespace text, key text, content text, category "
+        "text, tags text[], visibility text, created_at bigint, updated_at bigint, access_count "
+        "bigint, useful_count bigint, archived boolean, fingerprint text, doc_length bigint, tsv "
+        "tsvector) ON COMMIT DELETE ROWS",
+        "stage the entries"));
     MNEMO_RETURN_IF_ERROR(StreamRows(
-        conn, std::string("COPY entries_stage (existed, text_changed, ") + kCopiedColumns +
-                  ") FROM STDIN",
+        conn,
+        std::string("COPY entries_stage (existed, text_changed, ") + kCopiedColumns +
+            ") FROM STDIN",
         existing,
         [](std::string& out, const Staged& s) {
           out += s.text_changed ? "t\tt\t" : "t\tf\t";
@@ -380,7 +408,7 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
         "archived = s.archived, fingerprint = s.fingerprint, doc_length = CASE WHEN "
         "s.text_changed THEN s.doc_length ELSE e.doc_length END, tsv = CASE WHEN "
         "s.text_changed THEN s.tsv ELSE e.tsv END FROM entries_stage s WHERE s.existed "
-        "AND e.label = s.label",
+        "AND e.label = s.label; TRUNCATE entries_stage",
         "merge the entries"));
   }
   // The inserted rows' keyword statistics are counted here as their chunks
@@ -399,15 +427,8 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
         "insert the entries"));
     MNEMO_RETURN_IF_ERROR(
         conn.ExecScript("SET LOCAL mnemo.entry_terms_by_writer = 'off'", "insert the entries"));
-    MNEMO_RETURN_IF_ERROR(conn.CopyIn(
-        "COPY entry_terms_stage (term, owner, visibility, docs, tokens) FROM STDIN",
-        notes.CopyText(), "stage the keyword statistics"));
+    MNEMO_RETURN_IF_ERROR(notes.CopyInto(conn));
   }
-  MNEMO_RETURN_IF_ERROR(conn.ExecScript(
-      "INSERT INTO entry_terms_delta (term, bucket, docs, tokens) SELECT term, "
-      "entry_text_bucket(owner, visibility), docs, tokens FROM entry_terms_stage; "
-      "TRUNCATE entries_stage, entry_terms_stage",
-      "merge the entries"));
   int64_t documents = 0;
   int64_t tokens = 0;
   std::vector<int64_t> rewritten;  // existing labels whose text changed
@@ -455,7 +476,7 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
     // a smaller index (docs/scaling.md).
     MNEMO_RETURN_IF_ERROR(conn.ExecScript(
         rebuild_index ? term_keys.make + btrees.make +
-                            "SET LOCAL maintenance_work_mem = '16MB'; CREATE INDEX entries_tsv ON "
+                            "SET LOCAL maintenance_work_mem = '8MB'; CREATE INDEX entries_tsv ON "
                             "entries USING GIN (tsv); ANALYZE entries"
                       : std::string("SELECT gin_clean_pending_list('entries_tsv'::regclass); "
                                     "ANALYZE entries"),
