@@ -240,11 +240,11 @@ class TermNotes {
     const std::string_view owner = s.entry->owner;
     const std::string_view visibility = VisibilityName(s.entry->visibility);
     // Rows of one group often come together: the last group is kept.
-    if (last_ == nullptr || last_key_.first != owner || last_key_.second != visibility) {
-      last_key_ = {owner, visibility};
-      last_ = &groups_[last_key_];
+    if (last_ == groups_.end() || last_->first.first != owner ||
+        last_->first.second != visibility) {
+      last_ = groups_.try_emplace({std::string(owner), std::string(visibility)}).first;
     }
-    Group& g = *last_;
+    Group& g = last_->second;
     ++g.rows;
     g.tokens += s.text.length;
     for (size_t i = 0; i < s.text.LexemeCount(); ++i) g.docs.Add(s.text.Lexeme(i));
@@ -302,10 +302,8 @@ class TermNotes {
     int64_t rows = 0;
     int64_t tokens = 0;
   };
-  // The owners are viewed in the rows' entries, which outlive this.
-  std::map<std::pair<std::string_view, std::string_view>, Group> groups_;
-  std::pair<std::string_view, std::string_view> last_key_;
-  Group* last_ = nullptr;
+  std::map<std::pair<std::string, std::string>, Group> groups_;
+  decltype(groups_)::iterator last_ = groups_.end();
 };
 
 // The B-tree indexes of `table` (every index but `except`), as statements
@@ -454,11 +452,16 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
                            : std::string("SET LOCAL gin_pending_list_limit = '256MB'")),
         "stage the entries"));
   }
-  // A row's tsvector and lexemes are not needed once its chunk went and its
-  // statistics were counted (TermNotes copies the lexemes it keeps); its
-  // length is.
+  // A row's entry, tsvector and lexemes are not needed once its chunk went
+  // and its statistics were counted (TermNotes copies what it keeps); its
+  // label and length are. Freed here, while the server parses, instead of
+  // all at the end of the batch while it waits.
   auto release = [](std::span<Staged* const> rows) {
-    for (Staged* s : rows) s->text = pg::IndexedText{.length = s->text.length};
+    for (Staged* s : rows) {
+      s->entry.reset();
+      s->fingerprint.reset();
+      s->text = pg::IndexedText{.length = s->text.length};
+    }
   };
   if (!existing.empty()) {
     MNEMO_RETURN_IF_ERROR(conn.ExecScript(
