@@ -107,13 +107,18 @@ void AppendCopyField(std::string& out, const std::optional<std::string_view>& va
   }
 }
 
-std::string QuoteLexeme(std::string_view lexeme) {
-  std::string out = "'";
+void AppendQuotedLexeme(std::string& out, std::string_view lexeme) {
+  out += '\'';
   for (char c : lexeme) {
     if (c == '\'' || c == '\\') out += '\\';
     out += c;
   }
   out += '\'';
+}
+
+std::string QuoteLexeme(std::string_view lexeme) {
+  std::string out;
+  AppendQuotedLexeme(out, lexeme);
   return out;
 }
 
@@ -536,16 +541,36 @@ Result<std::vector<Rows>> PgConn::ExecPipelineOnce(std::span<const PgStatement> 
 }
 
 Status PgConn::CopyIn(std::string_view copy_sql, std::string_view data, std::string_view what) {
+  constexpr size_t kChunk = 1 << 20;
+  size_t at = 0;
+  return CopyIn(
+      copy_sql,
+      [&]() -> std::optional<std::string_view> {
+        if (at >= data.size()) return std::nullopt;
+        const std::string_view chunk = data.substr(at, kChunk);
+        at += chunk.size();
+        return chunk;
+      },
+      what);
+}
+
+Status PgConn::CopyIn(std::string_view copy_sql,
+                      const std::function<std::optional<std::string_view>()>& next,
+                      std::string_view what) {
   const std::string text(copy_sql);
   pg_result* start = PQexec(conn_, text.c_str());
   if (start == nullptr || PQresultStatus(start) != PGRES_COPY_IN)
     return Check(start, what).status();
   PQclear(start);
-  constexpr size_t kChunk = 1 << 20;
+  constexpr size_t kMaxPut = 1 << 20;  // PQputCopyData takes an int
   bool sent = true;
-  for (size_t i = 0; sent && i < data.size(); i += kChunk) {
-    const size_t n = std::min(kChunk, data.size() - i);
-    sent = PQputCopyData(conn_, data.data() + i, static_cast<int>(n)) == 1;
+  while (sent) {
+    const std::optional<std::string_view> chunk = next();
+    if (!chunk) break;
+    for (size_t i = 0; sent && i < chunk->size(); i += kMaxPut) {
+      const size_t n = std::min(kMaxPut, chunk->size() - i);
+      sent = PQputCopyData(conn_, chunk->data() + i, static_cast<int>(n)) == 1;
+    }
   }
   if (PQputCopyEnd(conn_, sent ? nullptr : "the client could not send the rows") != 1) {
     return Check(nullptr, what).status();

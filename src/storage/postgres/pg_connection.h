@@ -175,6 +175,14 @@ class PgConn {
   // `COPY ... FROM STDIN` (text format) fed with `data`: rows of
   // tab-separated fields built with AppendCopyField, each ending in '\n'.
   Status CopyIn(std::string_view copy_sql, std::string_view data, std::string_view what);
+  // The same, fed chunk by chunk: `next` gives the next run of whole rows
+  // (valid until the following call) or nullopt at the end. Each chunk is
+  // sent as soon as `next` returns it, so the server parses it while the
+  // process makes the next one. A row the server refuses fails the COPY and
+  // the rows already sent go with it (the server discards the rest).
+  Status CopyIn(std::string_view copy_sql,
+                const std::function<std::optional<std::string_view>()>& next,
+                std::string_view what);
   // Whether the connection is still usable (false after a connection error).
   bool ok() const;
   // ok(), after reading what the server sent meanwhile without waiting: a
@@ -328,5 +336,7 @@ void AppendCopyField(std::string& out, const std::optional<std::string_view>& va
 
 // A tsquery/tsvector lexeme literal: 'text' with ' and \ escaped.
 std::string QuoteLexeme(std::string_view lexeme);
+// The same, appended to `out`.
+void AppendQuotedLexeme(std::string& out, std::string_view lexeme);
 
 }  // namespace mnemo::storage::internal::pg

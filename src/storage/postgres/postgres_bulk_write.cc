@@ -1,18 +1,24 @@
 // Bulk entry writes of the PostgreSQL backend (issue 46): an import, a
 // restore or any UpsertBatch of kBulkFrom writes or more. The rows are
 // merged in the process exactly as one UpsertIn after another would (a key
-// written twice merges onto its first write), staged by COPY into a
-// temporary table and merged into `entries` by one UPDATE and one INSERT, so
-// the entry triggers (keyword statistics, generations) run once per
-// statement, set-wise, instead of once per row. The keyword statistics of
+// written twice merges onto its first write); the rows stored before are
+// staged by COPY into a temporary table and rewritten by one UPDATE, the
+// new ones copied straight into `entries`, so the entry triggers (keyword
+// statistics, generations) run once per statement, set-wise, instead of
+// once per row. The rows are tokenized on two threads while the server
+// parses the chunks already sent (StreamRows). The keyword statistics of
 // the inserted rows are counted here, from the tokens just made, and copied
-// in beside them (schema v8: the insert trigger then skips its notes); those
-// of rewritten rows are the update trigger's. All inside the caller's write
-// transaction.
+// in beside them (schema v8: the insert trigger then skips its notes);
+// those of rewritten rows are the update trigger's. All inside the caller's
+// write transaction: a row the server refuses undoes the whole batch.
+#include <algorithm>
+#include <atomic>
+#include <functional>
 #include <map>
+#include <memory>
+#include <span>
 #include <thread>
 #include <tuple>
-#include <unordered_map>
 
 #include "storage/postgres/postgres_database.h"
 #include "storage/postgres/sql/pg_entry_search.h"
@@ -50,59 +56,255 @@ struct Staged {
   pg::IndexedText text;
 };
 
-void IndexAll(std::vector<Staged*>& rows) {
-  auto index = [&](size_t from, size_t to) {
-    for (size_t i = from; i < to; ++i) {
-      rows[i]->text = pg::IndexText({rows[i]->entry->key, rows[i]->entry->content});
-    }
-  };
-  if (rows.size() < kParallelTokenizeFrom) {
-    index(0, rows.size());
-    return;
-  }
-  const size_t half = rows.size() / 2;
-  std::thread helper(index, half, rows.size());
-  index(0, half);
-  helper.join();
-}
-
 void AppendField(std::string& out, std::string_view value) {
   pg::AppendCopyField(out, value);
   out += '\t';
 }
 
-// The keyword statistics of the inserted rows as entry_terms_stage's COPY
-// rows: per (owner, visibility), how many rows hold each lexeme, and under
-// the term '' the row count and token total. The server maps (owner,
-// visibility) to entry_terms' bucket (entry_text_bucket, pg_schema.cc).
-std::string InsertedTermNotes(const std::vector<const Staged*>& inserted) {
+// The columns of `entries` a bulk write sets, in the order both COPYs below
+// send them (entries_stage has two columns before them).
+constexpr const char* kCopiedColumns =
+    "label, id, owner, namespace, key, content, category, tags, visibility, created_at, "
+    "updated_at, access_count, useful_count, archived, fingerprint, doc_length, tsv";
+
+// `s` as COPY text of kCopiedColumns, ending in '\n'; a row whose text no
+// write changed has no doc_length or tsv (the UPDATE keeps the stored ones).
+void AppendEntryRow(std::string& out, const Staged& s) {
+  const Entry& e = *s.entry;
+  AppendField(out, std::to_string(s.label));
+  AppendField(out, e.id);
+  AppendField(out, e.owner);
+  AppendField(out, e.ns);
+  AppendField(out, e.key);
+  AppendField(out, e.content);
+  AppendField(out, e.category);
+  AppendField(out, pg::TextArrayLiteral(e.tags));
+  AppendField(out, VisibilityName(e.visibility));
+  AppendField(out, std::to_string(e.created_at));
+  AppendField(out, std::to_string(e.updated_at));
+  AppendField(out, std::to_string(e.access_count));
+  AppendField(out, std::to_string(e.useful_count));
+  AppendField(out, e.archived ? "t" : "f");
+  pg::AppendCopyField(out, s.fingerprint);
+  out += '\t';
+  if (s.text_changed) {
+    AppendField(out, std::to_string(s.text.length));
+    pg::AppendCopyField(out, s.text.tsvector);
+  } else {
+    out += "\\N\t\\N";
+  }
+  out += '\n';
+}
+
+// Rows per chunk of a streamed COPY: small enough that the server starts
+// parsing early, large enough that the hand-over costs nothing.
+constexpr size_t kChunkRows = 1024;
+
+// Copies `rows` by `copy_sql`, tokenizing those whose text changed
+// (IndexText) and formatting them by `format`: from kParallelTokenizeFrom
+// rows on, two threads make the chunks while this one sends each as soon as
+// it is ready, in order, so the server parses one chunk while the next are
+// made (before, the process tokenized every row, then formatted them, then
+// waited for the server's COPY). `sent` is called here with each chunk's
+// rows once it has gone, the work this thread does while the others make
+// the next ones.
+Status StreamRows(PgConn& conn, std::string_view copy_sql, std::span<Staged* const> rows,
+                  void (*format)(std::string&, const Staged&),
+                  const std::function<void(std::span<Staged* const>)>& sent,
+                  std::string_view what) {
+  if (rows.empty()) return Status::Ok();
+  auto make = [&](size_t from, size_t to, std::string& out) {
+    for (size_t i = from; i < to; ++i) {
+      Staged& s = *rows[i];
+      if (s.text_changed) s.text = pg::IndexText({s.entry->key, s.entry->content});
+      format(out, s);
+    }
+  };
+  if (rows.size() < kParallelTokenizeFrom) {
+    std::string text;
+    make(0, rows.size(), text);
+    MNEMO_RETURN_IF_ERROR(conn.CopyIn(copy_sql, text, what));
+    sent(rows);
+    return Status::Ok();
+  }
+  const size_t chunks = (rows.size() + kChunkRows - 1) / kChunkRows;
+  std::vector<std::string> texts(chunks);
+  const auto ready = std::make_unique<std::atomic<bool>[]>(chunks);
+  std::atomic<size_t> claimed{0};
+  std::atomic<bool> stop{false};
+  auto work = [&] {
+    for (size_t k; !stop.load(std::memory_order_relaxed) && (k = claimed++) < chunks;) {
+      make(k * kChunkRows, std::min(rows.size(), (k + 1) * kChunkRows), texts[k]);
+      ready[k].store(true, std::memory_order_release);
+      ready[k].notify_one();
+    }
+  };
+  Status status = Status::Ok();
+  {
+    std::jthread first(work);
+    std::jthread second(work);
+    size_t next = 0;
+    status = conn.CopyIn(
+        copy_sql,
+        [&]() -> std::optional<std::string_view> {
+          if (next > 0) {
+            // The chunk before went: its text is released and its rows
+            // handed to `sent` while the server parses it.
+            std::string().swap(texts[next - 1]);
+            const size_t from = (next - 1) * kChunkRows;
+            sent(rows.subspan(from, std::min(kChunkRows, rows.size() - from)));
+          }
+          if (next == chunks) return std::nullopt;
+          ready[next].wait(false, std::memory_order_acquire);
+          return texts[next++];
+        },
+        what);
+    stop = true;
+  }
+  return status;
+}
+
+// How many rows of a group hold each lexeme: an open-addressing table
+// (linear probing, a power of two of slots, at most half of them used) whose
+// keys are copied one after the other into one buffer. A lexeme's count is
+// one slot read and, when the hash matches, a compare with a key stored near
+// the others; the node-based map this replaces missed the cache about three
+// times per lexeme and was a third of a bulk write's CPU in the process.
+class LexemeCounts {
+ public:
+  void Add(std::string_view lexeme) {
+    if ((used_ + 1) * 2 > slots_.size()) Grow();
+    const uint64_t hash = std::hash<std::string_view>{}(lexeme);
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      Slot& slot = slots_[i];
+      if (slot.count == 0) {
+        slot = {.hash = hash,
+                .offset = keys_.size(),
+                .size = static_cast<uint32_t>(lexeme.size()),
+                .count = 1};
+        keys_ += lexeme;
+        ++used_;
+        return;
+      }
+      if (slot.hash == hash && Key(slot) == lexeme) {
+        ++slot.count;
+        return;
+      }
+    }
+  }
+
+  // f(lexeme, rows) for each lexeme, in no particular order.
+  template <typename F>
+  void ForEach(const F& f) const {
+    for (const Slot& slot : slots_) {
+      if (slot.count != 0) f(Key(slot), static_cast<int64_t>(slot.count));
+    }
+  }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    uint64_t offset = 0;  // of the key in keys_
+    uint32_t size = 0;
+    uint32_t count = 0;  // 0: a free slot
+  };
+
+  std::string_view Key(const Slot& slot) const {
+    return std::string_view(keys_).substr(slot.offset, slot.size);
+  }
+
+  void Grow() {
+    std::vector<Slot> old(std::max<size_t>(1024, slots_.size() * 2));
+    old.swap(slots_);
+    const size_t mask = slots_.size() - 1;
+    for (const Slot& slot : old) {
+      if (slot.count == 0) continue;
+      size_t i = slot.hash & mask;
+      while (slots_[i].count != 0) i = (i + 1) & mask;
+      slots_[i] = slot;
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::string keys_;
+  size_t used_ = 0;
+};
+
+// The keyword statistics of the inserted rows: per (owner, visibility), how
+// many rows hold each lexeme, and under the term '' the row count and token
+// total.
+class TermNotes {
+ public:
+  void Add(const Staged& s) {
+    const std::string_view owner = s.entry->owner;
+    const std::string_view visibility = VisibilityName(s.entry->visibility);
+    // Rows of one group often come together: the last group is kept.
+    if (last_ == groups_.end() || last_->first.first != owner ||
+        last_->first.second != visibility) {
+      last_ = groups_.try_emplace({std::string(owner), std::string(visibility)}).first;
+    }
+    Group& g = last_->second;
+    ++g.rows;
+    g.tokens += s.text.length;
+    for (size_t i = 0; i < s.text.LexemeCount(); ++i) g.docs.Add(s.text.Lexeme(i));
+  }
+
+  // Copies them into entry_terms_delta, under the bucket the server gives
+  // each (owner, visibility) (entry_text_bucket, pg_schema.cc: the rule is
+  // stated there only), one group after the other as they are formatted.
+  Status CopyInto(PgConn& conn) const {
+    if (groups_.empty()) return Status::Ok();
+    std::vector<std::string> owners;
+    std::vector<std::string> visibilities;
+    for (const auto& [key, g] : groups_) {
+      owners.emplace_back(key.first);
+      visibilities.emplace_back(key.second);
+    }
+    MNEMO_ASSIGN_OR_RETURN(
+        Rows buckets,
+        conn.Exec("SELECT entry_text_bucket(g.owner, g.visibility) FROM unnest($1::text[], "
+                  "$2::text[]) WITH ORDINALITY AS g(owner, visibility, i) ORDER BY g.i",
+                  Params().AddTextArray(owners).AddTextArray(visibilities),
+                  "name the keyword statistics' buckets"));
+    if (buckets.size() != static_cast<int>(groups_.size())) {
+      return Internal("the server named " + std::to_string(buckets.size()) + " buckets for " +
+                      std::to_string(groups_.size()) + " groups of keyword statistics");
+    }
+    auto group = groups_.begin();
+    int index = 0;
+    std::string text;
+    return conn.CopyIn(
+        "COPY entry_terms_delta (term, bucket, docs, tokens) FROM STDIN",
+        [&]() -> std::optional<std::string_view> {
+          if (group == groups_.end()) return std::nullopt;
+          const std::string_view bucket = buckets.Text(index++, 0);
+          const Group& g = group->second;
+          ++group;
+          text.clear();
+          auto row = [&](std::string_view term, int64_t docs, int64_t tokens) {
+            AppendField(text, term);
+            AppendField(text, bucket);
+            AppendField(text, std::to_string(docs));
+            pg::AppendCopyField(text, std::to_string(tokens));
+            text += '\n';
+          };
+          row("", g.rows, g.tokens);
+          g.docs.ForEach([&](std::string_view lexeme, int64_t docs) { row(lexeme, docs, 0); });
+          return text;
+        },
+        "note the keyword statistics");
+  }
+
+ private:
   struct Group {
-    std::unordered_map<std::string_view, int64_t> docs;
+    LexemeCounts docs;
     int64_t rows = 0;
     int64_t tokens = 0;
   };
-  std::map<std::pair<std::string_view, std::string_view>, Group> groups;
-  for (const Staged* s : inserted) {
-    Group& g = groups[{s->entry->owner, VisibilityName(s->entry->visibility)}];
-    ++g.rows;
-    g.tokens += s->text.length;
-    for (const std::string& lexeme : s->text.lexemes) ++g.docs[lexeme];
-  }
-  std::string out;
-  auto row = [&](std::string_view term, const auto& key, int64_t docs, int64_t tokens) {
-    AppendField(out, term);
-    AppendField(out, key.first);
-    AppendField(out, key.second);
-    AppendField(out, std::to_string(docs));
-    pg::AppendCopyField(out, std::to_string(tokens));
-    out += '\n';
-  };
-  for (const auto& [key, g] : groups) {
-    row("", key, g.rows, g.tokens);
-    for (const auto& [lexeme, docs] : g.docs) row(lexeme, key, docs, 0);
-  }
-  return out;
-}
+  std::map<std::pair<std::string, std::string>, Group> groups_;
+  decltype(groups_)::iterator last_ = groups_.end();
+};
 
 // The B-tree indexes of `table` (every index but `except`), as statements
 // that drop them and statements that make them again, read from the catalog
@@ -199,65 +401,14 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
       if (!s->existed) s->label = fresh.Int(next++, 0);
     }
   }
-  std::vector<Staged*> to_index;
-  for (Staged* s : order) {
-    if (s->text_changed) to_index.push_back(s);
-  }
-  IndexAll(to_index);
-  std::vector<const Staged*> inserted;
-  for (const Staged* s : order) {
-    if (!s->existed) inserted.push_back(s);
-  }
-  // A large batch's statistics are counted on a second thread while its
-  // rows are formatted and copied (the server is then busy, the process
-  // idle).
-  std::string notes;
-  std::jthread counting;
-  if (inserted.size() >= kParallelTokenizeFrom) {
-    counting = std::jthread([&] { notes = InsertedTermNotes(inserted); });
-  } else {
-    notes = InsertedTermNotes(inserted);
-  }
-
-  std::string rows;
-  int64_t documents = 0;
-  int64_t tokens = 0;
-  std::vector<int64_t> rewritten;  // existing labels whose text changed
-  for (const Staged* s : order) {
-    const Entry& e = *s->entry;
-    AppendField(rows, s->existed ? "t" : "f");
-    AppendField(rows, s->text_changed ? "t" : "f");
-    AppendField(rows, std::to_string(s->label));
-    AppendField(rows, e.id);
-    AppendField(rows, e.owner);
-    AppendField(rows, e.ns);
-    AppendField(rows, e.key);
-    AppendField(rows, e.content);
-    AppendField(rows, e.category);
-    AppendField(rows, pg::TextArrayLiteral(e.tags));
-    AppendField(rows, VisibilityName(e.visibility));
-    AppendField(rows, std::to_string(e.created_at));
-    AppendField(rows, std::to_string(e.updated_at));
-    AppendField(rows, std::to_string(e.access_count));
-    AppendField(rows, std::to_string(e.useful_count));
-    AppendField(rows, e.archived ? "t" : "f");
-    pg::AppendCopyField(rows, s->fingerprint);
-    rows += '\t';
-    if (s->text_changed) {
-      AppendField(rows, std::to_string(s->text.length));
-      pg::AppendCopyField(rows, s->text.tsvector);
-      if (!s->existed) {
-        ++documents;
-        tokens += s->text.length;
-      } else {
-        tokens += s->text.length - s->old_length;
-        rewritten.push_back(s->label);
-      }
-    } else {
-      rows += "\\N\t\\N";
-    }
-    rows += '\n';
-  }
+  // The rows stored before are rewritten by an UPDATE from entries_stage;
+  // the new ones are copied straight into entries, in label order (as
+  // numbered above), with no staging table between.
+  std::vector<Staged*> existing;
+  std::vector<Staged*> inserted;
+  for (Staged* s : order) (s->existed ? existing : inserted).push_back(s);
+  std::sort(inserted.begin(), inserted.end(),
+            [](const Staged* x, const Staged* y) { return x->label < y->label; });
   const bool large = order.size() >= kLargeBatch;
   // A large batch into a table holding fewer rows than it (a first import,
   // a restore) builds the text index anew after the merge: a GIN build
@@ -301,47 +452,76 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
                            : std::string("SET LOCAL gin_pending_list_limit = '256MB'")),
         "stage the entries"));
   }
-  MNEMO_RETURN_IF_ERROR(conn.ExecScript(
-      "CREATE TEMP TABLE IF NOT EXISTS entries_stage (existed boolean, text_changed boolean, "
-      "label bigint, id text, owner text, namespace text, key text, content text, category "
-      "text, tags text[], visibility text, created_at bigint, updated_at bigint, access_count "
-      "bigint, useful_count bigint, archived boolean, fingerprint text, doc_length bigint, tsv "
-      "tsvector) ON COMMIT DELETE ROWS; CREATE TEMP TABLE IF NOT EXISTS entry_terms_stage (term "
-      "text, owner text, visibility text, docs bigint, tokens bigint) ON COMMIT DELETE ROWS",
-      "stage the entries"));
-  MNEMO_RETURN_IF_ERROR(conn.CopyIn(
-      "COPY entries_stage (existed, text_changed, label, id, owner, namespace, key, content, "
-      "category, tags, visibility, created_at, updated_at, access_count, useful_count, "
-      "archived, fingerprint, doc_length, tsv) FROM STDIN",
-      rows, "stage the entries"));
-  rows = std::string();
-  if (counting.joinable()) counting.join();
-  if (!notes.empty()) {
-    MNEMO_RETURN_IF_ERROR(
-        conn.CopyIn("COPY entry_terms_stage (term, owner, visibility, docs, tokens) FROM STDIN",
-                    notes, "stage the keyword statistics"));
-    notes = std::string();
+  // A row's entry, tsvector and lexemes are not needed once its chunk went
+  // and its statistics were counted (TermNotes copies what it keeps); its
+  // label and length are. Freed here, while the server parses, instead of
+  // all at the end of the batch while it waits.
+  auto release = [](std::span<Staged* const> rows) {
+    for (Staged* s : rows) {
+      s->entry.reset();
+      s->fingerprint.reset();
+      s->text = pg::IndexedText{.length = s->text.length};
+    }
+  };
+  if (!existing.empty()) {
+    MNEMO_RETURN_IF_ERROR(conn.ExecScript(
+        "CREATE TEMP TABLE IF NOT EXISTS entries_stage (existed boolean, text_changed boolean, "
+        "label bigint, id text, owner text, namespace text, key text, content text, category "
+        "text, tags text[], visibility text, created_at bigint, updated_at bigint, access_count "
+        "bigint, useful_count bigint, archived boolean, fingerprint text, doc_length bigint, tsv "
+        "tsvector) ON COMMIT DELETE ROWS",
+        "stage the entries"));
+    MNEMO_RETURN_IF_ERROR(StreamRows(
+        conn,
+        std::string("COPY entries_stage (existed, text_changed, ") + kCopiedColumns +
+            ") FROM STDIN",
+        existing,
+        [](std::string& out, const Staged& s) {
+          out += s.text_changed ? "t\tt\t" : "t\tf\t";
+          AppendEntryRow(out, s);
+        },
+        release, "stage the entries"));
+    MNEMO_RETURN_IF_ERROR(conn.ExecScript(
+        "UPDATE entries e SET id = s.id, content = s.content, category = s.category, "
+        "tags = s.tags, visibility = s.visibility, created_at = s.created_at, updated_at "
+        "= s.updated_at, access_count = s.access_count, useful_count = s.useful_count, "
+        "archived = s.archived, fingerprint = s.fingerprint, doc_length = CASE WHEN "
+        "s.text_changed THEN s.doc_length ELSE e.doc_length END, tsv = CASE WHEN "
+        "s.text_changed THEN s.tsv ELSE e.tsv END FROM entries_stage s WHERE s.existed "
+        "AND e.label = s.label; TRUNCATE entries_stage",
+        "merge the entries"));
   }
-  MNEMO_RETURN_IF_ERROR(conn.ExecScript(
-      "UPDATE entries e SET id = s.id, content = s.content, category = s.category, "
-      "tags = s.tags, visibility = s.visibility, created_at = s.created_at, updated_at "
-      "= s.updated_at, access_count = s.access_count, useful_count = s.useful_count, "
-      "archived = s.archived, fingerprint = s.fingerprint, doc_length = CASE WHEN "
-      "s.text_changed THEN s.doc_length ELSE e.doc_length END, tsv = CASE WHEN "
-      "s.text_changed THEN s.tsv ELSE e.tsv END FROM entries_stage s WHERE s.existed "
-      "AND e.label = s.label; "
-      "SET LOCAL mnemo.entry_terms_by_writer = 'on'; "
-      "INSERT INTO entries (label, id, owner, namespace, key, content, category, tags, "
-      "visibility, created_at, updated_at, access_count, useful_count, archived, "
-      "fingerprint, doc_length, tsv) SELECT label, id, owner, namespace, key, content, "
-      "category, tags, visibility, created_at, updated_at, access_count, useful_count, "
-      "archived, fingerprint, doc_length, tsv FROM entries_stage WHERE NOT existed "
-      "ORDER BY label; "
-      "SET LOCAL mnemo.entry_terms_by_writer = 'off'; "
-      "INSERT INTO entry_terms_delta (term, bucket, docs, tokens) SELECT term, "
-      "entry_text_bucket(owner, visibility), docs, tokens FROM entry_terms_stage; "
-      "TRUNCATE entries_stage, entry_terms_stage",
-      "merge the entries"));
+  // The inserted rows' keyword statistics are counted here as their chunks
+  // go (the insert trigger skips its notes of them).
+  TermNotes notes;
+  if (!inserted.empty()) {
+    MNEMO_RETURN_IF_ERROR(
+        conn.ExecScript("SET LOCAL mnemo.entry_terms_by_writer = 'on'", "insert the entries"));
+    MNEMO_RETURN_IF_ERROR(StreamRows(
+        conn, std::string("COPY entries (") + kCopiedColumns + ") FROM STDIN", inserted,
+        AppendEntryRow,
+        [&](std::span<Staged* const> rows) {
+          for (const Staged* s : rows) notes.Add(*s);
+          release(rows);
+        },
+        "insert the entries"));
+    MNEMO_RETURN_IF_ERROR(
+        conn.ExecScript("SET LOCAL mnemo.entry_terms_by_writer = 'off'", "insert the entries"));
+    MNEMO_RETURN_IF_ERROR(notes.CopyInto(conn));
+  }
+  int64_t documents = 0;
+  int64_t tokens = 0;
+  std::vector<int64_t> rewritten;  // existing labels whose text changed
+  for (const Staged* s : order) {
+    if (!s->text_changed) continue;
+    if (!s->existed) {
+      ++documents;
+      tokens += s->text.length;
+    } else {
+      tokens += s->text.length - s->old_length;
+      rewritten.push_back(s->label);
+    }
+  }
   MNEMO_RETURN_IF_ERROR(pg::AddTextStats(conn, "entries", documents, tokens));
   if (!rewritten.empty()) {
     Params p;
@@ -376,7 +556,7 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
     // a smaller index (docs/scaling.md).
     MNEMO_RETURN_IF_ERROR(conn.ExecScript(
         rebuild_index ? term_keys.make + btrees.make +
-                            "SET LOCAL maintenance_work_mem = '16MB'; CREATE INDEX entries_tsv ON "
+                            "SET LOCAL maintenance_work_mem = '8MB'; CREATE INDEX entries_tsv ON "
                             "entries USING GIN (tsv); ANALYZE entries"
                       : std::string("SELECT gin_clean_pending_list('entries_tsv'::regclass); "
                                     "ANALYZE entries"),

@@ -211,6 +211,59 @@ TEST_F(PgServer, APipelineRunsItsStatementsInOrderAndStopsAtTheFirstFailure) {
   EXPECT_EQ(after->Int(0, 0), 2);
 }
 
+// A COPY fed chunk by chunk (a bulk write sends each chunk of rows as soon
+// as it is made): the chunks form one stream, so a row may span two of
+// them; every row is stored, in order. A row the server refuses in a late
+// chunk, after earlier ones were parsed, fails the COPY with the server's
+// reason, and none of the rows sent before it is left; the connection
+// stays usable.
+TEST_F(PgServer, ACopyFedChunkByChunkStoresEveryRowOrNone) {
+  auto conn = PgConn::Connect(url_);
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  PgConn& c = **conn;
+  ASSERT_TRUE(
+      c.ExecScript("CREATE TEMP TABLE copied (n integer CHECK (n <> 4321), word text)", "make")
+          .ok());
+  auto feed = [&](int rows) {
+    std::string text;
+    for (int i = 0; i < rows; ++i) {
+      text += std::to_string(i) + "\tword " + std::to_string(i) + "\n";
+    }
+    // Chunks of 1000 bytes, cut wherever that falls (inside a row too).
+    size_t at = 0;
+    int calls = 0;
+    Status status = c.CopyIn(
+        "COPY copied (n, word) FROM STDIN",
+        [&]() -> std::optional<std::string_view> {
+          if (at >= text.size()) return std::nullopt;
+          ++calls;
+          const std::string_view chunk = std::string_view(text).substr(at, 1000);
+          at += chunk.size();
+          return chunk;
+        },
+        "copy the rows");
+    EXPECT_GT(calls, 10);
+    return status;
+  };
+  ASSERT_TRUE(feed(4000).ok());
+  auto stored =
+      c.Exec("SELECT count(*), sum(n), max(word) FILTER (WHERE n = 3999) FROM copied", "count");
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  EXPECT_EQ(stored->Int(0, 0), 4000);
+  EXPECT_EQ(stored->Int(0, 1), 3999 * 4000 / 2);
+  EXPECT_EQ(stored->Text(0, 2), "word 3999");
+
+  ASSERT_TRUE(c.ExecScript("TRUNCATE copied", "empty").ok());
+  Status refused = feed(6000);  // row 4321 is refused
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("copy the rows"), std::string::npos) << refused.message();
+  EXPECT_NE(refused.message().find("copied_n_check"), std::string::npos) << refused.message();
+  EXPECT_TRUE(c.ok());
+  auto after = c.Exec("SELECT count(*) FROM copied", "count");
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(after->Int(0, 0), 0);
+}
+
 // A statement that asks for binary rows (a search's stored vectors: no hex
 // to encode on the server and decode here) reads through the same Rows
 // accessors as text rows, value for value: integers of each width and sign,

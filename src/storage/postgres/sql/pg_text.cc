@@ -1,6 +1,7 @@
 #include "storage/postgres/sql/pg_text.h"
 
-#include <map>
+#include <algorithm>
+#include <utility>
 
 #include "storage/rules/bm25.h"
 #include "storage/rules/entry_rules.h"
@@ -18,26 +19,43 @@ bool SearchableTerm(std::string_view term) {
 }
 
 IndexedText IndexText(std::initializer_list<std::string_view> columns) {
-  std::map<std::string, int64_t> frequency;
+  // Every token's bytes one after the other, then the tokens sorted and
+  // counted by runs: no allocation per token (a map of strings made one for
+  // each, and was most of a bulk write's tokenizing after the tokenizer).
+  std::string bytes;
+  std::vector<std::pair<uint32_t, uint32_t>> tokens;  // offset, size in bytes
   IndexedText out;
   for (std::string_view column : columns) {
     out.length += IndexColumn(column, [&](const text::TokenView& t) {
       // A lexeme is at most 2 KiB; a longer token (never a word) is counted
       // in the length but not searchable.
-      if (t.text.size() <= kMaxLexemeBytes) ++frequency[std::string(t.text)];
+      if (t.text.size() <= kMaxLexemeBytes) {
+        tokens.emplace_back(static_cast<uint32_t>(bytes.size()),
+                            static_cast<uint32_t>(t.text.size()));
+        bytes += t.text;
+      }
     });
   }
-  out.lexemes.reserve(frequency.size());
-  for (const auto& [token, tf] : frequency) {
-    out.lexemes.push_back(token);
+  const std::string_view all = bytes;
+  auto view = [&](const std::pair<uint32_t, uint32_t>& t) { return all.substr(t.first, t.second); };
+  std::sort(tokens.begin(), tokens.end(),
+            [&](const auto& x, const auto& y) { return view(x) < view(y); });
+  out.lexeme_bytes.reserve(bytes.size());
+  for (size_t i = 0; i < tokens.size();) {
+    const std::string_view token = view(tokens[i]);
+    size_t j = i + 1;
+    while (j < tokens.size() && view(tokens[j]) == token) ++j;
+    out.lexeme_bytes += token;
+    out.lexeme_ends.push_back(static_cast<uint32_t>(out.lexeme_bytes.size()));
     if (!out.tsvector.empty()) out.tsvector += ' ';
-    out.tsvector += QuoteLexeme(token);
+    AppendQuotedLexeme(out.tsvector, token);
     out.tsvector += ':';
-    const int64_t n = std::min(tf, kMaxPositions);
+    const int64_t n = std::min(static_cast<int64_t>(j - i), kMaxPositions);
     for (int64_t p = 1; p <= n; ++p) {
       if (p > 1) out.tsvector += ',';
       out.tsvector += std::to_string(p);
     }
+    i = j;
   }
   return out;
 }

@@ -33,8 +33,16 @@ struct IndexedText {
   std::string tsvector;  // a tsvector literal
   int64_t length = 0;    // BM25 document length, as FTS5 counts it
   // The tsvector's lexemes, in byte order, unquoted (as tsvector_to_array
-  // gives them back).
-  std::vector<std::string> lexemes;
+  // gives them back): Lexeme(i) for i < LexemeCount(), one after the other
+  // in lexeme_bytes (no allocation per lexeme; a bulk write keeps them for
+  // its keyword statistics).
+  std::string lexeme_bytes;
+  std::vector<uint32_t> lexeme_ends;
+  size_t LexemeCount() const { return lexeme_ends.size(); }
+  std::string_view Lexeme(size_t i) const {
+    const uint32_t from = i == 0 ? 0 : lexeme_ends[i - 1];
+    return std::string_view(lexeme_bytes).substr(from, lexeme_ends[i] - from);
+  }
 };
 
 // Whether a tsvector can hold `term` as a lexeme (not empty, not longer
