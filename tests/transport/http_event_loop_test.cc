@@ -131,5 +131,49 @@ TEST(HttpEventLoop, ASlowContentLengthBodyIsReadIntoOneAllocationOfItsLength) {
   EXPECT_EQ(seen[1].body, "{}");
 }
 
+// Issue 45: heads are read straight into the connection's buffer, which starts
+// smaller than a large head and grows while keeping the unread bytes; a head
+// of 40 KiB sent in pieces, its body and a pipelined request all in the same
+// stream, frame as before. A head past the limit is still refused (431).
+TEST(HttpEventLoop, ALargeHeadInPiecesAndAPipelinedRequestFrameFromTheConnectionBuffer) {
+  RecordingHandler handler;
+  EventLoopOptions options;
+  HttpEventLoop loop(options, handler);
+  Result<int> port = loop.Bind("127.0.0.1", 0);
+  ASSERT_TRUE(port.ok()) << port.status().message();
+  std::thread server([&] { EXPECT_TRUE(loop.Run().ok()); });
+
+  const std::string pad(40000, 'p');
+  const std::string stream =
+      "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + pad +
+      "\r\nContent-Length: 11\r\n\r\nhello world" +
+      "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n";
+  const int fd = Connect(*port);
+  ASSERT_GE(fd, 0);
+  constexpr size_t kPiece = 7000;
+  for (size_t at = 0; at < stream.size(); at += kPiece) {
+    SendAll(fd, stream.substr(at, kPiece));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const std::string answers = ReadUntil(fd, "\r\n\r\n5");
+  close(fd);
+
+  const int big = Connect(*port);
+  ASSERT_GE(big, 0);
+  SendAll(big, "GET / HTTP/1.1\r\nX-Pad: " + std::string(70000, 'p') + "\r\n\r\n");
+  const std::string refused = ReadUntil(big, "bytes");
+  close(big);
+  loop.Stop();
+  server.join();
+
+  EXPECT_NE(answers.find("\r\n\r\n11HTTP/1.1 200 OK"), std::string::npos) << answers;
+  const std::vector<RecordingHandler::Seen> seen = handler.seen();
+  ASSERT_EQ(seen.size(), 2U);
+  EXPECT_EQ(seen[0].body, "hello world");
+  EXPECT_EQ(seen[1].body, "abcde");
+  EXPECT_TRUE(refused.starts_with("HTTP/1.1 431")) << refused;
+}
+
 }  // namespace
 }  // namespace mnemo::transport

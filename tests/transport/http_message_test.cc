@@ -56,6 +56,23 @@ TEST(RequestParser, WaitsForBytesThatArriveInPieces) {
   EXPECT_EQ(p.Take().body, "hello");
 }
 
+// Issue 45: the parser frames a view of the connection's buffer and says how
+// many bytes it used; the caller drops those and nothing else moves.
+TEST(RequestParser, FramesAViewAndReportsTheBytesItConsumed) {
+  RequestParser p = Parser();
+  const std::string first = "\r\nPOST /rpc HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello";
+  const std::string second = "GET / HTTP/1.1\r\n";
+  const std::string in = first + second;
+  size_t consumed = 99;
+  ASSERT_EQ(p.Feed(std::string_view(in).substr(0, 10), consumed), State::kNeedMore);
+  EXPECT_EQ(consumed, 2U);  // the empty line before the request line only
+  ASSERT_EQ(p.Feed(std::string_view(in).substr(2), consumed), State::kComplete);
+  EXPECT_EQ(consumed, first.size() - 2);
+  EXPECT_EQ(p.Take().body, "hello");
+  ASSERT_EQ(p.Feed(std::string_view(in).substr(first.size()), consumed), State::kNeedMore);
+  EXPECT_EQ(consumed, 0U);  // a partial head stays where it is
+}
+
 // Issue 45: a Content-Length body is written once between the socket and the
 // handler. The bytes that came with the head are copied in; every later read
 // goes straight into the request's body, which is never reallocated.

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "base/background_worker.h"
+#include "transport/http/read_buffer.h"
 #include "transport/http/tls.h"
 
 namespace mnemo::transport {
@@ -28,7 +29,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
+// A read into the connection's buffer asks for at most kReadChunk bytes
+// (a lingering connection's discarded input takes the same on the stack),
+// and the buffer keeps at least kReadReserve free for it: one TLS record, and
+// what a slow or idle connection holds while its head arrives.
 constexpr size_t kReadChunk = 65536;
+constexpr size_t kReadReserve = 16384;
 // Refused or finished connections are drained briefly before the close so
 // that the client reads the answer instead of a reset; this many at once.
 constexpr size_t kMaxLingering = 256;
@@ -63,7 +69,7 @@ struct Connection {
   bool lingers = false;  // counts against kMaxLingering
   Phase phase = Phase::kIdle;
   Clock::time_point deadline;
-  std::string in;
+  ReadBuffer in;  // read, not yet framed
   std::string out;
   size_t out_sent = 0;
   bool close_after_write = false;
@@ -222,32 +228,39 @@ void HttpEventLoop::Impl::OnReadable(uint64_t id, Connection& c, Clock::time_poi
     ContinueHandshake(id, c, now);
     return;
   }
+  if (c.phase == Phase::kLinger) {  // input after the answer: read and dropped
+    char discard[kReadChunk];
+    const ssize_t n = Receive(c, discard, sizeof discard);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+    if (n <= 0) {
+      Forget(id);
+      return;
+    }
+    c.discarded += static_cast<size_t>(n);
+    if (c.discarded > options.limits.max_body_bytes + options.limits.max_header_bytes) {
+      Forget(id);
+    }
+    return;
+  }
   // A read that stops at the end of a body window can leave the rest of a
   // TLS record (a pipelined request) decrypted inside OpenSSL, where poll(2)
   // does not see it: read on while it holds some.
   for (;;) {
     // The rest of a Content-Length body is read straight into the request
-    // (and never past it, so a pipelined request stays unread); the buffer
-    // takes heads, chunked bodies and what came in with a head.
+    // (and never past it, so a pipelined request stays unread); heads,
+    // chunked bodies and what comes in with a head are read straight into
+    // the free tail of the connection's buffer.
     const std::span<char> window =
         c.phase == Phase::kReading ? c.parser.BodyWindow() : std::span<char>();
-    char buf[kReadChunk];
-    const ssize_t n =
-        window.empty() ? Receive(c, buf, sizeof buf) : Receive(c, window.data(), window.size());
+    const std::span<char> into = window.empty() ? c.in.Tail(kReadReserve) : window;
+    const ssize_t n = Receive(c, into.data(), std::min(into.size(), kReadChunk));
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
     if (n <= 0) {  // the client closed or the connection broke
       Forget(id);
       return;
     }
-    if (c.phase == Phase::kLinger) {
-      c.discarded += static_cast<size_t>(n);
-      if (c.discarded > options.limits.max_body_bytes + options.limits.max_header_bytes) {
-        Forget(id);
-      }
-      return;
-    }
     if (window.empty()) {
-      c.in.append(buf, static_cast<size_t>(n));
+      c.in.Commit(static_cast<size_t>(n));
     } else {
       c.parser.BodyReceived(static_cast<size_t>(n));
     }
@@ -270,7 +283,9 @@ void HttpEventLoop::Impl::Advance(uint64_t id, Connection& c, Clock::time_point 
     c.head_checked = false;
     c.deadline = now + milliseconds(options.request_timeout_ms);
   }
-  const RequestParser::State state = c.parser.Feed(c.in);
+  size_t consumed = 0;
+  const RequestParser::State state = c.parser.Feed(c.in.View(), consumed);
+  c.in.Consume(consumed);
   if (state == RequestParser::State::kError) {
     Refuse(c, c.parser.error_status(), c.parser.error_message(), now);
     return;
@@ -347,7 +362,7 @@ void HttpEventLoop::Impl::WriteSome(Connection& c, Clock::time_point now) {
     shutdown(c.fd, SHUT_WR);
     c.phase = Phase::kLinger;
     c.deadline = now + std::min(kLinger, milliseconds(options.request_timeout_ms));
-    c.in.clear();
+    c.in.Release();
     c.lingers = true;
     ++lingering;
     if (c.counted) {
@@ -359,6 +374,8 @@ void HttpEventLoop::Impl::WriteSome(Connection& c, Clock::time_point now) {
   }
   c.phase = Phase::kIdle;
   c.deadline = now + milliseconds(options.idle_timeout_ms);
+  // A keep-alive connection with nothing pipelined holds no buffer while idle.
+  if (c.in.empty()) c.in.Release();
 }
 
 void HttpEventLoop::Impl::TakeCompletions(Clock::time_point now) {

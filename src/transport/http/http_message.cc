@@ -153,20 +153,29 @@ void RequestParser::BodyReceived(size_t n) { remaining_ -= std::min<uint64_t>(n,
 
 bool RequestParser::TakeContinue() { return std::exchange(expect_continue_, false); }
 
-RequestParser::State RequestParser::Feed(std::string& buffer) {
+RequestParser::State RequestParser::Feed(std::string_view input, size_t& consumed) {
+  consumed = 0;
   if (error_status_ != 0) return State::kError;
   if (phase_ == Phase::kHead) {
-    State s = ParseHead(buffer);
+    State s = ParseHead(input, consumed);
     if (s != State::kHeadersDone) return s;
   }
-  return ParseBody(buffer);
+  return ParseBody(input, consumed);
 }
 
-RequestParser::State RequestParser::ParseHead(std::string& buffer) {
+RequestParser::State RequestParser::Feed(std::string& buffer) {
+  size_t consumed = 0;
+  const State state = Feed(buffer, consumed);
+  buffer.erase(0, consumed);
+  return state;
+}
+
+RequestParser::State RequestParser::ParseHead(std::string_view& buffer, size_t& consumed) {
   // Empty lines before a request line are ignored (RFC 9112 2.2).
   size_t skip = 0;
   while (skip + 1 < buffer.size() && buffer[skip] == '\r' && buffer[skip + 1] == '\n') skip += 2;
-  if (skip > 0) buffer.erase(0, skip);
+  buffer.remove_prefix(skip);
+  consumed += skip;
   const size_t end = buffer.find("\r\n\r\n");
   if (end == std::string::npos) {
     if (buffer.size() > limits_.max_header_bytes) {
@@ -179,7 +188,7 @@ RequestParser::State RequestParser::ParseHead(std::string& buffer) {
     return Fail(431, "request line and headers exceed " + std::to_string(limits_.max_header_bytes) +
                          " bytes");
   }
-  const std::string_view head = std::string_view(buffer).substr(0, end);
+  const std::string_view head = buffer.substr(0, end);
   size_t line_end = head.find("\r\n");
   const std::string_view line = head.substr(0, line_end);
   const size_t sp1 = line.find(' ');
@@ -230,7 +239,8 @@ RequestParser::State RequestParser::ParseHead(std::string& buffer) {
     }
     request_.headers.emplace_back(std::string(name), std::string(value));
   }
-  buffer.erase(0, end + 4);
+  buffer.remove_prefix(end + 4);
+  consumed += end + 4;
 
   std::string length_text;
   bool has_length = false;
@@ -273,11 +283,9 @@ RequestParser::State RequestParser::ParseHead(std::string& buffer) {
   return State::kHeadersDone;
 }
 
-RequestParser::State RequestParser::ParseBody(std::string& buffer) {
-  std::string_view in = buffer;
-  size_t used = 0;
+RequestParser::State RequestParser::ParseBody(std::string_view& in, size_t& consumed) {
   auto consume = [&](size_t n) {
-    used += n;
+    consumed += n;
     in.remove_prefix(n);
   };
   State result = State::kHeadersDone;
@@ -348,7 +356,6 @@ RequestParser::State RequestParser::ParseBody(std::string& buffer) {
       result = State::kComplete;
     }
   }
-  buffer.erase(0, used);
   return result;
 }
 

@@ -71,9 +71,10 @@ std::string_view ReasonPhrase(int status);
 //
 // A Content-Length body is written once on its way to the handler: its
 // string is allocated at the declared length (after the 413 check) when its
-// first byte is placed, the bytes that arrived in the buffer with the head
-// are copied into it, and the rest is read by the caller straight into
-// BodyWindow(). A chunked body is decoded out of the buffer (a copy).
+// first byte is placed, the bytes that arrived in the input with the head
+// are copied into it (the one move they take), and the rest is read by the
+// caller straight into BodyWindow(). A chunked body is decoded out of the
+// input (a copy).
 class RequestParser {
  public:
   struct Limits {
@@ -89,8 +90,12 @@ class RequestParser {
 
   explicit RequestParser(Limits limits) : limits_(limits) {}
 
-  // Consumes what it can of `buffer` (from the front; bytes past the
-  // request stay for the next one). Call again after more bytes arrive.
+  // Frames what it can of `input` (from the front) and sets `consumed` to
+  // the bytes it used; bytes past the request stay for the next one, and the
+  // caller drops only the consumed ones (the event loop's ReadBuffer, without
+  // moving the rest). Call again after more bytes arrive.
+  State Feed(std::string_view input, size_t& consumed);
+  // The same over a string whose consumed front it erases.
   State Feed(std::string& buffer);
   // The head once State is kHeadersDone or kComplete (its body is complete
   // only at kComplete).
@@ -118,8 +123,8 @@ class RequestParser {
  private:
   enum class Phase { kHead, kFixedBody, kChunkSize, kChunkData, kChunkDataEnd, kTrailer, kDone };
   State Fail(int status, std::string message);
-  State ParseHead(std::string& buffer);
-  State ParseBody(std::string& buffer);
+  State ParseHead(std::string_view& input, size_t& consumed);
+  State ParseBody(std::string_view& input, size_t& consumed);
 
   Limits limits_;
   Phase phase_ = Phase::kHead;
