@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "storage/postgres/pg_connection.h"
 #include "storage/postgres/postgres_backend.h"
 #include "storage/postgres/sql/pg_schema.h"
+#include "storage/test_values.h"
 #include "text/pipeline/query.h"
 
 namespace mnemo::storage {
@@ -121,6 +123,67 @@ TEST(PostgresEpisodic, RecapVectorVersionsOfTwoProcessesAreOneSequence) {
 
 namespace mnemo::storage {
 namespace {
+
+// Issue 45: a turn's rows move from RecordTurn's argument into the rows it
+// returns (the user message keeps its buffer; a copy would have a new one),
+// and the rows of AppendTurns and ClaimTurn, copied from the caller's writes,
+// come back stored with their ids and seqs.
+TEST(PostgresEpisodic, RecordTurnReturnsTheRowsMovedInAndAppendsReturnTheStoredRows) {
+  const std::string url = testing::PostgresTestUrl();
+  if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
+  auto opened = internal::PostgresBackend::Open(
+      {.url = url, .schema = testing::FreshPostgresSchema(), .pool_size = 1});
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  internal::PostgresBackend& b = **opened;
+  auto write = [](std::string session, std::string content) {
+    return TurnWrite{.row = {.owner = "local",
+                             .session_id = std::move(session),
+                             .role = "user",
+                             .content = content,
+                             .timestamp_ms = 1000},
+                     .search_text = content};
+  };
+  std::vector<TurnWrite> rows;
+  rows.push_back(write("s", std::string(4096, 'm') + " lantern"));
+  const char* const message = rows[0].row.content.data();
+  auto recorded = b.episodic().RecordTurn(
+      std::nullopt, std::move(rows),
+      [](std::span<const TurnRow>, const SegmentView&) -> Result<SegmentChange> {
+        return SegmentChange();
+      });
+  ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
+  ASSERT_EQ(recorded->rows.size(), 1U);
+  EXPECT_EQ(recorded->rows[0].content.data(), message);
+  EXPECT_EQ(recorded->rows[0].seq, 0);
+  EXPECT_GT(recorded->rows[0].id, 0);
+
+  const std::vector<TurnWrite> appended = {write("s", "second"), write("s", "third")};
+  auto stored = b.episodic().AppendTurns(appended);
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  ASSERT_EQ(stored->size(), 2U);
+  EXPECT_EQ((*stored)[0].content, "second");
+  EXPECT_EQ((*stored)[1].seq, 2);
+  EXPECT_GT((*stored)[1].id, (*stored)[0].id);
+  EXPECT_EQ(appended[0].row.content, "second");  // the caller's writes are kept
+
+  const TurnClaim claim{
+      .key = {.owner = "local", .session_id = TestSessionId("s"), .turn_id = TestTurnId("t-1")},
+      .claimed_at = 2000};
+  auto claimed = b.episodic().ClaimTurn(claim, std::vector<TurnWrite>{write("s", "fourth")});
+  ASSERT_TRUE(claimed.ok()) << claimed.status().ToString();
+  EXPECT_TRUE(claimed->claimed);
+  ASSERT_EQ(claimed->rows.size(), 1U);
+  EXPECT_EQ(claimed->rows[0].content, "fourth");
+  EXPECT_EQ(claimed->rows[0].seq, 3);
+  EXPECT_EQ(claimed->claim.first_seq, 3);
+  auto again = b.episodic().ClaimTurn(claim, std::vector<TurnWrite>{write("s", "fourth")});
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_FALSE(again->claimed);
+  EXPECT_TRUE(again->rows.empty());
+  auto all = b.episodic().SessionTurns("local", TestSessionId("s"), 0, 10);
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_EQ(all->size(), 4U);
+}
 
 // Issue 45: a turn's search text equal to its content is not stored a
 // second time (search_text NULL stands for the content); a different one is.

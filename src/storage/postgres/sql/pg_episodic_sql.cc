@@ -64,13 +64,11 @@ std::vector<IndexedText> IndexTurnTexts(std::span<const TurnWrite> rows) {
   return texts;
 }
 
-Result<std::vector<TurnRow>> AppendTurnsIn(PgConn& conn, std::span<const TurnWrite> rows,
-                                           std::span<const IndexedText> texts) {
-  std::vector<TurnRow> out;
-  out.reserve(rows.size());
-  for (const TurnWrite& w : rows) out.push_back(w.row);
-  MNEMO_RETURN_IF_ERROR(InsertTurnsIn(conn, out, rows, texts));
-  return out;
+std::vector<TurnRow> CopyTurnRows(std::span<const TurnWrite> writes) {
+  std::vector<TurnRow> rows;
+  rows.reserve(writes.size());
+  for (const TurnWrite& w : writes) rows.push_back(w.row);
+  return rows;
 }
 
 Status InsertTurnsIn(PgConn& conn, std::span<TurnRow> rows, std::span<const TurnWrite> writes,

@@ -35,16 +35,16 @@ Status SyncRecapIndex(PgConn& conn, std::string_view segment_id, std::string_vie
 // lock is taken.
 std::vector<IndexedText> IndexTurnTexts(std::span<const TurnWrite> rows);
 
+// The rows of `writes` the caller must keep (AppendTurns' and ClaimTurn's
+// const writes), copied once before the retried write transaction, to be
+// stored in place by InsertTurnsIn and returned. RecordTurn moves its own.
+std::vector<TurnRow> CopyTurnRows(std::span<const TurnWrite> writes);
 // Inside the caller's write transaction (which holds the writer lock):
 // appends validated `rows` of one (owner, session) with the session's next
-// seqs, `texts` from IndexTurnTexts(rows), keeping the "turns" keyword
-// statistics. Returns the rows with id and seq set.
-Result<std::vector<TurnRow>> AppendTurnsIn(PgConn& conn, std::span<const TurnWrite> rows,
-                                           std::span<const IndexedText> texts);
-// AppendTurnsIn over rows the caller owns (moved out of its writes once, so
-// a retried attempt reuses them): stores `rows`, setting each one's seq and
-// id in place; row i's search text is writes[i].search_text (their `row`
-// is not read).
+// seqs, setting each row's seq and id in place (a retried attempt stores the
+// same rows again), and keeps the "turns" keyword statistics. Row i's search
+// text is writes[i].search_text (their `row` is not read) and its tokens
+// texts[i], from IndexTurnTexts(writes).
 Status InsertTurnsIn(PgConn& conn, std::span<TurnRow> rows, std::span<const TurnWrite> writes,
                      std::span<const IndexedText> texts);
 

@@ -255,13 +255,14 @@ PostgresEpisodicStore::PostgresEpisodicStore(std::shared_ptr<PostgresDatabase> d
 
 Result<std::vector<TurnRow>> PostgresEpisodicStore::AppendTurns(std::span<const TurnWrite> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnWrites(rows));
-  std::vector<TurnRow> out;
-  if (rows.empty()) return out;
+  if (rows.empty()) return std::vector<TurnRow>();
   // Tokenised before the writer lock is taken, which every writer waits for.
   const std::vector<pg::IndexedText> texts = pg::IndexTurnTexts(rows);
+  // Copied once (the caller keeps its writes), not on every attempt: each
+  // attempt stores these rows in place, and they are the result.
+  std::vector<TurnRow> out = pg::CopyTurnRows(rows);
   MNEMO_RETURN_IF_ERROR(Write("store the turns", [&](PgConn& conn) -> Status {
-    MNEMO_ASSIGN_OR_RETURN(out, pg::AppendTurnsIn(conn, rows, texts));
-    return Status::Ok();
+    return pg::InsertTurnsIn(conn, out, rows, texts);
   }));
   return out;
 }

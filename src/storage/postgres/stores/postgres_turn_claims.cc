@@ -52,6 +52,9 @@ Result<TurnClaimOutcome> PostgresEpisodicStore::ClaimTurn(const TurnClaim& claim
                                                           std::span<const TurnWrite> rows) {
   MNEMO_RETURN_IF_ERROR(ValidateTurnClaim(claim, rows));
   const std::vector<pg::IndexedText> texts = pg::IndexTurnTexts(rows);
+  // Copied once (the caller keeps its writes), not on every attempt: each
+  // attempt stores these rows in place, and they become the result.
+  std::vector<TurnRow> inserted = pg::CopyTurnRows(rows);
   TurnClaimOutcome out{.claim = claim};
   MNEMO_RETURN_IF_ERROR(Write("claim the turn", [&](PgConn& conn) -> Status {
     out = TurnClaimOutcome{.claim = claim};  // a retried attempt starts afresh
@@ -60,13 +63,14 @@ Result<TurnClaimOutcome> PostgresEpisodicStore::ClaimTurn(const TurnClaim& claim
       out.claim = std::move(*stored);
       return Status::Ok();  // nothing written
     }
-    MNEMO_ASSIGN_OR_RETURN(out.rows, pg::AppendTurnsIn(conn, rows, texts));
+    MNEMO_RETURN_IF_ERROR(pg::InsertTurnsIn(conn, inserted, rows, texts));
     out.claimed = true;
     out.claim = TurnClaim{.key = claim.key,
-                          .first_seq = out.rows.empty() ? -1 : out.rows.front().seq,
+                          .first_seq = inserted.empty() ? -1 : inserted.front().seq,
                           .claimed_at = claim.claimed_at};
     return InsertClaim(conn, out.claim);
   }));
+  if (out.claimed) out.rows = std::move(inserted);
   return out;
 }
 
