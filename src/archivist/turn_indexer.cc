@@ -158,7 +158,10 @@ Result<IndexedTurn> IndexTurn(storage::EpisodicStore& episodic, const std::strin
   const std::string lesson = LessonFor(turn);
   // The rows move down to the store's bind (EpisodicStore::RecordTurn); the
   // turn's user message moves into the user row, where the segment decision
-  // reads it (the stored rows) and the caller after (IndexedTurn::user).
+  // reads it (the stored rows) and the caller after (IndexedTurn::user). Its
+  // search text is its content (no second copy), so the computation's view
+  // of the message is let go before the move.
+  out.computation.user = {};
   std::vector<storage::TurnWrite> rows;
   rows.reserve(2);
   rows.push_back(storage::TurnWrite{.row = {.owner = owner,
@@ -168,7 +171,7 @@ Result<IndexedTurn> IndexTurn(storage::EpisodicStore& episodic, const std::strin
                                             .timestamp_ms = timestamp,
                                             .cost_microdollars = 0,
                                             .agent_id = turn.agent_id},
-                                    .search_text = std::move(out.computation.user)});
+                                    .search_text = std::nullopt});
   rows.push_back(storage::TurnWrite{.row = {.owner = owner,
                                             .session_id = turn.session_id,
                                             .role = "assistant",

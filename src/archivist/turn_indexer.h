@@ -38,7 +38,8 @@ struct IndexedTurn {
   // empty).
   std::optional<storage::TurnClaim> earlier;
   // The turn's computation text, with the cleaner failures; its `user`
-  // text was moved into the user row's search text.
+  // view is cleared (the message it viewed moved into the user row, whose
+  // search text is its content).
   context::TurnComputation computation;
   // The segment the turn belongs to, and the one it closed ("" = none, or
   // another call closed it).

@@ -16,7 +16,7 @@ void Append(std::string& text, std::string_view part) {
 }  // namespace
 
 std::string TurnComputation::Joined() const {
-  std::string out = user;
+  std::string out(user);
   Append(out, assistant);
   return out;
 }
@@ -24,8 +24,7 @@ std::string TurnComputation::Joined() const {
 TurnComputation ComputeTurnText(const ToolRegistry& tools, std::string_view user_message,
                                 std::string_view assistant_response,
                                 std::span<const ToolCall> calls) {
-  TurnComputation out{.user = std::string(user_message),
-                      .assistant = std::string(assistant_response)};
+  TurnComputation out{.user = user_message, .assistant = std::string(assistant_response)};
   for (size_t i = 0; i < calls.size(); ++i) {
     const ToolCall& call = calls[i];
     const std::shared_ptr<const ToolSpec> spec = tools.Find(call.name);

@@ -26,7 +26,10 @@ struct CleanerFailure {
 };
 
 struct TurnComputation {
-  std::string user;  // the user message
+  // The user message, viewed, not copied: valid while the message passed to
+  // ComputeTurnText is (archivist::IndexTurn moves that message into the
+  // user row; everything that reads this view runs before).
+  std::string_view user;
   // The assistant response, then, per tool call in call order, the part its
   // output takes (none, cleaned or raw); parts joined by "\n", empty parts
   // left out.

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mnemo/types.h"
@@ -31,8 +32,18 @@ struct TurnRow {
 };
 
 struct TurnWrite {
-  TurnRow row;              // id and seq are assigned
-  std::string search_text;  // what the keyword index reads (the computation text)
+  TurnRow row;  // id and seq are assigned
+  // What the keyword index reads (the computation text); nullopt: the row's
+  // content, without a second copy of it (a user row's). Stored as NULL
+  // whenever it equals the content (StoredSearchText, storage/rules).
+  std::optional<std::string> search_text;
+
+  // The text the index reads: search_text, else the content of `stored`,
+  // this write's row where it now is (stores move or copy `row` out before
+  // inserting it; pass `row` itself while it is still here).
+  std::string_view SearchText(const TurnRow& stored) const {
+    return search_text ? std::string_view(*search_text) : std::string_view(stored.content);
+  }
 };
 
 struct TurnQuery {

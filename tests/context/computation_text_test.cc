@@ -30,6 +30,15 @@ class ComputationText : public ::testing::Test {
   }};
 };
 
+// Issue 45: the user message is viewed, not copied.
+TEST_F(ComputationText, TheUserTextViewsTheMessage) {
+  const std::string message(2000, 'm');
+  const TurnComputation t = ComputeTurnText(registry_, message, "answer", {});
+  EXPECT_EQ(static_cast<const void*>(t.user.data()), static_cast<const void*>(message.data()));
+  EXPECT_EQ(t.user.size(), message.size());
+  EXPECT_EQ(t.Joined(), message + "\nanswer");
+}
+
 TEST_F(ComputationText, NoMemoryLeavesOnlyTheOutputOut) {
   TurnComputation t = Compute({{.name = "cmd_run", .output = "root:x:0:0:root:/root:/bin/bash"},
                                {.name = "other", .output = "kept output"}});

@@ -277,6 +277,44 @@ TEST_P(EpisodicConformance, ReplacedSearchTextIsWhatSearchReadsAndNothingStoredC
             StatusCode::kNotFound);
 }
 
+// Issue 45: a write without a search text (a user row's, no second copy of
+// its content) is indexed by its content, through every path that stores
+// turns, even where the store moves the row out of its write before the
+// insert (RecordTurn): the same hits and scores as the content given twice.
+TEST_P(EpisodicConformance, AWriteWithoutSearchTextIsIndexedByItsContent) {
+  TurnWrite given = Row("given", "user", "lantern harbour winter");
+  TurnWrite none = Row("none", "user", "lantern harbour winter");
+  none.search_text = std::nullopt;
+  Append({given});
+  Append({none});
+  TurnWrite claimed = Row("claimed", "user", "lantern harbour winter");
+  claimed.search_text = std::nullopt;
+  const TurnClaim claim{.key = {.owner = "local",
+                                .session_id = TestSessionId("claimed"),
+                                .turn_id = TestTurnId("t-1")},
+                        .claimed_at = 1000};
+  auto claimed_out = stores_.episodic->ClaimTurn(claim, std::span<const TurnWrite>(&claimed, 1));
+  ASSERT_TRUE(claimed_out.ok()) << claimed_out.status().ToString();
+  std::vector<TurnWrite> recorded;
+  recorded.push_back(Row("recorded", "user", "lantern harbour winter"));
+  recorded.back().search_text = std::nullopt;
+  auto recorded_out = stores_.episodic->RecordTurn(
+      std::nullopt, std::move(recorded),
+      [](std::span<const TurnRow>, const SegmentView&) -> Result<SegmentChange> {
+        return SegmentChange{};
+      });
+  ASSERT_TRUE(recorded_out.ok()) << recorded_out.status().ToString();
+
+  auto hits = stores_.episodic->SearchTurns({.terms = text::QueryTerms("lantern winter")});
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  ASSERT_EQ(hits->size(), 4u);
+  for (const TurnHit& h : *hits) {
+    EXPECT_EQ(h.row.content, "lantern harbour winter");
+    EXPECT_EQ(h.matched_terms, 2);
+    EXPECT_DOUBLE_EQ(h.score, (*hits)[0].score) << h.row.session_id;
+  }
+}
+
 TEST_P(EpisodicConformance, TurnsAfterPagesEveryOwnersRowsById) {
   Append({Row("s1", "user", "a"), Row("s1", "assistant", "b")});
   Append({Row("s2", "user", "c", 1000, "bob")});

@@ -303,7 +303,7 @@ Result<ImportReport> Admin::ImportV2(const Principal& who,
   }
   for (storage::TurnWrite& w : batch.turns) {
     if (w.row.role != "assistant") {
-      w.search_text = w.row.content;
+      w.search_text.reset();  // its content
       continue;
     }
     Result<std::string> text = archivist::RecomputeAssistantSearchText(registry, w.row, nullptr);

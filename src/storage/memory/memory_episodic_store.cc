@@ -112,7 +112,7 @@ Result<std::vector<TurnRow>> MemoryEpisodicStore::AppendTurns(std::span<const Tu
 
 std::vector<TurnRow> MemoryState::AppendTurnsLocked(std::span<const TurnWrite> rows) {
   std::vector<TurnRow> out = PlanTurnsLocked(rows);
-  for (size_t i = 0; i < out.size(); ++i) InsertTurnLocked(out[i], rows[i].search_text);
+  for (size_t i = 0; i < out.size(); ++i) InsertTurnLocked(out[i], rows[i].SearchText(out[i]));
   return out;
 }
 

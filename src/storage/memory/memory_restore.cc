@@ -76,7 +76,7 @@ class MemoryRestoreTarget final : public RestoreTarget {
   Status InsertTurn(const TurnWrite& w) override {
     TurnRow row = w.row;
     if (row.id <= 0 || s_.turns_.contains(row.id)) row.id = s_.next_turn_id_;
-    s_.InsertTurnLocked(row, w.search_text);
+    s_.InsertTurnLocked(row, w.SearchText(row));
     return Status::Ok();
   }
   Status InsertSegment(const SegmentRow& row) override { return s_.PutSegmentLocked(row); }

@@ -59,7 +59,7 @@ Result<RecordedTurn> MemoryEpisodicStore::RecordTurn(const std::optional<TurnCla
       state_->StepSegmentLocked(out.rows[0].owner, out.rows[0].session_id,
                                 [&](const SegmentView& view) { return decide(out.rows, view); }));
   for (size_t i = 0; i < out.rows.size(); ++i)
-    state_->InsertTurnLocked(out.rows[i], rows[i].search_text);
+    state_->InsertTurnLocked(out.rows[i], rows[i].SearchText(out.rows[i]));
   if (claim) {
     out.claim = TurnClaim{
         .key = claim->key, .first_seq = out.rows.front().seq, .claimed_at = claim->claimed_at};

@@ -60,7 +60,7 @@ Status SyncRecapIndex(PgConn& conn, std::string_view segment_id, std::string_vie
 std::vector<IndexedText> IndexTurnTexts(std::span<const TurnWrite> rows) {
   std::vector<IndexedText> texts;
   texts.reserve(rows.size());
-  for (const TurnWrite& w : rows) texts.push_back(IndexText({w.search_text}));
+  for (const TurnWrite& w : rows) texts.push_back(IndexText({w.SearchText(w.row)}));
   return texts;
 }
 
@@ -88,7 +88,8 @@ Status InsertTurnsIn(PgConn& conn, std::span<TurnRow> rows, std::span<const Turn
     const IndexedText& text = texts[i];
     row.seq = seq++;
     row.id = 0;
-    MNEMO_ASSIGN_OR_RETURN(row.id, internal::InsertTurnIn(conn, row, writes[i].search_text, text));
+    MNEMO_ASSIGN_OR_RETURN(row.id,
+                           internal::InsertTurnIn(conn, row, writes[i].SearchText(row), text));
     tokens += text.length;
   }
   return AddTextStats(conn, "turns", static_cast<int64_t>(rows.size()), tokens);

@@ -64,7 +64,8 @@ class TextsOf {
 // The tokens of a batch's turns, events and context events.
 struct RestoreTexts {
   explicit RestoreTexts(const RestoreBatch& batch)
-      : turns(batch.turns, [](const TurnWrite& w) -> std::string_view { return w.search_text; }),
+      : turns(batch.turns,
+              [](const TurnWrite& w) -> std::string_view { return w.SearchText(w.row); }),
         events(batch.events, [](const EventRow& e) -> std::string_view { return e.text; }),
         context_events(batch.context_events,
                        [](const ContextEventRow& c) -> std::string_view { return c.search_text; }) {
@@ -139,7 +140,7 @@ class PostgresRestoreTarget final : public RestoreTarget {
         bool taken, Exists(conn_, "SELECT 1 FROM turns WHERE id = $1", Params().Add(row.id)));
     if (taken) row.id = 0;  // the next of turn_ids
     const pg::IndexedText text = texts_.turns.Of(w);
-    MNEMO_RETURN_IF_ERROR(InsertTurnIn(conn_, row, w.search_text, text).status());
+    MNEMO_RETURN_IF_ERROR(InsertTurnIn(conn_, row, w.SearchText(row), text).status());
     return pg::AddTextStats(conn_, "turns", 1, text.length);
   }
   Status InsertSegment(const SegmentRow& row) override { return PutSegmentIn(conn_, row); }

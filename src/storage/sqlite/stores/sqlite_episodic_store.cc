@@ -173,7 +173,7 @@ Result<std::vector<TurnRow>> SqliteEpisodicStore::AppendTurnsLocked(std::span<Wr
       db_->writer_state().next_turn_id = id + 1;
     }
     row.id = id;
-    MNEMO_RETURN_IF_ERROR(InsertTurnIn(db, row, w.search_text));
+    MNEMO_RETURN_IF_ERROR(InsertTurnIn(db, row, w.SearchText(row)));
     row.id = id;
     out.push_back(std::move(row));
   }

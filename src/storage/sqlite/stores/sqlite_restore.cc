@@ -124,7 +124,7 @@ class SqliteRestoreTarget final : public RestoreTarget {
       row.id = std::max(max_id + 1, next_turn_id);
     }
     next_turn_id = std::max(next_turn_id, row.id + 1);
-    return InsertTurnIn(db_, row, w.search_text);
+    return InsertTurnIn(db_, row, w.SearchText(row));
   }
   Status InsertSegment(const SegmentRow& row) override { return PutSegmentIn(db_, row); }
   Status InsertEvent(const EventRow& row) override { return AddEventIn(db_, row).status(); }
