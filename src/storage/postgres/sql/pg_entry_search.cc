@@ -442,14 +442,32 @@ std::vector<KeywordHit> ReadHits(const Rows& rows, int first, bool* pruned) {
   return hits;
 }
 
+bool NothingToSearch(const KeywordQuery& query) {
+  return std::none_of(query.terms.begin(), query.terms.end(), SearchableTerm) || query.limit <= 0;
+}
+
+// The statement computing everything itself; the statistics it read are
+// kept in `cache` when there is one.
+Result<std::vector<KeywordHit>> SearchWeighingAll(PgConn& conn, const KeywordQuery& query,
+                                                  KeywordStatsCache* cache, bool* pruned) {
+  if (cache != nullptr) cache->CountStatement();
+  const PgStatement full = FullStatement(query);
+  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn.ExecPrepared(full.sql, full.params, "search entries"));
+  if (cache != nullptr) {
+    cache->CountRead();
+    if (std::optional<TermStats> stats = ReadTermStats(rows, query.terms.size())) {
+      cache->Keep(query.filter.scope, query.terms, *stats);
+    }
+  }
+  return ReadHits(rows, kTermStatsColumns, pruned);
+}
+
 }  // namespace
 
 Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& query,
                                               KeywordStatsCache* cache, bool* pruned) {
   if (pruned != nullptr) *pruned = false;
-  if (std::none_of(query.terms.begin(), query.terms.end(), SearchableTerm) || query.limit <= 0) {
-    return std::vector<KeywordHit>();
-  }
+  if (NothingToSearch(query)) return std::vector<KeywordHit>();
   const ReadScope& scope = query.filter.scope;
   if (cache != nullptr) {
     if (std::optional<TermStats> stats = cache->Find(scope, query.terms)) {
@@ -489,29 +507,14 @@ Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& 
       if (cache != nullptr) cache->Clear();  // a write in between
     }
   }
-  // The statement computing everything itself, which returns the statistics
-  // it read for the cache.
-  if (cache != nullptr) cache->CountStatement();
-  const PgStatement full = FullStatement(query);
-  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn.ExecPrepared(full.sql, full.params, "search entries"));
-  if (cache != nullptr) {
-    cache->CountRead();
-    if (std::optional<TermStats> stats = ReadTermStats(rows, query.terms.size())) {
-      cache->Keep(scope, query.terms, *stats);
-    }
-  }
-  return ReadHits(rows, kTermStatsColumns, pruned);
+  return SearchWeighingAll(conn, query, cache, pruned);
 }
 
 Result<std::vector<KeywordHit>> SearchEntriesWeighingAll(PgConn& conn, const KeywordQuery& query,
                                                          bool* pruned) {
   if (pruned != nullptr) *pruned = false;
-  if (std::none_of(query.terms.begin(), query.terms.end(), SearchableTerm) || query.limit <= 0) {
-    return std::vector<KeywordHit>();
-  }
-  const PgStatement full = FullStatement(query);
-  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn.ExecPrepared(full.sql, full.params, "search entries"));
-  return ReadHits(rows, kTermStatsColumns, pruned);
+  if (NothingToSearch(query)) return std::vector<KeywordHit>();
+  return SearchWeighingAll(conn, query, nullptr, pruned);
 }
 
 }  // namespace mnemo::storage::internal::pg
