@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:?usage: scripts/fuzz.sh BUILD_DIR [SECONDS]}
 seconds=${2:-60}
-targets=(jsonrpc query cleaner archive_file config entry_file)
+targets=(jsonrpc query cleaner archive_file config entry_file foreign_formats http_request)
 artifacts="$build/fuzz-artifacts"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
