@@ -16,11 +16,27 @@ std::string Num(double v) { return std::to_string(v); }
 
 }  // namespace
 
-Status FlushEntryTerms(PgConn& conn, bool bulk) {
+Status FlushEntryTerms(PgConn& conn, bool bulk, bool logged) {
   // An UPDATE of the terms already counted and a plain INSERT of the others:
   // INSERT ... ON CONFLICT pays a speculative insertion per row, twice the
   // cost for the hundreds of thousands of notes of a bulk write. Writers are
   // serialised (the schema's advisory lock), so no row appears in between.
+  std::string log;
+  if (logged) {
+    // The fold's deltas under the generation it moves to (pg_schema.cc,
+    // v11), or one row with a NULL term (reload everything) for a fold too
+    // large to copy; and the generations past the kept window deleted.
+    const std::string too_large =
+        bulk ? std::string("true")
+             : "(SELECT count(*) > " + std::to_string(kLoggedRowsAtMost) + " FROM agg)";
+    log =
+        "logged AS (INSERT INTO entry_terms_log (generation, term, bucket, docs, tokens) "
+        "SELECT gen.value, agg.term, agg.bucket, agg.docs, agg.tokens FROM gen, agg WHERE NOT " +
+        too_large + " UNION ALL SELECT gen.value, NULL, NULL, 0, 0 FROM gen WHERE " + too_large +
+        "), "
+        "pruned AS (DELETE FROM entry_terms_log WHERE generation <= (SELECT value FROM gen) - " +
+        std::to_string(kLoggedGenerations) + "), ";
+  }
   return conn.ExecScript(
       "WITH agg AS (SELECT term, bucket, sum(docs) AS docs, sum(tokens) AS tokens FROM "
       "entry_terms_delta GROUP BY term, bucket), "
@@ -30,10 +46,11 @@ Status FlushEntryTerms(PgConn& conn, bool bulk) {
       // Every change of entry_terms moves its generation in the same
       // statement (pg_keyword_stats.h; a data-modifying CTE always runs).
       "gen AS (UPDATE generations SET value = value + 1 WHERE name = 'entry_terms' AND EXISTS "
-      "(SELECT 1 FROM agg)) "
-      "INSERT INTO entry_terms (term, bucket, docs, tokens) SELECT agg.term, agg.bucket, "
-      "agg.docs, agg.tokens FROM agg WHERE NOT EXISTS (SELECT 1 FROM up WHERE up.term = "
-      "agg.term AND up.bucket = agg.bucket); " +
+      "(SELECT 1 FROM agg) RETURNING value), " +
+          log +
+          "ins AS (INSERT INTO entry_terms (term, bucket, docs, tokens) SELECT agg.term, "
+          "agg.bucket, agg.docs, agg.tokens FROM agg WHERE NOT EXISTS (SELECT 1 FROM up WHERE "
+          "up.term = agg.term AND up.bucket = agg.bucket)) SELECT 1; " +
           std::string(bulk ? "TRUNCATE entry_terms_delta; ANALYZE entry_terms_delta"
                            : "DELETE FROM entry_terms_delta"),
       "update the keyword statistics");
@@ -462,6 +479,32 @@ Result<std::vector<KeywordHit>> SearchWeighingAll(PgConn& conn, const KeywordQue
   return ReadHits(rows, kTermStatsColumns, pruned);
 }
 
+// The hits from the statistics the cache mirrors: the cached statement, and
+// when the generation moved, the log caught up and the statement once more.
+// nullopt when the cache gave the mirror up, or when the server is behind
+// the mirror (a standby) or moved again meanwhile: the caller falls back.
+Result<std::optional<std::vector<KeywordHit>>> SearchMirrored(PgConn& conn,
+                                                              const KeywordQuery& query,
+                                                              KeywordStatsCache& cache,
+                                                              bool* pruned) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    MNEMO_ASSIGN_OR_RETURN(std::optional<TermStats> stats,
+                           cache.Mirrored(conn, query.filter.scope, query.terms));
+    if (!stats) break;
+    cache.CountStatement();
+    const PgStatement cached = CachedStatement(query, *stats);
+    MNEMO_ASSIGN_OR_RETURN(Rows rows,
+                           conn.ExecPrepared(cached.sql, cached.params, "search entries"));
+    if (!rows.empty() && rows.Bool(0, 0)) {
+      return std::optional<std::vector<KeywordHit>>(ReadHits(rows, 1, pruned));
+    }
+    if (attempt > 0) break;  // never more than one catch-up a search
+    MNEMO_ASSIGN_OR_RETURN(const bool caught_up, cache.CatchUp(conn));
+    if (!caught_up) break;
+  }
+  return std::optional<std::vector<KeywordHit>>();
+}
+
 }  // namespace
 
 Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& query,
@@ -469,7 +512,13 @@ Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& 
   if (pruned != nullptr) *pruned = false;
   if (NothingToSearch(query)) return std::vector<KeywordHit>();
   const ReadScope& scope = query.filter.scope;
-  if (cache != nullptr) {
+  if (cache != nullptr && cache->mirrors()) {
+    MNEMO_ASSIGN_OR_RETURN(std::optional<std::vector<KeywordHit>> hits,
+                           SearchMirrored(conn, query, *cache, pruned));
+    if (hits) return std::move(*hits);
+    // Below: the statements reading the statistics in their own snapshot
+    // (the mirror, when still held, keeps none of them).
+  } else if (cache != nullptr) {
     if (std::optional<TermStats> stats = cache->Find(scope, query.terms)) {
       cache->CountStatement();
       const PgStatement cached = CachedStatement(query, *stats);

@@ -59,7 +59,23 @@ inline constexpr int64_t kPruneFromRows = 100;
 // three nodes spent five times the server CPU in this fold (bench/
 // scaleout.py --replicated), and the search needs no exact estimates since
 // its connections run without JIT (postgres_database.cc).
-Status FlushEntryTerms(PgConn& conn, bool bulk = false);
+//
+// With `logged` (schema v11 on), the same statement writes the fold's deltas
+// into entry_terms_log under the new generation, for the processes that hold
+// all of the statistics (pg_keyword_stats.h) to catch up by: a bulk fold, or
+// one of more than kLoggedRowsAtMost rows, logs a single "reload everything"
+// row instead. The log keeps the last kLoggedGenerations generations; the
+// fold deletes the one that leaves the window. `logged` false is the fold of
+// a store before v11 (its tests).
+Status FlushEntryTerms(PgConn& conn, bool bulk = false, bool logged = true);
+
+// The generations entry_terms_log keeps. A process whose statistics are
+// older reloads them all (at 100k entries, 0.2 s once); a write of one entry
+// logs 10-40 rows, so the window is a few tens of thousands of rows at most.
+inline constexpr int64_t kLoggedGenerations = 1000;
+// A fold of more (term, bucket) deltas than this logs "reload everything":
+// reading the log would cost about what reading entry_terms does.
+inline constexpr int64_t kLoggedRowsAtMost = 20'000;
 
 // The SQL that weighs `terms` (distinct) for the entries of `scope`: a WITH
 // list defining `w` (term, lexeme, i, df, idf, rarer: the rows of the terms

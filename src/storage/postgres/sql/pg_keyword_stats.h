@@ -1,16 +1,31 @@
 // The keyword statistics a search of entries weighs its terms with (BM25's N,
-// the token total and each term's row count in the caller's scope), cached
-// in the process per generation of entry_terms (issue 46).
+// the token total and each term's row count in the caller's scope), held in
+// the process per generation of entry_terms (issue 46).
 //
 // entry_terms (pg_schema.cc, v7) changes only in FlushEntryTerms, which
 // bumps the generation `entry_terms` (v9) in the same statement. So a
 // statistic read with generation g is exact in every snapshot whose
-// generation is still g: the search passes the cached figures with g, and
-// its statement checks g in its own snapshot before it scores a row
-// (pg_entry_search.h). A stale cache costs one more round trip, never a
-// different score. A write anywhere (any node) changes the generation and
-// the next search of every node reads the statistics again, with its hits
-// in the same round trip.
+// generation is still g: the search passes the figures with g, and its
+// statement checks g in its own snapshot before it scores a row
+// (pg_entry_search.h). A stale figure costs more round trips, never a
+// different score.
+//
+// Two ways of holding them:
+// - The mirror (schema v11, a store's cache): all of entry_terms, every
+//   term of every bucket, loaded in one statement (one snapshot) at the
+//   first search, so a search of terms never searched before is the one
+//   cached statement. When that statement finds the generation moved (any
+//   node's write), the process reads the rows entry_terms_log (v11) holds
+//   after its generation, in one statement, adds them and searches again; a
+//   "reload everything" row (a bulk write) or a log already pruned past its
+//   generation reloads all. A server whose generation is older than the
+//   mirror's (a standby behind the node that caught up) cannot be caught up
+//   to: that search falls back to the statements that read the statistics
+//   in their own snapshot, and the mirror stays. Past kMirrorRowsAtMost
+//   rows of entry_terms the mirror gives up and the cache works per term.
+// - Per term (a store before v11, a larger one, the tests' plain cache): the
+//   statistics a search read are kept until the generation moves; a term
+//   never searched is read from the server (pg_entry_search.h, the miss).
 #pragma once
 
 #include <atomic>
@@ -18,6 +33,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -25,6 +41,10 @@
 #include "storage/postgres/pg_connection.h"
 
 namespace mnemo::storage::internal::pg {
+
+// The schema version from which the writes log entry_terms' changes
+// (pg_schema.cc, v11), so that a store's cache may mirror the statistics.
+inline constexpr int kMirroredFromSchemaVersion = 11;
 
 // The statistics of some terms in one read scope, at one generation.
 struct TermStats {
@@ -36,6 +56,33 @@ struct TermStats {
 
 class KeywordStatsCache {
  public:
+  // `mirror`: hold all of entry_terms (the store needs schema v11, whose
+  // writes log their changes); otherwise per term.
+  explicit KeywordStatsCache(bool mirror = false) : mirror_on_(mirror) {}
+
+  // Rows of entry_terms (those not zero) the mirror holds at most: about 20
+  // MB of the process at 100k entries (docs/scaling.md), 100 MB at this bound.
+  static constexpr size_t kMirrorRowsAtMost = 1'000'000;
+
+  // Whether the statistics are mirrored (not given up past the bound).
+  bool mirrors() const { return mirror_on_.load(); }
+  // The statistics of `terms` in `scope` from the mirror, loaded on `conn`
+  // first when not yet held; nullopt when the cache does not mirror (or
+  // gave up: the store is past the bound, or has no generation).
+  Result<std::optional<TermStats>> Mirrored(PgConn& conn, const ReadScope& scope,
+                                            const std::vector<std::string>& terms);
+  // After a search on `conn` found the mirror's generation stale: reads the
+  // log after it and applies it (or reloads all). True when the mirror is
+  // now at the server's generation (search again); false when the server is
+  // behind the mirror (a standby): the mirror is kept, that search falls
+  // back.
+  Result<bool> CatchUp(PgConn& conn);
+  // The mirror's generation (nullopt before it is loaded).
+  std::optional<int64_t> mirror_generation();
+  // Full loads of the mirror and catch-ups from the log.
+  int64_t loads() const { return loads_.load(); }
+  int64_t catch_ups() const { return catch_ups_.load(); }
+
   // The statistics of every one of `terms` in `scope`, when all are cached.
   std::optional<TermStats> Find(const ReadScope& scope, const std::vector<std::string>& terms);
   // The largest row count of those of `terms` cached in `scope` (0 when none
@@ -62,6 +109,37 @@ class KeywordStatsCache {
   };
   // Terms kept at most (all scopes); past it the cache starts again.
   static constexpr size_t kMaxTerms = 200'000;
+
+  // One (term, bucket) row of entry_terms.
+  struct BucketCount {
+    uint32_t bucket = 0;
+    int64_t docs = 0;
+    int64_t tokens = 0;
+  };
+  // A term in every bucket, and its sums over all of them (scope.all).
+  struct MirroredTerm {
+    int64_t docs = 0;
+    int64_t tokens = 0;
+    std::vector<BucketCount> buckets;
+  };
+  struct Mirror {
+    int64_t generation = 0;
+    std::unordered_map<std::string, uint32_t> bucket_ids;
+    std::unordered_map<std::string, MirroredTerm> terms;  // '' holds N and the tokens
+    size_t rows = 0;
+  };
+  // Adds a delta of (term, bucket) to the mirror.
+  static void Apply(Mirror& m, std::string_view term, std::string_view bucket, int64_t docs,
+                    int64_t tokens);
+  // Loads all of entry_terms into mirror_ (mu_ held); gives up past the bound.
+  Status LoadLocked(PgConn& conn);
+  // Gives the mirror up: the cache works per term from now on (mu_ held).
+  void GiveUpLocked();
+
+  std::atomic<bool> mirror_on_;
+  std::optional<Mirror> mirror_;  // loaded
+  std::atomic<int64_t> loads_{0};
+  std::atomic<int64_t> catch_ups_{0};
 
   std::mutex mu_;
   std::optional<int64_t> generation_;

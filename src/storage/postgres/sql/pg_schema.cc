@@ -497,6 +497,26 @@ ALTER TABLE turns ALTER COLUMN search_text DROP NOT NULL;
 UPDATE turns SET search_text = NULL WHERE search_text = content;
 )sql";
 
+// Schema v11: the log of entry_terms' changes, so that a process may hold
+// all of the keyword statistics and keep them current by reading only what
+// changed (pg_keyword_stats.h). FlushEntryTerms writes each fold's deltas
+// (the sums it adds to entry_terms) under the generation it moves
+// entry_terms to, in the same statement; a fold too large to copy (a bulk
+// write) logs one row with a NULL term instead: reload everything. The fold
+// also deletes the generations older than the kept window
+// (kLoggedGenerations). Nothing stored is touched; the log starts empty at
+// the current generation.
+constexpr const char* kSchemaV11 = R"sql(
+CREATE TABLE entry_terms_log (
+  generation BIGINT NOT NULL,
+  term TEXT COLLATE "C",
+  bucket TEXT COLLATE "C",
+  docs BIGINT NOT NULL,
+  tokens BIGINT NOT NULL
+);
+CREATE INDEX entry_terms_log_by_generation ON entry_terms_log (generation);
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "every table of the engine", kSchemaV1},
     {2, "turn claims of idempotent turns; open segments by last turn", kSchemaV2},
@@ -508,6 +528,7 @@ constexpr PgMigration kMigrations[] = {
     {8, "a bulk write notes the keyword statistics of the entries it inserts", kSchemaV8},
     {9, "the generation of the keyword statistics", kSchemaV9},
     {10, "a turn's search text stored only where it differs from its content", kSchemaV10},
+    {11, "the log of the keyword statistics' changes", kSchemaV11},
 };
 
 int64_t NowMs() {

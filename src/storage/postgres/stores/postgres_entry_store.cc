@@ -23,7 +23,8 @@ constexpr size_t kBulkFrom = 2;
 }  // namespace
 
 PostgresEntryStore::PostgresEntryStore(std::shared_ptr<PostgresDatabase> db)
-    : PostgresStore(std::move(db)) {}
+    : PostgresStore(std::move(db)),
+      keyword_stats_(db_->schema_version() >= pg::kMirroredFromSchemaVersion) {}
 
 Result<UpsertResult> PostgresEntryStore::UpsertIn(PgConn& conn, const EntryWrite& write) {
   MNEMO_RETURN_IF_ERROR(ValidateWrite(write));

@@ -76,6 +76,9 @@ class PostgresEntryStore final : public EntryStore, private PostgresStore {
   // Reads of the keyword statistics a search did not find cached at the
   // store's generation (pg_keyword_stats.h).
   int64_t keyword_stats_reads() const { return keyword_stats_.reads(); }
+  // The keyword statistics the searches weigh with: all of them mirrored
+  // from schema v11 on (pg_keyword_stats.h).
+  pg::KeywordStatsCache& keyword_stats() { return keyword_stats_; }
 
  private:
   // Inside a write: the upsert of one entry.
@@ -84,7 +87,7 @@ class PostgresEntryStore final : public EntryStore, private PostgresStore {
   Status DropEntryIn(pg::PgConn& conn, Label label, int64_t doc_length);
 
   std::atomic<int64_t> pruned_searches_{0};
-  // The keyword statistics of the searches' terms, per generation.
+  // The keyword statistics of the searches, per generation.
   pg::KeywordStatsCache keyword_stats_;
 };
 

@@ -113,7 +113,7 @@ TEST(PgSchema, AVersion7StoreMigratesWithNothingLost) {
                      Params().Add(static_cast<int64_t>(text::kTextVersion)), "as v7 recorded it")
                   .ok());
   ASSERT_TRUE(c.ExecScript("BEGIN; SET LOCAL search_path TO " + s, "fold").ok());
-  ASSERT_TRUE(internal::pg::FlushEntryTerms(c).ok());
+  ASSERT_TRUE(internal::pg::FlushEntryTerms(c, /*bulk=*/false, /*logged=*/false).ok());
   ASSERT_TRUE(c.ExecScript("COMMIT", "fold").ok());
   const std::string before = StoredTerms(c, s);
   ASSERT_FALSE(before.empty());
@@ -243,7 +243,7 @@ TEST(PgSchema, AVersion8StoreOpensAndSearchesTheSame) {
             .ok());
   }
   ASSERT_TRUE(c.ExecScript("BEGIN; SET LOCAL search_path TO " + s, "fold").ok());
-  ASSERT_TRUE(internal::pg::FlushEntryTerms(c).ok());
+  ASSERT_TRUE(internal::pg::FlushEntryTerms(c, /*bulk=*/false, /*logged=*/false).ok());
   ASSERT_TRUE(c.ExecScript("COMMIT", "fold").ok());
   const std::vector<std::pair<std::string, ReadScope>> queries = {
       {"harbour lantern", ReadScope{}},
@@ -293,8 +293,8 @@ TEST(PgSchema, AVersion8StoreOpensAndSearchesTheSame) {
       same(*hits, before[i], queries[i].first + " round " + std::to_string(round));
     }
   }
-  // Read once per query (their terms or scopes differ), cached the second time.
-  EXPECT_EQ(b.entries().keyword_stats_reads(), static_cast<int64_t>(queries.size()));
+  // Read once, all of them (v11: the store mirrors the statistics).
+  EXPECT_EQ(b.entries().keyword_stats_reads(), 1);
 
   // A write moves the generation; the next searches score as the statement
   // computing the statistics itself.
@@ -310,7 +310,8 @@ TEST(PgSchema, AVersion8StoreOpensAndSearchesTheSame) {
     ASSERT_TRUE(hits.ok()) << hits.status().ToString();
     same(*hits, search_v8(q), query + " after a write");
   }
-  EXPECT_EQ(b.entries().keyword_stats_reads() - reads, static_cast<int64_t>(queries.size()));
+  // The write's changes read from the log once.
+  EXPECT_EQ(b.entries().keyword_stats_reads() - reads, 1);
 }
 
 }  // namespace
@@ -380,7 +381,7 @@ TEST(PgSchema, AVersion9StoreKeepsEveryTurnAndStoresItsSearchTextOnce) {
   internal::PostgresBackend& b = **opened;
   EXPECT_EQ(Int(c, "SELECT max(version) FROM " + s + ".schema_version"),
             internal::pg::LatestPgSchemaVersion());
-  EXPECT_EQ(internal::pg::LatestPgSchemaVersion(), 10);
+  EXPECT_GE(internal::pg::LatestPgSchemaVersion(), 10);
   EXPECT_EQ(Int(c, "SELECT count(*) FROM " + s + ".turns"), 5);
   EXPECT_EQ(Text(c, "SELECT string_agg(id::text, ',' ORDER BY id) FROM " + s +
                         ".turns WHERE search_text IS NULL"),
