@@ -60,8 +60,8 @@ class KeywordStatsCache {
   // writes log their changes); otherwise per term.
   explicit KeywordStatsCache(bool mirror = false) : mirror_on_(mirror) {}
 
-  // Rows of entry_terms (those not zero) the mirror holds at most: about 20
-  // MB of the process at 100k entries (docs/scaling.md), 100 MB at this bound.
+  // Rows of entry_terms (those not zero) the mirror holds at most: 894 075
+  // at 100k entries (ten owners), about 25 MB of the process (docs/scaling.md).
   static constexpr size_t kMirrorRowsAtMost = 1'000'000;
 
   // Whether the statistics are mirrored (not given up past the bound).
@@ -110,24 +110,37 @@ class KeywordStatsCache {
   // Terms kept at most (all scopes); past it the cache starts again.
   static constexpr size_t kMaxTerms = 200'000;
 
-  // One (term, bucket) row of entry_terms.
-  struct BucketCount {
-    uint32_t bucket = 0;
-    int64_t docs = 0;
-    int64_t tokens = 0;
-  };
-  // A term in every bucket, and its sums over all of them (scope.all).
-  struct MirroredTerm {
-    int64_t docs = 0;
-    int64_t tokens = 0;
-    std::vector<BucketCount> buckets;
-  };
+  // The statistics as loaded: every term's bytes in one string, found by an
+  // open-addressing table of term numbers; each term's rows (bucket, docs)
+  // side by side, and its sum over all buckets: about 30 bytes a row and
+  // term, where a hash map of strings took 200 (at 100k entries, 894 075
+  // rows: 178 MB). What the log added since is kept per term apart
+  // (`added`) until the next load.
   struct Mirror {
     int64_t generation = 0;
     std::unordered_map<std::string, uint32_t> bucket_ids;
-    std::unordered_map<std::string, MirroredTerm> terms;  // '' holds N and the tokens
-    size_t rows = 0;
+    std::vector<int64_t> tokens;    // per bucket: its token total (the term '')
+    std::string bytes;              // the terms, one after the other
+    std::vector<uint32_t> term_at;  // per term, and one past: where in bytes
+    std::vector<uint32_t> slots;    // a power of two; 0 empty, else term + 1
+    std::vector<uint32_t> row_at;   // per term, and one past: where in bucket and docs
+    std::vector<uint32_t> bucket;   // per row
+    std::vector<int64_t> docs;      // per row
+    std::vector<int64_t> all;       // per term: its rows' sum
+    std::unordered_map<std::string, std::vector<std::pair<uint32_t, int64_t>>> added;
+    size_t added_rows = 0;
+
+    std::string_view Term(size_t i) const {
+      return std::string_view(bytes).substr(term_at[i], term_at[i + 1] - term_at[i]);
+    }
+    // The slot holding `term`, or the empty one where it would go.
+    size_t Slot(std::string_view term) const;
   };
+  // Rows the log may add to a mirror before it is loaded anew (the added
+  // rows cost a hash map's ~100 bytes each).
+  static constexpr size_t kAddedRowsAtMost = 100'000;
+  // The bucket's id in `m`, a new one when first seen.
+  static uint32_t BucketId(Mirror& m, std::string_view bucket);
   // Adds a delta of (term, bucket) to the mirror.
   static void Apply(Mirror& m, std::string_view term, std::string_view bucket, int64_t docs,
                     int64_t tokens);
