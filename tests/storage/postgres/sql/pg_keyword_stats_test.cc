@@ -136,6 +136,26 @@ TEST(PgKeywordStats, ASearchOfTermsNeverSearchedIsOneStatement) {
     EXPECT_EQ(cache.statements() - before, 1) << what;
   }
   EXPECT_EQ(cache.reads(), 1);
+  // Each scope's figures are the sums of its buckets in entry_terms: all of
+  // them, or 'p' and the principal's.
+  const std::vector<std::string> terms = {"gamma", "beta", "alpha", "delta", "w7", "filler"};
+  for (const ReadScope& scope : {kEveryone, kU1, kU2, kU3}) {
+    auto got = cache.Mirrored(*c, scope, terms);
+    ASSERT_TRUE(got.ok() && got->has_value());
+    const std::string in = scope.all ? "true" : "bucket IN ('p', 'o:" + scope.principal + "')";
+    EXPECT_EQ((*got)->documents,
+              Int(*c, "SELECT COALESCE(sum(docs), 0) FROM entry_terms WHERE term = '' AND " + in));
+    EXPECT_EQ(
+        (*got)->tokens,
+        Int(*c, "SELECT COALESCE(sum(tokens), 0) FROM entry_terms WHERE term = '' AND " + in));
+    for (size_t i = 0; i < terms.size(); ++i) {
+      EXPECT_EQ((*got)->df[i], Int(*c,
+                                   "SELECT COALESCE(sum(docs), 0) FROM entry_terms WHERE "
+                                   "term = '" +
+                                       terms[i] + "' AND " + in))
+          << terms[i] << " as " << scope.principal;
+    }
+  }
   // The store's own cache mirrors from v11 on: one read in all.
   auto& store = (*pg)->entries();
   for (const auto& [text, scope] : FreshQueries(40, 12)) {
