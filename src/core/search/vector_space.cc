@@ -337,7 +337,11 @@ Status VectorSpace::CatchUpLocked() {
 }
 
 Status VectorSpace::Sync(SyncMode mode) {
-  MNEMO_ASSIGN_OR_RETURN(int64_t newest, entries_.VectorWatermark(signature_));
+  MNEMO_ASSIGN_OR_RETURN(const int64_t newest, entries_.VectorWatermark(signature_));
+  return SyncTo(newest, mode);
+}
+
+Status VectorSpace::SyncTo(int64_t newest, SyncMode mode) {
   const int64_t seen = watermark_.load();
   if (newest == seen) return Status::Ok();
   std::lock_guard lock(mu_);
@@ -394,6 +398,12 @@ Result<std::vector<index::Neighbor>> VectorSpace::Search(std::span<const float> 
                                                          const index::SearchFilter& filter,
                                                          const KnownVectors* known) {
   MNEMO_RETURN_IF_ERROR(Sync());
+  return SearchUnsynced(q, k, filter, known);
+}
+
+Result<std::vector<index::Neighbor>> VectorSpace::SearchUnsynced(std::span<const float> q, size_t k,
+                                                                 const index::SearchFilter& filter,
+                                                                 const KnownVectors* known) {
   bool verified = true;
   const std::shared_ptr<index::VectorIndex> current = Current(&verified);
   // An unverified graph is not walked (Open): its vectors are scanned.
