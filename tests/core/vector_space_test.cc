@@ -526,6 +526,27 @@ TEST_F(VectorSpaceFileTest, AHybridSearchReadsTheWatermarkWithItsRowsAndSeesAnot
   std::unique_ptr<VectorsService> fresh_vectors;
   auto fresh = open_search(other->entries(), &fresh_vectors);
   EXPECT_EQ(seen, run(*fresh));
+
+  // Where another process writes before every search, the index is found
+  // behind again and again: the searches then read the watermark first, as
+  // a Sync does, instead of walking the index twice; and fold again once
+  // the index stays current.
+  for (int n = 201; n < 204; ++n) {
+    add(*other, n);
+    ASSERT_FALSE(run(*search).empty());
+  }
+  const int reads_before = held.watermark_reads();
+  add(*other, 204);
+  auto behind = run(*search);
+  ASSERT_FALSE(behind.empty());
+  EXPECT_EQ(held.watermark_reads(), reads_before + 1);  // read first
+  EXPECT_EQ(behind, run(*fresh));
+  for (int i = 0; i < 16; ++i) ASSERT_FALSE(run(*search).empty());
+  const int reads_current = held.watermark_reads();
+  const int fetched_current = held.fetched_watermarks();
+  ASSERT_FALSE(run(*search).empty());
+  EXPECT_EQ(held.watermark_reads(), reads_current);
+  EXPECT_EQ(held.fetched_watermarks(), fetched_current + 1);
 }
 
 // Holds maintenance jobs at VectorSpace's test hook (after the new index is

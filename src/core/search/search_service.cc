@@ -180,17 +180,21 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   // and the batch's when the index rescores from storage), in one
   // FetchWithVectors: one round trip on a server where three were.
   //
-  // The index is searched as it is, and the change log's watermark is read
-  // in that same fetch rather than in a round trip of its own before the
-  // search (Sync). When it shows changes the index has not seen (another
-  // node's write, say), the index catches up and is searched again, reusing
-  // the rows and vectors already read (they are at least as new as that
-  // watermark): the answer is that of an index synced first.
+  // When the index was current for recent searches (ExpectsCurrent), it is
+  // searched as it is, and the change log's watermark is read in that same
+  // fetch rather than in a round trip of its own before the search (Sync).
+  // When it shows changes the index has not seen (another node's write,
+  // say), the index catches up and is searched again, reusing the rows and
+  // vectors already read (they are at least as new as that watermark): the
+  // answer is that of an index synced first. Where other nodes write all
+  // the time, the watermark is read first, as Sync does, and nothing is
+  // walked twice.
   const std::string signature(q.space->signature());
   bool rescores = q.space->RescoresFromStorage();
   Status filter_error;
   bool first_batch = true;
-  bool read_watermark = true;
+  const bool fold = q.space->ExpectsCurrent();
+  bool read_watermark = fold;
   std::optional<int64_t> newest;  // the change log's watermark, read with the rows
   std::unordered_map<storage::Label, storage::KeywordHit> fetched;
   std::unordered_set<storage::Label> rejected;  // rows read that the filter refused
@@ -257,14 +261,21 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
     }
   }
   const int64_t seen = q.space->watermark();
+  if (!fold) {
+    MNEMO_ASSIGN_OR_RETURN(const int64_t now, entries_.VectorWatermark(signature));
+    q.space->NoteSearch(now != seen);
+    MNEMO_RETURN_IF_ERROR(q.space->SyncTo(now));
+    rescores = q.space->RescoresFromStorage();  // the catch-up may have changed the kind
+  }
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<index::Neighbor> neighbors,
       q.space->SearchUnsynced(q.vector, static_cast<size_t>(q.candidates), filter, &known));
   MNEMO_RETURN_IF_ERROR(filter_error);
-  if (!newest) {  // no batch was offered, so nothing read it
+  if (fold && !newest) {  // no batch was offered, so nothing read it
     MNEMO_ASSIGN_OR_RETURN(newest, entries_.VectorWatermark(signature));
   }
-  if (*newest != seen) {
+  if (fold) q.space->NoteSearch(*newest != seen);
+  if (fold && *newest != seen) {
     MNEMO_RETURN_IF_ERROR(q.space->SyncTo(*newest));
     rescores = q.space->RescoresFromStorage();  // the catch-up may have changed the kind
     first_batch = true;

@@ -1,6 +1,7 @@
 #include "core/search/vector_space.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <exception>
 #include <unordered_map>
@@ -386,6 +387,18 @@ Status VectorSpace::SyncTo(int64_t newest, SyncMode mode) {
 Status VectorSpace::Put(std::span<const storage::LabeledVector> vectors, bool sync) {
   MNEMO_RETURN_IF_ERROR(entries_.PutVectors(signature_, vectors));
   return sync ? Sync() : Status::Ok();
+}
+
+bool VectorSpace::ExpectsCurrent() const {
+  constexpr uint32_t kLastSearches = 0xFFFF;
+  return std::popcount(behind_history_.load(std::memory_order_relaxed) & kLastSearches) <= 1;
+}
+
+void VectorSpace::NoteSearch(bool behind) {
+  uint32_t history = behind_history_.load(std::memory_order_relaxed);
+  while (!behind_history_.compare_exchange_weak(history, (history << 1) | (behind ? 1U : 0U),
+                                                std::memory_order_relaxed)) {
+  }
 }
 
 bool VectorSpace::RescoresFromStorage() const {
