@@ -473,7 +473,7 @@ TEST_F(VectorSpaceFileTest, SyncsThatFindTheIndexBehindShareOneCatchUp) {
 // shows, another process's store, is caught up and searched again: the
 // search answers as one synced first (a search service opened after the
 // store), and sees the new entry.
-TEST_F(VectorSpaceFileTest, AHybridSearchReadsTheWatermarkWithItsRowsAndSeesAnotherProcesssStore) {
+TEST_F(VectorSpaceFileTest, AHybridSearchReadsTheWatermarkWithItsRowsAndSeesAnotherProcessWrite) {
   const std::string signature = embed::ExternalSignature(static_cast<int>(kDims));
   auto add = [&](storage::internal::SqliteBackend& b, int n) {
     auto r = b.entries().Upsert(
