@@ -15,12 +15,13 @@ Result<std::vector<Label>> EntryStore::AcceptedLabels(std::span<const Label> lab
   return out;
 }
 
-Result<FetchedCandidates> EntryStore::FetchWithVectors(std::span<const Label> labels,
-                                                       const EntryFilter& filter,
-                                                       const std::vector<std::string>& terms,
-                                                       std::string_view signature,
-                                                       std::span<const Label> vector_labels) {
+Result<FetchedCandidates> EntryStore::FetchWithVectors(
+    std::span<const Label> labels, const EntryFilter& filter, const std::vector<std::string>& terms,
+    std::string_view signature, std::span<const Label> vector_labels, bool with_watermark) {
   FetchedCandidates out;
+  if (with_watermark) {
+    MNEMO_ASSIGN_OR_RETURN(out.watermark, VectorWatermark(signature));
+  }
   if (!labels.empty()) {
     MNEMO_ASSIGN_OR_RETURN(out.hits, FetchByLabels(labels, filter, terms));
   }

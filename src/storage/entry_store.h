@@ -135,10 +135,12 @@ struct LabeledVector {
 };
 
 // What EntryStore::FetchWithVectors reads: FetchByLabels' hits and
-// VectorsFor's vectors.
+// VectorsFor's vectors, and when asked the signature's VectorWatermark,
+// read before them.
 struct FetchedCandidates {
   std::vector<KeywordHit> hits;
   std::vector<LabeledVector> vectors;
+  std::optional<int64_t> watermark;
 };
 
 // An entry without a vector of some signature: what `mnemo reindex` and the
@@ -296,13 +298,17 @@ class EntryStore {
 
   // FetchByLabels(labels, filter, terms) and VectorsFor(signature,
   // vector_labels) together: a hybrid search's vector-side rows and the
-  // vectors its cosines need, in one round trip on a server. The default
-  // asks both.
+  // vectors its cosines need, in one round trip on a server. With
+  // `with_watermark`, VectorWatermark(signature) too, read before the rows
+  // and in the same round trip (whatever the labels): the search checks with
+  // it that its index was current instead of reading it on its own first.
+  // The default asks each.
   virtual Result<FetchedCandidates> FetchWithVectors(std::span<const Label> labels,
                                                      const EntryFilter& filter,
                                                      const std::vector<std::string>& terms,
                                                      std::string_view signature,
-                                                     std::span<const Label> vector_labels);
+                                                     std::span<const Label> vector_labels,
+                                                     bool with_watermark);
 
   // The labels of the first `limit` entries passing `filter`, ascending: the
   // vector search asks for one more than it scans exactly, and scans a

@@ -21,6 +21,10 @@
 #include <thread>
 #include <vector>
 
+#include "core/search/search_query.h"
+#include "core/search/search_service.h"
+#include "core/search/vectors_service.h"
+#include "embed/embedder.h"
 #include "index/index_file.h"
 #include "index/vector_math.h"
 #include "storage/sqlite/sqlite_backend.h"
@@ -299,6 +303,11 @@ class HeldLogStore final : public storage::EntryStore {
     std::lock_guard lock(mu_);
     return watermark_reads_;
   }
+  // FetchWithVectors calls that read the watermark along.
+  int fetched_watermarks() {
+    std::lock_guard lock(mu_);
+    return fetched_watermarks_;
+  }
 
   Result<int64_t> VectorWatermark(std::string_view signature) override {
     auto r = s_.VectorWatermark(signature);
@@ -398,6 +407,18 @@ class HeldLogStore final : public storage::EntryStore {
                                                      int limit) override {
     return s_.MatchingLabels(f, limit);
   }
+  Result<storage::FetchedCandidates> FetchWithVectors(std::span<const storage::Label> labels,
+                                                      const storage::EntryFilter& f,
+                                                      const std::vector<std::string>& terms,
+                                                      std::string_view sig,
+                                                      std::span<const storage::Label> vectors,
+                                                      bool with_watermark) override {
+    {
+      std::lock_guard lock(mu_);
+      if (with_watermark) ++fetched_watermarks_;
+    }
+    return s_.FetchWithVectors(labels, f, terms, sig, vectors, with_watermark);
+  }
   Result<std::vector<std::string>> VectorSignatures() override { return s_.VectorSignatures(); }
 
  private:
@@ -410,6 +431,7 @@ class HeldLogStore final : public storage::EntryStore {
   bool released_ = false;
   int log_reads_ = 0;
   int watermark_reads_ = 0;
+  int fetched_watermarks_ = 0;
 };
 
 // Searches that find the index behind while another catches it up wait for
@@ -443,6 +465,88 @@ TEST_F(VectorSpaceFileTest, SyncsThatFindTheIndexBehindShareOneCatchUp) {
   ASSERT_TRUE(found.ok()) << found.status().ToString();
   ASSERT_EQ(found->size(), 1u);
   EXPECT_EQ(static_cast<storage::Label>((*found)[0].id), added[0]);
+}
+
+// A hybrid search reads the change log's watermark in the round trip that
+// fetches its candidates' rows and vectors, not in one of its own before
+// the search (on a server that was a round trip per search). A change it
+// shows, another process's store, is caught up and searched again: the
+// search answers as one synced first (a search service opened after the
+// store), and sees the new entry.
+TEST_F(VectorSpaceFileTest, AHybridSearchReadsTheWatermarkWithItsRowsAndSeesAnotherProcessWrite) {
+  const std::string signature = embed::ExternalSignature(static_cast<int>(kDims));
+  auto add = [&](storage::internal::SqliteBackend& b, int n) {
+    auto r = b.entries().Upsert(
+        {.key = "k" + std::to_string(n), .content = "note number " + std::to_string(n)});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    const std::vector<storage::LabeledVector> v = {{r->label, VectorOf(n)}};
+    ASSERT_TRUE(b.entries().PutVectors(signature, v).ok());
+  };
+  auto store = OpenStore(dir_.Sub("mnemo.db"));
+  for (int n = 0; n < 60; ++n) add(*store, n);
+  HeldLogStore held(store->entries());
+  auto open_search = [&](storage::EntryStore& entries, std::unique_ptr<VectorsService>* vectors) {
+    auto v = VectorsService::Open(entries, nullptr, {}, StderrLogger());
+    EXPECT_TRUE(v.ok()) << v.status().ToString();
+    *vectors = std::move(*v);
+    return std::make_unique<SearchService>(entries, **vectors, SystemClock(), StderrLogger(),
+                                           SearchOptions{});
+  };
+  std::unique_ptr<VectorsService> vectors;
+  auto search = open_search(held, &vectors);
+  const auto query = Query::Parse("note");
+  ASSERT_TRUE(query.ok());
+  SearchRequest request{
+      .query = "note", .max_results = 5, .min_score = 0.0, .embedding = VectorOf(200)};
+  auto run = [&](SearchService& service) {
+    auto parsed = SearchQuery::Parse(*query, request, 0);
+    EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+    auto r = service.Search(Principal{}, *parsed);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    std::vector<std::pair<std::string, double>> out;
+    if (r.ok()) {
+      for (const SearchHit& h : r->results) out.emplace_back(h.key, h.score);
+    }
+    return out;
+  };
+  ASSERT_EQ(run(*search).size(), 5u);  // the space is opened by the first search
+  const int watermark_reads = held.watermark_reads();
+  const int fetched = held.fetched_watermarks();
+  for (int i = 0; i < 5; ++i) ASSERT_EQ(run(*search).size(), 5u);
+  EXPECT_EQ(held.watermark_reads(), watermark_reads);
+  EXPECT_EQ(held.fetched_watermarks(), fetched + 5);
+
+  auto other = OpenStore(dir_.Sub("mnemo.db"));  // another process on the same store
+  add(*other, 200);
+  const int log_reads = held.log_reads();
+  const auto seen = run(*search);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen[0].first, "k200");
+  EXPECT_GT(held.log_reads(), log_reads);  // caught up
+  std::unique_ptr<VectorsService> fresh_vectors;
+  auto fresh = open_search(other->entries(), &fresh_vectors);
+  EXPECT_EQ(seen, run(*fresh));
+
+  // Where another process writes before every search, the index is found
+  // behind again and again: the searches then read the watermark first, as
+  // a Sync does, instead of walking the index twice; and fold again once
+  // the index stays current.
+  for (int n = 201; n < 204; ++n) {
+    add(*other, n);
+    ASSERT_FALSE(run(*search).empty());
+  }
+  const int reads_before = held.watermark_reads();
+  add(*other, 204);
+  auto behind = run(*search);
+  ASSERT_FALSE(behind.empty());
+  EXPECT_EQ(held.watermark_reads(), reads_before + 1);  // read first
+  EXPECT_EQ(behind, run(*fresh));
+  for (int i = 0; i < 16; ++i) ASSERT_FALSE(run(*search).empty());
+  const int reads_current = held.watermark_reads();
+  const int fetched_current = held.fetched_watermarks();
+  ASSERT_FALSE(run(*search).empty());
+  EXPECT_EQ(held.watermark_reads(), reads_current);
+  EXPECT_EQ(held.fetched_watermarks(), fetched_current + 1);
 }
 
 // Holds maintenance jobs at VectorSpace's test hook (after the new index is

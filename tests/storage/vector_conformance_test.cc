@@ -490,8 +490,10 @@ TEST_P(VectorConformance, FetchWithVectorsGivesWhatFetchByLabelsAndVectorsForGiv
   const std::vector<Label> vectors = {archived, notes, relay, other, 424242};
   for (int round = 0; round < 2; ++round) {
     for (const EntryFilter& filter : {EntryFilter{}, EntryFilter{.include_archived = true}}) {
-      auto both = stores_.entries->FetchWithVectors(rows, filter, terms, "s", vectors);
+      auto both = stores_.entries->FetchWithVectors(rows, filter, terms, "s", vectors,
+                                                    /*with_watermark=*/round == 1);
       ASSERT_TRUE(both.ok()) << both.status().ToString();
+      EXPECT_EQ(both->watermark.has_value(), round == 1);
       auto hits = stores_.entries->FetchByLabels(rows, filter, terms);
       auto alone = stores_.entries->VectorsFor("s", vectors);
       ASSERT_TRUE(hits.ok() && alone.ok());
@@ -506,18 +508,54 @@ TEST_P(VectorConformance, FetchWithVectorsGivesWhatFetchByLabelsAndVectorsForGiv
       }
     }
   }
-  auto rows_only = stores_.entries->FetchWithVectors(rows, {}, terms, "s", {});
+  auto rows_only = stores_.entries->FetchWithVectors(rows, {}, terms, "s", {}, false);
   ASSERT_TRUE(rows_only.ok());
   EXPECT_THAT(LabelsOf(rows_only->hits), ElementsAre(other, notes, relay));
   EXPECT_THAT(rows_only->vectors, IsEmpty());
-  auto vectors_only = stores_.entries->FetchWithVectors({}, {}, terms, "s", vectors);
+  auto vectors_only = stores_.entries->FetchWithVectors({}, {}, terms, "s", vectors, false);
   ASSERT_TRUE(vectors_only.ok());
   EXPECT_THAT(vectors_only->hits, IsEmpty());
   EXPECT_THAT(LabelsOf(vectors_only->vectors), ElementsAre(archived, relay, other));
-  auto none = stores_.entries->FetchWithVectors({}, {}, terms, "s", {});
+  auto none = stores_.entries->FetchWithVectors({}, {}, terms, "s", {}, false);
   ASSERT_TRUE(none.ok());
   EXPECT_THAT(none->hits, IsEmpty());
   EXPECT_THAT(none->vectors, IsEmpty());
+  EXPECT_FALSE(none->watermark.has_value());
+}
+
+// A hybrid search checks its index against the change log's watermark read
+// in its fetch (one round trip on a server): it is VectorWatermark's, with
+// rows, with vectors or with neither, and it moves with every change.
+TEST_P(VectorConformance, FetchWithVectorsReadsTheWatermarkVectorWatermarkReads) {
+  const std::vector<std::string> terms = text::QueryTerms("relay");
+  auto watermark = [&](std::span<const Label> rows, std::span<const Label> vectors) {
+    auto fetched = stores_.entries->FetchWithVectors(rows, {}, terms, "s", vectors, true);
+    EXPECT_TRUE(fetched.ok()) << fetched.status().ToString();
+    EXPECT_TRUE(fetched.ok() && fetched->watermark.has_value());
+    return fetched.ok() ? fetched->watermark.value_or(-1) : -1;
+  };
+  auto stored = [&] {
+    auto w = stores_.entries->VectorWatermark("s");
+    EXPECT_TRUE(w.ok());
+    return w.ok() ? *w : -2;
+  };
+  EXPECT_EQ(watermark({}, {}), stored());
+  const Label relay = Put(Write("smtp", "the smtp relay")).label;
+  const Label other = Put(Write("other", "nothing to see")).label;
+  PutVectors("s", {{relay, Vec(1, 0, 0)}});
+  const int64_t first = stored();
+  const std::vector<Label> both = {relay, other};
+  EXPECT_EQ(watermark(both, both), first);
+  EXPECT_EQ(watermark({}, both), first);
+  EXPECT_EQ(watermark(both, {}), first);
+  PutVectors("s", {{other, Vec(0, 1, 0)}});
+  EXPECT_GT(stored(), first);
+  EXPECT_EQ(watermark(both, both), stored());
+  PutVectors("s", {{relay, Vec(0, 0, 1)}});
+  EXPECT_EQ(watermark({}, {}), stored());
+  auto elsewhere = stores_.entries->FetchWithVectors(both, {}, terms, "nowhere", both, true);
+  ASSERT_TRUE(elsewhere.ok());
+  EXPECT_EQ(elsewhere->watermark, stores_.entries->VectorWatermark("nowhere").value());
 }
 
 TEST_P(VectorConformance, MatchingLabelsApplyTheFilterInLabelOrderUpToTheLimit) {

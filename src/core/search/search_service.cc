@@ -179,11 +179,25 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   // whole instead, with the vectors the cosines need (the keyword side's,
   // and the batch's when the index rescores from storage), in one
   // FetchWithVectors: one round trip on a server where three were.
+  //
+  // When the index was current for recent searches (ExpectsCurrent), it is
+  // searched as it is, and the change log's watermark is read in that same
+  // fetch rather than in a round trip of its own before the search (Sync).
+  // When it shows changes the index has not seen (another node's write,
+  // say), the index catches up and is searched again, reusing the rows and
+  // vectors already read (they are at least as new as that watermark): the
+  // answer is that of an index synced first. Where other nodes write all
+  // the time, the watermark is read first, as Sync does, and nothing is
+  // walked twice.
   const std::string signature(q.space->signature());
-  const bool rescores = q.space->RescoresFromStorage();
+  bool rescores = q.space->RescoresFromStorage();
   Status filter_error;
   bool first_batch = true;
+  const bool fold = q.space->ExpectsCurrent();
+  bool read_watermark = fold;
+  std::optional<int64_t> newest;  // the change log's watermark, read with the rows
   std::unordered_map<storage::Label, storage::KeywordHit> fetched;
+  std::unordered_set<storage::Label> rejected;  // rows read that the filter refused
   VectorSpace::KnownVectors known;
   std::unordered_set<storage::Label> asked;  // vectors read, found or not
   auto keep_vectors = [&](std::vector<storage::LabeledVector> vectors) {
@@ -207,26 +221,34 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
     // Keyword hits passed the same filter in the keyword statement.
     std::vector<storage::Label> read;
     std::vector<storage::Label> vector_labels;
+    auto ask_vector = [&](storage::Label label) {
+      if (asked.insert(label).second) vector_labels.push_back(label);
+    };
     for (size_t i = 0; i < labels.size(); ++i) {
-      if (at.contains(labels[i])) {
+      if (at.contains(labels[i]) || fetched.contains(labels[i])) {
         (*accepted)[i] = 1;
-      } else {
+      } else if (!rejected.contains(labels[i])) {
         read.push_back(labels[i]);
       }
-      if (rescores) vector_labels.push_back(labels[i]);
+      if (rescores) ask_vector(labels[i]);
     }
-    for (const Candidate& c : out) vector_labels.push_back(c.hit.label);
-    auto rows = entries_.FetchWithVectors(read, q.filter, q.terms, signature, vector_labels);
+    for (const Candidate& c : out) ask_vector(c.hit.label);
+    if (read.empty() && vector_labels.empty() && !read_watermark) return;
+    auto rows = entries_.FetchWithVectors(read, q.filter, q.terms, signature, vector_labels,
+                                          read_watermark);
     if (!rows.ok()) {
       filter_error = rows.status();
       return;
     }
-    asked.insert(vector_labels.begin(), vector_labels.end());
+    if (rows->watermark) newest = rows->watermark;
     keep_vectors(std::move(rows->vectors));
+    std::unordered_set<storage::Label> refused(read.begin(), read.end());
     for (storage::KeywordHit& h : rows->hits) {
       (*accepted)[index_of[h.label]] = 1;
+      refused.erase(h.label);
       fetched.emplace(h.label, std::move(h));
     }
+    rejected.insert(refused.begin(), refused.end());
   };
   if (IsSelective(q.filter)) {
     // One read that stops one label past the limit: counting every match
@@ -238,10 +260,31 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
       filter.subset.emplace(labels.begin(), labels.end());
     }
   }
+  const int64_t seen = q.space->watermark();
+  if (!fold) {
+    MNEMO_ASSIGN_OR_RETURN(const int64_t now, entries_.VectorWatermark(signature));
+    q.space->NoteSearch(now != seen);
+    MNEMO_RETURN_IF_ERROR(q.space->SyncTo(now));
+    rescores = q.space->RescoresFromStorage();  // the catch-up may have changed the kind
+  }
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<index::Neighbor> neighbors,
-      q.space->Search(q.vector, static_cast<size_t>(q.candidates), filter, &known));
+      q.space->SearchUnsynced(q.vector, static_cast<size_t>(q.candidates), filter, &known));
   MNEMO_RETURN_IF_ERROR(filter_error);
+  if (fold && !newest) {  // no batch was offered, so nothing read it
+    MNEMO_ASSIGN_OR_RETURN(newest, entries_.VectorWatermark(signature));
+  }
+  if (fold) q.space->NoteSearch(*newest != seen);
+  if (fold && *newest != seen) {
+    MNEMO_RETURN_IF_ERROR(q.space->SyncTo(*newest));
+    rescores = q.space->RescoresFromStorage();  // the catch-up may have changed the kind
+    first_batch = true;
+    read_watermark = false;
+    MNEMO_ASSIGN_OR_RETURN(
+        neighbors,
+        q.space->SearchUnsynced(q.vector, static_cast<size_t>(q.candidates), filter, &known));
+    MNEMO_RETURN_IF_ERROR(filter_error);
+  }
   // What the first batch did not read: the rows of later batches'
   // neighbours (one that changed since it was accepted is read as it is
   // now, and one deleted since is dropped) and the vectors of keyword-side
@@ -261,9 +304,9 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
       }
     }
     if (!missing.empty() || !need.empty()) {
-      MNEMO_ASSIGN_OR_RETURN(
-          storage::FetchedCandidates rows,
-          entries_.FetchWithVectors(missing, q.filter, q.terms, signature, need));
+      MNEMO_ASSIGN_OR_RETURN(storage::FetchedCandidates rows,
+                             entries_.FetchWithVectors(missing, q.filter, q.terms, signature, need,
+                                                       /*with_watermark=*/false));
       for (storage::KeywordHit& h : rows.hits) fetched.emplace(h.label, std::move(h));
       keep_vectors(std::move(rows.vectors));
     }

@@ -1,6 +1,7 @@
 #include "core/search/vector_space.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <exception>
 #include <unordered_map>
@@ -337,7 +338,11 @@ Status VectorSpace::CatchUpLocked() {
 }
 
 Status VectorSpace::Sync(SyncMode mode) {
-  MNEMO_ASSIGN_OR_RETURN(int64_t newest, entries_.VectorWatermark(signature_));
+  MNEMO_ASSIGN_OR_RETURN(const int64_t newest, entries_.VectorWatermark(signature_));
+  return SyncTo(newest, mode);
+}
+
+Status VectorSpace::SyncTo(int64_t newest, SyncMode mode) {
   const int64_t seen = watermark_.load();
   if (newest == seen) return Status::Ok();
   std::lock_guard lock(mu_);
@@ -384,6 +389,18 @@ Status VectorSpace::Put(std::span<const storage::LabeledVector> vectors, bool sy
   return sync ? Sync() : Status::Ok();
 }
 
+bool VectorSpace::ExpectsCurrent() const {
+  constexpr uint32_t kLastSearches = 0xFFFF;
+  return std::popcount(behind_history_.load(std::memory_order_relaxed) & kLastSearches) <= 1;
+}
+
+void VectorSpace::NoteSearch(bool behind) {
+  uint32_t history = behind_history_.load(std::memory_order_relaxed);
+  while (!behind_history_.compare_exchange_weak(history, (history << 1) | (behind ? 1U : 0U),
+                                                std::memory_order_relaxed)) {
+  }
+}
+
 bool VectorSpace::RescoresFromStorage() const {
   const std::shared_ptr<index::VectorIndex> current = Current();
   const auto* hnsw = dynamic_cast<const index::HnswIndex*>(current.get());
@@ -394,6 +411,12 @@ Result<std::vector<index::Neighbor>> VectorSpace::Search(std::span<const float> 
                                                          const index::SearchFilter& filter,
                                                          const KnownVectors* known) {
   MNEMO_RETURN_IF_ERROR(Sync());
+  return SearchUnsynced(q, k, filter, known);
+}
+
+Result<std::vector<index::Neighbor>> VectorSpace::SearchUnsynced(std::span<const float> q, size_t k,
+                                                                 const index::SearchFilter& filter,
+                                                                 const KnownVectors* known) {
   bool verified = true;
   const std::shared_ptr<index::VectorIndex> current = Current(&verified);
   // An unverified graph is not walked (Open): its vectors are scanned.

@@ -110,6 +110,10 @@ class VectorSpace {
   // that find the index behind at once wait for one catch-up and share it:
   // one that finds the index at its watermark under the lock reads nothing.
   Status Sync(SyncMode mode = SyncMode::kRequest);
+  // Sync with storage's watermark already read by the caller (`newest`,
+  // read in a round trip it needed anyway): no read of its own when the
+  // index is at it.
+  Status SyncTo(int64_t newest, SyncMode mode = SyncMode::kRequest);
 
   // Stored vectors by label, read by the caller meanwhile.
   using KnownVectors = std::unordered_map<storage::Label, std::vector<float>>;
@@ -120,6 +124,25 @@ class VectorSpace {
   Result<std::vector<index::Neighbor>> Search(std::span<const float> q, size_t k,
                                               const index::SearchFilter& filter,
                                               const KnownVectors* known = nullptr);
+
+  // Search without the Sync: the index as it is now. For a caller that
+  // reads the change log's watermark along with rows it needs anyway (one
+  // round trip on a server instead of two): it takes watermark() before,
+  // and when storage's watermark turns out to differ, Syncs and searches
+  // again, so the answer is Search's.
+  Result<std::vector<index::Neighbor>> SearchUnsynced(std::span<const float> q, size_t k,
+                                                      const index::SearchFilter& filter,
+                                                      const KnownVectors* known = nullptr);
+  // The change log seq the index reflects: every change up to it is in it
+  // (and perhaps later ones, replayed meanwhile).
+  int64_t watermark() const { return watermark_.load(); }
+  // Whether a search should walk the index as it is and check it after
+  // (SearchUnsynced) rather than Sync first: when at most one of the last
+  // 16 searches found the index behind (NoteSearch). Where other nodes write
+  // all the time most searches find it behind, and each would walk it twice.
+  bool ExpectsCurrent() const;
+  // Records whether a search found the index behind storage's watermark.
+  void NoteSearch(bool behind);
 
   // Whether Search rescores from stored vectors now (a quantised hnsw
   // index): a caller reading the candidates' rows can read their vectors
@@ -241,7 +264,9 @@ class VectorSpace {
   // from storage whatever NeedsMaintenance says (mu_; SetIndex clears it).
   bool index_distrusted_ = false;
   std::atomic<int64_t> watermark_{0};  // storage change seq the index reflects
-  bool dirty_ = false;                 // changed since load or save (mu_)
+  // One bit a search, newest lowest: 1 when it found the index behind.
+  std::atomic<uint32_t> behind_history_{0};
+  bool dirty_ = false;  // changed since load or save (mu_)
   // Watermark of the index file on disk (-1: none usable). A few changes
   // past it are cheaper to replay from the change log at the next open
   // than to rewrite the whole file (1.6 GB at 1M vectors) on every close.

@@ -66,7 +66,8 @@ class PostgresEntryStore final : public EntryStore, private PostgresStore {
                                              const EntryFilter& filter,
                                              const std::vector<std::string>& terms,
                                              std::string_view signature,
-                                             std::span<const Label> vector_labels) override;
+                                             std::span<const Label> vector_labels,
+                                             bool with_watermark) override;
   Result<std::vector<Label>> AcceptedLabels(std::span<const Label> labels,
                                             const EntryFilter& filter) override;
   Result<std::vector<std::string>> VectorSignatures() override;

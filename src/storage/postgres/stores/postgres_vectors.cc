@@ -54,6 +54,15 @@ Result<Rows> ExecBinary(PgConn& conn, pg::PgStatement st, std::string_view what)
   return std::move(rows[0]);
 }
 
+// VectorWatermark's statement. Prepared: every search reads it, and parsing
+// and planning it each time cost the server more than running it.
+pg::PgStatement WatermarkStatement(std::string_view signature) {
+  pg::PgStatement st{.sql = "SELECT max(seq) FROM vector_changes WHERE signature = $1",
+                     .prepared = true};
+  st.params.Add(signature);
+  return st;
+}
+
 // VectorsFor's statement and its rows in the labels' order.
 pg::PgStatement VectorsStatement(std::string_view signature, std::span<const Label> labels) {
   pg::PgStatement st{.sql =
@@ -246,12 +255,9 @@ Result<int64_t> PostgresEntryStore::CountMissingVectors(std::string_view signatu
 
 Result<int64_t> PostgresEntryStore::VectorWatermark(std::string_view signature) {
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
-  // Prepared: every search reads it, and parsing and planning it each time
-  // cost the server more than running it.
+  const pg::PgStatement st = WatermarkStatement(signature);
   MNEMO_ASSIGN_OR_RETURN(Rows rows,
-                         conn->ExecPrepared("SELECT max(seq) FROM vector_changes WHERE signature = "
-                                            "$1",
-                                            Params().Add(signature), "read the vector watermark"));
+                         conn->ExecPrepared(st.sql, st.params, "read the vector watermark"));
   return rows.Int(0, 0);
 }
 
@@ -314,12 +320,15 @@ Result<std::vector<KeywordHit>> PostgresEntryStore::FetchByLabels(
 
 Result<FetchedCandidates> PostgresEntryStore::FetchWithVectors(
     std::span<const Label> labels, const EntryFilter& filter, const std::vector<std::string>& terms,
-    std::string_view signature, std::span<const Label> vector_labels) {
+    std::string_view signature, std::span<const Label> vector_labels, bool with_watermark) {
   FetchedCandidates out;
-  if (labels.empty() && vector_labels.empty()) return out;
-  // Both statements in one pipeline, so one round trip (a hybrid search's
-  // vector-side rows and the vectors of its candidates).
+  if (labels.empty() && vector_labels.empty() && !with_watermark) return out;
+  // Every statement in one pipeline, so one round trip (a hybrid search's
+  // vector-side rows, the vectors of its candidates and the change log's
+  // watermark its index is checked against). The watermark goes first: the
+  // rows read after it are at least as new.
   std::vector<pg::PgStatement> statements;
+  if (with_watermark) statements.push_back(WatermarkStatement(signature));
   if (!labels.empty()) statements.push_back(FetchStatement(labels, filter, terms));
   if (!vector_labels.empty()) statements.push_back(VectorsStatement(signature, vector_labels));
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
@@ -330,6 +339,7 @@ Result<FetchedCandidates> PostgresEntryStore::FetchWithVectors(
                     " results for " + std::to_string(statements.size()) + " statements");
   }
   size_t at = 0;
+  if (with_watermark) out.watermark = rows[at++].Int(0, 0);
   if (!labels.empty()) out.hits = FetchedHits(labels, rows[at++]);
   if (!vector_labels.empty()) out.vectors = FetchedVectors(vector_labels, rows[at]);
   return out;
