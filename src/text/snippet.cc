@@ -50,6 +50,9 @@ std::vector<Match> FindMatches(std::string_view content, const std::vector<int32
                                const std::vector<std::string>& terms) {
   std::vector<Match> matches;
   if (terms.empty()) return matches;
+  // Only tokens equal to a term count: the words none can come from are
+  // neither folded nor stemmed (a search makes a snippet of each hit).
+  const TermGate gate(terms);
   Tokenize(
       content,
       [&](const TokenView& t) {
@@ -60,7 +63,7 @@ std::vector<Match> FindMatches(std::string_view content, const std::vector<int32
           }
         }
       },
-      SinglesFor(terms));
+      SinglesFor(terms), &gate);
   std::stable_sort(matches.begin(), matches.end(),
                    [](const Match& a, const Match& b) { return a.cs < b.cs; });
   return matches;
@@ -210,12 +213,13 @@ std::string MakePassage(std::string_view content, const std::vector<std::string>
 bool MatchesAnyTerm(std::string_view content, const std::vector<std::string>& terms) {
   if (terms.empty() || content.empty()) return false;
   bool found = false;
+  const TermGate gate(terms);
   Tokenize(
       content,
       [&](const TokenView& t) {
         if (!found && std::find(terms.begin(), terms.end(), t.text) != terms.end()) found = true;
       },
-      SinglesFor(terms));
+      SinglesFor(terms), &gate);
   return found;
 }
 

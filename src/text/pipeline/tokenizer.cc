@@ -4,6 +4,7 @@
 
 #include "text/pipeline/normalizer.h"
 #include "text/pipeline/segmenter.h"
+#include "text/utf8.h"
 
 namespace mnemo::text {
 namespace {
@@ -14,12 +15,14 @@ inline bool IsAsciiAlnum(char c) {
 
 class IndexVisitor : public SegmentVisitor {
  public:
-  IndexVisitor(std::string_view text, const TokenSink& sink, CjkSingles singles)
-      : text_(text), sink_(sink), singles_(singles) {}
+  IndexVisitor(std::string_view text, const TokenSink& sink, CjkSingles singles,
+               const TermGate* gate)
+      : text_(text), sink_(sink), singles_(singles), gate_(gate) {}
 
   bool WantsCjkWords() const override { return singles_ == CjkSingles::kEmit; }
 
   void OnWord(int32_t start, int32_t end) override {
+    if (GatedOut(Slice(start, end))) return;
     NormalizeWord(Slice(start, end), &word_);
     if (!Emit(word_, start, end, false)) return;
     if (!ContainsArabic(word_)) return;
@@ -36,8 +39,10 @@ class IndexVisitor : public SegmentVisitor {
   }
 
   void OnIdentifier(int32_t start, int32_t end) override {
-    FoldWord(Slice(start, end), &word_);
-    if (!Emit(word_, start, end, false)) return;
+    if (!GatedOut(Slice(start, end))) {
+      FoldWord(Slice(start, end), &word_);
+      if (!Emit(word_, start, end, false)) return;
+    }
     for (int32_t i = start; i < end;) {
       if (!IsAsciiAlnum(text_[i])) {
         ++i;
@@ -45,8 +50,10 @@ class IndexVisitor : public SegmentVisitor {
       }
       int32_t j = i;
       while (j < end && IsAsciiAlnum(text_[j])) ++j;
-      NormalizeWord(Slice(i, j), &alt_);
-      Emit(alt_, i, j, true);
+      if (!GatedOut(Slice(i, j))) {
+        NormalizeWord(Slice(i, j), &alt_);
+        Emit(alt_, i, j, true);
+      }
       i = j;
     }
   }
@@ -80,6 +87,16 @@ class IndexVisitor : public SegmentVisitor {
     return text_.substr(start, end - start);
   }
 
+  // Whether the gate rules out the word `raw` (non-empty, its token then too):
+  // counted as emitted, so the colocated flags of the tokens after it stay the same.
+  bool GatedOut(std::string_view raw) {
+    if (gate_ == nullptr || raw.empty() || !IsAscii(raw) || gate_->MayBecomeTerm(raw)) {
+      return false;
+    }
+    emitted_any_ = true;
+    return true;
+  }
+
   // Returns false (and emits nothing) for an empty token. The first token
   // is never colocated: a colocated token with nothing before it is emitted
   // as a plain one.
@@ -103,6 +120,7 @@ class IndexVisitor : public SegmentVisitor {
   std::string_view text_;
   const TokenSink& sink_;
   const CjkSingles singles_;
+  const TermGate* gate_;
   std::string word_;
   std::string alt_;
   std::vector<char> single_;
@@ -111,10 +129,20 @@ class IndexVisitor : public SegmentVisitor {
 
 }  // namespace
 
-void Tokenize(std::string_view text, const TokenSink& sink, CjkSingles singles) {
+TermGate::TermGate(const std::vector<std::string>& terms) {
+  for (const std::string& term : terms) {
+    if (term.empty()) continue;
+    uint32_t& shortest = shortest_[static_cast<unsigned char>(term.front())];
+    const auto size = static_cast<uint32_t>(term.size());
+    if (shortest == 0 || size < shortest) shortest = size;
+  }
+}
+
+void Tokenize(std::string_view text, const TokenSink& sink, CjkSingles singles,
+              const TermGate* gate) {
   std::string storage;
   const std::string_view prepared = PrepareText(text, &storage);
-  IndexVisitor visitor(prepared, sink, singles);
+  IndexVisitor visitor(prepared, sink, singles, gate);
   WalkSegments(prepared, visitor);
 }
 

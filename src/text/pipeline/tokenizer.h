@@ -30,6 +30,7 @@
 // iterators are cached per thread).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -65,9 +66,35 @@ using TokenSink = std::function<void(const TokenView&)>;
 // which is one CJK character (snippet.h). The index always uses kEmit.
 enum class CjkSingles { kEmit, kSkip };
 
+// For callers that only look for tokens equal to one of a few terms (snippet.h):
+// which ASCII words may become one. An ASCII word becomes a token that starts with
+// its first letter lower-cased and is no longer than the word: folding lower-cases
+// it, and stemming only removes or replaces an ending (Snowball's English stemmer
+// keeps a word's first letter, exceptions included: "dying" -> "die"). A word no
+// term could come from need not be folded or stemmed (stemming is most of the cost
+// of tokenizing English).
+class TermGate {
+ public:
+  explicit TermGate(const std::vector<std::string>& terms);
+  // Whether the word (ASCII bytes only) may become one of the terms.
+  bool MayBecomeTerm(std::string_view ascii_word) const {
+    const auto first = static_cast<unsigned char>(ascii_word.front());
+    const uint32_t shortest = shortest_[first >= 'A' && first <= 'Z' ? first + ('a' - 'A') : first];
+    return shortest != 0 && shortest <= ascii_word.size();
+  }
+
+ private:
+  // The length of the shortest term that starts with each byte (0: none).
+  std::array<uint32_t, 256> shortest_{};
+};
+
 // Index side: every token of `text`. Invalid UTF-8 is treated as U+FFFD.
 // Tokens are never empty; the first token is never colocated.
-void Tokenize(std::string_view text, const TokenSink& sink, CjkSingles singles = CjkSingles::kEmit);
+// With a `gate`, the tokens of the ASCII words (and identifiers, and their parts)
+// it rules out are left out; every other token, and each token's colocated flag,
+// is as without it.
+void Tokenize(std::string_view text, const TokenSink& sink, CjkSingles singles = CjkSingles::kEmit,
+              const TermGate* gate = nullptr);
 
 // Convenience for tests and small inputs.
 std::vector<std::string> TokenizeToStrings(std::string_view text);

@@ -113,5 +113,31 @@ TEST(Stemmer, LeavesShortAndNonLetterWordsAlone) {
   EXPECT_EQ(Stem(long_word), long_word);
 }
 
+// TermGate (tokenizer.h) rests on this: a stem starts with its word's first
+// letter and is no longer than the word, for the stemmer's exceptions too.
+TEST(Stemmer, KeepsAWordsFirstLetterAndNeverLengthensIt) {
+  const std::vector<std::string> stems = {"y",     "ye",   "sky",  "die", "gener", "commun",
+                                          "arsen", "happ", "agre", "hop", "relat", "cr",
+                                          "yell",  "a",    "i",    "o",   "u",     "e",
+                                          "ski",   "ugl",  "earl", "onl", "singl", "gentl"};
+  const std::vector<std::string> endings = {
+      "",        "s",      "es",      "ies",     "ied",     "ed",    "ing",  "ly",
+      "ational", "tional", "ization", "fulness", "iveness", "y",     "ings", "eed",
+      "edly",    "ingly",  "ement",   "ment",    "ent",     "ism",   "ize",  "ate",
+      "ying",    "iness",  "ically",  "ousli",   "alism",   "ative", "eeds"};
+  std::vector<std::string> words = {"dying",  "lying", "tying",  "skies", "skis",   "idly",
+                                    "gently", "ugly",  "early",  "only",  "singly", "news",
+                                    "howe",   "atlas", "cosmos", "bias",  "andes",  "yy"};
+  for (const std::string& s : stems) {
+    for (const std::string& e : endings) words.push_back(s + e);
+  }
+  for (const std::string& word : words) {
+    const std::string stem = Stem(word);
+    ASSERT_FALSE(stem.empty()) << word;
+    EXPECT_EQ(stem.front(), word.front()) << word << " -> " << stem;
+    EXPECT_LE(stem.size(), word.size()) << word << " -> " << stem;
+  }
+}
+
 }  // namespace
 }  // namespace mnemo::text

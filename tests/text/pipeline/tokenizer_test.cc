@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -301,6 +302,74 @@ TEST(Tokenizer, SkippingCjkSinglesStillGivesBigramsAndOneCharacterRuns) {
       "数据库 年", [&](const TokenView& t) { skipped.emplace_back(t.text); }, CjkSingles::kSkip);
   EXPECT_THAT(skipped, ElementsAre("数据", "据库", "年"));
   EXPECT_THAT(TokenizeToStrings("数据库 年"), Contains("库"));
+}
+
+std::vector<OwnedToken> GatedTokens(std::string_view text, const std::vector<std::string>& terms,
+                                    bool gated) {
+  const TermGate gate(terms);
+  std::vector<OwnedToken> out;
+  Tokenize(
+      text,
+      [&](const TokenView& t) {
+        if (std::find(terms.begin(), terms.end(), t.text) != terms.end()) out.emplace_back(t);
+      },
+      CjkSingles::kEmit, gated ? &gate : nullptr);
+  return out;
+}
+
+TEST(Tokenizer, AGateLeavesOutTheWordsNoTermCanComeFrom) {
+  std::vector<std::string> all;
+  const TermGate gate({"deploy", "x"});
+  Tokenize(
+      "Deploying servers nightly, deploy.py", [&](const TokenView& t) { all.emplace_back(t.text); },
+      CjkSingles::kEmit, &gate);
+  // "servers", "nightly" and "py" are neither folded nor stemmed; the whole
+  // identifier starts with 'd' and may be a term.
+  EXPECT_THAT(all, ElementsAre("deploy", "deploy.py", "deploy"));
+  EXPECT_FALSE(gate.MayBecomeTerm("Server"));
+  EXPECT_TRUE(gate.MayBecomeTerm("Deploys"));
+  EXPECT_FALSE(gate.MayBecomeTerm("dep"));  // shorter than every term starting with 'd'
+  EXPECT_TRUE(gate.MayBecomeTerm("X"));
+}
+
+// With a gate, the tokens equal to a term are the same (text, offsets,
+// colocated flag) as without it, whatever the terms: stemming's exceptions,
+// case, identifiers and their parts, words folded by NFKC, Arabic and CJK.
+TEST(Tokenizer, AGateKeepsEveryTokenThatIsATerm) {
+  const std::vector<std::string> pieces = {
+      "Dying",      "lying",        "tying",      "skies",  "skis",      "idly",     "gently",
+      "ugly",       "early",        "only",       "singly", "news",      "howe",     "atlas",
+      "Generously", "communism",    "arsenal",    "hoping", "agreed",    "happily",  "crying",
+      "Deploying",  "deploys",      "relational", "yelled", "Yesterday", "players",  "cries",
+      "deploy.py",  "Send_Email",   "a@b.com",    "3.14",   "2024",      "x1y2",     "ß",
+      "Straße",     "ＤＥＰＬＯＹ", "café",       "naïve",  "é",         "بالكلمات", "数据库",
+      "年",         "한국어",       "e\xCC\x81",  "'",      "-",         ".",        " ",
+      " ",          "\n",           "I",          "a",      "by",        "the"};
+  uint32_t seed = 4242;
+  auto next = [&] {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 16) & 0x7fff;
+  };
+  int checked = 0;
+  for (int round = 0; round < 5000; ++round) {
+    std::string text;
+    const int n = 1 + static_cast<int>(next() % 10);
+    for (int i = 0; i < n; ++i) {
+      if (i > 0 && next() % 2 == 0) text += ' ';
+      text += pieces[next() % pieces.size()];
+    }
+    // Terms: some of the text's own tokens, and words it may not hold.
+    std::vector<std::string> terms;
+    for (const OwnedToken& t : Tokens(text, CjkSingles::kEmit)) {
+      if (next() % 3 == 0) terms.push_back(t.text);
+    }
+    for (const char* other : {"die", "sky", "gentl", "generous", "d", "deploy", "stra"}) {
+      if (next() % 4 == 0) terms.emplace_back(other);
+    }
+    ASSERT_EQ(GatedTokens(text, terms, true), GatedTokens(text, terms, false)) << text;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 5000);
 }
 
 }  // namespace
