@@ -4,7 +4,10 @@
 // A row the server refuses, in a late chunk after earlier ones were parsed
 // or among the rewrites, leaves nothing of the batch: the rows, the
 // keyword statistics, the text totals and the indexes are as before it.
-// A batch that goes through leaves the statistics equal to a recount.
+// A batch that goes through leaves the statistics equal to a recount. A
+// large batch into buckets the statistics hold no row of copies its counts
+// straight into them, with no note and no fold, and a process mirroring
+// the statistics reloads them after it as after a fold.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -13,6 +16,8 @@
 #include "storage/backend_factory.h"
 #include "storage/postgres/pg_connection.h"
 #include "storage/postgres/postgres_backend.h"
+#include "storage/postgres/sql/pg_entry_search.h"
+#include "storage/postgres/sql/pg_keyword_stats.h"
 #include "text/pipeline/query.h"
 
 namespace mnemo::storage {
@@ -149,6 +154,102 @@ TEST_F(PostgresBulkWrite, ARefusedRowLeavesNothingOfTheBatch) {
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].entry.key, "k13200");
+}
+
+// A large batch whose buckets entry_terms holds no row of (a first import,
+// a new owner) copies its counts straight into entry_terms: no statement
+// writes entry_terms_delta for its inserted rows and nothing is folded, yet
+// the statistics are a recount's, the generation moves once and the log
+// says "reload everything" once, so a process mirroring the statistics
+// reloads them and scores as the statement weighing everything itself. A
+// batch into counted buckets goes by the fold; a new bucket written beside
+// rewrites gets its counts copied and the rewrites' notes folded onto them.
+TEST_F(PostgresBulkWrite, ALargeBatchIntoNewBucketsCopiesItsCountsWithoutAFold) {
+  // Every statement writing entry_terms_delta is counted in delta_writes.
+  ASSERT_TRUE(conn_
+                  ->ExecScript("CREATE TABLE delta_writes (n bigint); CREATE FUNCTION "
+                               "count_delta_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                               "INSERT INTO delta_writes VALUES (1); RETURN NULL; END $$; "
+                               "CREATE TRIGGER counted AFTER INSERT ON entry_terms_delta FOR "
+                               "EACH STATEMENT EXECUTE FUNCTION count_delta_write()",
+                               "count the notes")
+                  .ok());
+  auto number = [&](const std::string& sql) -> int64_t {
+    auto rows = conn_->Exec(sql, "read");
+    EXPECT_TRUE(rows.ok()) << rows.status().ToString() << "\n" << sql;
+    return rows.ok() && !rows->empty() && !rows->IsNull(0, 0) ? rows->Int(0, 0) : -1;
+  };
+  const std::string generation = "SELECT value FROM generations WHERE name = 'entry_terms'";
+  internal::pg::KeywordStatsCache cache(/*mirror=*/true);
+  // The mirror's search gives the full statement's hits and scores.
+  auto expect_exact = [&](const std::string& text, const ReadScope& scope,
+                          const std::string& what) {
+    const KeywordQuery q{.terms = text::QueryTerms(text), .filter = {.scope = scope}, .limit = 10};
+    auto want = internal::pg::SearchEntriesWeighingAll(*conn_, q);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    auto got = internal::pg::SearchEntries(*conn_, q, &cache);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_EQ(got->size(), want->size()) << what;
+    ASSERT_FALSE(got->empty()) << what;
+    for (size_t i = 0; i < got->size(); ++i) {
+      EXPECT_EQ((*got)[i].entry.key, (*want)[i].entry.key) << what << " #" << i;
+      EXPECT_EQ((*got)[i].keyword_score, (*want)[i].keyword_score) << what << " #" << i;
+    }
+  };
+  // After a batch: a recount's statistics, no note left, the generation
+  // moved once with one "reload everything" row, and a process holding the
+  // statistics reloads them.
+  auto expect_after = [&](int64_t before, int64_t loads, const std::string& what) {
+    EXPECT_EQ(StatisticsOffRecount(), 0) << what;
+    EXPECT_EQ(number("SELECT count(*) FROM entry_terms_delta"), 0) << what;
+    EXPECT_EQ(number(generation), before + 1) << what;
+    EXPECT_EQ(number("SELECT count(*) FROM entry_terms_log WHERE generation = (" + generation +
+                     ") AND term IS NULL"),
+              1)
+        << what;
+    EXPECT_EQ(
+        number("SELECT count(*) FROM entry_terms_log WHERE generation = (" + generation + ")"), 1)
+        << what;
+    expect_exact("words rare row", {}, what);
+    expect_exact("third common words", {.all = false, .principal = "u3"}, what + ", as u3");
+    EXPECT_EQ(cache.loads(), loads) << what;
+  };
+  // The mirror of the empty store.
+  const KeywordQuery none{.terms = text::QueryTerms("row"), .filter = {}, .limit = 10};
+  ASSERT_TRUE(internal::pg::SearchEntries(*conn_, none, &cache).ok());
+  ASSERT_EQ(cache.loads(), 1);
+
+  // A first import: its counts are copied, nothing noted.
+  int64_t g = number(generation);
+  ASSERT_TRUE(pg_->entries().UpsertBatch(Batch(0, 12000, "first")).ok());
+  EXPECT_EQ(number("SELECT count(*) FROM delta_writes"), 0);
+  expect_after(g, 2, "a first import");
+
+  // Into the buckets now counted: noted and folded.
+  g = number(generation);
+  ASSERT_TRUE(pg_->entries().UpsertBatch(Batch(12000, 24000, "second")).ok());
+  EXPECT_EQ(number("SELECT count(*) FROM delta_writes"), 1);
+  expect_after(g, 3, "a batch into counted buckets");
+
+  // A new owner's private rows beside rewrites of 2 000 rows: the rewrites'
+  // notes (the update trigger's one statement) are folded onto the counts
+  // copied for the new bucket.
+  std::vector<EntryWrite> mixed = Batch(0, 2000, "rewritten");
+  for (int i = 0; i < 10000; ++i) {
+    std::string text = "third row " + std::to_string(i);
+    if (i % 9 == 0) text += " rare words";
+    mixed.push_back({.owner = "u3",
+                     .key = "n" + std::to_string(i),
+                     .content = text,
+                     .visibility = Visibility::kPrivate,
+                     .now = 50'000 + i});
+  }
+  g = number(generation);
+  auto created = pg_->entries().UpsertBatch(mixed);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(*created, 10000);
+  EXPECT_EQ(number("SELECT count(*) FROM delta_writes"), 2);
+  expect_after(g, 4, "a new bucket beside rewrites");
 }
 
 }  // namespace

@@ -566,4 +566,14 @@ Result<std::vector<KeywordHit>> SearchEntriesWeighingAll(PgConn& conn, const Key
   return SearchWeighingAll(conn, query, nullptr, pruned);
 }
 
+Status MarkEntryTermsReloaded(PgConn& conn) {
+  return conn.ExecScript(
+      "WITH gen AS (UPDATE generations SET value = value + 1 WHERE name = 'entry_terms' "
+      "RETURNING value), logged AS (INSERT INTO entry_terms_log (generation, term, bucket, docs, "
+      "tokens) SELECT gen.value, NULL, NULL, 0, 0 FROM gen), pruned AS (DELETE FROM "
+      "entry_terms_log WHERE generation <= (SELECT value FROM gen) - " +
+          std::to_string(kLoggedGenerations) + ") SELECT 1",
+      "mark the keyword statistics reloaded");
+}
+
 }  // namespace mnemo::storage::internal::pg

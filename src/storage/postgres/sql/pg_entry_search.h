@@ -131,4 +131,12 @@ Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& 
 Result<std::vector<KeywordHit>> SearchEntriesWeighingAll(PgConn& conn, const KeywordQuery& query,
                                                          bool* pruned = nullptr);
 
+// For a bulk write that copied its keyword statistics straight into
+// entry_terms (postgres_bulk_write.cc: rows of buckets entry_terms held
+// none of, so no fold was needed): moves the generation `entry_terms` and
+// logs one "reload everything" row, exactly as FlushEntryTerms's bulk fold
+// does in its statement (this mirrors that fold's log), and deletes the
+// generations past the kept window (kLoggedGenerations).
+Status MarkEntryTermsReloaded(PgConn& conn);
+
 }  // namespace mnemo::storage::internal::pg
