@@ -14,6 +14,20 @@ namespace {
 
 std::string Num(double v) { return std::to_string(v); }
 
+// The log's rows (pg_schema.cc, v11) under the generation the CTE `gen`
+// moved to: `rows` (a select of term, bucket, docs, tokens), and then
+// deleted, the generations past the kept window. Every write of entry_terms
+// logs through it (FlushEntryTerms, MarkEntryTermsReloaded).
+std::string LogCtes(const std::string& rows) {
+  return "logged AS (INSERT INTO entry_terms_log (generation, term, bucket, docs, tokens) " + rows +
+         "), pruned AS (DELETE FROM entry_terms_log WHERE generation <= (SELECT value FROM gen) "
+         "- " +
+         std::to_string(kLoggedGenerations) + "), ";
+}
+
+// The log's one row meaning "reload everything" (a NULL term).
+const std::string kReloadRow = "SELECT gen.value, NULL, NULL, 0, 0 FROM gen";
+
 }  // namespace
 
 Status FlushEntryTerms(PgConn& conn, bool bulk, bool logged) {
@@ -29,13 +43,9 @@ Status FlushEntryTerms(PgConn& conn, bool bulk, bool logged) {
     const std::string too_large =
         bulk ? std::string("true")
              : "(SELECT count(*) > " + std::to_string(kLoggedRowsAtMost) + " FROM agg)";
-    log =
-        "logged AS (INSERT INTO entry_terms_log (generation, term, bucket, docs, tokens) "
+    log = LogCtes(
         "SELECT gen.value, agg.term, agg.bucket, agg.docs, agg.tokens FROM gen, agg WHERE NOT " +
-        too_large + " UNION ALL SELECT gen.value, NULL, NULL, 0, 0 FROM gen WHERE " + too_large +
-        "), "
-        "pruned AS (DELETE FROM entry_terms_log WHERE generation <= (SELECT value FROM gen) - " +
-        std::to_string(kLoggedGenerations) + "), ";
+        too_large + " UNION ALL " + kReloadRow + " WHERE " + too_large);
   }
   return conn.ExecScript(
       "WITH agg AS (SELECT term, bucket, sum(docs) AS docs, sum(tokens) AS tokens FROM "
@@ -569,10 +579,8 @@ Result<std::vector<KeywordHit>> SearchEntriesWeighingAll(PgConn& conn, const Key
 Status MarkEntryTermsReloaded(PgConn& conn) {
   return conn.ExecScript(
       "WITH gen AS (UPDATE generations SET value = value + 1 WHERE name = 'entry_terms' "
-      "RETURNING value), logged AS (INSERT INTO entry_terms_log (generation, term, bucket, docs, "
-      "tokens) SELECT gen.value, NULL, NULL, 0, 0 FROM gen), pruned AS (DELETE FROM "
-      "entry_terms_log WHERE generation <= (SELECT value FROM gen) - " +
-          std::to_string(kLoggedGenerations) + ") SELECT 1",
+      "RETURNING value), " +
+          LogCtes(kReloadRow) + "done AS (SELECT 1) SELECT 1 FROM done",
       "mark the keyword statistics reloaded");
 }
 
