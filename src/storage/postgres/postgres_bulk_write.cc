@@ -585,18 +585,10 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
   }
   if (large) {
     // The generation of entry_terms moves once and the log says "reload
-    // everything" once, whichever way the counts went in: by the bulk fold,
-    // when there are notes to fold (all of them, or the rewrites' beside
-    // the copied counts), or else as the bulk fold would have
-    // (MarkEntryTermsReloaded).
-    bool fold = true;
-    if (copy_counts) {
-      MNEMO_ASSIGN_OR_RETURN(Rows left, conn.Exec("SELECT EXISTS (SELECT 1 FROM entry_terms_delta)",
-                                                  "look for keyword statistics to fold"));
-      fold = left.Bool(0, 0);
-    }
-    MNEMO_RETURN_IF_ERROR(fold ? pg::FlushEntryTerms(conn, /*bulk=*/true)
-                               : pg::MarkEntryTermsReloaded(conn));
+    // everything" once, whichever way the counts went in: the bulk fold
+    // folds the notes there are (all of them, or the rewrites' beside the
+    // copied counts).
+    MNEMO_RETURN_IF_ERROR(pg::FlushEntryTerms(conn, {.bulk = true, .copied = copy_counts}));
   }
   if (large) {
     // A pending list left unmerged makes every search read it whole (and the

@@ -14,38 +14,28 @@ namespace {
 
 std::string Num(double v) { return std::to_string(v); }
 
-// The log's rows (pg_schema.cc, v11) under the generation the CTE `gen`
-// moved to: `rows` (a select of term, bucket, docs, tokens), and then
-// deleted, the generations past the kept window. Every write of entry_terms
-// logs through it (FlushEntryTerms, MarkEntryTermsReloaded).
-std::string LogCtes(const std::string& rows) {
-  return "logged AS (INSERT INTO entry_terms_log (generation, term, bucket, docs, tokens) " + rows +
-         "), pruned AS (DELETE FROM entry_terms_log WHERE generation <= (SELECT value FROM gen) "
-         "- " +
-         std::to_string(kLoggedGenerations) + "), ";
-}
-
-// The log's one row meaning "reload everything" (a NULL term).
-const std::string kReloadRow = "SELECT gen.value, NULL, NULL, 0, 0 FROM gen";
-
 }  // namespace
 
-Status FlushEntryTerms(PgConn& conn, bool bulk, bool logged) {
+Status FlushEntryTerms(PgConn& conn, EntryTermsFold fold) {
   // An UPDATE of the terms already counted and a plain INSERT of the others:
   // INSERT ... ON CONFLICT pays a speculative insertion per row, twice the
   // cost for the hundreds of thousands of notes of a bulk write. Writers are
   // serialised (the schema's advisory lock), so no row appears in between.
   std::string log;
-  if (logged) {
+  if (fold.logged) {
     // The fold's deltas under the generation it moves to (pg_schema.cc,
     // v11), or one row with a NULL term (reload everything) for a fold too
     // large to copy; and the generations past the kept window deleted.
     const std::string too_large =
-        bulk ? std::string("true")
-             : "(SELECT count(*) > " + std::to_string(kLoggedRowsAtMost) + " FROM agg)";
-    log = LogCtes(
+        fold.bulk ? std::string("true")
+                  : "(SELECT count(*) > " + std::to_string(kLoggedRowsAtMost) + " FROM agg)";
+    log =
+        "logged AS (INSERT INTO entry_terms_log (generation, term, bucket, docs, tokens) "
         "SELECT gen.value, agg.term, agg.bucket, agg.docs, agg.tokens FROM gen, agg WHERE NOT " +
-        too_large + " UNION ALL " + kReloadRow + " WHERE " + too_large);
+        too_large + " UNION ALL SELECT gen.value, NULL, NULL, 0, 0 FROM gen WHERE " + too_large +
+        "), "
+        "pruned AS (DELETE FROM entry_terms_log WHERE generation <= (SELECT value FROM gen) - " +
+        std::to_string(kLoggedGenerations) + "), ";
   }
   return conn.ExecScript(
       "WITH agg AS (SELECT term, bucket, sum(docs) AS docs, sum(tokens) AS tokens FROM "
@@ -55,14 +45,14 @@ Status FlushEntryTerms(PgConn& conn, bool bulk, bool logged) {
       "t.bucket), "
       // Every change of entry_terms moves its generation in the same
       // statement (pg_keyword_stats.h; a data-modifying CTE always runs).
-      "gen AS (UPDATE generations SET value = value + 1 WHERE name = 'entry_terms' AND EXISTS "
-      "(SELECT 1 FROM agg) RETURNING value), " +
-          log +
+      "gen AS (UPDATE generations SET value = value + 1 WHERE name = 'entry_terms' AND (" +
+          std::string(fold.copied ? "true" : "EXISTS (SELECT 1 FROM agg)") +
+          ") RETURNING value), " + log +
           "ins AS (INSERT INTO entry_terms (term, bucket, docs, tokens) SELECT agg.term, "
           "agg.bucket, agg.docs, agg.tokens FROM agg WHERE NOT EXISTS (SELECT 1 FROM up WHERE "
           "up.term = agg.term AND up.bucket = agg.bucket)) SELECT 1; " +
-          std::string(bulk ? "TRUNCATE entry_terms_delta; ANALYZE entry_terms_delta"
-                           : "DELETE FROM entry_terms_delta"),
+          std::string(fold.bulk ? "TRUNCATE entry_terms_delta; ANALYZE entry_terms_delta"
+                                : "DELETE FROM entry_terms_delta"),
       "update the keyword statistics");
 }
 
@@ -574,14 +564,6 @@ Result<std::vector<KeywordHit>> SearchEntriesWeighingAll(PgConn& conn, const Key
   if (pruned != nullptr) *pruned = false;
   if (NothingToSearch(query)) return std::vector<KeywordHit>();
   return SearchWeighingAll(conn, query, nullptr, pruned);
-}
-
-Status MarkEntryTermsReloaded(PgConn& conn) {
-  return conn.ExecScript(
-      "WITH gen AS (UPDATE generations SET value = value + 1 WHERE name = 'entry_terms' "
-      "RETURNING value), " +
-          LogCtes(kReloadRow) + "done AS (SELECT 1) SELECT 1 FROM done",
-      "mark the keyword statistics reloaded");
 }
 
 }  // namespace mnemo::storage::internal::pg

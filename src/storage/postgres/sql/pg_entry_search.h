@@ -67,7 +67,17 @@ inline constexpr int64_t kPruneFromRows = 100;
 // row instead. The log keeps the last kLoggedGenerations generations; the
 // fold deletes the one that leaves the window. `logged` false is the fold of
 // a store before v11 (its tests).
-Status FlushEntryTerms(PgConn& conn, bool bulk = false, bool logged = true);
+//
+// With `copied`, a bulk write copied counts straight into entry_terms
+// (postgres_bulk_write.cc: rows of buckets entry_terms held none of): the
+// generation moves and the log says "reload everything" even when no note
+// is left to fold.
+struct EntryTermsFold {
+  bool bulk = false;
+  bool copied = false;
+  bool logged = true;
+};
+Status FlushEntryTerms(PgConn& conn, EntryTermsFold fold = {});
 
 // The generations entry_terms_log keeps. A process whose statistics are
 // older reloads them all (at 100k entries, 0.2 s once); a write of one entry
@@ -130,13 +140,5 @@ Result<std::vector<KeywordHit>> SearchEntries(PgConn& conn, const KeywordQuery& 
 // paths of SearchEntries give the same bits as.
 Result<std::vector<KeywordHit>> SearchEntriesWeighingAll(PgConn& conn, const KeywordQuery& query,
                                                          bool* pruned = nullptr);
-
-// For a bulk write that copied its keyword statistics straight into
-// entry_terms (postgres_bulk_write.cc: rows of buckets entry_terms held
-// none of, so no fold was needed): moves the generation `entry_terms` and
-// logs one "reload everything" row, exactly as FlushEntryTerms's bulk fold
-// does in its statement (this mirrors that fold's log), and deletes the
-// generations past the kept window (kLoggedGenerations).
-Status MarkEntryTermsReloaded(PgConn& conn);
 
 }  // namespace mnemo::storage::internal::pg

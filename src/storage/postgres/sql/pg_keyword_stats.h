@@ -4,8 +4,8 @@
 //
 // entry_terms (pg_schema.cc, v7) changes only in FlushEntryTerms, which
 // bumps the generation `entry_terms` (v9) in the same statement, and in a
-// bulk write that copies its statistics in (postgres_bulk_write.cc), which
-// bumps it in the same transaction (MarkEntryTermsReloaded). So a
+// bulk write that copies its statistics in (postgres_bulk_write.cc), whose
+// fold then bumps it in the same transaction (`copied`). So a
 // statistic read with generation g is exact in every snapshot whose
 // generation is still g: the search passes the figures with g, and its
 // statement checks g in its own snapshot before it scores a row

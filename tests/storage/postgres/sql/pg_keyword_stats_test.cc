@@ -418,7 +418,7 @@ TEST(PgKeywordStats, AVersion10StoreMigratesWithEveryRow) {
                        "write as v10 did")
                     .ok());
   }
-  ASSERT_TRUE(internal::pg::FlushEntryTerms(c, /*bulk=*/false, /*logged=*/false).ok());
+  ASSERT_TRUE(internal::pg::FlushEntryTerms(c, {.logged = false}).ok());
   ASSERT_TRUE(c.ExecScript("COMMIT", "write as v10").ok());
   auto digest = [&](const std::string& table, const std::string& order) {
     return Text(c, "SELECT md5(string_agg(t::text, ',' ORDER BY " + order + ")) FROM " + s + "." +

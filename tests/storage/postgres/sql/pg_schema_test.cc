@@ -113,7 +113,7 @@ TEST(PgSchema, AVersion7StoreMigratesWithNothingLost) {
                      Params().Add(static_cast<int64_t>(text::kTextVersion)), "as v7 recorded it")
                   .ok());
   ASSERT_TRUE(c.ExecScript("BEGIN; SET LOCAL search_path TO " + s, "fold").ok());
-  ASSERT_TRUE(internal::pg::FlushEntryTerms(c, /*bulk=*/false, /*logged=*/false).ok());
+  ASSERT_TRUE(internal::pg::FlushEntryTerms(c, {.logged = false}).ok());
   ASSERT_TRUE(c.ExecScript("COMMIT", "fold").ok());
   const std::string before = StoredTerms(c, s);
   ASSERT_FALSE(before.empty());
@@ -243,7 +243,7 @@ TEST(PgSchema, AVersion8StoreOpensAndSearchesTheSame) {
             .ok());
   }
   ASSERT_TRUE(c.ExecScript("BEGIN; SET LOCAL search_path TO " + s, "fold").ok());
-  ASSERT_TRUE(internal::pg::FlushEntryTerms(c, /*bulk=*/false, /*logged=*/false).ok());
+  ASSERT_TRUE(internal::pg::FlushEntryTerms(c, {.logged = false}).ok());
   ASSERT_TRUE(c.ExecScript("COMMIT", "fold").ok());
   const std::vector<std::pair<std::string, ReadScope>> queries = {
       {"harbour lantern", ReadScope{}},
