@@ -93,13 +93,6 @@ void KeywordStatsCache::GiveUpLocked() {
   mirror_on_ = false;
 }
 
-size_t KeywordStatsCache::Mirror::Slot(std::string_view term) const {
-  const size_t mask = slots.size() - 1;
-  for (size_t i = std::hash<std::string_view>{}(term)&mask;; i = (i + 1) & mask) {
-    if (slots[i] == 0 || Term(slots[i] - 1) == term) return i;
-  }
-}
-
 Status KeywordStatsCache::LoadLocked(PgConn& conn) {
   // One statement, so one snapshot: the generation and every row at it (a
   // sequential scan: 0.2 s at 100k, where the rows in the terms' order took
@@ -124,26 +117,15 @@ Status KeywordStatsCache::LoadLocked(PgConn& conn) {
     }
     Mirror m;
     m.generation = rows.Int(0, 0);
-    const auto n = static_cast<size_t>(rows.size());
-    size_t slots = 2;
-    while (slots < 2 * n) slots *= 2;  // at most half full
-    m.slots.assign(slots, 0);
-    m.term_at.push_back(0);
     // Each row's term, then the rows grouped by term (a counting sort).
     std::vector<uint32_t> term_of;
-    term_of.reserve(n);
+    term_of.reserve(static_cast<size_t>(rows.size()));
     std::vector<uint32_t> per_term;
     for (int i = 0; i < rows.size(); ++i) {
       if (rows.IsNull(i, 1)) continue;  // entry_terms is empty
       const std::string_view term = rows.Text(i, 1);
-      const size_t slot = m.Slot(term);
-      if (m.slots[slot] == 0) {
-        m.bytes.append(term);
-        m.term_at.push_back(static_cast<uint32_t>(m.bytes.size()));
-        per_term.push_back(0);
-        m.slots[slot] = static_cast<uint32_t>(per_term.size());
-      }
-      const uint32_t t = m.slots[slot] - 1;
+      const uint32_t t = m.terms.Intern(term);
+      if (t == per_term.size()) per_term.push_back(0);
       term_of.push_back(t);
       ++per_term[t];
       if (term.empty()) m.tokens[BucketId(m, rows.Text(i, 2))] += rows.Int(i, 4);
@@ -163,15 +145,7 @@ Status KeywordStatsCache::LoadLocked(PgConn& conn) {
       m.docs[at] = rows.Int(i, 3);
       m.all[t] += m.docs[at];
     }
-    // The table again at the terms' size (a quarter to a half full).
-    slots = 2;
-    while (slots < 2 * terms) slots *= 2;
-    if (slots < m.slots.size()) {
-      m.slots.assign(slots, 0);
-      for (size_t t = 0; t < terms; ++t) m.slots[m.Slot(m.Term(t))] = static_cast<uint32_t>(t + 1);
-      m.slots.shrink_to_fit();
-    }
-    m.bytes.shrink_to_fit();
+    m.terms.ShrinkToFit();
     mirror_ = std::move(m);
   }
 #if defined(__GLIBC__)
@@ -204,8 +178,7 @@ Result<std::optional<TermStats>> KeywordStatsCache::Mirrored(
   }
   auto docs = [&](const std::string& term) -> int64_t {
     int64_t sum = 0;
-    if (const uint32_t found = m.slots[m.Slot(term)]; found != 0) {
-      const uint32_t t = found - 1;
+    if (const uint32_t t = m.terms.Find(term); t != ::mnemo::internal::StringIds::kNone) {
       if (scope.all) {
         sum += m.all[t];
       } else {

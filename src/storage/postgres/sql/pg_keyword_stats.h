@@ -39,6 +39,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/string_ids.h"
 #include "storage/entry_store.h"
 #include "storage/postgres/pg_connection.h"
 
@@ -112,8 +113,8 @@ class KeywordStatsCache {
   // Terms kept at most (all scopes); past it the cache starts again.
   static constexpr size_t kMaxTerms = 200'000;
 
-  // The statistics as loaded: every term's bytes in one string, found by an
-  // open-addressing table of term numbers; each term's rows (bucket, docs)
+  // The statistics as loaded: the terms' dense ids (StringIds: their bytes
+  // in one string, found by a flat table); each term's rows (bucket, docs)
   // side by side, and its sum over all buckets: about 30 bytes a row and
   // term, where a hash map of strings took 200 (at 100k entries, 894 075
   // rows: 178 MB). What the log added since is kept per term apart
@@ -121,22 +122,14 @@ class KeywordStatsCache {
   struct Mirror {
     int64_t generation = 0;
     std::unordered_map<std::string, uint32_t> bucket_ids;
-    std::vector<int64_t> tokens;    // per bucket: its token total (the term '')
-    std::string bytes;              // the terms, one after the other
-    std::vector<uint32_t> term_at;  // per term, and one past: where in bytes
-    std::vector<uint32_t> slots;    // a power of two; 0 empty, else term + 1
-    std::vector<uint32_t> row_at;   // per term, and one past: where in bucket and docs
-    std::vector<uint32_t> bucket;   // per row
-    std::vector<int64_t> docs;      // per row
-    std::vector<int64_t> all;       // per term: its rows' sum
+    std::vector<int64_t> tokens;  // per bucket: its token total (the term '')
+    ::mnemo::internal::StringIds terms;
+    std::vector<uint32_t> row_at;  // per term, and one past: where in bucket and docs
+    std::vector<uint32_t> bucket;  // per row
+    std::vector<int64_t> docs;     // per row
+    std::vector<int64_t> all;      // per term: its rows' sum
     std::unordered_map<std::string, std::vector<std::pair<uint32_t, int64_t>>> added;
     size_t added_rows = 0;
-
-    std::string_view Term(size_t i) const {
-      return std::string_view(bytes).substr(term_at[i], term_at[i + 1] - term_at[i]);
-    }
-    // The slot holding `term`, or the empty one where it would go.
-    size_t Slot(std::string_view term) const;
   };
   // Rows the log may add to a mirror before it is loaded anew (the added
   // rows cost a hash map's ~100 bytes each).
