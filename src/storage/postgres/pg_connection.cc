@@ -1,6 +1,7 @@
 #include "storage/postgres/pg_connection.h"
 
 #include <libpq-fe.h>
+#include <poll.h>
 
 #include <algorithm>
 #include <bit>
@@ -124,88 +125,103 @@ std::string QuoteLexeme(std::string_view lexeme) {
 
 // --- Params ---
 
-void Params::Push(std::optional<std::string> v) {
-  values_.push_back(std::move(v));
-  Repoint();
-}
-
-void Params::Repoint() {
-  pointers_.clear();
-  for (const auto& value : values_) pointers_.push_back(value ? value->c_str() : nullptr);
+const char* const* Params::values() const {
+  if (pointers_.size() != offsets_.size()) {
+    pointers_.clear();
+    pointers_.reserve(offsets_.size());
+    for (const size_t at : offsets_) pointers_.push_back(at == kNull ? nullptr : &buffer_[at]);
+  }
+  return pointers_.data();
 }
 
 Params& Params::Add(std::string_view text) {
-  Push(std::string(text));
+  Begin();
+  buffer_ += text;
+  End();
   return *this;
 }
 Params& Params::Add(int64_t value) {
-  Push(std::to_string(value));
-  return *this;
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+  return Add(std::string_view(buf, static_cast<size_t>(end - buf)));
 }
 Params& Params::Add(double value) {
   char buf[64];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
-  Push(std::string(buf, end));
-  return *this;
+  return Add(std::string_view(buf, static_cast<size_t>(end - buf)));
 }
-Params& Params::Add(bool value) {
-  Push(value ? "true" : "false");
-  return *this;
-}
+Params& Params::Add(bool value) { return Add(std::string_view(value ? "true" : "false")); }
 Params& Params::AddNull() {
-  Push(std::nullopt);
+  offsets_.push_back(kNull);
+  pointers_.clear();
   return *this;
 }
 Params& Params::Add(const std::optional<std::string>& text) {
-  Push(text);
-  return *this;
+  return text ? Add(std::string_view(*text)) : AddNull();
 }
-std::string TextArrayLiteral(std::span<const std::string> items) {
-  std::string out = "{";
+
+namespace {
+
+void AppendTextArray(std::string& out, std::span<const std::string> items) {
+  out += '{';
   for (size_t i = 0; i < items.size(); ++i) {
     if (i > 0) out += ',';
     AppendArrayElement(out, items[i]);
   }
   out += '}';
+}
+
+}  // namespace
+
+std::string TextArrayLiteral(std::span<const std::string> items) {
+  std::string out;
+  AppendTextArray(out, items);
   return out;
 }
 
 Params& Params::AddTextArray(std::span<const std::string> items) {
-  Push(TextArrayLiteral(items));
+  Begin();
+  AppendTextArray(buffer_, items);
+  End();
   return *this;
 }
 Params& Params::AddIntArray(std::span<const int64_t> items) {
-  std::string out = "{";
+  Begin();
+  buffer_ += '{';
+  char buf[24];
   for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += ',';
-    out += std::to_string(items[i]);
+    if (i > 0) buffer_ += ',';
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, items[i]);
+    buffer_.append(buf, end);
   }
-  out += '}';
-  Push(std::move(out));
+  buffer_ += '}';
+  End();
   return *this;
 }
 Params& Params::AddDoubleArray(std::span<const double> items) {
-  std::string out = "{";
+  Begin();
+  buffer_ += '{';
   char buf[64];
   for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += ',';
+    if (i > 0) buffer_ += ',';
     auto [end, ec] = std::to_chars(buf, buf + sizeof buf, items[i]);
-    out.append(buf, end);
+    buffer_.append(buf, end);
   }
-  out += '}';
-  Push(std::move(out));
+  buffer_ += '}';
+  End();
   return *this;
 }
 Params& Params::AddBytes(std::string_view bytes) {
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\\x";
-  out.reserve(2 + bytes.size() * 2);
+  Begin();
+  buffer_.reserve(buffer_.size() + 3 + bytes.size() * 2);
+  buffer_ += "\\x";
   for (const char c : bytes) {
     const auto byte = static_cast<unsigned char>(c);
-    out += kHex[byte >> 4];
-    out += kHex[byte & 0xF];
+    buffer_ += kHex[byte >> 4];
+    buffer_ += kHex[byte & 0xF];
   }
-  Push(std::move(out));
+  End();
   return *this;
 }
 
@@ -261,7 +277,10 @@ int64_t Rows::Int(int row, int col) const {
     return shift <= 0 || shift >= 64 ? static_cast<int64_t>(bits)
                                      : static_cast<int64_t>(bits << shift) >> shift;
   }
-  return std::strtoll(PQgetvalue(result_, row, col), nullptr, 10);
+  const std::string_view text = Text(row, col);
+  int64_t value = 0;
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  return value;
 }
 
 double Rows::Double(int row, int col) const {
@@ -274,7 +293,12 @@ double Rows::Double(int row, int col) const {
     if (raw.size() == 4) return std::bit_cast<float>(static_cast<uint32_t>(bits));
     return std::bit_cast<double>(bits);
   }
-  return std::strtod(PQgetvalue(result_, row, col), nullptr);
+  // from_chars rounds correctly, as strtod does (the same bits), and reads
+  // PostgreSQL's Infinity, -Infinity and NaN; it has no locale to consult.
+  const std::string_view text = Text(row, col);
+  double value = 0;
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  return value;
 }
 
 bool Rows::Bool(int row, int col) const {
@@ -324,18 +348,28 @@ std::vector<std::string> Rows::TextArray(int row, int col) const {
   s = s.substr(1, s.size() - 2);
   size_t i = 0;
   while (i < s.size()) {
-    std::string item;
     if (s[i] == '"') {
+      std::string item;
       ++i;
       while (i < s.size() && s[i] != '"') {
-        if (s[i] == '\\' && i + 1 < s.size()) ++i;
-        item += s[i++];
+        // The run up to the next quote or backslash at once.
+        const size_t stop = s.find_first_of("\"\\", i);
+        const size_t end = stop == std::string_view::npos ? s.size() : stop;
+        item.append(s.substr(i, end - i));
+        i = end;
+        if (i < s.size() && s[i] == '\\') {
+          if (i + 1 < s.size()) ++i;
+          item += s[i++];
+        }
       }
       ++i;  // closing quote
+      out.push_back(std::move(item));
     } else {
-      while (i < s.size() && s[i] != ',') item += s[i++];
+      const size_t comma = s.find(',', i);
+      const size_t end = comma == std::string_view::npos ? s.size() : comma;
+      out.emplace_back(s.substr(i, end - i));
+      i = end;
     }
-    out.push_back(std::move(item));
     if (i < s.size() && s[i] == ',') ++i;
   }
   return out;
@@ -376,11 +410,19 @@ PgConn::~PgConn() {
 bool PgConn::ok() const { return PQstatus(conn_) == CONNECTION_OK; }
 
 bool PgConn::Alive() {
-  // On an idle connection PQconsumeInput reads nothing unless the server
-  // closed it, which turns the status bad: at once on a reset or a bare EOF
-  // (a killed server); a server that says goodbye first (terminated,
-  // shut down) sends a message the first call reads and the second call
-  // finds the EOF behind it.
+  // An idle connection has nothing to read unless the server closed it or
+  // said something first: one poll that does not wait tells, where a read
+  // would cost two (every statement of a search acquires a connection).
+  // Not under TLS, whose library may hold bytes already read off the socket.
+  if (!ok()) return false;
+  if (PQsslInUse(conn_) == 0) {
+    pollfd fd{.fd = PQsocket(conn_), .events = POLLIN, .revents = 0};
+    if (fd.fd >= 0 && ::poll(&fd, 1, 0) == 0) return true;
+  }
+  // PQconsumeInput reads what came, which turns the status bad at once on a
+  // reset or a bare EOF (a killed server); a server that says goodbye first
+  // (terminated, shut down) sends a message the first call reads and the
+  // second call finds the EOF behind it.
   for (int i = 0; i < 2 && ok(); ++i) {
     if (PQconsumeInput(conn_) == 0) return false;
   }

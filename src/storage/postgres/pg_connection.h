@@ -51,18 +51,30 @@ uint64_t ParseLsn(std::string_view text);
 std::string TextArrayLiteral(std::span<const std::string> items);
 
 // Query parameters, $1, $2, ... in the order added, all in text format.
+// The values sit in one buffer, each ending in a NUL (a search adds a dozen
+// or more: one allocation, not one per value).
 class Params {
  public:
   Params() = default;
-  // A copy points at its own values; a move keeps the values' storage.
-  Params(const Params& other) : values_(other.values_) { Repoint(); }
+  // A copy or a move points at its own buffer: values() is worked out anew.
+  Params(const Params& other) : buffer_(other.buffer_), offsets_(other.offsets_) {}
   Params& operator=(const Params& other) {
-    values_ = other.values_;
-    Repoint();
+    buffer_ = other.buffer_;
+    offsets_ = other.offsets_;
+    pointers_.clear();
     return *this;
   }
-  Params(Params&&) noexcept = default;
-  Params& operator=(Params&&) noexcept = default;
+  Params(Params&& other) noexcept
+      : buffer_(std::move(other.buffer_)), offsets_(std::move(other.offsets_)) {
+    other.pointers_.clear();
+  }
+  Params& operator=(Params&& other) noexcept {
+    buffer_ = std::move(other.buffer_);
+    offsets_ = std::move(other.offsets_);
+    pointers_.clear();
+    other.pointers_.clear();
+    return *this;
+  }
   ~Params() = default;
 
   Params& Add(std::string_view text);
@@ -83,14 +95,22 @@ class Params {
   // float32 little-endian bytes as a bytea.
   Params& AddFloats(std::span<const float> v);
 
-  int size() const { return static_cast<int>(values_.size()); }
-  const char* const* values() const { return pointers_.data(); }
+  int size() const { return static_cast<int>(offsets_.size()); }
+  // One pointer per value (nullptr for NULL), valid until the next Add.
+  const char* const* values() const;
 
  private:
-  void Push(std::optional<std::string> v);
-  void Repoint();
-  std::vector<std::optional<std::string>> values_;
-  std::vector<const char*> pointers_;
+  static constexpr size_t kNull = static_cast<size_t>(-1);
+  // Opens a value at the end of the buffer (its bytes appended next);
+  // End closes it.
+  void Begin() {
+    offsets_.push_back(buffer_.size());
+    pointers_.clear();
+  }
+  void End() { buffer_ += '\0'; }
+  std::string buffer_;
+  std::vector<size_t> offsets_;  // where each value starts, kNull for NULL
+  mutable std::vector<const char*> pointers_;
 };
 
 // The rows of one statement. Columns and rows are 0-based.

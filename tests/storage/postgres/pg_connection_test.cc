@@ -6,7 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <climits>
+#include <cmath>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -314,6 +318,64 @@ TEST_F(PgServer, BinaryRowsReadAsTheSameValuesAsTextRows) {
   // The binary rows are the server's bytes: a bytea as long as its data.
   EXPECT_EQ((*rows)[1].Text(0, 10).size(), bytes.size());
   EXPECT_EQ((*rows)[0].Text(0, 10).size(), 2 + 2 * bytes.size());
+}
+
+// Parameters of every kind reach the server as the values they were given,
+// from a Params built in place, copied and moved (each points at its own
+// buffer), and the text rows read back as those values: arrays whose
+// elements need quotes and escapes, the float8 specials, integer extremes.
+TEST_F(PgServer, ParamsAndTextRowsRoundTripEveryKindOfValue) {
+  auto conn = PgConn::Connect(url_);
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  const std::vector<std::string> items = {"plain",       "two words", "a,b",  "{x}",   "q\"uote",
+                                          "back\\slash", "",          "NULL", "naïve", "\\\""};
+  const std::vector<int64_t> ints = {INT64_MIN, -1, 0, INT64_MAX};
+  const std::vector<double> doubles = {5e-324, -0.1, 1.7976931348623157e308};
+  Params built;
+  built.Add("it's \\ \"text\"")
+      .AddNull()
+      .Add(std::optional<std::string>())
+      .Add(std::optional<std::string>("opt"))
+      .Add(INT64_MIN)
+      .Add(0.1)
+      .Add(false)
+      .AddTextArray(items)
+      .AddIntArray(ints)
+      .AddDoubleArray(doubles)
+      .AddBytes(std::string("\x00\xff", 2));
+  const std::string sql =
+      "SELECT $1::text, $2::text, $3::text, $4::text, $5::bigint, $6::float8, $7::boolean, "
+      "$8::text[], $9::bigint[]::text, $10::float8[]::text, $11::bytea, "
+      "'Infinity'::float8, '-Infinity'::float8, 'NaN'::float8, '{}'::text[], "
+      "ARRAY[NULL, 'x']::text[]";
+  Params copied(built);
+  Params assigned;
+  assigned = built;
+  Params temporary(built);
+  Params moved(std::move(temporary));
+  Params move_assigned;
+  move_assigned = Params(built);
+  for (const Params* params : {&built, &copied, &assigned, &moved, &move_assigned}) {
+    auto rows = (*conn)->ExecPrepared(sql, *params, "round trip");
+    ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+    EXPECT_EQ(rows->Text(0, 0), "it's \\ \"text\"");
+    EXPECT_TRUE(rows->IsNull(0, 1));
+    EXPECT_TRUE(rows->IsNull(0, 2));
+    EXPECT_EQ(rows->Text(0, 3), "opt");
+    EXPECT_EQ(rows->Int(0, 4), INT64_MIN);
+    EXPECT_EQ(rows->Double(0, 5), 0.1);
+    EXPECT_FALSE(rows->Bool(0, 6));
+    EXPECT_EQ(rows->TextArray(0, 7), items);
+    EXPECT_EQ(rows->Text(0, 8), "{-9223372036854775808,-1,0,9223372036854775807}");
+    EXPECT_EQ(rows->Text(0, 9), "{5e-324,-0.1,1.7976931348623157e+308}");
+    EXPECT_EQ(rows->Bytes(0, 10), std::string("\x00\xff", 2));
+    EXPECT_EQ(rows->Double(0, 11), std::numeric_limits<double>::infinity());
+    EXPECT_EQ(rows->Double(0, 12), -std::numeric_limits<double>::infinity());
+    EXPECT_TRUE(std::isnan(rows->Double(0, 13)));
+    EXPECT_TRUE(rows->TextArray(0, 14).empty());
+    // A NULL element reads as the word, as it always did.
+    EXPECT_EQ(rows->TextArray(0, 15), (std::vector<std::string>{"NULL", "x"}));
+  }
 }
 
 // A Transaction runs `first` in BEGIN's round trip, inside the transaction,
