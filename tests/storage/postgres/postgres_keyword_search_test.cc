@@ -142,6 +142,58 @@ TEST(PostgresKeywordSearch, SameHitsAsSqliteWithThePrunedTryAndItsFallback) {
 // moves the generation, and A's next search reads B's changes from the log
 // (one read) and scores with the new statistics, as SQLite after the same
 // writes; a search with nothing written since reads nothing.
+// Long entries: their tsvector is over 2 KB, stored apart from the row
+// (TOAST) or compressed, and read once per row into memory by the search
+// (AddTermScores); short ones are read in place. Both give SQLite's hits and
+// scores, and the cached statistics the same bits.
+TEST(PostgresKeywordSearch, LongEntriesScoreAsOnSqlite) {
+  const std::string url = testing::PostgresTestUrl();
+  if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
+  const std::string schema = testing::FreshPostgresSchema();
+  auto pg = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  ASSERT_TRUE(pg.ok()) << pg.status().ToString();
+  testing::TempDir dir;
+  auto lite = internal::SqliteBackend::Open({.path = dir.File("mnemo.db"), .readers = 1});
+  ASSERT_TRUE(lite.ok()) << lite.status().ToString();
+  std::vector<EntryWrite> corpus;
+  for (int i = 0; i < 60; ++i) {
+    std::string text = "kiwi";
+    for (int k = 0; k < i % 4; ++k) text += " kiwi";
+    if (i % 3 == 0) text += " mango";
+    // Every third entry long: 400 distinct words (a tsvector of about 5 KB).
+    if (i % 3 != 1) {
+      for (int w = 0; w < 400; ++w) text += " w" + std::to_string(i * 1000 + w) + "x";
+    }
+    corpus.push_back(
+        {.owner = "u1", .key = "k" + std::to_string(i), .content = text, .now = 1000 + i});
+  }
+  ASSERT_TRUE((*pg)->entries().UpsertBatch(corpus).ok());
+  ASSERT_TRUE((*lite)->entries().UpsertBatch(corpus).ok());
+  auto conn = internal::pg::PgConn::Connect(url);
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  auto large = (*conn)->Exec("SELECT count(*) FROM " + internal::pg::QuoteIdentifier(schema) +
+                                 ".entries WHERE pg_column_size(tsv) > 2000",
+                             internal::pg::Params(), "size the tsvectors");
+  ASSERT_TRUE(large.ok()) << large.status().ToString();
+  EXPECT_EQ(large->Int(0, 0), 40);
+  for (const char* query : {"kiwi", "mango kiwi", "w3007x kiwi", "w59399x mango"}) {
+    const KeywordQuery q{
+        .terms = text::QueryTerms(query), .filter = {.scope = ReadScope()}, .limit = 10};
+    auto a = (*pg)->entries().KeywordSearch(q);
+    auto l = (*lite)->entries().KeywordSearch(q);
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    ASSERT_TRUE(l.ok()) << l.status().ToString();
+    EXPECT_FALSE(a->empty()) << query;
+    ExpectSame(*a, *l, query);
+    auto again = (*pg)->entries().KeywordSearch(q);
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    ASSERT_EQ(again->size(), a->size()) << query;
+    for (size_t i = 0; i < a->size(); ++i) {
+      EXPECT_EQ((*again)[i].keyword_score, (*a)[i].keyword_score) << query << " #" << i;
+    }
+  }
+}
+
 TEST(PostgresKeywordSearch, AnotherNodesWriteDropsTheCachedStatistics) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 
 #include "storage/postgres/sql/pg_entry_sql.h"
 #include "storage/postgres/sql/pg_text.h"
@@ -58,14 +59,33 @@ Status FlushEntryTerms(PgConn& conn, EntryTermsFold fold) {
 
 namespace {
 
-// The lateral `f` and the score over `k` (avgdl, mass, idf1..idfN): a
-// parameter per searchable term (its lexeme as a tsquery).
+// The size under which a stored tsvector is read in place (AddTermScores).
+constexpr int kPlainTsvectorBytes = 900;
+
+// The BM25 weights a score reads, as SQL: each term's idf (by position in
+// the query's terms), avgdl and the idfs' sum.
+struct WeightsSql {
+  std::function<std::string(size_t)> idf;
+  std::string avgdl;
+  std::string mass;
+};
+
+// The weights as the columns of `k` (the CTE of AddEntryWeights and
+// MissStatement).
+WeightsSql ColumnsOfK() {
+  return {.idf = [](size_t i) { return "k.idf" + std::to_string(i + 1); },
+          .avgdl = "k.avgdl",
+          .mass = "k.mass"};
+}
+
+// The lateral `f` and the score over `weights`: a parameter per searchable
+// term (its lexeme as a tsquery).
 struct TermScoreSql {
   std::string lateral;
   std::string score;
 };
 TermScoreSql AddTermScores(Params& params, const std::vector<std::string>& terms,
-                           const std::vector<std::string>& lexemes) {
+                           const std::vector<std::string>& lexemes, const WeightsSql& weights) {
   std::string tfs;
   std::string sum;
   for (size_t i = 0; i < terms.size(); ++i) {
@@ -73,24 +93,40 @@ TermScoreSql AddTermScores(Params& params, const std::vector<std::string>& terms
     // A term no tsvector holds adds its idf to the mass and nothing to a score.
     if (!SearchableTerm(terms[i])) continue;
     params.Add(lexemes[i]);
-    // (SELECT $n::tsquery): an InitPlan, parsed once per search; a bare
-    // cast of a generic plan's parameter is parsed again for every row.
+    // The parameter is typed tsquery by its cast (the server parses it once,
+    // at bind), and is no expression the planner estimates with.
     // A row holds few of the query's terms: the match (a binary search, no
     // allocation) skips the rank's work for the others.
-    const std::string lexeme = "(SELECT " + Last(params) + "::tsquery)";
+    const std::string lexeme = Last(params) + "::tsquery";
     tfs += "CASE WHEN d.tsv @@ " + lexeme + " THEN ts_rank_cd('{1,1,1,1}', d.tsv, " + lexeme +
            ", 0)::float8 ELSE 0.0 END AS tf" + n + ", ";
     if (!sum.empty()) sum += " + ";
-    sum += "k.idf" + n + " * f.tf" + n + " * " + Num(kBm25K1 + 1) + " / (f.tf" + n + " + f.norm)";
+    sum +=
+        weights.idf(i) + " * f.tf" + n + " * " + Num(kBm25K1 + 1) + " / (f.tf" + n + " + f.norm)";
   }
   TermScoreSql out;
+  // d: the row's tsvector read once. A plain one is read in place. A
+  // compressed one, or one stored apart from its row (TOAST, uncompressed: a
+  // tsvector seldom compresses), would be decompressed or fetched again by
+  // every match and rank of it: it is read once into memory. setweight to D
+  // (the weight every position already has, and one the score's weights
+  // {1,1,1,1} ignore anyway) is the cheapest copy: a copy of the bytes, where
+  // `|| ''` merged every lexeme (at 100k, 1.3 against 1.5 ms for a query
+  // of 311 rows, 210 of them large). pg_column_size and pg_column_compression
+  // read neither. A value is stored apart only in a row over 2 KB, where the
+  // tsvector is nearly always the largest column: one under
+  // kPlainTsvectorBytes is in place (were it not, it would only be fetched
+  // once per match and rank of it, as before).
   // avgdl 0 (no tokens at all): every length is average, as in bm25.cc.
   out.lateral = "CROSS JOIN LATERAL (SELECT " + tfs + Num(kBm25K1) + " * (1 - " + Num(kBm25B) +
-                " + " + Num(kBm25B) +
-                " * (CASE WHEN k.avgdl > 0 THEN e.doc_length / k.avgdl ELSE 1.0 END)) AS norm "
-                "FROM (SELECT CASE WHEN pg_column_compression(e.tsv) IS NULL THEN e.tsv ELSE "
-                "e.tsv || ''::tsvector END AS tsv OFFSET 0) d OFFSET 0) f";
-  out.score = sum.empty() ? "0.0" : "LEAST(1.0, (" + sum + ") / k.mass)";
+                " + " + Num(kBm25B) + " * (CASE WHEN " + weights.avgdl +
+                " > 0 THEN e.doc_length / " + weights.avgdl +
+                " ELSE 1.0 END)) AS norm "
+                "FROM (SELECT CASE WHEN pg_column_compression(e.tsv) IS NULL AND "
+                "pg_column_size(e.tsv) < " +
+                std::to_string(kPlainTsvectorBytes) +
+                " THEN e.tsv ELSE setweight(e.tsv, 'D') END AS tsv OFFSET 0) d OFFSET 0) f";
+  out.score = sum.empty() ? "0.0" : "LEAST(1.0, (" + sum + ") / " + weights.mass + ")";
   return out;
 }
 
@@ -164,7 +200,7 @@ EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& 
              "k AS MATERIALIZED (SELECT " +
              kAvgdl + " AS avgdl, COALESCE(sum(w.idf), 0) AS mass" + idfs +
              " FROM st, w GROUP BY st.n, st.tokens)";
-  const TermScoreSql scores = AddTermScores(params, terms, lexemes);
+  const TermScoreSql scores = AddTermScores(params, terms, lexemes, ColumnsOfK());
   out.lateral = scores.lateral;
   out.score = scores.score;
   out.ready = "k.mass > 0";
@@ -276,7 +312,7 @@ PgStatement MissStatement(const KeywordQuery& query) {
   const std::string limit = "(SELECT " + Last(p) + "::bigint)";
   p.Add(all);
   const std::string match = "(SELECT " + Last(p) + "::tsquery)";
-  const TermScoreSql scores = AddTermScores(p, terms, lexemes);
+  const TermScoreSql scores = AddTermScores(p, terms, lexemes, ColumnsOfK());
   const std::string where = FilterSql(query.filter, p);
   st.sql = with + ", k AS MATERIALIZED (SELECT " + kAvgdl +
            " AS avgdl, x.* FROM st, (SELECT COALESCE(sum(y.idf), 0) AS mass, "
@@ -378,20 +414,29 @@ PgStatement CachedStatement(const KeywordQuery& query, const TermStats& stats) {
   }
   c_bounds += "}";
 
+  // The weights and every argument are parameters read in place (no CTE
+  // of arguments, no InitPlan a lexeme): the plan is what the search
+  // needs and little more, so the server starts it quickly at each bind.
+  // Only what the planner would estimate with (the match, the limit) is
+  // read through an InitPlan, so that the cost of every plan is the same
+  // and a prepared search runs a generic plan from its sixth execution.
   PgStatement st{.prepared = true};
   Params& p = st.params;
   p.Add(stats.generation).Add(Exact(avgdl)).Add(Exact(mass));
-  std::string k = "k AS MATERIALIZED (SELECT $2::float8 AS avgdl, $3::float8 AS mass";
+  const std::string mass_arg = Last(p) + "::float8";
+  std::vector<std::string> idf_args;
   for (size_t i = 0; i < count; ++i) {
     p.Add(Exact(idf[i]));
-    k += ", " + Last(p) + "::float8 AS idf" + std::to_string(i + 1);
+    idf_args.push_back(Last(p) + "::float8");
   }
-  k += ")";
-  const int first_arg = p.size() + 1;
-  auto arg = [&](int i) { return "$" + std::to_string(first_arg + i); };
   p.Add(static_cast<int64_t>(query.limit));
+  const std::string limit_arg = Last(p) + "::bigint";
+  const std::string limit_sql = "(SELECT " + limit_arg + ")";
+  std::string bound_arg;
+  std::string c_lexemes_arg;
+  std::string c_bounds_arg;
   if (try_first) {
-    p.Add(eq).Add(Exact(bound)).AddTextArray(c_lexemes).Add(c_bounds);
+    p.Add(eq);
   } else {
     // Every row holding a term is scored: the lexemes' OR.
     std::string all;
@@ -400,46 +445,53 @@ PgStatement CachedStatement(const KeywordQuery& query, const TermStats& stats) {
     }
     p.Add(all);
   }
-  const TermScoreSql scores = AddTermScores(p, terms, lexemes);
+  const std::string match = "e.tsv @@ (SELECT " + Last(p) + "::tsquery)";
+  if (try_first) {
+    p.Add(Exact(bound));
+    bound_arg = Last(p) + "::float8";
+    p.AddTextArray(c_lexemes);
+    c_lexemes_arg = Last(p) + "::text[]";
+    p.Add(c_bounds);
+    c_bounds_arg = Last(p) + "::float8[]";
+  }
+  const TermScoreSql scores = AddTermScores(
+      p, terms, lexemes,
+      {.idf = [&](size_t i) { return idf_args[i]; }, .avgdl = "$2::float8", .mass = mass_arg});
   const std::string where = FilterSql(query.filter, p);
-  const std::string limit_sql = "(SELECT n FROM a)";
   const std::string columns = CandidateColumns(scores.score);
-  const std::string from = " FROM entries e CROSS JOIN k " + scores.lateral +
-                           " WHERE k.mass > 0 AND (SELECT ok FROM fresh) AND ";
-  const std::string head =
-      "fresh AS MATERIALIZED (SELECT COALESCE((SELECT g.value = $1::bigint FROM generations g "
-      "WHERE g.name = 'entry_terms'), false) AS ok), " +
-      k + ", ";
-  const std::string hits = "SELECT f.ok, " + HitColumns() + " FROM fresh f LEFT JOIN (";
-  const std::string& tail = kHitsJoin;
+  const std::string fresh =
+      "SELECT COALESCE((SELECT g.value = $1::bigint FROM generations g WHERE g.name = "
+      "'entry_terms'), false) AS ok";
+  const std::string hits = "SELECT g.ok, " + HitColumns() + " FROM ";
   if (!try_first) {
     // The first try would not run (FullStatement's plan): one scored
-    // select, a plan a third the size.
-    st.sql = "WITH a AS MATERIALIZED (SELECT " + arg(0) + "::bigint AS n, " + arg(1) +
-             "::text AS eq), " + head + "rest AS (SELECT " + columns + from +
-             "e.tsv @@ (SELECT eq::tsquery FROM a) AND " + where + kRank + " LIMIT " + limit_sql +
-             ") " + hits + "SELECT *, 0 AS try FROM rest" + tail;
+    // select, run only when the generation is still the statistics'.
+    st.sql = hits + "(" + fresh + " OFFSET 0) g LEFT JOIN LATERAL (SELECT " + columns +
+             ", 0 AS try FROM entries e " + scores.lateral + " WHERE g.ok AND " + mass_arg +
+             " > 0 AND " + match + " AND " + where + kRank + " LIMIT " + limit_sql + kHitsJoin;
     return st;
   }
+  const std::string from = " FROM entries e " + scores.lateral + " WHERE " + mass_arg +
+                           " > 0 AND (SELECT ok FROM fresh) AND ";
   st.sql =
-      "WITH a AS MATERIALIZED (SELECT " + arg(0) + "::bigint AS n, " + arg(1) + "::text AS eq, " +
-      arg(2) + "::float8 AS bound, " + arg(3) + "::text[] AS c_lexemes, " + arg(4) +
-      "::float8[] AS c_bounds), " + head + "first AS (SELECT " + columns + from +
-      "e.tsv @@ (SELECT eq::tsquery FROM a) AND " + where + kRank + " LIMIT " + limit_sql +
+      "WITH fresh AS MATERIALIZED (" + fresh + "), first AS (SELECT " + columns + from + match +
+      " AND " + where + kRank + " LIMIT " + limit_sql +
       "), "
       "proof AS (SELECT count(*) = " +
-      limit_sql + " AS full_page, COALESCE(min(score), 0) AS floor, count(*) = " + limit_sql +
-      " AND min(score) > (SELECT bound FROM a) + 1e-9 AS proven FROM first), "
+      limit_arg + " AS full_page, COALESCE(min(score), 0) AS floor, count(*) = " + limit_arg +
+      " AND min(score) > " + bound_arg +
+      " + 1e-9 AS proven FROM first), "
       "second AS (SELECT string_agg(c.lexeme, ' | ') FILTER (WHERE NOT c.common AND c.lexeme <> "
       "'') AS eq, bool_or(c.common) AS narrowed FROM (SELECT u.lexeme, proof.full_page AND "
-      "u.bound + 1e-9 < proof.floor AS common FROM a, proof, unnest(a.c_lexemes, a.c_bounds) AS "
-      "u(lexeme, bound)) c), "
+      "u.bound + 1e-9 < proof.floor AS common FROM proof, unnest(" +
+      c_lexemes_arg + ", " + c_bounds_arg +
+      ") AS u(lexeme, bound)) c), "
       "rest AS (SELECT " +
       columns + from + "NOT (SELECT proven FROM proof) AND e.tsv @@ (SELECT eq::tsquery FROM " +
       "second) AND " + where + kRank + " LIMIT " + limit_sql + ") " + hits +
-      "SELECT *, 1 AS try FROM first WHERE (SELECT proven FROM proof) UNION ALL SELECT *, CASE "
-      "WHEN (SELECT narrowed FROM second) THEN 2 ELSE 0 END FROM rest" +
-      tail;
+      "fresh g LEFT JOIN (SELECT *, 1 AS try FROM first WHERE (SELECT proven FROM proof) UNION "
+      "ALL SELECT *, CASE WHEN (SELECT narrowed FROM second) THEN 2 ELSE 0 END FROM rest" +
+      kHitsJoin;
   return st;
 }
 
