@@ -16,15 +16,16 @@
 // - The mirror (schema v11, a store's cache): all of entry_terms, every
 //   term of every bucket, loaded in one statement (one snapshot) at the
 //   first search, so a search of terms never searched before is the one
-//   cached statement. When that statement finds the generation moved (any
-//   node's write), the process reads the rows entry_terms_log (v11) holds
-//   after its generation, in one statement, adds them and searches again; a
-//   "reload everything" row (a bulk write) or a log already pruned past its
-//   generation reloads all. A server whose generation is older than the
-//   mirror's (a standby behind the node that caught up) cannot be caught up
-//   to: that search falls back to the statements that read the statistics
-//   in their own snapshot, and the mirror stays. Past kMirrorRowsAtMost
-//   rows of entry_terms the mirror gives up and the cache works per term.
+//   cached statement. The process's own writes move the mirror as they
+//   commit (ApplyOwnFold). When that statement finds the generation moved
+//   (another node's write), it returns the rows entry_terms_log (v11) holds
+//   after its generation in the same round trip; the process adds them and
+//   searches again (CatchUpFrom); a "reload everything" row (a bulk write)
+//   or a log already pruned past its generation reloads all. A server whose generation is older
+//   than the mirror's (a standby behind the node that caught up) cannot be caught up to: that
+//   search falls back to the statements that read the statistics in their own snapshot, and the
+//   mirror stays. Past kMirrorRowsAtMost rows of entry_terms the mirror gives up and the cache
+//   works per term.
 // - Per term (a store before v11, a larger one, the tests' plain cache): the
 //   statistics a search read are kept until the generation moves; a term
 //   never searched is read from the server (pg_entry_search.h, the miss).
