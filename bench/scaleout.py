@@ -141,6 +141,26 @@ class PgCluster:
         self.version = subprocess.run(["psql", self.url, "-Atc", "show server_version"],
                                       capture_output=True, text=True).stdout.strip()
 
+    def track_statements(self):
+        """Loads pg_stat_statements into the primary (a restart with the options it was started
+        with): what each statement of the load cost and how often it ran (--pg-statements)."""
+        data = Path((self.folder / "data_path").read_text().strip()) / "data"
+        subprocess.run(["psql", self.url, "-Atqc",
+                        "alter system set shared_preload_libraries = 'pg_stat_statements'"],
+                       check=True, capture_output=True)
+        pg_ctl = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"))[-1]
+        # The server's output to its log, not to a pipe of ours (it would never close).
+        cmd = [str(pg_ctl), "-D", str(data), "-l", str(data.parent / "server.log"), "-w",
+               "restart"]
+        if os.getuid() == 0:
+            cmd = ["runuser", "-u", "postgres", "--"] + cmd
+        subprocess.run(cmd, check=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        self.postmaster_pids[0] = int((data / "postmaster.pid").read_text().split()[0])
+        self.postmaster_pid = self.postmaster_pids[0]
+        subprocess.run(["psql", self.url, "-Atqc", "create extension pg_stat_statements"],
+                       check=True, capture_output=True)
+
     def stop(self):
         if self.started:
             subprocess.run([str(PG_CLUSTER), "stop", str(self.folder)], check=False,
@@ -489,6 +509,49 @@ def cpu_report(before, after):
     }
 
 
+# The kinds of statement --pg-statements counts, by a piece of their text (pg_entry_search.cc,
+# pg_keyword_stats.cc, postgres_database.cc).
+STATEMENT_KINDS = [
+    ("keyword search from known statistics", "fresh AS MATERIALIZED"),
+    ("keyword search reading its statistics", "go AS MATERIALIZED"),
+    ("keyword search weighing everything", "plan AS (SELECT string_agg"),
+    ("keyword statistics catch-up", "min(generation) FROM entry_terms_log), l.term"),
+    ("keyword statistics load", "FROM entry_terms WHERE docs <> 0 OR tokens <> 0"),
+    ("keyword statistics fold", "FROM entry_terms_delta GROUP BY term, bucket"),
+    ("write lock", "pg_advisory_xact_lock"),
+]
+
+
+def statement_counts(url, searches):
+    """Calls, execution time and per-search rate of each kind of statement since the reset."""
+    sql = ("select calls, total_exec_time, total_plan_time, regexp_replace(query, '\\s+', ' ', "
+           "'g') from pg_stat_statements")
+    rows = subprocess.run(["psql", url, "-AtF", "\t", "-c", sql], capture_output=True,
+                          text=True).stdout.splitlines()
+    kinds = {name: {"calls": 0, "exec_ms": 0.0} for name, _ in STATEMENT_KINDS}
+    total = {"calls": 0, "exec_ms": 0.0}
+    top = []
+    for line in rows:
+        parts = line.split("\t", 3)
+        if len(parts) < 4:
+            continue
+        calls, exec_ms = int(parts[0]), float(parts[1]) + float(parts[2])
+        top.append({"calls": calls, "exec_ms": exec_ms, "query": parts[3][:160]})
+        total["calls"] += calls
+        total["exec_ms"] += exec_ms
+        for name, piece in STATEMENT_KINDS:
+            if piece in parts[3]:
+                kinds[name]["calls"] += calls
+                kinds[name]["exec_ms"] += exec_ms
+                break
+    for k in list(kinds.values()) + [total]:
+        k["per_search"] = k["calls"] / searches if searches else None
+    searched = sum(v["calls"] for name, v in kinds.items() if name.startswith("keyword search"))
+    top.sort(key=lambda t: -t["exec_ms"])
+    return {"kinds": kinds, "all": total, "top": top[:25], "keyword_search_statements_per_search":
+            searched / searches if searches else None}
+
+
 def run_config(n, args, pg, workdir, preload_file, queries, contents, env_base):
     tag = f"n{n}"
     schema = f"scaleout_{tag}"
@@ -545,6 +608,9 @@ def run_config(n, args, pg, workdir, preload_file, queries, contents, env_base):
         probe = LagProbe(daemons, args, stop, tag, time.monotonic() + 1.0, spacing)
         sampler = PgActivitySampler(pg.url, stop) if args.pg_activity else None
         out["loadavg_before"] = os.getloadavg()
+        if args.pg_statements:
+            subprocess.run(["psql", pg.url, "-Atqc", "select pg_stat_statements_reset()"],
+                           check=True, capture_output=True)
         before = snapshot(daemons, pg)
         for w in workers:
             w.start()
@@ -557,6 +623,16 @@ def run_config(n, args, pg, workdir, preload_file, queries, contents, env_base):
             w.join()
         after = snapshot(daemons, pg)
         out["loadavg_after"] = os.getloadavg()
+        if args.pg_statements:
+            # The probe's searches run in the same window: counted with the workers'.
+            searches = (sum(len(w.lat["memory.search"]) for w in workers) +
+                        sum(s.get("polls", 1) for s in probe.samples))
+            out["statements"] = statement_counts(pg.url, searches)
+            out["statements"]["searches"] = searches
+            print(f"[N={n}] keyword search statements per search: "
+                  f"{out['statements']['keyword_search_statements_per_search']:.3f}; " +
+                  "; ".join(f"{k} {v['per_search']:.3f}/search {v['exec_ms'] / max(1, v['calls']):.3f} ms"
+                            for k, v in out["statements"]["kinds"].items()), flush=True)
         probe.join()
         if sampler:
             sampler.join()
@@ -797,6 +873,9 @@ def main():
     ap.add_argument("--replicated", action="store_true",
                     help="a primary and two hot standbys; the daemons read from the standbys")
     ap.add_argument("--workdir", help="default: a new folder under /tmp, removed at the end")
+    ap.add_argument("--pg-statements", action="store_true",
+                    help="load pg_stat_statements and count each kind of statement per search "
+                         "(costs the server some CPU of its own)")
     ap.add_argument("--keep", action="store_true", help="keep the work folder (logs)")
     ap.add_argument("--out", default="scaleout.json")
     args = ap.parse_args()
@@ -821,6 +900,8 @@ def main():
     try:
         preload_file, queries, contents = load_dataset(args.dataset, args.preload, workdir)
         pg.start()
+        if args.pg_statements:
+            pg.track_statements()
         result["postgres_version"] = pg.version
         print(f"PostgreSQL {pg.version} at {pg.url} (postmaster pid {pg.postmaster_pid}); "
               f"work folder {workdir}", flush=True)

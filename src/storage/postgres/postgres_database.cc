@@ -1,6 +1,7 @@
 #include "storage/postgres/postgres_database.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "storage/postgres/sql/pg_entry_search.h"
@@ -48,6 +49,8 @@ Result<std::shared_ptr<PostgresDatabase>> PostgresDatabase::Open(const PostgresO
     if (id.empty()) return Internal("the PostgreSQL schema has no store id (store_info)");
     database->store_id_ = id.Text(0, 0);
   }
+  database->keyword_stats_ = std::make_unique<pg::KeywordStatsCache>(
+      database->schema_version_ >= pg::kMirroredFromSchemaVersion);
   pg::PoolOptions pool{.url = options.url,
                        // A bulk write's keyword statistics (FlushEntryTerms) are
                        // aggregated in memory, not spilled to disk at the 4 MB default.
@@ -82,16 +85,22 @@ Status PostgresDatabase::Write(std::string_view what,
   // while holding the lock is one every other writer waits for.
   static const pg::PgStatement kWriterLock = {
       .sql = "SELECT pg_advisory_xact_lock(hashtext(current_schema()))"};
-  return pool_->Transaction(
+  // What the fold logged, applied to this process's mirror of the keyword
+  // statistics once the write has committed (pg_keyword_stats.h).
+  std::optional<Rows> folded;
+  MNEMO_RETURN_IF_ERROR(pool_->Transaction(
       what,
       [&](PgConn& conn) -> Status {
         logged_changes_ = 0;  // a retried attempt logs afresh
+        folded.reset();
         MNEMO_RETURN_IF_ERROR(body(conn));
-        MNEMO_RETURN_IF_ERROR(pg::FlushEntryTerms(conn));
+        MNEMO_RETURN_IF_ERROR(pg::FlushEntryTerms(conn, {}, &folded));
         MNEMO_RETURN_IF_ERROR(TrimVectorLogIn(conn));
         return pg::FlushTextStats(conn);
       },
-      std::span(&kWriterLock, 1));
+      std::span(&kWriterLock, 1)));
+  if (folded) keyword_stats_->ApplyOwnFold(*folded);
+  return Status::Ok();
 }
 
 Result<pg::Pool::Lease> PostgresDatabase::Read() { return reads_->Read(); }

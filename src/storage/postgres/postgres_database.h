@@ -25,6 +25,7 @@
 #include "storage/entry_store.h"
 #include "storage/postgres/pg_connection.h"
 #include "storage/postgres/pg_read_router.h"
+#include "storage/postgres/sql/pg_keyword_stats.h"
 #include "storage/rules/vector_rules.h"
 #include "storage/stores.h"
 
@@ -50,6 +51,10 @@ class PostgresDatabase {
   // A connection for a read: the primary's pool or a standby's
   // (pg_read_router.h).
   Result<pg::Pool::Lease> Read();
+  // The keyword statistics the entry searches weigh with: all of them
+  // mirrored from schema v11 on (pg_keyword_stats.h), each write's own fold
+  // applied to them when it commits (Write).
+  pg::KeywordStatsCache& keyword_stats() { return *keyword_stats_; }
 
   // The row writes the stores share, each inside a Write.
   // The upserts of `writes` in order, as UpsertBatch, set-wise
@@ -75,6 +80,7 @@ class PostgresDatabase {
   std::string store_id_;  // store_info.id
   std::unique_ptr<pg::Pool> pool_;
   std::unique_ptr<pg::ReadRouter> reads_;  // after pool_: it points into it
+  std::unique_ptr<pg::KeywordStatsCache> keyword_stats_;
   // One write at a time from this process (the advisory lock orders the
   // processes); guards the members below.
   std::mutex writer_mu_;

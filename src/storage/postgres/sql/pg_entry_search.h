@@ -32,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,7 +78,13 @@ struct EntryTermsFold {
   bool copied = false;
   bool logged = true;
 };
-Status FlushEntryTerms(PgConn& conn, EntryTermsFold fold = {});
+//
+// With `logged_rows` (a write's fold, logged and not bulk), the rows it
+// logged come back there (generation, term, bucket, docs, tokens: none when
+// nothing was folded), for the process's own mirror to apply once the write
+// commits (KeywordStatsCache::ApplyOwnFold).
+Status FlushEntryTerms(PgConn& conn, EntryTermsFold fold = {},
+                       std::optional<Rows>* logged_rows = nullptr);
 
 // The generations entry_terms_log keeps. A process whose statistics are
 // older reloads them all (at 100k entries, 0.2 s once); a write of one entry

@@ -208,43 +208,82 @@ Result<bool> KeywordStatsCache::CatchUp(PgConn& conn) {
   std::lock_guard lock(mu_);
   if (!mirror_) return false;
   // The server's generation, the oldest the log keeps and the log's rows
-  // after the mirror's, in one snapshot.
+  // after the mirror's, in one snapshot (kLogColumns).
   static const std::string kCatchUp =
       "SELECT g.value, (SELECT min(generation) FROM entry_terms_log), l.term, l.bucket, l.docs, "
       "l.tokens, l.generation FROM generations g LEFT JOIN entry_terms_log l ON l.generation > "
       "$1::bigint AND l.generation <= g.value WHERE g.name = 'entry_terms'";
   ++reads_;
-  ++catch_ups_;
   MNEMO_ASSIGN_OR_RETURN(Rows rows, conn.ExecPrepared(kCatchUp, Params().Add(mirror_->generation),
                                                       "catch up the keyword statistics"));
-  if (rows.empty()) {  // no generation
+  return CatchUpLocked(conn, rows, 0);
+}
+
+Result<bool> KeywordStatsCache::CatchUpFrom(PgConn& conn, const Rows& rows, int first,
+                                            int64_t from) {
+  {
+    std::lock_guard lock(mu_);
+    if (!mirror_) return false;
+    // The rows cover every generation after `from`: those after the
+    // mirror's when it is not behind `from` (another thread may have moved
+    // it on since the statement was built).
+    if (from <= mirror_->generation) return CatchUpLocked(conn, rows, first);
+  }
+  return CatchUp(conn);
+}
+
+Result<bool> KeywordStatsCache::CatchUpLocked(PgConn& conn, const Rows& rows, int first) {
+  ++catch_ups_;
+  if (rows.empty() || rows.IsNull(0, first)) {  // no generation
     GiveUpLocked();
     return false;
   }
-  const int64_t current = rows.Int(0, 0);
+  const int64_t current = rows.Int(0, first);
   // Behind the mirror (a standby that has not replayed what the mirror
   // holds): nothing to apply, and that search falls back.
   if (current < mirror_->generation) return false;
   if (current == mirror_->generation) return true;
   // The log no longer holds the generation after the mirror's (pruned), or
   // a fold logged "reload everything": all of entry_terms again.
-  bool reload = rows.IsNull(0, 1) || rows.Int(0, 1) > mirror_->generation + 1;
+  const int64_t after = mirror_->generation;
+  bool reload = rows.IsNull(0, first + 1) || rows.Int(0, first + 1) > after + 1;
   for (int i = 0; i < rows.size() && !reload; ++i) {
-    reload = !rows.IsNull(i, 6) && rows.IsNull(i, 2);
+    reload =
+        !rows.IsNull(i, first + 6) && rows.Int(i, first + 6) > after && rows.IsNull(i, first + 2);
   }
   if (reload) {
     MNEMO_RETURN_IF_ERROR(LoadLocked(conn));
     return mirror_.has_value();
   }
   for (int i = 0; i < rows.size(); ++i) {
-    if (rows.IsNull(i, 6)) continue;
-    Apply(*mirror_, rows.Text(i, 2), rows.Text(i, 3), rows.Int(i, 4), rows.Int(i, 5));
+    if (rows.IsNull(i, first + 6) || rows.Int(i, first + 6) <= after) continue;
+    Apply(*mirror_, rows.Text(i, first + 2), rows.Text(i, first + 3), rows.Int(i, first + 4),
+          rows.Int(i, first + 5));
   }
   mirror_->generation = current;
   // Many writes since the load: the rows they added are folded into a new
   // one (and a store grown past the bound is no longer mirrored).
   if (mirror_->added_rows > kAddedRowsAtMost) MNEMO_RETURN_IF_ERROR(LoadLocked(conn));
   return mirror_.has_value();
+}
+
+void KeywordStatsCache::ApplyOwnFold(const Rows& logged) {
+  // Columns: generation, term, bucket, docs, tokens (FlushEntryTerms).
+  if (logged.empty() || logged.IsNull(0, 0)) return;
+  std::lock_guard lock(mu_);
+  if (!mirror_) return;
+  const int64_t generation = logged.Int(0, 0);
+  if (generation != mirror_->generation + 1) return;
+  for (int i = 0; i < logged.size(); ++i) {
+    if (logged.IsNull(i, 1)) return;  // "reload everything": the next search does
+  }
+  for (int i = 0; i < logged.size(); ++i) {
+    Apply(*mirror_, logged.Text(i, 1), logged.Text(i, 2), logged.Int(i, 3), logged.Int(i, 4));
+  }
+  mirror_->generation = generation;
+  ++own_folds_;
+  // Many writes since the load: the next search loads a new one.
+  if (mirror_->added_rows > kAddedRowsAtMost) mirror_.reset();
 }
 
 std::optional<int64_t> KeywordStatsCache::mirror_generation() {

@@ -16,15 +16,16 @@
 // - The mirror (schema v11, a store's cache): all of entry_terms, every
 //   term of every bucket, loaded in one statement (one snapshot) at the
 //   first search, so a search of terms never searched before is the one
-//   cached statement. When that statement finds the generation moved (any
-//   node's write), the process reads the rows entry_terms_log (v11) holds
-//   after its generation, in one statement, adds them and searches again; a
-//   "reload everything" row (a bulk write) or a log already pruned past its
-//   generation reloads all. A server whose generation is older than the
-//   mirror's (a standby behind the node that caught up) cannot be caught up
-//   to: that search falls back to the statements that read the statistics
-//   in their own snapshot, and the mirror stays. Past kMirrorRowsAtMost
-//   rows of entry_terms the mirror gives up and the cache works per term.
+//   cached statement. The process's own writes move the mirror as they
+//   commit (ApplyOwnFold). When that statement finds the generation moved
+//   (another node's write), it returns the rows entry_terms_log (v11) holds
+//   after its generation in the same round trip; the process adds them and
+//   searches again (CatchUpFrom); a "reload everything" row (a bulk write)
+//   or a log already pruned past its generation reloads all. A server whose generation is older
+//   than the mirror's (a standby behind the node that caught up) cannot be caught up to: that
+//   search falls back to the statements that read the statistics in their own snapshot, and the
+//   mirror stays. Past kMirrorRowsAtMost rows of entry_terms the mirror gives up and the cache
+//   works per term.
 // - Per term (a store before v11, a larger one, the tests' plain cache): the
 //   statistics a search read are kept until the generation moves; a term
 //   never searched is read from the server (pg_entry_search.h, the miss).
@@ -80,11 +81,28 @@ class KeywordStatsCache {
   // behind the mirror (a standby): the mirror is kept, that search falls
   // back.
   Result<bool> CatchUp(PgConn& conn);
+  // The same from the log rows a stale search statement returned with its
+  // answer (kLogColumns from column `first`: the server's generation, the
+  // oldest the log keeps, then per row term, bucket, docs, tokens and
+  // generation), read after `from`, the generation that statement was
+  // given; no round trip of its own unless a reload is due (or the mirror
+  // moved back past `from` meanwhile: then the log is read as CatchUp does).
+  Result<bool> CatchUpFrom(PgConn& conn, const Rows& rows, int first, int64_t from);
+  // After this process's own write committed: `logged` are the rows its
+  // fold wrote into entry_terms_log (FlushEntryTerms), all under the
+  // generation the fold moved to. When that is the mirror's generation + 1
+  // they are applied, so the node's own writes never make its mirror stale
+  // (no log read, no stale statement); otherwise (another node's write came
+  // in between, a "reload everything" row) the next search catches up as
+  // before.
+  void ApplyOwnFold(const Rows& logged);
   // The mirror's generation (nullopt before it is loaded).
   std::optional<int64_t> mirror_generation();
   // Full loads of the mirror and catch-ups from the log.
   int64_t loads() const { return loads_.load(); }
   int64_t catch_ups() const { return catch_ups_.load(); }
+  // Own folds applied to the mirror (ApplyOwnFold).
+  int64_t own_folds() const { return own_folds_.load(); }
 
   // The statistics of every one of `terms` in `scope`, when all are cached.
   std::optional<TermStats> Find(const ReadScope& scope, const std::vector<std::string>& terms);
@@ -143,11 +161,15 @@ class KeywordStatsCache {
   Status LoadLocked(PgConn& conn);
   // Gives the mirror up: the cache works per term from now on (mu_ held).
   void GiveUpLocked();
+  // CatchUp's work on log rows in kLogColumns from column `first`, read
+  // after a generation not past the mirror's (mu_ held).
+  Result<bool> CatchUpLocked(PgConn& conn, const Rows& rows, int first);
 
   std::atomic<bool> mirror_on_;
   std::optional<Mirror> mirror_;  // loaded
   std::atomic<int64_t> loads_{0};
   std::atomic<int64_t> catch_ups_{0};
+  std::atomic<int64_t> own_folds_{0};
 
   std::mutex mu_;
   std::optional<int64_t> generation_;
@@ -156,6 +178,11 @@ class KeywordStatsCache {
   std::atomic<int64_t> reads_{0};
   std::atomic<int64_t> statements_{0};
 };
+
+// The columns of the log rows a catch-up applies (KeywordStatsCache::
+// CatchUpFrom): the server's generation, the oldest entry_terms_log keeps,
+// then the row's term, bucket, docs, tokens and generation.
+inline constexpr int kLogColumns = 7;
 
 // The columns a search statement computing the statistics itself returns
 // them in, first on each of its rows: the generation, N, the token total and

@@ -23,8 +23,7 @@ constexpr size_t kBulkFrom = 2;
 }  // namespace
 
 PostgresEntryStore::PostgresEntryStore(std::shared_ptr<PostgresDatabase> db)
-    : PostgresStore(std::move(db)),
-      keyword_stats_(db_->schema_version() >= pg::kMirroredFromSchemaVersion) {}
+    : PostgresStore(std::move(db)) {}
 
 Result<UpsertResult> PostgresEntryStore::UpsertIn(PgConn& conn, const EntryWrite& write) {
   MNEMO_RETURN_IF_ERROR(ValidateWrite(write));
@@ -319,7 +318,7 @@ Result<std::vector<KeywordHit>> PostgresEntryStore::KeywordSearch(const KeywordQ
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   bool pruned = false;
   MNEMO_ASSIGN_OR_RETURN(std::vector<KeywordHit> hits,
-                         pg::SearchEntries(*conn, distinct, &keyword_stats_, &pruned));
+                         pg::SearchEntries(*conn, distinct, &db_->keyword_stats(), &pruned));
   if (pruned) ++pruned_searches_;
   return hits;
 }

@@ -76,10 +76,10 @@ class PostgresEntryStore final : public EntryStore, private PostgresStore {
   int64_t keyword_pruned_searches() const { return pruned_searches_.load(); }
   // Reads of the keyword statistics a search did not find cached at the
   // store's generation (pg_keyword_stats.h).
-  int64_t keyword_stats_reads() const { return keyword_stats_.reads(); }
-  // The keyword statistics the searches weigh with: all of them mirrored
-  // from schema v11 on (pg_keyword_stats.h).
-  pg::KeywordStatsCache& keyword_stats() { return keyword_stats_; }
+  int64_t keyword_stats_reads() const { return db_->keyword_stats().reads(); }
+  // The keyword statistics the searches weigh with: the database's
+  // (PostgresDatabase::keyword_stats).
+  pg::KeywordStatsCache& keyword_stats() { return db_->keyword_stats(); }
 
  private:
   // Inside a write: the upsert of one entry.
@@ -88,8 +88,6 @@ class PostgresEntryStore final : public EntryStore, private PostgresStore {
   Status DropEntryIn(pg::PgConn& conn, Label label, int64_t doc_length);
 
   std::atomic<int64_t> pruned_searches_{0};
-  // The keyword statistics of the searches, per generation.
-  pg::KeywordStatsCache keyword_stats_;
 };
 
 }  // namespace mnemo::storage::internal
