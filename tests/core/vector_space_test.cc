@@ -387,7 +387,6 @@ class HeldLogStore final : public storage::EntryStore {
   }
   Result<std::vector<storage::LabeledVector>> VectorsFor(
       std::string_view sig, std::span<const storage::Label> labels) override {
-    Count();
     return s_.VectorsFor(sig, labels);
   }
   Result<std::vector<storage::MissingVector>> MissingVectors(std::string_view sig,
@@ -402,13 +401,7 @@ class HeldLogStore final : public storage::EntryStore {
   Result<std::vector<storage::KeywordHit>> FetchByLabels(
       std::span<const storage::Label> labels, const storage::EntryFilter& f,
       const std::vector<std::string>& terms) override {
-    Count();
     return s_.FetchByLabels(labels, f, terms);
-  }
-  Result<std::vector<storage::Label>> AcceptedLabels(std::span<const storage::Label> labels,
-                                                     const storage::EntryFilter& f) override {
-    Count();
-    return s_.AcceptedLabels(labels, f);
   }
   Result<std::vector<storage::Label>> MatchingLabels(const storage::EntryFilter& f,
                                                      int limit) override {
@@ -423,22 +416,12 @@ class HeldLogStore final : public storage::EntryStore {
     {
       std::lock_guard lock(mu_);
       if (with_watermark) ++fetched_watermarks_;
-      ++reads_by_label_;
     }
     return s_.FetchWithVectors(labels, f, terms, sig, vectors, with_watermark);
   }
   Result<std::vector<std::string>> VectorSignatures() override { return s_.VectorSignatures(); }
-  // Reads of rows or vectors by label (each a round trip on a server).
-  int reads_by_label() {
-    std::lock_guard lock(mu_);
-    return reads_by_label_;
-  }
 
  private:
-  void Count() {
-    std::lock_guard lock(mu_);
-    ++reads_by_label_;
-  }
   static constexpr std::chrono::seconds kBound{20};
   storage::EntryStore& s_;
   std::mutex mu_;
@@ -449,7 +432,6 @@ class HeldLogStore final : public storage::EntryStore {
   int log_reads_ = 0;
   int watermark_reads_ = 0;
   int fetched_watermarks_ = 0;
-  int reads_by_label_ = 0;
 };
 
 // Searches that find the index behind while another catches it up wait for
@@ -565,52 +547,6 @@ TEST_F(VectorSpaceFileTest, AHybridSearchReadsTheWatermarkWithItsRowsAndSeesAnot
   ASSERT_FALSE(run(*search).empty());
   EXPECT_EQ(held.watermark_reads(), reads_current);
   EXPECT_EQ(held.fetched_watermarks(), fetched_current + 1);
-}
-
-// A search as a user whose scope passes a fifth of the entries (more than
-// the 2 000 scanned exactly): the filter is asked about the neighbours in
-// two batches, and each batch reads the rows that pass whole, so no read of
-// labels alone and none of the neighbours' rows after the walk (three reads
-// by label a search, each a round trip on a server, where there are two).
-// No other user's entry is ever read into the answer.
-TEST_F(VectorSpaceFileTest, AScopedHybridSearchReadsItsNeighboursRowsInTheBatchesItAsks) {
-  const std::string signature = embed::ExternalSignature(static_cast<int>(kDims));
-  auto store = OpenStore(dir_.Sub("mnemo.db"));
-  std::vector<storage::EntryWrite> writes;
-  for (int n = 0; n < 12000; ++n) {
-    writes.push_back({.owner = n % 5 == 0 ? "u1" : "u2",
-                      .key = "k" + std::to_string(n),
-                      .content = "note number " + std::to_string(n)});
-  }
-  std::vector<storage::Label> labels;
-  auto stored = store->entries().UpsertBatch(writes, &labels);
-  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
-  std::vector<storage::LabeledVector> vectors;
-  for (size_t n = 0; n < labels.size(); ++n) {
-    vectors.push_back({labels[n], VectorOf(static_cast<int>(n))});
-  }
-  ASSERT_TRUE(store->entries().PutVectors(signature, vectors).ok());
-  HeldLogStore held(store->entries());
-  auto v = VectorsService::Open(held, nullptr, {}, StderrLogger());
-  ASSERT_TRUE(v.ok()) << v.status().ToString();
-  SearchService search(held, **v, SystemClock(), StderrLogger(), {.acl_enabled = true});
-  const Principal u1{.name = "u1", .role = Role::kUser};
-  const auto query = Query::Parse("number");
-  ASSERT_TRUE(query.ok());
-  for (int q = 0; q < 6; ++q) {
-    SearchRequest request{
-        .query = "number", .max_results = 10, .min_score = 0.0, .embedding = VectorOf(7 * q + 3)};
-    auto parsed = SearchQuery::Parse(*query, request, 0);
-    ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
-    const int reads = held.reads_by_label();
-    auto r = search.Search(u1, *parsed);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    ASSERT_EQ(r->results.size(), 10u);
-    for (const SearchHit& h : r->results) EXPECT_EQ(h.owner, "u1") << h.key;
-    if (q > 0) {
-      EXPECT_LE(held.reads_by_label() - reads, 2) << "query " << q;
-    }
-  }
 }
 
 // Holds maintenance jobs at VectorSpace's test hook (after the new index is

@@ -173,17 +173,12 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   if (q.space == nullptr) return out;
   internal::ScopedStage stage("vector");
 
-  // Vector side: the filter runs inside the search, in batches (the index
-  // offers first the k best neighbours, then as many more as the filter's
-  // pass rate says it takes to find the rest: hnsw_index.h). Each batch is
-  // read whole, the rows that pass the filter with the vectors the cosines
-  // need (the keyword side's, and the batch's when the index rescores from
-  // storage), in one FetchWithVectors: the rows that pass are the
-  // neighbours the walk keeps, so no read of them is left for after it.
-  // One round trip for a filter that passes most entries (archived ones
-  // out), two or three for a caller's scope, where a read of labels alone
-  // per batch and one of the neighbours' rows after the walk took a round
-  // trip more.
+  // Vector side: the filter runs inside the search, in batches, on labels
+  // alone (AcceptedLabels: the walk offers 4k and more). The first batch,
+  // the k best neighbours when the filter passes most entries, is read
+  // whole instead, with the vectors the cosines need (the keyword side's,
+  // and the batch's when the index rescores from storage), in one
+  // FetchWithVectors: one round trip on a server where three were.
   //
   // When the index was current for recent searches (ExpectsCurrent), it is
   // searched as it is, and the change log's watermark is read in that same
@@ -197,6 +192,7 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   const std::string signature(q.space->signature());
   bool rescores = q.space->RescoresFromStorage();
   Status filter_error;
+  bool first_batch = true;
   const bool fold = q.space->ExpectsCurrent();
   bool read_watermark = fold;
   std::optional<int64_t> newest;  // the change log's watermark, read with the rows
@@ -212,6 +208,16 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
     std::vector<storage::Label> labels(ids.begin(), ids.end());
     std::unordered_map<storage::Label, size_t> index_of;
     for (size_t i = 0; i < ids.size(); ++i) index_of.emplace(labels[i], i);
+    if (!first_batch) {
+      auto passed = entries_.AcceptedLabels(labels, q.filter);
+      if (!passed.ok()) {
+        filter_error = passed.status();
+        return;
+      }
+      for (storage::Label label : *passed) (*accepted)[index_of[label]] = 1;
+      return;
+    }
+    first_batch = false;
     // Keyword hits passed the same filter in the keyword statement.
     std::vector<storage::Label> read;
     std::vector<storage::Label> vector_labels;
@@ -235,7 +241,6 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
       return;
     }
     if (rows->watermark) newest = rows->watermark;
-    read_watermark = false;  // once a walk: its first batch's rows are at least as new
     keep_vectors(std::move(rows->vectors));
     std::unordered_set<storage::Label> refused(read.begin(), read.end());
     for (storage::KeywordHit& h : rows->hits) {
@@ -273,15 +278,17 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   if (fold && *newest != seen) {
     MNEMO_RETURN_IF_ERROR(q.space->SyncTo(*newest));
     rescores = q.space->RescoresFromStorage();  // the catch-up may have changed the kind
+    first_batch = true;
     read_watermark = false;
     MNEMO_ASSIGN_OR_RETURN(
         neighbors,
         q.space->SearchUnsynced(q.vector, static_cast<size_t>(q.candidates), filter, &known));
     MNEMO_RETURN_IF_ERROR(filter_error);
   }
-  // What the batches did not read: the vectors of keyword-side candidates
-  // when no batch was offered, and the row of any neighbour the filter was
-  // not asked about (none when the walk asked it of every neighbour).
+  // What the first batch did not read: the rows of later batches'
+  // neighbours (one that changed since it was accepted is read as it is
+  // now, and one deleted since is dropped) and the vectors of keyword-side
+  // candidates when no batch was offered.
   {
     std::unordered_set<storage::Label> neighbor_labels;
     std::vector<storage::Label> missing;
