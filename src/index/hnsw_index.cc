@@ -407,6 +407,16 @@ bool SubsetIsCheap(size_t subset_size, size_t live, size_t k, const HnswParams& 
   return static_cast<double>(subset_size) <= 2.0 * static_cast<double>(p.m) * results;
 }
 
+// How many ids to offer `accept` next when `wanted` more must pass and it
+// passed `passed` of the `offered` so far: `wanted` before any was offered,
+// then `wanted` over the pass rate seen, with half again as many for
+// margin (one more call costs more than a few more ids in one call).
+size_t OfferNext(size_t wanted, size_t offered, size_t passed) {
+  if (offered == 0) return wanted;
+  const size_t rate_over = std::max<size_t>(passed, 1);
+  return std::max(wanted, (wanted * offered * 3 + 2 * rate_over - 1) / (2 * rate_over));
+}
+
 }  // namespace
 
 Result<std::vector<Neighbor>> HnswIndex::SearchExact(std::span<const float> q, size_t k,
@@ -464,6 +474,8 @@ Result<std::vector<Neighbor>> HnswIndex::Search(std::span<const float> q, size_t
   std::vector<uint64_t> batch;
   std::vector<Neighbor> batch_n;
   std::vector<char> ok;
+  size_t offered = 0;  // ids offered to `accept` so far, and how many it passed
+  size_t passed = 0;
   bool exhausted = false;
   for (size_t want = std::max(4 * k, params_.ef_search);; want *= 4) {
     if (want >= live / 2) {
@@ -471,25 +483,34 @@ Result<std::vector<Neighbor>> HnswIndex::Search(std::span<const float> q, size_t
       break;
     }
     MNEMO_ASSIGN_OR_RETURN(std::vector<Neighbor> found, GraphKnn(*graph_, q.data(), want));
-    // The new ids in score order, offered a few at a time: as many as are
-    // still wanted, then again for what that left short. A filter that
-    // passes most ids (a caller's scope, archived entries out) is then
-    // asked about k of them, not the whole over-fetch of 4k; the first k
-    // accepted in score order are the k best, as before.
+    // The new ids in score order, offered a few at a time: first as many
+    // as are still wanted, then, for what that left short, as many as the
+    // filter's pass rate so far says it takes to find them (OfferNext). A
+    // filter that passes most ids (archived entries out) is then asked
+    // about k of them, not the whole over-fetch of 4k, and one that passes
+    // a quarter (a caller's scope) in two or three calls instead of a call
+    // per few ids: each call can be a round trip to a database server.
+    // The first k accepted in score order are the k best, as before; ids
+    // accepted past the k-th are not kept, so the answer does not depend on
+    // how the ids were batched.
     std::vector<Neighbor> fresh;
     for (const Neighbor& n : found) {
       if (checked.insert(n.id).second) fresh.push_back(n);
     }
     for (size_t lo = 0; lo < fresh.size() && accepted.size() < k;) {
-      const size_t hi = std::min(fresh.size(), lo + (k - accepted.size()));
+      const size_t hi =
+          std::min(fresh.size(), lo + OfferNext(k - accepted.size(), offered, passed));
       batch.clear();
       batch_n.assign(fresh.begin() + static_cast<ptrdiff_t>(lo),
                      fresh.begin() + static_cast<ptrdiff_t>(hi));
       for (const Neighbor& n : batch_n) batch.push_back(n.id);
       ok.assign(batch.size(), 0);
       accept(batch, &ok);
+      offered += batch.size();
       for (size_t i = 0; i < batch.size(); ++i) {
-        if (ok[i]) accepted.push_back(batch_n[i]);
+        if (!ok[i]) continue;
+        ++passed;
+        if (accepted.size() < k) accepted.push_back(batch_n[i]);
       }
       lo = hi;
     }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -104,6 +105,55 @@ TEST(HnswIndex, AFilterThatPassesAlmostAllIsAskedAboutLittleMoreThanK) {
     EXPECT_EQ(*got, want);
     EXPECT_LE(asked, k + 4) << "query " << q;
   }
+}
+
+// A caller's scope passes about a quarter of the ids, and on a server each
+// call of `accept` is a round trip: after the first k, the index offers as
+// many as the pass rate says it takes, not what is still wanted each time.
+TEST(HnswIndex, AFilterThatPassesAQuarterIsCalledAFewTimesWithTheSameAnswer) {
+  const size_t dims = 32;
+  Built b = Build(8000, dims, 80, {}, 27, 50);
+  auto passes = [](uint64_t id) { return (id / 3) % 4 == 1; };
+  size_t calls = 0;
+  size_t asked = 0;
+  SearchFilter quarter;
+  quarter.accept = [&](std::span<const uint64_t> ids, std::vector<char>* ok) {
+    ++calls;
+    asked += ids.size();
+    for (size_t i = 0; i < ids.size(); ++i) (*ok)[i] = passes(ids[i]);
+  };
+  const size_t k = 40;
+  // The answer whatever the batches: the first k that pass of the graph's
+  // over-fetch, round by round (4k, then 4x more: ef_search is below 4k).
+  auto first_passing = [&](size_t q) {
+    std::vector<Neighbor> want;
+    std::set<uint64_t> seen;
+    for (size_t wide = 4 * k; want.size() < k && wide < 4000; wide *= 4) {
+      auto unfiltered = b.hnsw->Search(Row(b.queries, dims, q), wide);
+      EXPECT_TRUE(unfiltered.ok());
+      for (const Neighbor& n : *unfiltered) {
+        if (seen.insert(n.id).second && passes(n.id) && want.size() < k) want.push_back(n);
+      }
+    }
+    std::sort(want.begin(), want.end(), NeighborBefore);
+    return want;
+  };
+  size_t most_calls = 0;
+  for (size_t q = 0; q < 50; ++q) {
+    calls = 0;
+    asked = 0;
+    auto got = b.hnsw->Search(Row(b.queries, dims, q), k, quarter);
+    ASSERT_TRUE(got.ok());
+    ASSERT_EQ(got->size(), k);
+    EXPECT_EQ(*got, first_passing(q)) << "query " << q;
+    most_calls = std::max(most_calls, calls);
+    EXPECT_LE(calls, 4u) << "query " << q;
+    // Never more than the whole over-fetch of the rounds it took.
+    EXPECT_LE(asked, 4 * 4 * 4 * k) << "query " << q;
+  }
+  std::printf("a quarter passes: at most %zu calls of accept a search\n", most_calls);
+  const double recall = RecallAt(*b.hnsw, *b.flat, b.queries, dims, 10, quarter);
+  EXPECT_GE(recall, 0.9);
 }
 
 TEST(HnswIndex, GrowsPastItsCapacityOneUpsertAtATime) {

@@ -517,6 +517,17 @@ CREATE TABLE entry_terms_log (
 CREATE INDEX entry_terms_log_by_generation ON entry_terms_log (generation);
 )sql";
 
+// Schema v12: the indexes a caller's scope is read by (pg_matching_labels.h):
+// its own entries by (owner, label) and the public ones by label, each with
+// the columns the rest of a filter reads, so that a scoped list of labels
+// reads the index alone where the table's pages are all visible. Nothing
+// stored is touched.
+constexpr const char* kSchemaV12 = R"sql(
+CREATE INDEX entries_by_owner_label ON entries (owner, label) INCLUDE (archived, namespace);
+CREATE INDEX entries_public_by_label ON entries (label) INCLUDE (owner, archived, namespace)
+  WHERE visibility = 'public';
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "every table of the engine", kSchemaV1},
     {2, "turn claims of idempotent turns; open segments by last turn", kSchemaV2},
@@ -529,6 +540,7 @@ constexpr PgMigration kMigrations[] = {
     {9, "the generation of the keyword statistics", kSchemaV9},
     {10, "a turn's search text stored only where it differs from its content", kSchemaV10},
     {11, "the log of the keyword statistics' changes", kSchemaV11},
+    {12, "the indexes a caller's scope is read by", kSchemaV12},
 };
 
 int64_t NowMs() {

@@ -12,6 +12,7 @@
 
 #include "storage/postgres/sql/pg_entry_search.h"
 #include "storage/postgres/sql/pg_entry_sql.h"
+#include "storage/postgres/sql/pg_matching_labels.h"
 #include "storage/postgres/sql/pg_text.h"
 #include "storage/postgres/stores/postgres_entry_store.h"
 #include "storage/rules/entry_rules.h"
@@ -373,13 +374,9 @@ Result<std::vector<Label>> PostgresEntryStore::MatchingLabels(const EntryFilter&
                                                               int limit) {
   std::vector<Label> out;
   if (limit <= 0) return out;
-  Params p;
-  const std::string where = pg::FilterSql(filter, p);
-  p.Add(static_cast<int64_t>(limit));
+  const pg::PgStatement st = pg::MatchingLabelsStatement(filter, limit);
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
-  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->Exec("SELECT e.label FROM entries e WHERE " + where +
-                                                   " ORDER BY e.label LIMIT " + pg::Last(p),
-                                               p, "list matching labels"));
+  MNEMO_ASSIGN_OR_RETURN(Rows rows, conn->ExecPrepared(st.sql, st.params, "list matching labels"));
   for (int i = 0; i < rows.size(); ++i) out.push_back(rows.Int(i, 0));
   return out;
 }
