@@ -385,6 +385,67 @@ std::string Exact(double v) {
   return std::string(buf, end);
 }
 
+// Adds avgdl, the mass and each term's idf of `weights` as float8
+// parameters that read back to the same bits; returns the weights as those
+// parameters.
+WeightsSql AddWeightArgs(Params& params, const StatsWeights& weights) {
+  params.Add(Exact(weights.avgdl));
+  const std::string avgdl = Last(params) + "::float8";
+  params.Add(Exact(weights.mass));
+  const std::string mass = Last(params) + "::float8";
+  std::vector<std::string> idf_args;
+  for (const double idf : weights.idf) {
+    params.Add(Exact(idf));
+    idf_args.push_back(Last(params) + "::float8");
+  }
+  return {.idf = [idf_args](size_t i) { return idf_args[i]; }, .avgdl = avgdl, .mass = mass};
+}
+
+// A one-row select of `ok`: whether the store's generation is still
+// `generation` (a bigint expression) in the statement's snapshot.
+std::string FreshSql(const std::string& generation) {
+  return "SELECT COALESCE((SELECT g.value = " + generation +
+         " FROM generations g WHERE g.name = 'entry_terms'), false) AS ok";
+}
+
+}  // namespace
+
+StatsWeights WeighStats(const TermStats& stats) {
+  const size_t count = stats.df.size();
+  const auto n = static_cast<double>(stats.documents);
+  const auto tokens = static_cast<double>(stats.tokens);
+  StatsWeights out;
+  out.df.resize(count);
+  out.idf.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    out.df[i] = static_cast<double>(stats.df[i]);
+    const double nt = std::min(std::max(out.df[i], 1.0), n);
+    out.idf[i] = n <= 0 ? 0.0 : std::log(1.0 + (n - nt + 0.5) / (nt + 0.5));
+  }
+  out.order.resize(count);
+  for (size_t i = 0; i < count; ++i) out.order[i] = i;
+  const std::vector<double>& df = out.df;
+  std::sort(out.order.begin(), out.order.end(),
+            [&](size_t a, size_t b) { return df[a] != df[b] ? df[a] < df[b] : a < b; });
+  for (const size_t i : out.order) out.mass += out.idf[i];
+  out.avgdl = tokens > 0 ? tokens / n : 0.0;
+  return out;
+}
+
+EntryWeightsSql AddEntryWeightsFrom(Params& params, const std::vector<std::string>& terms,
+                                    const TermStats& stats) {
+  params.Add(stats.generation);
+  const std::string generation = Last(params) + "::bigint";
+  const WeightsSql args = AddWeightArgs(params, WeighStats(stats));
+  const TermScoreSql scores = AddTermScores(params, terms, Lexemes(terms), args);
+  return {.lateral = scores.lateral,
+          .score = scores.score,
+          .ready = args.mass + " > 0",
+          .fresh = FreshSql(generation)};
+}
+
+namespace {
+
 // The statement of FullStatement with the statistics `stats` (of
 // query.terms in the query's scope) as arguments: everything its CTEs q,
 // st, w, k and plan computed from them is computed here in the same
@@ -404,21 +465,11 @@ PgStatement CachedStatement(const KeywordQuery& query, const TermStats& stats, b
   const auto limit = static_cast<double>(query.limit);
   // The literal the statement's k1 + 1 reads as.
   const double k1 = std::strtod(Num(kBm25K1 + 1).c_str(), nullptr);
-  const auto n = static_cast<double>(stats.documents);
-  const auto tokens = static_cast<double>(stats.tokens);
-  std::vector<double> df(count);
-  std::vector<double> idf(count);
-  for (size_t i = 0; i < count; ++i) {
-    df[i] = static_cast<double>(stats.df[i]);
-    const double nt = std::min(std::max(df[i], 1.0), n);
-    idf[i] = n <= 0 ? 0.0 : std::log(1.0 + (n - nt + 0.5) / (nt + 0.5));
-  }
-  // w's order: df, then the term's position.
-  std::vector<size_t> order(count);
-  for (size_t i = 0; i < count; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return df[a] != df[b] ? df[a] < df[b] : a < b; });
-  double mass = 0;
+  const StatsWeights weights = WeighStats(stats);
+  const std::vector<double>& df = weights.df;
+  const std::vector<double>& idf = weights.idf;
+  const std::vector<size_t>& order = weights.order;
+  const double mass = weights.mass;
   double rarer = 0;
   double c_idf = 0;
   double c_rows = 0;
@@ -427,7 +478,6 @@ PgStatement CachedStatement(const KeywordQuery& query, const TermStats& stats, b
   std::string eq;
   for (size_t j = 0; j < count; ++j) {
     const size_t i = order[j];
-    mass += idf[i];
     least_idf = j == 0 ? idf[i] : std::min(least_idf, idf[i]);
     if (rarer < limit) {
       e_rows += df[i];
@@ -438,7 +488,6 @@ PgStatement CachedStatement(const KeywordQuery& query, const TermStats& stats, b
     }
     rarer += df[i];
   }
-  const double avgdl = tokens > 0 ? tokens / n : 0.0;
   const bool try_first = c_rows >= static_cast<double>(kPruneFromRows) && c_rows >= 4 * e_rows &&
                          !eq.empty() && k1 * least_idf < mass * (1 - 1e-9);
   const double bound = mass > 0 ? std::min(1.0, k1 * c_idf / mass) : 0.0;
@@ -464,13 +513,10 @@ PgStatement CachedStatement(const KeywordQuery& query, const TermStats& stats, b
   // and a prepared search runs a generic plan from its sixth execution.
   PgStatement st{.prepared = true};
   Params& p = st.params;
-  p.Add(stats.generation).Add(Exact(avgdl)).Add(Exact(mass));
-  const std::string mass_arg = Last(p) + "::float8";
-  std::vector<std::string> idf_args;
-  for (size_t i = 0; i < count; ++i) {
-    p.Add(Exact(idf[i]));
-    idf_args.push_back(Last(p) + "::float8");
-  }
+  // $1 the generation, then the weights.
+  p.Add(stats.generation);
+  const WeightsSql args = AddWeightArgs(p, weights);
+  const std::string mass_arg = args.mass;
   p.Add(static_cast<int64_t>(query.limit));
   const std::string limit_arg = Last(p) + "::bigint";
   const std::string limit_sql = "(SELECT " + limit_arg + ")";
@@ -496,14 +542,10 @@ PgStatement CachedStatement(const KeywordQuery& query, const TermStats& stats, b
     p.Add(c_bounds);
     c_bounds_arg = Last(p) + "::float8[]";
   }
-  const TermScoreSql scores = AddTermScores(
-      p, terms, lexemes,
-      {.idf = [&](size_t i) { return idf_args[i]; }, .avgdl = "$2::float8", .mass = mass_arg});
+  const TermScoreSql scores = AddTermScores(p, terms, lexemes, args);
   const std::string where = FilterSql(query.filter, p);
   const std::string columns = CandidateColumns(scores.score);
-  const std::string fresh =
-      "SELECT COALESCE((SELECT g.value = $1::bigint FROM generations g WHERE g.name = "
-      "'entry_terms'), false) AS ok";
+  const std::string fresh = FreshSql("$1::bigint");
   const std::string hits = "SELECT g.ok, " + HitColumns() + (log ? ", lg.*" : "") + " FROM ";
   // After `g` (fresh's row): the log rows a stale mirror needs.
   const std::string stale_log =

@@ -116,9 +116,32 @@ struct EntryWeightsSql {
   std::string lateral;  // "CROSS JOIN LATERAL (SELECT ... OFFSET 0) f"
   std::string score;    // a double in [0, 1], from k and f
   std::string ready;    // true when the store has rows (k.mass > 0)
+  // A one-row select of `ok`: true when the weights hold in the statement's
+  // snapshot (empty for AddEntryWeights, whose weights always do).
+  std::string fresh;
 };
 EntryWeightsSql AddEntryWeights(Params& params, const std::vector<std::string>& terms,
                                 const ReadScope& scope);
+
+// The same weights from `stats` (the statistics of `terms`, distinct, in
+// the scope read: KeywordStatsCache), as parameters: `with` is empty, no
+// entry_terms row is read, and a score is the same bits as AddEntryWeights'
+// (WeighStats). `fresh` checks stats.generation in the statement's own
+// snapshot: the weights hold only when it is true.
+EntryWeightsSql AddEntryWeightsFrom(Params& params, const std::vector<std::string>& terms,
+                                    const TermStats& stats);
+
+// BM25's weights of some terms from their statistics, computed in the
+// floating-point operations and order of the statement computing them from
+// entry_terms (AddEntryWeights' CTEs w and k), so the same bits.
+struct StatsWeights {
+  std::vector<double> df;     // per term, in the order of the statistics
+  std::vector<double> idf;    // per term
+  std::vector<size_t> order;  // w's order: by df, then by position
+  double avgdl = 0;           // 0 without tokens
+  double mass = 0;            // Σ idf, in w's order
+};
+StatsWeights WeighStats(const TermStats& stats);
 
 // The hits of `query` (terms distinct), best first; `pruned` (when given)
 // tells whether the first try proved them. With the statistics of its terms

@@ -85,9 +85,16 @@ std::vector<LabeledVector> FetchedVectors(std::span<const Label> labels, const R
 }
 
 // FetchByLabels' statement: one, so the scores are those of the entries
-// read, from the statistics of the same snapshot (pg_entry_search.h).
+// read, from the statistics of the same snapshot (pg_entry_search.h). With
+// `stats` (the node's statistics of DistinctTerms(terms) in the filter's
+// scope, KeywordStatsCache) it weighs with them as parameters and reads no
+// entry_terms row: the same scores, to the bit, as long as the store's
+// generation is still theirs in the statement's snapshot; otherwise it
+// returns no row of an entry (Fresh is false). Each row's last column is
+// that check; a row without a label is the check alone.
 pg::PgStatement FetchStatement(std::span<const Label> labels, const EntryFilter& filter,
-                               const std::vector<std::string>& terms) {
+                               const std::vector<std::string>& terms,
+                               const pg::TermStats* stats = nullptr) {
   const std::vector<std::string> distinct = DistinctTerms(terms);
   pg::PgStatement st{.prepared = true};
   Params& p = st.params;
@@ -95,6 +102,7 @@ pg::PgStatement FetchStatement(std::span<const Label> labels, const EntryFilter&
   std::string with;
   std::string joins;  // k and f of the weights
   std::string score = "0.0";
+  std::string fresh;
   std::string full;
   for (const std::string& t : distinct) {
     if (!pg::SearchableTerm(t)) continue;
@@ -102,28 +110,62 @@ pg::PgStatement FetchStatement(std::span<const Label> labels, const EntryFilter&
     full += pg::QuoteLexeme(t);
   }
   if (!full.empty()) {
-    const pg::EntryWeightsSql w = pg::AddEntryWeights(p, distinct, filter.scope);
+    const pg::EntryWeightsSql w = stats != nullptr ? pg::AddEntryWeightsFrom(p, distinct, *stats)
+                                                   : pg::AddEntryWeights(p, distinct, filter.scope);
     p.Add(full);
-    with = w.with + " ";
-    joins = " CROSS JOIN k " + w.lateral;
+    if (stats != nullptr) {
+      fresh = w.fresh;
+      joins = " " + w.lateral;
+    } else {
+      with = w.with + " ";
+      joins = " CROSS JOIN k " + w.lateral;
+    }
     score = "CASE WHEN " + w.ready + " AND e.tsv @@ " + pg::Last(p) + "::tsquery THEN " + w.score +
             " ELSE 0.0 END";
   }
   const std::string where = pg::FilterSql(filter, p);
-  st.sql = with + "SELECT e.label, " + pg::kEntryColumns + ", " + score + " FROM entries e" +
-           joins + " WHERE e.label = ANY($1::bigint[]) AND " + where;
+  const std::string rows = "SELECT e.label, " + std::string(pg::kEntryColumns) + ", " + score +
+                           " AS score FROM entries e" + joins +
+                           " WHERE e.label = ANY($1::bigint[]) AND " + where;
+  if (stats == nullptr) {
+    st.sql = with + rows;
+    return st;
+  }
+  // The rows only when fresh (a one-time filter); the check's row always.
+  st.sql = "SELECT h.*, g.ok FROM (" + fresh + " OFFSET 0) g LEFT JOIN LATERAL (" + rows +
+           " AND g.ok) h ON true";
   return st;
 }
+
+// Whether the rows of a FetchStatement given statistics are weighed with
+// fresh ones.
+bool Fresh(const Rows& rows) { return !rows.empty() && rows.Bool(0, 2 + pg::kEntryColumnCount); }
 
 std::vector<KeywordHit> FetchedHits(std::span<const Label> labels, const Rows& rows) {
   std::unordered_map<Label, KeywordHit> hits;
   for (int i = 0; i < rows.size(); ++i) {
+    if (rows.IsNull(i, 0)) continue;  // the freshness check's row alone
     const Label label = rows.Int(i, 0);
     hits[label] = {.entry = pg::ReadEntry(rows, i, 1),
                    .keyword_score = rows.Double(i, 1 + pg::kEntryColumnCount),
                    .label = label};
   }
   return InLabelOrder(labels, hits);
+}
+
+// The statistics a fetch of candidates for `terms` in `filter`'s scope
+// weighs with, from the node's cache: the mirror's (loaded on `conn` at
+// the first use, as the keyword search does), or those a search kept per
+// term; nullopt when it holds none (the fetch reads them on the server).
+Result<std::optional<pg::TermStats>> CachedStats(PgConn& conn, pg::KeywordStatsCache& cache,
+                                                 const EntryFilter& filter,
+                                                 const std::vector<std::string>& terms) {
+  const std::vector<std::string> distinct = DistinctTerms(terms);
+  if (std::none_of(distinct.begin(), distinct.end(), pg::SearchableTerm)) {
+    return std::optional<pg::TermStats>();
+  }
+  if (cache.mirrors()) return cache.Mirrored(conn, filter.scope, distinct);
+  return cache.Find(filter.scope, distinct);
 }
 
 }  // namespace
@@ -328,11 +370,23 @@ Result<FetchedCandidates> PostgresEntryStore::FetchWithVectors(
   // vector-side rows, the vectors of its candidates and the change log's
   // watermark its index is checked against). The watermark goes first: the
   // rows read after it are at least as new.
+  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  // The candidates weighed with the node's statistics of the terms when it
+  // holds them (as the keyword search of the same query just did): no
+  // entry_terms row read, no weight computed on the server.
+  pg::KeywordStatsCache& cache = keyword_stats();
+  std::optional<pg::TermStats> stats;
+  if (!labels.empty()) {
+    MNEMO_ASSIGN_OR_RETURN(stats, CachedStats(*conn, cache, filter, terms));
+  }
   std::vector<pg::PgStatement> statements;
   if (with_watermark) statements.push_back(WatermarkStatement(signature));
-  if (!labels.empty()) statements.push_back(FetchStatement(labels, filter, terms));
+  if (!labels.empty()) {
+    statements.push_back(FetchStatement(labels, filter, terms, stats ? &*stats : nullptr));
+    cache.CountStatement();
+    if (!stats) cache.CountRead();
+  }
   if (!vector_labels.empty()) statements.push_back(VectorsStatement(signature, vector_labels));
-  MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
   MNEMO_ASSIGN_OR_RETURN(std::vector<Rows> rows,
                          conn->ExecPipeline(statements, "read entries and vectors by label"));
   if (rows.size() != statements.size()) {
@@ -341,7 +395,23 @@ Result<FetchedCandidates> PostgresEntryStore::FetchWithVectors(
   }
   size_t at = 0;
   if (with_watermark) out.watermark = rows[at++].Int(0, 0);
-  if (!labels.empty()) out.hits = FetchedHits(labels, rows[at++]);
+  if (!labels.empty()) {
+    const Rows& fetched = rows[at++];
+    if (Fresh(fetched)) {
+      out.hits = FetchedHits(labels, fetched);
+    } else {
+      // A write moved the generation since the statistics (another node's,
+      // between the keyword search and this fetch; the mirror catches up at
+      // the next keyword search, from the log it returns): the rows weighed
+      // with the statistics of their own snapshot, a second round trip.
+      cache.CountStatement();
+      cache.CountRead();
+      const pg::PgStatement again = FetchStatement(labels, filter, terms);
+      MNEMO_ASSIGN_OR_RETURN(Rows fetched_again,
+                             conn->ExecPrepared(again.sql, again.params, "read entries by label"));
+      out.hits = FetchedHits(labels, fetched_again);
+    }
+  }
   if (!vector_labels.empty()) out.vectors = FetchedVectors(vector_labels, rows[at]);
   return out;
 }
