@@ -157,13 +157,11 @@ std::vector<KeywordHit> FetchedHits(std::span<const Label> labels, const Rows& r
 // weighs with, from the node's cache: the mirror's (loaded on `conn` at
 // the first use, as the keyword search does), or those a search kept per
 // term; nullopt when it holds none (the fetch reads them on the server).
+// `terms` holds a searchable one (otherwise nothing is weighed).
 Result<std::optional<pg::TermStats>> CachedStats(PgConn& conn, pg::KeywordStatsCache& cache,
                                                  const EntryFilter& filter,
                                                  const std::vector<std::string>& terms) {
   const std::vector<std::string> distinct = DistinctTerms(terms);
-  if (std::none_of(distinct.begin(), distinct.end(), pg::SearchableTerm)) {
-    return std::optional<pg::TermStats>();
-  }
   if (cache.mirrors()) return cache.Mirrored(conn, filter.scope, distinct);
   return cache.Find(filter.scope, distinct);
 }
@@ -375,16 +373,20 @@ Result<FetchedCandidates> PostgresEntryStore::FetchWithVectors(
   // holds them (as the keyword search of the same query just did): no
   // entry_terms row read, no weight computed on the server.
   pg::KeywordStatsCache& cache = keyword_stats();
+  const bool weighed =
+      !labels.empty() && std::any_of(terms.begin(), terms.end(), pg::SearchableTerm);
   std::optional<pg::TermStats> stats;
-  if (!labels.empty()) {
+  if (weighed) {
     MNEMO_ASSIGN_OR_RETURN(stats, CachedStats(*conn, cache, filter, terms));
   }
   std::vector<pg::PgStatement> statements;
   if (with_watermark) statements.push_back(WatermarkStatement(signature));
   if (!labels.empty()) {
     statements.push_back(FetchStatement(labels, filter, terms, stats ? &*stats : nullptr));
-    cache.CountStatement();
-    if (!stats) cache.CountRead();
+    if (weighed) {
+      cache.CountStatement();
+      if (!stats) cache.CountRead();
+    }
   }
   if (!vector_labels.empty()) statements.push_back(VectorsStatement(signature, vector_labels));
   MNEMO_ASSIGN_OR_RETURN(std::vector<Rows> rows,
@@ -397,7 +399,7 @@ Result<FetchedCandidates> PostgresEntryStore::FetchWithVectors(
   if (with_watermark) out.watermark = rows[at++].Int(0, 0);
   if (!labels.empty()) {
     const Rows& fetched = rows[at++];
-    if (Fresh(fetched)) {
+    if (!stats || Fresh(fetched)) {
       out.hits = FetchedHits(labels, fetched);
     } else {
       // A write moved the generation since the statistics (another node's,

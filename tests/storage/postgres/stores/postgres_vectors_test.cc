@@ -94,6 +94,22 @@ TEST(PostgresVectors, AFetchWeighsWithTheNodesFreshStatisticsAndFallsBackWhenSta
     ExpectSameAsWeighingOnTheServer(store, *labels, text, scope, text);
   }
   EXPECT_EQ(store.keyword_stats().loads(), loads);
+  // Nothing to weigh (no searchable term): the one statement, every score 0.
+  {
+    const int64_t statements = store.keyword_stats().statements();
+    const std::vector<std::string> none = {""};
+    auto got = store.FetchWithVectors(*labels, {.scope = kU1}, none, "sig", {}, false);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    auto want = store.FetchByLabels(*labels, {.scope = kU1}, none);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    ASSERT_EQ(got->hits.size(), want->size());
+    ASSERT_FALSE(want->empty());
+    for (size_t i = 0; i < want->size(); ++i) {
+      EXPECT_EQ(got->hits[i].label, (*want)[i].label);
+      EXPECT_EQ(got->hits[i].keyword_score, 0.0);
+    }
+    EXPECT_EQ(store.keyword_stats().statements(), statements);
+  }
 
   // Another process's writes move the generation: the fetch finds its
   // statistics stale in its snapshot and weighs on the server instead.
