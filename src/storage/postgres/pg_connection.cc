@@ -466,6 +466,11 @@ Status Pool::Commit(PgConn& conn, std::string_view what) {
   statements.push_back({.sql = "COMMIT"});
   if (options_.track_commit_lsn) statements.push_back({.sql = "SELECT pg_current_wal_lsn()::text"});
   MNEMO_ASSIGN_OR_RETURN(std::vector<Rows> rows, conn.ExecPipeline(statements, what));
+  for (size_t i = 0; i < statements.size() && i < rows.size(); ++i) {
+    if (statements[i].rows_after_commit != nullptr) {
+      *statements[i].rows_after_commit = std::move(rows[i]);
+    }
+  }
   if (options_.track_commit_lsn) {
     RaiseCommitLsn(rows.empty() || rows.back().empty() ? 0 : ParseLsn(rows.back().Text(0, 0)));
   }

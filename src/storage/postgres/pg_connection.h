@@ -60,6 +60,9 @@ struct PgStatement {
   // Only for columns the Rows accessors read in binary: bigint, integer,
   // smallint, double precision, real, boolean, bytea and text.
   bool binary_results = false;
+  // For a statement of PgConn::before_commit: where its rows go once the
+  // COMMIT sent after it has succeeded (left untouched otherwise).
+  std::optional<Rows>* rows_after_commit = nullptr;
 };
 
 class PgConn {
@@ -134,8 +137,8 @@ class PgConn {
   // cleared when a transaction begins.
   std::map<std::string, std::pair<int64_t, int64_t>> text_stats_delta;
   // Writes of the open transaction sent in its COMMIT's pipeline
-  // (Pool::Transaction), their rows unread; cleared when a transaction
-  // begins.
+  // (Pool::Transaction), their rows unread unless a statement says where
+  // they go (rows_after_commit); cleared when a transaction begins.
   std::vector<PgStatement> before_commit;
 
  private:

@@ -72,9 +72,12 @@ Status FlushEntryTerms(PgConn& conn, EntryTermsFold fold, std::optional<Rows>* l
   // made when first run on the connection and made again whenever
   // entry_terms or the notes' table is analysed (a bulk fold analyses the
   // notes' table empty), as a plan made per statement would be.
-  MNEMO_ASSIGN_OR_RETURN(Rows rows,
-                         conn.ExecPrepared(sql, Params(), "update the keyword statistics"));
-  *logged_rows = std::move(rows);
+  // Sent in the COMMIT's pipeline (Pool::Transaction): the last statement
+  // of the write, so a round trip of its own only held the writer lock
+  // longer. Its rows arrive once the commit has succeeded; a failed or
+  // unknown commit leaves `logged_rows` empty, and the fold's failure
+  // aborts the COMMIT sent after it.
+  conn.before_commit.push_back({.sql = sql, .prepared = true, .rows_after_commit = logged_rows});
   return Status::Ok();
 }
 

@@ -72,7 +72,8 @@ Status FlushTextStats(PgConn& conn) {
     if (delta.first == 0 && delta.second == 0) continue;
     conn.before_commit.push_back({.sql = "UPDATE text_stats SET documents = documents + $2, "
                                          "total_tokens = total_tokens + $3 WHERE name = $1",
-                                  .params = Params().Add(name).Add(delta.first).Add(delta.second)});
+                                  .params = Params().Add(name).Add(delta.first).Add(delta.second),
+                                  .prepared = true});
   }
   conn.text_stats_delta.clear();
   return Status::Ok();

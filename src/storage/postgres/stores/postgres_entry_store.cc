@@ -25,6 +25,8 @@ constexpr size_t kBulkFrom = 2;
 PostgresEntryStore::PostgresEntryStore(std::shared_ptr<PostgresDatabase> db)
     : PostgresStore(std::move(db)) {}
 
+// The statements of a store are prepared (ExecPrepared): planned once per
+// connection instead of on every store (PostgresDatabase::Write).
 Result<UpsertResult> PostgresEntryStore::UpsertIn(PgConn& conn, const EntryWrite& write) {
   MNEMO_RETURN_IF_ERROR(ValidateWrite(write));
   std::optional<Entry> existing;
@@ -33,9 +35,11 @@ Result<UpsertResult> PostgresEntryStore::UpsertIn(PgConn& conn, const EntryWrite
   {
     MNEMO_ASSIGN_OR_RETURN(
         Rows found,
-        conn.Exec(std::string("SELECT e.label, e.doc_length, ") + pg::kEntryColumns +
-                      " FROM entries e WHERE e.owner = $1 AND e.namespace = $2 AND e.key = $3",
-                  Params().Add(write.owner).Add(write.ns).Add(write.key), "look up the entry"));
+        conn.ExecPrepared(std::string("SELECT e.label, e.doc_length, ") + pg::kEntryColumns +
+                              " FROM entries e WHERE e.owner = $1 AND e.namespace = $2 AND "
+                              "e.key = $3",
+                          Params().Add(write.owner).Add(write.ns).Add(write.key),
+                          "look up the entry"));
     if (!found.empty()) {
       label = found.Int(0, 0);
       old_length = found.Int(0, 1);
@@ -64,35 +68,38 @@ Result<UpsertResult> PostgresEntryStore::UpsertIn(PgConn& conn, const EntryWrite
     p.Add(text.length).Add(text.tsvector);
     MNEMO_ASSIGN_OR_RETURN(
         Rows inserted,
-        conn.Exec("INSERT INTO entries (label, id, owner, namespace, key, content, category, "
-                  "tags, visibility, created_at, updated_at, access_count, useful_count, "
-                  "archived, fingerprint, doc_length, tsv) VALUES (nextval('labels'), $1, $2, "
-                  "$3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::tsvector) "
-                  "RETURNING label",
-                  p, "insert the entry"));
+        conn.ExecPrepared(
+            "INSERT INTO entries (label, id, owner, namespace, key, content, category, "
+            "tags, visibility, created_at, updated_at, access_count, useful_count, "
+            "archived, fingerprint, doc_length, tsv) VALUES (nextval('labels'), $1, $2, "
+            "$3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::tsvector) "
+            "RETURNING label",
+            p, "insert the entry"));
     label = inserted.Int(0, 0);
     MNEMO_RETURN_IF_ERROR(pg::AddTextStats(conn, "entries", 1, text.length));
   } else if (text_changed) {
     pg::IndexedText text = pg::IndexText({e.key, e.content});
     p.Add(text.length).Add(text.tsvector).Add(label);
     MNEMO_RETURN_IF_ERROR(
-        conn.Exec("UPDATE entries SET id = $1, content = $5, category = $6, tags = $7, "
-                  "visibility = $8, created_at = $9, updated_at = $10, access_count = $11, "
-                  "useful_count = $12, archived = $13, fingerprint = $14, doc_length = $15, "
-                  "tsv = $16::tsvector WHERE label = $17 AND owner = $2 AND namespace = $3 AND "
-                  "key = $4",
-                  p, "update the entry")
+        conn.ExecPrepared(
+                "UPDATE entries SET id = $1, content = $5, category = $6, tags = $7, "
+                "visibility = $8, created_at = $9, updated_at = $10, access_count = $11, "
+                "useful_count = $12, archived = $13, fingerprint = $14, doc_length = $15, "
+                "tsv = $16::tsvector WHERE label = $17 AND owner = $2 AND namespace = $3 AND "
+                "key = $4",
+                p, "update the entry")
             .status());
     MNEMO_RETURN_IF_ERROR(pg::AddTextStats(conn, "entries", 0, text.length - old_length));
     MNEMO_RETURN_IF_ERROR(db_->DropVectorsIn(conn, label));
   } else {
     p.Add(label);
     MNEMO_RETURN_IF_ERROR(
-        conn.Exec("UPDATE entries SET id = $1, content = $5, category = $6, tags = $7, "
-                  "visibility = $8, created_at = $9, updated_at = $10, access_count = $11, "
-                  "useful_count = $12, archived = $13, fingerprint = $14 WHERE label = $15 AND "
-                  "owner = $2 AND namespace = $3 AND key = $4",
-                  p, "update the entry")
+        conn.ExecPrepared(
+                "UPDATE entries SET id = $1, content = $5, category = $6, tags = $7, "
+                "visibility = $8, created_at = $9, updated_at = $10, access_count = $11, "
+                "useful_count = $12, archived = $13, fingerprint = $14 WHERE label = $15 AND "
+                "owner = $2 AND namespace = $3 AND key = $4",
+                p, "update the entry")
             .status());
   }
   return UpsertResult{.entry = std::move(e),

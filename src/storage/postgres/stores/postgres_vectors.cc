@@ -171,15 +171,16 @@ Result<std::optional<pg::TermStats>> CachedStats(PgConn& conn, pg::KeywordStatsC
 Status PostgresDatabase::DropVectorsIn(PgConn& conn, Label label) {
   MNEMO_ASSIGN_OR_RETURN(
       Rows logged,
-      conn.Exec("INSERT INTO vector_changes (signature, label, present) SELECT signature, label, "
-                "$1 FROM entry_vectors WHERE label = $2 ORDER BY signature",
-                Params().Add(static_cast<int64_t>(kChangeRemoved)).Add(label),
-                "log the removal of the entry's vectors"));
+      conn.ExecPrepared("INSERT INTO vector_changes (signature, label, present) SELECT "
+                        "signature, label, $1 FROM entry_vectors WHERE label = $2 ORDER BY "
+                        "signature",
+                        Params().Add(static_cast<int64_t>(kChangeRemoved)).Add(label),
+                        "log the removal of the entry's vectors"));
   if (logged.affected() == 0) return Status::Ok();
   logged_changes_ += logged.affected();
   return conn
-      .Exec("DELETE FROM entry_vectors WHERE label = $1", Params().Add(label),
-            "delete the entry's vectors")
+      .ExecPrepared("DELETE FROM entry_vectors WHERE label = $1", Params().Add(label),
+                    "delete the entry's vectors")
       .status();
 }
 
@@ -204,9 +205,9 @@ Status PostgresDatabase::PutVectorsIn(PgConn& conn, std::string_view signature,
                                       std::span<const LabeledVector> vectors) {
   {
     MNEMO_ASSIGN_OR_RETURN(Rows dim,
-                           conn.Exec("SELECT dim FROM entry_vectors WHERE signature = "
-                                     "$1 LIMIT 1",
-                                     Params().Add(signature), "read the vector dimension"));
+                           conn.ExecPrepared("SELECT dim FROM entry_vectors WHERE signature = "
+                                             "$1 LIMIT 1",
+                                             Params().Add(signature), "read the vector dimension"));
     std::optional<size_t> stored;
     if (!dim.empty()) stored = static_cast<size_t>(dim.Int(0, 0));
     MNEMO_RETURN_IF_ERROR(CheckVectorDimensions(signature, vectors, stored));
@@ -214,19 +215,20 @@ Status PostgresDatabase::PutVectorsIn(PgConn& conn, std::string_view signature,
       // Labels deleted meanwhile are skipped; each stored vector is logged.
       MNEMO_ASSIGN_OR_RETURN(
           Rows put,
-          conn.Exec("WITH put AS (INSERT INTO entry_vectors (label, signature, dim, vector) "
-                    "SELECT $1, $2, $3, $4::bytea WHERE EXISTS (SELECT 1 FROM entries WHERE "
-                    "label = $1) ON CONFLICT (signature, label) DO UPDATE SET dim = "
-                    "excluded.dim, vector = excluded.vector RETURNING label) "
-                    "INSERT INTO vector_changes (signature, label, present) SELECT $2, label, $5 "
-                    "FROM put",
-                    Params()
-                        .Add(v.label)
-                        .Add(signature)
-                        .Add(static_cast<int64_t>(v.vector.size()))
-                        .AddFloats(v.vector)
-                        .Add(static_cast<int64_t>(kChangePresent)),
-                    "store a vector"));
+          conn.ExecPrepared(
+              "WITH put AS (INSERT INTO entry_vectors (label, signature, dim, vector) "
+              "SELECT $1, $2, $3, $4::bytea WHERE EXISTS (SELECT 1 FROM entries WHERE "
+              "label = $1) ON CONFLICT (signature, label) DO UPDATE SET dim = "
+              "excluded.dim, vector = excluded.vector RETURNING label) "
+              "INSERT INTO vector_changes (signature, label, present) SELECT $2, label, $5 "
+              "FROM put",
+              Params()
+                  .Add(v.label)
+                  .Add(signature)
+                  .Add(static_cast<int64_t>(v.vector.size()))
+                  .AddFloats(v.vector)
+                  .Add(static_cast<int64_t>(kChangePresent)),
+              "store a vector"));
       logged_changes_ += put.affected();
     }
     return Status::Ok();
