@@ -148,6 +148,7 @@ class PgCluster:
         subprocess.run(["psql", self.url, "-Atqc",
                         "alter system set shared_preload_libraries = 'pg_stat_statements'"],
                        check=True, capture_output=True)
+
         pg_ctl = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"))[-1]
         # The server's output to its log, not to a pipe of ours (it would never close).
         cmd = [str(pg_ctl), "-D", str(data), "-l", str(data.parent / "server.log"), "-w",
@@ -160,6 +161,14 @@ class PgCluster:
         self.postmaster_pid = self.postmaster_pids[0]
         subprocess.run(["psql", self.url, "-Atqc", "create extension pg_stat_statements"],
                        check=True, capture_output=True)
+        # Statements run by triggers and functions too (the keyword notes of a write), and
+        # the planning time of each statement: both known once the library is loaded.
+        for setting in ("pg_stat_statements.track = 'all'",
+                        "pg_stat_statements.track_planning = on"):
+            subprocess.run(["psql", self.url, "-Atqc", f"alter system set {setting}"],
+                           check=True, capture_output=True)
+        subprocess.run(["psql", self.url, "-Atqc", "select pg_reload_conf()"], check=True,
+                       capture_output=True)
 
     def stop(self):
         if self.started:
@@ -524,23 +533,25 @@ STATEMENT_KINDS = [
 
 def statement_counts(url, searches):
     """Calls, execution time and per-search rate of each kind of statement since the reset."""
-    sql = ("select calls, total_exec_time, total_plan_time, regexp_replace(query, '\\s+', ' ', "
-           "'g') from pg_stat_statements")
+    sql = ("select calls, total_exec_time, total_plan_time, rows, shared_blks_hit, "
+           "shared_blks_read, regexp_replace(query, '\\s+', ' ', 'g') from pg_stat_statements")
     rows = subprocess.run(["psql", url, "-AtF", "\t", "-c", sql], capture_output=True,
                           text=True).stdout.splitlines()
     kinds = {name: {"calls": 0, "exec_ms": 0.0} for name, _ in STATEMENT_KINDS}
     total = {"calls": 0, "exec_ms": 0.0}
     top = []
     for line in rows:
-        parts = line.split("\t", 3)
-        if len(parts) < 4:
+        parts = line.split("\t", 6)
+        if len(parts) < 7:
             continue
-        calls, exec_ms = int(parts[0]), float(parts[1]) + float(parts[2])
-        top.append({"calls": calls, "exec_ms": exec_ms, "query": parts[3][:160]})
+        calls, exec_ms, query = int(parts[0]), float(parts[1]) + float(parts[2]), parts[6]
+        top.append({"calls": calls, "exec_ms": exec_ms, "plan_ms": float(parts[2]),
+                    "rows": int(parts[3]), "blks_hit": int(parts[4]), "blks_read": int(parts[5]),
+                    "query": query[:300]})
         total["calls"] += calls
         total["exec_ms"] += exec_ms
         for name, piece in STATEMENT_KINDS:
-            if piece in parts[3]:
+            if piece in query:
                 kinds[name]["calls"] += calls
                 kinds[name]["exec_ms"] += exec_ms
                 break
@@ -548,7 +559,7 @@ def statement_counts(url, searches):
         k["per_search"] = k["calls"] / searches if searches else None
     searched = sum(v["calls"] for name, v in kinds.items() if name.startswith("keyword search"))
     top.sort(key=lambda t: -t["exec_ms"])
-    return {"kinds": kinds, "all": total, "top": top[:25], "keyword_search_statements_per_search":
+    return {"kinds": kinds, "all": total, "top": top[:120], "keyword_search_statements_per_search":
             searched / searches if searches else None}
 
 
