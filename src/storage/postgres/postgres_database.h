@@ -82,13 +82,12 @@ class PostgresDatabase {
   std::unique_ptr<pg::ReadRouter> reads_;  // after pool_: it points into it
   std::unique_ptr<pg::KeywordStatsCache> keyword_stats_;
   // The keyword notes of a write (entry_terms_delta) are deleted by its
-  // fold, and the log's oldest generation by a later fold
-  // (pg_entry_search.h): both tables are queues. Their dead rows stayed
+  // fold (pg_entry_search.h): the table is a queue. Its dead rows stayed
   // until autovacuum came (once a minute at most), and every fold read them
   // all: under 60 stores/s the fold went from 0.6 to 1 ms and from 560 to
   // 1 070 pages per store (bench/scaleout.py --pg-statements). So a process
-  // vacuums both itself after every kFoldedRowsBetweenVacuums rows its
-  // writes folded: the notes table stays at a few pages.
+  // vacuums it itself after every kFoldedRowsBetweenVacuums rows its
+  // writes folded: the table stays at a few pages.
   static constexpr int64_t kFoldedRowsBetweenVacuums = 4096;
   int64_t notes_since_vacuum_ = 0;  // guarded by writer_mu_
   void VacuumNotes();
