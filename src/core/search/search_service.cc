@@ -234,6 +234,7 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
     }
     for (const Candidate& c : out) ask_vector(c.hit.label);
     if (read.empty() && vector_labels.empty() && !read_watermark) return;
+    internal::ScopedStage fetch_stage("fetch");
     auto rows = entries_.FetchWithVectors(read, q.filter, q.terms, signature, vector_labels,
                                           read_watermark);
     if (!rows.ok()) {
@@ -262,6 +263,7 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   }
   const int64_t seen = q.space->watermark();
   if (!fold) {
+    internal::ScopedStage sync_stage("vector sync");
     MNEMO_ASSIGN_OR_RETURN(const int64_t now, entries_.VectorWatermark(signature));
     q.space->NoteSearch(now != seen);
     MNEMO_RETURN_IF_ERROR(q.space->SyncTo(now));
@@ -276,7 +278,10 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   }
   if (fold) q.space->NoteSearch(*newest != seen);
   if (fold && *newest != seen) {
-    MNEMO_RETURN_IF_ERROR(q.space->SyncTo(*newest));
+    {
+      internal::ScopedStage sync_stage("vector sync");
+      MNEMO_RETURN_IF_ERROR(q.space->SyncTo(*newest));
+    }
     rescores = q.space->RescoresFromStorage();  // the catch-up may have changed the kind
     first_batch = true;
     read_watermark = false;
@@ -304,6 +309,7 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
       }
     }
     if (!missing.empty() || !need.empty()) {
+      internal::ScopedStage fetch_stage("fetch");
       MNEMO_ASSIGN_OR_RETURN(storage::FetchedCandidates rows,
                              entries_.FetchWithVectors(missing, q.filter, q.terms, signature, need,
                                                        /*with_watermark=*/false));
