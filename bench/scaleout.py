@@ -510,8 +510,9 @@ def cpu_report(before, after):
 
 
 # The kinds of statement --pg-statements counts, by a piece of their text (pg_entry_search.cc,
-# pg_keyword_stats.cc, postgres_database.cc).
+# pg_keyword_stats.cc, postgres_database.cc, postgres_vectors.cc).
 STATEMENT_KINDS = [
+    ("keyword search from the node's statistics", "SELECT g.ok, e.label, e.id"),
     ("keyword search from known statistics", "fresh AS MATERIALIZED"),
     ("keyword search reading its statistics", "go AS MATERIALIZED"),
     ("keyword search weighing everything", "plan AS (SELECT string_agg"),
@@ -519,6 +520,12 @@ STATEMENT_KINDS = [
     ("keyword statistics load", "FROM entry_terms WHERE docs <> 0 OR tokens <> 0"),
     ("keyword statistics fold", "FROM entry_terms_delta GROUP BY term, bucket"),
     ("write lock", "pg_advisory_xact_lock"),
+    # The vector side of a hybrid search (postgres_vectors.cc).
+    ("candidates weighed by the node", "SELECT h.*, g.ok FROM ("),
+    ("candidates weighed on the server", " CROSS JOIN k "),
+    ("candidate vectors", "FROM entry_vectors WHERE signature = $1 AND label = ANY"),
+    ("vector log watermark", "SELECT max(seq) FROM vector_changes"),
+    ("vector log catch-up", "FROM vector_changes c LEFT JOIN entry_vectors v"),
 ]
 
 
