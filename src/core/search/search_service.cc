@@ -187,8 +187,8 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   // say), the index catches up and is searched again, reusing the rows and
   // vectors already read (they are at least as new as that watermark): the
   // answer is that of an index synced first. Where other nodes write all
-  // the time, the watermark is read first, as Sync does, and nothing is
-  // walked twice.
+  // the time, the index catches up first (SyncFromLog: the changes since
+  // its watermark, one read), and nothing is walked twice.
   const std::string signature(q.space->signature());
   bool rescores = q.space->RescoresFromStorage();
   Status filter_error;
@@ -263,10 +263,12 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   }
   const int64_t seen = q.space->watermark();
   if (!fold) {
+    // The changes since the index's watermark in one read, with no lock
+    // held (a watermark read, then a catch-up under the lock, was two round
+    // trips, and every search of the node queued behind one catch-up).
     internal::ScopedStage sync_stage("vector sync");
-    MNEMO_ASSIGN_OR_RETURN(const int64_t now, entries_.VectorWatermark(signature));
-    q.space->NoteSearch(now != seen);
-    MNEMO_RETURN_IF_ERROR(q.space->SyncTo(now));
+    MNEMO_ASSIGN_OR_RETURN(const bool behind, q.space->SyncFromLog());
+    q.space->NoteSearch(behind);
     rescores = q.space->RescoresFromStorage();  // the catch-up may have changed the kind
   }
   MNEMO_ASSIGN_OR_RETURN(
