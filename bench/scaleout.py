@@ -519,8 +519,9 @@ def cpu_report(before, after):
 
 
 # The kinds of statement --pg-statements counts, by a piece of their text (pg_entry_search.cc,
-# pg_keyword_stats.cc, postgres_database.cc).
+# pg_keyword_stats.cc, postgres_database.cc, postgres_vectors.cc).
 STATEMENT_KINDS = [
+    ("keyword search from the node's statistics", "SELECT g.ok, e.label, e.id"),
     ("keyword search from known statistics", "fresh AS MATERIALIZED"),
     ("keyword search reading its statistics", "go AS MATERIALIZED"),
     ("keyword search weighing everything", "plan AS (SELECT string_agg"),
@@ -528,6 +529,12 @@ STATEMENT_KINDS = [
     ("keyword statistics load", "FROM entry_terms WHERE docs <> 0 OR tokens <> 0"),
     ("keyword statistics fold", "FROM entry_terms_delta GROUP BY term, bucket"),
     ("write lock", "pg_advisory_xact_lock"),
+    # The vector side of a hybrid search (postgres_vectors.cc).
+    ("candidates weighed by the node", "SELECT h.*, g.ok FROM ("),
+    ("candidates weighed on the server", " CROSS JOIN k "),
+    ("candidate vectors", "FROM entry_vectors WHERE signature = $1 AND label = ANY"),
+    ("vector log watermark", "SELECT max(seq) FROM vector_changes"),
+    ("vector log catch-up", "FROM vector_changes c LEFT JOIN entry_vectors v"),
 ]
 
 
@@ -561,6 +568,53 @@ def statement_counts(url, searches):
     top.sort(key=lambda t: -t["exec_ms"])
     return {"kinds": kinds, "all": total, "top": top[:120], "keyword_search_statements_per_search":
             searched / searches if searches else None}
+
+
+# A request's debug line (src/transport/rpc/jsonrpc.cc, MNEMO_LOG=debug): its time and the time
+# of each stage (base/request_trace.h). Stages nest: "pg" (every round trip to the server) is
+# inside "keyword", "fetch" and "vector sync", which are inside "vector" or not.
+REQUEST_LINE = re.compile(r"request (memory\.\w+) by [^:]*: ok in ([\d.]+) ms \((.*)\)")
+
+
+def stage_report(daemons, offsets):
+    """Per method and stage, over the requests the daemons logged in the measured window: how many
+    requests had the stage, its mean and p50/p95 per request that had it, and the mean over all
+    requests (the stage's share of a request)."""
+    per = {}
+    for d, offset in zip(daemons, offsets):
+        with open(d.log_path, "rb") as f:
+            f.seek(offset)
+            text = f.read().decode("utf-8", errors="replace")
+        for m in REQUEST_LINE.finditer(text):
+            method, total, stages = m.group(1), float(m.group(2)), m.group(3)
+            entry = per.setdefault(method, {"requests": 0, "total": [], "stages": {}})
+            entry["requests"] += 1
+            entry["total"].append(total)
+            for part in stages.split(", "):
+                name, _, rest = part.rpartition(" ms")[0].rpartition(" ")
+                if not name:
+                    continue
+                entry["stages"].setdefault(name, []).append(float(rest))
+    out = {}
+    for method, entry in per.items():
+        count = entry["requests"]
+        stages = {"total": dict(latency_summary(sorted(entry["total"])), with_stage=count,
+                                mean_over_all=sum(entry["total"]) / count)}
+        for name, values in entry["stages"].items():
+            stages[name] = dict(latency_summary(sorted(values)), with_stage=len(values),
+                                mean_over_all=sum(values) / count)
+        out[method] = {"requests": count, "stages": stages}
+    return out
+
+
+def print_stages(n, report):
+    for method, entry in sorted(report.items()):
+        print(f"[N={n}] {method}: {entry['requests']} requests; per stage: share of requests, "
+              f"mean / p50 / p95 ms when present, mean ms over all requests", flush=True)
+        for name, st in entry["stages"].items():
+            print(f"[N={n}]   {name:<12} {st['with_stage'] / entry['requests']:6.1%}  "
+                  f"{st['mean_ms']:7.2f} {st['p50_ms']:7.2f} {st['p95_ms']:7.2f}  "
+                  f"{st['mean_over_all']:7.2f}", flush=True)
 
 
 def run_config(n, args, pg, workdir, preload_file, queries, contents, env_base):
@@ -622,6 +676,7 @@ def run_config(n, args, pg, workdir, preload_file, queries, contents, env_base):
         if args.pg_statements:
             subprocess.run(["psql", pg.url, "-Atqc", "select pg_stat_statements_reset()"],
                            check=True, capture_output=True)
+        log_offsets = [d.log_path.stat().st_size for d in daemons]
         before = snapshot(daemons, pg)
         for w in workers:
             w.start()
@@ -634,6 +689,9 @@ def run_config(n, args, pg, workdir, preload_file, queries, contents, env_base):
             w.join()
         after = snapshot(daemons, pg)
         out["loadavg_after"] = os.getloadavg()
+        if args.stages:
+            out["stages"] = stage_report(daemons, log_offsets)
+            print_stages(n, out["stages"])
         if args.pg_statements:
             # The probe's searches run in the same window: counted with the workers'.
             searches = (sum(len(w.lat["memory.search"]) for w in workers) +
@@ -887,6 +945,9 @@ def main():
     ap.add_argument("--pg-statements", action="store_true",
                     help="load pg_stat_statements and count each kind of statement per search "
                          "(costs the server some CPU of its own)")
+    ap.add_argument("--stages", action="store_true",
+                    help="run the daemons with MNEMO_LOG=debug and report where a request's time "
+                         "went, by stage, from their debug lines (the logging costs them some CPU)")
     ap.add_argument("--keep", action="store_true", help="keep the work folder (logs)")
     ap.add_argument("--out", default="scaleout.json")
     args = ap.parse_args()
@@ -922,6 +983,8 @@ def main():
                 del env[k]
         env.update(MNEMO_MEMORY_BACKEND="postgres", MNEMO_POSTGRES_URL=pg.url,
                    MNEMO_EMBEDDING_PROVIDER=args.embedder)
+        if args.stages:
+            env["MNEMO_LOG"] = "debug"
         if pg.standby_urls:
             env["MNEMO_POSTGRES_READ_URLS"] = ",".join(pg.standby_urls)
         for n in ns:

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 namespace mnemo::internal {
 namespace {
 
 thread_local RequestTrace* current_trace = nullptr;
+thread_local double pending_queue_ms = -1;
 
 double MsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -17,7 +19,10 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 
 RequestTrace::RequestTrace() : start_(std::chrono::steady_clock::now()), previous_(current_trace) {
   current_trace = this;
+  if (pending_queue_ms >= 0) Add("queue", std::exchange(pending_queue_ms, -1));
 }
+
+void RequestTrace::NoteQueueWait(double ms) { pending_queue_ms = ms; }
 
 RequestTrace::~RequestTrace() { current_trace = previous_; }
 

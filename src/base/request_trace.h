@@ -35,6 +35,11 @@ class RequestTrace {
   // The calling thread's current trace, or null.
   static RequestTrace* Current();
 
+  // How long the request the calling thread takes up next waited for it
+  // (the daemon's queue of framed requests): the next trace constructed on
+  // this thread starts with it as its "queue" stage.
+  static void NoteQueueWait(double ms);
+
  private:
   std::vector<std::pair<std::string_view, double>> stages_;
   std::chrono::steady_clock::time_point start_;

@@ -52,6 +52,19 @@ TEST(RequestTrace, EachThreadHasItsOwnCurrentTrace) {
   EXPECT_EQ(seen, nullptr);
 }
 
+// The wait of a framed request for a worker is noted on the worker before
+// the request's trace exists: it becomes that trace's first stage, once.
+TEST(RequestTrace, TheNotedQueueWaitIsTheNextTracesFirstStage) {
+  RequestTrace::NoteQueueWait(1.5);
+  {
+    RequestTrace trace;
+    trace.Add("parse", 0.25);
+    EXPECT_EQ(trace.Summary(), "queue 1.50 ms, parse 0.25 ms");
+  }
+  RequestTrace next;
+  EXPECT_EQ(next.Summary(), "");
+}
+
 TEST(FormatMs, TwoDecimalsAndTheUnit) { EXPECT_EQ(FormatMs(1.256), "1.26 ms"); }
 
 }  // namespace

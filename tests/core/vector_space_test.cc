@@ -19,6 +19,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/search/search_query.h"
@@ -309,6 +310,12 @@ class HeldLogStore final : public storage::EntryStore {
     return fetched_watermarks_;
   }
 
+  // The reads of the change log and the keyword searches, in their order.
+  std::vector<std::string> TakeCalls() {
+    std::lock_guard lock(mu_);
+    return std::exchange(calls_, {});
+  }
+
   Result<int64_t> VectorWatermark(std::string_view signature) override {
     auto r = s_.VectorWatermark(signature);
     {
@@ -323,6 +330,7 @@ class HeldLogStore final : public storage::EntryStore {
     {
       std::unique_lock lock(mu_);
       ++log_reads_;
+      calls_.emplace_back("log");
       if (hold_) {
         hold_ = false;
         held_ = true;
@@ -370,6 +378,10 @@ class HeldLogStore final : public storage::EntryStore {
     return s_.List(f, limit, offset);
   }
   Result<std::vector<storage::KeywordHit>> KeywordSearch(const storage::KeywordQuery& q) override {
+    {
+      std::lock_guard lock(mu_);
+      calls_.emplace_back("keyword");
+    }
     return s_.KeywordSearch(q);
   }
   Result<Stats> GetStats(const storage::ReadScope& scope) override { return s_.GetStats(scope); }
@@ -432,6 +444,7 @@ class HeldLogStore final : public storage::EntryStore {
   int log_reads_ = 0;
   int watermark_reads_ = 0;
   int fetched_watermarks_ = 0;
+  std::vector<std::string> calls_;
 };
 
 // Searches that find the index behind while another catches it up wait for
@@ -465,6 +478,53 @@ TEST_F(VectorSpaceFileTest, SyncsThatFindTheIndexBehindShareOneCatchUp) {
   ASSERT_TRUE(found.ok()) << found.status().ToString();
   ASSERT_EQ(found->size(), 1u);
   EXPECT_EQ(static_cast<storage::Label>((*found)[0].id), added[0]);
+}
+
+// A search that expects the index behind catches it up in one read of the
+// change log (SyncFromLog), with no watermark read and no lock held during
+// the read: a Sync that starts while the read is held goes through. An
+// older read applied after a newer catch-up changes nothing (its changes
+// are at or below the watermark): the vector another process replaced in
+// between stays the new one.
+TEST_F(VectorSpaceFileTest, ACatchUpFromTheLogIsOneReadWithNoLockHeld) {
+  auto store = OpenStore(dir_.Sub("mnemo.db"));
+  Store(*store, 0, 10);
+  HeldLogStore held(store->entries());
+  auto opened = VectorSpace::Open(held, kSignature, kDims, {}, "", StderrLogger());
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  VectorSpace& space = **opened;
+
+  auto current = space.SyncFromLog();
+  ASSERT_TRUE(current.ok()) << current.status().ToString();
+  EXPECT_FALSE(*current);  // nothing new: not behind
+
+  const storage::Label added = Store(*store, 10, 11)[0];  // another process's store
+  const int watermark_reads = held.watermark_reads();
+  const int log_reads = held.log_reads();
+  held.HoldNextLogRead();
+  Result<bool> behind = false;
+  std::thread search([&] { behind = space.SyncFromLog(); });
+  ASSERT_TRUE(held.WaitLogReadHeld());  // it has read, not applied yet
+  // Meanwhile the other process replaces the vector, and a Sync (which
+  // takes the lock) catches the index up past both changes.
+  const std::vector<storage::LabeledVector> replaced = {{added, VectorOf(50)}};
+  ASSERT_TRUE(store->entries().PutVectors(kSignature, replaced).ok());
+  ASSERT_TRUE(space.Sync().ok());
+  const int64_t synced = space.watermark();
+  held.Release();
+  search.join();
+  ASSERT_TRUE(behind.ok()) << behind.status().ToString();
+  EXPECT_TRUE(*behind);
+
+  EXPECT_EQ(held.watermark_reads(), watermark_reads + 1);  // the Sync's alone
+  EXPECT_EQ(held.log_reads(), log_reads + 2);              // one each
+  EXPECT_EQ(space.watermark(), synced);
+  auto found = space.Search(VectorOf(50), 1, {});
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ(static_cast<storage::Label>((*found)[0].id), added);
+  EXPECT_NEAR((*found)[0].score, 1.0, 1e-5);  // the replacing vector, not the read one
+  ExpectOnlyStoredLabels(space, *store);
 }
 
 // A hybrid search reads the change log's watermark in the round trip that
@@ -528,18 +588,25 @@ TEST_F(VectorSpaceFileTest, AHybridSearchReadsTheWatermarkWithItsRowsAndSeesAnot
   EXPECT_EQ(seen, run(*fresh));
 
   // Where another process writes before every search, the index is found
-  // behind again and again: the searches then read the watermark first, as
-  // a Sync does, instead of walking the index twice; and fold again once
+  // behind again and again: the searches then catch the index up first
+  // (one read of the log) instead of walking it twice; and fold again once
   // the index stays current.
   for (int n = 201; n < 204; ++n) {
     add(*other, n);
     ASSERT_FALSE(run(*search).empty());
   }
   const int reads_before = held.watermark_reads();
+  const int log_reads_before = held.log_reads();
   add(*other, 204);
+  held.TakeCalls();
   auto behind = run(*search);
   ASSERT_FALSE(behind.empty());
-  EXPECT_EQ(held.watermark_reads(), reads_before + 1);  // read first
+  // Caught up first, in one read of the log, before the keyword side (on
+  // PostgreSQL that read catches the keyword statistics up too): no
+  // watermark read of its own.
+  EXPECT_EQ(held.TakeCalls(), (std::vector<std::string>{"log", "keyword"}));
+  EXPECT_EQ(held.watermark_reads(), reads_before);
+  EXPECT_EQ(held.log_reads(), log_reads_before + 1);
   EXPECT_EQ(behind, run(*fresh));
   for (int i = 0; i < 16; ++i) ASSERT_FALSE(run(*search).empty());
   const int reads_current = held.watermark_reads();

@@ -1,5 +1,6 @@
 // `mnemo serve` with MNEMO_LOG=debug: one line per request with its method,
-// principal and time by stage, and no memory content in the log.
+// principal and time by stage (the first: how long it waited for a worker),
+// and no memory content in the log.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -67,12 +68,13 @@ TEST(DebugLog, ShowsEachRequestsMethodPrincipalAndStagesButNoContent) {
   const std::string search_line = LinesWith(log, "request memory.search");
   EXPECT_TRUE(std::regex_search(
       store_line, std::regex(R"(debug: request memory\.store by \S+: ok in [0-9.]+ ms \()"
-                             R"(parse [0-9.]+ ms.*store [0-9.]+ ms)")))
+                             R"(queue [0-9.]+ ms, parse [0-9.]+ ms.*store [0-9.]+ ms)")))
       << log;
   EXPECT_TRUE(std::regex_search(
-      search_line, std::regex(R"(debug: request memory\.search by \S+: ok in [0-9.]+ ms \()"
-                              R"(parse [0-9.]+ ms.*keyword [0-9.]+ ms.*vector [0-9.]+ ms)"
-                              R"(.*fuse [0-9.]+ ms)")))
+      search_line,
+      std::regex(R"(debug: request memory\.search by \S+: ok in [0-9.]+ ms \()"
+                 R"(queue [0-9.]+ ms, parse [0-9.]+ ms.*keyword [0-9.]+ ms.*vector [0-9.]+ ms)"
+                 R"(.*fuse [0-9.]+ ms)")))
       << log;
   EXPECT_EQ(log.find(marker), std::string::npos) << log;
   EXPECT_EQ(log.find(key), std::string::npos) << log;

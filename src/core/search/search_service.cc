@@ -161,6 +161,20 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
                                                                 double* vector_floor) {
   std::vector<Candidate> out;
   std::unordered_map<storage::Label, size_t> at;
+  // When the index was current for recent searches (ExpectsCurrent), it is
+  // checked with the vector side's rows, below. Otherwise (other nodes
+  // write all the time) it catches up first, before the keyword side, in
+  // one read of the change log with no lock held (SyncFromLog; a watermark
+  // read, then a catch-up under the lock, was two round trips, and every
+  // search of the node queued behind one catch-up). On PostgreSQL that
+  // read also brings the node's keyword statistics up to the same writes,
+  // so the keyword statement finds them current instead of stale.
+  const bool fold = q.space != nullptr && q.space->ExpectsCurrent();
+  if (q.space != nullptr && !fold) {
+    internal::ScopedStage sync_stage("vector sync");
+    MNEMO_ASSIGN_OR_RETURN(const bool behind, q.space->SyncFromLog());
+    q.space->NoteSearch(behind);
+  }
   if (!q.terms.empty()) {
     internal::ScopedStage stage("keyword");
     MNEMO_ASSIGN_OR_RETURN(std::vector<storage::KeywordHit> hits,
@@ -187,13 +201,12 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   // say), the index catches up and is searched again, reusing the rows and
   // vectors already read (they are at least as new as that watermark): the
   // answer is that of an index synced first. Where other nodes write all
-  // the time, the watermark is read first, as Sync does, and nothing is
-  // walked twice.
+  // the time, the index caught up before the keyword side (above), and
+  // nothing is walked twice.
   const std::string signature(q.space->signature());
   bool rescores = q.space->RescoresFromStorage();
   Status filter_error;
   bool first_batch = true;
-  const bool fold = q.space->ExpectsCurrent();
   bool read_watermark = fold;
   std::optional<int64_t> newest;  // the change log's watermark, read with the rows
   std::unordered_map<storage::Label, storage::KeywordHit> fetched;
@@ -234,6 +247,7 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
     }
     for (const Candidate& c : out) ask_vector(c.hit.label);
     if (read.empty() && vector_labels.empty() && !read_watermark) return;
+    internal::ScopedStage fetch_stage("fetch");
     auto rows = entries_.FetchWithVectors(read, q.filter, q.terms, signature, vector_labels,
                                           read_watermark);
     if (!rows.ok()) {
@@ -261,12 +275,6 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
     }
   }
   const int64_t seen = q.space->watermark();
-  if (!fold) {
-    MNEMO_ASSIGN_OR_RETURN(const int64_t now, entries_.VectorWatermark(signature));
-    q.space->NoteSearch(now != seen);
-    MNEMO_RETURN_IF_ERROR(q.space->SyncTo(now));
-    rescores = q.space->RescoresFromStorage();  // the catch-up may have changed the kind
-  }
   MNEMO_ASSIGN_OR_RETURN(
       std::vector<index::Neighbor> neighbors,
       q.space->SearchUnsynced(q.vector, static_cast<size_t>(q.candidates), filter, &known));
@@ -276,7 +284,10 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
   }
   if (fold) q.space->NoteSearch(*newest != seen);
   if (fold && *newest != seen) {
-    MNEMO_RETURN_IF_ERROR(q.space->SyncTo(*newest));
+    {
+      internal::ScopedStage sync_stage("vector sync");
+      MNEMO_RETURN_IF_ERROR(q.space->SyncTo(*newest));
+    }
     rescores = q.space->RescoresFromStorage();  // the catch-up may have changed the kind
     first_batch = true;
     read_watermark = false;
@@ -304,6 +315,7 @@ Result<std::vector<Candidate>> SearchService::CollectCandidates(const HybridQuer
       }
     }
     if (!missing.empty() || !need.empty()) {
+      internal::ScopedStage fetch_stage("fetch");
       MNEMO_ASSIGN_OR_RETURN(storage::FetchedCandidates rows,
                              entries_.FetchWithVectors(missing, q.filter, q.terms, signature, need,
                                                        /*with_watermark=*/false));

@@ -322,10 +322,22 @@ Status VectorSpace::CatchUp(index::VectorIndex& index, int64_t* watermark) {
   }
 }
 
-Status VectorSpace::CatchUpLocked() {
+Status VectorSpace::CatchUpLocked(const std::vector<storage::VectorChange>* read) {
   const auto start = std::chrono::steady_clock::now();
   int64_t watermark = watermark_.load();
-  Status s = CatchUp(*index_, &watermark);
+  Status s;
+  if (read == nullptr) {
+    s = CatchUp(*index_, &watermark);
+  } else {
+    // Seqs only grow, and a later snapshot holds every change an earlier
+    // one does: what is at or below the watermark is in the index already.
+    const auto past =
+        std::upper_bound(read->begin(), read->end(), watermark,
+                         [](int64_t w, const storage::VectorChange& c) { return w < c.seq; });
+    const std::span<const storage::VectorChange> rest(past, read->end());
+    s = ApplyChanges(*index_, dims_, rest);
+    if (s.ok() && !rest.empty()) watermark = rest.back().seq;
+  }
   if (watermark != watermark_.load()) {
     logger_->Log(LogLevel::kDebug, "index " + signature_ + ": caught up from change " +
                                        std::to_string(watermark_.load()) + " to " +
@@ -343,6 +355,30 @@ Status VectorSpace::Sync(SyncMode mode) {
 }
 
 Status VectorSpace::SyncTo(int64_t newest, SyncMode mode) {
+  return SyncToWith(newest, mode, nullptr);
+}
+
+Result<bool> VectorSpace::SyncFromLog() {
+  const int64_t seen = watermark_.load();
+  auto read = entries_.VectorChangesSince(signature_, seen, kChangePage);
+  if (!read.ok()) {
+    if (read.status().code() != StatusCode::kNotFound) return read.status();
+    MNEMO_RETURN_IF_ERROR(Sync());  // trimmed past the index: Sync rebuilds
+    return true;
+  }
+  // None after `seen` in the read's snapshot: the store's watermark was at
+  // most `seen` then, so the index holds everything a Sync would give it.
+  if (read->empty()) return false;
+  if (read->size() >= static_cast<size_t>(kChangePage)) {
+    MNEMO_RETURN_IF_ERROR(Sync());  // more than a page: read and applied as a backlog
+    return true;
+  }
+  MNEMO_RETURN_IF_ERROR(SyncToWith(read->back().seq, SyncMode::kRequest, &*read));
+  return true;
+}
+
+Status VectorSpace::SyncToWith(int64_t newest, SyncMode mode,
+                               const std::vector<storage::VectorChange>* read) {
   const int64_t seen = watermark_.load();
   if (newest == seen) return Status::Ok();
   std::lock_guard lock(mu_);
@@ -374,7 +410,7 @@ Status VectorSpace::SyncTo(int64_t newest, SyncMode mode) {
       MNEMO_RETURN_IF_ERROR(Rebuild());  // not from vectors still to be checked
     }
   }
-  if (Status s = CatchUpLocked(); !s.ok()) {
+  if (Status s = CatchUpLocked(read); !s.ok()) {
     if (s.code() != StatusCode::kNotFound) return s;
     MNEMO_RETURN_IF_ERROR(Rebuild());
   }

@@ -114,6 +114,16 @@ class VectorSpace {
   // read in a round trip it needed anyway): no read of its own when the
   // index is at it.
   Status SyncTo(int64_t newest, SyncMode mode = SyncMode::kRequest);
+  // Sync in one read for a search that expects the index behind (another
+  // process writes all the time): the changes after the index's watermark,
+  // read with no lock held, so searches never queue behind one another's
+  // round trip; true when there were any (the index was behind). Sync reads
+  // the watermark, then the changes under the lock: two round trips where
+  // this takes one. Changes another search applied meanwhile are skipped
+  // (a later snapshot holds every change an earlier one does), so the index
+  // ends as a Sync leaves it. A backlog of a page or more, or a log trimmed
+  // past the index, goes to Sync.
+  Result<bool> SyncFromLog();
 
   // Stored vectors by label, read by the caller meanwhile.
   using KnownVectors = std::unordered_map<storage::Label, std::vector<float>>;
@@ -230,7 +240,13 @@ class VectorSpace {
   // longer reaches back to *watermark (trimmed): the caller rebuilds.
   Status CatchUp(index::VectorIndex& index, int64_t* watermark);
   // CatchUp of index_; marks it dirty when anything changed. mu_ held.
-  Status CatchUpLocked();
+  // With `read` (the log after some earlier watermark, up to its end,
+  // read by SyncFromLog) it applies those of them past the index's
+  // watermark instead of reading.
+  Status CatchUpLocked(const std::vector<storage::VectorChange>* read = nullptr);
+  // SyncTo, with the changes up to `newest` already read (SyncFromLog) or
+  // not (null).
+  Status SyncToWith(int64_t newest, SyncMode mode, const std::vector<storage::VectorChange>* read);
 
   // Queues a maintenance job unless one is queued or running; starts the
   // thread on first use. mu_ may be held (job_mu_ is taken after it).

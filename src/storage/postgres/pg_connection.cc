@@ -7,6 +7,8 @@
 #include <charconv>
 #include <thread>
 
+#include "base/request_trace.h"
+
 namespace mnemo::storage::internal::pg {
 namespace {
 
@@ -162,12 +164,14 @@ void PgConn::SwapConnection(PgConn& other) {
 }
 
 Result<Rows> PgConn::Exec(std::string_view sql, const Params& params, std::string_view what) {
+  mnemo::internal::ScopedStage stage("pg");
   if (reroute_) return WithReroute([&] { return ExecOnce(sql, params, what); });
   return ExecOnce(sql, params, what);
 }
 
 Result<Rows> PgConn::ExecPrepared(std::string_view sql, const Params& params,
                                   std::string_view what) {
+  mnemo::internal::ScopedStage stage("pg");
   if (reroute_) return WithReroute([&] { return ExecPreparedOnce(sql, params, what); });
   return ExecPreparedOnce(sql, params, what);
 }
@@ -196,6 +200,10 @@ Result<Rows> PgConn::ExecPreparedOnce(std::string_view sql, const Params& params
 
 Result<std::vector<Rows>> PgConn::ExecPipeline(std::span<const PgStatement> statements,
                                                std::string_view what) {
+  // Time on the server and the way to it, for the request's debug line
+  // (request_trace.h): every statement of a request goes through one of
+  // Exec, ExecPrepared, ExecPipeline or ExecScriptRows.
+  mnemo::internal::ScopedStage stage("pg");
   if (!reroute_) return ExecPipelineOnce(statements, what);
   // A read's pipeline runs again elsewhere like a read's statement.
   std::vector<Rows> out;
@@ -325,6 +333,7 @@ Status PgConn::ExecScript(std::string_view sql, std::string_view what) {
 }
 
 Result<Rows> PgConn::ExecScriptRows(std::string_view sql, std::string_view what) {
+  mnemo::internal::ScopedStage stage("pg");
   const std::string text(sql);
   if (reroute_) return WithReroute([&] { return Check(PQexec(conn_, text.c_str()), what); });
   return Check(PQexec(conn_, text.c_str()), what);
@@ -431,6 +440,7 @@ Result<Pool::Lease> Pool::Acquire() {
   std::unique_ptr<PgConn> conn;
   uint64_t epoch = 0;
   {
+    mnemo::internal::ScopedStage stage("pool");  // waiting for a free connection
     std::unique_lock lock(mu_);
     cv_.wait(lock, [&] { return !idle_.empty(); });
     conn = std::move(idle_.back());

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "base/background_worker.h"
+#include "base/request_trace.h"
 #include "transport/http/read_buffer.h"
 #include "transport/http/tls.h"
 
@@ -313,7 +314,9 @@ void HttpEventLoop::Impl::Advance(uint64_t id, Connection& c, Clock::time_point 
   request.client = c.client;
   const bool keep_alive = request.KeepAlive() && !stopping.load();
   c.phase = Phase::kBusy;
-  auto job = [this, id, keep_alive, req = std::move(request)] {
+  auto job = [this, id, keep_alive, req = std::move(request), queued = Clock::now()] {
+    internal::RequestTrace::NoteQueueWait(
+        std::chrono::duration<double, std::milli>(Clock::now() - queued).count());
     HttpResponse response = handler.Handle(req);
     {
       std::lock_guard lock(done_mu);

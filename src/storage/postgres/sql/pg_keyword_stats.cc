@@ -204,19 +204,39 @@ Result<std::optional<TermStats>> KeywordStatsCache::Mirrored(
   return std::optional<TermStats>(std::move(out));
 }
 
+namespace {
+
+// The server's generation, the oldest the log keeps and the log's rows
+// after $1, in one snapshot (kLogColumns).
+constexpr std::string_view kCatchUp =
+    "SELECT g.value, (SELECT min(generation) FROM entry_terms_log), l.term, l.bucket, l.docs, "
+    "l.tokens, l.generation FROM generations g LEFT JOIN entry_terms_log l ON l.generation > "
+    "$1::bigint AND l.generation <= g.value WHERE g.name = 'entry_terms'";
+
+}  // namespace
+
 Result<bool> KeywordStatsCache::CatchUp(PgConn& conn) {
   std::lock_guard lock(mu_);
   if (!mirror_) return false;
-  // The server's generation, the oldest the log keeps and the log's rows
-  // after the mirror's, in one snapshot (kLogColumns).
-  static const std::string kCatchUp =
-      "SELECT g.value, (SELECT min(generation) FROM entry_terms_log), l.term, l.bucket, l.docs, "
-      "l.tokens, l.generation FROM generations g LEFT JOIN entry_terms_log l ON l.generation > "
-      "$1::bigint AND l.generation <= g.value WHERE g.name = 'entry_terms'";
   ++reads_;
   MNEMO_ASSIGN_OR_RETURN(Rows rows, conn.ExecPrepared(kCatchUp, Params().Add(mirror_->generation),
                                                       "catch up the keyword statistics"));
   return CatchUpLocked(conn, rows, 0);
+}
+
+std::optional<std::pair<PgStatement, int64_t>> KeywordStatsCache::CatchUpStatement() {
+  std::lock_guard lock(mu_);
+  if (!mirror_) return std::nullopt;
+  PgStatement st{.sql = std::string(kCatchUp), .prepared = true};
+  st.params.Add(mirror_->generation);
+  return std::make_pair(std::move(st), mirror_->generation);
+}
+
+Status KeywordStatsCache::CatchUpAfter(PgConn& conn, const Rows& rows, int64_t from) {
+  // Current (the usual case): nothing to do, and no catch-up counted.
+  if (!rows.empty() && !rows.IsNull(0, 0) && rows.Int(0, 0) == from) return Status::Ok();
+  ++reads_;
+  return CatchUpFrom(conn, rows, 0, from).status();
 }
 
 Result<bool> KeywordStatsCache::CatchUpFrom(PgConn& conn, const Rows& rows, int first,

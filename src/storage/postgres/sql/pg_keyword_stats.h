@@ -20,7 +20,10 @@
 //   commit (ApplyOwnFold). When that statement finds the generation moved
 //   (another node's write), it returns the rows entry_terms_log (v11) holds
 //   after its generation in the same round trip; the process adds them and
-//   searches again (CatchUpFrom); a "reload everything" row (a bulk write)
+//   searches again (CatchUpFrom). A search that reads the vector change log
+//   first (a node beside another node's writes) reads this log in the same
+//   round trip (CatchUpStatement, CatchUpAfter), so its keyword statement
+//   mostly finds the mirror current. A "reload everything" row (a bulk write)
 //   or a log already pruned past its generation reloads all. A server whose generation is older
 //   than the mirror's (a standby behind the node that caught up) cannot be caught up to: that
 //   search falls back to the statements that read the statistics in their own snapshot, and the
@@ -38,6 +41,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "base/string_ids.h"
@@ -88,6 +92,16 @@ class KeywordStatsCache {
   // given; no round trip of its own unless a reload is due (or the mirror
   // moved back past `from` meanwhile: then the log is read as CatchUp does).
   Result<bool> CatchUpFrom(PgConn& conn, const Rows& rows, int first, int64_t from);
+  // CatchUp's statement, for a caller that sends it in a round trip it
+  // makes anyway (the vector change log's read before a search), and the
+  // mirror's generation it reads after; nullopt when nothing is mirrored.
+  // Its rows go to CatchUpAfter.
+  std::optional<std::pair<PgStatement, int64_t>> CatchUpStatement();
+  // Applies the rows of CatchUpStatement's statement (read after `from`)
+  // when they move the mirror on: a search then finds it current, one
+  // statement where a stale one made two. No round trip unless a reload is
+  // due.
+  Status CatchUpAfter(PgConn& conn, const Rows& rows, int64_t from);
   // After this process's own write committed: `logged` are the rows its
   // fold wrote into entry_terms_log (FlushEntryTerms), all under the
   // generation the fold moved to. When that is the mirror's generation + 1

@@ -323,19 +323,30 @@ Result<std::vector<VectorChange>> PostgresEntryStore::VectorChangesSince(std::st
   // node other than the writer's on a busy server. The first row is the
   // oldest change (part 0); a put carries the label's current vector, as on
   // SQLite.
-  MNEMO_ASSIGN_OR_RETURN(
-      Rows rows,
-      ExecBinary(
-          *conn,
-          {.sql = "(SELECT 0 AS part, seq, present::bigint AS label, NULL::bytea AS vector FROM "
-                  "vector_changes WHERE signature = $1 ORDER BY seq LIMIT 1) UNION ALL (SELECT 1, "
-                  "c.seq, c.label, v.vector FROM vector_changes c LEFT JOIN entry_vectors v ON "
-                  "c.present = 1 AND v.signature = c.signature AND v.label = c.label WHERE "
-                  "c.signature = $1 AND c.seq > $2 AND c.present >= 0 ORDER BY c.seq LIMIT $3) "
-                  "ORDER BY part, seq",
-           .params =
-               Params().Add(signature).Add(seq).Add(static_cast<int64_t>(std::max(limit, 0)))},
-          "read vector changes"));
+  std::vector<pg::PgStatement> statements;
+  statements.push_back(
+      {.sql = "(SELECT 0 AS part, seq, present::bigint AS label, NULL::bytea AS vector FROM "
+              "vector_changes WHERE signature = $1 ORDER BY seq LIMIT 1) UNION ALL (SELECT 1, "
+              "c.seq, c.label, v.vector FROM vector_changes c LEFT JOIN entry_vectors v ON "
+              "c.present = 1 AND v.signature = c.signature AND v.label = c.label WHERE "
+              "c.signature = $1 AND c.seq > $2 AND c.present >= 0 ORDER BY c.seq LIMIT $3) "
+              "ORDER BY part, seq",
+       .params = Params().Add(signature).Add(seq).Add(static_cast<int64_t>(std::max(limit, 0))),
+       .prepared = true,
+       .binary_results = true});
+  // The keyword statistics' log after the node's mirror, in the same round
+  // trip: a search reads the vector log before its keyword statement
+  // (SearchService), so another node's write moves the mirror here and the
+  // keyword statement finds it current instead of stale (a second round
+  // trip). Nothing is read when nothing is mirrored.
+  pg::KeywordStatsCache& stats = keyword_stats();
+  std::optional<std::pair<pg::PgStatement, int64_t>> catch_up = stats.CatchUpStatement();
+  if (catch_up) statements.push_back(std::move(catch_up->first));
+  MNEMO_ASSIGN_OR_RETURN(std::vector<Rows> results,
+                         conn->ExecPipeline(statements, "read vector changes"));
+  if (results.size() != statements.size()) return Internal("read vector changes: no result");
+  if (catch_up) MNEMO_RETURN_IF_ERROR(stats.CatchUpAfter(*conn, results[1], catch_up->second));
+  const Rows& rows = results[0];
   int first = 0;
   if (!rows.empty() && rows.Int(0, 0) == 0) {
     first = 1;

@@ -3,7 +3,8 @@
 // query's terms when it holds them fresh: one statement that reads no
 // entry_terms row, with scores to the bit those of the statement weighing
 // from entry_terms (FetchByLabels); after another process's write it falls
-// back to that statement.
+// back to that statement. And a read of the vector change log catches the
+// node's keyword statistics up in the same round trip.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -141,6 +142,66 @@ TEST(PostgresVectors, AFetchWeighsWithTheNodesFreshStatisticsAndFallsBackWhenSta
   ExpectSameAsWeighingOnTheServer(store, *labels, "gamma epsilon alpha", kU1, "caught up");
   EXPECT_EQ(store.keyword_stats().statements() - caught_up, 1);
   EXPECT_EQ(store.keyword_stats().reads() - caught_up_reads, 0);
+}
+
+// A search through a node beside another node's writes reads the vector
+// change log before its keyword statement (SearchService); that read brings
+// the node's keyword statistics up to those writes in the same round trip,
+// so the keyword statement is one, current, with the scores to the bit of a
+// process that loaded its statistics after the writes. When they are
+// current already the read applies nothing.
+TEST(PostgresVectors, AReadOfTheVectorLogCatchesTheKeywordStatisticsUp) {
+  const std::string url = testing::PostgresTestUrl();
+  if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
+  const std::string schema = testing::FreshPostgresSchema();
+  auto a = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  auto b = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  internal::PostgresEntryStore& store = (*a)->entries();
+  ASSERT_TRUE(store.UpsertBatch(Corpus()).ok());
+  const KeywordQuery query{.terms = text::QueryTerms("gamma epsilon"), .filter = {}, .limit = 10};
+  ASSERT_TRUE(store.KeywordSearch(query).ok());  // loads the mirror
+  internal::pg::KeywordStatsCache& stats = store.keyword_stats();
+  const int64_t loads = stats.loads();
+
+  // Current: the read applies nothing.
+  int64_t catch_ups = stats.catch_ups();
+  ASSERT_TRUE(store.VectorChangesSince("sig", 0, 100).ok());
+  EXPECT_EQ(stats.catch_ups(), catch_ups);
+
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE((*b)->entries()
+                    .Upsert({.owner = "u1",
+                             .key = "new" + std::to_string(i),
+                             .content = "gamma gamma epsilon new words",
+                             .visibility = Visibility::kPublic,
+                             .now = 9000 + i})
+                    .ok());
+  }
+  catch_ups = stats.catch_ups();
+  ASSERT_TRUE(store.VectorChangesSince("sig", 0, 100).ok());
+  EXPECT_EQ(stats.catch_ups(), catch_ups + 1);  // from the rows of that round trip
+  EXPECT_EQ(stats.loads(), loads);              // the log's rows, not a reload
+
+  const int64_t statements = stats.statements();
+  catch_ups = stats.catch_ups();
+  auto got = store.KeywordSearch(query);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(stats.statements() - statements, 1);  // not stale: one statement
+  EXPECT_EQ(stats.catch_ups(), catch_ups);
+
+  auto c = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  auto want = (*c)->entries().KeywordSearch(query);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  ASSERT_EQ(got->size(), want->size());
+  ASSERT_FALSE(want->empty());
+  EXPECT_EQ((*got)[0].entry.key.rfind("new", 0), 0u);
+  for (size_t i = 0; i < want->size(); ++i) {
+    EXPECT_EQ((*got)[i].entry.key, (*want)[i].entry.key) << i;
+    EXPECT_EQ((*got)[i].keyword_score, (*want)[i].keyword_score) << i;
+  }
 }
 
 }  // namespace
