@@ -99,6 +99,7 @@ struct Context {
 // Extend, Format and ZWJ after it (WB4) and ExtendNumLet on either side of
 // Katakana (WB13a/b).
 bool JoinsCjk(int32_t cp) {
+  if (cp < 0x80) return cp == '_';  // the one ASCII ExtendNumLet; none is Extend or Format
   const auto wb = static_cast<UWordBreakValues>(u_getIntPropertyValue(cp, UCHAR_WORD_BREAK));
   return wb == U_WB_EXTEND || wb == U_WB_FORMAT || wb == U_WB_ZWJ || wb == U_WB_EXTENDNUMLET;
 }
@@ -202,7 +203,7 @@ class Walker {
       while (id_idx_ < ids.size() && ids[id_idx_].end <= a) ++id_idx_;
       const bool has_id = id_idx_ < ids.size() && ids[id_idx_].start < cur_;
       const int32_t limit = has_id ? std::max(a, ids[id_idx_].start) : cur_;
-      const int32_t cjk = FindCjk(a, limit);
+      const int32_t cjk = ascii_ ? -1 : FindCjk(a, limit);
       if (cjk >= 0) {
         if (cjk > a) Plain(a, cjk);
         CjkRun(cjk);
