@@ -103,6 +103,14 @@ bool IsValidUtf8(std::string_view s) {
         continue;
       }
     }
+    // A well-formed three-byte sequence (CJK text) without the call.
+    const auto b0 = static_cast<unsigned char>(d[i]);
+    if (b0 >= 0xE1 && b0 <= 0xEF && b0 != 0xED && i + 3 <= s.size() &&
+        IsCont(static_cast<unsigned char>(d[i + 1])) &&
+        IsCont(static_cast<unsigned char>(d[i + 2]))) {
+      i += 3;
+      continue;
+    }
     int32_t cp;
     const int n = DecodeUtf8(s, i, &cp);
     if (cp < 0) return false;
