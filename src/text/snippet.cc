@@ -20,22 +20,36 @@ struct Match {
   size_t term;
 };
 
-// Byte offset of every code point start, plus the end.
-std::vector<int32_t> CodePointOffsets(std::string_view s) {
-  std::vector<int32_t> offsets;
-  offsets.reserve(s.size() + 1);
-  for (size_t i = 0; i < s.size();) {
-    offsets.push_back(static_cast<int32_t>(i));
-    int32_t cp;
-    i += DecodeUtf8(s, i, &cp);
+// Where each code point of (valid UTF-8) content starts, plus the end. ASCII
+// content, most of it, needs no table: code point i is byte i.
+class CodePoints {
+ public:
+  explicit CodePoints(std::string_view s) : ascii_(IsAscii(s)), n_(s.size()) {
+    if (ascii_) return;
+    offsets_.reserve(s.size() + 1);
+    for (size_t i = 0; i < s.size(); ++i) {
+      if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {
+        offsets_.push_back(static_cast<int32_t>(i));
+      }
+    }
+    offsets_.push_back(static_cast<int32_t>(s.size()));
+    n_ = offsets_.size() - 1;
   }
-  offsets.push_back(static_cast<int32_t>(s.size()));
-  return offsets;
-}
+  // The number of code points.
+  size_t size() const { return n_; }
+  // Byte offset of code point `cp` (cp <= size()).
+  int32_t Byte(size_t cp) const { return ascii_ ? static_cast<int32_t>(cp) : offsets_[cp]; }
+  // Index of the code point starting at `byte` (or of the first after it).
+  size_t Index(int32_t byte) const {
+    if (ascii_) return static_cast<size_t>(byte);
+    return std::lower_bound(offsets_.begin(), offsets_.end(), byte) - offsets_.begin();
+  }
 
-size_t CpIndex(const std::vector<int32_t>& offsets, int32_t byte) {
-  return std::lower_bound(offsets.begin(), offsets.end(), byte) - offsets.begin();
-}
+ private:
+  bool ascii_;
+  size_t n_;
+  std::vector<int32_t> offsets_;
+};
 
 // Only a term of one CJK character can equal a CJK single-character token:
 // without one, the tokenizer may skip them (and ICU's dictionary).
@@ -46,7 +60,7 @@ CjkSingles SinglesFor(const std::vector<std::string>& terms) {
              : CjkSingles::kSkip;
 }
 
-std::vector<Match> FindMatches(std::string_view content, const std::vector<int32_t>& offsets,
+std::vector<Match> FindMatches(std::string_view content, const CodePoints& offsets,
                                const std::vector<std::string>& terms) {
   std::vector<Match> matches;
   if (terms.empty()) return matches;
@@ -58,7 +72,7 @@ std::vector<Match> FindMatches(std::string_view content, const std::vector<int32
       [&](const TokenView& t) {
         for (size_t i = 0; i < terms.size(); ++i) {
           if (terms[i] == t.text) {
-            matches.push_back({CpIndex(offsets, t.start), CpIndex(offsets, t.end), i});
+            matches.push_back({offsets.Index(t.start), offsets.Index(t.end), i});
             break;
           }
         }
@@ -91,16 +105,16 @@ std::pair<size_t, size_t> BestWindow(const std::vector<Match>& m, size_t n_terms
   return {best_l, best_r};
 }
 
-bool IsSpaceAt(std::string_view s, const std::vector<int32_t>& offsets, size_t cp) {
-  const char c = s[offsets[cp]];
+bool IsSpaceAt(std::string_view s, const CodePoints& offsets, size_t cp) {
+  const char c = s[offsets.Byte(cp)];
   return c == ' ' || c == '\n' || c == '\t' || c == '\r';
 }
 
 // Chooses [start, end) in code points: covers [cs, ce), fills max_chars
 // counting the ellipses, prefers cuts at spaces.
-std::pair<size_t, size_t> PlaceWindow(std::string_view s, const std::vector<int32_t>& offsets,
-                                      size_t cs, size_t ce, size_t max_chars) {
-  const size_t n = offsets.size() - 1;
+std::pair<size_t, size_t> PlaceWindow(std::string_view s, const CodePoints& offsets, size_t cs,
+                                      size_t ce, size_t max_chars) {
+  const size_t n = offsets.size();
   const size_t budget = max_chars > 2 ? max_chars - 2 : 1;
   ce = std::min(ce, cs + budget);
   const size_t leftover = budget - (ce - cs);
@@ -143,10 +157,12 @@ std::string Passage(std::string_view content, const std::vector<std::string>& te
     sanitized = SanitizeUtf8(content);
     content = sanitized;
   }
-  const std::vector<int32_t> offsets = CodePointOffsets(content);
-  const size_t n = offsets.size() - 1;
+  const CodePoints offsets(content);
+  const size_t n = offsets.size();
   // Too small for an ellipsis and a match: a plain prefix.
-  if (max_chars < 3 && n > max_chars) return std::string(content.substr(0, offsets[max_chars]));
+  if (max_chars < 3 && n > max_chars) {
+    return std::string(content.substr(0, offsets.Byte(max_chars)));
+  }
   const std::vector<Match> matches = FindMatches(content, offsets, terms);
 
   size_t start = 0, end = std::min(n, max_chars);
@@ -180,10 +196,10 @@ std::string Passage(std::string_view content, const std::vector<std::string>& te
     }
   }
   auto bytes = [&](size_t from, size_t to) {
-    return content.substr(offsets[from], offsets[to] - offsets[from]);
+    return content.substr(offsets.Byte(from), offsets.Byte(to) - offsets.Byte(from));
   };
   std::string out;
-  out.reserve(offsets[end] - offsets[start] + marks.size() * 4 + 2 * kEllipsis.size());
+  out.reserve(offsets.Byte(end) - offsets.Byte(start) + marks.size() * 4 + 2 * kEllipsis.size());
   if (start > 0) out.append(kEllipsis);
   size_t pos = start;
   for (const auto& [a, b] : marks) {

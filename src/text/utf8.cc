@@ -17,6 +17,16 @@ int DecodeUtf8(std::string_view s, size_t pos, int32_t* cp) {
     *cp = b0;
     return 1;
   }
+  // The common well-formed two- and three-byte sequences first (every lead
+  // byte but E0 and ED accepts any continuation byte second).
+  if (b0 >= 0xC2 && b0 <= 0xDF && avail >= 2 && IsCont(p[1])) {
+    *cp = ((b0 & 0x1F) << 6) | (p[1] & 0x3F);
+    return 2;
+  }
+  if (b0 >= 0xE1 && b0 <= 0xEF && b0 != 0xED && avail >= 3 && IsCont(p[1]) && IsCont(p[2])) {
+    *cp = ((b0 & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
+    return 3;
+  }
   *cp = -1;
   int need;
   int32_t value;
@@ -92,6 +102,14 @@ bool IsValidUtf8(std::string_view s) {
         i += 8;
         continue;
       }
+    }
+    // A well-formed three-byte sequence (CJK text) without the call.
+    const auto b0 = static_cast<unsigned char>(d[i]);
+    if (b0 >= 0xE1 && b0 <= 0xEF && b0 != 0xED && i + 3 <= s.size() &&
+        IsCont(static_cast<unsigned char>(d[i + 1])) &&
+        IsCont(static_cast<unsigned char>(d[i + 2]))) {
+      i += 3;
+      continue;
     }
     int32_t cp;
     const int n = DecodeUtf8(s, i, &cp);

@@ -18,6 +18,14 @@ inline constexpr size_t kMaxTokenBytes = 256;
 // Arabic is cleaned (see CleanArabic). No stemming. *out may end up empty.
 void FoldWord(std::string_view word, std::string* out);
 
+// Whether NFKC_Casefold leaves `word` as it is because every code point of it
+// is a CJK ideograph (U+3400..U+4DBF, U+4E00..U+9FFF) or a kana letter
+// (U+3041..U+3096, U+30A1..U+30FA): each maps to itself and nothing before it
+// combines with it (the normalizer test asks ICU for every one). FoldWord
+// copies such words instead of normalising them: CJK bigrams are most of the
+// words of Chinese and Japanese text.
+bool IsFoldInertCjk(std::string_view word);
+
 // FoldWord followed by Porter2 stemming when the folded word is lower-case
 // ASCII letters only. This is the index form of a word.
 void NormalizeWord(std::string_view word, std::string* out);

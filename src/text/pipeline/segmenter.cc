@@ -5,7 +5,10 @@
 #include <unicode/utext.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 
@@ -15,30 +18,56 @@
 namespace mnemo::text {
 namespace {
 
-inline bool IsAsciiAlnum(unsigned char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
+// Classes of ASCII bytes for the scanners below, one table lookup each.
+enum ByteClass : uint8_t {
+  kAlnum = 1,     // [0-9A-Za-z]
+  kJoiner = 2,    // joins an identifier's parts: _ . / - @ : + # ~
+  kWbLetter = 4,  // ICU 72's root rules class '@' with the letters (ALetter)
+  kDigit = 8,
+  kWordByte = 16,  // alphanumerics, '@' and '_' (ExtendNumLet joins them and itself)
+};
 
-inline bool IsJoiner(unsigned char c) {
-  switch (c) {
-    case '_':
-    case '.':
-    case '/':
-    case '-':
-    case '@':
-    case ':':
-    case '+':
-    case '#':
-    case '~': return true;
-    default: return false;
+constexpr std::array<uint8_t, 256> kByteClass = [] {
+  std::array<uint8_t, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[c] = kAlnum | kDigit | kWordByte;
+  for (int c = 'a'; c <= 'z'; ++c) {
+    t[c] = kAlnum | kWbLetter | kWordByte;
+    t[c - 'a' + 'A'] = kAlnum | kWbLetter | kWordByte;
   }
-}
+  for (const char c : std::string_view("_./-@:+#~")) t[static_cast<unsigned char>(c)] |= kJoiner;
+  t['@'] |= kWbLetter | kWordByte;
+  t['_'] |= kWordByte;
+  return t;
+}();
+
+inline bool Is(unsigned char c, uint8_t classes) { return (kByteClass[c] & classes) != 0; }
+inline bool IsAsciiAlnum(unsigned char c) { return Is(c, kAlnum); }
 
 // A letter, digit or mark of a non-CJK script: glued to an ASCII run, it
 // means the run is part of a larger word (not an identifier).
 bool IsForeignWordChar(int32_t cp) {
   if (cp < 0x80 || IsCjk(cp)) return false;
   return u_isUAlphabetic(cp) || (U_GET_GC_MASK(cp) & (U_GC_M_MASK | U_GC_ND_MASK)) != 0;
+}
+
+// DecodeUtf8, with ASCII and the well-formed three-byte sequences (all of CJK
+// but the supplementary planes) decoded inline: the walk decodes every code
+// point of non-ASCII text more than once.
+inline int Decode(std::string_view s, size_t i, int32_t* cp) {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  if (b0 < 0x80) {
+    *cp = b0;
+    return 1;
+  }
+  if (b0 >= 0xE1 && b0 <= 0xEF && b0 != 0xED && i + 3 <= s.size()) {
+    const auto b1 = static_cast<unsigned char>(s[i + 1]);
+    const auto b2 = static_cast<unsigned char>(s[i + 2]);
+    if ((b1 & 0xC0) == 0x80 && (b2 & 0xC0) == 0x80) {
+      *cp = ((b0 & 0x0F) << 12) | ((b1 & 0x3F) << 6) | (b2 & 0x3F);
+      return 3;
+    }
+  }
+  return DecodeUtf8(s, i, cp);
 }
 
 int32_t CodePointBefore(std::string_view text, size_t pos) {
@@ -54,19 +83,9 @@ int32_t CodePointAt(std::string_view text, size_t pos) {
   return cp;
 }
 
-bool IsAscii(std::string_view s) {
-  unsigned char any = 0;
-  for (const char c : s) any |= static_cast<unsigned char>(c);
-  return any < 0x80;
-}
-
-// ICU 72's root rules class '@' with the letters (ALetter).
-inline bool IsWbLetter(unsigned char c) {
-  return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '@';
-}
-inline bool IsAsciiDigit(unsigned char c) { return c >= '0' && c <= '9'; }
-// '_' (ExtendNumLet) joins letters, digits and itself on either side.
-inline bool IsWordByte(unsigned char c) { return IsAsciiAlnum(c) || c == '@' || c == '_'; }
+inline bool IsWbLetter(unsigned char c) { return Is(c, kWbLetter); }
+inline bool IsAsciiDigit(unsigned char c) { return Is(c, kDigit); }
+inline bool IsWordByte(unsigned char c) { return Is(c, kWordByte); }
 
 // The prototype is built once; each thread clones it (building one loads and
 // compiles rules, cloning is cheap).
@@ -99,6 +118,7 @@ struct Context {
 // Extend, Format and ZWJ after it (WB4) and ExtendNumLet on either side of
 // Katakana (WB13a/b).
 bool JoinsCjk(int32_t cp) {
+  if (cp < 0x80) return cp == '_';  // the one ASCII ExtendNumLet; none is Extend or Format
   const auto wb = static_cast<UWordBreakValues>(u_getIntPropertyValue(cp, UCHAR_WORD_BREAK));
   return wb == U_WB_EXTEND || wb == U_WB_FORMAT || wb == U_WB_ZWJ || wb == U_WB_EXTENDNUMLET;
 }
@@ -117,13 +137,13 @@ bool MaskCjk(std::string_view text, std::string* out) {
   bool before_cjk = false;
   for (size_t i = 0; i < text.size();) {
     int32_t cp;
-    const int n = DecodeUtf8(text, i, &cp);
+    const int n = Decode(text, i, &cp);
     const bool cjk = IsCjk(cp) && (n == 3 || n == 4);
     if ((cjk && i > 0 && JoinsCjk(before)) || (before_cjk && JoinsCjk(cp))) return false;
     if (cjk) {
       if (!any) out->assign(text);
       any = true;
-      out->replace(i, static_cast<size_t>(n), n == 3 ? "\xE3\x80\x81" : "\xF0\x9D\x8C\x80");
+      std::memcpy(out->data() + i, n == 3 ? "\xE3\x80\x81" : "\xF0\x9D\x8C\x80", n);
     }
     before = cp;
     before_cjk = cjk;
@@ -202,7 +222,7 @@ class Walker {
       while (id_idx_ < ids.size() && ids[id_idx_].end <= a) ++id_idx_;
       const bool has_id = id_idx_ < ids.size() && ids[id_idx_].start < cur_;
       const int32_t limit = has_id ? std::max(a, ids[id_idx_].start) : cur_;
-      const int32_t cjk = FindCjk(a, limit);
+      const int32_t cjk = ascii_ ? -1 : FindCjk(a, limit);
       if (cjk >= 0) {
         if (cjk > a) Plain(a, cjk);
         CjkRun(cjk);
@@ -244,7 +264,7 @@ class Walker {
         continue;
       }
       int32_t cp;
-      const int n = DecodeUtf8(text_, i, &cp);
+      const int n = Decode(text_, i, &cp);
       if (IsCjk(cp)) return i;
       i += n;
     }
@@ -260,18 +280,27 @@ class Walker {
     int32_t end = start;
     while (end < n) {
       int32_t cp;
-      const int len = DecodeUtf8(text_, end, &cp);
+      const int len = Decode(text_, end, &cp);
       if (!IsCjk(cp)) break;
       cps.push_back(end);
       end += len;
     }
     cps.push_back(end);
     bounds.push_back(start);
-    while (true) {
-      if (cjk_words_ && cur_ > start && cur_ < end) bounds.push_back(cur_);
-      if (cur_ >= end) break;
-      prev_ = cur_;
-      if (!Advance()) break;
+    if (!cjk_words_ && bi_ != nullptr) {
+      // ICU sees the run masked (MaskCjk), one separator a code point: the
+      // first boundary at or after its end, without stepping through it.
+      if (cur_ < end) {
+        cur_ = bi_->following(end - 1);
+        status_ = bi_->getRuleStatus();
+      }
+    } else {
+      while (true) {
+        if (cjk_words_ && cur_ > start && cur_ < end) bounds.push_back(cur_);
+        if (cur_ >= end) break;
+        prev_ = cur_;
+        if (!Advance()) break;
+      }
     }
     bounds.push_back(end);
     covered_ = end;
@@ -361,18 +390,29 @@ void FindIdentifiers(std::string_view text, std::vector<ByteSpan>* out) {
   auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
   size_t i = 0;
   while (i < n) {
-    if (!IsAsciiAlnum(byte(i)) && !IsJoiner(byte(i))) {
+    if (!Is(byte(i), kAlnum | kJoiner)) {
       ++i;
       continue;
     }
+    // The run [i, j) of alphanumerics and joiners; [s, e) is it without the
+    // joiners at either end, and holds a joiner when one comes between two
+    // alphanumerics.
     size_t j = i;
-    bool has_joiner = false;
-    while (j < n && (IsAsciiAlnum(byte(j)) || IsJoiner(byte(j)))) ++j;
-    size_t s = i;
-    while (s < j && IsJoiner(byte(s))) ++s;
-    size_t e = j;
-    while (e > s && IsJoiner(byte(e - 1))) --e;
-    for (size_t k = s; k < e && !has_joiner; ++k) has_joiner = IsJoiner(byte(k));
+    size_t s = SIZE_MAX, e = 0;
+    bool has_joiner = false, joiner_pending = false;
+    for (; j < n; ++j) {
+      const uint8_t c = kByteClass[byte(j)];
+      if ((c & kAlnum) != 0) {
+        if (s == SIZE_MAX) s = j;
+        e = j + 1;
+        has_joiner = has_joiner || joiner_pending;
+      } else if ((c & kJoiner) != 0) {
+        joiner_pending = s != SIZE_MAX;
+      } else {
+        break;
+      }
+    }
+    if (s == SIZE_MAX) s = e = j;
     const size_t start = (s > i && byte(s - 1) == '/') ? s - 1 : s;
     bool ok = has_joiner && e - start <= static_cast<size_t>(kMaxIdentifierBytes);
     if (ok && start == i && i > 0 && byte(i - 1) >= 0x80) {

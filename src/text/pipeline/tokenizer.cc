@@ -71,9 +71,13 @@ class IndexVisitor : public SegmentVisitor {
       single_.assign(n, 0);
     }
     for (size_t i = 0; i + 1 < n; ++i) {
-      FoldWord(Slice(cps[i], cps[i + 2]), &word_);
-      const bool emitted = Emit(word_, cps[i], cps[i + 2], false);
-      if (!emitted) continue;
+      const std::string_view bigram = Slice(cps[i], cps[i + 2]);
+      if (gate_ != nullptr && !gate_->MayStartTerm(bigram) && IsFoldInertCjk(bigram)) {
+        emitted_any_ = true;  // left out, as emitted (its token is itself, never empty)
+      } else {
+        FoldWord(bigram, &word_);
+        if (!Emit(word_, cps[i], cps[i + 2], false)) continue;
+      }
       for (size_t c = i; c <= i + 1; ++c) {
         if (!single_[c] || (c == i + 1 && c != n - 1)) continue;
         FoldWord(Slice(cps[c], cps[c + 1]), &alt_);
@@ -135,6 +139,10 @@ TermGate::TermGate(const std::vector<std::string>& terms) {
     uint32_t& shortest = shortest_[static_cast<unsigned char>(term.front())];
     const auto size = static_cast<uint32_t>(term.size());
     if (shortest == 0 || size < shortest) shortest = size;
+    if (term.size() >= 3) {
+      const uint32_t key = CjkKey(term);
+      cjk_first_[key / 64] |= uint64_t{1} << (key % 64);
+    }
   }
 }
 

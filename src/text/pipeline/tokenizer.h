@@ -73,6 +73,10 @@ enum class CjkSingles { kEmit, kSkip };
 // keeps a word's first letter, exceptions included: "dying" -> "die"). A word no
 // term could come from need not be folded or stemmed (stemming is most of the cost
 // of tokenizing English).
+//
+// Likewise for CJK bigrams that fold to themselves (IsFoldInertCjk, most of
+// Chinese and Japanese text): one becomes a term only if it is one, so one
+// whose first code point starts no term is neither folded nor compared.
 class TermGate {
  public:
   explicit TermGate(const std::vector<std::string>& terms);
@@ -82,10 +86,26 @@ class TermGate {
     const uint32_t shortest = shortest_[first >= 'A' && first <= 'Z' ? first + ('a' - 'A') : first];
     return shortest != 0 && shortest <= ascii_word.size();
   }
+  // Whether a term starts with the three-byte code point at the start of
+  // `cjk` (at least 3 bytes).
+  bool MayStartTerm(std::string_view cjk) const {
+    const uint32_t key = CjkKey(cjk);
+    return ((cjk_first_[key / 64] >> (key % 64)) & 1) != 0;
+  }
 
  private:
+  static uint32_t CjkKey(std::string_view s) {
+    const uint32_t b0 = static_cast<unsigned char>(s[0]) & 0x0Fu;
+    const uint32_t b1 = static_cast<unsigned char>(s[1]) & 0x3Fu;
+    const uint32_t b2 = static_cast<unsigned char>(s[2]) & 0x3Fu;
+    return ((b1 << 6) | b2) ^ (b0 << 8);
+  }
+
   // The length of the shortest term that starts with each byte (0: none).
   std::array<uint32_t, 256> shortest_{};
+  // Bits of CjkKey of the first code point of the terms starting with three
+  // bytes (a key may stand for more than one code point).
+  std::array<uint64_t, 64> cjk_first_{};
 };
 
 // Index side: every token of `text`. Invalid UTF-8 is treated as U+FFFD.
