@@ -241,8 +241,9 @@ std::string CandidateColumns(const std::string& score) {
 std::string HitColumns() { return std::string("e.label, ") + kEntryColumns + ", r.score, r.try"; }
 // The hits of the tries (FullStatement, CachedStatement): the first try's
 // when proven (try 1); otherwise the best `limit` of the first try's and
-// `rest`'s, which scores the rows of second's terms that the first try did
-// not (none holds an E term: each row is scored once), try 2 when second
+// `rest`'s, which keeps the rows of second's (C's) terms that the first try
+// did not score (no E term: FullStatement's filter, CachedStatement's
+// frequencies), try 2 when second
 // was narrowed (`narrowed`) and 0 when not. The first try's best `limit`
 // are the only rows of E that can be among the full query's, and a row
 // holding only the terms second left out scores below them.
@@ -491,12 +492,20 @@ PgStatement CachedStatement(const KeywordQuery& query, const TermStats& stats, b
   double least_idf = 0;
   size_t e_terms = 0;  // E: the first ones in `order`
   std::string eq;
+  std::string no_e_term;
   for (size_t j = 0; j < count; ++j) {
     const size_t i = order[j];
     least_idf = j == 0 ? idf[i] : std::min(least_idf, idf[i]);
     if (rarer < limit) {
       ++e_terms;
-      if (!lexemes[i].empty()) eq += (eq.empty() ? "" : " | ") + lexemes[i];
+      if (!lexemes[i].empty()) {
+        eq += (eq.empty() ? "" : " | ") + lexemes[i];
+        // rest leaves out the rows the first try scored by their
+        // frequencies, from the tsvector its score read once: a filter
+        // `NOT tsv @@ E` on the row would read a tsvector stored in TOAST
+        // once more.
+        no_e_term += " AND f.tf" + std::to_string(i + 1) + " = 0";
+      }
     } else {
       c_idf += idf[i];
       c_rows += df[i];
@@ -591,7 +600,7 @@ PgStatement CachedStatement(const KeywordQuery& query, const TermStats& stats, b
       ") AS u(lexeme, bound)) c), "
       "rest AS (SELECT " +
       columns + from + "NOT (SELECT proven FROM proof) AND e.tsv @@ (SELECT eq::tsquery FROM " +
-      "second) AND NOT (" + match + ") AND " + where + kRank + " LIMIT " + limit_sql + ") " + hits +
+      "second)" + no_e_term + " AND " + where + kRank + " LIMIT " + limit_sql + ") " + hits +
       "fresh g" + stale_log + " LEFT JOIN (" + Answer("(SELECT narrowed FROM second)", limit_sql) +
       kHitsJoin;
   return st;

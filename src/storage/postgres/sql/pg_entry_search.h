@@ -19,9 +19,10 @@
 // try's candidates): when the first try found `limit` rows, their limit-th
 // score is a lower bound of the full query's and C's most common terms whose
 // bound stays below it are left out (SQLite's second try); the hits are the
-// best `limit` of both tries'. No row is scored twice, so a try that proves
-// nothing costs about the full query (E's bitmap, and a heap visit of the
-// rows holding an E and a C term). The first try runs when C holds at least
+// best `limit` of both tries'. Only a row holding both an E and a C term is
+// scored twice (the second try drops it by its E terms' frequencies), so a
+// try that proves nothing costs about the full query and E's bitmap. The
+// first try runs when C holds at least
 // kPruneFromRows rows and the most common term's bound alone is below 1 (as
 // FirstPrunedMatch on SQLite): otherwise it can neither prove its hits nor
 // narrow the second try. SQLite also asks C to hold 4 times E's rows, since
