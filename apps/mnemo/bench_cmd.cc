@@ -78,6 +78,14 @@ bool ReadQueries(const std::string& path, int64_t max, std::vector<Query>* out) 
 
 double Round(double v, double scale) { return std::round(v * scale) / scale; }
 
+// The p50 of each query kind (the dataset's `kind`: keyword, paraphrase,
+// phrase, zh, …) in ms, from each query's latency by kind.
+json P50ByKind(const std::map<std::string, std::vector<double>>& lat_by_kind) {
+  json out = json::object();
+  for (const auto& [kind, lat] : lat_by_kind) out[kind] = Round(Percentile(lat, 0.50), 1000);
+  return out;
+}
+
 // recall@10 of one query: hits over its relevant entries, at most 10 of them
 // counted (and at least one).
 double RecallAt10(size_t hits, size_t relevant) {
@@ -114,6 +122,7 @@ struct RunResult {
   double recall = 0;
   double recall_default = 0;  // hits under the default min_relevance_score
   json by_kind = json::object();
+  json p50_by_kind = json::object();
   double min_relevance = 0;
   double two_thread_speedup = 0;  // queries/s with 2 threads over 1
   double scoped_p50 = 0;          // the queries as a user (ACL on): own + public entries
@@ -221,6 +230,10 @@ struct AnchorResult {
   double p95 = 0;
   double cpu_p50 = 0;  // median CPU time of a query (ThreadCpuMs)
   double recall = 0;
+  json p50_by_kind = json::object();
+  // Rows matching the queries (all of them, not only the top 10), summed
+  // over each kind's queries: only anchors that count them (PgFtsAnchor).
+  std::optional<json> matched_by_kind;
 };
 
 // The same texts and queries through raw SQLite FTS5 (mnemo/bench_anchor.h):
@@ -268,6 +281,7 @@ std::variant<AnchorResult, int> MeasureAnchor(Result<std::unique_ptr<Anchor>>& a
   }
   std::vector<double> lat;
   std::vector<double> cpu;
+  std::map<std::string, std::vector<double>> lat_by_kind;
   double recall_sum = 0;
   for (const Query& q : queries) {
     auto s0 = Clock::now();
@@ -275,6 +289,7 @@ std::variant<AnchorResult, int> MeasureAnchor(Result<std::unique_ptr<Anchor>>& a
     auto r = (*anchor)->Search(q.text, 10);
     cpu.push_back(ThreadCpuMs() - c0);
     lat.push_back(Ms(Clock::now() - s0));
+    lat_by_kind[q.kind].push_back(lat.back());
     if (!r.ok()) {
       std::cerr << "mnemo bench: anchor: " << r.status().message() << "\n";
       return 2;
@@ -291,6 +306,20 @@ std::variant<AnchorResult, int> MeasureAnchor(Result<std::unique_ptr<Anchor>>& a
   out.p95 = Percentile(lat, 0.95);
   out.cpu_p50 = Percentile(cpu, 0.50);
   out.recall = recall_sum / std::max<double>(1, static_cast<double>(queries.size()));
+  out.p50_by_kind = P50ByKind(lat_by_kind);
+  // After the timed queries: how many rows each query matched.
+  if constexpr (requires(Anchor & a) { a.CountMatches(std::string_view()); }) {
+    std::map<std::string, int64_t> matched;
+    for (const Query& q : queries) {
+      auto n = (*anchor)->CountMatches(q.text);
+      if (!n.ok()) {
+        std::cerr << "mnemo bench: anchor: " << n.status().message() << "\n";
+        return 2;
+      }
+      matched[q.kind] += *n;
+    }
+    out.matched_by_kind = json(matched);
+  }
   anchor->reset();
   return out;
 }
@@ -312,12 +341,15 @@ std::variant<AnchorResult, int> RunAnchor(const BenchArgs& args, const AnchorTex
 }
 
 // The same texts and queries through raw PostgreSQL full-text search on the
-// server of the postgres runs, in a schema of its own.
+// server of the postgres runs, in a schema of its own, with `terms`
+// (mnemo/bench_anchor.h).
 std::variant<AnchorResult, int> RunPgAnchor(const BenchArgs& args, const AnchorTexts& input,
-                                            const std::vector<Query>& queries) {
+                                            const std::vector<Query>& queries,
+                                            PgFtsAnchor::Terms terms) {
   Config config;
-  ApplyArgs(args, "pg_anchor", config);
-  auto anchor = PgFtsAnchor::Create(config.postgres.url, config.postgres.schema);
+  ApplyArgs(args, terms == PgFtsAnchor::Terms::kMnemo ? "pg_anchor_same_terms" : "pg_anchor",
+            config);
+  auto anchor = PgFtsAnchor::Create(config.postgres.url, config.postgres.schema, terms);
   return MeasureAnchor(anchor, input, queries);
 }
 
@@ -375,6 +407,7 @@ std::variant<RunResult, int> RunOnce(const BenchArgs& args, const std::string& d
                                  {.query = queries[i].text, .max_results = 10, .min_score = 0.0});
   }
   std::vector<double> lat;
+  std::map<std::string, std::vector<double>> lat_by_kind;
   std::map<std::string, std::pair<double, int>> by_kind;
   double recall_sum = 0;
   double recall_default_sum = 0;
@@ -385,6 +418,7 @@ std::variant<RunResult, int> RunOnce(const BenchArgs& args, const std::string& d
     auto r = engine.memory().Search(admin, {.query = q.text, .max_results = 10, .min_score = 0.0});
     cpu.push_back(ThreadCpuMs() - c0);
     lat.push_back(Ms(Clock::now() - s0));
+    lat_by_kind[q.kind].push_back(lat.back());
     if (!r.ok()) {
       std::cerr << "mnemo bench: search failed: " << r.status().message() << "\n";
       return 2;
@@ -405,6 +439,7 @@ std::variant<RunResult, int> RunOnce(const BenchArgs& args, const std::string& d
   }
   const double nq = std::max<double>(1, static_cast<double>(queries.size()));
   for (const auto& [kind, acc] : by_kind) out.by_kind[kind] = Round(acc.first / acc.second, 1000);
+  out.p50_by_kind = P50ByKind(lat_by_kind);
   out.p50 = Percentile(lat, 0.50);
   out.p95 = Percentile(lat, 0.95);
   out.cpu_p50 = Percentile(cpu, 0.50);
@@ -619,10 +654,14 @@ int RunBenchCommand(const BenchArgs& args) {
     if (std::holds_alternative<int>(same)) return std::get<int>(same);
     const AnchorResult& anchor_same = std::get<AnchorResult>(same);
     std::optional<AnchorResult> pg_anchor;
+    std::optional<AnchorResult> pg_anchor_same_terms;
     if (args.backend == "postgres") {
-      auto pga = RunPgAnchor(args, anchor_texts, queries);
+      auto pga = RunPgAnchor(args, anchor_texts, queries, PgFtsAnchor::Terms::kSimple);
       if (std::holds_alternative<int>(pga)) return std::get<int>(pga);
       pg_anchor = std::get<AnchorResult>(pga);
+      auto pgs = RunPgAnchor(args, anchor_texts, queries, PgFtsAnchor::Terms::kMnemo);
+      if (std::holds_alternative<int>(pgs)) return std::get<int>(pgs);
+      pg_anchor_same_terms = std::get<AnchorResult>(pgs);
     }
     auto r = RunOnce(args, data, queries, "none");
     if (std::holds_alternative<int>(r)) return std::get<int>(r);
@@ -634,12 +673,15 @@ int RunBenchCommand(const BenchArgs& args) {
     out["kw_p95_ms"] = Round(kw.p95, 1000);
     out["kw_recall_at_10"] = Round(kw.recall, 1000);
     extra["kw_recall_by_kind"] = kw.by_kind;
+    extra["kw_p50_by_kind"] = kw.p50_by_kind;
     extra["kw_cpu_p50_ms"] = Round(kw.cpu_p50, 1000);
     extra["kw_scoped_p50_ms"] = Round(kw.scoped_p50, 1000);
     extra["kw_scoped_p95_ms"] = Round(kw.scoped_p95, 1000);
     extra["kw_recall_at_10_min_relevance_default"] = Round(kw.recall_default, 1000);
     extra["kw_two_thread_speedup"] = Round(kw.two_thread_speedup, 100);
     const double rate = static_cast<double>(kw.n) / kw.ingest_s;
+    json anchor_p50_by_kind = json::object();
+    json anchor_matched_by_kind = json::object();
     auto anchor_json = [&](const AnchorResult& x, const char* tokenizer) {
       const double anchor_rate = static_cast<double>(kw.n) / x.ingest_s;
       return json{{"system", "sqlite-fts5"},
@@ -653,21 +695,42 @@ int RunBenchCommand(const BenchArgs& args) {
                   {"mnemo_kw_p95_ratio", Round(kw.p95 / x.p95, 100)},
                   {"mnemo_ingest_ratio", Round(rate / anchor_rate, 100)}};
     };
+    // Each anchor's p50 by query kind (and matched rows, where counted),
+    // side by side in extra under the anchor's key.
+    auto by_kind = [&](const char* name, const AnchorResult& x) {
+      anchor_p50_by_kind[name] = x.p50_by_kind;
+      if (x.matched_by_kind) anchor_matched_by_kind[name] = *x.matched_by_kind;
+    };
     out["anchor"] = anchor_json(anchor, "unicode61");
     extra["anchor_mnemo_tokenizer"] = anchor_json(anchor_same, "mnemo");
     out["kw_p50_vs_anchor"] = out["anchor"]["mnemo_kw_p50_ratio"];
     out["ingest_vs_anchor"] = out["anchor"]["mnemo_ingest_ratio"];
-    if (pg_anchor) {
+    by_kind("anchor", anchor);
+    by_kind("anchor_mnemo_tokenizer", anchor_same);
+    if (pg_anchor && pg_anchor_same_terms) {
       json pg = anchor_json(*pg_anchor, "simple");
       pg["system"] = "postgresql-fts";
       out["anchor_postgres"] = pg;
       out["kw_p50_vs_pg_anchor"] = pg["mnemo_kw_p50_ratio"];
       out["ingest_vs_pg_anchor"] = pg["mnemo_ingest_ratio"];
+      json same_terms = anchor_json(*pg_anchor_same_terms, "mnemo");
+      same_terms["system"] = "postgresql-fts";
+      out["anchor_postgres_same_terms"] = same_terms;
+      out["kw_p50_vs_pg_anchor_same_terms"] = same_terms["mnemo_kw_p50_ratio"];
+      out["ingest_vs_pg_anchor_same_terms"] = same_terms["mnemo_ingest_ratio"];
+      by_kind("anchor_postgres", *pg_anchor);
+      by_kind("anchor_postgres_same_terms", *pg_anchor_same_terms);
       notes +=
           "; anchor_postgres (run before mnemo, same server): raw PostgreSQL full-text search, "
           "to_tsvector('simple') stored with a GIN index, the query words OR'ed "
-          "(websearch_to_tsquery), ts_rank_cd, LIMIT 10";
+          "(websearch_to_tsquery), ts_rank_cd, LIMIT 10; anchor_postgres_same_terms: the same "
+          "with mnemo's own terms (each row's tsvector the one mnemo's PostgreSQL backend "
+          "stores, the query the OR of mnemo's query terms), so it matches the rows mnemo "
+          "matches";
     }
+    extra["anchor_p50_by_kind"] = anchor_p50_by_kind;
+    if (!anchor_matched_by_kind.empty())
+      extra["anchor_matched_rows_by_kind"] = anchor_matched_by_kind;
     notes +=
         "; keyword run: embedder none; anchors (run first, same process): raw SQLite FTS5, "
         "query words OR'ed, ORDER BY rank (bm25), with FTS5's default tokenizer (anchor) "

@@ -10,7 +10,7 @@ namespace {
 
 // The public anchors over storage's own (Insert and Search of the same shape).
 template <typename Public, typename Anchor>
-class AnchorOver final : public Public {
+class AnchorOver : public Public {
  public:
   explicit AnchorOver(std::unique_ptr<Anchor> anchor) : anchor_(std::move(anchor)) {}
 
@@ -22,8 +22,19 @@ class AnchorOver final : public Public {
     return anchor_->Search(query, k);
   }
 
+ protected:
+  Anchor& anchor() { return *anchor_; }
+
  private:
   std::unique_ptr<Anchor> anchor_;
+};
+
+class PgAnchorOver final : public AnchorOver<PgFtsAnchor, storage::internal::PgFtsAnchor> {
+ public:
+  using AnchorOver::AnchorOver;
+  Result<int64_t> CountMatches(std::string_view query) override {
+    return anchor().CountMatches(query);
+  }
 };
 
 }  // namespace
@@ -40,11 +51,13 @@ Result<std::unique_ptr<Fts5Anchor>> Fts5Anchor::Create(const std::string& path,
 }
 
 Result<std::unique_ptr<PgFtsAnchor>> PgFtsAnchor::Create(const std::string& url,
-                                                         const std::string& schema) {
+                                                         const std::string& schema, Terms terms) {
   using Storage = storage::internal::PgFtsAnchor;
-  MNEMO_ASSIGN_OR_RETURN(std::unique_ptr<Storage> anchor, Storage::Create(url, schema));
-  return std::unique_ptr<PgFtsAnchor>(
-      std::make_unique<AnchorOver<PgFtsAnchor, Storage>>(std::move(anchor)));
+  MNEMO_ASSIGN_OR_RETURN(
+      std::unique_ptr<Storage> anchor,
+      Storage::Create(url, schema,
+                      terms == Terms::kMnemo ? Storage::Terms::kMnemo : Storage::Terms::kSimple));
+  return std::unique_ptr<PgFtsAnchor>(std::make_unique<PgAnchorOver>(std::move(anchor)));
 }
 
 }  // namespace mnemo
