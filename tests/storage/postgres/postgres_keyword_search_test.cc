@@ -92,23 +92,22 @@ TEST(PostgresKeywordSearch, SameHitsAsSqliteWithThePrunedTryAndItsFallback) {
     std::optional<std::string> category;
     bool pruned;  // answered by a pruned try
   };
-  // A pruned try needs E (the rarest terms until they hold the limit's 10
-  // rows) and C (the others, 100 rows or more) and a bound of C below 1. In
-  // u1's scope E is gamma's and delta's rows; the lesson filter leaves 3
-  // gamma rows; "rewritten" and alpha are in every row at their bound.
+  // A pruned try needs E (the rare terms) to hold the limit's 10 rows and C
+  // 100 rows and 4 times E's: u1's scope holds too few gamma rows (beta's 20
+  // are enough), the lesson filter leaves 3 gamma rows, and the other queries
+  // have no rare term.
   const std::vector<Case> cases = {
       {"gamma alpha", everyone, {}, true},
       {"gamma delta alpha", everyone, {}, true},
       {"beta alpha delta", everyone, {}, true},
       // E = gamma's 12 rows cannot prove their hits (beta's bound is near 1),
       // but their 10th score is above alpha's bound: the second try reads
-      // the rows of beta only (gamma's were all the first try's).
+      // the rows of gamma and beta only.
       {"gamma beta alpha", everyone, {}, true},
-      {"gamma delta alpha", u1, {}, true},
+      {"gamma delta alpha", u1, {}, false},
       {"beta alpha", u1, {}, true},
       {"gamma alpha delta", everyone, "lesson", false},
-      // E = delta's 2 100 rows proves its hits: alpha's 300 others are left.
-      {"alpha delta", everyone, {}, true},
+      {"alpha delta", everyone, {}, false},
       {"rewritten alpha", everyone, {}, false},
       {"nosuchword gamma alpha", u1, {}, false},
   };
@@ -291,9 +290,9 @@ TEST(PostgresKeywordSearch, AMissIsOneStatementUnlessAPrunedTryMayPay) {
       {"gamma beta", everyone, {}, 10, 1},
       {"gamma", everyone, {}, 10, 1},
       {"alpha", everyone, {}, 10, 1},
-      // Alpha's bound is near 0: the statistics, then the pruned tries.
-      {"alpha delta", everyone, {}, 10, 2},
-      {"alpha delta", u1, {}, 3, 2},
+      // Rows under 5 times the rarest term's: C cannot hold 4 times E's.
+      {"alpha delta", everyone, {}, 10, 1},
+      {"alpha delta", u1, {}, 3, 1},
       // A rare term and common ones: the statistics, then the pruned tries.
       {"gamma alpha", everyone, {}, 10, 2},
       {"gamma beta alpha", everyone, {}, 10, 2},

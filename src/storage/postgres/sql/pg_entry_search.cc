@@ -242,23 +242,6 @@ std::string CandidateColumns(const std::string& score) {
   return "e.ctid AS tid, e.updated_at, e.key, e.owner, e.namespace, " + score + " AS score";
 }
 std::string HitColumns() { return std::string("e.label, ") + kEntryColumns + ", r.score, r.try"; }
-// The hits of the tries (FullStatement, CachedStatement): the first try's
-// when proven (try 1); otherwise the best `limit` of the first try's and
-// `rest`'s, which keeps the rows of second's (C's) terms that the first try
-// did not score (no E term: FullStatement's filter, CachedStatement's
-// frequencies), try 2 when second
-// was narrowed (`narrowed`) and 0 when not. The first try's best `limit`
-// are the only rows of E that can be among the full query's, and a row
-// holding only the terms second left out scores below them.
-std::string Answer(const std::string& narrowed, const std::string& limit) {
-  return "SELECT *, 1 AS try FROM first WHERE (SELECT proven FROM proof) UNION ALL (SELECT u.*, "
-         "CASE WHEN " +
-         narrowed +
-         " THEN 2 ELSE 0 END FROM (SELECT * FROM first WHERE NOT (SELECT proven FROM proof) UNION "
-         "ALL SELECT * FROM rest) u ORDER BY u.score DESC, u.updated_at DESC, u.key, u.owner, "
-         "u.namespace LIMIT " +
-         limit + ")";
-}
 const std::string kHitsJoin =
     ") r ON true LEFT JOIN entries e ON e.ctid = r.tid ORDER BY r.score DESC, r.updated_at DESC, "
     "r.key, r.owner, r.namespace";
@@ -277,49 +260,48 @@ PgStatement FullStatement(const KeywordQuery& query) {
   const std::string columns = CandidateColumns(weights.score);
   const std::string from = " FROM entries e CROSS JOIN k " + weights.lateral + " WHERE ";
   const std::string k1 = Num(kBm25K1 + 1);
-  // first: the rows of E (the rarest terms until they hold `limit` rows),
-  // when `tried` says the try may pay. proof: its hits are the full query's
-  // when the limit-th scores above the bound of C. Otherwise `second` leaves
-  // out of C the most common terms whose bound stays below that limit-th
-  // score (a lower bound of the full query's), and `rest` scores the rows of
-  // C's other terms holding no E term (Answer): every term's rows when the
-  // first try did not run.
+  // first: the rows of E (the rarest terms until they hold `limit` rows).
+  // proof: its hits are the full query's when the limit-th scores above the
+  // bound of C. Otherwise `second` leaves to C only the most common terms
+  // whose bound stays below that limit-th score (a lower bound of the full
+  // query's), and `rest` scores the rows of the other terms: every term when
+  // the first try did not run or found fewer than `limit` rows.
   st.sql =
       weights.with + ", lim AS MATERIALIZED (SELECT " + limit_arg +
       "::bigint AS n), plan AS (SELECT string_agg(w.lexeme, ' | ') FILTER (WHERE w.rarer < " +
       limit + " AND w.lexeme <> '') AS eq, COALESCE(sum(w.idf) FILTER (WHERE w.rarer >= " + limit +
       "), 0) AS c_idf, COALESCE(sum(w.df) FILTER (WHERE w.rarer >= " + limit +
-      "), 0) AS c_rows, COALESCE(min(w.idf), 0) AS least_idf FROM w), "
-      "tried AS MATERIALIZED (SELECT c_rows >= " +
-      std::to_string(kPruneFromRows) + " AND eq IS NOT NULL AND " + k1 +
-      " * least_idf < (SELECT mass FROM k) * (1 - 1e-9) AS ran FROM plan), "
+      "), 0) AS c_rows, COALESCE(sum(w.df) FILTER (WHERE w.rarer < " + limit +
+      "), 0) AS e_rows, COALESCE(min(w.idf), 0) AS least_idf FROM w), "
       "first AS (SELECT " +
-      columns + from + weights.ready +
-      " AND (SELECT ran FROM tried) AND e.tsv @@ (SELECT eq::tsquery FROM plan) AND " + where +
-      kRank + " LIMIT " + limit +
+      columns + from + weights.ready + " AND (SELECT c_rows >= " + std::to_string(kPruneFromRows) +
+      " AND c_rows >= 4 * e_rows AND eq IS NOT NULL AND " + k1 +
+      " * least_idf < (SELECT mass FROM k) * (1 - 1e-9) FROM plan) AND e.tsv @@ (SELECT "
+      "eq::tsquery FROM plan) AND " +
+      where + kRank + " LIMIT " + limit +
       "), "
       "proof AS (SELECT count(*) = " +
       limit + " AS full_page, COALESCE(min(score), 0) AS floor, count(*) = " + limit +
       " AND min(score) > LEAST(1.0, " + k1 +
       " * (SELECT c_idf FROM plan) / (SELECT mass FROM k)) + 1e-9 AS proven FROM first), "
       "second AS (SELECT string_agg(c.lexeme, ' | ') FILTER (WHERE NOT c.common AND c.lexeme <> "
-      "'' AND NOT (c.e AND (SELECT ran FROM tried))) AS eq, bool_or(c.common) AS narrowed FROM "
-      "(SELECT w.lexeme, w.rarer < " +
-      limit + " AS e, proof.full_page AND " + k1 +
+      "'') AS eq, bool_or(c.common) AS narrowed FROM (SELECT w.lexeme, proof.full_page AND " +
+      k1 +
       " * sum(w.idf) OVER (ORDER BY w.df DESC, w.i DESC ROWS UNBOUNDED PRECEDING) / k.mass + "
       "1e-9 < proof.floor AS common FROM w, proof, k) c), "
       "rest AS (SELECT " +
       columns + from + weights.ready +
-      " AND NOT (SELECT proven FROM proof) AND e.tsv @@ (SELECT eq::tsquery FROM second) AND "
-      "NOT ((SELECT ran FROM tried) AND e.tsv @@ (SELECT eq::tsquery FROM plan)) AND " +
+      " AND NOT (SELECT proven FROM proof) AND e.tsv @@ (SELECT eq::tsquery FROM second) AND " +
       where + kRank + " LIMIT " + limit +
       ") "
       "SELECT s.*, " +
       HitColumns() +
       " FROM (SELECT (SELECT g.value FROM generations g WHERE g.name = 'entry_terms') AS "
       "generation, st.n::bigint AS n, st.tokens::bigint AS tokens, (SELECT array_agg(q.df::bigint "
-      "ORDER BY q.i) FROM q) AS dfs FROM st) s LEFT JOIN (" +
-      Answer("(SELECT narrowed FROM second)", limit) + kHitsJoin;
+      "ORDER BY q.i) FROM q) AS dfs FROM st) s LEFT JOIN (SELECT *, 1 AS try FROM first WHERE "
+      "(SELECT proven FROM proof) UNION ALL SELECT *, CASE WHEN (SELECT narrowed FROM second) THEN "
+      "2 ELSE 0 END FROM rest" +
+      kHitsJoin;
   return st;
 }
 
@@ -331,8 +313,9 @@ PgStatement FullStatement(const KeywordQuery& query) {
 // does not run. Without w's window, plan, first, proof and second its plan
 // is half the size (at 100k, 0.27 instead of 0.45 ms of execution for two
 // rare terms). The first try is ruled out, whatever `limit`, when its C
-// (all terms but the rarest at least) holds under kPruneFromRows rows, or
-// when the most common term's bound is not below 1 (FullStatement's own
+// (all terms but the rarest at least) holds under kPruneFromRows rows, when
+// C cannot hold 4 times E's rows (all rows under 5 times the rarest term's),
+// or when the most common term's bound is not below 1 (FullStatement's own
 // test). Otherwise `go` is false, the statement scores nothing and the
 // search goes on with the statistics it returned (CachedStatement). Its
 // first columns are the statistics (kTermStatsColumns), then `go`.
@@ -362,7 +345,8 @@ PgStatement MissStatement(const KeywordQuery& query) {
            idfs + " FROM (SELECT q.df, q.i, " + kIdf +
            " AS idf FROM q, st) y) x), "
            "go AS MATERIALIZED (SELECT k.total - k.rarest < " +
-           std::to_string(kPruneFromRows) + " OR NOT " + Num(kBm25K1 + 1) +
+           std::to_string(kPruneFromRows) + " OR k.total < 5 * k.rarest OR NOT " +
+           Num(kBm25K1 + 1) +
            " * k.least_idf < k.mass * (1 - 1e-9) AS ok FROM k), "
            "rest AS (SELECT " +
            CandidateColumns(scores.score) + " FROM entries e CROSS JOIN k " + scores.lateral +
@@ -492,38 +476,30 @@ PgStatement CachedStatement(const KeywordQuery& query, const TermStats& stats, b
   double rarer = 0;
   double c_idf = 0;
   double c_rows = 0;
+  double e_rows = 0;
   double least_idf = 0;
-  size_t e_terms = 0;  // E: the first ones in `order`
   std::string eq;
-  std::string no_e_term;
   for (size_t j = 0; j < count; ++j) {
     const size_t i = order[j];
     least_idf = j == 0 ? idf[i] : std::min(least_idf, idf[i]);
     if (rarer < limit) {
-      ++e_terms;
-      if (!lexemes[i].empty()) {
-        eq += (eq.empty() ? "" : " | ") + lexemes[i];
-        // rest leaves out the rows the first try scored by their
-        // frequencies, from the tsvector its score read once: a filter
-        // `NOT tsv @@ E` on the row would read a tsvector stored in TOAST
-        // once more.
-        no_e_term += " AND f.tf" + std::to_string(i + 1) + " = 0";
-      }
+      e_rows += df[i];
+      if (!lexemes[i].empty()) eq += (eq.empty() ? "" : " | ") + lexemes[i];
     } else {
       c_idf += idf[i];
       c_rows += df[i];
     }
     rarer += df[i];
   }
-  const bool try_first = c_rows >= static_cast<double>(kPruneFromRows) && !eq.empty() &&
-                         k1 * least_idf < mass * (1 - 1e-9);
+  const bool try_first = c_rows >= static_cast<double>(kPruneFromRows) && c_rows >= 4 * e_rows &&
+                         !eq.empty() && k1 * least_idf < mass * (1 - 1e-9);
   const double bound = mass > 0 ? std::min(1.0, k1 * c_idf / mass) : 0.0;
-  // second's terms, C's, most common first, each with the bound of it and
-  // the more common ones (E's rows are all the first try's).
+  // second's terms, most common first, each with the bound of it and the
+  // more common ones.
   std::vector<std::string> c_lexemes;
   std::string c_bounds = "{";
   double common = 0;
-  for (size_t j = count; j-- > e_terms;) {
+  for (size_t j = count; j-- > 0;) {
     const size_t i = order[j];
     common += idf[i];
     if (j + 1 < count) c_bounds += ',';
@@ -603,8 +579,9 @@ PgStatement CachedStatement(const KeywordQuery& query, const TermStats& stats, b
       ") AS u(lexeme, bound)) c), "
       "rest AS (SELECT " +
       columns + from + "NOT (SELECT proven FROM proof) AND e.tsv @@ (SELECT eq::tsquery FROM " +
-      "second)" + no_e_term + " AND " + where + kRank + " LIMIT " + limit_sql + ") " + hits +
-      "fresh g" + stale_log + " LEFT JOIN (" + Answer("(SELECT narrowed FROM second)", limit_sql) +
+      "second) AND " + where + kRank + " LIMIT " + limit_sql + ") " + hits + "fresh g" + stale_log +
+      " LEFT JOIN (SELECT *, 1 AS try FROM first WHERE (SELECT proven FROM proof) UNION "
+      "ALL SELECT *, CASE WHEN (SELECT narrowed FROM second) THEN 2 ELSE 0 END FROM rest" +
       kHitsJoin;
   return st;
 }

@@ -14,20 +14,17 @@
 // only the rows holding an E term (with every term's weight, so each scores
 // exactly as in the full query); when it found `limit` of them and the
 // limit-th scores above bound (by 1e-9), no other row can enter the hits and
-// they are the full query's, ties included. Otherwise the second try scores
-// the rows of C's terms that hold no E term (E's rows were all the first
-// try's candidates): when the first try found `limit` rows, their limit-th
-// score is a lower bound of the full query's and C's most common terms whose
-// bound stays below it are left out (SQLite's second try); the hits are the
-// best `limit` of both tries'. Only a row holding both an E and a C term is
-// scored twice (the second try drops it by its E terms' frequencies), so a
-// try that proves nothing costs about the full query and E's bitmap. The
-// first try runs when C holds at least
-// kPruneFromRows rows and the most common term's bound alone is below 1 (as
+// they are the full query's, ties included. Otherwise, when it found
+// `limit` rows, their limit-th score is a lower bound of the full query's:
+// the second try leaves to C only the most common terms whose bound stays
+// below it and scores the rows holding any other term, which are then
+// proven to hold the hits (SQLite's second try). Without `limit` rows from
+// the first try, the same statement scores every row holding any term. The
+// first try runs only when C holds at least kPruneFromRows rows and 4 times
+// E's, and when the most common term's bound alone is below 1 (as
 // FirstPrunedMatch on SQLite): otherwise it can neither prove its hits nor
-// narrow the second try. SQLite also asks C to hold 4 times E's rows, since
-// its second try reads E's rows again; here that kept "alpha delta" (delta
-// in 2 100 of 2 400 rows) from proving its hits with delta's rows alone.
+// narrow the second try, and only costs E's rows (two rare terms: 0.27 of
+// 1.4 ms at 100k).
 //
 // The statement reads its arguments through a materialised CTE: the
 // planner's estimates do not depend on them, so after five executions the
@@ -46,9 +43,10 @@
 namespace mnemo::storage::internal::pg {
 
 // Below this many rows of the common terms the full query reads few rows.
-// A row scored costs 5–15 µs of server time (the heap read, ts_rank_cd per
-// term), so the 1 400 rows of two common terms and three rare ones are worth
-// a try (20k entries: 21 ms without it).
+// A failed first try costs E's rows, at most a quarter of C's; a row scored
+// costs 5–15 µs of server time (the heap read, ts_rank_cd per term), so the
+// 1 400 rows of two common terms and three rare ones are worth a try
+// (20k entries: 21 ms without it).
 inline constexpr int64_t kPruneFromRows = 100;
 
 // Folds the notes the entry triggers left in entry_terms_delta into
