@@ -11,7 +11,9 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 
+#include "mnemo/status.h"
 #include "storage/markdown/markdown_backend.h"
 #include "storage/memory/memory_backend.h"
 #include "storage/postgres/postgres_backend.h"
@@ -43,6 +45,21 @@ inline std::string FreshPostgresSchema() {
   static std::atomic<int> next{0};
   return "t_" + std::to_string(::getpid()) + "_" + std::to_string(next++) + "_" +
          std::to_string(std::rand());
+}
+
+// Two backends on one fresh schema of the test server, as two processes
+// (nodes) on one store: `a` with `a_pool` connections, `b` with one.
+struct TwoPostgresNodes {
+  std::string schema;
+  Result<std::unique_ptr<storage::internal::PostgresBackend>> a;
+  Result<std::unique_ptr<storage::internal::PostgresBackend>> b;
+};
+inline TwoPostgresNodes OpenTwoPostgresNodes(const std::string& url, int a_pool = 1) {
+  std::string schema = FreshPostgresSchema();
+  auto a =
+      storage::internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = a_pool});
+  auto b = storage::internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  return {std::move(schema), std::move(a), std::move(b)};
 }
 
 // The stores of a new, empty backend of kind `name` whose files (if any)

@@ -198,10 +198,8 @@ TEST(PostgresKeywordSearch, LongEntriesScoreAsOnSqlite) {
 TEST(PostgresKeywordSearch, AnotherNodesWriteDropsTheCachedStatistics) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
-  const std::string schema = testing::FreshPostgresSchema();
-  auto a = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
-  auto b = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   testing::TempDir dir;
   auto lite = internal::SqliteBackend::Open({.path = dir.File("mnemo.db"), .readers = 1});

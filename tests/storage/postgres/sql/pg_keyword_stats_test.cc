@@ -176,10 +176,8 @@ TEST(PgKeywordStats, ASearchOfTermsNeverSearchedIsOneStatement) {
 TEST(PgKeywordStats, AnotherProcesssWritesAreCaughtUpToTheBit) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
-  const std::string schema = testing::FreshPostgresSchema();
-  auto a = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
-  auto b = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   ASSERT_TRUE((*a)->entries().UpsertBatch(Corpus(600)).ok());
   std::unique_ptr<PgConn> c = Connect(url, schema);
@@ -495,10 +493,8 @@ void ExpectMirrorsAsLoaded(PgConn& conn, KeywordStatsCache& cache,
 TEST(PgKeywordStats, AProcesssOwnWritesKeepItsMirrorCurrent) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
-  const std::string schema = testing::FreshPostgresSchema();
-  auto a = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
-  auto b = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   auto& store = (*a)->entries();
   ASSERT_TRUE(store.UpsertBatch(Corpus(600)).ok());
@@ -585,10 +581,8 @@ TEST(PgKeywordStats, AProcesssOwnWritesKeepItsMirrorCurrent) {
 TEST(PgKeywordStats, ConcurrentWritersOfTwoProcessesKeepEverySearchExact) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
-  const std::string schema = testing::FreshPostgresSchema();
-  auto a = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 2});
+  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url, 2);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
-  auto b = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   auto& store = (*a)->entries();
   ASSERT_TRUE(store.UpsertBatch(Corpus(600)).ok());

@@ -65,10 +65,8 @@ void ExpectSameAsWeighingOnTheServer(internal::PostgresEntryStore& store,
 TEST(PostgresVectors, AFetchWeighsWithTheNodesFreshStatisticsAndFallsBackWhenStale) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
-  const std::string schema = testing::FreshPostgresSchema();
-  auto a = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
-  auto b = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   internal::PostgresEntryStore& store = (*a)->entries();
   ASSERT_TRUE(store.UpsertBatch(Corpus()).ok());
@@ -153,10 +151,8 @@ TEST(PostgresVectors, AFetchWeighsWithTheNodesFreshStatisticsAndFallsBackWhenSta
 TEST(PostgresVectors, AReadOfTheVectorLogCatchesTheKeywordStatisticsUp) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
-  const std::string schema = testing::FreshPostgresSchema();
-  auto a = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
-  auto b = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   internal::PostgresEntryStore& store = (*a)->entries();
   ASSERT_TRUE(store.UpsertBatch(Corpus()).ok());
