@@ -23,10 +23,7 @@ int DecodeUtf8(std::string_view s, size_t pos, int32_t* cp) {
     *cp = ((b0 & 0x1F) << 6) | (p[1] & 0x3F);
     return 2;
   }
-  if (b0 >= 0xE1 && b0 <= 0xEF && b0 != 0xED && avail >= 3 && IsCont(p[1]) && IsCont(p[2])) {
-    *cp = ((b0 & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
-    return 3;
-  }
+  if (DecodeThreeByte(s, pos, cp)) return 3;
   *cp = -1;
   int need;
   int32_t value;
@@ -104,14 +101,11 @@ bool IsValidUtf8(std::string_view s) {
       }
     }
     // A well-formed three-byte sequence (CJK text) without the call.
-    const auto b0 = static_cast<unsigned char>(d[i]);
-    if (b0 >= 0xE1 && b0 <= 0xEF && b0 != 0xED && i + 3 <= s.size() &&
-        IsCont(static_cast<unsigned char>(d[i + 1])) &&
-        IsCont(static_cast<unsigned char>(d[i + 2]))) {
+    int32_t cp;
+    if (DecodeThreeByte(s, i, &cp)) {
       i += 3;
       continue;
     }
-    int32_t cp;
     const int n = DecodeUtf8(s, i, &cp);
     if (cp < 0) return false;
     i += n;

@@ -18,17 +18,37 @@ inline constexpr std::string_view kReplacementChar = "\xEF\xBF\xBD";
 // Unicode's "U+FFFD substitution of maximal subparts" replaces.
 int DecodeUtf8(std::string_view s, size_t pos, int32_t* cp);
 
+// Decodes a well-formed three-byte sequence at s[pos] (pos < s.size()):
+// U+1000..U+FFFF but the surrogates, all of CJK outside the supplementary
+// planes. Stores it in *cp and returns true; false for anything else (every
+// lead byte but E0 and ED accepts any continuation byte second, so those two
+// are left to DecodeUtf8).
+inline bool DecodeThreeByte(std::string_view s, size_t pos, int32_t* cp) {
+  const auto b0 = static_cast<unsigned char>(s[pos]);
+  if (b0 < 0xE1 || b0 > 0xEF || b0 == 0xED || pos + 3 > s.size()) return false;
+  const auto b1 = static_cast<unsigned char>(s[pos + 1]);
+  const auto b2 = static_cast<unsigned char>(s[pos + 2]);
+  if ((b1 & 0xC0) != 0x80 || (b2 & 0xC0) != 0x80) return false;
+  *cp = ((b0 & 0x0F) << 12) | ((b1 & 0x3F) << 6) | (b2 & 0x3F);
+  return true;
+}
+
 struct CodePoint {
   int32_t cp = -1;  // -1 for an ill-formed sequence
   size_t len = 1;   // bytes
 };
 
-// The code point at s[pos] (pos < s.size()). ASCII is decoded inline: byte
-// scanners call this for every character.
+// The code point at s[pos] (pos < s.size()). ASCII and the well-formed
+// three-byte sequences (CJK) are decoded inline: byte scanners call this for
+// every character.
 inline CodePoint DecodeAt(std::string_view s, size_t pos) {
   const auto byte = static_cast<unsigned char>(s[pos]);
   if (byte < 0x80) return {.cp = byte, .len = 1};
   CodePoint c;
+  if (DecodeThreeByte(s, pos, &c.cp)) {
+    c.len = 3;
+    return c;
+  }
   c.len = static_cast<size_t>(DecodeUtf8(s, pos, &c.cp));
   return c;
 }

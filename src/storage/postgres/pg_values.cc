@@ -9,6 +9,25 @@
 namespace mnemo::storage::internal::pg {
 namespace {
 
+// A number as text: a double in the fewest digits that read back to the
+// same bits.
+template <typename Number>
+void AppendNumber(std::string& out, Number value) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+  out.append(buf, end);
+}
+
+template <typename Number>
+void AppendNumberArray(std::string& out, std::span<const Number> items) {
+  out += '{';
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ',';
+    AppendNumber(out, items[i]);
+  }
+  out += '}';
+}
+
 // Element of an array literal: always quoted, " and \ escaped.
 void AppendArrayElement(std::string& out, std::string_view item) {
   out += '"';
@@ -77,14 +96,16 @@ Params& Params::Add(std::string_view text) {
   return *this;
 }
 Params& Params::Add(int64_t value) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
-  return Add(std::string_view(buf, static_cast<size_t>(end - buf)));
+  Begin();
+  AppendNumber(buffer_, value);
+  End();
+  return *this;
 }
 Params& Params::Add(double value) {
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
-  return Add(std::string_view(buf, static_cast<size_t>(end - buf)));
+  Begin();
+  AppendNumber(buffer_, value);
+  End();
+  return *this;
 }
 Params& Params::Add(bool value) { return Add(std::string_view(value ? "true" : "false")); }
 Params& Params::AddNull() {
@@ -123,27 +144,13 @@ Params& Params::AddTextArray(std::span<const std::string> items) {
 }
 Params& Params::AddIntArray(std::span<const int64_t> items) {
   Begin();
-  buffer_ += '{';
-  char buf[24];
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) buffer_ += ',';
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, items[i]);
-    buffer_.append(buf, end);
-  }
-  buffer_ += '}';
+  AppendNumberArray(buffer_, items);
   End();
   return *this;
 }
 Params& Params::AddDoubleArray(std::span<const double> items) {
   Begin();
-  buffer_ += '{';
-  char buf[64];
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) buffer_ += ',';
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, items[i]);
-    buffer_.append(buf, end);
-  }
-  buffer_ += '}';
+  AppendNumberArray(buffer_, items);
   End();
   return *this;
 }

@@ -37,13 +37,9 @@ void AsciiLower(std::string_view word, std::string* out) {
 bool IsFoldInertCjk(std::string_view word) {
   if (word.empty()) return false;
   for (size_t i = 0; i < word.size(); i += 3) {
-    // Every code point of the ranges is three bytes, E3 xx xx to E9 xx xx.
-    if (i + 3 > word.size()) return false;
-    const auto b0 = static_cast<unsigned char>(word[i]);
-    const auto b1 = static_cast<unsigned char>(word[i + 1]);
-    const auto b2 = static_cast<unsigned char>(word[i + 2]);
-    if (b0 < 0xE3 || b0 > 0xE9 || (b1 & 0xC0) != 0x80 || (b2 & 0xC0) != 0x80) return false;
-    const uint32_t cp = ((b0 & 0x0Fu) << 12) | ((b1 & 0x3Fu) << 6) | (b2 & 0x3Fu);
+    // Every code point of the ranges is three bytes.
+    int32_t cp;
+    if (!DecodeThreeByte(word, i, &cp)) return false;
     const bool inert = (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
                        (cp >= 0x3041 && cp <= 0x3096) || (cp >= 0x30A1 && cp <= 0x30FA);
     if (!inert) return false;

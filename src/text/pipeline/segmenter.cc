@@ -50,26 +50,6 @@ bool IsForeignWordChar(int32_t cp) {
   return u_isUAlphabetic(cp) || (U_GET_GC_MASK(cp) & (U_GC_M_MASK | U_GC_ND_MASK)) != 0;
 }
 
-// DecodeUtf8, with ASCII and the well-formed three-byte sequences (all of CJK
-// but the supplementary planes) decoded inline: the walk decodes every code
-// point of non-ASCII text more than once.
-inline int Decode(std::string_view s, size_t i, int32_t* cp) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  if (b0 < 0x80) {
-    *cp = b0;
-    return 1;
-  }
-  if (b0 >= 0xE1 && b0 <= 0xEF && b0 != 0xED && i + 3 <= s.size()) {
-    const auto b1 = static_cast<unsigned char>(s[i + 1]);
-    const auto b2 = static_cast<unsigned char>(s[i + 2]);
-    if ((b1 & 0xC0) == 0x80 && (b2 & 0xC0) == 0x80) {
-      *cp = ((b0 & 0x0F) << 12) | ((b1 & 0x3F) << 6) | (b2 & 0x3F);
-      return 3;
-    }
-  }
-  return DecodeUtf8(s, i, cp);
-}
-
 int32_t CodePointBefore(std::string_view text, size_t pos) {
   const size_t start = mnemo::internal::Utf8SequenceStart(text, pos);
   int32_t cp;
@@ -136,8 +116,7 @@ bool MaskCjk(std::string_view text, std::string* out) {
   int32_t before = 0;  // the previous code point
   bool before_cjk = false;
   for (size_t i = 0; i < text.size();) {
-    int32_t cp;
-    const int n = Decode(text, i, &cp);
+    const auto [cp, n] = DecodeAt(text, i);
     const bool cjk = IsCjk(cp) && (n == 3 || n == 4);
     if ((cjk && i > 0 && JoinsCjk(before)) || (before_cjk && JoinsCjk(cp))) return false;
     if (cjk) {
@@ -147,7 +126,7 @@ bool MaskCjk(std::string_view text, std::string* out) {
     }
     before = cp;
     before_cjk = cjk;
-    i += static_cast<size_t>(n);
+    i += n;
   }
   return any;
 }
@@ -263,10 +242,9 @@ class Walker {
         ++i;
         continue;
       }
-      int32_t cp;
-      const int n = Decode(text_, i, &cp);
-      if (IsCjk(cp)) return i;
-      i += n;
+      const CodePoint c = DecodeAt(text_, i);
+      if (IsCjk(c.cp)) return i;
+      i += static_cast<int32_t>(c.len);
     }
     return -1;
   }
@@ -279,11 +257,10 @@ class Walker {
     const int32_t n = static_cast<int32_t>(text_.size());
     int32_t end = start;
     while (end < n) {
-      int32_t cp;
-      const int len = Decode(text_, end, &cp);
-      if (!IsCjk(cp)) break;
+      const CodePoint c = DecodeAt(text_, end);
+      if (!IsCjk(c.cp)) break;
       cps.push_back(end);
-      end += len;
+      end += static_cast<int32_t>(c.len);
     }
     cps.push_back(end);
     bounds.push_back(start);

@@ -389,16 +389,16 @@ std::string Exact(double v) {
 }
 
 // Adds avgdl, the mass and each term's idf of `weights` as float8
-// parameters that read back to the same bits; returns the weights as those
+// parameters (Params::Add, which reads back to the same bits); returns the weights as those
 // parameters.
 WeightsSql AddWeightArgs(Params& params, const StatsWeights& weights) {
-  params.Add(Exact(weights.avgdl));
+  params.Add(weights.avgdl);
   const std::string avgdl = Last(params) + "::float8";
-  params.Add(Exact(weights.mass));
+  params.Add(weights.mass);
   const std::string mass = Last(params) + "::float8";
   std::vector<std::string> idf_args;
   for (const double idf : weights.idf) {
-    params.Add(Exact(idf));
+    params.Add(idf);
     idf_args.push_back(Last(params) + "::float8");
   }
   return {.idf = [idf_args](size_t i) { return idf_args[i]; }, .avgdl = avgdl, .mass = mass};
@@ -538,7 +538,7 @@ PgStatement CachedStatement(const KeywordQuery& query, const TermStats& stats, b
   }
   const std::string match = "e.tsv @@ (SELECT " + Last(p) + "::tsquery)";
   if (try_first) {
-    p.Add(Exact(bound));
+    p.Add(bound);
     bound_arg = Last(p) + "::float8";
     p.AddTextArray(c_lexemes);
     c_lexemes_arg = Last(p) + "::text[]";
