@@ -144,6 +144,7 @@ struct Config {
     int64_t pool_size = 8;
     std::string schema = "mnemo";
     std::vector<std::string> read_urls;  // hot standbys reads may go to (docs/scaling.md)
+    std::string keyword_index = "node";  // where keyword searches are scored: node | server
   } postgres;
   std::vector<ToolConfig> tools;
 };

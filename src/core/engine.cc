@@ -85,6 +85,7 @@ Result<storage::Stores> OpenStores(const Config& config, const std::string& work
                                         .schema = config.postgres.schema,
                                         .pool_size = static_cast<int>(config.postgres.pool_size),
                                         .read_urls = config.postgres.read_urls,
+                                        .keyword_index = config.postgres.keyword_index,
                                         .logger = logger});
   }
   // The config loader admits only the kinds above.

@@ -57,6 +57,10 @@ struct PostgresOptions {
   // Hot standbys of `url`: reads go to one that has replayed this process's
   // last write (pg_read_router.h); none: every read goes to `url`.
   std::vector<std::string> read_urls;
+  // Where a keyword search of entries is scored: "node" (each process holds
+  // the keyword index, storage/postgres/sql/pg_node_search.h) or "server"
+  // (one statement scored by the server, pg_entry_search.h).
+  std::string keyword_index = "node";
   std::shared_ptr<Logger> logger = StderrLogger();
 };
 

@@ -260,6 +260,25 @@ TEST(Config, PostgresReadUrlsAreStandbyConnectionStringsEachOnce) {
   EXPECT_EQ(r.status().message().find("secret-pw"), std::string::npos) << r.status().message();
 }
 
+TEST(Config, PostgresKeywordIndexIsNodeOrServer) {
+  TempDir dir;
+  EXPECT_EQ(LoadConfig({}).value().postgres.keyword_index, "node");
+  auto c = LoadToml(dir, "[postgres]\nkeyword_index = \"server\"\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->postgres.keyword_index, "server");
+  c = LoadToml(dir, "", {{"MNEMO_POSTGRES_KEYWORD_INDEX", "node"}});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->postgres.keyword_index, "node");
+  for (const std::string value : {"\"local\"", "\"\"", "true"}) {
+    auto r = LoadToml(dir, "[postgres]\nkeyword_index = " + value + "\n");
+    ASSERT_FALSE(r.ok()) << value;
+    EXPECT_EQ(r.status().field(), "postgres.keyword_index") << value;
+    EXPECT_NE(r.status().message().find("postgres.keyword_index must be one of node, server"),
+              std::string::npos)
+        << r.status().message();
+  }
+}
+
 TEST(Config, CorruptTomlReportsLine) {
   TempDir dir;
   auto c = LoadToml(dir, "[memory]\nbackend = \"sqlite\n");

@@ -183,6 +183,11 @@ const std::array kKeys = {
             "hot standbys of the server (postgresql:// urls or key=value strings): a read goes "
             "to one that has replayed this node's last write, else to url (docs/scaling.md)",
             MNEMO_FIELD(postgres.read_urls)},
+    KeySpec{"postgres.keyword_index", KeyType::kEnum, "node", "node|server", 0, 0,
+            "node: each process holds the entries' keyword index and scores a search itself, "
+            "fetching the hits in one round trip; server: one statement scored by the server "
+            "(docs/scaling.md)",
+            MNEMO_FIELD(postgres.keyword_index)},
 };
 
 #undef MNEMO_FIELD

@@ -26,6 +26,7 @@
 #include "storage/postgres/pg_connection.h"
 #include "storage/postgres/pg_read_router.h"
 #include "storage/postgres/sql/pg_keyword_stats.h"
+#include "storage/postgres/sql/pg_node_search.h"
 #include "storage/rules/vector_rules.h"
 #include "storage/stores.h"
 
@@ -55,6 +56,9 @@ class PostgresDatabase {
   // mirrored from schema v11 on (pg_keyword_stats.h), each write's own fold
   // applied to them when it commits (Write).
   pg::KeywordStatsCache& keyword_stats() { return *keyword_stats_; }
+  // The node's keyword index of entries (pg_node_search.h): nullptr with
+  // `keyword_index = "server"` or a schema before v13.
+  pg::NodeKeywords* node_keywords() { return node_keywords_.get(); }
 
   // The row writes the stores share, each inside a Write.
   // The upserts of `writes` in order, as UpsertBatch, set-wise
@@ -81,6 +85,7 @@ class PostgresDatabase {
   std::unique_ptr<pg::Pool> pool_;
   std::unique_ptr<pg::ReadRouter> reads_;  // after pool_: it points into it
   std::unique_ptr<pg::KeywordStatsCache> keyword_stats_;
+  std::unique_ptr<pg::NodeKeywords> node_keywords_;
   // The keyword notes of a write (entry_terms_delta) are deleted by its
   // fold (pg_entry_search.h): the table is a queue. Its dead rows stayed
   // until autovacuum came (once a minute at most), and every fold read them

@@ -55,8 +55,10 @@ void ExpectSame(const std::vector<KeywordHit>& pg, const std::vector<KeywordHit>
 TEST(PostgresKeywordSearch, SameHitsAsSqliteWithThePrunedTryAndItsFallback) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
-  auto pg = internal::PostgresBackend::Open(
-      {.url = url, .schema = testing::FreshPostgresSchema(), .pool_size = 1});
+  auto pg = internal::PostgresBackend::Open({.url = url,
+                                             .schema = testing::FreshPostgresSchema(),
+                                             .pool_size = 1,
+                                             .keyword_index = "server"});
   ASSERT_TRUE(pg.ok()) << pg.status().ToString();
   testing::TempDir dir;
   auto lite = internal::SqliteBackend::Open({.path = dir.File("mnemo.db"), .readers = 1});
@@ -198,7 +200,7 @@ TEST(PostgresKeywordSearch, LongEntriesScoreAsOnSqlite) {
 TEST(PostgresKeywordSearch, AnotherNodesWriteDropsTheCachedStatistics) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
-  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url);
+  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url, 1, "server");
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   testing::TempDir dir;

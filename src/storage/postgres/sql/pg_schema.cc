@@ -528,6 +528,66 @@ CREATE INDEX entries_public_by_label ON entries (label) INCLUDE (owner, archived
   WHERE visibility = 'public';
 )sql";
 
+// Schema v13: the log of the entries' changes a node-local keyword index
+// follows (pg_node_keywords.h), as vector_changes is the vector index's.
+// A statement trigger appends the label of each row inserted, deleted, or
+// updated in a column the index holds (tsv, doc_length, owner, visibility,
+// archived, namespace, updated_at: not the counters an access bumps).
+// Writers hold the schema's advisory lock, so seq order is commit order and
+// max(seq) in a snapshot says which changes it holds. A statement touching
+// more than 1 000 rows (a bulk import, a restore, a reindex) logs one row
+// with a NULL label instead: reload everything. The log keeps the last
+// `kept` seqs (20 000 unless the window's row says otherwise): the
+// trigger deletes older ones a thousand at a time and records the highest
+// deleted seq (entry_changes_window, one row: kept, trimmed), so a node
+// whose watermark is below it reloads. The log starts with one reload row:
+// a node's first load reads the rows anyway.
+constexpr const char* kSchemaV13 = R"sql(
+CREATE TABLE entry_changes (seq BIGSERIAL PRIMARY KEY, label BIGINT);
+CREATE TABLE entry_changes_window (kept BIGINT NOT NULL, trimmed BIGINT NOT NULL);
+INSERT INTO entry_changes_window (kept, trimmed) VALUES (20000, 0);
+CREATE FUNCTION log_entry_changes() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+  labels BIGINT[];
+  last BIGINT;
+  window_seqs BIGINT;
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    SELECT array_agg(n.label) INTO labels FROM new_rows n;
+  ELSIF TG_OP = 'DELETE' THEN
+    SELECT array_agg(o.label) INTO labels FROM old_rows o;
+  ELSE
+    SELECT array_agg(n.label) INTO labels FROM old_rows o JOIN new_rows n ON n.label = o.label
+      WHERE o.tsv <> n.tsv OR o.doc_length <> n.doc_length OR o.owner <> n.owner
+         OR o.visibility <> n.visibility OR o.archived <> n.archived
+         OR o.namespace <> n.namespace OR o.updated_at <> n.updated_at;
+  END IF;
+  IF labels IS NULL THEN
+    RETURN NULL;
+  END IF;
+  IF cardinality(labels) > 1000 THEN
+    INSERT INTO entry_changes (label) VALUES (NULL) RETURNING seq INTO last;
+  ELSE
+    WITH ins AS (INSERT INTO entry_changes (label) SELECT unnest(labels) RETURNING seq)
+    SELECT max(seq) INTO last FROM ins;
+  END IF;
+  SELECT w.kept INTO window_seqs FROM entry_changes_window w;
+  IF (SELECT min(seq) FROM entry_changes) <= last - window_seqs THEN
+    DELETE FROM entry_changes WHERE seq <= last - window_seqs + LEAST(1000, window_seqs / 2);
+    UPDATE entry_changes_window SET trimmed = GREATEST(trimmed, last - window_seqs + LEAST(1000, window_seqs / 2));
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER entries_changes_insert AFTER INSERT ON entries REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION log_entry_changes();
+CREATE TRIGGER entries_changes_update AFTER UPDATE ON entries
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION log_entry_changes();
+CREATE TRIGGER entries_changes_delete AFTER DELETE ON entries REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION log_entry_changes();
+INSERT INTO entry_changes (label) VALUES (NULL);
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "every table of the engine", kSchemaV1},
     {2, "turn claims of idempotent turns; open segments by last turn", kSchemaV2},
@@ -541,6 +601,7 @@ constexpr PgMigration kMigrations[] = {
     {10, "a turn's search text stored only where it differs from its content", kSchemaV10},
     {11, "the log of the keyword statistics' changes", kSchemaV11},
     {12, "the indexes a caller's scope is read by", kSchemaV12},
+    {13, "the log of the entries' changes a node's keyword index follows", kSchemaV13},
 };
 
 int64_t NowMs() {

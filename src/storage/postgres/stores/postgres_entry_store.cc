@@ -323,6 +323,11 @@ Result<std::vector<KeywordHit>> PostgresEntryStore::KeywordSearch(const KeywordQ
   distinct.terms = DistinctTerms(query.terms);
   if (distinct.terms.empty() || query.limit <= 0) return std::vector<KeywordHit>();
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
+  if (pg::NodeKeywords* node = db_->node_keywords()) {
+    MNEMO_ASSIGN_OR_RETURN(std::optional<std::vector<KeywordHit>> hits,
+                           node->Search(*conn, distinct));
+    if (hits) return std::move(*hits);
+  }
   bool pruned = false;
   MNEMO_ASSIGN_OR_RETURN(std::vector<KeywordHit> hits,
                          pg::SearchEntries(*conn, distinct, &db_->keyword_stats(), &pruned));

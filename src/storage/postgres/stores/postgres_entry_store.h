@@ -80,6 +80,9 @@ class PostgresEntryStore final : public EntryStore, private PostgresStore {
   // The keyword statistics the searches weigh with: the database's
   // (PostgresDatabase::keyword_stats).
   pg::KeywordStatsCache& keyword_stats() { return db_->keyword_stats(); }
+  // The node's keyword index (pg_node_search.h): nullptr when the searches
+  // are scored by the server.
+  pg::NodeKeywords* node_keywords() { return db_->node_keywords(); }
 
  private:
   // Inside a write: the upsert of one entry.

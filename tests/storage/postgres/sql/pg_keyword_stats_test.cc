@@ -122,7 +122,8 @@ TEST(PgKeywordStats, ASearchOfTermsNeverSearchedIsOneStatement) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
   const std::string schema = testing::FreshPostgresSchema();
-  auto pg = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  auto pg = internal::PostgresBackend::Open(
+      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = "server"});
   ASSERT_TRUE(pg.ok()) << pg.status().ToString();
   ASSERT_TRUE((*pg)->entries().UpsertBatch(Corpus()).ok());
   std::unique_ptr<PgConn> c = Connect(url, schema);
@@ -176,7 +177,7 @@ TEST(PgKeywordStats, ASearchOfTermsNeverSearchedIsOneStatement) {
 TEST(PgKeywordStats, AnotherProcesssWritesAreCaughtUpToTheBit) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
-  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url);
+  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url, 1, "server");
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   ASSERT_TRUE((*a)->entries().UpsertBatch(Corpus(600)).ok());
@@ -263,7 +264,8 @@ TEST(PgKeywordStats, ABulkWriteMakesTheNextSearchReload) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
   const std::string schema = testing::FreshPostgresSchema();
-  auto a = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  auto a = internal::PostgresBackend::Open(
+      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = "server"});
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE((*a)->entries().UpsertBatch(Corpus(300)).ok());
   std::unique_ptr<PgConn> c = Connect(url, schema);
@@ -298,7 +300,8 @@ TEST(PgKeywordStats, ALogPrunedPastTheProcesssGenerationReloads) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
   const std::string schema = testing::FreshPostgresSchema();
-  auto a = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  auto a = internal::PostgresBackend::Open(
+      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = "server"});
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE((*a)->entries().UpsertBatch(Corpus(300)).ok());
   std::unique_ptr<PgConn> c = Connect(url, schema);
@@ -341,7 +344,8 @@ TEST(PgKeywordStats, AServerBehindTheMirrorIsAnsweredWithoutLooping) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
   const std::string schema = testing::FreshPostgresSchema();
-  auto a = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  auto a = internal::PostgresBackend::Open(
+      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = "server"});
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE((*a)->entries().UpsertBatch(Corpus(600)).ok());
   std::unique_ptr<PgConn> behind = Connect(url, schema);
@@ -431,7 +435,8 @@ TEST(PgKeywordStats, AVersion10StoreMigratesWithEveryRow) {
   const std::string generations = digest("generations", "name");
   ASSERT_FALSE(entries.empty());
 
-  auto opened = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  auto opened = internal::PostgresBackend::Open(
+      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = "server"});
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   EXPECT_EQ(Int(c, "SELECT max(version) FROM " + s + ".schema_version"),
             internal::pg::LatestPgSchemaVersion());
@@ -493,7 +498,7 @@ void ExpectMirrorsAsLoaded(PgConn& conn, KeywordStatsCache& cache,
 TEST(PgKeywordStats, AProcesssOwnWritesKeepItsMirrorCurrent) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
-  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url);
+  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url, 1, "server");
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   auto& store = (*a)->entries();
@@ -581,7 +586,7 @@ TEST(PgKeywordStats, AProcesssOwnWritesKeepItsMirrorCurrent) {
 TEST(PgKeywordStats, ConcurrentWritersOfTwoProcessesKeepEverySearchExact) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
-  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url, 2);
+  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url, 2, "server");
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   auto& store = (*a)->entries();

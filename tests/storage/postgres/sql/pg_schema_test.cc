@@ -266,7 +266,8 @@ TEST(PgSchema, AVersion8StoreOpensAndSearchesTheSame) {
     EXPECT_FALSE(before.back().empty()) << query;
   }
 
-  auto opened = internal::PostgresBackend::Open({.url = url, .schema = schema, .pool_size = 1});
+  auto opened = internal::PostgresBackend::Open(
+      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = "server"});
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   internal::PostgresBackend& b = **opened;
   EXPECT_EQ(Int(c, "SELECT max(version) FROM " + s + ".schema_version"),
