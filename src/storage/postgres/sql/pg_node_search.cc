@@ -119,6 +119,12 @@ size_t NodeKeywords::memory_bytes() {
   return index_.MemoryBytes();
 }
 
+std::optional<std::pair<PgStatement, int64_t>> NodeKeywords::CatchUpStatement() {
+  const int64_t from = watermark();
+  if (from < 0) return std::nullopt;
+  return std::make_pair(ChangesStatement(from), from);
+}
+
 Status NodeKeywords::Reload(PgConn& conn, int64_t seen) {
   std::lock_guard load(load_mu_);
   if (loads_.load() != seen) return Status::Ok();

@@ -32,6 +32,7 @@
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
+#include <utility>
 #include <vector>
 
 #include "mnemo/logger.h"
@@ -61,6 +62,16 @@ class NodeKeywords {
   // them; nullopt when the caller must use the server's statement. Loads
   // the index at the first search.
   Result<std::optional<std::vector<KeywordHit>>> Search(PgConn& conn, const KeywordQuery& query);
+
+  // A statement reading the log past the index's watermark, for a round
+  // trip the node makes anyway (the vector change log's read before a
+  // search), with that watermark; nullopt before the index is loaded.
+  std::optional<std::pair<PgStatement, int64_t>> CatchUpStatement();
+  // Applies its rows (CatchUp): the next search then finds the index
+  // current, one round trip.
+  Status CatchUpAfter(PgConn& conn, const Rows& changes, int64_t from) {
+    return CatchUp(conn, changes, from);
+  }
 
   // Round trips the searches made (one per try, loads included).
   int64_t round_trips() const { return round_trips_.load(); }

@@ -342,10 +342,18 @@ Result<std::vector<VectorChange>> PostgresEntryStore::VectorChangesSince(std::st
   pg::KeywordStatsCache& stats = keyword_stats();
   std::optional<std::pair<pg::PgStatement, int64_t>> catch_up = stats.CatchUpStatement();
   if (catch_up) statements.push_back(std::move(catch_up->first));
+  // The same for the node's keyword index (pg_node_search.h).
+  std::optional<std::pair<pg::PgStatement, int64_t>> node_catch_up;
+  if (pg::NodeKeywords* node = node_keywords()) node_catch_up = node->CatchUpStatement();
+  if (node_catch_up) statements.push_back(std::move(node_catch_up->first));
   MNEMO_ASSIGN_OR_RETURN(std::vector<Rows> results,
                          conn->ExecPipeline(statements, "read vector changes"));
   if (results.size() != statements.size()) return Internal("read vector changes: no result");
   if (catch_up) MNEMO_RETURN_IF_ERROR(stats.CatchUpAfter(*conn, results[1], catch_up->second));
+  if (node_catch_up) {
+    MNEMO_RETURN_IF_ERROR(
+        node_keywords()->CatchUpAfter(*conn, results.back(), node_catch_up->second));
+  }
   const Rows& rows = results[0];
   int first = 0;
   if (!rows.empty() && rows.Int(0, 0) == 0) {
