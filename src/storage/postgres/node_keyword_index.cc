@@ -156,9 +156,9 @@ std::vector<NodeKeywordCandidate> NodeKeywordIndex::Rank(const std::vector<std::
   }
   const StatsWeights w = WeighStats(stats);
   if (!(w.mass > 0)) return out;
-  static const double k1 = AsLiteral(kBm25K1);
-  static const double b = AsLiteral(kBm25B);
-  static const double k1_plus_1 = AsLiteral(kBm25K1 + 1);
+  static const double kK1 = AsLiteral(kBm25K1);
+  static const double kB = AsLiteral(kBm25B);
+  static const double kK1Plus1 = AsLiteral(kBm25K1 + 1);
   thread_local Scratch scratch;
   if (scratch.sum.size() < docs_.size()) {
     scratch.sum.resize(docs_.size());
@@ -178,9 +178,9 @@ std::vector<NodeKeywordCandidate> NodeKeywordIndex::Rank(const std::vector<std::
       const Doc& d = docs_[p.slot];
       if (!d.live || d.system || (d.archived && !include_archived) || !in_scope(d.bucket)) continue;
       const double ratio = w.avgdl > 0 ? static_cast<double>(d.length) / w.avgdl : 1.0;
-      const double norm = k1 * (1 - b + b * ratio);
+      const double norm = kK1 * (1 - kB + kB * ratio);
       const auto tf = static_cast<double>(p.tf);
-      const double part = idf * tf * k1_plus_1 / (tf + norm);
+      const double part = idf * tf * kK1Plus1 / (tf + norm);
       if (scratch.seen[p.slot] != scratch.epoch) {
         scratch.seen[p.slot] = scratch.epoch;
         scratch.sum[p.slot] = part;
@@ -215,8 +215,17 @@ std::vector<NodeKeywordCandidate> NodeKeywordIndex::Rank(const std::vector<std::
   return out;
 }
 
+void NodeKeywordIndex::ShrinkToFit() {
+  docs_.shrink_to_fit();
+  postings_.shrink_to_fit();
+  for (std::vector<Posting>& list : postings_) list.shrink_to_fit();
+  terms_.ShrinkToFit();
+  owners_.ShrinkToFit();
+}
+
 size_t NodeKeywordIndex::MemoryBytes() const {
-  size_t bytes = docs_.capacity() * sizeof(Doc) + postings_.capacity() * sizeof(postings_[0]) +
+  size_t bytes = docs_.capacity() * sizeof(Doc) +
+                 postings_.capacity() * sizeof(std::vector<Posting>) +
                  buckets_.capacity() * sizeof(Bucket);
   for (const auto& list : postings_) bytes += list.capacity() * sizeof(Posting);
   // A node of the map: the pair, the next pointer and the cached hash.

@@ -70,6 +70,10 @@ class NodeKeywordIndex {
                                          const ReadScope& scope, bool include_archived,
                                          int limit) const;
 
+  // Frees the spare capacity of every table (after a load: the postings
+  // lists grew by doubling).
+  void ShrinkToFit();
+
   size_t rows() const { return slot_of_.size(); }
   // The bytes its tables hold (capacity, not counting allocator overhead).
   size_t MemoryBytes() const;

@@ -141,6 +141,7 @@ Status NodeKeywords::Reload(PgConn& conn, int64_t seen) {
   for (int i = 0; i < rows.size(); ++i) {
     if (!rows.IsNull(i, 1)) MNEMO_RETURN_IF_ERROR(fresh.Put(RowAt(rows, i, 1)));
   }
+  fresh.ShrinkToFit();
   const size_t held = fresh.rows();
   const size_t bytes = fresh.MemoryBytes();
   {
