@@ -54,6 +54,26 @@ struct Scratch {
   uint32_t epoch = 0;
 };
 
+// Keeps the best `k` of `ranked` and every other one tied with the k-th on
+// score and updated_at, best first.
+void KeepBest(std::vector<NodeKeywordCandidate>& ranked, size_t k) {
+  auto better = [](const NodeKeywordCandidate& x, const NodeKeywordCandidate& y) {
+    if (x.score != y.score) return x.score > y.score;
+    if (x.updated_at != y.updated_at) return x.updated_at > y.updated_at;
+    return x.label < y.label;
+  };
+  if (ranked.size() > k) {
+    std::nth_element(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(k - 1),
+                     ranked.end(), better);
+    const NodeKeywordCandidate last = ranked[k - 1];
+    const auto tied = std::partition(
+        ranked.begin() + static_cast<std::ptrdiff_t>(k), ranked.end(),
+        [&](const auto& c) { return c.score == last.score && c.updated_at == last.updated_at; });
+    ranked.erase(tied, ranked.end());
+  }
+  std::sort(ranked.begin(), ranked.end(), better);
+}
+
 }  // namespace
 
 void NodeKeywordIndex::AddToBucket(uint32_t bucket, int64_t docs, int64_t tokens) {
@@ -196,22 +216,7 @@ std::vector<NodeKeywordCandidate> NodeKeywordIndex::Rank(const std::vector<std::
                    .score = std::min(1.0, scratch.sum[slot] / w.mass),
                    .updated_at = docs_[slot].updated_at});
   }
-  auto better = [](const NodeKeywordCandidate& x, const NodeKeywordCandidate& y) {
-    if (x.score != y.score) return x.score > y.score;
-    if (x.updated_at != y.updated_at) return x.updated_at > y.updated_at;
-    return x.label < y.label;
-  };
-  const auto k = static_cast<size_t>(limit);
-  if (out.size() > k) {
-    std::nth_element(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(k - 1), out.end(),
-                     better);
-    const NodeKeywordCandidate last = out[k - 1];
-    const auto tied = std::partition(
-        out.begin() + static_cast<std::ptrdiff_t>(k), out.end(),
-        [&](const auto& c) { return c.score == last.score && c.updated_at == last.updated_at; });
-    out.erase(tied, out.end());
-  }
-  std::sort(out.begin(), out.end(), better);
+  KeepBest(out, static_cast<size_t>(limit));
   return out;
 }
 
