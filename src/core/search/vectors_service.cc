@@ -320,14 +320,57 @@ int64_t VectorsService::StoreOther(std::span<const storage::Label> labels,
   return static_cast<int64_t>(batch.size());
 }
 
-Status VectorsService::StoreExternal(storage::Label label, const std::vector<float>& v) {
-  std::vector<float> unit = v;
-  if (!embed::NormalizeL2(unit)) {
+std::vector<storage::SignedVector> VectorsService::VectorsOf(const std::string& text) {
+  std::vector<storage::SignedVector> out;
+  if (embedder_ == nullptr) return out;
+  const std::string texts[] = {text};
+  auto pending = [&](const Status& why) {
+    logger_->Log(LogLevel::kWarn,
+                 "1 vector left pending (mnemo reindex fills it): " + why.message());
+    return std::vector<storage::SignedVector>();
+  };
+  auto space = EmbedderSpace();
+  if (!space.ok()) return pending(space.status());
+  auto v = embedder_->Embed(texts);
+  if (!v.ok()) return pending(v.status());
+  if (!embed::IsZeroVector((*v)[0])) {
+    out.push_back({.signature = embedder_->signature(), .vector = std::move((*v)[0])});
+    return out;
+  }
+  if (other_ == nullptr) return out;  // nothing to embed (no tokens)
+  // No English word: the hash embedder's vector, in the other space.
+  auto other = Space(OtherSignature(), static_cast<size_t>(other_->dimensions()));
+  if (!other.ok()) return pending(other.status());
+  v = other_->Embed(texts);
+  if (!v.ok()) return pending(v.status());
+  if (!embed::IsZeroVector((*v)[0])) {
+    out.push_back({.signature = OtherSignature(), .vector = std::move((*v)[0])});
+  }
+  return out;
+}
+
+Result<storage::SignedVector> VectorsService::ExternalVector(const std::vector<float>& v) {
+  storage::SignedVector out{.signature = embed::ExternalSignature(static_cast<int>(v.size())),
+                            .vector = v};
+  if (!embed::NormalizeL2(out.vector)) {
     return InvalidArgument("embedding must have a non-zero length", "embedding");
   }
-  MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space,
-                         Space(embed::ExternalSignature(static_cast<int>(v.size())), v.size()));
-  std::vector<storage::LabeledVector> one = {{label, std::move(unit)}};
+  MNEMO_RETURN_IF_ERROR(Space(out.signature, v.size()).status());
+  return out;
+}
+
+void VectorsService::SyncWritten(std::span<const storage::SignedVector> written) {
+  for (const storage::SignedVector& v : written) {
+    auto space = Space(v.signature, v.vector.size());
+    const Status s = space.ok() ? (*space)->Sync() : space.status();
+    if (!s.ok()) logger_->Log(LogLevel::kWarn, "cannot update the vector index: " + s.message());
+  }
+}
+
+Status VectorsService::StoreExternal(storage::Label label, const std::vector<float>& v) {
+  MNEMO_ASSIGN_OR_RETURN(storage::SignedVector external, ExternalVector(v));
+  MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, Space(external.signature, v.size()));
+  std::vector<storage::LabeledVector> one = {{label, std::move(external.vector)}};
   return space->Put(one);
 }
 
