@@ -132,7 +132,9 @@ TEST_P(PostgresStoreWriteTest, AStoreIsOneWriteTransaction) {
   }
   const int64_t transactions = Run(kXid) - before - 1;
   EXPECT_GE(transactions, kStores);
-  EXPECT_LT(transactions, 2 * kStores) << "the stores committed their entries and vectors apart";
+  EXPECT_LT(transactions, 2 * kStores)
+      << kStores << " stores took " << transactions
+      << " write transactions: they committed their entries and vectors apart";
   EXPECT_EQ(Vectors(), Entries());
 }
 

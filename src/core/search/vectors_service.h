@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -150,10 +151,11 @@ class VectorsService {
                  embed::Embedder* uncached, VectorsOptions options, std::shared_ptr<Logger> logger);
   // Open's check for a workspace indexed with another embedder.
   void ReindexIfSpaceChanged();
-  // EmbedAndStore's texts without a vector of the embedder, into
-  // OtherSignature()'s space; how many were stored (failures logged).
-  int64_t StoreOther(std::span<const storage::Label> labels, std::span<const std::string> texts,
-                     bool sync);
+  // The vector of each of `texts` (none for a text with nothing to embed):
+  // the embedder's, or OtherSignature()'s for a text without an English
+  // word, their spaces opened; the embedder's error when it cannot answer.
+  Result<std::vector<std::optional<storage::SignedVector>>> EmbedTexts(
+      std::span<const std::string> texts);
 
   storage::EntryStore& entries_;
   const std::unique_ptr<embed::Embedder> embedder_;  // behind the embedding cache
