@@ -51,6 +51,13 @@ bool IsSystemNamespace(std::string_view ns);
 // Where memory.tool_register persists tool declarations (one entry per tool).
 inline constexpr std::string_view kToolRegistryNamespace = "tool_registry";
 
+// A vector of an entry's text in the space `signature` (entry_store.h,
+// "Vectors"), carried by the write of that text (EntryWrite::vectors).
+struct SignedVector {
+  std::string signature;
+  std::vector<float> vector;
+};
+
 // A write of one entry, addressed by (owner, ns, key).
 struct EntryWrite {
   std::string owner = "local";
@@ -73,6 +80,16 @@ struct EntryWrite {
   std::optional<int64_t> access_count;
   std::optional<int64_t> useful_count;
   std::optional<bool> archived;  // absent: false (any other write un-archives)
+
+  // Vectors of this write's content, at most one per signature, stored with
+  // the entry in the same transaction (Upsert, UpsertBatch and Mutate alike)
+  // when the write changes the entry's text or creates it: an entry and its
+  // vectors commit together or not at all, and each is logged in the
+  // vector change log as PutVectors logs it. When the text is unchanged
+  // they are not written (the stored vectors, if any, are of this text).
+  // Same dimension rules as PutVectors; a vector that breaks them fails
+  // the whole write. Empty: the entry's vectors are left to PutVectors.
+  std::vector<SignedVector> vectors;
 };
 
 // Hygiene (spec 10): what ApplyHygiene does to one entry.

@@ -10,6 +10,7 @@
 
 #include "storage/backend_factory.h"
 #include "storage/stores.h"
+#include "storage/test_values.h"
 #include "text/pipeline/query.h"
 
 namespace mnemo::storage {
@@ -583,6 +584,90 @@ TEST_P(VectorConformance, MatchingLabelsApplyTheFilterInLabelOrderUpToTheLimit) 
   auto none = stores_.entries->MatchingLabels({.ns = "nowhere"}, 10);
   ASSERT_TRUE(none.ok());
   EXPECT_THAT(*none, IsEmpty());
+}
+
+// EntryWrite::vectors: an entry and the vectors of its text in one write.
+TEST_P(VectorConformance, AWriteStoresTheVectorsOfItsTextWithIt) {
+  EntryWrite w = Write("k", "first text");
+  w.vectors = {{.signature = "s", .vector = Vec(1, 0, 0)},
+               {.signature = "other", .vector = {0.5F, 0.5F}}};
+  const UpsertResult first = Put(w);
+  ASSERT_EQ(All("s").size(), 1u);
+  EXPECT_EQ(All("s")[0].label, first.label);
+  EXPECT_EQ(All("s")[0].vector, Vec(1, 0, 0));
+  ASSERT_EQ(All("other").size(), 1u);
+  // Logged as PutVectors logs them: another process's index follows.
+  const std::vector<VectorChange> logged = ChangesSince("s", 0);
+  ASSERT_EQ(logged.size(), 1u);
+  EXPECT_EQ(logged[0].label, first.label);
+  EXPECT_EQ(logged[0].vector, Vec(1, 0, 0));
+  // The same text again: its stored vectors stay, nothing is logged.
+  const int64_t watermark = Watermark("s");
+  w.vectors = {{.signature = "s", .vector = Vec(0, 0, 1)}};
+  EXPECT_FALSE(Put(w).text_changed);
+  EXPECT_EQ(All("s")[0].vector, Vec(1, 0, 0));
+  EXPECT_EQ(All("other").size(), 1u);
+  EXPECT_EQ(Watermark("s"), watermark);
+  // A new text: its vectors replace every old one.
+  w.content = "second text";
+  w.vectors = {{.signature = "s", .vector = Vec(0, 1, 0)}};
+  EXPECT_EQ(Put(w).label, first.label);
+  ASSERT_EQ(All("s").size(), 1u);
+  EXPECT_EQ(All("s")[0].vector, Vec(0, 1, 0));
+  EXPECT_THAT(All("other"), IsEmpty());
+  auto missing = stores_.entries->CountMissingVectors("s");
+  ASSERT_TRUE(missing.ok());
+  EXPECT_EQ(*missing, 0);
+}
+
+TEST_P(VectorConformance, AWriteWhoseVectorBreaksTheRulesWritesNothing) {
+  EntryWrite stored = Write("a", "alpha");
+  stored.vectors = {{.signature = "s", .vector = Vec(1, 0, 0)}};
+  Put(stored);
+  EntryWrite wrong = Write("b", "beta");
+  wrong.vectors = {{.signature = "s", .vector = {1.0F, 0.0F}}};  // "s" has 3 dimensions
+  auto r = stores_.entries->Upsert(wrong);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(r.status().message(), HasSubstr("dimension"));
+  auto gone = stores_.entries->FindExact("local", TestNamespace("global"), TestKey("b"));
+  ASSERT_TRUE(gone.ok());
+  EXPECT_FALSE(gone->has_value());  // neither the entry nor its vector
+  EntryWrite twice = Write("c", "gamma");
+  twice.vectors = {{.signature = "t", .vector = Vec(1, 0, 0)},
+                   {.signature = "t", .vector = Vec(0, 1, 0)}};
+  r = stores_.entries->Upsert(twice);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("one vector per signature"));
+  EXPECT_EQ(All("s").size(), 1u);
+  EXPECT_THAT(All("t"), IsEmpty());
+}
+
+TEST_P(VectorConformance, BatchesAndMutationsCarryTheirVectorsToo) {
+  std::vector<EntryWrite> batch = {Write("a", "alpha"), Write("b", "beta"), Write("a", "alpha")};
+  batch[0].vectors = {{.signature = "s", .vector = Vec(1, 0, 0)}};
+  batch[1].vectors = {{.signature = "s", .vector = Vec(0, 1, 0)}};
+  batch[2].vectors = {{.signature = "s", .vector = Vec(0, 0, 1)}};  // same text: not written
+  std::vector<Label> labels;
+  ASSERT_TRUE(stores_.entries->UpsertBatch(batch, &labels).ok());
+  ASSERT_EQ(labels.size(), 3u);
+  auto vectors = stores_.entries->VectorsFor("s", std::vector<Label>{labels[0], labels[1]});
+  ASSERT_TRUE(vectors.ok());
+  ASSERT_EQ(vectors->size(), 2u);
+  EXPECT_EQ((*vectors)[0].vector, Vec(1, 0, 0));
+  EXPECT_EQ((*vectors)[1].vector, Vec(0, 1, 0));
+  auto mutated =
+      stores_.entries->Mutate({.owner = "local", .ns = "global", .key = "b"},
+                              [&](const std::vector<Entry>&) -> Result<std::vector<EntryWrite>> {
+                                EntryWrite w = Write("b", "beta rewritten");
+                                w.vectors = {{.signature = "s", .vector = Vec(1, 1, 0)}};
+                                return std::vector<EntryWrite>{w};
+                              });
+  ASSERT_TRUE(mutated.ok()) << mutated.status().ToString();
+  vectors = stores_.entries->VectorsFor("s", std::vector<Label>{labels[1]});
+  ASSERT_TRUE(vectors.ok());
+  ASSERT_EQ(vectors->size(), 1u);
+  EXPECT_EQ((*vectors)[0].vector, Vec(1, 1, 0));
 }
 
 INSTANTIATE_TEST_SUITE_P(

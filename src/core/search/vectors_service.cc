@@ -267,67 +267,98 @@ Result<std::shared_ptr<VectorSpace>> VectorsService::EmbedderSpace() {
   return Space(embedder_->signature(), static_cast<size_t>(embedder_->dimensions()));
 }
 
+Result<std::vector<std::optional<storage::SignedVector>>> VectorsService::EmbedTexts(
+    std::span<const std::string> texts) {
+  MNEMO_RETURN_IF_ERROR(EmbedderSpace().status());
+  MNEMO_ASSIGN_OR_RETURN(std::vector<embed::Vector> vectors, embedder_->Embed(texts));
+  std::vector<std::optional<storage::SignedVector>> out(texts.size());
+  std::vector<std::string> other_texts;
+  std::vector<size_t> other_at;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (!embed::IsZeroVector(vectors[i])) {
+      out[i] = storage::SignedVector{.signature = embedder_->signature(),
+                                     .vector = std::move(vectors[i])};
+    } else if (other_ != nullptr) {  // nothing to embed (no tokens, no English word)
+      other_texts.push_back(texts[i]);
+      other_at.push_back(i);
+    }
+  }
+  if (other_at.empty()) return out;
+  const std::string other = OtherSignature();
+  MNEMO_RETURN_IF_ERROR(Space(other, static_cast<size_t>(other_->dimensions())).status());
+  MNEMO_ASSIGN_OR_RETURN(vectors, other_->Embed(other_texts));
+  for (size_t k = 0; k < other_at.size(); ++k) {
+    if (embed::IsZeroVector(vectors[k])) continue;
+    out[other_at[k]] = storage::SignedVector{.signature = other, .vector = std::move(vectors[k])};
+  }
+  return out;
+}
+
 int64_t VectorsService::EmbedAndStore(std::span<const storage::Label> labels,
                                       std::span<const std::string> texts, bool sync) {
   if (embedder_ == nullptr || labels.empty()) return 0;
-  auto space = EmbedderSpace();
-  auto vectors = embedder_->Embed(texts);
-  if (!space.ok() || !vectors.ok()) {
-    const Status& why = space.ok() ? vectors.status() : space.status();
-    logger_->Log(LogLevel::kWarn,
-                 std::to_string(labels.size()) +
-                     " vector(s) left pending (mnemo reindex fills them): " + why.message());
+  auto embedded = EmbedTexts(texts);
+  if (!embedded.ok()) {
+    logger_->Log(LogLevel::kWarn, std::to_string(labels.size()) +
+                                      " vector(s) left pending (mnemo reindex fills them): " +
+                                      embedded.status().message());
     return 0;
   }
-  std::vector<storage::LabeledVector> batch;
-  std::vector<storage::Label> other_labels;
-  std::vector<std::string> other_texts;
+  // The embedder's space first, then the other one (its signature extends
+  // the embedder's).
+  std::map<std::string, std::vector<storage::LabeledVector>> by_signature;
   for (size_t i = 0; i < labels.size(); ++i) {
-    if (embed::IsZeroVector((*vectors)[i])) {  // nothing to embed (no tokens, no English word)
-      if (other_ != nullptr) {
-        other_labels.push_back(labels[i]);
-        other_texts.push_back(texts[i]);
-      }
+    std::optional<storage::SignedVector>& v = (*embedded)[i];
+    if (v) by_signature[v->signature].push_back({labels[i], std::move(v->vector)});
+  }
+  int64_t stored = 0;
+  for (const auto& [signature, batch] : by_signature) {
+    auto space = Space(signature, batch.front().vector.size());
+    const Status s = space.ok() ? (*space)->Put(batch, sync) : space.status();
+    if (!s.ok()) {
+      logger_->Log(LogLevel::kWarn, "cannot store vectors: " + s.message());
       continue;
     }
-    batch.push_back({labels[i], std::move((*vectors)[i])});
+    stored += static_cast<int64_t>(batch.size());
   }
-  if (Status s = (*space)->Put(batch, sync); !s.ok()) {
-    logger_->Log(LogLevel::kWarn, "cannot store vectors: " + s.message());
-    return 0;
-  }
-  return static_cast<int64_t>(batch.size()) + StoreOther(other_labels, other_texts, sync);
+  return stored;
 }
 
-int64_t VectorsService::StoreOther(std::span<const storage::Label> labels,
-                                   std::span<const std::string> texts, bool sync) {
-  if (labels.empty()) return 0;
-  auto space = Space(OtherSignature(), static_cast<size_t>(other_->dimensions()));
-  auto vectors = other_->Embed(texts);
-  Status s = space.ok() ? vectors.status() : space.status();
-  std::vector<storage::LabeledVector> batch;
-  if (s.ok()) {
-    for (size_t i = 0; i < labels.size(); ++i) {
-      if (!embed::IsZeroVector((*vectors)[i]))
-        batch.push_back({labels[i], std::move((*vectors)[i])});
-    }
-    s = (*space)->Put(batch, sync);
+std::vector<storage::SignedVector> VectorsService::VectorsOf(const std::string& text) {
+  std::vector<storage::SignedVector> out;
+  if (embedder_ == nullptr) return out;
+  auto embedded = EmbedTexts(std::span(&text, 1));
+  if (!embedded.ok()) {
+    logger_->Log(LogLevel::kWarn,
+                 "1 vector left pending (mnemo reindex fills it): " + embedded.status().message());
+    return out;
   }
-  if (!s.ok()) {
-    logger_->Log(LogLevel::kWarn, "cannot store vectors: " + s.message());
-    return 0;
+  if ((*embedded)[0]) out.push_back(std::move(*(*embedded)[0]));
+  return out;
+}
+
+Result<storage::SignedVector> VectorsService::ExternalVector(const std::vector<float>& v) {
+  storage::SignedVector out{.signature = embed::ExternalSignature(static_cast<int>(v.size())),
+                            .vector = v};
+  if (!embed::NormalizeL2(out.vector)) {
+    return InvalidArgument("embedding must have a non-zero length", "embedding");
   }
-  return static_cast<int64_t>(batch.size());
+  MNEMO_RETURN_IF_ERROR(Space(out.signature, v.size()).status());
+  return out;
+}
+
+void VectorsService::SyncWritten(std::span<const storage::SignedVector> written) {
+  for (const storage::SignedVector& v : written) {
+    auto space = Space(v.signature, v.vector.size());
+    const Status s = space.ok() ? (*space)->Sync() : space.status();
+    if (!s.ok()) logger_->Log(LogLevel::kWarn, "cannot update the vector index: " + s.message());
+  }
 }
 
 Status VectorsService::StoreExternal(storage::Label label, const std::vector<float>& v) {
-  std::vector<float> unit = v;
-  if (!embed::NormalizeL2(unit)) {
-    return InvalidArgument("embedding must have a non-zero length", "embedding");
-  }
-  MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space,
-                         Space(embed::ExternalSignature(static_cast<int>(v.size())), v.size()));
-  std::vector<storage::LabeledVector> one = {{label, std::move(unit)}};
+  MNEMO_ASSIGN_OR_RETURN(storage::SignedVector external, ExternalVector(v));
+  MNEMO_ASSIGN_OR_RETURN(std::shared_ptr<VectorSpace> space, Space(external.signature, v.size()));
+  std::vector<storage::LabeledVector> one = {{label, std::move(external.vector)}};
   return space->Put(one);
 }
 

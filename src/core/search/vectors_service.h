@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -100,13 +101,31 @@ class VectorsService {
   };
   Result<QueryVector> EmbedQuery(const std::string& text);
 
+  // The vectors a store writes with its entry, in the entry's own
+  // transaction (storage::EntryWrite::vectors), computed before the write:
+  // the embedder's vector of `text`, or OtherSignature()'s for a text
+  // without an English word; none when the text has nothing to embed or
+  // there is no embedder. Their spaces are opened here. An embedder that
+  // fails (a remote one down or timing out) is not fatal (spec 20): none
+  // (logged), and the entry is stored without a vector, pending (`mnemo
+  // reindex` and the search's filler embed it), as before.
+  std::vector<storage::SignedVector> VectorsOf(const std::string& text);
+  // A bring-your-own vector for a write, normalised, its space (that of
+  // its dimension) opened (kInvalidArgument "embedding" for a zero vector).
+  Result<storage::SignedVector> ExternalVector(const std::vector<float>& v);
+  // Brings the indexes of the spaces of `written` (vectors just committed
+  // with their entry) up to date. A failure is logged: the next search
+  // catches the index up from the change log.
+  void SyncWritten(std::span<const storage::SignedVector> written);
+
   // Embeds `texts` and stores them under `labels` in the embedder's space.
   // Failure is not fatal (spec 20): the entries stay without a vector
   // (pending, logged) and the returned count says how many were stored.
   int64_t EmbedAndStore(std::span<const storage::Label> labels, std::span<const std::string> texts,
                         bool sync = true);
   // A bring-your-own vector, normalised, in the space of its dimension
-  // (kInvalidArgument "embedding" for a zero vector).
+  // (kInvalidArgument "embedding" for a zero vector), for an entry stored
+  // before.
   Status StoreExternal(storage::Label label, const std::vector<float>& v);
   // Import's vectors: (index into `labels`, vector), grouped into one space
   // per dimension, stored in batches and indexed once.
@@ -132,10 +151,11 @@ class VectorsService {
                  embed::Embedder* uncached, VectorsOptions options, std::shared_ptr<Logger> logger);
   // Open's check for a workspace indexed with another embedder.
   void ReindexIfSpaceChanged();
-  // EmbedAndStore's texts without a vector of the embedder, into
-  // OtherSignature()'s space; how many were stored (failures logged).
-  int64_t StoreOther(std::span<const storage::Label> labels, std::span<const std::string> texts,
-                     bool sync);
+  // The vector of each of `texts` (none for a text with nothing to embed):
+  // the embedder's, or OtherSignature()'s for a text without an English
+  // word, their spaces opened; the embedder's error when it cannot answer.
+  Result<std::vector<std::optional<storage::SignedVector>>> EmbedTexts(
+      std::span<const std::string> texts);
 
   storage::EntryStore& entries_;
   const std::unique_ptr<embed::Embedder> embedder_;  // behind the embedding cache

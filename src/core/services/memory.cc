@@ -117,16 +117,27 @@ Result<StoreResult> Memory::Store(const Principal& who, const StoreRequest& req)
     w.tags = req.tags;
     w.visibility = req.visibility;
     w.now = clock_->NowMs();
-    std::optional<internal::ScopedStage> stage(std::in_place, "store");
-    MNEMO_ASSIGN_OR_RETURN(storage::UpsertResult r, entries_.Upsert(w));
-    stage.emplace("embed");
-    // The entry is stored; vectors follow, and their failure is not fatal.
-    if (r.text_changed) {
-      const storage::Label labels[] = {r.label};
-      const std::string texts[] = {req.content};
-      vectors_.EmbedAndStore(labels, texts);
+    // The vectors are computed first and committed with the entry, in one
+    // transaction: a store never leaves its entry without the vector it
+    // could compute. An embedder that fails leaves none (the entry's vector
+    // stays pending, as the embedder's failure never refuses a store).
+    std::optional<internal::ScopedStage> stage(std::in_place, "embed");
+    w.vectors = vectors_.VectorsOf(req.content);
+    if (req.embedding) {
+      MNEMO_ASSIGN_OR_RETURN(storage::SignedVector external,
+                             vectors_.ExternalVector(*req.embedding));
+      w.vectors.push_back(std::move(external));
     }
-    if (req.embedding) MNEMO_RETURN_IF_ERROR(vectors_.StoreExternal(r.label, *req.embedding));
+    stage.emplace("store");
+    MNEMO_ASSIGN_OR_RETURN(storage::UpsertResult r, entries_.Upsert(w));
+    stage.emplace("index");
+    if (r.text_changed) {
+      vectors_.SyncWritten(w.vectors);
+    } else if (req.embedding) {
+      // An unchanged text keeps its stored vectors (EntryWrite::vectors);
+      // a bring-your-own vector replaces the one it had, as before.
+      MNEMO_RETURN_IF_ERROR(vectors_.StoreExternal(r.label, *req.embedding));
+    }
     return StoreResult{r.entry.key, r.entry.ns, r.entry.category, r.entry.id, r.created};
   }());
 }

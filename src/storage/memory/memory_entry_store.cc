@@ -75,6 +75,11 @@ MemoryState::Doc MemoryState::Erase(Row row) {
 
 Result<UpsertResult> MemoryState::ApplyLocked(const EntryWrite& write, std::vector<Undo>& undo) {
   MNEMO_RETURN_IF_ERROR(ValidateWrite(write));
+  for (const SignedVector& v : write.vectors) {
+    const LabeledVector one{.vector = v.vector};
+    MNEMO_RETURN_IF_ERROR(
+        CheckVectorDimensions(v.signature, std::span(&one, 1), StoredDimensionLocked(v.signature)));
+  }
   auto found = by_address_.find({write.owner, write.ns, write.key});
   std::optional<Row> row;
   std::optional<Doc> before;
@@ -96,6 +101,12 @@ Result<UpsertResult> MemoryState::ApplyLocked(const EntryWrite& write, std::vect
   undo.push_back({*row, std::move(before), {}});
   // A new label has no vectors: labels are never reused.
   if (text_changed && !created) DropVectorsLocked(*row, &undo.back());
+  if (text_changed) {
+    for (const SignedVector& v : write.vectors) {
+      PutVectorLocked(v.signature, *row, v.vector);
+      undo.back().put.push_back(v.signature);
+    }
+  }
   return UpsertResult{
       .entry = std::move(merged), .created = created, .label = *row, .text_changed = text_changed};
 }
@@ -104,6 +115,7 @@ void MemoryState::RollBackLocked(std::vector<Undo>& undo, int64_t first_seq) {
   for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
     Erase(it->row);
     if (it->before) Insert(it->row, std::move(*it->before));
+    for (const std::string& signature : it->put) spaces_[signature].vectors.erase(it->row);
     for (auto& [signature, vector] : it->vectors) {
       spaces_[signature].vectors[it->row] = std::move(vector);
     }

@@ -79,6 +79,7 @@ class MemoryState {
     Row row;
     std::optional<Doc> before;  // absent: the write created the row
     std::vector<std::pair<std::string, std::vector<float>>> vectors;  // dropped, by signature
+    std::vector<std::string> put;  // signatures the write stored a vector of (EntryWrite::vectors)
   };
   // One row of a signature's change log; `present` as in vector_rules.h.
   struct LogRow {
@@ -125,6 +126,10 @@ class MemoryState {
   // Trims the change logs when the policy says so (vector_rules.h).
   void LoggedLocked(int64_t changes);
   const VectorSpace* FindSpaceLocked(std::string_view signature) const;
+  // The dimension of the stored vectors of `signature`; none when it has none.
+  std::optional<size_t> StoredDimensionLocked(std::string_view signature) const;
+  // Stores `vector` for `row` in the space of `signature` and logs it.
+  void PutVectorLocked(std::string_view signature, Row row, std::vector<float> vector);
 
   mutable std::shared_mutex mu_;
   Row next_row_ = 1;

@@ -50,22 +50,29 @@ void MemoryState::LoggedLocked(int64_t changes) {
   }
 }
 
+std::optional<size_t> MemoryState::StoredDimensionLocked(std::string_view signature) const {
+  const VectorSpace* existing = FindSpaceLocked(signature);
+  if (existing == nullptr || existing->vectors.empty()) return std::nullopt;
+  return existing->vectors.begin()->second.size();
+}
+
+void MemoryState::PutVectorLocked(std::string_view signature, Row row, std::vector<float> vector) {
+  auto space = spaces_.find(signature);
+  if (space == spaces_.end()) space = spaces_.try_emplace(std::string(signature)).first;
+  space->second.vectors[row] = std::move(vector);
+  LogLocked(space->second, row, kChangePresent);
+}
+
 Status MemoryEntryStore::PutVectors(std::string_view signature,
                                     std::span<const LabeledVector> vectors) {
   std::unique_lock lock(state_->mu_);
-  const VectorSpace* existing = state_->FindSpaceLocked(signature);
-  std::optional<size_t> stored_dim;
-  if (existing != nullptr && !existing->vectors.empty()) {
-    stored_dim = existing->vectors.begin()->second.size();
-  }
-  MNEMO_RETURN_IF_ERROR(CheckVectorDimensions(signature, vectors, stored_dim));
+  MNEMO_RETURN_IF_ERROR(
+      CheckVectorDimensions(signature, vectors, state_->StoredDimensionLocked(signature)));
   if (vectors.empty()) return Status::Ok();
-  VectorSpace& space = state_->spaces_.try_emplace(std::string(signature)).first->second;
   int64_t logged = 0;
   for (const LabeledVector& v : vectors) {
     if (!state_->docs_.contains(v.label)) continue;
-    space.vectors[v.label] = v.vector;
-    state_->LogLocked(space, v.label, kChangePresent);
+    state_->PutVectorLocked(signature, v.label, v.vector);
     ++logged;
   }
   state_->LoggedLocked(logged);

@@ -56,6 +56,8 @@ struct Staged {
   bool existed = false;       // in the table before the batch
   int64_t old_length = 0;     // its doc_length then
   bool text_changed = false;  // some write of the batch changed its text
+  // The vectors of the last write that changed its text (EntryWrite::vectors).
+  std::span<const SignedVector> vectors;
   std::optional<std::string> fingerprint;
   pg::IndexedText text;
 };
@@ -330,6 +332,21 @@ Result<TableIndexes> ReadIndexes(PgConn& conn, std::string_view table, std::stri
   return out;
 }
 
+// The vectors the writes carried for the texts they left (EntryWrite::vectors),
+// by signature: one PutVectorsIn each.
+Status PutStagedVectors(PostgresDatabase& db, PgConn& conn, std::span<Staged* const> rows) {
+  std::map<std::string_view, std::vector<LabeledVector>> by_signature;
+  for (const Staged* s : rows) {
+    for (const SignedVector& v : s->vectors) {
+      by_signature[v.signature].push_back({.label = s->label, .vector = v.vector});
+    }
+  }
+  for (const auto& [signature, vectors] : by_signature) {
+    MNEMO_RETURN_IF_ERROR(db.PutVectorsIn(conn, signature, vectors));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const EntryWrite> writes,
@@ -378,7 +395,10 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
       ++fresh_rows;
     }
     Entry e = MergeWrite(writes[i], s.entry);
-    if (!s.entry || s.entry->content != e.content) s.text_changed = true;
+    if (!s.entry || s.entry->content != e.content) {
+      s.text_changed = true;
+      s.vectors = writes[i].vectors;
+    }
     s.entry = std::move(e);
     s.fingerprint = writes[i].fingerprint;
   }
@@ -568,6 +588,8 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
                                     "ANALYZE entries"),
         "index the entries"));
   }
+  // After the indexes are back: each vector's insert looks its entry up.
+  MNEMO_RETURN_IF_ERROR(PutStagedVectors(*this, conn, order));
   if (labels != nullptr) {
     for (const Staged* s : of_write) labels->push_back(s->label);
   }

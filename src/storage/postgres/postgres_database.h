@@ -70,6 +70,9 @@ class PostgresDatabase {
   // PutVectors (stores/postgres_vectors.cc).
   Status PutVectorsIn(pg::PgConn& conn, std::string_view signature,
                       std::span<const LabeledVector> vectors);
+  // The vectors a write carries (EntryWrite::vectors), for `label`, as
+  // PutVectorsIn stores them (stores/postgres_vectors.cc).
+  Status PutWriteVectorsIn(pg::PgConn& conn, Label label, std::span<const SignedVector> vectors);
   // Trims the vector change log when the policy says so
   // (stores/postgres_vectors.cc); Write calls it before each commit.
   Status TrimVectorLogIn(pg::PgConn& conn);

@@ -12,6 +12,24 @@ Status ValidateWrite(const EntryWrite& write) {
   if (write.ns.empty()) return InvalidArgument("namespace must not be empty", "namespace");
   if (write.owner.empty()) return InvalidArgument("owner must not be empty", "owner");
   if (write.id && write.id->empty()) return InvalidArgument("id must not be empty", "id");
+  for (size_t i = 0; i < write.vectors.size(); ++i) {
+    const SignedVector& v = write.vectors[i];
+    if (v.signature.empty()) {
+      return InvalidArgument("a vector written with an entry needs a signature", "vector");
+    }
+    if (v.vector.empty()) {
+      return InvalidArgument(
+          "the vector of signature " + v.signature + " written with an entry must not be empty",
+          "vector");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (write.vectors[j].signature == v.signature) {
+        return InvalidArgument(
+            "an entry's write carries one vector per signature; " + v.signature + " came twice",
+            "vector");
+      }
+    }
+  }
   return Status::Ok();
 }
 

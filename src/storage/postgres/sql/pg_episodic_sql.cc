@@ -27,15 +27,16 @@ SegmentRow ReadSegment(const Rows& rows, int row, int first) {
 
 Status SyncRecapIndex(PgConn& conn, std::string_view segment_id, std::string_view recap) {
   MNEMO_ASSIGN_OR_RETURN(
-      Rows stored, conn.Exec("SELECT body, doc_length FROM segment_recaps WHERE segment_id = $1",
-                             Params().Add(segment_id), "find the indexed recap"));
+      Rows stored,
+      conn.ExecPrepared("SELECT body, doc_length FROM segment_recaps WHERE segment_id = $1",
+                        Params().Add(segment_id), "find the indexed recap"));
   const bool found = !stored.empty();
   if (found && stored.Text(0, 0) == recap) return Status::Ok();
   if (!found && recap.empty()) return Status::Ok();
   const int64_t old_length = found ? stored.Int(0, 1) : 0;
   if (recap.empty()) {
-    MNEMO_RETURN_IF_ERROR(conn.Exec("DELETE FROM segment_recaps WHERE segment_id = $1",
-                                    Params().Add(segment_id), "remove the indexed recap")
+    MNEMO_RETURN_IF_ERROR(conn.ExecPrepared("DELETE FROM segment_recaps WHERE segment_id = $1",
+                                            Params().Add(segment_id), "remove the indexed recap")
                               .status());
     return AddTextStats(conn, "segment_recaps", -1, -old_length);
   }
@@ -43,16 +44,16 @@ Status SyncRecapIndex(PgConn& conn, std::string_view segment_id, std::string_vie
   Params p;
   p.Add(segment_id).Add(recap).Add(text.length).Add(text.tsvector);
   if (found) {
-    MNEMO_RETURN_IF_ERROR(conn.Exec("UPDATE segment_recaps SET body = $2, doc_length = $3, "
-                                    "tsv = $4::tsvector WHERE segment_id = $1",
-                                    p, "replace the indexed recap")
+    MNEMO_RETURN_IF_ERROR(conn.ExecPrepared("UPDATE segment_recaps SET body = $2, doc_length = $3, "
+                                            "tsv = $4::tsvector WHERE segment_id = $1",
+                                            p, "replace the indexed recap")
                               .status());
     return AddTextStats(conn, "segment_recaps", 0, text.length - old_length);
   }
   MNEMO_RETURN_IF_ERROR(
-      conn.Exec("INSERT INTO segment_recaps (row_id, segment_id, body, doc_length, tsv) "
-                "VALUES (nextval('recap_rows'), $1, $2, $3, $4::tsvector)",
-                p, "index the recap")
+      conn.ExecPrepared("INSERT INTO segment_recaps (row_id, segment_id, body, doc_length, tsv) "
+                        "VALUES (nextval('recap_rows'), $1, $2, $3, $4::tsvector)",
+                        p, "index the recap")
           .status());
   return AddTextStats(conn, "segment_recaps", 1, text.length);
 }
@@ -77,10 +78,11 @@ Status InsertTurnsIn(PgConn& conn, std::span<TurnRow> rows, std::span<const Turn
   // MAX + 1 is safe: the writer lock serialises every append of every
   // process, and the UNIQUE (owner, session_id, seq) backs it up.
   MNEMO_ASSIGN_OR_RETURN(
-      Rows last, conn.Exec("SELECT COALESCE(MAX(seq) + 1, 0) FROM turns WHERE owner = $1 AND "
-                           "session_id = $2",
-                           Params().Add(rows[0].owner).Add(rows[0].session_id),
-                           "find the session's next sequence number"));
+      Rows last,
+      conn.ExecPrepared("SELECT COALESCE(MAX(seq) + 1, 0) FROM turns WHERE owner = $1 AND "
+                        "session_id = $2",
+                        Params().Add(rows[0].owner).Add(rows[0].session_id),
+                        "find the session's next sequence number"));
   int64_t seq = last.Int(0, 0);
   int64_t tokens = 0;
   for (size_t i = 0; i < rows.size(); ++i) {

@@ -102,6 +102,7 @@ Result<UpsertResult> PostgresEntryStore::UpsertIn(PgConn& conn, const EntryWrite
                 p, "update the entry")
             .status());
   }
+  if (text_changed) MNEMO_RETURN_IF_ERROR(db_->PutWriteVectorsIn(conn, label, write.vectors));
   return UpsertResult{.entry = std::move(e),
                       .created = !existing.has_value(),
                       .label = label,

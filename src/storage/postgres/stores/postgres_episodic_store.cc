@@ -107,10 +107,11 @@ Result<FacetRow> ReadFacet(const Rows& rows, int row) {
 Result<std::optional<SegmentRow>> FindOpenSegment(PgConn& conn, std::string_view owner,
                                                   std::string_view session_id) {
   MNEMO_ASSIGN_OR_RETURN(
-      Rows rows, conn.Exec(std::string("SELECT ") + pg::kSegmentColumns +
-                               " FROM segments s WHERE s.owner = $1 AND s.session_id = $2 AND "
-                               "s.status = 'open'",
-                           Params().Add(owner).Add(session_id), "find the session's open segment"));
+      Rows rows,
+      conn.ExecPrepared(std::string("SELECT ") + pg::kSegmentColumns +
+                            " FROM segments s WHERE s.owner = $1 AND s.session_id = $2 AND "
+                            "s.status = 'open'",
+                        Params().Add(owner).Add(session_id), "find the session's open segment"));
   if (rows.empty()) return std::optional<SegmentRow>();
   return std::optional<SegmentRow>(pg::ReadSegment(rows, 0));
 }
@@ -123,15 +124,17 @@ Status PutSegmentIn(PgConn& conn, const SegmentRow& seg) {
   std::optional<std::string> stored_status;
   std::optional<std::string> open_id;
   {
-    MNEMO_ASSIGN_OR_RETURN(Rows found, conn.Exec("SELECT status FROM segments WHERE id = $1",
-                                                 Params().Add(seg.id), "find the segment"));
+    MNEMO_ASSIGN_OR_RETURN(Rows found,
+                           conn.ExecPrepared("SELECT status FROM segments WHERE id = $1",
+                                             Params().Add(seg.id), "find the segment"));
     if (!found.empty()) stored_status = std::string(found.Text(0, 0));
   }
   {
-    MNEMO_ASSIGN_OR_RETURN(Rows open, conn.Exec("SELECT id FROM segments WHERE owner = $1 AND "
-                                                "session_id = $2 AND status = 'open'",
-                                                Params().Add(seg.owner).Add(seg.session_id),
-                                                "find the session's open segment"));
+    MNEMO_ASSIGN_OR_RETURN(Rows open,
+                           conn.ExecPrepared("SELECT id FROM segments WHERE owner = $1 AND "
+                                             "session_id = $2 AND status = 'open'",
+                                             Params().Add(seg.owner).Add(seg.session_id),
+                                             "find the session's open segment"));
     if (!open.empty()) open_id = std::string(open.Text(0, 0));
   }
   MNEMO_RETURN_IF_ERROR(CheckSegmentPut(seg, stored_status, open_id));
@@ -153,17 +156,18 @@ Status PutSegmentIn(PgConn& conn, const SegmentRow& seg) {
   }
   p.Add(seg.recap).Add(seg.recap_source).Add(seg.recap_attempts);
   MNEMO_RETURN_IF_ERROR(
-      conn.Exec("INSERT INTO segments (id, owner, session_id, status, first_seq, last_seq, "
-                "turn_count, started_at, last_turn_at, closed_at, centroid, recap, recap_source, "
-                "recap_attempts) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::bytea, "
-                "$12, $13, $14) ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, "
-                "session_id = excluded.session_id, status = excluded.status, "
-                "first_seq = excluded.first_seq, last_seq = excluded.last_seq, "
-                "turn_count = excluded.turn_count, started_at = excluded.started_at, "
-                "last_turn_at = excluded.last_turn_at, closed_at = excluded.closed_at, "
-                "centroid = excluded.centroid, recap = excluded.recap, "
-                "recap_source = excluded.recap_source, recap_attempts = excluded.recap_attempts",
-                p, "store the segment")
+      conn.ExecPrepared(
+              "INSERT INTO segments (id, owner, session_id, status, first_seq, last_seq, "
+              "turn_count, started_at, last_turn_at, closed_at, centroid, recap, recap_source, "
+              "recap_attempts) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::bytea, "
+              "$12, $13, $14) ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, "
+              "session_id = excluded.session_id, status = excluded.status, "
+              "first_seq = excluded.first_seq, last_seq = excluded.last_seq, "
+              "turn_count = excluded.turn_count, started_at = excluded.started_at, "
+              "last_turn_at = excluded.last_turn_at, closed_at = excluded.closed_at, "
+              "centroid = excluded.centroid, recap = excluded.recap, "
+              "recap_source = excluded.recap_source, recap_attempts = excluded.recap_attempts",
+              p, "store the segment")
           .status());
   return pg::SyncRecapIndex(conn, seg.id, seg.recap);
 }
@@ -173,9 +177,9 @@ namespace {
 // CloseSegment inside the caller's write transaction.
 Result<bool> CloseSegmentIn(PgConn& conn, std::string_view id, TimeMs closed_at) {
   MNEMO_ASSIGN_OR_RETURN(Rows closed,
-                         conn.Exec("UPDATE segments SET status = 'closed', "
-                                   "closed_at = $2 WHERE id = $1 AND status = 'open'",
-                                   Params().Add(id).Add(closed_at), "close the segment"));
+                         conn.ExecPrepared("UPDATE segments SET status = 'closed', "
+                                           "closed_at = $2 WHERE id = $1 AND status = 'open'",
+                                           Params().Add(id).Add(closed_at), "close the segment"));
   return closed.affected() > 0;
 }
 
@@ -208,12 +212,12 @@ Result<int64_t> InsertTurnIn(PgConn& conn, const TurnRow& row, std::string_view 
     p.AddNull();
   }
   MNEMO_ASSIGN_OR_RETURN(
-      Rows put,
-      conn.Exec("INSERT INTO turns (id, owner, session_id, seq, role, content, lesson, "
-                "tool_calls_json, timestamp_ms, cost_microdollars, agent_id, search_text, "
-                "doc_length, tsv) VALUES (COALESCE($14::bigint, nextval('turn_ids')), $1, $2, "
-                "$3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::tsvector) RETURNING id",
-                p, "store the turn"));
+      Rows put, conn.ExecPrepared(
+                    "INSERT INTO turns (id, owner, session_id, seq, role, content, lesson, "
+                    "tool_calls_json, timestamp_ms, cost_microdollars, agent_id, search_text, "
+                    "doc_length, tsv) VALUES (COALESCE($14::bigint, nextval('turn_ids')), $1, $2, "
+                    "$3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::tsvector) RETURNING id",
+                    p, "store the turn"));
   return put.Int(0, 0);
 }
 
@@ -224,9 +228,9 @@ Result<bool> AddEventIn(PgConn& conn, const EventRow& e, const pg::IndexedText& 
   // fit a btree entry), so this lookup uses it.
   MNEMO_ASSIGN_OR_RETURN(
       Rows found,
-      conn.Exec("SELECT 1 FROM events WHERE owner = $1 AND type = $2 AND "
-                "md5(text) = md5($3) AND text = $3",
-                Params().Add(e.owner).Add(e.type).Add(e.text), "find an identical event"));
+      conn.ExecPrepared("SELECT 1 FROM events WHERE owner = $1 AND type = $2 AND "
+                        "md5(text) = md5($3) AND text = $3",
+                        Params().Add(e.owner).Add(e.type).Add(e.text), "find an identical event"));
   if (!found.empty()) return false;
   Params p;
   p.Add(e.id)
@@ -242,10 +246,11 @@ Result<bool> AddEventIn(PgConn& conn, const EventRow& e, const pg::IndexedText& 
       .Add(e.closed_at);
   // A reused id violates UNIQUE (id): kConflict, and the whole write rolls back.
   MNEMO_RETURN_IF_ERROR(
-      conn.Exec("INSERT INTO events (row_id, id, owner, session_id, segment_id, type, text, "
-                "confidence, created_at, doc_length, tsv, closed_at) VALUES "
-                "(nextval('event_rows'), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::tsvector, $11)",
-                p, "store the event")
+      conn.ExecPrepared(
+              "INSERT INTO events (row_id, id, owner, session_id, segment_id, type, text, "
+              "confidence, created_at, doc_length, tsv, closed_at) VALUES "
+              "(nextval('event_rows'), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::tsvector, $11)",
+              p, "store the event")
           .status());
   return true;
 }
@@ -382,10 +387,10 @@ Result<SegmentChange> StepSegmentIn(PgConn& conn, std::string_view owner,
   SegmentView view;
   MNEMO_ASSIGN_OR_RETURN(view.open, FindOpenSegment(conn, owner, session_id));
   MNEMO_ASSIGN_OR_RETURN(
-      Rows last,
-      conn.Exec("SELECT max(last_seq) FROM segments WHERE owner = $1 AND "
-                "session_id = $2",
-                Params().Add(owner).Add(session_id), "find the session's last segmented turn"));
+      Rows last, conn.ExecPrepared("SELECT max(last_seq) FROM segments WHERE owner = $1 AND "
+                                   "session_id = $2",
+                                   Params().Add(owner).Add(session_id),
+                                   "find the session's last segmented turn"));
   if (!last.IsNull(0, 0)) view.next_seq = last.Int(0, 0) + 1;
   MNEMO_ASSIGN_OR_RETURN(SegmentChange change, decide(view));
   if (change.close_open && view.open) {

@@ -16,7 +16,7 @@ Status PostgresEpisodicStore::AddRuleCapture(const RuleCaptureWrite& capture) {
   MNEMO_RETURN_IF_ERROR(ValidateRuleCapture(capture));
   return Write("record the rule's session", [&](PgConn& conn) -> Status {
     return conn
-        .Exec(
+        .ExecPrepared(
             "INSERT INTO rule_captures (owner, session_id, tool_name, rule_id) "
             "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
             Params()

@@ -19,10 +19,10 @@ using pg::Rows;
 Result<std::optional<TurnClaim>> ReadClaim(PgConn& conn, const TurnKey& key) {
   MNEMO_ASSIGN_OR_RETURN(
       Rows rows,
-      conn.Exec("SELECT first_seq, result, claimed_at FROM turn_claims WHERE "
-                "owner = $1 AND session_id = $2 AND turn_id = $3",
-                Params().Add(key.owner).Add(key.session_id.view()).Add(key.turn_id.view()),
-                "read the turn claim"));
+      conn.ExecPrepared("SELECT first_seq, result, claimed_at FROM turn_claims WHERE "
+                        "owner = $1 AND session_id = $2 AND turn_id = $3",
+                        Params().Add(key.owner).Add(key.session_id.view()).Add(key.turn_id.view()),
+                        "read the turn claim"));
   if (rows.empty()) return std::optional<TurnClaim>();
   return std::optional<TurnClaim>(TurnClaim{.key = key,
                                             .first_seq = rows.Int(0, 0),
@@ -33,7 +33,7 @@ Result<std::optional<TurnClaim>> ReadClaim(PgConn& conn, const TurnKey& key) {
 // Inserts `claim` (ClaimTurn's row: an empty result).
 Status InsertClaim(PgConn& conn, const TurnClaim& claim) {
   return conn
-      .Exec(
+      .ExecPrepared(
           "INSERT INTO turn_claims (owner, session_id, turn_id, first_seq, result, "
           "claimed_at) VALUES ($1, $2, $3, $4, '', $5)",
           Params()
@@ -120,7 +120,7 @@ Result<bool> PostgresEpisodicStore::FinishTurnClaim(const TurnKey& key, std::str
     stored_now = claimed && stored->result.empty();
     if (!stored_now) return Status::Ok();
     return conn
-        .Exec(
+        .ExecPrepared(
             "UPDATE turn_claims SET result = $1 WHERE owner = $2 AND session_id = $3 AND "
             "turn_id = $4",
             Params().Add(result).Add(key.owner).Add(key.session_id.view()).Add(key.turn_id.view()),

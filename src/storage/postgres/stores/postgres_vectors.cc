@@ -203,36 +203,64 @@ Status PostgresEntryStore::PutVectors(std::string_view signature,
 
 Status PostgresDatabase::PutVectorsIn(PgConn& conn, std::string_view signature,
                                       std::span<const LabeledVector> vectors) {
-  {
-    MNEMO_ASSIGN_OR_RETURN(Rows dim,
-                           conn.ExecPrepared("SELECT dim FROM entry_vectors WHERE signature = "
-                                             "$1 LIMIT 1",
-                                             Params().Add(signature), "read the vector dimension"));
-    std::optional<size_t> stored;
-    if (!dim.empty()) stored = static_cast<size_t>(dim.Int(0, 0));
-    MNEMO_RETURN_IF_ERROR(CheckVectorDimensions(signature, vectors, stored));
-    for (const LabeledVector& v : vectors) {
-      // Labels deleted meanwhile are skipped; each stored vector is logged.
-      MNEMO_ASSIGN_OR_RETURN(
-          Rows put,
-          conn.ExecPrepared(
-              "WITH put AS (INSERT INTO entry_vectors (label, signature, dim, vector) "
-              "SELECT $1, $2, $3, $4::bytea WHERE EXISTS (SELECT 1 FROM entries WHERE "
-              "label = $1) ON CONFLICT (signature, label) DO UPDATE SET dim = "
-              "excluded.dim, vector = excluded.vector RETURNING label) "
-              "INSERT INTO vector_changes (signature, label, present) SELECT $2, label, $5 "
-              "FROM put",
-              Params()
-                  .Add(v.label)
-                  .Add(signature)
-                  .Add(static_cast<int64_t>(v.vector.size()))
-                  .AddFloats(v.vector)
-                  .Add(static_cast<int64_t>(kChangePresent)),
-              "store a vector"));
-      logged_changes_ += put.affected();
+  MNEMO_RETURN_IF_ERROR(CheckVectorDimensions(signature, vectors, std::nullopt));
+  if (vectors.empty()) return Status::Ok();
+  // The stored dimension is read in the round trip of the first vectors,
+  // before them: the write is a transaction, so a dimension that turns out
+  // wrong undoes what was sent along (the caller's Write rolls back). One
+  // round trip per kPipelinedVectors vectors instead of two per vector: a
+  // store's vector no longer costs a round trip of its own under the lock.
+  static constexpr size_t kPipelinedVectors = 256;
+  static const std::string kDimension =
+      "SELECT dim FROM entry_vectors WHERE signature = $1 LIMIT 1";
+  // Labels deleted meanwhile are skipped; each stored vector is logged.
+  static const std::string kPut =
+      "WITH put AS (INSERT INTO entry_vectors (label, signature, dim, vector) "
+      "SELECT $1, $2, $3, $4::bytea WHERE EXISTS (SELECT 1 FROM entries WHERE "
+      "label = $1) ON CONFLICT (signature, label) DO UPDATE SET dim = "
+      "excluded.dim, vector = excluded.vector RETURNING label) "
+      "INSERT INTO vector_changes (signature, label, present) SELECT $2, label, $5 "
+      "FROM put";
+  for (size_t from = 0; from < vectors.size(); from += kPipelinedVectors) {
+    const std::span<const LabeledVector> chunk =
+        vectors.subspan(from, std::min(kPipelinedVectors, vectors.size() - from));
+    std::vector<pg::PgStatement> statements;
+    statements.reserve(chunk.size() + 1);
+    if (from == 0) {
+      statements.push_back(
+          {.sql = kDimension, .params = Params().Add(signature), .prepared = true});
     }
-    return Status::Ok();
+    for (const LabeledVector& v : chunk) {
+      statements.push_back({.sql = kPut,
+                            .params = Params()
+                                          .Add(v.label)
+                                          .Add(signature)
+                                          .Add(static_cast<int64_t>(v.vector.size()))
+                                          .AddFloats(v.vector)
+                                          .Add(static_cast<int64_t>(kChangePresent)),
+                            .prepared = true});
+    }
+    MNEMO_ASSIGN_OR_RETURN(std::vector<Rows> rows, conn.ExecPipeline(statements, "store vectors"));
+    if (rows.size() != statements.size()) return Internal("store vectors: results missing");
+    size_t at = 0;
+    if (from == 0) {
+      const Rows& dim = rows[at++];
+      std::optional<size_t> stored;
+      if (!dim.empty()) stored = static_cast<size_t>(dim.Int(0, 0));
+      MNEMO_RETURN_IF_ERROR(CheckVectorDimensions(signature, vectors, stored));
+    }
+    for (; at < rows.size(); ++at) logged_changes_ += rows[at].affected();
   }
+  return Status::Ok();
+}
+
+Status PostgresDatabase::PutWriteVectorsIn(PgConn& conn, Label label,
+                                           std::span<const SignedVector> vectors) {
+  for (const SignedVector& v : vectors) {
+    const LabeledVector one{.label = label, .vector = v.vector};
+    MNEMO_RETURN_IF_ERROR(PutVectorsIn(conn, v.signature, std::span(&one, 1)));
+  }
+  return Status::Ok();
 }
 
 Status PostgresEntryStore::ForEachVector(std::string_view signature,

@@ -168,6 +168,7 @@ Result<UpsertResult> UpsertLocked(SqliteDatabase& database, const EntryWrite& wr
   MNEMO_RETURN_IF_ERROR(put.Run(existing ? "update the entry" : "insert the entry"));
   // A new label has no vectors: labels are never reused.
   if (text_changed && existing) MNEMO_RETURN_IF_ERROR(DropVectorsLocked(database, rowid));
+  if (text_changed) MNEMO_RETURN_IF_ERROR(PutWriteVectorsLocked(database, rowid, write.vectors));
   return UpsertResult{.entry = std::move(e),
                       .created = !existing.has_value(),
                       .label = rowid,
@@ -312,6 +313,15 @@ Status TrimVectorLogLocked(SqliteDatabase& database) {
     signature = std::move(found);
     MNEMO_RETURN_IF_ERROR(TrimSignature(db, *signature, database.writer_state().trim.limit()));
   }
+}
+
+Status PutWriteVectorsLocked(SqliteDatabase& database, Label label,
+                             std::span<const SignedVector> vectors) {
+  for (const SignedVector& v : vectors) {
+    const LabeledVector one{.label = label, .vector = v.vector};
+    MNEMO_RETURN_IF_ERROR(PutVectorsLocked(database, v.signature, std::span(&one, 1)));
+  }
+  return Status::Ok();
 }
 
 Status PutVectorsLocked(SqliteDatabase& database, std::string_view signature,

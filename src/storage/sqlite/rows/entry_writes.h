@@ -27,7 +27,7 @@ struct PreparedTokens {
 };
 
 // Writes one entry with its text index row; a changed text drops the
-// entry's vectors.
+// entry's vectors and stores those the write carries (EntryWrite::vectors).
 Result<UpsertResult> UpsertEntryLocked(SqliteDatabase& database, const EntryWrite& write);
 
 // Writes `writes` in order, chunk by chunk (the entry rows, then their
@@ -48,6 +48,11 @@ Status DropVectorsLocked(SqliteDatabase& database, Label label);
 // Trims the vector change log when the policy says so: call before
 // committing a write that logged changes.
 Status TrimVectorLogLocked(SqliteDatabase& database);
+
+// The vectors a write carries (EntryWrite::vectors), for `label`, as
+// PutVectorsLocked stores them.
+Status PutWriteVectorsLocked(SqliteDatabase& database, Label label,
+                             std::span<const SignedVector> vectors);
 
 // PutVectors without the trim.
 Status PutVectorsLocked(SqliteDatabase& database, std::string_view signature,

@@ -1,0 +1,144 @@
+// memory.store writes its entry and the vectors of its text in one write
+// transaction (storage::EntryWrite::vectors): a failure between the two (a
+// crash, a refused row) leaves neither, never an entry without the vector
+// its store computed; and on PostgreSQL a store takes the writer lock and
+// commits once, not twice.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <string>
+
+#include "mnemo/engine.h"
+#include "storage/backend_factory.h"
+#include "storage/postgres/pg_connection.h"
+#include "test_util.h"
+
+namespace mnemo {
+namespace {
+
+namespace pg = storage::internal::pg;
+
+class StoreWriteTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    Config config;
+    config.memory.backend = GetParam();
+    if (GetParam() == "postgres") {
+      url_ = testing::PostgresTestUrl();
+      if (url_.empty()) GTEST_SKIP() << "no PostgreSQL server";
+      schema_ = testing::FreshPostgresSchema();
+      config.postgres.url = url_;
+      config.postgres.schema = schema_;
+    }
+    auto e = Engine::Open({.workspace = dir_.Sub("ws"), .config = config});
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    engine_ = std::move(e).value();
+  }
+
+  Result<StoreResult> Store(const std::string& key, const std::string& content) {
+    return engine_->memory().Store(me_, {.key = key, .content = content});
+  }
+
+  // Runs `sql` on the engine's database from a connection of its own, as
+  // another process would; the first column of the first row, if any.
+  int64_t Run(const std::string& sql) {
+    if (GetParam() == "postgres") {
+      auto conn = pg::PgConn::Connect(url_, "SET search_path TO \"" + schema_ + "\"");
+      EXPECT_TRUE(conn.ok()) << conn.status().ToString();
+      if (!conn.ok()) return -1;
+      auto rows = (*conn)->ExecScriptRows(sql, "run the test's statement");
+      EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+      return rows.ok() && !rows->empty() ? rows->Int(0, 0) : -1;
+    }
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open((dir_.Sub("ws") + "/mnemo.db").c_str(), &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    int64_t first = -1;
+    auto keep = [](void* out, int, char** values, char**) {
+      if (values[0] != nullptr && *static_cast<int64_t*>(out) == -1) {
+        *static_cast<int64_t*>(out) = std::stoll(values[0]);
+      }
+      return 0;
+    };
+    char* error = nullptr;
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), keep, &first, &error), SQLITE_OK)
+        << (error != nullptr ? error : "");
+    sqlite3_free(error);
+    sqlite3_close(db);
+    return first;
+  }
+
+  int64_t Entries() { return Run("SELECT count(*) FROM entries"); }
+  int64_t Vectors() { return Run("SELECT count(*) FROM entry_vectors"); }
+
+  testing::TempDir dir_;
+  Principal me_;
+  std::string url_;
+  std::string schema_;
+  std::unique_ptr<Engine> engine_;
+};
+
+// A vector write that fails (here refused by a trigger; a process killed
+// between the entry's commit and the vector's is the same cut) takes the
+// entry with it: the store reports the failure and stores nothing. Before,
+// the entry was committed on its own and stayed without its vector.
+TEST_P(StoreWriteTest, AFailedVectorWriteLeavesNoEntryWithoutItsVector) {
+  ASSERT_TRUE(Store("gloves", "winter gloves are in the hall cupboard").ok());
+  ASSERT_EQ(Entries(), 1);
+  ASSERT_EQ(Vectors(), 1);
+  if (GetParam() == "postgres") {
+    Run("CREATE FUNCTION test_refuse_vectors() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        "RAISE EXCEPTION 'injected failure'; END $$; CREATE TRIGGER test_refuse_vectors BEFORE "
+        "INSERT ON entry_vectors FOR EACH ROW EXECUTE FUNCTION test_refuse_vectors()");
+  } else {
+    Run("CREATE TRIGGER test_refuse_vectors BEFORE INSERT ON entry_vectors BEGIN SELECT "
+        "RAISE(ABORT, 'injected failure'); END");
+  }
+  const Result<StoreResult> refused = Store("boots", "the hiking boots need new laces");
+  EXPECT_FALSE(refused.ok());
+  EXPECT_EQ(Entries(), 1) << "an entry was stored without its vector";
+  EXPECT_EQ(Vectors(), 1);
+
+  Run("DROP TRIGGER test_refuse_vectors" +
+      std::string(GetParam() == "postgres" ? " ON entry_vectors" : ""));
+  ASSERT_TRUE(Store("boots", "the hiking boots need new laces").ok());
+  EXPECT_EQ(Entries(), 2);
+  EXPECT_EQ(Vectors(), 2);
+  auto found = engine_->memory().Search(me_, {.query = "hiking boots laces", .min_score = 0.0});
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  ASSERT_FALSE(found->results.empty());
+  EXPECT_EQ(found->results[0].key, "boots");
+  EXPECT_TRUE(found->results[0].vector_score.has_value());
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreWriteTest, ::testing::Values("sqlite", "postgres"));
+
+using PostgresStoreWriteTest = StoreWriteTest;
+
+// Every write transaction that changes a row takes a transaction id, so
+// the ids handed out around the stores count their write transactions
+// (give or take one of autovacuum's): one per store, where the entry and
+// its vector used to commit apart (two, each with the writer lock and,
+// with a synchronous standby, a replication wait).
+TEST_P(PostgresStoreWriteTest, AStoreIsOneWriteTransaction) {
+  ASSERT_TRUE(Store("warm", "the spaces and the pool are open after a first store").ok());
+  const std::string kXid = "SELECT pg_current_xact_id()::text::bigint";
+  constexpr int kStores = 10;
+  const int64_t before = Run(kXid);
+  for (int i = 0; i < kStores; ++i) {
+    ASSERT_TRUE(Store("k" + std::to_string(i),
+                      "note number " + std::to_string(i) + " about the winter boots")
+                    .ok());
+  }
+  const int64_t transactions = Run(kXid) - before - 1;
+  EXPECT_GE(transactions, kStores);
+  EXPECT_LT(transactions, 2 * kStores)
+      << kStores << " stores took " << transactions
+      << " write transactions: they committed their entries and vectors apart";
+  EXPECT_EQ(Vectors(), Entries());
+}
+
+INSTANTIATE_TEST_SUITE_P(Postgres, PostgresStoreWriteTest, ::testing::Values("postgres"));
+
+}  // namespace
+}  // namespace mnemo
