@@ -159,5 +159,68 @@ TEST(ImportExport, ImportRefusesSecrets) {
   EXPECT_NE(rep.status().message().find("line 1"), std::string::npos);
 }
 
+// A version 1 file is parsed in blocks of lines on two threads
+// (admin_import_v1.cc): the writes go to the store in the file's order, so a
+// key written twice, in two blocks, keeps its later write, and the line
+// numbers count the blank lines.
+TEST(ImportExport, ALargeVersionOneFileKeepsItsOrder) {
+  TempDir dir;
+  auto e = OpenAt(dir.Sub("ws"));
+  Principal me;
+  std::string file;
+  for (int i = 1; i <= 3000; ++i) {
+    if (i % 700 == 0) file += "\n";
+    const std::string key = i == 2600 ? "k10" : "k" + std::to_string(i);
+    file += "{\"key\":\"" + key + "\",\"content\":\"entry " + std::to_string(i) + "\"}\n";
+  }
+  std::stringstream in(file);
+  std::vector<int64_t> done;
+  auto rep = e->admin().ImportJsonl(me, in, [&](int64_t d, int64_t) { done.push_back(d); });
+  ASSERT_TRUE(rep.ok()) << rep.status().ToString();
+  EXPECT_EQ(rep->imported, 3000);
+  EXPECT_EQ(rep->created, 2999);
+  auto k10 = e->memory().Get(me, {.key = "k10"});
+  ASSERT_TRUE(k10.ok()) << k10.status().ToString();
+  EXPECT_EQ(k10->content, "entry 2600");
+  auto last = e->memory().Get(me, {.key = "k3000"});
+  ASSERT_TRUE(last.ok()) << last.status().ToString();
+  EXPECT_EQ(last->content, "entry 3000");
+  EXPECT_EQ(e->memory().Get(me, {.key = "k2600"}).status().code(), StatusCode::kNotFound);
+  ASSERT_FALSE(done.empty());
+  EXPECT_EQ(done.back(), 3004);  // the file's lines, four of them blank
+}
+
+// The bad lines of every block are reported, by their numbers in the file
+// and in its order, and nothing is imported.
+TEST(ImportExport, BadLinesOfEveryBlockAreReportedInOrder) {
+  TempDir dir;
+  auto e = OpenAt(dir.Sub("ws"));
+  Principal me;
+  std::string file;
+  for (int i = 1; i <= 3000; ++i) {
+    if (i == 7 || i == 1500 || i == 2900) {
+      file += "{\"content\":\"no key\"}\n";
+    } else {
+      file += "{\"key\":\"k" + std::to_string(i) + "\",\"content\":\"fine\"}\n";
+    }
+  }
+  std::stringstream in(file);
+  auto rep = e->admin().ImportJsonl(me, in);
+  ASSERT_FALSE(rep.ok());
+  const std::string& msg = rep.status().message();
+  EXPECT_NE(msg.find("3 bad lines"), std::string::npos) << msg;
+  const size_t a = msg.find("line 7:");
+  const size_t b = msg.find("line 1500:");
+  const size_t c = msg.find("line 2900:");
+  ASSERT_NE(a, std::string::npos) << msg;
+  ASSERT_NE(b, std::string::npos) << msg;
+  ASSERT_NE(c, std::string::npos) << msg;
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, c);
+  auto stats = e->memory().GetStats(me);
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->entries, 0);
+}
+
 }  // namespace
 }  // namespace mnemo
