@@ -81,11 +81,13 @@ Result<storage::Stores> OpenStores(const Config& config, const std::string& work
         {.root = root.string(), .data_path = workspace + "/mnemo.db", .logger = logger});
   }
   if (kind == "postgres") {
+    MNEMO_ASSIGN_OR_RETURN(const storage::KeywordIndexPlace keyword_index,
+                           storage::ParseKeywordIndexPlace(config.postgres.keyword_index));
     return storage::OpenPostgresStores({.url = config.postgres.url,
                                         .schema = config.postgres.schema,
                                         .pool_size = static_cast<int>(config.postgres.pool_size),
                                         .read_urls = config.postgres.read_urls,
-                                        .keyword_index = config.postgres.keyword_index,
+                                        .keyword_index = keyword_index,
                                         .logger = logger});
   }
   // The config loader admits only the kinds above.

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mnemo/logger.h"
@@ -49,6 +51,34 @@ struct SqliteOptions {
 
 Result<Stores> OpenSqliteStores(const SqliteOptions& options);
 
+// Where a keyword search of entries is scored (`[postgres] keyword_index`):
+// kNode, each process holds the keyword index (storage/postgres/sql/
+// pg_node_search.h); kServer, one statement scored by the server
+// (pg_entry_search.h).
+enum class KeywordIndexPlace { kNode, kServer };
+
+// The names of KeywordIndexPlace in its order, the one table of them: the
+// config schema's allowed values, the parse below and its message.
+inline constexpr std::string_view kKeywordIndexPlaceNames = "node|server";
+
+// "node" for kNode, "server" for kServer.
+constexpr std::string_view KeywordIndexPlaceName(KeywordIndexPlace place) {
+  std::string_view names = kKeywordIndexPlaceNames;
+  for (int i = 0; i < static_cast<int>(place); ++i) names.remove_prefix(names.find('|') + 1);
+  return names.substr(0, names.find('|'));
+}
+
+// The place named `name`, or nullopt for a name not in the table.
+constexpr std::optional<KeywordIndexPlace> FindKeywordIndexPlace(std::string_view name) {
+  for (KeywordIndexPlace place : {KeywordIndexPlace::kNode, KeywordIndexPlace::kServer}) {
+    if (KeywordIndexPlaceName(place) == name) return place;
+  }
+  return std::nullopt;
+}
+
+// The place named `name`, else an error naming it and every allowed name.
+Result<KeywordIndexPlace> ParseKeywordIndexPlace(std::string_view name);
+
 struct PostgresOptions {
   std::string url;               // libpq connection string or postgresql:// url
   std::string schema = "mnemo";  // created when missing; one memory per schema
@@ -57,10 +87,7 @@ struct PostgresOptions {
   // Hot standbys of `url`: reads go to one that has replayed this process's
   // last write (pg_read_router.h); none: every read goes to `url`.
   std::vector<std::string> read_urls;
-  // Where a keyword search of entries is scored: "node" (each process holds
-  // the keyword index, storage/postgres/sql/pg_node_search.h) or "server"
-  // (one statement scored by the server, pg_entry_search.h).
-  std::string keyword_index = "node";
+  KeywordIndexPlace keyword_index = KeywordIndexPlace::kNode;
   std::shared_ptr<Logger> logger = StderrLogger();
 };
 

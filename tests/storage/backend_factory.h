@@ -49,14 +49,15 @@ inline std::string FreshPostgresSchema() {
 
 // Two backends on one fresh schema of the test server, as two processes
 // (nodes) on one store: `a` with `a_pool` connections, `b` with one, both
-// scoring keyword searches where `keyword_index` says ("node" or "server").
+// scoring keyword searches where `keyword_index` says.
 struct TwoPostgresNodes {
   std::string schema;
   Result<std::unique_ptr<storage::internal::PostgresBackend>> a;
   Result<std::unique_ptr<storage::internal::PostgresBackend>> b;
 };
-inline TwoPostgresNodes OpenTwoPostgresNodes(const std::string& url, int a_pool = 1,
-                                             const std::string& keyword_index = "node") {
+inline TwoPostgresNodes OpenTwoPostgresNodes(
+    const std::string& url, int a_pool = 1,
+    storage::KeywordIndexPlace keyword_index = storage::KeywordIndexPlace::kNode) {
   std::string schema = FreshPostgresSchema();
   auto a = storage::internal::PostgresBackend::Open(
       {.url = url, .schema = schema, .pool_size = a_pool, .keyword_index = keyword_index});

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <limits>
 
+#include "storage/stores.h"
+
 namespace mnemo::internal {
 namespace {
 
@@ -183,7 +185,9 @@ const std::array kKeys = {
             "hot standbys of the server (postgresql:// urls or key=value strings): a read goes "
             "to one that has replayed this node's last write, else to url (docs/scaling.md)",
             MNEMO_FIELD(postgres.read_urls)},
-    KeySpec{"postgres.keyword_index", KeyType::kEnum, "node", "node|server", 0, 0,
+    KeySpec{"postgres.keyword_index", KeyType::kEnum,
+            storage::KeywordIndexPlaceName(storage::KeywordIndexPlace::kNode),
+            storage::kKeywordIndexPlaceNames, 0, 0,
             "node: each process holds the entries' keyword index and scores a search itself, "
             "fetching the hits in one round trip; server: one statement scored by the server "
             "(docs/scaling.md)",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "storage/postgres/sql/pg_entry_search.h"
@@ -144,41 +145,55 @@ void NodeKeywordIndex::Compact() {
   dead_postings_ = 0;
 }
 
-std::vector<NodeKeywordCandidate> NodeKeywordIndex::Rank(const std::vector<std::string>& terms,
-                                                         const ReadScope& scope,
-                                                         bool include_archived, int limit) const {
-  std::vector<NodeKeywordCandidate> out;
-  if (limit <= 0) return out;
+NodeKeywordIndex::Weighing NodeKeywordIndex::Weigh(const std::vector<std::string>& terms,
+                                                   const ReadScope& scope) const {
+  Weighing out;
   // The scope's buckets: all, or the public one and the principal's.
-  const uint32_t own = scope.all
-                           ? 0
-                           : (owners_.Find(scope.principal) == mnemo::internal::StringIds::kNone
-                                  ? UINT32_MAX
-                                  : owners_.Find(scope.principal) + 1);
-  auto in_scope = [&](uint32_t bucket) { return scope.all || bucket == 0 || bucket == own; };
+  out.all = scope.all;
+  const uint32_t owner = owners_.Find(scope.principal);
+  out.own = scope.all ? 0 : (owner == mnemo::internal::StringIds::kNone ? UINT32_MAX : owner + 1);
   TermStats stats;
   for (uint32_t b = 0; b < buckets_.size(); ++b) {
-    if (!in_scope(b)) continue;
+    if (!out.InScope(b)) continue;
     stats.documents += buckets_[b].docs;
     stats.tokens += buckets_[b].tokens;
   }
-  std::vector<const std::vector<Posting>*> lists(terms.size(), nullptr);
+  out.lists.assign(terms.size(), nullptr);
   stats.df.assign(terms.size(), 0);
   for (size_t i = 0; i < terms.size(); ++i) {
     if (!SearchableTerm(terms[i])) continue;
     const uint32_t id = terms_.Find(terms[i]);
     if (id == mnemo::internal::StringIds::kNone) continue;
-    lists[i] = &postings_[id];
-    for (const Posting& p : *lists[i]) {
+    out.lists[i] = &postings_[id];
+    for (const Posting& p : *out.lists[i]) {
       const Doc& d = docs_[p.slot];
-      if (d.live && in_scope(d.bucket)) ++stats.df[i];
+      if (d.live && out.InScope(d.bucket)) ++stats.df[i];
     }
   }
-  const StatsWeights w = WeighStats(stats);
-  if (!(w.mass > 0)) return out;
+  StatsWeights w = WeighStats(stats);
+  out.idf = std::move(w.idf);
+  out.avgdl = w.avgdl;
+  out.mass = w.mass;
+  return out;
+}
+
+double NodeKeywordIndex::Part(const Weighing& w, size_t term, const Doc& doc, uint32_t tf) {
   static const double kK1 = AsLiteral(kBm25K1);
   static const double kB = AsLiteral(kBm25B);
   static const double kK1Plus1 = AsLiteral(kBm25K1 + 1);
+  const double ratio = w.avgdl > 0 ? static_cast<double>(doc.length) / w.avgdl : 1.0;
+  const double norm = kK1 * (1 - kB + kB * ratio);
+  const auto f = static_cast<double>(tf);
+  return w.idf[term] * f * kK1Plus1 / (f + norm);
+}
+
+std::vector<NodeKeywordCandidate> NodeKeywordIndex::Rank(const std::vector<std::string>& terms,
+                                                         const ReadScope& scope,
+                                                         bool include_archived, int limit) const {
+  std::vector<NodeKeywordCandidate> out;
+  if (limit <= 0) return out;
+  const Weighing w = Weigh(terms, scope);
+  if (!(w.mass > 0)) return out;
   thread_local Scratch scratch;
   if (scratch.sum.size() < docs_.size()) {
     scratch.sum.resize(docs_.size());
@@ -192,15 +207,13 @@ std::vector<NodeKeywordCandidate> NodeKeywordIndex::Rank(const std::vector<std::
   // Each term's part added in the order of the terms, as the statement sums
   // them (a term the row lacks adds 0.0 there: the same bits).
   for (size_t i = 0; i < terms.size(); ++i) {
-    if (lists[i] == nullptr) continue;
-    const double idf = w.idf[i];
-    for (const Posting& p : *lists[i]) {
+    if (w.lists[i] == nullptr) continue;
+    for (const Posting& p : *w.lists[i]) {
       const Doc& d = docs_[p.slot];
-      if (!d.live || d.system || (d.archived && !include_archived) || !in_scope(d.bucket)) continue;
-      const double ratio = w.avgdl > 0 ? static_cast<double>(d.length) / w.avgdl : 1.0;
-      const double norm = kK1 * (1 - kB + kB * ratio);
-      const auto tf = static_cast<double>(p.tf);
-      const double part = idf * tf * kK1Plus1 / (tf + norm);
+      if (!d.live || d.system || (d.archived && !include_archived) || !w.InScope(d.bucket)) {
+        continue;
+      }
+      const double part = Part(w, i, d, p.tf);
       if (scratch.seen[p.slot] != scratch.epoch) {
         scratch.seen[p.slot] = scratch.epoch;
         scratch.sum[p.slot] = part;
@@ -217,6 +230,31 @@ std::vector<NodeKeywordCandidate> NodeKeywordIndex::Rank(const std::vector<std::
                    .updated_at = docs_[slot].updated_at});
   }
   KeepBest(out, static_cast<size_t>(limit));
+  return out;
+}
+
+std::vector<double> NodeKeywordIndex::Score(const std::vector<std::string>& terms,
+                                            const ReadScope& scope,
+                                            std::span<const Label> labels) const {
+  std::vector<double> out(labels.size(), 0.0);
+  const Weighing w = Weigh(terms, scope);
+  if (!(w.mass > 0)) return out;
+  for (size_t at = 0; at < labels.size(); ++at) {
+    const auto it = slot_of_.find(labels[at]);
+    if (it == slot_of_.end()) continue;
+    const uint32_t slot = it->second;
+    // A term's postings are in slot order (Put appends, Compact keeps it).
+    std::optional<double> sum;
+    for (size_t i = 0; i < terms.size(); ++i) {
+      if (w.lists[i] == nullptr) continue;
+      const auto p = std::lower_bound(w.lists[i]->begin(), w.lists[i]->end(), slot,
+                                      [](const Posting& x, uint32_t s) { return x.slot < s; });
+      if (p == w.lists[i]->end() || p->slot != slot) continue;
+      const double part = Part(w, i, docs_[slot], p->tf);
+      sum = sum ? *sum + part : part;
+    }
+    if (sum) out[at] = std::min(1.0, *sum / w.mass);
+  }
   return out;
 }
 

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -70,6 +71,14 @@ class NodeKeywordIndex {
                                          const ReadScope& scope, bool include_archived,
                                          int limit) const;
 
+  // The score of each row of `labels` (held, not deleted) for `terms`
+  // (distinct), with the statistics of `scope`, in their order: the scores
+  // the server's fetch of rows by label gives them (FetchByLabels, its
+  // weights those of Rank), to the bit; 0.0 for a row holding none of the
+  // terms or not held.
+  std::vector<double> Score(const std::vector<std::string>& terms, const ReadScope& scope,
+                            std::span<const Label> labels) const;
+
   // Frees the spare capacity of every table (after a load: the postings
   // lists grew by doubling).
   void ShrinkToFit();
@@ -97,6 +106,20 @@ class NodeKeywordIndex {
     int64_t docs = 0;
     int64_t tokens = 0;
   };
+  // What a search of some terms in a scope weighs with: the scope's
+  // buckets, BM25's weights and each term's postings (null: none).
+  struct Weighing {
+    bool all = false;
+    uint32_t own = 0;  // the principal's bucket (UINT32_MAX: none)
+    std::vector<double> idf;
+    double avgdl = 0;
+    double mass = 0;
+    std::vector<const std::vector<Posting>*> lists;
+    bool InScope(uint32_t bucket) const { return all || bucket == 0 || bucket == own; }
+  };
+  Weighing Weigh(const std::vector<std::string>& terms, const ReadScope& scope) const;
+  // A term's part of the score of `doc` holding it `tf` times.
+  static double Part(const Weighing& w, size_t term, const Doc& doc, uint32_t tf);
   void AddToBucket(uint32_t bucket, int64_t docs, int64_t tokens);
   void Compact();
 

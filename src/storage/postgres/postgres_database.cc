@@ -23,11 +23,6 @@ Result<std::shared_ptr<PostgresDatabase>> PostgresDatabase::Open(const PostgresO
   if (options.schema.empty()) {
     return InvalidArgument("the PostgreSQL schema name must not be empty", "postgres.schema");
   }
-  if (options.keyword_index != "node" && options.keyword_index != "server") {
-    return InvalidArgument(
-        "postgres.keyword_index \"" + options.keyword_index + "\" is unknown: use node or server",
-        "postgres.keyword_index");
-  }
   std::shared_ptr<PostgresDatabase> database(new PostgresDatabase(vector_log_limit));
   database->schema_ = options.schema;
   {
@@ -56,7 +51,7 @@ Result<std::shared_ptr<PostgresDatabase>> PostgresDatabase::Open(const PostgresO
   }
   database->keyword_stats_ = std::make_unique<pg::KeywordStatsCache>(
       database->schema_version_ >= pg::kMirroredFromSchemaVersion);
-  if (options.keyword_index == "node" &&
+  if (options.keyword_index == KeywordIndexPlace::kNode &&
       database->schema_version_ >= pg::kNodeKeywordsFromSchemaVersion) {
     database->node_keywords_ = std::make_unique<pg::NodeKeywords>(options.logger);
   }

@@ -58,7 +58,7 @@ TEST(PostgresKeywordSearch, SameHitsAsSqliteWithThePrunedTryAndItsFallback) {
   auto pg = internal::PostgresBackend::Open({.url = url,
                                              .schema = testing::FreshPostgresSchema(),
                                              .pool_size = 1,
-                                             .keyword_index = "server"});
+                                             .keyword_index = KeywordIndexPlace::kServer});
   ASSERT_TRUE(pg.ok()) << pg.status().ToString();
   testing::TempDir dir;
   auto lite = internal::SqliteBackend::Open({.path = dir.File("mnemo.db"), .readers = 1});
@@ -200,7 +200,7 @@ TEST(PostgresKeywordSearch, LongEntriesScoreAsOnSqlite) {
 TEST(PostgresKeywordSearch, AnotherNodesWriteDropsTheCachedStatistics) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
-  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url, 1, "server");
+  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url, 1, KeywordIndexPlace::kServer);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   testing::TempDir dir;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "storage/postgres/sql/pg_entry_sql.h"
 
@@ -56,15 +57,28 @@ PgStatement ChangesStatement(int64_t after) {
 }
 constexpr int kChangedRow = 3;
 
-// The entries of `labels` when the log's head is still `watermark` in the
-// statement's snapshot: column 0 the head, then the label and the entry (a
-// single row of NULLs when the head moved).
-PgStatement FetchStatement(const std::vector<Label>& labels, int64_t watermark) {
+// The entries of `labels` with the log's head in the statement's snapshot:
+// column 0 the head, then the label and the entry (a single row of NULLs
+// when there are none).
+PgStatement FetchStatement(const std::vector<Label>& labels) {
   PgStatement st{.sql = std::string("SELECT g.head, e.label, ") + kEntryColumns + " FROM " + kHead +
                         " g LEFT JOIN LATERAL (SELECT * FROM entries e WHERE e.label = "
-                        "ANY($1::bigint[]) AND g.head = $2::bigint) e ON true",
+                        "ANY($1::bigint[])) e ON true",
                  .prepared = true};
-  st.params.AddIntArray(labels).Add(watermark);
+  st.params.AddIntArray(labels);
+  return st;
+}
+
+// The entries of `labels` that pass `filter`, with the log's head in the
+// statement's snapshot: column 0 the head, then the label and the entry (a
+// single row of NULLs when none passes).
+PgStatement FilteredFetchStatement(std::span<const Label> labels, const EntryFilter& filter) {
+  PgStatement st{.prepared = true};
+  st.params.AddIntArray(labels);
+  const std::string where = FilterSql(filter, st.params);
+  st.sql = std::string("SELECT g.head, e.label, ") + kEntryColumns + " FROM " + kHead +
+           " g LEFT JOIN LATERAL (SELECT * FROM entries e WHERE e.label = ANY($1::bigint[]) AND " +
+           where + ") e ON true";
   return st;
 }
 
@@ -148,6 +162,8 @@ Status NodeKeywords::Reload(PgConn& conn, int64_t seen) {
     std::unique_lock lock(mu_);
     index_ = std::move(fresh);
     watermark_ = rows.Int(0, 0);
+    recent_.clear();
+    recent_from_ = watermark_;
   }
   ++loads_;
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -161,23 +177,32 @@ Status NodeKeywords::Reload(PgConn& conn, int64_t seen) {
 
 Status NodeKeywords::CatchUp(PgConn& conn, const Rows& changes, int64_t from) {
   std::unique_lock lock(mu_);
-  if (watermark_ != from) return Status::Ok();  // another search caught up meanwhile
-  bool reload = changes.empty() || changes.Int(0, 0) > from;
+  // Another search caught up meanwhile: the changes past its watermark.
+  const int64_t at = watermark_;
+  if (at < from) return Status::Ok();  // reloaded since, or a catch-up failed
+  bool reload = changes.empty() || changes.Int(0, 0) > at;
   int count = 0;
   for (int i = 0; i < changes.size() && !reload; ++i) {
     if (changes.IsNull(i, 1)) continue;
     ++count;
-    reload = changes.IsNull(i, 2) || count > kChangesAtMost;
+    reload = (changes.IsNull(i, 2) && changes.Int(i, 1) > at) || count > kChangesAtMost;
   }
   if (reload) {
     const int64_t seen = loads_.load();
     lock.unlock();
     return Reload(conn, seen);
   }
-  int64_t last = from;
+  int64_t last = at;
+  count = 0;
   for (int i = 0; i < changes.size(); ++i) {
-    if (changes.IsNull(i, 1)) continue;
+    if (changes.IsNull(i, 1) || changes.Int(i, 1) <= at) continue;
+    ++count;
     last = std::max(last, changes.Int(i, 1));
+    recent_.emplace_back(changes.Int(i, 1), changes.Int(i, 2));
+    if (recent_.size() > kRecentChanges) {
+      recent_from_ = recent_.front().first;
+      recent_.pop_front();
+    }
     if (changes.IsNull(i, kChangedRow)) {
       index_.Remove(changes.Int(i, 2));
     } else if (Status s = index_.Put(RowAt(changes, i, kChangedRow)); !s.ok()) {
@@ -188,6 +213,60 @@ Status NodeKeywords::CatchUp(PgConn& conn, const Rows& changes, int64_t from) {
   watermark_ = last;
   changes_applied_ += count;
   return Status::Ok();
+}
+
+bool NodeKeywords::ChangedSince(int64_t seq, std::span<const Label> labels) const {
+  if (seq == watermark_) return false;
+  if (seq < recent_from_) return true;
+  std::unordered_set<Label> asked;
+  for (auto it = recent_.rbegin(); it != recent_.rend() && it->first > seq; ++it) {
+    if (asked.empty()) asked.insert(labels.begin(), labels.end());
+    if (asked.contains(it->second)) return true;
+  }
+  return false;
+}
+
+std::optional<NodeKeywords::Fetch> NodeKeywords::FetchStatements(std::span<const Label> labels,
+                                                                 const EntryFilter& filter) {
+  const int64_t from = watermark();
+  if (from < 0) return std::nullopt;
+  return Fetch{.changes = ChangesStatement(from),
+               .rows = FilteredFetchStatement(labels, filter),
+               .from = from};
+}
+
+Result<std::optional<std::vector<KeywordHit>>> NodeKeywords::WeighFetched(
+    PgConn& conn, const Fetch& fetch, const Rows& changes, const Rows& rows,
+    std::span<const Label> labels, const std::vector<std::string>& terms, const ReadScope& scope) {
+  using Answer = std::optional<std::vector<KeywordHit>>;
+  if (rows.empty()) return Internal("read entries by label: no result");
+  const int64_t head = rows.Int(0, 0);
+  if (head > fetch.from) MNEMO_RETURN_IF_ERROR(CatchUp(conn, changes, fetch.from));
+  std::vector<double> scores;
+  {
+    std::shared_lock lock(mu_);
+    if (watermark_ < head || ChangedSince(head, labels)) {
+      ++fetches_left_;
+      return Answer();
+    }
+    scores = index_.Score(terms, scope, labels);
+  }
+  std::unordered_map<Label, int> row_of;
+  for (int i = 0; i < rows.size(); ++i) {
+    if (!rows.IsNull(i, 1)) row_of[rows.Int(i, 1)] = i;
+  }
+  std::vector<KeywordHit> hits;
+  hits.reserve(row_of.size());
+  for (size_t at = 0; at < labels.size(); ++at) {
+    const auto it = row_of.find(labels[at]);
+    if (it == row_of.end()) continue;
+    hits.push_back({.entry = ReadEntry(rows, it->second, 2),
+                    .keyword_score = scores[at],
+                    .label = labels[at]});
+    row_of.erase(it);  // each once, as FetchByLabels gives them
+  }
+  ++weighed_fetches_;
+  return Answer(std::move(hits));
 }
 
 Result<std::optional<std::vector<KeywordHit>>> NodeKeywords::Search(PgConn& conn,
@@ -210,19 +289,35 @@ Result<std::optional<std::vector<KeywordHit>>> NodeKeywords::Search(PgConn& conn
     std::vector<Label> labels;
     labels.reserve(ranked.size());
     for (const NodeKeywordCandidate& c : ranked) labels.push_back(c.label);
-    const PgStatement statements[] = {ChangesStatement(from), FetchStatement(labels, from)};
+    const PgStatement statements[] = {ChangesStatement(from), FetchStatement(labels)};
     ++round_trips_;
     MNEMO_ASSIGN_OR_RETURN(std::vector<Rows> results,
                            conn.ExecPipeline(statements, "search entries"));
     if (results.size() != 2 || results[1].empty()) return Internal("search entries: no result");
     const int64_t head = results[1].Int(0, 0);
-    if (head == from) {
-      Answer hits = Hits(ranked, results[1], query.limit);
-      if (hits) ++searches_;
+    if (head < from) break;  // a server behind the node (a standby)
+    if (head > from) {
+      // Another write since: the index catches up with the changes read
+      // just before the rows. When it then holds exactly the rows' snapshot
+      // and ranks no row they miss (the write touched none of the top, as
+      // most do not), those rows are the hits: no second round trip.
+      // (Or a later one, caught up by another search, whose changes since
+      // touched none of the rows ranked: they are that snapshot's too.)
+      MNEMO_RETURN_IF_ERROR(CatchUp(conn, results[0], from));
+      std::shared_lock lock(mu_);
+      if (watermark_ < head) continue;
+      ranked =
+          index_.Rank(query.terms, query.filter.scope, query.filter.include_archived, query.limit);
+      labels.clear();
+      for (const NodeKeywordCandidate& c : ranked) labels.push_back(c.label);
+      if (ChangedSince(head, labels)) continue;
+    }
+    Answer hits = Hits(ranked, results[1], query.limit);
+    if (hits) {
+      ++searches_;
       return hits;
     }
-    if (head < from) break;  // a server behind the node (a standby)
-    MNEMO_RETURN_IF_ERROR(CatchUp(conn, results[0], from));
+    if (head == from) return hits;  // a ranked row missing from its own snapshot
   }
   return Answer();
 }

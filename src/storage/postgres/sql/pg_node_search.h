@@ -12,7 +12,9 @@
 // still the watermark, the rows are exactly those ranked (the index held
 // every change their snapshot holds): they are the hits, and that round
 // trip was the whole search. Otherwise the changes read (each changed
-// row's current columns, joined in) are applied and the search runs again;
+// row's current columns, joined in) are applied; when the index then holds
+// the rows' snapshot and ranks none it did not fetch, they are still the
+// hits (a write beside the top), else the search runs again;
 // a log trimmed past the watermark, a "reload" row (a bulk write) or more
 // than kChangesAtMost changes reload the index in full (one statement,
 // one snapshot). A server whose head is behind the watermark (a standby
@@ -28,10 +30,13 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
+#include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -73,6 +78,31 @@ class NodeKeywords {
     return CatchUp(conn, changes, from);
   }
 
+  // A fetch of the rows of `labels` that pass a filter, weighed by the
+  // index rather than the server (a hybrid search's vector-side
+  // candidates): the log past the index's watermark, then the rows by label
+  // with the log's head, for the caller's pipeline in this order; nullopt
+  // before the index is loaded.
+  struct Fetch {
+    PgStatement changes;
+    PgStatement rows;
+    int64_t from = 0;  // the watermark `changes` reads past
+  };
+  std::optional<Fetch> FetchStatements(std::span<const Label> labels, const EntryFilter& filter);
+  // The rows fetched, in the labels' order, with the scores of `terms`
+  // (distinct) in `scope` the server's fetch gives them (FetchByLabels), to
+  // the bit: the index is caught up with the changes read, and weighs when
+  // it then holds the rows' snapshot, or a later one (another search caught
+  // it up meanwhile) whose changes since touched none of `labels`: the
+  // rows are then those of that snapshot too, and so are the scores.
+  // nullopt otherwise (a write between the two statements, or one of the
+  // labels changed since): the caller asks the server.
+  Result<std::optional<std::vector<KeywordHit>>> WeighFetched(PgConn& conn, const Fetch& fetch,
+                                                              const Rows& changes, const Rows& rows,
+                                                              std::span<const Label> labels,
+                                                              const std::vector<std::string>& terms,
+                                                              const ReadScope& scope);
+
   // Round trips the searches made (one per try, loads included).
   int64_t round_trips() const { return round_trips_.load(); }
   int64_t loads() const { return loads_.load(); }
@@ -80,6 +110,10 @@ class NodeKeywords {
   int64_t changes_applied() const { return changes_applied_.load(); }
   // Searches answered by the index (not fallen back).
   int64_t searches() const { return searches_.load(); }
+  // Fetches weighed by the index (WeighFetched), and those it left to the
+  // server.
+  int64_t weighed_fetches() const { return weighed_fetches_.load(); }
+  int64_t fetches_left() const { return fetches_left_.load(); }
   // The log's seq the index holds every change up to (-1 before the load).
   int64_t watermark();
   // Rows held and the bytes their index takes.
@@ -94,15 +128,26 @@ class NodeKeywords {
   // Applies the changes statement's rows read past `from` (or reloads).
   Status CatchUp(PgConn& conn, const Rows& changes, int64_t from);
 
+  // Whether a change after `seq` and up to the watermark touched one of
+  // `labels`, or the changes kept do not reach back to `seq`. Under mu_.
+  bool ChangedSince(int64_t seq, std::span<const Label> labels) const;
+
+  // Changes applied kept (seq, label) for ChangedSince, at most this many.
+  static constexpr size_t kRecentChanges = 4096;
+
   std::shared_ptr<Logger> logger_;
-  std::shared_mutex mu_;  // guards index_ and watermark_
+  std::shared_mutex mu_;  // guards index_, watermark_, recent_ and recent_from_
   NodeKeywordIndex index_;
   int64_t watermark_ = -1;
+  std::deque<std::pair<int64_t, Label>> recent_;  // every change past recent_from_
+  int64_t recent_from_ = -1;
   std::mutex load_mu_;  // one reload at a time
   std::atomic<int64_t> round_trips_{0};
   std::atomic<int64_t> loads_{0};
   std::atomic<int64_t> changes_applied_{0};
   std::atomic<int64_t> searches_{0};
+  std::atomic<int64_t> weighed_fetches_{0};
+  std::atomic<int64_t> fetches_left_{0};
 };
 
 }  // namespace mnemo::storage::internal::pg

@@ -418,19 +418,28 @@ Result<FetchedCandidates> PostgresEntryStore::FetchWithVectors(
   // watermark its index is checked against). The watermark goes first: the
   // rows read after it are at least as new.
   MNEMO_ASSIGN_OR_RETURN(pg::Pool::Lease conn, Read());
-  // The candidates weighed with the node's statistics of the terms when it
-  // holds them (as the keyword search of the same query just did): no
-  // entry_terms row read, no weight computed on the server.
-  pg::KeywordStatsCache& cache = keyword_stats();
   const bool weighed =
       !labels.empty() && std::any_of(terms.begin(), terms.end(), pg::SearchableTerm);
+  // The candidates weighed by the node's keyword index when it holds one:
+  // a plain fetch by label, read with the entry log past the index, so the
+  // server scores nothing (pg_node_search.h, WeighFetched).
+  pg::NodeKeywords* node = weighed ? node_keywords() : nullptr;
+  std::optional<pg::NodeKeywords::Fetch> node_fetch;
+  if (node != nullptr) node_fetch = node->FetchStatements(labels, filter);
+  // Otherwise with the node's statistics of the terms when it holds them
+  // (as the keyword search of the same query just did): no entry_terms row
+  // read, no weight computed on the server.
+  pg::KeywordStatsCache& cache = keyword_stats();
   std::optional<pg::TermStats> stats;
-  if (weighed) {
+  if (weighed && !node_fetch) {
     MNEMO_ASSIGN_OR_RETURN(stats, CachedStats(*conn, cache, filter, terms));
   }
   std::vector<pg::PgStatement> statements;
   if (with_watermark) statements.push_back(WatermarkStatement(signature));
-  if (!labels.empty()) {
+  if (node_fetch) {
+    statements.push_back(std::move(node_fetch->changes));
+    statements.push_back(std::move(node_fetch->rows));
+  } else if (!labels.empty()) {
     statements.push_back(FetchStatement(labels, filter, terms, stats ? &*stats : nullptr));
     if (weighed) {
       cache.CountStatement();
@@ -446,21 +455,34 @@ Result<FetchedCandidates> PostgresEntryStore::FetchWithVectors(
   }
   size_t at = 0;
   if (with_watermark) out.watermark = rows[at++].Int(0, 0);
-  if (!labels.empty()) {
+  // The rows weighed with the statistics of their own snapshot, a second
+  // round trip: when a write moved the store since the node's statistics or
+  // index (another node's, between the keyword search and this fetch).
+  auto weigh_on_server = [&]() -> Result<std::vector<KeywordHit>> {
+    cache.CountStatement();
+    cache.CountRead();
+    const pg::PgStatement again = FetchStatement(labels, filter, terms);
+    MNEMO_ASSIGN_OR_RETURN(Rows fetched,
+                           conn->ExecPrepared(again.sql, again.params, "read entries by label"));
+    return FetchedHits(labels, fetched);
+  };
+  if (node_fetch) {
+    const Rows& changes = rows[at++];
+    const Rows& fetched = rows[at++];
+    MNEMO_ASSIGN_OR_RETURN(std::optional<std::vector<KeywordHit>> hits,
+                           node->WeighFetched(*conn, *node_fetch, changes, fetched, labels,
+                                              DistinctTerms(terms), filter.scope));
+    if (hits) {
+      out.hits = std::move(*hits);
+    } else {
+      MNEMO_ASSIGN_OR_RETURN(out.hits, weigh_on_server());
+    }
+  } else if (!labels.empty()) {
     const Rows& fetched = rows[at++];
     if (!stats || Fresh(fetched)) {
       out.hits = FetchedHits(labels, fetched);
     } else {
-      // A write moved the generation since the statistics (another node's,
-      // between the keyword search and this fetch; the mirror catches up at
-      // the next keyword search, from the log it returns): the rows weighed
-      // with the statistics of their own snapshot, a second round trip.
-      cache.CountStatement();
-      cache.CountRead();
-      const pg::PgStatement again = FetchStatement(labels, filter, terms);
-      MNEMO_ASSIGN_OR_RETURN(Rows fetched_again,
-                             conn->ExecPrepared(again.sql, again.params, "read entries by label"));
-      out.hits = FetchedHits(labels, fetched_again);
+      MNEMO_ASSIGN_OR_RETURN(out.hits, weigh_on_server());
     }
   }
   if (!vector_labels.empty()) out.vectors = FetchedVectors(vector_labels, rows[at]);

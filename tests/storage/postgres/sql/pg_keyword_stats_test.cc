@@ -123,7 +123,7 @@ TEST(PgKeywordStats, ASearchOfTermsNeverSearchedIsOneStatement) {
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
   const std::string schema = testing::FreshPostgresSchema();
   auto pg = internal::PostgresBackend::Open(
-      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = "server"});
+      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = KeywordIndexPlace::kServer});
   ASSERT_TRUE(pg.ok()) << pg.status().ToString();
   ASSERT_TRUE((*pg)->entries().UpsertBatch(Corpus()).ok());
   std::unique_ptr<PgConn> c = Connect(url, schema);
@@ -177,7 +177,7 @@ TEST(PgKeywordStats, ASearchOfTermsNeverSearchedIsOneStatement) {
 TEST(PgKeywordStats, AnotherProcesssWritesAreCaughtUpToTheBit) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
-  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url, 1, "server");
+  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url, 1, KeywordIndexPlace::kServer);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   ASSERT_TRUE((*a)->entries().UpsertBatch(Corpus(600)).ok());
@@ -265,7 +265,7 @@ TEST(PgKeywordStats, ABulkWriteMakesTheNextSearchReload) {
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
   const std::string schema = testing::FreshPostgresSchema();
   auto a = internal::PostgresBackend::Open(
-      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = "server"});
+      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = KeywordIndexPlace::kServer});
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE((*a)->entries().UpsertBatch(Corpus(300)).ok());
   std::unique_ptr<PgConn> c = Connect(url, schema);
@@ -301,7 +301,7 @@ TEST(PgKeywordStats, ALogPrunedPastTheProcesssGenerationReloads) {
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
   const std::string schema = testing::FreshPostgresSchema();
   auto a = internal::PostgresBackend::Open(
-      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = "server"});
+      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = KeywordIndexPlace::kServer});
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE((*a)->entries().UpsertBatch(Corpus(300)).ok());
   std::unique_ptr<PgConn> c = Connect(url, schema);
@@ -345,7 +345,7 @@ TEST(PgKeywordStats, AServerBehindTheMirrorIsAnsweredWithoutLooping) {
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
   const std::string schema = testing::FreshPostgresSchema();
   auto a = internal::PostgresBackend::Open(
-      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = "server"});
+      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = KeywordIndexPlace::kServer});
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE((*a)->entries().UpsertBatch(Corpus(600)).ok());
   std::unique_ptr<PgConn> behind = Connect(url, schema);
@@ -436,7 +436,7 @@ TEST(PgKeywordStats, AVersion10StoreMigratesWithEveryRow) {
   ASSERT_FALSE(entries.empty());
 
   auto opened = internal::PostgresBackend::Open(
-      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = "server"});
+      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = KeywordIndexPlace::kServer});
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   EXPECT_EQ(Int(c, "SELECT max(version) FROM " + s + ".schema_version"),
             internal::pg::LatestPgSchemaVersion());
@@ -498,7 +498,7 @@ void ExpectMirrorsAsLoaded(PgConn& conn, KeywordStatsCache& cache,
 TEST(PgKeywordStats, AProcesssOwnWritesKeepItsMirrorCurrent) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
-  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url, 1, "server");
+  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url, 1, KeywordIndexPlace::kServer);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   auto& store = (*a)->entries();
@@ -586,7 +586,7 @@ TEST(PgKeywordStats, AProcesssOwnWritesKeepItsMirrorCurrent) {
 TEST(PgKeywordStats, ConcurrentWritersOfTwoProcessesKeepEverySearchExact) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
-  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url, 2, "server");
+  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url, 2, KeywordIndexPlace::kServer);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   auto& store = (*a)->entries();

@@ -267,7 +267,7 @@ TEST(PgSchema, AVersion8StoreOpensAndSearchesTheSame) {
   }
 
   auto opened = internal::PostgresBackend::Open(
-      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = "server"});
+      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = KeywordIndexPlace::kServer});
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   internal::PostgresBackend& b = **opened;
   EXPECT_EQ(Int(c, "SELECT max(version) FROM " + s + ".schema_version"),

@@ -65,7 +65,7 @@ void ExpectSameAsWeighingOnTheServer(internal::PostgresEntryStore& store,
 TEST(PostgresVectors, AFetchWeighsWithTheNodesFreshStatisticsAndFallsBackWhenStale) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
-  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url, 1, "server");
+  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url, 1, KeywordIndexPlace::kServer);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   internal::PostgresEntryStore& store = (*a)->entries();
@@ -151,7 +151,7 @@ TEST(PostgresVectors, AFetchWeighsWithTheNodesFreshStatisticsAndFallsBackWhenSta
 TEST(PostgresVectors, AReadOfTheVectorLogCatchesTheKeywordStatisticsUp) {
   const std::string url = testing::PostgresTestUrl();
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL server";
-  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url, 1, "server");
+  auto [schema, a, b] = testing::OpenTwoPostgresNodes(url, 1, KeywordIndexPlace::kServer);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   internal::PostgresEntryStore& store = (*a)->entries();
@@ -188,7 +188,7 @@ TEST(PostgresVectors, AReadOfTheVectorLogCatchesTheKeywordStatisticsUp) {
   EXPECT_EQ(stats.catch_ups(), catch_ups);
 
   auto c = internal::PostgresBackend::Open(
-      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = "server"});
+      {.url = url, .schema = schema, .pool_size = 1, .keyword_index = KeywordIndexPlace::kServer});
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   auto want = (*c)->entries().KeywordSearch(query);
   ASSERT_TRUE(want.ok()) << want.status().ToString();
