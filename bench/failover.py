@@ -4,6 +4,7 @@
   /usr/bin/python3 bench/failover.py MNEMO_BINARY [--rounds 10] [--before 3] [--promote-after 1]
       [--after 2] [--writers 4] [--readers 2] [--max-refused-s 10] [--without-read-urls]
       [--embedder none|hash] [--out failover.json]
+      [--log debug] [--keep-slow DIR [--keep-slow-over-s 5]] [--stacks-after-s 3]
 
 Each round starts a fresh cluster (scripts/pg-cluster.sh start-replicated: a primary, standby1
 synchronous, standby2 asynchronous, on loopback ports) and two daemons on schema `failover`
@@ -30,6 +31,14 @@ exit status 1 unless every round lost and doubled nothing, refused writes for at
 (a read whose connection dies under it runs again once on a standby; this bounds the rest) and never
 left a reader without a served read for longer than --max-read-gap-s, and (with read_urls) had the standbys
 serve reads while the primary was up. A measurement otherwise, not a test.
+
+To find out why a round was slow: --keep-slow keeps, for each round that refused writes for
+longer than --keep-slow-over-s, the full logs of both nodes (--log debug adds a line per
+request with its time by stage) and every refused or slow write call (its writer, start
+relative to the kill, duration and error); --stacks-after-s adds, once a round, the thread
+stacks (gdb), sockets and the servers' sessions (pg_stat_activity) of a node whose write call
+has been under way that long (gdb stops the node for a moment: a diagnosis, not a
+measurement).
 """
 import argparse
 import json
@@ -81,6 +90,9 @@ class Load:
         self.read_errors = []
         self.stale = 0
         self.read_gap = 0.0
+        self.in_flight = {}  # writer -> (node, start) of its write call under way
+        self.attempts = []  # (writer, start, seconds, outcome) of each refused or slow call
+        self.stacks = []  # what a stuck node was doing (--stacks-after-s)
 
 
 def writer(load, w, port, round_no):
@@ -101,11 +113,21 @@ def writer(load, w, port, round_no):
         first_refusal = None
         deadline = time.monotonic() + GIVE_UP_S
         while True:
+            start = time.monotonic()
+            with load.lock:
+                load.in_flight[w] = (w % 2, start)
             try:
                 client.call(method, params)
+                with load.lock:
+                    load.in_flight.pop(w, None)
+                    if first_refusal is not None or time.monotonic() - start > 1.0:
+                        load.attempts.append((w, start, time.monotonic() - start, "acknowledged"))
                 break
             except RpcError as e:
                 now = time.monotonic()
+                with load.lock:
+                    load.in_flight.pop(w, None)
+                    load.attempts.append((w, start, now - start, f"{e.kind} {e}"[:300]))
                 # Unavailable (-32005) or the daemon's connection dropped: the safe retry.
                 if e.kind not in ("rpc -32005", "transport"):
                     with load.lock:
@@ -166,6 +188,41 @@ def reader(load, r, port):
         time.sleep(0.002)
 
 
+def watch(load, args, nodes, urls):
+    """Once a round, when a write's call has been under way for --stacks-after-s: what its node
+    was doing (every thread's stack, its sockets) and what the servers' sessions were."""
+    while not load.stop.wait(0.1):
+        with load.lock:
+            stuck = [(w, node, start) for w, (node, start) in load.in_flight.items()
+                     if time.monotonic() - start > args.stacks_after_s]
+        if not stuck:
+            continue
+        w, node, start = stuck[0]
+        pid = nodes[node].pid
+        at = time.monotonic()
+        seen = {"writer": w, "node": node, "call_under_way_s": round(at - start, 3)}
+        for name, cmd in (("stacks", ["gdb", "-p", str(pid), "-batch", "-ex",
+                                      "thread apply all bt"]),
+                          ("sockets", ["ss", "-tnpo", "state", "all"])):
+            try:
+                out = subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout
+            except (OSError, subprocess.TimeoutExpired) as e:
+                out = f"{name}: {e}"
+            if name == "sockets":
+                out = "\n".join(line for line in out.splitlines() if f"pid={pid}," in line)
+            seen[name] = out
+        for u in urls:
+            try:
+                seen["sessions " + u] = psql_rows(u, "SELECT pid, state, wait_event_type, "
+                                                     "wait_event, backend_start, query "
+                                                     "FROM pg_stat_activity")
+            except subprocess.CalledProcessError as e:
+                seen["sessions " + u] = str(e)
+        with load.lock:
+            load.stacks.append(seen)
+        return
+
+
 def standby_transactions(urls):
     """Transactions the standbys ran (pg_stat_database): the reads they served, with the
     router's position checks."""
@@ -205,6 +262,8 @@ def run_round(args, round_no, workdir):
         env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_")}
         env.update(MNEMO_MEMORY_BACKEND="postgres", MNEMO_POSTGRES_URL=failover_url,
                    MNEMO_POSTGRES_SCHEMA=SCHEMA, MNEMO_EMBEDDING_PROVIDER=args.embedder)
+        if args.log:
+            env["MNEMO_LOG"] = args.log
         if not args.without_read_urls:
             env["MNEMO_POSTGRES_READ_URLS"] = ",".join(standbys)
         nodes = [Daemon(args.binary, workdir / f"r{round_no}-node{n}", env) for n in range(2)]
@@ -214,6 +273,9 @@ def run_round(args, round_no, workdir):
                        for w in range(args.writers)]
             threads += [threading.Thread(target=reader, args=(load, r, nodes[r % 2].port))
                         for r in range(args.readers)]
+            if args.stacks_after_s:
+                threads.append(threading.Thread(target=watch,
+                                                args=(load, args, nodes, standbys)))
             for t in threads:
                 t.start()
             before = standby_transactions(standbys)
@@ -247,6 +309,17 @@ def run_round(args, round_no, workdir):
         lost, doubled = verify(standbys[0], load)
         refused = (max(a for _, a in load.refusals) - min(f for f, _ in load.refusals)
                    if load.refusals else 0.0)
+        if args.keep_slow and refused > args.keep_slow_over_s:
+            keep = Path(args.keep_slow) / f"round{round_no}-{os.getpid()}"
+            keep.mkdir(parents=True, exist_ok=True)
+            for n, log in enumerate(logs):
+                (keep / f"node{n}.log").write_text(log)
+            with open(keep / "calls.json", "w") as f:
+                json.dump({"killed_at": killed_at, "promoted_at": promoted_at,
+                           "calls": [(w, round(s - killed_at, 3), round(d, 3), e)
+                                     for w, s, d, e in sorted(load.attempts,
+                                                              key=lambda a: a[1])],
+                           "stuck": load.stacks}, f, indent=1)
         after_kill = [a for f, a in load.refusals if a > killed_at]
         return {
             "round": round_no, "stores": len(load.stores), "turns": len(load.turns),
@@ -281,6 +354,15 @@ def main():
     ap.add_argument("--without-read-urls", action="store_true")
     ap.add_argument("--embedder", default="none", help="none (keyword only) or hash: vectors "
                     "too, each node's index catching up from the change log on the standbys")
+    ap.add_argument("--log", help="the nodes' MNEMO_LOG (debug: a line per request with its "
+                    "time by stage)")
+    ap.add_argument("--keep-slow", metavar="DIR", help="keep the full node logs and every "
+                    "refused or slow write call of a round that refused writes for longer than "
+                    "--keep-slow-over-s in DIR/roundN-PID")
+    ap.add_argument("--keep-slow-over-s", type=float, default=5.0)
+    ap.add_argument("--stacks-after-s", type=float, default=0.0, help="when a write's call has "
+                    "been under way this long, record (once a round, with --keep-slow) its "
+                    "node's thread stacks (gdb), sockets and the servers' sessions")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--out", default="failover.json")
     args = ap.parse_args()

@@ -19,10 +19,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -47,6 +49,7 @@ class DocumentStore;
 class EpisodicStore;
 class GraphStore;
 struct TurnClaim;
+struct TurnKey;
 struct TurnRow;
 }  // namespace storage
 namespace internal {
@@ -200,9 +203,17 @@ class Archivist {
                                                  TurnResult& result,
                                                  std::vector<size_t>& cleaner_failed);
   // The answer to a repeated turn_id: the earlier call's stored result
-  // (waited for up to kReplayWait while that call is still running) with its
-  // rows read back; replayed = true.
-  [[gnu::visibility("hidden")]] Result<TurnResult> ReplayTurn(storage::TurnClaim claim);
+  // (waited for up to kReplayWait while that call may still be running,
+  // not at all when `wait` is false) with its rows read back; replayed = true.
+  [[gnu::visibility("hidden")]] Result<TurnResult> ReplayTurn(storage::TurnClaim claim, bool wait);
+  // Turns (by claim key) whose call in this process ended without storing
+  // its result under the claim: the server went away (a failover), so the
+  // claim may have committed without a result, and no call will add one. A
+  // repeat of such a turn through this process replays what was stored at
+  // once instead of waiting kReplayWait for it. A call that claims the turn
+  // afresh unmarks it.
+  void MarkUnfinishedTurn(const storage::TurnKey& key, bool unfinished);
+  bool IsUnfinishedTurn(const storage::TurnKey& key);
   // Finalises a closed segment of (owner, session) on the worker.
   void PostFinalize(const std::string& owner, const std::string& session_id,
                     std::string segment_id);
@@ -230,6 +241,11 @@ class Archivist {
   std::mutex finalize_mu_;
   std::condition_variable finalize_cv_;
   std::map<std::pair<std::string, std::string>, int> finalizing_;  // guarded by finalize_mu_
+  // MarkUnfinishedTurn's turns, the oldest dropped beyond a bound (a turn
+  // dropped early only waits for its result again).
+  std::mutex unfinished_mu_;
+  std::set<std::string> unfinished_;           // guarded by unfinished_mu_
+  std::deque<std::string> unfinished_by_age_;  // guarded by unfinished_mu_
 };
 
 }  // namespace mnemo

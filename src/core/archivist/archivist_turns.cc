@@ -73,10 +73,13 @@ Result<TurnResult> Archivist::TurnComplete(const Principal& who, Turn turn) {
         IndexTurn(who, redacted ? *redacted : turn, redactions, turn.timestamp.value_or(now),
                   claim ? &*claim : nullptr, earlier, result, cleaner_failed);
     if (earlier) {
-      Result<TurnResult> replayed = ReplayTurn(std::move(*earlier));
+      const bool wait = !IsUnfinishedTurn(earlier->key);
+      Result<TurnResult> replayed = ReplayTurn(std::move(*earlier), wait);
       if (turn.sync) Flush();
       return replayed;
     }
+    // Claimed by this call: a repeat waits for its result again.
+    if (claim && done.ok()) MarkUnfinishedTurn(claim->key, false);
     if (done.ok()) {
       // The rules read the original turn (a failure's class comes from its
       // output as the tool gave it). Its user message moved into the stored
@@ -110,6 +113,7 @@ Result<TurnResult> Archivist::TurnComplete(const Principal& who, Turn turn) {
         logger_->Log(LogLevel::kWarn, "cannot store the result of turn " +
                                           claim->key.turn_id.str() + ": " +
                                           finished.status().message());
+        MarkUnfinishedTurn(claim->key, true);
       }
     }
     MNEMO_RETURN_IF_ERROR(done);
@@ -226,11 +230,51 @@ Status Archivist::IndexTurn(const Principal& who, Turn& turn, int redactions, Ti
   return Status::Ok();
 }
 
-Result<TurnResult> Archivist::ReplayTurn(storage::TurnClaim claim) {
+namespace {
+
+// Bounds Archivist::MarkUnfinishedTurn's memory: a turn id is repeated
+// within seconds of its failed call, and only failed calls are marked.
+constexpr size_t kUnfinishedTurnsKept = 4096;
+
+std::string ClaimKeyText(const storage::TurnKey& key) {
+  std::string text = key.owner;
+  text += '\0';
+  text += key.session_id.view();
+  text += '\0';
+  text += key.turn_id.view();
+  return text;
+}
+
+}  // namespace
+
+void Archivist::MarkUnfinishedTurn(const storage::TurnKey& key, bool unfinished) {
+  std::string text = ClaimKeyText(key);
+  std::lock_guard lock(unfinished_mu_);
+  if (!unfinished) {
+    unfinished_.erase(text);  // its place in unfinished_by_age_ goes with age
+    return;
+  }
+  if (!unfinished_.insert(text).second) return;
+  unfinished_by_age_.push_back(std::move(text));
+  while (unfinished_by_age_.size() > kUnfinishedTurnsKept) {
+    unfinished_.erase(unfinished_by_age_.front());
+    unfinished_by_age_.pop_front();
+  }
+}
+
+bool Archivist::IsUnfinishedTurn(const storage::TurnKey& key) {
+  const std::string text = ClaimKeyText(key);
+  std::lock_guard lock(unfinished_mu_);
+  return unfinished_.contains(text);
+}
+
+Result<TurnResult> Archivist::ReplayTurn(storage::TurnClaim claim, bool wait) {
   // The first call stores its result right after its rule capture; a
   // duplicate that arrives meanwhile waits for it (polling the store, so a
-  // duplicate in another process waits too).
-  const auto deadline = std::chrono::steady_clock::now() + kReplayWait;
+  // duplicate in another process waits too). Not when that call ran here
+  // and ended without storing it (MarkUnfinishedTurn): no result will come.
+  const auto deadline =
+      std::chrono::steady_clock::now() + (wait ? kReplayWait : std::chrono::milliseconds(0));
   auto pause = std::chrono::milliseconds(1);
   while (claim.result.empty() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(pause);
