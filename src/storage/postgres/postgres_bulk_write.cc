@@ -363,12 +363,18 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
     of_write.push_back(&it->second);
   }
   // A table holding no row holds none of the keys (a first import, a
-  // restore): one probe instead of sending every key (three arrays of 100k
-  // strings for a 100k import, parsed and joined by the server). Writers
-  // are serialised (the schema's advisory lock): no row appears meanwhile.
-  MNEMO_ASSIGN_OR_RETURN(Rows any,
-                         conn.Exec("SELECT EXISTS (SELECT 1 FROM entries)", "look up the entries"));
-  if (any.Bool(0, 0)) {
+  // restore): for a large batch one probe instead of sending every key
+  // (three arrays of 100k strings for a 100k import, parsed and joined by
+  // the server); a small batch looks its keys up at once, no extra round
+  // trip. Writers are serialised (the schema's advisory lock): no row
+  // appears meanwhile.
+  bool look_up = true;
+  if (order.size() >= kLargeBatch) {
+    MNEMO_ASSIGN_OR_RETURN(
+        Rows any, conn.Exec("SELECT EXISTS (SELECT 1 FROM entries)", "look up the entries"));
+    look_up = any.Bool(0, 0);
+  }
+  if (look_up) {
     std::vector<std::string> owners, namespaces, keys;
     for (const auto& [k, s] : staged) {
       owners.push_back(std::get<0>(k));
