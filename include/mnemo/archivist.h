@@ -212,8 +212,9 @@ class Archivist {
   // repeat of such a turn through this process replays what was stored at
   // once instead of waiting kReplayWait for it. A call that claims the turn
   // afresh unmarks it.
-  void MarkUnfinishedTurn(const storage::TurnKey& key, bool unfinished);
-  bool IsUnfinishedTurn(const storage::TurnKey& key);
+  [[gnu::visibility("hidden")]] void MarkUnfinishedTurn(const storage::TurnKey& key,
+                                                        bool unfinished);
+  [[gnu::visibility("hidden")]] bool IsUnfinishedTurn(const storage::TurnKey& key);
   // Finalises a closed segment of (owner, session) on the worker.
   void PostFinalize(const std::string& owner, const std::string& session_id,
                     std::string segment_id);
