@@ -173,6 +173,9 @@ TEST_F(EventsE2e, AFailingLlmLeavesTheDeterministicReadingAndOneWarning) {
   }
   EXPECT_EQ(slots["location"], "Utrecht");
   EXPECT_TRUE(Events("commitment").contains(kTask));
+  // Stopped first: its stderr is read by a thread, which may not have read
+  // the warning yet when the calls return; Stop reads it to the end.
+  EXPECT_EQ(daemon_->Stop(SIGTERM), 0);
   const std::string err = daemon_->Stderr();
   size_t warnings = 0;
   for (size_t at = err.find("candidates unavailable"); at != std::string::npos;
