@@ -10,8 +10,11 @@ of DATASET/memories.jsonl (../shared/bench/datagen.py) into a fresh schema `scal
 with `mnemo import` (one transaction), starts N `mnemo serve` daemons, each with a workspace
 of its own, all on that schema (MNEMO_MEMORY_BACKEND=postgres, MNEMO_POSTGRES_URL,
 MNEMO_POSTGRES_SCHEMA), warms them up (first search: index loaded; one store: 20 001 entries
-crosses index.hnsw_threshold, so every daemon rebuilds its index as hnsw on its next sync;
-the warm-up times are reported), then for --duration seconds drives --clients threads, each
+crosses index.hnsw_threshold, so every daemon rebuilds its index as hnsw on a background
+thread after its next sync, and the run waits until memory.health reports every daemon's
+space as hnsw; the warm-up times and that wait are reported: measured during the builds, a
+window's first seconds were two graph builds and flat scans, not the steady state), then for
+--duration seconds drives --clients threads, each
 with one keep-alive HTTP connection to daemon (thread % N), sending JSON-RPC POST /rpc:
 --search-share (0.8) memory.search of a query from DATASET/queries.jsonl (max_results 10),
 the rest memory.store of a new unique key with the content of a dataset entry that was not
@@ -60,6 +63,8 @@ from scaleout_measure import (PgActivitySampler, cpu_report, latency_summary, pr
 
 REPO = Path(__file__).resolve().parent.parent
 PG_CLUSTER = REPO / "scripts" / "pg-cluster.sh"
+# index.hnsw_threshold's default: a vector space of more vectors is a graph (docs/config.md).
+HNSW_THRESHOLD = 20000
 
 
 class PgCluster:
@@ -347,6 +352,23 @@ class LagProbe(threading.Thread):
             c.close()
 
 
+def wait_for_graph_index(clients, entries, timeout_s=300.0):
+    """Seconds until every daemon's vector spaces of more than HNSW_THRESHOLD vectors are
+    hnsw (memory.health); 0 when none has that many. Raises when they do not in time."""
+    if entries <= HNSW_THRESHOLD:
+        return 0.0
+    t0 = time.monotonic()
+    while True:
+        kinds = [s.get("kind") for c in clients
+                 for s in c.call("memory.health", {"audit_lines": 0}).get("spaces", [])
+                 if s.get("vectors", 0) > HNSW_THRESHOLD]
+        if all(k == "hnsw" for k in kinds):
+            return time.monotonic() - t0
+        if time.monotonic() - t0 > timeout_s:
+            raise RuntimeError(f"vector indexes still {kinds} after {timeout_s:.0f} s")
+        time.sleep(0.2)
+
+
 def run_config(n, args, pg, workdir, preload_file, queries, contents, env_base):
     tag = f"n{n}"
     schema = f"scaleout_{tag}"
@@ -392,10 +414,14 @@ def run_config(n, args, pg, workdir, preload_file, queries, contents, env_base):
             t = time.perf_counter()
             c.call("memory.search", {"query": q, "max_results": args.max_results})
             warm["search_after_store_ms"].append((time.perf_counter() - t) * 1000.0)
+        # That rebuild runs on a background thread of each daemon (the flat index serves
+        # meanwhile): wait for it, or the window's first seconds measure two graph builds.
+        warm["index_settled_s"] = wait_for_graph_index(clients, args.preload + warm_created)
         out["warmup"] = warm
         print(f"[N={n}] {n} daemon(s) up on ports {out['ports']}; warm-up (ms): first search "
               f"{[round(x) for x in warm['first_search_ms']]}, store {warm['store_ms']:.0f}, "
-              f"search after it {[round(x) for x in warm['search_after_store_ms']]}", flush=True)
+              f"search after it {[round(x) for x in warm['search_after_store_ms']]}; indexes "
+              f"settled {warm['index_settled_s']:.1f} s later", flush=True)
 
         workers = [Worker(i, daemons[i % n].port, args, queries, contents, stop, tag)
                    for i in range(args.clients)]
@@ -619,6 +645,7 @@ def print_report(result):
                      f"{c['loadavg_after'][0]:.1f} after (other processes share the machine)")
         notes.append(f"import {c['import_s']:.1f} s; warm-up store {warm['store_ms']:.0f} ms, "
                      f"search after it {[round(x) for x in warm['search_after_store_ms']]} ms; "
+                     f"graph indexes built {warm.get('index_settled_s', 0):.1f} s after it; "
                      f"requests per daemon {ld['per_daemon_requests']}")
         for note in notes:
             print(f"N={c['processes']}: {note}")
