@@ -16,6 +16,7 @@
 // Thread-safety: every member function may be called concurrently.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -215,6 +216,13 @@ class Archivist {
   [[gnu::visibility("hidden")]] void MarkUnfinishedTurn(const storage::TurnKey& key,
                                                         bool unfinished);
   [[gnu::visibility("hidden")]] bool IsUnfinishedTurn(const storage::TurnKey& key);
+  // Stores a turn's `encoded` result under its claim (FinishTurnClaim) once
+  // the store takes it again, tried on a thread of its own for kReplayWait
+  // after the failure: a server that went away in a failover is back within
+  // seconds, and a repeat of the turn through another process, which cannot
+  // know this call ended, waits for exactly that result (ReplayTurn).
+  [[gnu::visibility("hidden")]] void StoreTurnResultLater(storage::TurnKey key,
+                                                          std::string encoded);
   // Finalises a closed segment of (owner, session) on the worker.
   void PostFinalize(const std::string& owner, const std::string& session_id,
                     std::string segment_id);
@@ -247,6 +255,10 @@ class Archivist {
   std::mutex unfinished_mu_;
   std::set<std::string> unfinished_;           // guarded by unfinished_mu_
   std::deque<std::string> unfinished_by_age_;  // guarded by unfinished_mu_
+  // StoreTurnResultLater's thread, started at its first use (guarded by
+  // unfinished_mu_); its jobs stop early once closing_ is set.
+  std::atomic<bool> closing_{false};
+  std::unique_ptr<internal::BackgroundWorker> result_retries_;
 };
 
 }  // namespace mnemo

@@ -81,7 +81,10 @@ Archivist::Archivist(storage::EpisodicStore& episodic, storage::DocumentStore& d
   }
 }
 
-Archivist::~Archivist() = default;
+Archivist::~Archivist() {
+  closing_ = true;
+  result_retries_.reset();  // its jobs see closing_ and stop; then the thread ends
+}
 
 ArchiveQueueStats Archivist::ArchiveQueue() const {
   const archivist::ArchiveWriter::Counts c = archive_->counts();

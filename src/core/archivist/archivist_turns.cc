@@ -10,6 +10,7 @@
 
 #include "archivist/segments.h"
 #include "archivist/turn_indexer.h"
+#include "base/background_worker.h"
 #include "base/json_limits.h"
 #include "core/archivist/archivist_options.h"
 #include "core/archivist/public_episodic.h"
@@ -110,10 +111,11 @@ Result<TurnResult> Archivist::TurnComplete(const Principal& who, Turn turn) {
       // claim.
       Result<bool> finished = episodic_.FinishTurnClaim(claim->key, EncodeTurnResult(result));
       if (!finished.ok() && finished.status().code() != StatusCode::kNotFound) {
-        logger_->Log(LogLevel::kWarn, "cannot store the result of turn " +
-                                          claim->key.turn_id.str() + ": " +
-                                          finished.status().message());
+        logger_->Log(LogLevel::kWarn,
+                     "cannot store the result of turn " + claim->key.turn_id.str() + ": " +
+                         finished.status().message() + "; trying again in the background");
         MarkUnfinishedTurn(claim->key, true);
+        StoreTurnResultLater(claim->key, EncodeTurnResult(result));
       }
     }
     MNEMO_RETURN_IF_ERROR(done);
@@ -260,6 +262,29 @@ void Archivist::MarkUnfinishedTurn(const storage::TurnKey& key, bool unfinished)
     unfinished_.erase(unfinished_by_age_.front());
     unfinished_by_age_.pop_front();
   }
+}
+
+void Archivist::StoreTurnResultLater(storage::TurnKey key, std::string encoded) {
+  const auto until = std::chrono::steady_clock::now() + kReplayWait;
+  std::lock_guard lock(unfinished_mu_);
+  if (!result_retries_) result_retries_ = std::make_unique<internal::BackgroundWorker>(logger_);
+  result_retries_->Post(
+      "turn result", [this, key = std::move(key), encoded = std::move(encoded), until] {
+        auto pause = std::chrono::milliseconds(50);
+        while (!closing_.load() && std::chrono::steady_clock::now() + pause < until) {
+          std::this_thread::sleep_for(pause);
+          pause = std::min(pause * 2, std::chrono::milliseconds(500));
+          Result<bool> stored = episodic_.FinishTurnClaim(key, encoded);
+          if (stored.ok()) {
+            MarkUnfinishedTurn(key, false);  // a repeat here replays the result now stored
+            logger_->Log(LogLevel::kInfo,
+                         "stored the result of turn " + key.turn_id.str() + " on a later try");
+            return;
+          }
+          // The claim's commit was lost with the server: a repeat claims afresh.
+          if (stored.status().code() == StatusCode::kNotFound) return;
+        }
+      });
 }
 
 bool Archivist::IsUnfinishedTurn(const storage::TurnKey& key) {
