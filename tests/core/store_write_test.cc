@@ -89,6 +89,15 @@ class StoreWriteTest : public ::testing::TestWithParam<std::string> {
         std::string(GetParam() == "postgres" ? " ON turn_claims" : ""));
   }
 
+  // The turn's call with its result refused (RefuseTurnResults): its rows
+  // stored under a claim that keeps no result.
+  Result<TurnResult> TurnWithoutItsResult(const Turn& turn) {
+    RefuseTurnResults();
+    auto first = engine_->archivist().TurnComplete(me_, turn);
+    EXPECT_EQ(Run("SELECT count(*) FROM turn_claims WHERE result = ''"), 1);
+    return first;
+  }
+
   int64_t Entries() { return Run("SELECT count(*) FROM entries"); }
   int64_t Vectors() { return Run("SELECT count(*) FROM entry_vectors"); }
 
@@ -140,15 +149,13 @@ TEST_P(StoreWriteTest, AFailedVectorWriteLeavesNoEntryWithoutItsVector) {
 // the 11 s of refused writes bench/failover.py saw under load. The bound
 // below is half that wait, not a speed target.
 TEST_P(StoreWriteTest, ARetryOfATurnWhoseResultWasNotStoredIsAnsweredAtOnce) {
-  RefuseTurnResults();
-  Turn turn{.session_id = "s",
-            .user_message = "the spare key is under the blue flowerpot",
-            .assistant_response = "Noted.",
-            .turn_id = "turn-1"};
-  auto first = engine_->archivist().TurnComplete(me_, turn);
+  const Turn turn{.session_id = "s",
+                  .user_message = "the spare key is under the blue flowerpot",
+                  .assistant_response = "Noted.",
+                  .turn_id = "turn-1"};
+  auto first = TurnWithoutItsResult(turn);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   ASSERT_TRUE(first->user_row.has_value());
-  EXPECT_EQ(Run("SELECT count(*) FROM turn_claims WHERE result = ''"), 1);
 
   const auto start = std::chrono::steady_clock::now();
   auto again = engine_->archivist().TurnComplete(me_, turn);
@@ -169,14 +176,13 @@ TEST_P(StoreWriteTest, ARetryOfATurnWhoseResultWasNotStoredIsAnsweredAtOnce) {
 // answered without it. The 8 s below bound how long the test waits for the
 // row, not a speed.
 TEST_P(StoreWriteTest, AResultTheStoreRefusedIsStoredOnceItIsTakenAgain) {
-  RefuseTurnResults();
-  Turn turn{.session_id = "s",
-            .user_message = "the boat keys hang beside the back door",
-            .assistant_response = "Noted.",
-            .turn_id = "turn-2"};
-  auto first = engine_->archivist().TurnComplete(me_, turn);
+  const Turn turn{.session_id = "s",
+                  .user_message = "the boat keys hang beside the back door",
+                  .assistant_response = "Noted.",
+                  .turn_id = "turn-2"};
+  auto first = TurnWithoutItsResult(turn);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
-  ASSERT_EQ(Run("SELECT count(*) FROM turn_claims WHERE result = ''"), 1);
+  ASSERT_TRUE(first->user_row.has_value());
   AcceptTurnResults();
 
   const std::string stored = "SELECT count(*) FROM turn_claims WHERE result <> ''";
