@@ -1,7 +1,8 @@
 #include "base/uuid.h"
 
-#include <unistd.h>
+#include <pthread.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <random>
@@ -29,15 +30,29 @@ std::string FormatUuidV4(uint64_t hi, uint64_t lo) {
   return buf;
 }
 
+// Moved in every child of a fork (the handler runs in the child only).
+std::atomic<uint64_t> fork_generation{0};
+
+uint64_t ForkGeneration() {
+  static const bool registered = [] {
+    ::pthread_atfork(nullptr, nullptr, [] { fork_generation.fetch_add(1); });
+    return true;
+  }();
+  (void)registered;
+  return fork_generation.load(std::memory_order_relaxed);
+}
+
 }  // namespace
 
 std::string NewUuidV4() {
-  // A forked child inherits the generator's state: reseeded when the
-  // process changed, else parent and child hand out the same ids (two
-  // processes writing one markdown folder or database would collide).
-  thread_local pid_t seeded_in = ::getpid();
+  // A forked child inherits the generator's state: reseeded in a child,
+  // else parent and child hand out the same ids (two processes writing one
+  // markdown folder or database would collide). A fork moves the process's
+  // generation (ForkGeneration): no system call per id (getpid was, and an
+  // import makes one id per entry).
+  thread_local uint64_t seeded_in = ForkGeneration();
   thread_local std::mt19937_64 rng = FreshRng();
-  if (const pid_t now = ::getpid(); now != seeded_in) {
+  if (const uint64_t now = ForkGeneration(); now != seeded_in) {
     seeded_in = now;
     rng = FreshRng();
   }
