@@ -52,23 +52,36 @@ void AppendCopyField(std::string& out, const std::optional<std::string_view>& va
     out += "\\N";
     return;
   }
-  for (const char c : *value) {
-    switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      default: out += c;
+  // The runs between escapes are appended whole: a character at a time was
+  // the largest part of formatting a bulk write's rows.
+  const std::string_view v = *value;
+  size_t from = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const char* escaped = nullptr;
+    switch (v[i]) {
+      case '\\': escaped = "\\\\"; break;
+      case '\t': escaped = "\\t"; break;
+      case '\n': escaped = "\\n"; break;
+      case '\r': escaped = "\\r"; break;
+      default: continue;
     }
+    out.append(v.substr(from, i - from));
+    out += escaped;
+    from = i + 1;
   }
+  out.append(v.substr(from));
 }
 
 void AppendQuotedLexeme(std::string& out, std::string_view lexeme) {
   out += '\'';
-  for (char c : lexeme) {
-    if (c == '\'' || c == '\\') out += '\\';
-    out += c;
+  size_t from = 0;
+  for (size_t i = 0; i < lexeme.size(); ++i) {
+    if (lexeme[i] != '\'' && lexeme[i] != '\\') continue;
+    out.append(lexeme.substr(from, i - from));
+    out += '\\';
+    from = i;  // the character itself goes with the next run
   }
+  out.append(lexeme.substr(from));
   out += '\'';
 }
 
