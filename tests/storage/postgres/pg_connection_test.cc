@@ -18,6 +18,7 @@
 #include "storage/backend_factory.h"
 #include "storage/postgres/pg_connection.h"
 #include "storage/postgres/pg_read_router.h"
+#include "storage/postgres/pg_values.h"
 #include "storage/postgres/postgres_backend.h"
 
 namespace mnemo::storage::internal::pg {
@@ -266,6 +267,52 @@ TEST_F(PgServer, ACopyFedChunkByChunkStoresEveryRowOrNone) {
   auto after = c.Exec("SELECT count(*) FROM copied", "count");
   ASSERT_TRUE(after.ok()) << after.status().ToString();
   EXPECT_EQ(after->Int(0, 0), 0);
+}
+
+// COPY fields and tsvector lexemes escaped by AppendCopyField and
+// AppendQuotedLexeme (runs between escapes appended whole) read back from
+// the server as they were: every character COPY or a tsvector literal
+// escapes, at the start, in the middle, at the end and twice in a row.
+TEST_F(PgServer, EscapedCopyFieldsAndLexemesReadBackAsTheyWere) {
+  auto conn = PgConn::Connect(url_);
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  PgConn& c = **conn;
+  ASSERT_TRUE(
+      c.ExecScript("CREATE TEMP TABLE escaped (n integer, word text, tsv tsvector)", "make").ok());
+  const std::vector<std::string> words = {"plain",
+                                          "",
+                                          "\\start",
+                                          "end\\",
+                                          "tab\there",
+                                          "\n\nlines",
+                                          "cr\r",
+                                          "mixed\\\t\n\r\\",
+                                          "'quoted'",
+                                          "it's",
+                                          "back\\slash'quote",
+                                          "naïve 中文"};
+  std::string text;
+  for (size_t i = 0; i < words.size(); ++i) {
+    std::string tsv;
+    AppendQuotedLexeme(tsv, words[i].empty() ? "x" : words[i]);
+    text += std::to_string(i) + "\t";
+    AppendCopyField(text, words[i]);
+    text += "\t";
+    AppendCopyField(text, tsv);
+    text += "\n";
+  }
+  ASSERT_TRUE(c.CopyIn("COPY escaped (n, word, tsv) FROM STDIN", text, "copy").ok());
+  auto rows = c.Exec(
+      "SELECT word, array_to_string(tsvector_to_array(tsv), '') FROM escaped "
+      "ORDER BY n",
+      "read");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), static_cast<int>(words.size()));
+  for (size_t i = 0; i < words.size(); ++i) {
+    const int row = static_cast<int>(i);
+    EXPECT_EQ(rows->Text(row, 0), words[i]) << i;
+    EXPECT_EQ(rows->Text(row, 1), words[i].empty() ? "x" : words[i]) << i;
+  }
 }
 
 // A statement that asks for binary rows (a search's stored vectors: no hex
