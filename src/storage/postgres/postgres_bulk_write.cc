@@ -7,8 +7,9 @@
 // statistics, generations) run once per statement, set-wise, instead of
 // once per row. The rows are tokenized on two threads while the server
 // parses the chunks already sent (StreamRows). The keyword statistics of
-// the inserted rows are counted here, from the tokens just made, and copied
-// in beside them (schema v8: the insert trigger then skips its notes);
+// the inserted rows are counted here, from the tokens just made (a large
+// batch's while the server builds the indexes of entries), and copied in
+// beside them (schema v8: the insert trigger then skips its notes);
 // those of rewritten rows are the update trigger's. A large batch whose
 // buckets the statistics hold no row of (a first import, a restore) copies
 // its counts straight into entry_terms instead, with no fold. All inside the
@@ -22,6 +23,7 @@
 #include <span>
 #include <thread>
 #include <tuple>
+#include <unordered_map>
 
 #include "base/string_ids.h"
 #include "storage/postgres/postgres_database.h"
@@ -47,7 +49,17 @@ constexpr size_t kParallelTokenizeFrom = 4096;
 // the planner's statistics of entries.
 constexpr size_t kLargeBatch = 10000;
 
-using EntryKey = std::tuple<std::string, std::string, std::string>;  // owner, namespace, key
+// (owner, namespace, key), viewing the batch's writes (they outlive it).
+using EntryKey = std::tuple<std::string_view, std::string_view, std::string_view>;
+
+struct EntryKeyHash {
+  size_t operator()(const EntryKey& k) const {
+    const std::hash<std::string_view> h;
+    size_t seed = h(std::get<0>(k));
+    seed = seed * 31 + h(std::get<1>(k));
+    return seed * 31 + h(std::get<2>(k));
+  }
+};
 
 // One distinct (owner, namespace, key) of the batch.
 struct Staged {
@@ -102,6 +114,10 @@ void AppendEntryRow(std::string& out, const Staged& s) {
   out += '\n';
 }
 
+// A row's COPY text beside its content and tsvector, about: the other
+// columns (an id, a key, an owner, times and counters), escapes included.
+constexpr size_t kRowBytes = 192;
+
 // Rows per chunk of a streamed COPY: small enough that the server starts
 // parsing early, large enough that the hand-over costs nothing.
 constexpr size_t kChunkRows = 1024;
@@ -120,11 +136,16 @@ Status StreamRows(PgConn& conn, std::string_view copy_sql, std::span<Staged* con
                   std::string_view what) {
   if (rows.empty()) return Status::Ok();
   auto make = [&](size_t from, size_t to, std::string& out) {
+    // The chunk's text is reserved at about its size first: grown as it was
+    // formatted, it was copied about as many times as it doubled.
+    size_t size = 0;
     for (size_t i = from; i < to; ++i) {
       Staged& s = *rows[i];
       if (s.text_changed) s.text = pg::IndexText({s.entry->key, s.entry->content});
-      format(out, s);
+      size += kRowBytes + s.entry->content.size() + s.text.tsvector.size();
     }
+    out.reserve(size);
+    for (size_t i = from; i < to; ++i) format(out, *rows[i]);
   };
   if (rows.size() < kParallelTokenizeFrom) {
     std::string text;
@@ -353,7 +374,9 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
                                                std::vector<Label>* labels) {
   if (writes.empty()) return int64_t{0};
   for (const EntryWrite& w : writes) MNEMO_RETURN_IF_ERROR(ValidateWrite(w));
-  std::map<EntryKey, Staged> staged;
+  // Hashed, and keyed by views into the writes: no key is copied.
+  std::unordered_map<EntryKey, Staged, EntryKeyHash> staged;
+  staged.reserve(writes.size());
   std::vector<Staged*> order;  // first-seen order
   std::vector<Staged*> of_write;
   of_write.reserve(writes.size());
@@ -377,9 +400,9 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
   if (look_up) {
     std::vector<std::string> owners, namespaces, keys;
     for (const auto& [k, s] : staged) {
-      owners.push_back(std::get<0>(k));
-      namespaces.push_back(std::get<1>(k));
-      keys.push_back(std::get<2>(k));
+      owners.emplace_back(std::get<0>(k));
+      namespaces.emplace_back(std::get<1>(k));
+      keys.emplace_back(std::get<2>(k));
     }
     MNEMO_ASSIGN_OR_RETURN(
         Rows found,
@@ -391,7 +414,10 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
                   "look up the entries"));
     for (int i = 0; i < found.size(); ++i) {
       Entry e = pg::ReadEntry(found, i, 2);
-      Staged& s = staged[EntryKey{e.owner, e.ns, e.key}];
+      const auto it = staged.find(EntryKey{e.owner, e.ns, e.key});
+      if (it == staged.end())
+        return Internal("the server found an entry the batch has no write of");
+      Staged& s = it->second;
       s.label = found.Int(i, 0);
       s.old_length = found.Int(i, 1);
       s.existed = true;
@@ -487,16 +513,20 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
                            : std::string("SET LOCAL gin_pending_list_limit = '256MB'")),
         "stage the entries"));
   }
-  // A row's entry, tsvector and lexemes are not needed once its chunk went
-  // and its statistics were counted (TermNotes copies what it keeps); its
-  // label and length are. Freed here, while the server parses, instead of
-  // all at the end of the batch while it waits.
-  auto release = [](std::span<Staged* const> rows) {
+  // A row's entry and tsvector are not needed once its chunk went; its
+  // label and length are, and an inserted row's lexemes until its keyword
+  // statistics are counted (TermNotes copies what it keeps). Freed here,
+  // while the server parses, instead of all at the end of the batch.
+  auto release_entry = [](std::span<Staged* const> rows) {
     for (Staged* s : rows) {
       s->entry.reset();
       s->fingerprint.reset();
-      s->text = pg::IndexedText{.length = s->text.length};
+      std::string().swap(s->text.tsvector);
     }
+  };
+  auto release = [&](std::span<Staged* const> rows) {
+    release_entry(rows);
+    for (Staged* s : rows) s->text = pg::IndexedText{.length = s->text.length};
   };
   if (!existing.empty()) {
     MNEMO_RETURN_IF_ERROR(conn.ExecScript(
@@ -529,16 +559,49 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
   if (!inserted.empty()) {
     MNEMO_RETURN_IF_ERROR(
         conn.ExecScript("SET LOCAL mnemo.entry_terms_by_writer = 'on'", "insert the entries"));
-    MNEMO_RETURN_IF_ERROR(StreamRows(
-        conn, std::string("COPY entries (") + kCopiedColumns + ") FROM STDIN", inserted,
-        AppendEntryRow,
-        [&](std::span<Staged* const> rows) {
-          for (const Staged* s : rows) notes.Add(*s);
-          release(rows);
-        },
-        "insert the entries"));
+    MNEMO_RETURN_IF_ERROR(
+        StreamRows(conn, std::string("COPY entries (") + kCopiedColumns + ") FROM STDIN", inserted,
+                   AppendEntryRow, release_entry, "insert the entries"));
     MNEMO_RETURN_IF_ERROR(
         conn.ExecScript("SET LOCAL mnemo.entry_terms_by_writer = 'off'", "insert the entries"));
+  }
+  // The inserted rows' keyword statistics are counted after their COPY. A
+  // large batch counts them on a second thread while the server builds the
+  // indexes of entries, one backend's work that left the process and a core
+  // idle; they used to be counted on this thread during the COPY, while the
+  // server parsed the rows and two threads tokenized the next ones (three
+  // busy threads on the two cores mnemo targets).
+  auto count_notes = [&] {
+    for (Staged* s : inserted) {
+      notes.Add(*s);
+      s->text = pg::IndexedText{.length = s->text.length};
+    }
+  };
+  if (large) {
+    // A pending list left unmerged makes every search read it whole (and the
+    // planner prefers a sequential scan); and the planner's statistics of
+    // entries just filled are those of the empty table until autovacuum
+    // gets to it. entry_terms is left to autovacuum (pg_entry_search.h,
+    // FlushEntryTerms: analysed right after a load, the writes' fold cost
+    // five times the server CPU).
+    // The text index is built with little memory: a GIN build gathers its
+    // keys in a red-black tree as large as maintenance_work_mem and spends
+    // most of its time comparing lexemes in it; a tree that outgrows the
+    // CPU's caches makes every comparison a cache miss. At 100k entries
+    // 16 MB cost 4 s of server CPU where 256 MB or more cost 7 s, and gave
+    // a smaller index (docs/scaling.md).
+    std::jthread counting(count_notes);
+    MNEMO_RETURN_IF_ERROR(conn.ExecScript(
+        rebuild_index
+            ? btrees.make + "SET LOCAL maintenance_work_mem = '8MB'; CREATE INDEX entries_tsv ON "
+                            "entries USING GIN (tsv); ANALYZE entries"
+            : std::string("SELECT gin_clean_pending_list('entries_tsv'::regclass); "
+                          "ANALYZE entries"),
+        "index the entries"));
+  } else {
+    count_notes();
+  }
+  if (!inserted.empty()) {
     MNEMO_RETURN_IF_ERROR(notes.CopyInto(conn, copy_counts ? "entry_terms" : "entry_terms_delta"));
   }
   int64_t documents = 0;
@@ -579,26 +642,11 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
     // copied counts).
     MNEMO_RETURN_IF_ERROR(pg::FlushEntryTerms(conn, {.bulk = true, .copied = copy_counts}));
   }
-  if (large) {
-    // A pending list left unmerged makes every search read it whole (and the
-    // planner prefers a sequential scan); and the planner's statistics of
-    // entries just filled are those of the empty table until autovacuum
-    // gets to it. entry_terms is left to autovacuum (pg_entry_search.h,
-    // FlushEntryTerms: analysed right after a load, the writes' fold cost
-    // five times the server CPU).
-    // The text index is built with little memory: a GIN build gathers its
-    // keys in a red-black tree as large as maintenance_work_mem and spends
-    // most of its time comparing lexemes in it; a tree that outgrows the
-    // CPU's caches makes every comparison a cache miss. At 100k entries
-    // 16 MB cost 4 s of server CPU where 256 MB or more cost 7 s, and gave
-    // a smaller index (docs/scaling.md).
-    MNEMO_RETURN_IF_ERROR(conn.ExecScript(
-        rebuild_index ? term_keys.make + btrees.make +
-                            "SET LOCAL maintenance_work_mem = '8MB'; CREATE INDEX entries_tsv ON "
-                            "entries USING GIN (tsv); ANALYZE entries"
-                      : std::string("SELECT gin_clean_pending_list('entries_tsv'::regclass); "
-                                    "ANALYZE entries"),
-        "index the entries"));
+  if (rebuild_index) {
+    // Its sort's memory again: the GIN build above took less.
+    MNEMO_RETURN_IF_ERROR(
+        conn.ExecScript("SET LOCAL maintenance_work_mem = '512MB'; " + term_keys.make,
+                        "index the keyword statistics"));
   }
   // After the indexes are back: each vector's insert looks its entry up.
   MNEMO_RETURN_IF_ERROR(PutStagedVectors(*this, conn, order));
