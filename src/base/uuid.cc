@@ -34,11 +34,11 @@ std::string FormatUuidV4(uint64_t hi, uint64_t lo) {
 std::atomic<uint64_t> fork_generation{0};
 
 uint64_t ForkGeneration() {
-  static const bool registered = [] {
+  static const bool kRegistered = [] {
     ::pthread_atfork(nullptr, nullptr, [] { fork_generation.fetch_add(1); });
     return true;
   }();
-  (void)registered;
+  (void)kRegistered;
   return fork_generation.load(std::memory_order_relaxed);
 }
 
