@@ -279,35 +279,28 @@ class TermNotes {
     for (size_t i = 0; i < s.text.LexemeCount(); ++i) g.docs.Add(s.text.Lexeme(i));
   }
 
-  // The counts as COPY text of (term, bucket, docs, tokens), one text per
-  // bucket: made on the thread that counted them, while the server builds
-  // the indexes of entries, so that CopyInto only sends.
-  void Format() {
-    texts_.clear();
-    for (const Group& g : groups_) {
-      std::string& text = texts_.emplace_back();
-      auto row = [&](std::string_view term, int64_t docs, int64_t tokens) {
-        AppendField(text, term);
-        AppendField(text, g.bucket);
-        AppendField(text, std::to_string(docs));
-        pg::AppendCopyField(text, std::to_string(tokens));
-        text += '\n';
-      };
-      row("", g.rows, g.tokens);
-      g.docs.ForEach([&](std::string_view lexeme, int64_t docs) { row(lexeme, docs, 0); });
-    }
-  }
-
-  // Copies the formatted counts (Format) into `table` (entry_terms_delta, or
-  // entry_terms itself when NewBuckets).
+  // Copies them into `table` (entry_terms_delta, or entry_terms itself when
+  // NewBuckets), one bucket after the other as they are formatted.
   Status CopyInto(PgConn& conn, std::string_view table) const {
-    if (texts_.empty()) return Status::Ok();
-    auto text = texts_.begin();
+    if (groups_.empty()) return Status::Ok();
+    auto group = groups_.begin();
+    std::string text;
     return conn.CopyIn(
         "COPY " + std::string(table) + " (term, bucket, docs, tokens) FROM STDIN",
         [&]() -> std::optional<std::string_view> {
-          if (text == texts_.end()) return std::nullopt;
-          return *text++;
+          if (group == groups_.end()) return std::nullopt;
+          const Group& g = *group++;
+          text.clear();
+          auto row = [&](std::string_view term, int64_t docs, int64_t tokens) {
+            AppendField(text, term);
+            AppendField(text, g.bucket);
+            AppendField(text, std::to_string(docs));
+            pg::AppendCopyField(text, std::to_string(tokens));
+            text += '\n';
+          };
+          row("", g.rows, g.tokens);
+          g.docs.ForEach([&](std::string_view lexeme, int64_t docs) { row(lexeme, docs, 0); });
+          return text;
         },
         "note the keyword statistics");
   }
@@ -319,8 +312,7 @@ class TermNotes {
     int64_t rows = 0;
     int64_t tokens = 0;
   };
-  std::vector<Group> groups_;       // one per bucket
-  std::vector<std::string> texts_;  // Format's, one per group
+  std::vector<Group> groups_;  // one per bucket
   // (owner, visibility) -> its bucket's group
   std::map<std::pair<std::string, std::string>, size_t> group_of_;
   decltype(group_of_)::const_iterator last_ = group_of_.end();
@@ -584,7 +576,6 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
       notes.Add(*s);
       s->text = pg::IndexedText{.length = s->text.length};
     }
-    notes.Format();
   };
   if (large) {
     // A pending list left unmerged makes every search read it whole (and the
@@ -600,14 +591,12 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
     // 16 MB cost 4 s of server CPU where 256 MB or more cost 7 s, and gave
     // a smaller index (docs/scaling.md).
     std::jthread counting(count_notes);
-    // The GIN build first: one backend, while the counting takes the other
-    // core (the B-tree builds that follow use both, with parallel workers).
     MNEMO_RETURN_IF_ERROR(conn.ExecScript(
-        rebuild_index ? "SET LOCAL maintenance_work_mem = '8MB'; CREATE INDEX entries_tsv ON "
-                        "entries USING GIN (tsv); SET LOCAL maintenance_work_mem = '512MB'; " +
-                            btrees.make + "ANALYZE entries"
-                      : std::string("SELECT gin_clean_pending_list('entries_tsv'::regclass); "
-                                    "ANALYZE entries"),
+        rebuild_index
+            ? btrees.make + "SET LOCAL maintenance_work_mem = '8MB'; CREATE INDEX entries_tsv ON "
+                            "entries USING GIN (tsv); ANALYZE entries"
+            : std::string("SELECT gin_clean_pending_list('entries_tsv'::regclass); "
+                          "ANALYZE entries"),
         "index the entries"));
   } else {
     count_notes();
@@ -654,7 +643,10 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
     MNEMO_RETURN_IF_ERROR(pg::FlushEntryTerms(conn, {.bulk = true, .copied = copy_counts}));
   }
   if (rebuild_index) {
-    MNEMO_RETURN_IF_ERROR(conn.ExecScript(term_keys.make, "index the keyword statistics"));
+    // Its sort's memory again: the GIN build above took less.
+    MNEMO_RETURN_IF_ERROR(
+        conn.ExecScript("SET LOCAL maintenance_work_mem = '512MB'; " + term_keys.make,
+                        "index the keyword statistics"));
   }
   // After the indexes are back: each vector's insert looks its entry up.
   MNEMO_RETURN_IF_ERROR(PutStagedVectors(*this, conn, order));
