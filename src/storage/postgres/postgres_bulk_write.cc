@@ -7,9 +7,8 @@
 // statistics, generations) run once per statement, set-wise, instead of
 // once per row. The rows are tokenized on two threads while the server
 // parses the chunks already sent (StreamRows). The keyword statistics of
-// the inserted rows are counted here, from the tokens just made (a large
-// batch's while the server builds the indexes of entries), and copied in
-// beside them (schema v8: the insert trigger then skips its notes);
+// the inserted rows are counted here, from the tokens just made, and copied
+// in beside them (schema v8: the insert trigger then skips its notes);
 // those of rewritten rows are the update trigger's. A large batch whose
 // buckets the statistics hold no row of (a first import, a restore) copies
 // its counts straight into entry_terms instead, with no fold. All inside the
@@ -513,20 +512,16 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
                            : std::string("SET LOCAL gin_pending_list_limit = '256MB'")),
         "stage the entries"));
   }
-  // A row's entry and tsvector are not needed once its chunk went; its
-  // label and length are, and an inserted row's lexemes until its keyword
-  // statistics are counted (TermNotes copies what it keeps). Freed here,
-  // while the server parses, instead of all at the end of the batch.
-  auto release_entry = [](std::span<Staged* const> rows) {
+  // A row's entry, tsvector and lexemes are not needed once its chunk went
+  // and its statistics were counted (TermNotes copies what it keeps); its
+  // label and length are. Freed here, while the server parses, instead of
+  // all at the end of the batch while it waits.
+  auto release = [](std::span<Staged* const> rows) {
     for (Staged* s : rows) {
       s->entry.reset();
       s->fingerprint.reset();
-      std::string().swap(s->text.tsvector);
+      s->text = pg::IndexedText{.length = s->text.length};
     }
-  };
-  auto release = [&](std::span<Staged* const> rows) {
-    release_entry(rows);
-    for (Staged* s : rows) s->text = pg::IndexedText{.length = s->text.length};
   };
   if (!existing.empty()) {
     MNEMO_RETURN_IF_ERROR(conn.ExecScript(
@@ -559,49 +554,16 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
   if (!inserted.empty()) {
     MNEMO_RETURN_IF_ERROR(
         conn.ExecScript("SET LOCAL mnemo.entry_terms_by_writer = 'on'", "insert the entries"));
-    MNEMO_RETURN_IF_ERROR(
-        StreamRows(conn, std::string("COPY entries (") + kCopiedColumns + ") FROM STDIN", inserted,
-                   AppendEntryRow, release_entry, "insert the entries"));
+    MNEMO_RETURN_IF_ERROR(StreamRows(
+        conn, std::string("COPY entries (") + kCopiedColumns + ") FROM STDIN", inserted,
+        AppendEntryRow,
+        [&](std::span<Staged* const> rows) {
+          for (const Staged* s : rows) notes.Add(*s);
+          release(rows);
+        },
+        "insert the entries"));
     MNEMO_RETURN_IF_ERROR(
         conn.ExecScript("SET LOCAL mnemo.entry_terms_by_writer = 'off'", "insert the entries"));
-  }
-  // The inserted rows' keyword statistics are counted after their COPY. A
-  // large batch counts them on a second thread while the server builds the
-  // indexes of entries, one backend's work that left the process and a core
-  // idle; they used to be counted on this thread during the COPY, while the
-  // server parsed the rows and two threads tokenized the next ones (three
-  // busy threads on the two cores mnemo targets).
-  auto count_notes = [&] {
-    for (Staged* s : inserted) {
-      notes.Add(*s);
-      s->text = pg::IndexedText{.length = s->text.length};
-    }
-  };
-  if (large) {
-    // A pending list left unmerged makes every search read it whole (and the
-    // planner prefers a sequential scan); and the planner's statistics of
-    // entries just filled are those of the empty table until autovacuum
-    // gets to it. entry_terms is left to autovacuum (pg_entry_search.h,
-    // FlushEntryTerms: analysed right after a load, the writes' fold cost
-    // five times the server CPU).
-    // The text index is built with little memory: a GIN build gathers its
-    // keys in a red-black tree as large as maintenance_work_mem and spends
-    // most of its time comparing lexemes in it; a tree that outgrows the
-    // CPU's caches makes every comparison a cache miss. At 100k entries
-    // 16 MB cost 4 s of server CPU where 256 MB or more cost 7 s, and gave
-    // a smaller index (docs/scaling.md).
-    std::jthread counting(count_notes);
-    MNEMO_RETURN_IF_ERROR(conn.ExecScript(
-        rebuild_index
-            ? btrees.make + "SET LOCAL maintenance_work_mem = '8MB'; CREATE INDEX entries_tsv ON "
-                            "entries USING GIN (tsv); ANALYZE entries"
-            : std::string("SELECT gin_clean_pending_list('entries_tsv'::regclass); "
-                          "ANALYZE entries"),
-        "index the entries"));
-  } else {
-    count_notes();
-  }
-  if (!inserted.empty()) {
     MNEMO_RETURN_IF_ERROR(notes.CopyInto(conn, copy_counts ? "entry_terms" : "entry_terms_delta"));
   }
   int64_t documents = 0;
@@ -642,11 +604,26 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
     // copied counts).
     MNEMO_RETURN_IF_ERROR(pg::FlushEntryTerms(conn, {.bulk = true, .copied = copy_counts}));
   }
-  if (rebuild_index) {
-    // Its sort's memory again: the GIN build above took less.
-    MNEMO_RETURN_IF_ERROR(
-        conn.ExecScript("SET LOCAL maintenance_work_mem = '512MB'; " + term_keys.make,
-                        "index the keyword statistics"));
+  if (large) {
+    // A pending list left unmerged makes every search read it whole (and the
+    // planner prefers a sequential scan); and the planner's statistics of
+    // entries just filled are those of the empty table until autovacuum
+    // gets to it. entry_terms is left to autovacuum (pg_entry_search.h,
+    // FlushEntryTerms: analysed right after a load, the writes' fold cost
+    // five times the server CPU).
+    // The text index is built with little memory: a GIN build gathers its
+    // keys in a red-black tree as large as maintenance_work_mem and spends
+    // most of its time comparing lexemes in it; a tree that outgrows the
+    // CPU's caches makes every comparison a cache miss. At 100k entries
+    // 16 MB cost 4 s of server CPU where 256 MB or more cost 7 s, and gave
+    // a smaller index (docs/scaling.md).
+    MNEMO_RETURN_IF_ERROR(conn.ExecScript(
+        rebuild_index ? term_keys.make + btrees.make +
+                            "SET LOCAL maintenance_work_mem = '8MB'; CREATE INDEX entries_tsv ON "
+                            "entries USING GIN (tsv); ANALYZE entries"
+                      : std::string("SELECT gin_clean_pending_list('entries_tsv'::regclass); "
+                                    "ANALYZE entries"),
+        "index the entries"));
   }
   // After the indexes are back: each vector's insert looks its entry up.
   MNEMO_RETURN_IF_ERROR(PutStagedVectors(*this, conn, order));
