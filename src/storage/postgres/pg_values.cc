@@ -85,6 +85,69 @@ void AppendQuotedLexeme(std::string& out, std::string_view lexeme) {
   out += '\'';
 }
 
+void AppendBigEndian16(std::string& out, uint16_t value) {
+  const char bytes[2] = {static_cast<char>(value >> 8), static_cast<char>(value)};
+  out.append(bytes, 2);
+}
+
+void AppendBigEndian32(std::string& out, uint32_t value) {
+  const char bytes[4] = {static_cast<char>(value >> 24), static_cast<char>(value >> 16),
+                         static_cast<char>(value >> 8), static_cast<char>(value)};
+  out.append(bytes, 4);
+}
+
+void AppendCopyBinaryHeader(std::string& out) {
+  // The signature (with its NUL), no flags, no header extension.
+  out.append("PGCOPY\n\377\r\n\0", 11);
+  AppendBigEndian32(out, 0);
+  AppendBigEndian32(out, 0);
+}
+
+void AppendCopyBinaryTrailer(std::string& out) { AppendBigEndian16(out, 0xFFFF); }
+
+void AppendCopyBinaryFieldCount(std::string& out, int16_t fields) {
+  AppendBigEndian16(out, static_cast<uint16_t>(fields));
+}
+
+void AppendCopyBinaryNull(std::string& out) { AppendBigEndian32(out, 0xFFFFFFFF); }
+
+void AppendCopyBinaryLength(std::string& out, size_t size) {
+  AppendBigEndian32(out, static_cast<uint32_t>(size));
+}
+
+void AppendCopyBinaryText(std::string& out, std::string_view text) {
+  AppendCopyBinaryLength(out, text.size());
+  out.append(text);
+}
+
+void AppendCopyBinaryInt8(std::string& out, int64_t value) {
+  AppendCopyBinaryLength(out, 8);
+  const auto bits = static_cast<uint64_t>(value);
+  AppendBigEndian32(out, static_cast<uint32_t>(bits >> 32));
+  AppendBigEndian32(out, static_cast<uint32_t>(bits));
+}
+
+void AppendCopyBinaryBool(std::string& out, bool value) {
+  AppendCopyBinaryLength(out, 1);
+  out += value ? '\1' : '\0';
+}
+
+void AppendCopyBinaryTextArray(std::string& out, std::span<const std::string> items) {
+  constexpr uint32_t kTextOid = 25;  // pg_type's text
+  size_t size = 12;
+  if (!items.empty()) size += 8;
+  for (const std::string& item : items) size += 4 + item.size();
+  AppendCopyBinaryLength(out, size);
+  AppendBigEndian32(out, items.empty() ? 0 : 1);  // dimensions
+  AppendBigEndian32(out, 0);                      // no NULLs
+  AppendBigEndian32(out, kTextOid);
+  if (!items.empty()) {
+    AppendBigEndian32(out, static_cast<uint32_t>(items.size()));
+    AppendBigEndian32(out, 1);  // lower bound
+  }
+  for (const std::string& item : items) AppendCopyBinaryText(out, item);
+}
+
 std::string QuoteLexeme(std::string_view lexeme) {
   std::string out;
   AppendQuotedLexeme(out, lexeme);

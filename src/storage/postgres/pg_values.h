@@ -120,6 +120,27 @@ class Rows {
 // newline and carriage return escaped, or \N for none.
 void AppendCopyField(std::string& out, const std::optional<std::string_view>& value);
 
+// COPY ... (FORMAT binary): the stream's header (before the first row) and
+// trailer (after the last), and each row: its field count, then each field
+// as a 4-byte length (-1 for NULL) and the value in the type's binary
+// input form (integers big-endian). The server checks each value as its
+// text input would (a text's encoding, a tsvector's limits) without
+// parsing or unescaping it: half the server's time of a bulk write's COPY.
+void AppendCopyBinaryHeader(std::string& out);
+void AppendCopyBinaryTrailer(std::string& out);
+void AppendCopyBinaryFieldCount(std::string& out, int16_t fields);
+void AppendCopyBinaryNull(std::string& out);
+void AppendCopyBinaryText(std::string& out, std::string_view text);
+void AppendCopyBinaryInt8(std::string& out, int64_t value);
+void AppendCopyBinaryBool(std::string& out, bool value);
+// A text[] (one dimension, no NULLs; an empty one has no dimension).
+void AppendCopyBinaryTextArray(std::string& out, std::span<const std::string> items);
+// A field of `size` bytes the caller appends next (a tsvector's, pg_text.h).
+void AppendCopyBinaryLength(std::string& out, size_t size);
+// Big-endian integers, as the binary forms take them.
+void AppendBigEndian16(std::string& out, uint16_t value);
+void AppendBigEndian32(std::string& out, uint32_t value);
+
 // A tsquery/tsvector lexeme literal: 'text' with ' and \ escaped.
 std::string QuoteLexeme(std::string_view lexeme);
 // The same, appended to `out`.

@@ -3,7 +3,8 @@
 // merged in the process exactly as one UpsertIn after another would (a key
 // written twice merges onto its first write); the rows stored before are
 // staged by COPY into a temporary table and rewritten by one UPDATE, the
-// new ones copied straight into `entries`, so the entry triggers (keyword
+// new ones copied straight into `entries` (COPY's binary form: the server
+// neither unescapes the fields nor parses a tsvector), so the entry triggers (keyword
 // statistics, generations) run once per statement, set-wise, instead of
 // once per row. The rows are tokenized on two threads while the server
 // parses the chunks already sent (StreamRows). The keyword statistics of
@@ -73,56 +74,73 @@ struct Staged {
   pg::IndexedText text;
 };
 
-void AppendField(std::string& out, std::string_view value) {
-  pg::AppendCopyField(out, value);
-  out += '\t';
-}
-
 // The columns of `entries` a bulk write sets, in the order both COPYs below
 // send them (entries_stage has two columns before them).
 constexpr const char* kCopiedColumns =
     "label, id, owner, namespace, key, content, category, tags, visibility, created_at, "
     "updated_at, access_count, useful_count, archived, fingerprint, doc_length, tsv";
+constexpr int16_t kCopiedFields = 17;
 
-// `s` as COPY text of kCopiedColumns, ending in '\n'; a row whose text no
-// write changed has no doc_length or tsv (the UPDATE keeps the stored ones).
-void AppendEntryRow(std::string& out, const Staged& s) {
+// The fields of `s` in kCopiedColumns (COPY binary, pg_values.h); a row whose
+// text no write changed has no doc_length or tsv (the UPDATE keeps the
+// stored ones).
+void AppendEntryFields(std::string& out, const Staged& s) {
   const Entry& e = *s.entry;
-  AppendField(out, std::to_string(s.label));
-  AppendField(out, e.id);
-  AppendField(out, e.owner);
-  AppendField(out, e.ns);
-  AppendField(out, e.key);
-  AppendField(out, e.content);
-  AppendField(out, e.category);
-  AppendField(out, pg::TextArrayLiteral(e.tags));
-  AppendField(out, VisibilityName(e.visibility));
-  AppendField(out, std::to_string(e.created_at));
-  AppendField(out, std::to_string(e.updated_at));
-  AppendField(out, std::to_string(e.access_count));
-  AppendField(out, std::to_string(e.useful_count));
-  AppendField(out, e.archived ? "t" : "f");
-  pg::AppendCopyField(out, s.fingerprint);
-  out += '\t';
-  if (s.text_changed) {
-    AppendField(out, std::to_string(s.text.length));
-    pg::AppendCopyField(out, s.text.tsvector);
+  pg::AppendCopyBinaryInt8(out, s.label);
+  pg::AppendCopyBinaryText(out, e.id);
+  pg::AppendCopyBinaryText(out, e.owner);
+  pg::AppendCopyBinaryText(out, e.ns);
+  pg::AppendCopyBinaryText(out, e.key);
+  pg::AppendCopyBinaryText(out, e.content);
+  pg::AppendCopyBinaryText(out, e.category);
+  pg::AppendCopyBinaryTextArray(out, e.tags);
+  pg::AppendCopyBinaryText(out, VisibilityName(e.visibility));
+  pg::AppendCopyBinaryInt8(out, e.created_at);
+  pg::AppendCopyBinaryInt8(out, e.updated_at);
+  pg::AppendCopyBinaryInt8(out, e.access_count);
+  pg::AppendCopyBinaryInt8(out, e.useful_count);
+  pg::AppendCopyBinaryBool(out, e.archived);
+  if (s.fingerprint) {
+    pg::AppendCopyBinaryText(out, *s.fingerprint);
   } else {
-    out += "\\N\t\\N";
+    pg::AppendCopyBinaryNull(out);
   }
-  out += '\n';
+  if (s.text_changed) {
+    pg::AppendCopyBinaryInt8(out, s.text.length);
+    pg::AppendCopyBinaryTsvector(out, s.text);
+  } else {
+    pg::AppendCopyBinaryNull(out);
+    pg::AppendCopyBinaryNull(out);
+  }
 }
 
-// A row's COPY text beside its content and tsvector, about: the other
-// columns (an id, a key, an owner, times and counters), escapes included.
-constexpr size_t kRowBytes = 192;
+// A row inserted into entries.
+void AppendEntryRow(std::string& out, const Staged& s) {
+  pg::AppendCopyBinaryFieldCount(out, kCopiedFields);
+  AppendEntryFields(out, s);
+}
+
+// A row staged in entries_stage: whether it existed and whether its text
+// changed, then kCopiedColumns.
+void AppendStagedRow(std::string& out, const Staged& s) {
+  pg::AppendCopyBinaryFieldCount(out, kCopiedFields + 2);
+  pg::AppendCopyBinaryBool(out, true);
+  pg::AppendCopyBinaryBool(out, s.text_changed);
+  AppendEntryFields(out, s);
+}
+
+// A row's binary fields beside its content and lexemes, about: the other
+// columns (an id, a key, an owner, times and counters) and each field's
+// length.
+constexpr size_t kRowBytes = 256;
 
 // Rows per chunk of a streamed COPY: small enough that the server starts
 // parsing early, large enough that the hand-over costs nothing.
 constexpr size_t kChunkRows = 1024;
 
-// Copies `rows` by `copy_sql`, tokenizing those whose text changed
-// (IndexText) and formatting them by `format`: from kParallelTokenizeFrom
+// Copies `rows` by `copy_sql` (a COPY ... FROM STDIN (FORMAT binary)),
+// tokenizing those whose text changed (IndexText) and formatting them by
+// `format`: from kParallelTokenizeFrom
 // rows on, two threads make the chunks while this one sends each as soon as
 // it is ready, in order, so the server parses one chunk while the next are
 // made (before, the process tokenized every row, then formatted them, then
@@ -141,15 +159,18 @@ Status StreamRows(PgConn& conn, std::string_view copy_sql, std::span<Staged* con
     for (size_t i = from; i < to; ++i) {
       Staged& s = *rows[i];
       if (s.text_changed) s.text = pg::IndexText({s.entry->key, s.entry->content});
-      size += kRowBytes + s.entry->content.size() + s.text.tsvector.size();
+      size += kRowBytes + s.entry->content.size() + s.text.lexeme_bytes.size() +
+              5 * s.text.LexemeCount();
     }
     out.reserve(size);
+    if (from == 0) pg::AppendCopyBinaryHeader(out);
     for (size_t i = from; i < to; ++i) format(out, *rows[i]);
+    if (to == rows.size()) pg::AppendCopyBinaryTrailer(out);
   };
   if (rows.size() < kParallelTokenizeFrom) {
-    std::string text;
-    make(0, rows.size(), text);
-    MNEMO_RETURN_IF_ERROR(conn.CopyIn(copy_sql, text, what));
+    std::string data;
+    make(0, rows.size(), data);
+    MNEMO_RETURN_IF_ERROR(conn.CopyIn(copy_sql, data, what));
     sent(rows);
     return Status::Ok();
   }
@@ -283,23 +304,31 @@ class TermNotes {
   Status CopyInto(PgConn& conn, std::string_view table) const {
     if (groups_.empty()) return Status::Ok();
     auto group = groups_.begin();
-    std::string text;
+    std::string data;
+    pg::AppendCopyBinaryHeader(data);
+    bool ended = false;
     return conn.CopyIn(
-        "COPY " + std::string(table) + " (term, bucket, docs, tokens) FROM STDIN",
+        "COPY " + std::string(table) + " (term, bucket, docs, tokens) FROM STDIN (FORMAT binary)",
         [&]() -> std::optional<std::string_view> {
-          if (group == groups_.end()) return std::nullopt;
+          if (ended) return std::nullopt;
+          if (group == groups_.end()) {
+            ended = true;
+            data.clear();
+            pg::AppendCopyBinaryTrailer(data);
+            return data;
+          }
           const Group& g = *group++;
-          text.clear();
+          if (group != std::next(groups_.begin())) data.clear();  // the header stays
           auto row = [&](std::string_view term, int64_t docs, int64_t tokens) {
-            AppendField(text, term);
-            AppendField(text, g.bucket);
-            AppendField(text, std::to_string(docs));
-            pg::AppendCopyField(text, std::to_string(tokens));
-            text += '\n';
+            pg::AppendCopyBinaryFieldCount(data, 4);
+            pg::AppendCopyBinaryText(data, term);
+            pg::AppendCopyBinaryText(data, g.bucket);
+            pg::AppendCopyBinaryInt8(data, docs);
+            pg::AppendCopyBinaryInt8(data, tokens);
           };
           row("", g.rows, g.tokens);
           g.docs.ForEach([&](std::string_view lexeme, int64_t docs) { row(lexeme, docs, 0); });
-          return text;
+          return data;
         },
         "note the keyword statistics");
   }
@@ -531,16 +560,10 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
         "bigint, useful_count bigint, archived boolean, fingerprint text, doc_length bigint, tsv "
         "tsvector) ON COMMIT DELETE ROWS",
         "stage the entries"));
-    MNEMO_RETURN_IF_ERROR(StreamRows(
-        conn,
-        std::string("COPY entries_stage (existed, text_changed, ") + kCopiedColumns +
-            ") FROM STDIN",
-        existing,
-        [](std::string& out, const Staged& s) {
-          out += s.text_changed ? "t\tt\t" : "t\tf\t";
-          AppendEntryRow(out, s);
-        },
-        release, "stage the entries"));
+    MNEMO_RETURN_IF_ERROR(StreamRows(conn,
+                                     std::string("COPY entries_stage (existed, text_changed, ") +
+                                         kCopiedColumns + ") FROM STDIN (FORMAT binary)",
+                                     existing, AppendStagedRow, release, "stage the entries"));
     MNEMO_RETURN_IF_ERROR(conn.ExecScript(
         "UPDATE entries e SET id = s.id, content = s.content, category = s.category, "
         "tags = s.tags, visibility = s.visibility, created_at = s.created_at, updated_at "
@@ -555,8 +578,8 @@ Result<int64_t> PostgresDatabase::UpsertManyIn(PgConn& conn, std::span<const Ent
     MNEMO_RETURN_IF_ERROR(
         conn.ExecScript("SET LOCAL mnemo.entry_terms_by_writer = 'on'", "insert the entries"));
     MNEMO_RETURN_IF_ERROR(StreamRows(
-        conn, std::string("COPY entries (") + kCopiedColumns + ") FROM STDIN", inserted,
-        AppendEntryRow,
+        conn, std::string("COPY entries (") + kCopiedColumns + ") FROM STDIN (FORMAT binary)",
+        inserted, AppendEntryRow,
         [&](std::span<Staged* const> rows) {
           for (const Staged* s : rows) notes.Add(*s);
           release(rows);

@@ -252,5 +252,82 @@ TEST_F(PostgresBulkWrite, ALargeBatchIntoNewBucketsCopiesItsCountsWithoutAFold) 
   expect_after(g, 4, "a new bucket beside rewrites");
 }
 
+// The rows go to the server in COPY's binary form (pg_values.h) and their
+// tsvectors in tsvectorrecv's (pg_text.h), where one write at a time sends
+// a literal: a batch leaves every column as the same writes one at a time
+// leave it, for values each form treats specially (escapes, quotes, array
+// punctuation, NULLs, non-ASCII, a word past PostgreSQL's 256 positions,
+// no words at all), first as new rows, then as rewrites (the staged rows,
+// some whose text is unchanged).
+TEST_F(PostgresBulkWrite, ABatchStoresEveryColumnAsOneWriteAtATimeDoes) {
+  const std::string one_schema = testing::FreshPostgresSchema();
+  auto one = internal::PostgresBackend::Open({.url = url_, .schema = one_schema, .pool_size = 1});
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  const std::vector<std::string> texts = {
+      "plain words",
+      "tab\there and\nnew lines\r\n",
+      "back\\slash \\N and \\\\ twice",
+      "'quoted' it's \"double\" {braces} [brackets] a,b",
+      "naïve café 中文分词测试 العربية الكتاب",
+      "",
+      "-- . , ; !",
+  };
+  const std::vector<std::vector<std::string>> tags = {
+      {}, {"a"}, {"with space", "comma,inside", "quote\"d", "back\\slash", "{brace}", "NULL", ""}};
+  std::string repeated;
+  for (int i = 0; i < 300; ++i) repeated += "again ";
+  std::vector<EntryWrite> writes;
+  for (int i = 0; i < 40; ++i) {
+    EntryWrite w{.owner = i % 3 == 0 ? "u1" : "u2",
+                 .key = "k" + std::to_string(i) + (i % 5 == 0 ? "\t'\\" : ""),
+                 .content = i == 39 ? repeated : texts[i % texts.size()] + " " + std::to_string(i),
+                 .category = i % 4 == 0 ? "cat\\egory" : "core",
+                 .tags = tags[i % tags.size()],
+                 .visibility = i % 2 == 0 ? Visibility::kPublic : Visibility::kPrivate,
+                 .now = 1000 + i};
+    if (i % 3 != 1) w.fingerprint = "fp\t" + std::to_string(i);
+    w.id = "id-" + std::to_string(i);
+    w.access_count = i * 3;
+    w.useful_count = i;
+    w.archived = i % 6 == 0;
+    writes.push_back(std::move(w));
+  }
+  auto columns = [&](const std::string& schema) {
+    auto rows = conn_->Exec(
+        "SELECT string_agg(concat_ws('|', label, id, owner, namespace, key, content, category, "
+        "tags::text, visibility, created_at, updated_at, access_count, useful_count, archived, "
+        "doc_length, fingerprint IS NULL, fingerprint, tsv::text), E'\n' ORDER BY label) FROM " +
+            schema + ".entries",
+        "read the rows");
+    return rows.ok() ? std::string(rows->Text(0, 0)) : rows.status().ToString();
+  };
+  auto write_both = [&](const std::vector<EntryWrite>& batch) {
+    ASSERT_TRUE(pg_->entries().UpsertBatch(batch).ok());
+    for (const EntryWrite& w : batch) ASSERT_TRUE((*one)->entries().Upsert(w).ok()) << w.key;
+  };
+  write_both(writes);
+  const std::string first = columns(schema_);
+  EXPECT_EQ(first, columns(one_schema));
+  // The word past 256 positions is stored with 256 (kMaxPositions).
+  EXPECT_NE(first.find("'again':1,2,"), std::string::npos);
+  EXPECT_NE(first.find(",256"), std::string::npos);
+  EXPECT_EQ(first.find(",257"), std::string::npos);
+
+  // Rewrites: every other row's text changes, the rest keep theirs (the
+  // staged row has no tsvector) and get other tags and no fingerprint.
+  for (size_t i = 0; i < writes.size(); ++i) {
+    EntryWrite& w = writes[i];
+    if (i % 2 == 0) w.content += " more\ttext 'added'";
+    w.tags = tags[(i + 1) % tags.size()];
+    w.fingerprint.reset();
+    w.now += 100;
+  }
+  write_both(writes);
+  const std::string second = columns(schema_);
+  EXPECT_NE(second, first);
+  EXPECT_EQ(second, columns(one_schema));
+  EXPECT_EQ(StatisticsOffRecount(), 0);
+}
+
 }  // namespace
 }  // namespace mnemo::storage

@@ -42,7 +42,7 @@ Status SyncRecapIndex(PgConn& conn, std::string_view segment_id, std::string_vie
   }
   const IndexedText text = IndexText({recap});
   Params p;
-  p.Add(segment_id).Add(recap).Add(text.length).Add(text.tsvector);
+  p.Add(segment_id).Add(recap).Add(text.length).Add(TsvectorLiteral(text));
   if (found) {
     MNEMO_RETURN_IF_ERROR(conn.ExecPrepared("UPDATE segment_recaps SET body = $2, doc_length = $3, "
                                             "tsv = $4::tsvector WHERE segment_id = $1",

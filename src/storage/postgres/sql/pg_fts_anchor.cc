@@ -82,7 +82,7 @@ Status PgFtsAnchor::Insert(std::span<const std::string> texts, int64_t first_row
     pg::AppendCopyField(rows, texts[i]);
     if (terms_ == Terms::kMnemo) {
       rows += '\t';
-      pg::AppendCopyField(rows, pg::IndexText({texts[i]}).tsvector);
+      pg::AppendCopyField(rows, pg::TsvectorLiteral(pg::IndexText({texts[i]})));
     }
     rows += '\n';
   }

@@ -9,7 +9,7 @@
 namespace mnemo::storage::internal::pg {
 namespace {
 
-constexpr int64_t kMaxPositions = 256;    // PostgreSQL's MAXNUMPOS
+constexpr size_t kMaxPositions = 256;     // PostgreSQL's MAXNUMPOS
 constexpr size_t kMaxLexemeBytes = 2046;  // below its MAXSTRLEN
 
 }  // namespace
@@ -47,17 +47,39 @@ IndexedText IndexText(std::initializer_list<std::string_view> columns) {
     while (j < tokens.size() && view(tokens[j]) == token) ++j;
     out.lexeme_bytes += token;
     out.lexeme_ends.push_back(static_cast<uint32_t>(out.lexeme_bytes.size()));
-    if (!out.tsvector.empty()) out.tsvector += ' ';
-    AppendQuotedLexeme(out.tsvector, token);
-    out.tsvector += ':';
-    const int64_t n = std::min(static_cast<int64_t>(j - i), kMaxPositions);
-    for (int64_t p = 1; p <= n; ++p) {
-      if (p > 1) out.tsvector += ',';
-      out.tsvector += std::to_string(p);
-    }
+    out.lexeme_tf.push_back(static_cast<uint16_t>(std::min(j - i, kMaxPositions)));
     i = j;
   }
   return out;
+}
+
+std::string TsvectorLiteral(const IndexedText& text) {
+  std::string out;
+  for (size_t i = 0; i < text.LexemeCount(); ++i) {
+    if (i > 0) out += ' ';
+    AppendQuotedLexeme(out, text.Lexeme(i));
+    out += ':';
+    for (uint16_t p = 1; p <= text.lexeme_tf[i]; ++p) {
+      if (p > 1) out += ',';
+      out += std::to_string(p);
+    }
+  }
+  return out;
+}
+
+void AppendCopyBinaryTsvector(std::string& out, const IndexedText& text) {
+  // tsvectorrecv's form: the lexeme count, then each lexeme NUL-terminated,
+  // its position count and its positions (weight D: the bare number).
+  size_t size = 4 + text.lexeme_bytes.size();
+  for (size_t i = 0; i < text.LexemeCount(); ++i) size += 3 + 2 * size_t{text.lexeme_tf[i]};
+  AppendCopyBinaryLength(out, size);
+  AppendBigEndian32(out, static_cast<uint32_t>(text.LexemeCount()));
+  for (size_t i = 0; i < text.LexemeCount(); ++i) {
+    out += text.Lexeme(i);
+    out += '\0';
+    AppendBigEndian16(out, text.lexeme_tf[i]);
+    for (uint16_t p = 1; p <= text.lexeme_tf[i]; ++p) AppendBigEndian16(out, p);
+  }
 }
 
 Status AddTextStats(PgConn& conn, std::string_view name, int64_t documents, int64_t tokens) {

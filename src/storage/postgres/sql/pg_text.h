@@ -2,7 +2,8 @@
 //
 // Indexing: the columns of a row go through IndexColumn (entry_rules.h), the
 // same tokenizer as the SQLite FTS5 tables, and are stored as a tsvector
-// literal built here: each distinct token once, with positions 1..tf, so the
+// built here (a literal, or the binary form a bulk write's COPY sends):
+// each distinct token once, with positions 1..tf, so the
 // server never parses the text (its `simple` parser would split Chinese and
 // Arabic differently) and a token's term frequency is the number of its
 // positions. PostgreSQL keeps at most 256 positions per lexeme, so tf is
@@ -30,20 +31,27 @@
 namespace mnemo::storage::internal::pg {
 
 struct IndexedText {
-  std::string tsvector;  // a tsvector literal
-  int64_t length = 0;    // BM25 document length, as FTS5 counts it
+  int64_t length = 0;  // BM25 document length, as FTS5 counts it
   // The tsvector's lexemes, in byte order, unquoted (as tsvector_to_array
   // gives them back): Lexeme(i) for i < LexemeCount(), one after the other
   // in lexeme_bytes (no allocation per lexeme; a bulk write keeps them for
-  // its keyword statistics).
+  // its keyword statistics), each with its term frequency (positions
+  // 1..tf in the tsvector).
   std::string lexeme_bytes;
   std::vector<uint32_t> lexeme_ends;
+  std::vector<uint16_t> lexeme_tf;
   size_t LexemeCount() const { return lexeme_ends.size(); }
   std::string_view Lexeme(size_t i) const {
     const uint32_t from = i == 0 ? 0 : lexeme_ends[i - 1];
     return std::string_view(lexeme_bytes).substr(from, lexeme_ends[i] - from);
   }
 };
+
+// `text`'s tsvector as a literal ('lexeme':1,2 ...), a statement's parameter.
+std::string TsvectorLiteral(const IndexedText& text);
+// The same as one field of a COPY (FORMAT binary) row (pg_values.h), no
+// literal made or parsed.
+void AppendCopyBinaryTsvector(std::string& out, const IndexedText& text);
 
 // Whether a tsvector can hold `term` as a lexeme (not empty, not longer
 // than IndexText keeps).

@@ -44,7 +44,7 @@ Result<int64_t> StoredVersion(PgConn& conn) {
 Status Put(PgConn& conn, const char* table, const char* key, int64_t id, const IndexedText& text) {
   return conn
       .Exec(std::string("UPDATE ") + table + " SET tsv = $2::tsvector WHERE " + key + " = $1",
-            Params().Add(id).Add(text.tsvector), kWhat)
+            Params().Add(id).Add(TsvectorLiteral(text)), kWhat)
       .status();
 }
 

@@ -63,7 +63,7 @@ Result<int64_t> InsertContextEventIn(PgConn& conn, const ContextEventRow& row,
       .Add(row.timestamp_ms)
       .Add(row.created_at)
       .Add(text.length)
-      .Add(text.tsvector);
+      .Add(pg::TsvectorLiteral(text));
   if (row.id > 0) {
     p.Add(row.id);
   } else {

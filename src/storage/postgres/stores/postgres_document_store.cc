@@ -75,7 +75,7 @@ Status InsertDocumentIn(PgConn& conn, const DocumentRow& doc) {
       .Add(doc.created_at)
       .Add(doc.updated_at)
       .Add(text.length)
-      .Add(text.tsvector);
+      .Add(pg::TsvectorLiteral(text));
   MNEMO_RETURN_IF_ERROR(
       conn.Exec("INSERT INTO documents (row_id, id, owner, source, meta, content, search_text, "
                 "summary, tags, entities, content_hash, access_count, created_at, updated_at, "
@@ -231,7 +231,7 @@ Status PostgresDocumentStore::UpdateDocumentDerived(
         .AddTextArray(entities)
         .Add(updated_at)
         .Add(text.length)
-        .Add(text.tsvector);
+        .Add(pg::TsvectorLiteral(text));
     // The old length comes from the row as it was before the update.
     MNEMO_ASSIGN_OR_RETURN(
         Rows updated,

@@ -65,7 +65,7 @@ Result<UpsertResult> PostgresEntryStore::UpsertIn(PgConn& conn, const EntryWrite
       .Add(write.fingerprint);
   if (!existing) {
     pg::IndexedText text = pg::IndexText({e.key, e.content});
-    p.Add(text.length).Add(text.tsvector);
+    p.Add(text.length).Add(pg::TsvectorLiteral(text));
     MNEMO_ASSIGN_OR_RETURN(
         Rows inserted,
         conn.ExecPrepared(
@@ -79,7 +79,7 @@ Result<UpsertResult> PostgresEntryStore::UpsertIn(PgConn& conn, const EntryWrite
     MNEMO_RETURN_IF_ERROR(pg::AddTextStats(conn, "entries", 1, text.length));
   } else if (text_changed) {
     pg::IndexedText text = pg::IndexText({e.key, e.content});
-    p.Add(text.length).Add(text.tsvector).Add(label);
+    p.Add(text.length).Add(pg::TsvectorLiteral(text)).Add(label);
     MNEMO_RETURN_IF_ERROR(
         conn.ExecPrepared(
                 "UPDATE entries SET id = $1, content = $5, category = $6, tags = $7, "

@@ -205,7 +205,7 @@ Result<int64_t> InsertTurnIn(PgConn& conn, const TurnRow& row, std::string_view 
   } else {
     p.AddNull();
   }
-  p.Add(text.length).Add(text.tsvector);
+  p.Add(text.length).Add(pg::TsvectorLiteral(text));
   if (row.id > 0) {
     p.Add(row.id);
   } else {
@@ -242,7 +242,7 @@ Result<bool> AddEventIn(PgConn& conn, const EventRow& e, const pg::IndexedText& 
       .Add(e.confidence)
       .Add(e.created_at)
       .Add(text.length)
-      .Add(text.tsvector)
+      .Add(pg::TsvectorLiteral(text))
       .Add(e.closed_at);
   // A reused id violates UNIQUE (id): kConflict, and the whole write rolls back.
   MNEMO_RETURN_IF_ERROR(
@@ -354,7 +354,7 @@ Status PostgresEpisodicStore::ReplaceTurnSearchText(int64_t id, std::string_view
     MNEMO_RETURN_IF_ERROR(
         conn.Exec("UPDATE turns SET search_text = NULLIF($2, content), doc_length = $3, "
                   "tsv = $4::tsvector WHERE id = $1",
-                  Params().Add(id).Add(search_text).Add(text.length).Add(text.tsvector),
+                  Params().Add(id).Add(search_text).Add(text.length).Add(pg::TsvectorLiteral(text)),
                   "replace the turn's search text")
             .status());
     return pg::AddTextStats(conn, "turns", 0, text.length - found.Int(0, 0));
@@ -655,7 +655,7 @@ Result<bool> PostgresEpisodicStore::ReplaceEvent(const EventRow& row) {
         .Add(row.text)
         .Add(row.confidence)
         .Add(text.length)
-        .Add(text.tsvector)
+        .Add(pg::TsvectorLiteral(text))
         .Add(row.id);
     MNEMO_RETURN_IF_ERROR(conn.Exec("UPDATE events SET type = $1, text = $2, confidence = $3, "
                                     "doc_length = $4, tsv = $5::tsvector WHERE id = $6",

@@ -420,7 +420,7 @@ TEST(PgKeywordStats, AVersion10StoreMigratesWithEveryRow) {
                            .Add(i % 3 == 0 ? "public" : "private")
                            .Add(static_cast<int64_t>(i))
                            .Add(t.length)
-                           .Add(t.tsvector),
+                           .Add(internal::pg::TsvectorLiteral(t)),
                        "write as v10 did")
                     .ok());
   }

@@ -105,7 +105,7 @@ TEST(PgSchema, AVersion7StoreMigratesWithNothingLost) {
                    .Add(texts[i])
                    .Add(i == 3 ? "public" : "private")
                    .Add(t.length)
-                   .Add(t.tsvector),
+                   .Add(internal::pg::TsvectorLiteral(t)),
                "write as v7 did")
             .ok());
   }
@@ -238,7 +238,7 @@ TEST(PgSchema, AVersion8StoreOpensAndSearchesTheSame) {
                    .Add(i % 3 == 0 ? "public" : "private")
                    .Add(static_cast<int64_t>(i))
                    .Add(t.length)
-                   .Add(t.tsvector),
+                   .Add(internal::pg::TsvectorLiteral(t)),
                "write as v8 did")
             .ok());
   }
@@ -368,7 +368,7 @@ TEST(PgSchema, AVersion9StoreKeepsEveryTurnAndStoresItsSearchTextOnce) {
                            .Add(old[i].content)
                            .Add(old[i].search_text)
                            .Add(t.length)
-                           .Add(t.tsvector),
+                           .Add(internal::pg::TsvectorLiteral(t)),
                        "as v9 wrote it")
                     .ok());
   }
