@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <thread>
 #include <tuple>
 #include <unordered_map>
@@ -79,7 +80,8 @@ struct Staged {
 constexpr const char* kCopiedColumns =
     "label, id, owner, namespace, key, content, category, tags, visibility, created_at, "
     "updated_at, access_count, useful_count, archived, fingerprint, doc_length, tsv";
-constexpr int16_t kCopiedFields = 17;
+constexpr auto kCopiedFields =
+    static_cast<int16_t>(std::ranges::count(std::string_view(kCopiedColumns), ',') + 1);
 
 // The fields of `s` in kCopiedColumns (COPY binary, pg_values.h); a row whose
 // text no write changed has no doc_length or tsv (the UPDATE keeps the
@@ -305,20 +307,15 @@ class TermNotes {
     if (groups_.empty()) return Status::Ok();
     auto group = groups_.begin();
     std::string data;
-    pg::AppendCopyBinaryHeader(data);
-    bool ended = false;
+    // The first bucket's chunk opens with the header, the last one's ends
+    // with the trailer (as StreamRows' chunks).
     return conn.CopyIn(
         "COPY " + std::string(table) + " (term, bucket, docs, tokens) FROM STDIN (FORMAT binary)",
         [&]() -> std::optional<std::string_view> {
-          if (ended) return std::nullopt;
-          if (group == groups_.end()) {
-            ended = true;
-            data.clear();
-            pg::AppendCopyBinaryTrailer(data);
-            return data;
-          }
+          if (group == groups_.end()) return std::nullopt;
+          data.clear();
+          if (group == groups_.begin()) pg::AppendCopyBinaryHeader(data);
           const Group& g = *group++;
-          if (group != std::next(groups_.begin())) data.clear();  // the header stays
           auto row = [&](std::string_view term, int64_t docs, int64_t tokens) {
             pg::AppendCopyBinaryFieldCount(data, 4);
             pg::AppendCopyBinaryText(data, term);
@@ -328,6 +325,7 @@ class TermNotes {
           };
           row("", g.rows, g.tokens);
           g.docs.ForEach([&](std::string_view lexeme, int64_t docs) { row(lexeme, docs, 0); });
+          if (group == groups_.end()) pg::AppendCopyBinaryTrailer(data);
           return data;
         },
         "note the keyword statistics");
