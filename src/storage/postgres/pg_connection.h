@@ -97,8 +97,9 @@ class PgConn {
   // it. The first that fails is the error, and the server skips the rest.
   Result<std::vector<Rows>> ExecPipeline(std::span<const PgStatement> statements,
                                          std::string_view what);
-  // `COPY ... FROM STDIN` (text format) fed with `data`: rows of
-  // tab-separated fields built with AppendCopyField, each ending in '\n'.
+  // `COPY ... FROM STDIN` fed with `data`, in the format `copy_sql` names:
+  // text rows of tab-separated fields built with AppendCopyField, each
+  // ending in '\n', or the binary stream of AppendCopyBinary* (pg_values.h).
   Status CopyIn(std::string_view copy_sql, std::string_view data, std::string_view what);
   // The same, fed chunk by chunk: `next` gives the next run of whole rows
   // (valid until the following call) or nullopt at the end. Each chunk is

@@ -206,12 +206,6 @@ void AppendTextArray(std::string& out, std::span<const std::string> items) {
 
 }  // namespace
 
-std::string TextArrayLiteral(std::span<const std::string> items) {
-  std::string out;
-  AppendTextArray(out, items);
-  return out;
-}
-
 Params& Params::AddTextArray(std::span<const std::string> items) {
   Begin();
   AppendTextArray(buffer_, items);

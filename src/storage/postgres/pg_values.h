@@ -17,9 +17,6 @@ struct pg_result;
 
 namespace mnemo::storage::internal::pg {
 
-// A text[] literal ({"a","b"}) of `items`.
-std::string TextArrayLiteral(std::span<const std::string> items);
-
 // Query parameters, $1, $2, ... in the order added, all in text format.
 // The values sit in one buffer, each ending in a NUL (a search adds a dozen
 // or more: one allocation, not one per value).

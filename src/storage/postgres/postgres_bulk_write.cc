@@ -142,11 +142,11 @@ constexpr size_t kChunkRows = 1024;
 
 // Copies `rows` by `copy_sql` (a COPY ... FROM STDIN (FORMAT binary)),
 // tokenizing those whose text changed (IndexText) and formatting them by
-// `format`: from kParallelTokenizeFrom
-// rows on, two threads make the chunks while this one sends each as soon as
-// it is ready, in order, so the server parses one chunk while the next are
-// made (before, the process tokenized every row, then formatted them, then
-// waited for the server's COPY). `sent` is called here with each chunk's
+// `format`: from kParallelTokenizeFrom rows on, two threads make the
+// chunks while this one sends each as soon as it is ready, in order, so
+// the server parses one chunk while the next are made (before, the
+// process tokenized every row, then formatted them, then waited for the
+// server's COPY). `sent` is called here with each chunk's
 // rows once it has gone, the work this thread does while the others make
 // the next ones.
 Status StreamRows(PgConn& conn, std::string_view copy_sql, std::span<Staged* const> rows,
